@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Role is why an attempt was sent.
+type Role uint8
+
+const (
+	RolePrimary  Role = iota // the first attempt of a request
+	RoleHedge                // a duplicate sent because the delay passed
+	RoleFailover             // a retry elsewhere after a failed attempt
+)
+
+func (r Role) String() string { return [...]string{"primary", "hedge", "failover"}[r] }
+
+// counts is one set of request-path counters. All fields are atomics so the
+// hot path never locks; Snapshot copies them into AccountSnapshot.
+type counts struct {
+	requests     atomic.Int64 // client requests (per method only)
+	attempts     [3]atomic.Int64
+	failures     atomic.Int64
+	hedgesFired  atomic.Int64
+	hedgesWon    atomic.Int64
+	losers       atomic.Int64 // attempts cancelled because another won
+	loserNanos   atomic.Int64 // upstream time the losers consumed
+	releaseNanos atomic.Int64 // cancel → release, summed over losers
+	extraCost    atomic.Uint64
+	clientErrors atomic.Int64 // requests answered with rpcdash's own error
+}
+
+func (c *counts) addCost(units float64) {
+	// stored as thousandths to stay atomic
+	c.extraCost.Add(uint64(units * 1000))
+}
+
+// AccountSnapshot is a copy of one set of counters with derived rates.
+type AccountSnapshot struct {
+	Requests       int64   `json:"requests,omitempty"`
+	Primary        int64   `json:"primary"`
+	Hedge          int64   `json:"hedge"`
+	Failover       int64   `json:"failover"`
+	Failures       int64   `json:"failures"`
+	HedgesFired    int64   `json:"hedges_fired"`
+	HedgesWon      int64   `json:"hedges_won"`
+	Losers         int64   `json:"cancelled_losers"`
+	LoserTime      string  `json:"loser_upstream_time"`
+	LoserSeconds   float64 `json:"loser_upstream_seconds"`
+	MeanRelease    string  `json:"mean_cancel_to_release,omitempty"`
+	ExtraCost      float64 `json:"extra_cost_units"`
+	ClientErrors   int64   `json:"client_errors,omitempty"`
+	FireRate       float64 `json:"fire_rate"`
+	WinRate        float64 `json:"win_rate"`
+	Amplification  float64 `json:"amplification"`
+	HedgeDelay     string  `json:"hedge_delay,omitempty"`
+	HedgeDelaySrc  string  `json:"hedge_delay_source,omitempty"`
+	HedgeDelayMS   float64 `json:"hedge_delay_ms,omitempty"`
+	HedgeEnabled   *bool   `json:"hedge_enabled,omitempty"`
+	OutstandingNow int64   `json:"outstanding_hedges,omitempty"`
+}
+
+func (c *counts) snapshot() AccountSnapshot {
+	s := AccountSnapshot{
+		Requests:     c.requests.Load(),
+		Primary:      c.attempts[RolePrimary].Load(),
+		Hedge:        c.attempts[RoleHedge].Load(),
+		Failover:     c.attempts[RoleFailover].Load(),
+		Failures:     c.failures.Load(),
+		HedgesFired:  c.hedgesFired.Load(),
+		HedgesWon:    c.hedgesWon.Load(),
+		Losers:       c.losers.Load(),
+		ExtraCost:    float64(c.extraCost.Load()) / 1000,
+		ClientErrors: c.clientErrors.Load(),
+	}
+	lt := time.Duration(c.loserNanos.Load())
+	s.LoserTime, s.LoserSeconds = lt.String(), lt.Seconds()
+	if s.Losers > 0 {
+		s.MeanRelease = (time.Duration(c.releaseNanos.Load()) / time.Duration(s.Losers)).String()
+	}
+	base := s.Requests
+	if base == 0 {
+		base = s.Primary
+	}
+	if base > 0 {
+		s.FireRate = float64(s.HedgesFired) / float64(base)
+		s.Amplification = float64(s.Primary+s.Hedge+s.Failover) / float64(base)
+	}
+	if s.HedgesFired > 0 {
+		s.WinRate = float64(s.HedgesWon) / float64(s.HedgesFired)
+	}
+	return s
+}
+
+// accounts holds the per-method counters, bounded like endpoint stats.
+type accounts struct {
+	mu      sync.RWMutex
+	methods map[string]*counts
+	total   counts
+}
+
+func newAccounts() *accounts { return &accounts{methods: map[string]*counts{}} }
+
+func (a *accounts) method(m string) *counts {
+	a.mu.RLock()
+	c, ok := a.methods[m]
+	a.mu.RUnlock()
+	if ok {
+		return c
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if c, ok := a.methods[m]; ok {
+		return c
+	}
+	if len(a.methods) >= maxTrackedMethods {
+		m = otherMethod
+		if c, ok := a.methods[m]; ok {
+			return c
+		}
+	}
+	c = &counts{}
+	a.methods[m] = c
+	return c
+}
+
+func (a *accounts) names() []string {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	out := make([]string, 0, len(a.methods))
+	for m := range a.methods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// label is the method's metrics label: itself when tracked, else "other".
+func (a *accounts) label(m string) string {
+	a.mu.RLock()
+	_, ok := a.methods[m]
+	a.mu.RUnlock()
+	if ok {
+		return m
+	}
+	return otherMethod
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"fmt"
+)
+
+// The control API: everything an operator can do with a key or with curl.
+// Each call changes explicit state and leaves an event.
+
+// Drain stops new traffic to an endpoint; in-flight requests finish. A drain
+// lasts until Undrain: it never expires on a timer.
+func (e *Engine) Drain(name string) error {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		return err
+	}
+	if ep.drained.Swap(true) {
+		return nil
+	}
+	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained",
+		Message: fmt.Sprintf("drained; %d requests in flight finish", ep.inflight.Load())})
+	return nil
+}
+
+// Undrain resumes traffic to a drained endpoint.
+func (e *Engine) Undrain(name string) error {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		return err
+	}
+	if ep.drained.Swap(false) {
+		e.events.add(Event{Type: EventDrain, Endpoint: name, From: "drained", To: "active", Message: "undrained"})
+	}
+	return nil
+}
+
+// InjectFault installs (or replaces) a fault on an endpoint.
+func (e *Engine) InjectFault(name string, spec FaultSpec) error {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		return err
+	}
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	now := e.now()
+	f := &activeFault{FaultSpec: spec, Since: now}
+	if spec.Duration > 0 {
+		f.Expires = now.Add(spec.Duration.D())
+	}
+	if spec.Mode == FaultStale {
+		ep.staleHead.Store(ep.head.Load())
+	}
+	ep.fault.Store(f)
+	msg := fmt.Sprintf("fault injected: %s", spec.Mode)
+	if spec.Rate < 1 {
+		msg += fmt.Sprintf(" rate=%.2f", spec.Rate)
+	}
+	if spec.Mode == FaultLatency {
+		msg += " latency=" + spec.Latency.D().String()
+	}
+	if spec.Duration > 0 {
+		msg += " for " + spec.Duration.D().String()
+	}
+	e.events.add(Event{Type: EventFault, Endpoint: name, To: string(spec.Mode), Message: msg})
+	return nil
+}
+
+// ClearFault removes an endpoint's fault.
+func (e *Engine) ClearFault(name string) error {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		return err
+	}
+	if old := ep.fault.Swap(nil); old != nil {
+		ep.staleHead.Store(0)
+		e.events.add(Event{Type: EventFault, Endpoint: name, From: string(old.Mode), Message: "fault cleared"})
+	}
+	return nil
+}
+
+// SetHedge changes hedging live; it applies to the next request.
+func (e *Engine) SetHedge(u HedgeUpdate) error {
+	msg, err := e.hedge.apply(u)
+	if err != nil {
+		return err
+	}
+	e.events.add(Event{Type: EventConfig, Message: msg})
+	return nil
+}
+
+// Events returns the retained events with sequence numbers above after.
+func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }

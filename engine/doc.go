@@ -1,0 +1,19 @@
+// Package engine is rpcdash's routing and hedging core: it serves a local
+// JSON-RPC port, ranks independent upstream endpoints by measured health,
+// fails reads over, hedges slow reads, cuts broken endpoints out with
+// circuit breakers and never sends a write twice.
+//
+// Promises:
+//   - A single request's upstream answer reaches the client byte for byte;
+//     request elements are forwarded as they came.
+//   - A write is sent to exactly one endpoint, and to another only when the
+//     first connection provably never carried it.
+//   - Every attempt is recorded with its role (primary, hedge, failover) and
+//     outcome; a loser cancelled because another attempt won is not a failure.
+//   - State reaches the outside only through Snapshot (a deep copy) and the
+//     control API; the admin HTTP API is a thin layer over both.
+//   - Secrets in endpoint URLs never leave the engine: names and redacted URLs
+//     are all that logs, events, errors, status and metrics carry.
+//
+// The engine imports no other rpcdash package.
+package engine

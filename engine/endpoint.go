@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxTrackedMethods bounds per-method state per endpoint: method names come
+// from clients, and each tracked method holds a latency histogram.
+const maxTrackedMethods = 128
+
+// windowBuckets is how many sub-windows a rolling window ages out by.
+const windowBuckets = 5
+
+// Endpoint is one upstream and everything the engine knows about it.
+// Explicit state (drain, fault, back-off, lag exclusion) changes only by an
+// action or an observation; latencies and rates live in rolling windows.
+type Endpoint struct {
+	Name     string
+	Provider string
+	Region   string
+	index    int    // position in config, the tie-break of the router
+	url      string // may hold secrets: only the transport reads it
+	display  string // redacted URL
+
+	breaker *Breaker
+	latency *LatencyWindow // successful attempts, all methods
+	rates   *RateWindow
+
+	mu      sync.Mutex
+	methods map[string]*methodStats
+	lastErr string
+	lastAt  time.Time
+	backoff backoffState
+
+	acct     counts
+	inflight atomic.Int64
+	drained  atomic.Bool
+	fault    atomic.Pointer[activeFault]
+
+	// head tracking (fed by probes and by passive answers)
+	head        atomic.Int64
+	headAt      atomic.Int64 // unix nanos of the last head observation
+	lagExcluded atomic.Bool
+	staleHead   atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
+	domain      atomic.Pointer[string]
+
+	independence atomic.Pointer[IndependenceInfo]
+}
+
+type methodStats struct {
+	latency *LatencyWindow
+	rates   *RateWindow
+}
+
+type backoffState struct {
+	until  time.Time
+	streak int // consecutive 429s, for the exponential back-off
+}
+
+func newEndpoint(i int, c EndpointConfig, e *Engine) *Endpoint {
+	ep := &Endpoint{
+		Name:     c.Name,
+		Provider: c.Provider,
+		Region:   c.Region,
+		index:    i,
+		url:      c.URL,
+		display:  RedactURL(c.URL),
+		latency:  NewLatencyWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
+		rates:    NewRateWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
+		methods:  map[string]*methodStats{},
+	}
+	b := e.cfg.Breaker
+	ep.breaker = NewBreaker(BreakerSettings{
+		Failures: b.Failures, Successes: b.Successes, HalfOpenTrials: b.HalfOpenTrials,
+		Cooldown: b.Cooldown, MaxCooldown: b.MaxCooldown,
+	}, e.now, func(t BreakerTransition) { e.onBreakerTransition(ep, t) })
+	d := domainOf(c.Provider, c.Region)
+	ep.domain.Store(&d)
+	return ep
+}
+
+// domainOf is the failure domain until independence checks say otherwise.
+func domainOf(provider, region string) string {
+	if provider == "" && region == "" {
+		return ""
+	}
+	return provider + "/" + region
+}
+
+// Domain is the endpoint's failure domain ("" = unknown, shares with none).
+func (ep *Endpoint) Domain() string { return *ep.domain.Load() }
+
+// stats returns the per-method windows, creating them on first use. Past
+// maxTrackedMethods, new methods share the "other" slot.
+func (ep *Endpoint) stats(method string, e *Engine) *methodStats {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if s, ok := ep.methods[method]; ok {
+		return s
+	}
+	if len(ep.methods) >= maxTrackedMethods {
+		method = otherMethod
+		if s, ok := ep.methods[method]; ok {
+			return s
+		}
+	}
+	s := &methodStats{
+		latency: NewLatencyWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
+		rates:   NewRateWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
+	}
+	ep.methods[method] = s
+	return s
+}
+
+const otherMethod = "other"
+
+func (ep *Endpoint) setLastError(msg string, at time.Time) {
+	ep.mu.Lock()
+	ep.lastErr, ep.lastAt = msg, at
+	ep.mu.Unlock()
+}
+
+// backedOff says whether a 429 back-off is still running.
+func (ep *Endpoint) backedOff(now time.Time) (bool, time.Time) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return now.Before(ep.backoff.until), ep.backoff.until
+}
+
+// backOff starts (or extends) a back-off after a 429: Retry-After when the
+// endpoint sent one, else base·2^streak capped at max.
+func (ep *Endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) time.Duration {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	d := retryAfter
+	if d <= 0 {
+		d = base << min(ep.backoff.streak, 20)
+		if d > max || d <= 0 {
+			d = max
+		}
+	}
+	ep.backoff.streak++
+	if until := now.Add(d); until.After(ep.backoff.until) {
+		ep.backoff.until = until
+	}
+	return d
+}
+
+// backOffSucceeded resets the exponential streak after a good answer.
+func (ep *Endpoint) backOffSucceeded() {
+	ep.mu.Lock()
+	ep.backoff.streak = 0
+	ep.mu.Unlock()
+}
+
+// currentFault returns the active fault, clearing it if it has expired.
+func (ep *Endpoint) currentFault(now time.Time) (f *activeFault, expired bool) {
+	f = ep.fault.Load()
+	if f == nil {
+		return nil, false
+	}
+	if f.expired(now) {
+		if ep.fault.CompareAndSwap(f, nil) {
+			return nil, true
+		}
+		return ep.fault.Load(), false
+	}
+	return f, false
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"sync"
+	"time"
+)
+
+// EventType names what happened.
+type EventType string
+
+const (
+	EventBreaker  EventType = "breaker"  // breaker transitions
+	EventDrain    EventType = "drain"    // drain and undrain
+	EventFault    EventType = "fault"    // fault injected, cleared, expired
+	EventFailover EventType = "failover" // a request moved to another endpoint
+	EventBackoff  EventType = "backoff"  // an endpoint answered 429
+	EventConfig   EventType = "config"   // live changes (hedge settings)
+	EventHedge    EventType = "hedge"    // hedging paused or resumed
+	EventHead     EventType = "head"     // lag exclusion and readmission, wrong chain
+	EventPool     EventType = "pool"     // independence warnings
+)
+
+// Event is one entry of the engine's event log.
+type Event struct {
+	Seq      uint64    `json:"seq"`
+	Time     time.Time `json:"time"`
+	Type     EventType `json:"type"`
+	Endpoint string    `json:"endpoint,omitempty"`
+	From     string    `json:"from,omitempty"`
+	To       string    `json:"to,omitempty"`
+	Message  string    `json:"message"`
+}
+
+// eventLog keeps the last capacity events. Failover events are frequent
+// under a fault, so consecutive ones for the same endpoint are coalesced by
+// the caller's rate limit rather than flooding the log.
+type eventLog struct {
+	mu     sync.Mutex
+	now    func() time.Time
+	buf    []Event
+	next   int
+	full   bool
+	seq    uint64
+	notify func(Event)
+}
+
+const eventCapacity = 2048
+
+func newEventLog(now func() time.Time, notify func(Event)) *eventLog {
+	return &eventLog{now: now, buf: make([]Event, eventCapacity), notify: notify}
+}
+
+func (l *eventLog) add(ev Event) {
+	l.mu.Lock()
+	l.seq++
+	ev.Seq = l.seq
+	if ev.Time.IsZero() {
+		ev.Time = l.now()
+	}
+	l.buf[l.next] = ev
+	l.next = (l.next + 1) % len(l.buf)
+	if l.next == 0 {
+		l.full = true
+	}
+	l.mu.Unlock()
+	if l.notify != nil {
+		l.notify(ev)
+	}
+}
+
+// since returns the retained events with Seq > after, oldest first.
+func (l *eventLog) since(after uint64) []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Event
+	n := l.next
+	if l.full {
+		n = len(l.buf)
+	}
+	start := 0
+	if l.full {
+		start = l.next
+	}
+	for i := 0; i < n; i++ {
+		ev := l.buf[(start+i)%len(l.buf)]
+		if ev.Seq > after {
+			out = append(out, ev)
+		}
+	}
+	return out
+}

@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"bytes"
+	"sync/atomic"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+var (
+	errLost            = errors.New("another attempt won")
+	errRequestDone     = errors.New("request finished")
+	errAttemptDeadline = errors.New("attempt deadline")
+)
+
+// result is what the executor hands back to the server for one request.
+type result struct {
+	body     *bytes.Buffer // pooled winning answer, nil when err is set
+	err      *Error
+	endpoint string
+	attempts int
+	hedged   bool
+}
+
+// attempt is one upstream send of a request.
+type attempt struct {
+	ep        *Endpoint
+	role      Role
+	trial     bool
+	start     time.Time
+	deadline  time.Duration
+	cancel    context.CancelCauseFunc
+	cancelAt  time.Time
+	hung      atomic.Bool // its verdict is taken (a write's hang was counted)
+	hangTimer *time.Timer
+	hedgeDone func()
+}
+
+type attemptDone struct {
+	a   *attempt
+	rep upstreamReply
+}
+
+// plan is how one request may be executed.
+type plan struct {
+	method    string
+	class     Class
+	hedgeable bool
+	tip       bool
+	pinned    *Endpoint // stateful: the endpoint that holds the state
+	weight    float64
+}
+
+// execute sends req upstream following p: attempts, failover, hedges.
+// Every attempt goroutine is tracked by e.wg and does its own accounting.
+func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
+	var order []candidate
+	if p.pinned != nil {
+		// A drained endpoint still serves the filters it holds: their state
+		// lives nowhere else.
+		ok, trial := p.pinned.breaker.Routable()
+		if !ok {
+			return result{err: &Error{Code: CodeUpstream, Message: fmt.Sprintf("filter lives on endpoint %s, which is unavailable (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
+		}
+		order = []candidate{{ep: p.pinned, trial: trial}}
+	} else {
+		rk := e.rank(p.method, p.class, p.tip)
+		if len(rk.order) == 0 {
+			return result{err: noRouteError(rk)}
+		}
+		order = rk.order
+	}
+
+	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)),
+		done: make(chan attemptDone, len(order)+e.cfg.Hedge.MaxExtra+1)}
+	return x.run()
+}
+
+// execution is the state of one request's race.
+type execution struct {
+	e      *Engine
+	ctx    context.Context
+	req    *Request
+	p      plan
+	order  []candidate
+	used   []bool
+	done   chan attemptDone
+	live   []*attempt
+	sent   int
+	hedges int
+	saw429 bool
+	last   string // last failure cause, for the client's error
+}
+
+func (x *execution) run() result {
+	e := x.e
+	if !x.launch(RolePrimary, false) {
+		return result{err: &Error{Code: CodeUpstream, Message: "no routable endpoint: every candidate refused the attempt"}}
+	}
+	var hedgeC <-chan time.Time
+	var hedgeTimer *time.Timer
+	var delay DelayInfo
+	if x.mayHedge() {
+		delay = e.hedge.delayFor(x.p.method)
+		if delay.Enabled {
+			hedgeTimer = time.NewTimer(delay.Delay)
+			hedgeC = hedgeTimer.C
+			defer hedgeTimer.Stop()
+		}
+	}
+	for {
+		select {
+		case d := <-x.done:
+			x.remove(d.a)
+			if d.rep.out == outAnswer {
+				return x.win(d)
+			}
+			if d.rep.out == outRateLimit {
+				x.saw429 = true
+			}
+			x.last = d.a.ep.Name + ": " + d.rep.cause
+			if x.mayFailOver(d) && x.launch(RoleFailover, false) {
+				e.noteFailover(d.a.ep, d.rep.cause)
+				continue
+			}
+			if len(x.live) == 0 {
+				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
+			}
+		case <-hedgeC:
+			hedgeC = nil
+			if x.hedges < e.cfg.Hedge.MaxExtra && !x.saw429 && len(x.live) > 0 && x.fireHedge() && x.hedges < e.cfg.Hedge.MaxExtra {
+				hedgeTimer.Reset(delay.Delay)
+				hedgeC = hedgeTimer.C
+			}
+		case <-x.ctx.Done():
+			why := "request timed out"
+			if !errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
+				why = "client went away"
+			}
+			if x.last != "" {
+				why += "; last failure: " + x.last
+			}
+			return x.fail(why)
+		}
+	}
+}
+
+func (x *execution) mayHedge() bool {
+	e := x.e
+	return x.p.class == ClassRead && x.p.hedgeable && x.p.pinned == nil &&
+		e.cfg.Hedge.MaxExtra > 0 && len(x.order) > 1
+}
+
+// mayFailOver: reads move on after any failure; a write only when its
+// connection provably never carried it.
+func (x *execution) mayFailOver(d attemptDone) bool {
+	if x.p.pinned != nil || d.rep.out == outCancelled {
+		return false
+	}
+	if x.p.class == ClassRead {
+		return true
+	}
+	return !d.rep.sent && d.rep.out == outConnError
+}
+
+func (x *execution) fireHedge() bool {
+	e := x.e
+	w := x.p.weight
+	ok, _, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
+	if !ok {
+		return false
+	}
+	if !x.launchWith(RoleHedge, true, release) {
+		release()
+		return false
+	}
+	x.hedges++
+	mc := e.acct.method(x.p.method)
+	mc.hedgesFired.Add(1)
+	mc.addCost(w)
+	e.acct.total.hedgesFired.Add(1)
+	e.acct.total.addCost(w)
+	return true
+}
+
+func (x *execution) launch(role Role, otherDomain bool) bool {
+	return x.launchWith(role, otherDomain, nil)
+}
+
+// launchWith starts an attempt on the best unused candidate (of another
+// failure domain than the live attempts when otherDomain is set and one
+// exists).
+func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) bool {
+	for {
+		i := x.pick(otherDomain)
+		if i < 0 {
+			return false
+		}
+		x.used[i] = true
+		c := x.order[i]
+		ok, trial := c.ep.breaker.Acquire()
+		if !ok {
+			continue
+		}
+		if c.ep.drained.Load() && x.p.pinned == nil {
+			c.ep.breaker.Release(trial)
+			continue
+		}
+		a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone}
+		x.start(a)
+		return true
+	}
+}
+
+func (x *execution) pick(otherDomain bool) int {
+	first := -1
+	for i, c := range x.order {
+		if x.used[i] {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if !otherDomain {
+			return i
+		}
+		d := c.ep.Domain()
+		shared := false
+		for _, a := range x.live {
+			if d != "" && a.ep.Domain() == d {
+				shared = true
+				break
+			}
+		}
+		if !shared {
+			return i
+		}
+	}
+	return first
+}
+
+func (x *execution) start(a *attempt) {
+	e := x.e
+	a.deadline = e.attemptTimeout(a.ep, x.p.method)
+	var actx context.Context
+	var cancelT context.CancelFunc
+	actx, a.cancel = context.WithCancelCause(x.ctx)
+	if x.p.class == ClassRead {
+		actx, cancelT = context.WithTimeoutCause(actx, a.deadline, errAttemptDeadline)
+	} else {
+		// A write is never cut short: it may already be executing upstream.
+		// Its hang still counts against the endpoint once the deadline passes.
+		a.hangTimer = time.AfterFunc(a.deadline, func() { e.countHang(a, x.p.method) })
+	}
+	a.start = e.now()
+	a.ep.inflight.Add(1)
+	x.live = append(x.live, a)
+	x.sent++
+	e.acct.method(x.p.method).attempts[a.role].Add(1)
+	e.acct.total.attempts[a.role].Add(1)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		rep := e.roundTrip(actx, a.ep, x.p.method, x.req.Raw)
+		if cancelT != nil {
+			cancelT()
+		}
+		e.finishAttempt(a, x.p, rep, context.Cause(actx))
+		x.done <- attemptDone{a: a, rep: rep}
+	}()
+}
+
+func (x *execution) remove(a *attempt) {
+	for i, l := range x.live {
+		if l == a {
+			x.live = append(x.live[:i], x.live[i+1:]...)
+			return
+		}
+	}
+}
+
+// win returns the winning answer and cancels the rest; their goroutines
+// finish on their own and a collector returns their buffers.
+func (x *execution) win(d attemptDone) result {
+	e := x.e
+	if d.a.role == RoleHedge {
+		e.acct.method(x.p.method).hedgesWon.Add(1)
+		e.acct.total.hedgesWon.Add(1)
+	}
+	x.stopRest(errLost)
+	return result{body: d.rep.body, endpoint: d.a.ep.Name, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+func (x *execution) fail(msg string) result {
+	x.stopRest(errRequestDone)
+	return result{err: &Error{Code: CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+func (x *execution) stopRest(cause error) {
+	if len(x.live) == 0 {
+		return
+	}
+	now := x.e.now()
+	for _, a := range x.live {
+		a.cancelAt = now
+		a.cancel(cause)
+	}
+	n := len(x.live)
+	x.e.wg.Add(1)
+	go func() {
+		defer x.e.wg.Done()
+		for range n {
+			d := <-x.done
+			putBuf(d.rep.body)
+		}
+	}()
+}
+
+// attemptTimeout is an attempt's own deadline: a high quantile of the
+// endpoint's recent latency for the method times a factor, clamped to
+// [breaker.attempt_timeout_min, server.request_timeout].
+func (e *Engine) attemptTimeout(ep *Endpoint, method string) time.Duration {
+	b := e.cfg.Breaker
+	var q time.Duration
+	if s := ep.stats(method, e); s.latency.Count() >= minRouteSamples {
+		q = s.latency.QuantileCensored(b.AttemptTimeoutQuantile)
+	} else if ep.latency.Count() >= minRouteSamples {
+		q = ep.latency.QuantileCensored(b.AttemptTimeoutQuantile)
+	} else {
+		// Nothing measured yet: leave room for two failovers in the request.
+		return min(max(e.cfg.Server.RequestTimeout/3, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)
+	}
+	d := time.Duration(float64(q) * b.AttemptTimeoutFactor)
+	return min(max(d, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)
+}

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+)
+
+// headTracker knows the pool's highest head. Each endpoint's own head lives
+// on the Endpoint; lag is the difference.
+type headTracker struct {
+	max atomic.Int64
+}
+
+func (h *headTracker) observe(v int64) {
+	for {
+		cur := h.max.Load()
+		if v <= cur || h.max.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// ObserveHead records a head height seen for an endpoint (by a probe or in
+// a passive answer).
+func (e *Engine) ObserveHead(name string, head int64) {
+	if ep, ok := e.byName[name]; ok {
+		e.observeHead(ep, head)
+	}
+}
+
+func (e *Engine) observeHead(ep *Endpoint, head int64) {
+	if head <= 0 {
+		return
+	}
+	if f := ep.fault.Load(); f != nil && f.Mode == FaultStale {
+		if frozen := ep.staleHead.Load(); frozen > 0 {
+			head = frozen
+		}
+	}
+	ep.head.Store(head)
+	ep.headAt.Store(e.now().UnixNano())
+	e.heads.observe(head)
+}
+
+// lagOf is how far ep's head is behind the pool's highest (0 when unknown).
+func (e *Engine) lagOf(ep *Endpoint) int64 {
+	h := ep.head.Load()
+	if h == 0 {
+		return 0
+	}
+	return max(e.heads.max.Load()-h, 0)
+}
+
+// observeAnswer takes what a passive answer says about the chain head.
+func (e *Engine) observeAnswer(ep *Endpoint, method string, rep upstreamReply) {
+	if rep.body == nil || rep.info.HasError {
+		return
+	}
+	switch method {
+	case "eth_blockNumber":
+		if s, ok := ResultString(rep.body.Bytes()); ok {
+			if v, err := strconv.ParseInt(trimHex(s), 16, 64); err == nil {
+				e.observeHead(ep, v)
+			}
+		}
+	case "getSlot":
+		if v, ok := ResultUint64(rep.body.Bytes()); ok {
+			e.observeHead(ep, int64(v))
+		}
+	}
+}
+
+func trimHex(s string) string {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return s[2:]
+	}
+	return s
+}
+
+// freezeHead makes a stale-faulted endpoint's head answers stop advancing:
+// the first head it reports after the fault is the one it keeps reporting.
+func (e *Engine) freezeHead(ep *Endpoint, method string, r *upstreamReply) {
+	var cur int64
+	switch method {
+	case "eth_blockNumber":
+		s, ok := ResultString(r.body.Bytes())
+		if !ok {
+			return
+		}
+		v, err := strconv.ParseInt(trimHex(s), 16, 64)
+		if err != nil {
+			return
+		}
+		cur = v
+	case "getSlot":
+		v, ok := ResultUint64(r.body.Bytes())
+		if !ok {
+			return
+		}
+		cur = int64(v)
+	default:
+		return
+	}
+	ep.staleHead.CompareAndSwap(0, cur)
+	frozen := ep.staleHead.Load()
+	if frozen >= cur {
+		return
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(r.body.Bytes(), &msg) != nil {
+		return
+	}
+	var res []byte
+	if method == "getSlot" {
+		res = strconv.AppendInt(nil, frozen, 10)
+	} else {
+		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(frozen, 16))
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(msg.ID)
+	b.WriteString(`,"result":`)
+	b.Write(res)
+	b.WriteString("}")
+	r.body.Reset()
+	r.body.Write(b.Bytes())
+	r.info = InspectResponse(r.body.Bytes())
+}

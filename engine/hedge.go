@@ -1,0 +1,344 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// hedger decides when and whether a read gets a duplicate. It knows nothing
+// of endpoints: the executor asks it for a delay and for permission, and
+// reports fires, wins and primary latencies through its methods.
+//
+// The delay of a method in auto mode is the configured quantile of its
+// primaries' latency. A primary cancelled because its hedge won is a
+// right-censored observation (its latency is only known to exceed the time
+// it ran), and the window's product-limit estimate uses it as such: keeping
+// only the winners would pull the quantile down, fire hedges earlier, and
+// feed on itself.
+type hedger struct {
+	cfg    HedgeConfig
+	now    func() time.Time
+	window time.Duration
+	events func(Event)
+
+	mu        sync.RWMutex
+	enabled   bool
+	delay     time.Duration // 0 = auto
+	delaySrc  string        // "config" or "live"
+	overrides map[string]hedgeOverride
+	primaries map[string]*LatencyWindow
+	outstand  map[string]*atomic.Int64
+
+	budget budgetBucket
+
+	paused     atomic.Bool
+	pauseMu    sync.Mutex
+	pauseWhy   string
+	errorShare *RateWindow // pool-wide, short: the saturation guard's view
+}
+
+type hedgeOverride struct {
+	enabled  *bool
+	delay    *time.Duration // nil = inherit; 0 = auto
+	quantile float64
+	source   string
+}
+
+// guardSpan is how far back the saturation guard looks at 429s and timeouts.
+const guardSpan = 10 * time.Second
+
+func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, events func(Event)) *hedger {
+	h := &hedger{
+		cfg: cfg, now: now, window: window, events: events,
+		enabled:    cfg.Enabled,
+		delaySrc:   "config",
+		overrides:  map[string]hedgeOverride{},
+		primaries:  map[string]*LatencyWindow{},
+		outstand:   map[string]*atomic.Int64{},
+		errorShare: NewRateWindow(guardSpan, 10, now),
+	}
+	h.delay, _ = ParseDelay(cfg.Delay)
+	for m, mc := range cfg.Methods {
+		o := hedgeOverride{enabled: mc.Enabled, quantile: mc.Quantile, source: "config"}
+		if mc.Delay != "" {
+			d, _ := ParseDelay(mc.Delay)
+			o.delay = &d
+		}
+		h.overrides[strings.ToLower(m)] = o
+	}
+	h.budget = budgetBucket{ratio: cfg.Budget, burst: cfg.BudgetBurst, tokens: cfg.BudgetBurst}
+	return h
+}
+
+// DelayInfo is a method's current delay and where it came from:
+// "auto" (the quantile estimate), "cold" (auto without enough samples yet),
+// "config" or "live" (a fixed delay set in config or through the API).
+type DelayInfo struct {
+	Delay   time.Duration
+	Source  string
+	Enabled bool
+}
+
+func (h *hedger) delayFor(method string) DelayInfo {
+	h.mu.RLock()
+	enabled, delay, src, q := h.enabled, h.delay, h.delaySrc, h.cfg.Quantile
+	if o, ok := h.overrides[strings.ToLower(method)]; ok {
+		if o.enabled != nil {
+			enabled = *o.enabled
+		}
+		if o.delay != nil {
+			delay, src = *o.delay, o.source
+		}
+		if o.quantile > 0 {
+			q = o.quantile
+		}
+	}
+	w := h.primaries[method]
+	h.mu.RUnlock()
+	if delay > 0 {
+		return DelayInfo{Delay: delay, Source: src, Enabled: enabled}
+	}
+	if w == nil || w.Count()+w.CensoredCount() < int64(h.cfg.MinSamples) {
+		return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled}
+	}
+	d := w.QuantileCensored(q)
+	d = min(max(d, h.cfg.MinDelay), h.cfg.MaxDelay)
+	return DelayInfo{Delay: d, Source: "auto", Enabled: enabled}
+}
+
+func (h *hedger) primaryWindow(method string) *LatencyWindow {
+	h.mu.RLock()
+	w := h.primaries[method]
+	h.mu.RUnlock()
+	if w != nil {
+		return w
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w = h.primaries[method]; w == nil {
+		if len(h.primaries) >= maxTrackedMethods {
+			return nil
+		}
+		w = NewLatencyWindow(h.window, windowBuckets, h.now)
+		h.primaries[method] = w
+		h.outstand[method] = new(atomic.Int64)
+	}
+	return w
+}
+
+// observePrimary feeds the delay estimate: exact when the primary answered,
+// censored when it was cancelled after running for d.
+func (h *hedger) observePrimary(method string, d time.Duration, censored bool) {
+	w := h.primaryWindow(method)
+	if w == nil {
+		return
+	}
+	if censored {
+		w.RecordCensored(d)
+	} else {
+		w.Record(d)
+	}
+}
+
+// observeAttempt feeds the saturation guard.
+func (h *hedger) observeAttempt(out outcome) {
+	h.errorShare.Add(RateAttempts, 1)
+	switch out {
+	case outTimeout:
+		h.errorShare.Add(RateTimeout, 1)
+	case outRateLimit:
+		h.errorShare.Add(Rate429, 1)
+	}
+}
+
+// tryFire asks to send one hedge of weight units for method: it checks the
+// saturation guard, the outstanding cap and the budget, in that order, and
+// takes a slot and tokens when it says yes. done must be called when the
+// hedge attempt ends.
+func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool, why string, done func()) {
+	if h.updatePause(inflight); h.paused.Load() {
+		return false, "paused", nil
+	}
+	h.primaryWindow(method)
+	h.mu.RLock()
+	out := h.outstand[method]
+	h.mu.RUnlock()
+	if out == nil {
+		return false, "untracked method", nil
+	}
+	if out.Add(1) > int64(h.cfg.MaxOutstanding) {
+		out.Add(-1)
+		return false, "outstanding cap", nil
+	}
+	if !h.budget.withdraw(units) {
+		out.Add(-1)
+		return false, "budget", nil
+	}
+	return true, "", func() { out.Add(-1) }
+}
+
+func (h *hedger) outstanding(method string) int64 {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if o := h.outstand[method]; o != nil {
+		return o.Load()
+	}
+	return 0
+}
+
+// deposit credits the budget for one primary request of weight units.
+func (h *hedger) deposit(units float64) { h.budget.deposit(units) }
+
+// updatePause applies the saturation guard with hysteresis: pause above
+// max_inflight or pause_error_rate, resume only below 80 % of the in-flight
+// limit and half the error share.
+func (h *hedger) updatePause(inflight int64) {
+	limit := int64(h.cfg.MaxInflight)
+	paused := h.paused.Load()
+	if !paused && inflight <= limit && !h.errorShareAbove(h.cfg.PauseErrorRate) {
+		return
+	}
+	h.pauseMu.Lock()
+	defer h.pauseMu.Unlock()
+	paused = h.paused.Load()
+	switch {
+	case !paused:
+		why := ""
+		if inflight > limit {
+			why = fmt.Sprintf("%d requests in flight exceed hedge.max_inflight %d", inflight, limit)
+		} else if h.errorShareAbove(h.cfg.PauseErrorRate) {
+			why = fmt.Sprintf("429/timeout share of the last %s exceeds hedge.pause_error_rate %.2f", guardSpan, h.cfg.PauseErrorRate)
+		}
+		if why == "" {
+			return
+		}
+		h.paused.Store(true)
+		h.pauseWhy = why
+		h.events(Event{Type: EventHedge, From: "active", To: "paused", Message: "hedging paused: " + why})
+	case inflight*10 < limit*8 && !h.errorShareAbove(h.cfg.PauseErrorRate/2):
+		h.paused.Store(false)
+		h.pauseWhy = ""
+		h.events(Event{Type: EventHedge, From: "paused", To: "active", Message: "hedging resumed"})
+	}
+}
+
+func (h *hedger) errorShareAbove(limit float64) bool {
+	t := h.errorShare.Totals()
+	if t.Attempts < minRateAttempts {
+		return false
+	}
+	return float64(t.Timeout+t.RateLimited) > limit*float64(t.Attempts)
+}
+
+// HedgeUpdate is a live change of hedging (PUT /v1/hedge).
+type HedgeUpdate struct {
+	Enabled *bool   `json:"enabled,omitempty"`
+	Delay   *string `json:"delay,omitempty"` // "auto" or a duration
+	Method  string  `json:"method,omitempty"`
+}
+
+func (h *hedger) apply(u HedgeUpdate) (string, error) {
+	var d time.Duration
+	if u.Delay != nil {
+		var err error
+		if d, err = ParseDelay(*u.Delay); err != nil {
+			return "", fmt.Errorf("delay: %v", err)
+		}
+	}
+	if u.Enabled == nil && u.Delay == nil {
+		return "", fmt.Errorf("nothing to change: give enabled and/or delay")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var parts []string
+	if u.Method == "" {
+		if u.Enabled != nil {
+			h.enabled = *u.Enabled
+			parts = append(parts, fmt.Sprintf("enabled=%v", *u.Enabled))
+		}
+		if u.Delay != nil {
+			h.delay, h.delaySrc = d, "live"
+			parts = append(parts, "delay="+*u.Delay)
+		}
+		return "hedging " + strings.Join(parts, " "), nil
+	}
+	key := strings.ToLower(u.Method)
+	o := h.overrides[key]
+	if u.Enabled != nil {
+		v := *u.Enabled
+		o.enabled = &v
+		parts = append(parts, fmt.Sprintf("enabled=%v", v))
+	}
+	if u.Delay != nil {
+		o.delay = &d
+		parts = append(parts, "delay="+*u.Delay)
+	}
+	o.source = "live"
+	h.overrides[key] = o
+	return "hedging for " + u.Method + " " + strings.Join(parts, " "), nil
+}
+
+// HedgeStatus is hedging's global state in the Snapshot.
+type HedgeStatus struct {
+	Enabled      bool    `json:"enabled"`
+	Delay        string  `json:"delay"` // "auto" or the fixed value
+	DelaySource  string  `json:"delay_source"`
+	Quantile     float64 `json:"quantile"`
+	MaxExtra     int     `json:"max_extra"`
+	Budget       float64 `json:"budget"`
+	BudgetTokens float64 `json:"budget_tokens"`
+	Paused       bool    `json:"paused"`
+	PauseReason  string  `json:"pause_reason,omitempty"`
+}
+
+func (h *hedger) status() HedgeStatus {
+	h.mu.RLock()
+	s := HedgeStatus{Enabled: h.enabled, Delay: "auto", DelaySource: h.delaySrc, Quantile: h.cfg.Quantile,
+		MaxExtra: h.cfg.MaxExtra, Budget: h.cfg.Budget}
+	if h.delay > 0 {
+		s.Delay = h.delay.String()
+	}
+	h.mu.RUnlock()
+	s.BudgetTokens = h.budget.level()
+	s.Paused = h.paused.Load()
+	h.pauseMu.Lock()
+	s.PauseReason = h.pauseWhy
+	h.pauseMu.Unlock()
+	return s
+}
+
+// budgetBucket is Finagle's backup-request budget as a token bucket: every
+// primary request deposits ratio × its weight, every hedge withdraws its
+// weight, and the balance is capped at burst. Over any run of N primaries
+// hedges can therefore add at most ratio·N + burst cost units.
+type budgetBucket struct {
+	mu     sync.Mutex
+	ratio  float64
+	burst  float64
+	tokens float64
+}
+
+func (b *budgetBucket) deposit(units float64) {
+	b.mu.Lock()
+	b.tokens = min(b.tokens+b.ratio*units, b.burst)
+	b.mu.Unlock()
+}
+
+func (b *budgetBucket) withdraw(units float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tokens < units {
+		return false
+	}
+	b.tokens -= units
+	return true
+}
+
+func (b *budgetBucket) level() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tokens
+}

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics exports the engine to Prometheus. Counters that the engine keeps
+// anyway (accounting, endpoint state) are read at scrape time from a
+// Snapshot, so there is one source of truth; only what has no other home
+// (per-attempt outcomes, request durations) is a Prometheus vector.
+// Method labels are bounded: past maxTrackedMethods they read "other".
+type metrics struct {
+	e        *Engine
+	reg      *prometheus.Registry
+	attempts *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	release  prometheus.Histogram
+}
+
+func newMetrics(e *Engine) *metrics {
+	m := &metrics{e: e, reg: prometheus.NewRegistry()}
+	m.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rpcdash_attempts_total", Help: "Upstream attempts by endpoint, method, role (primary, hedge, failover) and outcome.",
+	}, []string{"endpoint", "method", "role", "outcome"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "rpcdash_request_duration_seconds", Help: "Client-facing request latency through rpcdash.",
+		Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, .75, 1, 2.5, 5, 10},
+	}, []string{"method", "class", "outcome"})
+	m.release = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "rpcdash_cancel_release_seconds", Help: "Time from cancelling a losing attempt to its release.",
+		Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .5},
+	})
+	m.reg.MustRegister(m.attempts, m.duration, m.release, stateCollector{e},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+func (m *metrics) attempt(endpoint, method string, role Role, outcome string) {
+	m.attempts.WithLabelValues(endpoint, m.e.acct.label(method), role.String(), outcome).Inc()
+}
+
+func (m *metrics) request(method string, cls Class, ok bool, d time.Duration) {
+	out := "ok"
+	if !ok {
+		out = "error"
+	}
+	m.duration.WithLabelValues(m.e.acct.label(method), cls.String(), out).Observe(d.Seconds())
+}
+
+var (
+	descUp        = prometheus.NewDesc("rpcdash_endpoint_routable", "1 when the endpoint can take new traffic.", []string{"endpoint"}, nil)
+	descBreaker   = prometheus.NewDesc("rpcdash_endpoint_breaker_state", "1 for the breaker's current state.", []string{"endpoint", "state"}, nil)
+	descDrained   = prometheus.NewDesc("rpcdash_endpoint_drained", "1 when drained by an operator.", []string{"endpoint"}, nil)
+	descInflight  = prometheus.NewDesc("rpcdash_endpoint_in_flight", "Attempts in flight.", []string{"endpoint"}, nil)
+	descHead      = prometheus.NewDesc("rpcdash_endpoint_head", "Last head height seen.", []string{"endpoint"}, nil)
+	descLag       = prometheus.NewDesc("rpcdash_endpoint_head_lag", "Blocks or slots behind the pool's highest head.", []string{"endpoint"}, nil)
+	descLatency   = prometheus.NewDesc("rpcdash_endpoint_latency_seconds", "Rolling-window latency of successful attempts.", []string{"endpoint", "quantile"}, nil)
+	descErrRate   = prometheus.NewDesc("rpcdash_endpoint_error_rate", "Rolling-window failure share of attempts.", []string{"endpoint"}, nil)
+	descFault     = prometheus.NewDesc("rpcdash_endpoint_fault", "1 while a fault is injected.", []string{"endpoint", "mode"}, nil)
+	descLosers    = prometheus.NewDesc("rpcdash_cancelled_losers_total", "Attempts cancelled because another won.", []string{"endpoint"}, nil)
+	descLoserTime = prometheus.NewDesc("rpcdash_loser_upstream_seconds_total", "Upstream time consumed by cancelled losers.", []string{"endpoint"}, nil)
+	descRequests  = prometheus.NewDesc("rpcdash_client_requests_total", "Client requests by method.", []string{"method"}, nil)
+	descFired     = prometheus.NewDesc("rpcdash_hedges_fired_total", "Hedges sent.", []string{"method"}, nil)
+	descWon       = prometheus.NewDesc("rpcdash_hedges_won_total", "Hedges that answered first.", []string{"method"}, nil)
+	descCost      = prometheus.NewDesc("rpcdash_hedge_extra_cost_units_total", "Cost units added by hedges.", []string{"method"}, nil)
+	descAmp       = prometheus.NewDesc("rpcdash_amplification", "Upstream attempts per client request.", []string{"method"}, nil)
+	descDelay     = prometheus.NewDesc("rpcdash_hedge_delay_seconds", "Current hedge delay and its source.", []string{"method", "source"}, nil)
+	descPaused    = prometheus.NewDesc("rpcdash_hedge_paused", "1 while the saturation guard pauses hedging.", nil, nil)
+	descTokens    = prometheus.NewDesc("rpcdash_hedge_budget_tokens", "Hedge budget balance in cost units.", nil, nil)
+	descClientIn  = prometheus.NewDesc("rpcdash_in_flight_requests", "Client requests being served.", nil, nil)
+)
+
+type stateCollector struct{ e *Engine }
+
+func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency,
+		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descCost, descAmp, descDelay,
+		descPaused, descTokens, descClientIn} {
+		ch <- d
+	}
+}
+
+func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.e.Snapshot()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	for _, ep := range s.Endpoints {
+		gauge(descUp, b2f(ep.Routable), ep.Name)
+		for _, st := range []string{"closed", "open", "half-open"} {
+			gauge(descBreaker, b2f(ep.Breaker.State == st), ep.Name, st)
+		}
+		gauge(descDrained, b2f(ep.Drained), ep.Name)
+		gauge(descInflight, float64(ep.InFlight), ep.Name)
+		gauge(descHead, float64(ep.Head), ep.Name)
+		gauge(descLag, float64(ep.Lag), ep.Name)
+		for q, v := range map[string]float64{"0.5": ep.Latency.P50, "0.9": ep.Latency.P90, "0.95": ep.Latency.P95, "0.99": ep.Latency.P99} {
+			gauge(descLatency, v/1000, ep.Name, q)
+		}
+		gauge(descErrRate, ep.Rates.ErrorRate, ep.Name)
+		if ep.Fault != nil {
+			gauge(descFault, 1, ep.Name, string(ep.Fault.Mode))
+		}
+		counter(descLosers, float64(ep.Accounting.Losers), ep.Name)
+		counter(descLoserTime, ep.Accounting.LoserSeconds, ep.Name)
+	}
+	for m, a := range s.Methods {
+		counter(descRequests, float64(a.Requests), m)
+		counter(descFired, float64(a.HedgesFired), m)
+		counter(descWon, float64(a.HedgesWon), m)
+		counter(descCost, a.ExtraCost, m)
+		gauge(descAmp, a.Amplification, m)
+		if a.HedgeDelaySrc != "" {
+			gauge(descDelay, a.HedgeDelayMS/1000, m, a.HedgeDelaySrc)
+		}
+	}
+	gauge(descPaused, b2f(s.Hedge.Paused))
+	gauge(descTokens, s.Hedge.BudgetTokens)
+	gauge(descClientIn, float64(s.InFlight))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// finishAttempt is where every attempt's ending is accounted for: breaker,
+// windows, rates, hedge estimate, counters. cause is the attempt context's
+// cancellation cause (nil when it ended on its own).
+func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause error) {
+	ep := a.ep
+	end := e.now()
+	ep.inflight.Add(-1)
+	if a.hangTimer != nil {
+		a.hangTimer.Stop()
+	}
+	if a.hedgeDone != nil {
+		a.hedgeDone()
+	}
+	elapsed := end.Sub(a.start)
+	ms := ep.stats(p.method, e)
+	mc := e.acct.method(p.method)
+	e.hedge.observeAttempt(rep.out)
+
+	lost := errors.Is(cause, errLost)
+	if lost || rep.out == outCancelled {
+		// Not the endpoint's fault: no verdict for the breaker, no failure.
+		if a.hung.CompareAndSwap(false, true) {
+			ep.breaker.Release(a.trial)
+		}
+		if lost {
+			ran := a.cancelAt.Sub(a.start)
+			if rep.out == outAnswer {
+				ms.latency.Record(elapsed)
+				ep.latency.Record(elapsed)
+			} else if ran > 0 {
+				ms.latency.RecordCensored(ran)
+				ep.latency.RecordCensored(ran)
+			}
+			if a.role == RolePrimary {
+				e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
+			}
+			for _, c := range []*counts{mc, &e.acct.total, &ep.acct} {
+				c.losers.Add(1)
+				c.loserNanos.Add(int64(elapsed))
+				c.releaseNanos.Add(int64(end.Sub(a.cancelAt)))
+			}
+			e.metrics.release.Observe(end.Sub(a.cancelAt).Seconds())
+		}
+		ep.rates.Add(RateCancelled, 1)
+		ep.rates.Add(RateAttempts, 1)
+		ms.rates.Add(RateAttempts, 1)
+		ep.acct.attempts[a.role].Add(1)
+		e.metrics.attempt(ep.Name, p.method, a.role, "cancelled")
+		return
+	}
+
+	ep.rates.Add(RateAttempts, 1)
+	ms.rates.Add(RateAttempts, 1)
+	ep.acct.attempts[a.role].Add(1)
+	e.metrics.attempt(ep.Name, p.method, a.role, rep.out.String())
+	switch {
+	case rep.out == outAnswer:
+		ms.latency.Record(elapsed)
+		ep.latency.Record(elapsed)
+		ep.rates.Add(RateSuccess, 1)
+		ms.rates.Add(RateSuccess, 1)
+		if a.role == RolePrimary {
+			e.hedge.observePrimary(p.method, elapsed, false)
+		}
+		if a.hung.CompareAndSwap(false, true) {
+			ep.breaker.Success(a.trial)
+		}
+		ep.backOffSucceeded()
+		e.observeAnswer(ep, p.method, rep)
+	case rep.out == outRateLimit:
+		ep.rates.Add(Rate429, 1)
+		ms.rates.Add(Rate429, 1)
+		if a.hung.CompareAndSwap(false, true) {
+			ep.breaker.Release(a.trial)
+		}
+		d := ep.backOff(end, rep.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
+		ep.setLastError("HTTP 429", end)
+		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
+	default:
+		if !a.hung.CompareAndSwap(false, true) {
+			return // counted when its deadline passed
+		}
+		e.countFailure(a, p.method, rep.out, rep.cause, ms)
+	}
+}
+
+// countHang charges a write that is still hanging past its attempt deadline
+// to its endpoint, so the breaker and the score see it before it ends.
+func (e *Engine) countHang(a *attempt, method string) {
+	if !a.hung.CompareAndSwap(false, true) {
+		return
+	}
+	e.countFailure(a, method, outTimeout, fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), a.ep.stats(method, e))
+}
+
+func (e *Engine) countFailure(a *attempt, method string, out outcome, cause string, ms *methodStats) {
+	ep := a.ep
+	now := e.now()
+	ep.rates.Add(RateFailure, 1)
+	ms.rates.Add(RateFailure, 1)
+	if out == outTimeout {
+		ep.rates.Add(RateTimeout, 1)
+		ms.rates.Add(RateTimeout, 1)
+	}
+	ep.acct.failures.Add(1)
+	e.acct.method(method).failures.Add(1)
+	ep.setLastError(cause, now)
+	ep.breaker.Failure(a.trial, cause)
+}
+
+// noteFailover logs failovers without flooding: one event per endpoint per
+// second, carrying how many were folded into it.
+func (e *Engine) noteFailover(from *Endpoint, cause string) {
+	now := e.now()
+	e.mu.Lock()
+	st := e.failoverLog[from.Name]
+	st.count++
+	emit := now.Sub(st.last) >= time.Second
+	n := st.count
+	if emit {
+		st.last, st.count = now, 0
+	}
+	e.failoverLog[from.Name] = st
+	e.mu.Unlock()
+	if emit {
+		msg := "failed over: " + cause
+		if n > 1 {
+			msg = fmt.Sprintf("failed over %d times: %s", n, cause)
+		}
+		e.events.add(Event{Type: EventFailover, Endpoint: from.Name, Message: msg})
+	}
+}
+
+type failoverStat struct {
+	last  time.Time
+	count int
+}
+
+func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
+	msg := t.Reason
+	if t.To == BreakerOpen {
+		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
+	}
+	e.events.add(Event{Type: EventBreaker, Endpoint: ep.Name, From: t.From.String(), To: t.To.String(), Message: msg, Time: t.At})
+	e.log.Info("breaker", "endpoint", ep.Name, "from", t.From.String(), "to", t.To.String(), "reason", msg)
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// serveOne executes one request element: it classifies the method, applies
+// the stateful rules, runs the executor and accounts for the request.
+func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) result {
+	cls := e.methods.Class(req.Method)
+	p := plan{
+		method:    req.Method,
+		class:     cls,
+		hedgeable: cls == ClassRead && e.methods.Hedgeable(req.Method),
+		tip:       e.methods.TipDependent(req.Method, req.Params),
+		weight:    e.methods.Weight(req.Method),
+	}
+	mc := e.acct.method(req.Method)
+	mc.requests.Add(1)
+	e.acct.total.requests.Add(1)
+
+	var filterID string
+	creates := false
+	if cls == ClassStateful {
+		var idParam int
+		var unsupported bool
+		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
+		switch {
+		case unsupported:
+			return e.clientError(mc, &Error{Code: CodeMethodNotFound, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
+		case idParam >= 0:
+			id, ok := filterIDParam(req.Params, idParam)
+			if !ok {
+				return e.clientError(mc, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
+			}
+			ep, ok := e.filters.lookup(id)
+			if !ok {
+				return e.clientError(mc, &Error{Code: CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
+			}
+			p.pinned, filterID = ep, id
+		}
+	}
+	if cls == ClassRead {
+		e.hedge.deposit(p.weight)
+	}
+
+	res := e.execute(ctx, req, p)
+	if res.err != nil {
+		mc.clientErrors.Add(1)
+		e.acct.total.clientErrors.Add(1)
+	} else if cls == ClassStateful {
+		e.trackFilter(req.Method, creates, filterID, res)
+	}
+	e.metrics.request(req.Method, cls, res.err == nil, e.now().Sub(start))
+	return res
+}
+
+func (e *Engine) clientError(mc *counts, err *Error) result {
+	mc.clientErrors.Add(1)
+	e.acct.total.clientErrors.Add(1)
+	return result{err: err}
+}
+
+// trackFilter pins a new filter to the endpoint that created it and forgets
+// an uninstalled one.
+func (e *Engine) trackFilter(method string, creates bool, id string, res result) {
+	info := InspectResponse(res.body.Bytes())
+	if info.HasError {
+		return
+	}
+	switch {
+	case creates:
+		if newID, ok := ResultString(res.body.Bytes()); ok {
+			if ep := e.byName[res.endpoint]; ep != nil && !e.filters.pin(newID, ep) {
+				e.log.Warn("filter table full; filter not pinned", "endpoint", ep.Name)
+			}
+		}
+	case method == "eth_uninstallFilter" && id != "":
+		e.filters.unpin(id)
+	}
+}

@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The router's score is a cost in milliseconds, lower is better:
+//
+//	cost = latency × (1 + error_penalty × failure_rate) × (1 + in_flight) + lag × lag_penalty
+//
+// latency is the mean of the endpoint's p50 and p90 of successful answers
+// for this method over the rolling window (the endpoint's all-method figures
+// while the method has fewer than minRouteSamples, the best known latency of
+// the pool while the endpoint has none, so a new endpoint is tried rather
+// than starved). failure_rate is failures ÷ attempts over the window, once
+// the window holds minRateAttempts: a run of consecutive errors is the
+// breaker's to judge, the score weighs sustained flakiness. The in-flight factor makes the router least-loaded under
+// concurrency and drains traffic from an endpoint whose requests pile up
+// (a hang) before any of them times out. Endpoints whose cost is within
+// router.tolerance of the best are equals and take turns, so every healthy
+// endpoint keeps fresh measurements; the rest follow by cost, config order
+// breaking ties.
+const (
+	minRouteSamples = 5
+	minRateAttempts = 20
+)
+
+type candidate struct {
+	ep    *Endpoint
+	cost  float64
+	trial bool // half-open: this request would be one of its trials
+}
+
+// ranking is the router's answer for one request.
+type ranking struct {
+	order   []candidate
+	skipped []string // why endpoints were left out, for the error a client sees
+}
+
+// rank orders the endpoints that may take this request.
+func (e *Engine) rank(method string, cls Class, tipDependent bool) ranking {
+	now := e.now()
+	var r ranking
+	cands := make([]candidate, 0, len(e.endpoints))
+	best := -1.0
+	for _, ep := range e.endpoints {
+		if ep.drained.Load() {
+			r.skipped = append(r.skipped, ep.Name+": drained")
+			continue
+		}
+		if off, until := ep.backedOff(now); off {
+			r.skipped = append(r.skipped, fmt.Sprintf("%s: backing off after HTTP 429 for %s", ep.Name, until.Sub(now).Round(time.Millisecond)))
+			continue
+		}
+		if tipDependent && ep.lagExcluded.Load() {
+			r.skipped = append(r.skipped, ep.Name+": lagging behind the chain head")
+			continue
+		}
+		ok, trial := ep.breaker.Routable()
+		if !ok {
+			info := ep.breaker.Info()
+			r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, info.State))
+			continue
+		}
+		c := candidate{ep: ep, trial: trial, cost: -1}
+		if lat, ok := ep.routeLatency(method, e); ok {
+			c.cost = lat
+			if best < 0 || lat < best {
+				best = lat
+			}
+		}
+		cands = append(cands, c)
+	}
+	if best < 0 {
+		best = 0
+	}
+	rc := e.cfg.Router
+	for i := range cands {
+		c := &cands[i]
+		if c.cost < 0 {
+			c.cost = best
+		}
+		var fail float64
+		if t := c.ep.rates.Totals(); t.Attempts >= minRateAttempts {
+			fail = float64(t.Failure) / float64(t.Attempts)
+		}
+		c.cost = (c.cost + 0.01) * (1 + rc.ErrorPenalty*fail) * float64(1+c.ep.inflight.Load())
+		c.cost += float64(e.lagOf(c.ep)) * float64(rc.LagPenalty) / float64(time.Millisecond)
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		// Trials first for reads (a read can fail over if the trial fails);
+		// last for writes, which must not be an experiment.
+		if a.trial != b.trial {
+			if (cls == ClassRead) == a.trial {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.cost < b.cost:
+			return -1
+		case a.cost > b.cost:
+			return 1
+		}
+		return a.ep.index - b.ep.index
+	})
+	r.order = e.rotateEquals(cands)
+	return r
+}
+
+// rotateEquals lets the endpoints within tolerance of the best take turns
+// at the front.
+func (e *Engine) rotateEquals(c []candidate) []candidate {
+	start := 0
+	for start < len(c) && c[start].trial {
+		start++
+	}
+	if len(c)-start < 2 {
+		return c
+	}
+	limit := c[start].cost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
+	n := 1
+	for start+n < len(c) && !c[start+n].trial && c[start+n].cost <= limit {
+		n++
+	}
+	if n < 2 {
+		return c
+	}
+	k := int(e.rr.Add(1)-1) % n
+	eq := c[start : start+n]
+	rot := append(append(make([]candidate, 0, n), eq[k:]...), eq[:k]...)
+	copy(eq, rot)
+	return c
+}
+
+// routeLatency is the latency figure of the score, in milliseconds.
+func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, bool) {
+	w := ep.latency
+	ep.mu.Lock()
+	if s, ok := ep.methods[method]; ok && s.latency.Count() >= minRouteSamples {
+		w = s.latency
+	}
+	ep.mu.Unlock()
+	if w.Count() < minRouteSamples {
+		return 0, false
+	}
+	p50, p90 := w.Quantile(0.5), w.Quantile(0.9)
+	return float64(p50+p90) / 2 / float64(time.Millisecond), true
+}
+
+// noRouteError explains to a client why nothing could take its request.
+func noRouteError(r ranking) *Error {
+	msg := "no routable endpoint"
+	if len(r.skipped) > 0 {
+		msg += ": " + strings.Join(r.skipped, "; ")
+	}
+	return &Error{Code: CodeUpstream, Message: msg}
+}

@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxResponseBytes bounds what one upstream answer may hold in memory.
+const maxResponseBytes = 256 << 20
+
+// outcome classifies how an attempt ended.
+type outcome uint8
+
+const (
+	outAnswer    outcome = iota // a JSON-RPC answer (result or error object): the endpoint works
+	outHTTPError                // 5xx or another non-JSON-RPC HTTP failure
+	outConnError                // could not connect or the connection broke
+	outTimeout                  // the attempt's or request's deadline passed
+	outRateLimit                // HTTP 429
+	outInvalid                  // 200 with a body that is not a JSON-RPC answer
+	outCancelled                // we cancelled it (another attempt won, or the client left)
+)
+
+func (o outcome) String() string {
+	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled"}[o]
+}
+
+// failure says whether the outcome counts against the endpoint's health.
+func (o outcome) failure() bool {
+	switch o {
+	case outHTTPError, outConnError, outTimeout, outInvalid:
+		return true
+	}
+	return false
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer { b := bufPool.Get().(*bytes.Buffer); b.Reset(); return b }
+
+func putBuf(b *bytes.Buffer) {
+	if b != nil && b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
+// upstreamReply is what one HTTP exchange with an endpoint produced.
+type upstreamReply struct {
+	out        outcome
+	status     int
+	body       *bytes.Buffer // pooled; owner must putBuf
+	info       ResponseInfo
+	retryAfter time.Duration
+	sent       bool // a connection was obtained: the request may have left
+	cause      string
+}
+
+func newHTTPClient() *http.Client {
+	tr := &http.Transport{
+		Proxy:               nil, // an RPC router must not be re-routed by env proxies
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 5 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+}
+
+// roundTrip sends body to ep through the fault layer. It never returns an
+// error value: every way it can end is an outcome, with a redacted cause.
+func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte) upstreamReply {
+	f, expired := ep.currentFault(e.now())
+	if expired {
+		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Message: "fault expired"})
+	}
+	stale := false
+	if f != nil && f.hits() {
+		switch f.Mode {
+		case FaultError:
+			return e.syntheticReply(http.StatusInternalServerError, 0, "injected fault: HTTP 500")
+		case Fault429:
+			return e.syntheticReply(http.StatusTooManyRequests, f.RetryAfter.D(), "injected fault: HTTP 429")
+		case FaultTimeout:
+			<-ctx.Done()
+			return e.ctxReply(ctx, false)
+		case FaultLatency:
+			t := time.NewTimer(f.Latency.D())
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return e.ctxReply(ctx, false)
+			}
+		case FaultStale:
+			stale = true
+		}
+	}
+
+	var connected atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, ep.url, bytes.NewReader(body))
+	if err != nil {
+		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	resp, err := e.client.Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return e.ctxReply(ctx, connected.Load())
+		}
+		return upstreamReply{out: outConnError, sent: connected.Load(), cause: e.scrub.Scrub(connErrorText(err))}
+	}
+	defer resp.Body.Close()
+	buf := getBuf()
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		putBuf(buf)
+		if ctx.Err() != nil {
+			return e.ctxReply(ctx, true)
+		}
+		return upstreamReply{out: outConnError, sent: true, cause: e.scrub.Scrub("reading answer: " + connErrorText(err))}
+	}
+	r := upstreamReply{status: resp.StatusCode, body: buf, sent: true}
+	switch {
+	case buf.Len() > maxResponseBytes:
+		r.out, r.cause = outInvalid, fmt.Sprintf("answer larger than %d bytes", maxResponseBytes)
+	case resp.StatusCode == http.StatusTooManyRequests:
+		r.out, r.cause = outRateLimit, "HTTP 429"
+		r.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
+	case resp.StatusCode >= 500:
+		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
+	default:
+		r.info = InspectResponse(buf.Bytes())
+		switch {
+		case r.info.Valid:
+			r.out = outAnswer
+		case resp.StatusCode != http.StatusOK:
+			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
+		default:
+			r.out, r.cause = outInvalid, "answer is not JSON-RPC"
+		}
+	}
+	if r.out != outAnswer {
+		putBuf(buf)
+		r.body = nil
+	} else if stale {
+		e.freezeHead(ep, method, &r)
+	}
+	return r
+}
+
+func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause string) upstreamReply {
+	out := outHTTPError
+	if status == http.StatusTooManyRequests {
+		out = outRateLimit
+	}
+	return upstreamReply{out: out, status: status, retryAfter: retryAfter, cause: cause}
+}
+
+func (e *Engine) ctxReply(ctx context.Context, sent bool) upstreamReply {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), errAttemptDeadline) {
+		return upstreamReply{out: outTimeout, sent: sent, cause: "timed out"}
+	}
+	return upstreamReply{out: outCancelled, sent: sent, cause: "cancelled"}
+}
+
+// connErrorText names the network failure without the URL that Go's
+// errors quote (it may carry a key).
+func connErrorText(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		if op.Op == "dial" {
+			return "connection failed: " + op.Err.Error()
+		}
+		return op.Op + ": " + op.Err.Error()
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "DNS lookup failed: " + dns.Err
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg[:i], "://") {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

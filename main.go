@@ -1,0 +1,355 @@
+// Command rpcdash is a local JSON-RPC router with request hedging and an
+// operator console for blockchain RPC endpoints.
+//
+//	rpcdash [--config FILE]          the console (headless engine until the console lands)
+//	rpcdash serve [--config FILE]    the engine without the console
+//	rpcdash sim [--chain evm] [PRESET ...]  simulated upstreams, standalone
+//	rpcdash status [--admin ADDR]    the running engine's status
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"reflect"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "console"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "console", "serve":
+		err = cmdServe(cmd, args, stdout, stderr)
+	case "sim":
+		err = cmdSim(args, stdout, stderr)
+	case "status":
+		err = cmdStatus(args, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "rpcdash: unknown command %q\n\n%s\n", cmd, usage)
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "rpcdash:", err)
+		return 1
+	}
+	return 0
+}
+
+const usage = `usage:
+  rpcdash [--config FILE]                 run the engine (the console is not built yet: headless)
+  rpcdash serve [--config FILE]           run the engine without the console
+  rpcdash sim [--chain evm|solana] [--listen HOST] [PRESET ...]
+                                          run simulated upstreams and print their URLs
+  rpcdash status [--admin ADDR] [--token T]
+                                          print a running engine's status`
+
+func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "config.toml", "config file (TOML)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	sims, err := startSims(&cfg)
+	if err != nil {
+		return err
+	}
+	defer sim.CloseAll(sims)
+
+	eng, err := engine.New(cfg, engine.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := eng.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rpcdash: JSON-RPC on http://%s  admin on http://%s\n", eng.RPCAddr(), eng.AdminAddr())
+	for _, s := range sims {
+		fmt.Fprintf(stdout, "rpcdash: simulated upstream %s on %s\n", s.Name(), s.URL())
+	}
+	if name == "console" {
+		fmt.Fprintln(stdout, "rpcdash: the console is not built yet; running headless (Ctrl-C stops)")
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	sig := <-sigs
+	log.Info("shutting down", "signal", sig.String(), "bound", eng.Config().Server.ShutdownTimeout)
+	if err := eng.Close(); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+// loadConfig reads FILE through viper with RPCDASH_* environment overrides,
+// rejects unknown keys and bad values naming the key, and fills defaults.
+func loadConfig(path string) (engine.Config, error) {
+	var cfg engine.Config
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("toml")
+	v.SetEnvPrefix("RPCDASH")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	for _, key := range configKeys(reflect.TypeOf(cfg), "") {
+		if err := v.BindEnv(key); err != nil {
+			return cfg, err
+		}
+	}
+	if err := v.ReadInConfig(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	))
+	if err := v.UnmarshalExact(&cfg, hook); err != nil {
+		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(err.Error(), endpointURLs(v)))
+	}
+	cfg.SetDefaults()
+	if err := validateSimURLs(cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// configKeys lists the dotted keys of every scalar config field, so that
+// RPCDASH_SERVER_LISTEN and friends override even keys the file omits.
+func configKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("mapstructure")
+		if tag == "" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Struct:
+			keys = append(keys, configKeys(f.Type, prefix+tag+".")...)
+		case reflect.Slice:
+			if f.Type.Elem().Kind() == reflect.String {
+				keys = append(keys, prefix+tag)
+			}
+		case reflect.Map:
+		default:
+			keys = append(keys, prefix+tag)
+		}
+	}
+	return keys
+}
+
+func endpointURLs(v *viper.Viper) []string {
+	var urls []string
+	if list, ok := v.Get("endpoints").([]any); ok {
+		for _, item := range list {
+			if m, ok := item.(map[string]any); ok {
+				if s, ok := m["url"].(string); ok {
+					urls = append(urls, s)
+				}
+			}
+		}
+	}
+	return urls
+}
+
+func validateSimURLs(cfg engine.Config) error {
+	for i, ep := range cfg.Endpoints {
+		if strings.HasPrefix(ep.URL, "sim://") {
+			if _, err := sim.ParseURL(ep.URL); err != nil {
+				return fmt.Errorf("invalid config:\n  endpoints[%d].url: %v", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// startSims starts every sim:// endpoint on loopback and rewrites its URL to
+// the real address, so the shipped config works with no provider at all.
+func startSims(cfg *engine.Config) ([]*sim.Upstream, error) {
+	var cfgs []sim.Config
+	var idx []int
+	for i, ep := range cfg.Endpoints {
+		if !strings.HasPrefix(ep.URL, "sim://") {
+			continue
+		}
+		sc, err := sim.ParseURL(ep.URL)
+		if err != nil {
+			return nil, fmt.Errorf("endpoints[%d].url: %v", i, err)
+		}
+		u, _ := url.Parse(ep.URL)
+		if u.Query().Get("name") == "" {
+			sc.Name = ep.Name
+		}
+		if u.Query().Get("chain") == "" {
+			sc.Chain = cfg.Chain.Kind
+		}
+		cfgs = append(cfgs, sc)
+		idx = append(idx, i)
+	}
+	if len(cfgs) == 0 {
+		return nil, nil
+	}
+	ups, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range idx {
+		cfg.Endpoints[i].URL = ups[k].URL()
+	}
+	return ups, nil
+}
+
+func cmdSim(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	chain := fs.String("chain", "evm", "evm or solana")
+	host := fs.String("listen", "127.0.0.1", "host to listen on (loopback)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	names := fs.Args()
+	if len(names) == 0 {
+		names = []string{"steady", "heavy-tail", "flaky"}
+	}
+	var cfgs []sim.Config
+	for _, n := range names {
+		spec := n
+		if !strings.Contains(spec, "://") {
+			spec = "sim://" + spec
+		}
+		c, err := sim.ParseURL(spec)
+		if err != nil {
+			return err
+		}
+		if c.Chain == "" {
+			c.Chain = *chain
+		}
+		cfgs = append(cfgs, c)
+	}
+	ups, err := sim.StartSet(cfgs, *host)
+	if err != nil {
+		return err
+	}
+	defer sim.CloseAll(ups)
+	for _, u := range ups {
+		fmt.Fprintf(stdout, "%s\t%s\t(counters: %s/_sim/counters)\n", u.Name(), u.URL(), u.URL())
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	<-sigs
+	return nil
+}
+
+func cmdStatus(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	admin := fs.String("admin", "127.0.0.1:8546", "admin address of a running rpcdash")
+	token := fs.String("token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token (server.admin_token)")
+	asJSON := fs.Bool("json", false, "print the raw JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://"+*admin+"/v1/status", nil)
+	if err != nil {
+		return err
+	}
+	if *token != "" {
+		req.Header.Set("Authorization", "Bearer "+*token)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("no rpcdash admin API at %s: %v", *admin, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("admin API: HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	if *asJSON {
+		_, err = stdout.Write(body)
+		return err
+	}
+	var s engine.Snapshot
+	if err := json.Unmarshal(body, &s); err != nil {
+		return err
+	}
+	printStatus(stdout, s)
+	return nil
+}
+
+func printStatus(w io.Writer, s engine.Snapshot) {
+	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
+		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), s.Hedge.Delay)
+	fmt.Fprintf(w, "%-12s %-10s %-8s %8s %8s %8s %6s %s\n", "ENDPOINT", "BREAKER", "DRAINED", "P50ms", "P99ms", "ERR%", "LAG", "LAST ERROR")
+	for _, ep := range s.Endpoints {
+		fmt.Fprintf(w, "%-12s %-10s %-8v %8.1f %8.1f %8.1f %6d %s\n", ep.Name, ep.Breaker.State, ep.Drained,
+			ep.Latency.P50, ep.Latency.P99, 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
+	}
+	methods := make([]string, 0, len(s.Methods))
+	for m := range s.Methods {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, m := range methods {
+		a := s.Methods[m]
+		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s %s\n",
+			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, a.HedgeDelay, a.HedgeDelaySrc)
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintln(w, "warning:", warn)
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
