@@ -33,16 +33,23 @@ type Endpoint struct {
 	lastErr string
 	lastAt  time.Time
 	backoff backoffState
+	// exclusions are reasons found by probes (wrong chain, unhealthy) that
+	// keep the endpoint out of routing until they clear.
+	exclusions map[string]string
 
 	acct     counts
 	inflight atomic.Int64
-	drained  atomic.Bool
-	fault    atomic.Pointer[activeFault]
+	// unanswered counts attempts in a row that lost to a hedge before any
+	// answer, reset by any answer (see noteUnanswered).
+	unanswered atomic.Int64
+	drained    atomic.Bool
+	fault      atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64
 	headAt      atomic.Int64 // unix nanos of the last head observation
 	lagExcluded atomic.Bool
+	lagGood     atomic.Int64 // consecutive probes within the lag bound while excluded
 	staleHead   atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
 	domain      atomic.Pointer[string]
 

@@ -40,6 +40,8 @@ type Engine struct {
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served
 
+	probeTrials atomic.Bool // active probes take the half-open trials
+
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
 	warnings    []string

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"sync/atomic"
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -246,7 +246,15 @@ func (x *execution) start(a *attempt) {
 	a.deadline = e.attemptTimeout(a.ep, x.p.method)
 	var actx context.Context
 	var cancelT context.CancelFunc
-	actx, a.cancel = context.WithCancelCause(x.ctx)
+	parent := x.ctx
+	if a.trial && x.p.class == ClassRead {
+		// A half-open trial must reach a verdict: if another attempt wins it
+		// is not cancelled but runs on, detached, to its own deadline.
+		// Otherwise a hedged trial would be released without a verdict and
+		// the next request would take another trial, forever.
+		parent = context.WithoutCancel(x.ctx)
+	}
+	actx, a.cancel = context.WithCancelCause(parent)
 	if x.p.class == ClassRead {
 		actx, cancelT = context.WithTimeoutCause(actx, a.deadline, errAttemptDeadline)
 	} else {
@@ -304,6 +312,9 @@ func (x *execution) stopRest(cause error) {
 	}
 	now := x.e.now()
 	for _, a := range x.live {
+		if a.trial && a.role != RoleHedge && x.p.class == ClassRead {
+			continue // runs on to a verdict (see start)
+		}
 		a.cancelAt = now
 		a.cancel(cause)
 	}

@@ -13,11 +13,15 @@ type headTracker struct {
 	max atomic.Int64
 }
 
-func (h *headTracker) observe(v int64) {
+// observe raises the pool's head to v and says whether it rose.
+func (h *headTracker) observe(v int64) bool {
 	for {
 		cur := h.max.Load()
-		if v <= cur || h.max.CompareAndSwap(cur, v) {
-			return
+		if v <= cur {
+			return false
+		}
+		if h.max.CompareAndSwap(cur, v) {
+			return true
 		}
 	}
 }
@@ -41,7 +45,14 @@ func (e *Engine) observeHead(ep *Endpoint, head int64) {
 	}
 	ep.head.Store(head)
 	ep.headAt.Store(e.now().UnixNano())
-	e.heads.observe(head)
+	if e.heads.observe(head) {
+		for _, other := range e.endpoints {
+			if other != ep {
+				e.evaluateLag(other, false)
+			}
+		}
+	}
+	e.evaluateLag(ep, false)
 }
 
 // lagOf is how far ep's head is behind the pool's highest (0 when unknown).

@@ -31,6 +31,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			ep.breaker.Release(a.trial)
 		}
 		if lost {
+			if rep.out != outAnswer {
+				e.noteUnanswered(ep)
+			}
 			ran := a.cancelAt.Sub(a.start)
 			if rep.out == outAnswer {
 				ms.latency.Record(elapsed)
@@ -57,6 +60,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		return
 	}
 
+	ep.unanswered.Store(0)
 	ep.rates.Add(RateAttempts, 1)
 	ms.rates.Add(RateAttempts, 1)
 	ep.acct.attempts[a.role].Add(1)
@@ -151,4 +155,21 @@ func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
 	}
 	e.events.add(Event{Type: EventBreaker, Endpoint: ep.Name, From: t.From.String(), To: t.To.String(), Message: msg, Time: t.At})
 	e.log.Info("breaker", "endpoint", ep.Name, "from", t.From.String(), "to", t.To.String(), "reason", msg)
+}
+
+// noteUnanswered watches for the hang that hedging hides. One loser says
+// nothing about its endpoint and counts as no failure; but an endpoint whose
+// every attempt is outrun by hedges without ever answering is not slow, it
+// is silent, and without this its breaker would never hear of it (each hedge
+// wins before the attempt deadline). 2 × breaker.failures unanswered losses
+// in a row, with no answer of any kind between them, trip the breaker; for a
+// healthy endpoint that loses 5 % of races that is a 1-in-10^7 run.
+func (e *Engine) noteUnanswered(ep *Endpoint) {
+	limit := int64(2 * e.cfg.Breaker.Failures)
+	if ep.unanswered.Add(1) < limit {
+		return
+	}
+	ep.unanswered.Store(0)
+	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
+	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges without an answer: endpoint looks hung", limit))
 }

@@ -29,7 +29,7 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
 		switch {
 		case unsupported:
-			return e.clientError(mc, &Error{Code: CodeMethodNotFound, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
+			return e.clientError(mc, &Error{Code: CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
 		case idParam >= 0:
 			id, ok := filterIDParam(req.Params, idParam)
 			if !ok {

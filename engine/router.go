@@ -55,14 +55,21 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool) ranking {
 			r.skipped = append(r.skipped, fmt.Sprintf("%s: backing off after HTTP 429 for %s", ep.Name, until.Sub(now).Round(time.Millisecond)))
 			continue
 		}
+		if ex := ep.exclusionList(); len(ex) > 0 {
+			r.skipped = append(r.skipped, ep.Name+": "+ex[0])
+			continue
+		}
 		if tipDependent && ep.lagExcluded.Load() {
 			r.skipped = append(r.skipped, ep.Name+": lagging behind the chain head")
 			continue
 		}
 		ok, trial := ep.breaker.Routable()
+		if ok && trial && e.probeTrials.Load() {
+			// Probes run the half-open trials; clients never experiment.
+			ok = false
+		}
 		if !ok {
-			info := ep.breaker.Info()
-			r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, info.State))
+			r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, ep.breaker.State()))
 			continue
 		}
 		c := candidate{ep: ep, trial: trial, cost: -1}

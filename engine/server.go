@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,9 +62,9 @@ func writeRPCError(w http.ResponseWriter, status int, err *Error) {
 
 func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
-	buf := getBuf()
-	defer putBuf(buf)
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, e.cfg.Server.MaxBodyBytes))
+	// The body is not pooled: requests alias it, and a cancelled attempt's
+	// transport may still be reading it after the handler has returned.
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.Server.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -81,7 +82,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Server.RequestTimeout)
 	defer cancel()
 
-	body, perr := ParseBody(buf.Bytes())
+	body, perr := ParseBody(raw)
 	if perr != nil {
 		writeRPCError(w, http.StatusOK, perr)
 		return
@@ -91,7 +92,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body.Elements) > e.cfg.Server.MaxBatch {
-		writeRPCError(w, http.StatusOK, &Error{Code: CodeInvalidRequest,
+		writeRPCError(w, http.StatusOK, &Error{Code: CodeBatchTooLarge,
 			Message: fmt.Sprintf("batch of %d requests exceeds server.max_batch (%d)", len(body.Elements), e.cfg.Server.MaxBatch)})
 		return
 	}
@@ -100,7 +101,8 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 
 func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Element, start time.Time) {
 	if el.Err != nil {
-		writeRPCError(w, http.StatusOK, el.Err)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(AppendError(nil, el.ID, el.Err))
 		return
 	}
 	res := e.serveOne(ctx, el.Req, start)

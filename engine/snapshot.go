@@ -38,6 +38,7 @@ type EndpointSnapshot struct {
 	Head         int64                     `json:"head"`
 	Lag          int64                     `json:"lag"`
 	LagExcluded  bool                      `json:"lag_excluded"`
+	Exclusions   []string                  `json:"exclusions,omitempty"`
 	LastError    string                    `json:"last_error,omitempty"`
 	LastErrorAt  *time.Time                `json:"last_error_at,omitempty"`
 	Accounting   AccountSnapshot           `json:"accounting"`
@@ -84,6 +85,8 @@ type RateStats struct {
 type MethodSnapshot struct {
 	Latency LatencyStats `json:"latency"`
 	Rates   RateStats    `json:"rates"`
+	// AttemptTimeoutMS is the deadline an attempt of this method gets now.
+	AttemptTimeoutMS float64 `json:"attempt_timeout_ms"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -177,12 +180,14 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
-			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates)}
+			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
+				AttemptTimeoutMS: ms(e.attemptTimeout(ep, m))}
 		}
 	}
 	es.Independence = ep.independence.Load()
+	es.Exclusions = ep.exclusionList()
 	ok, _ := ep.breaker.Routable()
 	off, _ := ep.backedOff(now)
-	es.Routable = ok && !es.Drained && !off && !es.LagExcluded
+	es.Routable = ok && !es.Drained && !off && !es.LagExcluded && len(es.Exclusions) == 0
 	return es
 }

@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// BreakerState is where a circuit breaker stands.
+type BreakerState int
+
+const (
+	BreakerClosed BreakerState = iota
+	BreakerOpen
+	BreakerHalfOpen
+)
+
+func (s BreakerState) String() string {
+	switch s {
+	case BreakerClosed:
+		return "closed"
+	case BreakerOpen:
+		return "open"
+	case BreakerHalfOpen:
+		return "half-open"
+	}
+	return fmt.Sprintf("BreakerState(%d)", int(s))
+}
+
+// MarshalText makes the state read as its name in JSON.
+func (s BreakerState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// BreakerSettings are the thresholds of one breaker. Values below their
+// minimum are raised to it: Failures, Successes and HalfOpenTrials to 1,
+// Cooldown to 0, MaxCooldown to Cooldown (no growth).
+type BreakerSettings struct {
+	Failures       int // consecutive failures that open a closed breaker
+	Successes      int // consecutive trial successes that close a half-open one
+	HalfOpenTrials int // trials in flight at once while half-open
+	Cooldown       time.Duration
+	MaxCooldown    time.Duration // a failed trial doubles the cooldown up to this
+}
+
+// BreakerTransition is one state change, as reported to the hook.
+type BreakerTransition struct {
+	From, To BreakerState
+	Reason   string
+	Cooldown time.Duration // the cooldown in force, for transitions to open
+	At       time.Time
+}
+
+// BreakerInfo is a breaker's state for display.
+type BreakerInfo struct {
+	State                BreakerState
+	ConsecutiveFailures  int // closed: failures in a row so far
+	ConsecutiveSuccesses int // half-open: trial successes in a row so far
+	TrialsInFlight       int
+	CurrentCooldown      time.Duration
+	OpenedAt             time.Time // zero while closed
+	ReopenCount          int       // failed half-open periods since it last closed
+	NextTrialAt          time.Time // open: when the cooldown ends; zero otherwise
+}
+
+// Breaker is a policy-free circuit breaker: the caller asks before each
+// attempt (Acquire) and reports how it ended (Success, Failure, Release);
+// state changes go to a hook. What counts as a failure is the caller's call.
+//
+// Results that no longer fit the state are ignored rather than guessed at:
+// a non-trial result reported while open or half-open belongs to an attempt
+// sent before the breaker opened, and a trial result with no trial
+// outstanding belongs to a half-open period that has already ended. A
+// trial result is matched to any outstanding trial, not to the one it was
+// granted as: trials are interchangeable, and this keeps the slot count
+// exact (never negative, never leaking) without tokens.
+//
+// The hook runs outside the breaker's lock, one call at a time and in
+// transition order, so it may take other locks and may call the breaker.
+// A transition is normally delivered before the call that caused it
+// returns; if another goroutine is delivering at that moment, that
+// goroutine delivers it instead.
+type Breaker struct {
+	mu   sync.Mutex
+	set  BreakerSettings
+	now  func() time.Time
+	hook func(BreakerTransition)
+
+	state     BreakerState
+	failures  int
+	successes int
+	trials    int
+	cooldown  time.Duration
+	openedAt  time.Time
+	reopens   int
+
+	pending    []BreakerTransition
+	delivering bool
+}
+
+// NewBreaker returns a closed breaker. now nil means time.Now; onTransition
+// may be nil.
+func NewBreaker(s BreakerSettings, now func() time.Time, onTransition func(BreakerTransition)) *Breaker {
+	s.Failures = max(s.Failures, 1)
+	s.Successes = max(s.Successes, 1)
+	s.HalfOpenTrials = max(s.HalfOpenTrials, 1)
+	s.Cooldown = max(s.Cooldown, 0)
+	s.MaxCooldown = max(s.MaxCooldown, s.Cooldown)
+	if now == nil {
+		now = time.Now
+	}
+	return &Breaker{set: s, now: now, hook: onTransition, cooldown: s.Cooldown}
+}
+
+// Acquire asks to send one attempt. Closed: granted, not a trial. Open: once
+// the cooldown has run out the breaker turns half-open. Half-open: granted as
+// a trial while fewer than HalfOpenTrials are in flight. A granted trial must
+// end in exactly one of Success(true), Failure(true, …) or Release(true).
+func (b *Breaker) Acquire() (ok, trial bool) {
+	b.mu.Lock()
+	if b.state == BreakerClosed {
+		b.mu.Unlock()
+		return true, false
+	}
+	deliver := false
+	if b.state == BreakerOpen {
+		now := b.now()
+		if now.Before(b.openedAt.Add(b.cooldown)) {
+			b.mu.Unlock()
+			return false, false
+		}
+		deliver = b.moveLocked(BreakerHalfOpen, "cooldown elapsed", now)
+	}
+	if b.trials < b.set.HalfOpenTrials {
+		b.trials++
+		ok, trial = true, true
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+	return ok, trial
+}
+
+// Routable says whether Acquire would grant an attempt now, and whether it
+// would be a trial, without changing anything.
+func (b *Breaker) Routable() (ok, trial bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case BreakerClosed:
+		return true, false
+	case BreakerOpen:
+		if b.now().Before(b.openedAt.Add(b.cooldown)) {
+			return false, false
+		}
+		return true, true
+	default:
+		return b.trials < b.set.HalfOpenTrials, true
+	}
+}
+
+// Success reports an attempt that worked.
+func (b *Breaker) Success(trial bool) {
+	b.mu.Lock()
+	deliver := false
+	switch {
+	case !trial && b.state == BreakerClosed:
+		b.failures = 0
+	case trial && b.takeTrialLocked():
+		b.successes++
+		if b.successes >= b.set.Successes {
+			deliver = b.moveLocked(BreakerClosed, fmt.Sprintf("%d trial successes in a row", b.successes), b.now())
+		}
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+}
+
+// Failure reports an attempt that failed; reason explains it in the
+// transition it may cause.
+func (b *Breaker) Failure(trial bool, reason string) {
+	b.mu.Lock()
+	deliver := false
+	switch {
+	case !trial && b.state == BreakerClosed:
+		b.failures++
+		if b.failures >= b.set.Failures {
+			deliver = b.moveLocked(BreakerOpen, fmt.Sprintf("%d failures in a row, last: %s", b.failures, reason), b.now())
+		}
+	case trial && b.takeTrialLocked():
+		deliver = b.moveLocked(BreakerOpen, "trial failed: "+reason, b.now())
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+}
+
+// Release ends an attempt that got no verdict (cancelled because another
+// attempt won): it frees a trial slot and counts nothing.
+func (b *Breaker) Release(trial bool) {
+	if !trial {
+		return
+	}
+	b.mu.Lock()
+	b.takeTrialLocked()
+	b.mu.Unlock()
+}
+
+// Trip opens the breaker whatever the attempts say, for health signals
+// found outside them (an endpoint that answers but lags the chain head).
+// Closed: opens with the base cooldown. Half-open: re-opens as a failed
+// trial does. Open: restarts the cooldown, with no transition.
+func (b *Breaker) Trip(reason string) {
+	b.mu.Lock()
+	deliver := false
+	now := b.now()
+	if b.state == BreakerOpen {
+		b.openedAt = now
+	} else {
+		deliver = b.moveLocked(BreakerOpen, reason, now)
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+}
+
+// State is the current state. An open breaker whose cooldown has run out
+// stays open until the next Acquire.
+func (b *Breaker) State() BreakerState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state
+}
+
+// Info returns the breaker's state and counters.
+func (b *Breaker) Info() BreakerInfo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	in := BreakerInfo{
+		State:           b.state,
+		TrialsInFlight:  b.trials,
+		CurrentCooldown: b.cooldown,
+		ReopenCount:     b.reopens,
+	}
+	switch b.state {
+	case BreakerClosed:
+		in.ConsecutiveFailures = b.failures
+	case BreakerOpen:
+		in.OpenedAt = b.openedAt
+		in.NextTrialAt = b.openedAt.Add(b.cooldown)
+	case BreakerHalfOpen:
+		in.OpenedAt = b.openedAt
+		in.ConsecutiveSuccesses = b.successes
+	}
+	return in
+}
+
+// takeTrialLocked frees the slot of a trial whose result has come in; false
+// means no trial is outstanding and the result is stale.
+func (b *Breaker) takeTrialLocked() bool {
+	if b.state != BreakerHalfOpen || b.trials == 0 {
+		return false
+	}
+	b.trials--
+	return true
+}
+
+// moveLocked changes state and queues the transition; true means the caller
+// must run deliver after unlocking.
+func (b *Breaker) moveLocked(to BreakerState, reason string, now time.Time) bool {
+	t := BreakerTransition{From: b.state, To: to, Reason: reason, At: now}
+	switch to {
+	case BreakerOpen:
+		if b.state == BreakerHalfOpen {
+			b.cooldown = min(2*b.cooldown, b.set.MaxCooldown)
+			b.reopens++
+		}
+		b.openedAt = now
+		t.Cooldown = b.cooldown
+	case BreakerClosed:
+		b.cooldown = b.set.Cooldown
+		b.reopens = 0
+		b.openedAt = time.Time{}
+	}
+	b.state = to
+	b.failures, b.successes, b.trials = 0, 0, 0
+	if b.hook == nil {
+		return false
+	}
+	b.pending = append(b.pending, t)
+	if b.delivering {
+		return false
+	}
+	b.delivering = true
+	return true
+}
+
+// deliver hands queued transitions to the hook until none are left. Only
+// one goroutine delivers at a time (the one that found no one delivering),
+// which keeps the hook serial and in order without holding b.mu during it.
+func (b *Breaker) deliver() {
+	done := false
+	defer func() {
+		if !done { // the hook panicked: let the next transition deliver
+			b.mu.Lock()
+			b.delivering = false
+			b.mu.Unlock()
+		}
+	}()
+	for {
+		b.mu.Lock()
+		batch := b.pending
+		b.pending = nil
+		if len(batch) == 0 {
+			b.delivering = false
+			b.mu.Unlock()
+			done = true
+			return
+		}
+		b.mu.Unlock()
+		for _, t := range batch {
+			b.hook(t)
+		}
+	}
+}

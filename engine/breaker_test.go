@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stepClock is a clock that moves only when told to; safe for concurrent use.
+type stepClock struct{ ns atomic.Int64 }
+
+func newStepClock() *stepClock {
+	c := &stepClock{}
+	c.ns.Store(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *stepClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *stepClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// brStep is one action on a breaker in a scripted scenario, with what it
+// must observe.
+type brStep struct {
+	do    string // acquire, routable, success, failure, release, trip, wait, state
+	trial bool
+	d     time.Duration
+	ok    bool // acquire/routable: granted
+	state BreakerState
+}
+
+func acquire(ok, trial bool) brStep  { return brStep{do: "acquire", ok: ok, trial: trial} }
+func routable(ok, trial bool) brStep { return brStep{do: "routable", ok: ok, trial: trial} }
+func success(trial bool) brStep      { return brStep{do: "success", trial: trial} }
+func failure(trial bool) brStep      { return brStep{do: "failure", trial: trial} }
+func release(trial bool) brStep      { return brStep{do: "release", trial: trial} }
+func trip() brStep                   { return brStep{do: "trip"} }
+func wait(d time.Duration) brStep    { return brStep{do: "wait", d: d} }
+func is(s BreakerState) brStep       { return brStep{do: "state", state: s} }
+
+// wantTr is an expected transition: states, cooldown (for →open), a
+// substring of the reason and the offset from the scenario start.
+type wantTr struct {
+	from, to BreakerState
+	cooldown time.Duration
+	reason   string
+	at       time.Duration
+}
+
+func TestBreaker_StateMachine(t *testing.T) {
+	base := BreakerSettings{Failures: 3, Successes: 2, HalfOpenTrials: 1, Cooldown: 10 * time.Second, MaxCooldown: 35 * time.Second}
+	C, O, H := BreakerClosed, BreakerOpen, BreakerHalfOpen
+	s := time.Second
+	open3 := []brStep{acquire(true, false), failure(false), failure(false), failure(false), is(O)}
+
+	tests := []struct {
+		name  string
+		set   func(*BreakerSettings)
+		steps []brStep
+		want  []wantTr
+	}{
+		{
+			name:  "ThresholdCountsConsecutiveFailures",
+			steps: []brStep{failure(false), failure(false), is(C), failure(false), is(O), acquire(false, false), routable(false, false)},
+			want:  []wantTr{{C, O, 10 * s, "3 failures in a row, last: boom", 0}},
+		},
+		{
+			name:  "SuccessResetsFailureCount",
+			steps: []brStep{failure(false), failure(false), success(false), failure(false), failure(false), is(C), failure(false), is(O)},
+			want:  []wantTr{{C, O, 10 * s, "3 failures", 0}},
+		},
+		{
+			name: "CooldownTiming",
+			steps: append(open3, wait(10*s-time.Millisecond), routable(false, false), acquire(false, false), is(O),
+				wait(time.Millisecond), routable(true, true), is(O), acquire(true, true), is(H)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "cooldown elapsed", 10 * s}},
+		},
+		{
+			name: "HalfOpenTrialSlotLimit",
+			set:  func(b *BreakerSettings) { b.HalfOpenTrials = 2 },
+			steps: append(open3, wait(10*s), acquire(true, true), routable(true, true), acquire(true, true),
+				routable(false, true), acquire(false, false), release(true), routable(true, true), acquire(true, true), acquire(false, false)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}},
+		},
+		{
+			name:  "HysteresisNeedsNSuccesses",
+			set:   func(b *BreakerSettings) { b.Successes = 3 },
+			steps: append(open3, wait(10*s), acquire(true, true), success(true), acquire(true, true), success(true), is(H), acquire(true, true), failure(true), is(O)),
+			want:  []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, O, 20 * s, "trial failed: boom", 10 * s}},
+		},
+		{
+			name: "ClosesAfterNTrialSuccesses",
+			steps: append(open3, wait(10*s), acquire(true, true), success(true), is(H), acquire(true, true), success(true), is(C),
+				acquire(true, false), failure(false), failure(false), is(C)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, C, 0, "2 trial successes in a row", 10 * s}},
+		},
+		{
+			name: "CooldownGrowsCappedAndResetsOnClose",
+			steps: append(open3,
+				wait(10*s), acquire(true, true), failure(true), // 20s
+				wait(20*s-1), acquire(false, false), wait(1), acquire(true, true), failure(true), // 35s (40s capped)
+				wait(35*s), acquire(true, true), failure(true), // 35s
+				wait(35*s), acquire(true, true), success(true), acquire(true, true), success(true), is(C),
+				failure(false), failure(false), failure(false), is(O)), // base again
+			want: []wantTr{
+				{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, O, 20 * s, "", 10 * s},
+				{O, H, 0, "", 30 * s}, {H, O, 35 * s, "", 30 * s},
+				{O, H, 0, "", 65 * s}, {H, O, 35 * s, "", 65 * s},
+				{O, H, 0, "", 100 * s}, {H, C, 0, "", 100 * s},
+				{C, O, 10 * s, "", 100 * s},
+			},
+		},
+		{
+			name: "ReleaseFreesSlotWithoutCounting",
+			set:  func(b *BreakerSettings) { b.Successes = 1 },
+			steps: append(open3, wait(10*s), acquire(true, true), acquire(false, false), release(true), is(H), acquire(true, true), release(true),
+				release(true), success(true), failure(true), is(H), // no trial outstanding: stale, ignored
+				acquire(true, true), acquire(false, false), success(true), is(C)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, C, 0, "1 trial successes", 10 * s}},
+		},
+		{
+			name: "LateNonTrialResultsIgnored",
+			steps: append(open3,
+				failure(false), failure(false), failure(false), success(false), is(O), // late, while open
+				wait(10*s), acquire(true, true),
+				success(false), failure(false), failure(false), failure(false), is(H), // late, while half-open: no trial result
+				success(true), is(H), acquire(true, true), success(true), is(C)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, C, 0, "", 10 * s}},
+		},
+		{
+			name: "StaleTrialResultsIgnored",
+			set:  func(b *BreakerSettings) { b.HalfOpenTrials = 2 },
+			steps: append(open3, wait(10*s), acquire(true, true), acquire(true, true), failure(true), is(O),
+				success(true), failure(true), release(true), is(O), // the second trial, after its period ended
+				wait(20*s), acquire(true, true), acquire(true, true), acquire(false, false)),
+			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, O, 20 * s, "", 10 * s}, {O, H, 0, "", 30 * s}},
+		},
+		{
+			name: "NonTrialReleaseAndStaleTrialWhileClosed",
+			steps: []brStep{acquire(true, false), release(false), success(true), failure(true), failure(true), failure(true), is(C),
+				failure(false), failure(false), release(true), is(C)},
+		},
+		{
+			name: "TripFromEveryState",
+			steps: []brStep{trip(), is(O), wait(5 * s), trip(), wait(10*s - 1), acquire(false, false), wait(1), acquire(true, true),
+				trip(), is(O), wait(20 * s), acquire(true, true)},
+			want: []wantTr{{C, O, 10 * s, "lagging", 0}, {O, H, 0, "", 15 * s}, {H, O, 20 * s, "lagging", 15 * s}, {O, H, 0, "", 35 * s}},
+		},
+		{
+			name:  "ZeroCooldownGoesHalfOpenAtOnce",
+			set:   func(b *BreakerSettings) { b.Cooldown, b.MaxCooldown = 0, 0 },
+			steps: append(open3, acquire(true, true), failure(true), is(O), acquire(true, true)),
+			want:  []wantTr{{C, O, 0, "", 0}, {O, H, 0, "", 0}, {H, O, 0, "", 0}, {O, H, 0, "", 0}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			set := base
+			if tc.set != nil {
+				tc.set(&set)
+			}
+			clk := newStepClock()
+			start := clk.Now()
+			var got []BreakerTransition
+			b := NewBreaker(set, clk.Now, func(tr BreakerTransition) { got = append(got, tr) })
+			for i, st := range tc.steps {
+				where := fmt.Sprintf("step %d (%s)", i, st.do)
+				switch st.do {
+				case "acquire", "routable":
+					var ok, trial bool
+					if st.do == "acquire" {
+						ok, trial = b.Acquire()
+					} else {
+						ok, trial = b.Routable()
+					}
+					if ok != st.ok || (ok && trial != st.trial) {
+						t.Fatalf("%s: got ok=%v trial=%v, want ok=%v trial=%v (%+v)", where, ok, trial, st.ok, st.trial, b.Info())
+					}
+				case "success":
+					b.Success(st.trial)
+				case "failure":
+					b.Failure(st.trial, "boom")
+				case "release":
+					b.Release(st.trial)
+				case "trip":
+					b.Trip("lagging 12 blocks")
+				case "wait":
+					clk.Advance(st.d)
+				case "state":
+					if s := b.State(); s != st.state {
+						t.Fatalf("%s: state %s, want %s (%+v)", where, s, st.state, b.Info())
+					}
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d transitions, want %d: %+v", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				g := got[i]
+				if g.From != w.from || g.To != w.to || g.Cooldown != w.cooldown || !strings.Contains(g.Reason, w.reason) || !g.At.Equal(start.Add(w.at)) {
+					t.Errorf("transition %d: got %s→%s cooldown %s at +%s %q, want %s→%s cooldown %s at +%s %q",
+						i, g.From, g.To, g.Cooldown, g.At.Sub(start), g.Reason, w.from, w.to, w.cooldown, w.at, w.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestBreaker_Info(t *testing.T) {
+	clk := newStepClock()
+	t0 := clk.Now()
+	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 3, HalfOpenTrials: 2, Cooldown: time.Second, MaxCooldown: time.Minute}, clk.Now, nil)
+	b.Failure(false, "x")
+	if in := b.Info(); in.State != BreakerClosed || in.ConsecutiveFailures != 1 || !in.OpenedAt.IsZero() || !in.NextTrialAt.IsZero() {
+		t.Fatalf("closed: %+v", in)
+	}
+	b.Failure(false, "x")
+	if in := b.Info(); in.State != BreakerOpen || !in.OpenedAt.Equal(t0) || !in.NextTrialAt.Equal(t0.Add(time.Second)) || in.CurrentCooldown != time.Second || in.ReopenCount != 0 {
+		t.Fatalf("open: %+v", in)
+	}
+	clk.Advance(time.Second)
+	b.Acquire()
+	b.Success(true)
+	b.Acquire()
+	if in := b.Info(); in.State != BreakerHalfOpen || in.ConsecutiveSuccesses != 1 || in.TrialsInFlight != 1 || !in.NextTrialAt.IsZero() {
+		t.Fatalf("half-open: %+v", in)
+	}
+	b.Failure(true, "x")
+	if in := b.Info(); in.ReopenCount != 1 || in.CurrentCooldown != 2*time.Second || !in.NextTrialAt.Equal(t0.Add(3*time.Second)) || in.TrialsInFlight != 0 {
+		t.Fatalf("re-opened: %+v", in)
+	}
+	if got := fmt.Sprint(BreakerClosed, BreakerOpen, BreakerHalfOpen); got != "closed open half-open" {
+		t.Fatalf("names: %q", got)
+	}
+}
+
+func TestBreaker_SettingsNormalized(t *testing.T) {
+	b := NewBreaker(BreakerSettings{Cooldown: time.Second}, nil, nil)
+	b.Failure(false, "x") // Failures 0 means 1
+	if b.State() != BreakerOpen {
+		t.Fatal("Failures 0 should open on the first failure")
+	}
+	if in := b.Info(); in.CurrentCooldown != time.Second {
+		t.Fatalf("cooldown %s", in.CurrentCooldown)
+	}
+}
+
+// The hook may call back into the breaker, even report to it, without
+// deadlock, and still sees transitions one at a time in order.
+func TestBreaker_HookMayCallBreaker(t *testing.T) {
+	clk := newStepClock()
+	var b *Breaker
+	var got []string
+	b = NewBreaker(BreakerSettings{Failures: 1, Cooldown: 0}, clk.Now, func(tr BreakerTransition) {
+		got = append(got, tr.From.String()+">"+tr.To.String())
+		_ = b.Info()
+		if tr.To == BreakerOpen && len(got) == 1 {
+			if ok, trial := b.Acquire(); !ok || !trial { // open→half-open from inside the hook
+				t.Errorf("acquire in hook: %v %v", ok, trial)
+			}
+		}
+	})
+	b.Failure(false, "x")
+	if want := "closed>open open>half-open"; strings.Join(got, " ") != want {
+		t.Fatalf("got %v, want %s", got, want)
+	}
+}
+
+func TestBreaker_ConcurrentUse(t *testing.T) {
+	clk := newStepClock()
+	set := BreakerSettings{Failures: 3, Successes: 2, HalfOpenTrials: 2, Cooldown: 10 * time.Millisecond, MaxCooldown: 80 * time.Millisecond}
+	var mu sync.Mutex
+	var last BreakerState
+	var n int
+	var bad []string
+	var b *Breaker
+	b = NewBreaker(set, clk.Now, func(tr BreakerTransition) {
+		mu.Lock()
+		defer mu.Unlock()
+		if tr.From != last {
+			bad = append(bad, fmt.Sprintf("transition %d from %s, previous ended in %s", n, tr.From, last))
+		}
+		last = tr.To
+		n++
+		_ = b.State()
+	})
+	const workers, iters = 8, 3000
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for range iters {
+				if rng.IntN(8) == 0 {
+					clk.Advance(time.Millisecond)
+				}
+				ok, trial := b.Acquire()
+				if !ok {
+					continue
+				}
+				if in := b.Info(); in.TrialsInFlight > set.HalfOpenTrials || in.TrialsInFlight < 0 {
+					t.Errorf("trials in flight %d", in.TrialsInFlight)
+					return
+				}
+				switch rng.IntN(3) {
+				case 0:
+					b.Failure(trial, "x")
+				case 1:
+					b.Success(trial)
+				default:
+					b.Release(trial)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bad) > 0 {
+		t.Fatalf("hook saw transitions out of order: %v", bad[:min(len(bad), 5)])
+	}
+	if n == 0 {
+		t.Fatal("no transitions happened; the test exercised nothing")
+	}
+	if last != b.State() {
+		t.Fatalf("last transition ended in %s, breaker is %s", last, b.State())
+	}
+	if in := b.Info(); in.TrialsInFlight != 0 {
+		t.Fatalf("every attempt ended, yet %d trials are in flight", in.TrialsInFlight)
+	}
+}
+
+func BenchmarkBreakerClosedPath(b *testing.B) {
+	br := NewBreaker(BreakerSettings{Failures: 3, Cooldown: time.Second}, nil, func(BreakerTransition) {})
+	b.ReportAllocs()
+	for b.Loop() {
+		ok, trial := br.Acquire()
+		if ok {
+			br.Success(trial)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package engine_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// readUntilClosed sends reads one at a time until name's breaker has closed
+// again, and returns how many requests the faulty sim got meanwhile.
+func readUntilClosed(t *testing.T, h *harness, name string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if i > 200 {
+			t.Fatalf("%s never closed: %v", name, h.transitions(name))
+		}
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+		if h.endpoint(name).Breaker.State == "closed" {
+			return
+		}
+	}
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}
+
+func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
+	bad := h.sims[0]
+	bad.SetMode(sim.ModeError)
+
+	for i := 0; i < 1000; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+	}
+	// Exactly breaker.failures attempts opened the breaker; any later one
+	// was a half-open trial (the cooldown may pass on a slow machine).
+	tr := h.transitions("s0")
+	if len(tr) == 0 || tr[0] != "closed>open" {
+		t.Fatalf("transitions %v", tr)
+	}
+	trials := int64(countOf(tr, "open>half-open"))
+	if got := methodCount(bad, "eth_getBalance"); got != 3+trials {
+		t.Fatalf("faulty sim got %d attempts, want breaker.failures (3) + %d trials", got, trials)
+	}
+
+	bad.SetMode(sim.ModeNormal)
+	next := h.endpoint("s0").Breaker.NextTrialAt
+	if next == nil {
+		t.Fatal("open breaker shows no next trial time")
+	}
+	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
+
+	before := methodCount(bad, "eth_getBalance")
+	readUntilClosed(t, h, "s0")
+	if got := methodCount(bad, "eth_getBalance") - before; got != 3 {
+		t.Fatalf("healed sim served %d requests before its breaker closed, want breaker.successes = 3", got)
+	}
+	want := []string{"closed>open", "open>half-open", "half-open>closed"}
+	if got := h.transitions("s0"); !slices.Equal(got[len(got)-2:], want[1:]) || got[0] != want[0] {
+		t.Fatalf("transitions %v, want %v", got, want)
+	}
+	// Back in full rotation.
+	before = methodCount(bad, "eth_getBalance")
+	for i := 0; i < 30; i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	if methodCount(bad, "eth_getBalance") == before {
+		t.Fatal("readmitted endpoint gets no traffic")
+	}
+}
+
+func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
+	if code, b := h.adminDo("POST", "/v1/endpoints/s1/fault", `{"mode":"error"}`); code != 200 {
+		t.Fatalf("inject: %d %s", code, b)
+	}
+	for i := 0; i < 1000; i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	ep := h.endpoint("s1")
+	trials := int64(countOf(h.transitions("s1"), "open>half-open"))
+	if n := ep.Accounting.Primary + ep.Accounting.Failover; n != 3+trials || ep.Accounting.Failures != 3+trials {
+		t.Fatalf("engine counted %d attempts (%d failures) on the faulted endpoint, want 3 + %d trials", n, ep.Accounting.Failures, trials)
+	}
+	if got := methodCount(h.sims[1], "eth_getBalance"); got != 0 {
+		t.Fatalf("an injected error must not reach the upstream; sim saw %d", got)
+	}
+	if code, _ := h.adminDo("DELETE", "/v1/endpoints/s1/fault", ""); code != 200 {
+		t.Fatal("clear fault")
+	}
+	next := h.endpoint("s1").Breaker.NextTrialAt
+	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
+	readUntilClosed(t, h, "s1")
+	want := []string{"closed>open", "open>half-open", "half-open>closed"}
+	if got := h.transitions("s1"); !slices.Equal(got[len(got)-2:], want[1:]) || got[0] != want[0] {
+		t.Fatalf("transitions %v, want %v", got, want)
+	}
+	var kinds []engine.EventType
+	for _, ev := range h.events() {
+		if ev.Endpoint == "s1" && ev.Type == engine.EventFault {
+			kinds = append(kinds, ev.Type)
+		}
+	}
+	if len(kinds) != 2 {
+		t.Fatalf("want fault injected and cleared events, got %d", len(kinds))
+	}
+}
+
+func TestFailover_AllFailedNamesLastCause(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{})
+	h.sims[0].SetMode(sim.ModeError)
+	h.sims[1].SetMode(sim.ModeError)
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	e := r.rpcError()
+	if e == nil {
+		t.Fatalf("want a JSON-RPC error, got %s", r.body)
+	}
+	msg, _ := e["message"].(string)
+	if r.attempts != 2 || !containsAll(msg, "HTTP 500", "s") {
+		t.Fatalf("attempts %d, message %q", r.attempts, msg)
+	}
+}

@@ -1,0 +1,99 @@
+package engine_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+type timedReply struct {
+	sent time.Time
+	r    reply
+}
+
+// openLoop sends one read every interval for dur (bounded), each on its own
+// goroutine so a slow answer never delays the next send.
+func openLoop(h *harness, interval, dur time.Duration, at func(elapsed time.Duration)) []timedReply {
+	var mu sync.Mutex
+	var out []timedReply
+	var wg sync.WaitGroup
+	start := time.Now()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for i := 0; time.Since(start) < dur; i++ {
+		<-tick.C
+		if at != nil {
+			at(time.Since(start))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sent := time.Now()
+			r := h.call(i, "eth_getBalance", addr, "latest")
+			mu.Lock()
+			out = append(out, timedReply{sent, r})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
+	for _, hedging := range []bool{false, true} {
+		name := "hedging-off"
+		dur := 20 * time.Second
+		if hedging {
+			name, dur = "hedging-on", 8*time.Second
+		}
+		t.Run(name, func(t *testing.T) {
+			normal := sim.Latency{Median: 50 * time.Millisecond, Sigma: 0.1}
+			h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = hedging },
+				sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+			hung := h.sims[0]
+			var faultAt time.Time
+			var deadlineMS, normalP99 float64
+			var countAtPlus2s int64 = -1
+			replies := openLoop(h, 10*time.Millisecond, dur, func(el time.Duration) {
+				switch {
+				case faultAt.IsZero() && el >= 2*time.Second:
+					ep := h.endpoint("s0")
+					deadlineMS = ep.Methods["eth_getBalance"].AttemptTimeoutMS
+					normalP99 = ep.Latency.P99
+					faultAt = time.Now()
+					hung.SetMode(sim.ModeHang)
+				case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
+					countAtPlus2s = methodCount(hung, "eth_getBalance")
+				}
+			})
+			final := methodCount(hung, "eth_getBalance")
+			// Without probes, half-open trials are client reads: after +2s the
+			// hung endpoint may see those and nothing else. (With probes the
+			// trials are probes and client reads never reach it.)
+			trials := 0
+			for _, ev := range h.events() {
+				if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "half-open" && ev.Time.After(faultAt.Add(2*time.Second)) {
+					trials++
+				}
+			}
+			if countAtPlus2s < 0 || final-countAtPlus2s > int64(trials) {
+				t.Fatalf("hung endpoint still in rotation 2 s after the fault: %d requests at +2s, %d at the end, only %d of them trials", countAtPlus2s, final, trials)
+			}
+			limit := time.Duration((deadlineMS+normalP99)*float64(time.Millisecond)) + 150*time.Millisecond // scheduling slack on a loaded 2-core box
+			var worst time.Duration
+			for _, tr := range replies {
+				mustOK(t, tr.r)
+				if tr.sent.After(faultAt) && tr.r.took > worst {
+					worst = tr.r.took
+				}
+			}
+			if worst > limit {
+				t.Fatalf("slowest read after the fault took %s; attempt deadline %.0fms + normal p99 %.0fms (+150ms slack) = %s", worst, deadlineMS, normalP99, limit)
+			}
+			t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials after); slowest read after the fault %s (deadline %.0fms)", len(replies), final, countAtPlus2s, trials, worst, deadlineMS)
+		})
+	}
+}

@@ -1,0 +1,663 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSON-RPC error codes the engine answers with.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternal       = -32603
+	// CodeUpstream: every upstream attempt for the request failed.
+	CodeUpstream = -32000
+	// CodeMethodNotSupported (EIP-1474): state HTTP cannot carry, such as
+	// subscriptions.
+	CodeMethodNotSupported = -32004
+	// CodeBatchTooLarge uses EIP-1474's "limit exceeded".
+	CodeBatchTooLarge = -32005
+)
+
+// Request is one JSON-RPC request. Raw, ID and Params alias the body given
+// to ParseBody, which must not be modified while the Request is in use.
+type Request struct {
+	// Raw is the element exactly as received, trimmed of surrounding
+	// whitespace; it is what goes upstream, so unknown members and the
+	// exact id bytes survive.
+	Raw    []byte
+	ID     json.RawMessage // nil when the member is absent
+	Method string
+	Params json.RawMessage // nil when absent or null
+}
+
+// IsNotification reports whether the request has no "id" member.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return "json-rpc error " + strconv.Itoa(e.Code) + ": " + e.Message }
+
+// Element is one request of a body. Exactly one of Req and Err is set; ID
+// is the id to answer with (the request's, or null when the element was
+// invalid and had no usable id).
+type Element struct {
+	Req *Request
+	Err *Error
+	ID  json.RawMessage
+}
+
+// Body is a parsed request body: one request, or a batch.
+type Body struct {
+	Batch    bool
+	Elements []Element
+}
+
+// ParseBody parses a request body. A body that is not JSON (-32700), an
+// empty batch or a single non-object (-32600) is answered as a whole with
+// the returned error. Otherwise every element is reported on its own: an
+// invalid one, batched or single, gets an Element with Err set, so that
+// its id (when valid) can still be echoed.
+func ParseBody(body []byte) (Body, *Error) {
+	if !json.Valid(body) {
+		return Body{}, &Error{Code: CodeParseError, Message: "parse error: body is not valid JSON"}
+	}
+	b := trimSpace(body)
+	switch b[0] {
+	case '{':
+		// One allocation for the element and its request.
+		s := new(struct {
+			e [1]Element
+			r Request
+		})
+		s.e[0] = parseElement(b, &s.r)
+		return Body{Elements: s.e[:]}, nil
+	case '[':
+		return parseBatch(b)
+	}
+	return Body{}, invalidRequest("body must be a JSON object or array")
+}
+
+func parseBatch(b []byte) (Body, *Error) {
+	n := 0
+	for it := (arrayIter{b: b, i: 1}); it.next(); {
+		n++
+	}
+	if n == 0 {
+		return Body{}, invalidRequest("empty batch")
+	}
+	elems := make([]Element, n)
+	reqs := make([]Request, n)
+	k := 0
+	for it := (arrayIter{b: b, i: 1}); it.next(); k++ {
+		v := b[it.vs:it.ve]
+		if v[0] != '{' {
+			elems[k] = Element{Err: invalidRequest("batch element is not an object")}
+			continue
+		}
+		elems[k] = parseElement(v, &reqs[k])
+	}
+	return Body{Batch: true, Elements: elems}, nil
+}
+
+func parseElement(raw []byte, r *Request) Element {
+	id, err := parseRequest(raw, r)
+	if err != nil {
+		return Element{Err: err, ID: id}
+	}
+	return Element{Req: r, ID: r.ID}
+}
+
+// parseRequest fills r from the valid JSON object raw. It returns the
+// request's id even when the request is invalid, if the id itself is valid.
+func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
+	var version, id, method, params []byte
+	for it := (memberIter{b: raw, i: 1}); it.next(); {
+		v := raw[it.vs:it.ve]
+		switch keyOf(raw[it.ks:it.ke]) {
+		case keyJSONRPC:
+			version = v
+		case keyID:
+			id = v
+		case keyMethod:
+			method = v
+		case keyParams:
+			params = v
+		}
+	}
+	if id != nil {
+		switch id[0] {
+		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		default:
+			return nil, invalidRequest(`"id" must be a string, number or null`)
+		}
+	}
+	if !isVersion2(version) {
+		return id, invalidRequest(`"jsonrpc" must be "2.0"`)
+	}
+	if method == nil {
+		return id, invalidRequest(`"method" is missing`)
+	}
+	if method[0] != '"' {
+		return id, invalidRequest(`"method" must be a string`)
+	}
+	if params != nil {
+		switch params[0] {
+		case '[', '{':
+		case 'n':
+			// null means no params to most servers (geth among them).
+			params = nil
+		default:
+			return id, invalidRequest(`"params" must be an array or object`)
+		}
+	}
+	*r = Request{Raw: raw, ID: id, Method: decodeMethod(method), Params: params}
+	return id, nil
+}
+
+func invalidRequest(why string) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "invalid request: " + why}
+}
+
+func isVersion2(v []byte) bool {
+	if string(v) == `"2.0"` {
+		return true
+	}
+	s, ok := decodeString(v)
+	return ok && s == "2.0"
+}
+
+// decodeMethod returns a known method name without allocating.
+func decodeMethod(v []byte) string {
+	if s, ok := knownMethods[string(v[1:len(v)-1])]; ok {
+		return s
+	}
+	s, _ := decodeString(v)
+	return s
+}
+
+// AppendError appends {"jsonrpc":"2.0","id":<id or null>,"error":{...}}.
+func AppendError(dst []byte, id json.RawMessage, e *Error) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if len(id) == 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id...)
+	}
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, int64(e.Code), 10)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, e.Message)
+	if e.Data != nil {
+		if data, err := json.Marshal(e.Data); err == nil {
+			dst = append(dst, `,"data":`...)
+			dst = append(dst, data...)
+		}
+	}
+	return append(dst, "}}"...)
+}
+
+// AppendBatch appends "[" + parts joined by "," + "]", skipping empty parts
+// (notifications). With no parts left it appends "[]"; a server sends no
+// body at all in that case.
+func AppendBatch(dst []byte, parts [][]byte) []byte {
+	dst = append(dst, '[')
+	first := true
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, p...)
+	}
+	return append(dst, ']')
+}
+
+// ResponseInfo describes an upstream response body.
+type ResponseInfo struct {
+	// Valid: a JSON object with "jsonrpc":"2.0" and a result, or an error
+	// object. Batches, truncated bodies and anything else are not.
+	Valid      bool
+	HasError   bool
+	ErrCode    int
+	ErrMessage string
+	ResultNull bool
+}
+
+// InspectResponse looks at an upstream's response body without copying the
+// result.
+func InspectResponse(body []byte) ResponseInfo {
+	r, ok := scanResponse(body)
+	if !ok || !isVersion2(r.version) {
+		return ResponseInfo{}
+	}
+	info := ResponseInfo{Valid: true}
+	if r.err != nil {
+		info.HasError = true
+		for it := (memberIter{b: r.err, i: 1}); it.next(); {
+			v := r.err[it.vs:it.ve]
+			switch keyOf(r.err[it.ks:it.ke]) {
+			case keyCode:
+				if n, ok := parseInt(v); ok {
+					info.ErrCode = n
+				}
+			case keyMessage:
+				info.ErrMessage, _ = decodeString(v)
+			}
+		}
+		return info
+	}
+	info.ResultNull = r.result[0] == 'n'
+	return info
+}
+
+// ResultString returns the result when it is a JSON string, such as
+// eth_blockNumber's "0x1b4".
+func ResultString(body []byte) (string, bool) {
+	r, ok := scanResponse(body)
+	if !ok || r.err != nil {
+		return "", false
+	}
+	return decodeString(r.result)
+}
+
+// ResultUint64 returns the result when it is a non-negative JSON integer,
+// such as Solana getSlot's.
+func ResultUint64(body []byte) (uint64, bool) {
+	r, ok := scanResponse(body)
+	if !ok || r.err != nil || len(r.result) == 0 || len(r.result) > 20 {
+		return 0, false
+	}
+	if r.result[0] == '0' && len(r.result) > 1 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range r.result {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+type response struct {
+	version, result, err []byte // err is set only when it is an object
+}
+
+// scanResponse finds the members of a response object: a result, or an
+// error object ("error": null next to a result counts as no error).
+func scanResponse(body []byte) (response, bool) {
+	if !json.Valid(body) {
+		return response{}, false
+	}
+	b := trimSpace(body)
+	if b[0] != '{' {
+		return response{}, false
+	}
+	var r response
+	for it := (memberIter{b: b, i: 1}); it.next(); {
+		v := b[it.vs:it.ve]
+		switch keyOf(b[it.ks:it.ke]) {
+		case keyJSONRPC:
+			r.version = v
+		case keyResult:
+			r.result = v
+		case keyError:
+			r.err = v
+		}
+	}
+	switch {
+	case r.err == nil:
+	case r.err[0] == '{':
+		return r, true
+	case r.err[0] != 'n':
+		return response{}, false
+	default:
+		r.err = nil
+	}
+	return r, r.result != nil
+}
+
+// NewRequest builds a request (a notification when id is nil).
+func NewRequest(id json.RawMessage, method string, params json.RawMessage) *Request {
+	raw := make([]byte, 0, 48+len(id)+len(method)+len(params))
+	raw = append(raw, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		raw = append(raw, `,"id":`...)
+		raw = append(raw, id...)
+	}
+	raw = append(raw, `,"method":`...)
+	raw = appendString(raw, method)
+	if params != nil {
+		raw = append(raw, `,"params":`...)
+		raw = append(raw, params...)
+	}
+	raw = append(raw, '}')
+	r := &Request{}
+	if _, err := parseRequest(raw, r); err != nil {
+		// Only reachable with an id or params that are not valid JSON.
+		return &Request{Raw: raw, ID: id, Method: method, Params: params}
+	}
+	return r
+}
+
+// WithParams returns a copy of the request with params replaced (every
+// "params" member, should there be duplicates), every other member kept
+// byte for byte.
+func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
+	p := trimSpace(params)
+	if !json.Valid(p) || (p[0] != '[' && p[0] != '{') {
+		return nil, errors.New("json-rpc: params must be a JSON array or object")
+	}
+	raw := trimSpace(r.Raw)
+	if len(raw) == 0 {
+		return NewRequest(r.ID, r.Method, p), nil
+	}
+	if raw[0] != '{' || !json.Valid(raw) {
+		return nil, errors.New("json-rpc: request is not a JSON object")
+	}
+	out := make([]byte, 0, len(raw)+len(p)+12)
+	last, end, found := 0, 1, false
+	for it := (memberIter{b: raw, i: 1}); it.next(); {
+		end = it.ve
+		if keyOf(raw[it.ks:it.ke]) == keyParams {
+			out = append(append(out, raw[last:it.vs]...), p...)
+			last, found = it.ve, true
+		}
+	}
+	if !found {
+		out = append(out, raw[:end]...)
+		if end > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(out, `"params":`...), p...)
+		last = end
+	}
+	out = append(out, raw[last:]...)
+	nr := &Request{}
+	if _, err := parseRequest(out, nr); err != nil {
+		return nil, err
+	}
+	return nr, nil
+}
+
+// The scanner below walks JSON already checked by json.Valid; it finds
+// value boundaries without decoding. It never indexes out of range, even on
+// invalid input.
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// skipString returns the index just past the string opened at b[i].
+func skipString(b []byte, i int) int {
+	start := i + 1
+	i = start
+	for i < len(b) {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		k := i
+		for k > start && b[k-1] == '\\' {
+			k--
+		}
+		i++
+		if (i-1-k)%2 == 0 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// memberIter walks an object's members; start it with i just past '{'.
+// After next returns true, b[ks:ke] is the quoted key, b[vs:ve] the value.
+type memberIter struct {
+	b                 []byte
+	i, ks, ke, vs, ve int
+}
+
+func (it *memberIter) next() bool {
+	b := it.b
+	i := skipSpace(b, it.i)
+	if i < len(b) && b[i] == ',' {
+		i = skipSpace(b, i+1)
+	}
+	if i >= len(b) || b[i] != '"' {
+		return false
+	}
+	it.ks = i
+	i = skipString(b, i)
+	it.ke = i
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return false
+	}
+	it.vs = skipSpace(b, i+1)
+	it.ve = skipValue(b, it.vs)
+	it.i = it.ve
+	return it.ve > it.vs
+}
+
+// arrayIter walks an array's elements; start it with i just past '['.
+type arrayIter struct {
+	b         []byte
+	i, vs, ve int
+}
+
+func (it *arrayIter) next() bool {
+	b := it.b
+	i := skipSpace(b, it.i)
+	if i < len(b) && b[i] == ',' {
+		i = skipSpace(b, i+1)
+	}
+	if i >= len(b) || b[i] == ']' {
+		return false
+	}
+	it.vs = i
+	it.ve = skipValue(b, i)
+	it.i = it.ve
+	return it.ve > it.vs
+}
+
+const (
+	keyOther = iota
+	keyJSONRPC
+	keyID
+	keyMethod
+	keyParams
+	keyResult
+	keyError
+	keyCode
+	keyMessage
+)
+
+// keyOf names a quoted member key. Keys are matched exactly (JSON-RPC is
+// case-sensitive), after unescaping.
+func keyOf(quoted []byte) int {
+	if len(quoted) < 2 {
+		return keyOther
+	}
+	k := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		s, ok := decodeString(quoted)
+		if !ok {
+			return keyOther
+		}
+		k = []byte(s)
+	}
+	switch string(k) {
+	case "jsonrpc":
+		return keyJSONRPC
+	case "id":
+		return keyID
+	case "method":
+		return keyMethod
+	case "params":
+		return keyParams
+	case "result":
+		return keyResult
+	case "error":
+		return keyError
+	case "code":
+		return keyCode
+	case "message":
+		return keyMessage
+	}
+	return keyOther
+}
+
+// decodeString decodes a JSON string value; invalid UTF-8 becomes U+FFFD,
+// as encoding/json does.
+func decodeString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	if s := v[1 : len(v)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return string(s), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// parseInt parses a JSON integer that fits an int; fractions and exponents
+// are refused.
+func parseInt(v []byte) (int, bool) {
+	neg := len(v) > 0 && v[0] == '-'
+	if neg {
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

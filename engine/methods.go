@@ -1,0 +1,405 @@
+package engine
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Class is how a method may be routed.
+type Class int
+
+const (
+	// ClassRead: idempotent; may be hedged and failed over.
+	ClassRead Class = iota
+	// ClassWrite: sent to one endpoint, never hedged or re-sent once it may
+	// have left.
+	ClassWrite
+	// ClassStateful: pinned to the endpoint holding the state.
+	ClassStateful
+)
+
+func (c Class) String() string {
+	switch c {
+	case ClassRead:
+		return "read"
+	case ClassWrite:
+		return "write"
+	case ClassStateful:
+		return "stateful"
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+var (
+	evmWrites = []string{
+		"eth_sendRawTransaction", "eth_sendTransaction", "eth_sendRawTransactionConditional",
+		"eth_sendRawTransactionSync", "eth_sendBundle", "eth_sendPrivateTransaction",
+		"eth_sendUserOperation", "personal_sendTransaction", "eth_submitWork", "eth_submitHashrate",
+	}
+	evmStateful = []string{
+		"eth_newFilter", "eth_newBlockFilter", "eth_newPendingTransactionFilter",
+		"eth_getFilterChanges", "eth_getFilterLogs", "eth_uninstallFilter",
+		"eth_subscribe", "eth_unsubscribe",
+	}
+	solanaWrites = []string{"sendTransaction", "requestAirdrop", "sendBundle"}
+
+	evmFilterRoles = map[string]filterRole{
+		"eth_newfilter":                   {creates: true, idParam: -1},
+		"eth_newblockfilter":              {creates: true, idParam: -1},
+		"eth_newpendingtransactionfilter": {creates: true, idParam: -1},
+		"eth_getfilterchanges":            {idParam: 0},
+		"eth_getfilterlogs":               {idParam: 0},
+		"eth_uninstallfilter":             {idParam: 0},
+		"eth_subscribe":                   {idParam: -1, unsupported: true},
+		"eth_unsubscribe":                 {idParam: -1, unsupported: true},
+	}
+)
+
+type filterRole struct {
+	creates     bool
+	idParam     int
+	unsupported bool
+}
+
+// MethodTable classifies methods of one chain kind. Lookups ignore ASCII
+// case: a write spelled oddly must never be hedged just because its case
+// differs. It is read-only after construction and safe for concurrent use.
+type MethodTable struct {
+	solana  bool
+	classes map[string]Class // lower-cased; methods not listed are reads
+	noHedge map[string]bool
+	weights map[string]float64
+	tips    map[string]tipRule
+}
+
+// NewMethodTable builds the table for kind ("evm" or "solana"; anything
+// else gets the EVM tables). The lists in cfg override the built-ins; a
+// method listed in more than one of them takes the most conservative class
+// (write, then stateful, then read).
+func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
+	t := &MethodTable{
+		solana:  kind == "solana",
+		classes: map[string]Class{},
+		noHedge: map[string]bool{},
+		weights: map[string]float64{},
+		tips:    evmTips,
+	}
+	if t.solana {
+		t.tips = solanaTips
+		for _, m := range solanaWrites {
+			t.classes[lower(m)] = ClassWrite
+		}
+	} else {
+		for _, m := range evmWrites {
+			t.classes[lower(m)] = ClassWrite
+		}
+		for _, m := range evmStateful {
+			t.classes[lower(m)] = ClassStateful
+		}
+	}
+	override := map[string]Class{}
+	for _, l := range []struct {
+		methods []string
+		class   Class
+	}{{cfg.Reads, ClassRead}, {cfg.Stateful, ClassStateful}, {cfg.Writes, ClassWrite}} {
+		for _, m := range l.methods {
+			if c, ok := override[lower(m)]; !ok || conservativeness(l.class) > conservativeness(c) {
+				override[lower(m)] = l.class
+			}
+		}
+	}
+	for m, c := range override {
+		t.classes[m] = c
+	}
+	for _, m := range cfg.NoHedge {
+		t.noHedge[lower(m)] = true
+	}
+	for m, w := range cfg.Weights {
+		t.weights[lower(m)] = w
+	}
+	return t
+}
+
+func conservativeness(c Class) int {
+	switch c {
+	case ClassWrite:
+		return 2
+	case ClassStateful:
+		return 1
+	}
+	return 0
+}
+
+// Class returns the method's class; unknown methods are reads.
+func (t *MethodTable) Class(method string) Class {
+	if c, ok := lookupFold(t.classes, method); ok {
+		return c
+	}
+	if t.solana && hasSuffixFold(method, "subscribe") {
+		return ClassStateful
+	}
+	return ClassRead
+}
+
+// Hedgeable reports whether a duplicate of the method may be sent: reads
+// not listed in no_hedge.
+func (t *MethodTable) Hedgeable(method string) bool {
+	if t.Class(method) != ClassRead {
+		return false
+	}
+	_, no := lookupFold(t.noHedge, method)
+	return !no
+}
+
+// Weight is the method's cost in units for the hedge budget (default 1).
+func (t *MethodTable) Weight(method string) float64 {
+	if w, ok := lookupFold(t.weights, method); ok {
+		return w
+	}
+	return 1
+}
+
+// FilterRole tells how a stateful method relates to server-side state:
+// creates means the result is the id of new state (eth_newFilter …);
+// idParam is the index of the params element holding a state id, or -1;
+// unsupported is state HTTP cannot carry (subscriptions), which the engine
+// refuses. Methods that are not stateful, and stateful methods added by
+// config, have no role: (false, -1, false).
+func (t *MethodTable) FilterRole(method string) (creates bool, idParam int, unsupported bool) {
+	if t.Class(method) != ClassStateful {
+		return false, -1, false
+	}
+	if t.solana {
+		return false, -1, hasSuffixFold(method, "subscribe")
+	}
+	if r, ok := lookupFold(evmFilterRoles, method); ok {
+		return r.creates, r.idParam, r.unsupported
+	}
+	return false, -1, false
+}
+
+// lookupFold looks up the ASCII-lower-cased key without allocating for
+// method names of ordinary length.
+func lookupFold[V any](m map[string]V, key string) (V, bool) {
+	var buf [96]byte
+	if len(key) > len(buf) {
+		v, ok := m[lower(key)]
+		return v, ok
+	}
+	b := buf[:len(key)]
+	for i := 0; i < len(key); i++ {
+		b[i] = lowerByte(key[i])
+	}
+	v, ok := m[string(b)]
+	return v, ok
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	s = s[len(s)-len(suffix):]
+	for i := 0; i < len(s); i++ {
+		if lowerByte(s[i]) != suffix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// lower lower-cases ASCII letters only, matching lookupFold.
+func lower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// TipDependent reports whether a read's answer depends on the chain tip, so
+// that an endpoint lagging behind the pool's head may answer it wrongly
+// (older state, or null for something it has not seen yet):
+//   - never: chain constants (eth_chainId, net_version, web3_clientVersion,
+//     Solana getGenesisHash, getVersion, getHealth …);
+//   - by block parameter (EVM methods taking a block tag): "latest",
+//     "pending", absent, null and block numbers are tip-dependent;
+//     "earliest", "safe", "finalized" and block hashes (a 32-byte hex string
+//     or EIP-1898 {"blockHash":…}) are not. eth_getLogs looks at the
+//     filter's blockHash, else its toBlock;
+//   - always: everything else, including eth_blockNumber, fee methods,
+//     lookups by transaction or block hash (a lagging node has not seen the
+//     recent ones) and every Solana read whatever its commitment (a lagging
+//     node's finalized slot lags too). Unknown methods are tip-dependent.
+func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
+	rule, ok := lookupFold(t.tips, method)
+	if !ok {
+		return true
+	}
+	switch rule.kind {
+	case tipNever:
+		return false
+	case tipBlock, tipLogs:
+		p := trimSpace(params)
+		if len(p) > 0 && !json.Valid(p) {
+			return true
+		}
+		arg := paramAt(p, int(rule.idx))
+		if rule.kind == tipLogs {
+			return logFilterTip(arg)
+		}
+		return blockTagTip(arg)
+	}
+	return true
+}
+
+type tipRule struct {
+	kind int8
+	idx  int8 // the block parameter's index, for tipBlock
+}
+
+const (
+	tipAlways = iota
+	tipNever
+	tipBlock
+	tipLogs
+)
+
+var (
+	never = tipRule{kind: tipNever}
+
+	evmTipSource = map[string]tipRule{
+		"eth_chainId": never, "net_version": never, "net_listening": never, "net_peerCount": never,
+		"web3_clientVersion": never, "web3_sha3": never, "eth_protocolVersion": never,
+		"eth_accounts": never, "eth_coinbase": never, "eth_mining": never, "eth_hashrate": never,
+		"rpc_modules": never,
+
+		"eth_getBlockByNumber": block(0), "eth_getBlockTransactionCountByNumber": block(0),
+		"eth_getUncleCountByBlockNumber": block(0), "eth_getTransactionByBlockNumberAndIndex": block(0),
+		"eth_getUncleByBlockNumberAndIndex": block(0), "eth_getBlockReceipts": block(0),
+		"eth_getHeaderByNumber": block(0), "debug_traceBlockByNumber": block(0),
+		"trace_block": block(0), "trace_replayBlockTransactions": block(0),
+
+		"eth_getBalance": block(1), "eth_getCode": block(1), "eth_getTransactionCount": block(1),
+		"eth_call": block(1), "eth_estimateGas": block(1), "eth_createAccessList": block(1),
+		"eth_feeHistory": block(1), "eth_simulateV1": block(1), "eth_getAccount": block(1),
+		"debug_traceCall": block(1),
+
+		"eth_getStorageAt": block(2), "eth_getProof": block(2), "trace_call": block(2),
+
+		"eth_getLogs": {kind: tipLogs},
+	}
+	solanaTipSource = map[string]tipRule{
+		"getGenesisHash": never, "getVersion": never, "getIdentity": never, "getHealth": never,
+		"getEpochSchedule": never, "getInflationGovernor": never, "getClusterNodes": never,
+		"getMinimumBalanceForRentExemption": never, "getFirstAvailableBlock": never,
+		"getStakeMinimumDelegation": never,
+	}
+	evmTips    = foldKeys(evmTipSource)
+	solanaTips = foldKeys(solanaTipSource)
+
+	// Other common reads, interned by knownMethods so that parsing them
+	// does not allocate.
+	commonReads = []string{
+		"eth_blockNumber", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_blobBaseFee",
+		"eth_syncing", "eth_getTransactionByHash", "eth_getTransactionReceipt",
+		"eth_getBlockByHash", "eth_getBlockTransactionCountByHash",
+		"eth_getTransactionByBlockHashAndIndex", "debug_traceTransaction", "trace_transaction",
+		"getSlot", "getBlockHeight", "getBalance", "getAccountInfo", "getMultipleAccounts",
+		"getProgramAccounts", "getLatestBlockhash", "getSignatureStatuses",
+		"getSignaturesForAddress", "getTransaction", "getBlock", "getBlockTime", "getBlocks",
+		"getEpochInfo", "getTokenAccountBalance", "getTokenAccountsByOwner", "getTokenSupply",
+		"simulateTransaction", "getRecentPrioritizationFees", "getFeeForMessage",
+		"isBlockhashValid", "getSlotLeader", "getSupply", "minimumLedgerSlot",
+	}
+	knownMethods = internTable()
+)
+
+func block(idx int8) tipRule { return tipRule{kind: tipBlock, idx: idx} }
+
+func foldKeys[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[lower(k)] = v
+	}
+	return out
+}
+
+func internTable() map[string]string {
+	t := map[string]string{}
+	for _, l := range [][]string{evmWrites, evmStateful, solanaWrites, commonReads} {
+		for _, m := range l {
+			t[m] = m
+		}
+	}
+	for _, src := range []map[string]tipRule{evmTipSource, solanaTipSource} {
+		for m := range src {
+			t[m] = m
+		}
+	}
+	return t
+}
+
+func paramAt(params []byte, idx int) []byte {
+	if len(params) == 0 || params[0] != '[' {
+		return nil
+	}
+	k := 0
+	for it := (arrayIter{b: params, i: 1}); it.next(); k++ {
+		if k == idx {
+			return params[it.vs:it.ve]
+		}
+	}
+	return nil
+}
+
+func blockTagTip(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '"':
+		s, _ := decodeString(v)
+		switch s {
+		case "earliest", "safe", "finalized":
+			return false
+		}
+		return !(len(s) == 66 && (s[:2] == "0x" || s[:2] == "0X"))
+	case '{':
+		var num []byte
+		for it := (memberIter{b: v, i: 1}); it.next(); {
+			switch string(v[it.ks:it.ke]) {
+			case `"blockHash"`:
+				return false
+			case `"blockNumber"`:
+				num = v[it.vs:it.ve]
+			}
+		}
+		return blockTagTip(num)
+	}
+	return true
+}
+
+func logFilterTip(filter []byte) bool {
+	if len(filter) == 0 || filter[0] != '{' {
+		return true
+	}
+	var to []byte
+	for it := (memberIter{b: filter, i: 1}); it.next(); {
+		switch string(filter[it.ks:it.ke]) {
+		case `"blockHash"`:
+			return false
+		case `"toBlock"`:
+			to = filter[it.vs:it.ve]
+		}
+	}
+	return blockTagTip(to)
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMethodTable_BuiltInClasses(t *testing.T) {
+	tests := []struct {
+		kind, method string
+		want         Class
+	}{
+		{"evm", "eth_sendRawTransaction", ClassWrite},
+		{"evm", "eth_sendTransaction", ClassWrite},
+		{"evm", "eth_sendRawTransactionConditional", ClassWrite},
+		{"evm", "eth_sendRawTransactionSync", ClassWrite},
+		{"evm", "eth_sendBundle", ClassWrite},
+		{"evm", "eth_sendPrivateTransaction", ClassWrite},
+		{"evm", "eth_sendUserOperation", ClassWrite},
+		{"evm", "personal_sendTransaction", ClassWrite},
+		{"evm", "eth_submitWork", ClassWrite},
+		{"evm", "eth_submitHashrate", ClassWrite},
+		{"evm", "ETH_SENDRAWTRANSACTION", ClassWrite},
+		{"evm", "eth_newFilter", ClassStateful},
+		{"evm", "eth_newBlockFilter", ClassStateful},
+		{"evm", "eth_newPendingTransactionFilter", ClassStateful},
+		{"evm", "eth_getFilterChanges", ClassStateful},
+		{"evm", "eth_getFilterLogs", ClassStateful},
+		{"evm", "eth_uninstallFilter", ClassStateful},
+		{"evm", "eth_subscribe", ClassStateful},
+		{"evm", "eth_unsubscribe", ClassStateful},
+		{"evm", "eth_call", ClassRead},
+		{"evm", "eth_blockNumber", ClassRead},
+		{"evm", "some_unknownMethod", ClassRead},
+		{"evm", "sendTransaction", ClassRead},
+		{"evm", "accountSubscribe", ClassRead},
+		{"solana", "sendTransaction", ClassWrite},
+		{"solana", "requestAirdrop", ClassWrite},
+		{"solana", "sendBundle", ClassWrite},
+		{"solana", "accountSubscribe", ClassStateful},
+		{"solana", "slotsUpdatesUnsubscribe", ClassStateful},
+		{"solana", "logsSubscribe", ClassStateful},
+		{"solana", "getSlot", ClassRead},
+		{"solana", "getAccountInfo", ClassRead},
+		{"solana", "eth_sendRawTransaction", ClassRead},
+		{"solana", "eth_newFilter", ClassRead},
+		{"", "eth_sendRawTransaction", ClassWrite},
+	}
+	tables := map[string]*MethodTable{}
+	for _, tt := range tests {
+		tab := tables[tt.kind]
+		if tab == nil {
+			tab = NewMethodTable(tt.kind, MethodsConfig{})
+			tables[tt.kind] = tab
+		}
+		if got := tab.Class(tt.method); got != tt.want {
+			t.Errorf("%s %s: class %v, want %v", tt.kind, tt.method, got, tt.want)
+		}
+	}
+}
+
+func TestMethodTable_ConfigOverrides(t *testing.T) {
+	evm := NewMethodTable("evm", MethodsConfig{
+		Writes:   []string{"eth_call", "both_rw", "all_three", "Custom_Send"},
+		Stateful: []string{"my_newThing", "both_rs", "all_three"},
+		Reads:    []string{"eth_getFilterChanges", "eth_sendBundle", "both_rw", "both_rs", "all_three"},
+	})
+	for method, want := range map[string]Class{
+		"eth_call":             ClassWrite,
+		"custom_send":          ClassWrite,
+		"my_newThing":          ClassStateful,
+		"eth_getFilterChanges": ClassRead,
+		"eth_sendBundle":       ClassRead,
+		"both_rw":              ClassWrite,
+		"both_rs":              ClassStateful,
+		"all_three":            ClassWrite,
+		"eth_sendTransaction":  ClassWrite,
+		"eth_uninstallFilter":  ClassStateful,
+	} {
+		if got := evm.Class(method); got != want {
+			t.Errorf("evm %s: class %v, want %v", method, got, want)
+		}
+	}
+	sol := NewMethodTable("solana", MethodsConfig{
+		Reads:    []string{"accountSubscribe"},
+		Stateful: []string{"getProgramAccounts"},
+		Writes:   []string{"sendRawThing"},
+	})
+	for method, want := range map[string]Class{
+		"accountSubscribe":   ClassRead,
+		"accountUnsubscribe": ClassStateful,
+		"getProgramAccounts": ClassStateful,
+		"sendRawThing":       ClassWrite,
+		"sendTransaction":    ClassWrite,
+	} {
+		if got := sol.Class(method); got != want {
+			t.Errorf("solana %s: class %v, want %v", method, got, want)
+		}
+	}
+}
+
+func TestMethodTable_Hedgeable(t *testing.T) {
+	tab := NewMethodTable("evm", MethodsConfig{NoHedge: []string{"eth_getLogs", "debug_traceTransaction"}})
+	for method, want := range map[string]bool{
+		"eth_call":               true,
+		"eth_blockNumber":        true,
+		"eth_getLogs":            false,
+		"ETH_GETLOGS":            false,
+		"debug_traceTransaction": false,
+		"eth_sendRawTransaction": false,
+		"eth_getFilterChanges":   false,
+		"eth_subscribe":          false,
+	} {
+		if got := tab.Hedgeable(method); got != want {
+			t.Errorf("Hedgeable(%s) = %v, want %v", method, got, want)
+		}
+	}
+}
+
+func TestMethodTable_Weight(t *testing.T) {
+	tab := NewMethodTable("evm", MethodsConfig{Weights: map[string]float64{"eth_getlogs": 75, "debug_tracetransaction": 300}})
+	for method, want := range map[string]float64{
+		"eth_getLogs":            75,
+		"eth_getlogs":            75,
+		"debug_traceTransaction": 300,
+		"eth_call":               1,
+		"":                       1,
+	} {
+		if got := tab.Weight(method); got != want {
+			t.Errorf("Weight(%s) = %v, want %v", method, got, want)
+		}
+	}
+}
+
+func TestMethodTable_FilterRole(t *testing.T) {
+	type role struct {
+		creates     bool
+		idParam     int
+		unsupported bool
+	}
+	evm := NewMethodTable("evm", MethodsConfig{Stateful: []string{"my_session"}, Reads: []string{"eth_getFilterLogs"}})
+	sol := NewMethodTable("solana", MethodsConfig{})
+	tests := []struct {
+		tab    *MethodTable
+		method string
+		want   role
+	}{
+		{evm, "eth_newFilter", role{true, -1, false}},
+		{evm, "eth_newBlockFilter", role{true, -1, false}},
+		{evm, "eth_newPendingTransactionFilter", role{true, -1, false}},
+		{evm, "eth_getFilterChanges", role{false, 0, false}},
+		{evm, "eth_uninstallFilter", role{false, 0, false}},
+		{evm, "eth_getFilterLogs", role{false, -1, false}}, // moved to reads by config
+		{evm, "eth_subscribe", role{false, -1, true}},
+		{evm, "eth_unsubscribe", role{false, -1, true}},
+		{evm, "my_session", role{false, -1, false}},
+		{evm, "eth_call", role{false, -1, false}},
+		{sol, "accountSubscribe", role{false, -1, true}},
+		{sol, "programUnsubscribe", role{false, -1, true}},
+		{sol, "getSlot", role{false, -1, false}},
+	}
+	for _, tt := range tests {
+		c, i, u := tt.tab.FilterRole(tt.method)
+		if got := (role{c, i, u}); got != tt.want {
+			t.Errorf("FilterRole(%s) = %+v, want %+v", tt.method, got, tt.want)
+		}
+	}
+}
+
+func TestMethodTable_TipDependent(t *testing.T) {
+	evm := NewMethodTable("evm", MethodsConfig{})
+	sol := NewMethodTable("solana", MethodsConfig{})
+	hash := `"0x` + "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd" + `"`
+	tests := []struct {
+		tab    *MethodTable
+		method string
+		params string
+		want   bool
+	}{
+		{evm, "eth_blockNumber", `[]`, true},
+		{evm, "eth_gasPrice", ``, true},
+		{evm, "eth_chainId", `[]`, false},
+		{evm, "net_version", ``, false},
+		{evm, "web3_clientVersion", `[]`, false},
+		{evm, "eth_getBlockByNumber", `["latest",false]`, true},
+		{evm, "eth_getBlockByNumber", `["pending",false]`, true},
+		{evm, "eth_getBlockByNumber", `["0x10d4f",true]`, true},
+		{evm, "eth_getBlockByNumber", `["finalized",false]`, false},
+		{evm, "eth_getBlockByNumber", `["safe",false]`, false},
+		{evm, "eth_getBlockByNumber", `["earliest",false]`, false},
+		{evm, "eth_getBlockReceipts", `[` + hash + `]`, false},
+		{evm, "eth_getBalance", `["0xabc"]`, true},
+		{evm, "eth_getBalance", `["0xabc","latest"]`, true},
+		{evm, "eth_getBalance", `["0xabc",null]`, true},
+		{evm, "eth_getBalance", `["0xabc","finalized"]`, false},
+		{evm, "eth_getBalance", `["0xabc",{"blockHash":` + hash + `}]`, false},
+		{evm, "eth_getBalance", `["0xabc",{"blockNumber":"0x1"}]`, true},
+		{evm, "eth_getBalance", `["0xabc",{"blockNumber":"safe"}]`, false},
+		{evm, "eth_call", `[{"to":"0x1","data":"0x"},"finalized"]`, false},
+		{evm, "eth_call", `[{"to":"0x1","data":"0x"}]`, true},
+		{evm, "ETH_CALL", `[{"to":"0x1"}, "safe"]`, false},
+		{evm, "eth_getStorageAt", `["0x1","0x0","finalized"]`, false},
+		{evm, "eth_getStorageAt", `["0x1","0x0","latest"]`, true},
+		{evm, "eth_getProof", `["0x1",[],"0x5"]`, true},
+		{evm, "eth_getLogs", `[{"fromBlock":"0x1","toBlock":"finalized"}]`, false},
+		{evm, "eth_getLogs", `[{"fromBlock":"0x1"}]`, true},
+		{evm, "eth_getLogs", `[{"blockHash":` + hash + `}]`, false},
+		{evm, "eth_getLogs", `[{"toBlock":"0x20"}]`, true},
+		{evm, "eth_getBalance", `{"address":"0x1"}`, true},
+		{evm, "eth_getBalance", `["0x1","finalized"`, true},
+		{evm, "eth_getTransactionReceipt", `["0x1"]`, true},
+		{evm, "some_unknownMethod", `[]`, true},
+		{sol, "getSlot", `[{"commitment":"finalized"}]`, true},
+		{sol, "getLatestBlockhash", ``, true},
+		{sol, "getAccountInfo", `["addr",{"encoding":"base64"}]`, true},
+		{sol, "getGenesisHash", ``, false},
+		{sol, "getVersion", `[]`, false},
+		{sol, "eth_chainId", `[]`, true},
+	}
+	for _, tt := range tests {
+		var p json.RawMessage
+		if tt.params != "" {
+			p = json.RawMessage(tt.params)
+		}
+		if got := tt.tab.TipDependent(tt.method, p); got != tt.want {
+			t.Errorf("TipDependent(%s, %s) = %v, want %v", tt.method, tt.params, got, tt.want)
+		}
+	}
+}
+
+func TestClass_String(t *testing.T) {
+	for c, want := range map[Class]string{ClassRead: "read", ClassWrite: "write", ClassStateful: "stateful", Class(9): "class(9)"} {
+		if got := c.String(); got != want {
+			t.Errorf("%d.String() = %q, want %q", int(c), got, want)
+		}
+	}
+}

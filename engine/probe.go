@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// UseProbeTrials hands half-open trials to active probes: from then on an
+// endpoint whose breaker is not closed gets no client traffic at all, and
+// its trials are the probes' (see Probe). The probe runner calls it.
+func (e *Engine) UseProbeTrials() { e.probeTrials.Store(true) }
+
+// NeedsTrial says whether an endpoint's breaker waits for a trial now (open
+// with its cooldown over, or half-open with a free trial slot), so a probe
+// loop can probe it sooner than its interval.
+func (e *Engine) NeedsTrial(name string) bool {
+	ep, ok := e.byName[name]
+	if !ok {
+		return false
+	}
+	ok, trial := ep.breaker.Routable()
+	return ok && trial
+}
+
+// NextTrialAt is when an open breaker's cooldown ends (zero if not open).
+func (e *Engine) NextTrialAt(name string) time.Time {
+	ep, ok := e.byName[name]
+	if !ok {
+		return time.Time{}
+	}
+	if info := ep.breaker.Info(); info.State == BreakerOpen {
+		return info.NextTrialAt
+	}
+	return time.Time{}
+}
+
+// ProbeResult is what one active probe saw.
+type ProbeResult struct {
+	Body []byte        // the answer (a copy), nil on failure
+	RTT  time.Duration // time to the answer or the failure
+	OK   bool          // a JSON-RPC answer (it may still carry a JSON-RPC error)
+	Info ResponseInfo
+	Err  string // redacted cause when !OK
+}
+
+// Probe sends one request to an endpoint through the fault layer (so an
+// injected fault is seen by probes too) and feeds RTT and outcome into the
+// same endpoint state as client traffic. The breaker hears the verdict when
+// it is closed, or when the probe can be a half-open trial; during the
+// cooldown a probe only observes.
+func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json.RawMessage) (ProbeResult, error) {
+	ep, err := e.endpoint(endpoint)
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	req := NewRequest(json.RawMessage("1"), method, params)
+	verdict, trial := false, false
+	if ok, _ := ep.breaker.Routable(); ok {
+		verdict, trial = ep.breaker.Acquire()
+	}
+	a := &attempt{ep: ep, role: RolePrimary, trial: trial, start: e.now()}
+	if !verdict {
+		a.hung.Store(true) // no breaker verdict to give
+	}
+	ep.inflight.Add(1)
+	rep := e.roundTrip(ctx, ep, method, req.Raw)
+	ep.inflight.Add(-1)
+	res := ProbeResult{RTT: e.now().Sub(a.start), OK: rep.out == outAnswer, Info: rep.info, Err: rep.cause}
+	if rep.body != nil {
+		res.Body = append([]byte(nil), rep.body.Bytes()...)
+	}
+	e.recordProbe(a, method, rep, res.RTT)
+	putBuf(rep.body)
+	return res, nil
+}
+
+// recordProbe feeds a probe outcome into the endpoint's windows and breaker.
+func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt time.Duration) {
+	ep := a.ep
+	ms := ep.stats(method, e)
+	ep.rates.Add(RateAttempts, 1)
+	ms.rates.Add(RateAttempts, 1)
+	switch rep.out {
+	case outAnswer:
+		ep.latency.Record(rtt)
+		ms.latency.Record(rtt)
+		ep.rates.Add(RateSuccess, 1)
+		ms.rates.Add(RateSuccess, 1)
+		if a.hung.CompareAndSwap(false, true) {
+			ep.breaker.Success(a.trial)
+		}
+	case outRateLimit, outCancelled:
+		ep.rates.Add(Rate429, int64(b2i(rep.out == outRateLimit)))
+		if a.hung.CompareAndSwap(false, true) {
+			ep.breaker.Release(a.trial)
+		}
+	default:
+		if !a.hung.CompareAndSwap(false, true) {
+			ep.rates.Add(RateFailure, 1)
+			ep.setLastError("probe: "+rep.cause, e.now())
+			return
+		}
+		e.countFailure(a, method, rep.out, "probe: "+rep.cause, ms)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ObserveProbeHead records a probed head and applies the lag rule: an
+// endpoint more than chain.max_head_lag behind the pool's highest head is
+// taken out of routing for tip-dependent reads, and comes back after its lag
+// stayed within the bound for probes.recover consecutive probes.
+func (e *Engine) ObserveProbeHead(name string, head int64) {
+	ep, ok := e.byName[name]
+	if !ok {
+		return
+	}
+	e.observeHead(ep, head)
+	e.evaluateLag(ep, true)
+}
+
+// evaluateLag re-checks ep; probe says whether this observation counts
+// towards readmission.
+func (e *Engine) evaluateLag(ep *Endpoint, probe bool) {
+	lag := e.lagOf(ep)
+	bound := e.cfg.Chain.MaxHeadLag
+	if lag > bound {
+		ep.lagGood.Store(0)
+		if !ep.lagExcluded.Swap(true) {
+			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "in-sync", To: "lagging",
+				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads", lag, e.heads.max.Load(), bound)})
+		}
+		return
+	}
+	if !ep.lagExcluded.Load() || !probe {
+		return
+	}
+	if n := ep.lagGood.Add(1); n >= int64(e.cfg.Probes.Recover) {
+		if ep.lagExcluded.Swap(false) {
+			ep.lagGood.Store(0)
+			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "lagging", To: "in-sync",
+				Message: fmt.Sprintf("lag %d within %d for %d probes: readmitted", lag, bound, n)})
+		}
+	}
+}
+
+// Exclusion kinds set by probes.
+const (
+	ExcludeWrongChain = "wrong-chain"
+	ExcludeUnhealthy  = "unhealthy"
+)
+
+// Exclude takes an endpoint out of routing for a reason found outside the
+// request path (wrong chain, node reports itself unhealthy) until Include.
+func (e *Engine) Exclude(name, kind, reason string) {
+	ep, ok := e.byName[name]
+	if !ok {
+		return
+	}
+	ep.mu.Lock()
+	_, had := ep.exclusions[kind]
+	if ep.exclusions == nil {
+		ep.exclusions = map[string]string{}
+	}
+	ep.exclusions[kind] = reason
+	ep.mu.Unlock()
+	if !had {
+		e.events.add(Event{Type: EventHead, Endpoint: name, To: kind, Message: "excluded: " + reason})
+	}
+}
+
+// Include lifts an exclusion of the given kind.
+func (e *Engine) Include(name, kind string) {
+	ep, ok := e.byName[name]
+	if !ok {
+		return
+	}
+	ep.mu.Lock()
+	_, had := ep.exclusions[kind]
+	delete(ep.exclusions, kind)
+	ep.mu.Unlock()
+	if had {
+		e.events.add(Event{Type: EventHead, Endpoint: name, From: kind, Message: "readmitted: " + kind + " cleared"})
+	}
+}
+
+// exclusionList returns the endpoint's exclusions as "kind: reason", sorted.
+func (ep *Endpoint) exclusionList() []string {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if len(ep.exclusions) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ep.exclusions))
+	for k, v := range ep.exclusions {
+		out = append(out, k+": "+v)
+	}
+	sort.Strings(out)
+	return out
+}

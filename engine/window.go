@@ -1,0 +1,509 @@
+package engine
+
+import (
+	"math/bits"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Rolling windows keep the last span of observations as a ring of
+// sub-windows; the oldest is cleared and reused when time moves past it,
+// so the window reaches back between span−span/buckets and span.
+
+// Latencies are recorded in microseconds from 1µs to 10min (longer ones are
+// clamped, never dropped) at 2 significant figures: a bucket is at most
+// 1/128 of its value wide.
+const (
+	latencyMaxMicros = int64(10 * time.Minute / time.Microsecond)
+	latencySigFigs   = 2
+	latencySubBucket = 256 // sub-buckets per power of two at latencySigFigs
+)
+
+// ring maps time onto sub-windows: sub-window k covers
+// [epoch+k·width, epoch+(k+1)·width) and lives in slot k mod n.
+type ring struct {
+	epoch time.Time
+	width time.Duration
+	n     int64
+	head  int64 // the sub-window being written
+}
+
+func newRing(span time.Duration, buckets int, now time.Time) ring {
+	if span <= 0 {
+		panic("engine: rolling window span must be positive")
+	}
+	if buckets < 1 {
+		buckets = windowBucketsDefault
+	}
+	width := span / time.Duration(buckets)
+	if width <= 0 {
+		width = 1
+	}
+	return ring{epoch: now, width: width, n: int64(buckets)}
+}
+
+const windowBucketsDefault = 5
+
+// advance moves head to the sub-window holding t and returns the range
+// [from, to) of sub-windows that have just come into use and must be
+// cleared first. A clock that steps back keeps writing the current one.
+func (r *ring) advance(t time.Time) (from, to int64) {
+	k := int64(t.Sub(r.epoch) / r.width)
+	if k <= r.head {
+		return 0, 0
+	}
+	from = max(r.head+1, k-r.n+1)
+	r.head = k
+	return from, k + 1
+}
+
+func (r *ring) slot(k int64) int { return int(k % r.n) }
+
+// covered is how much time the live sub-windows span at t.
+func (r *ring) covered(t time.Time) time.Duration {
+	since := max(t.Sub(r.epoch), 0)
+	inHead := max(since-time.Duration(r.head)*r.width, 0)
+	return min(since, time.Duration(r.n-1)*r.width+inHead)
+}
+
+// LatencyWindow is a rolling latency histogram. Exact observations and
+// censored ones (known only to exceed a value) are kept apart.
+//
+// Each sub-window holds sparse (packed) HdrHistograms, and a running
+// aggregate of the live sub-windows takes every record too, so queries read
+// one histogram and Quantile is never stale (QuantileCensored may be, by up
+// to censoredRefresh). When a non-empty sub-window expires the
+// aggregate is rebuilt from the survivors, once per sub-window width, at a
+// cost proportional to the buckets in use. Histograms are allocated on first
+// use and reused after Reset, so a steady stream records without allocating.
+type LatencyWindow struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	ring  ring
+	slots []latencySlot
+	exact *hdr.PackedHistogram // aggregate of the live sub-windows
+	cens  *hdr.PackedHistogram
+	cbuf  []bucketCount // scratch for QuantileCensored
+	km    kmCache
+
+	changes   uint64 // records so far
+	rotations uint64 // rotations that dropped observations
+}
+
+// censoredRefresh bounds how stale QuantileCensored may be: its estimate is
+// reused for the same q until an observation has aged out or it is this old
+// and observations have arrived since. It walks every bucket in use, a few
+// microseconds, too much for every request of a busy endpoint.
+const censoredRefresh = 5 * time.Millisecond
+
+type kmCache struct {
+	valid              bool
+	q                  float64
+	v                  time.Duration
+	at                 time.Time
+	changes, rotations uint64
+}
+
+type latencySlot struct{ exact, cens *hdr.PackedHistogram }
+
+type bucketCount struct{ value, count int64 }
+
+// LatencySummary describes a latency window.
+type LatencySummary struct {
+	Count    int64 // exact observations
+	Censored int64 // observations known only as "longer than"
+	P50      time.Duration
+	P90      time.Duration
+	P95      time.Duration
+	P99      time.Duration
+	P999     time.Duration
+	Max      time.Duration
+	Mean     time.Duration
+}
+
+// NewLatencyWindow keeps latencies for span in buckets sub-windows
+// (buckets < 1 means 5). now nil means time.Now.
+func NewLatencyWindow(span time.Duration, buckets int, now func() time.Time) *LatencyWindow {
+	if now == nil {
+		now = time.Now
+	}
+	r := newRing(span, buckets, now())
+	return &LatencyWindow{now: now, ring: r, slots: make([]latencySlot, r.n)}
+}
+
+func newLatencyHistogram() *hdr.PackedHistogram {
+	return hdr.NewPacked(1, latencyMaxMicros, latencySigFigs)
+}
+
+func toMicros(d time.Duration) int64 {
+	return min(max(int64(d/time.Microsecond), 1), latencyMaxMicros)
+}
+
+func fromMicros(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// bucketTop is the highest value sharing v's histogram bucket, which is
+// what HdrHistogram reports for a quantile falling in that bucket.
+func bucketTop(v int64) int64 {
+	shift := bits.Len64(uint64(v)|(latencySubBucket-1)) - bits.Len64(latencySubBucket-1)
+	return (v>>shift)<<shift + 1<<shift - 1
+}
+
+// Record adds one exact observation.
+func (w *LatencyWindow) Record(d time.Duration) {
+	v, t := toMicros(d), w.now()
+	w.mu.Lock()
+	w.rotateLocked(t)
+	s := &w.slots[w.ring.slot(w.ring.head)]
+	if s.exact == nil {
+		s.exact = newLatencyHistogram()
+	}
+	if w.exact == nil {
+		w.exact = newLatencyHistogram()
+	}
+	// v is clamped into range, so recording cannot fail.
+	_ = s.exact.RecordValue(v)
+	_ = w.exact.RecordValue(v)
+	w.changes++
+	w.mu.Unlock()
+}
+
+// RecordCensored adds an observation known only to exceed d, such as a
+// hedged primary cancelled after d because the hedge answered first.
+// Quantile ignores it; QuantileCensored uses it.
+func (w *LatencyWindow) RecordCensored(d time.Duration) {
+	v, t := toMicros(d), w.now()
+	w.mu.Lock()
+	w.rotateLocked(t)
+	s := &w.slots[w.ring.slot(w.ring.head)]
+	if s.cens == nil {
+		s.cens = newLatencyHistogram()
+	}
+	if w.cens == nil {
+		w.cens = newLatencyHistogram()
+	}
+	_ = s.cens.RecordValue(v)
+	_ = w.cens.RecordValue(v)
+	w.changes++
+	w.mu.Unlock()
+}
+
+func (w *LatencyWindow) rotateLocked(t time.Time) {
+	from, to := w.ring.advance(t)
+	var dropExact, dropCens bool
+	for k := from; k < to; k++ {
+		s := &w.slots[w.ring.slot(k)]
+		dropExact = emptied(s.exact) || dropExact
+		dropCens = emptied(s.cens) || dropCens
+	}
+	if dropExact || dropCens {
+		w.rotations++
+	}
+	if dropExact {
+		w.rebuild(w.exact, func(s *latencySlot) *hdr.PackedHistogram { return s.exact })
+	}
+	if dropCens {
+		w.rebuild(w.cens, func(s *latencySlot) *hdr.PackedHistogram { return s.cens })
+	}
+}
+
+// emptied empties h and says whether it held anything.
+func emptied(h *hdr.PackedHistogram) bool {
+	if h == nil || h.TotalCount() == 0 {
+		return false
+	}
+	h.Reset()
+	return true
+}
+
+func (w *LatencyWindow) rebuild(agg *hdr.PackedHistogram, part func(*latencySlot) *hdr.PackedHistogram) {
+	agg.Reset()
+	for i := range w.slots {
+		if h := part(&w.slots[i]); h != nil && h.TotalCount() > 0 {
+			agg.Merge(h)
+		}
+	}
+}
+
+// Quantile is the q-quantile (0..1) of the exact observations, 0 if there
+// are none.
+func (w *LatencyWindow) Quantile(q float64) time.Duration {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	return fromMicros(quantileOf(w.exact, q))
+}
+
+func quantileOf(h *hdr.PackedHistogram, q float64) int64 {
+	if h == nil || h.TotalCount() == 0 {
+		return 0
+	}
+	return h.ValueAtPercentile(q * 100)
+}
+
+// QuantileCensored is the q-quantile of the latency distribution estimated
+// from exact and censored observations together, with the Kaplan–Meier
+// product-limit estimator over the histogram's buckets:
+//
+//	S(b) = Π over buckets i ≤ b of (1 − d_i / n_i)
+//
+// where d_i is the number of exact observations in bucket i and n_i the
+// number still at risk there (exact or censored, in bucket i or above). A
+// censored observation counts as at risk in its own bucket, as ties between
+// a censoring time and an event time are taken in the standard convention.
+// The answer is the top of the first bucket where 1 − S reaches q, which for
+// no censored observations is what Quantile returns. Ignoring censored
+// observations (Quantile) biases the tail low, because exactly the slow ones
+// are the ones cut short.
+//
+// When censoring leaves the estimate short of q (every observation past some
+// point was censored, so the data say only "later than that"), the answer is
+// the largest observation, exact or censored: a lower bound. 0 if empty.
+func (w *LatencyWindow) QuantileCensored(q float64) time.Duration {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	var nE, nC int64
+	if w.exact != nil {
+		nE = w.exact.TotalCount()
+	}
+	if w.cens != nil {
+		nC = w.cens.TotalCount()
+	}
+	switch {
+	case nC == 0:
+		return fromMicros(quantileOf(w.exact, q))
+	case nE == 0:
+		return fromMicros(w.cens.Max())
+	}
+	if c := w.km; c.valid && c.q == q && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
+		return c.v
+	}
+	v := w.productLimitLocked(q, nE, nC)
+	w.km = kmCache{valid: true, q: q, v: v, at: t, changes: w.changes, rotations: w.rotations}
+	return v
+}
+
+func (w *LatencyWindow) productLimitLocked(q float64, nE, nC int64) time.Duration {
+	w.cbuf = w.cbuf[:0]
+	w.cens.ForEachBucket(func(v, c int64) bool {
+		w.cbuf = append(w.cbuf, bucketCount{v, c})
+		return true
+	})
+	// Between censored buckets the product telescopes: S = s0·atRisk/n0,
+	// where s0 and n0 are S and the number at risk where the stretch began.
+	// So each stretch needs one division, and each bucket a comparison of
+	// counts against the at-risk limit where S reaches 1−q.
+	const eps = 1e-9 // rounding of the product, far below 1/count
+	target := 1 - q + eps
+	atRisk := nE + nC
+	inv, n0 := 1.0, atRisk // inv is 1/s0
+	limit := target * float64(n0)
+	ci, hit := 0, int64(-1)
+	w.exact.ForEachBucket(func(v, d int64) bool {
+		if ci < len(w.cbuf) && w.cbuf[ci].value < v {
+			inv *= float64(n0) / float64(atRisk) // atRisk > 0: cbuf[ci] is in it
+			for ci < len(w.cbuf) && w.cbuf[ci].value < v {
+				atRisk -= w.cbuf[ci].count
+				ci++
+			}
+			n0 = atRisk
+			limit = target * float64(n0) * inv
+		}
+		atRisk -= d
+		if float64(atRisk) <= limit {
+			hit = v
+			return false
+		}
+		return true
+	})
+	if hit < 0 {
+		return fromMicros(max(w.exact.Max(), w.cens.Max()))
+	}
+	return fromMicros(bucketTop(hit))
+}
+
+// Count is the number of exact observations in the window.
+func (w *LatencyWindow) Count() int64 {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	return total(w.exact)
+}
+
+// CensoredCount is the number of censored observations in the window.
+func (w *LatencyWindow) CensoredCount() int64 {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	return total(w.cens)
+}
+
+func total(h *hdr.PackedHistogram) int64 {
+	if h == nil {
+		return 0
+	}
+	return h.TotalCount()
+}
+
+// Summary describes the exact observations in the window.
+func (w *LatencyWindow) Summary() LatencySummary {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	s := LatencySummary{Count: total(w.exact), Censored: total(w.cens)}
+	if s.Count == 0 {
+		return s
+	}
+	h := w.exact
+	s.P50 = fromMicros(h.ValueAtPercentile(50))
+	s.P90 = fromMicros(h.ValueAtPercentile(90))
+	s.P95 = fromMicros(h.ValueAtPercentile(95))
+	s.P99 = fromMicros(h.ValueAtPercentile(99))
+	s.P999 = fromMicros(h.ValueAtPercentile(99.9))
+	s.Max = fromMicros(h.Max())
+	s.Mean = time.Duration(h.Mean() * float64(time.Microsecond))
+	return s
+}
+
+// Recent returns the median of each sub-window, oldest first, the current
+// (partial) one last; 0 for a sub-window without observations.
+func (w *LatencyWindow) Recent() []time.Duration {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	out := make([]time.Duration, w.ring.n)
+	for i := range out {
+		k := w.ring.head - w.ring.n + 1 + int64(i)
+		if k < 0 {
+			continue
+		}
+		out[i] = fromMicros(quantileOf(w.slots[w.ring.slot(k)].exact, 0.5))
+	}
+	return out
+}
+
+// RateKind is one tally of a RateWindow. Kinds are independent: whether a
+// timeout also counts as a failure is the caller's choice.
+type RateKind uint8
+
+const (
+	RateAttempts RateKind = iota
+	RateSuccess
+	RateFailure
+	RateTimeout
+	Rate429
+	RateCancelled
+	numRateKinds
+)
+
+var rateKindNames = [numRateKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled"}
+
+func (k RateKind) String() string {
+	if k < numRateKinds {
+		return rateKindNames[k]
+	}
+	return "RateKind(?)"
+}
+
+// RateTotals are a RateWindow's sums. Covered is the time they span: less
+// than the window's span while the window is younger than that.
+type RateTotals struct {
+	Attempts    int64
+	Success     int64
+	Failure     int64
+	Timeout     int64
+	RateLimited int64
+	Cancelled   int64
+	Covered     time.Duration
+}
+
+// Get returns the total of one kind.
+func (t RateTotals) Get(k RateKind) int64 {
+	switch k {
+	case RateAttempts:
+		return t.Attempts
+	case RateSuccess:
+		return t.Success
+	case RateFailure:
+		return t.Failure
+	case RateTimeout:
+		return t.Timeout
+	case Rate429:
+		return t.RateLimited
+	case RateCancelled:
+		return t.Cancelled
+	}
+	return 0
+}
+
+// PerSecond is the rate of one kind over the covered time.
+func (t RateTotals) PerSecond(k RateKind) float64 {
+	if t.Covered <= 0 {
+		return 0
+	}
+	return float64(t.Get(k)) / t.Covered.Seconds()
+}
+
+// RateWindow is a set of rolling counters.
+type RateWindow struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	ring  ring
+	slots [][numRateKinds]int64
+}
+
+// NewRateWindow keeps counts for span in buckets sub-windows (buckets < 1
+// means 5). now nil means time.Now.
+func NewRateWindow(span time.Duration, buckets int, now func() time.Time) *RateWindow {
+	if now == nil {
+		now = time.Now
+	}
+	r := newRing(span, buckets, now())
+	return &RateWindow{now: now, ring: r, slots: make([][numRateKinds]int64, r.n)}
+}
+
+// Add counts n events of kind; an unknown kind is ignored.
+func (r *RateWindow) Add(kind RateKind, n int64) {
+	if kind >= numRateKinds {
+		return
+	}
+	t := r.now()
+	r.mu.Lock()
+	r.rotateLocked(t)
+	r.slots[r.ring.slot(r.ring.head)][kind] += n
+	r.mu.Unlock()
+}
+
+func (r *RateWindow) rotateLocked(t time.Time) {
+	from, to := r.ring.advance(t)
+	for k := from; k < to; k++ {
+		r.slots[r.ring.slot(k)] = [numRateKinds]int64{}
+	}
+}
+
+// Totals sums each kind over the window.
+func (r *RateWindow) Totals() RateTotals {
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	var sum [numRateKinds]int64
+	for i := range r.slots {
+		for k, v := range r.slots[i] {
+			sum[k] += v
+		}
+	}
+	return RateTotals{
+		Attempts: sum[RateAttempts], Success: sum[RateSuccess], Failure: sum[RateFailure],
+		Timeout: sum[RateTimeout], RateLimited: sum[Rate429], Cancelled: sum[RateCancelled],
+		Covered: r.ring.covered(t),
+	}
+}

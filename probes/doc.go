@@ -1,0 +1,24 @@
+// Package probes watches the endpoints from outside the request path and
+// reports what it finds to the engine.
+//
+// A Runner promises:
+//   - one probe loop per endpoint, first probe at Start, then one round every
+//     probes.interval, each probe bounded by probes.timeout; at most one
+//     probe in flight per endpoint (a slow one delays the next);
+//   - probes go through engine.Probe, so the fault layer, the endpoint's
+//     windows and its breaker see them like client traffic;
+//   - EVM: eth_chainId at start and after every failed probe (a reconnect),
+//     eth_blockNumber every round; Solana: getGenesisHash likewise, getSlot
+//     and getHealth every round;
+//   - an endpoint on another chain than the pool's (the majority of first
+//     answers, ties to the lowest-indexed endpoint) is excluded with a
+//     message naming both chains, its heads are ignored, and it is readmitted
+//     when it answers the pool's chain again; no head is reported before
+//     every endpoint's first identity probe has ended;
+//   - a Solana node whose getHealth is not "ok" is excluded until it is;
+//   - independence checks (Checker: addresses, ASNs, TLS issuer and leaf,
+//     provider and region, grouped into failure domains) at Start and every
+//     probes.independence_interval, handed to engine.SetIndependence;
+//   - Close cancels probes in flight and returns after every goroutine of the
+//     Runner has ended.
+package probes

@@ -1,0 +1,69 @@
+package probes
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// engineIndependence turns a Report into what engine.SetIndependence takes.
+func engineIndependence(rep Report) (map[string]engine.IndependenceInfo, map[string]string, []string) {
+	info := make(map[string]engine.IndependenceInfo, len(rep.Endpoints))
+	for _, ep := range rep.Endpoints {
+		info[ep.Name] = endpointInfo(ep)
+	}
+	warnings := make([]string, 0, len(rep.Warnings))
+	for _, w := range rep.Warnings {
+		warnings = append(warnings, w.Text)
+	}
+	return info, maps.Clone(rep.Domains), warnings
+}
+
+func endpointInfo(ep EndpointIndependence) engine.IndependenceInfo {
+	out := engine.IndependenceInfo{CheckedAt: ep.CheckedAt}
+	var errs []string
+	if ep.ResolveError != "" {
+		errs = append(errs, "resolve: "+ep.ResolveError)
+	}
+	for _, ip := range ep.IPs {
+		out.IPs = append(out.IPs, ip.IP)
+		var asn string
+		switch {
+		case ip.ASN != nil:
+			asn = fmt.Sprintf("AS%d", ip.ASN.Number)
+			if ip.ASN.Name != "" {
+				asn += " " + ip.ASN.Name
+			}
+		case ip.ASNError != "":
+			asn = "unknown"
+		default:
+			continue // ASN lookups are off
+		}
+		if !slices.Contains(out.ASNs, asn) {
+			out.ASNs = append(out.ASNs, asn)
+		}
+	}
+	if t := ep.TLS; t != nil {
+		out.TLSIssuer = issuerText(t.IssuerOrg, t.IssuerCN)
+		out.TLSFingerprint = t.LeafFingerprint
+		if t.Error != "" {
+			errs = append(errs, "tls: "+t.Error)
+		}
+	}
+	out.Error = strings.Join(errs, "; ")
+	return out
+}
+
+func issuerText(org, cn string) string {
+	var parts []string
+	if org != "" {
+		parts = append(parts, "O="+org)
+	}
+	if cn != "" {
+		parts = append(parts, "CN="+cn)
+	}
+	return strings.Join(parts, ", ")
+}

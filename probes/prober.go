@@ -1,0 +1,122 @@
+package probes
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// prober probes one endpoint. Its loop is the only goroutine that probes
+// that endpoint, so at most one probe is in flight per endpoint: a probe
+// slower than the interval delays the next one instead of overlapping it.
+type prober struct {
+	name     string
+	eng      *engine.Engine
+	spec     chainSpec
+	ids      *identityTracker
+	interval time.Duration
+	timeout  time.Duration
+	log      *slog.Logger
+
+	// needIdentity is set at start and after any failed probe: the next
+	// probe that gets through is a reconnect, and the endpoint may have come
+	// back on another chain.
+	needIdentity bool
+	started      bool
+}
+
+var noParams = json.RawMessage("[]")
+
+func (p *prober) run(ctx context.Context) {
+	p.needIdentity = true
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		began := time.Now()
+		if !p.tick(ctx) {
+			return
+		}
+		timer.Reset(max(p.interval-time.Since(began), 0))
+	}
+}
+
+// tick runs one round of probes; false means the runner is closing.
+func (p *prober) tick(ctx context.Context) bool {
+	if p.needIdentity {
+		res, ok := p.probe(ctx, p.spec.identityMethod)
+		if ok {
+			if id, valid := p.spec.parseIdentity(res.Body); valid {
+				p.ids.record(p.name, id)
+			} else {
+				p.log.Debug("probe: identity answer unusable", "endpoint", p.name, "method", p.spec.identityMethod)
+			}
+			p.needIdentity = false
+		}
+		if !p.started {
+			p.started = true
+			p.ids.firstDone(p.name)
+			// Heads wait for the pool's chain to be known, so that an
+			// endpoint on another chain never sets the pool's head.
+			select {
+			case <-p.ids.settled:
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if !ok {
+			return ctx.Err() == nil
+		}
+	}
+
+	res, ok := p.probe(ctx, p.spec.headMethod)
+	if !ok {
+		return ctx.Err() == nil
+	}
+	if head, valid := p.spec.parseHead(res.Body); valid && !p.ids.isWrong(p.name) {
+		p.eng.ObserveProbeHead(p.name, head)
+	}
+
+	if p.spec.healthMethod != "" {
+		res, ok := p.probe(ctx, p.spec.healthMethod)
+		if !ok {
+			return ctx.Err() == nil
+		}
+		healthy, reason, known := healthVerdict(p.spec.healthMethod, res.Body)
+		switch {
+		case !known:
+		case healthy:
+			p.eng.Include(p.name, engine.ExcludeUnhealthy)
+		default:
+			p.eng.Exclude(p.name, engine.ExcludeUnhealthy, reason)
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// probe sends one probe bounded by probes.timeout. ok means a JSON-RPC
+// answer came back; any other outcome makes the next round a reconnect.
+func (p *prober) probe(ctx context.Context, method string) (engine.ProbeResult, bool) {
+	pctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	res, err := p.eng.Probe(pctx, p.name, method, noParams)
+	if err != nil {
+		p.log.Warn("probe", "endpoint", p.name, "method", method, "err", err)
+		return res, false
+	}
+	if !res.OK {
+		if ctx.Err() == nil {
+			p.log.Debug("probe failed", "endpoint", p.name, "method", method, "err", res.Err, "rtt", res.RTT)
+		}
+		p.needIdentity = true
+		return res, false
+	}
+	return res, true
+}

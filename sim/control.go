@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+const controlPrefix = "/_sim/"
+
+// ControlRequest is the body of POST /_sim/mode. Absent fields are left as
+// they are.
+type ControlRequest struct {
+	Mode          *string  `json:"mode,omitempty"`
+	ExtraLatency  *string  `json:"extra_latency,omitempty"` // a Go duration, e.g. "200ms"
+	ErrorRate     *float64 `json:"error_rate,omitempty"`
+	RateLimitRate *float64 `json:"rate_limit_rate,omitempty"`
+	HeadLag       *int64   `json:"head_lag,omitempty"`
+	HeadFrozen    *bool    `json:"head_frozen,omitempty"`
+	Unhealthy     *bool    `json:"unhealthy,omitempty"`
+}
+
+// Apply validates every field first and then applies them all, so a bad
+// request changes nothing.
+func (u *Upstream) Apply(c ControlRequest) error {
+	var (
+		mode  Mode
+		extra time.Duration
+		err   error
+	)
+	if c.Mode != nil {
+		if mode, err = ParseMode(*c.Mode); err != nil {
+			return err
+		}
+	}
+	if c.ExtraLatency != nil {
+		if extra, err = time.ParseDuration(*c.ExtraLatency); err != nil || extra < 0 {
+			return fmt.Errorf("sim: extra_latency %q is not a non-negative duration", *c.ExtraLatency)
+		}
+	}
+	for _, p := range []*float64{c.ErrorRate, c.RateLimitRate} {
+		if p != nil && !isShare(*p) {
+			return fmt.Errorf("sim: rate %v is outside [0,1]", *p)
+		}
+	}
+	if c.HeadLag != nil && *c.HeadLag < 0 {
+		return fmt.Errorf("sim: head_lag %d is negative", *c.HeadLag)
+	}
+
+	if c.Mode != nil {
+		u.SetMode(mode)
+	}
+	if c.ExtraLatency != nil {
+		u.SetExtraLatency(extra)
+	}
+	if c.ErrorRate != nil {
+		u.SetErrorRate(*c.ErrorRate)
+	}
+	if c.RateLimitRate != nil {
+		u.SetRateLimitRate(*c.RateLimitRate)
+	}
+	if c.HeadLag != nil {
+		u.SetHeadLag(*c.HeadLag)
+	}
+	if c.HeadFrozen != nil {
+		u.SetHeadFrozen(*c.HeadFrozen)
+	}
+	if c.Unhealthy != nil {
+		u.SetUnhealthy(*c.Unhealthy)
+	}
+	return nil
+}
+
+// serveControl is the control API; it is not counted in Counters.
+//
+//	GET  /_sim/counters  Counters as JSON
+//	POST /_sim/mode      ControlRequest
+//	POST /_sim/reset     zero counters, forget submissions and logged params
+func (u *Upstream) serveControl(w http.ResponseWriter, r *http.Request) {
+	route := r.Method + " " + r.URL.Path
+	switch route {
+	case "GET /_sim/counters":
+		writeControl(w, http.StatusOK, u.Counters())
+	case "POST /_sim/mode":
+		var c ControlRequest
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			writeControl(w, http.StatusBadRequest, map[string]string{"error": "sim: bad control body: " + err.Error()})
+			return
+		}
+		if err := u.Apply(c); err != nil {
+			writeControl(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		writeControl(w, http.StatusOK, map[string]string{"mode": string(u.Mode())})
+	case "POST /_sim/reset":
+		u.ResetRecords()
+		u.ResetCounters()
+		writeControl(w, http.StatusOK, map[string]bool{"ok": true})
+	default:
+		writeControl(w, http.StatusNotFound, map[string]string{"error": "sim: no control route " + route})
+	}
+}
+
+func writeControl(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

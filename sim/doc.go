@@ -1,0 +1,22 @@
+// Package sim provides simulated JSON-RPC upstreams: real HTTP servers on
+// loopback that answer a useful subset of the EVM and Solana JSON-RPC APIs.
+//
+// An Upstream promises:
+//   - reproducible service times drawn from a lognormal model with an
+//     optional uniform tail (fixed Config.Seed gives the same sequence);
+//   - a chain head that advances with wall time (or an injected clock) and
+//     is shared process-wide per chain and block time, so that HeadLag is
+//     exactly the difference between two upstreams;
+//   - live fault injection (HTTP 500, HTTP 429, hang, extra latency, random
+//     error and rate-limit shares, frozen head, unhealthy node) through
+//     setters and through POST /_sim/mode;
+//   - exact, race-free counters, updated before the handler waits, with
+//     WaitFor so tests can block until a count is reached without polling;
+//   - a record of every write submission and of recent request params;
+//   - Close that releases hung handlers and returns only after every handler
+//     goroutine has finished.
+//
+// Cancelled client requests stop at once and are counted in
+// Counters.Cancelled. Error answers (mode or random) are immediate; latency
+// applies only to answers that are served.
+package sim

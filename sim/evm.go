@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+var evmMethods = map[string]method{
+	"eth_blockNumber":                 evmBlockNumber,
+	"eth_chainId":                     evmChainID,
+	"net_version":                     evmNetVersion,
+	"web3_clientVersion":              evmClientVersion,
+	"eth_gasPrice":                    constant("0x3b9aca00"),
+	"eth_estimateGas":                 constant("0x5208"),
+	"eth_getCode":                     constant("0x"),
+	"eth_getLogs":                     constant([]any{}),
+	"eth_getTransactionReceipt":       constant(nil),
+	"eth_getBalance":                  evmGetBalance,
+	"eth_getTransactionCount":         evmGetTransactionCount,
+	"eth_call":                        evmCall,
+	"eth_getBlockByNumber":            evmGetBlockByNumber,
+	"eth_sendRawTransaction":          evmSend,
+	"eth_sendTransaction":             evmSend,
+	"eth_newFilter":                   newFilter,
+	"eth_newBlockFilter":              newFilter,
+	"eth_newPendingTransactionFilter": newFilter,
+	"eth_getFilterChanges":            getFilter,
+	"eth_getFilterLogs":               getFilter,
+	"eth_uninstallFilter":             uninstallFilter,
+}
+
+func evmBlockNumber(u *Upstream, _ []json.RawMessage) (any, *Error) { return hexUint(u.Head()), nil }
+
+func evmChainID(u *Upstream, _ []json.RawMessage) (any, *Error) { return hexUint(u.cfg.ChainID), nil }
+
+func evmNetVersion(u *Upstream, _ []json.RawMessage) (any, *Error) {
+	return strconv.FormatUint(u.cfg.ChainID, 10), nil
+}
+
+func evmClientVersion(u *Upstream, _ []json.RawMessage) (any, *Error) {
+	return "rpcdash-sim/" + u.cfg.Name, nil
+}
+
+func constant(v any) method {
+	return func(*Upstream, []json.RawMessage) (any, *Error) { return v, nil }
+}
+
+func hexUint[T int64 | uint64](n T) string { return "0x" + strconv.FormatUint(uint64(n), 16) }
+
+func hexHash(d [32]byte) string { return "0x" + hex.EncodeToString(d[:]) }
+
+func evmGetBalance(u *Upstream, args []json.RawMessage) (any, *Error) {
+	addr, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [address, block?]")
+	}
+	return hexUint(digestUint("balance", u.cfg.ChainID, strings.ToLower(addr)) >> 8), nil
+}
+
+func evmGetTransactionCount(u *Upstream, args []json.RawMessage) (any, *Error) {
+	addr, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [address, block?]")
+	}
+	return hexUint(digestUint("nonce", u.cfg.ChainID, strings.ToLower(addr)) % 1000), nil
+}
+
+// revertPrefix in call data makes eth_call revert.
+const revertPrefix = "0xdeadbeef"
+
+// RevertData is the data of the simulated revert: Error(string) with
+// reason "sim: execution reverted", ABI-encoded.
+var RevertData = "0x08c379a0" + abiString("sim: execution reverted")
+
+func abiString(s string) string {
+	word := func(n int) string {
+		var b [32]byte
+		for i := 31; n > 0; i-- {
+			b[i] = byte(n)
+			n >>= 8
+		}
+		return hex.EncodeToString(b[:])
+	}
+	padded := make([]byte, (len(s)+31)/32*32)
+	copy(padded, s)
+	return word(32) + word(len(s)) + hex.EncodeToString(padded)
+}
+
+func evmCall(u *Upstream, args []json.RawMessage) (any, *Error) {
+	var call struct {
+		To    string `json:"to"`
+		Data  string `json:"data"`
+		Input string `json:"input"`
+	}
+	if len(args) == 0 || json.Unmarshal(args[0], &call) != nil {
+		return nil, invalidParams("want [call, block?]")
+	}
+	data := call.Data
+	if data == "" {
+		data = call.Input
+	}
+	if strings.HasPrefix(strings.ToLower(data), revertPrefix) {
+		return nil, &Error{Code: CodeReverted, Message: "execution reverted", Data: RevertData}
+	}
+	return hexHash(digest("call", u.cfg.ChainID, strings.ToLower(call.To), strings.ToLower(data))), nil
+}
+
+// evmGetBlockByNumber resolves tags against this upstream's head; a number
+// above it is not known yet (null), as on a lagging node.
+func evmGetBlockByNumber(u *Upstream, args []json.RawMessage) (any, *Error) {
+	tag, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [block, fullTransactions]")
+	}
+	head := u.Head()
+	var n int64
+	switch tag {
+	case "latest", "pending":
+		n = head
+	case "finalized":
+		n = max(head-64, 0)
+	case "safe":
+		n = max(head-32, 0)
+	case "earliest":
+		n = 0
+	default:
+		v, err := parseHexQuantity(tag)
+		if err != nil {
+			return nil, invalidParams("bad block number " + strconv.Quote(tag))
+		}
+		n = v
+		if n > head {
+			return nil, nil
+		}
+	}
+	return u.evmBlock(n), nil
+}
+
+func (u *Upstream) evmBlockHash(n int64) string {
+	return hexHash(digest("block", u.cfg.ChainID, n))
+}
+
+func (u *Upstream) evmBlock(n int64) map[string]any {
+	parent := "0x" + strings.Repeat("0", 64)
+	if n > 0 {
+		parent = u.evmBlockHash(n - 1)
+	}
+	return map[string]any{
+		"number":       hexUint(n),
+		"hash":         u.evmBlockHash(n),
+		"parentHash":   parent,
+		"timestamp":    hexUint(blockTimestamp(n, u.cfg.BlockTime)),
+		"gasLimit":     "0x1c9c380",
+		"gasUsed":      "0x0",
+		"transactions": []any{},
+	}
+}
+
+func evmSend(u *Upstream, args []json.RawMessage) (any, *Error) {
+	if len(args) == 0 {
+		return nil, invalidParams("want [transaction]")
+	}
+	return hexHash(digest("tx", u.cfg.ChainID, string(args[0]))), nil
+}
+
+func parseHexQuantity(s string) (int64, error) {
+	if len(s) < 3 || (s[:2] != "0x" && s[:2] != "0X") {
+		return 0, strconv.ErrSyntax
+	}
+	v, err := strconv.ParseUint(s[2:], 16, 63)
+	return int64(v), err
+}

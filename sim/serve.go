@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const maxBodyBytes = 8 << 20
+
+// ServeHTTP answers JSON-RPC on every path except /_sim/, the control API.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !u.enter() {
+		abort()
+	}
+	defer u.handler.Done()
+	if strings.HasPrefix(r.URL.Path, controlPrefix) {
+		u.serveControl(w, r)
+		return
+	}
+	u.serveRPC(w, r)
+}
+
+// serveRPC runs the fixed order the tests rely on: record and count on
+// arrival, decide the fault, then wait the service time, then answer.
+func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
+	// Reading the whole body also lets net/http notice a client that goes
+	// away, which is what cancels r.Context().
+	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	var (
+		reqs     []request
+		batch    bool
+		parseErr *Error
+	)
+	if readErr == nil && r.Method == http.MethodPost {
+		reqs, batch, parseErr = decodeBody(body)
+	}
+	u.record(reqs)
+	u.countArrival(reqs)
+	defer u.countDeparture()
+
+	switch {
+	case readErr != nil:
+		u.writeBody(w, http.StatusRequestEntityTooLarge, encodeError(nil, false, &Error{Code: CodeInvalidRequest, Message: "request body too large"}))
+		return
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		u.writeBody(w, http.StatusMethodNotAllowed, encodeError(nil, false, &Error{Code: CodeInvalidRequest, Message: "use POST"}))
+		return
+	}
+
+	s := u.snapshot()
+	switch u.decide(s) {
+	case ModeHang:
+		u.hang(r.Context())
+		return
+	case ModeError:
+		u.writeBody(w, http.StatusInternalServerError, encodeError(reqs, batch, &Error{Code: CodeInternal, Message: "sim: upstream error"}))
+		return
+	case ModeRateLimit:
+		if s.retryAfter > 0 {
+			secs := (s.retryAfter + time.Second - 1) / time.Second
+			w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+		}
+		u.writeBody(w, http.StatusTooManyRequests, encodeError(reqs, batch, &Error{Code: CodeRateLimited, Message: "sim: rate limited"}))
+		return
+	}
+
+	if !u.sleep(r.Context(), u.sampleLatency(s.latency)+s.extra) {
+		return
+	}
+	if parseErr != nil {
+		u.writeBody(w, http.StatusOK, encodeError(nil, false, parseErr))
+		return
+	}
+	u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, u.answer))
+}
+
+// decide picks the fault for one HTTP request: the mode first, then one
+// draw against the error and rate-limit shares.
+func (u *Upstream) decide(s settings) Mode {
+	switch s.mode {
+	case ModeHang, ModeError, ModeRateLimit:
+		return s.mode
+	}
+	if s.errorRate <= 0 && s.rateLimitRate <= 0 {
+		return ModeNormal
+	}
+	p := u.faultDraw()
+	switch {
+	case p < s.errorRate:
+		return ModeError
+	case p < s.errorRate+s.rateLimitRate:
+		return ModeRateLimit
+	}
+	return ModeNormal
+}
+
+// sleep waits d; it reports false when the request must not be answered,
+// because the client went away (counted) or the upstream is closing.
+func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		u.countCancelled()
+	case <-u.closing:
+		abort()
+	}
+	return false
+}
+
+func (u *Upstream) hang(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		u.countCancelled()
+	case <-u.closing:
+		abort()
+	}
+}
+
+// abort drops the connection without a response, as a dying node would;
+// net/http recovers this panic silently.
+func abort() { panic(http.ErrAbortHandler) }
+
+// writeBody counts the status before writing, so that a client that has
+// read the answer always finds it counted.
+func (u *Upstream) writeBody(w http.ResponseWriter, status int, body []byte) {
+	u.countStatus(status)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,30 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"net"
+)
+
+// StartSet starts one upstream per config on host:0. On error it closes the
+// ones already started and returns none.
+func StartSet(cfgs []Config, host string) ([]*Upstream, error) {
+	ups := make([]*Upstream, 0, len(cfgs))
+	for i, cfg := range cfgs {
+		u := New(cfg)
+		if err := u.Start(net.JoinHostPort(host, "0")); err != nil {
+			return nil, errors.Join(fmt.Errorf("sim: start upstream %d (%s): %w", i, cfg.Name, err), CloseAll(ups))
+		}
+		ups = append(ups, u)
+	}
+	return ups, nil
+}
+
+// CloseAll closes every upstream and joins their errors.
+func CloseAll(ups []*Upstream) error {
+	var errs []error
+	for _, u := range ups {
+		errs = append(errs, u.Close())
+	}
+	return errors.Join(errs...)
+}

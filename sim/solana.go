@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"crypto/sha512"
+	"encoding/json"
+	"math"
+)
+
+var solanaMethods = map[string]method{
+	"getHealth":          solHealth,
+	"getSlot":            func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.Head(), nil },
+	"getBlockHeight":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return blockHeight(u.Head()), nil },
+	"getLatestBlockhash": solLatestBlockhash,
+	"getAccountInfo":     solAccountInfo,
+	"getBalance":         solBalance,
+	"getGenesisHash":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
+	"getVersion":         constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
+	"sendTransaction":    solSend,
+}
+
+// blockHeight trails the slot because some slots are skipped: one in 25.
+func blockHeight(slot int64) int64 { return slot - slot/25 }
+
+func (u *Upstream) genesisHash() string {
+	d := digest("genesis", u.cfg.ChainID)
+	return base58(d[:])
+}
+
+func solHealth(u *Upstream, _ []json.RawMessage) (any, *Error) {
+	u.mu.RLock()
+	unhealthy, behind := u.set.unhealthy, max(u.trueHead()-u.headLocked(), 0)
+	u.mu.RUnlock()
+	if unhealthy {
+		return nil, &Error{Code: CodeRateLimited, Message: "Node is unhealthy", Data: map[string]int64{"numSlotsBehind": behind}}
+	}
+	return "ok", nil
+}
+
+func withContext(slot int64, value any) map[string]any {
+	return map[string]any{"context": map[string]any{"slot": slot, "apiVersion": "2.0.0"}, "value": value}
+}
+
+func solLatestBlockhash(u *Upstream, _ []json.RawMessage) (any, *Error) {
+	slot := u.Head()
+	d := digest("blockhash", u.cfg.ChainID, slot)
+	return withContext(slot, map[string]any{
+		"blockhash":            base58(d[:]),
+		"lastValidBlockHeight": blockHeight(slot) + 150,
+	}), nil
+}
+
+func solAccountInfo(u *Upstream, args []json.RawMessage) (any, *Error) {
+	key, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [pubkey, config?]")
+	}
+	return withContext(u.Head(), map[string]any{
+		"data":       []string{"", "base64"},
+		"executable": false,
+		"lamports":   lamports(u, key),
+		"owner":      "11111111111111111111111111111111",
+		"rentEpoch":  uint64(math.MaxUint64),
+		"space":      0,
+	}), nil
+}
+
+func solBalance(u *Upstream, args []json.RawMessage) (any, *Error) {
+	key, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [pubkey, config?]")
+	}
+	return withContext(u.Head(), lamports(u, key)), nil
+}
+
+func lamports(u *Upstream, key string) uint64 {
+	return digestUint("lamports", u.cfg.ChainID, key) % 1e15
+}
+
+func solSend(u *Upstream, args []json.RawMessage) (any, *Error) {
+	if len(args) == 0 {
+		return nil, invalidParams("want [transaction, config?]")
+	}
+	sig := sha512.Sum512(append([]byte("sig\x00"), args[0]...))
+	return base58(sig[:]), nil
+}
+
+const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// base58 encodes b the Bitcoin/Solana way (leading zero bytes become '1').
+func base58(b []byte) string {
+	zeros := 0
+	for zeros < len(b) && b[zeros] == 0 {
+		zeros++
+	}
+	digits := make([]byte, 0, len(b)*138/100+1) // little-endian base-58 digits
+	for _, c := range b[zeros:] {
+		carry := int(c)
+		for i := range digits {
+			carry += int(digits[i]) << 8
+			digits[i] = byte(carry % 58)
+			carry /= 58
+		}
+		for carry > 0 {
+			digits = append(digits, byte(carry%58))
+			carry /= 58
+		}
+	}
+	out := make([]byte, zeros, zeros+len(digits))
+	for i := range out {
+		out[i] = '1'
+	}
+	for i := len(digits) - 1; i >= 0; i-- {
+		out = append(out, base58Alphabet[digits[i]])
+	}
+	return string(out)
+}

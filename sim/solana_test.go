@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBase58_KnownVectors(t *testing.T) {
+	for in, want := range map[string]string{
+		"":             "",
+		"hello world":  "StV1DL6CwTryKyV",
+		"\x00\x00\x01": "112",
+	} {
+		if got := base58([]byte(in)); got != want {
+			t.Errorf("base58(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSolana_HealthFollowsUnhealthy(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 4})
+	c := newClient(t)
+	var health string
+	result(t, c, u, &health, "getHealth")
+	if health != "ok" {
+		t.Fatalf("health %q", health)
+	}
+	u.SetUnhealthy(true)
+	r := call(t, c, u, "getHealth")
+	if r.Error == nil {
+		t.Fatalf("unhealthy node answered %s", r.Result)
+	}
+	data, _ := r.Error.Data.(map[string]any)
+	if r.Error.Code != -32005 || r.Error.Message != "Node is unhealthy" || data["numSlotsBehind"] != float64(4) {
+		t.Fatalf("unhealthy answer %+v", r.Error)
+	}
+}
+
+func TestSolana_SlotsAndBlockhash(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	c := newClient(t)
+	var slot, height int64
+	result(t, c, u, &slot, "getSlot")
+	result(t, c, u, &height, "getBlockHeight")
+	if slot != u.Head() || height <= 0 || height >= slot {
+		t.Fatalf("slot %d (head %d), block height %d", slot, u.Head(), height)
+	}
+	var bh struct {
+		Context struct{ Slot int64 } `json:"context"`
+		Value   struct {
+			Blockhash            string `json:"blockhash"`
+			LastValidBlockHeight int64  `json:"lastValidBlockHeight"`
+		} `json:"value"`
+	}
+	result(t, c, u, &bh, "getLatestBlockhash")
+	if bh.Context.Slot != slot || len(bh.Value.Blockhash) < 32 || bh.Value.LastValidBlockHeight != height+150 {
+		t.Fatalf("latest blockhash %+v", bh)
+	}
+}
+
+func TestSolana_AccountGenesisAndSend(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	other := start(t, Config{Chain: ChainSolana, ChainID: 2})
+	c := newClient(t)
+
+	var acct struct {
+		Context struct{ Slot int64 } `json:"context"`
+		Value   struct {
+			Lamports uint64 `json:"lamports"`
+			Owner    string `json:"owner"`
+		} `json:"value"`
+	}
+	result(t, c, u, &acct, "getAccountInfo", "Vote111111111111111111111111111111111111111", map[string]string{"encoding": "base64"})
+	if acct.Context.Slot != u.Head() || acct.Value.Owner == "" || acct.Value.Lamports == 0 {
+		t.Fatalf("account %+v", acct)
+	}
+
+	var g1, g2 string
+	result(t, c, u, &g1, "getGenesisHash")
+	result(t, c, other, &g2, "getGenesisHash")
+	if g1 == g2 || len(g1) < 32 {
+		t.Fatalf("genesis hashes %q %q", g1, g2)
+	}
+
+	var sig string
+	result(t, c, u, &sig, "sendTransaction", "AQAB", map[string]string{"encoding": "base64"})
+	if len(sig) < 80 || strings.Trim(sig, base58Alphabet) != "" {
+		t.Fatalf("signature %q", sig)
+	}
+	if got := u.Submissions(); len(got) != 1 || got[0] != "AQAB" {
+		t.Fatalf("submissions %q", got)
+	}
+	if r := call(t, c, u, "eth_blockNumber"); r.Error == nil || r.Error.Code != CodeMethodNotFound {
+		t.Fatalf("EVM method on Solana: %+v", r)
+	}
+}
