@@ -61,6 +61,7 @@ type AccountSnapshot struct {
 	HedgeDelayMS   float64 `json:"hedge_delay_ms,omitempty"`
 	HedgeEnabled   *bool   `json:"hedge_enabled,omitempty"`
 	OutstandingNow int64   `json:"outstanding_hedges,omitempty"`
+	OutstandingMax int64   `json:"outstanding_hedges_peak,omitempty"`
 }
 
 func (c *counts) snapshot() AccountSnapshot {

@@ -31,6 +31,7 @@ type hedger struct {
 	overrides map[string]hedgeOverride
 	primaries map[string]*LatencyWindow
 	outstand  map[string]*atomic.Int64
+	peak      map[string]*atomic.Int64 // highest outstanding count seen
 
 	budget budgetBucket
 
@@ -58,6 +59,7 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 		overrides:  map[string]hedgeOverride{},
 		primaries:  map[string]*LatencyWindow{},
 		outstand:   map[string]*atomic.Int64{},
+		peak:       map[string]*atomic.Int64{},
 		errorShare: NewRateWindow(guardSpan, 10, now),
 	}
 	h.delay, _ = ParseDelay(cfg.Delay)
@@ -125,6 +127,7 @@ func (h *hedger) primaryWindow(method string) *LatencyWindow {
 		w = NewLatencyWindow(h.window, windowBuckets, h.now)
 		h.primaries[method] = w
 		h.outstand[method] = new(atomic.Int64)
+		h.peak[method] = new(atomic.Int64)
 	}
 	return w
 }
@@ -164,14 +167,17 @@ func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool,
 	}
 	h.primaryWindow(method)
 	h.mu.RLock()
-	out := h.outstand[method]
+	out, peak := h.outstand[method], h.peak[method]
 	h.mu.RUnlock()
 	if out == nil {
 		return false, "untracked method", nil
 	}
-	if out.Add(1) > int64(h.cfg.MaxOutstanding) {
+	n := out.Add(1)
+	if n > int64(h.cfg.MaxOutstanding) {
 		out.Add(-1)
 		return false, "outstanding cap", nil
+	}
+	for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 	}
 	if !h.budget.withdraw(units) {
 		out.Add(-1)
@@ -180,13 +186,14 @@ func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool,
 	return true, "", func() { out.Add(-1) }
 }
 
-func (h *hedger) outstanding(method string) int64 {
+// outstanding returns the hedges in flight for method now and the peak.
+func (h *hedger) outstanding(method string) (now, peak int64) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if o := h.outstand[method]; o != nil {
-		return o.Load()
+		return o.Load(), h.peak[method].Load()
 	}
-	return 0
+	return 0, 0
 }
 
 // deposit credits the budget for one primary request of weight units.

@@ -131,7 +131,7 @@ func (e *Engine) Snapshot() Snapshot {
 			a.HedgeDelay, a.HedgeDelaySrc, a.HedgeDelayMS = d.Delay.String(), d.Source, ms(d.Delay)
 			enabled := d.Enabled
 			a.HedgeEnabled = &enabled
-			a.OutstandingNow = e.hedge.outstanding(m)
+			a.OutstandingNow, a.OutstandingMax = e.hedge.outstanding(m)
 		}
 		s.Methods[m] = a
 	}

@@ -1,0 +1,264 @@
+package engine_test
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func hedgeOn(delay string) func(*engine.Config) {
+	return func(c *engine.Config) {
+		c.Hedge.Enabled = true
+		c.Hedge.Delay = delay
+	}
+}
+
+// parallel runs n calls of fn over workers goroutines.
+func parallel(n, workers int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestHedge_FiresOnSlowPrimaryAndCancelsIt(t *testing.T) {
+	h := newHarness(t, hedgeOn("50ms"),
+		sim.Config{Latency: fixed(300 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)})
+	r := h.call(1, "eth_getBalance", addr, "latest") // cold: the first endpoint is primary
+	mustOK(t, r)
+	if !r.hedged || r.endpoint != "s1" || r.attempts != 2 {
+		t.Fatalf("hedged=%v endpoint=%s attempts=%d", r.hedged, r.endpoint, r.attempts)
+	}
+	if r.took < 70*time.Millisecond || r.took >= 300*time.Millisecond {
+		t.Fatalf("client latency %s, want about 70ms (hedge at 50ms + 20ms)", r.took)
+	}
+	if err := h.sims[0].WaitCancelled(ctxT(t, 5*time.Second), 1); err != nil {
+		t.Fatalf("primary's request was not cancelled at the sim: %v", err)
+	}
+	st := h.status()
+	m := st.Methods["eth_getBalance"]
+	if m.HedgesFired != 1 || m.HedgesWon != 1 || m.Losers != 1 || m.Amplification != 2 {
+		t.Fatalf("accounting: %+v", m)
+	}
+	for _, ep := range st.Endpoints {
+		if ep.Breaker.State != "closed" || ep.Accounting.Failures != 0 {
+			t.Fatalf("a cancelled loser counted as a failure: %+v", ep)
+		}
+	}
+	t.Logf("client latency %s", r.took)
+}
+
+func TestHedge_NotSentWhenPrimaryIsFast(t *testing.T) {
+	h := newHarness(t, hedgeOn("50ms"), sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	for i := 0; i < 20; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.hedged {
+			t.Fatal("hedged a fast primary")
+		}
+	}
+	if got := methodCount(h.sims[0], "eth_getBalance") + methodCount(h.sims[1], "eth_getBalance"); got != 20 {
+		t.Fatalf("%d upstream requests for 20 reads", got)
+	}
+}
+
+func TestHedge_WriteNeverHedged(t *testing.T) {
+	h := newHarness(t, hedgeOn("10ms"), sim.Config{Latency: fixed(300 * time.Millisecond)}, sim.Config{})
+	r := h.call(1, "eth_sendRawTransaction", "0xabcdef")
+	mustOK(t, r)
+	if r.hedged || r.attempts != 1 {
+		t.Fatalf("write hedged=%v attempts=%d", r.hedged, r.attempts)
+	}
+	if n := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); n != 1 {
+		t.Fatalf("%d upstream submissions", n)
+	}
+}
+
+func TestHedge_429FromPrimaryFailsOverWithoutHedge(t *testing.T) {
+	h := newHarness(t, hedgeOn("10ms"), sim.Config{}, sim.Config{Latency: fixed(50 * time.Millisecond)}, sim.Config{Latency: fixed(50 * time.Millisecond)})
+	h.sims[0].SetMode(sim.ModeRateLimit)
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.hedged || r.attempts != 2 || r.endpoint == "s0" {
+		t.Fatalf("hedged=%v attempts=%d endpoint=%s; want a plain failover", r.hedged, r.attempts, r.endpoint)
+	}
+	if got := methodCount(h.sims[0], "eth_getBalance"); got != 1 {
+		t.Fatalf("rate-limited endpoint got %d requests", got)
+	}
+}
+
+func TestHedge_BudgetBoundsHedgesWhenEveryPrimaryIsSlow(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("1ms")(c)
+		c.Hedge.Budget = 0.10
+		c.Hedge.BudgetBurst = 10
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	const n = 1000
+	parallel(n, 16, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	m := h.status().Methods["eth_getBalance"]
+	limit := int64(0.10*n + 10)
+	if m.HedgesFired > limit || m.HedgesFired < limit/2 {
+		t.Fatalf("%d hedges over %d requests; budget allows %d (and should be used)", m.HedgesFired, n, limit)
+	}
+	upstream := methodCount(h.sims[0], "eth_getBalance") + methodCount(h.sims[1], "eth_getBalance")
+	// A hedge launched just as its primary answered may be cancelled before
+	// it reaches the sim, so the sims can see fewer than n + hedges.
+	if upstream > n+m.HedgesFired || upstream < n {
+		t.Fatalf("sims saw %d requests, want at most %d + %d hedges", upstream, n, m.HedgesFired)
+	}
+	t.Logf("%d hedges for %d requests (budget %d)", m.HedgesFired, n, limit)
+}
+
+func TestHedge_OutstandingCapHoldsUnder200ConcurrentSlowRequests(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("10ms")(c)
+		c.Hedge.MaxOutstanding = 5
+		c.Hedge.Budget = 1
+		c.Hedge.BudgetBurst = 1000
+		c.Hedge.MaxInflight = 10000
+	}, sim.Config{Latency: fixed(200 * time.Millisecond)}, sim.Config{Latency: fixed(200 * time.Millisecond)})
+	parallel(200, 200, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	m := h.status().Methods["eth_getBalance"]
+	if m.OutstandingMax > 5 || m.OutstandingMax == 0 {
+		t.Fatalf("peak outstanding hedges %d, cap 5", m.OutstandingMax)
+	}
+	t.Logf("peak outstanding %d, hedges fired %d", m.OutstandingMax, m.HedgesFired)
+}
+
+func TestHedge_SaturationGuardPausesAndResumes(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("10ms")(c)
+		c.Hedge.MaxInflight = 20
+	}, sim.Config{Latency: fixed(150 * time.Millisecond)}, sim.Config{Latency: fixed(150 * time.Millisecond)})
+	parallel(60, 60, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
+	var got []string
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventHedge {
+			got = append(got, ev.To)
+		}
+	}
+	if len(got) < 2 || got[0] != "paused" || got[len(got)-1] != "active" {
+		t.Fatalf("hedge events %v, want paused … active", got)
+	}
+	if h.status().Hedge.Paused {
+		t.Fatal("still paused")
+	}
+}
+
+func TestHedge_LiveDelayChangeAppliesToNextRequest(t *testing.T) {
+	h := newHarness(t, hedgeOn("500ms"), sim.Config{Latency: fixed(200 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"delay":"20ms"}`); code != 200 {
+		t.Fatalf("PUT: %d %s", code, b)
+	}
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	if !r.hedged || r.endpoint != "s1" {
+		t.Fatalf("hedged=%v endpoint=%s after lowering the delay", r.hedged, r.endpoint)
+	}
+	if d := h.status().Methods["eth_getBalance"]; d.HedgeDelay != "20ms" || d.HedgeDelaySrc != "live" {
+		t.Fatalf("delay %s from %s", d.HedgeDelay, d.HedgeDelaySrc)
+	}
+	// Off for one method only.
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"enabled":false,"method":"eth_call"}`); code != 200 {
+		t.Fatalf("PUT: %d %s", code, b)
+	}
+	if code, _ := h.adminDo("PUT", "/v1/hedge", `{"delay":"soon"}`); code != 400 {
+		t.Fatalf("bad delay accepted: %d", code)
+	}
+	if code, _ := h.adminDo("PUT", "/v1/hedge", `{"delay":"20ms","bogus":1}`); code != 400 {
+		t.Fatalf("unknown field accepted: %d", code)
+	}
+}
+
+// trueQuantile is the q-quantile of a lognormal(median, sigma).
+func trueQuantile(median time.Duration, sigma, z float64) time.Duration {
+	return time.Duration(float64(median) * math.Exp(sigma*z))
+}
+
+func TestHedge_AutoDelayFollowsTheDistribution(t *testing.T) {
+	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.3}
+	h := newHarness(t, hedgeOn("auto"), sim.Config{Latency: lat})
+	const n = 2000
+	parallel(n, 8, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	st := h.status()
+	m := st.Methods["eth_getBalance"]
+	got := m.HedgeDelayMS
+	measured := st.Endpoints[0].Methods["eth_getBalance"].Latency.P95
+	model := trueQuantile(lat.Median, lat.Sigma, 1.6449) // 32.8ms
+	// The delay is the p95 of the same primaries the endpoint measured:
+	// within one histogram bucket (2 significant digits: 1 %).
+	if m.HedgeDelaySrc != "auto" || math.Abs(got-measured) > 0.011*measured {
+		t.Fatalf("auto delay %.2fms (%s), measured p95 %.2fms", got, m.HedgeDelaySrc, measured)
+	}
+	// And it tracks the sim's distribution: never below its p95 (the
+	// request path only adds time), within what scheduling on a shared
+	// machine adds above it.
+	if got < 0.97*ms(model) || got > ms(model)+25 {
+		t.Fatalf("auto delay %.2fms, distribution p95 %s", got, model)
+	}
+	t.Logf("auto delay %.2fms, measured p95 %.2fms, distribution p95 %s", got, measured, model)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func TestHedge_AutoDelayUnbiasedWhenHedgesWin(t *testing.T) {
+	// Latencies large enough that scheduling noise on a loaded machine (and
+	// under -race) stays small beside them.
+	lat := sim.Latency{Median: 30 * time.Millisecond, Sigma: 0.5}
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("auto")(c)
+		c.Hedge.Enabled = false // first measure the unhedged p95
+		c.Hedge.Budget = 0.2    // room for 5 % without the budget shaping the result
+		c.Hedge.BudgetBurst = 50
+		c.Server.StatsWindow = 2 * time.Second // the unhedged phase ages out
+	}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
+	run := func(n int) {
+		parallel(n, 16, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	}
+	run(600)
+	ref := h.status().Methods["eth_getBalance"].HedgeDelayMS
+	if code, _ := h.adminDo("PUT", "/v1/hedge", `{"enabled":true}`); code != 200 {
+		t.Fatal("enable hedging")
+	}
+	before := h.status().Methods["eth_getBalance"].HedgesFired
+	const n = 3000
+	run(n)
+	st := h.status()
+	m := st.Methods["eth_getBalance"]
+	rate := float64(m.HedgesFired-before) / n
+	model := ms(trueQuantile(lat.Median, lat.Sigma, 1.6449))
+	if rate < 0.03 || rate > 0.07 {
+		t.Fatalf("hedges fired for %.1f%% of requests, want 5%% ± 2%%", 100*rate)
+	}
+	// A delay drifting down as hedges win would show as a fire rate above
+	// 7 % (checked above) and a delay below the distribution's p95. Above
+	// it, only the machine's scheduling noise can push the delay, which is
+	// why the upper bound is loose: it is the unhedged phase's own p95.
+	if m.HedgeDelayMS < 0.85*model || m.HedgeDelayMS > 1.15*max(ref, model) {
+		t.Fatalf("delay settled at %.2fms; unhedged p95 %.2fms, distribution p95 %.2fms", m.HedgeDelayMS, ref, model)
+	}
+	for _, ep := range st.Endpoints {
+		if ep.Breaker.State != "closed" || ep.Breaker.Reopens != 0 || ep.Accounting.Failures != 0 {
+			t.Fatalf("%s breaker %s, %d failures after %d losers", ep.Name, ep.Breaker.State, ep.Accounting.Failures, ep.Accounting.Losers)
+		}
+	}
+	t.Logf("fire rate %.2f%%, delay %.2fms vs unhedged p95 %.2fms (distribution p95 %.2fms), losers %d", 100*rate, m.HedgeDelayMS, ref, model, m.Losers)
+}

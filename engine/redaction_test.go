@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func TestRedaction_SecretsInURLsNeverLeave(t *testing.T) {
+	secrets := []string{"0123456789abcdef0123456789abcdef", "TOPSECRETVALUE", "hunter2pass", "abcdef0123456789abcdef", "ANOTHERSECRET"}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL += "/v3/0123456789abcdef0123456789abcdef?apikey=TOPSECRETVALUE"
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "dead",
+			URL: "http://alice:hunter2pass@127.0.0.1:1/v2/abcdef0123456789abcdef?key=ANOTHERSECRET"})
+		c.Breaker.Failures = 100 // keep both failing endpoints in play
+	}, sim.Config{})
+	h.sims[0].SetMode(sim.ModeError)
+
+	var seen []string
+	for i := 0; i < 5; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		if r.rpcError() == nil {
+			t.Fatalf("expected an error, got %s", r.body)
+		}
+		seen = append(seen, string(r.body))
+	}
+	h.sims[0].SetMode(sim.ModeNormal)
+	mustOK(t, h.call(9, "eth_getBalance", addr, "latest"))
+	for _, path := range []string{"/v1/status", "/v1/events", "/metrics"} {
+		code, b := h.adminDo("GET", path, "")
+		if code != 200 {
+			t.Fatalf("%s: %d", path, code)
+		}
+		seen = append(seen, string(b))
+	}
+	_, b := h.adminDo("POST", "/v1/endpoints/dead/fault", `{"mode":"latency"}`)
+	seen = append(seen, string(b))
+	seen = append(seen, h.logs.String())
+	all := strings.Join(seen, "\n")
+	for _, s := range secrets {
+		if strings.Contains(all, s) {
+			t.Fatalf("secret %q leaked:\n%s", s, all)
+		}
+	}
+	// The redacted form is still recognisable to an operator.
+	if !strings.Contains(all, "/v3/REDACTED") || !strings.Contains(all, "connection failed") {
+		t.Fatalf("status or errors lost the useful parts of the URL / cause:\n%s", all[:min(len(all), 3000)])
+	}
+}
+
+func TestRedaction_RedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://eth-mainnet.g.alchemy.com/v2/AbCdEf123456": "https://eth-mainnet.g.alchemy.com/v2/REDACTED",
+		"https://mainnet.infura.io/v3/9aa3d95b3bc440fa88ea12eaa4456161": "https://mainnet.infura.io/v3/REDACTED",
+		"https://u:p@rpc.example.com/rpc?api_key=xyz":        "https://REDACTED@rpc.example.com/rpc?api_key=REDACTED",
+		"http://127.0.0.1:8545":                              "http://127.0.0.1:8545",
+		"https://rpc.ankr.com/eth":                           "https://rpc.ankr.com/eth",
+	} {
+		if got := engine.RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
