@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -29,6 +30,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/probes"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -98,12 +100,26 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	defer sim.CloseAll(sims)
 
+	// Signals are caught before anything listens: a SIGTERM right after
+	// start must still shut down gracefully.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	eng, err := engine.New(cfg, engine.Options{Logger: log})
 	if err != nil {
 		return err
 	}
 	if err := eng.Start(); err != nil {
 		return err
+	}
+	var prober *probes.Runner
+	if cfg.Probes.Enabled {
+		if prober, err = probes.NewRunner(eng, eng.Config(), log); err != nil {
+			eng.Close()
+			return err
+		}
+		prober.Start()
 	}
 	fmt.Fprintf(stdout, "rpcdash: JSON-RPC on http://%s  admin on http://%s\n", eng.RPCAddr(), eng.AdminAddr())
 	for _, s := range sims {
@@ -113,11 +129,11 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "rpcdash: the console is not built yet; running headless (Ctrl-C stops)")
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	sig := <-sigs
 	log.Info("shutting down", "signal", sig.String(), "bound", eng.Config().Server.ShutdownTimeout)
+	if prober != nil {
+		prober.Close()
+	}
 	if err := eng.Close(); err != nil {
 		log.Warn("shutdown", "err", err)
 	}
@@ -127,13 +143,15 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides,
 // rejects unknown keys and bad values naming the key, and fills defaults.
 func loadConfig(path string) (engine.Config, error) {
-	var cfg engine.Config
+	// Decoding over the defaults keeps every zero the file sets explicitly.
+	cfg := engine.DefaultConfig()
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("toml")
 	v.SetEnvPrefix("RPCDASH")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	for _, key := range configKeys(reflect.TypeOf(cfg), "") {
+	keys := configKeys(reflect.TypeOf(cfg), "")
+	for _, key := range keys {
 		if err := v.BindEnv(key); err != nil {
 			return cfg, err
 		}
@@ -146,9 +164,9 @@ func loadConfig(path string) (engine.Config, error) {
 		mapstructure.StringToSliceHookFunc(","),
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
-		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(err.Error(), endpointURLs(v)))
+		msg := strings.ReplaceAll(err.Error(), "'engine.Config' has invalid keys", "unknown top-level keys")
+		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(msg, endpointURLs(v)))
 	}
-	cfg.SetDefaults()
 	if err := validateSimURLs(cfg); err != nil {
 		return cfg, err
 	}
@@ -194,15 +212,21 @@ func endpointURLs(v *viper.Viper) []string {
 	return urls
 }
 
+// validateSimURLs checks every sim:// URL, then the whole config as the
+// engine will see it once the sims run, so that every config error names its
+// key before anything listens (startSims would otherwise trip over a bad
+// chain.kind first).
 func validateSimURLs(cfg engine.Config) error {
+	cfg.Endpoints = slices.Clone(cfg.Endpoints)
 	for i, ep := range cfg.Endpoints {
 		if strings.HasPrefix(ep.URL, "sim://") {
 			if _, err := sim.ParseURL(ep.URL); err != nil {
 				return fmt.Errorf("invalid config:\n  endpoints[%d].url: %v", i, err)
 			}
+			cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 		}
 	}
-	return nil
+	return cfg.Validate()
 }
 
 // startSims starts every sim:// endpoint on loopback and rewrites its URL to
@@ -268,6 +292,9 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 		}
 		cfgs = append(cfgs, c)
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	ups, err := sim.StartSet(cfgs, *host)
 	if err != nil {
 		return err
@@ -276,9 +303,6 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	for _, u := range ups {
 		fmt.Fprintf(stdout, "%s\t%s\t(counters: %s/_sim/counters)\n", u.Name(), u.URL(), u.URL())
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	<-sigs
 	return nil
 }

@@ -19,6 +19,20 @@ type Config struct {
 	Router    RouterConfig     `mapstructure:"router"`
 	Probes    ProbesConfig     `mapstructure:"probes"`
 	Methods   MethodsConfig    `mapstructure:"methods"`
+
+	// defaulted: SetDefaults has run, so zeros left now are explicit.
+	defaulted bool
+}
+
+// DefaultConfig is the configuration with every default in place, hedging
+// and probes on. Decode a file over it, and the zeros the file sets stay
+// zero (hedge.max_extra = 0, chain.max_head_lag = 0 ...).
+func DefaultConfig() Config {
+	var c Config
+	c.Hedge.Enabled = true
+	c.Probes.Enabled = true
+	c.SetDefaults()
+	return c
 }
 
 type ServerConfig struct {
@@ -126,8 +140,13 @@ type MethodsConfig struct {
 	Weights map[string]float64 `mapstructure:"weights"`
 }
 
-// SetDefaults fills every zero value with a default that works.
+// SetDefaults fills every zero value with a default that works. It runs
+// once: on a config that came from DefaultConfig it changes nothing.
 func (c *Config) SetDefaults() {
+	if c.defaulted {
+		return
+	}
+	c.defaulted = true
 	s := &c.Server
 	def(&s.Listen, "127.0.0.1:8545")
 	def(&s.Admin, "127.0.0.1:8546")

@@ -36,6 +36,8 @@ type Engine struct {
 	metrics *metrics
 	filters *filterPins
 	heads   headTracker
+	// servedHead is the highest head returned to a client (monotonicHead).
+	servedHead atomic.Int64
 
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served

@@ -51,6 +51,7 @@ type plan struct {
 	tip       bool
 	pinned    *Endpoint // stateful: the endpoint that holds the state
 	weight    float64
+	minHead   int64 // the explicit block number the read names (0 = none)
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.
@@ -66,7 +67,7 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 		}
 		order = []candidate{{ep: p.pinned, trial: trial}}
 	} else {
-		rk := e.rank(p.method, p.class, p.tip)
+		rk := e.rank(p.method, p.class, p.tip, p.minHead)
 		if len(rk.order) == 0 {
 			return result{err: noRouteError(rk)}
 		}
@@ -92,6 +93,23 @@ type execution struct {
 	hedges int
 	saw429 bool
 	last   string // last failure cause, for the client's error
+	// fallback is a null answer to a read of an explicit block, kept while
+	// another endpoint is asked (this one may just not have the block yet).
+	fallback *attemptDone
+}
+
+// keepNull sets a null answer to a read of an explicit block number aside
+// while another attempt is live or another candidate remains: this endpoint
+// may just not have the block yet.
+func (x *execution) keepNull(d attemptDone) bool {
+	if x.p.minHead == 0 || !d.rep.info.ResultNull || len(x.live) == 0 && x.pick(false) < 0 {
+		return false
+	}
+	if x.fallback != nil {
+		putBuf(x.fallback.rep.body)
+	}
+	x.fallback = &d
+	return true
 }
 
 func (x *execution) run() result {
@@ -115,6 +133,18 @@ func (x *execution) run() result {
 		case d := <-x.done:
 			x.remove(d.a)
 			if d.rep.out == outAnswer {
+				if x.keepNull(d) {
+					if len(x.live) > 0 || x.launch(RoleFailover, false) {
+						continue
+					}
+					f := x.fallback
+					x.fallback = nil
+					return x.win(*f)
+				}
+				if x.fallback != nil {
+					putBuf(x.fallback.rep.body)
+					x.fallback = nil
+				}
 				return x.win(d)
 			}
 			if d.rep.out == outRateLimit {
@@ -126,6 +156,10 @@ func (x *execution) run() result {
 				continue
 			}
 			if len(x.live) == 0 {
+				if f := x.fallback; f != nil {
+					x.fallback = nil
+					return x.win(*f)
+				}
 				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
 			}
 		case <-hedgeC:
@@ -303,6 +337,10 @@ func (x *execution) win(d attemptDone) result {
 
 func (x *execution) fail(msg string) result {
 	x.stopRest(errRequestDone)
+	if x.fallback != nil {
+		putBuf(x.fallback.rep.body)
+		x.fallback = nil
+	}
 	return result{err: &Error{Code: CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
 }
 

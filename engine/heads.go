@@ -93,51 +93,79 @@ func trimHex(s string) string {
 // freezeHead makes a stale-faulted endpoint's head answers stop advancing:
 // the first head it reports after the fault is the one it keeps reporting.
 func (e *Engine) freezeHead(ep *Endpoint, method string, r *upstreamReply) {
-	var cur int64
-	switch method {
-	case "eth_blockNumber":
-		s, ok := ResultString(r.body.Bytes())
-		if !ok {
-			return
-		}
-		v, err := strconv.ParseInt(trimHex(s), 16, 64)
-		if err != nil {
-			return
-		}
-		cur = v
-	case "getSlot":
-		v, ok := ResultUint64(r.body.Bytes())
-		if !ok {
-			return
-		}
-		cur = int64(v)
-	default:
+	cur, ok := headOf(method, r.body.Bytes())
+	if !ok {
 		return
 	}
 	ep.staleHead.CompareAndSwap(0, cur)
-	frozen := ep.staleHead.Load()
-	if frozen >= cur {
-		return
+	if frozen := ep.staleHead.Load(); frozen < cur {
+		replaceHeadResult(r.body, method, frozen)
+		r.info = InspectResponse(r.body.Bytes())
 	}
+}
+
+// headOf reads the head an eth_blockNumber or getSlot answer carries.
+func headOf(method string, body []byte) (int64, bool) {
+	switch method {
+	case "eth_blockNumber":
+		s, ok := ResultString(body)
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(trimHex(s), 16, 64)
+		return v, err == nil
+	case "getSlot":
+		v, ok := ResultUint64(body)
+		return int64(v), ok
+	}
+	return 0, false
+}
+
+// replaceHeadResult rewrites a head answer in place to carry v, keeping its id.
+func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 	var msg struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(r.body.Bytes(), &msg) != nil {
+	if json.Unmarshal(body.Bytes(), &msg) != nil {
 		return
 	}
 	var res []byte
 	if method == "getSlot" {
-		res = strconv.AppendInt(nil, frozen, 10)
+		res = strconv.AppendInt(nil, v, 10)
 	} else {
-		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(frozen, 16))
+		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(v, 16))
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(msg.ID)
-	b.WriteString(`,"result":`)
-	b.Write(res)
-	b.WriteString("}")
-	r.body.Reset()
-	r.body.Write(b.Bytes())
-	r.info = InspectResponse(r.body.Bytes())
+	body.Reset()
+	body.WriteString(`{"jsonrpc":"2.0","id":`)
+	if msg.ID == nil {
+		body.WriteString("null")
+	}
+	body.Write(msg.ID)
+	body.WriteString(`,"result":`)
+	body.Write(res)
+	body.WriteString("}")
+}
+
+// monotonicHead keeps the chain from going backwards for clients: a head
+// answer below one rpcdash already returned (another endpoint a block or
+// two behind) is raised to it. An answer further behind than
+// chain.max_head_lag is not papered over; it passes as it came.
+func (e *Engine) monotonicHead(method string, body *bytes.Buffer) {
+	v, ok := headOf(method, body.Bytes())
+	if !ok {
+		return
+	}
+	for {
+		served := e.servedHead.Load()
+		if v >= served {
+			if e.servedHead.CompareAndSwap(served, v) {
+				return
+			}
+			continue
+		}
+		if served-v <= e.cfg.Chain.MaxHeadLag {
+			replaceHeadResult(body, method, served)
+		}
+		return
+	}
 }

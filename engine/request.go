@@ -10,12 +10,22 @@ import (
 // the stateful rules, runs the executor and accounts for the request.
 func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) result {
 	cls := e.methods.Class(req.Method)
+	if cls == ClassRead && e.cfg.Chain.Pin != "" {
+		if params, ok := pinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
+			if pinned, err := req.WithParams(params); err == nil {
+				req = pinned
+			}
+		}
+	}
 	p := plan{
 		method:    req.Method,
 		class:     cls,
 		hedgeable: cls == ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
+	}
+	if cls == ClassRead && e.cfg.Chain.Kind == "evm" {
+		p.minHead = requiredHead(req.Method, req.Params)
 	}
 	mc := e.acct.method(req.Method)
 	mc.requests.Add(1)
@@ -52,6 +62,8 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 		e.acct.total.clientErrors.Add(1)
 	} else if cls == ClassStateful {
 		e.trackFilter(req.Method, creates, filterID, res)
+	} else if req.Method == "eth_blockNumber" || req.Method == "getSlot" {
+		e.monotonicHead(req.Method, res.body)
 	}
 	e.metrics.request(req.Method, cls, res.err == nil, e.now().Sub(start))
 	return res

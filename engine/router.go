@@ -41,7 +41,7 @@ type ranking struct {
 }
 
 // rank orders the endpoints that may take this request.
-func (e *Engine) rank(method string, cls Class, tipDependent bool) ranking {
+func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
@@ -57,6 +57,10 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool) ranking {
 		}
 		if ex := ep.exclusionList(); len(ex) > 0 {
 			r.skipped = append(r.skipped, ep.Name+": "+ex[0])
+			continue
+		}
+		if h := ep.head.Load(); minHead > 0 && h > 0 && h < minHead && e.heads.max.Load() >= minHead {
+			r.skipped = append(r.skipped, fmt.Sprintf("%s: head %d is below the requested block %d", ep.Name, h, minHead))
 			continue
 		}
 		if tipDependent && ep.lagExcluded.Load() {

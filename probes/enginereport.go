@@ -28,22 +28,25 @@ func endpointInfo(ep EndpointIndependence) engine.IndependenceInfo {
 	if ep.ResolveError != "" {
 		errs = append(errs, "resolve: "+ep.ResolveError)
 	}
+	seen := map[uint32]int{} // AS number → index in out.ASNs
 	for _, ip := range ep.IPs {
 		out.IPs = append(out.IPs, ip.IP)
-		var asn string
 		switch {
 		case ip.ASN != nil:
-			asn = fmt.Sprintf("AS%d", ip.ASN.Number)
+			text := fmt.Sprintf("AS%d", ip.ASN.Number)
 			if ip.ASN.Name != "" {
-				asn += " " + ip.ASN.Name
+				text += " " + ip.ASN.Name
+			}
+			if i, ok := seen[ip.ASN.Number]; !ok {
+				seen[ip.ASN.Number] = len(out.ASNs)
+				out.ASNs = append(out.ASNs, text)
+			} else if len(text) > len(out.ASNs[i]) {
+				out.ASNs[i] = text // one lookup may have the AS name, another not
 			}
 		case ip.ASNError != "":
-			asn = "unknown"
-		default:
-			continue // ASN lookups are off
-		}
-		if !slices.Contains(out.ASNs, asn) {
-			out.ASNs = append(out.ASNs, asn)
+			if !slices.Contains(out.ASNs, "unknown") {
+				out.ASNs = append(out.ASNs, "unknown")
+			}
 		}
 	}
 	if t := ep.TLS; t != nil {

@@ -44,8 +44,25 @@ func (p *prober) run(ctx context.Context) {
 		if !p.tick(ctx) {
 			return
 		}
-		timer.Reset(max(p.interval-time.Since(began), 0))
+		timer.Reset(p.nextWait(began))
 	}
+}
+
+// trialGap is how soon a breaker waiting for a trial is probed again: the
+// probes are its trials (engine.UseProbeTrials), and readmission takes
+// breaker.successes of them, which should not take that many intervals.
+const trialGap = 200 * time.Millisecond
+
+// nextWait is the time to the next round: the interval, or sooner when the
+// endpoint's breaker waits for a trial or its cooldown ends first.
+func (p *prober) nextWait(began time.Time) time.Duration {
+	wait := max(p.interval-time.Since(began), 0)
+	if p.eng.NeedsTrial(p.name) {
+		wait = min(wait, trialGap)
+	} else if t := p.eng.NextTrialAt(p.name); !t.IsZero() {
+		wait = min(wait, max(time.Until(t), 0))
+	}
+	return wait
 }
 
 // tick runs one round of probes; false means the runner is closing.

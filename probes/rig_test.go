@@ -65,7 +65,7 @@ func startSim(t testing.TB, sc sim.Config) *sim.Upstream {
 // endpoint per sim, and a started Runner; mut edits the config first.
 func newRig(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *rig {
 	t.Helper()
-	r := &rig{t: t, client: &http.Client{}}
+	r := &rig{t: t, client: clientFor(t)}
 	cfg := rigConfig()
 	for i, sc := range sims {
 		if sc.Name == "" {
@@ -92,7 +92,6 @@ func newRig(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *rig {
 	r.eng = eng
 	r.rpc = "http://" + eng.RPCAddr()
 	t.Cleanup(func() {
-		r.client.CloseIdleConnections()
 		if err := eng.Close(); err != nil {
 			t.Errorf("engine close: %v", err)
 		}
@@ -204,4 +203,11 @@ func headEvent(name, to string) func(engine.Event) bool {
 	return func(ev engine.Event) bool {
 		return ev.Type == engine.EventHead && ev.Endpoint == name && ev.To == to
 	}
+}
+
+// clientFor is an HTTP client whose idle connections close with the test.
+func clientFor(t testing.TB) *http.Client {
+	c := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
 }

@@ -74,6 +74,7 @@ func (r *Runner) Start() {
 		if r.ctx.Err() != nil {
 			return // closed before it started
 		}
+		r.eng.UseProbeTrials()
 		for _, p := range r.probers {
 			r.wg.Add(1)
 			go func() {

@@ -1,0 +1,75 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func resultString(t *testing.T, r reply) string {
+	t.Helper()
+	var m struct{ Result json.RawMessage }
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("%s: %v", r.body, err)
+	}
+	return string(m.Result)
+}
+
+func TestHeads_BlockNumberNeverGoesBackwards(t *testing.T) {
+	fast := sim.Latency{Median: time.Millisecond}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Chain.MaxHeadLag = 5
+		c.Router.LagPenalty = time.Nanosecond // spread traffic over the lagging endpoint too
+	},
+		sim.Config{Latency: fast, BlockTime: 50 * time.Millisecond},
+		sim.Config{Latency: fast, BlockTime: 50 * time.Millisecond, HeadLag: 3},
+		sim.Config{Latency: fast, BlockTime: 50 * time.Millisecond})
+	var last int64
+	lagging := 0
+	for i := 0; i < 1000; i++ {
+		r := h.call(i, "eth_blockNumber")
+		mustOK(t, r)
+		v, err := strconv.ParseInt(strings.Trim(resultString(t, r), `"`)[2:], 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v < last {
+			t.Fatalf("call %d: head went back from %d to %d (answered by %s)", i, last, v, r.endpoint)
+		}
+		if r.endpoint == "s1" {
+			lagging++
+		}
+		last = v
+		// The newest block is there, whoever is asked.
+		if i%10 == 0 {
+			b := h.call(i, "eth_getBlockByNumber", "0x"+strconv.FormatInt(v, 16), false)
+			mustOK(t, b)
+			if resultString(t, b) == "null" {
+				t.Fatalf("block %d came back null from %s", v, b.endpoint)
+			}
+		}
+	}
+	if lagging < 100 {
+		t.Fatal("the lagging endpoint never answered: the test did not spread traffic")
+	}
+	t.Logf("lagging endpoint answered %d of 1000 eth_blockNumber calls", lagging)
+}
+
+func TestPin_FinalizedAddedOnlyWhereNoTagWasGiven(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Chain.Pin = "finalized" }, sim.Config{})
+	mustOK(t, h.call(1, "eth_getBalance", addr))
+	mustOK(t, h.call(2, "eth_getBalance", addr, "latest"))
+	mustOK(t, h.call(3, "eth_call", map[string]string{"to": addr, "data": "0x"}))
+	got := h.sims[0].Requests("eth_getBalance")
+	if len(got) != 2 || !strings.Contains(string(got[0]), `"finalized"`) || !strings.Contains(string(got[1]), `"latest"`) || strings.Contains(string(got[1]), "finalized") {
+		t.Fatalf("params seen upstream: %s", got)
+	}
+	if c := h.sims[0].Requests("eth_call"); len(c) != 1 || !strings.Contains(string(c[0]), `"finalized"`) {
+		t.Fatalf("eth_call params upstream: %s", c)
+	}
+}

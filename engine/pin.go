@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Finality pinning (chain.pin): a read that accepts a block tag or a
+// commitment and names none gets the pinned level, so that every endpoint
+// answers about the same block whatever its distance from the tip. Mixing
+// levels across endpoints ("latest" here, "finalized" there) answers one
+// logical query about different blocks.
+
+// evmPinnedParam is the position of the optional block tag per EVM method.
+var evmPinnedParam = map[string]int{
+	"eth_getBalance":          1,
+	"eth_getCode":             1,
+	"eth_getTransactionCount": 1,
+	"eth_call":                1,
+	"eth_getStorageAt":        2,
+	"eth_getProof":            2,
+}
+
+// solanaPinned lists Solana methods whose last parameter is a config object
+// taking "commitment", with the number of positional parameters before it.
+var solanaPinned = map[string]int{
+	"getAccountInfo":                    1,
+	"getBalance":                        1,
+	"getBlockHeight":                    0,
+	"getEpochInfo":                      0,
+	"getLatestBlockhash":                0,
+	"getMultipleAccounts":               1,
+	"getProgramAccounts":                1,
+	"getSlot":                           0,
+	"getTokenAccountBalance":            1,
+	"getTokenAccountsByOwner":           2,
+	"getTokenSupply":                    1,
+	"getTransaction":                    1,
+	"getSignaturesForAddress":           1,
+	"getMinimumBalanceForRentExemption": 1,
+	"getFeeForMessage":                  1,
+}
+
+// PinnedMethods lists what pinning touches, for the README and status.
+func PinnedMethods(kind string) map[string]int {
+	if kind == "solana" {
+		return solanaPinned
+	}
+	return evmPinnedParam
+}
+
+// pinParams returns params with the pinned level added where the request
+// named none, and whether it changed anything.
+func pinParams(kind, pin, method string, params json.RawMessage) (json.RawMessage, bool) {
+	if pin == "" {
+		return nil, false
+	}
+	var arr []json.RawMessage
+	if len(params) > 0 && json.Unmarshal(params, &arr) != nil {
+		return nil, false // by-name params: leave them alone
+	}
+	if kind == "solana" {
+		n, ok := solanaPinned[method]
+		if !ok || len(arr) < n || len(arr) > n+1 {
+			return nil, false
+		}
+		cfg := map[string]json.RawMessage{}
+		if len(arr) == n+1 {
+			if string(arr[n]) != "null" && json.Unmarshal(arr[n], &cfg) != nil {
+				return nil, false
+			}
+			if _, named := cfg["commitment"]; named {
+				return nil, false
+			}
+		}
+		cfg["commitment"] = json.RawMessage(strconv.Quote(pin))
+		b, _ := json.Marshal(cfg)
+		arr = append(arr[:n], b)
+	} else {
+		i, ok := evmPinnedParam[method]
+		if !ok || len(arr) < i || len(arr) > i+1 {
+			return nil, false
+		}
+		if len(arr) == i+1 && string(arr[i]) != "null" {
+			return nil, false
+		}
+		arr = append(arr[:i], json.RawMessage(strconv.Quote(pin)))
+	}
+	out, err := json.Marshal(arr)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}

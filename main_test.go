@@ -1,0 +1,691 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rpcdash-main-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+var build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary builds the rpcdash command once per test run, for the tests that
+// need a real process to signal.
+func binary(t *testing.T) string {
+	t.Helper()
+	build.once.Do(func() {
+		build.path = filepath.Join(binDir, "rpcdash")
+		out, err := exec.Command("go", "build", "-o", build.path, ".").CombinedOutput()
+		if err != nil {
+			build.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return build.path
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// serveConfig runs `rpcdash serve --config FILE` in-process. Every case here
+// is a config error, which returns before anything listens or dials; a run
+// that is still going after the bound is a start-up that should have failed.
+func serveConfig(t *testing.T, body string) (code int, stdout, stderr string) {
+	t.Helper()
+	path := writeConfig(t, body)
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"serve", "--config", path}, &out, &errb) }()
+	select {
+	case code = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve started with an invalid config")
+	}
+	return code, out.String(), errb.String()
+}
+
+const validEndpoint = `
+[[endpoints]]
+name = "a"
+url = "sim://fast"
+`
+
+const loopbackServer = `
+[server]
+listen = "127.0.0.1:0"
+admin = "127.0.0.1:0"
+`
+
+func TestServe_ConfigErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		name string
+		toml string
+		want []string
+	}{
+		{"unknown top-level key", "bogus = 1\n" + loopbackServer + validEndpoint, []string{"unknown top-level keys: bogus"}},
+		{"unknown section", loopbackServer + validEndpoint + "[bogus]\nx = 1\n", []string{"bogus"}},
+		{"unknown nested key", loopbackServer + validEndpoint + "[hedge]\nbogus = 1\n", []string{"hedge", "bogus"}},
+		{"unknown endpoint key", loopbackServer + validEndpoint + "weight = 3\n", []string{"endpoints[0]", "weight"}},
+		{"bad duration", "[server]\nlisten = \"127.0.0.1:0\"\nrequest_timeout = \"abc\"\n" + validEndpoint, []string{"server.request_timeout"}},
+		{"zero duration", "[server]\nlisten = \"127.0.0.1:0\"\nrequest_timeout = \"0s\"\n" + validEndpoint, []string{"server.request_timeout"}},
+		{"negative duration", loopbackServer + validEndpoint + "[breaker]\ncooldown = \"-1s\"\n", []string{"breaker.cooldown"}},
+		{"wrong type", loopbackServer + validEndpoint + "[breaker]\nfailures = \"three\"\n", []string{"breaker.failures"}},
+		{"quantile above 1", loopbackServer + validEndpoint + "[hedge]\nquantile = 2\n", []string{"hedge.quantile"}},
+		{"bad hedge delay", loopbackServer + validEndpoint + "[hedge]\ndelay = \"soon\"\n", []string{"hedge.delay"}},
+		{"zero breaker failures", loopbackServer + validEndpoint + "[breaker]\nfailures = 0\n", []string{"breaker.failures"}},
+		{"negative breaker failures", loopbackServer + validEndpoint + "[breaker]\nfailures = -1\n", []string{"breaker.failures"}},
+		{"unknown chain", loopbackServer + "[chain]\nkind = \"btc\"\n" + validEndpoint, []string{"chain.kind", "btc"}},
+		{"listen not host:port", "[server]\nlisten = \"8545\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.listen"}},
+		{"no endpoints", loopbackServer, []string{"endpoints"}},
+		{"duplicate endpoint names", loopbackServer + validEndpoint + validEndpoint, []string{"endpoints[1].name", "duplicate"}},
+		{"endpoint without name", loopbackServer + "[[endpoints]]\nurl = \"sim://fast\"\n", []string{"endpoints[0].name"}},
+		{"url without scheme", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"rpc.example.invalid/v1\"\n", []string{"endpoints[0].url"}},
+		{"ftp url", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"ftp://rpc.example.invalid/\"\n", []string{"endpoints[0].url", "http"}},
+		{"empty url", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"\"\n", []string{"endpoints[0].url"}},
+		{"missing url", loopbackServer + "[[endpoints]]\nname = \"a\"\n", []string{"endpoints[0].url"}},
+		{"http url without host", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"http:///v1\"\n", []string{"endpoints[0].url"}},
+		{"second url bad", loopbackServer + validEndpoint + "[[endpoints]]\nname = \"b\"\nurl = \"ftp://x.invalid\"\n", []string{"endpoints[1].url"}},
+		{"unknown sim preset", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"sim://nope\"\n", []string{"endpoints[0].url", "nope"}},
+		{"unknown sim parameter", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"sim://fast?wobble=1\"\n", []string{"endpoints[0].url", "wobble"}},
+		{"bad sim latency", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"sim://fast?median=abc\"\n", []string{"endpoints[0].url", "median"}},
+		{"admin off loopback without token", "[server]\nlisten = \"127.0.0.1:0\"\nadmin = \"0.0.0.0:0\"\n" + validEndpoint, []string{"server.admin_token"}},
+		{"toml syntax error", loopbackServer + validEndpoint + "[hedge\n", []string{"config"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := serveConfig(t, tc.toml)
+			if code != 1 {
+				t.Fatalf("exit code %d, want 1; stderr:\n%s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not name %q:\n%s", w, stderr)
+				}
+			}
+			if stdout != "" {
+				t.Errorf("serve printed on stdout before failing:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func TestServe_MissingConfigFileNamesThePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "absent.toml")
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "--config", path}, &out, &errb); code != 1 {
+		t.Fatalf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(errb.String(), path) {
+		t.Errorf("stderr does not name %s:\n%s", path, errb.String())
+	}
+}
+
+// The secret parts of secretURL: user info, a key in the path, a key in the
+// query. The host is .invalid, which never resolves, and every case fails
+// validation before anything dials or listens.
+const secretURL = "https://user:pw@example.invalid/v3/0123456789abcdef0123456789abcdef?apikey=SECRETKEY123"
+
+var secretParts = []string{"user:pw", ":pw@", "0123456789abcdef0123456789abcdef", "SECRETKEY123"}
+
+func assertNoSecrets(t *testing.T, where, text string) {
+	t.Helper()
+	for _, s := range secretParts {
+		if strings.Contains(text, s) {
+			t.Errorf("%s shows the secret %q:\n%s", where, s, text)
+		}
+	}
+}
+
+func TestServe_ConfigErrorsNeverShowURLSecrets(t *testing.T) {
+	ep := func(name, url string) string {
+		return fmt.Sprintf("[[endpoints]]\nname = %q\nurl = %q\n", name, url)
+	}
+	secret := ep("a", secretURL)
+	cases := []struct {
+		name string
+		toml string
+		want string
+	}{
+		{"unknown key beside it", loopbackServer + secret + "weight = 3\n", "weight"},
+		{"bad duration elsewhere", "[server]\nrequest_timeout = \"abc\"\n" + secret, "server.request_timeout"},
+		{"bad value elsewhere", loopbackServer + secret + "[hedge]\nquantile = 2\n", "hedge.quantile"},
+		{"unknown chain", loopbackServer + "[chain]\nkind = \"btc\"\n" + secret, "chain.kind"},
+		{"duplicate name", loopbackServer + secret + secret, "endpoints[1].name"},
+		{"wrong scheme", loopbackServer + ep("a", strings.Replace(secretURL, "https", "ftp", 1)), "endpoints[0].url"},
+		{"unparseable", loopbackServer + ep("a", strings.Replace(secretURL, "example", "exa mple", 1)), "endpoints[0].url"},
+		{"url of the wrong type", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = [\"" + secretURL + "\"]\n", "endpoints[0].url"},
+		{"secret as a duration", "[server]\nrequest_timeout = \"" + secretURL + "\"\n" + secret, "server.request_timeout"},
+		{"unterminated string", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"" + secretURL + "\n", "config"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := serveConfig(t, tc.toml)
+			if code != 1 {
+				t.Fatalf("exit code %d, want 1; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr does not name %q:\n%s", tc.want, stderr)
+			}
+			assertNoSecrets(t, "stderr", stderr)
+			assertNoSecrets(t, "stdout", stdout)
+		})
+	}
+}
+
+func TestLoadConfig_EnvironmentOverrides(t *testing.T) {
+	path := writeConfig(t, `
+[server]
+listen = "127.0.0.1:7001"
+
+[hedge]
+delay = "50ms"
+`+validEndpoint)
+	t.Setenv("RPCDASH_SERVER_LISTEN", "127.0.0.1:7002")  // overrides the file
+	t.Setenv("RPCDASH_HEDGE_DELAY", "120ms")             // overrides the file
+	t.Setenv("RPCDASH_BREAKER_FAILURES", "7")            // section absent from the file
+	t.Setenv("RPCDASH_SERVER_REQUEST_TIMEOUT", "3s")     // key absent from the file
+	t.Setenv("RPCDASH_METHODS_WRITES", "foo_send,foo_x") // list from a string
+
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Server.Listen; got != "127.0.0.1:7002" {
+		t.Errorf("server.listen = %q, want the environment's 127.0.0.1:7002", got)
+	}
+	if got := cfg.Hedge.Delay; got != "120ms" {
+		t.Errorf("hedge.delay = %q, want the environment's 120ms", got)
+	}
+	if got := cfg.Breaker.Failures; got != 7 {
+		t.Errorf("breaker.failures = %d, want the environment's 7", got)
+	}
+	if got := cfg.Server.RequestTimeout; got != 3*time.Second {
+		t.Errorf("server.request_timeout = %s, want the environment's 3s", got)
+	}
+	if got := strings.Join(cfg.Methods.Writes, ","); got != "foo_send,foo_x" {
+		t.Errorf("methods.writes = %q, want foo_send,foo_x", got)
+	}
+	if got := cfg.Server.Admin; got != "127.0.0.1:8546" {
+		t.Errorf("server.admin = %q, want the default 127.0.0.1:8546", got)
+	}
+}
+
+func TestLoadConfig_BadEnvironmentValueNamesTheKey(t *testing.T) {
+	cases := []struct{ env, value, key string }{
+		{"RPCDASH_BREAKER_FAILURES", "abc", "breaker.failures"},
+		{"RPCDASH_BREAKER_FAILURES", "0", "breaker.failures"},
+		{"RPCDASH_SERVER_REQUEST_TIMEOUT", "soon", "server.request_timeout"},
+		{"RPCDASH_HEDGE_QUANTILE", "1.5", "hedge.quantile"},
+		{"RPCDASH_CHAIN_KIND", "btc", "chain.kind"},
+	}
+	path := writeConfig(t, loopbackServer+validEndpoint)
+	for _, tc := range cases {
+		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			_, err := loadConfig(path)
+			if err == nil {
+				t.Fatalf("%s=%s loaded without error", tc.env, tc.value)
+			}
+			if !strings.Contains(err.Error(), tc.key) {
+				t.Errorf("error does not name %s: %v", tc.key, err)
+			}
+		})
+	}
+}
+
+func TestLoadConfig_ShippedConfig(t *testing.T) {
+	cfg, err := loadConfig("config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Endpoints) != 3 {
+		t.Fatalf("config.toml has %d endpoints, want 3", len(cfg.Endpoints))
+	}
+	presets := map[string]bool{}
+	for _, ep := range cfg.Endpoints {
+		u, err := url.Parse(ep.URL)
+		if err != nil || u.Scheme != "sim" {
+			t.Fatalf("endpoint %s: url %q is not sim://", ep.Name, ep.URL)
+		}
+		presets[u.Host] = true
+	}
+	if len(presets) != 3 {
+		t.Errorf("config.toml endpoints use presets %v, want three different ones", presets)
+	}
+
+	// The engine accepts it once the sims run, as `serve` does.
+	sims, err := startSims(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.CloseAll(sims)
+	if len(sims) != 3 {
+		t.Fatalf("started %d sims, want 3", len(sims))
+	}
+	if _, err := engine.New(cfg, engine.Options{}); err != nil {
+		t.Fatalf("engine rejects the shipped config: %v", err)
+	}
+}
+
+// proc is a running rpcdash binary with its output captured.
+type proc struct {
+	cmd    *exec.Cmd
+	lines  chan string
+	mu     sync.Mutex
+	stdout bytes.Buffer
+	stderr syncBuffer
+	exited chan struct{}
+	err    error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(binary(t), args...), lines: make(chan string, 100), exited: make(chan struct{})}
+	p.cmd.Stderr = &p.stderr
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stdout.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		close(p.lines)
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// line waits for the first stdout line matching re and returns its groups.
+func (p *proc) line(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("rpcdash exited before printing %s; stderr:\n%s", re, p.stderr.String())
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("rpcdash printed no line matching %s; stderr:\n%s", re, p.stderr.String())
+		}
+	}
+}
+
+func (p *proc) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wait returns the exit code, failing the test if the process outlives bound.
+func (p *proc) wait(t *testing.T, bound time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(bound):
+		t.Fatalf("rpcdash still running %s after the signal; stderr:\n%s", bound, p.stderr.String())
+		return -1
+	}
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String()
+}
+
+var addrLine = regexp.MustCompile(`^rpcdash: JSON-RPC on http://(\S+)\s+admin on http://(\S+)$`)
+
+// client never keeps connections, so no transport goroutine outlives a test.
+var client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}
+
+type rpcAnswer struct {
+	header http.Header
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func call(t *testing.T, addr, method string) rpcAnswer {
+	t.Helper()
+	a, err := tryCall(addr, method)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func tryCall(addr, method string) (rpcAnswer, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":[]}`, method)
+	resp, err := client.Post("http://"+addr+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		return rpcAnswer{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return rpcAnswer{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return rpcAnswer{}, fmt.Errorf("%s: HTTP %d: %s", method, resp.StatusCode, raw)
+	}
+	var a rpcAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return rpcAnswer{}, fmt.Errorf("%s: %v: %s", method, err, raw)
+	}
+	if a.Error != nil || len(a.Result) == 0 {
+		return rpcAnswer{}, fmt.Errorf("%s: no result: %s", method, raw)
+	}
+	a.header = resp.Header
+	return a, nil
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d %v: %s", url, resp.StatusCode, err, raw)
+	}
+	return string(raw)
+}
+
+// closingListener accepts connections on loopback and drops them at once,
+// so every attempt sent to it fails with an error quoting the URL.
+func closingListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String()
+}
+
+func TestServe_RoutesReportsAndRedacts(t *testing.T) {
+	keyed := strings.Replace(secretURL, "https://", "http://", 1)
+	keyed = strings.Replace(keyed, "example.invalid", closingListener(t), 1)
+	cfg := writeConfig(t, loopbackServer+`
+[[endpoints]]
+name = "local"
+url = "sim://fast"
+
+[[endpoints]]
+name = "keyed"
+url = "`+keyed+`"
+`)
+	p := startProc(t, "serve", "--config", cfg, "--log-level", "debug")
+	m := p.line(t, addrLine)
+	rpcAddr, adminAddr := m[1], m[2]
+
+	for i := 0; i < 10; i++ {
+		a := call(t, rpcAddr, "eth_blockNumber")
+		if got := a.header.Get(engine.HeaderEndpoint); got != "local" {
+			t.Errorf("%s = %q, want local (keyed drops every connection)", engine.HeaderEndpoint, got)
+		}
+		if n, err := strconv.Atoi(a.header.Get(engine.HeaderAttempts)); err != nil || n < 1 {
+			t.Errorf("%s = %q, want a positive count", engine.HeaderAttempts, a.header.Get(engine.HeaderAttempts))
+		}
+		if h := a.header.Get(engine.HeaderHedged); h != "0" && h != "1" {
+			t.Errorf("%s = %q, want 0 or 1", engine.HeaderHedged, h)
+		}
+	}
+
+	status := get(t, "http://"+adminAddr+"/v1/status")
+	var snap engine.Snapshot
+	if err := json.Unmarshal([]byte(status), &snap); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]engine.EndpointSnapshot{}
+	for _, ep := range snap.Endpoints {
+		byName[ep.Name] = ep
+	}
+	if len(byName) != 2 || !strings.HasPrefix(byName["local"].URL, "http://127.0.0.1:") {
+		t.Fatalf("status endpoints = %+v, want local (on loopback) and keyed", snap.Endpoints)
+	}
+	k := byName["keyed"]
+	if !strings.Contains(k.URL, "REDACTED") || !strings.Contains(k.URL, "/v3/") {
+		t.Errorf("keyed url in status = %q, want it redacted but recognisable", k.URL)
+	}
+	if k.Rates.Failures == 0 || k.LastError == "" {
+		t.Errorf("keyed shows no failure (failures %d, last error %q): the redaction of errors went untested",
+			k.Rates.Failures, k.LastError)
+	}
+	assertNoSecrets(t, "/v1/status", status)
+	assertNoSecrets(t, "/v1/events", get(t, "http://"+adminAddr+"/v1/events"))
+	assertNoSecrets(t, "/metrics", get(t, "http://"+adminAddr+"/metrics"))
+
+	p.signal(t, syscall.SIGTERM)
+	if code := p.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+	assertNoSecrets(t, "stdout", p.output())
+	logs := p.stderr.String()
+	if !strings.Contains(logs, "keyed") {
+		t.Errorf("the logs never mention the failing endpoint, so their redaction went untested:\n%s", logs)
+	}
+	assertNoSecrets(t, "stderr (logs)", logs)
+}
+
+func TestServe_SIGTERMLetsInFlightRequestsFinish(t *testing.T) {
+	const latency = time.Second
+	cfg := writeConfig(t, `
+[server]
+listen = "127.0.0.1:0"
+admin = "127.0.0.1:0"
+shutdown_timeout = "5s"
+
+[[endpoints]]
+name = "slow"
+url = "sim://steady?median=`+latency.String()+`&sigma=0"
+`)
+	p := startProc(t, "serve", "--config", cfg)
+	m := p.line(t, addrLine)
+	rpcAddr, adminAddr := m[1], m[2]
+
+	type outcome struct {
+		a   rpcAnswer
+		err error
+		at  time.Time
+	}
+	res := make(chan outcome, 1)
+	go func() {
+		a, err := tryCall(rpcAddr, "eth_blockNumber")
+		res <- outcome{a, err, time.Now()}
+	}()
+	waitInFlight(t, adminAddr)
+	signalled := time.Now()
+	p.signal(t, syscall.SIGTERM)
+
+	deadline := signalled.Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", rpcAddr, time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("new connections still accepted %s after SIGTERM", time.Since(signalled))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	o := <-res
+	if o.err != nil {
+		p.wait(t, 10*time.Second)
+		t.Fatalf("in-flight request failed across shutdown: %v (rpcdash: %v)", o.err, p.cmd.ProcessState)
+	}
+	if !o.at.After(signalled) {
+		t.Fatalf("request finished before the signal; it was not in flight")
+	}
+	if got := o.a.header.Get(engine.HeaderEndpoint); got != "slow" {
+		t.Errorf("answered by %q, want slow", got)
+	}
+	if code := p.wait(t, 5*time.Second+2*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+	if _, err := net.DialTimeout("tcp", rpcAddr, time.Second); err == nil {
+		t.Errorf("RPC port still accepts connections after exit")
+	}
+}
+
+// waitInFlight polls /v1/status until the engine is serving a request.
+func waitInFlight(t *testing.T, adminAddr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		var snap engine.Snapshot
+		if err := json.Unmarshal([]byte(get(t, "http://"+adminAddr+"/v1/status")), &snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.InFlight > 0 {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatal("the request never showed as in flight")
+}
+
+func TestSim_ServesPresetsUntilSIGINT(t *testing.T) {
+	p := startProc(t, "sim", "fast", "steady")
+	simLine := func() (string, string) {
+		m := p.line(t, regexp.MustCompile(`^(\S+)\t(http://127\.0\.0\.1:\d+)\t`))
+		return m[1], m[2]
+	}
+	seen := map[string]string{}
+	for range 2 {
+		name, u := simLine()
+		seen[name] = u
+	}
+	if len(seen) != 2 || seen["fast"] == "" || seen["steady"] == "" || seen["fast"] == seen["steady"] {
+		t.Fatalf("sim printed %v, want distinct URLs for fast and steady", seen)
+	}
+	for name, u := range seen {
+		a := call(t, strings.TrimPrefix(u, "http://"), "eth_blockNumber")
+		var head string
+		if err := json.Unmarshal(a.Result, &head); err != nil || !strings.HasPrefix(head, "0x") {
+			t.Errorf("%s: eth_blockNumber result %s, want a hex quantity", name, a.Result)
+		}
+	}
+	p.signal(t, syscall.SIGINT)
+	if code := p.wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGINT, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+func TestRun_UnknownCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"frobnicate"}, &out, &errb); code != 2 {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if !strings.Contains(errb.String(), "frobnicate") || !strings.Contains(errb.String(), "usage") {
+		t.Errorf("stderr does not name the command and show usage:\n%s", errb.String())
+	}
+}
