@@ -52,11 +52,11 @@ func TestRedaction_SecretsInURLsNeverLeave(t *testing.T) {
 
 func TestRedaction_RedactURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://eth-mainnet.g.alchemy.com/v2/AbCdEf123456": "https://eth-mainnet.g.alchemy.com/v2/REDACTED",
+		"https://eth-mainnet.g.alchemy.com/v2/AbCdEf123456":             "https://eth-mainnet.g.alchemy.com/v2/REDACTED",
 		"https://mainnet.infura.io/v3/9aa3d95b3bc440fa88ea12eaa4456161": "https://mainnet.infura.io/v3/REDACTED",
-		"https://u:p@rpc.example.com/rpc?api_key=xyz":        "https://REDACTED@rpc.example.com/rpc?api_key=REDACTED",
-		"http://127.0.0.1:8545":                              "http://127.0.0.1:8545",
-		"https://rpc.ankr.com/eth":                           "https://rpc.ankr.com/eth",
+		"https://u:p@rpc.example.com/rpc?api_key=xyz":                   "https://REDACTED@rpc.example.com/rpc?api_key=REDACTED",
+		"http://127.0.0.1:8545":                                         "http://127.0.0.1:8545",
+		"https://rpc.ankr.com/eth":                                      "https://rpc.ankr.com/eth",
 	} {
 		if got := engine.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
