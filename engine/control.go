@@ -91,3 +91,14 @@ func (e *Engine) SetHedge(u HedgeUpdate) error {
 
 // Events returns the retained events with sequence numbers above after.
 func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }
+
+// faultOf is the endpoint's active fault; one that has run its duration is
+// cleared here, with an event, by whoever notices first.
+func (e *Engine) faultOf(ep *Endpoint) *activeFault {
+	f, expired := ep.currentFault(e.now())
+	if expired {
+		ep.staleHead.Store(0)
+		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Message: "fault expired"})
+	}
+	return f
+}

@@ -206,10 +206,13 @@ func (x *execution) fireHedge() bool {
 	if !ok {
 		return false
 	}
-	if !x.launchWith(RoleHedge, true, release) {
+	ep := x.launchWith(RoleHedge, true, release)
+	if ep == nil {
 		release()
 		return false
 	}
+	ep.acct.hedgesFired.Add(1)
+	ep.acct.addCost(w)
 	x.hedges++
 	mc := e.acct.method(x.p.method)
 	mc.hedgesFired.Add(1)
@@ -220,17 +223,17 @@ func (x *execution) fireHedge() bool {
 }
 
 func (x *execution) launch(role Role, otherDomain bool) bool {
-	return x.launchWith(role, otherDomain, nil)
+	return x.launchWith(role, otherDomain, nil) != nil
 }
 
 // launchWith starts an attempt on the best unused candidate (of another
 // failure domain than the live attempts when otherDomain is set and one
 // exists).
-func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) bool {
+func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) *Endpoint {
 	for {
 		i := x.pick(otherDomain)
 		if i < 0 {
-			return false
+			return nil
 		}
 		x.used[i] = true
 		c := x.order[i]
@@ -244,7 +247,7 @@ func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) bo
 		}
 		a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone}
 		x.start(a)
-		return true
+		return c.ep
 	}
 }
 
@@ -330,6 +333,7 @@ func (x *execution) win(d attemptDone) result {
 	if d.a.role == RoleHedge {
 		e.acct.method(x.p.method).hedgesWon.Add(1)
 		e.acct.total.hedgesWon.Add(1)
+		d.a.ep.acct.hedgesWon.Add(1)
 	}
 	x.stopRest(errLost)
 	return result{body: d.rep.body, endpoint: d.a.ep.Name, attempts: x.sent, hedged: x.hedges > 0}

@@ -77,6 +77,10 @@ var (
 	descPaused    = prometheus.NewDesc("rpcdash_hedge_paused", "1 while the saturation guard pauses hedging.", nil, nil)
 	descTokens    = prometheus.NewDesc("rpcdash_hedge_budget_tokens", "Hedge budget balance in cost units.", nil, nil)
 	descClientIn  = prometheus.NewDesc("rpcdash_in_flight_requests", "Client requests being served.", nil, nil)
+	descInfo      = prometheus.NewDesc("rpcdash_endpoint_info", "Endpoint labels: failure domain, provider, region.", []string{"endpoint", "domain", "provider", "region"}, nil)
+	descWarnings  = prometheus.NewDesc("rpcdash_pool_warnings", "Independence warnings about the pool.", nil, nil)
+	descEpFired   = prometheus.NewDesc("rpcdash_endpoint_hedges_total", "Hedges sent to the endpoint.", []string{"endpoint"}, nil)
+	descEpWon     = prometheus.NewDesc("rpcdash_endpoint_hedges_won_total", "Hedges the endpoint won.", []string{"endpoint"}, nil)
 )
 
 type stateCollector struct{ e *Engine }
@@ -84,7 +88,7 @@ type stateCollector struct{ e *Engine }
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency,
 		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descCost, descAmp, descDelay,
-		descPaused, descTokens, descClientIn} {
+		descPaused, descTokens, descClientIn, descInfo, descWarnings, descEpFired, descEpWon} {
 		ch <- d
 	}
 }
@@ -114,6 +118,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descFault, 1, ep.Name, string(ep.Fault.Mode))
 		}
 		counter(descLosers, float64(ep.Accounting.Losers), ep.Name)
+		counter(descEpFired, float64(ep.Accounting.HedgesFired), ep.Name)
+		counter(descEpWon, float64(ep.Accounting.HedgesWon), ep.Name)
+		gauge(descInfo, 1, ep.Name, ep.Domain, ep.Provider, ep.Region)
 		counter(descLoserTime, ep.Accounting.LoserSeconds, ep.Name)
 	}
 	for m, a := range s.Methods {
@@ -129,6 +136,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descPaused, b2f(s.Hedge.Paused))
 	gauge(descTokens, s.Hedge.BudgetTokens)
 	gauge(descClientIn, float64(s.InFlight))
+	gauge(descWarnings, float64(len(s.Warnings)))
 }
 
 func b2f(b bool) float64 {

@@ -38,11 +38,10 @@ func (e *Engine) RPCHandler() http.Handler {
 
 func (e *Engine) serveHealth(w http.ResponseWriter) {
 	var routable []string
+	now := e.now()
 	for _, ep := range e.endpoints {
-		if ok, _ := ep.breaker.Routable(); ok && !ep.drained.Load() {
-			if off, _ := ep.backedOff(e.now()); !off {
-				routable = append(routable, ep.Name)
-			}
+		if e.routable(ep, now) {
+			routable = append(routable, ep.Name)
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")

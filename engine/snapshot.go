@@ -163,7 +163,7 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 	if off, until := ep.backedOff(now); off {
 		es.BackoffUntil = &until
 	}
-	if f, _ := ep.currentFault(now); f != nil {
+	if f := e.faultOf(ep); f != nil {
 		es.Fault = f.info()
 	}
 	ep.mu.Lock()
@@ -186,8 +186,19 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 	}
 	es.Independence = ep.independence.Load()
 	es.Exclusions = ep.exclusionList()
-	ok, _ := ep.breaker.Routable()
-	off, _ := ep.backedOff(now)
-	es.Routable = ok && !es.Drained && !off && !es.LagExcluded && len(es.Exclusions) == 0
+	es.Routable = e.routable(ep, now)
 	return es
+}
+
+// routable says whether ep can take new traffic now (for tip-dependent reads
+// too): what /healthz, the Snapshot and the metrics report.
+func (e *Engine) routable(ep *Endpoint, now time.Time) bool {
+	if ep.drained.Load() || ep.lagExcluded.Load() || len(ep.exclusionList()) > 0 {
+		return false
+	}
+	if off, _ := ep.backedOff(now); off {
+		return false
+	}
+	ok, trial := ep.breaker.Routable()
+	return ok && !(trial && e.probeTrials.Load())
 }

@@ -84,10 +84,7 @@ func newHTTPClient() *http.Client {
 // roundTrip sends body to ep through the fault layer. It never returns an
 // error value: every way it can end is an outcome, with a redacted cause.
 func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte) upstreamReply {
-	f, expired := ep.currentFault(e.now())
-	if expired {
-		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Message: "fault expired"})
-	}
+	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
 		switch f.Mode {

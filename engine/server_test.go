@@ -1,0 +1,194 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func TestServer_CodecThroughThePort(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.MaxBatch = 3
+		c.Server.MaxBodyBytes = 2048
+	}, sim.Config{})
+	cases := []struct {
+		name, body string
+		status     int
+		want       string // substring of the answer, byte for byte
+	}{
+		{"number id", `{"jsonrpc":"2.0","id":7,"method":"eth_chainId"}`, 200, `{"jsonrpc":"2.0","id":7,"result":"0x7a69"}`},
+		{"big number id", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"eth_chainId"}`, 200, `"id":123456789012345678901234567890,`},
+		{"fraction id", `{"jsonrpc":"2.0","id":1.50,"method":"eth_chainId"}`, 200, `"id":1.50,`},
+		{"string id", `{"jsonrpc":"2.0","id":"abc\u00e9","method":"eth_chainId"}`, 200, `"id":"abc\u00e9"`},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"eth_chainId"}`, 200, `"id":null,"result"`},
+		{"parse error", `{"jsonrpc":`, 200, `"code":-32700`},
+		{"not an object", `42`, 200, `"code":-32600`},
+		{"empty batch", `[]`, 200, `"code":-32600`},
+		{"wrong version keeps id", `{"jsonrpc":"1.0","id":9,"method":"eth_chainId"}`, 200, `"id":9,"error":{"code":-32600`},
+		{"batch too large", `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"},{"jsonrpc":"2.0","id":3,"method":"eth_chainId"},{"jsonrpc":"2.0","id":4,"method":"eth_chainId"}]`, 200, `"code":-32005`},
+		{"body too large", `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["` + strings.Repeat("a", 3000) + `"]}`, 413, `max_body_bytes`},
+		{"unknown method passes through", `{"jsonrpc":"2.0","id":1,"method":"nope_nothing"}`, 200, `"code":-32601`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := h.post(c.body)
+			if r.status != c.status || !strings.Contains(string(r.body), c.want) {
+				t.Fatalf("HTTP %d %s; want %d containing %s", r.status, r.body, c.status, c.want)
+			}
+		})
+	}
+}
+
+func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	r := h.post(`[{"jsonrpc":"2.0","id":"a","method":"eth_chainId"},
+		{"jsonrpc":"2.0","method":"eth_blockNumber"},
+		5,
+		{"jsonrpc":"2.0","id":3,"method":"eth_sendRawTransaction","params":["0x01"]},
+		{"jsonrpc":"2.0","id":null,"method":"net_version"}]`)
+	var out []map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatalf("%s: %v", r.body, err)
+	}
+	ids := []string{}
+	for _, o := range out {
+		ids = append(ids, string(o["id"]))
+	}
+	if strings.Join(ids, ",") != `"a",null,3,null` {
+		t.Fatalf("ids in order: %v (%s)", ids, r.body)
+	}
+	if _, ok := out[1]["error"]; !ok {
+		t.Fatalf("the invalid element has no error: %s", out[1])
+	}
+	if r.endpoint == "" || r.attempts != 4 {
+		t.Fatalf("batch headers: endpoint %q attempts %d", r.endpoint, r.attempts)
+	}
+	// A lone notification is executed and not answered.
+	n := h.post(`{"jsonrpc":"2.0","method":"eth_sendRawTransaction","params":["0x02"]}`)
+	if n.status != http.StatusNoContent || len(n.body) != 0 {
+		t.Fatalf("notification answered: %d %s", n.status, n.body)
+	}
+	if got := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); got != 2 {
+		t.Fatalf("%d submissions, want 2", got)
+	}
+	resp, err := h.client.Get(h.rpc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET answered %d", resp.StatusCode)
+	}
+	resp, err = h.client.Get(h.rpc + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("healthz %d", resp.StatusCode)
+	}
+	h.adminDo("POST", "/v1/endpoints/s0/drain", "")
+	h.adminDo("POST", "/v1/endpoints/s1/drain", "")
+	resp, _ = h.client.Get(h.rpc + "/healthz")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("healthz with nothing routable: %d", resp.StatusCode)
+	}
+}
+
+func TestServer_FiltersPinnedToTheirEndpoint(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
+	owners := map[string]string{}
+	for i := 0; i < 6; i++ {
+		r := h.call(i, "eth_newFilter", map[string]any{"fromBlock": "latest"})
+		mustOK(t, r)
+		owners[strings.Trim(resultString(t, r), `"`)] = r.endpoint
+	}
+	for round := 0; round < 3; round++ {
+		for id, owner := range owners {
+			r := h.call(1, "eth_getFilterChanges", id)
+			mustOK(t, r)
+			if r.endpoint != owner {
+				t.Fatalf("filter %s created on %s polled on %s", id, owner, r.endpoint)
+			}
+		}
+	}
+	for id := range owners {
+		mustOK(t, h.call(1, "eth_uninstallFilter", id))
+		r := h.call(1, "eth_getFilterChanges", id)
+		if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "filter not found") {
+			t.Fatalf("uninstalled filter still answered: %s", r.body)
+		}
+	}
+	r := h.call(1, "eth_subscribe", "newHeads")
+	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "WebSocket") {
+		t.Fatalf("subscription not refused clearly: %s", r.body)
+	}
+}
+
+func TestAdmin_FaultsAndBadInput(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	for _, bad := range []string{`{"mode":"explode"}`, `{"mode":"error","rate":2}`, `{"mode":"latency","latency":"soon"}`, `not json`, `{"mode":"error","extra":1}`} {
+		if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", bad); code != 400 || !strings.Contains(string(b), "error") {
+			t.Fatalf("%s accepted: %d %s", bad, code, b)
+		}
+	}
+	if code, _ := h.adminDo("POST", "/v1/endpoints/zz/fault", `{"mode":"error"}`); code != 404 {
+		t.Fatalf("unknown endpoint: %d", code)
+	}
+	// latency on every request, for a bounded time
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"latency","latency":"120ms","duration":"30s"}`); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	h.adminDo("POST", "/v1/endpoints/s1/drain", "")
+	r := h.call(1, "eth_chainId")
+	mustOK(t, r)
+	if r.took < 120e6 {
+		t.Fatalf("latency fault not applied: %s", r.took)
+	}
+	if ep := h.endpoint("s0"); ep.Fault == nil || ep.Fault.Mode != engine.FaultLatency || ep.Fault.Expires == nil {
+		t.Fatalf("status fault %+v", ep.Fault)
+	}
+	// a fault that already expired is gone, with an event
+	if code, _ := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error","duration":"1ns"}`); code != 200 {
+		t.Fatal("inject")
+	}
+	mustOK(t, h.call(2, "eth_chainId"))
+	if h.endpoint("s0").Fault != nil {
+		t.Fatal("expired fault still shown")
+	}
+	expired := false
+	for _, ev := range h.events() {
+		expired = expired || ev.Type == engine.EventFault && ev.Message == "fault expired"
+	}
+	if !expired {
+		t.Fatal("no expiry event")
+	}
+}
+
+func TestAdmin_TokenRequiredWhenConfigured(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.AdminToken = "s3cret-token" }, sim.Config{})
+	if code, _ := h.adminDo("GET", "/v1/status", ""); code != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", code)
+	}
+	req, _ := http.NewRequest("GET", h.admin+"/v1/status", nil)
+	req.Header.Set("Authorization", "Bearer s3cret-token")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("with token: %d", resp.StatusCode)
+	}
+	cfg := baseConfig()
+	cfg.Server.Admin = "0.0.0.0:0"
+	cfg.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	if _, err := engine.New(cfg, engine.Options{}); err == nil || !strings.Contains(err.Error(), "server.admin_token") {
+		t.Fatalf("non-loopback admin without token: %v", err)
+	}
+}
