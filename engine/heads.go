@@ -3,28 +3,63 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
-// headTracker knows the pool's highest head. Each endpoint's own head lives
-// on the Endpoint; lag is the difference.
+// headTracker knows the pool's highest head and how fast it advances.
+// Each endpoint's own head lives on the Endpoint; lag is the difference,
+// corrected for when each was seen (see lagOf).
 type headTracker struct {
-	max atomic.Int64
+	max   atomic.Int64
+	maxAt atomic.Int64 // unix nanos when max was seen
+
+	mu    sync.Mutex
+	marks []headMark // (time, max) samples over the last rateSpan
+	rate  atomic.Uint64 // blocks per second, float64 bits
 }
 
-// observe raises the pool's head to v and says whether it rose.
-func (h *headTracker) observe(v int64) bool {
+type headMark struct {
+	at   int64
+	head int64
+}
+
+// rateSpan is how far back the chain's pace is measured.
+const rateSpan = int64(2 * time.Minute)
+
+// observe raises the pool's head to v (seen at now) and says whether it rose.
+func (h *headTracker) observe(v int64, now int64) bool {
 	for {
 		cur := h.max.Load()
 		if v <= cur {
 			return false
 		}
 		if h.max.CompareAndSwap(cur, v) {
+			h.maxAt.Store(now)
+			h.mark(v, now)
 			return true
 		}
 	}
 }
+
+func (h *headTracker) mark(v, now int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.marks = append(h.marks, headMark{now, v})
+	for len(h.marks) > 2 && (now-h.marks[0].at > rateSpan || len(h.marks) > 256) {
+		h.marks = h.marks[1:]
+	}
+	first := h.marks[0]
+	if dt := now - first.at; dt >= int64(time.Second) && len(h.marks) >= 3 {
+		r := float64(v-first.head) / (float64(dt) / float64(time.Second))
+		h.rate.Store(math.Float64bits(r))
+	}
+}
+
+func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.rate.Load()) }
 
 // ObserveHead records a head height seen for an endpoint (by a probe or in
 // a passive answer).
@@ -45,7 +80,7 @@ func (e *Engine) observeHead(ep *Endpoint, head int64) {
 	}
 	ep.head.Store(head)
 	ep.headAt.Store(e.now().UnixNano())
-	if e.heads.observe(head) {
+	if e.heads.observe(head, e.now().UnixNano()) {
 		for _, other := range e.endpoints {
 			if other != ep {
 				e.evaluateLag(other, false)
@@ -56,12 +91,21 @@ func (e *Engine) observeHead(ep *Endpoint, head int64) {
 }
 
 // lagOf is how far ep's head is behind the pool's highest (0 when unknown).
+// Heads are seen at different moments (a probe every few seconds, a passive
+// answer now): ep's head is carried forward at the chain's measured pace to
+// the moment the highest head was seen, so an endpoint probed a while ago is
+// not taken for one that fell behind. A head that stopped advancing is seen
+// again by the next probe, at its old height, and its lag shows.
 func (e *Engine) lagOf(ep *Endpoint) int64 {
 	h := ep.head.Load()
 	if h == 0 {
 		return 0
 	}
-	return max(e.heads.max.Load()-h, 0)
+	top := e.heads.max.Load()
+	if gap := e.heads.maxAt.Load() - ep.headAt.Load(); gap > 0 {
+		h += int64(e.heads.blocksPerSecond() * float64(gap) / float64(time.Second))
+	}
+	return max(top-h, 0)
 }
 
 // observeAnswer takes what a passive answer says about the chain head.
