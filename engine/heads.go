@@ -18,7 +18,7 @@ type headTracker struct {
 	maxAt atomic.Int64 // unix nanos when max was seen
 
 	mu    sync.Mutex
-	marks []headMark // (time, max) samples over the last rateSpan
+	marks []headMark    // (time, max) samples over the last rateSpan
 	rate  atomic.Uint64 // blocks per second, float64 bits
 }
 
