@@ -1,0 +1,127 @@
+package gethtest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gethNode is a geth --dev process with its own datadir and ports. It can
+// be stopped and started again on the same port and datadir.
+type gethNode struct {
+	t       *testing.T
+	datadir string
+	port    int // HTTP JSON-RPC
+	authrpc int
+	metrics int
+	proc    *proc
+}
+
+// URL is geth's own JSON-RPC address, for asking it directly.
+func (g *gethNode) URL() string { return "http://" + loopback(g.port) }
+
+// startGeth starts a fresh dev chain and stops it when the test ends.
+func startGeth(t *testing.T) *gethNode {
+	t.Helper()
+	g := &gethNode{t: t, datadir: filepath.Join(t.TempDir(), "geth")}
+	t.Cleanup(func() {
+		if g.proc != nil {
+			if err := g.proc.stop(15 * time.Second); err != nil {
+				t.Error(err)
+			}
+			if t.Failed() {
+				t.Logf("geth log (tail):\n%s", g.proc.logTail(20))
+			}
+		}
+	})
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		p := freePorts(t, 3)
+		g.port, g.authrpc, g.metrics = p[0], p[1], p[2]
+		if err = g.start(); err == nil || !errors.Is(err, errExited) {
+			break
+		}
+		t.Logf("geth did not start (retrying with other ports): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// start runs geth and waits until it answers JSON-RPC.
+func (g *gethNode) start() error {
+	args := []string{
+		"--dev",
+		"--datadir", g.datadir,
+		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(g.port),
+		"--http.api", "eth,net,web3,txpool",
+		"--authrpc.addr", "127.0.0.1", "--authrpc.port", strconv.Itoa(g.authrpc),
+		"--metrics", "--metrics.addr", "127.0.0.1", "--metrics.port", strconv.Itoa(g.metrics),
+		"--nodiscover", "--maxpeers", "0", "--port", "0", "--ipcdisable",
+		"--verbosity", "3",
+	}
+	p, err := startProc("geth", g.datadir+".log", gethBin, args...)
+	if err != nil {
+		return err
+	}
+	g.proc = p
+	return p.waitReady(30*time.Second, func(ctx context.Context) error {
+		_, err := rawCall(ctx, g.URL(), `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`)
+		return err
+	})
+}
+
+// stop stops geth by PID: SIGTERM, then SIGKILL after a bound.
+func (g *gethNode) stop() {
+	g.t.Helper()
+	if err := g.proc.stop(15 * time.Second); err != nil {
+		g.t.Error(err)
+	}
+}
+
+// restart starts geth again on the same port and datadir.
+func (g *gethNode) restart() {
+	g.t.Helper()
+	if err := g.start(); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// rpcServed reads how many requests for method geth answered since the
+// previous read, from its metrics endpoint. geth keeps these counts in
+// resetting samples: every read starts a new count.
+func (g *gethNode) rpcServed(method string) (int, error) {
+	resp, err := plainHTTP.Get("http://" + loopback(g.metrics) + "/debug/metrics/prometheus")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("geth metrics: %s", resp.Status)
+	}
+	n := 0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		if name == "rpc_duration_"+method+"_success_count" || name == "rpc_duration_"+method+"_failure_count" {
+			v, err := strconv.Atoi(val)
+			if err != nil {
+				return 0, fmt.Errorf("geth metric %s: %w", name, err)
+			}
+			n += v
+		}
+	}
+	return n, sc.Err()
+}
