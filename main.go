@@ -29,6 +29,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
+	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/probes"
 	"github.com/rpcdash/rpcdash/sim"
@@ -49,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdServe(cmd, args, stdout, stderr)
 	case "sim":
 		err = cmdSim(args, stdout, stderr)
+	case "bench":
+		err = bench.Main(args, stdout, startBenchEngine)
 	case "status":
 		err = cmdStatus(args, stdout)
 	case "help", "-h", "--help":
@@ -73,6 +76,8 @@ const usage = `usage:
   rpcdash serve [--config FILE]           run the engine without the console
   rpcdash sim [--chain evm|solana] [--listen HOST] [PRESET ...]
                                           run simulated upstreams and print their URLs
+  rpcdash bench [--rate R] [--duration D] [--policies off,auto] [--json]
+                                          open-loop hedging comparison on simulated upstreams
   rpcdash status [--admin ADDR] [--token T]
                                           print a running engine's status`
 
@@ -376,4 +381,29 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// startBenchEngine gives bench a fresh engine on loopback for each policy
+// it compares (bench itself may not import the engine).
+func startBenchEngine(spec bench.EngineSpec) (bench.Engine, error) {
+	c := engine.DefaultConfig()
+	c.Server.Listen, c.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
+	c.Hedge.Enabled = spec.Hedge.Enabled
+	if spec.Hedge.Enabled {
+		c.Hedge.Delay = spec.Hedge.Delay
+		c.Hedge.Quantile = spec.Hedge.Quantile
+		c.Hedge.Budget = spec.Hedge.Budget
+		c.Hedge.MaxExtra = spec.Hedge.MaxExtra
+	}
+	for _, ep := range spec.Endpoints {
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: ep.Name, URL: ep.URL, Provider: ep.Provider, Region: ep.Region})
+	}
+	eng, err := engine.New(c, engine.Options{})
+	if err != nil {
+		return bench.Engine{}, err
+	}
+	if err := eng.Start(); err != nil {
+		return bench.Engine{}, err
+	}
+	return bench.Engine{RPCURL: "http://" + eng.RPCAddr(), AdminURL: "http://" + eng.AdminAddr(), Stop: eng.Close}, nil
 }

@@ -39,6 +39,7 @@ type Endpoint struct {
 
 	acct     counts
 	inflight atomic.Int64
+	lastRead atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
 	// unanswered counts attempts in a row that lost to a hedge before any
 	// answer, reset by any answer (see noteUnanswered).
 	unanswered atomic.Int64
@@ -83,6 +84,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *Endpoint {
 		Failures: b.Failures, Successes: b.Successes, HalfOpenTrials: b.HalfOpenTrials,
 		Cooldown: b.Cooldown, MaxCooldown: b.MaxCooldown,
 	}, e.now, func(t BreakerTransition) { e.onBreakerTransition(ep, t) })
+	ep.lastRead.Store(e.now().UnixNano()) // no exploration before it had its chance
 	d := domainOf(c.Provider, c.Region)
 	ep.domain.Store(&d)
 	return ep

@@ -300,6 +300,9 @@ func (x *execution) start(a *attempt) {
 		a.hangTimer = time.AfterFunc(a.deadline, func() { e.countHang(a, x.p.method) })
 	}
 	a.start = e.now()
+	if x.p.class == ClassRead {
+		a.ep.lastRead.Store(a.start.UnixNano())
+	}
 	a.ep.inflight.Add(1)
 	x.live = append(x.live, a)
 	x.sent++

@@ -11,21 +11,26 @@ import (
 //
 //	cost = latency × (1 + error_penalty × failure_rate) × (1 + in_flight) + lag × lag_penalty
 //
-// latency is the mean of the endpoint's p50 and p90 of successful answers
-// for this method over the rolling window (the endpoint's all-method figures
-// while the method has fewer than minRouteSamples, the best known latency of
-// the pool while the endpoint has none, so a new endpoint is tried rather
-// than starved). failure_rate is failures ÷ attempts over the window, once
-// the window holds minRateAttempts: a run of consecutive errors is the
-// breaker's to judge, the score weighs sustained flakiness. The in-flight factor makes the router least-loaded under
-// concurrency and drains traffic from an endpoint whose requests pile up
-// (a hang) before any of them times out. Endpoints whose cost is within
-// router.tolerance of the best are equals and take turns, so every healthy
-// endpoint keeps fresh measurements; the rest follow by cost, config order
-// breaking ties.
+// latency is the endpoint's p50 for this method over the rolling window,
+// blended half and half with its p90 once the window holds fullSamples (a
+// p90 of five samples is one unlucky answer). The endpoint's all-method
+// window (probes feed it) stands in while the method has fewer than
+// fullSamples, and the pool's best figure while the endpoint has none, so a
+// new endpoint is tried rather than starved. failure_rate is failures ÷
+// attempts over the window once it holds minRateAttempts: a run of
+// consecutive errors is the breaker's to judge, the score weighs sustained
+// flakiness. The in-flight factor makes the router least-loaded under
+// concurrency and drains traffic from an endpoint whose requests pile up (a
+// hang) before any of them times out. Endpoints whose cost is within
+// router.tolerance of the best are equals and take turns; the rest follow by
+// cost, config order breaking ties. A healthy endpoint that has not served a
+// read for exploreAfter is given the next one, so that one bad stretch in
+// the window cannot starve it for the window's whole span.
 const (
 	minRouteSamples = 5
+	fullSamples     = 50
 	minRateAttempts = 20
+	exploreAfter    = 5 * time.Second
 )
 
 type candidate struct {
@@ -119,7 +124,33 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 		return a.ep.index - b.ep.index
 	})
 	r.order = e.rotateEquals(cands)
+	if cls == ClassRead {
+		e.explore(r.order)
+	}
 	return r
+}
+
+// explore moves to the front the first closed-breaker candidate that has
+// not served a read for exploreAfter (at most one per request: the CAS on
+// its timestamp makes concurrent requests pick different ones or none).
+func (e *Engine) explore(order []candidate) {
+	if len(order) < 2 {
+		return
+	}
+	now := e.now().UnixNano()
+	for i := 1; i < len(order); i++ {
+		ep := order[i].ep
+		last := ep.lastRead.Load()
+		if order[i].trial || now-last < int64(exploreAfter) || ep.breaker.State() != BreakerClosed {
+			continue
+		}
+		if ep.lastRead.CompareAndSwap(last, now) {
+			c := order[i]
+			copy(order[1:i+1], order[:i])
+			order[0] = c
+		}
+		return
+	}
 }
 
 // rotateEquals lets the endpoints within tolerance of the best take turns
@@ -151,15 +182,19 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, bool) {
 	w := ep.latency
 	ep.mu.Lock()
-	if s, ok := ep.methods[method]; ok && s.latency.Count() >= minRouteSamples {
+	if s, ok := ep.methods[method]; ok && s.latency.Count() >= fullSamples {
 		w = s.latency
 	}
 	ep.mu.Unlock()
-	if w.Count() < minRouteSamples {
+	n := w.Count()
+	if n < minRouteSamples {
 		return 0, false
 	}
-	p50, p90 := w.Quantile(0.5), w.Quantile(0.9)
-	return float64(p50+p90) / 2 / float64(time.Millisecond), true
+	lat := w.Quantile(0.5)
+	if n >= fullSamples {
+		lat = (lat + w.Quantile(0.9)) / 2
+	}
+	return float64(lat) / float64(time.Millisecond), true
 }
 
 // noRouteError explains to a client why nothing could take its request.

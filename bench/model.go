@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"errors"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Dist is an empirical latency distribution (a step function): the distinct
+// observed values in ascending order with cumulative counts.
+type Dist struct {
+	values []time.Duration
+	cum    []int64 // cum[i]: observations ≤ values[i]
+}
+
+// DistFromSamples builds a Dist from raw latencies.
+func DistFromSamples(samples []time.Duration) (*Dist, error) {
+	if len(samples) == 0 {
+		return nil, errors.New("bench: empty latency sample")
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	d := &Dist{}
+	for i, v := range s {
+		if n := len(d.values); n > 0 && d.values[n-1] == v {
+			d.cum[n-1] = int64(i + 1)
+			continue
+		}
+		d.values = append(d.values, v)
+		d.cum = append(d.cum, int64(i+1))
+	}
+	return d, nil
+}
+
+// DistFromHistogram builds a Dist from h, whose values are in unit. Each
+// bucket stands at its highest equivalent value, as h's own quantiles do.
+func DistFromHistogram(h *hdrhistogram.Histogram, unit time.Duration) (*Dist, error) {
+	if h == nil || h.TotalCount() == 0 {
+		return nil, errors.New("bench: empty latency histogram")
+	}
+	d := &Dist{}
+	var n int64
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		n += bar.Count
+		d.values = append(d.values, time.Duration(bar.To)*unit)
+		d.cum = append(d.cum, n)
+	}
+	return d, nil
+}
+
+// Count is the number of observations.
+func (d *Dist) Count() int64 { return d.cum[len(d.cum)-1] }
+
+// Survival is S(t) = P(T > t).
+func (d *Dist) Survival(t time.Duration) float64 {
+	k := sort.Search(len(d.values), func(i int) bool { return d.values[i] > t })
+	if k == 0 {
+		return 1
+	}
+	total := d.Count()
+	return float64(total-d.cum[k-1]) / float64(total)
+}
+
+// Quantile is the smallest observed t with P(T ≤ t) ≥ q.
+func (d *Dist) Quantile(q float64) time.Duration {
+	total := float64(d.Count())
+	k := sort.Search(len(d.cum), func(i int) bool { return float64(d.cum[i])/total >= q-eps })
+	return d.values[min(k, len(d.values)-1)]
+}
+
+// eps absorbs float rounding when a step lands exactly on q.
+const eps = 1e-9
+
+// HedgedSurvival is the model's completion-time survival with one
+// independent duplicate, drawn from the same distribution, sent after
+// delay: S(t) before the delay and S(t)·S(t−delay) from it on. It assumes
+// the duplicate slows nothing down, which holds only with spare capacity.
+func (d *Dist) HedgedSurvival(t, delay time.Duration) float64 {
+	s := d.Survival(t)
+	if t < delay {
+		return s
+	}
+	return s * d.Survival(t-delay)
+}
+
+// HedgedQuantile is the smallest t with 1 − HedgedSurvival(t, delay) ≥ q.
+// The hedged survival only steps at an observed value v, at v+delay, or at
+// delay itself, so those are the only candidates.
+func (d *Dist) HedgedQuantile(q float64, delay time.Duration) time.Duration {
+	cands := make([]time.Duration, 0, 2*len(d.values)+1)
+	cands = append(cands, d.values...)
+	for _, v := range d.values {
+		cands = append(cands, v+delay)
+	}
+	cands = append(cands, delay)
+	slices.Sort(cands)
+	k := sort.Search(len(cands), func(i int) bool { return 1-d.HedgedSurvival(cands[i], delay) >= q-eps })
+	return cands[min(k, len(cands)-1)]
+}
+
+// Predict returns the model's p50, p95, p99 and p99.9 for delay.
+func (d *Dist) Predict(label string, delay time.Duration) Prediction {
+	q := func(p float64) float64 { return msOf(d.HedgedQuantile(p, delay)) }
+	return Prediction{Label: label, DelayMS: msOf(delay), P50: q(0.50), P95: q(0.95), P99: q(0.99), P999: q(0.999)}
+}
