@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -11,15 +12,9 @@ import (
 // levels across endpoints ("latest" here, "finalized" there) answers one
 // logical query about different blocks.
 
-// evmPinnedParam is the position of the optional block tag per EVM method.
-var evmPinnedParam = map[string]int{
-	"eth_getBalance":          1,
-	"eth_getCode":             1,
-	"eth_getTransactionCount": 1,
-	"eth_call":                1,
-	"eth_getStorageAt":        2,
-	"eth_getProof":            2,
-}
+// evmPinnable are the EVM reads whose block tag is optional (the rest of
+// blockParam require one); the tag's position is in blockParam.
+var evmPinnable = []string{"eth_getBalance", "eth_getCode", "eth_getTransactionCount", "eth_call", "eth_getStorageAt", "eth_getProof"}
 
 // solanaPinned lists Solana methods whose last parameter is a config object
 // taking "commitment", with the number of positional parameters before it.
@@ -39,14 +34,6 @@ var solanaPinned = map[string]int{
 	"getSignaturesForAddress":           1,
 	"getMinimumBalanceForRentExemption": 1,
 	"getFeeForMessage":                  1,
-}
-
-// PinnedMethods lists what pinning touches, for the README and status.
-func PinnedMethods(kind string) map[string]int {
-	if kind == "solana" {
-		return solanaPinned
-	}
-	return evmPinnedParam
 }
 
 // pinParams returns params with the pinned level added where the request
@@ -77,8 +64,8 @@ func pinParams(kind, pin, method string, params json.RawMessage) (json.RawMessag
 		b, _ := json.Marshal(cfg)
 		arr = append(arr[:n], b)
 	} else {
-		i, ok := evmPinnedParam[method]
-		if !ok || len(arr) < i || len(arr) > i+1 {
+		i, ok := blockParam[method]
+		if !ok || !slices.Contains(evmPinnable, method) || len(arr) < i || len(arr) > i+1 {
 			return nil, false
 		}
 		if len(arr) == i+1 && string(arr[i]) != "null" {
