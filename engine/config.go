@@ -115,6 +115,9 @@ type RouterConfig struct {
 	ErrorPenalty float64 `mapstructure:"error_penalty"`
 	// LagPenalty is the cost added per block of head lag.
 	LagPenalty time.Duration `mapstructure:"lag_penalty"`
+	// ExploreAfter: a healthy endpoint that has served no read for this long
+	// gets the next one, to refresh its measurements.
+	ExploreAfter time.Duration `mapstructure:"explore_after"`
 }
 
 type ProbesConfig struct {
@@ -189,6 +192,7 @@ func (c *Config) SetDefaults() {
 	def(&r.Tolerance, 0.25)
 	def(&r.ErrorPenalty, 10)
 	def(&r.LagPenalty, 50*time.Millisecond)
+	def(&r.ExploreAfter, 5*time.Second)
 
 	p := &c.Probes
 	def(&p.Interval, 5*time.Second)
@@ -340,6 +344,7 @@ func (c *Config) Validate() error {
 	if c.Router.Tolerance < 0 {
 		bad("router.tolerance", "must not be negative")
 	}
+	positive("router.explore_after", c.Router.ExploreAfter)
 	if c.Router.ErrorPenalty < 0 {
 		bad("router.error_penalty", "must not be negative")
 	}

@@ -24,13 +24,12 @@ import (
 // hang) before any of them times out. Endpoints whose cost is within
 // router.tolerance of the best are equals and take turns; the rest follow by
 // cost, config order breaking ties. A healthy endpoint that has not served a
-// read for exploreAfter is given the next one, so that one bad stretch in
-// the window cannot starve it for the window's whole span.
+// read for router.explore_after is given the next one, so that one bad
+// stretch in the window cannot starve it for the window's whole span.
 const (
 	minRouteSamples = 5
 	fullSamples     = 50
 	minRateAttempts = 20
-	exploreAfter    = 5 * time.Second
 )
 
 type candidate struct {
@@ -131,7 +130,7 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 }
 
 // explore moves to the front the first closed-breaker candidate that has
-// not served a read for exploreAfter (at most one per request: the CAS on
+// not served a read for router.explore_after (at most one per request: the CAS on
 // its timestamp makes concurrent requests pick different ones or none).
 func (e *Engine) explore(order []candidate) {
 	if len(order) < 2 {
@@ -141,7 +140,7 @@ func (e *Engine) explore(order []candidate) {
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
 		last := ep.lastRead.Load()
-		if order[i].trial || now-last < int64(exploreAfter) || ep.breaker.State() != BreakerClosed {
+		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != BreakerClosed {
 			continue
 		}
 		if ep.lastRead.CompareAndSwap(last, now) {
