@@ -54,7 +54,6 @@ type Engine struct {
 	rpcLn     net.Listener
 	adminLn   net.Listener
 	serveErrs chan error
-	observers []func(Event)
 }
 
 // New builds an engine from a validated configuration.
@@ -163,15 +162,6 @@ func (e *Engine) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Server.ShutdownTimeout)
 	defer cancel()
 	return e.Shutdown(ctx)
-}
-
-// Endpoint names in config order.
-func (e *Engine) EndpointNames() []string {
-	out := make([]string, len(e.endpoints))
-	for i, ep := range e.endpoints {
-		out[i] = ep.Name
-	}
-	return out
 }
 
 func (e *Engine) endpoint(name string) (*Endpoint, error) {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -45,13 +44,4 @@ func (e *Engine) poolWarnings() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.warnings)
-}
-
-// Domains returns each endpoint's failure domain, for display.
-func (e *Engine) Domains() map[string]string {
-	out := map[string]string{}
-	for _, ep := range e.endpoints {
-		out[ep.Name] = strings.Clone(ep.Domain())
-	}
-	return out
 }

@@ -36,15 +36,6 @@ func (o outcome) String() string {
 	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled"}[o]
 }
 
-// failure says whether the outcome counts against the endpoint's health.
-func (o outcome) failure() bool {
-	switch o {
-	case outHTTPError, outConnError, outTimeout, outInvalid:
-		return true
-	}
-	return false
-}
-
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func getBuf() *bytes.Buffer { b := bufPool.Get().(*bytes.Buffer); b.Reset(); return b }
