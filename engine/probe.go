@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -37,6 +38,10 @@ func (e *Engine) NextTrialAt(name string) time.Time {
 	return time.Time{}
 }
 
+// ErrBackingOff: the endpoint answered 429 and its back-off is running, so
+// no probe was sent.
+var ErrBackingOff = errors.New("endpoint is backing off after HTTP 429")
+
 // ProbeResult is what one active probe saw.
 type ProbeResult struct {
 	Body []byte        // the answer (a copy), nil on failure
@@ -55,6 +60,10 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	ep, err := e.endpoint(endpoint)
 	if err != nil {
 		return ProbeResult{}, err
+	}
+	if off, until := ep.backedOff(e.now()); off {
+		// A provider that said 429 counts probes too: they wait as well.
+		return ProbeResult{Err: "backing off after HTTP 429 until " + until.Format(time.RFC3339Nano)}, ErrBackingOff
 	}
 	req := NewRequest(json.RawMessage("1"), method, params)
 	verdict, trial := false, false

@@ -3,6 +3,7 @@ package probes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -124,6 +125,9 @@ func (p *prober) probe(ctx context.Context, method string) (engine.ProbeResult, 
 	pctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	res, err := p.eng.Probe(pctx, p.name, method, noParams)
+	if errors.Is(err, engine.ErrBackingOff) {
+		return res, false // nothing sent; no verdict on the endpoint
+	}
 	if err != nil {
 		p.log.Warn("probe", "endpoint", p.name, "method", method, "err", err)
 		return res, false
