@@ -311,7 +311,7 @@ func (x *execution) start(a *attempt) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		rep := e.roundTrip(actx, a.ep, x.p.method, x.req.Raw)
+		rep := e.roundTrip(actx, a.ep, x.p.method, x.req.Raw, x.p.class != ClassRead)
 		if cancelT != nil {
 			cancelT()
 		}

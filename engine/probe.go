@@ -75,7 +75,7 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 		a.hung.Store(true) // no breaker verdict to give
 	}
 	ep.inflight.Add(1)
-	rep := e.roundTrip(ctx, ep, method, req.Raw)
+	rep := e.roundTrip(ctx, ep, method, req.Raw, false)
 	ep.inflight.Add(-1)
 	res := ProbeResult{RTT: e.now().Sub(a.start), OK: rep.out == outAnswer, Info: rep.info, Err: rep.cause}
 	if rep.body != nil {

@@ -63,7 +63,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
 	// The body is not pooled: requests alias it, and a cancelled attempt's
 	// transport may still be reading it after the handler has returned.
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.Server.MaxBodyBytes))
+	raw, err := readBody(w, r, e.cfg.Server.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -199,4 +199,18 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// readBody reads the request body in one allocation when its length is
+// announced, within limit either way.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(body)
 }

@@ -74,7 +74,10 @@ func newHTTPClient() *http.Client {
 
 // roundTrip sends body to ep through the fault layer. It never returns an
 // error value: every way it can end is an outcome, with a redacted cause.
-func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte) upstreamReply {
+// trackSent asks whether a failed request provably never left (a write's
+// only licence to fail over); the connection trace it needs costs
+// allocations that reads, which fail over anyway, do without.
+func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte, trackSent bool) upstreamReply {
 	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
@@ -100,8 +103,13 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 	}
 
 	var connected atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, ep.url, bytes.NewReader(body))
+	if trackSent {
+		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+		ctx = httptrace.WithClientTrace(ctx, trace)
+	} else {
+		connected.Store(true) // unknown: assume it may have left
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(body))
 	if err != nil {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
