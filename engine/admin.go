@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // AdminHandler serves the admin API and /metrics over the control API.
@@ -19,12 +20,12 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("POST /v1/endpoints/{name}/drain", e.endpointAction(e.Drain))
 	mux.HandleFunc("POST /v1/endpoints/{name}/undrain", e.endpointAction(e.Undrain))
 	mux.HandleFunc("POST /v1/endpoints/{name}/fault", func(w http.ResponseWriter, r *http.Request) {
-		var spec FaultSpec
-		if err := decodeJSON(r, &spec); err != nil {
+		var req faultRequest
+		if err := decodeJSON(r, &req); err != nil {
 			writeAPIError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		e.respond(w, r.PathValue("name"), e.InjectFault(r.PathValue("name"), spec))
+		e.respond(w, r.PathValue("name"), e.InjectFault(r.PathValue("name"), req.spec()))
 	})
 	mux.HandleFunc("DELETE /v1/endpoints/{name}/fault", e.endpointAction(e.ClearFault))
 	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
@@ -115,4 +116,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeAPIError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// faultRequest is the body of POST …/fault: a FaultSpec that also takes
+// "delay" and "latency_ms" as names of the added latency.
+type faultRequest struct {
+	FaultSpec
+	Delay     *Duration `json:"delay,omitempty"`
+	LatencyMS *float64  `json:"latency_ms,omitempty"`
+}
+
+func (f faultRequest) spec() FaultSpec {
+	s := f.FaultSpec
+	if f.Delay != nil {
+		s.Latency = *f.Delay
+	}
+	if f.LatencyMS != nil {
+		s.Latency = Duration(*f.LatencyMS * float64(time.Millisecond))
+	}
+	return s
 }

@@ -126,7 +126,8 @@ type ProbesConfig struct {
 	Timeout              time.Duration `mapstructure:"timeout"`
 	Recover              int           `mapstructure:"recover"`
 	IndependenceInterval time.Duration `mapstructure:"independence_interval"`
-	// ASN is "cymru" (Team Cymru DNS), "db" (ASNDB file) or "off".
+	// ASN is "cymru" (Team Cymru DNS), "db" (ASNDB file) or "off"; unset,
+	// it is "db" when asn_db names a file and "cymru" otherwise.
 	ASN      string `mapstructure:"asn"`
 	ASNDB    string `mapstructure:"asn_db"`
 	Resolver string `mapstructure:"resolver"`
@@ -199,7 +200,10 @@ func (c *Config) SetDefaults() {
 	def(&p.Timeout, 2*time.Second)
 	def(&p.Recover, 3)
 	def(&p.IndependenceInterval, 10*time.Minute)
-	def(&p.ASN, "off")
+	if p.ASN == "" && p.ASNDB != "" {
+		p.ASN = "db"
+	}
+	def(&p.ASN, "cymru")
 }
 
 func def[T comparable](v *T, d T) {

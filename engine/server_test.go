@@ -192,3 +192,19 @@ func TestAdmin_TokenRequiredWhenConfigured(t *testing.T) {
 		t.Fatalf("non-loopback admin without token: %v", err)
 	}
 }
+
+func TestAdmin_LatencyFaultAliases(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	for body, want := range map[string]string{
+		`{"mode":"latency","delay":"150ms"}`: "150ms",
+		`{"mode":"latency","latency_ms":75}`: "75ms",
+		`{"mode":"latency"}`:                 "500ms",
+	} {
+		if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", body); code != 200 {
+			t.Fatalf("%s: %d %s", body, code, b)
+		}
+		if got := h.endpoint("s0").Fault.Latency.D().String(); got != want {
+			t.Fatalf("%s: latency %s, want %s", body, got, want)
+		}
+	}
+}
