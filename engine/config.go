@@ -52,6 +52,10 @@ type ChainConfig struct {
 	MaxHeadLag int64  `mapstructure:"max_head_lag"`
 	// Pin is the finality level given to reads that name none ("" = off).
 	Pin string `mapstructure:"pin"`
+	// ChainID (EVM) and GenesisHash (Solana) name the chain the pool must be
+	// on; unset, the majority of the endpoints' first answers decides.
+	ChainID     uint64 `mapstructure:"chain_id"`
+	GenesisHash string `mapstructure:"genesis_hash"`
 }
 
 type EndpointConfig struct {
@@ -245,6 +249,12 @@ func (c *Config) Validate() error {
 	case "evm", "solana":
 	default:
 		bad("chain.kind", "must be \"evm\" or \"solana\", got %q", c.Chain.Kind)
+	}
+	if c.Chain.ChainID != 0 && c.Chain.Kind != "evm" {
+		bad("chain.chain_id", "applies to chain.kind \"evm\"; use chain.genesis_hash for solana")
+	}
+	if c.Chain.GenesisHash != "" && c.Chain.Kind != "solana" {
+		bad("chain.genesis_hash", "applies to chain.kind \"solana\"; use chain.chain_id for evm")
 	}
 	if c.Chain.MaxHeadLag < 0 {
 		bad("chain.max_head_lag", "must not be negative")

@@ -18,6 +18,7 @@ type chainSpec struct {
 	// parseIdentity returns a canonical form that compares equal for the
 	// same chain.
 	parseIdentity    func(body []byte) (string, bool)
+	configKey        string // the config key that can fix the identity
 	describeIdentity func(canonical string) string
 	headMethod       string
 	parseHead        func(body []byte) (int64, bool)
@@ -29,13 +30,13 @@ func specFor(kind string) (chainSpec, error) {
 	case "evm":
 		return chainSpec{
 			identityMethod: "eth_chainId", identityNoun: "chain id",
-			parseIdentity: evmChainID, describeIdentity: describeChainID,
+			parseIdentity: evmChainID, describeIdentity: describeChainID, configKey: "chain.chain_id",
 			headMethod: "eth_blockNumber", parseHead: evmHead,
 		}, nil
 	case "solana":
 		return chainSpec{
 			identityMethod: "getGenesisHash", identityNoun: "genesis hash",
-			parseIdentity: solanaGenesis, describeIdentity: shortHash,
+			parseIdentity: solanaGenesis, describeIdentity: shortHash, configKey: "chain.genesis_hash",
 			headMethod: "getSlot", parseHead: solanaSlot,
 			healthMethod: "getHealth",
 		}, nil

@@ -93,7 +93,7 @@ func (t *identityTracker) isSettled() bool {
 // expectedLocked is the identity the pool is on, and how it was decided.
 func (t *identityTracker) expectedLocked() (id, source string) {
 	if t.fixed != "" {
-		return t.fixed, "chain.chain_id is"
+		return t.fixed, t.spec.configKey + " is"
 	}
 	count := map[string]int{}
 	for _, n := range t.names {

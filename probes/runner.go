@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -58,7 +59,14 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 	}
 	// A configured chain identity (a proposed chain.chain_id) would be the
 	// last argument; until then the pool's majority decides.
-	r.ids = newIdentityTracker(spec, eng, names, "")
+	fixed := ""
+	switch {
+	case cfg.Chain.Kind == "evm" && cfg.Chain.ChainID != 0:
+		fixed = "0x" + strconv.FormatUint(cfg.Chain.ChainID, 16)
+	case cfg.Chain.Kind == "solana" && cfg.Chain.GenesisHash != "":
+		fixed = cfg.Chain.GenesisHash
+	}
+	r.ids = newIdentityTracker(spec, eng, names, fixed)
 	for _, n := range names {
 		r.probers = append(r.probers, &prober{name: n, eng: eng, spec: spec, ids: r.ids,
 			interval: p.Interval, timeout: p.Timeout, log: log})
