@@ -70,8 +70,8 @@ func (e *Engine) ObserveHead(name string, head int64) {
 }
 
 func (e *Engine) observeHead(ep *Endpoint, head int64) {
-	if head <= 0 {
-		return
+	if head <= 0 || ep.excluded(ExcludeWrongChain) {
+		return // another chain's height says nothing about this one's
 	}
 	if f := ep.fault.Load(); f != nil && f.Mode == FaultStale {
 		if frozen := ep.staleHead.Load(); frozen > 0 {
@@ -212,4 +212,15 @@ func (e *Engine) monotonicHead(method string, body *bytes.Buffer) {
 		}
 		return
 	}
+}
+
+// forgetHead drops ep's head (it turned out to be on another chain) and
+// recomputes the pool's highest head from the others.
+func (e *Engine) forgetHead(ep *Endpoint) {
+	ep.head.Store(0)
+	var top int64
+	for _, o := range e.endpoints {
+		top = max(top, o.head.Load())
+	}
+	e.heads.max.Store(top)
 }

@@ -181,9 +181,19 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	}
 	ep.exclusions[kind] = reason
 	ep.mu.Unlock()
+	if kind == ExcludeWrongChain {
+		e.forgetHead(ep)
+	}
 	if !had {
 		e.events.add(Event{Type: EventHead, Endpoint: name, To: kind, Message: "excluded: " + reason})
 	}
+}
+
+func (ep *Endpoint) excluded(kind string) bool {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	_, ok := ep.exclusions[kind]
+	return ok
 }
 
 // Include lifts an exclusion of the given kind.
