@@ -153,6 +153,10 @@ func (x *execution) run() result {
 			x.last = d.a.ep.Name + ": " + d.rep.cause
 			if x.mayFailOver(d) && x.launch(RoleFailover, false) {
 				e.noteFailover(d.a.ep, d.rep.cause)
+				if hedgeC != nil {
+					// The next hedge is a delay after the newest attempt.
+					hedgeTimer.Reset(delay.Delay)
+				}
 				continue
 			}
 			if len(x.live) == 0 {
