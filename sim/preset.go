@@ -41,7 +41,10 @@ func Preset(name string) (Config, error) {
 
 // ParseURL turns a sim:// endpoint URL into a Config:
 //
-//	sim://<preset>?name=&chain=&chain_id=&head_lag=&seed=&block_time=&median=&sigma=&error_rate=&rate_limit_rate=&retry_after=
+//	sim://<preset>?name=&chain=&chain_id=&head_lag=&seed=&block_time=&median=&sigma=&tail=&tail_min=&tail_max=&error_rate=&rate_limit_rate=&retry_after=
+//
+// ("latency" and "lag" are accepted for median and head_lag, "tail_prob"
+// for tail.)
 //
 // Every query parameter is optional and overrides the preset; unknown
 // parameters are an error.
@@ -74,16 +77,22 @@ func setURLParam(c *Config, key, v string) error {
 		c.Chain = v
 	case "chain_id":
 		c.ChainID, err = strconv.ParseUint(v, 10, 64)
-	case "head_lag":
+	case "head_lag", "lag":
 		c.HeadLag, err = strconv.ParseInt(v, 10, 64)
 	case "seed":
 		c.Seed, err = strconv.ParseInt(v, 10, 64)
 	case "block_time":
 		c.BlockTime, err = time.ParseDuration(v)
-	case "median":
+	case "median", "latency":
 		c.Latency.Median, err = time.ParseDuration(v)
 	case "sigma":
 		c.Latency.Sigma, err = strconv.ParseFloat(v, 64)
+	case "tail", "tail_prob":
+		c.Latency.TailProb, err = strconv.ParseFloat(v, 64)
+	case "tail_min":
+		c.Latency.TailMin, err = time.ParseDuration(v)
+	case "tail_max":
+		c.Latency.TailMax, err = time.ParseDuration(v)
 	case "error_rate":
 		c.ErrorRate, err = strconv.ParseFloat(v, 64)
 	case "rate_limit_rate":

@@ -60,3 +60,17 @@ func TestStartSet_StartsAllOrNone(t *testing.T) {
 		t.Fatalf("invalid set started: %v", err)
 	}
 }
+
+func TestParseURL_TailAndAliases(t *testing.T) {
+	c, err := ParseURL("sim://steady?latency=50ms&sigma=0.3&tail=0.02&tail_min=500ms&tail_max=1s&lag=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Latency{Median: 50 * time.Millisecond, Sigma: 0.3, TailProb: 0.02, TailMin: 500 * time.Millisecond, TailMax: time.Second}
+	if c.Latency != want || c.HeadLag != 3 {
+		t.Fatalf("got %+v lag %d", c.Latency, c.HeadLag)
+	}
+	if _, err := ParseURL("sim://steady?tail=0.5&tail_min=2s&tail_max=1s"); err == nil {
+		t.Fatal("inverted tail range accepted")
+	}
+}
