@@ -151,40 +151,31 @@ func bucketTop(v int64) int64 {
 }
 
 // Record adds one exact observation.
-func (w *LatencyWindow) Record(d time.Duration) {
-	v, t := toMicros(d), w.now()
-	w.mu.Lock()
-	w.rotateLocked(t)
-	s := &w.slots[w.ring.slot(w.ring.head)]
-	if s.exact == nil {
-		s.exact = newLatencyHistogram()
-	}
-	if w.exact == nil {
-		w.exact = newLatencyHistogram()
-	}
-	// v is clamped into range, so recording cannot fail.
-	_ = s.exact.RecordValue(v)
-	_ = w.exact.RecordValue(v)
-	w.changes++
-	w.mu.Unlock()
-}
+func (w *LatencyWindow) Record(d time.Duration) { w.record(d, false) }
 
 // RecordCensored adds an observation known only to exceed d, such as a
 // hedged primary cancelled after d because the hedge answered first.
 // Quantile ignores it; QuantileCensored uses it.
-func (w *LatencyWindow) RecordCensored(d time.Duration) {
+func (w *LatencyWindow) RecordCensored(d time.Duration) { w.record(d, true) }
+
+func (w *LatencyWindow) record(d time.Duration, censored bool) {
 	v, t := toMicros(d), w.now()
 	w.mu.Lock()
 	w.rotateLocked(t)
 	s := &w.slots[w.ring.slot(w.ring.head)]
-	if s.cens == nil {
-		s.cens = newLatencyHistogram()
+	slot, agg := &s.exact, &w.exact
+	if censored {
+		slot, agg = &s.cens, &w.cens
 	}
-	if w.cens == nil {
-		w.cens = newLatencyHistogram()
+	if *slot == nil {
+		*slot = newLatencyHistogram()
 	}
-	_ = s.cens.RecordValue(v)
-	_ = w.cens.RecordValue(v)
+	if *agg == nil {
+		*agg = newLatencyHistogram()
+	}
+	// v is clamped into range, so recording cannot fail.
+	_ = (*slot).RecordValue(v)
+	_ = (*agg).RecordValue(v)
 	w.changes++
 	w.mu.Unlock()
 }

@@ -33,6 +33,18 @@ var noParams = json.RawMessage("[]")
 
 func (p *prober) run(ctx context.Context) {
 	p.needIdentity = true
+	repeat(ctx, func() time.Duration {
+		began := time.Now()
+		if !p.tick(ctx) {
+			return -1
+		}
+		return p.nextWait(began)
+	})
+}
+
+// repeat runs round at once and then again after the wait it returns, until
+// ctx ends or it returns a negative wait.
+func repeat(ctx context.Context, round func() time.Duration) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -41,11 +53,11 @@ func (p *prober) run(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		began := time.Now()
-		if !p.tick(ctx) {
+		wait := round()
+		if wait < 0 {
 			return
 		}
-		timer.Reset(p.nextWait(began))
+		timer.Reset(wait)
 	}
 }
 

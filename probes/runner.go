@@ -107,17 +107,10 @@ func (r *Runner) Close() {
 }
 
 func (r *Runner) independenceLoop(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
+	repeat(ctx, func() time.Duration {
 		r.checkIndependence(ctx)
-		timer.Reset(r.cfg.Probes.IndependenceInterval)
-	}
+		return r.cfg.Probes.IndependenceInterval
+	})
 }
 
 // checkIndependence runs one check and hands it to the engine; a check cut
