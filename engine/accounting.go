@@ -21,6 +21,7 @@ func (r Role) String() string { return [...]string{"primary", "hedge", "failover
 // counts is one set of request-path counters. All fields are atomics so the
 // hot path never locks; Snapshot copies them into AccountSnapshot.
 type counts struct {
+	name         string       // the method, or "other": its metrics label
 	requests     atomic.Int64 // client requests (per method only)
 	attempts     [3]atomic.Int64
 	failures     atomic.Int64
@@ -123,7 +124,7 @@ func (a *accounts) method(m string) *counts {
 			return c
 		}
 	}
-	c = &counts{}
+	c = &counts{name: m}
 	a.methods[m] = c
 	return c
 }
@@ -137,15 +138,4 @@ func (a *accounts) names() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// label is the method's metrics label: itself when tracked, else "other".
-func (a *accounts) label(m string) string {
-	a.mu.RLock()
-	_, ok := a.methods[m]
-	a.mu.RUnlock()
-	if ok {
-		return m
-	}
-	return otherMethod
 }

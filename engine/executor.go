@@ -26,14 +26,21 @@ type result struct {
 
 // attempt is one upstream send of a request.
 type attempt struct {
-	ep        *Endpoint
-	role      Role
-	trial     bool
-	start     time.Time
-	deadline  time.Duration
-	cancel    context.CancelCauseFunc
-	cancelAt  time.Time
-	hung      atomic.Bool // its verdict is taken (a write's hang was counted)
+	ep       *Endpoint
+	role     Role
+	trial    bool
+	start    time.Time
+	deadline time.Duration
+	cancel   context.CancelCauseFunc
+	cancelAt time.Time
+	stats    *methodStats // the endpoint's windows for this method
+	// settled: the breaker has had this attempt's verdict (or release), so
+	// whoever comes second — the end of the attempt or the hang timer of a
+	// write — gives none.
+	settled atomic.Bool
+	// toVerdict: a read's half-open trial, which is not cancelled when
+	// another attempt wins (see start).
+	toVerdict bool
 	hangTimer *time.Timer
 	hedgeDone func()
 }
@@ -51,7 +58,8 @@ type plan struct {
 	tip       bool
 	pinned    *Endpoint // stateful: the endpoint that holds the state
 	weight    float64
-	minHead   int64 // the explicit block number the read names (0 = none)
+	minHead   int64   // the explicit block number the read names (0 = none)
+	acct      *counts // the method's counters, looked up once per request
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.
@@ -218,7 +226,7 @@ func (x *execution) fireHedge() bool {
 	ep.acct.hedgesFired.Add(1)
 	ep.acct.addCost(w)
 	x.hedges++
-	mc := e.acct.method(x.p.method)
+	mc := x.p.acct
 	mc.hedgesFired.Add(1)
 	mc.addCost(w)
 	e.acct.total.hedgesFired.Add(1)
@@ -284,11 +292,13 @@ func (x *execution) pick(otherDomain bool) int {
 
 func (x *execution) start(a *attempt) {
 	e := x.e
-	a.deadline = e.attemptTimeout(a.ep, x.p.method)
+	a.stats = a.ep.stats(x.p.method, e)
+	a.deadline = e.attemptTimeoutFor(a.ep, a.stats)
 	var actx context.Context
 	var cancelT context.CancelFunc
 	parent := x.ctx
-	if a.trial && x.p.class == ClassRead {
+	a.toVerdict = a.trial && x.p.class == ClassRead
+	if a.toVerdict {
 		// A half-open trial must reach a verdict: if another attempt wins it
 		// is not cancelled but runs on, detached, to its own deadline.
 		// Otherwise a hedged trial would be released without a verdict and
@@ -301,7 +311,7 @@ func (x *execution) start(a *attempt) {
 	} else {
 		// A write is never cut short: it may already be executing upstream.
 		// Its hang still counts against the endpoint once the deadline passes.
-		a.hangTimer = time.AfterFunc(a.deadline, func() { e.countHang(a, x.p.method) })
+		a.hangTimer = time.AfterFunc(a.deadline, func() { e.countHang(a, x.p.acct) })
 	}
 	a.start = e.now()
 	if x.p.class == ClassRead {
@@ -310,8 +320,9 @@ func (x *execution) start(a *attempt) {
 	a.ep.inflight.Add(1)
 	x.live = append(x.live, a)
 	x.sent++
-	e.acct.method(x.p.method).attempts[a.role].Add(1)
+	x.p.acct.attempts[a.role].Add(1)
 	e.acct.total.attempts[a.role].Add(1)
+	a.ep.acct.attempts[a.role].Add(1)
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -338,7 +349,7 @@ func (x *execution) remove(a *attempt) {
 func (x *execution) win(d attemptDone) result {
 	e := x.e
 	if d.a.role == RoleHedge {
-		e.acct.method(x.p.method).hedgesWon.Add(1)
+		x.p.acct.hedgesWon.Add(1)
 		e.acct.total.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
@@ -361,7 +372,7 @@ func (x *execution) stopRest(cause error) {
 	}
 	now := x.e.now()
 	for _, a := range x.live {
-		if a.trial && a.role != RoleHedge && x.p.class == ClassRead {
+		if a.toVerdict {
 			continue // runs on to a verdict (see start)
 		}
 		a.cancelAt = now
@@ -382,9 +393,13 @@ func (x *execution) stopRest(cause error) {
 // endpoint's recent latency for the method times a factor, clamped to
 // [breaker.attempt_timeout_min, server.request_timeout].
 func (e *Engine) attemptTimeout(ep *Endpoint, method string) time.Duration {
+	return e.attemptTimeoutFor(ep, ep.stats(method, e))
+}
+
+func (e *Engine) attemptTimeoutFor(ep *Endpoint, s *methodStats) time.Duration {
 	b := e.cfg.Breaker
 	var q time.Duration
-	if s := ep.stats(method, e); s.latency.Count() >= minRouteSamples {
+	if s.latency.Count() >= minRouteSamples {
 		q = s.latency.QuantileCensored(b.AttemptTimeoutQuantile)
 	} else if ep.latency.Count() >= minRouteSamples {
 		q = ep.latency.QuantileCensored(b.AttemptTimeoutQuantile)

@@ -29,9 +29,7 @@ type hedger struct {
 	delay     time.Duration // 0 = auto
 	delaySrc  string        // "config" or "live"
 	overrides map[string]hedgeOverride
-	primaries map[string]*LatencyWindow
-	outstand  map[string]*atomic.Int64
-	peak      map[string]*atomic.Int64 // highest outstanding count seen
+	methods   map[string]*hedgeMethod
 
 	budget budgetBucket
 
@@ -39,6 +37,13 @@ type hedger struct {
 	pauseMu    sync.Mutex
 	pauseWhy   string
 	errorShare *RateWindow // pool-wide, short: the saturation guard's view
+}
+
+// hedgeMethod is what the hedger tracks per method.
+type hedgeMethod struct {
+	primaries   *LatencyWindow // primary latencies, the auto delay's source
+	outstanding atomic.Int64   // hedges in flight
+	peak        atomic.Int64   // highest outstanding count seen
 }
 
 type hedgeOverride struct {
@@ -57,9 +62,7 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 		enabled:    cfg.Enabled,
 		delaySrc:   "config",
 		overrides:  map[string]hedgeOverride{},
-		primaries:  map[string]*LatencyWindow{},
-		outstand:   map[string]*atomic.Int64{},
-		peak:       map[string]*atomic.Int64{},
+		methods:    map[string]*hedgeMethod{},
 		errorShare: NewRateWindow(guardSpan, 10, now),
 	}
 	h.delay, _ = ParseDelay(cfg.Delay)
@@ -98,51 +101,50 @@ func (h *hedger) delayFor(method string) DelayInfo {
 			q = o.quantile
 		}
 	}
-	w := h.primaries[method]
+	hm := h.methods[method]
 	h.mu.RUnlock()
 	if delay > 0 {
 		return DelayInfo{Delay: delay, Source: src, Enabled: enabled}
 	}
-	if w == nil || w.Count()+w.CensoredCount() < int64(h.cfg.MinSamples) {
+	if hm == nil || hm.primaries.Count()+hm.primaries.CensoredCount() < int64(h.cfg.MinSamples) {
 		return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled}
 	}
-	d := w.QuantileCensored(q)
+	d := hm.primaries.QuantileCensored(q)
 	d = min(max(d, h.cfg.MinDelay), h.cfg.MaxDelay)
 	return DelayInfo{Delay: d, Source: "auto", Enabled: enabled}
 }
 
-func (h *hedger) primaryWindow(method string) *LatencyWindow {
+// method returns the method's state, creating it on first use; nil past
+// maxTrackedMethods (such a method is neither estimated nor hedged).
+func (h *hedger) method(method string) *hedgeMethod {
 	h.mu.RLock()
-	w := h.primaries[method]
+	hm := h.methods[method]
 	h.mu.RUnlock()
-	if w != nil {
-		return w
+	if hm != nil {
+		return hm
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if w = h.primaries[method]; w == nil {
-		if len(h.primaries) >= maxTrackedMethods {
+	if hm = h.methods[method]; hm == nil {
+		if len(h.methods) >= maxTrackedMethods {
 			return nil
 		}
-		w = NewLatencyWindow(h.window, windowBuckets, h.now)
-		h.primaries[method] = w
-		h.outstand[method] = new(atomic.Int64)
-		h.peak[method] = new(atomic.Int64)
+		hm = &hedgeMethod{primaries: NewLatencyWindow(h.window, windowBuckets, h.now)}
+		h.methods[method] = hm
 	}
-	return w
+	return hm
 }
 
 // observePrimary feeds the delay estimate: exact when the primary answered,
 // censored when it was cancelled after running for d.
 func (h *hedger) observePrimary(method string, d time.Duration, censored bool) {
-	w := h.primaryWindow(method)
-	if w == nil {
-		return
-	}
-	if censored {
-		w.RecordCensored(d)
-	} else {
-		w.Record(d)
+	hm := h.method(method)
+	switch {
+	case hm == nil:
+	case censored:
+		hm.primaries.RecordCensored(d)
+	default:
+		hm.primaries.Record(d)
 	}
 }
 
@@ -165,35 +167,33 @@ func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool,
 	if h.updatePause(inflight); h.paused.Load() {
 		return false, "paused", nil
 	}
-	h.primaryWindow(method)
-	h.mu.RLock()
-	out, peak := h.outstand[method], h.peak[method]
-	h.mu.RUnlock()
-	if out == nil {
+	hm := h.method(method)
+	if hm == nil {
 		return false, "untracked method", nil
 	}
-	n := out.Add(1)
+	n := hm.outstanding.Add(1)
 	if n > int64(h.cfg.MaxOutstanding) {
-		out.Add(-1)
+		hm.outstanding.Add(-1)
 		return false, "outstanding cap", nil
 	}
-	for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-	}
 	if !h.budget.withdraw(units) {
-		out.Add(-1)
+		hm.outstanding.Add(-1)
 		return false, "budget", nil
 	}
-	return true, "", func() { out.Add(-1) }
+	for p := hm.peak.Load(); n > p && !hm.peak.CompareAndSwap(p, n); p = hm.peak.Load() {
+	}
+	return true, "", func() { hm.outstanding.Add(-1) }
 }
 
 // outstanding returns the hedges in flight for method now and the peak.
 func (h *hedger) outstanding(method string) (now, peak int64) {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if o := h.outstand[method]; o != nil {
-		return o.Load(), h.peak[method].Load()
+	hm := h.methods[method]
+	h.mu.RUnlock()
+	if hm == nil {
+		return 0, 0
 	}
-	return 0, 0
+	return hm.outstanding.Load(), hm.peak.Load()
 }
 
 // deposit credits the budget for one primary request of weight units.

@@ -44,16 +44,16 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *metrics) attempt(endpoint, method string, role Role, outcome string) {
-	m.attempts.WithLabelValues(endpoint, m.e.acct.label(method), role.String(), outcome).Inc()
+func (m *metrics) attempt(endpoint, label string, role Role, outcome string) {
+	m.attempts.WithLabelValues(endpoint, label, role.String(), outcome).Inc()
 }
 
-func (m *metrics) request(method string, cls Class, ok bool, d time.Duration) {
+func (m *metrics) request(label string, cls Class, ok bool, d time.Duration) {
 	out := "ok"
 	if !ok {
 		out = "error"
 	}
-	m.duration.WithLabelValues(m.e.acct.label(method), cls.String(), out).Observe(d.Seconds())
+	m.duration.WithLabelValues(label, cls.String(), out).Observe(d.Seconds())
 }
 
 var (

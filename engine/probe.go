@@ -70,9 +70,9 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	if ok, _ := ep.breaker.Routable(); ok {
 		verdict, trial = ep.breaker.Acquire()
 	}
-	a := &attempt{ep: ep, role: RolePrimary, trial: trial, start: e.now()}
+	a := &attempt{ep: ep, role: RolePrimary, trial: trial, start: e.now(), stats: ep.stats(method, e)}
 	if !verdict {
-		a.hung.Store(true) // no breaker verdict to give
+		a.settled.Store(true) // no breaker verdict to give
 	}
 	ep.inflight.Add(1)
 	rep := e.roundTrip(ctx, ep, method, req.Raw, false)
@@ -88,8 +88,7 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 
 // recordProbe feeds a probe outcome into the endpoint's windows and breaker.
 func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt time.Duration) {
-	ep := a.ep
-	ms := ep.stats(method, e)
+	ep, ms := a.ep, a.stats
 	ep.rates.Add(RateAttempts, 1)
 	ms.rates.Add(RateAttempts, 1)
 	switch rep.out {
@@ -98,29 +97,24 @@ func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt t
 		ms.latency.Record(rtt)
 		ep.rates.Add(RateSuccess, 1)
 		ms.rates.Add(RateSuccess, 1)
-		if a.hung.CompareAndSwap(false, true) {
+		if a.settle() {
 			ep.breaker.Success(a.trial)
 		}
 	case outRateLimit, outCancelled:
-		ep.rates.Add(Rate429, int64(b2i(rep.out == outRateLimit)))
-		if a.hung.CompareAndSwap(false, true) {
+		if rep.out == outRateLimit {
+			ep.rates.Add(Rate429, 1)
+		}
+		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
 	default:
-		if !a.hung.CompareAndSwap(false, true) {
+		if !a.settle() {
 			ep.rates.Add(RateFailure, 1)
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}
-		e.countFailure(a, method, rep.out, "probe: "+rep.cause, ms)
+		e.countFailure(a, e.acct.method(method), rep.out, "probe: "+rep.cause)
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // ObserveProbeHead records a probed head and applies the lag rule: an

@@ -6,11 +6,15 @@ import (
 	"time"
 )
 
+// settle reports whether the caller is the one to give the breaker this
+// attempt's verdict.
+func (a *attempt) settle() bool { return a.settled.CompareAndSwap(false, true) }
+
 // finishAttempt is where every attempt's ending is accounted for: breaker,
 // windows, rates, hedge estimate, counters. cause is the attempt context's
 // cancellation cause (nil when it ended on its own).
 func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause error) {
-	ep := a.ep
+	ep, ms := a.ep, a.stats
 	end := e.now()
 	ep.inflight.Add(-1)
 	if a.hangTimer != nil {
@@ -20,53 +24,28 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		a.hedgeDone()
 	}
 	elapsed := end.Sub(a.start)
-	ms := ep.stats(p.method, e)
-	mc := e.acct.method(p.method)
 	e.hedge.observeAttempt(rep.out)
+	ep.rates.Add(RateAttempts, 1)
+	ms.rates.Add(RateAttempts, 1)
 
 	lost := errors.Is(cause, errLost)
 	if lost || rep.out == outCancelled {
 		// Not the endpoint's fault: no verdict for the breaker, no failure.
-		if a.hung.CompareAndSwap(false, true) {
+		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
-		if lost {
-			if rep.out != outAnswer {
-				e.noteUnanswered(ep)
-			}
-			ran := a.cancelAt.Sub(a.start)
-			if rep.out == outAnswer {
-				ms.latency.Record(elapsed)
-				ep.latency.Record(elapsed)
-			} else if ran > 0 {
-				ms.latency.RecordCensored(ran)
-				ep.latency.RecordCensored(ran)
-			}
-			if a.role == RolePrimary {
-				e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
-			}
-			for _, c := range []*counts{mc, &e.acct.total, &ep.acct} {
-				c.losers.Add(1)
-				c.loserNanos.Add(int64(elapsed))
-				c.releaseNanos.Add(int64(end.Sub(a.cancelAt)))
-			}
-			e.metrics.release.Observe(end.Sub(a.cancelAt).Seconds())
-		}
 		ep.rates.Add(RateCancelled, 1)
-		ep.rates.Add(RateAttempts, 1)
-		ms.rates.Add(RateAttempts, 1)
-		ep.acct.attempts[a.role].Add(1)
-		e.metrics.attempt(ep.Name, p.method, a.role, "cancelled")
+		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
+		if lost {
+			e.recordLoser(a, p, rep, elapsed, end)
+		}
 		return
 	}
 
 	ep.unanswered.Store(0)
-	ep.rates.Add(RateAttempts, 1)
-	ms.rates.Add(RateAttempts, 1)
-	ep.acct.attempts[a.role].Add(1)
-	e.metrics.attempt(ep.Name, p.method, a.role, rep.out.String())
-	switch {
-	case rep.out == outAnswer:
+	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String())
+	switch rep.out {
+	case outAnswer:
 		ms.latency.Record(elapsed)
 		ep.latency.Record(elapsed)
 		ep.rates.Add(RateSuccess, 1)
@@ -74,40 +53,67 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if a.role == RolePrimary {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
-		if a.hung.CompareAndSwap(false, true) {
+		if a.settle() {
 			ep.breaker.Success(a.trial)
 		}
 		ep.backOffSucceeded()
 		e.observeAnswer(ep, p.method, rep)
-	case rep.out == outRateLimit:
+	case outRateLimit:
 		ep.rates.Add(Rate429, 1)
 		ms.rates.Add(Rate429, 1)
-		if a.hung.CompareAndSwap(false, true) {
+		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
 		d := ep.backOff(end, rep.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
 		ep.setLastError("HTTP 429", end)
 		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
 	default:
-		if !a.hung.CompareAndSwap(false, true) {
-			return // counted when its deadline passed
+		if a.settle() { // else it was counted when its deadline passed
+			e.countFailure(a, p.acct, rep.out, rep.cause)
 		}
-		e.countFailure(a, p.method, rep.out, rep.cause, ms)
 	}
+}
+
+// recordLoser accounts for an attempt cancelled because another won: what
+// it tells about latency (exact if it had answered, else only "more than it
+// ran"), the upstream time it used and how long it took to let go.
+func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time.Duration, end time.Time) {
+	ep, ms := a.ep, a.stats
+	ran := a.cancelAt.Sub(a.start)
+	if rep.out == outAnswer {
+		ms.latency.Record(elapsed)
+		ep.latency.Record(elapsed)
+	} else {
+		e.noteUnanswered(ep)
+		if ran > 0 {
+			ms.latency.RecordCensored(ran)
+			ep.latency.RecordCensored(ran)
+		}
+	}
+	if a.role == RolePrimary {
+		e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
+	}
+	release := end.Sub(a.cancelAt)
+	for _, c := range []*counts{p.acct, &e.acct.total, &ep.acct} {
+		c.losers.Add(1)
+		c.loserNanos.Add(int64(elapsed))
+		c.releaseNanos.Add(int64(release))
+	}
+	e.metrics.release.Observe(release.Seconds())
 }
 
 // countHang charges a write that is still hanging past its attempt deadline
 // to its endpoint, so the breaker and the score see it before it ends.
-func (e *Engine) countHang(a *attempt, method string) {
-	if !a.hung.CompareAndSwap(false, true) {
-		return
+func (e *Engine) countHang(a *attempt, mc *counts) {
+	if a.settle() {
+		e.countFailure(a, mc, outTimeout, fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)))
 	}
-	e.countFailure(a, method, outTimeout, fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), a.ep.stats(method, e))
 }
 
-func (e *Engine) countFailure(a *attempt, method string, out outcome, cause string, ms *methodStats) {
-	ep := a.ep
-	now := e.now()
+// countFailure charges a failed attempt to its endpoint (and to the method's
+// counters when it was a client attempt, mc != nil).
+func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string) {
+	ep, ms := a.ep, a.stats
 	ep.rates.Add(RateFailure, 1)
 	ms.rates.Add(RateFailure, 1)
 	if out == outTimeout {
@@ -115,8 +121,10 @@ func (e *Engine) countFailure(a *attempt, method string, out outcome, cause stri
 		ms.rates.Add(RateTimeout, 1)
 	}
 	ep.acct.failures.Add(1)
-	e.acct.method(method).failures.Add(1)
-	ep.setLastError(cause, now)
+	if mc != nil {
+		mc.failures.Add(1)
+	}
+	ep.setLastError(cause, e.now())
 	ep.breaker.Failure(a.trial, cause)
 }
 

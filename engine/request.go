@@ -23,11 +23,12 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 		hedgeable: cls == ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
+		acct:      e.acct.method(req.Method),
 	}
 	if cls == ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = requiredHead(req.Method, req.Params)
 	}
-	mc := e.acct.method(req.Method)
+	mc := p.acct
 	mc.requests.Add(1)
 	e.acct.total.requests.Add(1)
 
@@ -65,7 +66,7 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	} else if req.Method == "eth_blockNumber" || req.Method == "getSlot" {
 		e.monotonicHead(req.Method, res.body)
 	}
-	e.metrics.request(req.Method, cls, res.err == nil, e.now().Sub(start))
+	e.metrics.request(mc.name, cls, res.err == nil, e.now().Sub(start))
 	return res
 }
 
