@@ -138,6 +138,27 @@ func (ep *Endpoint) backedOff(now time.Time) (bool, time.Time) {
 	return now.Before(ep.backoff.until), ep.backoff.until
 }
 
+// blocked says why the endpoint takes no traffic now, whatever the method:
+// a 429 back-off or an exclusion by the probes ("" when neither), under one
+// lock.
+func (ep *Endpoint) blocked(now time.Time) string {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if now.Before(ep.backoff.until) {
+		return "backing off after HTTP 429 for " + ep.backoff.until.Sub(now).Round(time.Millisecond).String()
+	}
+	first := ""
+	for kind := range ep.exclusions {
+		if first == "" || kind < first {
+			first = kind
+		}
+	}
+	if first == "" {
+		return ""
+	}
+	return first + ": " + ep.exclusions[first]
+}
+
 // backOff starts (or extends) a back-off after a 429: Retry-After when the
 // endpoint sent one, else base·2^streak capped at max.
 func (ep *Endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) time.Duration {

@@ -55,12 +55,8 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 			r.skipped = append(r.skipped, ep.Name+": drained")
 			continue
 		}
-		if off, until := ep.backedOff(now); off {
-			r.skipped = append(r.skipped, fmt.Sprintf("%s: backing off after HTTP 429 for %s", ep.Name, until.Sub(now).Round(time.Millisecond)))
-			continue
-		}
-		if ex := ep.exclusionList(); len(ex) > 0 {
-			r.skipped = append(r.skipped, ep.Name+": "+ex[0])
+		if why := ep.blocked(now); why != "" {
+			r.skipped = append(r.skipped, ep.Name+": "+why)
 			continue
 		}
 		if h := ep.head.Load(); minHead > 0 && h > 0 && h < minHead && e.heads.max.Load() >= minHead {

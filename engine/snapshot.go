@@ -193,10 +193,7 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 // routable says whether ep can take new traffic now (for tip-dependent reads
 // too): what /healthz, the Snapshot and the metrics report.
 func (e *Engine) routable(ep *Endpoint, now time.Time) bool {
-	if ep.drained.Load() || ep.lagExcluded.Load() || len(ep.exclusionList()) > 0 {
-		return false
-	}
-	if off, _ := ep.backedOff(now); off {
+	if ep.drained.Load() || ep.lagExcluded.Load() || ep.blocked(now) != "" {
 		return false
 	}
 	ok, trial := ep.breaker.Routable()
