@@ -221,6 +221,7 @@ func (x *execution) fireHedge() bool {
 	ep := x.launchWith(RoleHedge, true, release)
 	if ep == nil {
 		release()
+		e.hedge.refund(w)
 		return false
 	}
 	ep.acct.hedgesFired.Add(1)

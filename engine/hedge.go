@@ -199,6 +199,9 @@ func (h *hedger) outstanding(method string) (now, peak int64) {
 // deposit credits the budget for one primary request of weight units.
 func (h *hedger) deposit(units float64) { h.budget.deposit(units) }
 
+// refund returns the tokens of a hedge that found no endpoint to go to.
+func (h *hedger) refund(units float64) { h.budget.refund(units) }
+
 // updatePause applies the saturation guard with hysteresis: pause above
 // max_inflight or pause_error_rate, resume only below 80 % of the in-flight
 // limit and half the error share.
@@ -331,6 +334,12 @@ type budgetBucket struct {
 func (b *budgetBucket) deposit(units float64) {
 	b.mu.Lock()
 	b.tokens = min(b.tokens+b.ratio*units, b.burst)
+	b.mu.Unlock()
+}
+
+func (b *budgetBucket) refund(units float64) {
+	b.mu.Lock()
+	b.tokens = min(b.tokens+units, b.burst)
 	b.mu.Unlock()
 }
 

@@ -110,13 +110,16 @@ func TestHedge_BudgetBoundsHedgesWhenEveryPrimaryIsSlow(t *testing.T) {
 		hedgeOn("1ms")(c)
 		c.Hedge.Budget = 0.10
 		c.Hedge.BudgetBurst = 10
-	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	}, sim.Config{Latency: fixed(40 * time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
+	// Primaries take 40 times the delay, so a hedge timer that fires late on
+	// a loaded machine still finds its primary in flight.
 	const n = 1000
-	parallel(n, 16, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
+	parallel(n, 32, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
 	m := h.status().Methods["eth_getBalance"]
 	limit := int64(0.10*n + 10)
 	if m.HedgesFired > limit || m.HedgesFired < limit/2 {
-		t.Fatalf("%d hedges over %d requests; budget allows %d (and should be used)", m.HedgesFired, n, limit)
+		st := h.status()
+		t.Fatalf("%d hedges over %d requests; budget allows %d (and should be used)\nhedge %+v\nmethod %+v\nendpoints %+v\nevents %+v", m.HedgesFired, n, limit, st.Hedge, m, st.Endpoints, h.events())
 	}
 	upstream := methodCount(h.sims[0], "eth_getBalance") + methodCount(h.sims[1], "eth_getBalance")
 	// A hedge launched just as its primary answered may be cancelled before
