@@ -41,8 +41,10 @@ type Endpoint struct {
 	inflight atomic.Int64
 	lastRead atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
 	// unanswered counts attempts in a row that lost to a hedge before any
-	// answer, reset by any answer (see noteUnanswered).
+	// answer, reset by any answer, whose unix nanos heardAt keeps (see
+	// noteUnanswered).
 	unanswered atomic.Int64
+	heardAt    atomic.Int64
 	drained    atomic.Bool
 	fault      atomic.Pointer[activeFault]
 
@@ -85,6 +87,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *Endpoint {
 		Cooldown: b.Cooldown, MaxCooldown: b.MaxCooldown,
 	}, e.now, func(t BreakerTransition) { e.onBreakerTransition(ep, t) })
 	ep.lastRead.Store(e.now().UnixNano()) // no exploration before it had its chance
+	ep.heardAt.Store(e.now().UnixNano())
 	d := domainOf(c.Provider, c.Region)
 	ep.domain.Store(&d)
 	return ep
@@ -136,6 +139,12 @@ func (ep *Endpoint) backedOff(now time.Time) (bool, time.Time) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return now.Before(ep.backoff.until), ep.backoff.until
+}
+
+// heard notes an answer of any kind at t: the endpoint is not silent.
+func (ep *Endpoint) heard(t time.Time) {
+	ep.unanswered.Store(0)
+	ep.heardAt.Store(t.UnixNano())
 }
 
 // blocked says why the endpoint takes no traffic now, whatever the method:

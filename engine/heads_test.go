@@ -23,7 +23,7 @@ func resultString(t *testing.T, r reply) string {
 func TestHeads_BlockNumberNeverGoesBackwards(t *testing.T) {
 	fast := sim.Latency{Median: time.Millisecond}
 	h := newHarness(t, func(c *engine.Config) {
-		c.Chain.MaxHeadLag = 20 // well above the 3-block lag, so a loaded machine does not exclude s1
+		c.Chain.MaxHeadLag = 20               // well above the 3-block lag, so a loaded machine does not exclude s1
 		c.Router.LagPenalty = time.Nanosecond // spread traffic over the lagging endpoint too
 	},
 		sim.Config{Latency: fast, BlockTime: 50 * time.Millisecond},

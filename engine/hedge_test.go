@@ -127,6 +127,11 @@ func TestHedge_BudgetBoundsHedgesWhenEveryPrimaryIsSlow(t *testing.T) {
 	if upstream > n+m.HedgesFired || upstream < n {
 		t.Fatalf("sims saw %d requests, want at most %d + %d hedges", upstream, n, m.HedgesFired)
 	}
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker {
+			t.Fatalf("healthy endpoint's breaker moved while hedges raced it: %+v", ev)
+		}
+	}
 	t.Logf("%d hedges for %d requests (budget %d)", m.HedgesFired, n, limit)
 }
 

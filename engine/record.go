@@ -42,7 +42,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		return
 	}
 
-	ep.unanswered.Store(0)
+	ep.heard(end)
 	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String())
 	switch rep.out {
 	case outAnswer:
@@ -84,7 +84,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		ms.latency.Record(elapsed)
 		ep.latency.Record(elapsed)
 	} else {
-		e.noteUnanswered(ep)
+		e.noteUnanswered(a, end)
 		if ran > 0 {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
@@ -170,14 +170,18 @@ func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
 // every attempt is outrun by hedges without ever answering is not slow, it
 // is silent, and without this its breaker would never hear of it (each hedge
 // wins before the attempt deadline). 2 × breaker.failures unanswered losses
-// in a row, with no answer of any kind between them, trip the breaker; for a
-// healthy endpoint that loses 5 % of races that is a 1-in-10^7 run.
-func (e *Engine) noteUnanswered(ep *Endpoint) {
+// in a row, with no answer of any kind between them and none for at least
+// the attempt deadline, trip the breaker. The silence matters as much as the
+// count: a healthy endpoint that stalls for a few milliseconds under many
+// concurrent requests loses a dozen races at once, then answers again.
+func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
+	ep := a.ep
 	limit := int64(2 * e.cfg.Breaker.Failures)
-	if ep.unanswered.Add(1) < limit {
+	n := ep.unanswered.Add(1)
+	if n < limit || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
 		return
 	}
 	ep.unanswered.Store(0)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
-	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges without an answer: endpoint looks hung", limit))
+	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 }

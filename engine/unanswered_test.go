@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// The hang that hedging hides trips the breaker only when the endpoint has
+// both lost many races in a row and been silent for an attempt deadline: a
+// burst of losses from a short stall is not a hang.
+func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
+	clock := newStepClock()
+	cfg := DefaultConfig()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}}
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ep := e.endpoints[0]
+	lose := func() { e.noteUnanswered(&attempt{ep: ep, deadline: 250 * time.Millisecond}, clock.Now()) }
+
+	// A stall: twelve attempts outrun within 40 ms of the last answer.
+	ep.heard(clock.Now())
+	for i := 0; i < 12; i++ {
+		clock.Advance(3 * time.Millisecond)
+		lose()
+	}
+	if s := ep.breaker.State(); s != BreakerClosed {
+		t.Fatalf("a 36 ms stall opened the breaker (%s)", s)
+	}
+	// It answers again: the streak starts over.
+	ep.heard(clock.Now())
+	clock.Advance(300 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		lose()
+	}
+	if s := ep.breaker.State(); s != BreakerClosed {
+		t.Fatalf("5 losses (fewer than 2 × breaker.failures) opened the breaker (%s)", s)
+	}
+	lose()
+	if s := ep.breaker.State(); s != BreakerOpen {
+		t.Fatalf("6 losses and 300 ms of silence left the breaker %s", s)
+	}
+}
