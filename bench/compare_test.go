@@ -46,16 +46,21 @@ func checkSanity(t testing.TB, c *bench.Comparison, policies []bench.Policy) {
 }
 
 // A small version of issue 3's comparison for the default suite: 10 ms
-// upstreams with a 4 % tail, 100 req/s for 3 s per policy.
+// upstreams with a 3 % tail, 200 req/s for 3 s per policy. The tail is
+// below 5 % by a margin, so the p95 delay sits in the body even when a
+// loaded machine stretches it (at 4 % the estimate could climb onto the
+// tail, and the model's p99 with it); 600 requests hold 18 tail answers on
+// average, and fewer than the 7 that put the p99 in the tail about once in
+// 1000 runs.
 func TestCompare_QuickOffVersusAuto(t *testing.T) {
-	lat := sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.3, TailProb: 0.04, TailMin: 100 * time.Millisecond, TailMax: 200 * time.Millisecond}
+	lat := sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.3, TailProb: 0.03, TailMin: 100 * time.Millisecond, TailMax: 200 * time.Millisecond}
 	ups := []sim.Config{{Latency: lat}, {Latency: lat}, {Latency: lat}}
 	policies, _ := bench.ParsePolicies("direct,off,auto")
 	var progress bytes.Buffer
 	c, err := bench.Compare(context.Background(), bench.CompareConfig{
 		Upstreams: ups,
 		Policies:  policies,
-		Load:      bench.Load{Method: "eth_getBalance", Params: bench.DefaultParams("eth_getBalance"), Rate: 100, Duration: 3 * time.Second},
+		Load:      bench.Load{Method: "eth_getBalance", Params: bench.DefaultParams("eth_getBalance"), Rate: 200, Duration: 3 * time.Second},
 		Warmup:    500 * time.Millisecond,
 		Start:     startEngine,
 		Progress:  &progress,
@@ -68,14 +73,14 @@ func TestCompare_QuickOffVersusAuto(t *testing.T) {
 	t.Logf("\n%s", table.String())
 
 	checkSanity(t, c, policies)
-	if len(c.Runs) != 3 || c.Runs[0].Requests != 300 {
+	if len(c.Runs) != 3 || c.Runs[0].Requests != 600 {
 		t.Fatalf("runs %+v", c.Runs)
 	}
 	if got := strings.Count(progress.String(), "running "); got != 3 {
 		t.Errorf("%d progress lines", got)
 	}
 	direct, off, auto := c.Runs[0], c.Runs[1], c.Runs[2]
-	if direct.Engine != nil || off.Engine == nil || auto.Engine == nil || off.Engine.Primary != 300 || off.Engine.Hedge != 0 {
+	if direct.Engine != nil || off.Engine == nil || auto.Engine == nil || off.Engine.Primary != 600 || off.Engine.Hedge != 0 {
 		t.Errorf("engine counts: direct %+v, off %+v, auto %+v", direct.Engine, off.Engine, auto.Engine)
 	}
 	// A warm-up request still in flight when the measured run starts can add

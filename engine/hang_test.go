@@ -82,18 +82,27 @@ func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
 			if countAtPlus2s < 0 || final-countAtPlus2s > int64(trials) {
 				t.Fatalf("hung endpoint still in rotation 2 s after the fault: %d requests at +2s, %d at the end, only %d of them trials", countAtPlus2s, final, trials)
 			}
-			limit := time.Duration((deadlineMS+normalP99)*float64(time.Millisecond)) + 150*time.Millisecond // scheduling slack on a loaded 2-core box
-			var worst time.Duration
+			// A read that met the hang waits one attempt deadline, then one
+			// normal answer. "Normal" is the slowest single-attempt read
+			// after the fault when the machine is loaded enough to stretch
+			// answers past the p99 measured before it.
+			var worst, worstSingle time.Duration
 			for _, tr := range replies {
 				mustOK(t, tr.r)
-				if tr.sent.After(faultAt) && tr.r.took > worst {
-					worst = tr.r.took
+				if !tr.sent.After(faultAt) {
+					continue
+				}
+				worst = max(worst, tr.r.took)
+				if tr.r.attempts == 1 {
+					worstSingle = max(worstSingle, tr.r.took)
 				}
 			}
+			normalAnswer := max(time.Duration(normalP99*float64(time.Millisecond)), worstSingle)
+			limit := time.Duration(deadlineMS*float64(time.Millisecond)) + normalAnswer + 100*time.Millisecond // scheduling slack on a loaded 2-core box
 			if worst > limit {
-				t.Fatalf("slowest read after the fault took %s; attempt deadline %.0fms + normal p99 %.0fms (+150ms slack) = %s", worst, deadlineMS, normalP99, limit)
+				t.Fatalf("slowest read after the fault took %s; attempt deadline %.0fms + normal answer %s (+100ms slack) = %s", worst, deadlineMS, normalAnswer, limit)
 			}
-			t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials after); slowest read after the fault %s (deadline %.0fms)", len(replies), final, countAtPlus2s, trials, worst, deadlineMS)
+			t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials after); slowest read after the fault %s (deadline %.0fms, slowest single-attempt read %s)", len(replies), final, countAtPlus2s, trials, worst, deadlineMS, worstSingle)
 		})
 	}
 }

@@ -72,7 +72,9 @@ func TestProbes_SlowProbeDelaysTheNextInsteadOfOverlapping(t *testing.T) {
 	hung.SetMode(sim.ModeHang)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := hung.WaitFor(ctx, func(c sim.Counters) bool { return c.InFlight == 1 }); err != nil {
+	// Wait for a probe held by the hang, not one answered normally just
+	// before the mode changed.
+	if err := hung.WaitFor(ctx, func(c sim.Counters) bool { return c.Hanging == 1 && c.InFlight == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	sent := hung.Counters().Total
@@ -80,7 +82,7 @@ func TestProbes_SlowProbeDelaysTheNextInsteadOfOverlapping(t *testing.T) {
 	if err := r.sims[0].WaitMethod(ctx, "eth_blockNumber", methodCount(r.sims[0], "eth_blockNumber")+10); err != nil {
 		t.Fatal(err)
 	}
-	if c := hung.Counters(); c.Total != sent || c.InFlight != 1 {
+	if c := hung.Counters(); c.Total != sent || c.Hanging != 1 {
 		t.Fatalf("s1 got %d more probes while one hung (%d in flight)", c.Total-sent, c.InFlight)
 	}
 }
@@ -106,7 +108,7 @@ func TestRunner_CloseCancelsHungProbesAndLeavesNoGoroutines(t *testing.T) {
 	u.SetMode(sim.ModeHang)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := u.WaitFor(ctx, func(c sim.Counters) bool { return c.InFlight == 1 }); err != nil {
+	if err := u.WaitFor(ctx, func(c sim.Counters) bool { return c.Hanging == 1 }); err != nil {
 		t.Fatal(err)
 	}
 

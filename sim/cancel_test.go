@@ -62,7 +62,7 @@ func TestHang_CancelIsCounted(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := sendAsync(ctx, c, u.URL(), requestBody("eth_chainId"))
-	if err := u.WaitMethod(wait, "eth_chainId", 1); err != nil {
+	if err := u.WaitFor(wait, func(c Counters) bool { return c.Hanging == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -72,7 +72,7 @@ func TestHang_CancelIsCounted(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if err := u.WaitFor(wait, func(c Counters) bool { return c.Cancelled == 1 && c.InFlight == 0 }); err != nil {
+	if err := u.WaitFor(wait, func(c Counters) bool { return c.Cancelled == 1 && c.InFlight == 0 && c.Hanging == 0 }); err != nil {
 		t.Fatalf("counters %+v: %v", u.Counters(), err)
 	}
 	if got := u.Counters(); len(got.ByStatus) != 0 {

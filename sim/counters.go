@@ -14,6 +14,7 @@ type Counters struct {
 	ByStatus  map[int]int64    `json:"by_status"` // HTTP status answered; hung requests are not counted
 	Cancelled int64            `json:"cancelled"` // client went away before the answer was written
 	InFlight  int64            `json:"in_flight"` // HTTP requests being handled now
+	Hanging   int64            `json:"hanging"`   // of those, held by hang mode now
 }
 
 // counterState is updated under one mutex so that every snapshot is
@@ -57,7 +58,7 @@ func (u *Upstream) Counters() Counters {
 // the requests still being handled.
 func (u *Upstream) ResetCounters() {
 	u.counters.change(func(c *Counters) {
-		*c = Counters{ByMethod: map[string]int64{}, ByStatus: map[int]int64{}, InFlight: c.InFlight}
+		*c = Counters{ByMethod: map[string]int64{}, ByStatus: map[int]int64{}, InFlight: c.InFlight, Hanging: c.Hanging}
 	})
 }
 

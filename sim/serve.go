@@ -119,6 +119,8 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 }
 
 func (u *Upstream) hang(ctx context.Context) {
+	u.counters.change(func(c *Counters) { c.Hanging++ })
+	defer u.counters.change(func(c *Counters) { c.Hanging-- })
 	select {
 	case <-ctx.Done():
 		u.countCancelled()
