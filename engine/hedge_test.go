@@ -67,7 +67,9 @@ func TestHedge_FiresOnSlowPrimaryAndCancelsIt(t *testing.T) {
 }
 
 func TestHedge_NotSentWhenPrimaryIsFast(t *testing.T) {
-	h := newHarness(t, hedgeOn("50ms"), sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	// 5 ms answers against a 250 ms delay: a loaded machine does not stretch
+	// one into the other.
+	h := newHarness(t, hedgeOn("250ms"), sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
 	for i := 0; i < 20; i++ {
 		r := h.call(i, "eth_getBalance", addr, "latest")
 		mustOK(t, r)
@@ -93,7 +95,10 @@ func TestHedge_WriteNeverHedged(t *testing.T) {
 }
 
 func TestHedge_429FromPrimaryFailsOverWithoutHedge(t *testing.T) {
-	h := newHarness(t, hedgeOn("10ms"), sim.Config{}, sim.Config{Latency: fixed(50 * time.Millisecond)}, sim.Config{Latency: fixed(50 * time.Millisecond)})
+	// The 429 has the whole 100 ms delay to come back, however loaded the
+	// machine; the failover then runs three delays long, so only the rule
+	// keeps a hedge from firing.
+	h := newHarness(t, hedgeOn("100ms"), sim.Config{}, sim.Config{Latency: fixed(300 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
 	h.sims[0].SetMode(sim.ModeRateLimit)
 	r := h.call(1, "eth_getBalance", addr, "latest")
 	mustOK(t, r)
