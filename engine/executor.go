@@ -397,13 +397,19 @@ func (e *Engine) attemptTimeout(ep *Endpoint, method string) time.Duration {
 	return e.attemptTimeoutFor(ep, ep.stats(method, e))
 }
 
+// attemptTimeoutFor is attemptTimeout with the method's stats at hand.
+// Censored observations (attempts outrun by a hedge) count, so that hedging
+// does not pull the quantile down, but only up to the slowest answer the
+// endpoint actually gave: a hung endpoint's losers say nothing about how
+// long its answers take, and letting them in would stretch its deadline with
+// every hedge that beat it.
 func (e *Engine) attemptTimeoutFor(ep *Endpoint, s *methodStats) time.Duration {
 	b := e.cfg.Breaker
 	var q time.Duration
 	if s.latency.Count() >= minRouteSamples {
-		q = s.latency.QuantileCensored(b.AttemptTimeoutQuantile)
+		q = min(s.latency.QuantileCensored(b.AttemptTimeoutQuantile), s.latency.Max())
 	} else if ep.latency.Count() >= minRouteSamples {
-		q = ep.latency.QuantileCensored(b.AttemptTimeoutQuantile)
+		q = min(ep.latency.QuantileCensored(b.AttemptTimeoutQuantile), ep.latency.Max())
 	} else {
 		// Nothing measured yet: leave room for two failovers in the request.
 		return min(max(e.cfg.Server.RequestTimeout/3, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)

@@ -326,6 +326,18 @@ func (w *LatencyWindow) Count() int64 {
 	return total(w.exact)
 }
 
+// Max is the largest exact observation in the window (0 if none).
+func (w *LatencyWindow) Max() time.Duration {
+	t := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(t)
+	if w.exact == nil || w.exact.TotalCount() == 0 {
+		return 0
+	}
+	return fromMicros(w.exact.Max())
+}
+
 // CensoredCount is the number of censored observations in the window.
 func (w *LatencyWindow) CensoredCount() int64 {
 	t := w.now()

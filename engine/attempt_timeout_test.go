@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// Losers outrun by hedges on a silent endpoint must not stretch its attempt
+// deadline: only answers say how long answers take.
+func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
+	clock := newStepClock()
+	cfg := DefaultConfig()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	cfg.Breaker.AttemptTimeoutMin = 10 * time.Millisecond
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ep := e.endpoints[0]
+	s := ep.stats("eth_getBalance", e)
+	for i := 0; i < 100; i++ {
+		s.latency.Record(time.Duration(40+i%10) * time.Millisecond)
+	}
+	before := e.attemptTimeoutFor(ep, s)
+	if before < 3*40*time.Millisecond || before > 3*50*time.Millisecond {
+		t.Fatalf("deadline %s from answers of 40–49 ms, want 3 × p99", before)
+	}
+	// The endpoint hangs; hedges beat it twenty times at about 120 ms.
+	for i := 0; i < 20; i++ {
+		s.latency.RecordCensored(120 * time.Millisecond)
+	}
+	if got := e.attemptTimeoutFor(ep, s); got != before {
+		t.Fatalf("deadline moved from %s to %s on losers alone", before, got)
+	}
+	// A slow answer does stretch it.
+	for i := 0; i < 5; i++ {
+		s.latency.Record(200 * time.Millisecond)
+	}
+	if got := e.attemptTimeoutFor(ep, s); got < 3*120*time.Millisecond {
+		t.Fatalf("deadline %s after answers of 200 ms behind censored 120 ms losers", got)
+	}
+}
