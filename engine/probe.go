@@ -86,28 +86,24 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	return res, nil
 }
 
-// recordProbe feeds a probe outcome into the endpoint's windows and breaker.
+// recordProbe feeds a probe outcome into the same endpoint state as client
+// attempts (recordAnswer, recordRateLimit, countFailure).
 func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt time.Duration) {
 	ep, ms := a.ep, a.stats
 	ep.rates.Add(RateAttempts, 1)
 	ms.rates.Add(RateAttempts, 1)
+	end := a.start.Add(rtt)
 	switch rep.out {
 	case outAnswer:
-		ep.latency.Record(rtt)
-		ms.latency.Record(rtt)
-		ep.rates.Add(RateSuccess, 1)
-		ms.rates.Add(RateSuccess, 1)
-		if a.settle() {
-			ep.breaker.Success(a.trial)
-		}
-	case outRateLimit, outCancelled:
-		if rep.out == outRateLimit {
-			ep.rates.Add(Rate429, 1)
-		}
+		e.recordAnswer(a, rtt, end)
+	case outRateLimit:
+		e.recordRateLimit(a, rep, end)
+	case outCancelled:
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
 	default:
+		ep.heard(end)
 		if !a.settle() {
 			ep.rates.Add(RateFailure, 1)
 			ep.setLastError("probe: "+rep.cause, e.now())

@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -30,5 +33,25 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 	if methodCount(h.sims[0], "eth_getBalance") < 2 {
 		t.Fatal("endpoint not used after its back-off")
+	}
+}
+
+// A probe that meets a 429 backs the endpoint off like a client attempt,
+// and no probe is sent until the back-off ends.
+func TestRateLimit_ProbeStartsTheBackOffAndWaitsItOut(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{RetryAfter: 2 * time.Second}, sim.Config{})
+	h.sims[0].SetMode(sim.ModeRateLimit)
+	res, err := h.eng.Probe(context.Background(), "s0", "eth_blockNumber", nil)
+	if err != nil || res.OK {
+		t.Fatalf("probe of a rate-limited endpoint: ok=%v err=%v", res.OK, err)
+	}
+	if ep := h.endpoint("s0"); ep.BackoffUntil == nil || ep.Routable {
+		t.Fatalf("a probe's 429 started no back-off: %+v", ep)
+	}
+	if _, err := h.eng.Probe(context.Background(), "s0", "eth_blockNumber", nil); !errors.Is(err, engine.ErrBackingOff) {
+		t.Fatalf("second probe inside the back-off: %v, want ErrBackingOff", err)
+	}
+	if got := h.sims[0].Counters().Total; got != 1 {
+		t.Fatalf("rate-limited endpoint got %d probes, want the 1 that met the 429", got)
 	}
 }

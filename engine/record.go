@@ -42,36 +42,52 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		return
 	}
 
-	ep.heard(end)
 	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String())
 	switch rep.out {
 	case outAnswer:
-		ms.latency.Record(elapsed)
-		ep.latency.Record(elapsed)
-		ep.rates.Add(RateSuccess, 1)
-		ms.rates.Add(RateSuccess, 1)
+		e.recordAnswer(a, elapsed, end)
 		if a.role == RolePrimary {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
-		if a.settle() {
-			ep.breaker.Success(a.trial)
-		}
-		ep.backOffSucceeded()
 		e.observeAnswer(ep, p.method, rep)
 	case outRateLimit:
-		ep.rates.Add(Rate429, 1)
-		ms.rates.Add(Rate429, 1)
-		if a.settle() {
-			ep.breaker.Release(a.trial)
-		}
-		d := ep.backOff(end, rep.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
-		ep.setLastError("HTTP 429", end)
-		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
+		e.recordRateLimit(a, rep, end)
 	default:
+		ep.heard(end)
 		if a.settle() { // else it was counted when its deadline passed
 			e.countFailure(a, p.acct, rep.out, rep.cause)
 		}
 	}
+}
+
+// recordAnswer feeds an answer (client attempt or probe) into the
+// endpoint's state: latency windows, success rates, breaker verdict.
+func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
+	ep, ms := a.ep, a.stats
+	ep.heard(end)
+	ms.latency.Record(elapsed)
+	ep.latency.Record(elapsed)
+	ep.rates.Add(RateSuccess, 1)
+	ms.rates.Add(RateSuccess, 1)
+	if a.settle() {
+		ep.breaker.Success(a.trial)
+	}
+	ep.backOffSucceeded()
+}
+
+// recordRateLimit backs the endpoint off after a 429 (client attempt or
+// probe): Retry-After when it came with one, else exponential.
+func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
+	ep, ms := a.ep, a.stats
+	ep.heard(end)
+	ep.rates.Add(Rate429, 1)
+	ms.rates.Add(Rate429, 1)
+	if a.settle() {
+		ep.breaker.Release(a.trial)
+	}
+	d := ep.backOff(end, rep.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
+	ep.setLastError("HTTP 429", end)
+	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
 }
 
 // recordLoser accounts for an attempt cancelled because another won: what
