@@ -103,7 +103,9 @@ func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt t
 			ep.breaker.Release(a.trial)
 		}
 	default:
-		ep.heard(end)
+		if rep.out.responded() {
+			ep.heard(end)
+		}
 		if !a.settle() {
 			ep.rates.Add(RateFailure, 1)
 			ep.setLastError("probe: "+rep.cause, e.now())

@@ -53,7 +53,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	case outRateLimit:
 		e.recordRateLimit(a, rep, end)
 	default:
-		ep.heard(end)
+		if rep.out.responded() {
+			ep.heard(end)
+		}
 		if a.settle() { // else it was counted when its deadline passed
 			e.countFailure(a, p.acct, rep.out, rep.cause)
 		}

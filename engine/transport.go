@@ -32,6 +32,13 @@ const (
 	outCancelled                // we cancelled it (another attempt won, or the client left)
 )
 
+// responded says whether the endpoint said anything at all (an answer, an
+// HTTP error, a 429, a malformed body), as opposed to silence or a broken
+// connection.
+func (o outcome) responded() bool {
+	return o == outAnswer || o == outHTTPError || o == outRateLimit || o == outInvalid
+}
+
 func (o outcome) String() string {
 	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled"}[o]
 }

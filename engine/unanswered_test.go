@@ -43,3 +43,32 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 		t.Fatalf("6 losses and 300 ms of silence left the breaker %s", s)
 	}
 }
+
+// Only an endpoint that said something ends its silence: a timeout or a
+// broken connection does not.
+func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
+	clock := newStepClock()
+	cfg := DefaultConfig()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ep := e.endpoints[0]
+	heardAt := ep.heardAt.Load()
+	for _, out := range []outcome{outTimeout, outConnError} {
+		clock.Advance(time.Second)
+		a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
+		e.recordProbe(a, "eth_blockNumber", upstreamReply{out: out, cause: out.String()}, 10*time.Millisecond)
+		if ep.heardAt.Load() != heardAt {
+			t.Fatalf("a %s counted as hearing from the endpoint", out)
+		}
+	}
+	clock.Advance(time.Second)
+	a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
+	e.recordProbe(a, "eth_blockNumber", upstreamReply{out: outHTTPError, cause: "HTTP 500"}, 10*time.Millisecond)
+	if ep.heardAt.Load() == heardAt {
+		t.Fatal("an HTTP 500 did not count as hearing from the endpoint")
+	}
+}
