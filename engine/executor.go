@@ -405,12 +405,11 @@ func (e *Engine) attemptTimeout(ep *Endpoint, method string) time.Duration {
 // every hedge that beat it.
 func (e *Engine) attemptTimeoutFor(ep *Endpoint, s *methodStats) time.Duration {
 	b := e.cfg.Breaker
-	var q time.Duration
-	if s.latency.Count() >= minRouteSamples {
-		q = min(s.latency.QuantileCensored(b.AttemptTimeoutQuantile), s.latency.Max())
-	} else if ep.latency.Count() >= minRouteSamples {
-		q = min(ep.latency.QuantileCensored(b.AttemptTimeoutQuantile), ep.latency.Max())
-	} else {
+	q, n := s.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
+	if n < minRouteSamples {
+		q, n = ep.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
+	}
+	if n < minRouteSamples {
 		// Nothing measured yet: leave room for two failovers in the request.
 		return min(max(e.cfg.Server.RequestTimeout/3, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)
 	}

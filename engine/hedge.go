@@ -106,12 +106,13 @@ func (h *hedger) delayFor(method string) DelayInfo {
 	if delay > 0 {
 		return DelayInfo{Delay: delay, Source: src, Enabled: enabled}
 	}
-	if hm == nil || hm.primaries.Count()+hm.primaries.CensoredCount() < int64(h.cfg.MinSamples) {
-		return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled}
+	if hm != nil {
+		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
+			d := min(max(hm.primaries.QuantileCensored(q), h.cfg.MinDelay), h.cfg.MaxDelay)
+			return DelayInfo{Delay: d, Source: "auto", Enabled: enabled}
+		}
 	}
-	d := hm.primaries.QuantileCensored(q)
-	d = min(max(d, h.cfg.MinDelay), h.cfg.MaxDelay)
-	return DelayInfo{Delay: d, Source: "auto", Enabled: enabled}
+	return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled}
 }
 
 // method returns the method's state, creating it on first use; nil past

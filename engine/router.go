@@ -181,13 +181,12 @@ func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, bool) {
 		w = s.latency
 	}
 	ep.mu.Unlock()
-	n := w.Count()
+	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
 		return 0, false
 	}
-	lat := w.Quantile(0.5)
 	if n >= fullSamples {
-		lat = (lat + w.Quantile(0.9)) / 2
+		lat = (lat + p90) / 2
 	}
 	return float64(lat) / float64(time.Millisecond), true
 }

@@ -93,7 +93,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 func latencyStats(w *LatencyWindow) LatencyStats {
 	s := w.Summary()
-	return LatencyStats{Count: s.Count, Censored: w.CensoredCount(), P50: ms(s.P50), P90: ms(s.P90), P95: ms(s.P95),
+	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: ms(s.P50), P90: ms(s.P90), P95: ms(s.P95),
 		P99: ms(s.P99), P999: ms(s.P999), Max: ms(s.Max), Mean: ms(s.Mean)}
 }
 

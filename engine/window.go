@@ -220,11 +220,25 @@ func (w *LatencyWindow) rebuild(agg *hdr.PackedHistogram, part func(*latencySlot
 // Quantile is the q-quantile (0..1) of the exact observations, 0 if there
 // are none.
 func (w *LatencyWindow) Quantile(q float64) time.Duration {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	return fromMicros(quantileOf(w.exact, q))
+}
+
+// QuantilePair is Quantile for two quantiles and the exact count, under one
+// lock (the router asks for these on every request).
+func (w *LatencyWindow) QuantilePair(q1, q2 float64) (n int64, v1, v2 time.Duration) {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	return total(w.exact), fromMicros(quantileOf(w.exact, q1)), fromMicros(quantileOf(w.exact, q2))
+}
+
+// lockCurrent locks the window and ages out what has left it; the caller
+// unlocks.
+func (w *LatencyWindow) lockCurrent() {
 	t := w.now()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.rotateLocked(t)
-	return fromMicros(quantileOf(w.exact, q))
 }
 
 func quantileOf(h *hdr.PackedHistogram, q float64) int64 {
@@ -253,23 +267,34 @@ func quantileOf(h *hdr.PackedHistogram, q float64) int64 {
 // point was censored, so the data say only "later than that"), the answer is
 // the largest observation, exact or censored: a lower bound. 0 if empty.
 func (w *LatencyWindow) QuantileCensored(q float64) time.Duration {
-	t := w.now()
-	w.mu.Lock()
+	w.lockCurrent()
 	defer w.mu.Unlock()
-	w.rotateLocked(t)
-	var nE, nC int64
-	if w.exact != nil {
-		nE = w.exact.TotalCount()
+	return w.quantileCensoredLocked(q)
+}
+
+// AnswerQuantile is QuantileCensored capped at the slowest exact
+// observation, with the number of exact observations, under one lock:
+// censored observations keep the quantile from being biased low but cannot
+// push it past what the endpoint ever answered in.
+func (w *LatencyWindow) AnswerQuantile(q float64) (time.Duration, int64) {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	n := total(w.exact)
+	if n == 0 {
+		return 0, 0
 	}
-	if w.cens != nil {
-		nC = w.cens.TotalCount()
-	}
+	return min(w.quantileCensoredLocked(q), fromMicros(w.exact.Max())), n
+}
+
+func (w *LatencyWindow) quantileCensoredLocked(q float64) time.Duration {
+	nE, nC := total(w.exact), total(w.cens)
 	switch {
 	case nC == 0:
 		return fromMicros(quantileOf(w.exact, q))
 	case nE == 0:
 		return fromMicros(w.cens.Max())
 	}
+	t := w.now()
 	if c := w.km; c.valid && c.q == q && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
 		return c.v
 	}
@@ -317,34 +342,23 @@ func (w *LatencyWindow) productLimitLocked(q float64, nE, nC int64) time.Duratio
 	return fromMicros(bucketTop(hit))
 }
 
-// Count is the number of exact observations in the window.
-func (w *LatencyWindow) Count() int64 {
-	t := w.now()
-	w.mu.Lock()
+// Counts are the numbers of exact and censored observations in the window.
+func (w *LatencyWindow) Counts() (exact, censored int64) {
+	w.lockCurrent()
 	defer w.mu.Unlock()
-	w.rotateLocked(t)
-	return total(w.exact)
+	return total(w.exact), total(w.cens)
 }
 
-// Max is the largest exact observation in the window (0 if none).
-func (w *LatencyWindow) Max() time.Duration {
-	t := w.now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.rotateLocked(t)
-	if w.exact == nil || w.exact.TotalCount() == 0 {
-		return 0
-	}
-	return fromMicros(w.exact.Max())
+// Count is the number of exact observations in the window.
+func (w *LatencyWindow) Count() int64 {
+	n, _ := w.Counts()
+	return n
 }
 
 // CensoredCount is the number of censored observations in the window.
 func (w *LatencyWindow) CensoredCount() int64 {
-	t := w.now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.rotateLocked(t)
-	return total(w.cens)
+	_, c := w.Counts()
+	return c
 }
 
 func total(h *hdr.PackedHistogram) int64 {
@@ -356,10 +370,8 @@ func total(h *hdr.PackedHistogram) int64 {
 
 // Summary describes the exact observations in the window.
 func (w *LatencyWindow) Summary() LatencySummary {
-	t := w.now()
-	w.mu.Lock()
+	w.lockCurrent()
 	defer w.mu.Unlock()
-	w.rotateLocked(t)
 	s := LatencySummary{Count: total(w.exact), Censored: total(w.cens)}
 	if s.Count == 0 {
 		return s
@@ -378,10 +390,8 @@ func (w *LatencyWindow) Summary() LatencySummary {
 // Recent returns the median of each sub-window, oldest first, the current
 // (partial) one last; 0 for a sub-window without observations.
 func (w *LatencyWindow) Recent() []time.Duration {
-	t := w.now()
-	w.mu.Lock()
+	w.lockCurrent()
 	defer w.mu.Unlock()
-	w.rotateLocked(t)
 	out := make([]time.Duration, w.ring.n)
 	for i := range out {
 		k := w.ring.head - w.ring.n + 1 + int64(i)

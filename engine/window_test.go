@@ -293,6 +293,9 @@ func TestLatencyWindow_NoAllocations(t *testing.T) {
 		"Quantile":         func() { w.Quantile(0.95) },
 		"QuantileCensored": func() { w.QuantileCensored(0.95) },
 		"Summary":          func() { w.Summary() },
+		"QuantilePair":     func() { w.QuantilePair(0.5, 0.9) },
+		"AnswerQuantile":   func() { w.AnswerQuantile(0.99) },
+		"Counts":           func() { w.Counts() },
 	} {
 		if a := testing.AllocsPerRun(200, f); a != 0 {
 			t.Errorf("%s allocates %.1f times per call", name, a)
