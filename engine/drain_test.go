@@ -22,7 +22,7 @@ func TestDrain_StopsNewTrafficAndLetsInFlightFinish(t *testing.T) {
 	if r.endpoint != "s0" {
 		t.Fatalf("in-flight request answered by %s", r.endpoint)
 	}
-	before := methodCount(h.sims[0], "eth_getBalance")
+	before := h.sims[0].MethodCount("eth_getBalance")
 	for i := 0; i < 50; i++ {
 		r := h.call(i, "eth_getBalance", addr, "latest")
 		mustOK(t, r)
@@ -30,7 +30,7 @@ func TestDrain_StopsNewTrafficAndLetsInFlightFinish(t *testing.T) {
 			t.Fatalf("drained endpoint answered")
 		}
 	}
-	if got := methodCount(h.sims[0], "eth_getBalance"); got != before {
+	if got := h.sims[0].MethodCount("eth_getBalance"); got != before {
 		t.Fatalf("drained sim counter moved %d → %d", before, got)
 	}
 	if !h.endpoint("s0").Drained {

@@ -50,7 +50,7 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 		t.Fatalf("transitions %v", tr)
 	}
 	trials := int64(countOf(tr, "open>half-open"))
-	if got := methodCount(bad, "eth_getBalance"); got != 3+trials {
+	if got := bad.MethodCount("eth_getBalance"); got != 3+trials {
 		t.Fatalf("faulty sim got %d attempts, want breaker.failures (3) + %d trials", got, trials)
 	}
 
@@ -61,9 +61,9 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 	}
 	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
 
-	before := methodCount(bad, "eth_getBalance")
+	before := bad.MethodCount("eth_getBalance")
 	readUntilClosed(t, h, "s0")
-	if got := methodCount(bad, "eth_getBalance") - before; got != 3 {
+	if got := bad.MethodCount("eth_getBalance") - before; got != 3 {
 		t.Fatalf("healed sim served %d requests before its breaker closed, want breaker.successes = 3", got)
 	}
 	want := []string{"closed>open", "open>half-open", "half-open>closed"}
@@ -71,11 +71,11 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 		t.Fatalf("transitions %v, want %v", got, want)
 	}
 	// Back in full rotation.
-	before = methodCount(bad, "eth_getBalance")
+	before = bad.MethodCount("eth_getBalance")
 	for i := 0; i < 30; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
-	if methodCount(bad, "eth_getBalance") == before {
+	if bad.MethodCount("eth_getBalance") == before {
 		t.Fatal("readmitted endpoint gets no traffic")
 	}
 }
@@ -93,7 +93,7 @@ func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
 	if n := ep.Accounting.Primary + ep.Accounting.Failover; n != 3+trials || ep.Accounting.Failures != 3+trials {
 		t.Fatalf("engine counted %d attempts (%d failures) on the faulted endpoint, want 3 + %d trials", n, ep.Accounting.Failures, trials)
 	}
-	if got := methodCount(h.sims[1], "eth_getBalance"); got != 0 {
+	if got := h.sims[1].MethodCount("eth_getBalance"); got != 0 {
 		t.Fatalf("an injected error must not reach the upstream; sim saw %d", got)
 	}
 	if code, _ := h.adminDo("DELETE", "/v1/endpoints/s1/fault", ""); code != 200 {

@@ -66,10 +66,10 @@ func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
 					faultAt = time.Now()
 					hung.SetMode(sim.ModeHang)
 				case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
-					countAtPlus2s = methodCount(hung, "eth_getBalance")
+					countAtPlus2s = hung.MethodCount("eth_getBalance")
 				}
 			})
-			final := methodCount(hung, "eth_getBalance")
+			final := hung.MethodCount("eth_getBalance")
 			// Without probes, half-open trials are client reads: after +2s the
 			// hung endpoint may see those and nothing else. (With probes the
 			// trials are probes and client reads never reach it.)

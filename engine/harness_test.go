@@ -230,8 +230,6 @@ func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool)
 	}
 }
 
-func methodCount(u *sim.Upstream, m string) int64 { return u.Counters().ByMethod[m] }
-
 func ctxT(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)

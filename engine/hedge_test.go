@@ -77,7 +77,7 @@ func TestHedge_NotSentWhenPrimaryIsFast(t *testing.T) {
 			t.Fatal("hedged a fast primary")
 		}
 	}
-	if got := methodCount(h.sims[0], "eth_getBalance") + methodCount(h.sims[1], "eth_getBalance"); got != 20 {
+	if got := h.sims[0].MethodCount("eth_getBalance") + h.sims[1].MethodCount("eth_getBalance"); got != 20 {
 		t.Fatalf("%d upstream requests for 20 reads", got)
 	}
 }
@@ -105,7 +105,7 @@ func TestHedge_429FromPrimaryFailsOverWithoutHedge(t *testing.T) {
 	if r.hedged || r.attempts != 2 || r.endpoint == "s0" {
 		t.Fatalf("hedged=%v attempts=%d endpoint=%s; want a plain failover", r.hedged, r.attempts, r.endpoint)
 	}
-	if got := methodCount(h.sims[0], "eth_getBalance"); got != 1 {
+	if got := h.sims[0].MethodCount("eth_getBalance"); got != 1 {
 		t.Fatalf("rate-limited endpoint got %d requests", got)
 	}
 }
@@ -126,7 +126,7 @@ func TestHedge_BudgetBoundsHedgesWhenEveryPrimaryIsSlow(t *testing.T) {
 		st := h.status()
 		t.Fatalf("%d hedges over %d requests; budget allows %d (and should be used)\nhedge %+v\nmethod %+v\nendpoints %+v\nevents %+v", m.HedgesFired, n, limit, st.Hedge, m, st.Endpoints, h.events())
 	}
-	upstream := methodCount(h.sims[0], "eth_getBalance") + methodCount(h.sims[1], "eth_getBalance")
+	upstream := h.sims[0].MethodCount("eth_getBalance") + h.sims[1].MethodCount("eth_getBalance")
 	// A hedge launched just as its primary answered may be cancelled before
 	// it reaches the sim, so the sims can see fewer than n + hedges.
 	if upstream > n+m.HedgesFired || upstream < n {

@@ -22,7 +22,7 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	for i := 1; i < 60 && time.Until(*ep.BackoffUntil) > 0; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
-	if got := methodCount(h.sims[0], "eth_getBalance"); got != 1 {
+	if got := h.sims[0].MethodCount("eth_getBalance"); got != 1 {
 		t.Fatalf("rate-limited endpoint got %d requests inside its Retry-After", got)
 	}
 	// After the back-off it is tried again.
@@ -31,7 +31,7 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
-	if methodCount(h.sims[0], "eth_getBalance") < 2 {
+	if h.sims[0].MethodCount("eth_getBalance") < 2 {
 		t.Fatal("endpoint not used after its back-off")
 	}
 }

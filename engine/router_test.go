@@ -14,7 +14,7 @@ func TestRouter_SlowEndpointAvoidedButExploredNowAndThen(t *testing.T) {
 	for i := 0; i < 20; i++ { // learn both
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
-	before := methodCount(h.sims[1], "eth_getBalance")
+	before := h.sims[1].MethodCount("eth_getBalance")
 	start := time.Now()
 	n := 0
 	for time.Since(start) < 1500*time.Millisecond {
@@ -22,7 +22,7 @@ func TestRouter_SlowEndpointAvoidedButExploredNowAndThen(t *testing.T) {
 		n++
 	}
 	elapsed := time.Since(start)
-	got := methodCount(h.sims[1], "eth_getBalance") - before
+	got := h.sims[1].MethodCount("eth_getBalance") - before
 	most := int64(elapsed/(300*time.Millisecond)) + 1
 	if got < 1 || got > most {
 		t.Fatalf("slow endpoint served %d of %d reads in %s; want between 1 and %d explorations", got, n, elapsed, most)

@@ -31,7 +31,7 @@ func TestProbes_StaleEndpointExcludedWhileLaggingAndReadmittedAfterRecover(t *te
 		t.Fatalf("s1 while stale: lag_excluded=%v lag=%d routable=%v", ep.LagExcluded, ep.Lag, ep.Routable)
 	}
 
-	balances := methodCount(r.sims[1], "eth_getBalance")
+	balances := r.sims[1].MethodCount("eth_getBalance")
 	for range 20 {
 		for _, rep := range []reply{r.call("eth_blockNumber"), r.call("eth_getBalance", balanceOf, "latest")} {
 			r.mustAnswer(rep)
@@ -40,7 +40,7 @@ func TestProbes_StaleEndpointExcludedWhileLaggingAndReadmittedAfterRecover(t *te
 			}
 		}
 	}
-	if n := methodCount(r.sims[1], "eth_getBalance"); n != balances {
+	if n := r.sims[1].MethodCount("eth_getBalance"); n != balances {
 		t.Fatalf("s1 received %d eth_getBalance reads while lagging", n-balances)
 	}
 	if _, ok := r.event(headEvent("s1", "in-sync")); ok {
@@ -88,7 +88,7 @@ func TestProbes_EndpointOnAnotherChainExcludedNamingBothChainIDs(t *testing.T) {
 			t.Fatal("a read went to the endpoint on another chain")
 		}
 	}
-	if n := methodCount(r.sims[0], "eth_getBalance"); n != 0 {
+	if n := r.sims[0].MethodCount("eth_getBalance"); n != 0 {
 		t.Fatalf("s0 received %d client reads", n)
 	}
 }
@@ -163,7 +163,7 @@ func TestProbes_WrongChainEndpointReadmittedWhenItReconnectsOnThePoolsChain(t *t
 	if !strings.Contains(ev.Message, "readmitted") {
 		t.Errorf("readmission event: %q", ev.Message)
 	}
-	if n := methodCount(right, "eth_chainId"); n < 1 {
+	if n := right.MethodCount("eth_chainId"); n < 1 {
 		t.Fatalf("the reconnect did not ask the chain id again (%d eth_chainId)", n)
 	}
 	waitUntil(t, 5*time.Second, "flip's head", func() bool { return r.endpoint("flip").Head > 0 })

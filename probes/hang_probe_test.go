@@ -38,7 +38,7 @@ func TestHang_WithProbesClientReadsStopWithinTwoSeconds(t *testing.T) {
 			faultAt = time.Now()
 			hung.SetMode(sim.ModeHang)
 		case !faultAt.IsZero() && atPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
-			atPlus2s = methodCount(hung, "eth_getBalance")
+			atPlus2s = hung.MethodCount("eth_getBalance")
 		}
 		wg.Add(1)
 		go func() {
@@ -55,7 +55,7 @@ func TestHang_WithProbesClientReadsStopWithinTwoSeconds(t *testing.T) {
 	if len(failed) > 0 {
 		t.Fatalf("%d client errors, first: %s", len(failed), failed[0])
 	}
-	end := methodCount(hung, "eth_getBalance")
+	end := hung.MethodCount("eth_getBalance")
 	if atPlus2s < 0 || end != atPlus2s {
 		t.Fatalf("client reads reached the hung endpoint after +2s: %d then %d", atPlus2s, end)
 	}

@@ -197,8 +197,6 @@ func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool)
 	}
 }
 
-func methodCount(u *sim.Upstream, m string) int64 { return u.Counters().ByMethod[m] }
-
 func headEvent(name, to string) func(engine.Event) bool {
 	return func(ev engine.Event) bool {
 		return ev.Type == engine.EventHead && ev.Endpoint == name && ev.To == to

@@ -79,7 +79,7 @@ func TestProbes_SlowProbeDelaysTheNextInsteadOfOverlapping(t *testing.T) {
 	}
 	sent := hung.Counters().Total
 	// Ten more rounds of s0 are ten intervals in which s1 got nothing new.
-	if err := r.sims[0].WaitMethod(ctx, "eth_blockNumber", methodCount(r.sims[0], "eth_blockNumber")+10); err != nil {
+	if err := r.sims[0].WaitMethod(ctx, "eth_blockNumber", r.sims[0].MethodCount("eth_blockNumber")+10); err != nil {
 		t.Fatal(err)
 	}
 	if c := hung.Counters(); c.Total != sent || c.Hanging != 1 {

@@ -44,7 +44,7 @@ func TestProbes_SolanaUnhealthyNodeOutUntilHealthyAgain(t *testing.T) {
 	if r.endpoint("s1").Routable {
 		t.Fatal("s1 routable while unhealthy")
 	}
-	balances := methodCount(r.sims[1], "getBalance")
+	balances := r.sims[1].MethodCount("getBalance")
 	for range 20 {
 		for _, rep := range []reply{r.call("getSlot"), r.call("getBalance", solanaKey)} {
 			r.mustAnswer(rep)
@@ -53,7 +53,7 @@ func TestProbes_SolanaUnhealthyNodeOutUntilHealthyAgain(t *testing.T) {
 			}
 		}
 	}
-	if n := methodCount(r.sims[1], "getBalance"); n != balances {
+	if n := r.sims[1].MethodCount("getBalance"); n != balances {
 		t.Fatalf("s1 received %d getBalance reads while unhealthy", n-balances)
 	}
 

@@ -91,6 +91,14 @@ func (u *Upstream) WaitCancelled(ctx context.Context, n int64) error {
 	return u.WaitFor(ctx, func(c Counters) bool { return c.Cancelled >= n })
 }
 
+// MethodCount is the number of requests of method that have arrived.
+func (u *Upstream) MethodCount(method string) int64 {
+	s := &u.counters
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c.ByMethod[method]
+}
+
 // WaitMethod blocks until at least n requests of method have arrived, or ctx
 // is done.
 func (u *Upstream) WaitMethod(ctx context.Context, method string, n int64) error {
