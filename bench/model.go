@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Dist is an empirical latency distribution (a step function): the distinct
@@ -31,25 +29,6 @@ func DistFromSamples(samples []time.Duration) (*Dist, error) {
 		}
 		d.values = append(d.values, v)
 		d.cum = append(d.cum, int64(i+1))
-	}
-	return d, nil
-}
-
-// DistFromHistogram builds a Dist from h, whose values are in unit. Each
-// bucket stands at its highest equivalent value, as h's own quantiles do.
-func DistFromHistogram(h *hdrhistogram.Histogram, unit time.Duration) (*Dist, error) {
-	if h == nil || h.TotalCount() == 0 {
-		return nil, errors.New("bench: empty latency histogram")
-	}
-	d := &Dist{}
-	var n int64
-	for _, bar := range h.Distribution() {
-		if bar.Count == 0 {
-			continue
-		}
-		n += bar.Count
-		d.values = append(d.values, time.Duration(bar.To)*unit)
-		d.cum = append(d.cum, n)
 	}
 	return d, nil
 }

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -210,14 +209,4 @@ func writeGrid(w io.Writer, grid [][]string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// WriteJSON writes the runs and predictions as one indented JSON object.
-func WriteJSON(w io.Writer, runs []Report, preds []Prediction) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Runs        []Report     `json:"runs"`
-		Predictions []Prediction `json:"predictions,omitempty"`
-	}{runs, preds})
 }

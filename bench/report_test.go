@@ -63,7 +63,7 @@ func TestWriteTable_AlignsColumnsSideBySide(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := bench.WriteJSON(&b, runs, preds); err != nil {
+	if err := (&bench.Comparison{Runs: runs, Predictions: preds}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	var back struct {
