@@ -374,16 +374,7 @@ func blockTagTip(v []byte) bool {
 		}
 		return !(len(s) == 66 && (s[:2] == "0x" || s[:2] == "0X"))
 	case '{':
-		var num []byte
-		for it := (memberIter{b: v, i: 1}); it.next(); {
-			switch string(v[it.ks:it.ke]) {
-			case `"blockHash"`:
-				return false
-			case `"blockNumber"`:
-				num = v[it.vs:it.ve]
-			}
-		}
-		return blockTagTip(num)
+		return objectTip(v, `"blockNumber"`)
 	}
 	return true
 }
@@ -392,14 +383,20 @@ func logFilterTip(filter []byte) bool {
 	if len(filter) == 0 || filter[0] != '{' {
 		return true
 	}
-	var to []byte
-	for it := (memberIter{b: filter, i: 1}); it.next(); {
-		switch string(filter[it.ks:it.ke]) {
+	return objectTip(filter, `"toBlock"`)
+}
+
+// objectTip: an object naming a blockHash is pinned to that block; else its
+// numberKey member decides, as a block tag would.
+func objectTip(obj []byte, numberKey string) bool {
+	var num []byte
+	for it := (memberIter{b: obj, i: 1}); it.next(); {
+		switch string(obj[it.ks:it.ke]) {
 		case `"blockHash"`:
 			return false
-		case `"toBlock"`:
-			to = filter[it.vs:it.ve]
+		case numberKey:
+			num = obj[it.vs:it.ve]
 		}
 	}
-	return blockTagTip(to)
+	return blockTagTip(num)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,7 +157,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 		res := results[i]
 		attempts += res.attempts
 		hedged = hedged || res.hedged
-		if res.endpoint != "" && !containsString(names, res.endpoint) {
+		if res.endpoint != "" && !slices.Contains(names, res.endpoint) {
 			names = append(names, res.endpoint)
 		}
 		switch {
@@ -190,15 +191,6 @@ func allNotifications(els []Element) bool {
 		}
 	}
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // readBody reads the request body in one allocation when its length is
