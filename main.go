@@ -387,17 +387,17 @@ func onOff(b bool) string {
 }
 
 // startBenchEngine gives bench a fresh engine on loopback for each policy
-// it compares (bench itself may not import the engine).
+// it compares (bench itself may not import the engine). It starts from a
+// zero Config, which engine.New fills with defaults, so that the spec's zero
+// fields leave the defaults as bench.HedgeSpec promises.
 func startBenchEngine(spec bench.EngineSpec) (bench.Engine, error) {
-	c := engine.DefaultConfig()
+	var c engine.Config
 	c.Server.Listen, c.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
 	c.Hedge.Enabled = spec.Hedge.Enabled
-	if spec.Hedge.Enabled {
-		c.Hedge.Delay = spec.Hedge.Delay
-		c.Hedge.Quantile = spec.Hedge.Quantile
-		c.Hedge.Budget = spec.Hedge.Budget
-		c.Hedge.MaxExtra = spec.Hedge.MaxExtra
-	}
+	c.Hedge.Delay = spec.Hedge.Delay
+	c.Hedge.Quantile = spec.Hedge.Quantile
+	c.Hedge.Budget = spec.Hedge.Budget
+	c.Hedge.MaxExtra = spec.Hedge.MaxExtra
 	for _, ep := range spec.Endpoints {
 		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: ep.Name, URL: ep.URL, Provider: ep.Provider, Region: ep.Region})
 	}

@@ -689,3 +689,18 @@ func TestRun_UnknownCommand(t *testing.T) {
 		t.Errorf("stderr does not name the command and show usage:\n%s", errb.String())
 	}
 }
+
+// Every kind of bench policy starts its engine: fixed delays and
+// "immediate" leave the quantile unset, which must mean the default.
+func TestBench_FixedAndImmediatePoliciesRun(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--policies", "120ms,immediate", "--duration", "300ms", "--warmup", "0s", "--rate", "50"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errb.String())
+	}
+	for _, want := range []string{"fixed 120ms", "immediate"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
