@@ -172,9 +172,6 @@ func loadConfig(path string) (engine.Config, error) {
 		msg := strings.ReplaceAll(err.Error(), "'engine.Config' has invalid keys", "unknown top-level keys")
 		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(msg, endpointURLs(v)))
 	}
-	if v.IsSet("probes.asn_db") && !v.IsSet("probes.asn") {
-		cfg.Probes.ASN = "db" // naming a database is asking for it
-	}
 	if err := validateSimURLs(cfg); err != nil {
 		return cfg, err
 	}

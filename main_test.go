@@ -704,3 +704,21 @@ func TestBench_FixedAndImmediatePoliciesRun(t *testing.T) {
 		}
 	}
 }
+
+// Naming an ASN database without naming probes.asn asks for the database;
+// naming both keeps the explicit mode.
+func TestLoadConfig_ASNDatabaseImpliesDBMode(t *testing.T) {
+	for body, want := range map[string]string{
+		"[probes]\nasn_db = \"/tmp/asn.mmdb\"\n":                  "db",
+		"[probes]\nasn_db = \"/tmp/asn.mmdb\"\nasn = \"cymru\"\n": "cymru",
+		"": "cymru",
+	} {
+		cfg, err := loadConfig(writeConfig(t, body+validEndpoint))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Probes.ASNMode(); got != want {
+			t.Errorf("config %q: ASN mode %q, want %q", body, got, want)
+		}
+	}
+}

@@ -204,10 +204,19 @@ func (c *Config) SetDefaults() {
 	def(&p.Timeout, 2*time.Second)
 	def(&p.Recover, 3)
 	def(&p.IndependenceInterval, 10*time.Minute)
-	if p.ASN == "" && p.ASNDB != "" {
-		p.ASN = "db"
+}
+
+// ASNMode is how ASNs are looked up: probes.asn when set, else "db" when
+// probes.asn_db names a database (naming one is asking for it), else
+// "cymru".
+func (p ProbesConfig) ASNMode() string {
+	switch {
+	case p.ASN != "":
+		return p.ASN
+	case p.ASNDB != "":
+		return "db"
 	}
-	def(&p.ASN, "cymru")
+	return "cymru"
 }
 
 func def[T comparable](v *T, d T) {
@@ -370,7 +379,7 @@ func (c *Config) Validate() error {
 	if p.Recover < 1 {
 		bad("probes.recover", "must be at least 1")
 	}
-	switch p.ASN {
+	switch p.ASNMode() {
 	case "off", "cymru":
 	case "db":
 		if p.ASNDB == "" {

@@ -46,7 +46,7 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 	if err != nil {
 		return nil, err
 	}
-	checker, err := NewChecker(CheckerOptions{Resolver: p.Resolver, ASN: p.ASN, ASNDB: p.ASNDB, Timeout: p.Timeout})
+	checker, err := NewChecker(CheckerOptions{Resolver: p.Resolver, ASN: p.ASNMode(), ASNDB: p.ASNDB, Timeout: p.Timeout})
 	if err != nil {
 		return nil, err
 	}
