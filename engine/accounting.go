@@ -101,7 +101,6 @@ func (c *counts) snapshot() AccountSnapshot {
 type accounts struct {
 	mu      sync.RWMutex
 	methods map[string]*counts
-	total   counts
 }
 
 func newAccounts() *accounts { return &accounts{methods: map[string]*counts{}} }
@@ -127,6 +126,29 @@ func (a *accounts) method(m string) *counts {
 	c = &counts{name: m}
 	a.methods[m] = c
 	return c
+}
+
+// totals adds up every method's counters (the "other" slot catches methods
+// past the cap, so the sum is exact).
+func (a *accounts) totals() AccountSnapshot {
+	var t counts
+	a.mu.RLock()
+	for _, c := range a.methods {
+		t.requests.Add(c.requests.Load())
+		for r := range c.attempts {
+			t.attempts[r].Add(c.attempts[r].Load())
+		}
+		t.failures.Add(c.failures.Load())
+		t.hedgesFired.Add(c.hedgesFired.Load())
+		t.hedgesWon.Add(c.hedgesWon.Load())
+		t.losers.Add(c.losers.Load())
+		t.loserNanos.Add(c.loserNanos.Load())
+		t.releaseNanos.Add(c.releaseNanos.Load())
+		t.extraCost.Add(c.extraCost.Load())
+		t.clientErrors.Add(c.clientErrors.Load())
+	}
+	a.mu.RUnlock()
+	return t.snapshot()
 }
 
 func (a *accounts) names() []string {

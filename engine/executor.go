@@ -195,8 +195,7 @@ func (x *execution) run() result {
 
 func (x *execution) mayHedge() bool {
 	e := x.e
-	return x.p.class == ClassRead && x.p.hedgeable && x.p.pinned == nil &&
-		e.cfg.Hedge.MaxExtra > 0 && len(x.order) > 1
+	return x.p.hedgeable && e.cfg.Hedge.MaxExtra > 0 && len(x.order) > 1
 }
 
 // mayFailOver: reads move on after any failure; a write only when its
@@ -214,7 +213,7 @@ func (x *execution) mayFailOver(d attemptDone) bool {
 func (x *execution) fireHedge() bool {
 	e := x.e
 	w := x.p.weight
-	ok, _, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
+	ok, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
 	if !ok {
 		return false
 	}
@@ -230,8 +229,6 @@ func (x *execution) fireHedge() bool {
 	mc := x.p.acct
 	mc.hedgesFired.Add(1)
 	mc.addCost(w)
-	e.acct.total.hedgesFired.Add(1)
-	e.acct.total.addCost(w)
 	return true
 }
 
@@ -294,7 +291,7 @@ func (x *execution) pick(otherDomain bool) int {
 func (x *execution) start(a *attempt) {
 	e := x.e
 	a.stats = a.ep.stats(x.p.method, e)
-	a.deadline = e.attemptTimeoutFor(a.ep, a.stats)
+	a.deadline = e.attemptTimeout(a.ep, a.stats)
 	var actx context.Context
 	var cancelT context.CancelFunc
 	parent := x.ctx
@@ -322,7 +319,6 @@ func (x *execution) start(a *attempt) {
 	x.live = append(x.live, a)
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
-	e.acct.total.attempts[a.role].Add(1)
 	a.ep.acct.attempts[a.role].Add(1)
 	e.wg.Add(1)
 	go func() {
@@ -348,10 +344,8 @@ func (x *execution) remove(a *attempt) {
 // win returns the winning answer and cancels the rest; their goroutines
 // finish on their own and a collector returns their buffers.
 func (x *execution) win(d attemptDone) result {
-	e := x.e
 	if d.a.role == RoleHedge {
 		x.p.acct.hedgesWon.Add(1)
-		e.acct.total.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
 	x.stopRest(errLost)
@@ -393,17 +387,12 @@ func (x *execution) stopRest(cause error) {
 // attemptTimeout is an attempt's own deadline: a high quantile of the
 // endpoint's recent latency for the method times a factor, clamped to
 // [breaker.attempt_timeout_min, server.request_timeout].
-func (e *Engine) attemptTimeout(ep *Endpoint, method string) time.Duration {
-	return e.attemptTimeoutFor(ep, ep.stats(method, e))
-}
-
-// attemptTimeoutFor is attemptTimeout with the method's stats at hand.
 // Censored observations (attempts outrun by a hedge) count, so that hedging
 // does not pull the quantile down, but only up to the slowest answer the
 // endpoint actually gave: a hung endpoint's losers say nothing about how
 // long its answers take, and letting them in would stretch its deadline with
 // every hedge that beat it.
-func (e *Engine) attemptTimeoutFor(ep *Endpoint, s *methodStats) time.Duration {
+func (e *Engine) attemptTimeout(ep *Endpoint, s *methodStats) time.Duration {
 	b := e.cfg.Breaker
 	q, n := s.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
 	if n < minRouteSamples {

@@ -93,6 +93,9 @@ func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
 	if n := ep.Accounting.Primary + ep.Accounting.Failover; n != 3+trials || ep.Accounting.Failures != 3+trials {
 		t.Fatalf("engine counted %d attempts (%d failures) on the faulted endpoint, want 3 + %d trials", n, ep.Accounting.Failures, trials)
 	}
+	if st := h.status(); st.Totals.Failures != ep.Accounting.Failures || st.Totals.Requests != 1000 {
+		t.Fatalf("totals: %d failures for %d requests, want the endpoint's %d for 1000", st.Totals.Failures, st.Totals.Requests, ep.Accounting.Failures)
+	}
 	if got := h.sims[1].MethodCount("eth_getBalance"); got != 0 {
 		t.Fatalf("an injected error must not reach the upstream; sim saw %d", got)
 	}

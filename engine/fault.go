@@ -62,9 +62,8 @@ func (f *FaultSpec) Validate() error {
 // immutable once stored; replacing or clearing swaps the pointer.
 type activeFault struct {
 	FaultSpec
-	Since     time.Time
-	Expires   time.Time // zero = never
-	StaleHead int64     // the head frozen by a stale fault (-1 = not yet known)
+	Since   time.Time
+	Expires time.Time // zero = never
 }
 
 func (f *activeFault) expired(now time.Time) bool {

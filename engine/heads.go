@@ -61,14 +61,8 @@ func (h *headTracker) mark(v, now int64) {
 
 func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.rate.Load()) }
 
-// ObserveHead records a head height seen for an endpoint (by a probe or in
+// observeHead records a head height seen for an endpoint (by a probe or in
 // a passive answer).
-func (e *Engine) ObserveHead(name string, head int64) {
-	if ep, ok := e.byName[name]; ok {
-		e.observeHead(ep, head)
-	}
-}
-
 func (e *Engine) observeHead(ep *Endpoint, head int64) {
 	if head <= 0 || ep.excluded(ExcludeWrongChain) {
 		return // another chain's height says nothing about this one's

@@ -164,26 +164,26 @@ func (h *hedger) observeAttempt(out outcome) {
 // saturation guard, the outstanding cap and the budget, in that order, and
 // takes a slot and tokens when it says yes. done must be called when the
 // hedge attempt ends.
-func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool, why string, done func()) {
+func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool, done func()) {
 	if h.updatePause(inflight); h.paused.Load() {
-		return false, "paused", nil
+		return false, nil
 	}
 	hm := h.method(method)
 	if hm == nil {
-		return false, "untracked method", nil
+		return false, nil
 	}
 	n := hm.outstanding.Add(1)
 	if n > int64(h.cfg.MaxOutstanding) {
 		hm.outstanding.Add(-1)
-		return false, "outstanding cap", nil
+		return false, nil
 	}
 	if !h.budget.withdraw(units) {
 		hm.outstanding.Add(-1)
-		return false, "budget", nil
+		return false, nil
 	}
 	for p := hm.peak.Load(); n > p && !hm.peak.CompareAndSwap(p, n); p = hm.peak.Load() {
 	}
-	return true, "", func() { hm.outstanding.Add(-1) }
+	return true, func() { hm.outstanding.Add(-1) }
 }
 
 // outstanding returns the hedges in flight for method now and the peak.

@@ -112,7 +112,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
 	}
 	release := end.Sub(a.cancelAt)
-	for _, c := range []*counts{p.acct, &e.acct.total, &ep.acct} {
+	for _, c := range []*counts{p.acct, &ep.acct} {
 		c.losers.Add(1)
 		c.loserNanos.Add(int64(elapsed))
 		c.releaseNanos.Add(int64(release))

@@ -30,7 +30,6 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	}
 	mc := p.acct
 	mc.requests.Add(1)
-	e.acct.total.requests.Add(1)
 
 	var filterID string
 	creates := false
@@ -60,7 +59,6 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	res := e.execute(ctx, req, p)
 	if res.err != nil {
 		mc.clientErrors.Add(1)
-		e.acct.total.clientErrors.Add(1)
 	} else if cls == ClassStateful {
 		e.trackFilter(req.Method, creates, filterID, res)
 	} else if req.Method == "eth_blockNumber" || req.Method == "getSlot" {
@@ -72,7 +70,6 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 
 func (e *Engine) clientError(mc *counts, err *Error) result {
 	mc.clientErrors.Add(1)
-	e.acct.total.clientErrors.Add(1)
 	return result{err: err}
 }
 

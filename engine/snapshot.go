@@ -114,7 +114,7 @@ func (e *Engine) Snapshot() Snapshot {
 		Time: now, Chain: e.cfg.Chain.Kind, InFlight: e.inflight.Load(),
 		MaxHead: e.heads.max.Load(), MaxLag: e.cfg.Chain.MaxHeadLag,
 		Hedge:   e.hedge.status(),
-		Totals:  e.acct.total.snapshot(),
+		Totals:  e.acct.totals(),
 		Methods: map[string]AccountSnapshot{},
 	}
 	for _, ep := range e.endpoints {
@@ -181,7 +181,7 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
-				AttemptTimeoutMS: ms(e.attemptTimeout(ep, m))}
+				AttemptTimeoutMS: ms(e.attemptTimeout(ep, st))}
 		}
 	}
 	es.Independence = ep.independence.Load()

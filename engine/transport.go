@@ -56,7 +56,6 @@ func putBuf(b *bytes.Buffer) {
 // upstreamReply is what one HTTP exchange with an endpoint produced.
 type upstreamReply struct {
 	out        outcome
-	status     int
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       ResponseInfo
 	retryAfter time.Duration
@@ -139,7 +138,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		}
 		return upstreamReply{out: outConnError, sent: true, cause: e.scrub.Scrub("reading answer: " + connErrorText(err))}
 	}
-	r := upstreamReply{status: resp.StatusCode, body: buf, sent: true}
+	r := upstreamReply{body: buf, sent: true}
 	switch {
 	case buf.Len() > maxResponseBytes:
 		r.out, r.cause = outInvalid, fmt.Sprintf("answer larger than %d bytes", maxResponseBytes)
@@ -173,7 +172,7 @@ func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause stri
 	if status == http.StatusTooManyRequests {
 		out = outRateLimit
 	}
-	return upstreamReply{out: out, status: status, retryAfter: retryAfter, cause: cause}
+	return upstreamReply{out: out, retryAfter: retryAfter, cause: cause}
 }
 
 func (e *Engine) ctxReply(ctx context.Context, sent bool) upstreamReply {

@@ -35,7 +35,7 @@ func newRing(span time.Duration, buckets int, now time.Time) ring {
 		panic("engine: rolling window span must be positive")
 	}
 	if buckets < 1 {
-		buckets = windowBucketsDefault
+		buckets = windowBuckets
 	}
 	width := span / time.Duration(buckets)
 	if width <= 0 {
@@ -43,8 +43,6 @@ func newRing(span time.Duration, buckets int, now time.Time) ring {
 	}
 	return ring{epoch: now, width: width, n: int64(buckets)}
 }
-
-const windowBucketsDefault = 5
 
 // advance moves head to the sub-window holding t and returns the range
 // [from, to) of sub-windows that have just come into use and must be

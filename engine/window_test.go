@@ -90,8 +90,8 @@ func TestLatencyWindow_EmptyAndClamped(t *testing.T) {
 	if w.Quantile(0.5) != 0 || w.QuantileCensored(0.5) != 0 || w.Count() != 0 || w.Summary() != (LatencySummary{}) {
 		t.Fatal("an empty window must answer zero")
 	}
-	if n := len(w.Recent()); n != windowBucketsDefault {
-		t.Fatalf("%d sub-windows, want %d", n, windowBucketsDefault)
+	if n := len(w.Recent()); n != windowBuckets {
+		t.Fatalf("%d sub-windows, want %d", n, windowBuckets)
 	}
 	w.Record(20 * time.Minute)
 	w.Record(-time.Second)
