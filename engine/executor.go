@@ -18,10 +18,20 @@ var (
 // result is what the executor hands back to the server for one request.
 type result struct {
 	body     *bytes.Buffer // pooled winning answer, nil when err is set
+	info     ResponseInfo  // what the transport read of body
+	head     int64         // the head body carries (eth_blockNumber, getSlot), 0 if none
 	err      *Error
-	endpoint string
+	ep       *Endpoint // who answered, nil when err is set
 	attempts int
 	hedged   bool
+}
+
+// endpointName is who answered, "" when nobody did.
+func (r result) endpointName() string {
+	if r.ep == nil {
+		return ""
+	}
+	return r.ep.Name
 }
 
 // attempt is one upstream send of a request.
@@ -349,7 +359,7 @@ func (x *execution) win(d attemptDone) result {
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
 	x.stopRest(errLost)
-	return result{body: d.rep.body, endpoint: d.a.ep.Name, attempts: x.sent, hedged: x.hedges > 0}
+	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
 }
 
 func (x *execution) fail(msg string) result {

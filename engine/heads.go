@@ -102,25 +102,6 @@ func (e *Engine) lagOf(ep *Endpoint) int64 {
 	return max(top-h, 0)
 }
 
-// observeAnswer takes what a passive answer says about the chain head.
-func (e *Engine) observeAnswer(ep *Endpoint, method string, rep upstreamReply) {
-	if rep.body == nil || rep.info.HasError {
-		return
-	}
-	switch method {
-	case "eth_blockNumber":
-		if s, ok := ResultString(rep.body.Bytes()); ok {
-			if v, err := strconv.ParseInt(trimHex(s), 16, 64); err == nil {
-				e.observeHead(ep, v)
-			}
-		}
-	case "getSlot":
-		if v, ok := ResultUint64(rep.body.Bytes()); ok {
-			e.observeHead(ep, int64(v))
-		}
-	}
-}
-
 func trimHex(s string) string {
 	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
 		return s[2:]
@@ -131,14 +112,14 @@ func trimHex(s string) string {
 // freezeHead makes a stale-faulted endpoint's head answers stop advancing:
 // the first head it reports after the fault is the one it keeps reporting.
 func (e *Engine) freezeHead(ep *Endpoint, method string, r *upstreamReply) {
-	cur, ok := headOf(method, r.body.Bytes())
-	if !ok {
+	if r.head <= 0 {
 		return
 	}
-	ep.staleHead.CompareAndSwap(0, cur)
-	if frozen := ep.staleHead.Load(); frozen < cur {
+	ep.staleHead.CompareAndSwap(0, r.head)
+	if frozen := ep.staleHead.Load(); frozen < r.head {
 		replaceHeadResult(r.body, method, frozen)
 		r.info = InspectResponse(r.body.Bytes())
+		r.head = frozen
 	}
 }
 
@@ -188,11 +169,7 @@ func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 // answer below one rpcdash already returned (another endpoint a block or
 // two behind) is raised to it. An answer further behind than
 // chain.max_head_lag is not papered over; it passes as it came.
-func (e *Engine) monotonicHead(method string, body *bytes.Buffer) {
-	v, ok := headOf(method, body.Bytes())
-	if !ok {
-		return
-	}
+func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64) {
 	for {
 		served := e.servedHead.Load()
 		if v >= served {

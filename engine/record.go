@@ -49,7 +49,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if a.role == RolePrimary {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
-		e.observeAnswer(ep, p.method, rep)
+		if rep.head > 0 {
+			e.observeHead(ep, rep.head) // a passive answer's head counts too
+		}
 	case outRateLimit:
 		e.recordRateLimit(a, rep, end)
 	default:

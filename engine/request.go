@@ -61,8 +61,8 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 		mc.clientErrors.Add(1)
 	} else if cls == ClassStateful {
 		e.trackFilter(req.Method, creates, filterID, res)
-	} else if req.Method == "eth_blockNumber" || req.Method == "getSlot" {
-		e.monotonicHead(req.Method, res.body)
+	} else if res.head > 0 {
+		e.monotonicHead(req.Method, res.body, res.head)
 	}
 	e.metrics.request(mc.name, cls, res.err == nil, e.now().Sub(start))
 	return res
@@ -76,16 +76,13 @@ func (e *Engine) clientError(mc *counts, err *Error) result {
 // trackFilter pins a new filter to the endpoint that created it and forgets
 // an uninstalled one.
 func (e *Engine) trackFilter(method string, creates bool, id string, res result) {
-	info := InspectResponse(res.body.Bytes())
-	if info.HasError {
+	if res.info.HasError {
 		return
 	}
 	switch {
 	case creates:
-		if newID, ok := ResultString(res.body.Bytes()); ok {
-			if ep := e.byName[res.endpoint]; ep != nil && !e.filters.pin(newID, ep) {
-				e.log.Warn("filter table full; filter not pinned", "endpoint", ep.Name)
-			}
+		if newID, ok := ResultString(res.body.Bytes()); ok && !e.filters.pin(newID, res.ep) {
+			e.log.Warn("filter table full; filter not pinned", "endpoint", res.ep.Name)
 		}
 	case method == "eth_uninstallFilter" && id != "":
 		e.filters.unpin(id)

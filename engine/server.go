@@ -109,7 +109,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Elem
 	defer putBuf(res.body)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	setResultHeaders(h, res.endpoint, res.attempts, res.hedged)
+	setResultHeaders(h, res.endpointName(), res.attempts, res.hedged)
 	if el.Req.IsNotification() {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -157,8 +157,8 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 		res := results[i]
 		attempts += res.attempts
 		hedged = hedged || res.hedged
-		if res.endpoint != "" && !slices.Contains(names, res.endpoint) {
-			names = append(names, res.endpoint)
+		if name := res.endpointName(); name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 		switch {
 		case el.Err != nil:

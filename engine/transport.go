@@ -56,6 +56,7 @@ func putBuf(b *bytes.Buffer) {
 // upstreamReply is what one HTTP exchange with an endpoint produced.
 type upstreamReply struct {
 	out        outcome
+	head       int64         // the head an eth_blockNumber/getSlot answer carries, 0 if none
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       ResponseInfo
 	retryAfter time.Duration
@@ -161,7 +162,12 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 	if r.out != outAnswer {
 		putBuf(buf)
 		r.body = nil
-	} else if stale {
+		return r
+	}
+	if !r.info.HasError {
+		r.head, _ = headOf(method, buf.Bytes())
+	}
+	if stale {
 		e.freezeHead(ep, method, &r)
 	}
 	return r
