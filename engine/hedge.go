@@ -72,7 +72,7 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 			d, _ := ParseDelay(mc.Delay)
 			o.delay = &d
 		}
-		h.overrides[strings.ToLower(m)] = o
+		h.overrides[lower(m)] = o
 	}
 	h.budget = budgetBucket{ratio: cfg.Budget, burst: cfg.BudgetBurst, tokens: cfg.BudgetBurst}
 	return h
@@ -90,7 +90,7 @@ type DelayInfo struct {
 func (h *hedger) delayFor(method string) DelayInfo {
 	h.mu.RLock()
 	enabled, delay, src, q := h.enabled, h.delay, h.delaySrc, h.cfg.Quantile
-	if o, ok := h.overrides[strings.ToLower(method)]; ok {
+	if o, ok := lookupFold(h.overrides, method); ok {
 		if o.enabled != nil {
 			enabled = *o.enabled
 		}
@@ -276,7 +276,7 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 		}
 		return "hedging " + strings.Join(parts, " "), nil
 	}
-	key := strings.ToLower(u.Method)
+	key := lower(u.Method)
 	o := h.overrides[key]
 	if u.Enabled != nil {
 		v := *u.Enabled
