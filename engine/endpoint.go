@@ -147,14 +147,23 @@ func (ep *Endpoint) heard(t time.Time) {
 	ep.heardAt.Store(t.UnixNano())
 }
 
-// blocked says why the endpoint takes no traffic now, whatever the method:
-// a 429 back-off or an exclusion by the probes ("" when neither), under one
-// lock.
-func (ep *Endpoint) blocked(now time.Time) string {
+// blocked says whether the endpoint takes no traffic now, whatever the
+// method: a 429 back-off or an exclusion by the probes, under one lock.
+// With explain it also says why; without, it formats nothing.
+func (ep *Endpoint) blocked(now time.Time, explain bool) (bool, string) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if now.Before(ep.backoff.until) {
-		return "backing off after HTTP 429 for " + ep.backoff.until.Sub(now).Round(time.Millisecond).String()
+		if !explain {
+			return true, ""
+		}
+		return true, "backing off after HTTP 429 for " + ep.backoff.until.Sub(now).Round(time.Millisecond).String()
+	}
+	if len(ep.exclusions) == 0 {
+		return false, ""
+	}
+	if !explain {
+		return true, ""
 	}
 	first := ""
 	for kind := range ep.exclusions {
@@ -162,10 +171,7 @@ func (ep *Endpoint) blocked(now time.Time) string {
 			first = kind
 		}
 	}
-	if first == "" {
-		return ""
-	}
-	return first + ": " + ep.exclusions[first]
+	return true, first + ": " + ep.exclusions[first]
 }
 
 // backOff starts (or extends) a back-off after a 429: Retry-After when the

@@ -85,9 +85,9 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 		}
 		order = []candidate{{ep: p.pinned, trial: trial}}
 	} else {
-		rk := e.rank(p.method, p.class, p.tip, p.minHead)
+		rk := e.rank(p.method, p.class, p.tip, p.minHead, false)
 		if len(rk.order) == 0 {
-			return result{err: noRouteError(rk)}
+			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, true))}
 		}
 		order = rk.order
 	}

@@ -41,30 +41,41 @@ type candidate struct {
 // ranking is the router's answer for one request.
 type ranking struct {
 	order   []candidate
-	skipped []string // why endpoints were left out, for the error a client sees
+	skipped []string // with explain: why endpoints were left out, for the error a client sees
 }
 
-// rank orders the endpoints that may take this request.
-func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64) ranking {
+// rank orders the endpoints that may take this request. explain collects
+// why endpoints were left out; the request path asks for it only when the
+// order came back empty, so a pool with an endpoint out formats nothing per
+// request.
+func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
 	best := -1.0
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() {
-			r.skipped = append(r.skipped, ep.Name+": drained")
+			if explain {
+				r.skipped = append(r.skipped, ep.Name+": drained")
+			}
 			continue
 		}
-		if why := ep.blocked(now); why != "" {
-			r.skipped = append(r.skipped, ep.Name+": "+why)
+		if blocked, why := ep.blocked(now, explain); blocked {
+			if explain {
+				r.skipped = append(r.skipped, ep.Name+": "+why)
+			}
 			continue
 		}
 		if h := ep.head.Load(); minHead > 0 && h > 0 && h < minHead && e.heads.max.Load() >= minHead {
-			r.skipped = append(r.skipped, fmt.Sprintf("%s: head %d is below the requested block %d", ep.Name, h, minHead))
+			if explain {
+				r.skipped = append(r.skipped, fmt.Sprintf("%s: head %d is below the requested block %d", ep.Name, h, minHead))
+			}
 			continue
 		}
 		if tipDependent && ep.lagExcluded.Load() {
-			r.skipped = append(r.skipped, ep.Name+": lagging behind the chain head")
+			if explain {
+				r.skipped = append(r.skipped, ep.Name+": lagging behind the chain head")
+			}
 			continue
 		}
 		ok, trial := ep.breaker.Routable()
@@ -73,7 +84,9 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 			ok = false
 		}
 		if !ok {
-			r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, ep.breaker.State()))
+			if explain {
+				r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, ep.breaker.State()))
+			}
 			continue
 		}
 		c := candidate{ep: ep, trial: trial, cost: -1}

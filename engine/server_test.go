@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
@@ -205,6 +206,22 @@ func TestAdmin_LatencyFaultAliases(t *testing.T) {
 		}
 		if got := h.endpoint("s0").Fault.Latency.D().String(); got != want {
 			t.Fatalf("%s: latency %s, want %s", body, got, want)
+		}
+	}
+}
+
+// When nothing can take a request the client's error says, per endpoint,
+// why.
+func TestServer_NoRouteErrorNamesEachEndpointsReason(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{RetryAfter: 30 * time.Second})
+	h.adminDo("POST", "/v1/endpoints/s0/drain", "")
+	h.sims[1].SetMode(sim.ModeRateLimit)
+	h.call(1, "eth_getBalance", addr, "latest") // s1 answers 429 and backs off
+	e := h.call(2, "eth_getBalance", addr, "latest").rpcError()
+	msg, _ := e["message"].(string)
+	for _, want := range []string{"no routable endpoint", "s0: drained", "s1: backing off after HTTP 429 for"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
 		}
 	}
 }

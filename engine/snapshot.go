@@ -190,10 +190,15 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 	return es
 }
 
+func blockedNow(ep *Endpoint, now time.Time) bool {
+	b, _ := ep.blocked(now, false)
+	return b
+}
+
 // routable says whether ep can take new traffic now (for tip-dependent reads
 // too): what /healthz, the Snapshot and the metrics report.
 func (e *Engine) routable(ep *Endpoint, now time.Time) bool {
-	if ep.drained.Load() || ep.lagExcluded.Load() || ep.blocked(now) != "" {
+	if ep.drained.Load() || ep.lagExcluded.Load() || blockedNow(ep, now) {
 		return false
 	}
 	ok, trial := ep.breaker.Routable()
