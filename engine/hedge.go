@@ -151,12 +151,13 @@ func (h *hedger) observePrimary(method string, d time.Duration, censored bool) {
 
 // observeAttempt feeds the saturation guard.
 func (h *hedger) observeAttempt(out outcome) {
-	h.errorShare.Add(RateAttempts, 1)
 	switch out {
 	case outTimeout:
-		h.errorShare.Add(RateTimeout, 1)
+		h.errorShare.Count(RateAttempts, RateTimeout)
 	case outRateLimit:
-		h.errorShare.Add(Rate429, 1)
+		h.errorShare.Count(RateAttempts, Rate429)
+	default:
+		h.errorShare.Count(RateAttempts)
 	}
 }
 

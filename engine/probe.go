@@ -90,8 +90,6 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 // attempts (recordAnswer, recordRateLimit, countFailure).
 func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt time.Duration) {
 	ep, ms := a.ep, a.stats
-	ep.rates.Add(RateAttempts, 1)
-	ms.rates.Add(RateAttempts, 1)
 	end := a.start.Add(rtt)
 	switch rep.out {
 	case outAnswer:
@@ -99,6 +97,8 @@ func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt t
 	case outRateLimit:
 		e.recordRateLimit(a, rep, end)
 	case outCancelled:
+		ep.rates.Count(RateAttempts)
+		ms.rates.Count(RateAttempts)
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
@@ -107,7 +107,8 @@ func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt t
 			ep.heard(end)
 		}
 		if !a.settle() {
-			ep.rates.Add(RateFailure, 1)
+			ep.rates.Count(RateAttempts, RateFailure)
+			ms.rates.Count(RateAttempts)
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}

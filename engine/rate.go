@@ -97,6 +97,21 @@ func (r *RateWindow) Add(kind RateKind, n int64) {
 	r.mu.Unlock()
 }
 
+// Count counts one event of each kind given, under one lock (an attempt
+// and its outcome, say); unknown kinds are ignored.
+func (r *RateWindow) Count(kinds ...RateKind) {
+	t := r.now()
+	r.mu.Lock()
+	r.rotateLocked(t)
+	slot := &r.slots[r.ring.slot(r.ring.head)]
+	for _, k := range kinds {
+		if k < numRateKinds {
+			slot[k]++
+		}
+	}
+	r.mu.Unlock()
+}
+
 func (r *RateWindow) rotateLocked(t time.Time) {
 	from, to := r.ring.advance(t)
 	for k := from; k < to; k++ {

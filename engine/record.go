@@ -25,8 +25,6 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	}
 	elapsed := end.Sub(a.start)
 	e.hedge.observeAttempt(rep.out)
-	ep.rates.Add(RateAttempts, 1)
-	ms.rates.Add(RateAttempts, 1)
 
 	lost := errors.Is(cause, errLost)
 	if lost || rep.out == outCancelled {
@@ -34,7 +32,8 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
-		ep.rates.Add(RateCancelled, 1)
+		ep.rates.Count(RateAttempts, RateCancelled)
+		ms.rates.Count(RateAttempts)
 		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
@@ -71,8 +70,8 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	ep.heard(end)
 	ms.latency.Record(elapsed)
 	ep.latency.Record(elapsed)
-	ep.rates.Add(RateSuccess, 1)
-	ms.rates.Add(RateSuccess, 1)
+	ep.rates.Count(RateAttempts, RateSuccess)
+	ms.rates.Count(RateAttempts, RateSuccess)
 	if a.settle() {
 		ep.breaker.Success(a.trial)
 	}
@@ -84,8 +83,8 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	ep, ms := a.ep, a.stats
 	ep.heard(end)
-	ep.rates.Add(Rate429, 1)
-	ms.rates.Add(Rate429, 1)
+	ep.rates.Count(RateAttempts, Rate429)
+	ms.rates.Count(RateAttempts, Rate429)
 	if a.settle() {
 		ep.breaker.Release(a.trial)
 	}
@@ -134,11 +133,12 @@ func (e *Engine) countHang(a *attempt, mc *counts) {
 // counters when it was a client attempt, mc != nil).
 func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string) {
 	ep, ms := a.ep, a.stats
-	ep.rates.Add(RateFailure, 1)
-	ms.rates.Add(RateFailure, 1)
 	if out == outTimeout {
-		ep.rates.Add(RateTimeout, 1)
-		ms.rates.Add(RateTimeout, 1)
+		ep.rates.Count(RateAttempts, RateFailure, RateTimeout)
+		ms.rates.Count(RateAttempts, RateFailure, RateTimeout)
+	} else {
+		ep.rates.Count(RateAttempts, RateFailure)
+		ms.rates.Count(RateAttempts, RateFailure)
 	}
 	ep.acct.failures.Add(1)
 	if mc != nil {
