@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -87,7 +86,7 @@ func (e *Engine) respond(w http.ResponseWriter, name string, err error) {
 	case err == nil:
 		ep := e.byName[name]
 		writeJSON(w, http.StatusOK, e.endpointSnapshot(ep, e.now()))
-	case strings.HasPrefix(err.Error(), "no endpoint named"):
+	case errors.Is(err, ErrNoEndpoint):
 		writeAPIError(w, http.StatusNotFound, err.Error())
 	default:
 		writeAPIError(w, http.StatusBadRequest, err.Error())

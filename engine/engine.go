@@ -164,10 +164,14 @@ func (e *Engine) Close() error {
 	return e.Shutdown(ctx)
 }
 
+// ErrNoEndpoint: the control API or a probe named an endpoint the pool does
+// not have.
+var ErrNoEndpoint = errors.New("no endpoint named")
+
 func (e *Engine) endpoint(name string) (*Endpoint, error) {
 	ep, ok := e.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("no endpoint named %q", name)
+		return nil, fmt.Errorf("%w %q", ErrNoEndpoint, name)
 	}
 	return ep, nil
 }

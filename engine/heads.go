@@ -62,26 +62,33 @@ func (h *headTracker) mark(v, now int64) {
 func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.rate.Load()) }
 
 // observeHead records a head height seen for an endpoint (by a probe or in
-// a passive answer).
-func (e *Engine) observeHead(ep *Endpoint, head int64) {
+// a passive answer), then applies the lag rule to it; probe says whether
+// this observation counts towards readmission.
+func (e *Engine) observeHead(ep *Endpoint, head int64, probe bool) {
 	if head <= 0 || ep.excluded(ExcludeWrongChain) {
-		return // another chain's height says nothing about this one's
+		// Another chain's height says nothing about this one's; a probe
+		// still re-checks the lag.
+		if probe {
+			e.evaluateLag(ep, true)
+		}
+		return
 	}
 	if f := ep.fault.Load(); f != nil && f.Mode == FaultStale {
 		if frozen := ep.staleHead.Load(); frozen > 0 {
 			head = frozen
 		}
 	}
+	now := e.now().UnixNano()
 	ep.head.Store(head)
-	ep.headAt.Store(e.now().UnixNano())
-	if e.heads.observe(head, e.now().UnixNano()) {
+	ep.headAt.Store(now)
+	if e.heads.observe(head, now) {
 		for _, other := range e.endpoints {
 			if other != ep {
 				e.evaluateLag(other, false)
 			}
 		}
 	}
-	e.evaluateLag(ep, false)
+	e.evaluateLag(ep, probe)
 }
 
 // lagOf is how far ep's head is behind the pool's highest (0 when unknown).

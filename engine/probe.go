@@ -66,10 +66,7 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 		return ProbeResult{Err: "backing off after HTTP 429 until " + until.Format(time.RFC3339Nano)}, ErrBackingOff
 	}
 	req := NewRequest(json.RawMessage("1"), method, params)
-	verdict, trial := false, false
-	if ok, _ := ep.breaker.Routable(); ok {
-		verdict, trial = ep.breaker.Acquire()
-	}
+	verdict, trial := ep.breaker.Acquire()
 	a := &attempt{ep: ep, role: RolePrimary, trial: trial, start: e.now(), stats: ep.stats(method, e)}
 	if !verdict {
 		a.settled.Store(true) // no breaker verdict to give
@@ -125,8 +122,7 @@ func (e *Engine) ObserveProbeHead(name string, head int64) {
 	if !ok {
 		return
 	}
-	e.observeHead(ep, head)
-	e.evaluateLag(ep, true)
+	e.observeHead(ep, head, true)
 }
 
 // evaluateLag re-checks ep; probe says whether this observation counts

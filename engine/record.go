@@ -49,7 +49,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
 		if rep.head > 0 {
-			e.observeHead(ep, rep.head) // a passive answer's head counts too
+			e.observeHead(ep, rep.head, false) // a passive answer's head counts too
 		}
 	case outRateLimit:
 		e.recordRateLimit(a, rep, end)
