@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"encoding/json"
-	"strconv"
-	"strings"
-)
+import "encoding/json"
 
 // blockParam is where EVM reads name an explicit block number.
 var blockParam = map[string]int{
@@ -23,29 +19,44 @@ var blockParam = map[string]int{
 
 // requiredHead is the block number an EVM read names explicitly (0 when it
 // names a tag or nothing): an endpoint whose head is below it would answer
-// "not found" or null.
+// "not found" or null. It reads the parameter in place, without decoding the
+// params (eth_call's calldata can be large).
 func requiredHead(method string, params json.RawMessage) int64 {
 	i, ok := blockParam[method]
-	if !ok || len(params) == 0 {
+	if !ok {
 		return 0
 	}
-	var arr []json.RawMessage
-	if json.Unmarshal(params, &arr) != nil || i >= len(arr) {
-		return 0
-	}
-	var s string
-	if json.Unmarshal(arr[i], &s) != nil || !strings.HasPrefix(s, "0x") {
-		var obj struct {
-			BlockNumber string `json:"blockNumber"` // EIP-1898
+	arg := paramAt(trimSpace(params), i)
+	if len(arg) > 0 && arg[0] == '{' { // EIP-1898: {"blockNumber": "0x…"}
+		var num []byte
+		for it := (memberIter{b: arg, i: 1}); it.next(); {
+			if string(arg[it.ks:it.ke]) == `"blockNumber"` {
+				num = arg[it.vs:it.ve]
+			}
 		}
-		if json.Unmarshal(arr[i], &obj) != nil || !strings.HasPrefix(obj.BlockNumber, "0x") {
+		arg = num
+	}
+	return hexQuantity(arg)
+}
+
+// hexQuantity reads a JSON string "0x…" of at most 15 hex digits (0 when it
+// is anything else).
+func hexQuantity(v []byte) int64 {
+	if len(v) < 4 || len(v) > 2+2+15 || v[0] != '"' || v[1] != '0' || v[2] != 'x' || v[len(v)-1] != '"' {
+		return 0
+	}
+	var n int64
+	for _, c := range v[3 : len(v)-1] {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | int64(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | int64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | int64(c-'A'+10)
+		default:
 			return 0
 		}
-		s = obj.BlockNumber
 	}
-	v, err := strconv.ParseInt(s[2:], 16, 64)
-	if err != nil {
-		return 0
-	}
-	return v
+	return n
 }

@@ -43,13 +43,5 @@ func (f *filterPins) unpin(id string) {
 
 // filterIDParam extracts params[i] when it is a string.
 func filterIDParam(params json.RawMessage, i int) (string, bool) {
-	var arr []json.RawMessage
-	if json.Unmarshal(params, &arr) != nil || i >= len(arr) {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(arr[i], &s) != nil {
-		return "", false
-	}
-	return s, true
+	return decodeString(paramAt(trimSpace(params), i))
 }
