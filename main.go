@@ -247,11 +247,10 @@ func startSims(cfg *engine.Config) ([]*sim.Upstream, error) {
 		if err != nil {
 			return nil, fmt.Errorf("endpoints[%d].url: %v", i, err)
 		}
-		u, _ := url.Parse(ep.URL)
-		if u.Query().Get("name") == "" {
+		if u, _ := url.Parse(ep.URL); u.Query().Get("name") == "" { // a preset names itself
 			sc.Name = ep.Name
 		}
-		if u.Query().Get("chain") == "" {
+		if sc.Chain == "" { // only the query sets it
 			sc.Chain = cfg.Chain.Kind
 		}
 		cfgs = append(cfgs, sc)

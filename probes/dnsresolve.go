@@ -77,12 +77,21 @@ func (d *serverDNS) addrs(ctx context.Context, host string, qtype uint16) ([]net
 		default:
 			continue // CNAMEs on the way
 		}
-		if a, ok := netip.AddrFromSlice(ip); ok && !slices.Contains(out, a.Unmap()) {
-			out = append(out, a.Unmap())
+		if a, ok := netip.AddrFromSlice(ip); ok {
+			out = append(out, a)
 		}
 	}
-	slices.SortFunc(out, netip.Addr.Compare)
-	return out, nil
+	return uniqueAddrs(out), nil
+}
+
+// uniqueAddrs unmaps IPv4-in-IPv6 addresses and sorts them, IPv4 first,
+// without repeats.
+func uniqueAddrs(addrs []netip.Addr) []netip.Addr {
+	for i, a := range addrs {
+		addrs[i] = a.Unmap()
+	}
+	slices.SortFunc(addrs, netip.Addr.Compare)
+	return slices.Compact(addrs)
 }
 
 func (d *serverDNS) lookupTXT(ctx context.Context, name string) ([]string, error) {
@@ -134,22 +143,7 @@ func (d systemDNS) lookupIP(ctx context.Context, host string) ([]netip.Addr, err
 	if err != nil {
 		return nil, systemDNSError(err)
 	}
-	out := make([]netip.Addr, 0, len(addrs))
-	for _, a := range addrs {
-		if !slices.Contains(out, a.Unmap()) {
-			out = append(out, a.Unmap())
-		}
-	}
-	slices.SortFunc(out, func(a, b netip.Addr) int {
-		if a.Is4() != b.Is4() {
-			if a.Is4() {
-				return -1
-			}
-			return 1
-		}
-		return a.Compare(b)
-	})
-	return out, nil
+	return uniqueAddrs(addrs), nil
 }
 
 func (d systemDNS) lookupTXT(ctx context.Context, name string) ([]string, error) {

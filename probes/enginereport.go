@@ -2,7 +2,6 @@ package probes
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -19,7 +18,7 @@ func engineIndependence(rep Report) (map[string]engine.IndependenceInfo, map[str
 	for _, w := range rep.Warnings {
 		warnings = append(warnings, w.Text)
 	}
-	return info, maps.Clone(rep.Domains), warnings
+	return info, rep.Domains, warnings
 }
 
 func endpointInfo(ep EndpointIndependence) engine.IndependenceInfo {
