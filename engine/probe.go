@@ -78,14 +78,14 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	if rep.body != nil {
 		res.Body = append([]byte(nil), rep.body.Bytes()...)
 	}
-	e.recordProbe(a, method, rep, res.RTT)
+	e.recordProbe(a, rep, res.RTT)
 	putBuf(rep.body)
 	return res, nil
 }
 
 // recordProbe feeds a probe outcome into the same endpoint state as client
 // attempts (recordAnswer, recordRateLimit, countFailure).
-func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt time.Duration) {
+func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	ep, ms := a.ep, a.stats
 	end := a.start.Add(rtt)
 	switch rep.out {
@@ -109,7 +109,7 @@ func (e *Engine) recordProbe(a *attempt, method string, rep upstreamReply, rtt t
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}
-		e.countFailure(a, e.acct.method(method), rep.out, "probe: "+rep.cause)
+		e.countFailure(a, nil, rep.out, "probe: "+rep.cause)
 	}
 }
 

@@ -60,14 +60,14 @@ func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
 	for _, out := range []outcome{outTimeout, outConnError} {
 		clock.Advance(time.Second)
 		a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
-		e.recordProbe(a, "eth_blockNumber", upstreamReply{out: out, cause: out.String()}, 10*time.Millisecond)
+		e.recordProbe(a, upstreamReply{out: out, cause: out.String()}, 10*time.Millisecond)
 		if ep.heardAt.Load() != heardAt {
 			t.Fatalf("a %s counted as hearing from the endpoint", out)
 		}
 	}
 	clock.Advance(time.Second)
 	a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
-	e.recordProbe(a, "eth_blockNumber", upstreamReply{out: outHTTPError, cause: "HTTP 500"}, 10*time.Millisecond)
+	e.recordProbe(a, upstreamReply{out: outHTTPError, cause: "HTTP 500"}, 10*time.Millisecond)
 	if ep.heardAt.Load() == heardAt {
 		t.Fatal("an HTTP 500 did not count as hearing from the endpoint")
 	}
