@@ -37,10 +37,8 @@ type Event struct {
 type eventLog struct {
 	mu     sync.Mutex
 	now    func() time.Time
-	buf    []Event
-	next   int
-	full   bool
-	seq    uint64
+	buf    []Event // event with Seq s sits at (s-1) % len(buf)
+	seq    uint64  // the newest event's Seq, 0 before the first
 	notify func(Event)
 }
 
@@ -57,11 +55,7 @@ func (l *eventLog) add(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = l.now()
 	}
-	l.buf[l.next] = ev
-	l.next = (l.next + 1) % len(l.buf)
-	if l.next == 0 {
-		l.full = true
-	}
+	l.buf[(l.seq-1)%uint64(len(l.buf))] = ev
 	l.mu.Unlock()
 	if l.notify != nil {
 		l.notify(ev)
@@ -72,20 +66,13 @@ func (l *eventLog) add(ev Event) {
 func (l *eventLog) since(after uint64) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	oldest := uint64(1)
+	if n := uint64(len(l.buf)); l.seq > n {
+		oldest = l.seq - n + 1
+	}
 	var out []Event
-	n := l.next
-	if l.full {
-		n = len(l.buf)
-	}
-	start := 0
-	if l.full {
-		start = l.next
-	}
-	for i := 0; i < n; i++ {
-		ev := l.buf[(start+i)%len(l.buf)]
-		if ev.Seq > after {
-			out = append(out, ev)
-		}
+	for s := max(after+1, oldest); s <= l.seq; s++ {
+		out = append(out, l.buf[(s-1)%uint64(len(l.buf))])
 	}
 	return out
 }
