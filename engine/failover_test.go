@@ -53,6 +53,7 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 	if got := bad.MethodCount("eth_getBalance"); got != 3+trials {
 		t.Fatalf("faulty sim got %d attempts, want breaker.failures (3) + %d trials", got, trials)
 	}
+	t.Logf("1000 reads, 0 client errors; faulty sim got %d attempts (%d of them half-open trials)", bad.MethodCount("eth_getBalance"), trials)
 
 	bad.SetMode(sim.ModeNormal)
 	next := h.endpoint("s0").Breaker.NextTrialAt
@@ -70,6 +71,7 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 	if got := h.transitions("s0"); !slices.Equal(got[len(got)-2:], want[1:]) || got[0] != want[0] {
 		t.Fatalf("transitions %v, want %v", got, want)
 	}
+	t.Logf("healed: %d trial successes, then closed; transitions %v", bad.MethodCount("eth_getBalance")-before, h.transitions("s0"))
 	// Back in full rotation.
 	before = bad.MethodCount("eth_getBalance")
 	for i := 0; i < 30; i++ {
@@ -96,6 +98,7 @@ func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
 	if st := h.status(); st.Totals.Failures != ep.Accounting.Failures || st.Totals.Requests != 1000 {
 		t.Fatalf("totals: %d failures for %d requests, want the endpoint's %d for 1000", st.Totals.Failures, st.Totals.Requests, ep.Accounting.Failures)
 	}
+	t.Logf("1000 reads, 0 client errors; engine counted %d attempts and %d failures on the faulted endpoint (%d trials), 0 reached its sim", ep.Accounting.Primary+ep.Accounting.Failover, ep.Accounting.Failures, trials)
 	if got := h.sims[1].MethodCount("eth_getBalance"); got != 0 {
 		t.Fatalf("an injected error must not reach the upstream; sim saw %d", got)
 	}
