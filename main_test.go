@@ -137,6 +137,16 @@ func TestServe_ConfigErrorsNameTheKey(t *testing.T) {
 		{"bad sim latency", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"sim://fast?median=abc\"\n", []string{"endpoints[0].url", "median"}},
 		{"admin off loopback without token", "[server]\nlisten = \"127.0.0.1:0\"\nadmin = \"0.0.0.0:0\"\n" + validEndpoint, []string{"server.admin_token"}},
 		{"toml syntax error", loopbackServer + validEndpoint + "[hedge\n", []string{"config"}},
+		{"url port out of range", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:99999999/\"\n", []string{"endpoints[0].url", "port 99999999", "1-65535"}},
+		{"url port zero", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:0/\"\n", []string{"endpoints[0].url", "port 0"}},
+		{"rpc off loopback without allow_remote", "[server]\nlisten = \"0.0.0.0:0\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.allow_remote", "0.0.0.0:0"}},
+		{"rpc on all interfaces without allow_remote", "[server]\nlisten = \":0\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.allow_remote"}},
+		{"bad cors origin", loopbackServer + "cors_origins = [\"evil.example/path\"]\n" + validEndpoint, []string{"server.cors_origins[0]"}},
+		{"bad vhost", loopbackServer + "vhosts = [\"a b\"]\n" + validEndpoint, []string{"server.vhosts[0]"}},
+		{"negative max_conns", loopbackServer + "max_conns = -1\n" + validEndpoint, []string{"server.max_conns"}},
+		{"negative max_inflight", loopbackServer + "max_inflight = -1\n" + validEndpoint, []string{"server.max_inflight"}},
+		{"tiny max_response_bytes", loopbackServer + "max_response_bytes = 10\n" + validEndpoint, []string{"server.max_response_bytes"}},
+		{"negative read_timeout", loopbackServer + "read_timeout = \"-1s\"\n" + validEndpoint, []string{"server.read_timeout"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +47,46 @@ type ServerConfig struct {
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// StatsWindow is how far back the rolling latency and rate windows reach.
 	StatsWindow time.Duration `mapstructure:"stats_window"`
+
+	// ReadTimeout bounds reading a request's headers, and then its body;
+	// WriteTimeout bounds handing an answer to the client; IdleTimeout
+	// closes a keep-alive connection that sends nothing.
+	ReadTimeout  time.Duration `mapstructure:"read_timeout"`
+	WriteTimeout time.Duration `mapstructure:"write_timeout"`
+	IdleTimeout  time.Duration `mapstructure:"idle_timeout"`
+	// MaxConns caps open connections per port; MaxInflight caps client
+	// requests being read or served at once (HTTP 503 beyond it).
+	MaxConns    int `mapstructure:"max_conns"`
+	MaxInflight int `mapstructure:"max_inflight"`
+	// MaxResponseBytes bounds one upstream answer, and a batch's answers
+	// together.
+	MaxResponseBytes int64 `mapstructure:"max_response_bytes"`
+	// VHosts are the Host names both ports answer (empty: DefaultVHosts);
+	// CORSOrigins the browser origins they accept ("*" for any).
+	VHosts      []string `mapstructure:"vhosts"`
+	CORSOrigins []string `mapstructure:"cors_origins"`
+	// AllowRemote must be set for server.listen to be a non-loopback
+	// address: an open RPC port spends the endpoints' quota for anyone.
+	AllowRemote bool `mapstructure:"allow_remote"`
+}
+
+// AllowedHosts is server.vhosts, or when unset the loopback names and the
+// hosts the two ports are configured on. "*" allows any.
+func (s ServerConfig) AllowedHosts() []string {
+	if len(s.VHosts) > 0 {
+		out := make([]string, 0, len(s.VHosts))
+		for _, h := range s.VHosts {
+			out = append(out, strings.ToLower(strings.Trim(strings.TrimSpace(h), "[]")))
+		}
+		return out
+	}
+	out := []string{"localhost", "127.0.0.1", "::1"}
+	for _, addr := range []string{s.Listen, s.Admin} {
+		if host, _, err := net.SplitHostPort(addr); err == nil && host != "" && !slices.Contains(out, strings.ToLower(host)) {
+			out = append(out, strings.ToLower(host))
+		}
+	}
+	return out
 }
 
 type ChainConfig struct {
@@ -63,6 +105,9 @@ type EndpointConfig struct {
 	URL      string `mapstructure:"url"`
 	Provider string `mapstructure:"provider"`
 	Region   string `mapstructure:"region"`
+	// PublicURL marks a URL that carries no credential: its path and
+	// query are shown. Otherwise only scheme, host and port are.
+	PublicURL bool `mapstructure:"public_url"`
 }
 
 type HedgeConfig struct {
@@ -163,6 +208,12 @@ func (c *Config) SetDefaults() {
 	def(&s.MaxBatch, 100)
 	def(&s.ShutdownTimeout, 10*time.Second)
 	def(&s.StatsWindow, 5*time.Minute)
+	def(&s.ReadTimeout, 10*time.Second)
+	def(&s.WriteTimeout, 30*time.Second)
+	def(&s.IdleTimeout, 2*time.Minute)
+	def(&s.MaxConns, 1024)
+	def(&s.MaxInflight, 512)
+	def(&s.MaxResponseBytes, 32<<20)
 
 	def(&c.Chain.Kind, "evm")
 	def(&c.Chain.MaxHeadLag, 5)
@@ -253,6 +304,31 @@ func (c *Config) Validate() error {
 	}
 	if c.Server.MaxBatch <= 0 {
 		bad("server.max_batch", "must be positive")
+	}
+	positive("server.read_timeout", c.Server.ReadTimeout)
+	positive("server.write_timeout", c.Server.WriteTimeout)
+	positive("server.idle_timeout", c.Server.IdleTimeout)
+	if c.Server.MaxConns <= 0 {
+		bad("server.max_conns", "must be positive")
+	}
+	if c.Server.MaxInflight <= 0 {
+		bad("server.max_inflight", "must be positive")
+	}
+	if c.Server.MaxResponseBytes < 1024 {
+		bad("server.max_response_bytes", "must be at least 1024, got %d", c.Server.MaxResponseBytes)
+	}
+	if c.Server.Listen != "" && !IsLoopbackAddr(c.Server.Listen) && !c.Server.AllowRemote {
+		bad("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", c.Server.Listen)
+	}
+	for i, h := range c.Server.VHosts {
+		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /\t") {
+			bad(fmt.Sprintf("server.vhosts[%d]", i), "%q is not a host name (or \"*\")", h)
+		}
+	}
+	for i, o := range c.Server.CORSOrigins {
+		if err := validateOrigin(o); err != nil {
+			bad(fmt.Sprintf("server.cors_origins[%d]", i), "%v", err)
+		}
 	}
 	switch c.Chain.Kind {
 	case "evm", "solana":
@@ -424,8 +500,15 @@ func validateEndpointURL(raw string) error {
 	}
 	switch u.Scheme {
 	case "http", "https":
-		if u.Host == "" {
+		if u.Hostname() == "" {
 			return fmt.Errorf("no host in %s", RedactURL(raw))
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("port %s is outside 1-65535 in %s", p, RedactURL(raw))
+			}
+		} else if strings.HasSuffix(u.Host, ":") {
+			return fmt.Errorf("empty port in %s", RedactURL(raw))
 		}
 	case "sim":
 		// sim://NAME is started in-process by main.go and rewritten to
@@ -433,6 +516,21 @@ func validateEndpointURL(raw string) error {
 		return fmt.Errorf("sim:// URLs must be started by the command line before the engine starts: %s", RedactURL(raw))
 	default:
 		return fmt.Errorf("scheme must be http or https: %s", RedactURL(raw))
+	}
+	return nil
+}
+
+// validateOrigin accepts "*" or a browser origin: scheme://host[:port]
+// (a page's, or an extension's such as chrome-extension://ID), where the
+// host may start with one "*." wildcard label.
+func validateOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(strings.Replace(o, "*.", "wildcard.", 1))
+	if err != nil || u.Scheme == "" || u.Host == "" ||
+		u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+		return fmt.Errorf("%q is not an origin such as \"http://localhost:3000\" (or \"*\")", o)
 	}
 	return nil
 }
