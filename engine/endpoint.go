@@ -76,7 +76,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *Endpoint {
 		Region:   c.Region,
 		index:    i,
 		url:      c.URL,
-		display:  RedactURL(c.URL),
+		display:  DisplayURL(c.URL, c.PublicURL),
 		latency:  NewLatencyWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
 		rates:    NewRateWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
 		methods:  map[string]*methodStats{},

@@ -7,88 +7,90 @@ import (
 
 const redacted = "REDACTED"
 
-// RedactURL returns raw with credentials removed: userinfo, every query
-// value, and any path segment that looks like a key (long, or mixing letters
-// and digits the way API keys do). Unparseable input is hidden whole.
-func RedactURL(raw string) string {
+// RedactURL returns raw as it may be shown: scheme, host and port only.
+// User info, the path and the query are each replaced by REDACTED whatever
+// they look like, because a key's shape or length says nothing about
+// whether it is one ("/MyShortKey" is as secret as an Infura key).
+// Unparseable input is hidden whole.
+func RedactURL(raw string) string { return DisplayURL(raw, false) }
+
+// DisplayURL is RedactURL, except that a URL marked public
+// ([[endpoints]] public_url = true) keeps its path and query: the operator
+// has said they hold no credential. User info is a credential either way.
+func DisplayURL(raw string, public bool) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return "<unparseable url>"
 	}
+	var b strings.Builder
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
 	if u.User != nil {
-		u.User = url.User(redacted)
+		b.WriteString(redacted + "@")
 	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{redacted}
-		}
-		u.RawQuery = q.Encode()
+	b.WriteString(u.Host)
+	switch {
+	case public:
+		b.WriteString(u.EscapedPath())
+	case u.Path != "" && u.Path != "/" || u.RawPath != "":
+		b.WriteString("/" + redacted)
+	default:
+		b.WriteString(u.Path)
 	}
-	if u.Path != "" && u.Path != "/" {
-		segs := strings.Split(u.Path, "/")
-		for i, s := range segs {
-			if looksLikeSecret(s) {
-				segs[i] = redacted
-			}
-		}
-		u.Path = strings.Join(segs, "/")
-		u.RawPath = ""
+	switch {
+	case u.RawQuery == "" && !u.ForceQuery:
+	case public:
+		b.WriteString("?" + u.RawQuery)
+	default:
+		b.WriteString("?" + redacted)
 	}
-	u.Fragment = ""
-	return u.String()
-}
-
-// looksLikeSecret flags path segments such as Infura/Alchemy keys
-// ("/v3/9aa3d95b3bc440fa88ea12eaa4456161") while keeping words like "rpc",
-// "v2" or "mainnet" readable.
-func looksLikeSecret(s string) bool {
-	if len(s) >= 16 {
-		return true
-	}
-	if len(s) < 8 {
-		return false
-	}
-	var letters, digits int
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			digits++
-		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-			letters++
-		}
-	}
-	return letters > 0 && digits > 0
+	return b.String()
 }
 
 // secretScrubber removes every secret-bearing part of the configured URLs
-// from free text (upstream error strings quote the URL they dialled).
+// from free text (Go's errors quote the URL they dialled).
 type secretScrubber struct {
 	pairs []string // old, new, old, new ...
 }
 
+// Fragments shorter than these are not scrubbed on their own from free
+// text, where they would mangle ordinary words; the whole URL, its whole
+// path and its whole query always are, whatever their length.
+const (
+	minScrubSegment = 8
+	minScrubValue   = 4
+)
+
 func newSecretScrubber(urls []string) *secretScrubber {
 	s := &secretScrubber{}
+	add := func(old, repl string) {
+		if old != "" && old != "/" {
+			s.pairs = append(s.pairs, old, repl)
+		}
+	}
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil {
-			s.pairs = append(s.pairs, raw, "<endpoint url>")
+			add(raw, "<endpoint url>")
 			continue
 		}
-		s.pairs = append(s.pairs, raw, RedactURL(raw))
+		add(raw, RedactURL(raw))
 		if u.User != nil {
-			s.pairs = append(s.pairs, u.User.String(), redacted)
+			add(u.User.String(), redacted)
 		}
+		add(u.RawQuery, redacted)
+		add(u.EscapedPath(), "/"+redacted)
+		add(u.Path, "/"+redacted)
 		for _, vs := range u.Query() {
 			for _, v := range vs {
-				if len(v) >= 4 {
-					s.pairs = append(s.pairs, v, redacted)
+				if len(v) >= minScrubValue {
+					add(v, redacted)
 				}
 			}
 		}
 		for _, seg := range strings.Split(u.Path, "/") {
-			if looksLikeSecret(seg) {
-				s.pairs = append(s.pairs, seg, redacted)
+			if len(seg) >= minScrubSegment {
+				add(seg, redacted)
 			}
 		}
 	}

@@ -45,21 +45,77 @@ func TestRedaction_SecretsInURLsNeverLeave(t *testing.T) {
 		}
 	}
 	// The redacted form is still recognisable to an operator.
-	if !strings.Contains(all, "/v3/REDACTED") || !strings.Contains(all, "connection failed") {
+	if !strings.Contains(all, "127.0.0.1:1/REDACTED?REDACTED") || !strings.Contains(all, "connection failed") {
 		t.Fatalf("status or errors lost the useful parts of the URL / cause:\n%s", all[:min(len(all), 3000)])
 	}
 }
 
+// The rule does not depend on what a key looks like: a path or query of
+// any length or shape is hidden, unless the endpoint is marked public_url.
 func TestRedaction_RedactURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://eth-mainnet.g.alchemy.com/v2/AbCdEf123456":             "https://eth-mainnet.g.alchemy.com/v2/REDACTED",
-		"https://mainnet.infura.io/v3/9aa3d95b3bc440fa88ea12eaa4456161": "https://mainnet.infura.io/v3/REDACTED",
-		"https://u:p@rpc.example.com/rpc?api_key=xyz":                   "https://REDACTED@rpc.example.com/rpc?api_key=REDACTED",
+		"https://eth-mainnet.g.alchemy.com/v2/AbCdEf123456":             "https://eth-mainnet.g.alchemy.com/REDACTED",
+		"https://mainnet.infura.io/v3/9aa3d95b3bc440fa88ea12eaa4456161": "https://mainnet.infura.io/REDACTED",
+		"https://u:p@rpc.example.com/rpc?api_key=xyz":                   "https://REDACTED@rpc.example.com/REDACTED?REDACTED",
 		"http://127.0.0.1:8545":                                         "http://127.0.0.1:8545",
-		"https://rpc.ankr.com/eth":                                      "https://rpc.ankr.com/eth",
+		"http://127.0.0.1:8545/":                                        "http://127.0.0.1:8545/",
+		"https://rpc.ankr.com/eth":                                      "https://rpc.ankr.com/REDACTED",
+		"https://node.example/MyShortKey":                               "https://node.example/REDACTED",
+		"https://node.example/k":                                        "https://node.example/REDACTED",
+		"https://node.example/?k":                                       "https://node.example/?REDACTED",
+		"https://node.example/a%2Fb":                                    "https://node.example/REDACTED",
+		"https://node.example:8443/x#frag":                              "https://node.example:8443/REDACTED",
+		"not a url":                                                     "<unparseable url>",
 	} {
 		if got := engine.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+	for in, want := range map[string]string{
+		"https://rpc.ankr.com/eth":                "https://rpc.ankr.com/eth",
+		"https://u:p@rpc.example.com/rpc?chain=1": "https://REDACTED@rpc.example.com/rpc?chain=1",
+		"http://127.0.0.1:8545":                   "http://127.0.0.1:8545",
+	} {
+		if got := engine.DisplayURL(in, true); got != want {
+			t.Errorf("DisplayURL(%q, public) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A short key in the path, which no "looks like a key" rule would catch,
+// is hidden in status, events, metrics, logs and client errors; a URL
+// marked public_url is shown whole.
+func TestRedaction_ShortPathKeyHiddenPublicURLShown(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL += "/MyShortKey"
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "dead", URL: "http://127.0.0.1:1/k9?x=1"},
+			engine.EndpointConfig{Name: "open", URL: "http://127.0.0.1:1/public/rpc?chain=1", PublicURL: true})
+		c.Breaker.Failures = 100
+	}, sim.Config{})
+	h.sims[0].SetMode(sim.ModeError)
+	var seen []string
+	for i := 0; i < 6; i++ {
+		seen = append(seen, string(h.call(i, "eth_getBalance", addr, "latest").body))
+	}
+	for _, path := range []string{"/v1/status", "/v1/events", "/metrics"} {
+		_, b := h.adminDo("GET", path, "")
+		seen = append(seen, string(b))
+	}
+	seen = append(seen, h.logs.String())
+	all := strings.Join(seen, "\n")
+	for _, s := range []string{"MyShortKey", "/k9", "x=1"} {
+		if strings.Contains(all, s) {
+			t.Errorf("%q leaked", s)
+		}
+	}
+	byName := map[string]string{}
+	for _, ep := range h.status().Endpoints {
+		byName[ep.Name] = ep.URL
+	}
+	if got := byName["s0"]; !strings.HasSuffix(got, "/REDACTED") {
+		t.Errorf("s0 url %q, want its path hidden", got)
+	}
+	if got := byName["open"]; got != "http://127.0.0.1:1/public/rpc?chain=1" {
+		t.Errorf("public url shown as %q", got)
 	}
 }
