@@ -60,15 +60,18 @@ const (
 	ModeHang      Mode = "hang"    // never answer until the client cancels or the server closes
 )
 
-// ParseMode accepts "", "normal", "error", "http429" and "hang".
+// ParseMode accepts "", "normal", "error", "http429", "hang" and the
+// hostile modes ("huge_answer", "trickle", "malformed_status").
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
 	case ModeNormal, ModeError, ModeRateLimit, ModeHang:
 		return Mode(s), nil
+	case ModeHugeAnswer, ModeTrickle, ModeMalformedStatus:
+		return Mode(s), nil
 	case "normal":
 		return ModeNormal, nil
 	}
-	return "", fmt.Errorf("sim: unknown mode %q (want \"\", error, http429 or hang)", s)
+	return "", fmt.Errorf("sim: unknown mode %q (want \"\", error, http429, hang, huge_answer, trickle or malformed_status)", s)
 }
 
 // Chain kinds.

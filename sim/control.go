@@ -19,6 +19,10 @@ type ControlRequest struct {
 	HeadLag       *int64   `json:"head_lag,omitempty"`
 	HeadFrozen    *bool    `json:"head_frozen,omitempty"`
 	Unhealthy     *bool    `json:"unhealthy,omitempty"`
+	// The hostile modes' parameters (0 = default).
+	HugeBytes       *int64  `json:"huge_bytes,omitempty"`
+	TrickleInterval *string `json:"trickle_interval,omitempty"` // a Go duration
+	JunkBytes       *int    `json:"junk_bytes,omitempty"`
 }
 
 // Apply validates every field first and then applies them all, so a bad
@@ -47,6 +51,26 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	if c.HeadLag != nil && *c.HeadLag < 0 {
 		return fmt.Errorf("sim: head_lag %d is negative", *c.HeadLag)
 	}
+	hostile := u.snapshot().hostile
+	if c.HugeBytes != nil {
+		if *c.HugeBytes < 0 {
+			return fmt.Errorf("sim: huge_bytes %d is negative", *c.HugeBytes)
+		}
+		hostile.hugeBytes = *c.HugeBytes
+	}
+	if c.TrickleInterval != nil {
+		d, err := time.ParseDuration(*c.TrickleInterval)
+		if err != nil || d < 0 {
+			return fmt.Errorf("sim: trickle_interval %q is not a non-negative duration", *c.TrickleInterval)
+		}
+		hostile.trickleInterval = d
+	}
+	if c.JunkBytes != nil {
+		if *c.JunkBytes < 0 || *c.JunkBytes > 64<<20 {
+			return fmt.Errorf("sim: junk_bytes %d is outside [0, 64 MiB]", *c.JunkBytes)
+		}
+		hostile.junkBytes = *c.JunkBytes
+	}
 
 	if c.Mode != nil {
 		u.SetMode(mode)
@@ -68,6 +92,9 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.Unhealthy != nil {
 		u.SetUnhealthy(*c.Unhealthy)
+	}
+	if c.HugeBytes != nil || c.TrickleInterval != nil || c.JunkBytes != nil {
+		u.SetHostile(hostile.hugeBytes, hostile.trickleInterval, hostile.junkBytes)
 	}
 	return nil
 }

@@ -53,7 +53,11 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s := u.snapshot()
-	switch u.decide(s) {
+	mode := u.decide(s)
+	if u.serveHostile(w, r, mode, s, reqs, batch) {
+		return
+	}
+	switch mode {
 	case ModeHang:
 		u.hang(r.Context())
 		return
@@ -83,7 +87,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 // draw against the error and rate-limit shares.
 func (u *Upstream) decide(s settings) Mode {
 	switch s.mode {
-	case ModeHang, ModeError, ModeRateLimit:
+	case ModeHang, ModeError, ModeRateLimit, ModeHugeAnswer, ModeTrickle, ModeMalformedStatus:
 		return s.mode
 	}
 	if s.errorRate <= 0 && s.rateLimitRate <= 0 {

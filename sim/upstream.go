@@ -49,6 +49,7 @@ type settings struct {
 	frozen        bool
 	frozenAt      int64
 	unhealthy     bool
+	hostile       hostileSettings
 }
 
 // New builds an upstream from cfg with defaults filled in; Start serves it.
@@ -196,6 +197,14 @@ func (u *Upstream) SetRateLimitRate(p float64) {
 // SetRetryAfter sets the Retry-After of 429 answers; 0 omits the header.
 func (u *Upstream) SetRetryAfter(d time.Duration) {
 	u.update(func(s *settings) { s.retryAfter = max(d, 0) })
+}
+
+// SetHostile sets the hostile modes' answer size, trickle pace and junk
+// length; zero values keep the defaults.
+func (u *Upstream) SetHostile(hugeBytes int64, trickleInterval time.Duration, junkBytes int) {
+	u.update(func(s *settings) {
+		s.hostile = hostileSettings{hugeBytes: hugeBytes, trickleInterval: trickleInterval, junkBytes: junkBytes}
+	})
 }
 
 // SetUnhealthy makes Solana getHealth answer the node-unhealthy error.
