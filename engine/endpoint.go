@@ -129,6 +129,7 @@ func (ep *Endpoint) stats(method string, e *Engine) *methodStats {
 const otherMethod = "other"
 
 func (ep *Endpoint) setLastError(msg string, at time.Time) {
+	msg = sanitizeText(msg, maxShownText)
 	ep.mu.Lock()
 	ep.lastErr, ep.lastAt = msg, at
 	ep.mu.Unlock()

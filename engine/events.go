@@ -49,6 +49,8 @@ func newEventLog(now func() time.Time, notify func(Event)) *eventLog {
 }
 
 func (l *eventLog) add(ev Event) {
+	// Messages quote upstream causes; the log and the console show them.
+	ev.Message = sanitizeText(ev.Message, maxShownText)
 	l.mu.Lock()
 	l.seq++
 	ev.Seq = l.seq
@@ -62,10 +64,14 @@ func (l *eventLog) add(ev Event) {
 	}
 }
 
-// since returns the retained events with Seq > after, oldest first.
+// since returns the retained events with Seq > after, oldest first; none
+// when after is at or past the newest, up to the top of uint64.
 func (l *eventLog) since(after uint64) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if after >= l.seq {
+		return nil
+	}
 	oldest := uint64(1)
 	if n := uint64(len(l.buf)); l.seq > n {
 		oldest = l.seq - n + 1

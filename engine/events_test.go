@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,5 +31,31 @@ func TestEventLog_KeepsTheNewestInOrder(t *testing.T) {
 	}
 	if got := l.since(eventCapacity + 8); len(got) != 2 || got[0].Seq != eventCapacity+9 {
 		t.Fatalf("since near the end: %+v", got)
+	}
+}
+
+// since takes the whole uint64 range: at or past the newest, nothing (the
+// top of the range once wrapped around to "everything").
+func TestEventLog_SinceAtTheTopOfTheRange(t *testing.T) {
+	l := newEventLog(time.Now, nil)
+	for i := 0; i < 3; i++ {
+		l.add(Event{Message: "x"})
+	}
+	for _, after := range []uint64{3, 4, 1<<64 - 2, 1<<64 - 1} {
+		if got := l.since(after); len(got) != 0 {
+			t.Errorf("since(%d) = %d events, want none", after, len(got))
+		}
+	}
+	if got := l.since(2); len(got) != 1 || got[0].Seq != 3 {
+		t.Errorf("since(2) = %+v", got)
+	}
+}
+
+func TestEventLog_MessagesSanitised(t *testing.T) {
+	l := newEventLog(time.Now, nil)
+	l.add(Event{Message: "failed over: \x1b[31m" + strings.Repeat("x", 5000)})
+	got := l.since(0)[0].Message
+	if len(got) > maxShownText+32 || strings.Contains(got, "\x1b") {
+		t.Fatalf("message of %d bytes: %.80q", len(got), got)
 	}
 }

@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// maxResponseBytes bounds what one upstream answer may hold in memory.
-const maxResponseBytes = 256 << 20
+// maxResponseHeaderBytes bounds an upstream's status line and headers
+// (net/http's default is 1 MB, all of it quotable in an error).
+const maxResponseHeaderBytes = 64 << 10
 
 // outcome classifies how an attempt ended.
 type outcome uint8
@@ -73,6 +74,8 @@ func newHTTPClient() *http.Client {
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 5 * time.Second,
 		ForceAttemptHTTP2:   true,
+
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 	}
 	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -127,22 +130,15 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		if ctx.Err() != nil {
 			return e.ctxReply(ctx, connected.Load())
 		}
-		return upstreamReply{out: outConnError, sent: connected.Load(), cause: e.scrub.Scrub(connErrorText(err))}
+		return upstreamReply{out: outConnError, sent: connected.Load(), cause: e.upstreamText(connErrorText(err))}
 	}
 	defer resp.Body.Close()
-	buf := getBuf()
-	_, err = buf.ReadFrom(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		putBuf(buf)
-		if ctx.Err() != nil {
-			return e.ctxReply(ctx, true)
-		}
-		return upstreamReply{out: outConnError, sent: true, cause: e.scrub.Scrub("reading answer: " + connErrorText(err))}
+	buf, bad := e.readAnswer(ctx, resp)
+	if buf == nil {
+		return bad
 	}
 	r := upstreamReply{body: buf, sent: true}
 	switch {
-	case buf.Len() > maxResponseBytes:
-		r.out, r.cause = outInvalid, fmt.Sprintf("answer larger than %d bytes", maxResponseBytes)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		r.out, r.cause = outRateLimit, "HTTP 429"
 		r.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
@@ -171,6 +167,55 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		e.freezeHead(ep, method, &r)
 	}
 	return r
+}
+
+// readAnswer reads an answer's body within server.max_response_bytes. An
+// answer over the bound is cut, without reading further when its
+// Content-Length announces it, and charged to the endpoint as invalid
+// (the connection is dropped, not reused). It returns the pooled body, or
+// nil and the reply to give instead.
+func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Buffer, upstreamReply) {
+	limit := e.cfg.Server.MaxResponseBytes
+	tooBig := func() upstreamReply {
+		return upstreamReply{out: outInvalid, sent: true,
+			cause: fmt.Sprintf("answer exceeds server.max_response_bytes (%d bytes): cut", limit)}
+	}
+	if resp.ContentLength > limit {
+		return nil, tooBig()
+	}
+	buf := getBuf()
+	if n := resp.ContentLength; n > 0 {
+		// One allocation for a typical answer; an announced length is
+		// not trusted with more (the upstream may send less).
+		buf.Grow(int(min(n, 1<<20)))
+	}
+	var body io.Reader = resp.Body
+	if b := budgetOf(ctx); b != nil {
+		body = b.reader(body)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(body, limit+1))
+	switch {
+	case err != nil:
+		putBuf(buf)
+		if errors.Is(err, errBatchTooLarge) {
+			// The batch, not the endpoint, ran over: a cancellation.
+			return nil, upstreamReply{out: outCancelled, sent: true, cause: "cancelled: " + errBatchTooLarge.Error()}
+		}
+		if ctx.Err() != nil {
+			return nil, e.ctxReply(ctx, true)
+		}
+		return nil, upstreamReply{out: outConnError, sent: true, cause: e.upstreamText("reading answer: " + connErrorText(err))}
+	case int64(buf.Len()) > limit:
+		putBuf(buf)
+		return nil, tooBig()
+	}
+	return buf, upstreamReply{}
+}
+
+// upstreamText makes text an upstream had a hand in fit to show: no
+// credentials, nothing a terminal acts on, bounded.
+func (e *Engine) upstreamText(s string) string {
+	return sanitizeText(e.scrub.Scrub(s), maxUpstreamText)
 }
 
 func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause string) upstreamReply {

@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+)
+
+// answerBudget bounds the upstream bytes one batch may hold: every
+// attempt of every element draws on it while it reads, so the batch's
+// memory stays near server.max_response_bytes however many elements it
+// has. Bytes are not given back when a losing attempt's answer is
+// dropped, which can only end a batch early, never let it grow.
+type answerBudget struct {
+	left atomic.Int64
+	cut  context.CancelCauseFunc // ends the whole batch once overdrawn
+}
+
+type answerBudgetKey struct{}
+
+// errBatchTooLarge is the cause of a batch cut by its answer bound.
+var errBatchTooLarge = errors.New("response too large: the batch's answers exceed server.max_response_bytes")
+
+func withAnswerBudget(ctx context.Context, limit int64, cut context.CancelCauseFunc) context.Context {
+	b := &answerBudget{cut: cut}
+	b.left.Store(limit)
+	return context.WithValue(ctx, answerBudgetKey{}, b)
+}
+
+func budgetOf(ctx context.Context) *answerBudget {
+	b, _ := ctx.Value(answerBudgetKey{}).(*answerBudget)
+	return b
+}
+
+// reader charges what r yields to the budget and fails once it is spent.
+func (b *answerBudget) reader(r io.Reader) io.Reader { return &budgetReader{r: r, b: b} }
+
+type budgetReader struct {
+	r io.Reader
+	b *answerBudget
+}
+
+func (br *budgetReader) Read(p []byte) (int, error) {
+	if br.b.left.Load() < 0 {
+		return 0, errBatchTooLarge
+	}
+	n, err := br.r.Read(p)
+	if br.b.left.Add(-int64(n)) < 0 {
+		br.b.cut(errBatchTooLarge)
+		return n, errBatchTooLarge
+	}
+	return n, err
+}
