@@ -4,9 +4,11 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,7 +26,11 @@ func (e *Engine) AdminHandler() http.Handler {
 			writeAPIError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		e.respond(w, r.PathValue("name"), e.InjectFault(r.PathValue("name"), req.spec()))
+		spec, err := req.spec()
+		if err == nil {
+			err = e.InjectFault(r.PathValue("name"), spec)
+		}
+		e.respond(w, r.PathValue("name"), err)
 	})
 	mux.HandleFunc("DELETE /v1/endpoints/{name}/fault", e.endpointAction(e.ClearFault))
 	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
@@ -117,21 +123,88 @@ func writeAPIError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
 }
 
-// faultRequest is the body of POST …/fault: a FaultSpec that also takes
-// "delay" and "latency_ms" as names of the added latency.
+// faultRequest is the body of POST …/fault: a FaultSpec whose added
+// latency may also be named "delay" (a duration) or "latency_ms" (a
+// number). Its fields are read one by one, so that every error names the
+// field it is about, as the client spelled it.
 type faultRequest struct {
-	FaultSpec
-	Delay     *Duration `json:"delay,omitempty"`
-	LatencyMS *float64  `json:"latency_ms,omitempty"`
+	Mode       json.RawMessage `json:"mode"`
+	Rate       json.RawMessage `json:"rate"`
+	Latency    json.RawMessage `json:"latency"`
+	Delay      json.RawMessage `json:"delay"`
+	LatencyMS  json.RawMessage `json:"latency_ms"`
+	Duration   json.RawMessage `json:"duration"`
+	RetryAfter json.RawMessage `json:"retry_after"`
 }
 
-func (f faultRequest) spec() FaultSpec {
-	s := f.FaultSpec
-	if f.Delay != nil {
-		s.Latency = *f.Delay
+func given(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
+
+func (f faultRequest) spec() (FaultSpec, error) {
+	var s FaultSpec
+	if !given(f.Mode) {
+		return s, errors.New("mode: required (latency, error, http429, timeout or stale)")
 	}
-	if f.LatencyMS != nil {
-		s.Latency = Duration(*f.LatencyMS * float64(time.Millisecond))
+	var mode string
+	if json.Unmarshal(f.Mode, &mode) != nil {
+		return s, errors.New("mode: must be a string (latency, error, http429, timeout or stale)")
 	}
-	return s
+	s.Mode = FaultMode(mode)
+	if given(f.Rate) {
+		if json.Unmarshal(f.Rate, &s.Rate) != nil || !(s.Rate > 0 && s.Rate <= 1) {
+			return s, fmt.Errorf("rate: must be a number in (0, 1] (omit it for every request), got %s", sanitizeText(string(f.Rate), 64))
+		}
+	}
+	var err error
+	if s.Duration, err = durationField("duration", f.Duration); err != nil {
+		return s, err
+	}
+	if s.RetryAfter, err = durationField("retry_after", f.RetryAfter); err != nil {
+		return s, err
+	}
+	latencyName := ""
+	for _, l := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"latency", f.Latency}, {"delay", f.Delay}, {"latency_ms", f.LatencyMS}} {
+		if !given(l.v) {
+			continue
+		}
+		if latencyName != "" {
+			return s, fmt.Errorf("%s: give one of latency, delay and latency_ms, not %s as well", l.name, latencyName)
+		}
+		latencyName = l.name
+		if l.name == "latency_ms" {
+			var ms float64
+			if json.Unmarshal(l.v, &ms) != nil || !(ms > 0 && ms <= float64(maxFaultLatency/time.Millisecond)) {
+				return s, fmt.Errorf("latency_ms: must be a number of milliseconds in (0, %d], got %s",
+					maxFaultLatency/time.Millisecond, sanitizeText(string(l.v), 64))
+			}
+			s.Latency = Duration(ms * float64(time.Millisecond))
+		} else if s.Latency, err = durationField(l.name, l.v); err != nil {
+			return s, err
+		}
+		if s.Latency <= 0 {
+			return s, fmt.Errorf("%s: must be positive, got %s", l.name, s.Latency.D())
+		}
+	}
+	if err := s.Validate(); err != nil {
+		if latencyName != "" && strings.HasPrefix(err.Error(), "latency:") {
+			return s, errors.New(latencyName + strings.TrimPrefix(err.Error(), "latency"))
+		}
+		return s, err
+	}
+	return s, nil
+}
+
+// durationField reads an optional duration ("150ms", or nanoseconds),
+// naming the field when it is not one.
+func durationField(name string, v json.RawMessage) (Duration, error) {
+	if !given(v) {
+		return 0, nil
+	}
+	var d Duration
+	if err := d.UnmarshalJSON(v); err != nil {
+		return 0, fmt.Errorf("%s: must be a duration such as \"150ms\", got %s", name, sanitizeText(string(v), 64))
+	}
+	return d, nil
 }

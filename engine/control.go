@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 )
 
 // The control API: everything an operator can do with a key or with curl.
@@ -81,6 +82,9 @@ func (e *Engine) ClearFault(name string) error {
 
 // SetHedge changes hedging live; it applies to the next request.
 func (e *Engine) SetHedge(u HedgeUpdate) error {
+	if err := e.validateHedgeUpdate(u); err != nil {
+		return err
+	}
 	msg, err := e.hedge.apply(u)
 	if err != nil {
 		return err
@@ -88,6 +92,27 @@ func (e *Engine) SetHedge(u HedgeUpdate) error {
 	e.events.add(Event{Type: EventConfig, Message: msg})
 	return nil
 }
+
+// validateHedgeUpdate checks what hedge.apply does not: that a fixed delay
+// could ever fire, and that a method name is one.
+func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
+	if u.Delay != nil {
+		d, err := ParseDelay(*u.Delay)
+		if err != nil {
+			return fmt.Errorf("delay: %v", err)
+		}
+		if d > e.cfg.Server.RequestTimeout {
+			return fmt.Errorf("delay: %s is above server.request_timeout (%s): the hedge would never fire", d, e.cfg.Server.RequestTimeout)
+		}
+	}
+	if len(u.Method) > maxMethodName || sanitizeText(u.Method, maxMethodName) != u.Method || strings.ContainsAny(u.Method, " \"") {
+		return fmt.Errorf("method: %q is not a JSON-RPC method name", sanitizeText(u.Method, 64))
+	}
+	return nil
+}
+
+// maxMethodName bounds a method name taken from the admin API.
+const maxMethodName = 128
 
 // Events returns the retained events with sequence numbers above after.
 func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }

@@ -32,28 +32,61 @@ type FaultSpec struct {
 	RetryAfter Duration `json:"retry_after,omitempty"`
 }
 
-// Validate checks a spec and fills its defaults.
+// Bounds of a fault's durations: beyond them a value is a typo, not a
+// rehearsal (a fault meant to last longer is left without a duration and
+// cleared by hand).
+const (
+	maxFaultLatency    = time.Hour
+	maxFaultDuration   = 7 * 24 * time.Hour
+	maxFaultRetryAfter = 24 * time.Hour
+	defaultFaultDelay  = 500 * time.Millisecond
+)
+
+// Validate checks a spec and fills its defaults. Every error starts with
+// the name of the field at fault.
 func (f *FaultSpec) Validate() error {
 	switch f.Mode {
 	case FaultLatency:
-		if f.Latency <= 0 {
-			f.Latency = Duration(500 * time.Millisecond)
+		if f.Latency == 0 {
+			f.Latency = Duration(defaultFaultDelay)
 		}
 	case FaultError, Fault429, FaultTimeout, FaultStale:
+		if f.Latency != 0 {
+			return fmt.Errorf("latency: applies to mode latency only, not %s", f.Mode)
+		}
 	default:
-		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale; got %q", f.Mode)
+		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale; got %q", sanitizeText(string(f.Mode), 64))
 	}
-	if f.Rate < 0 || f.Rate > 1 {
+	if err := inRange("latency", f.Latency.D(), 0, maxFaultLatency); err != nil {
+		return err
+	}
+	if f.Mode == FaultLatency && f.Latency <= 0 {
+		return fmt.Errorf("latency: must be positive, got %s", f.Latency.D())
+	}
+	if !(f.Rate >= 0 && f.Rate <= 1) { // NaN included
 		return fmt.Errorf("rate: must be in [0, 1], got %v", f.Rate)
 	}
 	if f.Rate == 0 {
 		f.Rate = 1
 	}
-	if f.Duration < 0 {
-		return fmt.Errorf("duration: must not be negative")
+	if err := inRange("duration", f.Duration.D(), 0, maxFaultDuration); err != nil {
+		return err
+	}
+	if err := inRange("retry_after", f.RetryAfter.D(), 0, maxFaultRetryAfter); err != nil {
+		return err
+	}
+	if f.RetryAfter != 0 && f.Mode != Fault429 {
+		return fmt.Errorf("retry_after: applies to mode http429 only, not %s", f.Mode)
 	}
 	if f.Mode == FaultStale && f.Rate != 1 {
 		return fmt.Errorf("rate: stale applies to the whole endpoint and takes no rate")
+	}
+	return nil
+}
+
+func inRange(field string, d, lo, hi time.Duration) error {
+	if d < lo || d > hi {
+		return fmt.Errorf("%s: must be between %s and %s, got %s", field, lo, hi, d)
 	}
 	return nil
 }

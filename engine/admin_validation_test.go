@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// Every admin input out of range is a 400 naming its field, and changes
+// nothing.
+func TestAdminValidation_OutOfRangeIs400NamingTheField(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	cases := []struct{ path, body, field string }{
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency_ms":1e13}`, "latency_ms"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency_ms":-5}`, "latency_ms"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency_ms":0}`, "latency_ms"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency_ms":"fast"}`, "latency_ms"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency":"-5ms"}`, "latency"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency":"3h"}`, "latency"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency":"soon"}`, "latency"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","delay":"0s"}`, "delay"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","delay":"2h"}`, "delay"},
+		{"/v1/endpoints/s0/fault", `{"mode":"latency","latency":"1s","delay":"1s"}`, "delay"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","latency":"1s"}`, "latency"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","duration":"-1h"}`, "duration"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","duration":"100000h"}`, "duration"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","duration":"forever"}`, "duration"},
+		{"/v1/endpoints/s0/fault", `{"mode":"http429","retry_after":"-1h"}`, "retry_after"},
+		{"/v1/endpoints/s0/fault", `{"mode":"http429","retry_after":"48h"}`, "retry_after"},
+		{"/v1/endpoints/s0/fault", `{"mode":"http429","retry_after":true}`, "retry_after"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","retry_after":"1s"}`, "retry_after"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","rate":1.5}`, "rate"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","rate":-0.1}`, "rate"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","rate":0}`, "rate"},
+		{"/v1/endpoints/s0/fault", `{"mode":"error","rate":"half"}`, "rate"},
+		{"/v1/endpoints/s0/fault", `{"mode":"explode"}`, "mode"},
+		{"/v1/endpoints/s0/fault", `{"rate":0.5}`, "mode"},
+		{"/v1/endpoints/s0/fault", `{"mode":7}`, "mode"},
+		{"/v1/hedge", `{"delay":"1000h"}`, "delay"},
+		{"/v1/hedge", `{"delay":"-5ms"}`, "delay"},
+		{"/v1/hedge", `{"delay":"20ms","method":"` + strings.Repeat("m", 200) + `"}`, "method"},
+		{"/v1/hedge", `{"delay":"20ms","method":"eth_call\u001b[2J"}`, "method"},
+	}
+	for _, c := range cases {
+		method := "POST"
+		if c.path == "/v1/hedge" {
+			method = "PUT"
+		}
+		code, b := h.adminDo(method, c.path, c.body)
+		var e struct{ Error string }
+		json.Unmarshal(b, &e)
+		if code != 400 || !strings.HasPrefix(e.Error, c.field+":") {
+			t.Errorf("%s %s: HTTP %d %q; want 400 starting with %q", c.path, c.body, code, e.Error, c.field+":")
+		}
+	}
+	s := h.status()
+	if s.Endpoints[0].Fault != nil || s.Hedge.DelaySource == "live" {
+		t.Fatalf("a refused call changed state: fault %+v, hedge %+v", s.Endpoints[0].Fault, s.Hedge)
+	}
+	for _, q := range []string{"-1", "abc", "18446744073709551616"} {
+		if code, b := h.adminDo("GET", "/v1/events?since="+q, ""); code != 400 || !strings.Contains(string(b), "since") {
+			t.Errorf("since=%s: HTTP %d %s", q, code, b)
+		}
+	}
+}
+
+// since takes the whole uint64 range: past the newest event, nothing.
+func TestAdminValidation_SinceHandlesItsWholeRange(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	h.adminDo("POST", "/v1/endpoints/s0/drain", "")
+	h.adminDo("POST", "/v1/endpoints/s0/undrain", "")
+	all := h.events()
+	if len(all) < 2 {
+		t.Fatalf("%d events", len(all))
+	}
+	last := all[len(all)-1].Seq
+	for q, want := range map[string]int{"0": len(all), "18446744073709551615": 0, "18446744073709551614": 0} {
+		code, b := h.adminDo("GET", "/v1/events?since="+q, "")
+		var out struct{ Events []engine.Event }
+		if code != 200 || json.Unmarshal(b, &out) != nil || len(out.Events) != want {
+			t.Errorf("since=%s: HTTP %d, %d events, want %d", q, code, len(out.Events), want)
+		}
+	}
+	if got := h.eng.Events(last - 1); len(got) != 1 || got[0].Seq != last {
+		t.Fatalf("since the one before the newest: %+v", got)
+	}
+}
