@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // Options are the engine's collaborators that are not configuration.
@@ -41,6 +43,13 @@ type Engine struct {
 
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served
+	admitted atomic.Int64  // client requests being read or served (server.max_inflight)
+
+	// stopping ends when Shutdown starts (request bodies still being read
+	// are cut); hardStop when its deadline passes (requests still being
+	// served are cut, and answered so).
+	stopping, hardStop context.Context
+	stop, stopHard     context.CancelFunc
 
 	probeTrials atomic.Bool // active probes take the half-open trials
 
@@ -53,6 +62,7 @@ type Engine struct {
 	adminSrv  *http.Server
 	rpcLn     net.Listener
 	adminLn   net.Listener
+	fresh     connTracker // connections that have not sent a request yet
 	serveErrs chan error
 }
 
@@ -76,6 +86,8 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.stopping, e.stop = context.WithCancel(context.Background())
+	e.hardStop, e.stopHard = context.WithCancel(context.Background())
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -112,11 +124,34 @@ func (e *Engine) Start() error {
 		e.rpcLn.Close()
 		return fmt.Errorf("server.admin %s: %w", e.cfg.Server.Admin, err)
 	}
-	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
+	s := e.cfg.Server
+	// Past server.max_conns, connections wait in the kernel's accept queue
+	// until one closes (the timeouts below see that they do).
+	e.rpcLn = netutil.LimitListener(e.rpcLn, s.MaxConns)
+	e.adminLn = netutil.LimitListener(e.adminLn, s.MaxConns)
+	errLog := slog.NewLogLogger(e.log.Handler(), slog.LevelDebug)
+	// The RPC server has no ReadTimeout: it would cancel a request served
+	// longer than it. readBody puts server.read_timeout on the body alone.
+	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: s.ReadTimeout,
+		IdleTimeout: s.IdleTimeout, ConnState: e.fresh.track, ErrorLog: errLog}
+	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: s.ReadTimeout, ReadTimeout: s.ReadTimeout,
+		WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ConnState: e.fresh.track, ErrorLog: errLog}
+	// Once Shutdown has closed the listeners: cut request bodies still
+	// arriving, and connections that have sent no request (net/http
+	// would wait up to 5 s for each before counting it idle).
+	for _, srv := range []*http.Server{e.rpcSrv, e.adminSrv} {
+		srv.RegisterOnShutdown(func() {
+			e.stop()
+			e.fresh.closeAll()
+		})
+	}
 	e.serveErrs = make(chan error, 2)
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
+	if !IsLoopbackAddr(s.Listen) {
+		e.log.Warn("server.listen is not a loopback address (server.allow_remote = true): anyone who reaches it can send requests through your endpoints",
+			"listen", e.rpcLn.Addr().String())
+	}
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
 	return nil
 }
@@ -125,18 +160,33 @@ func (e *Engine) Start() error {
 func (e *Engine) RPCAddr() string   { return e.rpcLn.Addr().String() }
 func (e *Engine) AdminAddr() string { return e.adminLn.Addr().String() }
 
-// Shutdown stops taking requests, lets in-flight ones finish within ctx, then
-// waits for every attempt goroutine.
+// Shutdown stops taking requests, lets in-flight ones finish within ctx,
+// then waits for every attempt goroutine. Request bodies still arriving
+// are cut at once (a request not yet received is not in flight); requests
+// still served when ctx ends are cut and answered with a JSON-RPC error
+// saying rpcdash is shutting down, within shutdownGrace more.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	var errs []error
 	if e.rpcSrv != nil {
-		if err := e.rpcSrv.Shutdown(ctx); err != nil {
-			// In-flight requests overran the bound: cut their connections,
-			// which cancels their attempts.
-			errs = append(errs, err, e.rpcSrv.Close())
+		stopped := make(chan error, 2)
+		go func() { stopped <- e.rpcSrv.Shutdown(ctx) }()
+		go func() { stopped <- e.adminSrv.Shutdown(ctx) }()
+		overran := false
+		for range 2 {
+			if err := <-stopped; err != nil {
+				overran = true
+			}
 		}
-		if err := e.adminSrv.Shutdown(ctx); err != nil {
-			errs = append(errs, e.adminSrv.Close())
+		if overran {
+			e.stopHard()
+			grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			for _, srv := range []*http.Server{e.rpcSrv, e.adminSrv} {
+				if srv.Shutdown(grace) != nil {
+					srv.Close()
+				}
+			}
+			cancel()
+			errs = append(errs, fmt.Errorf("requests still running at server.shutdown_timeout were cut"))
 		}
 		for range 2 {
 			if err := <-e.serveErrs; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -145,6 +195,8 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		}
 		e.rpcSrv = nil
 	}
+	e.stop()
+	e.stopHard()
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {
@@ -156,6 +208,10 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	e.client.CloseIdleConnections()
 	return errors.Join(errs...)
 }
+
+// shutdownGrace is how long requests cut at the shutdown deadline have to
+// write their answer before their connections are closed.
+const shutdownGrace = time.Second
 
 // Close is Shutdown bounded by server.shutdown_timeout.
 func (e *Engine) Close() error {

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -18,8 +19,15 @@ const (
 	// CodeMethodNotSupported (EIP-1474): state HTTP cannot carry, such as
 	// subscriptions.
 	CodeMethodNotSupported = -32004
-	// CodeBatchTooLarge uses EIP-1474's "limit exceeded".
-	CodeBatchTooLarge = -32005
+	// CodeLimitExceeded is EIP-1474's "limit exceeded": a batch over
+	// server.max_batch, or rpcdash at server.max_inflight.
+	CodeLimitExceeded = -32005
+	CodeBatchTooLarge = CodeLimitExceeded
+	// CodeResponseTooLarge: a batch's answers together passed
+	// server.max_response_bytes (geth answers -32003 for the same).
+	CodeResponseTooLarge = -32003
+	// CodeShuttingDown: the request was cut by server.shutdown_timeout.
+	CodeShuttingDown = -32000
 )
 
 // Request is one JSON-RPC request. Raw, ID and Params alias the body given
@@ -66,7 +74,13 @@ type Body struct {
 // the returned error. Otherwise every element is reported on its own: an
 // invalid one, batched or single, gets an Element with Err set, so that
 // its id (when valid) can still be echoed.
-func ParseBody(body []byte) (Body, *Error) {
+func ParseBody(body []byte) (Body, *Error) { return ParseBodyLimit(body, 0) }
+
+// ParseBodyLimit is ParseBody refusing, with -32005, a batch of more than
+// maxBatch elements (0: no limit). The count is checked while scanning,
+// before any element is materialised, so a body of millions of tiny
+// elements costs no more memory than its bytes.
+func ParseBodyLimit(body []byte, maxBatch int) (Body, *Error) {
 	if !json.Valid(body) {
 		return Body{}, &Error{Code: CodeParseError, Message: "parse error: body is not valid JSON"}
 	}
@@ -81,15 +95,18 @@ func ParseBody(body []byte) (Body, *Error) {
 		s.e[0] = parseElement(b, &s.r)
 		return Body{Elements: s.e[:]}, nil
 	case '[':
-		return parseBatch(b)
+		return parseBatch(b, maxBatch)
 	}
 	return Body{}, invalidRequest("body must be a JSON object or array")
 }
 
-func parseBatch(b []byte) (Body, *Error) {
+func parseBatch(b []byte, maxBatch int) (Body, *Error) {
 	n := 0
 	for it := (arrayIter{b: b, i: 1}); it.next(); {
-		n++
+		if n++; maxBatch > 0 && n > maxBatch {
+			return Body{}, &Error{Code: CodeLimitExceeded,
+				Message: fmt.Sprintf("batch exceeds server.max_batch (%d requests)", maxBatch)}
+		}
 	}
 	if n == 0 {
 		return Body{}, invalidRequest("empty batch")

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,18 +63,21 @@ func writeRPCError(w http.ResponseWriter, status int, err *Error) {
 }
 
 func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
+	// Admission comes before any work, the body's read included.
+	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) {
+		e.admitted.Add(-1)
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, &Error{Code: CodeLimitExceeded,
+			Message: fmt.Sprintf("rpcdash is serving server.max_inflight (%d) requests already: retry shortly", e.cfg.Server.MaxInflight)})
+		return
+	}
+	defer e.admitted.Add(-1)
 	start := e.now()
 	// The body is not pooled: requests alias it, and a cancelled attempt's
 	// transport may still be reading it after the handler has returned.
-	raw, err := readBody(w, r, e.cfg.Server.MaxBodyBytes)
+	raw, err := e.readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, &Error{Code: CodeInvalidRequest,
-				Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)})
-			return
-		}
-		writeRPCError(w, http.StatusBadRequest, &Error{Code: CodeParseError, Message: "could not read request body"})
+		e.refuseBody(w, err)
 		return
 	}
 	n := e.inflight.Add(1)
@@ -81,9 +86,14 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Server.RequestTimeout)
 	defer cancel()
+	// Shutdown's deadline cuts the request with a cause its answer names.
+	ctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	defer context.AfterFunc(e.hardStop, func() { cut(errShuttingDown) })()
 
-	body, perr := ParseBody(raw)
+	body, perr := ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
+		e.writeDeadline(w)
 		writeRPCError(w, http.StatusOK, perr)
 		return
 	}
@@ -91,22 +101,63 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		e.serveSingle(ctx, w, body.Elements[0], start)
 		return
 	}
-	if len(body.Elements) > e.cfg.Server.MaxBatch {
-		writeRPCError(w, http.StatusOK, &Error{Code: CodeBatchTooLarge,
-			Message: fmt.Sprintf("batch of %d requests exceeds server.max_batch (%d)", len(body.Elements), e.cfg.Server.MaxBatch)})
-		return
-	}
 	e.serveBatch(ctx, w, body.Elements, start)
+}
+
+// refuseBody answers a request whose body could not be read whole.
+func (e *Engine) refuseBody(w http.ResponseWriter, err error) {
+	e.writeDeadline(w)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, &Error{Code: CodeInvalidRequest,
+			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)})
+	case e.stopping.Err() != nil:
+		writeRPCError(w, http.StatusServiceUnavailable, shuttingDownError())
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writeRPCError(w, http.StatusRequestTimeout, &Error{Code: CodeInvalidRequest,
+			Message: fmt.Sprintf("request body not received within server.read_timeout (%s)", e.cfg.Server.ReadTimeout)})
+	default:
+		writeRPCError(w, http.StatusBadRequest, &Error{Code: CodeParseError, Message: "could not read request body"})
+	}
+}
+
+// errShuttingDown is the cause of requests cut at server.shutdown_timeout.
+var errShuttingDown = errors.New("rpcdash is shutting down")
+
+func shuttingDownError() *Error {
+	return &Error{Code: CodeShuttingDown, Message: "rpcdash is shutting down: the request was cut at server.shutdown_timeout; send it again"}
+}
+
+// answerError is the error a client gets for a failed request: the
+// executor's, unless the request was cut by shutdown or by its batch's
+// answer bound, which the executor only sees as a cancellation.
+func answerError(ctx context.Context, err *Error) *Error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errShuttingDown):
+		return shuttingDownError()
+	case errors.Is(cause, errBatchTooLarge):
+		return &Error{Code: CodeResponseTooLarge, Message: errBatchTooLarge.Error()}
+	}
+	return err
+}
+
+// writeDeadline gives the client server.write_timeout to take its answer:
+// a client that stops reading does not hold the answer's memory for long.
+func (e *Engine) writeDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.Server.WriteTimeout))
 }
 
 func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Element, start time.Time) {
 	if el.Err != nil {
+		e.writeDeadline(w)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(AppendError(nil, el.ID, el.Err))
 		return
 	}
 	res := e.serveOne(ctx, el.Req, start)
 	defer putBuf(res.body)
+	e.writeDeadline(w)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	setResultHeaders(h, res.endpointName(), res.attempts, res.hedged)
@@ -115,7 +166,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Elem
 		return
 	}
 	if res.err != nil {
-		w.Write(AppendError(nil, el.Req.ID, res.err))
+		w.Write(AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
 		return
 	}
 	w.Write(res.body.Bytes())
@@ -135,8 +186,15 @@ func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool)
 
 // serveBatch runs every element on its own (each by its own method class)
 // and answers in request order. X-Rpcdash-Endpoint lists the endpoints that
-// answered, in element order without repeats.
+// answered, in element order without repeats. The answers together are
+// bounded by server.max_response_bytes, as each one is: upstream bytes are
+// counted against the batch while they are read, and once the bound is
+// passed the batch's open elements are cut and answered -32003, as geth
+// answers a batch over its response limit.
 func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []Element, start time.Time) {
+	ctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	ctx = withAnswerBudget(ctx, e.cfg.Server.MaxResponseBytes, cut)
 	results := make([]result, len(els))
 	var wg sync.WaitGroup
 	for i, el := range els {
@@ -150,30 +208,21 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 		}()
 	}
 	wg.Wait()
-	parts := make([][]byte, len(els))
+	defer func() {
+		for _, res := range results {
+			putBuf(res.body)
+		}
+	}()
 	var names []string
 	attempts, hedged := 0, false
-	for i, el := range els {
-		res := results[i]
+	for _, res := range results {
 		attempts += res.attempts
 		hedged = hedged || res.hedged
 		if name := res.endpointName(); name != "" && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
-		switch {
-		case el.Err != nil:
-			parts[i] = AppendError(nil, el.ID, el.Err)
-		case el.Req.IsNotification():
-		case res.err != nil:
-			parts[i] = AppendError(nil, el.Req.ID, res.err)
-		default:
-			parts[i] = res.body.Bytes()
-		}
 	}
-	out := AppendBatch(nil, parts)
-	for _, res := range results {
-		putBuf(res.body)
-	}
+	e.writeDeadline(w)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	setResultHeaders(h, strings.Join(names, ","), attempts, hedged)
@@ -181,7 +230,30 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	w.Write(out)
+	// Written part by part: the answers are not copied into one buffer.
+	bw := bufio.NewWriterSize(w, 32<<10)
+	bw.WriteByte('[')
+	first := true
+	for i, el := range els {
+		var part []byte
+		switch res := results[i]; {
+		case el.Err != nil:
+			part = AppendError(nil, el.ID, el.Err)
+		case el.Req.IsNotification():
+			continue
+		case res.err != nil:
+			part = AppendError(nil, el.Req.ID, answerError(ctx, res.err))
+		default:
+			part = res.body.Bytes()
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		bw.Write(part)
+	}
+	bw.WriteByte(']')
+	bw.Flush()
 }
 
 func allNotifications(els []Element) bool {
@@ -193,16 +265,35 @@ func allNotifications(els []Element) bool {
 	return true
 }
 
-// readBody reads the request body in one allocation when its length is
-// announced, within limit either way.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, err
+// readBody reads the request body within server.max_body_bytes and
+// server.read_timeout, growing its buffer as bytes arrive rather than
+// trusting Content-Length. Shutdown cuts a read still under way: a request
+// not yet received is not in flight.
+func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	// Errors are ignored: a ResponseWriter without a connection (a test
+	// recorder) has no deadline to set, and needs none.
+	_ = rc.SetReadDeadline(time.Now().Add(e.cfg.Server.ReadTimeout))
+	var mu sync.Mutex
+	reading := true
+	stop := context.AfterFunc(e.stopping, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if reading {
+			_ = rc.SetReadDeadline(time.Unix(1, 0))
 		}
-		return buf, nil
-	}
-	return io.ReadAll(body)
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		reading = false
+		mu.Unlock()
+		// No deadline while the request is served: net/http's
+		// background read would cancel the request when it passed.
+		_ = rc.SetReadDeadline(time.Time{})
+	}()
+	limit := e.cfg.Server.MaxBodyBytes
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 512), 64<<10)))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	return buf.Bytes(), err
 }

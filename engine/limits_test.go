@@ -1,0 +1,214 @@
+package engine_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// tinyBatch is a batch of n elements of two bytes each ("1,").
+func tinyBatch(n int) []byte {
+	b := append([]byte{'['}, bytes.Repeat([]byte("1,"), n)...)
+	b[len(b)-1] = ']'
+	return b
+}
+
+// The batch size is checked while scanning: millions of elements cost a
+// few bytes, not a few hundred MB, before the -32005.
+func TestLimits_BatchRefusedWhileScanning(t *testing.T) {
+	body := tinyBatch(2_600_000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, perr := engine.ParseBodyLimit(body, 100)
+	runtime.ReadMemStats(&after)
+	if perr == nil || perr.Code != engine.CodeLimitExceeded || !strings.Contains(perr.Message, "server.max_batch (100") {
+		t.Fatalf("error %+v, want -32005 naming server.max_batch", perr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("refusing 2.6M elements allocated %d bytes: the elements were materialised", n)
+	}
+	if got, perr := engine.ParseBodyLimit(tinyBatch(100), 100); perr != nil || len(got.Elements) != 100 {
+		t.Fatalf("a batch at the limit: %d elements, %v", len(got.Elements), perr)
+	}
+}
+
+func TestLimits_MaxInflightAnswers503(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.MaxInflight = 2 }, sim.Config{Latency: fixed(0)})
+	h.sims[0].SetMode(sim.ModeHang)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); h.call(i, "eth_getBalance", addr, "latest") }()
+	}
+	waitUntil(t, 5*time.Second, "two requests hanging upstream", func() bool { return h.sims[0].Counters().Hanging == 2 })
+	r := h.call(3, "eth_chainId")
+	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != engine.CodeLimitExceeded ||
+		!strings.Contains(e["message"].(string), "server.max_inflight") {
+		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_inflight", r.status, r.body)
+	}
+	h.sims[0].SetMode(sim.ModeNormal)
+	h.sims[0].Close() // releases the hung requests
+	wg.Wait()
+}
+
+// Past server.max_conns a connection waits until another closes.
+func TestLimits_MaxConnsHoldsExtraConnections(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
+	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", rpcAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	// A request on each held connection proves both were accepted.
+	for _, c := range held {
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	done := make(chan reply, 1)
+	go func() { done <- h.call(1, "eth_chainId") }()
+	select {
+	case r := <-done:
+		t.Fatalf("a third connection was served while two were held: %s", r.body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case r := <-done:
+		mustOK(t, r)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting connection was not served once a slot freed")
+	}
+	held[1].Close()
+}
+
+// A client that trickles its body is cut at server.read_timeout with a
+// 408, and one that trickles its header at the same bound.
+func TestLimits_SlowBodyCutAtReadTimeout(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.ReadTimeout = 300 * time.Millisecond }, sim.Config{Latency: fixed(0)})
+	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
+	c, err := net.Dial("tcp", rpcAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	began := time.Now()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n{")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if took := time.Since(began); resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "server.read_timeout") || took > 300*time.Millisecond+time.Second {
+		t.Fatalf("HTTP %d after %s: %s; want 408 naming server.read_timeout within read_timeout + 1 s", resp.StatusCode, took, body)
+	}
+
+	hc, err := net.Dial("tcp", rpcAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	fmt.Fprintf(hc, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+	hc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(hc); err != nil {
+		t.Fatalf("a trickled header was not cut: %v", err)
+	}
+}
+
+// A request served for longer than server.read_timeout is not cut by it:
+// the deadline is on reading the body only.
+func TestLimits_ReadTimeoutDoesNotCutLongRequests(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.ReadTimeout = 100 * time.Millisecond }, sim.Config{Latency: fixed(400 * time.Millisecond)})
+	mustOK(t, h.call(1, "eth_chainId"))
+}
+
+// Shutdown does not wait for clients still sending their request: it cuts
+// them, answering 503.
+func TestLimits_TricklingClientsDoNotDelayShutdown(t *testing.T) {
+	cfg := baseConfig()
+	u := sim.New(sim.Config{Latency: fixed(0)})
+	if err := u.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	cfg.Endpoints = []engine.EndpointConfig{{Name: "a", URL: u.URL()}}
+	eng, err := engine.New(cfg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var bodies, headers []*bufio.Reader
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range 20 {
+		c, err := net.Dial("tcp", eng.RPCAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		r := bufio.NewReader(c)
+		if i%2 == 1 {
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+			headers = append(headers, r)
+			continue
+		}
+		// "100 Continue" comes when the handler starts reading the body.
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n")
+		if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != http.StatusContinue {
+			t.Fatalf("no 100 Continue: %v", err)
+		}
+		fmt.Fprintf(c, "1\r\n[\r\n")
+		bodies = append(bodies, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	began := time.Now()
+	if err := eng.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if took := time.Since(began); took > time.Second {
+		t.Fatalf("shutdown took %s with trickling clients, want under 1 s", took)
+	}
+	for _, r := range bodies {
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatalf("a trickling body got no answer: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "shutting down") {
+			t.Fatalf("HTTP %d %s, want 503 saying rpcdash is shutting down", resp.StatusCode, body)
+		}
+	}
+	for _, r := range headers {
+		if b, err := io.ReadAll(r); err != nil || len(b) != 0 {
+			t.Fatalf("a trickling header was answered %q (%v), want its connection closed", b, err)
+		}
+	}
+}
