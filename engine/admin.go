@@ -65,11 +65,12 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, "no such admin call: "+r.Method+" "+r.URL.Path)
 	})
+	guard := newBrowserGuard(e.cfg.Server, true, writeAPIError)
 	if e.cfg.Server.AdminToken == "" {
-		return mux
+		return guard.wrap(mux)
 	}
 	want := []byte("Bearer " + e.cfg.Server.AdminToken)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return guard.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpcdash"`)
@@ -77,7 +78,7 @@ func (e *Engine) AdminHandler() http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 func (e *Engine) endpointAction(fn func(string) error) http.HandlerFunc {

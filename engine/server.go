@@ -23,9 +23,9 @@ const (
 )
 
 // RPCHandler serves the local JSON-RPC port: POST bodies on any path, and
-// GET /healthz.
+// GET /healthz, behind the browser guard (Host and Origin checks).
 func (e *Engine) RPCHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			e.serveHealth(w)
 			return
@@ -37,6 +37,9 @@ func (e *Engine) RPCHandler() http.Handler {
 		}
 		e.serveRPC(w, r)
 	})
+	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
+		writeRPCError(w, status, &Error{Code: CodeInvalidRequest, Message: msg})
+	}).wrap(h)
 }
 
 func (e *Engine) serveHealth(w http.ResponseWriter) {

@@ -190,6 +190,7 @@ func (r *rpcdashNode) adminJSON(ctx context.Context, method, path string, out an
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Content-Type", "application/json") // the admin API requires it on POST
 	resp, err := plainHTTP.Do(req)
 	if err != nil {
 		return err

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"mime"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/rs/cors"
+)
+
+// Both ports are reachable by any web page the operator opens: a page can
+// make the browser POST to 127.0.0.1, or rebind its own name to 127.0.0.1
+// and then read the answers. browserGuard refuses what only a browser
+// sends, as geth does with --http.vhosts and --http.corsdomain:
+//   - a Host outside server.vhosts (DNS rebinding),
+//   - an Origin outside server.cors_origins (a cross-site request),
+//   - on the admin API, a mutating call without Content-Type:
+//     application/json (the one kind of body a page cannot send
+//     cross-site without a CORS preflight, which the Origin check refuses).
+//
+// Listed origins get CORS answers (preflight included) from rs/cors.
+type browserGuard struct {
+	hosts   []string // lower-case, no brackets; "*" allows any
+	anyHost bool
+	cors    *cors.Cors // nil when server.cors_origins is empty
+	refuse  func(w http.ResponseWriter, status int, msg string)
+	admin   bool
+}
+
+func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter, int, string)) *browserGuard {
+	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, admin: admin}
+	g.anyHost = slices.Contains(g.hosts, "*")
+	if len(s.CORSOrigins) > 0 {
+		g.cors = cors.New(cors.Options{
+			AllowedOrigins: s.CORSOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete},
+			AllowedHeaders: []string{"Content-Type", "Authorization"},
+			ExposedHeaders: []string{HeaderEndpoint, HeaderAttempts, HeaderHedged},
+			MaxAge:         600,
+		})
+	}
+	return g
+}
+
+func (g *browserGuard) wrap(next http.Handler) http.Handler {
+	inner := next
+	if g.admin {
+		inner = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if mutating(r.Method) && !isJSONContentType(r.Header.Get("Content-Type")) {
+				g.refuse(w, http.StatusUnsupportedMediaType, r.Method+" "+r.URL.Path+
+					" needs Content-Type: application/json (a guard against cross-site requests; browser pages are allowed through server.cors_origins)")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	if g.cors != nil {
+		inner = g.cors.Handler(inner)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if host := requestHost(r.Host); host != "" && !g.anyHost && !slices.Contains(g.hosts, host) {
+			g.refuse(w, http.StatusForbidden, "Host "+quoteShort(r.Host)+
+				" is not allowed: add it to server.vhosts (a guard against DNS rebinding)")
+			return
+		}
+		if origin, sent := r.Header["Origin"]; sent && (g.cors == nil || !g.cors.OriginAllowed(r)) {
+			g.refuse(w, http.StatusForbidden, "Origin "+quoteShort(strings.Join(origin, ","))+
+				" is not allowed: add it to server.cors_origins")
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+// requestHost is the Host header's name: lower-case, without port,
+// brackets or a trailing dot. An empty Host (HTTP/1.0) is let through, as
+// geth does: browsers always send one.
+func requestHost(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+}
+
+func mutating(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
+func isJSONContentType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json"
+}
+
+// quoteShort quotes a client-supplied value for an error message.
+func quoteShort(s string) string {
+	return `"` + sanitizeText(s, 128) + `"`
+}
