@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -296,7 +295,9 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		_ = rc.SetReadDeadline(time.Time{})
 	}()
 	limit := e.cfg.Server.MaxBodyBytes
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 512), 64<<10)))
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
-	return buf.Bytes(), err
+	if r.ContentLength > limit {
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
+	// MaxBytesReader also tells net/http not to read on after the limit.
+	return readCapped(make([]byte, 0, 4<<10), http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit+1)
 }

@@ -184,17 +184,22 @@ func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Bu
 		return nil, tooBig()
 	}
 	buf := getBuf()
-	if n := resp.ContentLength; n > 0 {
-		// One allocation for a typical answer; an announced length is
-		// not trusted with more (the upstream may send less).
-		buf.Grow(int(min(n, 1<<20)))
-	}
 	var body io.Reader = resp.Body
 	if b := budgetOf(ctx); b != nil {
 		body = b.reader(body)
 	}
-	_, err := buf.ReadFrom(io.LimitReader(body, limit+1))
+	// The pooled buffer's room first; past it, growth bounded by the
+	// announced length and the limit.
+	b, err := readCapped(buf.AvailableBuffer(), body, resp.ContentLength, limit)
+	if cap(b) == buf.Available() {
+		buf.Write(b)
+	} else {
+		buf = bytes.NewBuffer(b)
+	}
 	switch {
+	case errors.Is(err, errOverLimit):
+		putBuf(buf)
+		return nil, tooBig()
 	case err != nil:
 		putBuf(buf)
 		if errors.Is(err, errBatchTooLarge) {
@@ -205,9 +210,6 @@ func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Bu
 			return nil, e.ctxReply(ctx, true)
 		}
 		return nil, upstreamReply{out: outConnError, sent: true, cause: e.upstreamText("reading answer: " + connErrorText(err))}
-	case int64(buf.Len()) > limit:
-		putBuf(buf)
-		return nil, tooBig()
 	}
 	return buf, upstreamReply{}
 }

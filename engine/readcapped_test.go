@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// oneByteReader yields one byte per Read, the worst case for growth.
+type oneByteReader struct{ r io.Reader }
+
+func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+func TestReadCapped_GrowsNoFurtherThanTheHintAndTheLimit(t *testing.T) {
+	data := strings.Repeat("x", 100_000)
+	for _, c := range []struct {
+		name        string
+		hint, limit int64
+		wantErr     error
+		maxCap      int
+	}{
+		{"announced length", 100_000, 1 << 20, nil, 100_001},
+		{"unknown length", -1, 1 << 20, nil, 131_072},
+		{"length understated", 10, 1 << 20, nil, 131_072},
+		{"length overstated", 5 << 20, 1 << 20, nil, 131_072},
+		{"over the limit", -1, 50_000, errOverLimit, 50_001},
+		{"announced over the limit", 100_000, 50_000, errOverLimit, 50_001},
+	} {
+		got, err := readCapped(nil, oneByteReader{strings.NewReader(data)}, c.hint, c.limit)
+		if !errors.Is(err, c.wantErr) && err != c.wantErr {
+			t.Errorf("%s: error %v, want %v", c.name, err, c.wantErr)
+		}
+		if c.wantErr == nil && !bytes.Equal(got, []byte(data)) {
+			t.Errorf("%s: read %d bytes, want %d", c.name, len(got), len(data))
+		}
+		if cap(got) > c.maxCap {
+			t.Errorf("%s: grew to %d bytes, want at most %d", c.name, cap(got), c.maxCap)
+		}
+	}
+}
