@@ -601,3 +601,26 @@ func FuzzInspectResponse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseBodyLimit: with a batch limit, a body parses exactly as without
+// one, unless it is a batch of more elements than the limit, which is
+// refused as a whole with -32005.
+func FuzzParseBodyLimit(f *testing.F) {
+	for _, s := range []string{`[1,2,3]`, `[{"jsonrpc":"2.0","id":1,"method":"m"},[]]`, `{"jsonrpc":"2.0","id":1,"method":"m"}`, `[]`, `[1,`} {
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, body []byte, limit uint8) {
+		k := int(limit%8) + 1
+		want, werr := ParseBody(body)
+		got, gerr := ParseBodyLimit(body, k)
+		if want.Batch && len(want.Elements) > k {
+			if gerr == nil || gerr.Code != CodeLimitExceeded || got.Elements != nil {
+				t.Fatalf("batch of %d over a limit of %d: %+v %v", len(want.Elements), k, got, gerr)
+			}
+			return
+		}
+		if (werr == nil) != (gerr == nil) || werr != nil && *werr != *gerr || got.Batch != want.Batch || len(got.Elements) != len(want.Elements) {
+			t.Fatalf("limit %d changed the parse: %+v %v, want %+v %v", k, got, gerr, want, werr)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -118,4 +119,29 @@ func TestRedaction_ShortPathKeyHiddenPublicURLShown(t *testing.T) {
 	if got := byName["open"]; got != "http://127.0.0.1:1/public/rpc?chain=1" {
 		t.Errorf("public url shown as %q", got)
 	}
+}
+
+// FuzzRedactURL: whatever the URL, its path and query never show.
+func FuzzRedactURL(f *testing.F) {
+	for _, s := range []string{"https://h/MyShortKey", "http://u:p@h:1/a/b?k=v#f", "https://h/%2F?x", "http://h?q", "http://[::1]:8545/k"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		out := engine.RedactURL(raw)
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme == "" {
+			if out != "<unparseable url>" {
+				t.Fatalf("%q shown as %q", raw, out)
+			}
+			return
+		}
+		rest := strings.TrimPrefix(out, u.Scheme+"://")
+		rest = strings.TrimPrefix(rest, "REDACTED@")
+		rest = strings.TrimPrefix(rest, u.Host)
+		switch rest {
+		case "", "/", "/REDACTED", "?REDACTED", "/?REDACTED", "/REDACTED?REDACTED":
+		default:
+			t.Fatalf("%q shown as %q: %q follows the host", raw, out, rest)
+		}
+	})
 }
