@@ -39,6 +39,9 @@ func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter
 			AllowedHeaders: []string{"Content-Type", "Authorization"},
 			ExposedHeaders: []string{HeaderEndpoint, HeaderAttempts, HeaderHedged},
 			MaxAge:         600,
+			// Listing a public page's origin is asking for it to reach
+			// this loopback port (Chrome's Private Network Access).
+			AllowPrivateNetwork: true,
 		})
 	}
 	return g
