@@ -20,18 +20,29 @@ type IndependenceInfo struct {
 func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[string]string, warnings []string) {
 	for _, ep := range e.endpoints {
 		if in, ok := info[ep.Name]; ok {
+			// The TLS issuer comes from the endpoint's certificate, AS
+			// names from DNS: upstream text, cut and sanitised.
 			c := in
 			c.IPs = slices.Clone(in.IPs)
 			c.ASNs = slices.Clone(in.ASNs)
+			for i, a := range c.ASNs {
+				c.ASNs[i] = sanitizeText(a, maxUpstreamText)
+			}
+			c.TLSIssuer = sanitizeText(in.TLSIssuer, maxUpstreamText)
+			c.Error = sanitizeText(in.Error, maxShownText)
 			ep.independence.Store(&c)
 		}
 		if d, ok := domains[ep.Name]; ok {
 			ep.domain.Store(&d)
 		}
 	}
+	warnings = slices.Clone(warnings)
+	for i, w := range warnings {
+		warnings[i] = sanitizeText(w, maxShownText)
+	}
 	e.mu.Lock()
 	old := e.warnings
-	e.warnings = slices.Clone(warnings)
+	e.warnings = warnings
 	e.mu.Unlock()
 	for _, w := range warnings {
 		if !slices.Contains(old, w) {

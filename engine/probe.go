@@ -163,6 +163,7 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	if !ok {
 		return
 	}
+	reason = sanitizeText(reason, maxShownText) // it may quote what the endpoint answered
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
 	if ep.exclusions == nil {

@@ -153,3 +153,22 @@ func TestUpstreamBound_TrickleCutByAttemptDeadline(t *testing.T) {
 		}
 	}
 }
+
+// What the probes learn from an endpoint's certificate or DNS (TLS issuer,
+// AS names, exclusion reasons that quote an answer) is upstream text too.
+func TestUpstreamBound_ProbeFindingsSanitised(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	junk := "\x1b]0;owned\x07\xff" + strings.Repeat("J", 10_000)
+	h.eng.SetIndependence(map[string]engine.IndependenceInfo{"s0": {TLSIssuer: junk, ASNs: []string{"AS1 " + junk}, Error: junk}},
+		nil, []string{"s0 shares " + junk})
+	h.eng.Exclude("s0", engine.ExcludeWrongChain, "answered chain id "+junk)
+	code, b := h.adminDo("GET", "/v1/status", "")
+	if code != 200 || len(b) > 64<<10 || strings.Contains(string(b), `\u001b`) || strings.Contains(string(b), `\u0007`) || strings.Contains(string(b), strings.Repeat("J", 2000)) {
+		t.Fatalf("status of %d bytes carries the junk: %.300s", len(b), b)
+	}
+	for _, ev := range h.events() {
+		if len(ev.Message) > 2048 || strings.ContainsAny(ev.Message, "\x1b\x07") {
+			t.Fatalf("event %.200q", ev.Message)
+		}
+	}
+}
