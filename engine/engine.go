@@ -150,12 +150,18 @@ func (e *Engine) Start() error {
 	e.serveErrs = make(chan error, 2)
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
-	if !IsLoopbackAddr(s.Listen) {
-		e.log.Warn("server.listen is not a loopback address (server.allow_remote = true): anyone who reaches it can send requests through your endpoints",
-			"listen", e.rpcLn.Addr().String())
-	}
+	e.warnIfRemote(e.rpcLn.Addr().String())
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
 	return nil
+}
+
+// warnIfRemote logs that the RPC port, bound at addr, is open to other
+// machines (Validate has checked server.allow_remote).
+func (e *Engine) warnIfRemote(addr string) {
+	if !IsLoopbackAddr(e.cfg.Server.Listen) {
+		e.log.Warn("server.listen is not a loopback address (server.allow_remote = true): anyone who reaches it can send requests through your endpoints",
+			"listen", addr)
+	}
 }
 
 // RPCAddr and AdminAddr are the bound addresses (after Start).
