@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // Options are the engine's collaborators that are not configuration.
@@ -125,10 +123,10 @@ func (e *Engine) Start() error {
 		return fmt.Errorf("server.admin %s: %w", e.cfg.Server.Admin, err)
 	}
 	s := e.cfg.Server
-	// Past server.max_conns, connections wait in the kernel's accept queue
-	// until one closes (the timeouts below see that they do).
-	e.rpcLn = netutil.LimitListener(e.rpcLn, s.MaxConns)
-	e.adminLn = netutil.LimitListener(e.adminLn, s.MaxConns)
+	// Past server.max_conns a connection is answered 503 and closed (the
+	// timeouts below see that held ones end).
+	e.rpcLn = newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns")
+	e.adminLn = newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns")
 	errLog := slog.NewLogLogger(e.log.Handler(), slog.LevelDebug)
 	// The RPC server has no ReadTimeout: it would cancel a request served
 	// longer than it. readBody puts server.read_timeout on the body alone,

@@ -65,8 +65,9 @@ func TestLimits_MaxInflightAnswers503(t *testing.T) {
 	wg.Wait()
 }
 
-// Past server.max_conns a connection waits until another closes.
-func TestLimits_MaxConnsHoldsExtraConnections(t *testing.T) {
+// Past server.max_conns a connection is told so with a 503 at once, and
+// served again once a slot frees.
+func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
 	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
 	var held []net.Conn
@@ -86,20 +87,15 @@ func TestLimits_MaxConnsHoldsExtraConnections(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	done := make(chan reply, 1)
-	go func() { done <- h.call(1, "eth_chainId") }()
-	select {
-	case r := <-done:
-		t.Fatalf("a third connection was served while two were held: %s", r.body)
-	case <-time.After(300 * time.Millisecond):
+	r := h.call(1, "eth_chainId")
+	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != engine.CodeLimitExceeded ||
+		!strings.Contains(e["message"].(string), "server.max_conns (2)") {
+		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_conns", r.status, r.body)
 	}
 	held[0].Close()
-	select {
-	case r := <-done:
-		mustOK(t, r)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiting connection was not served once a slot freed")
-	}
+	waitUntil(t, 5*time.Second, "a request served once a slot frees", func() bool {
+		return h.call(2, "eth_chainId").status == http.StatusOK
+	})
 	held[1].Close()
 }
 
