@@ -353,12 +353,16 @@ func cmdStatus(args []string, stdout io.Writer) error {
 }
 
 func printStatus(w io.Writer, s engine.Snapshot) {
+	delay := "auto"
+	if s.Hedge.Delay > 0 {
+		delay = s.Hedge.Delay.String()
+	}
 	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
-		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), s.Hedge.Delay)
+		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
 	fmt.Fprintf(w, "%-12s %-10s %-8s %8s %8s %8s %6s %s\n", "ENDPOINT", "BREAKER", "DRAINED", "P50ms", "P99ms", "ERR%", "LAG", "LAST ERROR")
 	for _, ep := range s.Endpoints {
 		fmt.Fprintf(w, "%-12s %-10s %-8v %8.1f %8.1f %8.1f %6d %s\n", ep.Name, ep.Breaker.State, ep.Drained,
-			ep.Latency.P50, ep.Latency.P99, 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
+			msOf(ep.Latency.P50), msOf(ep.Latency.P99), 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
 	}
 	methods := make([]string, 0, len(s.Methods))
 	for m := range s.Methods {
@@ -367,13 +371,19 @@ func printStatus(w io.Writer, s engine.Snapshot) {
 	sort.Strings(methods)
 	for _, m := range methods {
 		a := s.Methods[m]
-		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s %s\n",
-			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, a.HedgeDelay, a.HedgeDelaySrc)
+		delay := ""
+		if a.Hedge != nil {
+			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
+		}
+		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s\n",
+			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
 	}
 	for _, warn := range s.Warnings {
-		fmt.Fprintln(w, "warning:", warn)
+		fmt.Fprintln(w, "warning:", warn.Text)
 	}
 }
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func onOff(b bool) string {
 	if b {

@@ -32,6 +32,8 @@ type Engine struct {
 
 	events  *eventLog
 	acct    *accounts
+	recent  *recentTraffic // the console's last minute of client traffic
+	started time.Time
 	hedge   *hedger
 	metrics *metrics
 	filters *filterPins
@@ -46,7 +48,7 @@ type Engine struct {
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
-	warnings    []string
+	warnings    []Warning
 
 	wg        sync.WaitGroup // attempt goroutines and their collectors
 	rpcSrv    *http.Server
@@ -54,6 +56,7 @@ type Engine struct {
 	rpcLn     net.Listener
 	adminLn   net.Listener
 	serveErrs chan error
+	demo      *demoLoad // nil unless [demo] runs
 }
 
 // New builds an engine from a validated configuration.
@@ -79,6 +82,8 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	e.started = e.now()
+	e.recent = newRecentTraffic(e.now)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
 		urls = append(urls, c.URL)
@@ -118,6 +123,7 @@ func (e *Engine) Start() error {
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
+	e.startDemo()
 	return nil
 }
 
@@ -129,6 +135,11 @@ func (e *Engine) AdminAddr() string { return e.adminLn.Addr().String() }
 // waits for every attempt goroutine.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	var errs []error
+	e.stopFaultTimers()
+	if e.demo != nil {
+		// No new demo requests; those in flight finish like any client's.
+		e.demo.stopScheduling()
+	}
 	if e.rpcSrv != nil {
 		if err := e.rpcSrv.Shutdown(ctx); err != nil {
 			// In-flight requests overran the bound: cut their connections,
@@ -144,6 +155,10 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 			}
 		}
 		e.rpcSrv = nil
+	}
+	if e.demo != nil {
+		e.demo.wait()
+		e.demo = nil
 	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
