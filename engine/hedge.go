@@ -313,24 +313,26 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 	return "hedging for " + u.Method + " " + strings.Join(parts, " "), nil
 }
 
-// clearLiveLocked returns the live per-method settings of enabled and/or
-// delay to what the config says, and names the methods it changed.
+// clearLiveLocked returns the per-method settings of enabled and/or delay
+// to what the config says (what differs from the config was set live), and
+// names the methods it changed.
 func (h *hedger) clearLiveLocked(enabled, delay bool) []string {
 	var cleared []string
 	for key, o := range h.overrides {
-		if o.source != "live" {
+		c, inConfig := h.fromConfig[key]
+		changed := false
+		if enabled && !samePtr(o.enabled, c.enabled) {
+			o.enabled, changed = c.enabled, true
+		}
+		if delay && !samePtr(o.delay, c.delay) {
+			o.delay, changed = c.delay, true
+		}
+		if !changed {
 			continue
 		}
-		c, inConfig := h.fromConfig[key]
-		if enabled {
-			o.enabled = c.enabled
-		}
-		if delay {
-			o.delay = c.delay
-		}
-		// source names the delay's origin: it stays live while a live delay does.
+		// source names the delay's origin: live while a live delay stays.
 		o.source = "config"
-		if !delay && o.delay != nil && (c.delay == nil || *o.delay != *c.delay) {
+		if !samePtr(o.delay, c.delay) {
 			o.source = "live"
 		}
 		if !inConfig && o.enabled == nil && o.delay == nil {
@@ -342,6 +344,10 @@ func (h *hedger) clearLiveLocked(enabled, delay bool) []string {
 	}
 	slices.Sort(cleared)
 	return cleared
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // HedgeStatus is hedging's global state in the Snapshot.
