@@ -162,7 +162,7 @@ type DemoConfig struct {
 
 // UIConfig is the console's: the engine only carries it.
 type UIConfig struct {
-	Theme   string        `mapstructure:"theme"`   // a theme of themes/ ("dark", "light", "contrast")
+	Theme   string        `mapstructure:"theme"`   // an embedded theme ("dark", "light", "contrast") or a .toml file
 	Refresh time.Duration `mapstructure:"refresh"` // how often the console asks for a Snapshot
 }
 
@@ -416,8 +416,8 @@ func (c *Config) Validate() error {
 	if _, err := ParseDemoMix(c.Demo.Mix, c.Chain.Kind, NewMethodTable(c.Chain.Kind, c.Methods)); err != nil {
 		bad("demo.mix", "%v", err)
 	}
-	if c.UI.Theme == "" || strings.ContainsAny(c.UI.Theme, "/\\ .") {
-		bad("ui.theme", "must be a theme name such as \"dark\", got %q", c.UI.Theme)
+	if strings.TrimSpace(c.UI.Theme) == "" {
+		bad("ui.theme", "must name a theme (\"dark\", \"light\", \"contrast\") or a .toml file")
 	}
 	if c.UI.Refresh < 50*time.Millisecond || c.UI.Refresh > 10*time.Second {
 		bad("ui.refresh", "must be between 50ms and 10s, got %s", c.UI.Refresh)

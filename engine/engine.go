@@ -101,7 +101,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 }
 
 func (e *Engine) logEvent(ev Event) {
-	e.log.Info("event", "type", string(ev.Type), "endpoint", ev.Endpoint, "from", ev.From, "to", ev.To, "message", ev.Message)
+	e.log.Info("event", "type", string(ev.Type), "actor", string(ev.Actor), "endpoint", ev.Endpoint, "from", ev.From, "to", ev.To, "message", ev.Message)
 }
 
 // Config returns the configuration the engine runs with (defaults filled).

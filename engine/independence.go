@@ -53,7 +53,7 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 	for _, w := range warnings {
 		if !slices.ContainsFunc(old, func(o Warning) bool { return o.Text == w.Text }) {
 			ev := Event{Type: EventPool, Message: w.Text}
-			if len(w.Endpoints) > 0 {
+			if len(w.Endpoints) > 0 && w.Reason != "pool" {
 				ev.Endpoint = w.Endpoints[0]
 			}
 			e.events.add(ev)
