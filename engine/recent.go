@@ -45,7 +45,10 @@ func (w *recentWindow) observe(d time.Duration, ok bool) {
 func (w *recentWindow) stats() ClientStats {
 	t := w.rates.Totals()
 	s := w.latency.Summary()
-	return ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: t.PerSecond(RateAttempts), P50: s.P50, P95: s.P95, P99: s.P99}
+	// Over at least a second: a window a few milliseconds old would turn a
+	// handful of requests into a huge rate.
+	per := float64(t.Attempts) / max(t.Covered, time.Second).Seconds()
+	return ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: per, P50: s.P50, P95: s.P95, P99: s.P99}
 }
 
 // recentTraffic holds the pool's window and one per method. Method keys are

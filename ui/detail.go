@@ -17,13 +17,17 @@ func (m Model) detailLines(width int) []string {
 	}
 	st := m.styles
 	var out []string
-	add := func(s string) { out = append(out, fit(s, width)) }
+	add := func(s string) {
+		for _, l := range strings.Split(wrap(s, width), "\n") {
+			out = append(out, fit(strings.TrimRight(l, " "), width))
+		}
+	}
 	add(st.title.Render(ep.Name) + "  " + strings.Trim(ep.Provider+"/"+ep.Region, "/") + "  " + ep.URL)
 	b := ep.Breaker
 	line := "breaker " + m.stateCell(ep)
 	switch b.State {
 	case engine.BreakerOpen:
-		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×)", fmtAge(b.NextTrialAt.Sub(m.opts.Now())), b.Cooldown, b.Reopens)
+		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×)", fmtLeft(b.NextTrialAt.Sub(m.opts.Now())), b.Cooldown, b.Reopens)
 	case engine.BreakerHalfOpen:
 		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
 	default:
@@ -60,7 +64,7 @@ func (m Model) detailLines(width int) []string {
 	if f := ep.Fault; f != nil {
 		left := "until cleared"
 		if !f.Expires.IsZero() {
-			left = fmtAge(f.Expires.Sub(m.opts.Now())) + " left"
+			left = fmtLeft(f.Expires.Sub(m.opts.Now())) + " left"
 		}
 		what := string(f.Mode)
 		if f.Mode == engine.FaultLatency {

@@ -79,7 +79,7 @@ func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	nameW = min(nameW, 16)
 	badgeW, short := 22, false
 	switch {
-	case l.content < 100:
+	case l.content < 96:
 		badgeW, short = 12, true
 	case l.content < 120:
 		badgeW = 17
@@ -171,7 +171,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if f := ep.Fault; f != nil {
 		left := "∞"
 		if !f.Expires.IsZero() {
-			left = fmtAge(f.Expires.Sub(now))
+			left = fmtLeft(f.Expires.Sub(now))
 		}
 		add("FAULT "+shortMode(f.Mode)+" "+left, "FLT "+left, m.styles.fault)
 	}

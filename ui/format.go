@@ -70,6 +70,12 @@ func fmtAge(d time.Duration) string {
 	}
 }
 
+// fmtLeft prints time left, rounded up: a fault with 41.8 s to go shows
+// 42s, and 0s only once it is over.
+func fmtLeft(d time.Duration) string {
+	return fmtAge((d + time.Second - 1).Truncate(time.Second))
+}
+
 // fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
 func fmtDelay(d time.Duration) string {
 	switch {

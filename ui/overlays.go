@@ -38,11 +38,11 @@ var (
 	faultModes     = []engine.FaultMode{engine.FaultLatency, engine.FaultError, engine.Fault429, engine.FaultTimeout, engine.FaultStale}
 	faultRates     = []float64{1, 0.5, 0.25, 0.1, 0.05}
 	faultLatencies = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
-	faultDurations = []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
+	faultDurations = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
 )
 
 func newFaultMenu(endpoint string) faultMenu {
-	return faultMenu{endpoint: endpoint, latency: 2, duration: 2}
+	return faultMenu{endpoint: endpoint, latency: 2, duration: 3}
 }
 
 func (f faultMenu) spec() engine.FaultSpec {

@@ -116,7 +116,16 @@ func (m Model) statusLineView() string {
 	s := m.status
 	text := s.text
 	if text == "" {
-		text = "tab: next panel · enter: detail · d: drain · f: fault · h: hedging · +/-/a: delay · ?: all keys"
+		// Say what the keys act on.
+		method := m.selectedMethod()
+		if method == "" {
+			method = "all methods"
+		}
+		ep := "—"
+		if e, ok := m.selected(); ok {
+			ep = e.Name
+		}
+		text = "endpoint keys act on " + ep + ", delay keys on " + method + " (tab, ↑/↓ to choose; ? for all keys)"
 	}
 	if s.err {
 		return fit(m.styles.err.Render(text), m.width)
