@@ -15,7 +15,12 @@ import (
 	"github.com/rpcdash/rpcdash/themes"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the console's views")
+// updating is the -update flag (registered by teatest's golden package,
+// which the flows import): go test ./ui -update rewrites the goldens.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func tea_size(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
@@ -109,7 +114,7 @@ func checkFits(t *testing.T, view string, w, h int) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if updating() {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

@@ -21,8 +21,8 @@ type confirmDialog struct {
 // mode) and a duration. A console fault always has a duration, so it
 // always ends.
 type faultMenu struct {
-	endpoint string
-	field    int // faultField*
+	endpoint                      string
+	field                         int // faultField*
 	mode, rate, latency, duration int
 }
 
