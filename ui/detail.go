@@ -44,8 +44,9 @@ func (m Model) detailLines(width int) []string {
 	} else {
 		method = "all methods"
 	}
-	add(fmt.Sprintf("score (%s): cost %s = (%s %s + 10µs) × errors %.2f × load %.0f + lag %d → %s",
-		method, fmtDelay0(score.Cost), fmtDelay0(score.Latency), score.LatencySource, score.ErrorFactor, score.LoadFactor, score.Lag, fmtDelay0(score.LagCost)))
+	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%.1f%% failed) × load %.0f (%d in flight) + lag %s (%d behind)",
+		method, fmtDelay0(score.Cost), fmtDelay0(score.Latency), score.LatencySource, score.ErrorFactor, 100*score.FailureRate,
+		score.LoadFactor, score.InFlight, fmtDelay0(score.LagCost), score.Lag))
 	if in := ep.Independence; in != nil {
 		add("IPs " + orDash(strings.Join(in.IPs, " ")) + "  ASN " + orDash(strings.Join(in.ASNs, ", ")) + "  TLS " + orDash(in.TLSIssuer))
 		if in.Error != "" {
@@ -56,7 +57,11 @@ func (m Model) detailLines(width int) []string {
 	}
 	for _, w := range m.snap.Warnings {
 		for _, n := range w.Endpoints {
-			if n == ep.Name && w.Reason != "pool" {
+			switch {
+			case n != ep.Name || w.Reason == "pool":
+			case w.Reason == "asn-unknown":
+				add(st.faint.Render("independence: ") + w.Text)
+			default:
 				add(st.warn.Render("shared fate: ") + w.Text)
 			}
 		}

@@ -23,7 +23,7 @@ func fmtMS(d time.Duration) string {
 		return pad(fmt.Sprintf("%.1fms", float64(d)/1e6), 6)
 	case d < 10*time.Second:
 		if d < time.Second {
-			return pad(fmt.Sprintf("%dms", d.Milliseconds()), 6)
+			return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
 		}
 		return pad(fmt.Sprintf("%.2fs", d.Seconds()), 6)
 	default:
@@ -55,6 +55,14 @@ func fmtRate(v float64) string {
 	default:
 		return pad(fmt.Sprintf("%.0f", v), 6)
 	}
+}
+
+// fmtSpan prints a fault's duration ("5s", "30s", "1m", "2m30s").
+func fmtSpan(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmtAge(d)
 }
 
 // fmtAge prints a duration as a short age ("3s", "2m05s", "1h02m").

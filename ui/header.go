@@ -30,7 +30,7 @@ func (m Model) headerLines() []string {
 			"client "+strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s",
 			"p50 "+strings.TrimSpace(fmtMS(s.Client.P50))+" p99 "+strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)",
 			m.hedgeItem(),
-			fmt.Sprintf("budget %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst),
+			fmt.Sprintf("budget used %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst),
 			fmt.Sprintf("amp %.2f×", s.Totals.Amplification),
 			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
 		)

@@ -71,7 +71,7 @@ func (f faultMenu) describe() string {
 		share = "all"
 	}
 	return fmt.Sprintf("%s fault on %s: rpcdash %s %s its requests (clients and probes) for %s, then it clears itself.",
-		s.Mode, f.endpoint, what, share, fmtAge(s.Duration.D()))
+		s.Mode, f.endpoint, what, share, fmtSpan(s.Duration.D()))
 }
 
 // inputKind is what the one-line input is for.
@@ -165,7 +165,7 @@ func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case key.Matches(msg, k.Enter):
 		a := action{kind: actFault, endpoint: f.endpoint, spec: f.spec(),
-			desc: fmt.Sprintf("inject %s fault on %s for %s", f.spec().Mode, f.endpoint, fmtAge(faultDurations[f.duration]))}
+			desc: fmt.Sprintf("inject %s fault on %s for %s", f.spec().Mode, f.endpoint, fmtSpan(faultDurations[f.duration]))}
 		return m.ask("Inject a "+f.describe(), a)
 	}
 	return m, nil

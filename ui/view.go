@@ -195,7 +195,7 @@ func (m Model) faultMenuView(width int) string {
 		field(fieldMode, "mode", string(faultModes[f.mode])),
 		field(fieldRate, "rate", rate),
 		field(fieldLatency, "latency", lat),
-		field(fieldDuration, "duration", fmtAge(faultDurations[f.duration])),
+		field(fieldDuration, "duration", fmtSpan(faultDurations[f.duration])),
 		"",
 		wrap(f.describe(), width),
 		"",
