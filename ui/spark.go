@@ -19,6 +19,9 @@ type spark struct {
 	last  time.Time // Start of the newest second pushed
 	vals  []float64 // the pushed seconds, oldest first (at most a minute)
 	marks []failMark
+	// text is the chart as drawn by the last push or resize: View reads
+	// it, so a redraw costs nothing until the data changes.
+	text string
 }
 
 type failMark uint8
@@ -36,6 +39,7 @@ func newSpark(width int, st styles) *spark {
 // push appends the seconds of series newer than the last one pushed and
 // redraws. The first push (or a gap after a freeze) takes the whole minute.
 func (s *spark) push(series []engine.SeriesPoint, st styles) {
+	pushed := false
 	for _, p := range series {
 		if !p.Start.After(s.last) {
 			continue
@@ -52,11 +56,14 @@ func (s *spark) push(series []engine.SeriesPoint, st styles) {
 		s.vals = append(s.vals, v)
 		s.marks = append(s.marks, mark)
 		s.model.Push(v)
+		pushed = true
 	}
 	if n := len(s.vals) - engine.SeriesLength; n > 0 {
 		s.vals, s.marks = s.vals[n:], s.marks[n:]
 	}
-	s.draw(st)
+	if pushed || s.text == "" {
+		s.draw(st)
+	}
 }
 
 // resize changes the width, keeping the newest seconds.
@@ -99,6 +106,7 @@ func (s *spark) draw(st styles) {
 			s.model.Canvas.SetRuneWithStyle(p, '▁', st.spark)
 		}
 	}
+	s.text = s.model.View()
 }
 
-func (s *spark) view() string { return s.model.View() }
+func (s *spark) view() string { return s.text }
