@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -259,3 +260,52 @@ func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool)
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR: SIGTERM stops
+// the console like q (exit 0, engine shut down, terminal restored), and
+// NO_COLOR leaves no colour on the screen while state still reads.
+func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	rpc, admin := freePort(t), freePort(t)
+	tm := newTerm(t, dir, fmt.Sprintf("cd %s && NO_COLOR=1 RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
+		dir, rpc, admin, bin, filepath.Join(dir, "console.log")))
+	tm.waitText(20*time.Second, "steady", "● closed", "demo load 20/s")
+	raw, err := exec.Command("tmux", "-L", tm.sock, "capture-pane", "-p", "-e", "-t", "e2e").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := colourSGR.Find(raw); c != nil {
+		t.Fatalf("NO_COLOR: the screen has colour (%q):\n%q", c, raw)
+	}
+	pid, err := exec.Command("tmux", "-L", tm.sock, "list-panes", "-t", "e2e", "-F", "#{pane_pid}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pane runs sh -c "…; echo EXIT" whose child is rpcdash.
+	child, err := exec.Command("pgrep", "-P", strings.TrimSpace(string(pid))).Output()
+	if err != nil {
+		t.Fatalf("no rpcdash under the pane: %v", err)
+	}
+	if out, err := exec.Command("kill", "-TERM", strings.TrimSpace(string(child))).CombinedOutput(); err != nil {
+		t.Fatalf("kill: %v %s", err, out)
+	}
+	waitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("SIGTERM: console exited with %q", b)
+	}
+	after := tm.waitText(5*time.Second, "rpcdash: logs in")
+	if strings.Contains(after, "ENDPOINT") {
+		t.Fatalf("the console's screen is still there after SIGTERM:\n%s", after)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "console.log")); !strings.Contains(string(log), "shutting down") {
+		t.Errorf("the engine did not shut down gracefully:\n%s", log)
+	}
+}
+
+// colourSGR matches an SGR sequence that sets a foreground or background
+// colour (30–37, 38;…, 40–47, 48;…, 90–97, 100–107).
+var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9]+)*m`)

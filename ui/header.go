@@ -22,16 +22,18 @@ func (m Model) headerLines() []string {
 		items = append(items, "rpc "+m.opts.Source.RPC, "admin "+m.opts.Source.Admin)
 	}
 	if m.haveSnap {
-		items = append(items, s.Chain, "up "+fmtAge(s.Time.Sub(s.Started)))
+		items = append(items, s.Chain, "up "+pad(fmtAge(s.Time.Sub(s.Started)), 6))
 		if s.Demo.Enabled {
 			items = append(items, st.warn.Render(fmt.Sprintf("demo load %g/s", s.Demo.Rate)))
 		}
 		items = append(items,
-			"client "+strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s",
-			"p50 "+strings.TrimSpace(fmtMS(s.Client.P50))+" p99 "+strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)",
+			// Fixed widths: a header that rewraps between ticks would
+			// move everything below it.
+			"client"+fmtRate(s.Client.PerSecond)+" req/s",
+			"p50"+fmtMS(s.Client.P50)+" p99"+fmtMS(s.Client.P99)+" (1m)",
 			m.hedgeItem(),
-			fmt.Sprintf("budget used %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst),
-			fmt.Sprintf("amp %.2f×", s.Totals.Amplification),
+			fmt.Sprintf("budget used %4.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst),
+			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
 			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
 		)
 	}

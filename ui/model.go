@@ -115,6 +115,13 @@ func New(opts Options) Model {
 	m := Model{opts: opts, keys: newKeyMap(opts.ReadOnly), styles: newStyles(opts.Theme), help: help.New(),
 		sparks: map[string]*spark{}, input: textinput.New()}
 	m.help.ShowAll = false
+	// Theme colours only: the bubbles' adaptive defaults would make Lip
+	// Gloss ask the terminal for its background (and eat early keys).
+	st := m.styles
+	m.help.Styles = help.Styles{Ellipsis: st.faint, ShortKey: st.accent, ShortDesc: st.faint, ShortSeparator: st.faint,
+		FullKey: st.accent, FullDesc: st.text, FullSeparator: st.faint}
+	m.input.PromptStyle, m.input.TextStyle, m.input.PlaceholderStyle = st.accent, st.text, st.faint
+	m.input.Cursor.Style = st.accent
 	if opts.ReadOnly {
 		m.status = statusLine{text: "read-only console: drain, fault and hedge keys are off (--readonly)"}
 	}
