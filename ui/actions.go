@@ -14,6 +14,18 @@ import (
 // onKey sends a key to the open overlay, or else handles it for the
 // focused panel and the whole console.
 func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.overlay != overlayInput {
+		// Keys typed faster than one read ("dy") arrive as one message:
+		// they are still separate keys, in order.
+		var cmds []tea.Cmd
+		var cur tea.Model = m
+		for _, r := range msg.Runes {
+			var cmd tea.Cmd
+			cur, cmd = cur.(Model).onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			cmds = append(cmds, cmd)
+		}
+		return cur, tea.Sequence(cmds...)
+	}
 	if key.Matches(msg, m.keys.Quit) && (m.overlay != overlayInput || msg.String() == "ctrl+c") {
 		m.quitting = true
 		return m, tea.Quit

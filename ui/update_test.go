@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -283,3 +284,30 @@ var errUnreachable = errorString("http://127.0.0.1:1 unreachable: connection ref
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+func TestUpdate_KeysReadTogetherAreStillSeparateKeys(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	sp := &spy{Backend: Local{Engine: r.eng}}
+	m := console(t, sp, 100, 30, false)
+	mm, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jdy")})
+	m = settleSequence(t, mm.(Model), cmd)
+	wantCalls(t, sp, "Drain beta")
+}
+
+// settleSequence runs the commands of a tea.Sequence in order (a single
+// command when the sequence compacted to one).
+func settleSequence(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	if cmd == nil {
+		return m
+	}
+	msg := cmd()
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		for i := range v.Len() {
+			m = settle(t, m, v.Index(i).Interface().(tea.Cmd))
+		}
+		return m
+	}
+	mm, next := m.Update(msg)
+	return settle(t, mm.(Model), next)
+}
