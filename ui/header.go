@@ -22,17 +22,17 @@ func (m Model) headerLines() []string {
 		items = append(items, "rpc "+m.opts.Source.RPC, "admin "+m.opts.Source.Admin)
 	}
 	if m.haveSnap {
-		items = append(items, s.Chain, "up "+pad(fmtAge(s.Time.Sub(s.Started)), 6))
+		items = append(items, s.Chain, "up "+fit(fmtAge(s.Time.Sub(s.Started)), 6))
 		if s.Demo.Enabled {
 			items = append(items, st.warn.Render(fmt.Sprintf("demo load %g/s", s.Demo.Rate)))
 		}
 		items = append(items,
 			// Fixed widths: a header that rewraps between ticks would
 			// move everything below it.
-			"client"+fmtRate(s.Client.PerSecond)+" req/s",
-			"p50"+fmtMS(s.Client.P50)+" p99"+fmtMS(s.Client.P99)+" (1m)",
+			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
+			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
 			m.hedgeItem(),
-			fmt.Sprintf("budget used %4.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst),
+			fit(fmt.Sprintf("budget used %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst), 19),
 			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
 			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
 		)
