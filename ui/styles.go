@@ -12,7 +12,6 @@ type styles struct {
 	header, banner, selected, title    lipgloss.Style
 	closed, half, open                 lipgloss.Style
 	drained, fault, spark, sparkFail   lipgloss.Style
-	panel, panelFocus                  lipgloss.Style // bordered panels
 	overlay                            lipgloss.Style
 	border, borderFocus                lipgloss.Color
 }
@@ -32,8 +31,6 @@ func newStyles(t themes.Theme) styles {
 		spark: fg(themes.Spark), sparkFail: fg(themes.SparkFail).Bold(true),
 		border: c(themes.Border), borderFocus: c(themes.BorderFocus),
 	}
-	s.panel = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(s.border)
-	s.panelFocus = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(s.borderFocus)
 	s.overlay = lipgloss.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(s.borderFocus).Padding(0, 1)
 	return s
 }

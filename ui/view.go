@@ -92,23 +92,28 @@ func (m Model) panel(l layout, f focus, title, content string, width, rows int) 
 	for i := range lines {
 		lines[i] = fit(lines[i], inner)
 	}
-	body := strings.Join(lines, "\n")
 	if !l.borders {
-		return body
+		return strings.Join(lines, "\n")
 	}
-	st := m.styles.panel
+	// The frame is drawn here rather than by a bordered Lip Gloss style:
+	// the lines already have their width, and re-measuring and re-wrapping
+	// the whole panel was most of a frame's cost.
+	bc := m.styles.border
 	if f == m.focus {
-		st = m.styles.panelFocus
+		bc = m.styles.borderFocus
 		title = "▶ " + title
 	}
-	box := st.Width(inner).Render(body)
-	// The title sits in the top border.
-	boxLines := strings.Split(box, "\n")
+	edge := lipgloss.NewStyle().Foreground(bc)
 	t := " " + title + " "
-	if top := boxLines[0]; lipgloss.Width(top) > lipgloss.Width(t)+4 {
-		boxLines[0] = ansi.Truncate(top, 2, "") + m.styles.title.Render(t) + ansi.TruncateLeft(top, 2+lipgloss.Width(t), "")
+	fill := max(0, inner-1-lipgloss.Width(t))
+	var b strings.Builder
+	b.WriteString(edge.Render("╭─") + m.styles.title.Render(t) + edge.Render(strings.Repeat("─", fill)+"╮"))
+	side := edge.Render("│")
+	for _, line := range lines {
+		b.WriteString("\n" + side + line + side)
 	}
-	return strings.Join(boxLines, "\n")
+	b.WriteString("\n" + edge.Render("╰"+strings.Repeat("─", inner)+"╯"))
+	return b.String()
 }
 
 // statusLineView is the last action's result, or what to do next.
