@@ -22,16 +22,16 @@ func (m Model) filteredEvents() []engine.Event {
 func (m Model) viewEvents(width, rows int) string {
 	st := m.styles
 	evs := m.filteredEvents()
-	title := "EVENTS (newest first)"
-	if m.evFilter != "" {
-		title = "EVENTS of " + m.evFilter + "* (esc clears the filter)"
-	}
-	lines := []string{st.faint.Render(fit(title, width))}
-	nameW := 6
+	nameW := len("ENDPOINT")
 	for _, ep := range m.snap.Endpoints {
 		nameW = max(nameW, len(ep.Name))
 	}
 	nameW = min(nameW, 16)
+	title := "TIME     TYPE     " + fit("ENDPOINT", nameW) + " ACTOR   EVENT (newest first)"
+	if m.evFilter != "" {
+		title += " · only " + m.evFilter + "* (esc clears)"
+	}
+	lines := []string{st.faint.Render(fit(title, width))}
 	start := clamp(m.evOffset, 0, max(0, len(evs)-1))
 	for i := start; i < len(evs) && len(lines) < rows; i++ {
 		ev := evs[i]

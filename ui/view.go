@@ -72,7 +72,8 @@ func (m Model) panels(l layout, rows int) string {
 		middle = m.panel(l, focusMethods, "Methods", m.viewMethods(m.width-frame, mRows), m.width, mRows)
 	}
 	evs := m.panel(l, focusEvents, "Events", m.viewEvents(m.width-frame, evRows), m.width, evRows)
-	return lipgloss.JoinVertical(lipgloss.Left, eps, middle, evs)
+	// Every panel is exactly m.width wide: no need to measure and pad them.
+	return eps + "\n" + middle + "\n" + evs
 }
 
 // panel frames content in width×rows (plus its border when there are
