@@ -210,9 +210,15 @@ func TestUpdate_NavigationFreezeFilterHelpDetailQuit(t *testing.T) {
 		if m.evFilter != "" {
 			t.Fatal("esc did not clear the filter")
 		}
-		_, cmd := m.Update(keyMsg("q"))
-		if _, ok := cmd().(tea.QuitMsg); !ok {
-			t.Fatal("q does not quit")
+		m = press(t, m, "tab", "j", "j", "k") // back on the endpoints panel: j/k move too
+		if m.focus != focusEndpoints || m.epCursor != 1 { // from beta: down to gamma (the last), then up
+			t.Fatalf("j j k: focus %d, cursor %d", m.focus, m.epCursor)
+		}
+		for _, k := range []string{"q", "ctrl+c"} {
+			_, cmd := m.Update(keyMsg(k))
+			if _, ok := cmd().(tea.QuitMsg); !ok {
+				t.Fatalf("%s does not quit", k)
+			}
 		}
 		wantCalls(t, sp)
 	})
