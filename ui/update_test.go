@@ -210,7 +210,7 @@ func TestUpdate_NavigationFreezeFilterHelpDetailQuit(t *testing.T) {
 		if m.evFilter != "" {
 			t.Fatal("esc did not clear the filter")
 		}
-		m = press(t, m, "tab", "j", "j", "k") // back on the endpoints panel: j/k move too
+		m = press(t, m, "tab", "j", "j", "k")             // back on the endpoints panel: j/k move too
 		if m.focus != focusEndpoints || m.epCursor != 1 { // from beta: down to gamma (the last), then up
 			t.Fatalf("j j k: focus %d, cursor %d", m.focus, m.epCursor)
 		}
