@@ -115,6 +115,7 @@ func (e *Engine) startDemo() {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &demoLoad{cancel: cancel, client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: maxDemoInFlight}}}
 	e.demo = d
+	e.demoOn.Store(true)
 	every := time.Duration(float64(time.Second) / e.cfg.Demo.Rate)
 	inflight := make(chan struct{}, maxDemoInFlight)
 	d.ticks.Add(1)
@@ -143,6 +144,14 @@ func (e *Engine) startDemo() {
 		}
 	}()
 	e.log.Info("demo load started", "rate", e.cfg.Demo.Rate, "target", target)
+}
+
+// demoStatus is what the Snapshot says of the demo: on only while it runs.
+func (e *Engine) demoStatus() DemoStatus {
+	if !e.demoOn.Load() {
+		return DemoStatus{}
+	}
+	return DemoStatus{Enabled: true, Rate: e.cfg.Demo.Rate}
 }
 
 func pickWeighted(mix []DemoMethod, total float64) int {
@@ -175,6 +184,7 @@ func (d *demoLoad) send(target string, body []byte, timeout time.Duration) {
 }
 
 // stopScheduling ends the demo's schedule; requests in flight go on.
+// (The caller clears Engine.demoOn.)
 func (d *demoLoad) stopScheduling() {
 	d.cancel()
 	d.ticks.Wait()

@@ -56,7 +56,8 @@ type Engine struct {
 	rpcLn     net.Listener
 	adminLn   net.Listener
 	serveErrs chan error
-	demo      *demoLoad // nil unless [demo] runs
+	demo      *demoLoad   // nil unless [demo] runs
+	demoOn    atomic.Bool // the demo load runs (Snapshot reads it)
 }
 
 // New builds an engine from a validated configuration.
@@ -139,6 +140,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	if e.demo != nil {
 		// No new demo requests; those in flight finish like any client's.
 		e.demo.stopScheduling()
+		e.demoOn.Store(false)
 	}
 	if e.rpcSrv != nil {
 		if err := e.rpcSrv.Shutdown(ctx); err != nil {

@@ -171,7 +171,7 @@ func (e *Engine) Snapshot() Snapshot {
 		Methods:   map[string]MethodStatus{},
 		Client:    e.recent.pool.stats(),
 		Warnings:  e.poolWarnings(),
-		Demo:      DemoStatus{Enabled: e.cfg.Demo.Enabled, Rate: e.cfg.Demo.Rate},
+		Demo:      e.demoStatus(),
 		Endpoints: make([]EndpointSnapshot, 0, len(e.endpoints)),
 	}
 	routable := make([]bool, len(e.endpoints))
