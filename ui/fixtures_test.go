@@ -142,14 +142,14 @@ var fixtures = []struct {
 
 // fixedModel is a console showing snap at w×h, as a tick would leave it.
 func fixedModel(snap engine.Snapshot, theme themes.Theme, w, h int) Model {
-	m := New(Options{Theme: theme, Now: fixedNow, Location: time.UTC, Source: ui127()})
-	mm, _ := m.Update(tea_size(w, h))
+	m := New(Options{Theme: theme, Now: fixedNow, Location: time.UTC, Source: testSource()})
+	mm, _ := m.Update(sizeMsg(w, h))
 	m = mm.(Model)
 	m.onSnapshot(snapshotMsg{snap: snap, events: fixtureEvents()})
 	return m
 }
 
-func ui127() Source { return Source{RPC: "127.0.0.1:8545", Admin: "127.0.0.1:8546"} }
+func testSource() Source { return Source{RPC: "127.0.0.1:8545", Admin: "127.0.0.1:8546"} }
 
 func fixtureEvents() []engine.Event {
 	return []engine.Event{

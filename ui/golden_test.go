@@ -22,7 +22,7 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func tea_size(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
 var goldenSizes = [][2]int{{80, 24}, {100, 30}, {160, 48}}
 

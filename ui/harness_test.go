@@ -121,7 +121,7 @@ func (s *spy) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 func console(t testing.TB, be Backend, w, h int, readonly bool) Model {
 	t.Helper()
 	m := New(Options{Backend: be, ReadOnly: readonly, Location: time.UTC})
-	mm, _ := m.Update(tea_size(w, h))
+	mm, _ := m.Update(sizeMsg(w, h))
 	return refreshed(t, mm.(Model))
 }
 

@@ -270,7 +270,7 @@ func TestUpdate_FailedRefreshMarksStaleAndRecovers(t *testing.T) {
 	defer remote.Close()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m := New(Options{Backend: remote, Now: func() time.Time { return now }})
-	mm, _ := m.Update(tea_size(100, 30))
+	mm, _ := m.Update(sizeMsg(100, 30))
 	m = refreshed(t, mm.(Model))
 	mm, _ = m.Update(snapshotMsg{err: errUnreachable})
 	m = mm.(Model)

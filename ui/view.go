@@ -23,7 +23,7 @@ func (m Model) View() string {
 	bodyRows := m.height - len(top) - len(bottom)
 	var body string
 	if m.overlay != overlayNone {
-		body = m.overlayView(l, bodyRows)
+		body = m.overlayView(bodyRows)
 	} else {
 		body = m.panels(l, bodyRows)
 	}
@@ -150,7 +150,7 @@ func (m Model) helpBar() string {
 }
 
 // overlayView draws the open overlay in the body's place.
-func (m Model) overlayView(l layout, rows int) string {
+func (m Model) overlayView(rows int) string {
 	var content string
 	w := min(m.width-4, 100)
 	switch m.overlay {
