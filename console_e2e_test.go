@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,9 @@ import (
 
 // End-to-end: the real binary in a real terminal (tmux), over the shipped
 // config, in process and attached to a separate `rpcdash serve`.
+
+// termCount numbers the tmux servers of a run: each test has its own.
+var termCount atomic.Int64
 
 // term is one tmux server of our own (its own socket: other tmux sessions
 // on the machine are never touched) running one window.
@@ -33,7 +37,7 @@ func newTerm(t *testing.T, dir, command string) *term {
 		}
 		t.Skip("tmux not installed: apt-get install -y tmux (.ci/run does)")
 	}
-	tm := &term{t: t, sock: fmt.Sprintf("rpcdash-e2e-%d-%s", os.Getpid(), filepath.Base(dir))}
+	tm := &term{t: t, sock: fmt.Sprintf("rpcdash-e2e-%d-%d", os.Getpid(), termCount.Add(1))}
 	// The pane outlives the program so its last screen can be read.
 	script := command + "; echo EXIT=$? > " + filepath.Join(dir, "exit") + "; sleep 120"
 	out, err := exec.Command("tmux", "-L", tm.sock, "-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "120", "-y", "36",
