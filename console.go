@@ -186,7 +186,9 @@ func runConsole(opts ui.Options, theme themes.Theme, note string) error {
 	if note != "" {
 		m = m.WithStatus(note)
 	}
-	p := tea.NewProgram(m, tea.WithAltScreen())
+	// 20 frames a second at most: the screen changes a few times a second
+	// (ui.refresh), and the default 60 wakes an idle console for nothing.
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20))
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrInterrupted) {
 		return nil // SIGINT: a graceful exit like q
