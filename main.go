@@ -1,13 +1,15 @@
 // Command rpcdash is a local JSON-RPC router with request hedging and an
 // operator console for blockchain RPC endpoints.
 //
-//	rpcdash [--config FILE]          the console (headless engine until the console lands)
+//	rpcdash [--config FILE]          the engine and its console
+//	rpcdash console --attach URL     the console of a running rpcdash serve
 //	rpcdash serve [--config FILE]    the engine without the console
 //	rpcdash sim [--chain evm] [PRESET ...]  simulated upstreams, standalone
 //	rpcdash status [--admin ADDR]    the running engine's status
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,7 +48,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch cmd {
-	case "console", "serve":
+	case "console":
+		err = cmdConsole(args, stdout, stderr)
+	case "serve":
 		err = cmdServe(cmd, args, stdout, stderr)
 	case "sim":
 		err = cmdSim(args, stdout, stderr)
@@ -72,7 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 const usage = `usage:
-  rpcdash [--config FILE]                 run the engine (the console is not built yet: headless)
+  rpcdash [--config FILE] [--readonly] [--theme NAME|FILE] [--log-file PATH]
+                                          the engine and its console in one process
+  rpcdash console --attach http://HOST:PORT [--token T] [--readonly] [--theme NAME|FILE]
+                                          the console of a running rpcdash serve (its admin API)
   rpcdash serve [--config FILE]           run the engine without the console
   rpcdash sim [--chain evm|solana] [--listen HOST] [PRESET ...]
                                           run simulated upstreams and print their URLs
@@ -130,9 +137,6 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 	for _, s := range sims {
 		fmt.Fprintf(stdout, "rpcdash: simulated upstream %s on %s\n", s.Name(), s.URL())
 	}
-	if name == "console" {
-		fmt.Fprintln(stdout, "rpcdash: the console is not built yet; running headless (Ctrl-C stops)")
-	}
 
 	sig := <-sigs
 	log.Info("shutting down", "signal", sig.String(), "bound", eng.Config().Server.ShutdownTimeout)
@@ -147,7 +151,11 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides,
 // rejects unknown keys and bad values naming the key, and fills defaults.
-func loadConfig(path string) (engine.Config, error) {
+func loadConfig(path string) (engine.Config, error) { return loadConfigData(path, nil) }
+
+// loadConfigData is loadConfig over data (named path in messages) when
+// data is not nil: the shipped config embedded in the binary.
+func loadConfigData(path string, data []byte) (engine.Config, error) {
 	// Decoding over the defaults keeps every zero the file sets explicitly.
 	cfg := engine.DefaultConfig()
 	v := viper.New()
@@ -161,7 +169,11 @@ func loadConfig(path string) (engine.Config, error) {
 			return cfg, err
 		}
 	}
-	if err := v.ReadInConfig(); err != nil {
+	read := v.ReadInConfig
+	if data != nil {
+		read = func() error { return v.ReadConfig(bytes.NewReader(data)) }
+	}
+	if err := read(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
@@ -353,12 +365,16 @@ func cmdStatus(args []string, stdout io.Writer) error {
 }
 
 func printStatus(w io.Writer, s engine.Snapshot) {
+	delay := "auto"
+	if s.Hedge.Delay > 0 {
+		delay = s.Hedge.Delay.String()
+	}
 	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
-		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), s.Hedge.Delay)
+		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
 	fmt.Fprintf(w, "%-12s %-10s %-8s %8s %8s %8s %6s %s\n", "ENDPOINT", "BREAKER", "DRAINED", "P50ms", "P99ms", "ERR%", "LAG", "LAST ERROR")
 	for _, ep := range s.Endpoints {
 		fmt.Fprintf(w, "%-12s %-10s %-8v %8.1f %8.1f %8.1f %6d %s\n", ep.Name, ep.Breaker.State, ep.Drained,
-			ep.Latency.P50, ep.Latency.P99, 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
+			msOf(ep.Latency.P50), msOf(ep.Latency.P99), 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
 	}
 	methods := make([]string, 0, len(s.Methods))
 	for m := range s.Methods {
@@ -367,13 +383,19 @@ func printStatus(w io.Writer, s engine.Snapshot) {
 	sort.Strings(methods)
 	for _, m := range methods {
 		a := s.Methods[m]
-		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s %s\n",
-			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, a.HedgeDelay, a.HedgeDelaySrc)
+		delay := ""
+		if a.Hedge != nil {
+			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
+		}
+		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s\n",
+			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
 	}
 	for _, warn := range s.Warnings {
-		fmt.Fprintln(w, "warning:", warn)
+		fmt.Fprintln(w, "warning:", warn.Text)
 	}
 }
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func onOff(b bool) string {
 	if b {

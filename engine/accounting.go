@@ -39,30 +39,24 @@ func (c *counts) addCost(units float64) {
 	c.extraCost.Add(uint64(units * 1000))
 }
 
-// AccountSnapshot is a copy of one set of counters with derived rates.
+// AccountSnapshot is a copy of one set of counters (since start) with
+// derived rates.
 type AccountSnapshot struct {
-	Requests       int64   `json:"requests,omitempty"`
-	Primary        int64   `json:"primary"`
-	Hedge          int64   `json:"hedge"`
-	Failover       int64   `json:"failover"`
-	Failures       int64   `json:"failures"`
-	HedgesFired    int64   `json:"hedges_fired"`
-	HedgesWon      int64   `json:"hedges_won"`
-	Losers         int64   `json:"cancelled_losers"`
-	LoserTime      string  `json:"loser_upstream_time"`
-	LoserSeconds   float64 `json:"loser_upstream_seconds"`
-	MeanRelease    string  `json:"mean_cancel_to_release,omitempty"`
-	ExtraCost      float64 `json:"extra_cost_units"`
-	ClientErrors   int64   `json:"client_errors,omitempty"`
-	FireRate       float64 `json:"fire_rate"`
-	WinRate        float64 `json:"win_rate"`
-	Amplification  float64 `json:"amplification"`
-	HedgeDelay     string  `json:"hedge_delay,omitempty"`
-	HedgeDelaySrc  string  `json:"hedge_delay_source,omitempty"`
-	HedgeDelayMS   float64 `json:"hedge_delay_ms,omitempty"`
-	HedgeEnabled   *bool   `json:"hedge_enabled,omitempty"`
-	OutstandingNow int64   `json:"outstanding_hedges,omitempty"`
-	OutstandingMax int64   `json:"outstanding_hedges_peak,omitempty"`
+	Requests      int64 // client requests (per method and in totals; 0 for an endpoint)
+	Primary       int64 // attempts by role
+	Hedge         int64
+	Failover      int64
+	Failures      int64
+	HedgesFired   int64
+	HedgesWon     int64
+	Losers        int64         // attempts cancelled because another won
+	LoserTime     time.Duration // upstream time the losers used
+	MeanRelease   time.Duration // mean cancel → release of a loser
+	ExtraCost     float64       // cost units hedges added
+	ClientErrors  int64
+	FireRate      float64 // hedges fired ÷ requests (÷ primaries for an endpoint)
+	WinRate       float64 // hedges won ÷ fired
+	Amplification float64 // attempts ÷ requests
 }
 
 func (c *counts) snapshot() AccountSnapshot {
@@ -78,10 +72,9 @@ func (c *counts) snapshot() AccountSnapshot {
 		ExtraCost:    float64(c.extraCost.Load()) / 1000,
 		ClientErrors: c.clientErrors.Load(),
 	}
-	lt := time.Duration(c.loserNanos.Load())
-	s.LoserTime, s.LoserSeconds = lt.String(), lt.Seconds()
+	s.LoserTime = time.Duration(c.loserNanos.Load())
 	if s.Losers > 0 {
-		s.MeanRelease = (time.Duration(c.releaseNanos.Load()) / time.Duration(s.Losers)).String()
+		s.MeanRelease = time.Duration(c.releaseNanos.Load()) / time.Duration(s.Losers)
 	}
 	base := s.Requests
 	if base == 0 {

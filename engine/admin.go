@@ -28,7 +28,7 @@ func (e *Engine) AdminHandler() http.Handler {
 		}
 		spec, err := req.spec()
 		if err == nil {
-			err = e.InjectFault(r.PathValue("name"), spec)
+			err = e.InjectFault(actorOf(r), r.PathValue("name"), spec)
 		}
 		e.respond(w, r.PathValue("name"), err)
 	})
@@ -39,7 +39,7 @@ func (e *Engine) AdminHandler() http.Handler {
 			writeAPIError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		if err := e.SetHedge(u); err != nil {
+		if err := e.SetHedge(actorOf(r), u); err != nil {
 			writeAPIError(w, http.StatusBadRequest, err.Error())
 			return
 		}
@@ -81,18 +81,32 @@ func (e *Engine) AdminHandler() http.Handler {
 	}))
 }
 
-func (e *Engine) endpointAction(fn func(string) error) http.HandlerFunc {
+func (e *Engine) endpointAction(fn func(Actor, string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("name")
-		e.respond(w, name, fn(name))
+		e.respond(w, name, fn(actorOf(r), name))
 	}
+}
+
+// actorOf is who an admin call acts for: "console" when an attached console
+// says so in X-Rpcdash-Actor, else "admin" (a script, curl). The engine's
+// own actions cannot be claimed from outside.
+func actorOf(r *http.Request) Actor {
+	if r.Header.Get(HeaderActor) == string(ActorConsole) {
+		return ActorConsole
+	}
+	return ActorAdmin
 }
 
 func (e *Engine) respond(w http.ResponseWriter, name string, err error) {
 	switch {
 	case err == nil:
-		ep := e.byName[name]
-		writeJSON(w, http.StatusOK, e.endpointSnapshot(ep, e.now()))
+		for _, es := range e.Snapshot().Endpoints {
+			if es.Name == name {
+				writeJSON(w, http.StatusOK, es)
+				return
+			}
+		}
 	case errors.Is(err, ErrNoEndpoint):
 		writeAPIError(w, http.StatusNotFound, err.Error())
 	default:

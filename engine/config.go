@@ -21,6 +21,8 @@ type Config struct {
 	Router    RouterConfig     `mapstructure:"router"`
 	Probes    ProbesConfig     `mapstructure:"probes"`
 	Methods   MethodsConfig    `mapstructure:"methods"`
+	Demo      DemoConfig       `mapstructure:"demo"`
+	UI        UIConfig         `mapstructure:"ui"`
 
 	// defaulted: SetDefaults has run, so zeros left now are explicit.
 	defaulted bool
@@ -193,6 +195,22 @@ type MethodsConfig struct {
 	Weights map[string]float64 `mapstructure:"weights"`
 }
 
+// DemoConfig is the built-in demo load: light, read-only traffic sent by
+// rpcdash into its own RPC port so that a fresh clone shows a live pool.
+type DemoConfig struct {
+	Enabled bool    `mapstructure:"enabled"`
+	Rate    float64 `mapstructure:"rate"` // requests per second
+	// Mix is the read methods sent, "method" or "method:weight" (weight 1
+	// when left out); empty, a mix of common reads of chain.kind.
+	Mix []string `mapstructure:"mix"`
+}
+
+// UIConfig is the console's: the engine only carries it.
+type UIConfig struct {
+	Theme   string        `mapstructure:"theme"`   // an embedded theme ("dark", "light", "contrast") or a .toml file
+	Refresh time.Duration `mapstructure:"refresh"` // how often the console asks for a Snapshot
+}
+
 // SetDefaults fills every zero value with a default that works. It runs
 // once: on a config that came from DefaultConfig it changes nothing.
 func (c *Config) SetDefaults() {
@@ -249,6 +267,10 @@ func (c *Config) SetDefaults() {
 	def(&r.ErrorPenalty, 10)
 	def(&r.LagPenalty, 50*time.Millisecond)
 	def(&r.ExploreAfter, 5*time.Second)
+
+	def(&c.Demo.Rate, 20)
+	def(&c.UI.Theme, "dark")
+	def(&c.UI.Refresh, 250*time.Millisecond)
 
 	p := &c.Probes
 	def(&p.Interval, 5*time.Second)
@@ -463,6 +485,18 @@ func (c *Config) Validate() error {
 		}
 	default:
 		bad("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %q", p.ASN)
+	}
+	if c.Demo.Rate <= 0 || c.Demo.Rate > maxDemoRate {
+		bad("demo.rate", "must be in (0, %d] requests per second, got %v", maxDemoRate, c.Demo.Rate)
+	}
+	if _, err := ParseDemoMix(c.Demo.Mix, c.Chain.Kind, NewMethodTable(c.Chain.Kind, c.Methods)); err != nil {
+		bad("demo.mix", "%v", err)
+	}
+	if strings.TrimSpace(c.UI.Theme) == "" {
+		bad("ui.theme", "must name a theme (\"dark\", \"light\", \"contrast\") or a .toml file")
+	}
+	if c.UI.Refresh < 50*time.Millisecond || c.UI.Refresh > 10*time.Second {
+		bad("ui.refresh", "must be between 50ms and 10s, got %s", c.UI.Refresh)
 	}
 	for m, w := range c.Methods.Weights {
 		if w <= 0 {

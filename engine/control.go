@@ -3,14 +3,15 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The control API: everything an operator can do with a key or with curl.
-// Each call changes explicit state and leaves an event.
+// Each call changes explicit state and leaves an event naming who did it.
 
 // Drain stops new traffic to an endpoint; in-flight requests finish. A drain
 // lasts until Undrain: it never expires on a timer.
-func (e *Engine) Drain(name string) error {
+func (e *Engine) Drain(by Actor, name string) error {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return err
@@ -18,25 +19,27 @@ func (e *Engine) Drain(name string) error {
 	if ep.drained.Swap(true) {
 		return nil
 	}
-	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained",
+	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by,
 		Message: fmt.Sprintf("drained; %d requests in flight finish", ep.inflight.Load())})
 	return nil
 }
 
 // Undrain resumes traffic to a drained endpoint.
-func (e *Engine) Undrain(name string) error {
+func (e *Engine) Undrain(by Actor, name string) error {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return err
 	}
 	if ep.drained.Swap(false) {
-		e.events.add(Event{Type: EventDrain, Endpoint: name, From: "drained", To: "active", Message: "undrained"})
+		e.events.add(Event{Type: EventDrain, Endpoint: name, From: "drained", To: "active", Actor: by, Message: "undrained"})
 	}
 	return nil
 }
 
-// InjectFault installs (or replaces) a fault on an endpoint.
-func (e *Engine) InjectFault(name string, spec FaultSpec) error {
+// InjectFault installs (or replaces) a fault on an endpoint. A fault with a
+// duration is cleared when it runs out, by a timer of its own (Snapshot
+// only reads).
+func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return err
@@ -53,6 +56,7 @@ func (e *Engine) InjectFault(name string, spec FaultSpec) error {
 		ep.staleHead.Store(ep.head.Load())
 	}
 	ep.fault.Store(f)
+	e.armFaultExpiry(ep, f)
 	msg := fmt.Sprintf("fault injected: %s", spec.Mode)
 	if spec.Rate < 1 {
 		msg += fmt.Sprintf(" rate=%.2f", spec.Rate)
@@ -63,25 +67,26 @@ func (e *Engine) InjectFault(name string, spec FaultSpec) error {
 	if spec.Duration > 0 {
 		msg += " for " + spec.Duration.D().String()
 	}
-	e.events.add(Event{Type: EventFault, Endpoint: name, To: string(spec.Mode), Message: msg})
+	e.events.add(Event{Type: EventFault, Endpoint: name, To: string(spec.Mode), Actor: by, Message: msg})
 	return nil
 }
 
 // ClearFault removes an endpoint's fault.
-func (e *Engine) ClearFault(name string) error {
+func (e *Engine) ClearFault(by Actor, name string) error {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return err
 	}
 	if old := ep.fault.Swap(nil); old != nil {
+		e.armFaultExpiry(ep, nil)
 		ep.staleHead.Store(0)
-		e.events.add(Event{Type: EventFault, Endpoint: name, From: string(old.Mode), Message: "fault cleared"})
+		e.events.add(Event{Type: EventFault, Endpoint: name, From: string(old.Mode), Actor: by, Message: "fault cleared"})
 	}
 	return nil
 }
 
 // SetHedge changes hedging live; it applies to the next request.
-func (e *Engine) SetHedge(u HedgeUpdate) error {
+func (e *Engine) SetHedge(by Actor, u HedgeUpdate) error {
 	if err := e.validateHedgeUpdate(u); err != nil {
 		return err
 	}
@@ -89,7 +94,7 @@ func (e *Engine) SetHedge(u HedgeUpdate) error {
 	if err != nil {
 		return err
 	}
-	e.events.add(Event{Type: EventConfig, Message: msg})
+	e.events.add(Event{Type: EventConfig, Actor: by, Message: msg})
 	return nil
 }
 
@@ -117,13 +122,60 @@ const maxMethodName = 128
 // Events returns the retained events with sequence numbers above after.
 func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }
 
-// faultOf is the endpoint's active fault; one that has run its duration is
-// cleared here, with an event, by whoever notices first.
+// armFaultExpiry replaces the endpoint's expiry timer with one for f (none
+// when f is nil or has no duration).
+func (e *Engine) armFaultExpiry(ep *Endpoint, f *activeFault) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if ep.faultTimer != nil {
+		ep.faultTimer.Stop()
+		ep.faultTimer = nil
+	}
+	if f == nil || f.Expires.IsZero() {
+		return
+	}
+	ep.faultTimer = time.AfterFunc(f.Expires.Sub(f.Since), func() { e.expireFault(ep, f) })
+}
+
+// expireFault clears f if it is still the endpoint's fault, with an event
+// by the engine. The transport does the same when it notices first
+// (faultOf); the compare-and-swap lets only one of them report it.
+func (e *Engine) expireFault(ep *Endpoint, f *activeFault) {
+	if ep.fault.CompareAndSwap(f, nil) {
+		ep.staleHead.Store(0)
+		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, From: string(f.Mode), Actor: ActorEngine, Message: "fault expired"})
+	}
+}
+
+// stopFaultTimers stops every pending expiry (at shutdown).
+func (e *Engine) stopFaultTimers() {
+	for _, ep := range e.endpoints {
+		ep.mu.Lock()
+		if ep.faultTimer != nil {
+			ep.faultTimer.Stop()
+			ep.faultTimer = nil
+		}
+		ep.mu.Unlock()
+	}
+}
+
+// faultOf is the endpoint's active fault for the request path; one that has
+// run its duration is cleared here, with an event, if its timer has not
+// done so yet.
 func (e *Engine) faultOf(ep *Endpoint) *activeFault {
 	f, expired := ep.currentFault(e.now())
 	if expired {
 		ep.staleHead.Store(0)
-		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Message: "fault expired"})
+		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Actor: ActorEngine, Message: "fault expired"})
 	}
 	return f
+}
+
+// faultNow is the endpoint's fault as a reader sees it at now: an expired
+// one reads as none, and nothing is changed.
+func faultNow(ep *Endpoint, now time.Time) *activeFault {
+	if f := ep.fault.Load(); f != nil && !f.expired(now) {
+		return f
+	}
+	return nil
 }

@@ -10,8 +10,12 @@
 //     first connection provably never carried it.
 //   - Every attempt is recorded with its role (primary, hedge, failover) and
 //     outcome; a loser cancelled because another attempt won is not a failure.
-//   - State reaches the outside only through Snapshot (a deep copy) and the
-//     control API; the admin HTTP API is a thin layer over both.
+//   - State reaches the outside only through Snapshot (a deep copy of typed
+//     values, free of side effects) and the control API; the admin HTTP API
+//     is a thin layer over both, and status_json.go alone decides the wire
+//     shape of /v1/status (existing fields never renamed or retyped).
+//   - Every control action leaves an event naming its actor (console, admin,
+//     engine); a fault's duration runs out on a timer of its own.
 //   - Secrets in endpoint URLs never leave the engine: names and redacted URLs
 //     are all that logs, events, errors, status and metrics carry.
 //

@@ -32,6 +32,7 @@ type Endpoint struct {
 	methods map[string]*methodStats
 	lastErr string
 	lastAt  time.Time
+	errors  errorRing
 	backoff backoffState
 	// exclusions are reasons found by probes (wrong chain, unhealthy) that
 	// keep the endpoint out of routing until they clear.
@@ -57,6 +58,9 @@ type Endpoint struct {
 	domain      atomic.Pointer[string]
 
 	independence atomic.Pointer[IndependenceInfo]
+
+	series     rttSeries   // the last minute, per second (console sparklines)
+	faultTimer *time.Timer // expires the current fault on time (mu)
 }
 
 type methodStats struct {
@@ -132,6 +136,7 @@ func (ep *Endpoint) setLastError(msg string, at time.Time) {
 	msg = sanitizeText(msg, maxShownText)
 	ep.mu.Lock()
 	ep.lastErr, ep.lastAt = msg, at
+	ep.errors.add(msg, at)
 	ep.mu.Unlock()
 }
 

@@ -32,6 +32,8 @@ type Engine struct {
 
 	events  *eventLog
 	acct    *accounts
+	recent  *recentTraffic // the console's last minute of client traffic
+	started time.Time
 	hedge   *hedger
 	metrics *metrics
 	filters *filterPins
@@ -53,7 +55,7 @@ type Engine struct {
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
-	warnings    []string
+	warnings    []Warning
 
 	wg        sync.WaitGroup // attempt goroutines and their collectors
 	rpcSrv    *http.Server
@@ -62,6 +64,8 @@ type Engine struct {
 	adminLn   net.Listener
 	fresh     connTracker // connections that have not sent a request yet
 	serveErrs chan error
+	demo      *demoLoad   // nil unless [demo] runs
+	demoOn    atomic.Bool // the demo load runs (Snapshot reads it)
 }
 
 // New builds an engine from a validated configuration.
@@ -89,6 +93,8 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	e.started = e.now()
+	e.recent = newRecentTraffic(e.now)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
 		urls = append(urls, c.URL)
@@ -106,7 +112,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 }
 
 func (e *Engine) logEvent(ev Event) {
-	e.log.Info("event", "type", string(ev.Type), "endpoint", ev.Endpoint, "from", ev.From, "to", ev.To, "message", ev.Message)
+	e.log.Info("event", "type", string(ev.Type), "actor", string(ev.Actor), "endpoint", ev.Endpoint, "from", ev.From, "to", ev.To, "message", ev.Message)
 }
 
 // Config returns the configuration the engine runs with (defaults filled).
@@ -150,6 +156,7 @@ func (e *Engine) Start() error {
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
 	e.warnIfRemote(e.rpcLn.Addr().String())
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
+	e.startDemo()
 	return nil
 }
 
@@ -173,6 +180,12 @@ func (e *Engine) AdminAddr() string { return e.adminLn.Addr().String() }
 // saying rpcdash is shutting down, within shutdownGrace more.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	var errs []error
+	e.stopFaultTimers()
+	if e.demo != nil {
+		// No new demo requests; those in flight finish like any client's.
+		e.demo.stopScheduling()
+		e.demoOn.Store(false)
+	}
 	if e.rpcSrv != nil {
 		stopped := make(chan error, 2)
 		go func() { stopped <- e.rpcSrv.Shutdown(ctx) }()
@@ -203,6 +216,10 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	}
 	e.stop()
 	e.stopHard()
+	if e.demo != nil {
+		e.demo.wait()
+		e.demo = nil
+	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

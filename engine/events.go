@@ -29,6 +29,9 @@ type Event struct {
 	From     string    `json:"from,omitempty"`
 	To       string    `json:"to,omitempty"`
 	Message  string    `json:"message"`
+	// Actor is who caused it: the operator's channel for control actions
+	// (console, admin), else the engine.
+	Actor Actor `json:"actor"`
 }
 
 // eventLog keeps the last capacity events. Failover events are frequent
@@ -56,6 +59,9 @@ func (l *eventLog) add(ev Event) {
 	ev.Seq = l.seq
 	if ev.Time.IsZero() {
 		ev.Time = l.now()
+	}
+	if ev.Actor == "" {
+		ev.Actor = ActorEngine
 	}
 	l.buf[(l.seq-1)%uint64(len(l.buf))] = ev
 	l.mu.Unlock()

@@ -18,7 +18,7 @@ func readUntilClosed(t *testing.T, h *harness, name string) {
 			t.Fatalf("%s never closed: %v", name, h.transitions(name))
 		}
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-		if h.endpoint(name).Breaker.State == "closed" {
+		if h.endpoint(name).Breaker.State == engine.BreakerClosed {
 			return
 		}
 	}
@@ -57,7 +57,7 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 
 	bad.SetMode(sim.ModeNormal)
 	next := h.endpoint("s0").Breaker.NextTrialAt
-	if next == nil {
+	if next.IsZero() {
 		t.Fatal("open breaker shows no next trial time")
 	}
 	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })

@@ -108,18 +108,7 @@ func (f *activeFault) hits() bool {
 	return f.Rate >= 1 || rand.Float64() < f.Rate
 }
 
-// FaultInfo is a fault as the Snapshot shows it.
-type FaultInfo struct {
-	FaultSpec
-	Since   time.Time  `json:"since"`
-	Expires *time.Time `json:"expires,omitempty"`
-}
-
 func (f *activeFault) info() *FaultInfo {
-	fi := &FaultInfo{FaultSpec: f.FaultSpec, Since: f.Since}
-	if !f.Expires.IsZero() {
-		t := f.Expires
-		fi.Expires = &t
-	}
-	return fi
+	return &FaultInfo{Mode: f.Mode, Rate: f.Rate, Latency: f.Latency.D(), Duration: f.Duration.D(),
+		RetryAfter: f.RetryAfter.D(), Since: f.Since, Expires: f.Expires}
 }

@@ -61,8 +61,8 @@ func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
 				switch {
 				case faultAt.IsZero() && el >= 2*time.Second:
 					ep := h.endpoint("s0")
-					deadlineMS = ep.Methods["eth_getBalance"].AttemptTimeoutMS
-					normalP99 = ep.Latency.P99
+					deadlineMS = ms(ep.Methods["eth_getBalance"].AttemptTimeout)
+					normalP99 = ms(ep.Latency.P99)
 					faultAt = time.Now()
 					hung.SetMode(sim.ModeHang)
 				case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:

@@ -249,3 +249,26 @@ func containsAll(s string, parts ...string) bool {
 	}
 	return true
 }
+
+func (h *harness) mustRequest(method, path, body string) *http.Request {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.admin+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func (h *harness) mustDo(req *http.Request) {
+	h.t.Helper()
+	resp, err := h.client.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		h.t.Fatalf("%s %s: HTTP %d %s", req.Method, req.URL.Path, resp.StatusCode, b)
+	}
+}

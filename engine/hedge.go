@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +31,10 @@ type hedger struct {
 	delay     time.Duration // 0 = auto
 	delaySrc  string        // "config" or "live"
 	overrides map[string]hedgeOverride
-	methods   map[string]*hedgeMethod
+	// fromConfig are the per-method overrides of the config, which an
+	// all-methods update returns to.
+	fromConfig map[string]hedgeOverride
+	methods    map[string]*hedgeMethod
 
 	budget budgetBucket
 
@@ -74,6 +79,7 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 		}
 		h.overrides[lower(m)] = o
 	}
+	h.fromConfig = maps.Clone(h.overrides)
 	h.budget = budgetBucket{ratio: cfg.Budget, burst: cfg.BudgetBurst, tokens: cfg.BudgetBurst}
 	return h
 }
@@ -250,6 +256,10 @@ type HedgeUpdate struct {
 	Enabled *bool   `json:"enabled,omitempty"`
 	Delay   *string `json:"delay,omitempty"` // "auto" or a duration
 	Method  string  `json:"method,omitempty"`
+	// AllMethods applies the change to every method at once: the global
+	// setting changes and live per-method overrides of what it sets are
+	// cleared (per-method settings from the config stay).
+	AllMethods bool `json:"all_methods,omitempty"`
 }
 
 func (h *hedger) apply(u HedgeUpdate) (string, error) {
@@ -263,6 +273,9 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 	if u.Enabled == nil && u.Delay == nil {
 		return "", fmt.Errorf("nothing to change: give enabled and/or delay")
 	}
+	if u.AllMethods && u.Method != "" {
+		return "", fmt.Errorf("all_methods: give either method or all_methods, not both")
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var parts []string
@@ -275,7 +288,14 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 			h.delay, h.delaySrc = d, "live"
 			parts = append(parts, "delay="+*u.Delay)
 		}
-		return "hedging " + strings.Join(parts, " "), nil
+		if !u.AllMethods {
+			return "hedging " + strings.Join(parts, " "), nil
+		}
+		msg := "hedging for all methods " + strings.Join(parts, " ")
+		if cleared := h.clearLiveLocked(u.Enabled != nil, u.Delay != nil); len(cleared) > 0 {
+			msg += " (live overrides cleared: " + strings.Join(cleared, ", ") + ")"
+		}
+		return msg, nil
 	}
 	key := lower(u.Method)
 	o := h.overrides[key]
@@ -293,26 +313,61 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 	return "hedging for " + u.Method + " " + strings.Join(parts, " "), nil
 }
 
+// clearLiveLocked returns the per-method settings of enabled and/or delay
+// to what the config says (what differs from the config was set live), and
+// names the methods it changed.
+func (h *hedger) clearLiveLocked(enabled, delay bool) []string {
+	var cleared []string
+	for key, o := range h.overrides {
+		c, inConfig := h.fromConfig[key]
+		changed := false
+		if enabled && !samePtr(o.enabled, c.enabled) {
+			o.enabled, changed = c.enabled, true
+		}
+		if delay && !samePtr(o.delay, c.delay) {
+			o.delay, changed = c.delay, true
+		}
+		if !changed {
+			continue
+		}
+		// source names the delay's origin: live while a live delay stays.
+		o.source = "config"
+		if !samePtr(o.delay, c.delay) {
+			o.source = "live"
+		}
+		if !inConfig && o.enabled == nil && o.delay == nil {
+			delete(h.overrides, key)
+		} else {
+			h.overrides[key] = o
+		}
+		cleared = append(cleared, key)
+	}
+	slices.Sort(cleared)
+	return cleared
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
 // HedgeStatus is hedging's global state in the Snapshot.
 type HedgeStatus struct {
-	Enabled      bool    `json:"enabled"`
-	Delay        string  `json:"delay"` // "auto" or the fixed value
-	DelaySource  string  `json:"delay_source"`
-	Quantile     float64 `json:"quantile"`
-	MaxExtra     int     `json:"max_extra"`
-	Budget       float64 `json:"budget"`
-	BudgetTokens float64 `json:"budget_tokens"`
-	Paused       bool    `json:"paused"`
-	PauseReason  string  `json:"pause_reason,omitempty"`
+	Enabled      bool
+	Delay        time.Duration // 0 = auto (per method, see MethodHedge)
+	DelaySource  string        // "config" or "live"
+	Quantile     float64
+	MaxExtra     int
+	Budget       float64
+	BudgetBurst  float64 // the bucket's cap, cost units
+	BudgetTokens float64 // its balance now
+	Paused       bool
+	PauseReason  string
 }
 
 func (h *hedger) status() HedgeStatus {
 	h.mu.RLock()
-	s := HedgeStatus{Enabled: h.enabled, Delay: "auto", DelaySource: h.delaySrc, Quantile: h.cfg.Quantile,
-		MaxExtra: h.cfg.MaxExtra, Budget: h.cfg.Budget}
-	if h.delay > 0 {
-		s.Delay = h.delay.String()
-	}
+	s := HedgeStatus{Enabled: h.enabled, Delay: h.delay, DelaySource: h.delaySrc, Quantile: h.cfg.Quantile,
+		MaxExtra: h.cfg.MaxExtra, Budget: h.cfg.Budget, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
 	s.BudgetTokens = h.budget.level()
 	s.Paused = h.paused.Load()

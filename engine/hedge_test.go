@@ -59,7 +59,7 @@ func TestHedge_FiresOnSlowPrimaryAndCancelsIt(t *testing.T) {
 		t.Fatalf("accounting: %+v", m)
 	}
 	for _, ep := range st.Endpoints {
-		if ep.Breaker.State != "closed" || ep.Accounting.Failures != 0 {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Accounting.Failures != 0 {
 			t.Fatalf("a cancelled loser counted as a failure: %+v", ep)
 		}
 	}
@@ -150,10 +150,10 @@ func TestHedge_OutstandingCapHoldsUnder200ConcurrentSlowRequests(t *testing.T) {
 	}, sim.Config{Latency: fixed(200 * time.Millisecond)}, sim.Config{Latency: fixed(200 * time.Millisecond)})
 	parallel(200, 200, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
 	m := h.status().Methods["eth_getBalance"]
-	if m.OutstandingMax > 5 || m.OutstandingMax == 0 {
-		t.Fatalf("peak outstanding hedges %d, cap 5", m.OutstandingMax)
+	if m.Hedge.OutstandingPeak > 5 || m.Hedge.OutstandingPeak == 0 {
+		t.Fatalf("peak outstanding hedges %d, cap 5", m.Hedge.OutstandingPeak)
 	}
-	t.Logf("peak outstanding %d, hedges fired %d", m.OutstandingMax, m.HedgesFired)
+	t.Logf("peak outstanding %d, hedges fired %d", m.Hedge.OutstandingPeak, m.HedgesFired)
 }
 
 func TestHedge_SaturationGuardPausesAndResumes(t *testing.T) {
@@ -186,8 +186,8 @@ func TestHedge_LiveDelayChangeAppliesToNextRequest(t *testing.T) {
 	if !r.hedged || r.endpoint != "s1" {
 		t.Fatalf("hedged=%v endpoint=%s after lowering the delay", r.hedged, r.endpoint)
 	}
-	if d := h.status().Methods["eth_getBalance"]; d.HedgeDelay != "20ms" || d.HedgeDelaySrc != "live" {
-		t.Fatalf("delay %s from %s", d.HedgeDelay, d.HedgeDelaySrc)
+	if d := h.status().Methods["eth_getBalance"]; d.Hedge.Delay != 20*time.Millisecond || d.Hedge.DelaySource != "live" {
+		t.Fatalf("delay %s from %s", d.Hedge.Delay, d.Hedge.DelaySource)
 	}
 	// Off for one method only.
 	if code, b := h.adminDo("PUT", "/v1/hedge", `{"enabled":false,"method":"eth_call"}`); code != 200 {
@@ -213,13 +213,13 @@ func TestHedge_AutoDelayFollowsTheDistribution(t *testing.T) {
 	parallel(n, 8, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
 	st := h.status()
 	m := st.Methods["eth_getBalance"]
-	got := m.HedgeDelayMS
-	measured := st.Endpoints[0].Methods["eth_getBalance"].Latency.P95
+	got := ms(m.Hedge.Delay)
+	measured := ms(st.Endpoints[0].Methods["eth_getBalance"].Latency.P95)
 	model := trueQuantile(lat.Median, lat.Sigma, 1.6449) // 32.8ms
 	// The delay is the p95 of the same primaries the endpoint measured:
 	// within one histogram bucket (2 significant digits: 1 %).
-	if m.HedgeDelaySrc != "auto" || math.Abs(got-measured) > 0.011*measured {
-		t.Fatalf("auto delay %.2fms (%s), measured p95 %.2fms", got, m.HedgeDelaySrc, measured)
+	if m.Hedge.DelaySource != "auto" || math.Abs(got-measured) > 0.011*measured {
+		t.Fatalf("auto delay %.2fms (%s), measured p95 %.2fms", got, m.Hedge.DelaySource, measured)
 	}
 	// And it tracks the sim's distribution: never below its p95 (the
 	// request path only adds time), within what scheduling on a shared
@@ -247,7 +247,7 @@ func TestHedge_AutoDelayUnbiasedWhenHedgesWin(t *testing.T) {
 		parallel(n, 16, func(i int) { mustOK(t, h.call(i, "eth_getBalance", addr, "latest")) })
 	}
 	run(600)
-	ref := h.status().Methods["eth_getBalance"].HedgeDelayMS
+	ref := ms(h.status().Methods["eth_getBalance"].Hedge.Delay)
 	if code, _ := h.adminDo("PUT", "/v1/hedge", `{"enabled":true}`); code != 200 {
 		t.Fatal("enable hedging")
 	}
@@ -265,13 +265,13 @@ func TestHedge_AutoDelayUnbiasedWhenHedgesWin(t *testing.T) {
 	// 7 % (checked above) and a delay below the distribution's p95. Above
 	// it, only the machine's scheduling noise can push the delay, which is
 	// why the upper bound is loose: it is the unhedged phase's own p95.
-	if m.HedgeDelayMS < 0.85*model || m.HedgeDelayMS > 1.15*max(ref, model) {
-		t.Fatalf("delay settled at %.2fms; unhedged p95 %.2fms, distribution p95 %.2fms", m.HedgeDelayMS, ref, model)
+	if ms(m.Hedge.Delay) < 0.85*model || ms(m.Hedge.Delay) > 1.15*max(ref, model) {
+		t.Fatalf("delay settled at %.2fms; unhedged p95 %.2fms, distribution p95 %.2fms", ms(m.Hedge.Delay), ref, model)
 	}
 	for _, ep := range st.Endpoints {
-		if ep.Breaker.State != "closed" || ep.Breaker.Reopens != 0 || ep.Accounting.Failures != 0 {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Breaker.Reopens != 0 || ep.Accounting.Failures != 0 {
 			t.Fatalf("%s breaker %s, %d failures after %d losers", ep.Name, ep.Breaker.State, ep.Accounting.Failures, ep.Accounting.Losers)
 		}
 	}
-	t.Logf("fire rate %.2f%%, delay %.2fms vs unhedged p95 %.2fms (distribution p95 %.2fms), losers %d", 100*rate, m.HedgeDelayMS, ref, model, m.Losers)
+	t.Logf("fire rate %.2f%%, delay %.2fms vs unhedged p95 %.2fms (distribution p95 %.2fms), losers %d", 100*rate, ms(m.Hedge.Delay), ref, model, m.Losers)
 }

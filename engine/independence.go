@@ -15,9 +15,26 @@ type IndependenceInfo struct {
 	CheckedAt      time.Time `json:"checked_at"`
 }
 
+// Warning is one finding about the pool that an operator should read: which
+// endpoints it concerns (none for the whole pool), why, in a word the
+// console can key on, and in words.
+type Warning struct {
+	Endpoints []string
+	Reason    string // e.g. "ip", "asn", "provider-region", "asn-unknown", "pool" (see probes)
+	Text      string
+}
+
+func cloneWarnings(ws []Warning) []Warning {
+	out := make([]Warning, len(ws))
+	for i, w := range ws {
+		out[i] = Warning{Endpoints: slices.Clone(w.Endpoints), Reason: w.Reason, Text: w.Text}
+	}
+	return out
+}
+
 // SetIndependence replaces the failure domains (endpoint name → domain id),
 // per-endpoint findings and the pool's warnings. New warnings are events.
-func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[string]string, warnings []string) {
+func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[string]string, warnings []Warning) {
 	for _, ep := range e.endpoints {
 		if in, ok := info[ep.Name]; ok {
 			// The TLS issuer comes from the endpoint's certificate, AS
@@ -36,23 +53,27 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 			ep.domain.Store(&d)
 		}
 	}
-	warnings = slices.Clone(warnings)
-	for i, w := range warnings {
-		warnings[i] = sanitizeText(w, maxShownText)
+	warnings = cloneWarnings(warnings)
+	for i := range warnings {
+		warnings[i].Text = sanitizeText(warnings[i].Text, maxShownText)
 	}
 	e.mu.Lock()
 	old := e.warnings
 	e.warnings = warnings
 	e.mu.Unlock()
 	for _, w := range warnings {
-		if !slices.Contains(old, w) {
-			e.events.add(Event{Type: EventPool, Message: w})
+		if !slices.ContainsFunc(old, func(o Warning) bool { return o.Text == w.Text }) {
+			ev := Event{Type: EventPool, Message: w.Text}
+			if len(w.Endpoints) > 0 && w.Reason != "pool" {
+				ev.Endpoint = w.Endpoints[0]
+			}
+			e.events.add(ev)
 		}
 	}
 }
 
-func (e *Engine) poolWarnings() []string {
+func (e *Engine) poolWarnings() []Warning {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Clone(e.warnings)
+	return cloneWarnings(e.warnings)
 }

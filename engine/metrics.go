@@ -103,15 +103,15 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, ep := range s.Endpoints {
 		gauge(descUp, b2f(ep.Routable), ep.Name)
-		for _, st := range []string{"closed", "open", "half-open"} {
-			gauge(descBreaker, b2f(ep.Breaker.State == st), ep.Name, st)
+		for _, st := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+			gauge(descBreaker, b2f(ep.Breaker.State == st), ep.Name, st.String())
 		}
 		gauge(descDrained, b2f(ep.Drained), ep.Name)
 		gauge(descInflight, float64(ep.InFlight), ep.Name)
 		gauge(descHead, float64(ep.Head), ep.Name)
 		gauge(descLag, float64(ep.Lag), ep.Name)
-		for q, v := range map[string]float64{"0.5": ep.Latency.P50, "0.9": ep.Latency.P90, "0.95": ep.Latency.P95, "0.99": ep.Latency.P99} {
-			gauge(descLatency, v/1000, ep.Name, q)
+		for q, v := range map[string]time.Duration{"0.5": ep.Latency.P50, "0.9": ep.Latency.P90, "0.95": ep.Latency.P95, "0.99": ep.Latency.P99} {
+			gauge(descLatency, v.Seconds(), ep.Name, q)
 		}
 		gauge(descErrRate, ep.Rates.ErrorRate, ep.Name)
 		if ep.Fault != nil {
@@ -121,7 +121,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descEpFired, float64(ep.Accounting.HedgesFired), ep.Name)
 		counter(descEpWon, float64(ep.Accounting.HedgesWon), ep.Name)
 		gauge(descInfo, 1, ep.Name, ep.Domain, ep.Provider, ep.Region)
-		counter(descLoserTime, ep.Accounting.LoserSeconds, ep.Name)
+		counter(descLoserTime, ep.Accounting.LoserTime.Seconds(), ep.Name)
 	}
 	for m, a := range s.Methods {
 		counter(descRequests, float64(a.Requests), m)
@@ -129,8 +129,8 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descWon, float64(a.HedgesWon), m)
 		counter(descCost, a.ExtraCost, m)
 		gauge(descAmp, a.Amplification, m)
-		if a.HedgeDelaySrc != "" {
-			gauge(descDelay, a.HedgeDelayMS/1000, m, a.HedgeDelaySrc)
+		if a.Hedge != nil {
+			gauge(descDelay, a.Hedge.Delay.Seconds(), m, a.Hedge.DelaySource)
 		}
 	}
 	gauge(descPaused, b2f(s.Hedge.Paused))

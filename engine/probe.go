@@ -96,6 +96,7 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	case outCancelled:
 		ep.rates.Count(RateAttempts)
 		ms.rates.Count(RateAttempts)
+		ep.series.ended(end)
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
@@ -106,6 +107,7 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		if !a.settle() {
 			ep.rates.Count(RateAttempts, RateFailure)
 			ms.rates.Count(RateAttempts)
+			ep.series.failed(end)
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}

@@ -15,11 +15,11 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	h.sims[0].SetMode(sim.ModeRateLimit)
 	mustOK(t, h.call(0, "eth_getBalance", addr, "latest")) // s0 first (cold rotation): 429, failover
 	ep := h.endpoint("s0")
-	if ep.BackoffUntil == nil || ep.Routable {
+	if ep.BackoffUntil.IsZero() || ep.Routable {
 		t.Fatalf("status shows no back-off: %+v", ep)
 	}
 	// Every request below is sent before the back-off ends.
-	for i := 1; i < 60 && time.Until(*ep.BackoffUntil) > 0; i++ {
+	for i := 1; i < 60 && time.Until(ep.BackoffUntil) > 0; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
 	if got := h.sims[0].MethodCount("eth_getBalance"); got != 1 {
@@ -27,7 +27,7 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 	// After the back-off it is tried again.
 	h.sims[0].SetMode(sim.ModeNormal)
-	waitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(*ep.BackoffUntil) })
+	waitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(ep.BackoffUntil) })
 	for i := 0; i < 30; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
@@ -45,7 +45,7 @@ func TestRateLimit_ProbeStartsTheBackOffAndWaitsItOut(t *testing.T) {
 	if err != nil || res.OK {
 		t.Fatalf("probe of a rate-limited endpoint: ok=%v err=%v", res.OK, err)
 	}
-	if ep := h.endpoint("s0"); ep.BackoffUntil == nil || ep.Routable {
+	if ep := h.endpoint("s0"); ep.BackoffUntil.IsZero() || ep.Routable {
 		t.Fatalf("a probe's 429 started no back-off: %+v", ep)
 	}
 	if _, err := h.eng.Probe(context.Background(), "s0", "eth_blockNumber", nil); !errors.Is(err, engine.ErrBackingOff) {

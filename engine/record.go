@@ -34,6 +34,11 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		}
 		ep.rates.Count(RateAttempts, RateCancelled)
 		ms.rates.Count(RateAttempts)
+		if lost && rep.out == outAnswer {
+			ep.series.answered(end, elapsed)
+		} else {
+			ep.series.ended(end)
+		}
 		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
@@ -70,6 +75,7 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	ep.heard(end)
 	ms.latency.Record(elapsed)
 	ep.latency.Record(elapsed)
+	ep.series.answered(end, elapsed)
 	ep.rates.Count(RateAttempts, RateSuccess)
 	ms.rates.Count(RateAttempts, RateSuccess)
 	if a.settle() {
@@ -85,6 +91,7 @@ func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	ep.heard(end)
 	ep.rates.Count(RateAttempts, Rate429)
 	ms.rates.Count(RateAttempts, Rate429)
+	ep.series.failed(end)
 	if a.settle() {
 		ep.breaker.Release(a.trial)
 	}
@@ -141,6 +148,7 @@ func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string)
 		ms.rates.Count(RateAttempts, RateFailure)
 	}
 	ep.acct.failures.Add(1)
+	ep.series.failed(e.now())
 	if mc != nil {
 		mc.failures.Add(1)
 	}

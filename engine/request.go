@@ -64,7 +64,9 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head)
 	}
-	e.metrics.request(mc.name, cls, res.err == nil, e.now().Sub(start))
+	took := e.now().Sub(start)
+	e.metrics.request(mc.name, cls, res.err == nil, took)
+	e.recent.observe(mc.name, took, res.err == nil)
 	return res
 }
 

@@ -33,9 +33,10 @@ const (
 )
 
 type candidate struct {
-	ep    *Endpoint
-	cost  float64
-	trial bool // half-open: this request would be one of its trials
+	ep     *Endpoint
+	cost   float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
+	source string  // where the latency figure came from (ScoreParts.LatencySource)
+	trial  bool    // half-open: this request would be one of its trials
 }
 
 // ranking is the router's answer for one request.
@@ -90,8 +91,8 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 			continue
 		}
 		c := candidate{ep: ep, trial: trial, cost: -1}
-		if lat, ok := ep.routeLatency(method, e); ok {
-			c.cost = lat
+		if lat, src, ok := ep.routeLatency(method, e); ok {
+			c.cost, c.source = lat, src
 			if best < 0 || lat < best {
 				best = lat
 			}
@@ -101,18 +102,9 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 	if best < 0 {
 		best = 0
 	}
-	rc := e.cfg.Router
 	for i := range cands {
 		c := &cands[i]
-		if c.cost < 0 {
-			c.cost = best
-		}
-		var fail float64
-		if t := c.ep.rates.Totals(); t.Attempts >= minRateAttempts {
-			fail = float64(t.Failure) / float64(t.Attempts)
-		}
-		c.cost = (c.cost + 0.01) * (1 + rc.ErrorPenalty*fail) * float64(1+c.ep.inflight.Load())
-		c.cost += float64(e.lagOf(c.ep)) * float64(rc.LagPenalty) / float64(time.Millisecond)
+		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		// Trials first for reads (a read can fail over if the trial fails);
@@ -186,22 +178,23 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	return c
 }
 
-// routeLatency is the latency figure of the score, in milliseconds.
-func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, bool) {
-	w := ep.latency
+// routeLatency is the latency figure of the score, in milliseconds, and
+// which window it came from.
+func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, string, bool) {
+	w, src := ep.latency, ScoreFromEndpoint
 	ep.mu.Lock()
 	if s, ok := ep.methods[method]; ok && s.latency.Count() >= fullSamples {
-		w = s.latency
+		w, src = s.latency, ScoreFromMethod
 	}
 	ep.mu.Unlock()
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
-		return 0, false
+		return 0, "", false
 	}
 	if n >= fullSamples {
 		lat = (lat + p90) / 2
 	}
-	return float64(lat) / float64(time.Millisecond), true
+	return float64(lat) / float64(time.Millisecond), src, true
 }
 
 // noRouteError explains to a client why nothing could take its request.

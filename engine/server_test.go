@@ -151,7 +151,7 @@ func TestAdmin_FaultsAndBadInput(t *testing.T) {
 	if r.took < 120e6 {
 		t.Fatalf("latency fault not applied: %s", r.took)
 	}
-	if ep := h.endpoint("s0"); ep.Fault == nil || ep.Fault.Mode != engine.FaultLatency || ep.Fault.Expires == nil {
+	if ep := h.endpoint("s0"); ep.Fault == nil || ep.Fault.Mode != engine.FaultLatency || ep.Fault.Expires.IsZero() {
 		t.Fatalf("status fault %+v", ep.Fault)
 	}
 	// a fault that already expired is gone, with an event
@@ -204,7 +204,7 @@ func TestAdmin_LatencyFaultAliases(t *testing.T) {
 		if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", body); code != 200 {
 			t.Fatalf("%s: %d %s", body, code, b)
 		}
-		if got := h.endpoint("s0").Fault.Latency.D().String(); got != want {
+		if got := h.endpoint("s0").Fault.Latency.String(); got != want {
 			t.Fatalf("%s: latency %s, want %s", body, got, want)
 		}
 	}

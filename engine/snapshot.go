@@ -1,100 +1,152 @@
 package engine
 
 import (
+	"slices"
 	"time"
 )
 
-// Snapshot is an immutable deep copy of the engine's state, for the console,
-// /v1/status and tests. Nothing in it aliases engine memory.
+// Snapshot is an immutable deep copy of the engine's state: the console's
+// contract, and what GET /v1/status shows (status_json.go shapes it for the
+// wire). Nothing in it aliases engine memory. Durations are time.Duration,
+// instants time.Time (zero = none); everything the screen shows is computed
+// here, from the engine's own windows, so a view is a function of one
+// Snapshot.
 type Snapshot struct {
-	Time      time.Time                  `json:"time"`
-	Chain     string                     `json:"chain"`
-	InFlight  int64                      `json:"in_flight"`
-	Routable  int                        `json:"routable"`
-	MaxHead   int64                      `json:"max_head"`
-	MaxLag    int64                      `json:"max_head_lag"`
-	Endpoints []EndpointSnapshot         `json:"endpoints"`
-	Hedge     HedgeStatus                `json:"hedge"`
-	Totals    AccountSnapshot            `json:"totals"`
-	Methods   map[string]AccountSnapshot `json:"methods"`
-	Warnings  []string                   `json:"warnings,omitempty"`
+	Time      time.Time // when it was taken
+	Started   time.Time // when the engine started (uptime = Time − Started)
+	Chain     string
+	InFlight  int64 // client requests being served
+	Routable  int   // endpoints that can take new traffic now
+	MaxHead   int64
+	MaxLag    int64 // chain.max_head_lag
+	Endpoints []EndpointSnapshot
+	Hedge     HedgeStatus
+	Totals    AccountSnapshot         // counters since start, all methods
+	Methods   map[string]MethodStatus // per method (the accounting label: past the cap, "other")
+	Client    ClientStats             // what clients saw over the last minute, whole pool
+	Warnings  []Warning               // independence findings
+	Demo      DemoStatus              // the built-in demo load, when on
 }
 
 // EndpointSnapshot is one endpoint's state.
 type EndpointSnapshot struct {
-	Name         string                    `json:"name"`
-	URL          string                    `json:"url"` // redacted
-	Provider     string                    `json:"provider,omitempty"`
-	Region       string                    `json:"region,omitempty"`
-	Domain       string                    `json:"domain,omitempty"`
-	Routable     bool                      `json:"routable"`
-	Drained      bool                      `json:"drained"`
-	Breaker      BreakerSnapshot           `json:"breaker"`
-	BackoffUntil *time.Time                `json:"backoff_until,omitempty"`
-	Fault        *FaultInfo                `json:"fault,omitempty"`
-	InFlight     int64                     `json:"in_flight"`
-	Latency      LatencyStats              `json:"latency"`
-	Rates        RateStats                 `json:"rates"`
-	Head         int64                     `json:"head"`
-	Lag          int64                     `json:"lag"`
-	LagExcluded  bool                      `json:"lag_excluded"`
-	Exclusions   []string                  `json:"exclusions,omitempty"`
-	LastError    string                    `json:"last_error,omitempty"`
-	LastErrorAt  *time.Time                `json:"last_error_at,omitempty"`
-	Accounting   AccountSnapshot           `json:"accounting"`
-	Methods      map[string]MethodSnapshot `json:"methods,omitempty"`
-	Independence *IndependenceInfo         `json:"independence,omitempty"`
+	Name         string
+	URL          string // redacted
+	Provider     string
+	Region       string
+	Domain       string // failure domain ("" = unknown)
+	Routable     bool
+	Drained      bool
+	Breaker      BreakerSnapshot
+	BackoffUntil time.Time // a 429 back-off running until then; zero = none
+	Fault        *FaultInfo
+	InFlight     int64
+	Latency      LatencyStats // successful attempts over the stats window
+	Rates        RateStats
+	Head         int64
+	Lag          int64
+	LagExcluded  bool
+	Exclusions   []string
+	LastError    string
+	LastErrorAt  time.Time
+	Errors       []EndpointError // the last few, newest first, redacted
+	Accounting   AccountSnapshot
+	Methods      map[string]MethodSnapshot
+	Independence *IndependenceInfo
+	Score        ScoreParts    // the routing score over all methods
+	Series       []SeriesPoint // the last SeriesLength seconds, oldest first
 }
 
 // BreakerSnapshot is a breaker's state for display.
 type BreakerSnapshot struct {
-	State               string     `json:"state"`
-	ConsecutiveFailures int        `json:"consecutive_failures"`
-	TrialSuccesses      int        `json:"trial_successes"`
-	Cooldown            string     `json:"cooldown"`
-	OpenedAt            *time.Time `json:"opened_at,omitempty"`
-	NextTrialAt         *time.Time `json:"next_trial_at,omitempty"`
-	Reopens             int        `json:"reopens"`
+	State               BreakerState
+	ConsecutiveFailures int
+	TrialSuccesses      int
+	Cooldown            time.Duration
+	OpenedAt            time.Time // zero while closed
+	NextTrialAt         time.Time // open: when the cooldown ends
+	Reopens             int
 }
 
-// LatencyStats are rolling-window latencies in milliseconds.
+// LatencyStats are rolling-window latencies.
 type LatencyStats struct {
-	Count    int64   `json:"count"`
-	Censored int64   `json:"censored,omitempty"`
-	P50      float64 `json:"p50_ms"`
-	P90      float64 `json:"p90_ms"`
-	P95      float64 `json:"p95_ms"`
-	P99      float64 `json:"p99_ms"`
-	P999     float64 `json:"p999_ms"`
-	Max      float64 `json:"max_ms"`
-	Mean     float64 `json:"mean_ms"`
+	Count    int64
+	Censored int64
+	P50      time.Duration
+	P90      time.Duration
+	P95      time.Duration
+	P99      time.Duration
+	P999     time.Duration
+	Max      time.Duration
+	Mean     time.Duration
 }
 
 // RateStats are rolling-window counts and the failure share.
 type RateStats struct {
-	Attempts    int64   `json:"attempts"`
-	Successes   int64   `json:"successes"`
-	Failures    int64   `json:"failures"`
-	Timeouts    int64   `json:"timeouts"`
-	RateLimited int64   `json:"rate_limited"`
-	Cancelled   int64   `json:"cancelled"`
-	ErrorRate   float64 `json:"error_rate"`
+	Attempts    int64
+	Successes   int64
+	Failures    int64
+	Timeouts    int64
+	RateLimited int64
+	Cancelled   int64
+	ErrorRate   float64 // Failures ÷ Attempts
+}
+
+// RateLimitedShare is the share of attempts answered with HTTP 429.
+func (r RateStats) RateLimitedShare() float64 {
+	if r.Attempts == 0 {
+		return 0
+	}
+	return float64(r.RateLimited) / float64(r.Attempts)
 }
 
 // MethodSnapshot is one (endpoint, method) pair.
 type MethodSnapshot struct {
-	Latency LatencyStats `json:"latency"`
-	Rates   RateStats    `json:"rates"`
-	// AttemptTimeoutMS is the deadline an attempt of this method gets now.
-	AttemptTimeoutMS float64 `json:"attempt_timeout_ms"`
+	Latency        LatencyStats
+	Rates          RateStats
+	AttemptTimeout time.Duration // the deadline an attempt of this method gets now
+	Score          ScoreParts    // the endpoint's routing score for this method
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// MethodStatus is one method across the pool.
+type MethodStatus struct {
+	AccountSnapshot
+	Class     Class
+	Hedgeable bool
+	Hedge     *MethodHedge // nil unless Hedgeable
+	Client    ClientStats  // what clients saw over the last minute
+}
+
+// MethodHedge is a hedgeable method's hedging now.
+type MethodHedge struct {
+	Enabled         bool
+	Delay           time.Duration
+	DelaySource     string // "auto", "cold", "config" or "live"
+	Outstanding     int64  // hedges in flight
+	OutstandingPeak int64
+}
+
+// FaultInfo is an injected fault as the Snapshot shows it.
+type FaultInfo struct {
+	Mode       FaultMode
+	Rate       float64
+	Latency    time.Duration
+	Duration   time.Duration // 0 = until cleared
+	RetryAfter time.Duration
+	Since      time.Time
+	Expires    time.Time // zero = never
+}
+
+// DemoStatus says whether the built-in demo load runs, and how hard.
+type DemoStatus struct {
+	Enabled bool
+	Rate    float64 // requests per second
+}
 
 func latencyStats(w *LatencyWindow) LatencyStats {
 	s := w.Summary()
-	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: ms(s.P50), P90: ms(s.P90), P95: ms(s.P95),
-		P99: ms(s.P99), P999: ms(s.P999), Max: ms(s.Max), Mean: ms(s.Mean)}
+	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: s.P50, P90: s.P90, P95: s.P95,
+		P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean}
 }
 
 func rateStats(r *RateWindow) RateStats {
@@ -107,71 +159,103 @@ func rateStats(r *RateWindow) RateStats {
 	return s
 }
 
-// Snapshot returns a deep copy of the engine's state.
+// Snapshot returns a deep copy of the engine's state. It only reads: an
+// expired fault reads as none (its timer clears it), and no event is added.
 func (e *Engine) Snapshot() Snapshot {
 	now := e.now()
 	s := Snapshot{
-		Time: now, Chain: e.cfg.Chain.Kind, InFlight: e.inflight.Load(),
+		Time: now, Started: e.started, Chain: e.cfg.Chain.Kind, InFlight: e.inflight.Load(),
 		MaxHead: e.heads.max.Load(), MaxLag: e.cfg.Chain.MaxHeadLag,
-		Hedge:   e.hedge.status(),
-		Totals:  e.acct.totals(),
-		Methods: map[string]AccountSnapshot{},
+		Hedge:     e.hedge.status(),
+		Totals:    e.acct.totals(),
+		Methods:   map[string]MethodStatus{},
+		Client:    e.recent.pool.stats(),
+		Warnings:  e.poolWarnings(),
+		Demo:      e.demoStatus(),
+		Endpoints: make([]EndpointSnapshot, 0, len(e.endpoints)),
 	}
-	for _, ep := range e.endpoints {
-		es := e.endpointSnapshot(ep, now)
+	routable := make([]bool, len(e.endpoints))
+	for i, ep := range e.endpoints {
+		routable[i] = e.routable(ep, now)
+	}
+	overall := e.scores("", routable)
+	for i, ep := range e.endpoints {
+		es := e.endpointSnapshot(ep, now, routable[i])
+		es.Score = overall[i]
 		if es.Routable {
 			s.Routable++
 		}
 		s.Endpoints = append(s.Endpoints, es)
 	}
+	e.methodScores(s.Endpoints, routable)
 	for _, m := range e.acct.names() {
-		a := e.acct.method(m).snapshot()
-		if e.methods.Class(m) == ClassRead && e.methods.Hedgeable(m) {
-			d := e.hedge.delayFor(m)
-			a.HedgeDelay, a.HedgeDelaySrc, a.HedgeDelayMS = d.Delay.String(), d.Source, ms(d.Delay)
-			enabled := d.Enabled
-			a.HedgeEnabled = &enabled
-			a.OutstandingNow, a.OutstandingMax = e.hedge.outstanding(m)
-		}
-		s.Methods[m] = a
+		s.Methods[m] = e.methodStatus(m)
 	}
-	s.Warnings = e.poolWarnings()
 	return s
 }
 
-func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot {
+func (e *Engine) methodStatus(m string) MethodStatus {
+	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Client: e.recent.methodStats(m)}
+	if ms.Class == ClassRead && e.methods.Hedgeable(m) {
+		d := e.hedge.delayFor(m)
+		now, peak := e.hedge.outstanding(m)
+		ms.Hedgeable = true
+		ms.Hedge = &MethodHedge{Enabled: d.Enabled, Delay: d.Delay, DelaySource: d.Source, Outstanding: now, OutstandingPeak: peak}
+	}
+	return ms
+}
+
+// methodScores fills each endpoint's per-method score, the pool's best
+// latency taken per method as the router takes it.
+func (e *Engine) methodScores(eps []EndpointSnapshot, routable []bool) {
+	seen := map[string]bool{}
+	for _, es := range eps {
+		for m := range es.Methods {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			parts := e.scores(m, routable)
+			for i := range eps {
+				if ms, ok := eps[i].Methods[m]; ok {
+					ms.Score = parts[i]
+					eps[i].Methods[m] = ms
+				}
+			}
+		}
+	}
+}
+
+func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) EndpointSnapshot {
 	bi := ep.breaker.Info()
 	es := EndpointSnapshot{
 		Name: ep.Name, URL: ep.display, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
+		Routable: routable,
 		Drained:  ep.drained.Load(),
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency),
 		Rates:    rateStats(ep.rates),
 		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(),
 		Accounting: ep.acct.snapshot(),
-		Breaker: BreakerSnapshot{State: bi.State.String(), ConsecutiveFailures: bi.ConsecutiveFailures,
-			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown.String(), Reopens: bi.ReopenCount},
+		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
+			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount},
+		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
 	}
-	if !bi.OpenedAt.IsZero() && bi.State != BreakerClosed {
-		t := bi.OpenedAt
-		es.Breaker.OpenedAt = &t
+	if bi.State != BreakerClosed {
+		es.Breaker.OpenedAt = bi.OpenedAt
 	}
-	if !bi.NextTrialAt.IsZero() && bi.State == BreakerOpen {
-		t := bi.NextTrialAt
-		es.Breaker.NextTrialAt = &t
+	if bi.State == BreakerOpen {
+		es.Breaker.NextTrialAt = bi.NextTrialAt
 	}
 	if off, until := ep.backedOff(now); off {
-		es.BackoffUntil = &until
+		es.BackoffUntil = until
 	}
-	if f := e.faultOf(ep); f != nil {
+	if f := faultNow(ep, now); f != nil {
 		es.Fault = f.info()
 	}
 	ep.mu.Lock()
-	if ep.lastErr != "" {
-		es.LastError = ep.lastErr
-		t := ep.lastAt
-		es.LastErrorAt = &t
-	}
+	es.LastError, es.LastErrorAt = ep.lastErr, ep.lastAt
+	es.Errors = ep.errors.list()
 	methods := make(map[string]*methodStats, len(ep.methods))
 	for m, st := range ep.methods {
 		methods[m] = st
@@ -181,12 +265,15 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
-				AttemptTimeoutMS: ms(e.attemptTimeout(ep, st))}
+				AttemptTimeout: e.attemptTimeout(ep, st)}
 		}
 	}
-	es.Independence = ep.independence.Load()
+	if in := ep.independence.Load(); in != nil {
+		c := *in
+		c.IPs, c.ASNs = slices.Clone(in.IPs), slices.Clone(in.ASNs)
+		es.Independence = &c
+	}
 	es.Exclusions = ep.exclusionList()
-	es.Routable = e.routable(ep, now)
 	return es
 }
 

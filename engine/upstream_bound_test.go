@@ -160,7 +160,7 @@ func TestUpstreamBound_ProbeFindingsSanitised(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
 	junk := "\x1b]0;owned\x07\xff" + strings.Repeat("J", 10_000)
 	h.eng.SetIndependence(map[string]engine.IndependenceInfo{"s0": {TLSIssuer: junk, ASNs: []string{"AS1 " + junk}, Error: junk}},
-		nil, []string{"s0 shares " + junk})
+		nil, []engine.Warning{{Endpoints: []string{"s0"}, Reason: "asn", Text: "s0 shares " + junk}})
 	h.eng.Exclude("s0", engine.ExcludeWrongChain, "answered chain id "+junk)
 	code, b := h.adminDo("GET", "/v1/status", "")
 	if code != 200 || len(b) > 64<<10 || strings.Contains(string(b), `\u001b`) || strings.Contains(string(b), `\u0007`) || strings.Contains(string(b), strings.Repeat("J", 2000)) {

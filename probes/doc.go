@@ -18,7 +18,8 @@
 //   - a Solana node whose getHealth is not "ok" is excluded until it is;
 //   - independence checks (Checker: addresses, ASNs, TLS issuer and leaf,
 //     provider and region, grouped into failure domains) at Start and every
-//     probes.independence_interval, handed to engine.SetIndependence;
+//     probes.independence_interval, handed to engine.SetIndependence with
+//     structured warnings ({endpoints, reason, text});
 //   - Close cancels probes in flight and returns after every goroutine of the
 //     Runner has ended.
 package probes

@@ -9,14 +9,14 @@ import (
 )
 
 // engineIndependence turns a Report into what engine.SetIndependence takes.
-func engineIndependence(rep Report) (map[string]engine.IndependenceInfo, map[string]string, []string) {
+func engineIndependence(rep Report) (map[string]engine.IndependenceInfo, map[string]string, []engine.Warning) {
 	info := make(map[string]engine.IndependenceInfo, len(rep.Endpoints))
 	for _, ep := range rep.Endpoints {
 		info[ep.Name] = endpointInfo(ep)
 	}
-	warnings := make([]string, 0, len(rep.Warnings))
+	warnings := make([]engine.Warning, 0, len(rep.Warnings))
 	for _, w := range rep.Warnings {
-		warnings = append(warnings, w.Text)
+		warnings = append(warnings, engine.Warning{Endpoints: slices.Clone(w.Endpoints), Reason: w.Reason, Text: w.Text})
 	}
 	return info, rep.Domains, warnings
 }

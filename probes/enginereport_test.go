@@ -3,7 +3,6 @@ package probes
 import (
 	"maps"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -23,7 +22,7 @@ func TestEngineIndependence_MapsTheReport(t *testing.T) {
 			{Name: "delta", CheckedAt: at, IPs: []IPInfo{{IP: "198.51.100.1"}}}, // ASN lookups off
 		},
 		Domains:  map[string]string{"alpha": "d1", "beta": "d2", "gamma": "d3", "delta": "d4"},
-		Warnings: []Warning{{Text: "ASN of beta unknown (SERVFAIL): cannot confirm it is independent"}},
+		Warnings: []Warning{{Endpoints: []string{"beta"}, Reason: ReasonASNUnknown, Text: "ASN of beta unknown (SERVFAIL): cannot confirm it is independent"}},
 	}
 	info, domains, warnings := engineIndependence(rep)
 	want := map[string]engine.IndependenceInfo{
@@ -40,7 +39,8 @@ func TestEngineIndependence_MapsTheReport(t *testing.T) {
 	if !maps.Equal(domains, rep.Domains) {
 		t.Errorf("domains %v", domains)
 	}
-	if !slices.Equal(warnings, []string{rep.Warnings[0].Text}) {
-		t.Errorf("warnings %q", warnings)
+	wantW := []engine.Warning{{Endpoints: []string{"beta"}, Reason: "asn-unknown", Text: rep.Warnings[0].Text}}
+	if !reflect.DeepEqual(warnings, wantW) {
+		t.Errorf("warnings %+v, want %+v", warnings, wantW)
 	}
 }

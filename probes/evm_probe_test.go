@@ -20,7 +20,7 @@ var balanceOf = "0x00000000000000000000000000000000000000aa"
 func TestProbes_StaleEndpointExcludedWhileLaggingAndReadmittedAfterRecover(t *testing.T) {
 	r := newRig(t, nil, sim.Config{ChainID: 1}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 	r.waitHeads()
-	if err := r.eng.InjectFault("s1", engine.FaultSpec{Mode: engine.FaultStale}); err != nil {
+	if err := r.eng.InjectFault(engine.ActorAdmin, "s1", engine.FaultSpec{Mode: engine.FaultStale}); err != nil {
 		t.Fatal(err)
 	}
 	lagging := r.waitEvent(10*time.Second, "s1 lagging", headEvent("s1", "lagging"))
@@ -47,7 +47,7 @@ func TestProbes_StaleEndpointExcludedWhileLaggingAndReadmittedAfterRecover(t *te
 		t.Fatal("s1 readmitted while still stale")
 	}
 
-	if err := r.eng.ClearFault("s1"); err != nil {
+	if err := r.eng.ClearFault(engine.ActorAdmin, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	back := r.waitEvent(10*time.Second, "s1 in-sync", headEvent("s1", "in-sync"))
@@ -149,12 +149,12 @@ func TestProbes_WrongChainEndpointReadmittedWhenItReconnectsOnThePoolsChain(t *t
 	}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 
 	r.waitEvent(5*time.Second, "flip excluded", headEvent("flip", engine.ExcludeWrongChain))
-	if err := r.eng.InjectFault("flip", engine.FaultSpec{Mode: engine.FaultError}); err != nil {
+	if err := r.eng.InjectFault(engine.ActorAdmin, "flip", engine.FaultSpec{Mode: engine.FaultError}); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 5*time.Second, "a failed probe of flip", func() bool { return r.endpoint("flip").Rates.Failures > 0 })
 	p.point(right.URL())
-	if err := r.eng.ClearFault("flip"); err != nil {
+	if err := r.eng.ClearFault(engine.ActorAdmin, "flip"); err != nil {
 		t.Fatal(err)
 	}
 	ev := r.waitEvent(5*time.Second, "flip readmitted", func(ev engine.Event) bool {

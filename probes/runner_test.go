@@ -39,11 +39,11 @@ func TestProbes_InjectedFaultSeenByProbesOpensBreaker(t *testing.T) {
 				sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 			r.waitHeads()
 			before := r.sims[0].Counters().Total
-			if err := r.eng.InjectFault("s0", engine.FaultSpec{Mode: mode}); err != nil {
+			if err := r.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: mode}); err != nil {
 				t.Fatal(err)
 			}
 			waitUntil(t, 5*time.Second, "s0's breaker open", func() bool {
-				return r.endpoint("s0").Breaker.State == "open"
+				return r.endpoint("s0").Breaker.State == engine.BreakerOpen
 			})
 			ep := r.endpoint("s0")
 			if ep.Rates.Failures < 3 || !strings.HasPrefix(ep.LastError, "probe: ") {
@@ -163,10 +163,15 @@ func TestRunner_IndependenceAtStartAndEveryInterval(t *testing.T) {
 	if s0.Domain == "" || s0.Domain != s1.Domain {
 		t.Errorf("domains %q and %q: endpoints on one IP are one failure domain", s0.Domain, s1.Domain)
 	}
-	want := []string{"s0 and s1 resolve to the same IP 127.0.0.1", "only one failure domain"}
+	want := []engine.Warning{
+		{Endpoints: []string{"s0", "s1"}, Reason: "ip", Text: "s0 and s1 resolve to the same IP 127.0.0.1"},
+		{Reason: "pool", Text: "only one failure domain"},
+	}
 	for _, w := range want {
-		if !slices.ContainsFunc(snap.Warnings, func(s string) bool { return strings.Contains(s, w) }) {
-			t.Errorf("warnings %q lack %q", snap.Warnings, w)
+		if !slices.ContainsFunc(snap.Warnings, func(got engine.Warning) bool {
+			return strings.Contains(got.Text, w.Text) && got.Reason == w.Reason && (w.Endpoints == nil || slices.Equal(got.Endpoints, w.Endpoints))
+		}) {
+			t.Errorf("warnings %+v lack %+v", snap.Warnings, w)
 		}
 	}
 }

@@ -1,0 +1,217 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/probes"
+	"github.com/rpcdash/rpcdash/sim"
+	"github.com/rpcdash/rpcdash/themes"
+	"github.com/rpcdash/rpcdash/ui"
+)
+
+// shippedConfig is config.toml as shipped: `rpcdash` with no ./config.toml
+// and no --config runs it (three simulated endpoints and the demo load).
+//
+//go:embed config.toml
+var shippedConfig []byte
+
+// consoleFlags are the console's command line.
+type consoleFlags struct {
+	config, attach, token, theme, logFile, logLevel string
+	configSet, readonly                             bool
+}
+
+func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
+	var f consoleFlags
+	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "config.toml", "config file (TOML); without it and without ./config.toml, the shipped config")
+	fs.StringVar(&f.attach, "attach", "", "admin URL of a running `rpcdash serve` (http://HOST:PORT) to attach to instead of starting an engine")
+	fs.StringVar(&f.token, "token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of the attached admin API (server.admin_token)")
+	fs.StringVar(&f.theme, "theme", "", "theme: dark, light, contrast or a .toml file (default: ui.theme)")
+	fs.BoolVar(&f.readonly, "readonly", false, "watch only: keys that would change the engine are off")
+	fs.StringVar(&f.logFile, "log-file", "", "log file (default: rpcdash/rpcdash.log in the user cache directory)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("console: unexpected argument %q", fs.Arg(0))
+	}
+	fs.Visit(func(fl *flag.Flag) { f.configSet = f.configSet || fl.Name == "config" })
+	if f.token != "" && f.attach == "" {
+		return f, errors.New("--token goes with --attach")
+	}
+	return f, nil
+}
+
+// consoleConfig is the configuration the console runs: --config, else
+// ./config.toml, else the shipped one (note says so).
+func consoleConfig(f consoleFlags) (cfg engine.Config, note string, err error) {
+	if f.configSet {
+		cfg, err = loadConfig(f.config)
+		return cfg, "", err
+	}
+	if _, statErr := os.Stat(f.config); statErr == nil {
+		cfg, err = loadConfig(f.config)
+		return cfg, "", err
+	}
+	cfg, err = loadConfigData("config.toml (shipped, embedded)", shippedConfig)
+	return cfg, "no ./config.toml and no --config: running the shipped config (three simulated endpoints, demo load)", err
+}
+
+// cmdConsole is `rpcdash` and `rpcdash console`: the engine and its console
+// in one process, or (--attach) the console of another instance.
+func cmdConsole(args []string, stdout, stderr io.Writer) error {
+	f, err := parseConsoleFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %v", err)
+	}
+	logPath, logFile, err := openLogFile(f.logFile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logFile.Close()
+		fmt.Fprintln(stdout, "rpcdash: logs in", logPath)
+	}()
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: level}))
+
+	if os.Getenv("NO_COLOR") != "" {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
+	if f.attach != "" {
+		return attachConsole(f, log, stderr)
+	}
+	cfg, note, err := consoleConfig(f)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "rpcdash:", note)
+		log.Info(note)
+	}
+	sims, err := startSims(&cfg)
+	if err != nil {
+		return err
+	}
+	defer sim.CloseAll(sims)
+	eng, err := engine.New(cfg, engine.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := eng.Start(); err != nil {
+		return err
+	}
+	var prober *probes.Runner
+	if cfg.Probes.Enabled {
+		if prober, err = probes.NewRunner(eng, eng.Config(), log); err != nil {
+			eng.Close()
+			return err
+		}
+		prober.Start()
+	}
+	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: eng.Config().UI.Refresh, ReadOnly: f.readonly,
+		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()}}
+	runErr := runConsole(opts, pickTheme(f.theme, cfg.UI.Theme, log, stderr), note)
+
+	// q, ctrl+c or SIGTERM: the engine stops taking requests and lets the
+	// ones in flight finish (server.shutdown_timeout bounds it).
+	log.Info("shutting down", "bound", eng.Config().Server.ShutdownTimeout)
+	if prober != nil {
+		prober.Close()
+	}
+	if err := eng.Close(); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return runErr
+}
+
+func attachConsole(f consoleFlags, log *slog.Logger, stderr io.Writer) error {
+	remote, err := ui.NewRemote(f.attach, f.token)
+	if err != nil {
+		return err
+	}
+	defer remote.Close()
+	refresh, themeName := 250*time.Millisecond, themes.DefaultName
+	if f.configSet {
+		cfg, err := loadConfig(f.config)
+		if err != nil {
+			return err
+		}
+		refresh, themeName = cfg.UI.Refresh, cfg.UI.Theme
+	}
+	log.Info("attaching", "admin", remote.URL())
+	opts := ui.Options{Backend: remote, Refresh: refresh, ReadOnly: f.readonly, Source: ui.Source{Attached: remote.URL()}}
+	return runConsole(opts, pickTheme(f.theme, themeName, log, stderr), "")
+}
+
+// pickTheme loads --theme, else ui.theme; an unusable theme falls back to
+// the default with a warning.
+func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) themes.Theme {
+	name := cfgTheme
+	if flagTheme != "" {
+		name = flagTheme
+	}
+	t, err := themes.LoadOrDefault(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpcdash: %v; using the %s theme\n", err, themes.DefaultName)
+		log.Warn("theme", "err", err)
+	}
+	return t
+}
+
+// runConsole runs the Bubble Tea program until q, ctrl+c or a signal, and
+// restores the terminal.
+func runConsole(opts ui.Options, theme themes.Theme, note string) error {
+	opts.Theme = theme
+	m := ui.New(opts)
+	if note != "" {
+		m = m.WithStatus(note)
+	}
+	// 20 frames a second at most: the screen changes a few times a second
+	// (ui.refresh), and the default 60 wakes an idle console for nothing.
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20))
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrInterrupted) {
+		return nil // SIGINT: a graceful exit like q
+	}
+	return err
+}
+
+// openLogFile opens (appending) the console's log file: logs must never
+// reach the screen while the console owns it.
+func openLogFile(path string) (string, *os.File, error) {
+	if path == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		path = filepath.Join(dir, "rpcdash", "rpcdash.log")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", nil, fmt.Errorf("--log-file: %v", err)
+	}
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("--log-file: %v", err)
+	}
+	return path, fh, nil
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// End-to-end: the real binary in a real terminal (tmux), over the shipped
+// config, in process and attached to a separate `rpcdash serve`.
+
+// termCount numbers the tmux servers of a run: each test has its own.
+var termCount atomic.Int64
+
+// term is one tmux server of our own (its own socket: other tmux sessions
+// on the machine are never touched) running one window.
+type term struct {
+	t    *testing.T
+	sock string
+}
+
+func newTerm(t *testing.T, dir, command string) *term {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is required for the console's end-to-end tests (.ci/run installs it)")
+		}
+		t.Skip("tmux not installed: apt-get install -y tmux (.ci/run does)")
+	}
+	tm := &term{t: t, sock: fmt.Sprintf("rpcdash-e2e-%d-%d", os.Getpid(), termCount.Add(1))}
+	// The pane outlives the program so its last screen can be read.
+	script := command + "; echo EXIT=$? > " + filepath.Join(dir, "exit") + "; sleep 120"
+	out, err := exec.Command("tmux", "-L", tm.sock, "-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "120", "-y", "36",
+		"env", "TERM=xterm-256color", "sh", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
+	return tm
+}
+
+func (tm *term) screen() string {
+	out, err := exec.Command("tmux", "-L", tm.sock, "capture-pane", "-p", "-t", "e2e").Output()
+	if err != nil {
+		tm.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+func (tm *term) keys(keys ...string) {
+	if out, err := exec.Command("tmux", append([]string{"-L", tm.sock, "send-keys", "-t", "e2e"}, keys...)...).CombinedOutput(); err != nil {
+		tm.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+// waitFor polls the screen until cond holds.
+func (tm *term) waitFor(what string, limit time.Duration, cond func(screen string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		s := tm.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen never showed %s:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (tm *term) waitText(limit time.Duration, texts ...string) string {
+	tm.t.Helper()
+	return tm.waitFor(strings.Join(texts, ", "), limit, func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func statusOf(t *testing.T, admin string) engine.Snapshot {
+	t.Helper()
+	var s engine.Snapshot
+	if err := json.Unmarshal([]byte(get(t, "http://"+admin+"/v1/status")), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func attempts(ep engine.EndpointSnapshot) int64 {
+	a := ep.Accounting
+	return a.Primary + a.Hedge + a.Failover
+}
+
+// checkConsole drives a console showing the shipped config's pool whose
+// engine answers on admin: the endpoints update, d y drains the selected
+// one (steady) on screen and in /v1/status, which then gets no new traffic
+// while the others do, and q exits 0 with the terminal restored.
+func checkConsole(t *testing.T, tm *term, dir, admin string) {
+	first := tm.waitText(20*time.Second, "steady", "tail", "flaky", "demo load 20/s", "● closed")
+	tm.waitFor("the pool updating", 10*time.Second, func(s string) bool { return s != first && strings.Contains(s, "steady") })
+	before := statusOf(t, admin).Totals.Requests
+	waitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
+
+	tm.keys("d")
+	tm.waitText(5*time.Second, "Drain steady?")
+	tm.keys("y")
+	screen := tm.waitText(5*time.Second, "✓ drain steady", "DRAINED")
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "steady") && strings.Contains(l, "● closed") && !strings.Contains(l, "DRAINED") {
+			t.Fatalf("steady's row is not marked drained:\n%s", screen)
+		}
+	}
+	s := statusOf(t, admin)
+	if !s.Endpoints[0].Drained || s.Endpoints[0].Name != "steady" {
+		t.Fatalf("/v1/status: %+v", s.Endpoints[0])
+	}
+	// In-flight requests finish; after that no new attempt reaches steady
+	// while the demo load goes on to the others.
+	time.Sleep(time.Second)
+	s1 := statusOf(t, admin)
+	waitUntil(t, 15*time.Second, "the others to take new traffic", func() bool {
+		s2 := statusOf(t, admin)
+		return attempts(s2.Endpoints[1])+attempts(s2.Endpoints[2]) > attempts(s1.Endpoints[1])+attempts(s1.Endpoints[2])+10
+	})
+	if s2 := statusOf(t, admin); attempts(s2.Endpoints[0]) != attempts(s1.Endpoints[0]) {
+		t.Fatalf("drained steady took %d new attempts", attempts(s2.Endpoints[0])-attempts(s1.Endpoints[0]))
+	}
+	tm.keys("q")
+	waitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("console exited with %q", b)
+	}
+	// The terminal is back: the alternate screen is gone, the normal one
+	// shows what the console printed at exit.
+	after := tm.waitText(5*time.Second, "rpcdash: logs in")
+	if strings.Contains(after, "ENDPOINT") || strings.Contains(after, "╭") {
+		t.Fatalf("the console's screen is still there after exit:\n%s", after)
+	}
+}
+
+func TestConsole_EndToEndInATerminal(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir() // no config.toml here: the shipped one, embedded
+	rpc, admin := freePort(t), freePort(t)
+	tm := newTerm(t, dir, fmt.Sprintf("cd %s && RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
+		dir, rpc, admin, bin, filepath.Join(dir, "console.log")))
+	checkConsole(t, tm, dir, admin)
+	if out := tm.screen(); !strings.Contains(out, "running the shipped config") {
+		t.Errorf("the console did not say it runs the shipped config:\n%s", out)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "console.log")); !strings.Contains(string(log), "shutting down") {
+		t.Errorf("log file lacks the shutdown:\n%s", log)
+	}
+}
+
+func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	shipped, err := os.ReadFile("config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rpc, admin := freePort(t), freePort(t)
+	serve := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
+	serve.Env = append(os.Environ(), "RPCDASH_SERVER_LISTEN="+rpc, "RPCDASH_SERVER_ADMIN="+admin)
+	serveLog, _ := os.Create(filepath.Join(dir, "serve.log"))
+	defer serveLog.Close()
+	serve.Stdout, serve.Stderr = serveLog, serveLog
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- serve.Wait() }()
+	t.Cleanup(func() {
+		serve.Process.Kill()
+		<-served
+	})
+	waitUntil(t, 10*time.Second, "serve", func() bool { _, err := tryGet("http://" + admin + "/v1/status"); return err == nil })
+
+	tm := newTerm(t, dir, fmt.Sprintf("%s console --attach http://%s --log-file %s", bin, admin, filepath.Join(dir, "console.log")))
+	tm.waitText(10*time.Second, "attached http://"+admin)
+	// The instance goes away and comes back: the console says so, keeps
+	// the last data on screen and keeps answering keys.
+	checkConsoleSurvivesAnOutage(t, tm, serve, served)
+	serve2 := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
+	serve2.Env = serve.Env
+	serve2.Stdout, serve2.Stderr = serveLog, serveLog
+	if err := serve2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	served2 := make(chan error, 1)
+	go func() { served2 <- serve2.Wait() }()
+	t.Cleanup(func() {
+		serve2.Process.Kill()
+		<-served2
+	})
+	tm.waitFor("the reconnection", 20*time.Second, func(s string) bool { return !strings.Contains(s, "STALE") && strings.Contains(s, "steady") })
+	checkConsole(t, tm, dir, admin)
+}
+
+func checkConsoleSurvivesAnOutage(t *testing.T, tm *term, serve *exec.Cmd, served chan error) {
+	t.Helper()
+	tm.waitText(20*time.Second, "steady", "tail", "flaky")
+	serve.Process.Signal(os.Interrupt)
+	select {
+	case <-served:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	served <- nil // for the cleanup
+	tm.waitText(10*time.Second, "STALE", "reconnecting", "steady")
+	tm.keys("p")
+	tm.waitText(5*time.Second, "FROZEN")
+	tm.keys("p")
+	tm.waitText(5*time.Second, "STALE")
+}
+
+func tryGet(url string) (string, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	return resp.Status, nil
+}
+
+func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR: SIGTERM stops
+// the console like q (exit 0, engine shut down, terminal restored), and
+// NO_COLOR leaves no colour on the screen while state still reads.
+func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	rpc, admin := freePort(t), freePort(t)
+	tm := newTerm(t, dir, fmt.Sprintf("cd %s && NO_COLOR=1 RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
+		dir, rpc, admin, bin, filepath.Join(dir, "console.log")))
+	tm.waitText(20*time.Second, "steady", "● closed", "demo load 20/s")
+	raw, err := exec.Command("tmux", "-L", tm.sock, "capture-pane", "-p", "-e", "-t", "e2e").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := colourSGR.Find(raw); c != nil {
+		t.Fatalf("NO_COLOR: the screen has colour (%q):\n%q", c, raw)
+	}
+	pid, err := exec.Command("tmux", "-L", tm.sock, "list-panes", "-t", "e2e", "-F", "#{pane_pid}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pane runs sh -c "…; echo EXIT" whose child is rpcdash.
+	child, err := exec.Command("pgrep", "-P", strings.TrimSpace(string(pid))).Output()
+	if err != nil {
+		t.Fatalf("no rpcdash under the pane: %v", err)
+	}
+	if out, err := exec.Command("kill", "-TERM", strings.TrimSpace(string(child))).CombinedOutput(); err != nil {
+		t.Fatalf("kill: %v %s", err, out)
+	}
+	waitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("SIGTERM: console exited with %q", b)
+	}
+	after := tm.waitText(5*time.Second, "rpcdash: logs in")
+	if strings.Contains(after, "ENDPOINT") {
+		t.Fatalf("the console's screen is still there after SIGTERM:\n%s", after)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "console.log")); !strings.Contains(string(log), "shutting down") {
+		t.Errorf("the engine did not shut down gracefully:\n%s", log)
+	}
+}
+
+// colourSGR matches an SGR sequence that sets a foreground or background
+// colour (30–37, 38;…, 40–47, 48;…, 90–97, 100–107).
+var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9]+)*m`)

@@ -1,0 +1,26 @@
+package engine
+
+import "fmt"
+
+// Actor is who did a control action: an operator at the console, a caller
+// of the admin API, or the engine on its own (a fault's duration ran out).
+type Actor string
+
+const (
+	ActorConsole Actor = "console"
+	ActorAdmin   Actor = "admin"
+	ActorEngine  Actor = "engine"
+)
+
+// HeaderActor lets an admin API caller say it is the console (an attached
+// one); anything else is "admin".
+const HeaderActor = "X-Rpcdash-Actor"
+
+// ParseActor accepts "console", "admin" and "engine".
+func ParseActor(s string) (Actor, error) {
+	switch a := Actor(s); a {
+	case ActorConsole, ActorAdmin, ActorEngine:
+		return a, nil
+	}
+	return "", fmt.Errorf("actor: must be console, admin or engine, got %q", s)
+}

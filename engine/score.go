@@ -1,0 +1,76 @@
+package engine
+
+import "time"
+
+// ScoreParts is an endpoint's routing cost for a method, part by part, as
+// the router computes it (see router.go):
+//
+//	Cost = (Latency + 10µs) × ErrorFactor × LoadFactor + LagCost
+type ScoreParts struct {
+	Latency time.Duration
+	// LatencySource says which figure Latency is: "method" (this method's
+	// p50, blended with its p90 once the window is full), "endpoint" (all
+	// methods, probes included, while the method has too few samples) or
+	// "pool" (the pool's best, while the endpoint has none).
+	LatencySource string
+	FailureRate   float64 // failures ÷ attempts over the window; 0 below minRateAttempts attempts
+	ErrorFactor   float64 // 1 + router.error_penalty × FailureRate
+	InFlight      int64
+	LoadFactor    float64 // 1 + InFlight
+	Lag           int64
+	LagCost       time.Duration // Lag × router.lag_penalty
+	Cost          time.Duration
+}
+
+// Latency figure sources of ScoreParts.
+const (
+	ScoreFromMethod   = "method"
+	ScoreFromEndpoint = "endpoint"
+	ScoreFromPool     = "pool"
+)
+
+// scoreParts is the router's cost of ep given its latency figure latMS (in
+// milliseconds; negative when unmeasured, and best, the pool's best figure,
+// stands in).
+func (e *Engine) scoreParts(ep *Endpoint, latMS float64, source string, best float64) ScoreParts {
+	rc := e.cfg.Router
+	if latMS < 0 {
+		latMS, source = best, ScoreFromPool
+	}
+	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep)}
+	if t := ep.rates.Totals(); t.Attempts >= minRateAttempts {
+		p.FailureRate = float64(t.Failure) / float64(t.Attempts)
+	}
+	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
+	p.LoadFactor = float64(1 + p.InFlight)
+	p.LagCost = time.Duration(p.Lag) * rc.LagPenalty
+	costMS := (latMS+0.01)*p.ErrorFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
+	p.Cost = msDuration(costMS)
+	return p
+}
+
+func msDuration(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// scores computes every endpoint's score for method ("" = all methods),
+// with the pool's best latency taken over the endpoints that are routable
+// now, as rank takes it over its candidates.
+func (e *Engine) scores(method string, routable []bool) []ScoreParts {
+	lats := make([]float64, len(e.endpoints))
+	srcs := make([]string, len(e.endpoints))
+	best := -1.0
+	for i, ep := range e.endpoints {
+		lats[i] = -1
+		if lat, src, ok := ep.routeLatency(method, e); ok {
+			lats[i], srcs[i] = lat, src
+			if routable[i] && (best < 0 || lat < best) {
+				best = lat
+			}
+		}
+	}
+	best = max(best, 0)
+	out := make([]ScoreParts, len(e.endpoints))
+	for i, ep := range e.endpoints {
+		out[i] = e.scoreParts(ep, lats[i], srcs[i], best)
+	}
+	return out
+}

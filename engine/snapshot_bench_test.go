@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkSnapshot is the console's per-tick cost on a large pool: 20
+// endpoints each with stats for 30 methods, full minute series, client
+// windows for every method.
+func BenchmarkSnapshot(b *testing.B) {
+	var cfg Config
+	cfg.Server.Listen, cfg.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
+	for i := range 20 {
+		cfg.Endpoints = append(cfg.Endpoints, EndpointConfig{Name: fmt.Sprintf("ep%02d", i), URL: fmt.Sprintf("http://127.0.0.1:%d", 10000+i),
+			Provider: fmt.Sprintf("p%d", i%5), Region: "r"})
+	}
+	e, err := New(cfg, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	methods := make([]string, 30)
+	for i := range methods {
+		methods[i] = fmt.Sprintf("eth_method%02d", i)
+	}
+	now := time.Now()
+	for i, ep := range e.endpoints {
+		for j, m := range methods {
+			st := ep.stats(m, e)
+			for k := range 200 {
+				d := time.Duration(20+(i+j+k)%80) * time.Millisecond
+				st.latency.Record(d)
+				ep.latency.Record(d)
+				st.rates.Count(RateAttempts, RateSuccess)
+				ep.rates.Count(RateAttempts, RateSuccess)
+				ep.series.answered(now.Add(-time.Duration(k%60)*time.Second), d)
+			}
+		}
+	}
+	for _, m := range methods {
+		c := e.acct.method(m)
+		c.requests.Add(1000)
+		c.attempts[RolePrimary].Add(1000)
+		e.hedge.observePrimary(m, 30*time.Millisecond, false)
+		for k := range 200 {
+			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, true)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s := e.Snapshot()
+		if len(s.Endpoints) != 20 || len(s.Methods) != 30 || len(s.Endpoints[0].Methods) != 30 {
+			b.Fatal("incomplete snapshot")
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// The wire shape of GET /v1/status (and of the endpoint a control call
+// returns, and of PUT /v1/hedge's answer). The Snapshot is Go values; this
+// file alone decides how they read as JSON: durations in milliseconds as
+// numbers ("p99_ms") or as Go duration strings ("cooldown": "10s"), absent
+// instants left out. Existing names and units are a contract that scripts
+// and tests read: add fields, never rename or retype one. The console's
+// attach mode reads the same JSON back into a Snapshot (UnmarshalJSON), so
+// every Snapshot field must have a place here; TestStatusJSON_RoundTrips
+// fails when one is missing.
+
+type statusWire struct {
+	Time      time.Time             `json:"time"`
+	Started   time.Time             `json:"started"`
+	Chain     string                `json:"chain"`
+	InFlight  int64                 `json:"in_flight"`
+	Routable  int                   `json:"routable"`
+	MaxHead   int64                 `json:"max_head"`
+	MaxLag    int64                 `json:"max_head_lag"`
+	Endpoints []endpointWire        `json:"endpoints"`
+	Hedge     hedgeWire             `json:"hedge"`
+	Totals    accountWire           `json:"totals"`
+	Methods   map[string]methodWire `json:"methods"`
+	Client    clientWire            `json:"client"`
+	Warnings  []string              `json:"warnings,omitempty"` // the texts, as before
+	Details   []warningWire         `json:"warning_details,omitempty"`
+	Demo      demoWire              `json:"demo"`
+}
+
+type endpointWire struct {
+	Name         string                  `json:"name"`
+	URL          string                  `json:"url"`
+	Provider     string                  `json:"provider,omitempty"`
+	Region       string                  `json:"region,omitempty"`
+	Domain       string                  `json:"domain,omitempty"`
+	Routable     bool                    `json:"routable"`
+	Drained      bool                    `json:"drained"`
+	Breaker      breakerWire             `json:"breaker"`
+	BackoffUntil *time.Time              `json:"backoff_until,omitempty"`
+	Fault        *faultWire              `json:"fault,omitempty"`
+	InFlight     int64                   `json:"in_flight"`
+	Latency      latencyWire             `json:"latency"`
+	Rates        rateWire                `json:"rates"`
+	Head         int64                   `json:"head"`
+	Lag          int64                   `json:"lag"`
+	LagExcluded  bool                    `json:"lag_excluded"`
+	Exclusions   []string                `json:"exclusions,omitempty"`
+	LastError    string                  `json:"last_error,omitempty"`
+	LastErrorAt  *time.Time              `json:"last_error_at,omitempty"`
+	Errors       []errorWire             `json:"errors,omitempty"`
+	Accounting   accountWire             `json:"accounting"`
+	Methods      map[string]epMethodWire `json:"methods,omitempty"`
+	Independence *IndependenceInfo       `json:"independence,omitempty"`
+	Score        scoreWire               `json:"score"`
+	Series       []seriesWire            `json:"series"`
+}
+
+type breakerWire struct {
+	State               string     `json:"state"`
+	ConsecutiveFailures int        `json:"consecutive_failures"`
+	TrialSuccesses      int        `json:"trial_successes"`
+	Cooldown            string     `json:"cooldown"`
+	CooldownMS          float64    `json:"cooldown_ms"`
+	OpenedAt            *time.Time `json:"opened_at,omitempty"`
+	NextTrialAt         *time.Time `json:"next_trial_at,omitempty"`
+	Reopens             int        `json:"reopens"`
+}
+
+type latencyWire struct {
+	Count    int64   `json:"count"`
+	Censored int64   `json:"censored,omitempty"`
+	P50      float64 `json:"p50_ms"`
+	P90      float64 `json:"p90_ms"`
+	P95      float64 `json:"p95_ms"`
+	P99      float64 `json:"p99_ms"`
+	P999     float64 `json:"p999_ms"`
+	Max      float64 `json:"max_ms"`
+	Mean     float64 `json:"mean_ms"`
+}
+
+type rateWire struct {
+	Attempts    int64   `json:"attempts"`
+	Successes   int64   `json:"successes"`
+	Failures    int64   `json:"failures"`
+	Timeouts    int64   `json:"timeouts"`
+	RateLimited int64   `json:"rate_limited"`
+	Cancelled   int64   `json:"cancelled"`
+	ErrorRate   float64 `json:"error_rate"`
+}
+
+type epMethodWire struct {
+	Latency          latencyWire `json:"latency"`
+	Rates            rateWire    `json:"rates"`
+	AttemptTimeoutMS float64     `json:"attempt_timeout_ms"`
+	Score            scoreWire   `json:"score"`
+}
+
+type accountWire struct {
+	Requests      int64   `json:"requests,omitempty"`
+	Primary       int64   `json:"primary"`
+	Hedge         int64   `json:"hedge"`
+	Failover      int64   `json:"failover"`
+	Failures      int64   `json:"failures"`
+	HedgesFired   int64   `json:"hedges_fired"`
+	HedgesWon     int64   `json:"hedges_won"`
+	Losers        int64   `json:"cancelled_losers"`
+	LoserTime     string  `json:"loser_upstream_time"`
+	LoserSeconds  float64 `json:"loser_upstream_seconds"`
+	MeanRelease   string  `json:"mean_cancel_to_release,omitempty"`
+	ExtraCost     float64 `json:"extra_cost_units"`
+	ClientErrors  int64   `json:"client_errors,omitempty"`
+	FireRate      float64 `json:"fire_rate"`
+	WinRate       float64 `json:"win_rate"`
+	Amplification float64 `json:"amplification"`
+}
+
+type methodWire struct {
+	accountWire
+	HedgeDelay     string     `json:"hedge_delay,omitempty"`
+	HedgeDelaySrc  string     `json:"hedge_delay_source,omitempty"`
+	HedgeDelayMS   float64    `json:"hedge_delay_ms,omitempty"`
+	HedgeEnabled   *bool      `json:"hedge_enabled,omitempty"`
+	OutstandingNow int64      `json:"outstanding_hedges,omitempty"`
+	OutstandingMax int64      `json:"outstanding_hedges_peak,omitempty"`
+	Class          string     `json:"class"`
+	Hedgeable      bool       `json:"hedgeable"`
+	Client         clientWire `json:"client"`
+}
+
+type clientWire struct {
+	Requests  int64   `json:"requests"`
+	Errors    int64   `json:"errors"`
+	PerSecond float64 `json:"per_second"`
+	P50       float64 `json:"p50_ms"`
+	P95       float64 `json:"p95_ms"`
+	P99       float64 `json:"p99_ms"`
+}
+
+type hedgeWire struct {
+	Enabled      bool    `json:"enabled"`
+	Delay        string  `json:"delay"` // "auto" or the fixed value
+	DelaySource  string  `json:"delay_source"`
+	Quantile     float64 `json:"quantile"`
+	MaxExtra     int     `json:"max_extra"`
+	Budget       float64 `json:"budget"`
+	BudgetBurst  float64 `json:"budget_burst"`
+	BudgetTokens float64 `json:"budget_tokens"`
+	Paused       bool    `json:"paused"`
+	PauseReason  string  `json:"pause_reason,omitempty"`
+}
+
+type faultWire struct {
+	Mode       FaultMode  `json:"mode"`
+	Rate       float64    `json:"rate,omitempty"`
+	Latency    Duration   `json:"latency,omitempty"`
+	Duration   Duration   `json:"duration,omitempty"`
+	RetryAfter Duration   `json:"retry_after,omitempty"`
+	Since      time.Time  `json:"since"`
+	Expires    *time.Time `json:"expires,omitempty"`
+}
+
+type scoreWire struct {
+	LatencyMS     float64 `json:"latency_ms"`
+	LatencySource string  `json:"latency_source,omitempty"`
+	FailureRate   float64 `json:"failure_rate"`
+	ErrorFactor   float64 `json:"error_factor"`
+	InFlight      int64   `json:"in_flight"`
+	LoadFactor    float64 `json:"load_factor"`
+	Lag           int64   `json:"lag"`
+	LagCostMS     float64 `json:"lag_cost_ms"`
+	CostMS        float64 `json:"cost_ms"`
+}
+
+type seriesWire struct {
+	Start     time.Time `json:"start"`
+	Requests  int64     `json:"requests"`
+	Failures  int64     `json:"failures"`
+	Answers   int64     `json:"answers"`
+	MeanRTTMS float64   `json:"mean_rtt_ms"`
+	MaxRTTMS  float64   `json:"max_rtt_ms"`
+}
+
+type warningWire struct {
+	Endpoints []string `json:"endpoints"`
+	Reason    string   `json:"reason"`
+	Text      string   `json:"text"`
+}
+
+type errorWire struct {
+	Time time.Time `json:"time"`
+	Text string    `json:"text"`
+}
+
+type demoWire struct {
+	Enabled bool    `json:"enabled"`
+	Rate    float64 `json:"rate"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fromMS reads a millisecond figure back to the nanosecond it came from.
+func fromMS(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func timeOf(p *time.Time) time.Time {
+	if p == nil {
+		return time.Time{}
+	}
+	return *p
+}
+
+// MarshalJSON writes the Snapshot in the /v1/status shape.
+func (s Snapshot) MarshalJSON() ([]byte, error) { return json.Marshal(s.wire()) }
+
+// UnmarshalJSON reads a /v1/status document (an attached console's view).
+func (s *Snapshot) UnmarshalJSON(b []byte) error {
+	var w statusWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = w.snapshot()
+	return nil
+}
+
+// MarshalJSON writes one endpoint as /v1/status shows it.
+func (es EndpointSnapshot) MarshalJSON() ([]byte, error) { return json.Marshal(es.wire()) }
+
+// UnmarshalJSON reads one endpoint of /v1/status.
+func (es *EndpointSnapshot) UnmarshalJSON(b []byte) error {
+	var w endpointWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*es = w.snapshot()
+	return nil
+}
+
+// MarshalJSON writes hedging's state as /v1/status shows it.
+func (h HedgeStatus) MarshalJSON() ([]byte, error) { return json.Marshal(h.wire()) }
+
+// UnmarshalJSON reads the "hedge" object of /v1/status.
+func (h *HedgeStatus) UnmarshalJSON(b []byte) error {
+	var w hedgeWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*h = w.status()
+	return nil
+}
+
+func (s Snapshot) wire() statusWire {
+	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable,
+		MaxHead: s.MaxHead, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
+		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
+		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}}
+	for _, ep := range s.Endpoints {
+		w.Endpoints = append(w.Endpoints, ep.wire())
+	}
+	for m, ms := range s.Methods {
+		w.Methods[m] = methodOut(ms)
+	}
+	for _, x := range s.Warnings {
+		w.Warnings = append(w.Warnings, x.Text)
+		eps := x.Endpoints
+		if eps == nil {
+			eps = []string{}
+		}
+		w.Details = append(w.Details, warningWire{Endpoints: eps, Reason: x.Reason, Text: x.Text})
+	}
+	return w
+}
+
+func (w statusWire) snapshot() Snapshot {
+	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable,
+		MaxHead: w.MaxHead, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
+		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
+		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}}
+	if w.Endpoints != nil {
+		s.Endpoints = make([]EndpointSnapshot, 0, len(w.Endpoints))
+	}
+	for _, ep := range w.Endpoints {
+		s.Endpoints = append(s.Endpoints, ep.snapshot())
+	}
+	for m, mw := range w.Methods {
+		s.Methods[m] = methodIn(mw)
+	}
+	switch {
+	case len(w.Details) > 0:
+		for _, d := range w.Details {
+			x := Warning{Endpoints: d.Endpoints, Reason: d.Reason, Text: d.Text}
+			if len(x.Endpoints) == 0 {
+				x.Endpoints = nil
+			}
+			s.Warnings = append(s.Warnings, x)
+		}
+	default: // an older engine: texts only
+		for _, t := range w.Warnings {
+			s.Warnings = append(s.Warnings, Warning{Text: t})
+		}
+	}
+	return s
+}

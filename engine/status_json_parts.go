@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"time"
+)
+
+// Conversions between the Snapshot's parts and their wire shape (see
+// status_json.go).
+
+func (es EndpointSnapshot) wire() endpointWire {
+	w := endpointWire{Name: es.Name, URL: es.URL, Provider: es.Provider, Region: es.Region, Domain: es.Domain,
+		Routable: es.Routable, Drained: es.Drained, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
+		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
+		LagExcluded: es.LagExcluded, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
+		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
+		Series: make([]seriesWire, 0, len(es.Series))}
+	if f := es.Fault; f != nil {
+		w.Fault = &faultWire{Mode: f.Mode, Rate: f.Rate, Latency: Duration(f.Latency), Duration: Duration(f.Duration),
+			RetryAfter: Duration(f.RetryAfter), Since: f.Since, Expires: timePtr(f.Expires)}
+	}
+	for _, e := range es.Errors {
+		w.Errors = append(w.Errors, errorWire(e))
+	}
+	if len(es.Methods) > 0 {
+		w.Methods = make(map[string]epMethodWire, len(es.Methods))
+		for m, st := range es.Methods {
+			w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
+				AttemptTimeoutMS: ms(st.AttemptTimeout), Score: scoreOut(st.Score)}
+		}
+	}
+	for _, p := range es.Series {
+		w.Series = append(w.Series, seriesWire{Start: p.Start, Requests: p.Requests, Failures: p.Failures,
+			Answers: p.Answers, MeanRTTMS: ms(p.MeanRTT), MaxRTTMS: ms(p.MaxRTT)})
+	}
+	return w
+}
+
+func (w endpointWire) snapshot() EndpointSnapshot {
+	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Provider: w.Provider, Region: w.Region, Domain: w.Domain,
+		Routable: w.Routable, Drained: w.Drained, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
+		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
+		LagExcluded: w.LagExcluded, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
+		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score)}
+	if f := w.Fault; f != nil {
+		es.Fault = &FaultInfo{Mode: f.Mode, Rate: f.Rate, Latency: f.Latency.D(), Duration: f.Duration.D(),
+			RetryAfter: f.RetryAfter.D(), Since: f.Since, Expires: timeOf(f.Expires)}
+	}
+	for _, e := range w.Errors {
+		es.Errors = append(es.Errors, EndpointError(e))
+	}
+	if len(w.Methods) > 0 {
+		es.Methods = make(map[string]MethodSnapshot, len(w.Methods))
+		for m, mw := range w.Methods {
+			es.Methods[m] = MethodSnapshot{Latency: latencyIn(mw.Latency), Rates: RateStats(mw.Rates),
+				AttemptTimeout: fromMS(mw.AttemptTimeoutMS), Score: scoreIn(mw.Score)}
+		}
+	}
+	if w.Series != nil {
+		es.Series = make([]SeriesPoint, 0, len(w.Series))
+	}
+	for _, p := range w.Series {
+		es.Series = append(es.Series, SeriesPoint{Start: p.Start, Requests: p.Requests, Failures: p.Failures,
+			Answers: p.Answers, MeanRTT: fromMS(p.MeanRTTMS), MaxRTT: fromMS(p.MaxRTTMS)})
+	}
+	return es
+}
+
+func breakerOut(b BreakerSnapshot) breakerWire {
+	return breakerWire{State: b.State.String(), ConsecutiveFailures: b.ConsecutiveFailures, TrialSuccesses: b.TrialSuccesses,
+		Cooldown: b.Cooldown.String(), CooldownMS: ms(b.Cooldown), OpenedAt: timePtr(b.OpenedAt),
+		NextTrialAt: timePtr(b.NextTrialAt), Reopens: b.Reopens}
+}
+
+func breakerIn(w breakerWire) BreakerSnapshot {
+	b := BreakerSnapshot{State: parseBreakerState(w.State), ConsecutiveFailures: w.ConsecutiveFailures,
+		TrialSuccesses: w.TrialSuccesses, Cooldown: fromMS(w.CooldownMS), OpenedAt: timeOf(w.OpenedAt),
+		NextTrialAt: timeOf(w.NextTrialAt), Reopens: w.Reopens}
+	if d, err := time.ParseDuration(w.Cooldown); err == nil && w.CooldownMS == 0 {
+		b.Cooldown = d // an engine from before cooldown_ms
+	}
+	return b
+}
+
+// parseBreakerState reads a state's name; an unknown one reads as open, the
+// state that routes nothing to it.
+func parseBreakerState(s string) BreakerState {
+	for _, st := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+		if st.String() == s {
+			return st
+		}
+	}
+	return BreakerOpen
+}
+
+func latencyOut(l LatencyStats) latencyWire {
+	return latencyWire{Count: l.Count, Censored: l.Censored, P50: ms(l.P50), P90: ms(l.P90), P95: ms(l.P95),
+		P99: ms(l.P99), P999: ms(l.P999), Max: ms(l.Max), Mean: ms(l.Mean)}
+}
+
+func latencyIn(w latencyWire) LatencyStats {
+	return LatencyStats{Count: w.Count, Censored: w.Censored, P50: fromMS(w.P50), P90: fromMS(w.P90), P95: fromMS(w.P95),
+		P99: fromMS(w.P99), P999: fromMS(w.P999), Max: fromMS(w.Max), Mean: fromMS(w.Mean)}
+}
+
+func accountOut(a AccountSnapshot) accountWire {
+	w := accountWire{Requests: a.Requests, Primary: a.Primary, Hedge: a.Hedge, Failover: a.Failover, Failures: a.Failures,
+		HedgesFired: a.HedgesFired, HedgesWon: a.HedgesWon, Losers: a.Losers, LoserTime: a.LoserTime.String(),
+		LoserSeconds: a.LoserTime.Seconds(), ExtraCost: a.ExtraCost, ClientErrors: a.ClientErrors,
+		FireRate: a.FireRate, WinRate: a.WinRate, Amplification: a.Amplification}
+	if a.MeanRelease > 0 {
+		w.MeanRelease = a.MeanRelease.String()
+	}
+	return w
+}
+
+func accountIn(w accountWire) AccountSnapshot {
+	a := AccountSnapshot{Requests: w.Requests, Primary: w.Primary, Hedge: w.Hedge, Failover: w.Failover, Failures: w.Failures,
+		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Losers: w.Losers, ExtraCost: w.ExtraCost,
+		ClientErrors: w.ClientErrors, FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
+	a.LoserTime, _ = time.ParseDuration(w.LoserTime)
+	if w.MeanRelease != "" {
+		a.MeanRelease, _ = time.ParseDuration(w.MeanRelease)
+	}
+	return a
+}
+
+func methodOut(m MethodStatus) methodWire {
+	w := methodWire{accountWire: accountOut(m.AccountSnapshot), Class: m.Class.String(), Hedgeable: m.Hedgeable,
+		Client: clientOut(m.Client)}
+	if h := m.Hedge; h != nil {
+		enabled := h.Enabled
+		w.HedgeDelay, w.HedgeDelaySrc, w.HedgeDelayMS, w.HedgeEnabled = h.Delay.String(), h.DelaySource, ms(h.Delay), &enabled
+		w.OutstandingNow, w.OutstandingMax = h.Outstanding, h.OutstandingPeak
+	}
+	return w
+}
+
+func methodIn(w methodWire) MethodStatus {
+	m := MethodStatus{AccountSnapshot: accountIn(w.accountWire), Class: parseClass(w.Class), Hedgeable: w.Hedgeable,
+		Client: clientIn(w.Client)}
+	if w.HedgeEnabled != nil {
+		m.Hedge = &MethodHedge{Enabled: *w.HedgeEnabled, Delay: fromMS(w.HedgeDelayMS), DelaySource: w.HedgeDelaySrc,
+			Outstanding: w.OutstandingNow, OutstandingPeak: w.OutstandingMax}
+	}
+	return m
+}
+
+func parseClass(s string) Class {
+	for _, c := range []Class{ClassRead, ClassWrite, ClassStateful} {
+		if c.String() == s {
+			return c
+		}
+	}
+	return ClassRead
+}
+
+func clientOut(c ClientStats) clientWire {
+	return clientWire{Requests: c.Requests, Errors: c.Errors, PerSecond: c.PerSecond, P50: ms(c.P50), P95: ms(c.P95), P99: ms(c.P99)}
+}
+
+func clientIn(w clientWire) ClientStats {
+	return ClientStats{Requests: w.Requests, Errors: w.Errors, PerSecond: w.PerSecond, P50: fromMS(w.P50), P95: fromMS(w.P95), P99: fromMS(w.P99)}
+}
+
+func (h HedgeStatus) wire() hedgeWire {
+	w := hedgeWire{Enabled: h.Enabled, Delay: "auto", DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra,
+		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, Paused: h.Paused, PauseReason: h.PauseReason}
+	if h.Delay > 0 {
+		w.Delay = h.Delay.String()
+	}
+	return w
+}
+
+func (w hedgeWire) status() HedgeStatus {
+	h := HedgeStatus{Enabled: w.Enabled, DelaySource: w.DelaySource, Quantile: w.Quantile, MaxExtra: w.MaxExtra,
+		Budget: w.Budget, BudgetBurst: w.BudgetBurst, BudgetTokens: w.BudgetTokens, Paused: w.Paused, PauseReason: w.PauseReason}
+	h.Delay, _ = ParseDelay(w.Delay)
+	return h
+}
+
+func scoreOut(p ScoreParts) scoreWire {
+	return scoreWire{LatencyMS: ms(p.Latency), LatencySource: p.LatencySource, FailureRate: p.FailureRate,
+		ErrorFactor: p.ErrorFactor, InFlight: p.InFlight, LoadFactor: p.LoadFactor, Lag: p.Lag,
+		LagCostMS: ms(p.LagCost), CostMS: ms(p.Cost)}
+}
+
+func scoreIn(w scoreWire) ScoreParts {
+	return ScoreParts{Latency: fromMS(w.LatencyMS), LatencySource: w.LatencySource, FailureRate: w.FailureRate,
+		ErrorFactor: w.ErrorFactor, InFlight: w.InFlight, LoadFactor: w.LoadFactor, Lag: w.Lag,
+		LagCost: fromMS(w.LagCostMS), Cost: fromMS(w.CostMS)}
+}

@@ -1,0 +1,248 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// onKey sends a key to the open overlay, or else handles it for the
+// focused panel and the whole console.
+func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.overlay != overlayInput {
+		// Keys typed faster than one read ("dy") arrive as one message:
+		// they are still separate keys, in order.
+		var cmds []tea.Cmd
+		var cur tea.Model = m
+		for _, r := range msg.Runes {
+			var cmd tea.Cmd
+			cur, cmd = cur.(Model).onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			cmds = append(cmds, cmd)
+		}
+		return cur, tea.Sequence(cmds...)
+	}
+	if key.Matches(msg, m.keys.Quit) && (m.overlay != overlayInput || msg.String() == "ctrl+c") {
+		m.quitting = true
+		return m, tea.Quit
+	}
+	if m.overlay != overlayNone {
+		return m.onOverlayKey(msg)
+	}
+	if m.opts.ReadOnly && m.isMutatingKey(msg) {
+		m.status = statusLine{text: "read-only console (--readonly): " + msg.String() + " would change the engine", err: true}
+		return m, nil
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Help):
+		m.overlay = overlayHelp
+	case key.Matches(msg, k.Tab):
+		m.focus = (m.focus + 1) % numFocus
+	case key.Matches(msg, k.ShiftTab):
+		m.focus = (m.focus + numFocus - 1) % numFocus
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.Enter):
+		if m.layout().inlineDetail {
+			m.status = statusLine{text: "the detail of the selected endpoint is on the right"}
+		} else if _, ok := m.selected(); ok {
+			m.overlay = overlayDetail
+		}
+	case key.Matches(msg, k.Freeze):
+		m.frozen = !m.frozen
+		if m.frozen {
+			m.frozenAt = m.opts.Now()
+			return m, nil
+		}
+		return m, m.refresh()
+	case key.Matches(msg, k.Filter):
+		m.openInput(inputFilter)
+	case key.Matches(msg, k.Esc):
+		if m.evFilter != "" {
+			m.evFilter = ""
+			m.status = statusLine{text: "events: filter cleared"}
+		}
+	case key.Matches(msg, k.Drain):
+		return m.drainKey()
+	case key.Matches(msg, k.Fault):
+		if ep, ok := m.selected(); ok {
+			m.fault = newFaultMenu(ep.Name)
+			m.overlay = overlayFault
+		}
+	case key.Matches(msg, k.Clear):
+		return m.clearKey()
+	case key.Matches(msg, k.Hedging):
+		return m.hedgingKey()
+	case key.Matches(msg, k.DelayUp):
+		return m.delayStep(+1)
+	case key.Matches(msg, k.DelayDown):
+		return m.delayStep(-1)
+	case key.Matches(msg, k.Auto):
+		return m.setDelay("auto")
+	case key.Matches(msg, k.Exact):
+		m.openInput(inputDelay)
+	}
+	return m, nil
+}
+
+func (m Model) isMutatingKey(msg tea.KeyMsg) bool {
+	all := newKeyMap(false)
+	for _, b := range all.mutating() {
+		if key.Matches(msg, *b) {
+			return true
+		}
+	}
+	return false
+}
+
+// move moves the focused panel's cursor.
+func (m *Model) move(d int) {
+	switch m.focus {
+	case focusEndpoints:
+		m.epCursor = clamp(m.epCursor+d, 0, len(m.snap.Endpoints)-1)
+	case focusMethods:
+		m.mCursor = clamp(m.mCursor+d, 0, len(m.methodNames()))
+	case focusEvents:
+		m.evOffset = clamp(m.evOffset+d, 0, max(0, len(m.filteredEvents())-1))
+	}
+}
+
+// do runs an action now (after its confirmation, if it needed one).
+func (m Model) do(a action) (tea.Model, tea.Cmd) {
+	m.status = statusLine{text: "… " + a.desc}
+	return m, actionCmd(m.opts.Backend, a)
+}
+
+// ask opens a confirmation that says what will happen; it defaults to No.
+func (m Model) ask(question string, a action) (tea.Model, tea.Cmd) {
+	m.confirm = confirmDialog{question: question, act: a}
+	m.overlay = overlayConfirm
+	return m, nil
+}
+
+func (m Model) drainKey() (tea.Model, tea.Cmd) {
+	ep, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	if ep.Drained {
+		return m.do(action{kind: actUndrain, endpoint: ep.Name, desc: "undrain " + ep.Name})
+	}
+	left := 0
+	for _, o := range m.snap.Endpoints {
+		if o.Name != ep.Name && o.Routable {
+			left++
+		}
+	}
+	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %d in flight finish. %d other endpoint(s) stay routable.",
+		ep.Name, ep.InFlight, left)
+	if left == 0 {
+		q += " WARNING: no endpoint would be left to route to: every request fails."
+	}
+	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
+}
+
+func (m Model) clearKey() (tea.Model, tea.Cmd) {
+	ep, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	if ep.Fault == nil {
+		m.status = statusLine{text: ep.Name + " has no fault to clear"}
+		return m, nil
+	}
+	return m.do(action{kind: actClearFault, endpoint: ep.Name, desc: "clear the " + string(ep.Fault.Mode) + " fault on " + ep.Name})
+}
+
+func (m Model) hedgingKey() (tea.Model, tea.Cmd) {
+	on := !m.snap.Hedge.Enabled
+	u := engine.HedgeUpdate{Enabled: &on, AllMethods: true}
+	if on {
+		return m.do(action{kind: actHedge, hedge: u, desc: "hedging on for all methods"})
+	}
+	return m.ask("Turn hedging off for all methods? Slow reads will no longer get a second attempt, so the tail (p99) grows back to the slowest endpoint's.",
+		action{kind: actHedge, hedge: u, desc: "hedging off for all methods"})
+}
+
+// delaySteps is the ladder + and - climb.
+var delaySteps = []time.Duration{5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100, 125, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000}
+
+// currentDelay is the delay + and - start from for the selected row.
+func (m Model) currentDelay() time.Duration {
+	if name := m.selectedMethod(); name != "" {
+		if h := m.snap.Methods[name].Hedge; h != nil {
+			return h.Delay
+		}
+		return 0
+	}
+	if m.snap.Hedge.Delay > 0 {
+		return m.snap.Hedge.Delay
+	}
+	// Global auto: start from the delays the methods use now (their median).
+	var ds []time.Duration
+	for _, ms := range m.snap.Methods {
+		if ms.Hedge != nil {
+			ds = append(ds, ms.Hedge.Delay)
+		}
+	}
+	if len(ds) == 0 {
+		return 250 * time.Millisecond
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+func (m Model) delayStep(dir int) (tea.Model, tea.Cmd) {
+	if name := m.selectedMethod(); name != "" && m.snap.Methods[name].Hedge == nil {
+		m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + ")", err: true}
+		return m, nil
+	}
+	cur := m.currentDelay()
+	next := delaySteps[0] * time.Millisecond
+	if dir > 0 {
+		next = delaySteps[len(delaySteps)-1] * time.Millisecond
+		for _, s := range delaySteps {
+			if d := s * time.Millisecond; d > cur {
+				next = d
+				break
+			}
+		}
+	} else {
+		for _, s := range delaySteps {
+			if d := s * time.Millisecond; d < cur {
+				next = d
+			}
+		}
+	}
+	return m.setDelay(next.String())
+}
+
+// setDelay sets the delay ("auto" or a duration) of the selected method
+// row, or of all methods for the first row.
+func (m Model) setDelay(delay string) (tea.Model, tea.Cmd) {
+	if _, err := engine.ParseDelay(delay); err != nil {
+		m.status = statusLine{text: "delay: " + err.Error(), err: true}
+		return m, nil
+	}
+	u := engine.HedgeUpdate{Delay: &delay}
+	name := m.selectedMethod()
+	desc := "hedge delay of all methods → " + delay
+	if name == "" {
+		u.AllMethods = true
+	} else {
+		if m.snap.Methods[name].Hedge == nil {
+			m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + ")", err: true}
+			return m, nil
+		}
+		u.Method = name
+		desc = "hedge delay of " + name + " → " + delay
+	}
+	return m.do(action{kind: actHedge, hedge: u, desc: desc})
+}

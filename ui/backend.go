@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"context"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Backend is everything the console reads and does: the engine in this
+// process, or one reached over its admin API. Calls may block (Remote),
+// so the model makes them only from commands.
+type Backend interface {
+	Snapshot(ctx context.Context) (engine.Snapshot, error)
+	// Events returns the events with sequence numbers above after.
+	Events(ctx context.Context, after uint64) ([]engine.Event, error)
+	Drain(ctx context.Context, endpoint string) error
+	Undrain(ctx context.Context, endpoint string) error
+	InjectFault(ctx context.Context, endpoint string, spec engine.FaultSpec) error
+	ClearFault(ctx context.Context, endpoint string) error
+	SetHedge(ctx context.Context, u engine.HedgeUpdate) error
+}
+
+// Local is the engine running in this process; every action is the
+// console's.
+type Local struct{ Engine *engine.Engine }
+
+func (l Local) Snapshot(context.Context) (engine.Snapshot, error) { return l.Engine.Snapshot(), nil }
+
+func (l Local) Events(_ context.Context, after uint64) ([]engine.Event, error) {
+	return l.Engine.Events(after), nil
+}
+
+func (l Local) Drain(_ context.Context, name string) error {
+	return l.Engine.Drain(engine.ActorConsole, name)
+}
+
+func (l Local) Undrain(_ context.Context, name string) error {
+	return l.Engine.Undrain(engine.ActorConsole, name)
+}
+
+func (l Local) InjectFault(_ context.Context, name string, spec engine.FaultSpec) error {
+	return l.Engine.InjectFault(engine.ActorConsole, name, spec)
+}
+
+func (l Local) ClearFault(_ context.Context, name string) error {
+	return l.Engine.ClearFault(engine.ActorConsole, name)
+}
+
+func (l Local) SetHedge(_ context.Context, u engine.HedgeUpdate) error {
+	return l.Engine.SetHedge(engine.ActorConsole, u)
+}

@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// column is one column of a table: a fixed width (so nothing moves
+// between ticks) and a rank in the order optional columns give way.
+type column[T any] struct {
+	title string
+	width int
+	right bool
+	drop  int // 0 = never dropped; lower numbers go first
+	cell  func(row T) string
+}
+
+// fitColumns drops optional columns, lowest rank first, until the row fits
+// in width (one space between columns).
+func fitColumns[T any](cols []column[T], width int) []column[T] {
+	total := func() int {
+		n := len(cols) - 1
+		for _, c := range cols {
+			n += c.width
+		}
+		return n
+	}
+	for total() > width {
+		best := -1
+		for i, c := range cols {
+			if c.drop > 0 && (best < 0 || c.drop < cols[best].drop) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		cols = slices.Delete(slices.Clone(cols), best, best+1)
+	}
+	return cols
+}
+
+func renderRow[T any](cols []column[T], row T) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = cellText(c.cell(row), c.width, c.right)
+	}
+	return strings.Join(parts, " ")
+}
+
+func renderHead[T any](cols []column[T], st lipgloss.Style) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = cellText(c.title, c.width, c.right)
+	}
+	return st.Render(strings.Join(parts, " "))
+}
+
+// cellText fits styled text into exactly width cells.
+func cellText(s string, width int, right bool) string {
+	if right {
+		return pad(s, width)
+	}
+	return fit(s, width)
+}
+
+// endpointColumns are the endpoint table's columns for this layout.
+func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
+	st := m.styles
+	nameW := len("ENDPOINT")
+	for _, ep := range m.snap.Endpoints {
+		nameW = max(nameW, lipgloss.Width(ep.Name))
+	}
+	nameW = min(nameW, 16)
+	badgeW, short := 22, false
+	switch {
+	case l.content < 96:
+		badgeW, short = 12, true
+	case l.content < 120:
+		badgeW = 17
+	}
+	indepW := 3
+	if l.fullIndep {
+		indepW = 10
+	}
+	shared := m.sharedFate()
+	cols := []column[engine.EndpointSnapshot]{
+		{title: " ", width: 1, cell: func(ep engine.EndpointSnapshot) string {
+			if m.haveSnap && ep.Name == m.snap.Endpoints[clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)].Name {
+				return st.accent.Render("▸")
+			}
+			return " "
+		}},
+		{title: "ENDPOINT", width: nameW, cell: func(ep engine.EndpointSnapshot) string { return ep.Name }},
+		{title: "PROVIDER/REGION", width: 16, drop: 1, cell: func(ep engine.EndpointSnapshot) string {
+			return fit(strings.Trim(ep.Provider+"/"+ep.Region, "/"), 16)
+		}},
+		{title: "STATE", width: 11, cell: func(ep engine.EndpointSnapshot) string { return m.stateCell(ep) }},
+		{title: "BADGES", width: badgeW, cell: func(ep engine.EndpointSnapshot) string { return m.badges(ep, badgeW, short) }},
+		{title: fmt.Sprintf("RTT %ds", l.sparkWidth), width: l.sparkWidth, cell: func(ep engine.EndpointSnapshot) string {
+			if sp := m.sparks[ep.Name]; sp != nil {
+				return sp.view()
+			}
+			return ""
+		}},
+		{title: "P50", width: 6, right: true, drop: 5, cell: func(ep engine.EndpointSnapshot) string { return fmtMS(ep.Latency.P50) }},
+		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string { return fmtMS(ep.Latency.P95) }},
+		{title: "HEAD", width: 10, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
+			if ep.Head <= 0 {
+				return dash
+			}
+			return fmt.Sprint(ep.Head)
+		}},
+		{title: "LAG", width: 4, right: true, cell: func(ep engine.EndpointSnapshot) string {
+			if ep.LagExcluded {
+				return st.warn.Render(fmt.Sprintf("%d!", ep.Lag))
+			}
+			return fmt.Sprint(ep.Lag)
+		}},
+		{title: "ERR%", width: 5, right: true, drop: 6, cell: func(ep engine.EndpointSnapshot) string {
+			return m.share(ep.Rates.ErrorRate, ep.Rates.Attempts > 0)
+		}},
+		{title: "429%", width: 5, right: true, drop: 4, cell: func(ep engine.EndpointSnapshot) string {
+			return m.share(ep.Rates.RateLimitedShare(), ep.Rates.Attempts > 0)
+		}},
+		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmt.Sprint(ep.Accounting.HedgesWon) }},
+		{title: "INDEP", width: indepW, cell: func(ep engine.EndpointSnapshot) string { return m.indepCell(ep, shared, l.fullIndep) }},
+	}
+	if !l.fullIndep {
+		cols[len(cols)-1].title = "IND"
+	}
+	return fitColumns(cols, l.content)
+}
+
+func (m Model) share(v float64, have bool) string {
+	s := fmtPct(v, have)
+	if have && v >= 0.05 {
+		return m.styles.err.Render(s)
+	}
+	return s
+}
+
+// stateCell is the breaker state as glyph, word and colour.
+func (m Model) stateCell(ep engine.EndpointSnapshot) string {
+	switch ep.Breaker.State {
+	case engine.BreakerOpen:
+		return m.styles.open.Render("✖ OPEN")
+	case engine.BreakerHalfOpen:
+		return m.styles.half.Render("◐ half-open")
+	default:
+		return m.styles.closed.Render("● closed")
+	}
+}
+
+// badges are the endpoint's explicit states, in words (short words when
+// narrow), most urgent first.
+func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string {
+	var out []string
+	add := func(long, abbr string, st lipgloss.Style) {
+		if short {
+			long = abbr
+		}
+		out = append(out, st.Render(long))
+	}
+	now := m.opts.Now()
+	if f := ep.Fault; f != nil {
+		left := "∞"
+		if !f.Expires.IsZero() {
+			left = fmtLeft(f.Expires.Sub(now))
+		}
+		add("FAULT "+shortMode(f.Mode)+" "+left, "FLT "+left, m.styles.fault)
+	}
+	if ep.Drained {
+		add("DRAINED", "DRN", m.styles.drained)
+	}
+	if !ep.BackoffUntil.IsZero() {
+		add("BACKOFF", "429", m.styles.warn)
+	}
+	if ep.LagExcluded {
+		add("LAGGING", "LAG", m.styles.warn)
+	}
+	if len(ep.Exclusions) > 0 {
+		add("EXCLUDED", "EXC", m.styles.err)
+	}
+	return fit(strings.Join(out, " "), width)
+}
+
+func shortMode(mode engine.FaultMode) string {
+	if mode == engine.FaultLatency {
+		return "lat"
+	}
+	return string(mode)
+}
+
+// sharedFate maps each endpoint named by an independence warning (other
+// than "unknown") to the others it shares fate with.
+func (m Model) sharedFate() map[string][]string {
+	out := map[string][]string{}
+	for _, w := range m.snap.Warnings {
+		if w.Reason == "pool" || w.Reason == "asn-unknown" || len(w.Endpoints) < 2 {
+			continue
+		}
+		for _, a := range w.Endpoints {
+			for _, b := range w.Endpoints {
+				if a != b && !slices.Contains(out[a], b) {
+					out[a] = append(out[a], b)
+				}
+			}
+		}
+	}
+	for k := range out {
+		slices.Sort(out[k])
+	}
+	return out
+}
+
+// indepCell says whether the endpoint is its own failure domain: shares
+// fate (a warning names it with another endpoint), unknown (no check yet,
+// or its AS is unknown), or its own.
+func (m Model) indepCell(ep engine.EndpointSnapshot, shared map[string][]string, full bool) string {
+	unknown := ep.Independence == nil
+	for _, w := range m.snap.Warnings {
+		if w.Reason == "asn-unknown" && slices.Contains(w.Endpoints, ep.Name) {
+			unknown = true
+		}
+	}
+	switch {
+	case len(shared[ep.Name]) > 0:
+		if full {
+			return m.styles.warn.Render(fit("shared "+ep.Domain, 10))
+		}
+		return m.styles.warn.Render("!")
+	case unknown:
+		if full {
+			return m.styles.faint.Render("unknown")
+		}
+		return m.styles.faint.Render("?")
+	}
+	if full {
+		return m.styles.ok.Render(fit("own "+ep.Domain, 10))
+	}
+	return m.styles.ok.Render("✓")
+}
+
+// viewEndpoints renders the endpoint table in at most rows lines.
+func (m Model) viewEndpoints(l layout, rows int) string {
+	cols := m.endpointColumns(l)
+	lines := []string{renderHead(cols, m.styles.faint)}
+	eps := m.snap.Endpoints
+	start := window(len(eps), m.epCursor, rows-1)
+	for i := start; i < len(eps) && len(lines) < rows; i++ {
+		lines = append(lines, renderRow(cols, eps[i]))
+	}
+	if !m.haveSnap {
+		lines = append(lines, m.styles.faint.Render("waiting for the first snapshot…"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// window is the first row shown so that cursor is visible in n rows.
+func window(total, cursor, n int) int {
+	if n <= 0 || total <= n {
+		return 0
+	}
+	return clamp(cursor-n+1, 0, total-n)
+}

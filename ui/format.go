@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Numbers are printed in fixed widths, right-aligned, so that nothing on
+// screen moves between ticks; a missing figure is "—".
+
+const dash = "—"
+
+// fmtMS prints a latency in milliseconds in 6 cells ("  45ms", " 1.2s ").
+func fmtMS(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return pad(dash, 6)
+	case d < 10*time.Millisecond:
+		return pad(fmt.Sprintf("%.1fms", float64(d)/1e6), 6)
+	case d < 10*time.Second:
+		if d < time.Second {
+			return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
+		}
+		return pad(fmt.Sprintf("%.2fs", d.Seconds()), 6)
+	default:
+		return pad(fmt.Sprintf("%.0fs", d.Seconds()), 6)
+	}
+}
+
+// fmtPct prints a share as a percentage in 5 cells (" 4.2%", "  0% ").
+func fmtPct(v float64, have bool) string {
+	switch {
+	case !have:
+		return pad(dash, 5)
+	case v == 0:
+		return pad("0%", 5)
+	case v < 0.1:
+		return pad(fmt.Sprintf("%.1f%%", 100*v), 5)
+	default:
+		return pad(fmt.Sprintf("%.0f%%", 100*v), 5)
+	}
+}
+
+// fmtRate prints requests per second in 6 cells.
+func fmtRate(v float64) string {
+	switch {
+	case v <= 0:
+		return pad("0", 6)
+	case v < 10:
+		return pad(fmt.Sprintf("%.1f", v), 6)
+	default:
+		return pad(fmt.Sprintf("%.0f", v), 6)
+	}
+}
+
+// fmtSpan prints a fault's duration ("5s", "30s", "1m", "2m30s").
+func fmtSpan(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmtAge(d)
+}
+
+// fmtAge prints a duration as a short age ("3s", "2m05s", "1h02m").
+func fmtAge(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// fmtLeft prints time left, rounded up: a fault with 41.8 s to go shows
+// 42s, and 0s only once it is over.
+func fmtLeft(d time.Duration) string {
+	return fmtAge((d + time.Second - 1).Truncate(time.Second))
+}
+
+// fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
+func fmtDelay(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "auto"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	default:
+		return strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0") + "s"
+	}
+}
+
+// pad right-aligns s in w cells (cut when longer).
+func pad(s string, w int) string {
+	n := lipgloss.Width(s)
+	if n >= w {
+		return ansi.Truncate(s, w, "")
+	}
+	return strings.Repeat(" ", w-n) + s
+}
+
+// fit left-aligns s in exactly w cells, cutting with "…".
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := lipgloss.Width(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-n)
+}

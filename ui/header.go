@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// headerLines are the pool at a glance. Items flow onto as many lines as
+// the width needs: the header is never cut off.
+func (m Model) headerLines() []string {
+	st, s := m.styles, m.snap
+	now := m.opts.Now()
+	var items []string
+	items = append(items, st.accent.Render("rpcdash"))
+	if m.opts.Source.Attached != "" {
+		items = append(items, "attached "+m.opts.Source.Attached)
+	} else {
+		items = append(items, "rpc "+m.opts.Source.RPC, "admin "+m.opts.Source.Admin)
+	}
+	if m.haveSnap {
+		items = append(items, s.Chain, "up "+fit(fmtAge(s.Time.Sub(s.Started)), 6))
+		if s.Demo.Enabled {
+			items = append(items, st.warn.Render(fmt.Sprintf("demo load %g/s", s.Demo.Rate)))
+		}
+		items = append(items,
+			// Fixed widths: a header that rewraps between ticks would
+			// move everything below it.
+			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
+			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
+			m.hedgeItem(),
+			fit(fmt.Sprintf("budget used %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst), 19),
+			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
+			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
+		)
+	}
+	switch {
+	case m.frozen:
+		items = append(items, st.banner.Render(" FROZEN "+fmtAge(now.Sub(m.frozenAt))+" ")+st.faint.Render(" p resumes"))
+	case m.fetchErr != nil:
+		items = append(items, st.banner.Render(" STALE "+fmtAge(now.Sub(m.staleFrom))+" ")+" "+st.err.Render(m.fetchErr.Error())+st.faint.Render(" · reconnecting"))
+	case m.haveSnap:
+		items = append(items, st.faint.Render("snapshot "+fmtAge(now.Sub(s.Time))))
+	}
+	return flow(items, m.width, st.header)
+}
+
+func (m Model) hedgeItem() string {
+	h := m.snap.Hedge
+	switch {
+	case !h.Enabled:
+		return m.styles.warn.Render("hedging OFF")
+	case h.Paused:
+		return m.styles.warn.Render("hedging PAUSED")
+	case h.Delay > 0:
+		return "hedging on " + fmtDelay(h.Delay) + " " + h.DelaySource
+	}
+	return fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile)
+}
+
+// flow lays items out left to right, two spaces apart, wrapping between
+// items; an item wider than a line is wrapped on its own.
+func flow(items []string, width int, st lipgloss.Style) []string {
+	var lines []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case lipgloss.Width(cur)+2+lipgloss.Width(it) <= width:
+			cur += "  " + it
+		default:
+			lines = append(lines, cur)
+			cur = it
+		}
+		for lipgloss.Width(cur) > width {
+			wrapped := strings.Split(wrap(cur, width), "\n")
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			cur = wrapped[len(wrapped)-1]
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	for i := range lines {
+		lines[i] = st.Width(width).Render(lines[i])
+	}
+	return lines
+}
+
+// bannerLines shout what an operator must see first.
+func (m Model) bannerLines() []string {
+	if !m.haveSnap {
+		return nil
+	}
+	var out []string
+	if m.snap.Routable == 0 && len(m.snap.Endpoints) > 0 {
+		var why []string
+		for _, ep := range m.snap.Endpoints {
+			why = append(why, ep.Name+": "+notRoutableReason(ep))
+		}
+		msg := "⚠ NO ROUTABLE ENDPOINT: requests fail now. " + strings.Join(why, "; ")
+		out = append(out, m.banner(msg)...)
+	}
+	// The "panic routing" banner (engine Snapshot.Panic, issue 14) goes
+	// here, beside this one.
+	return out
+}
+
+func (m Model) banner(msg string) []string {
+	lines := strings.Split(wrap(msg, m.width-2), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+	}
+	for i := range lines {
+		lines[i] = m.styles.banner.Width(m.width).Render(" " + strings.TrimRight(lines[i], " "))
+	}
+	return lines
+}
+
+// notRoutableReason names the first reason an endpoint takes no traffic.
+func notRoutableReason(ep engine.EndpointSnapshot) string {
+	switch {
+	case ep.Drained:
+		return "drained"
+	case ep.Breaker.State != engine.BreakerClosed:
+		return "breaker " + ep.Breaker.State.String()
+	case !ep.BackoffUntil.IsZero():
+		return "backing off after 429"
+	case ep.LagExcluded:
+		return fmt.Sprintf("lagging %d behind", ep.Lag)
+	case len(ep.Exclusions) > 0:
+		return ep.Exclusions[0]
+	}
+	return "not routable"
+}

@@ -1,0 +1,54 @@
+package ui
+
+// The console is laid out for 100×30 and wider and degrades by explicit
+// rules, in this order, down to 80×24:
+//  1. panel borders go (below 100 columns or 30 rows);
+//  2. the detail pane moves behind enter (below 150 columns or 40 rows);
+//  3. the independence column collapses to a one-cell flag (below 120
+//     columns);
+//  4. sparklines shorten (60 cells at 150 columns and more, down to 10),
+//     then optional columns go (provider, head, hedge wins, 429 %, p50,
+//     error %).
+// The status line and each endpoint's name, state word, badges, p95 and lag
+// never go. Below 80×24 the console says so instead.
+
+const (
+	minWidth, minHeight       = 80, 24
+	bordersWidth, bordersRows = 100, 30
+	detailWidth, detailRows   = 150, 40
+	independenceWidth         = 120
+)
+
+type layout struct {
+	borders      bool
+	inlineDetail bool
+	fullIndep    bool // the independence column in words, not a flag
+	sparkWidth   int
+	content      int // usable columns inside a panel
+}
+
+func (m Model) layout() layout {
+	w, h := m.width, m.height
+	l := layout{
+		borders:      w >= bordersWidth && h >= bordersRows,
+		inlineDetail: w >= detailWidth && h >= detailRows,
+		fullIndep:    w >= independenceWidth,
+	}
+	l.content = w
+	if l.borders {
+		l.content = w - 2
+	}
+	switch {
+	case w >= 150:
+		l.sparkWidth = 60
+	case w >= 120:
+		l.sparkWidth = 30
+	case w >= 100:
+		l.sparkWidth = 20
+	default:
+		l.sparkWidth = 10
+	}
+	return l
+}
+
+func (m Model) sparkWidth() int { return m.layout().sparkWidth }

@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Messages the console's commands report with.
+type (
+	// tickMsg asks for a refresh.
+	tickMsg time.Time
+	// snapshotMsg is the answer to one refresh.
+	snapshotMsg struct {
+		snap   engine.Snapshot
+		events []engine.Event
+		err    error
+	}
+	// actionDoneMsg is the result of one control call.
+	actionDoneMsg struct {
+		act action
+		err error
+	}
+)
+
+// fetchTimeout bounds one refresh: an instance that went away must not
+// hold the console's only refresh slot for long.
+const fetchTimeout = 3 * time.Second
+
+// actionTimeout bounds one control call.
+const actionTimeout = 5 * time.Second
+
+func tickCmd(every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// fetchCmd asks for a Snapshot and the events after seq. It gets copies of
+// what it needs; it never reads the model from its own goroutine.
+func fetchCmd(be Backend, after uint64) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		s, err := be.Snapshot(ctx)
+		if err != nil {
+			return snapshotMsg{err: err}
+		}
+		evs, err := be.Events(ctx, after)
+		return snapshotMsg{snap: s, events: evs, err: err}
+	}
+}
+
+// actionKind is what a control call does.
+type actionKind int
+
+const (
+	actDrain actionKind = iota
+	actUndrain
+	actFault
+	actClearFault
+	actHedge
+)
+
+// action is one control call, described for the status line.
+type action struct {
+	kind     actionKind
+	endpoint string
+	spec     engine.FaultSpec
+	hedge    engine.HedgeUpdate
+	desc     string // "drain tail", "hedge delay of eth_call → 120ms"
+}
+
+func (a action) run(ctx context.Context, be Backend) error {
+	switch a.kind {
+	case actDrain:
+		return be.Drain(ctx, a.endpoint)
+	case actUndrain:
+		return be.Undrain(ctx, a.endpoint)
+	case actFault:
+		return be.InjectFault(ctx, a.endpoint, a.spec)
+	case actClearFault:
+		return be.ClearFault(ctx, a.endpoint)
+	default:
+		return be.SetHedge(ctx, a.hedge)
+	}
+}
+
+func actionCmd(be Backend, a action) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), actionTimeout)
+		defer cancel()
+		return actionDoneMsg{act: a, err: a.run(ctx, be)}
+	}
+}

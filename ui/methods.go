@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// methodRow is one row of the methods table; the first row (name "")
+// stands for all methods: what + - a = do there applies to every method.
+type methodRow struct {
+	name string
+	st   engine.MethodStatus
+}
+
+func (m Model) methodColumns(width int) []column[methodRow] {
+	nameW := 16
+	for name := range m.snap.Methods {
+		nameW = max(nameW, len(name))
+	}
+	nameW = min(nameW, 26)
+	cols := []column[methodRow]{
+		{title: " ", width: 1, cell: func(r methodRow) string {
+			if r.name == m.selectedMethod() {
+				return m.styles.accent.Render("▸")
+			}
+			return " "
+		}},
+		{title: "METHOD", width: nameW, cell: func(r methodRow) string {
+			if r.name == "" {
+				return m.styles.accent.Render("(all methods)")
+			}
+			return r.name
+		}},
+		{title: "CLASS", width: 8, drop: 3, cell: func(r methodRow) string {
+			if r.name == "" {
+				return ""
+			}
+			return r.st.Class.String()
+		}},
+		{title: "REQ/S", width: 6, right: true, cell: func(r methodRow) string { return fmtRate(r.st.Client.PerSecond) }},
+		{title: "P50", width: 6, right: true, drop: 2, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
+		{title: "P95", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P95) }},
+		{title: "P99", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P99) }},
+		{title: "DELAY", width: 6, right: true, cell: func(r methodRow) string { return m.delayCell(r) }},
+		{title: "SOURCE", width: 6, cell: func(r methodRow) string { return m.sourceCell(r) }},
+		{title: "FIRE%", width: 5, right: true, drop: 4, cell: func(r methodRow) string {
+			return fmtPct(r.st.FireRate, r.st.Requests > 0 && (r.name == "" || r.st.Hedge != nil))
+		}},
+		{title: "WIN%", width: 5, right: true, drop: 1, cell: func(r methodRow) string {
+			return fmtPct(r.st.WinRate, r.st.HedgesFired > 0)
+		}},
+	}
+	return fitColumns(cols, width)
+}
+
+func (m Model) delayCell(r methodRow) string {
+	if r.name == "" {
+		return fmtDelay(m.snap.Hedge.Delay)
+	}
+	h := r.st.Hedge
+	switch {
+	case h == nil:
+		return m.styles.faint.Render("never")
+	case !h.Enabled:
+		return m.styles.warn.Render("off")
+	}
+	return fmtDelay(h.Delay)
+}
+
+func (m Model) sourceCell(r methodRow) string {
+	if r.name == "" {
+		if m.snap.Hedge.Delay == 0 {
+			return fmt.Sprintf("p%.0f", 100*m.snap.Hedge.Quantile)
+		}
+		return m.snap.Hedge.DelaySource
+	}
+	if r.st.Hedge == nil {
+		return ""
+	}
+	return r.st.Hedge.DelaySource
+}
+
+// methodRows is the "all methods" row, then every method by name.
+func (m Model) methodRows() []methodRow {
+	all := methodRow{st: engine.MethodStatus{AccountSnapshot: m.snap.Totals, Client: m.snap.Client}}
+	rows := []methodRow{all}
+	for _, name := range m.methodNames() {
+		rows = append(rows, methodRow{name: name, st: m.snap.Methods[name]})
+	}
+	return rows
+}
+
+func (m Model) viewMethods(width, rows int) string {
+	cols := m.methodColumns(width)
+	lines := []string{renderHead(cols, m.styles.faint)}
+	all := m.methodRows()
+	start := window(len(all), m.mCursor, rows-1)
+	for i := start; i < len(all) && len(lines) < rows; i++ {
+		lines = append(lines, renderRow(cols, all[i]))
+	}
+	return strings.Join(lines, "\n")
+}

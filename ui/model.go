@@ -1,0 +1,276 @@
+package ui
+
+import (
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// Options configure a console.
+type Options struct {
+	Backend  Backend
+	Theme    themes.Theme  // zero: the default theme
+	Refresh  time.Duration // how often to ask for a Snapshot; 0 = 250ms
+	ReadOnly bool          // --readonly: no key changes the engine
+	Source   Source
+	// Now and Location make the view a function of the model for tests;
+	// nil means time.Now and time.Local.
+	Now      func() time.Time
+	Location *time.Location
+}
+
+// Source is what the header says the console is looking at.
+type Source struct {
+	RPC, Admin string // in-process: the engine's addresses
+	Attached   string // attached: the admin URL
+}
+
+// focus is the panel keys go to.
+type focus int
+
+const (
+	focusEndpoints focus = iota
+	focusMethods
+	focusEvents
+	numFocus
+)
+
+// overlay is what covers the panels, if anything; Esc closes any.
+type overlay int
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayConfirm
+	overlayFault
+	overlayInput
+	overlayDetail
+)
+
+// maxEvents bounds the events the console keeps.
+const maxEvents = 500
+
+// Model is the console. Its panels are plain values; focus says which one
+// gets the keys, while ticks and snapshots go to all.
+type Model struct {
+	opts   Options
+	keys   keyMap
+	styles styles
+	help   help.Model
+
+	width, height int
+
+	snap      engine.Snapshot
+	haveSnap  bool
+	fetching  bool      // a refresh is in flight: never start a second
+	fetchErr  error     // the last refresh failed (stale data is marked)
+	staleFrom time.Time // when refreshes started failing
+	lastSeq   uint64    // newest event seen
+	events    []engine.Event
+	sparks    map[string]*spark
+
+	frozen   bool
+	frozenAt time.Time
+
+	focus     focus
+	epCursor  int
+	mCursor   int // 0 is "all methods"
+	evOffset  int
+	evFilter  string
+	overlay   overlay
+	confirm   confirmDialog
+	fault     faultMenu
+	input     textinput.Model
+	inputKind inputKind
+	status    statusLine
+	quitting  bool
+}
+
+// statusLine is the result of the last action (or a hint).
+type statusLine struct {
+	text string
+	err  bool
+}
+
+// New builds a console over opts.Backend.
+func New(opts Options) Model {
+	if opts.Refresh <= 0 {
+		opts.Refresh = 250 * time.Millisecond
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	if opts.Theme.Colors == nil {
+		opts.Theme = themes.Default()
+	}
+	m := Model{opts: opts, keys: newKeyMap(opts.ReadOnly), styles: newStyles(opts.Theme), help: help.New(),
+		sparks: map[string]*spark{}, input: textinput.New()}
+	m.help.ShowAll = false
+	// Theme colours only: the bubbles' adaptive defaults would make Lip
+	// Gloss ask the terminal for its background (and eat early keys).
+	st := m.styles
+	m.help.Styles = help.Styles{Ellipsis: st.faint, ShortKey: st.accent, ShortDesc: st.faint, ShortSeparator: st.faint,
+		FullKey: st.accent, FullDesc: st.text, FullSeparator: st.faint}
+	m.input.PromptStyle, m.input.TextStyle, m.input.PlaceholderStyle = st.accent, st.text, st.faint
+	m.input.Cursor.Style = st.accent
+	if opts.ReadOnly {
+		m.status = statusLine{text: "read-only console: drain, fault and hedge keys are off (--readonly)"}
+	}
+	return m
+}
+
+// Init starts the first refresh and the tick.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.refresh(), tickCmd(m.opts.Refresh))
+}
+
+// refresh marks a refresh in flight and returns its command, unless one is
+// already in flight or the view is frozen.
+func (m *Model) refresh() tea.Cmd {
+	if m.fetching || m.frozen || m.opts.Backend == nil {
+		return nil
+	}
+	m.fetching = true
+	return fetchCmd(m.opts.Backend, m.lastSeq)
+}
+
+// Update changes the model for one message; anything that waits or
+// changes the engine is returned as a command.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resizeSparks()
+		return m, nil
+	case tickMsg:
+		return m, tea.Batch(m.refresh(), tickCmd(m.opts.Refresh))
+	case snapshotMsg:
+		m.onSnapshot(msg)
+		return m, nil
+	case actionDoneMsg:
+		return m.onActionDone(msg)
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	}
+	return m, nil
+}
+
+// onSnapshot takes a refresh's answer: on failure the last Snapshot stays
+// on screen, marked stale, and the next tick tries again.
+func (m *Model) onSnapshot(msg snapshotMsg) {
+	m.fetching = false
+	if m.frozen {
+		return // frozen while it was in flight: the screen stays as it was
+	}
+	if msg.err != nil {
+		if m.fetchErr == nil {
+			m.staleFrom = m.opts.Now()
+		}
+		m.fetchErr = msg.err
+		return
+	}
+	m.fetchErr = nil
+	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
+		// Another instance (a restart): its events number from 1 again.
+		m.events, m.lastSeq = nil, 0
+		m.sparks = map[string]*spark{}
+	}
+	m.snap, m.haveSnap = msg.snap, true
+	m.addEvents(msg.events)
+	for _, ep := range m.snap.Endpoints {
+		sp := m.sparks[ep.Name]
+		if sp == nil {
+			sp = newSpark(m.sparkWidth(), m.styles)
+			m.sparks[ep.Name] = sp
+		}
+		sp.push(ep.Series, m.styles)
+	}
+	m.epCursor = clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)
+	m.mCursor = clamp(m.mCursor, 0, len(m.methodNames()))
+}
+
+func (m *Model) addEvents(evs []engine.Event) {
+	for _, ev := range evs {
+		if ev.Seq > m.lastSeq {
+			m.lastSeq = ev.Seq
+		}
+		m.events = append(m.events, ev)
+	}
+	if n := len(m.events) - maxEvents; n > 0 {
+		m.events = slices.Delete(m.events, 0, n)
+	}
+}
+
+// localEvent puts a line of the console's own into the events log (a
+// failed action, which the engine never saw).
+func (m *Model) localEvent(msg string) {
+	m.events = append(m.events, engine.Event{Time: m.opts.Now(), Type: "console", Actor: engine.ActorConsole, Message: msg})
+}
+
+func (m *Model) resizeSparks() {
+	w := m.sparkWidth()
+	for _, sp := range m.sparks {
+		sp.resize(w, m.styles)
+	}
+}
+
+// onActionDone shows a control call's result and refreshes at once, so
+// the screen answers the key.
+func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		m.status = statusLine{text: "✗ " + msg.act.desc + ": " + msg.err.Error(), err: true}
+		m.localEvent("failed: " + msg.act.desc + ": " + msg.err.Error())
+		return m, nil
+	}
+	m.status = statusLine{text: "✓ " + msg.act.desc}
+	return m, m.refresh()
+}
+
+// selected is the endpoint under the cursor.
+func (m Model) selected() (engine.EndpointSnapshot, bool) {
+	if !m.haveSnap || len(m.snap.Endpoints) == 0 {
+		return engine.EndpointSnapshot{}, false
+	}
+	return m.snap.Endpoints[clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)], true
+}
+
+// methodNames are the methods in a stable order (by name).
+func (m Model) methodNames() []string {
+	names := make([]string, 0, len(m.snap.Methods))
+	for name := range m.snap.Methods {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// selectedMethod is the method row under the cursor; "" is "all methods".
+func (m Model) selectedMethod() string {
+	names := m.methodNames()
+	if m.mCursor <= 0 || m.mCursor > len(names) {
+		return ""
+	}
+	return names[m.mCursor-1]
+}
+
+func clamp(v, lo, hi int) int {
+	if hi < lo {
+		return lo
+	}
+	return min(max(v, lo), hi)
+}
+
+// WithStatus starts the console with a note in the status line.
+func (m Model) WithStatus(text string) Model {
+	m.status = statusLine{text: text}
+	return m
+}

@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// confirmDialog asks before a destructive action; only y says yes.
+type confirmDialog struct {
+	question string
+	act      action
+}
+
+// faultMenu builds a fault: mode, share of requests, added latency (latency
+// mode) and a duration. A console fault always has a duration, so it
+// always ends.
+type faultMenu struct {
+	endpoint                      string
+	field                         int // faultField*
+	mode, rate, latency, duration int
+}
+
+const (
+	fieldMode = iota
+	fieldRate
+	fieldLatency
+	fieldDuration
+	numFields
+)
+
+var (
+	faultModes     = []engine.FaultMode{engine.FaultLatency, engine.FaultError, engine.Fault429, engine.FaultTimeout, engine.FaultStale}
+	faultRates     = []float64{1, 0.5, 0.25, 0.1, 0.05}
+	faultLatencies = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+	faultDurations = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
+)
+
+func newFaultMenu(endpoint string) faultMenu {
+	return faultMenu{endpoint: endpoint, latency: 2, duration: 3}
+}
+
+func (f faultMenu) spec() engine.FaultSpec {
+	s := engine.FaultSpec{Mode: faultModes[f.mode], Rate: faultRates[f.rate], Duration: engine.Duration(faultDurations[f.duration])}
+	if s.Mode == engine.FaultLatency {
+		s.Latency = engine.Duration(faultLatencies[f.latency])
+	}
+	if s.Mode == engine.FaultStale {
+		s.Rate = 1 // stale applies to the whole endpoint
+	}
+	return s
+}
+
+// describe says in words what the fault will do.
+func (f faultMenu) describe() string {
+	s := f.spec()
+	what := map[engine.FaultMode]string{
+		engine.FaultLatency: "adds " + fmtDelay(s.Latency.D()) + " before",
+		engine.FaultError:   "answers HTTP 500 to",
+		engine.Fault429:     "answers HTTP 429 to",
+		engine.FaultTimeout: "hangs, until the attempt's deadline,",
+		engine.FaultStale:   "freezes the head it reports, for",
+	}[s.Mode]
+	share := fmt.Sprintf("%.0f%% of", 100*s.Rate)
+	if s.Mode == engine.FaultStale {
+		share = "all"
+	}
+	return fmt.Sprintf("%s fault on %s: rpcdash %s %s its requests (clients and probes) for %s, then it clears itself.",
+		s.Mode, f.endpoint, what, share, fmtSpan(s.Duration.D()))
+}
+
+// inputKind is what the one-line input is for.
+type inputKind int
+
+const (
+	inputFilter inputKind = iota
+	inputDelay
+)
+
+func (m *Model) openInput(kind inputKind) {
+	m.inputKind = kind
+	m.input.Reset()
+	m.input.CharLimit = 64
+	switch kind {
+	case inputFilter:
+		m.input.Prompt = "filter events by endpoint: "
+		m.input.Placeholder = "name (empty: all)"
+		m.input.SetValue(m.evFilter)
+	case inputDelay:
+		target := "all methods"
+		if name := m.selectedMethod(); name != "" {
+			target = name
+		}
+		m.input.Prompt = "hedge delay of " + target + ": "
+		m.input.Placeholder = "120ms, 1.5s or auto"
+	}
+	m.input.Focus()
+	m.overlay = overlayInput
+}
+
+// onOverlayKey handles keys while an overlay is open; Esc closes any.
+func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	if key.Matches(msg, k.Esc) {
+		m.overlay = overlayNone
+		if m.confirm.act.desc != "" {
+			m.status = statusLine{text: "cancelled: " + m.confirm.act.desc}
+			m.confirm = confirmDialog{}
+		}
+		m.input.Blur()
+		return m, nil
+	}
+	switch m.overlay {
+	case overlayHelp, overlayDetail:
+		if key.Matches(msg, k.Help) || key.Matches(msg, k.Enter) {
+			m.overlay = overlayNone
+		}
+	case overlayConfirm:
+		a := m.confirm.act
+		m.overlay, m.confirm = overlayNone, confirmDialog{}
+		if key.Matches(msg, k.Yes) {
+			return m.do(a)
+		}
+		m.status = statusLine{text: "cancelled: " + a.desc}
+	case overlayFault:
+		return m.onFaultKey(msg)
+	case overlayInput:
+		if msg.Type == tea.KeyEnter {
+			return m.submitInput()
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k, f := m.keys, &m.fault
+	step := func(v *int, n, d int) { *v = (*v + d + n) % n }
+	switch {
+	case key.Matches(msg, k.Up):
+		step(&f.field, numFields, -1)
+	case key.Matches(msg, k.Down), key.Matches(msg, k.Tab):
+		step(&f.field, numFields, 1)
+	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
+		d := 1
+		if key.Matches(msg, k.Left) {
+			d = -1
+		}
+		switch f.field {
+		case fieldMode:
+			step(&f.mode, len(faultModes), d)
+		case fieldRate:
+			step(&f.rate, len(faultRates), d)
+		case fieldLatency:
+			step(&f.latency, len(faultLatencies), d)
+		case fieldDuration:
+			step(&f.duration, len(faultDurations), d)
+		}
+	case key.Matches(msg, k.Enter):
+		a := action{kind: actFault, endpoint: f.endpoint, spec: f.spec(),
+			desc: fmt.Sprintf("inject %s fault on %s for %s", f.spec().Mode, f.endpoint, fmtSpan(faultDurations[f.duration]))}
+		return m.ask("Inject a "+f.describe(), a)
+	}
+	return m, nil
+}
+
+func (m Model) submitInput() (tea.Model, tea.Cmd) {
+	v := strings.TrimSpace(m.input.Value())
+	m.overlay = overlayNone
+	m.input.Blur()
+	switch m.inputKind {
+	case inputFilter:
+		m.evFilter, m.evOffset = v, 0
+		if v == "" {
+			m.status = statusLine{text: "events: all endpoints"}
+		} else {
+			m.status = statusLine{text: "events: only " + v + " (/ to change, esc to clear)"}
+		}
+		return m, nil
+	default:
+		if v == "" {
+			return m, nil
+		}
+		return m.setDelay(v)
+	}
+}

@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Remote is a running rpcdash reached over its admin API (console
+// --attach). It says it is the console (X-Rpcdash-Actor), so its actions
+// read "console" in the instance's event log.
+type Remote struct {
+	base   string // "http://host:port", no trailing slash
+	token  string
+	client *http.Client
+}
+
+// maxStatusBytes bounds what one /v1/status answer may hold in memory.
+const maxStatusBytes = 64 << 20
+
+// NewRemote checks the admin URL ("http://HOST:PORT" or "HOST:PORT").
+func NewRemote(adminURL, token string) (*Remote, error) {
+	raw := adminURL
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("--attach: %q is not an admin URL such as http://127.0.0.1:8546", adminURL)
+	}
+	return &Remote{base: u.Scheme + "://" + u.Host, token: token,
+		client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}}, nil
+}
+
+// URL is the admin URL the console is attached to.
+func (r *Remote) URL() string { return r.base }
+
+// Close lets go of idle connections.
+func (r *Remote) Close() { r.client.CloseIdleConnections() }
+
+func (r *Remote) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.base+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil || method != http.MethodGet {
+		// The admin API refuses a mutating call without it (a guard
+		// against cross-site requests), body or not.
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set(engine.HeaderActor, string(engine.ActorConsole))
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s unreachable: %s", r.base, shortNetError(err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxStatusBytes))
+	if err != nil {
+		return fmt.Errorf("%s: reading answer: %s", r.base, shortNetError(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("HTTP %d: %s", resp.StatusCode, e.Error)
+		}
+		return fmt.Errorf("HTTP %d from %s%s", resp.StatusCode, r.base, path)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, err)
+	}
+	return nil
+}
+
+// shortNetError keeps the part of a transport error an operator reads.
+func shortNetError(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		return s[i+2:]
+	}
+	return s
+}
+
+func (r *Remote) Snapshot(ctx context.Context) (engine.Snapshot, error) {
+	var s engine.Snapshot
+	err := r.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+	return s, err
+}
+
+func (r *Remote) Events(ctx context.Context, after uint64) ([]engine.Event, error) {
+	var out struct {
+		Events []engine.Event `json:"events"`
+	}
+	err := r.do(ctx, http.MethodGet, "/v1/events?since="+strconv.FormatUint(after, 10), nil, &out)
+	return out.Events, err
+}
+
+func (r *Remote) Drain(ctx context.Context, name string) error {
+	return r.do(ctx, http.MethodPost, "/v1/endpoints/"+url.PathEscape(name)+"/drain", nil, nil)
+}
+
+func (r *Remote) Undrain(ctx context.Context, name string) error {
+	return r.do(ctx, http.MethodPost, "/v1/endpoints/"+url.PathEscape(name)+"/undrain", nil, nil)
+}
+
+func (r *Remote) InjectFault(ctx context.Context, name string, spec engine.FaultSpec) error {
+	return r.do(ctx, http.MethodPost, "/v1/endpoints/"+url.PathEscape(name)+"/fault", spec, nil)
+}
+
+func (r *Remote) ClearFault(ctx context.Context, name string) error {
+	return r.do(ctx, http.MethodDelete, "/v1/endpoints/"+url.PathEscape(name)+"/fault", nil, nil)
+}
+
+func (r *Remote) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
+	return r.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
+}

@@ -1,0 +1,319 @@
+package ui
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Each key and action through Update, with the control calls it makes
+// observed, on both backends: the engine in process and the same engine
+// attached over its admin API. The engine's own event log must name the
+// console as the actor either way.
+
+func forEachBackend(t *testing.T, fn func(t *testing.T, r *rig, sp *spy)) {
+	for _, name := range []string{"in-process", "attached"} {
+		t.Run(name, func(t *testing.T) {
+			r := newRig(t, "alpha", "beta", "gamma")
+			r.read(t, 3, "eth_getBalance")
+			r.read(t, 2, "eth_sendRawTransaction")
+			fn(t, r, &spy{Backend: r.backends(t)[name]})
+		})
+	}
+}
+
+func wantCalls(t *testing.T, sp *spy, want ...string) {
+	t.Helper()
+	if got := sp.take(); !slices.Equal(got, want) {
+		t.Fatalf("control calls %q, want %q", got, want)
+	}
+}
+
+func lastEvent(t *testing.T, r *rig) engine.Event {
+	t.Helper()
+	evs := r.eng.Events(0)
+	return evs[len(evs)-1]
+}
+
+func TestUpdate_DrainAsksThenDrainsAndUndrains(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "d")
+		if m.overlay != overlayConfirm || !strings.Contains(m.View(), "Drain alpha?") {
+			t.Fatalf("d did not ask:\n%s", m.View())
+		}
+		wantCalls(t, sp)
+		m = press(t, m, "n") // the default is no
+		wantCalls(t, sp)
+		m = press(t, m, "d", "enter") // enter is no, too
+		wantCalls(t, sp)
+		m = press(t, m, "d", "y")
+		wantCalls(t, sp, "Drain alpha")
+		if ev := lastEvent(t, r); ev.Type != engine.EventDrain || ev.Actor != engine.ActorConsole {
+			t.Fatalf("engine event %+v", ev)
+		}
+		if !m.snap.Endpoints[0].Drained || !strings.Contains(m.View(), "DRAINED") || !strings.Contains(m.status.text, "✓ drain alpha") {
+			t.Fatalf("the screen does not show the drain:\n%s", m.View())
+		}
+		m = press(t, m, "d") // undrain needs no confirmation
+		wantCalls(t, sp, "Undrain alpha")
+		if m.snap.Endpoints[0].Drained {
+			t.Fatal("still drained")
+		}
+	})
+}
+
+func TestUpdate_FaultMenuInjectsWithADurationAndClearClears(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "f") // beta
+		if m.overlay != overlayFault || !strings.Contains(m.View(), "Inject a fault on beta") {
+			t.Fatalf("no fault menu:\n%s", m.View())
+		}
+		m = press(t, m, "right", "down", "right", "down", "down", "left", "enter") // mode error, rate 50%, duration 30s
+		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "error fault on beta") || !strings.Contains(m.confirm.question, "50% of") {
+			t.Fatalf("no confirmation saying what will happen: %q", m.confirm.question)
+		}
+		wantCalls(t, sp)
+		m = press(t, m, "y")
+		wantCalls(t, sp, "InjectFault beta error rate=0.5 latency=0s duration=30s")
+		f := m.snap.Endpoints[1].Fault
+		if f == nil || f.Mode != engine.FaultError || f.Expires.IsZero() {
+			t.Fatalf("fault on screen %+v", f)
+		}
+		if ev := lastEvent(t, r); ev.Type != engine.EventFault || ev.Actor != engine.ActorConsole {
+			t.Fatalf("engine event %+v", ev)
+		}
+		m = press(t, m, "c")
+		wantCalls(t, sp, "ClearFault beta")
+		if m.snap.Endpoints[1].Fault != nil {
+			t.Fatal("fault still shown")
+		}
+		m = press(t, m, "c") // nothing to clear: no call
+		wantCalls(t, sp)
+		m = press(t, m, "f", "esc")
+		if m.overlay != overlayNone {
+			t.Fatal("esc did not close the fault menu")
+		}
+		wantCalls(t, sp)
+	})
+}
+
+func TestUpdate_HedgingOffAsksOnDoesNot(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "h")
+		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "hedging off") {
+			t.Fatalf("h did not ask: %q", m.confirm.question)
+		}
+		m = press(t, m, "y")
+		wantCalls(t, sp, "SetHedge enabled=false all")
+		if m.snap.Hedge.Enabled || !strings.Contains(m.View(), "hedging OFF") {
+			t.Fatal("hedging still shown on")
+		}
+		m = press(t, m, "h")
+		wantCalls(t, sp, "SetHedge enabled=true all")
+		if !m.snap.Hedge.Enabled {
+			t.Fatal("hedging still off")
+		}
+	})
+}
+
+func TestUpdate_DelayKeysActOnTheSelectedMethodOrAll(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "tab") // methods panel, "(all methods)" row
+		if m.focus != focusMethods {
+			t.Fatal("tab did not move to the methods panel")
+		}
+		m = press(t, m, "+") // cold delay 250ms → 300ms for all
+		wantCalls(t, sp, "SetHedge delay=300ms all")
+		m = press(t, m, "-")
+		wantCalls(t, sp, "SetHedge delay=250ms all")
+		m = press(t, m, "a")
+		wantCalls(t, sp, "SetHedge delay=auto all")
+		m = press(t, m, "down") // eth_getBalance
+		if m.selectedMethod() != "eth_getBalance" {
+			t.Fatalf("selected %q", m.selectedMethod())
+		}
+		m = press(t, m, "-")
+		wantCalls(t, sp, "SetHedge delay=200ms method=eth_getBalance")
+		if h := m.snap.Methods["eth_getBalance"].Hedge; h.Delay != 200*time.Millisecond || h.DelaySource != "live" {
+			t.Fatalf("delay on screen %+v", h)
+		}
+		m = press(t, m, "=", "1", "2", "0", "m", "s", "enter")
+		wantCalls(t, sp, "SetHedge delay=120ms method=eth_getBalance")
+		m = press(t, m, "=", "x", "enter") // a bad value: said, not sent
+		wantCalls(t, sp)
+		if !m.status.err {
+			t.Fatalf("bad delay not reported: %q", m.status.text)
+		}
+		m = press(t, m, "a")
+		wantCalls(t, sp, "SetHedge delay=auto method=eth_getBalance")
+		m = press(t, m, "down") // eth_sendRawTransaction: a write, never hedged
+		m = press(t, m, "+")
+		wantCalls(t, sp)
+		if !strings.Contains(m.status.text, "never hedged") {
+			t.Fatalf("status %q", m.status.text)
+		}
+		if ev := lastEvent(t, r); ev.Type != engine.EventConfig || ev.Actor != engine.ActorConsole {
+			t.Fatalf("engine event %+v", ev)
+		}
+	})
+}
+
+func TestUpdate_NavigationFreezeFilterHelpDetailQuit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "down", "down", "up")
+		if m.epCursor != 1 {
+			t.Fatalf("cursor at %d", m.epCursor)
+		}
+		m = press(t, m, "tab", "tab", "tab", "shift+tab")
+		if m.focus != focusEvents {
+			t.Fatalf("focus %d", m.focus)
+		}
+		m = press(t, m, "enter")
+		if m.overlay != overlayDetail || !strings.Contains(m.View(), "beta") || !strings.Contains(m.View(), "score") {
+			t.Fatalf("enter shows no detail:\n%s", m.View())
+		}
+		m = press(t, m, "esc", "?")
+		if m.overlay != overlayHelp || !strings.Contains(m.View(), "drain/undrain") {
+			t.Fatal("? shows no help")
+		}
+		m = press(t, m, "esc", "p")
+		if !m.frozen || m.refresh() != nil || !strings.Contains(m.View(), "FROZEN") {
+			t.Fatal("p did not freeze refreshes")
+		}
+		m = press(t, m, "p")
+		if m.frozen {
+			t.Fatal("p did not unfreeze")
+		}
+		r.eng.Drain(engine.ActorAdmin, "gamma")
+		m = refreshed(t, m)
+		m = press(t, m, "/", "g", "a", "m", "enter")
+		for _, ev := range m.filteredEvents() {
+			if ev.Endpoint != "gamma" {
+				t.Fatalf("filter gam shows %+v", ev)
+			}
+		}
+		if len(m.filteredEvents()) == 0 {
+			t.Fatal("filter shows nothing")
+		}
+		m = press(t, m, "esc")
+		if m.evFilter != "" {
+			t.Fatal("esc did not clear the filter")
+		}
+		m = press(t, m, "tab", "j", "j", "k")             // back on the endpoints panel: j/k move too
+		if m.focus != focusEndpoints || m.epCursor != 1 { // from beta: down to gamma (the last), then up
+			t.Fatalf("j j k: focus %d, cursor %d", m.focus, m.epCursor)
+		}
+		for _, k := range []string{"q", "ctrl+c"} {
+			_, cmd := m.Update(keyMsg(k))
+			if _, ok := cmd().(tea.QuitMsg); !ok {
+				t.Fatalf("%s does not quit", k)
+			}
+		}
+		wantCalls(t, sp)
+	})
+}
+
+func TestUpdate_ReadOnlyMakesNoCall(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, true)
+		for _, k := range []string{"d", "f", "c", "h", "+", "-", "a", "="} {
+			m = press(t, m, k)
+			if m.overlay != overlayNone || !strings.Contains(m.status.text, "read-only") {
+				t.Fatalf("%s in read-only: overlay %d, status %q", k, m.overlay, m.status.text)
+			}
+		}
+		wantCalls(t, sp)
+		m = press(t, m, "?")
+		if !strings.Contains(m.View(), "--readonly") {
+			t.Fatal("the help does not say the console is read-only")
+		}
+		if strings.Contains(m.helpBar(), "drain") {
+			t.Fatalf("help bar offers drain in read-only: %q", m.helpBar())
+		}
+	})
+}
+
+func TestUpdate_OneRefreshInFlightAtATime(t *testing.T) {
+	r := newRig(t, "alpha")
+	m := New(Options{Backend: Local{Engine: r.eng}})
+	if m.refresh() == nil {
+		t.Fatal("no first refresh")
+	}
+	mm, cmd := m.Update(tickMsg(time.Now()))
+	m = mm.(Model)
+	if !m.fetching {
+		t.Fatal("not fetching")
+	}
+	// A tick while the refresh is in flight starts none: the batch holds
+	// only the next tick.
+	mm, _ = m.Update(tickMsg(time.Now()))
+	if m2 := mm.(Model); m2.refresh() != nil {
+		t.Fatal("a second refresh started while one was in flight")
+	}
+	_ = cmd
+}
+
+func TestUpdate_FailedRefreshMarksStaleAndRecovers(t *testing.T) {
+	r := newRig(t, "alpha")
+	remote, _ := NewRemote("http://"+r.eng.AdminAddr(), "")
+	defer remote.Close()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := New(Options{Backend: remote, Now: func() time.Time { return now }})
+	mm, _ := m.Update(sizeMsg(100, 30))
+	m = refreshed(t, mm.(Model))
+	mm, _ = m.Update(snapshotMsg{err: errUnreachable})
+	m = mm.(Model)
+	now = now.Add(7 * time.Second)
+	v := m.View()
+	if !strings.Contains(v, "STALE 7s") || !strings.Contains(v, "reconnecting") || !strings.Contains(v, "alpha") {
+		t.Fatalf("a failed refresh is not marked stale (or the last data went):\n%s", v)
+	}
+	m = refreshed(t, m)
+	if m.fetchErr != nil || strings.Contains(m.View(), "STALE") {
+		t.Fatal("still stale after a good refresh")
+	}
+}
+
+var errUnreachable = errorString("http://127.0.0.1:1 unreachable: connection refused")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func TestUpdate_KeysReadTogetherAreStillSeparateKeys(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	sp := &spy{Backend: Local{Engine: r.eng}}
+	m := console(t, sp, 100, 30, false)
+	mm, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jdy")})
+	m = settleSequence(t, mm.(Model), cmd)
+	wantCalls(t, sp, "Drain beta")
+}
+
+// settleSequence runs the commands of a tea.Sequence in order (a single
+// command when the sequence compacted to one).
+func settleSequence(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	if cmd == nil {
+		return m
+	}
+	msg := cmd()
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		for i := range v.Len() {
+			m = settle(t, m, v.Index(i).Interface().(tea.Cmd))
+		}
+		return m
+	}
+	mm, next := m.Update(msg)
+	return settle(t, mm.(Model), next)
+}

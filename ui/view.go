@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the model; it never waits and never changes anything.
+func (m Model) View() string {
+	if m.quitting || m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if m.width < minWidth || m.height < minHeight {
+		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal", minWidth, minHeight, m.width, m.height)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, wrap(msg, m.width))
+	}
+	l := m.layout()
+	top := append(m.headerLines(), m.bannerLines()...)
+	bottom := []string{m.statusLineView(), m.helpBar()}
+	bodyRows := m.height - len(top) - len(bottom)
+	var body string
+	if m.overlay != overlayNone {
+		body = m.overlayView(bodyRows)
+	} else {
+		body = m.panels(l, bodyRows)
+	}
+	lines := append(top, strings.Split(body, "\n")...)
+	lines = append(lines, bottom...)
+	// Never taller or wider than the terminal, whatever a panel did.
+	if len(lines) > m.height {
+		lines = append(lines[:m.height-len(bottom)], bottom...)
+	}
+	for i, s := range lines {
+		if lipgloss.Width(s) > m.width {
+			lines[i] = ansi.Truncate(s, m.width, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// panels lays out endpoints, methods (and detail, when wide) and events in
+// exactly rows lines.
+func (m Model) panels(l layout, rows int) string {
+	frame := 0
+	if l.borders {
+		frame = 2
+	}
+	nEp := max(1, len(m.snap.Endpoints))
+	epRows := min(1+nEp, max(4, rows/2)-frame)
+	rest := rows - epRows - frame
+	mRows := min(2+len(m.snap.Methods), max(3, rest/2)-frame)
+	if l.inlineDetail {
+		mRows = max(mRows, min(14, rest/2-frame))
+	}
+	evRows := rest - mRows - 2*frame
+	if evRows < 2 {
+		mRows -= 2 - evRows
+		evRows = 2
+	}
+	eps := m.panel(l, focusEndpoints, "Endpoints", m.viewEndpoints(l, epRows), m.width, epRows)
+	var middle string
+	if l.inlineDetail {
+		mw := min(96, m.width*3/5)
+		dw := m.width - mw
+		meth := m.panel(l, focusMethods, "Methods", m.viewMethods(mw-frame, mRows), mw, mRows)
+		det := m.panel(l, -1, "Detail", strings.Join(m.detailLines(dw-frame), "\n"), dw, mRows)
+		middle = lipgloss.JoinHorizontal(lipgloss.Top, meth, det)
+	} else {
+		middle = m.panel(l, focusMethods, "Methods", m.viewMethods(m.width-frame, mRows), m.width, mRows)
+	}
+	evs := m.panel(l, focusEvents, "Events", m.viewEvents(m.width-frame, evRows), m.width, evRows)
+	// Every panel is exactly m.width wide: no need to measure and pad them.
+	return eps + "\n" + middle + "\n" + evs
+}
+
+// panel frames content in width×rows (plus its border when there are
+// borders); the focused panel's border and title are highlighted.
+func (m Model) panel(l layout, f focus, title, content string, width, rows int) string {
+	inner := width
+	if l.borders {
+		inner = width - 2
+	}
+	lines := strings.Split(content, "\n")
+	if len(lines) > rows {
+		lines = lines[:rows]
+	}
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	for i := range lines {
+		lines[i] = fit(lines[i], inner)
+	}
+	if !l.borders {
+		return strings.Join(lines, "\n")
+	}
+	// The frame is drawn here rather than by a bordered Lip Gloss style:
+	// the lines already have their width, and re-measuring and re-wrapping
+	// the whole panel was most of a frame's cost.
+	bc := m.styles.border
+	if f == m.focus {
+		bc = m.styles.borderFocus
+		title = "▶ " + title
+	}
+	edge := lipgloss.NewStyle().Foreground(bc)
+	t := " " + title + " "
+	fill := max(0, inner-1-lipgloss.Width(t))
+	var b strings.Builder
+	b.WriteString(edge.Render("╭─") + m.styles.title.Render(t) + edge.Render(strings.Repeat("─", fill)+"╮"))
+	side := edge.Render("│")
+	for _, line := range lines {
+		b.WriteString("\n" + side + line + side)
+	}
+	b.WriteString("\n" + edge.Render("╰"+strings.Repeat("─", inner)+"╯"))
+	return b.String()
+}
+
+// statusLineView is the last action's result, or what to do next.
+func (m Model) statusLineView() string {
+	s := m.status
+	text := s.text
+	if text == "" {
+		// Say what the keys act on.
+		method := m.selectedMethod()
+		if method == "" {
+			method = "all methods"
+		}
+		ep := "—"
+		if e, ok := m.selected(); ok {
+			ep = e.Name
+		}
+		text = "endpoint keys act on " + ep + ", delay keys on " + method + " (tab, ↑/↓ to choose; ? for all keys)"
+	}
+	if s.err {
+		return fit(m.styles.err.Render(text), m.width)
+	}
+	return fit(m.styles.text.Render(text), m.width)
+}
+
+func (m Model) helpBar() string {
+	h := m.help
+	h.Width = m.width
+	bar := h.ShortHelpView(m.keys.ShortHelp())
+	if m.opts.ReadOnly {
+		bar = m.styles.warn.Render("READ-ONLY ") + bar
+	}
+	return fit(bar, m.width)
+}
+
+// overlayView draws the open overlay in the body's place.
+func (m Model) overlayView(rows int) string {
+	var content string
+	w := min(m.width-4, 100)
+	switch m.overlay {
+	case overlayHelp:
+		h := m.help
+		h.ShowAll = true
+		h.Width = w
+		content = m.styles.title.Render("Keys") + "\n\n" + h.FullHelpView(m.keys.FullHelp())
+		if m.opts.ReadOnly {
+			content += "\n\n" + m.styles.warn.Render("--readonly: d f c h + - a = are disabled; this console only watches.")
+		}
+		content += "\n\nThe first methods row is \"(all methods)\": + - a = there apply to every method\n(clearing live per-method delays). esc or ? closes."
+	case overlayConfirm:
+		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirm.question, w-4) + "\n\n" +
+			m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
+	case overlayFault:
+		content = m.faultMenuView(w - 4)
+	case overlayInput:
+		content = m.input.View() + "\n\n" + m.styles.faint.Render("enter applies, esc cancels")
+	case overlayDetail:
+		content = strings.Join(m.detailLines(w-4), "\n") + "\n\n" + m.styles.faint.Render("enter or esc closes")
+	}
+	box := m.styles.overlay.Width(w).Render(content)
+	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)
+}
+
+func (m Model) faultMenuView(width int) string {
+	f := m.fault
+	field := func(i int, name, value string) string {
+		cur := "  "
+		if f.field == i {
+			cur = m.styles.accent.Render("▸ ")
+			value = "‹ " + value + " ›"
+		}
+		return cur + fit(name, 10) + value
+	}
+	lat := fmtDelay(faultLatencies[f.latency])
+	if faultModes[f.mode] != "latency" {
+		lat = m.styles.faint.Render("(latency mode only)")
+	}
+	rate := fmt.Sprintf("%.0f%% of requests", 100*faultRates[f.rate])
+	if faultModes[f.mode] == "stale" {
+		rate = m.styles.faint.Render("(whole endpoint)")
+	}
+	lines := []string{
+		m.styles.title.Render("Inject a fault on " + f.endpoint),
+		"",
+		field(fieldMode, "mode", string(faultModes[f.mode])),
+		field(fieldRate, "rate", rate),
+		field(fieldLatency, "latency", lat),
+		field(fieldDuration, "duration", fmtSpan(faultDurations[f.duration])),
+		"",
+		wrap(f.describe(), width),
+		"",
+		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrap breaks text at spaces to width.
+func wrap(s string, width int) string {
+	return lipgloss.NewStyle().Width(max(width, 10)).Render(s)
+}
