@@ -18,6 +18,28 @@ type Snapshot struct {
 	Totals    AccountSnapshot            `json:"totals"`
 	Methods   map[string]AccountSnapshot `json:"methods"`
 	Warnings  []string                   `json:"warnings,omitempty"`
+	Settings  Settings                   `json:"settings"`
+}
+
+// Settings are the configured thresholds that an observer outside the
+// process (the drill, a script) needs to judge what it sees.
+type Settings struct {
+	BreakerFailures  int     `json:"breaker_failures"`
+	BreakerSuccesses int     `json:"breaker_successes"`
+	BreakerCooldown  string  `json:"breaker_cooldown"`
+	RouterTolerance  float64 `json:"router_tolerance"`
+	RequestTimeout   string  `json:"request_timeout"`
+	// ProbeTrials: half-open trials are probes, sent every ProbeInterval.
+	ProbeTrials   bool   `json:"probe_trials"`
+	ProbeInterval string `json:"probe_interval"`
+}
+
+func (e *Engine) settings() Settings {
+	c := e.cfg
+	return Settings{BreakerFailures: c.Breaker.Failures, BreakerSuccesses: c.Breaker.Successes,
+		BreakerCooldown: c.Breaker.Cooldown.String(), RouterTolerance: c.Router.Tolerance,
+		RequestTimeout: c.Server.RequestTimeout.String(),
+		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval.String()}
 }
 
 // EndpointSnapshot is one endpoint's state.
@@ -136,6 +158,7 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Methods[m] = a
 	}
 	s.Warnings = e.poolWarnings()
+	s.Settings = e.settings()
 	return s
 }
 
