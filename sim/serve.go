@@ -29,6 +29,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// Reading the whole body also lets net/http notice a client that goes
 	// away, which is what cancels r.Context().
+	arrived := time.Now()
 	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var (
 		reqs     []request
@@ -69,7 +70,10 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if !u.sleep(r.Context(), u.sampleLatency(s.latency)+s.extra) {
+	if !u.sleep(r.Context(), u.serviceTime(s)) {
+		if r.Context().Err() != nil {
+			u.countCancelledTime(time.Since(arrived))
+		}
 		return
 	}
 	if parseErr != nil {
