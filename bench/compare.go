@@ -5,218 +5,472 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// CompareConfig is one comparison: the same upstreams, load and arrival
-// schedule for every policy.
+// Target is what a comparison loads: the built-in sims (URL empty), or a
+// JSON-RPC endpoint, which with Admin set is a rpcdash whose policies are
+// switched between rows.
+type Target struct {
+	URL         string
+	Admin       Admin  // Admin.URL set: switch policies through PUT /v1/hedge
+	ControlURL  string // where the control tenant goes when URL is set
+	AllowRemote bool
+	// Capacity is each endpoint's declared capacity behind URL, for the
+	// load check (the built-in sims use the scenario's).
+	Capacity float64
+}
+
+// CompareConfig is one comparison: the same workload, seed and schedule
+// for every row.
 type CompareConfig struct {
-	Upstreams []sim.Config // started afresh for each policy; a zero Seed becomes its index+1
-	Policies  []Policy
-	Load      Load          // its URL is set per run
-	Warmup    time.Duration // discarded open-loop traffic at Load.Rate before each measured run
-	Start     EngineStarter
-	Progress  io.Writer // one line per run; nil = silent
+	Workload Workload
+	Params   json.RawMessage // fixed params for every call; nil: unique ones
+	Scenario sim.Scenario    // the built-in sims
+	Target   Target
+	Policies []Policy
+	Deadline time.Duration
+	Start    EngineStarter // starts the engine in front of the built-in sims
+	Progress *Progress     // nil: silent
 }
 
-// Comparison is the outcome: one Report per policy, in order, and the
-// model's prediction for each hedged run's final delay, computed from the
-// first unhedged engine run's measured latencies ("model@…") and from a
-// direct run's ("model(direct)@…").
-type Comparison struct {
-	Method      string       `json:"method"`
-	Rate        float64      `json:"rate"`
-	Duration    string       `json:"duration"`
-	Arrivals    string       `json:"arrivals"`
-	Runs        []Report     `json:"runs"`
-	Predictions []Prediction `json:"predictions,omitempty"`
+// Rows are the policies a comparison runs: one "target" row for a bare
+// --target, the policies otherwise.
+func (cfg CompareConfig) Rows() []Policy {
+	if cfg.Target.URL != "" && cfg.Target.Admin.URL == "" {
+		return []Policy{{Name: KindTarget, Kind: KindTarget}}
+	}
+	return cfg.Policies
 }
 
-// WriteTable writes the comparison as aligned plain text.
-func (c *Comparison) WriteTable(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "%s, %s arrivals at %g req/s for %s\n", c.Method, c.Arrivals, c.Rate, c.Duration); err != nil {
-		return err
-	}
-	return WriteTable(w, c.Runs, c.Predictions)
+// Duration is how long the comparison takes, answers aside.
+func (cfg CompareConfig) Duration() time.Duration {
+	return time.Duration(len(cfg.Rows())) * (cfg.Workload.Warmup + cfg.Workload.Measured())
 }
 
-// WriteJSON writes the comparison as indented JSON.
-func (c *Comparison) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
+// environment is what the rows run against.
+type environment struct {
+	rpcURL      string
+	admin       *Admin
+	directURL   string
+	controlURLs []string
+	endpoints   int
+	capacity    float64
+	client      *http.Client
+	stop        func() error
+
+	// The built-in sims, kept for the whole run, and a fresh engine in
+	// front of them for each row: a row must not inherit the last one's
+	// latency windows (an overloaded row would move the next one's auto
+	// delay and routing). A --admin instance keeps its windows across rows.
+	sims  []*sim.Upstream
+	seeds []int64
+	epoch *sim.Epoch
+	spec  EngineSpec
+	start EngineStarter
 }
 
-// Compare runs every policy in turn and predicts the hedged runs.
-func Compare(ctx context.Context, cfg CompareConfig) (*Comparison, error) {
-	if cfg.Start == nil {
-		return nil, errors.New("bench: no EngineStarter")
+// freshEngine starts the row's engine in front of the built-in sims; the
+// returned stop ends it.
+func (env *environment) freshEngine() (func() error, error) {
+	eng, err := env.start(env.spec)
+	if err != nil {
+		return nil, fmt.Errorf("start engine: %w", err)
 	}
-	if len(cfg.Upstreams) == 0 || len(cfg.Policies) == 0 {
-		return nil, errors.New("bench: a comparison needs upstreams and policies")
+	env.rpcURL = eng.RPCURL
+	env.admin = &Admin{URL: eng.AdminURL, Client: env.client}
+	return func() error {
+		env.client.CloseIdleConnections()
+		return eng.Stop()
+	}, nil
+}
+
+// Compare runs every row in turn against the same target and predicts the
+// hedged rows from the unhedged one. A --admin instance's hedging is put
+// back as it was at the end, whatever happened.
+func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
-	c := &Comparison{Method: cfg.Load.Method, Rate: cfg.Load.Rate, Duration: cfg.Load.Duration.String(),
-		Arrivals: cfg.Load.Arrivals.String()}
-	type baseline struct {
-		prefix string
-		dist   *Dist
+	env, err := cfg.environment(ctx)
+	if err != nil {
+		return nil, err
 	}
-	var bases []baseline
-	seen := map[string]bool{}
-	for _, p := range cfg.Policies {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "running %s (%s warm-up, %s measured)\n", p.Name, cfg.Warmup, cfg.Load.Duration)
-		}
-		rep, res, err := runPolicy(ctx, cfg, p)
+	defer func() { err = errors.Join(err, env.stop()) }()
+
+	budget := 0.10 // the engine's default, for the built-in rows
+	if env.admin != nil {
+		st, err := env.admin.status(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("bench: policy %s: %w", p.Name, err)
+			return nil, err
 		}
-		c.Runs = append(c.Runs, rep)
-		prefix := "model@"
-		if p.Direct {
-			prefix = "model(direct)@"
-		}
-		if p.Hedge.Enabled || seen[prefix] {
-			continue
-		}
-		// An empty unhedged run leaves no baseline and no prediction.
-		if d, err := DistFromSamples(res.Latencies()); err == nil {
-			seen[prefix] = true
-			bases = append(bases, baseline{prefix, d})
-		}
-	}
-	for _, b := range bases {
-		for i, p := range cfg.Policies {
-			if d := c.Runs[i].HedgeDelayMS; p.Hedge.Enabled && d > 0 {
-				delay := time.Duration(d * float64(time.Millisecond))
-				c.Predictions = append(c.Predictions, b.dist.Predict(b.prefix+p.Name, delay))
+		budget = st.Hedge.Budget
+		defer func() {
+			// A fresh context: a run cut short by Ctrl-C must still restore.
+			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if rerr := env.admin.setHedge(rctx, restoreOf(st.Hedge)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("bench: restoring the instance's hedging: %w", rerr))
 			}
+		}()
+		if env.endpoints == 0 {
+			env.endpoints = len(st.Endpoints)
 		}
 	}
+	c = cfg.describe(env)
+	rows := cfg.Rows()
+	cfg.Progress.begin(len(rows), cfg.Workload.Warmup+cfg.Workload.Measured())
+	defer cfg.Progress.end()
+	for i, p := range rows {
+		row, err := env.runRow(ctx, cfg, i, p, budget)
+		if err != nil {
+			return nil, fmt.Errorf("bench: row %s: %w", p.Name, err)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	c.model()
 	return c, nil
 }
 
-// runPolicy measures one policy against fresh sims (and a fresh engine).
-func runPolicy(ctx context.Context, cfg CompareConfig, p Policy) (Report, *Result, error) {
-	ups := make([]sim.Config, len(cfg.Upstreams))
-	for i, u := range cfg.Upstreams {
-		if u.Seed == 0 {
-			u.Seed = int64(i + 1)
-		}
-		if u.Name == "" {
-			u.Name = fmt.Sprintf("sim%d", i)
-		}
-		ups[i] = u
+func (cfg CompareConfig) validate() error {
+	if err := cfg.Workload.Validate(); err != nil {
+		return err
 	}
-	sims, err := sim.StartSet(ups, "127.0.0.1")
-	if err != nil {
-		return Report{}, nil, err
+	t := cfg.Target
+	switch {
+	case len(cfg.Rows()) == 0:
+		return errors.New("bench: no policies to compare")
+	case t.URL == "" && cfg.Start == nil:
+		return errors.New("bench: the built-in sims need an EngineStarter")
+	case t.URL == "" && t.Admin.URL != "":
+		return errors.New("bench: --admin needs --target, the instance's JSON-RPC URL (its server.listen)")
+	case t.URL != "" && cfg.Workload.ControlShare > 0 && t.ControlURL == "":
+		return errors.New("bench: --control-share against --target needs --control-target, a JSON-RPC URL that does not hedge")
+	case t.Admin.URL != "" && slices.ContainsFunc(cfg.Policies, func(p Policy) bool { return p.Kind == KindDirect }):
+		return errors.New("bench: the direct policy needs an upstream's URL, which --admin does not give: leave it out")
 	}
-	defer sim.CloseAll(sims)
-	if p.Direct {
-		return runDirect(ctx, cfg, p, sims[0].URL())
-	}
-	return runEngine(ctx, cfg, p, sims)
-}
-
-// runEngine measures the load through a fresh engine in front of sims.
-func runEngine(ctx context.Context, cfg CompareConfig, p Policy, sims []*sim.Upstream) (Report, *Result, error) {
-	spec := EngineSpec{Hedge: p.Hedge}
-	for i, u := range sims {
-		// Distinct provider and region: separate failure domains, so
-		// hedges go to another upstream.
-		spec.Endpoints = append(spec.Endpoints, EndpointSpec{Name: u.Name(), URL: u.URL(),
-			Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
-	}
-	eng, err := cfg.Start(spec)
-	if err != nil {
-		return Report{}, nil, fmt.Errorf("start engine: %w", err)
-	}
-	client := NewClient()
-	stop := func() error {
-		client.CloseIdleConnections()
-		return eng.Stop()
-	}
-
-	load := cfg.Load
-	load.URL, load.Client = eng.RPCURL, client
-	if err := warmUp(ctx, load, cfg.Warmup); err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	before, err := readStatus(ctx, client, eng.AdminURL, load.Method)
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	var delays []float64
-	var polled chan struct{}
-	runCtx, endRun := context.WithCancel(ctx)
-	if p.Hedge.Enabled {
-		polled = make(chan struct{})
-		go func() {
-			defer close(polled)
-			delays = pollDelay(runCtx, client, eng.AdminURL, load.Method, delayPollEvery(load.Duration))
-		}()
-	}
-	res, err := Run(ctx, load)
-	endRun()
-	if polled != nil {
-		<-polled
-	}
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	after, err := readStatus(ctx, client, eng.AdminURL, load.Method)
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	rep := Summarize(p.Name, res)
-	rep.Engine = &EngineCounts{
-		Primary:   after.Primary - before.Primary,
-		Hedge:     after.Hedge - before.Hedge,
-		HedgesWon: after.HedgesWon - before.HedgesWon,
-		Failover:  after.Failover - before.Failover,
-	}
-	if p.Hedge.Enabled {
-		rep.HedgeDelayMS, rep.DelaySource = after.DelayMS, after.DelaySource
-		delays = append(delays, after.DelayMS)
-		rep.DelayMinMS, rep.DelayMaxMS = slices.Min(delays), slices.Max(delays)
-	}
-	return rep, res, stop()
-}
-
-// warmUp sends load's traffic for d and discards it, so that the engine's
-// windows and auto delay are warm when measuring starts.
-func warmUp(ctx context.Context, load Load, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	load.Duration, load.Count, load.Seed = d, 0, load.Seed+1
-	if _, err := Run(ctx, load); err != nil {
-		return fmt.Errorf("warm-up: %w", err)
+	if t.URL == "" {
+		return cfg.Scenario.Validate()
 	}
 	return nil
 }
 
-// runDirect measures the same load sent straight to one upstream.
-func runDirect(ctx context.Context, cfg CompareConfig, p Policy, url string) (Report, *Result, error) {
+// environment starts the built-in sims and an engine in front of them, or
+// points at the target.
+func (cfg CompareConfig) environment(ctx context.Context) (*environment, error) {
 	client := NewClient()
-	defer client.CloseIdleConnections()
-	load := cfg.Load
-	load.URL, load.Client = url, client
-	if err := warmUp(ctx, load, cfg.Warmup); err != nil {
-		return Report{}, nil, err
+	env := &environment{client: client, stop: func() error { client.CloseIdleConnections(); return nil }}
+	t := cfg.Target
+	if t.URL != "" {
+		env.rpcURL, env.capacity = t.URL, t.Capacity
+		if t.Admin.URL != "" {
+			a := t.Admin
+			a.Client, a.AllowRemote = client, t.AllowRemote
+			env.admin = &a
+		} else {
+			env.endpoints = 1
+		}
+		if t.ControlURL != "" {
+			env.controlURLs = []string{t.ControlURL}
+		}
+		return env, nil
+	}
+	env.epoch = sim.NewEpoch(time.Now())
+	cfgs := cfg.Scenario.Configs(env.epoch)
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range sims {
+		// Distinct providers and regions: separate failure domains, so
+		// hedges go to another upstream.
+		env.spec.Endpoints = append(env.spec.Endpoints, EndpointSpec{Name: u.Name(), URL: u.URL(),
+			Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
+		env.controlURLs = append(env.controlURLs, u.URL())
+		env.seeds = append(env.seeds, cfgs[i].Seed)
+	}
+	env.sims, env.directURL, env.endpoints, env.capacity = sims, sims[0].URL(), len(sims), cfg.Scenario.Capacity
+	env.start = cfg.Start
+	env.stop = func() error {
+		client.CloseIdleConnections()
+		return sim.CloseAll(sims)
+	}
+	return env, nil
+}
+
+// engineCounters are an engine's cumulative counters at one moment.
+type engineCounters struct {
+	methods  map[string]methodStatus
+	outcomes map[string]float64
+}
+
+func (env *environment) counters(ctx context.Context, methods []string) (engineCounters, error) {
+	st, err := env.admin.status(ctx)
+	if err != nil {
+		return engineCounters{}, err
+	}
+	out, err := env.admin.attemptOutcomes(ctx, methods)
+	return engineCounters{methods: st.Methods, outcomes: out}, err
+}
+
+// runRow puts one policy in force and measures it.
+func (env *environment) runRow(ctx context.Context, cfg CompareConfig, i int, p Policy, budget float64) (row Row, err error) {
+	if env.start != nil && p.Kind != KindDirect {
+		stop, serr := env.freshEngine()
+		if serr != nil {
+			return Row{}, serr
+		}
+		defer func() {
+			err = errors.Join(err, stop())
+			env.admin = nil
+		}()
+	}
+	w := cfg.Workload
+	methods := w.Mix.Methods()
+	load := Load{Workload: w, URL: env.rpcURL, Params: cfg.Params, ControlURLs: env.controlURLs, Row: i,
+		AllowRemote: cfg.Target.AllowRemote, Client: env.client}
+	engineRow := env.admin != nil && p.Kind != KindDirect
+	switch {
+	case p.Kind == KindDirect:
+		load.URL = env.directURL
+	case env.admin != nil:
+		if err := env.admin.setHedge(ctx, p.update(budget)); err != nil {
+			return Row{}, err
+		}
+	}
+	for k, u := range env.sims {
+		u.Reseed(env.seeds[k])
+	}
+	load.OnStart = func(origin time.Time) {
+		if env.epoch != nil {
+			env.epoch.Restart(origin)
+		}
+		cfg.Progress.row(i, p.Name, origin)
+	}
+	var (
+		before    engineCounters
+		beforeErr error
+		delays    []float64
+		polling   sync.WaitGroup
+	)
+	pollCtx, stopPolling := context.WithCancel(ctx)
+	defer stopPolling()
+	if engineRow {
+		load.OnMeasure = func() {
+			before, beforeErr = env.counters(ctx, methods)
+			if p.Kind == KindAuto {
+				polling.Go(func() { delays = pollDelay(pollCtx, env.admin, w.Mix.heaviest(), delayPollEvery(w.Measured())) })
+			}
+		}
 	}
 	res, err := Run(ctx, load)
+	stopPolling()
+	polling.Wait()
 	if err != nil {
-		return Report{}, nil, err
+		return Row{}, err
 	}
-	rep := Summarize(p.Name, res)
-	// Without an engine there are no X-Rpcdash headers: one request is
-	// exactly one upstream attempt.
-	rep.Attempts, rep.Amplification = int64(rep.Requests), 1
-	return rep, res, nil
+	row = summarize(p, res, w, cfg.Deadline)
+	if !engineRow {
+		row.finish(env, w, p, nil, nil, nil)
+		return row, nil
+	}
+	if beforeErr != nil {
+		return Row{}, beforeErr
+	}
+	after, err := env.counters(ctx, methods)
+	if err != nil {
+		return Row{}, err
+	}
+	row.finish(env, w, p, &before, &after, delays)
+	return row, nil
+}
+
+// finish adds what the engine knows (upstream requests with those of
+// calls that timed out, 429s, waste, the delay in force) and the load
+// check.
+func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engineCounters, delays []float64) {
+	methods := w.Mix.Methods()
+	calls := r.Calls.N
+	if before != nil {
+		// The answers' X-Rpcdash-Attempts are exact; only calls that got
+		// no answer need the engine's count, which also holds a few
+		// attempts of warm-up calls still in flight at the boundary.
+		if r.Incomplete+r.Transport > 0 {
+			var up int64
+			for _, m := range methods {
+				up += after.methods[m].attempts() - before.methods[m].attempts()
+			}
+			r.Upstream = max(r.Upstream, up)
+			r.Amplification = amplification(r.Upstream, calls)
+		}
+		if n := sumValues(after.outcomes) - sumValues(before.outcomes); n > 0 {
+			r.Share429 = (after.outcomes["rate_limited"] - before.outcomes["rate_limited"]) / n
+		}
+		wasted := wastedBetween(before.methods, after.methods, methods)
+		r.Wasted = &wasted
+		r.checkMethodSettings(after.methods, methods, p)
+	} else if p.Kind == KindDirect {
+		r.Wasted = &Wasted{}
+	}
+	switch p.Kind {
+	case KindImmediate:
+		r.DelayMS = ptr(0.0)
+	case KindFixed:
+		r.DelayMS = ptr(msOf(p.Delay))
+	case KindAuto:
+		if len(delays) > 0 {
+			r.DelayMS = ptr(mean(delays))
+			r.DelayMinMS, r.DelayMaxMS = slices.Min(delays), slices.Max(delays)
+		} else {
+			r.Warnings = append(r.Warnings, "the auto delay could not be read during the run: no model column")
+		}
+	}
+	if env.capacity > 0 {
+		endpoints := max(env.endpoints, 1)
+		offered := float64(r.Upstream)
+		if r.Control != nil {
+			ctl := float64(r.Control.Calls.N)
+			if p.Kind == KindDirect && len(env.controlURLs) > 0 {
+				ctl /= float64(len(env.controlURLs)) // the direct endpoint's share of them
+			}
+			offered += ctl
+		}
+		if p.Kind == KindDirect {
+			endpoints = 1
+		}
+		load, over := loadCheck(offered/w.Measured().Seconds(), endpoints, env.capacity)
+		r.Load, r.Overload = &load, over
+		if over {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("load (1+h)·ρ = %.2f ≥ 1: the endpoints are offered more than their capacity; the queue grows without bound and hedging only adds to it", load))
+		}
+	}
+}
+
+// checkMethodSettings warns when a method of the mix did not run under the
+// row's policy (its own hedge.methods settings win over the pool's).
+func (r *Row) checkMethodSettings(status map[string]methodStatus, methods []string, p Policy) {
+	for _, m := range methods {
+		st, ok := status[m]
+		if !ok || st.HedgeEnabled == nil {
+			continue
+		}
+		switch {
+		case *st.HedgeEnabled != p.Hedged():
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with hedging %v, not as the row says: it has its own settings (hedge.methods)", m, onOff(*st.HedgeEnabled)))
+		case p.Kind == KindFixed && st.DelayMS != msOf(p.Delay), p.Kind == KindImmediate && st.DelayMS != 0:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with a %.1f ms delay, not the row's: it has its own settings (hedge.methods)", m, st.DelayMS))
+		}
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func sumValues(m map[string]float64) float64 {
+	var s float64
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// model fills the model column from the baseline: the direct row (the
+// bare single-attempt distribution) if there is one, else the first
+// unhedged routed row.
+func (c *Comparison) model() {
+	base := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindDirect })
+	if base < 0 {
+		base = slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindOff })
+	}
+	if base < 0 {
+		return
+	}
+	dist, err := DistFromSamples(c.Rows[base].baseline)
+	if err != nil {
+		return
+	}
+	c.Baseline = c.Rows[base].Policy
+	for i := range c.Rows {
+		if r := &c.Rows[i]; r.DelayMS != nil {
+			r.ModelP99MS = ptr(forecastP99(dist, time.Duration(*r.DelayMS*float64(time.Millisecond))))
+		}
+	}
+}
+
+// describe is the report's head: the target and the workload.
+func (cfg CompareConfig) describe(env *environment) *Comparison {
+	w := cfg.Workload
+	c := &Comparison{Workload: WorkloadInfo{Mix: w.Mix.String(), Arrivals: w.Arrivals.String(), Rate: w.Rate,
+		Measured: w.Measured().String(), Count: w.Count, Warmup: w.Warmup.String(), Seed: w.Seed,
+		Fanout: w.Fanout.String(), ControlShare: w.ControlShare, Timeout: w.timeout().String()}}
+	if cfg.Deadline > 0 {
+		c.Workload.Deadline = cfg.Deadline.String()
+	}
+	if cfg.Params != nil {
+		c.Workload.Notes = append(c.Workload.Notes, "every call carries the same --params: an upstream may cache them")
+	}
+	for _, m := range w.Mix.Methods() {
+		if _, ok := uniqueParams(m, 0, 0); !ok && cfg.Params == nil {
+			c.Workload.Notes = append(c.Workload.Notes, m+" is sent with [] (no params bench can make unique): its calls are all alike")
+		}
+	}
+	switch {
+	case cfg.Target.URL == "":
+		c.Target = "built-in sims: " + cfg.Scenario.String()
+		in := cfg.Scenario.Latency.Incidents(cfg.Scenario.Seed)
+		c.Incidents = in.Count(w.Warmup, w.Warmup+w.Measured())
+		if cfg.Scenario.Latency.Correlated > 0 && c.Incidents < 3 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("only %d shared incident windows fall in each measured span: the correlated figures rest on few events (run longer)", c.Incidents))
+		}
+	case cfg.Target.Admin.URL != "":
+		c.Target = fmt.Sprintf("rpcdash at %s (admin %s)", cfg.Target.URL, cfg.Target.Admin.URL)
+		c.Warnings = append(c.Warnings, "upstream requests, 429s and waste come from the instance's counters: they assume bench is its only client of these methods during the run")
+	default:
+		c.Target = cfg.Target.URL
+	}
+	if cfg.Target.ControlURL != "" {
+		c.Target += "; control tenant to " + cfg.Target.ControlURL
+	}
+	return c
+}
+
+// delayPollEvery samples the delay about twenty times a run, at most once
+// every 250 ms.
+func delayPollEvery(run time.Duration) time.Duration { return max(run/20, 250*time.Millisecond) }
+
+// pollDelay samples the method's hedge delay until ctx ends: an auto delay
+// moves during a run, and the final value alone can mislead.
+func pollDelay(ctx context.Context, a *Admin, method string, every time.Duration) []float64 {
+	var out []float64
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-t.C:
+			if st, err := a.status(ctx); err == nil {
+				if m, ok := st.Methods[method]; ok && m.DelayMS > 0 {
+					out = append(out, m.DelayMS)
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,54 @@
+package bench
+
+import "time"
+
+// Internals the external tests pin.
+var (
+	ForecastP99      = forecastP99
+	FiguresOf        = figuresOf
+	Beyond           = beyond
+	Completion       = completion
+	Amplification    = amplification
+	LoadCheck        = loadCheck
+	GeneratorWarning = generatorWarning
+	UniqueParams     = uniqueParams
+	Summarize        = summarize
+)
+
+// Plan exposes a row's plan as (offset, warm, control, methods, bodies).
+func (l Load) Plan() ([]PlannedOp, error) {
+	ops, err := l.plan()
+	out := make([]PlannedOp, len(ops))
+	for i, o := range ops {
+		p := PlannedOp{At: o.at, Warm: o.warm, Control: o.control}
+		for _, c := range o.calls {
+			p.Methods = append(p.Methods, c.method)
+			p.URLs = append(p.URLs, c.url)
+			p.Bodies = append(p.Bodies, string(c.body))
+		}
+		out[i] = p
+	}
+	return out, err
+}
+
+// WastedOf is wastedBetween over the JSON the engine's status carries.
+func WastedOf(before, after map[string][2]float64, methods []string) Wasted {
+	conv := func(m map[string][2]float64) map[string]methodStatus {
+		out := map[string]methodStatus{}
+		for k, v := range m {
+			out[k] = methodStatus{Losers: int64(v[0]), LoserSeconds: v[1]}
+		}
+		return out
+	}
+	return wastedBetween(conv(before), conv(after), methods)
+}
+
+// PlannedOp is one planned operation as the tests see it.
+type PlannedOp struct {
+	At      time.Duration
+	Warm    bool
+	Control bool
+	Methods []string
+	URLs    []string
+	Bodies  []string
+}
