@@ -54,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdSim(args, stdout, stderr)
 	case "bench":
 		err = bench.Main(args, stdio(stdout, stderr), startBenchEngine)
+	case "drill":
+		err = cmdDrill(args, stdout, stderr)
 	case "status":
 		err = cmdStatus(args, stdout)
 	case "help", "-h", "--help":
@@ -83,6 +85,9 @@ const usage = `usage:
                                           open-loop comparison of routing and hedging policies
                                           (scenario flags: --median --sigma --tail --tail-min --tail-max
                                           --endpoints --capacity --correlated --incident --seed)
+  rpcdash drill [--admin URL --target URL | --breaker-failures N …] [--mode error|timeout|http429|stale|latency]
+                [--no-load] [--format text|json]
+                                          the failover verification plan, automated: exit 1 naming the failed step
   rpcdash status [--admin ADDR] [--token T]
                                           print a running engine's status`
 

@@ -13,6 +13,7 @@ type EndpointSpec struct {
 // switches it, defaults for everything else.
 type EngineSpec struct {
 	Endpoints []EndpointSpec
+	Hedging   bool // hedging on from the start (the drill); bench switches it
 	// The drill's thresholds, so that an embedded drill runs in seconds.
 	BreakerFailures  int
 	BreakerSuccesses int
