@@ -147,7 +147,7 @@ func (c *Comparison) shownColumns(block int) []column {
 // head is the report's first lines: enough to repeat the run.
 func (c *Comparison) head() []string {
 	w := c.Workload
-	span := "for " + w.Measured
+	span := w.Measured
 	if w.Count > 0 {
 		span = fmt.Sprintf("%d operations (%s)", w.Count, w.Measured)
 	}
