@@ -70,7 +70,7 @@ provider = "pc"
 		t.Fatalf("rows %v, target %q", names, c.Target)
 	}
 	off, immediate, fixed, auto := c.Rows[0], c.Rows[1], c.Rows[2], c.Rows[3]
-	if off.HedgedShare != 0 || immediate.HedgedShare < 0.9 || immediate.Amplification < 1.9 || immediate.Wasted == nil || immediate.Wasted.Losers == 0 {
+	if off.HedgedShare != 0 || immediate.HedgedShare < 0.9 || immediate.Amplification < 1.9 || immediate.Wasted == nil || immediate.Wasted.Cancelled == 0 || immediate.Wasted.Source != "engine" {
 		t.Errorf("off hedged %.3f; immediate hedged %.3f, amplification %.3f, wasted %+v: the switches did not take",
 			off.HedgedShare, immediate.HedgedShare, immediate.Amplification, immediate.Wasted)
 	}

@@ -103,19 +103,23 @@ func loadCheck(upstreamPerSec float64, endpoints int, capacity float64) (load fl
 	return load, load >= 1
 }
 
-// Wasted is the work hedging threw away: attempts cancelled because another
-// won, and the upstream time they had used.
+// Wasted is the work thrown away upstream: requests cancelled because
+// another attempt won (or, seen from the upstreams, cut at their attempt
+// deadline), and the upstream time they had used.
 type Wasted struct {
-	Losers  int64   `json:"cancelled_losers"`
-	Seconds float64 `json:"loser_upstream_seconds"`
+	Cancelled int64   `json:"cancelled"`
+	Seconds   float64 `json:"upstream_seconds"`
+	// Source is "upstreams" (the built-in sims' counters: every request
+	// whose client went away) or "engine" (the instance's cancelled losers).
+	Source string `json:"source"`
 }
 
 // wastedBetween is the waste of the methods over a span, from the engine's
 // cumulative accounting at its start and end.
 func wastedBetween(before, after map[string]methodStatus, methods []string) Wasted {
-	var w Wasted
+	w := Wasted{Source: "engine"}
 	for _, m := range methods {
-		w.Losers += after[m].Losers - before[m].Losers
+		w.Cancelled += after[m].Losers - before[m].Losers
 		w.Seconds += after[m].LoserSeconds - before[m].LoserSeconds
 	}
 	return w

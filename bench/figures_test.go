@@ -114,8 +114,8 @@ func TestWasted_SumsTheMixsMethodsOverTheSpan(t *testing.T) {
 	before := map[string][2]float64{"eth_call": {10, 1.5}, "eth_getBalance": {4, 0.25}, "other": {100, 50}}
 	after := map[string][2]float64{"eth_call": {25, 3.0}, "eth_getBalance": {6, 0.75}, "other": {900, 70}}
 	w := bench.WastedOf(before, after, []string{"eth_call", "eth_getBalance", "eth_blockNumber"})
-	if w.Losers != 17 || math.Abs(w.Seconds-2.0) > 1e-9 {
-		t.Errorf("wasted %+v, want 17 losers and 2.0 s", w)
+	if w.Cancelled != 17 || w.Source != "engine" || math.Abs(w.Seconds-2.0) > 1e-9 {
+		t.Errorf("wasted %+v, want 17 cancelled and 2.0 s from the engine", w)
 	}
 }
 

@@ -115,7 +115,7 @@ var columns = []column{
 		if r.Wasted == nil {
 			return dash
 		}
-		return fmt.Sprintf("%d / %.2fs", r.Wasted.Losers, r.Wasted.Seconds)
+		return fmt.Sprintf("%d / %.2fs", r.Wasted.Cancelled, r.Wasted.Seconds)
 	}},
 	{head: "load (1+h)ρ", block: 1, cell: func(r Row) string {
 		if r.Load == nil {
@@ -126,6 +126,16 @@ var columns = []column{
 		}
 		return fmt.Sprintf("%.2f", *r.Load)
 	}, shown: anyRow(func(r Row) bool { return r.Load != nil })},
+	{head: "busiest", block: 1, cell: func(r Row) string {
+		if r.MaxLoad == nil {
+			return dash
+		}
+		s := fmt.Sprintf("%s %.2f", r.MaxLoadEndpoint, *r.MaxLoad)
+		if *r.MaxLoad >= 1 {
+			s += " !"
+		}
+		return s
+	}, shown: anyRow(func(r Row) bool { return r.MaxLoad != nil })},
 	{head: "ctl err", block: 1, cell: func(r Row) string { return strconv.Itoa(r.Control.Errors) },
 		shown: anyRow(func(r Row) bool { return r.Control != nil })},
 }
@@ -287,7 +297,7 @@ func escapeMD(cells []string) []string {
 var csvHeader = []string{"policy", "kind", "delay_ms", "delay_min_ms", "delay_max_ms", "n", "ok",
 	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "thin", "model_p99_ms",
 	"deadline_misses", "incomplete", "rpc_errors", "transport_errors", "share_429",
-	"upstream_requests", "amplification", "hedged_share", "wasted_losers", "wasted_seconds", "load", "overload",
+	"upstream_requests", "amplification", "hedged_share", "wasted_cancelled", "wasted_seconds", "load", "overload", "max_endpoint_load",
 	"control_n", "control_p99_ms", "control_errors", "ops_n", "ops_p50_ms", "ops_p99_ms", "ops_failed", "max_send_lag_ms"}
 
 // WriteCSV writes one line per row under csvHeader.
@@ -306,7 +316,7 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 			num(r.Calls.P50), num(r.Calls.P95), num(r.Calls.P99), num(r.Calls.P999), num(r.Calls.Max),
 			strings.Join(r.Calls.Thin, " "), opt(r.ModelP99MS), "", strconv.Itoa(r.Incomplete),
 			strconv.Itoa(r.RPCErrors), strconv.Itoa(r.Transport), num(r.Share429), strconv.FormatInt(r.Upstream, 10),
-			num(r.Amplification), num(r.HedgedShare), "", "", opt(r.Load), strconv.FormatBool(r.Overload),
+			num(r.Amplification), num(r.HedgedShare), "", "", opt(r.Load), strconv.FormatBool(r.Overload), opt(r.MaxLoad),
 			"", "", "", "", "", "", "", num(r.MaxSendLagMS)}
 		if r.DelayMaxMS > 0 {
 			rec[3], rec[4] = num(r.DelayMinMS), num(r.DelayMaxMS)
@@ -315,13 +325,13 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 			rec[14] = strconv.Itoa(*r.DeadlineMisses)
 		}
 		if r.Wasted != nil {
-			rec[22], rec[23] = strconv.FormatInt(r.Wasted.Losers, 10), num(r.Wasted.Seconds)
+			rec[22], rec[23] = strconv.FormatInt(r.Wasted.Cancelled, 10), num(r.Wasted.Seconds)
 		}
 		if r.Control != nil {
-			rec[26], rec[27], rec[28] = strconv.Itoa(r.Control.Calls.N), num(r.Control.Calls.P99), strconv.Itoa(r.Control.Errors)
+			rec[27], rec[28], rec[29] = strconv.Itoa(r.Control.Calls.N), num(r.Control.Calls.P99), strconv.Itoa(r.Control.Errors)
 		}
 		if o := r.Operations; o != nil {
-			rec[29], rec[30], rec[31], rec[32] = strconv.Itoa(o.Ops.N), num(o.Ops.P50), num(o.Ops.P99), strconv.Itoa(o.Failed)
+			rec[30], rec[31], rec[32], rec[33] = strconv.Itoa(o.Ops.N), num(o.Ops.P50), num(o.Ops.P99), strconv.Itoa(o.Failed)
 		}
 		_ = cw.Write(rec)
 	}

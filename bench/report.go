@@ -59,13 +59,17 @@ type Row struct {
 	Upstream      int64   `json:"upstream_requests"`
 	Amplification float64 `json:"amplification"`
 	HedgedShare   float64 `json:"hedged_share"`
-	Wasted        *Wasted `json:"wasted,omitempty"` // nil where the engine cannot be asked
+	Wasted        *Wasted `json:"wasted,omitempty"` // nil where neither the upstreams nor the engine can be asked
 	// ModelP99MS is the hedging model's p99 at DelayMS from the baseline
 	// row; nil for unhedged rows or without a baseline.
 	ModelP99MS *float64 `json:"model_p99_ms,omitempty"`
 	// Load is (1+h)·ρ against the endpoints' capacity; nil without one.
 	Load     *float64 `json:"load,omitempty"`
 	Overload bool     `json:"overload,omitempty"`
+	// MaxLoad is the busiest built-in sim's requests per second over its
+	// capacity (both tenants).
+	MaxLoad         *float64 `json:"max_endpoint_load,omitempty"`
+	MaxLoadEndpoint string   `json:"max_endpoint,omitempty"`
 
 	Control    *Tenant     `json:"control,omitempty"`
 	Operations *Operations `json:"operations,omitempty"`

@@ -19,7 +19,7 @@ func sampleComparison() *bench.Comparison {
 			{Policy: "direct", Kind: bench.KindDirect, Calls: bench.Figures{N: 3000, P50: 50.1, P95: 87.9, P99: 742.3, P999: 990.2, Max: 1001, Thin: []string{"p99.9"}},
 				Upstream: 3000, Amplification: 1, Wasted: &bench.Wasted{}, Load: &load},
 			{Policy: "immediate", Kind: bench.KindImmediate, DelayMS: &zero, Calls: bench.Figures{N: 3000, P50: 41, P99: 88.5, Max: 500},
-				Upstream: 6000, Amplification: 2, HedgedShare: 1, Wasted: &bench.Wasted{Losers: 2990, Seconds: 120.5}, ModelP99MS: &model, Load: &over, Overload: true,
+				Upstream: 6000, Amplification: 2, HedgedShare: 1, Wasted: &bench.Wasted{Cancelled: 2990, Seconds: 120.5, Source: "upstreams"}, ModelP99MS: &model, Load: &over, Overload: true,
 				Warnings: []string{"load (1+h)·ρ = 1.05 ≥ 1"}},
 			{Policy: "fixed 100ms", Kind: bench.KindFixed, DelayMS: &fixed, Calls: bench.Figures{N: 3000, P99: 140.7}, RPCErrors: 2, Transport: 1, Incomplete: 3, Share429: 0.0125},
 		},
@@ -88,8 +88,8 @@ func TestWriteMarkdownAndCSV(t *testing.T) {
 		col[h] = i
 	}
 	imm := recs[2]
-	if imm[col["delay_ms"]] != "0" || imm[col["wasted_losers"]] != "2990" || imm[col["overload"]] != "true" || imm[col["model_p99_ms"]] != "140.2" ||
-		recs[1][col["thin"]] != "p99.9" || recs[3][col["share_429"]] != "0.0125" || recs[3][col["wasted_losers"]] != "" {
+	if imm[col["delay_ms"]] != "0" || imm[col["wasted_cancelled"]] != "2990" || imm[col["overload"]] != "true" || imm[col["model_p99_ms"]] != "140.2" ||
+		recs[1][col["thin"]] != "p99.9" || recs[3][col["share_429"]] != "0.0125" || recs[3][col["wasted_cancelled"]] != "" {
 		t.Errorf("csv rows %v", recs)
 	}
 	if err := c.Write(&bytes.Buffer{}, "yaml"); err == nil {
