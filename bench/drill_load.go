@@ -86,16 +86,12 @@ func (l *drillLoad) read(ctx context.Context, body []byte) drillRead {
 	_, _ = b.ReadFrom(io.LimitReader(resp.Body, maxAnswerBytes))
 	r := drillRead{at: time.Now(), endpoint: resp.Header.Get(HeaderEndpoint)}
 	r.attempts, _ = strconv.Atoi(resp.Header.Get(HeaderAttempts))
-	isRPC, hasErr := inspectAnswer(b.Bytes())
+	isRPC, msg, hasErr := inspectAnswer(b.Bytes())
 	switch {
 	case !isRPC || resp.StatusCode != http.StatusOK:
 		r.err = "HTTP " + strconv.Itoa(resp.StatusCode)
 	case hasErr:
-		var m struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		_ = json.Unmarshal(b.Bytes(), &m)
-		r.err = "JSON-RPC error: " + m.Error.Message
+		r.err = "JSON-RPC error: " + msg
 	default:
 		r.ok = true
 	}

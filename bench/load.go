@@ -57,6 +57,7 @@ type Sample struct {
 	Latency  time.Duration // completion (body read) minus scheduled send
 	Status   int           // HTTP status; 0 when there was no answer
 	RPCError bool          // the body carried a JSON-RPC error object
+	Message  string        // that error's message, cut to 200 bytes
 	Err      string        // no usable answer: transport failure or timeout
 	Timeout  bool          // no answer within the timeout (or the run was cancelled)
 	Endpoint string
@@ -234,11 +235,11 @@ func send(ctx context.Context, c *http.Client, cl call, at time.Time, timeout ti
 	s.Endpoint = resp.Header.Get(HeaderEndpoint)
 	s.Attempts, _ = strconv.Atoi(resp.Header.Get(HeaderAttempts))
 	s.Hedged = resp.Header.Get(HeaderHedged) == "1"
-	switch isRPC, hasErr := inspectAnswer(b); {
+	switch isRPC, msg, hasErr := inspectAnswer(b); {
 	case !isRPC:
 		s.Err = fmt.Sprintf("HTTP %d without a JSON-RPC answer", resp.StatusCode)
 	case hasErr:
-		s.RPCError = true
+		s.RPCError, s.Message = true, msg
 	case resp.StatusCode != http.StatusOK:
 		s.Err = fmt.Sprintf("HTTP %d", resp.StatusCode)
 	}
@@ -249,14 +250,21 @@ func send(ctx context.Context, c *http.Client, cl call, at time.Time, timeout ti
 const maxAnswerBytes = 16 << 20
 
 // inspectAnswer says whether body is a JSON-RPC answer and whether it
-// carries an error object.
-func inspectAnswer(body []byte) (isRPC, hasErr bool) {
+// carries an error object, with the error's message cut to 200 bytes.
+func inspectAnswer(body []byte) (isRPC bool, message string, hasErr bool) {
 	var m struct {
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &m) != nil || (m.Result == nil && m.Error == nil) {
-		return false, false
+		return false, "", false
 	}
-	return true, len(m.Error) > 0 && string(m.Error) != "null"
+	if len(m.Error) == 0 || string(m.Error) == "null" {
+		return true, "", false
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(m.Error, &e)
+	return true, e.Message[:min(len(e.Message), 200)], true
 }

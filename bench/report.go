@@ -74,6 +74,7 @@ type Row struct {
 	Control    *Tenant     `json:"control,omitempty"`
 	Operations *Operations `json:"operations,omitempty"`
 
+	FirstFailure string         `json:"first_failure,omitempty"` // what the first failed call of the main tenant got
 	MaxSendLagMS float64        `json:"max_send_lag_ms"`
 	Endpoints    map[string]int `json:"endpoints,omitempty"` // who answered
 	Warnings     []string       `json:"warnings,omitempty"`
@@ -128,6 +129,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 		default:
 			row.Transport++
 		}
+		if !s.OK() && row.FirstFailure == "" {
+			row.FirstFailure = fmt.Sprintf("%s %s at +%s: %s", s.Outcome(), s.Method, s.Offset.Round(time.Millisecond), s.Message+s.Err)
+		}
 		if deadline > 0 && (s.Latency > deadline || s.Timeout) {
 			row.DeadlineMisses = ptr(deref(row.DeadlineMisses) + 1)
 		}
@@ -174,6 +178,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 	}
 	if row.Operations != nil {
 		row.warnThin("operations", row.Operations.Ops)
+	}
+	if n := len(main) - row.OK; n > 0 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%d calls failed; the first: %s", n, row.FirstFailure))
 	}
 	if msg := generatorWarning(lags); msg != "" {
 		row.Warnings = append(row.Warnings, msg)

@@ -115,6 +115,7 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
+		u.abortIfClosing()
 		u.countCancelled()
 	case <-u.closing:
 		abort()
@@ -122,11 +123,23 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// abortIfClosing aborts when Close is under way: closing the connections
+// also ends the request's context, and a request released by Close is not
+// one its client cancelled (select picks either when both are ready).
+func (u *Upstream) abortIfClosing() {
+	select {
+	case <-u.closing:
+		abort()
+	default:
+	}
+}
+
 func (u *Upstream) hang(ctx context.Context) {
 	u.counters.change(func(c *Counters) { c.Hanging++ })
 	defer u.counters.change(func(c *Counters) { c.Hanging-- })
 	select {
 	case <-ctx.Done():
+		u.abortIfClosing()
 		u.countCancelled()
 	case <-u.closing:
 		abort()
