@@ -52,3 +52,11 @@ type PlannedOp struct {
 	URLs    []string
 	Bodies  []string
 }
+
+// ProgressLine is the progress bar's line for a run of rows at now.
+func ProgressLine(rows int, rowLen time.Duration, cur int, name string, origin, now time.Time) string {
+	p := NewProgress(nil)
+	p.rows, p.rowLen = rows, rowLen
+	p.row(cur, name, origin)
+	return p.line(now)
+}
