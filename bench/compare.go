@@ -123,14 +123,23 @@ func (cfg CompareConfig) validate() error {
 
 // model fills the model column from the baseline: the direct row (the
 // bare single-attempt distribution) if there is one, else the first
-// unhedged routed row.
+// unhedged routed row; of those, the first whose calls all answered and
+// whose endpoints were not overloaded, since the model reads a failed or
+// queued row's answers as if they were one attempt's service time.
 func (c *Comparison) model() {
-	base := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindDirect })
-	if base < 0 {
-		base = slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindOff })
+	clean := func(r Row) bool { return r.OK == r.Calls.N && !r.Overload && (r.MaxLoad == nil || *r.MaxLoad < 1) }
+	base := -1
+	for _, kind := range []string{KindDirect, KindOff} {
+		if i := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == kind && clean(r) }); base < 0 && i >= 0 {
+			base = i
+		}
 	}
 	if base < 0 {
-		return
+		base = slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindDirect || r.Kind == KindOff })
+		if base < 0 {
+			return
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the model reads the %s row, which had failures or an overloaded endpoint: its predictions are not the hedging model's", c.Rows[base].Policy))
 	}
 	dist, err := DistFromSamples(c.Rows[base].baseline)
 	if err != nil {

@@ -60,3 +60,12 @@ func ProgressLine(rows int, rowLen time.Duration, cur int, name string, origin, 
 	p.row(cur, name, origin)
 	return p.line(now)
 }
+
+// WithBaseline gives a row the answers the model reads.
+func WithBaseline(r Row, lat []time.Duration) Row {
+	r.baseline = lat
+	return r
+}
+
+// Model fills the model column.
+func (c *Comparison) Model() { c.model() }

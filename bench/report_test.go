@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
 )
@@ -94,5 +95,35 @@ func TestWriteMarkdownAndCSV(t *testing.T) {
 	}
 	if err := c.Write(&bytes.Buffer{}, "yaml"); err == nil {
 		t.Error("unknown format accepted")
+	}
+}
+
+// The model reads a clean unhedged row: not one whose calls failed or whose
+// endpoints queued (their answers are not one attempt's service time).
+func TestModel_BaselineIsACleanUnhedgedRow(t *testing.T) {
+	lat := func(ms ...int) []time.Duration {
+		var out []time.Duration
+		for _, m := range ms {
+			out = append(out, time.Duration(m)*time.Millisecond)
+		}
+		return out
+	}
+	over, delay := 1.7, 30.0
+	c := &bench.Comparison{Rows: []bench.Row{
+		bench.WithBaseline(bench.Row{Policy: "direct", Kind: bench.KindDirect, Calls: bench.Figures{N: 4}, OK: 3, Load: &over, Overload: true}, lat(9000, 9000, 9000)),
+		// 10 ms (90 %) and 100 ms (10 %): one duplicate at 30 ms puts the
+		// p99 at 40 ms (see TestModel_MatchesTwoPointDistribution).
+		bench.WithBaseline(bench.Row{Policy: "off", Kind: bench.KindOff, Calls: bench.Figures{N: 10}, OK: 10}, lat(10, 10, 10, 10, 10, 10, 10, 10, 10, 100)),
+		{Policy: "fixed 30ms", Kind: bench.KindFixed, DelayMS: &delay},
+	}}
+	c.Model()
+	if c.Baseline != "off" || c.Rows[2].ModelP99MS == nil || *c.Rows[2].ModelP99MS != 40 || len(c.Warnings) != 0 {
+		t.Fatalf("baseline %q, model %v, warnings %v", c.Baseline, c.Rows[2].ModelP99MS, c.Warnings)
+	}
+	c.Rows[1].OK = 9
+	c.Rows[2].ModelP99MS = nil
+	c.Model()
+	if c.Baseline != "direct" || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "not the hedging model's") {
+		t.Fatalf("with no clean row: baseline %q, warnings %v", c.Baseline, c.Warnings)
 	}
 }

@@ -133,7 +133,10 @@ func (env *environment) runRow(ctx context.Context, cfg CompareConfig, i int, p 
 		}
 	}
 	for k, u := range env.sims {
+		// Every row starts from the seed on idle upstreams: an overloaded
+		// row must not leave its queue to the next.
 		u.Reseed(env.seeds[k])
+		u.ResetQueue()
 	}
 	load.OnStart = func(origin time.Time) {
 		if env.epoch != nil {

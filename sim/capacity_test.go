@@ -29,6 +29,21 @@ func TestAdmission_PacesRequestsAtCapacity(t *testing.T) {
 	}
 }
 
+func TestResetQueue_GivesUpTheBacklog(t *testing.T) {
+	u := New(Config{Capacity: 1})
+	now := time.Now()
+	for range 10 {
+		u.queue.wait(now, 1) // ten places: the last starts 9 s from now
+	}
+	if got := u.queue.wait(now, 1); got < 9*time.Second {
+		t.Fatalf("backlog of 10 at 1/s: waits %s", got)
+	}
+	u.ResetQueue()
+	if got := u.queue.wait(time.Now(), 1); got != 0 {
+		t.Fatalf("after ResetQueue: waits %s", got)
+	}
+}
+
 // Twenty requests at once at 50 req/s: the last cannot start before 19
 // slots (380 ms) have passed, however the machine schedules them.
 func TestCapacity_QueuesWhatItCannotServe(t *testing.T) {

@@ -75,6 +75,14 @@ func (a *admission) wait(now time.Time, capacity float64) time.Duration {
 	return start.Sub(now)
 }
 
+// ResetQueue empties the capacity queue: the places that requests already
+// gone still hold are given up (bench starts each row on an idle upstream).
+func (u *Upstream) ResetQueue() {
+	u.queue.mu.Lock()
+	u.queue.next = time.Time{}
+	u.queue.mu.Unlock()
+}
+
 // Reseed restarts the latency and fault draws from seed, as a new upstream
 // with that seed would make them: bench gives every policy of a comparison
 // the same sequences.
