@@ -212,11 +212,8 @@ func (r *Row) fromUpstreams(env *environment, before, after []sim.Counters, span
 	}
 	r.Wasted = &w
 	if env.capacity > 0 && most >= 0 {
-		load, over := loadCheck(float64(most)/span.Seconds(), 1, env.capacity)
+		load, _ := loadCheck(float64(most)/span.Seconds(), 1, env.capacity)
 		r.MaxLoad, r.MaxLoadEndpoint = &load, busiest
-		if over {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the busiest endpoint, %s, was offered %.2f of its capacity: routing concentrated the load where the pool-wide (1+h)·ρ does not see it", busiest, load))
-		}
 	}
 }
 
@@ -275,8 +272,11 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 		}
 		load, over := loadCheck(offered/w.Measured().Seconds(), endpoints, env.capacity)
 		r.Load, r.Overload = &load, over
-		if over {
+		switch {
+		case over:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("load (1+h)·ρ = %.2f ≥ 1: the endpoints are offered more than their capacity; the queue grows without bound and hedging only adds to it", load))
+		case r.MaxLoad != nil && *r.MaxLoad >= 1:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the busiest endpoint, %s, was offered %.2f of its capacity: routing concentrated the load where the pool-wide (1+h)·ρ = %.2f does not see it", r.MaxLoadEndpoint, *r.MaxLoad, load))
 		}
 	}
 }
