@@ -151,6 +151,10 @@ func Main(args []string, stdio Stdio, start EngineStarter) error {
 	defer stop()
 	c, err := Compare(ctx, cfg)
 	if err != nil {
+		if file != nil {
+			file.Close()
+			os.Remove(*out) // no empty report left behind
+		}
 		return err
 	}
 	if file != nil {
