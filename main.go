@@ -5,6 +5,8 @@
 //	rpcdash console --attach URL     the console of a running rpcdash serve
 //	rpcdash serve [--config FILE]    the engine without the console
 //	rpcdash sim [--chain evm] [PRESET ...]  simulated upstreams, standalone
+//	rpcdash bench [flags]            open-loop comparison of policies
+//	rpcdash drill [flags]            the failover verification plan, automated
 //	rpcdash status [--admin ADDR]    the running engine's status
 package main
 
@@ -55,7 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "sim":
 		err = cmdSim(args, stdout, stderr)
 	case "bench":
-		err = bench.Main(args, stdout, startBenchEngine)
+		err = bench.Main(args, stdio(stdout, stderr), startBenchEngine)
+	case "drill":
+		err = cmdDrill(args, stdout, stderr)
 	case "status":
 		err = cmdStatus(args, stdout)
 	case "help", "-h", "--help":
@@ -81,10 +85,16 @@ const usage = `usage:
   rpcdash console --attach http://HOST:PORT [--token T] [--readonly] [--theme NAME|FILE]
                                           the console of a running rpcdash serve (its admin API)
   rpcdash serve [--config FILE]           run the engine without the console
-  rpcdash sim [--chain evm|solana] [--listen HOST] [PRESET ...]
+  rpcdash sim [--chain evm|solana] [--listen HOST] [scenario flags] [PRESET|sim://URL ...]
                                           run simulated upstreams and print their URLs
-  rpcdash bench [--rate R] [--duration D] [--policies off,auto] [--json]
-                                          open-loop hedging comparison on simulated upstreams
+  rpcdash bench [--mix M=W,…] [--rate R] [--duration D] [--policies …] [scenario flags]
+                [--target URL [--admin URL]] [--format table|markdown|csv|json] [--out FILE]
+                                          open-loop comparison of routing and hedging policies
+                                          (scenario flags: --median --sigma --tail --tail-min --tail-max
+                                          --endpoints --capacity --correlated --incident --seed)
+  rpcdash drill [--admin URL --target URL | --breaker-failures N …] [--mode error|timeout|http429|stale|latency]
+                [--no-load] [--format text|json]
+                                          the failover verification plan, automated: exit 1 naming the failed step
   rpcdash status [--admin ADDR] [--token T]
                                           print a running engine's status`
 
@@ -281,48 +291,6 @@ func startSims(cfg *engine.Config) ([]*sim.Upstream, error) {
 	return ups, nil
 }
 
-func cmdSim(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	chain := fs.String("chain", "evm", "evm or solana")
-	host := fs.String("listen", "127.0.0.1", "host to listen on (loopback)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	names := fs.Args()
-	if len(names) == 0 {
-		names = []string{"steady", "heavy-tail", "flaky"}
-	}
-	var cfgs []sim.Config
-	for _, n := range names {
-		spec := n
-		if !strings.Contains(spec, "://") {
-			spec = "sim://" + spec
-		}
-		c, err := sim.ParseURL(spec)
-		if err != nil {
-			return err
-		}
-		if c.Chain == "" {
-			c.Chain = *chain
-		}
-		cfgs = append(cfgs, c)
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ups, err := sim.StartSet(cfgs, *host)
-	if err != nil {
-		return err
-	}
-	defer sim.CloseAll(ups)
-	for _, u := range ups {
-		fmt.Fprintf(stdout, "%s\t%s\t(counters: %s/_sim/counters)\n", u.Name(), u.URL(), u.URL())
-	}
-	<-sigs
-	return nil
-}
-
 func cmdStatus(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	admin := fs.String("admin", "127.0.0.1:8546", "admin address of a running rpcdash")
@@ -402,29 +370,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// startBenchEngine gives bench a fresh engine on loopback for each policy
-// it compares (bench itself may not import the engine). It starts from a
-// zero Config, which engine.New fills with defaults, so that the spec's zero
-// fields leave the defaults as bench.HedgeSpec promises.
-func startBenchEngine(spec bench.EngineSpec) (bench.Engine, error) {
-	var c engine.Config
-	c.Server.Listen, c.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
-	c.Hedge.Enabled = spec.Hedge.Enabled
-	c.Hedge.Delay = spec.Hedge.Delay
-	c.Hedge.Quantile = spec.Hedge.Quantile
-	c.Hedge.Budget = spec.Hedge.Budget
-	c.Hedge.MaxExtra = spec.Hedge.MaxExtra
-	for _, ep := range spec.Endpoints {
-		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: ep.Name, URL: ep.URL, Provider: ep.Provider, Region: ep.Region})
-	}
-	eng, err := engine.New(c, engine.Options{})
-	if err != nil {
-		return bench.Engine{}, err
-	}
-	if err := eng.Start(); err != nil {
-		return bench.Engine{}, err
-	}
-	return bench.Engine{RPCURL: "http://" + eng.RPCAddr(), AdminURL: "http://" + eng.AdminAddr(), Stop: eng.Close}, nil
 }

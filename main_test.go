@@ -701,15 +701,15 @@ func TestRun_UnknownCommand(t *testing.T) {
 	}
 }
 
-// Every kind of bench policy starts its engine: fixed delays and
-// "immediate" leave the quantile unset, which must mean the default.
-func TestBench_FixedAndImmediatePoliciesRun(t *testing.T) {
+// Every kind of bench row runs through main's engine starter.
+func TestBench_EveryPolicyKindRuns(t *testing.T) {
 	var out, errb bytes.Buffer
-	args := []string{"bench", "--policies", "120ms,immediate", "--duration", "300ms", "--warmup", "0s", "--rate", "50"}
+	args := []string{"bench", "--policies", "direct,off,120ms,immediate", "--delays", "", "--quantiles", "0.95",
+		"--duration", "300ms", "--warmup", "100ms", "--rate", "50", "--median", "5ms"}
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, errb.String())
 	}
-	for _, want := range []string{"fixed 120ms", "immediate"} {
+	for _, want := range []string{"direct", "off", "fixed 120ms", "immediate", "auto p95"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

@@ -1,84 +1,206 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rpcdash/rpcdash/sim"
 )
 
-// Main implements
-//
-//	rpcdash bench [--rate R] [--duration D] [--warmup W] [--policies off,auto]
-//	              [--method M] [--params JSON] [--arrivals uniform|poisson]
-//	              [--seed N] [--json]
-//
-// It runs the policy comparison on TailScenario's in-process sim upstreams,
-// starting each engine through start, and writes the table (or JSON) to
-// stdout. args exclude the "bench" word itself. SIGINT stops it early.
-func Main(args []string, stdout io.Writer, start EngineStarter) error {
+// Stdio is where a command reads and writes; Terminal says whether Err is
+// a terminal (progress bars only there).
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Terminal bool
+}
+
+// Remote targets are rate-capped: bench is a tool for this machine.
+const (
+	remoteMaxRate     = 10.0 // calls per second
+	remoteMaxDuration = 10 * time.Minute
+)
+
+// Main implements `rpcdash bench` (see the README's Benchmarks section for
+// every flag). args exclude the "bench" word itself. It prints how long the
+// run will take before it starts, a progress bar on a terminal, and the
+// report to --out or stdout. SIGINT stops it early (an --admin instance's
+// hedging is restored all the same).
+func Main(args []string, stdio Stdio, start EngineStarter) error {
 	fs := flag.NewFlagSet("rpcdash bench", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	rate := fs.Float64("rate", 100, "requests per second (open loop)")
-	duration := fs.Duration("duration", 30*time.Second, "measured duration per policy")
-	warmup := fs.Duration("warmup", 3*time.Second, "discarded warm-up per policy, at the same rate")
-	policies := fs.String("policies", "off,auto", "comma-separated: off, auto, auto:Q, immediate, direct (no engine), or a fixed delay such as 120ms")
-	method := fs.String("method", "eth_getBalance", "JSON-RPC method to send")
-	params := fs.String("params", "", "JSON params array (default: one the sims accept for the method)")
+	fs.SetOutput(stdio.Err)
+	scenario := sim.TailScenario()
+	scenario.RegisterFlags(fs)
+	mix := fs.String("mix", "eth_getBalance=1", "methods and weights, method=weight,…; each call gets unique params")
+	method := fs.String("method", "", "one method (the same as --mix METHOD=1)")
+	params := fs.String("params", "", "a JSON params array sent with every call instead of unique ones")
 	arrivals := fs.String("arrivals", "uniform", "arrival schedule: uniform or poisson")
-	seed := fs.Int64("seed", 1, "seed of the Poisson schedule")
-	asJSON := fs.Bool("json", false, "write JSON instead of a table")
+	rate := fs.Float64("rate", 100, "operations per second (open loop)")
+	duration := fs.Duration("duration", 30*time.Second, "measured span of each row")
+	count := fs.Int("count", 0, "measured operations per row, instead of --duration")
+	warmup := fs.Duration("warmup", 3*time.Second, "warm-up before each row's measured span, at the same rate, not measured")
+	fanout := fs.String("fanout", "1", "K or K/Q: an operation of K parallel calls completes when all (or Q) answer")
+	control := fs.Float64("control-share", 0, "share of operations sent as an unhedged control tenant, alongside")
+	timeout := fs.Duration("timeout", defaultTimeout, "per call, from its scheduled send")
+	deadline := fs.Duration("deadline", 0, "count calls not answered within this as deadline misses")
+	policies := fs.String("policies", "direct,off,immediate", "rows: direct, off, immediate, auto, auto:Q, or a fixed delay")
+	delays := fs.String("delays", "100ms", "fixed-delay rows, a list")
+	quantiles := fs.String("quantiles", "0.9,0.95,0.99", "auto rows, a list of quantiles")
+	target := fs.String("target", "", "a JSON-RPC URL to load instead of the built-in sims (one row; with --admin, every policy)")
+	admin := fs.String("admin", "", "admin URL of the rpcdash at --target: rows switch its policy through PUT /v1/hedge")
+	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	controlTarget := fs.String("control-target", "", "where the control tenant goes with --target (a JSON-RPC URL that does not hedge)")
+	allowRemote := fs.Bool("allow-remote", false, "allow a --target off this machine (rate-capped, asks to confirm)")
+	yes := fs.Bool("yes", false, "confirm a remote --target without asking")
+	format := fs.String("format", "table", "table, markdown, csv or json")
+	asJSON := fs.Bool("json", false, "the same as --format json")
+	out := fs.String("out", "", "write the report to this file instead of stdout")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
-	if start == nil {
-		return errors.New("bench: no engine starter")
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *asJSON {
+		*format = "json"
 	}
-	if *duration > time.Hour || *warmup > time.Hour || *rate > 10000 {
-		return errors.New("bench: keep --duration and --warmup within an hour and --rate within 10000/s")
-	}
-	pols, err := ParsePolicies(*policies)
-	if err != nil {
-		return err
-	}
-	arr, err := ParseArrivals(*arrivals)
-	if err != nil {
-		return err
-	}
-	p := DefaultParams(*method)
-	if *params != "" {
-		if !json.Valid([]byte(*params)) {
-			return fmt.Errorf("bench: --params is not valid JSON")
-		}
-		p = json.RawMessage(*params)
+	if !slices.Contains(Formats, *format) {
+		return fmt.Errorf("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	cfg := CompareConfig{
-		Upstreams: TailScenario(),
-		Policies:  pols,
-		Load:      Load{Method: *method, Params: p, Rate: *rate, Duration: *duration, Arrivals: arr, Seed: *seed},
-		Warmup:    *warmup,
-		Start:     start,
+	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, Start: start,
+		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
+			AllowRemote: *allowRemote, Capacity: scenario.Capacity}}
+	var err error
+	w := &cfg.Workload
+	w.Rate, w.Duration, w.Count, w.Warmup, w.Seed, w.ControlShare, w.Timeout = *rate, *duration, *count, *warmup, scenario.Seed, *control, *timeout
+	if *method != "" {
+		*mix = *method
 	}
-	if !*asJSON {
-		cfg.Progress = stdout
-	}
-	c, err := Compare(ctx, cfg)
-	if err != nil {
+	if w.Mix, err = ParseMix(*mix); err != nil {
 		return err
 	}
-	if *asJSON {
-		return c.WriteJSON(stdout)
+	if w.Arrivals, err = ParseArrivals(*arrivals); err != nil {
+		return err
 	}
-	return c.WriteTable(stdout)
+	if w.Fanout, err = ParseFanout(*fanout); err != nil {
+		return err
+	}
+	if *params != "" {
+		if !json.Valid([]byte(*params)) || !strings.HasPrefix(strings.TrimSpace(*params), "[") {
+			return errors.New("bench: --params is not a JSON array")
+		}
+		cfg.Params = json.RawMessage(*params)
+	}
+	if *admin != "" && !given["policies"] {
+		*policies = "off,immediate"
+	}
+	if cfg.Policies, err = ParsePolicies(*policies, *delays, *quantiles); err != nil {
+		return err
+	}
+	if *target != "" && *admin == "" {
+		for _, name := range []string{"policies", "delays", "quantiles"} {
+			if given[name] {
+				return fmt.Errorf("bench: --%s chooses rows through --admin; a bare --target is one row", name)
+			}
+		}
+	}
+	if *target != "" {
+		for _, name := range sim.ScenarioFlags {
+			if given[name] && name != "capacity" && name != "seed" {
+				return fmt.Errorf("bench: --%s describes the built-in sims; it means nothing with --target", name)
+			}
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := confirmRemote(cfg, *yes, stdio); err != nil {
+		return err
+	}
+
+	var file *os.File
+	if *out != "" {
+		// Created before the run: a bad path fails now, not after it.
+		if file, err = os.Create(*out); err != nil {
+			return fmt.Errorf("bench: --out: %w", err)
+		}
+		defer file.Close()
+	}
+	rows := len(cfg.Rows())
+	fmt.Fprintf(stdio.Err, "rpcdash bench: %d row(s) × (%s warm-up + %s measured): about %s\n",
+		rows, w.Warmup, w.Measured(), cfg.Duration().Round(time.Second))
+	if stdio.Terminal {
+		cfg.Progress = NewProgress(stdio.Err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c, err := Compare(ctx, cfg)
+	if err != nil {
+		if file != nil {
+			file.Close()
+			os.Remove(*out) // no empty report left behind
+		}
+		return err
+	}
+	if file != nil {
+		if err := c.Write(file, *format); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Err, "rpcdash bench: wrote %s\n", *out)
+		return file.Close()
+	}
+	return c.Write(stdio.Out, *format)
+}
+
+// confirmRemote lets a target off this machine through only rate-capped,
+// bounded, and confirmed (--yes, or "yes" typed on the terminal).
+func confirmRemote(cfg CompareConfig, yes bool, stdio Stdio) error {
+	var remote []string
+	for _, raw := range []string{cfg.Target.URL, cfg.Target.Admin.URL, cfg.Target.ControlURL} {
+		if u, err := url.Parse(raw); raw != "" && err == nil && !isLoopbackHost(u.Hostname()) {
+			remote = append(remote, u.Host)
+		}
+	}
+	if len(remote) == 0 {
+		return nil
+	}
+	w := cfg.Workload
+	calls := w.Rate * float64(w.Fanout.calls())
+	switch {
+	case !cfg.Target.AllowRemote:
+		return fmt.Errorf("bench: %s is not this machine: bench only loads loopback unless --allow-remote", strings.Join(remote, ", "))
+	case calls > remoteMaxRate:
+		return fmt.Errorf("bench: a remote target takes at most %g calls per second; --rate %g × %d calls is %g", remoteMaxRate, w.Rate, w.Fanout.calls(), calls)
+	case cfg.Duration() > remoteMaxDuration:
+		return fmt.Errorf("bench: a remote target is loaded for at most %s; this run takes %s", remoteMaxDuration, cfg.Duration())
+	}
+	total := int(calls * cfg.Duration().Seconds())
+	fmt.Fprintf(stdio.Err, "rpcdash bench: about to send about %d calls over %s to %s, which is not this machine.\n", total, cfg.Duration().Round(time.Second), strings.Join(remote, ", "))
+	if yes {
+		return nil
+	}
+	if stdio.In == nil || !stdio.Terminal {
+		return errors.New("bench: a remote target must be confirmed: run on a terminal, or pass --yes")
+	}
+	fmt.Fprint(stdio.Err, "Type yes to go on: ")
+	line, _ := bufio.NewReader(stdio.In).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		return errors.New("bench: not confirmed; nothing sent")
+	}
+	return nil
 }

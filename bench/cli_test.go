@@ -3,47 +3,108 @@ package bench_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rpcdash/rpcdash/bench"
 )
 
-func TestMain_RunsTheComparisonAsJSON(t *testing.T) {
-	var out bytes.Buffer
-	args := []string{"--rate", "40", "--duration", "1s", "--warmup", "250ms", "--policies", "off,auto", "--arrivals", "poisson", "--json"}
-	if err := bench.Main(args, &out, startEngine); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+func stdio(in string, terminal bool) (bench.Stdio, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return bench.Stdio{In: strings.NewReader(in), Out: &out, Err: &errb, Terminal: terminal}, &out, &errb
+}
+
+func TestMain_RunsTheComparisonAsJSONToAFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	args := []string{"--rate", "40", "--duration", "1s", "--warmup", "250ms", "--policies", "off", "--delays", "", "--quantiles", "0.95",
+		"--arrivals", "poisson", "--mix", "eth_getBalance=2,eth_blockNumber=1", "--median", "5ms", "--tail", "0", "--seed", "9",
+		"--format", "json", "--out", path}
+	io, out, errb := stdio("", false)
+	if err := bench.Main(args, io, startEngine); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if out.Len() != 0 || !strings.Contains(errb.String(), "2 row(s) × (250ms warm-up + 1s measured): about 3s") ||
+		!strings.Contains(errb.String(), "wrote "+path) || strings.Contains(errb.String(), "row 1/2") {
+		t.Fatalf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var c bench.Comparison
-	if err := json.Unmarshal(out.Bytes(), &c); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
 	}
-	if c.Method != "eth_getBalance" || c.Arrivals != "poisson" || len(c.Runs) != 2 || c.Runs[1].Policy != "auto p95" {
+	if c.Workload.Mix != "eth_getBalance=2,eth_blockNumber=1" || c.Workload.Arrivals != "poisson" || c.Workload.Seed != 9 ||
+		len(c.Rows) != 2 || c.Rows[1].Policy != "auto p95" || !strings.Contains(c.Target, "seed 9") ||
+		len(c.Workload.Notes) != 1 || !strings.Contains(c.Workload.Notes[0], "eth_blockNumber") {
 		t.Fatalf("comparison %+v", c)
 	}
-	for _, r := range c.Runs {
-		if r.Requests == 0 || r.OK != r.Requests {
-			t.Errorf("%s: %d sent, %d ok", r.Policy, r.Requests, r.OK)
+	for _, r := range c.Rows {
+		if r.Calls.N == 0 || r.OK != r.Calls.N {
+			t.Errorf("%s: %d sent, %d ok", r.Policy, r.Calls.N, r.OK)
 		}
 	}
 }
 
-func TestMain_RejectsBadFlags(t *testing.T) {
+func TestMain_RejectsBadFlagsBeforeSendingAnything(t *testing.T) {
 	for _, args := range [][]string{
 		{"--policies", "sometimes"},
 		{"--arrivals", "bursty"},
 		{"--params", "{not json"},
+		{"--params", `{"a":1}`},
 		{"--rate", "1e9"},
+		{"--mix", "eth_call=0"},
+		{"--fanout", "3/4"},
+		{"--format", "yaml"},
+		{"--control-share", "1.5"},
+		{"--correlated", "0.5", "--tail", "0"},
+		{"--endpoints", "0"},
+		{"--target", "http://127.0.0.1:1", "--median", "5ms"},
+		{"--target", "http://127.0.0.1:1", "--quantiles", "0.9"},
+		{"--target", "http://127.0.0.1:1", "--control-share", "0.1"},
+		{"--admin", "http://127.0.0.1:1"},
+		{"--target", "http://127.0.0.1:1", "--admin", "http://127.0.0.1:2", "--policies", "direct"},
+		{"--out", "/nonexistent/dir/report"},
 		{"extra"},
 		{"--nope"},
 	} {
-		var out bytes.Buffer
-		if err := bench.Main(args, &out, startEngine); err == nil {
+		io, _, errb := stdio("", false)
+		if err := bench.Main(append(args, "--duration", "100ms", "--warmup", "0s"), io, startEngine); err == nil {
 			t.Errorf("%v accepted", args)
+		} else if strings.Contains(errb.String(), "about") {
+			t.Errorf("%v: announced a run before refusing it: %s", args, errb.String())
 		}
 	}
-	if err := bench.Main(nil, &bytes.Buffer{}, nil); err == nil || !strings.Contains(err.Error(), "starter") {
-		t.Errorf("nil starter: %v", err)
+}
+
+// A target off this machine is refused without --allow-remote, over the
+// rate cap, and without a confirmation. (No test ever sends to one.)
+func TestMain_RemoteTargetsAreCappedAndConfirmed(t *testing.T) {
+	remote := []string{"--target", "http://192.0.2.1:8545"}
+	for _, tc := range []struct {
+		args     []string
+		in       string
+		terminal bool
+		want     string
+	}{
+		{remote, "", false, "--allow-remote"},
+		{append(remote, "--allow-remote", "--rate", "50"), "", false, "at most 10 calls per second"},
+		{append(remote, "--allow-remote", "--rate", "5", "--fanout", "4"), "", false, "at most 10 calls per second"},
+		{append(remote, "--allow-remote", "--rate", "5", "--duration", "11m"), "", false, "at most 10m0s"},
+		{append(remote, "--allow-remote", "--rate", "5"), "", false, "--yes"},
+		{append(remote, "--allow-remote", "--rate", "5"), "no\n", true, "not confirmed"},
+		{[]string{"--target", "http://127.0.0.1:1", "--admin", "http://192.0.2.1:8546", "--rate", "5"}, "", false, "--allow-remote"},
+	} {
+		io, _, errb := stdio(tc.in, tc.terminal)
+		err := bench.Main(append(tc.args, "--warmup", "0s"), io, startEngine)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want it to say %q", tc.args, err, tc.want)
+		}
+		if tc.terminal && !strings.Contains(errb.String(), "about to send about 150 calls over 30s to 192.0.2.1:8545") {
+			t.Errorf("no warning before the prompt: %q", errb.String())
+		}
 	}
 }

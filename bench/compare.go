@@ -5,218 +5,187 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// CompareConfig is one comparison: the same upstreams, load and arrival
-// schedule for every policy.
+// Target is what a comparison loads: the built-in sims (URL empty), or a
+// JSON-RPC endpoint, which with Admin set is a rpcdash whose policies are
+// switched between rows.
+type Target struct {
+	URL         string
+	Admin       Admin  // Admin.URL set: switch policies through PUT /v1/hedge
+	ControlURL  string // where the control tenant goes when URL is set
+	AllowRemote bool
+	// Capacity is each endpoint's declared capacity behind URL, for the
+	// load check (the built-in sims use the scenario's).
+	Capacity float64
+}
+
+// CompareConfig is one comparison: the same workload, seed and schedule
+// for every row.
 type CompareConfig struct {
-	Upstreams []sim.Config // started afresh for each policy; a zero Seed becomes its index+1
-	Policies  []Policy
-	Load      Load          // its URL is set per run
-	Warmup    time.Duration // discarded open-loop traffic at Load.Rate before each measured run
-	Start     EngineStarter
-	Progress  io.Writer // one line per run; nil = silent
+	Workload Workload
+	Params   json.RawMessage // fixed params for every call; nil: unique ones
+	Scenario sim.Scenario    // the built-in sims
+	Target   Target
+	Policies []Policy
+	Deadline time.Duration
+	Start    EngineStarter // starts the engine in front of the built-in sims
+	Progress *Progress     // nil: silent
 }
 
-// Comparison is the outcome: one Report per policy, in order, and the
-// model's prediction for each hedged run's final delay, computed from the
-// first unhedged engine run's measured latencies ("model@…") and from a
-// direct run's ("model(direct)@…").
-type Comparison struct {
-	Method      string       `json:"method"`
-	Rate        float64      `json:"rate"`
-	Duration    string       `json:"duration"`
-	Arrivals    string       `json:"arrivals"`
-	Runs        []Report     `json:"runs"`
-	Predictions []Prediction `json:"predictions,omitempty"`
+// Rows are the policies a comparison runs: one "target" row for a bare
+// --target, the policies otherwise.
+func (cfg CompareConfig) Rows() []Policy {
+	if cfg.Target.URL != "" && cfg.Target.Admin.URL == "" {
+		return []Policy{{Name: KindTarget, Kind: KindTarget}}
+	}
+	return cfg.Policies
 }
 
-// WriteTable writes the comparison as aligned plain text.
-func (c *Comparison) WriteTable(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "%s, %s arrivals at %g req/s for %s\n", c.Method, c.Arrivals, c.Rate, c.Duration); err != nil {
-		return err
-	}
-	return WriteTable(w, c.Runs, c.Predictions)
+// Duration is how long the comparison takes, answers aside.
+func (cfg CompareConfig) Duration() time.Duration {
+	return time.Duration(len(cfg.Rows())) * (cfg.Workload.Warmup + cfg.Workload.Measured())
 }
 
-// WriteJSON writes the comparison as indented JSON.
-func (c *Comparison) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
-}
+// Compare runs every row in turn against the same target and predicts the
+// hedged rows from the unhedged one. A --admin instance's hedging is put
+// back as it was at the end, whatever happened.
+func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	env, err := cfg.environment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, env.stop()) }()
 
-// Compare runs every policy in turn and predicts the hedged runs.
-func Compare(ctx context.Context, cfg CompareConfig) (*Comparison, error) {
-	if cfg.Start == nil {
-		return nil, errors.New("bench: no EngineStarter")
-	}
-	if len(cfg.Upstreams) == 0 || len(cfg.Policies) == 0 {
-		return nil, errors.New("bench: a comparison needs upstreams and policies")
-	}
-	c := &Comparison{Method: cfg.Load.Method, Rate: cfg.Load.Rate, Duration: cfg.Load.Duration.String(),
-		Arrivals: cfg.Load.Arrivals.String()}
-	type baseline struct {
-		prefix string
-		dist   *Dist
-	}
-	var bases []baseline
-	seen := map[string]bool{}
-	for _, p := range cfg.Policies {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "running %s (%s warm-up, %s measured)\n", p.Name, cfg.Warmup, cfg.Load.Duration)
-		}
-		rep, res, err := runPolicy(ctx, cfg, p)
+	budget := 0.10 // the engine's default, for the built-in rows
+	if env.admin != nil {
+		st, err := env.admin.status(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("bench: policy %s: %w", p.Name, err)
+			return nil, err
 		}
-		c.Runs = append(c.Runs, rep)
-		prefix := "model@"
-		if p.Direct {
-			prefix = "model(direct)@"
-		}
-		if p.Hedge.Enabled || seen[prefix] {
-			continue
-		}
-		// An empty unhedged run leaves no baseline and no prediction.
-		if d, err := DistFromSamples(res.Latencies()); err == nil {
-			seen[prefix] = true
-			bases = append(bases, baseline{prefix, d})
-		}
-	}
-	for _, b := range bases {
-		for i, p := range cfg.Policies {
-			if d := c.Runs[i].HedgeDelayMS; p.Hedge.Enabled && d > 0 {
-				delay := time.Duration(d * float64(time.Millisecond))
-				c.Predictions = append(c.Predictions, b.dist.Predict(b.prefix+p.Name, delay))
+		budget = st.Hedge.Budget
+		defer func() {
+			// A fresh context: a run cut short by Ctrl-C must still restore.
+			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if rerr := env.admin.setHedge(rctx, restoreOf(st.Hedge)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("bench: restoring the instance's hedging: %w", rerr))
 			}
+		}()
+		if env.endpoints == 0 {
+			env.endpoints = len(st.Endpoints)
 		}
 	}
+	c = cfg.describe(env)
+	rows := cfg.Rows()
+	cfg.Progress.begin(len(rows), cfg.Workload.Warmup+cfg.Workload.Measured())
+	defer cfg.Progress.end()
+	for i, p := range rows {
+		row, err := env.runRow(ctx, cfg, i, p, budget)
+		if err != nil {
+			return nil, fmt.Errorf("bench: row %s: %w", p.Name, err)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	c.model()
 	return c, nil
 }
 
-// runPolicy measures one policy against fresh sims (and a fresh engine).
-func runPolicy(ctx context.Context, cfg CompareConfig, p Policy) (Report, *Result, error) {
-	ups := make([]sim.Config, len(cfg.Upstreams))
-	for i, u := range cfg.Upstreams {
-		if u.Seed == 0 {
-			u.Seed = int64(i + 1)
-		}
-		if u.Name == "" {
-			u.Name = fmt.Sprintf("sim%d", i)
-		}
-		ups[i] = u
+func (cfg CompareConfig) validate() error {
+	if err := cfg.Workload.Validate(); err != nil {
+		return err
 	}
-	sims, err := sim.StartSet(ups, "127.0.0.1")
-	if err != nil {
-		return Report{}, nil, err
+	t := cfg.Target
+	switch {
+	case len(cfg.Rows()) == 0:
+		return errors.New("bench: no policies to compare")
+	case t.URL == "" && cfg.Start == nil:
+		return errors.New("bench: the built-in sims need an EngineStarter")
+	case t.URL == "" && t.Admin.URL != "":
+		return errors.New("bench: --admin needs --target, the instance's JSON-RPC URL (its server.listen)")
+	case t.URL != "" && cfg.Workload.ControlShare > 0 && t.ControlURL == "":
+		return errors.New("bench: --control-share against --target needs --control-target, a JSON-RPC URL that does not hedge")
+	case t.Admin.URL != "" && slices.ContainsFunc(cfg.Policies, func(p Policy) bool { return p.Kind == KindDirect }):
+		return errors.New("bench: the direct policy needs an upstream's URL, which --admin does not give: leave it out")
 	}
-	defer sim.CloseAll(sims)
-	if p.Direct {
-		return runDirect(ctx, cfg, p, sims[0].URL())
-	}
-	return runEngine(ctx, cfg, p, sims)
-}
-
-// runEngine measures the load through a fresh engine in front of sims.
-func runEngine(ctx context.Context, cfg CompareConfig, p Policy, sims []*sim.Upstream) (Report, *Result, error) {
-	spec := EngineSpec{Hedge: p.Hedge}
-	for i, u := range sims {
-		// Distinct provider and region: separate failure domains, so
-		// hedges go to another upstream.
-		spec.Endpoints = append(spec.Endpoints, EndpointSpec{Name: u.Name(), URL: u.URL(),
-			Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
-	}
-	eng, err := cfg.Start(spec)
-	if err != nil {
-		return Report{}, nil, fmt.Errorf("start engine: %w", err)
-	}
-	client := NewClient()
-	stop := func() error {
-		client.CloseIdleConnections()
-		return eng.Stop()
-	}
-
-	load := cfg.Load
-	load.URL, load.Client = eng.RPCURL, client
-	if err := warmUp(ctx, load, cfg.Warmup); err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	before, err := readStatus(ctx, client, eng.AdminURL, load.Method)
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	var delays []float64
-	var polled chan struct{}
-	runCtx, endRun := context.WithCancel(ctx)
-	if p.Hedge.Enabled {
-		polled = make(chan struct{})
-		go func() {
-			defer close(polled)
-			delays = pollDelay(runCtx, client, eng.AdminURL, load.Method, delayPollEvery(load.Duration))
-		}()
-	}
-	res, err := Run(ctx, load)
-	endRun()
-	if polled != nil {
-		<-polled
-	}
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	after, err := readStatus(ctx, client, eng.AdminURL, load.Method)
-	if err != nil {
-		return Report{}, nil, errors.Join(err, stop())
-	}
-	rep := Summarize(p.Name, res)
-	rep.Engine = &EngineCounts{
-		Primary:   after.Primary - before.Primary,
-		Hedge:     after.Hedge - before.Hedge,
-		HedgesWon: after.HedgesWon - before.HedgesWon,
-		Failover:  after.Failover - before.Failover,
-	}
-	if p.Hedge.Enabled {
-		rep.HedgeDelayMS, rep.DelaySource = after.DelayMS, after.DelaySource
-		delays = append(delays, after.DelayMS)
-		rep.DelayMinMS, rep.DelayMaxMS = slices.Min(delays), slices.Max(delays)
-	}
-	return rep, res, stop()
-}
-
-// warmUp sends load's traffic for d and discards it, so that the engine's
-// windows and auto delay are warm when measuring starts.
-func warmUp(ctx context.Context, load Load, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	load.Duration, load.Count, load.Seed = d, 0, load.Seed+1
-	if _, err := Run(ctx, load); err != nil {
-		return fmt.Errorf("warm-up: %w", err)
+	if t.URL == "" {
+		return cfg.Scenario.Validate()
 	}
 	return nil
 }
 
-// runDirect measures the same load sent straight to one upstream.
-func runDirect(ctx context.Context, cfg CompareConfig, p Policy, url string) (Report, *Result, error) {
-	client := NewClient()
-	defer client.CloseIdleConnections()
-	load := cfg.Load
-	load.URL, load.Client = url, client
-	if err := warmUp(ctx, load, cfg.Warmup); err != nil {
-		return Report{}, nil, err
+// model fills the model column from the baseline: the direct row (the
+// bare single-attempt distribution) if there is one, else the first
+// unhedged routed row; of those, the first whose calls all answered and
+// whose endpoints were not overloaded, since the model reads a failed or
+// queued row's answers as if they were one attempt's service time.
+func (c *Comparison) model() {
+	clean := func(r Row) bool { return r.OK == r.Calls.N && !r.Overload && (r.MaxLoad == nil || *r.MaxLoad < 1) }
+	base := -1
+	for _, kind := range []string{KindDirect, KindOff} {
+		if i := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == kind && clean(r) }); base < 0 && i >= 0 {
+			base = i
+		}
 	}
-	res, err := Run(ctx, load)
+	if base < 0 {
+		base = slices.IndexFunc(c.Rows, func(r Row) bool { return r.Kind == KindDirect || r.Kind == KindOff })
+		if base < 0 {
+			return
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the model reads the %s row, which had failures or an overloaded endpoint: its predictions are not the hedging model's", c.Rows[base].Policy))
+	}
+	dist, err := DistFromSamples(c.Rows[base].baseline)
 	if err != nil {
-		return Report{}, nil, err
+		return
 	}
-	rep := Summarize(p.Name, res)
-	// Without an engine there are no X-Rpcdash headers: one request is
-	// exactly one upstream attempt.
-	rep.Attempts, rep.Amplification = int64(rep.Requests), 1
-	return rep, res, nil
+	c.Baseline = c.Rows[base].Policy
+	for i := range c.Rows {
+		if r := &c.Rows[i]; r.DelayMS != nil {
+			r.ModelP99MS = ptr(forecastP99(dist, time.Duration(*r.DelayMS*float64(time.Millisecond))))
+		}
+	}
+}
+
+// describe is the report's head: the target and the workload.
+func (cfg CompareConfig) describe(env *environment) *Comparison {
+	w := cfg.Workload
+	c := &Comparison{Workload: WorkloadInfo{Mix: w.Mix.String(), Arrivals: w.Arrivals.String(), Rate: w.Rate,
+		Measured: w.Measured().String(), Count: w.Count, Warmup: w.Warmup.String(), Seed: w.Seed,
+		Fanout: w.Fanout.String(), ControlShare: w.ControlShare, Timeout: w.timeout().String()}}
+	if cfg.Deadline > 0 {
+		c.Workload.Deadline = cfg.Deadline.String()
+	}
+	if cfg.Params != nil {
+		c.Workload.Notes = append(c.Workload.Notes, "every call carries the same --params: an upstream may cache them")
+	}
+	for _, m := range w.Mix.Methods() {
+		if _, ok := uniqueParams(m, 0, 0); !ok && cfg.Params == nil {
+			c.Workload.Notes = append(c.Workload.Notes, m+" is sent with [] (no params bench can make unique): its calls are all alike")
+		}
+	}
+	switch {
+	case cfg.Target.URL == "":
+		c.Target = "built-in sims: " + cfg.Scenario.String()
+		in := cfg.Scenario.Latency.Incidents(cfg.Scenario.Seed)
+		c.Incidents = in.Count(w.Warmup, w.Warmup+w.Measured())
+		if cfg.Scenario.Latency.Correlated > 0 && c.Incidents < 3 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("only %d shared incident windows fall in each measured span: the correlated figures rest on few events (run longer)", c.Incidents))
+		}
+	case cfg.Target.Admin.URL != "":
+		c.Target = fmt.Sprintf("rpcdash at %s (admin %s)", cfg.Target.URL, cfg.Target.Admin.URL)
+		c.Warnings = append(c.Warnings, "upstream requests, 429s and waste come from the instance's counters: they assume bench is its only client of these methods during the run")
+	default:
+		c.Target = cfg.Target.URL
+	}
+	if cfg.Target.ControlURL != "" {
+		c.Target += "; control tenant to " + cfg.Target.ControlURL
+	}
+	return c
 }

@@ -1,23 +1,36 @@
-// Package bench measures rpcdash the way a client sees it.
+// Package bench measures rpcdash the way a client sees it, and drills its
+// failover.
 //
 // It promises:
-//   - an open-loop load generator (Run): arrivals are fixed before the run
-//     (uniform or Poisson with a seed), every request is sent at its
-//     scheduled time however slow the answers are, and each latency is taken
-//     from the scheduled send time, so a stalled server cannot hide its stall
-//     by slowing the client down (no coordinated omission). Load is bounded in
-//     count and in time, and only loopback targets are accepted;
-//   - a report (Summarize, WriteTable, JSON) of quantiles, errors,
-//     incomplete requests, upstream attempts, amplification and hedge share,
-//     built from the X-Rpcdash-* response headers;
-//   - the fixed-distribution hedging model (Dist.Hedged*): with survival
-//     S(t) of one attempt and one independent duplicate after delay d, the
-//     completion time survives with S(t) before d and S(t)·S(t−d) after;
-//   - a policy comparison (Compare): the same arrival schedule against fresh
-//     sim upstreams and a fresh engine per hedging policy, side by side with
-//     the model's prediction from the unhedged run.
+//   - an open-loop load generator (Run): operations are scheduled before
+//     the run (uniform or Poisson from a seed), every call is sent at its
+//     scheduled time however slow the answers are, and each latency counts
+//     from the scheduled send, so a stalled server cannot hide its stall by
+//     slowing the client down (no coordinated omission). Calls draw their
+//     methods from a weighted mix and carry params no other call shares; a
+//     share of operations can go as a control tenant; an operation can fan
+//     out to K calls completing at a quorum. Load is bounded in count and in
+//     time, and only loopback targets are accepted unless told otherwise;
+//   - a comparison (Compare): the same workload, seed and schedule for each
+//     policy row (direct, routed without hedging, immediate duplication,
+//     fixed delays, auto quantiles), switched through PUT /v1/hedge on a
+//     fresh engine over the built-in sims or on a running rpcdash (--admin,
+//     restored at the end), with figures over every call (errors and
+//     timeouts included), errors split, deadline misses, 429 share, upstream
+//     requests, amplification, wasted work, the hedging model's p99
+//     (forecastP99, the one place it is called), the (1+h)·ρ load check, and
+//     warnings for thin percentiles and a generator that fell behind; as a
+//     table, markdown, CSV or JSON;
+//   - the fixed-distribution hedging model (Dist): with survival S(t) of one
+//     attempt and one independent duplicate after delay d, the completion
+//     time survives with S(t) before d and S(t)·S(t−d) after;
+//   - a failover drill (Drill, DrillEmbedded): the failover seed's
+//     verification plan run through the admin API and the JSON-RPC port of
+//     an instance, judged on what they show (status, events, counters,
+//     client errors), each step reported to a callback as it starts and
+//     ends, the fault cleared whatever happens.
 //
-// bench does not import the engine: Compare and Main start one through an
-// EngineStarter that the caller supplies (main.go, or a test), and talk to it
-// over HTTP like any client.
+// bench does not build engines: Compare and DrillEmbedded start one through
+// an EngineStarter that the caller supplies (main.go, or a test), and talk
+// to it over HTTP like any client.
 package bench

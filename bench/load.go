@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,49 +23,83 @@ const (
 	HeaderHedged   = "X-Rpcdash-Hedged"
 )
 
-// Load is one open-loop run against a JSON-RPC URL.
+// Load is one row of open-loop traffic: the workload sent to URL (and the
+// control tenant's share to ControlURLs, in turn).
 type Load struct {
-	URL      string          // loopback only
-	Method   string          // JSON-RPC method
-	Params   json.RawMessage // nil sends []
-	Rate     float64         // requests per second
-	Duration time.Duration   // no request is scheduled at or after this offset
-	Count    int             // at most this many requests; 0 = Rate×Duration
-	Arrivals Arrivals
-	Seed     int64         // the Poisson schedule's seed
-	Timeout  time.Duration // per request, from its scheduled send; 0 = 10s
+	Workload
+	URL string // loopback unless AllowRemote
+	// Method and Params are a one-method shorthand for Mix; Params, when
+	// set, are sent with every call instead of unique ones.
+	Method string
+	Params json.RawMessage
+
+	ControlURLs []string
+	Row         int // keeps params unique across the rows of a run
+	AllowRemote bool
 	// Client is used when set (the caller closes its idle connections);
 	// otherwise Run uses its own keep-alive client and closes it.
 	Client *http.Client
+	// OnStart is called with the schedule's origin just before the first
+	// send; OnMeasure, in its own goroutine, when the measured span begins
+	// (Run waits for it before it returns).
+	OnStart   func(origin time.Time)
+	OnMeasure func()
 }
 
-// Sample is what happened to one request.
+// Sample is what happened to one call.
 type Sample struct {
-	Offset   time.Duration // scheduled send time from the run's start
+	Op       int           // the operation it belongs to
+	Control  bool          // sent as the control tenant
+	Warm     bool          // part of the warm-up, not measured
+	Method   string        //
+	Offset   time.Duration // the operation's scheduled send time from the row's origin
 	SendLag  time.Duration // how late the generator actually sent it
 	Latency  time.Duration // completion (body read) minus scheduled send
 	Status   int           // HTTP status; 0 when there was no answer
-	RPCError bool          // the body carried a JSON-RPC error
-	Err      string        // no answer: transport error or timeout
+	RPCError bool          // the body carried a JSON-RPC error object
+	Message  string        // that error's message, cut to 200 bytes
+	Err      string        // no usable answer: transport failure or timeout
+	Timeout  bool          // no answer within the timeout (or the run was cancelled)
 	Endpoint string
-	Attempts int
+	Attempts int // X-Rpcdash-Attempts; 0 without the header
 	Hedged   bool
 }
 
 // OK is an HTTP 200 answer without a JSON-RPC error.
 func (s Sample) OK() bool { return s.Err == "" && s.Status == http.StatusOK && !s.RPCError }
 
-// Result is a finished run.
+// Outcome classes of a call.
+const (
+	OutcomeOK         = "ok"
+	OutcomeRPCError   = "rpc_error"  // an answer carrying a JSON-RPC error
+	OutcomeTransport  = "transport"  // no usable answer: connection failure, HTTP error without a JSON-RPC body
+	OutcomeIncomplete = "incomplete" // no answer within the timeout
+)
+
+// Outcome classifies the call.
+func (s Sample) Outcome() string {
+	switch {
+	case s.Timeout:
+		return OutcomeIncomplete
+	case s.OK():
+		return OutcomeOK
+	case s.Err == "" && s.RPCError:
+		return OutcomeRPCError
+	}
+	return OutcomeTransport
+}
+
+// Result is a finished row.
 type Result struct {
-	Samples []Sample // in schedule order; only requests that were sent
-	Planned int      // requests in the schedule
+	Samples []Sample // in schedule order; only calls that were sent
+	Planned int      // calls in the schedule
 	Elapsed time.Duration
 }
 
 const defaultTimeout = 10 * time.Second
 
-// NewClient is a keep-alive client sized for open-loop load on loopback
-// (one idle connection per request in flight, no proxy).
+// NewClient is a keep-alive client sized for open-loop load (one idle
+// connection per request in flight, no proxy).
 func NewClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy:               nil,
@@ -74,43 +110,48 @@ func NewClient() *http.Client {
 	}}
 }
 
-// Run sends the schedule of l and waits for every answer or timeout. If ctx
-// ends first, requests not yet sent are left out and ctx's error returned
-// with what was measured.
+// Run sends l's schedule and waits for every answer or timeout. If ctx ends
+// first, calls not yet sent are left out and ctx's error returned with what
+// was measured.
 func Run(ctx context.Context, l Load) (*Result, error) {
-	if err := checkLoopback(l.URL); err != nil {
-		return nil, err
+	if l.Method != "" && len(l.Mix) == 0 {
+		l.Mix = Mix{{Method: l.Method, Weight: 1}}
 	}
-	if l.Method == "" {
+	if len(l.Mix) == 0 {
 		return nil, errors.New("bench: no JSON-RPC method")
 	}
-	offsets, err := Schedule(l.Arrivals, l.Rate, l.Duration, l.Count, l.Seed)
+	for _, u := range append([]string{l.URL}, l.ControlURLs...) {
+		if err := checkTarget(u, l.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
+	ops, err := l.plan()
 	if err != nil {
 		return nil, err
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = defaultTimeout
 	}
 	client := l.Client
 	if client == nil {
 		client = NewClient()
 		defer client.CloseIdleConnections()
 	}
-	params := l.Params
-	if len(params) == 0 {
-		params = json.RawMessage("[]")
+	timeout := l.timeout()
+	planned := 0
+	for _, o := range ops {
+		planned += len(o.calls)
 	}
-	method, _ := json.Marshal(l.Method) // once, not in the timed loop
-
-	samples := make([]Sample, len(offsets))
+	samples := make([]Sample, 0, planned)
+	var mu sync.Mutex // guards samples
 	var wg sync.WaitGroup
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	start := time.Now()
-	sent := 0
+	if l.OnStart != nil {
+		l.OnStart(start)
+	}
+	measuring := false
 dispatch:
-	for i, off := range offsets {
-		at := start.Add(off)
+	for i, o := range ops {
+		at := start.Add(o.at)
 		if wait := time.Until(at); wait > 0 {
 			timer.Reset(wait)
 			select {
@@ -121,21 +162,31 @@ dispatch:
 		} else if ctx.Err() != nil {
 			break dispatch
 		}
+		if !o.warm && !measuring && l.OnMeasure != nil {
+			measuring = true
+			wg.Go(l.OnMeasure)
+		}
 		lag := time.Since(at)
-		body := requestBody(i, method, params)
-		sent++
-		wg.Add(1)
-		// One goroutine per request, never waiting for earlier answers:
-		// this is what makes the load open-loop.
-		go func() {
-			defer wg.Done()
-			s := send(ctx, client, l.URL, body, at, l.Timeout)
-			s.Offset, s.SendLag = off, lag
-			samples[i] = s
-		}()
+		// One goroutine per call, never waiting for earlier answers: this
+		// is what makes the load open-loop.
+		for _, c := range o.calls {
+			wg.Go(func() {
+				s := send(ctx, client, c, at, timeout)
+				s.Op, s.Control, s.Warm, s.Offset, s.SendLag = i, o.control, o.warm, o.at, lag
+				mu.Lock()
+				samples = append(samples, s)
+				mu.Unlock()
+			})
+		}
 	}
 	wg.Wait()
-	return &Result{Samples: samples[:sent], Planned: len(offsets), Elapsed: time.Since(start)}, ctx.Err()
+	sortSamples(samples)
+	return &Result{Samples: samples, Planned: planned, Elapsed: time.Since(start)}, ctx.Err()
+}
+
+// sortSamples puts samples in schedule order.
+func sortSamples(s []Sample) {
+	slices.SortStableFunc(s, func(a, b Sample) int { return cmp.Compare(a.Op, b.Op) })
 }
 
 // requestBody is one request of the run; method is already JSON-encoded.
@@ -152,43 +203,68 @@ func requestBody(id int, method []byte, params json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-// send posts one request; its deadline counts from the scheduled time.
-func send(ctx context.Context, c *http.Client, url string, body []byte, at time.Time, timeout time.Duration) Sample {
+// send posts one call; its deadline counts from the scheduled time.
+func send(ctx context.Context, c *http.Client, cl call, at time.Time, timeout time.Duration) Sample {
 	ctx, cancel := context.WithDeadline(ctx, at.Add(timeout))
 	defer cancel()
-	var s Sample
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		s.Err = err.Error()
+	s := Sample{Method: cl.method}
+	fail := func(err error) Sample {
+		s.Latency, s.Err = time.Since(at), err.Error()
+		s.Timeout = ctx.Err() != nil
+		if s.Timeout {
+			s.Err = fmt.Sprintf("no answer within %s", timeout)
+		}
 		return s
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.url, bytes.NewReader(cl.body))
+	if err != nil {
+		return fail(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
-		s.Latency, s.Err = time.Since(at), err.Error()
-		return s
+		return fail(err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	s.Latency = time.Since(at)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	if err != nil {
-		s.Err = fmt.Sprintf("read body: %v", err)
-		return s
+		return fail(fmt.Errorf("read body: %w", err))
 	}
+	s.Latency = time.Since(at)
 	s.Status = resp.StatusCode
-	s.RPCError = hasRPCError(b)
 	s.Endpoint = resp.Header.Get(HeaderEndpoint)
 	s.Attempts, _ = strconv.Atoi(resp.Header.Get(HeaderAttempts))
 	s.Hedged = resp.Header.Get(HeaderHedged) == "1"
+	switch isRPC, msg, hasErr := inspectAnswer(b); {
+	case !isRPC:
+		s.Err = fmt.Sprintf("HTTP %d without a JSON-RPC answer", resp.StatusCode)
+	case hasErr:
+		s.RPCError, s.Message = true, msg
+	case resp.StatusCode != http.StatusOK:
+		s.Err = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	}
 	return s
 }
 
-func hasRPCError(body []byte) bool {
+// maxAnswerBytes bounds what bench reads of one answer.
+const maxAnswerBytes = 16 << 20
+
+// inspectAnswer says whether body is a JSON-RPC answer and whether it
+// carries an error object, with the error's message cut to 200 bytes.
+func inspectAnswer(body []byte) (isRPC bool, message string, hasErr bool) {
 	var m struct {
-		Error json.RawMessage `json:"error"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(body, &m) != nil {
-		return true // not a JSON-RPC response at all
+	if json.Unmarshal(body, &m) != nil || (m.Result == nil && m.Error == nil) {
+		return false, "", false
 	}
-	return len(m.Error) > 0 && string(m.Error) != "null"
+	if len(m.Error) == 0 || string(m.Error) == "null" {
+		return true, "", false
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(m.Error, &e)
+	return true, e.Message[:min(len(e.Message), 200)], true
 }

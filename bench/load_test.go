@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func decode(t testing.TB, r *http.Request) rpcReq {
 
 func TestRun_RefusesNonLoopbackTargets(t *testing.T) {
 	for _, u := range []string{"http://10.0.0.1:8545", "http://example.com", "https://8.8.8.8/", "ftp://127.0.0.1/", "http://[::2]:80"} {
-		_, err := bench.Run(context.Background(), bench.Load{URL: u, Method: "eth_blockNumber", Rate: 1, Duration: time.Second})
+		_, err := bench.Run(context.Background(), bench.Load{URL: u, Method: "eth_blockNumber", Workload: bench.Workload{Rate: 1, Duration: time.Second}})
 		if err == nil || !strings.Contains(err.Error(), "bench:") {
 			t.Errorf("%s: want a refusal, got %v", u, err)
 		}
@@ -60,7 +61,7 @@ func TestRun_SendsOnScheduleWhateverTheAnswers(t *testing.T) {
 	defer srv.Close()
 
 	res, err := bench.Run(context.Background(), bench.Load{URL: srv.URL, Method: "eth_blockNumber",
-		Rate: 1000, Duration: time.Second, Count: n, Timeout: 5 * time.Second})
+		Workload: bench.Workload{Rate: 1000, Duration: time.Second, Count: n, Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +96,9 @@ func TestRun_RecordsHeadersAndErrors(t *testing.T) {
 		case q.ID == 7:
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"boom"}}`)
+		case q.ID == 9:
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintf(w, `<html>bad gateway</html>`)
 		case q.ID%5 == 0:
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"error":{"code":3,"message":"execution reverted"}}`, q.ID)
 		default:
@@ -104,16 +108,16 @@ func TestRun_RecordsHeadersAndErrors(t *testing.T) {
 	defer srv.Close()
 
 	res, err := bench.Run(context.Background(), bench.Load{URL: srv.URL, Method: "eth_getBalance",
-		Params: json.RawMessage(`["0xaa","latest"]`), Rate: 2000, Duration: time.Second, Count: 20})
+		Params: json.RawMessage(`["0xaa","latest"]`), Workload: bench.Workload{Rate: 2000, Duration: time.Second, Count: 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := bench.Summarize("x", res)
-	// ids 0,5,10,15 carry JSON-RPC errors, 7 an HTTP 500; 0,4,8,12,16 hedged.
-	want := bench.Report{Requests: 20, Planned: 20, OK: 15, Errors: 5, Attempts: 25, HedgeShare: 0.25, Amplification: 1.25}
-	if rep.Requests != want.Requests || rep.Planned != want.Planned || rep.OK != want.OK || rep.Errors != want.Errors ||
-		rep.Incomplete != 0 || rep.Attempts != want.Attempts || rep.HedgeShare != want.HedgeShare || rep.Amplification != want.Amplification {
-		t.Fatalf("got %+v, want %+v", rep, want)
+	rep := bench.Summarize(bench.Policy{Name: "x"}, res, bench.Workload{}, 0)
+	// ids 0,5,10,15 carry JSON-RPC errors, 7 one with HTTP 500, 9 an HTTP
+	// 502 without JSON-RPC; 0,4,8,12,16 hedged.
+	if rep.Calls.N != 20 || rep.OK != 14 || rep.RPCErrors != 5 || rep.Transport != 1 || rep.Incomplete != 0 ||
+		rep.Upstream != 25 || rep.HedgedShare != 0.25 || rep.Amplification != 1.25 || rep.DeadlineMisses != nil {
+		t.Fatalf("got %+v", rep)
 	}
 	if rep.Endpoints["ep0"] != 10 || rep.Endpoints["ep1"] != 10 {
 		t.Fatalf("endpoints %v", rep.Endpoints)
@@ -134,16 +138,16 @@ func TestRun_UnansweredRequestsAreIncomplete(t *testing.T) {
 	defer srv.Close()
 
 	res, err := bench.Run(context.Background(), bench.Load{URL: srv.URL, Method: "eth_blockNumber",
-		Rate: 1000, Duration: time.Second, Count: 5, Timeout: 500 * time.Millisecond})
+		Workload: bench.Workload{Rate: 1000, Duration: time.Second, Count: 5, Timeout: 500 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := bench.Summarize("x", res)
-	if rep.Incomplete != 1 || rep.OK != 4 || res.Samples[3].Err == "" {
+	rep := bench.Summarize(bench.Policy{Name: "x"}, res, bench.Workload{}, 100*time.Millisecond)
+	if rep.Incomplete != 1 || rep.OK != 4 || res.Samples[3].Outcome() != bench.OutcomeIncomplete || *rep.DeadlineMisses != 1 {
 		t.Fatalf("want request 3 incomplete, got %+v", rep)
 	}
-	if res.Samples[3].Latency < 500*time.Millisecond {
-		t.Fatalf("timed-out request latency %s is below its timeout", res.Samples[3].Latency)
+	if res.Samples[3].Latency < 500*time.Millisecond || rep.Calls.Max < 500 {
+		t.Fatalf("timed-out request latency %s (max %v ms) is below its timeout: percentiles must count it", res.Samples[3].Latency, rep.Calls.Max)
 	}
 }
 
@@ -156,11 +160,83 @@ func TestRun_StopsSendingWhenCancelled(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	res, err := bench.Run(ctx, bench.Load{URL: srv.URL, Method: "eth_blockNumber", Rate: 10, Duration: 10 * time.Second})
+	res, err := bench.Run(ctx, bench.Load{URL: srv.URL, Method: "eth_blockNumber", Workload: bench.Workload{Rate: 10, Duration: 10 * time.Second}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if res.Planned != 100 || len(res.Samples) >= 100 || len(res.Samples) == 0 {
 		t.Fatalf("planned %d, sent %d: want the run cut short", res.Planned, len(res.Samples))
 	}
+}
+
+// Open loop: an upstream that stalls for one second holds every request
+// that arrives in that second, and each of them records the stall from its
+// own scheduled send, while the generator keeps sending on schedule.
+func TestRun_RequestsScheduledDuringAStallRecordIt(t *testing.T) {
+	const stall = time.Second
+	var (
+		mu         sync.Mutex
+		stallStart time.Time
+		held       = map[int]bool{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := decode(t, r)
+		mu.Lock()
+		now := time.Now()
+		end := stallStart.Add(stall)
+		inStall := !now.Before(stallStart) && now.Before(end)
+		if inStall {
+			held[q.ID] = true
+		}
+		mu.Unlock()
+		if inStall {
+			select {
+			case <-time.After(time.Until(end)):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":"0x1"}`, q.ID)
+	}))
+	defer srv.Close()
+
+	var origin time.Time
+	res, err := bench.Run(context.Background(), bench.Load{URL: srv.URL, Method: "eth_blockNumber",
+		Workload: bench.Workload{Rate: 100, Duration: 1500 * time.Millisecond, Timeout: 5 * time.Second},
+		OnStart: func(o time.Time) {
+			mu.Lock()
+			origin, stallStart = o, o.Add(200*time.Millisecond)
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != 150 {
+		t.Fatalf("sent %d of 150", len(res.Samples))
+	}
+	end := stallStart.Add(stall)
+	stalled := 0
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range res.Samples {
+		if !held[s.Op] {
+			continue
+		}
+		stalled++
+		// Its answer left at the stall's end, at the earliest; its latency
+		// counts from when it was due, not from when it got through.
+		if floor := end.Sub(origin.Add(s.Offset)); s.Latency < floor {
+			t.Errorf("request due at %s held by the stall: latency %s, below the %s it waited", s.Offset, s.Latency, floor)
+		}
+	}
+	// 100 requests fall due during the stall; a busy machine may send a few
+	// of them late, but an open loop never waits for the stalled answers.
+	if stalled < 80 {
+		t.Fatalf("only %d requests arrived during the one-second stall, want about 100", stalled)
+	}
+	rep := bench.Summarize(bench.Policy{Name: "x"}, res, bench.Workload{}, 0)
+	if rep.Calls.Max < 990 || rep.Calls.P50 < 200 {
+		t.Fatalf("the stall is not in the figures: %+v", rep.Calls)
+	}
+	t.Logf("%d of 150 requests held by the stall; p50 %.0f ms, p99 %.0f ms, max %.0f ms", stalled, rep.Calls.P50, rep.Calls.P99, rep.Calls.Max)
 }

@@ -9,8 +9,12 @@ import (
 
 // checkLoopback refuses any target that is not http(s) on a loopback
 // address. Host names other than "localhost" are refused rather than
-// resolved: bench never sends load anywhere but this machine.
-func checkLoopback(raw string) error {
+// resolved: bench never sends load anywhere but this machine unless told.
+func checkLoopback(raw string) error { return checkTarget(raw, false) }
+
+// checkTarget refuses a URL that is not http(s), and one off this machine
+// unless allowRemote.
+func checkTarget(raw string, allowRemote bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("bench: bad target URL: %w", err)
@@ -18,12 +22,19 @@ func checkLoopback(raw string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("bench: target scheme %q is not http or https", u.Scheme)
 	}
-	host := u.Hostname()
+	if u.Host == "" {
+		return fmt.Errorf("bench: target URL %q has no host", raw)
+	}
+	if allowRemote || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("bench: target host %q is not a loopback address; bench only loads this machine (--allow-remote to override)", u.Hostname())
+}
+
+func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
-		return nil
+		return true
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("bench: target host %q is not a loopback address; bench only loads this machine", host)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -2,9 +2,11 @@ package bench_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/probes"
 	"go.uber.org/goleak"
 )
 
@@ -13,17 +15,19 @@ func TestMain(m *testing.M) {
 }
 
 // startEngine is the EngineStarter the tests use, the same shape main.go
-// builds: loopback listeners on port 0, the spec's endpoints and hedging,
-// engine defaults for the rest.
+// builds: loopback listeners on port 0, the spec's endpoints and
+// thresholds, hedging off, probes when asked, engine defaults for the rest.
 func startEngine(spec bench.EngineSpec) (bench.Engine, error) {
 	var c engine.Config
 	c.Server.Listen = "127.0.0.1:0"
 	c.Server.Admin = "127.0.0.1:0"
-	c.Hedge.Enabled = spec.Hedge.Enabled
-	c.Hedge.Delay = spec.Hedge.Delay
-	c.Hedge.Quantile = spec.Hedge.Quantile
-	c.Hedge.Budget = spec.Hedge.Budget
-	c.Hedge.MaxExtra = spec.Hedge.MaxExtra
+	c.Breaker.Failures, c.Breaker.Successes, c.Breaker.Cooldown = spec.BreakerFailures, spec.BreakerSuccesses, spec.BreakerCooldown
+	c.Breaker.MaxCooldown = 4 * spec.BreakerCooldown
+	c.Chain.MaxHeadLag = spec.MaxHeadLag
+	c.Hedge.Enabled = spec.Hedging
+	if spec.ProbeInterval > 0 {
+		c.Probes.Enabled, c.Probes.Interval, c.Probes.Timeout, c.Probes.ASN = true, spec.ProbeInterval, max(spec.ProbeInterval, 500*time.Millisecond), "off"
+	}
 	for _, e := range spec.Endpoints {
 		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: e.Name, URL: e.URL, Provider: e.Provider, Region: e.Region})
 	}
@@ -34,5 +38,15 @@ func startEngine(spec bench.EngineSpec) (bench.Engine, error) {
 	if err := eng.Start(); err != nil {
 		return bench.Engine{}, err
 	}
-	return bench.Engine{RPCURL: "http://" + eng.RPCAddr(), AdminURL: "http://" + eng.AdminAddr(), Stop: eng.Close}, nil
+	stop := eng.Close
+	if c.Probes.Enabled {
+		p, err := probes.NewRunner(eng, eng.Config(), nil)
+		if err != nil {
+			eng.Close()
+			return bench.Engine{}, err
+		}
+		p.Start()
+		stop = func() error { p.Close(); return eng.Close() }
+	}
+	return bench.Engine{RPCURL: "http://" + eng.RPCAddr(), AdminURL: "http://" + eng.AdminAddr(), Stop: stop}, nil
 }

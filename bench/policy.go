@@ -2,86 +2,127 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// HedgeSpec is the engine's [hedge] section as a policy sets it; zero
-// fields leave the engine's defaults.
-type HedgeSpec struct {
-	Enabled  bool    `json:"enabled"`
-	Delay    string  `json:"delay,omitempty"` // "auto" or a duration such as "120ms"
-	Quantile float64 `json:"quantile,omitempty"`
-	Budget   float64 `json:"budget,omitempty"`
-	MaxExtra int     `json:"max_extra,omitempty"`
-}
-
-// Policy is a named hedging configuration to compare.
-type Policy struct {
-	Name  string    `json:"name"`
-	Hedge HedgeSpec `json:"hedge"`
-	// Direct sends the load straight to the first upstream, no engine: the
-	// bare single-attempt distribution, a second baseline for the model.
-	Direct bool `json:"direct,omitempty"`
-}
-
-// Hedged policies share issue 3's cost controls: one duplicate at most and
-// a budget of 10 % extra load.
+// Policy kinds, in the order a comparison usually lists them.
 const (
-	defaultBudget   = 0.10
-	defaultMaxExtra = 1
+	KindDirect    = "direct"    // straight to one endpoint: no router, no hedging
+	KindOff       = "off"       // routed, not hedged
+	KindImmediate = "immediate" // a duplicate at once (a real zero delay), budget lifted
+	KindFixed     = "fixed"     // a duplicate after a fixed delay
+	KindAuto      = "auto"      // a duplicate after the method's latency quantile
+	KindTarget    = "target"    // --target without --admin: whatever the target does
 )
 
-// immediateDelay stands for "no wait": the engine refuses a zero delay.
-const immediateDelay = time.Millisecond
+// Policy is one row of a comparison.
+type Policy struct {
+	Name     string        `json:"name"`
+	Kind     string        `json:"kind"`
+	Delay    time.Duration `json:"delay_ns,omitempty"` // fixed
+	Quantile float64       `json:"quantile,omitempty"` // auto
+}
 
-// ParsePolicy accepts "off", "auto" (the p95), "auto:Q" (quantile Q),
-// "immediate", a fixed delay as "120ms" or "fixed:120ms", and "direct".
+// Hedged says whether the policy sends duplicates.
+func (p Policy) Hedged() bool {
+	return p.Kind == KindImmediate || p.Kind == KindFixed || p.Kind == KindAuto
+}
+
+// update is the PUT /v1/hedge body that puts the policy in force; budget
+// is the instance's own, which every row but immediate keeps.
+func (p Policy) update(budget float64) hedgeUpdate {
+	on, off := true, false
+	str := func(s string) *string { return &s }
+	switch p.Kind {
+	case KindOff:
+		return hedgeUpdate{Enabled: &off}
+	case KindImmediate:
+		lifted := 1.0
+		return hedgeUpdate{Enabled: &on, Delay: str("0s"), Budget: &lifted}
+	case KindFixed:
+		return hedgeUpdate{Enabled: &on, Delay: str(p.Delay.String()), Budget: &budget}
+	}
+	q := p.Quantile
+	return hedgeUpdate{Enabled: &on, Delay: str("auto"), Quantile: &q, Budget: &budget}
+}
+
+// ParsePolicy accepts "direct", "off", "immediate", "auto" (the p95),
+// "auto:Q", and a fixed delay as "120ms" or "fixed:120ms".
 func ParsePolicy(s string) (Policy, error) {
 	s = strings.TrimSpace(s)
-	on := func(name, delay string, q float64) Policy {
-		return Policy{Name: name, Hedge: HedgeSpec{Enabled: true, Delay: delay, Quantile: q,
-			Budget: defaultBudget, MaxExtra: defaultMaxExtra}}
-	}
 	switch {
-	case s == "off":
-		return Policy{Name: "off", Hedge: HedgeSpec{Enabled: false}}, nil
-	case s == "direct":
-		return Policy{Name: "direct", Direct: true}, nil
+	case s == KindDirect, s == KindOff, s == KindImmediate:
+		return Policy{Name: s, Kind: s}, nil
 	case s == "auto":
-		return on("auto p95", "auto", 0.95), nil
+		return autoPolicy(0.95), nil
 	case strings.HasPrefix(s, "auto:"):
 		q, err := strconv.ParseFloat(strings.TrimPrefix(s, "auto:"), 64)
 		if err != nil || q <= 0 || q >= 1 {
-			return Policy{}, fmt.Errorf("bench: policy %q: quantile must be in (0,1)", s)
+			return Policy{}, fmt.Errorf("bench: policy %q: the quantile must be in (0,1)", s)
 		}
-		return on(fmt.Sprintf("auto p%g", 100*q), "auto", q), nil
-	case s == "immediate":
-		return on("immediate", immediateDelay.String(), 0), nil
+		return autoPolicy(q), nil
 	}
 	d, err := time.ParseDuration(strings.TrimPrefix(s, "fixed:"))
 	if err != nil || d <= 0 {
-		return Policy{}, fmt.Errorf("bench: unknown policy %q (want off, auto, auto:Q, immediate, direct or a delay such as 120ms)", s)
+		return Policy{}, fmt.Errorf("bench: unknown policy %q (want direct, off, immediate, auto, auto:Q or a delay such as 120ms)", s)
 	}
-	return on("fixed "+d.String(), d.String(), 0), nil
+	return fixedPolicy(d), nil
 }
 
-// ParsePolicies parses a comma-separated list.
-func ParsePolicies(list string) ([]Policy, error) {
+func autoPolicy(q float64) Policy {
+	return Policy{Name: fmt.Sprintf("auto p%g", 100*q), Kind: KindAuto, Quantile: q}
+}
+
+func fixedPolicy(d time.Duration) Policy {
+	return Policy{Name: "fixed " + d.String(), Kind: KindFixed, Delay: d}
+}
+
+// ParsePolicies builds the rows: the --policies list, then a fixed row per
+// delay of --delays and an auto row per quantile of --quantiles, each named
+// once, in that order.
+func ParsePolicies(list, delays, quantiles string) ([]Policy, error) {
 	var out []Policy
-	for _, s := range strings.Split(list, ",") {
-		if strings.TrimSpace(s) == "" {
-			continue
+	add := func(p Policy) {
+		if !slices.ContainsFunc(out, func(o Policy) bool { return o.Name == p.Name }) {
+			out = append(out, p)
 		}
+	}
+	for _, s := range splitList(list) {
 		p, err := ParsePolicy(s)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		add(p)
+	}
+	for _, s := range splitList(delays) {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("bench: --delays: %q is not a positive duration", s)
+		}
+		add(fixedPolicy(d))
+	}
+	for _, s := range splitList(quantiles) {
+		q, err := strconv.ParseFloat(s, 64)
+		if err != nil || q <= 0 || q >= 1 {
+			return nil, fmt.Errorf("bench: --quantiles: %q is not in (0,1)", s)
+		}
+		add(autoPolicy(q))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("bench: no policies in %q", list)
+		return nil, fmt.Errorf("bench: no policies to compare")
 	}
 	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

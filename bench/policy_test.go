@@ -2,32 +2,31 @@ package bench_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
 )
 
 func TestParsePolicy(t *testing.T) {
 	for _, tc := range []struct {
-		in, name, delay string
-		on              bool
-		q               float64
+		in, name, kind string
+		delay          time.Duration
+		q              float64
 	}{
-		{"off", "off", "", false, 0},
-		{"auto", "auto p95", "auto", true, 0.95},
-		{"auto:0.9", "auto p90", "auto", true, 0.9},
-		{"immediate", "immediate", "1ms", true, 0},
-		{"120ms", "fixed 120ms", "120ms", true, 0},
-		{"fixed:0.2s", "fixed 200ms", "200ms", true, 0},
+		{"direct", "direct", bench.KindDirect, 0, 0},
+		{"off", "off", bench.KindOff, 0, 0},
+		{"immediate", "immediate", bench.KindImmediate, 0, 0},
+		{"auto", "auto p95", bench.KindAuto, 0, 0.95},
+		{"auto:0.9", "auto p90", bench.KindAuto, 0, 0.9},
+		{"120ms", "fixed 120ms", bench.KindFixed, 120 * time.Millisecond, 0},
+		{"fixed:0.2s", "fixed 200ms", bench.KindFixed, 200 * time.Millisecond, 0},
 	} {
 		p, err := bench.ParsePolicy(tc.in)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
-		if p.Name != tc.name || p.Hedge.Enabled != tc.on || p.Hedge.Delay != tc.delay || p.Hedge.Quantile != tc.q {
+		if p.Name != tc.name || p.Kind != tc.kind || p.Delay != tc.delay || p.Quantile != tc.q {
 			t.Errorf("%s: got %+v", tc.in, p)
-		}
-		if tc.on && (p.Hedge.Budget != 0.10 || p.Hedge.MaxExtra != 1) {
-			t.Errorf("%s: cost controls %+v", tc.in, p.Hedge)
 		}
 	}
 	for _, bad := range []string{"", "sometimes", "auto:1.5", "-5ms", "fixed:0s"} {
@@ -35,11 +34,29 @@ func TestParsePolicy(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	ps, err := bench.ParsePolicies("off, auto,,150ms")
-	if err != nil || len(ps) != 3 {
-		t.Fatalf("ParsePolicies: %v %v", ps, err)
+}
+
+func TestParsePolicies_ListsThenDelaysThenQuantilesEachOnce(t *testing.T) {
+	ps, err := bench.ParsePolicies("direct, off,,immediate,auto", "100ms,50ms", "0.9,0.95")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := bench.ParsePolicies(" , "); err == nil {
-		t.Error("empty list accepted")
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	want := []string{"direct", "off", "immediate", "auto p95", "fixed 100ms", "fixed 50ms", "auto p90"}
+	if len(names) != len(want) {
+		t.Fatalf("rows %v, want %v", names, want)
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Fatalf("rows %v, want %v", names, want)
+		}
+	}
+	for _, bad := range [][3]string{{" , ", "", ""}, {"off", "soon", ""}, {"off", "", "1"}, {"off", "-1s", ""}} {
+		if _, err := bench.ParsePolicies(bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

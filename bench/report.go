@@ -2,211 +2,206 @@ package bench
 
 import (
 	"fmt"
-	"io"
-	"strings"
+	"maps"
+	"net/http"
+	"slices"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Report summarises one run. Latencies are in milliseconds and cover the
-// OK requests; errors and incomplete requests are counted beside them.
-type Report struct {
-	Policy        string         `json:"policy"`
-	HedgeDelayMS  float64        `json:"hedge_delay_ms,omitempty"` // the engine's delay at the end of the run
-	DelaySource   string         `json:"hedge_delay_source,omitempty"`
-	DelayMinMS    float64        `json:"hedge_delay_min_ms,omitempty"` // sampled during the run
-	DelayMaxMS    float64        `json:"hedge_delay_max_ms,omitempty"`
-	Planned       int            `json:"planned"`
-	Requests      int            `json:"requests"`   // sent
-	OK            int            `json:"ok"`         // HTTP 200 with a result
-	Errors        int            `json:"errors"`     // answered with an HTTP or JSON-RPC error
-	Incomplete    int            `json:"incomplete"` // no answer: transport error or timeout
-	P50           float64        `json:"p50_ms"`
-	P95           float64        `json:"p95_ms"`
-	P99           float64        `json:"p99_ms"`
-	P999          float64        `json:"p999_ms"`
-	Max           float64        `json:"max_ms"`
-	Attempts      int64          `json:"upstream_attempts"` // sum of X-Rpcdash-Attempts
-	Amplification float64        `json:"amplification"`     // attempts ÷ requests
-	HedgeShare    float64        `json:"hedge_share"`       // share of requests with X-Rpcdash-Hedged: 1
-	MaxSendLag    float64        `json:"max_send_lag_ms"`   // the generator's own lateness
-	Endpoints     map[string]int `json:"endpoints,omitempty"`
-	Engine        *EngineCounts  `json:"engine,omitempty"`
+// Comparison is a whole run: what was sent to what, and one Row per policy.
+type Comparison struct {
+	Target    string       `json:"target"`              // the built-in sims' scenario, or the URL loaded
+	Workload  WorkloadInfo `json:"workload"`            //
+	Rows      []Row        `json:"rows"`                //
+	Baseline  string       `json:"model_baseline"`      // the row whose latencies the model reads; "" = no model
+	Incidents int          `json:"incidents,omitempty"` // shared incident windows in each row's measured span
+	Warnings  []string     `json:"warnings,omitempty"`  // about the run as a whole
 }
 
-// EngineCounts are the engine's own attempt counters for the method over
-// the measured run (its GET /v1/status before and after), by role.
-type EngineCounts struct {
-	Primary   int64 `json:"primary"`
-	Hedge     int64 `json:"hedge"`
-	HedgesWon int64 `json:"hedges_won"`
-	Failover  int64 `json:"failover"`
+// WorkloadInfo is the workload as the report states it: enough to repeat
+// the run.
+type WorkloadInfo struct {
+	Mix          string   `json:"mix"`
+	Arrivals     string   `json:"arrivals"`
+	Rate         float64  `json:"rate"` // operations per second
+	Measured     string   `json:"measured"`
+	Count        int      `json:"count,omitempty"`
+	Warmup       string   `json:"warmup"`
+	Seed         int64    `json:"seed"`
+	Fanout       string   `json:"fanout"`
+	ControlShare float64  `json:"control_share,omitempty"`
+	Timeout      string   `json:"timeout"`
+	Deadline     string   `json:"deadline,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
 }
 
-// Histogram records the latencies of r's OK requests in microseconds.
-func (r *Result) Histogram() *hdrhistogram.Histogram {
-	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
-	for _, s := range r.Samples {
-		if s.OK() {
-			_ = h.RecordValue(max(int64(s.Latency/time.Microsecond), 1))
+// Row is one policy's figures over its measured span. Latencies cover
+// every call of the main tenant, errors and timeouts included.
+type Row struct {
+	Policy string `json:"policy"`
+	Kind   string `json:"kind"`
+	// DelayMS is the delay in force: the fixed one, or the auto delay's
+	// mean over the span (DelayMinMS–DelayMaxMS its range); nil unhedged.
+	DelayMS    *float64 `json:"delay_ms,omitempty"`
+	DelayMinMS float64  `json:"delay_min_ms,omitempty"`
+	DelayMaxMS float64  `json:"delay_max_ms,omitempty"`
+
+	Calls Figures `json:"calls"`
+	OK    int     `json:"ok"`
+	// DeadlineMisses are calls not answered within --deadline (late or
+	// never); nil without one.
+	DeadlineMisses *int `json:"deadline_misses,omitempty"`
+	Incomplete     int  `json:"incomplete"`       // no answer within the timeout
+	RPCErrors      int  `json:"rpc_errors"`       // answers carrying a JSON-RPC error
+	Transport      int  `json:"transport_errors"` // no usable answer: connection or HTTP failure
+	// Share429 is the share of upstream requests answered HTTP 429.
+	Share429      float64 `json:"share_429"`
+	Upstream      int64   `json:"upstream_requests"`
+	Amplification float64 `json:"amplification"`
+	HedgedShare   float64 `json:"hedged_share"`
+	Wasted        *Wasted `json:"wasted,omitempty"` // nil where neither the upstreams nor the engine can be asked
+	// ModelP99MS is the hedging model's p99 at DelayMS from the baseline
+	// row; nil for unhedged rows or without a baseline.
+	ModelP99MS *float64 `json:"model_p99_ms,omitempty"`
+	// Load is (1+h)·ρ against the endpoints' capacity; nil without one.
+	Load     *float64 `json:"load,omitempty"`
+	Overload bool     `json:"overload,omitempty"`
+	// MaxLoad is the busiest built-in sim's requests per second over its
+	// capacity (both tenants).
+	MaxLoad         *float64 `json:"max_endpoint_load,omitempty"`
+	MaxLoadEndpoint string   `json:"max_endpoint,omitempty"`
+
+	Control    *Tenant     `json:"control,omitempty"`
+	Operations *Operations `json:"operations,omitempty"`
+
+	FirstFailure string         `json:"first_failure,omitempty"` // what the first failed call of the main tenant got
+	MaxSendLagMS float64        `json:"max_send_lag_ms"`
+	Endpoints    map[string]int `json:"endpoints,omitempty"` // who answered
+	Warnings     []string       `json:"warnings,omitempty"`
+
+	baseline []time.Duration // the OK latencies, for the model
+}
+
+// Tenant is the control tenant's figures in a row.
+type Tenant struct {
+	Calls  Figures `json:"calls"`
+	Errors int     `json:"errors"` // anything but an OK answer
+}
+
+// Operations are the fan-out figures: an operation completes when its
+// quorum of calls has answered.
+type Operations struct {
+	K, Q   int
+	Ops    Figures `json:"ops"`
+	Failed int     `json:"failed"` // could not reach the quorum
+}
+
+// summarize computes a row's figures from its samples: the measured calls
+// of the main tenant, the control tenant's, and the operations.
+func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
+	row := Row{Policy: p.Name, Kind: p.Kind, Endpoints: map[string]int{}}
+	var main, ctl []time.Duration
+	var lags []time.Duration
+	ops := map[int][]Sample{}
+	ctlErrors, hedged, seen429 := 0, 0, 0
+	for _, s := range res.Samples {
+		if s.Warm {
+			continue
 		}
-	}
-	return h
-}
-
-// Latencies returns the latencies of r's OK requests.
-func (r *Result) Latencies() []time.Duration {
-	out := make([]time.Duration, 0, len(r.Samples))
-	for _, s := range r.Samples {
-		if s.OK() {
-			out = append(out, s.Latency)
+		lags = append(lags, s.SendLag)
+		if s.Control {
+			ctl = append(ctl, s.Latency)
+			if !s.OK() {
+				ctlErrors++
+			}
+			continue
 		}
-	}
-	return out
-}
-
-// Summarize reduces a run to a Report.
-func Summarize(policy string, r *Result) Report {
-	rep := Report{Policy: policy, Planned: r.Planned, Requests: len(r.Samples), Endpoints: map[string]int{}}
-	var lag time.Duration
-	hedged := 0
-	for _, s := range r.Samples {
-		switch {
-		case s.Err != "":
-			rep.Incomplete++
-		case s.OK():
-			rep.OK++
+		ops[s.Op] = append(ops[s.Op], s)
+		main = append(main, s.Latency)
+		switch s.Outcome() {
+		case OutcomeOK:
+			row.OK++
+			row.baseline = append(row.baseline, s.Latency)
+		case OutcomeIncomplete:
+			row.Incomplete++
+		case OutcomeRPCError:
+			row.RPCErrors++
 		default:
-			rep.Errors++
+			row.Transport++
 		}
-		rep.Attempts += int64(s.Attempts)
+		if !s.OK() && row.FirstFailure == "" {
+			row.FirstFailure = fmt.Sprintf("%s %s at +%s: %s", s.Outcome(), s.Method, s.Offset.Round(time.Millisecond), s.Message+s.Err)
+		}
+		if deadline > 0 && (s.Latency > deadline || s.Timeout) {
+			row.DeadlineMisses = ptr(deref(row.DeadlineMisses) + 1)
+		}
+		row.Upstream += int64(max(s.Attempts, 1))
 		if s.Hedged {
 			hedged++
 		}
-		if s.Endpoint != "" {
-			rep.Endpoints[s.Endpoint]++
+		if s.Status == http.StatusTooManyRequests {
+			seen429++
 		}
-		lag = max(lag, s.SendLag)
+		if s.Endpoint != "" {
+			row.Endpoints[s.Endpoint]++
+		}
+		row.MaxSendLagMS = max(row.MaxSendLagMS, msOf(s.SendLag))
 	}
-	h := r.Histogram()
-	q := func(p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1000 }
-	if h.TotalCount() > 0 {
-		rep.P50, rep.P95, rep.P99, rep.P999 = q(50), q(95), q(99), q(99.9)
-		rep.Max = float64(h.Max()) / 1000
+	if deadline > 0 && row.DeadlineMisses == nil {
+		row.DeadlineMisses = ptr(0)
 	}
-	if rep.Requests > 0 {
-		rep.Amplification = float64(rep.Attempts) / float64(rep.Requests)
-		rep.HedgeShare = float64(hedged) / float64(rep.Requests)
+	row.Calls = figuresOf(main)
+	row.Amplification = amplification(row.Upstream, len(main))
+	if len(main) > 0 {
+		row.HedgedShare = float64(hedged) / float64(len(main))
+		row.Share429 = float64(seen429) / float64(row.Upstream)
 	}
-	rep.MaxSendLag = msOf(lag)
-	return rep
+	if w.ControlShare > 0 {
+		row.Control = &Tenant{Calls: figuresOf(ctl), Errors: ctlErrors}
+	}
+	if w.Fanout.calls() > 1 {
+		o := &Operations{K: w.Fanout.calls(), Q: w.Fanout.quorum()}
+		var lat []time.Duration
+		for _, k := range slices.Sorted(maps.Keys(ops)) {
+			d, ok := completion(ops[k], o.Q)
+			lat = append(lat, d)
+			if !ok {
+				o.Failed++
+			}
+		}
+		o.Ops = figuresOf(lat)
+		row.Operations = o
+	}
+	row.warnThin("calls", row.Calls)
+	if row.Control != nil {
+		row.warnThin("control calls", row.Control.Calls)
+	}
+	if row.Operations != nil {
+		row.warnThin("operations", row.Operations.Ops)
+	}
+	if n := len(main) - row.OK; n > 0 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%d calls failed; the first: %s", n, row.FirstFailure))
+	}
+	if msg := generatorWarning(lags); msg != "" {
+		row.Warnings = append(row.Warnings, msg)
+	}
+	return row
+}
+
+func (r *Row) warnThin(what string, f Figures) {
+	if len(f.Thin) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v rest on fewer than %d of %d values: rough figures (run longer or faster)", what, f.Thin, minBeyond, f.N))
+	}
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Prediction is the hedging model's completion-time quantiles, in ms.
-type Prediction struct {
-	Label   string  `json:"label"`
-	DelayMS float64 `json:"delay_ms"`
-	P50     float64 `json:"p50_ms"`
-	P95     float64 `json:"p95_ms"`
-	P99     float64 `json:"p99_ms"`
-	P999    float64 `json:"p999_ms"`
-}
+func ptr[T any](v T) *T { return &v }
 
-// WriteTable writes the runs side by side, one column per run and then one
-// per prediction, one row per figure, columns aligned.
-func WriteTable(w io.Writer, runs []Report, preds []Prediction) error {
-	const dash = "-"
-	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	delay := func(r Report) string {
-		if r.HedgeDelayMS == 0 {
-			return dash
-		}
-		return f1(r.HedgeDelayMS) + " " + r.DelaySource
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	rows := []struct {
-		label string
-		run   func(Report) string
-		pred  func(Prediction) string
-	}{
-		{"hedge delay (ms)", delay, func(p Prediction) string { return f1(p.DelayMS) }},
-		{"delay range (ms)", func(r Report) string {
-			if r.DelayMaxMS == 0 {
-				return dash
-			}
-			return f1(r.DelayMinMS) + "–" + f1(r.DelayMaxMS)
-		}, nil},
-		{"requests", func(r Report) string { return fmt.Sprint(r.Requests) }, nil},
-		{"errors", func(r Report) string { return fmt.Sprint(r.Errors) }, nil},
-		{"incomplete", func(r Report) string { return fmt.Sprint(r.Incomplete) }, nil},
-		{"p50 (ms)", func(r Report) string { return f1(r.P50) }, func(p Prediction) string { return f1(p.P50) }},
-		{"p95 (ms)", func(r Report) string { return f1(r.P95) }, func(p Prediction) string { return f1(p.P95) }},
-		{"p99 (ms)", func(r Report) string { return f1(r.P99) }, func(p Prediction) string { return f1(p.P99) }},
-		{"p99.9 (ms)", func(r Report) string { return f1(r.P999) }, func(p Prediction) string { return f1(p.P999) }},
-		{"max (ms)", func(r Report) string { return f1(r.Max) }, nil},
-		{"upstream attempts", func(r Report) string { return fmt.Sprint(r.Attempts) }, nil},
-		{"amplification", func(r Report) string { return fmt.Sprintf("%.3f", r.Amplification) }, nil},
-		{"hedged share", func(r Report) string { return fmt.Sprintf("%.1f%%", 100*r.HedgeShare) }, nil},
-		{"engine hedges (won)", func(r Report) string {
-			if r.Engine == nil {
-				return dash
-			}
-			return fmt.Sprintf("%d (%d)", r.Engine.Hedge, r.Engine.HedgesWon)
-		}, nil},
-		{"engine failovers", func(r Report) string {
-			if r.Engine == nil {
-				return dash
-			}
-			return fmt.Sprint(r.Engine.Failover)
-		}, nil},
-		{"max send lag (ms)", func(r Report) string { return f1(r.MaxSendLag) }, nil},
-	}
-	grid := [][]string{{"policy"}}
-	for _, r := range runs {
-		grid[0] = append(grid[0], r.Policy)
-	}
-	for _, p := range preds {
-		grid[0] = append(grid[0], p.Label)
-	}
-	for _, row := range rows {
-		line := []string{row.label}
-		for _, r := range runs {
-			line = append(line, row.run(r))
-		}
-		for _, p := range preds {
-			if row.pred == nil {
-				line = append(line, dash)
-			} else {
-				line = append(line, row.pred(p))
-			}
-		}
-		grid = append(grid, line)
-	}
-	return writeGrid(w, grid)
-}
-
-// writeGrid left-aligns the first column and right-aligns the others.
-func writeGrid(w io.Writer, grid [][]string) error {
-	widths := make([]int, len(grid[0]))
-	for _, line := range grid {
-		for i, cell := range line {
-			widths[i] = max(widths[i], len([]rune(cell)))
-		}
-	}
-	var b strings.Builder
-	for _, line := range grid {
-		for i, cell := range line {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
-			if i == 0 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString("  " + pad + cell)
-			}
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return *p
 }

@@ -1,29 +1,38 @@
 package bench
 
+import "time"
+
 // EndpointSpec is one upstream the engine should route to.
 type EndpointSpec struct {
 	Name, URL, Provider, Region string
 }
 
-// EngineSpec is everything bench needs configured in an engine: its
-// endpoints and its hedging. The starter chooses everything else (loopback
-// listeners on port 0, defaults for the rest).
+// EngineSpec is what bench and the drill need configured in an engine they
+// start; zero fields leave the engine's defaults. The starter chooses the
+// rest: loopback listeners on port 0, hedging off until the admin API
+// switches it, defaults for everything else.
 type EngineSpec struct {
 	Endpoints []EndpointSpec
-	Hedge     HedgeSpec
+	Hedging   bool // hedging on from the start (the drill); bench switches it
+	// The drill's thresholds, so that an embedded drill runs in seconds.
+	BreakerFailures  int
+	BreakerSuccesses int
+	BreakerCooldown  time.Duration
+	// ProbeInterval > 0 runs active probes at that interval (they then take
+	// the half-open trials and watch the head); 0 runs none.
+	ProbeInterval time.Duration
+	MaxHeadLag    int64
 }
 
 // Engine is a running engine as bench sees it: two loopback URLs and a way
 // to stop it.
 type Engine struct {
 	RPCURL   string // e.g. "http://127.0.0.1:40123"
-	AdminURL string // serves GET /v1/status
+	AdminURL string // the admin API
 	Stop     func() error
 }
 
-// EngineStarter starts a fresh engine for spec. bench may not import the
-// engine package, so main.go (or a test) supplies this: build an
-// engine.Config from spec with server.listen and server.admin on
-// "127.0.0.1:0", then engine.New, Start, and return the bound addresses
-// with Close as Stop.
+// EngineStarter starts a fresh engine for spec. bench does not build
+// engines itself (main.go wires the engine and its probes), so the caller
+// supplies this.
 type EngineStarter func(spec EngineSpec) (Engine, error)

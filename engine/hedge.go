@@ -28,8 +28,9 @@ type hedger struct {
 
 	mu        sync.RWMutex
 	enabled   bool
-	delay     time.Duration // 0 = auto
+	delay     time.Duration // AutoDelay = auto
 	delaySrc  string        // "config" or "live"
+	quantile  float64       // the auto delay's quantile, live-tunable
 	overrides map[string]hedgeOverride
 	// fromConfig are the per-method overrides of the config, which an
 	// all-methods update returns to.
@@ -53,7 +54,7 @@ type hedgeMethod struct {
 
 type hedgeOverride struct {
 	enabled  *bool
-	delay    *time.Duration // nil = inherit; 0 = auto
+	delay    *time.Duration // nil = inherit; AutoDelay = auto
 	quantile float64
 	source   string
 }
@@ -66,6 +67,7 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 		cfg: cfg, now: now, window: window, events: events,
 		enabled:    cfg.Enabled,
 		delaySrc:   "config",
+		quantile:   cfg.Quantile,
 		overrides:  map[string]hedgeOverride{},
 		methods:    map[string]*hedgeMethod{},
 		errorShare: NewRateWindow(guardSpan, 10, now),
@@ -95,7 +97,7 @@ type DelayInfo struct {
 
 func (h *hedger) delayFor(method string) DelayInfo {
 	h.mu.RLock()
-	enabled, delay, src, q := h.enabled, h.delay, h.delaySrc, h.cfg.Quantile
+	enabled, delay, src, q := h.enabled, h.delay, h.delaySrc, h.quantile
 	if o, ok := lookupFold(h.overrides, method); ok {
 		if o.enabled != nil {
 			enabled = *o.enabled
@@ -109,7 +111,7 @@ func (h *hedger) delayFor(method string) DelayInfo {
 	}
 	hm := h.methods[method]
 	h.mu.RUnlock()
-	if delay > 0 {
+	if delay != AutoDelay {
 		return DelayInfo{Delay: delay, Source: src, Enabled: enabled}
 	}
 	if hm != nil {
@@ -254,24 +256,44 @@ func (h *hedger) errorShareAbove(limit float64) bool {
 // HedgeUpdate is a live change of hedging (PUT /v1/hedge).
 type HedgeUpdate struct {
 	Enabled *bool   `json:"enabled,omitempty"`
-	Delay   *string `json:"delay,omitempty"` // "auto" or a duration
+	Delay   *string `json:"delay,omitempty"` // "auto" or a duration; "0s" duplicates at once
 	Method  string  `json:"method,omitempty"`
 	// AllMethods applies the change to every method at once: the global
 	// setting changes and live per-method overrides of what it sets are
 	// cleared (per-method settings from the config stay).
 	AllMethods bool `json:"all_methods,omitempty"`
+	// Quantile is the auto delay's quantile (hedge.quantile), per method
+	// when Method is set.
+	Quantile *float64 `json:"quantile,omitempty"`
+	// Budget is hedge.budget; it is pool-wide and takes no Method.
+	Budget *float64 `json:"budget,omitempty"`
 }
 
-func (h *hedger) apply(u HedgeUpdate) (string, error) {
+func (u HedgeUpdate) validate() (time.Duration, error) {
 	var d time.Duration
 	if u.Delay != nil {
 		var err error
 		if d, err = ParseDelay(*u.Delay); err != nil {
-			return "", fmt.Errorf("delay: %v", err)
+			return 0, fmt.Errorf("delay: %v", err)
 		}
 	}
-	if u.Enabled == nil && u.Delay == nil {
-		return "", fmt.Errorf("nothing to change: give enabled and/or delay")
+	switch {
+	case u.Enabled == nil && u.Delay == nil && u.Quantile == nil && u.Budget == nil:
+		return 0, fmt.Errorf("nothing to change: give enabled, delay, quantile and/or budget")
+	case u.Quantile != nil && !(*u.Quantile > 0 && *u.Quantile < 1):
+		return 0, fmt.Errorf("quantile: must be between 0 and 1, got %v", *u.Quantile)
+	case u.Budget != nil && !(*u.Budget >= 0 && *u.Budget <= 1):
+		return 0, fmt.Errorf("budget: must be between 0 and 1, got %v", *u.Budget)
+	case u.Budget != nil && u.Method != "":
+		return 0, fmt.Errorf("budget: the hedge budget is pool-wide; give it without method")
+	}
+	return d, nil
+}
+
+func (h *hedger) apply(u HedgeUpdate) (string, error) {
+	d, err := u.validate()
+	if err != nil {
+		return "", err
 	}
 	if u.AllMethods && u.Method != "" {
 		return "", fmt.Errorf("all_methods: give either method or all_methods, not both")
@@ -287,6 +309,14 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 		if u.Delay != nil {
 			h.delay, h.delaySrc = d, "live"
 			parts = append(parts, "delay="+*u.Delay)
+		}
+		if u.Quantile != nil {
+			h.quantile = *u.Quantile
+			parts = append(parts, fmt.Sprintf("quantile=%v", *u.Quantile))
+		}
+		if u.Budget != nil {
+			h.budget.setRatio(*u.Budget)
+			parts = append(parts, fmt.Sprintf("budget=%v", *u.Budget))
 		}
 		if !u.AllMethods {
 			return "hedging " + strings.Join(parts, " "), nil
@@ -307,6 +337,10 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 	if u.Delay != nil {
 		o.delay = &d
 		parts = append(parts, "delay="+*u.Delay)
+	}
+	if u.Quantile != nil {
+		o.quantile = *u.Quantile
+		parts = append(parts, fmt.Sprintf("quantile=%v", *u.Quantile))
 	}
 	o.source = "live"
 	h.overrides[key] = o
@@ -353,7 +387,7 @@ func samePtr[T comparable](a, b *T) bool {
 // HedgeStatus is hedging's global state in the Snapshot.
 type HedgeStatus struct {
 	Enabled      bool
-	Delay        time.Duration // 0 = auto (per method, see MethodHedge)
+	Delay        time.Duration // AutoDelay = auto (per method, see MethodHedge)
 	DelaySource  string        // "config" or "live"
 	Quantile     float64
 	MaxExtra     int
@@ -366,10 +400,10 @@ type HedgeStatus struct {
 
 func (h *hedger) status() HedgeStatus {
 	h.mu.RLock()
-	s := HedgeStatus{Enabled: h.enabled, Delay: h.delay, DelaySource: h.delaySrc, Quantile: h.cfg.Quantile,
-		MaxExtra: h.cfg.MaxExtra, Budget: h.cfg.Budget, BudgetBurst: h.cfg.BudgetBurst}
+	s := HedgeStatus{Enabled: h.enabled, Delay: h.delay, DelaySource: h.delaySrc, Quantile: h.quantile,
+		MaxExtra: h.cfg.MaxExtra, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
-	s.BudgetTokens = h.budget.level()
+	s.Budget, s.BudgetTokens = h.budget.state()
 	s.Paused = h.paused.Load()
 	h.pauseMu.Lock()
 	s.PauseReason = h.pauseWhy
@@ -410,8 +444,15 @@ func (b *budgetBucket) withdraw(units float64) bool {
 	return true
 }
 
-func (b *budgetBucket) level() float64 {
+// state is the ratio in force and the balance.
+func (b *budgetBucket) state() (ratio, tokens float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.tokens
+	return b.ratio, b.tokens
+}
+
+func (b *budgetBucket) setRatio(r float64) {
+	b.mu.Lock()
+	b.ratio = r
+	b.mu.Unlock()
 }

@@ -26,6 +26,28 @@ type Snapshot struct {
 	Client    ClientStats             // what clients saw over the last minute, whole pool
 	Warnings  []Warning               // independence findings
 	Demo      DemoStatus              // the built-in demo load, when on
+	Settings  Settings                // thresholds an observer outside the process needs
+}
+
+// Settings are the configured thresholds that an observer outside the
+// process (the drill, a script) needs to judge what it sees.
+type Settings struct {
+	BreakerFailures  int
+	BreakerSuccesses int
+	BreakerCooldown  time.Duration
+	RouterTolerance  float64
+	RequestTimeout   time.Duration
+	// ProbeTrials: half-open trials are probes, sent every ProbeInterval.
+	ProbeTrials   bool
+	ProbeInterval time.Duration
+}
+
+func (e *Engine) settings() Settings {
+	c := e.cfg
+	return Settings{BreakerFailures: c.Breaker.Failures, BreakerSuccesses: c.Breaker.Successes,
+		BreakerCooldown: c.Breaker.Cooldown, RouterTolerance: c.Router.Tolerance,
+		RequestTimeout: c.Server.RequestTimeout,
+		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval}
 }
 
 // EndpointSnapshot is one endpoint's state.
@@ -191,6 +213,7 @@ func (e *Engine) Snapshot() Snapshot {
 	for _, m := range e.acct.names() {
 		s.Methods[m] = e.methodStatus(m)
 	}
+	s.Settings = e.settings()
 	return s
 }
 

@@ -32,6 +32,33 @@ type statusWire struct {
 	Warnings  []string              `json:"warnings,omitempty"` // the texts, as before
 	Details   []warningWire         `json:"warning_details,omitempty"`
 	Demo      demoWire              `json:"demo"`
+	Settings  settingsWire          `json:"settings"`
+}
+
+// settingsWire: durations as Go duration strings ("10s").
+type settingsWire struct {
+	BreakerFailures  int     `json:"breaker_failures"`
+	BreakerSuccesses int     `json:"breaker_successes"`
+	BreakerCooldown  string  `json:"breaker_cooldown"`
+	RouterTolerance  float64 `json:"router_tolerance"`
+	RequestTimeout   string  `json:"request_timeout"`
+	ProbeTrials      bool    `json:"probe_trials"`
+	ProbeInterval    string  `json:"probe_interval"`
+}
+
+func (s Settings) wire() settingsWire {
+	return settingsWire{BreakerFailures: s.BreakerFailures, BreakerSuccesses: s.BreakerSuccesses,
+		BreakerCooldown: s.BreakerCooldown.String(), RouterTolerance: s.RouterTolerance,
+		RequestTimeout: s.RequestTimeout.String(), ProbeTrials: s.ProbeTrials, ProbeInterval: s.ProbeInterval.String()}
+}
+
+func (w settingsWire) settings() Settings {
+	s := Settings{BreakerFailures: w.BreakerFailures, BreakerSuccesses: w.BreakerSuccesses,
+		RouterTolerance: w.RouterTolerance, ProbeTrials: w.ProbeTrials}
+	s.BreakerCooldown, _ = time.ParseDuration(w.BreakerCooldown)
+	s.RequestTimeout, _ = time.ParseDuration(w.RequestTimeout)
+	s.ProbeInterval, _ = time.ParseDuration(w.ProbeInterval)
+	return s
 }
 
 type endpointWire struct {
@@ -265,7 +292,7 @@ func (s Snapshot) wire() statusWire {
 	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable,
 		MaxHead: s.MaxHead, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
 		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
-		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}}
+		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire()}
 	for _, ep := range s.Endpoints {
 		w.Endpoints = append(w.Endpoints, ep.wire())
 	}
@@ -287,7 +314,7 @@ func (w statusWire) snapshot() Snapshot {
 	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable,
 		MaxHead: w.MaxHead, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
-		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}}
+		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings()}
 	if w.Endpoints != nil {
 		s.Endpoints = make([]EndpointSnapshot, 0, len(w.Endpoints))
 	}

@@ -165,7 +165,7 @@ func clientIn(w clientWire) ClientStats {
 func (h HedgeStatus) wire() hedgeWire {
 	w := hedgeWire{Enabled: h.Enabled, Delay: "auto", DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra,
 		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, Paused: h.Paused, PauseReason: h.PauseReason}
-	if h.Delay > 0 {
+	if h.Delay != AutoDelay {
 		w.Delay = h.Delay.String()
 	}
 	return w

@@ -10,30 +10,74 @@ import (
 
 // Latency is a service-time model: lognormal around Median, except for a
 // TailProb share of requests that take a uniform time in [TailMin, TailMax].
+//
+// Correlated is the share Q of those tail events that are shared: every
+// upstream with the same incident schedule is slow at once, for windows of
+// Incident length on one clock (see Incidents). The windows cover a share
+// Q·TailProb of the time, every answer begun in one takes a tail time, and
+// outside them tails are drawn independently with the probability that
+// keeps the overall tail share at TailProb. Q = 0 is fully independent.
 type Latency struct {
 	Median           time.Duration
 	Sigma            float64
 	TailProb         float64
 	TailMin, TailMax time.Duration
+	Correlated       float64
+	Incident         time.Duration // window length; DefaultIncident when Correlated > 0 and unset
 }
 
-// Sample draws one service time from the model using r.
+// DefaultIncident is the length of a shared slow window when none is given.
+const DefaultIncident = 200 * time.Millisecond
+
+// Sample draws one service time from the model using r, outside any
+// incident window.
 func (l Latency) Sample(r *rand.Rand) time.Duration {
-	if l.TailProb > 0 && r.Float64() < l.TailProb {
-		lo, hi := l.TailMin, l.TailMax
-		if hi <= lo {
-			return lo
-		}
-		return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+	d, _ := l.draw(r)
+	return d
+}
+
+// draw is Sample that also says whether the time is a tail time.
+func (l Latency) draw(r *rand.Rand) (time.Duration, bool) {
+	if p := l.independentTail(); p > 0 && r.Float64() < p {
+		return l.tail(r), true
 	}
 	if l.Sigma <= 0 || l.Median <= 0 {
-		return max(l.Median, 0)
+		return max(l.Median, 0), false
 	}
 	d := float64(l.Median) * math.Exp(l.Sigma*r.NormFloat64())
 	if d > math.MaxInt64/2 {
 		d = math.MaxInt64 / 2
 	}
-	return time.Duration(d)
+	return time.Duration(d), false
+}
+
+func (l Latency) tail(r *rand.Rand) time.Duration {
+	lo, hi := l.TailMin, l.TailMax
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+}
+
+// sharedShare is the share of time inside incident windows: Q·TailProb.
+func (l Latency) sharedShare() float64 { return l.Correlated * l.TailProb }
+
+// independentTail is the tail probability outside incident windows,
+// TailProb·(1−Q)/(1−Q·TailProb), so that the tail share over all answers
+// stays TailProb.
+func (l Latency) independentTail() float64 {
+	p := l.sharedShare()
+	if p >= 1 {
+		return 0
+	}
+	return l.TailProb * (1 - l.Correlated) / (1 - p)
+}
+
+func (l Latency) withDefaults() Latency {
+	if l.Correlated > 0 && l.Incident <= 0 {
+		l.Incident = DefaultIncident
+	}
+	return l
 }
 
 func (l Latency) validate() error {
@@ -46,6 +90,12 @@ func (l Latency) validate() error {
 		return fmt.Errorf("sim: latency tail probability %v is outside [0,1]", l.TailProb)
 	case l.TailProb > 0 && (l.TailMin < 0 || l.TailMax < l.TailMin):
 		return fmt.Errorf("sim: latency tail range [%v,%v] is invalid", l.TailMin, l.TailMax)
+	case !isShare(l.Correlated):
+		return fmt.Errorf("sim: correlated share %v is outside [0,1]", l.Correlated)
+	case l.Correlated > 0 && l.TailProb <= 0:
+		return fmt.Errorf("sim: correlated %v shares tail events, but the tail probability is 0", l.Correlated)
+	case l.Incident < 0:
+		return fmt.Errorf("sim: incident length %v is negative", l.Incident)
 	}
 	return nil
 }
@@ -94,6 +144,15 @@ type Config struct {
 	Seed          int64         // RNG seed; 0 means time-based
 	Unhealthy     bool          // Solana getHealth answers "Node is unhealthy"
 
+	// Capacity is how many requests per second the upstream serves before
+	// it queues (0: no limit). See admission.
+	Capacity float64
+	// IncidentSeed places the shared incident windows; upstreams that are to
+	// be slow together share it (and Epoch), whatever their own Seed.
+	IncidentSeed int64
+	// Epoch is the origin of the incident clock; nil is the Unix epoch.
+	Epoch *Epoch
+
 	// Clock replaces time.Now for the head and block timestamps; tests
 	// inject one so that heads are deterministic.
 	Clock func() time.Time
@@ -119,6 +178,7 @@ func (c Config) withDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
+	c.Latency = c.Latency.withDefaults()
 	if c.Seed == 0 {
 		// The sequence keeps upstreams built in the same instant apart.
 		c.Seed = time.Now().UnixNano() + seedSeq.Add(1)*1_000_003
@@ -142,6 +202,9 @@ func (c Config) Validate() error {
 	}
 	if c.HeadLag < 0 {
 		return fmt.Errorf("sim: head lag %d is negative", c.HeadLag)
+	}
+	if c.Capacity < 0 || math.IsNaN(c.Capacity) || math.IsInf(c.Capacity, 0) {
+		return fmt.Errorf("sim: capacity %v must be a non-negative number of requests per second", c.Capacity)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
+	"time"
 )
 
 // Counters is what an upstream has seen since start or the last reset.
@@ -15,6 +17,19 @@ type Counters struct {
 	Cancelled int64            `json:"cancelled"` // client went away before the answer was written
 	InFlight  int64            `json:"in_flight"` // HTTP requests being handled now
 	Hanging   int64            `json:"hanging"`   // of those, held by hang mode now
+
+	// CancelledSeconds is the upstream time used by requests whose client
+	// went away during their service time (hedge losers, timeouts).
+	CancelledSeconds float64 `json:"cancelled_seconds"`
+	// Queued requests waited for Capacity, QueueSeconds in all.
+	Queued       int64   `json:"queued"`
+	QueueSeconds float64 `json:"queue_seconds"`
+	// Tails are answers given a tail time; IncidentTails of them began in a
+	// shared incident window, IncidentWindows lists those windows (their
+	// numbers on the incident clock, the newest 256).
+	Tails           int64   `json:"tails"`
+	IncidentTails   int64   `json:"incident_tails"`
+	IncidentWindows []int64 `json:"incident_windows,omitempty"`
 }
 
 // counterState is updated under one mutex so that every snapshot is
@@ -43,6 +58,7 @@ func (s *counterState) change(f func(*Counters)) {
 func (c Counters) clone() Counters {
 	c.ByMethod = maps.Clone(c.ByMethod)
 	c.ByStatus = maps.Clone(c.ByStatus)
+	c.IncidentWindows = slices.Clone(c.IncidentWindows)
 	return c
 }
 
@@ -129,6 +145,10 @@ func (u *Upstream) countStatus(code int) {
 
 func (u *Upstream) countCancelled() {
 	u.counters.change(func(c *Counters) { c.Cancelled++ })
+}
+
+func (u *Upstream) countCancelledTime(d time.Duration) {
+	u.counters.change(func(c *Counters) { c.CancelledSeconds += d.Seconds() })
 }
 
 func (u *Upstream) countDeparture() {

@@ -3,7 +3,16 @@
 //
 // An Upstream promises:
 //   - reproducible service times drawn from a lognormal model with an
-//     optional uniform tail (fixed Config.Seed gives the same sequence);
+//     optional uniform tail (fixed Config.Seed gives the same sequence;
+//     Reseed restarts it);
+//   - correlated tails: a share of tail events falls in incident windows
+//     shared by every upstream on one clock (Epoch, Incidents), the overall
+//     tail share unchanged; Counters say which windows held tails;
+//   - a capacity: requests beyond Config.Capacity per second queue in
+//     arrival order before their service time (Counters.Queued);
+//   - Scenario: a pool of like upstreams from a handful of numbers, with
+//     the flags `rpcdash sim` and `rpcdash bench` share and the sim:// URL
+//     parameters that say the same;
 //   - a chain head that advances with wall time (or an injected clock) and
 //     is shared process-wide per chain and block time, so that HeadLag is
 //     exactly the difference between two upstreams;

@@ -29,6 +29,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// Reading the whole body also lets net/http notice a client that goes
 	// away, which is what cancels r.Context().
+	arrived := time.Now()
 	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var (
 		reqs     []request
@@ -73,7 +74,10 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if !u.sleep(r.Context(), u.sampleLatency(s.latency)+s.extra) {
+	if !u.sleep(r.Context(), u.serviceTime(s)) {
+		if r.Context().Err() != nil {
+			u.countCancelledTime(time.Since(arrived))
+		}
 		return
 	}
 	if parseErr != nil {
@@ -115,6 +119,7 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
+		u.abortIfClosing()
 		u.countCancelled()
 	case <-u.closing:
 		abort()
@@ -122,11 +127,23 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// abortIfClosing aborts when Close is under way: closing the connections
+// also ends the request's context, and a request released by Close is not
+// one its client cancelled (select picks either when both are ready).
+func (u *Upstream) abortIfClosing() {
+	select {
+	case <-u.closing:
+		abort()
+	default:
+	}
+}
+
 func (u *Upstream) hang(ctx context.Context) {
 	u.counters.change(func(c *Counters) { c.Hanging++ })
 	defer u.counters.change(func(c *Counters) { c.Hanging-- })
 	select {
 	case <-ctx.Done():
+		u.abortIfClosing()
 		u.countCancelled()
 	case <-u.closing:
 		abort()

@@ -24,6 +24,7 @@ type Upstream struct {
 	rngMu    sync.Mutex
 	latRNG   *rand.Rand
 	faultRNG *rand.Rand
+	queue    admission
 
 	counters counterState
 	records  recordState
@@ -55,7 +56,7 @@ type settings struct {
 // New builds an upstream from cfg with defaults filled in; Start serves it.
 func New(cfg Config) *Upstream {
 	cfg = cfg.withDefaults()
-	seed := uint64(cfg.Seed)
+	latRNG, faultRNG := newRNGs(cfg.Seed)
 	return &Upstream{
 		cfg: cfg,
 		set: settings{
@@ -66,8 +67,8 @@ func New(cfg Config) *Upstream {
 			headLag:       max(cfg.HeadLag, 0),
 			unhealthy:     cfg.Unhealthy,
 		},
-		latRNG:   rand.New(rand.NewPCG(seed, 0x6c6174656e6379)),
-		faultRNG: rand.New(rand.NewPCG(seed, 0x6661756c7473)),
+		latRNG:   latRNG,
+		faultRNG: faultRNG,
 		counters: newCounterState(),
 		records:  newRecordState(),
 		filters:  filterState{ids: map[string]bool{}},
@@ -215,6 +216,11 @@ func clampShare(p float64) float64 {
 		return 0
 	}
 	return min(p, 1)
+}
+
+func newRNGs(seed int64) (latency, fault *rand.Rand) {
+	s := uint64(seed)
+	return rand.New(rand.NewPCG(s, 0x6c6174656e6379)), rand.New(rand.NewPCG(s, 0x6661756c7473))
 }
 
 // sampleLatency draws the next service time.

@@ -182,7 +182,7 @@ func (m Model) currentDelay() time.Duration {
 		}
 		return 0
 	}
-	if m.snap.Hedge.Delay > 0 {
+	if m.snap.Hedge.Delay != engine.AutoDelay {
 		return m.snap.Hedge.Delay
 	}
 	// Global auto: start from the delays the methods use now (their median).

@@ -72,7 +72,7 @@ func healthySnapshot() engine.Snapshot {
 			endpoint("infura", "infura", "eu-west", "d2", 55*time.Millisecond, 130*time.Millisecond),
 			endpoint("quicknode", "quicknode", "ap-south", "d3", 61*time.Millisecond, 180*time.Millisecond),
 		},
-		Hedge: engine.HedgeStatus{Enabled: true, DelaySource: "config", Quantile: 0.95, MaxExtra: 1, Budget: 0.1, BudgetBurst: 10, BudgetTokens: 7.5},
+		Hedge: engine.HedgeStatus{Enabled: true, Delay: engine.AutoDelay, DelaySource: "config", Quantile: 0.95, MaxExtra: 1, Budget: 0.1, BudgetBurst: 10, BudgetTokens: 7.5},
 		Totals: engine.AccountSnapshot{Requests: 30_000, Primary: 30_000, Hedge: 1400, HedgesFired: 1400, HedgesWon: 420,
 			FireRate: 0.047, WinRate: 0.3, Amplification: 1.05},
 		Methods: map[string]engine.MethodStatus{

@@ -55,7 +55,7 @@ func (m Model) hedgeItem() string {
 		return m.styles.warn.Render("hedging OFF")
 	case h.Paused:
 		return m.styles.warn.Render("hedging PAUSED")
-	case h.Delay > 0:
+	case h.Delay != engine.AutoDelay:
 		return "hedging on " + fmtDelay(h.Delay) + " " + h.DelaySource
 	}
 	return fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile)

@@ -71,7 +71,7 @@ func (m Model) delayCell(r methodRow) string {
 
 func (m Model) sourceCell(r methodRow) string {
 	if r.name == "" {
-		if m.snap.Hedge.Delay == 0 {
+		if m.snap.Hedge.Delay == engine.AutoDelay {
 			return fmt.Sprintf("p%.0f", 100*m.snap.Hedge.Quantile)
 		}
 		return m.snap.Hedge.DelaySource

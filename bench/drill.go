@@ -1,0 +1,259 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// DrillConfig is one failover drill against a running rpcdash: the
+// failover seed's verification plan, automated through the admin API.
+type DrillConfig struct {
+	RPCURL  string        // the instance's JSON-RPC URL: the drill's own reads go there
+	Admin   Admin         // the instance's admin API
+	Mode    string        // the fault: error, timeout, http429, stale or latency
+	Latency time.Duration // the delay latency mode adds; 0: 2s, past any attempt deadline
+	// NoLoad leaves the reads to the instance's own clients; otherwise the
+	// drill sends one read at a time, at most Rate per second (0: 20).
+	NoLoad bool
+	Rate   float64
+	// StepTimeout bounds each wait (cut out, readmission); 0: 30s, and
+	// readmission gets at least what the instance's cooldown and trials need.
+	StepTimeout time.Duration
+	Seed        int64 // of the reads' params
+}
+
+// Drill modes: the fault layer's.
+var DrillModes = []string{"error", "timeout", "http429", "stale", "latency"}
+
+// The drill's steps, in order.
+const (
+	StepServing    = "serving"          // which endpoint serves; is it the best healthy one
+	StepInject     = "inject"           // a fault on it
+	StepCutOut     = "cut out"          // out of routing within breaker.failures failed attempts
+	StepMoved      = "traffic moved"    // reads go to the others
+	StepNoErrors   = "no client errors" // and none failed
+	StepClear      = "clear"            // the fault removed
+	StepReadmitted = "readmitted"       // back after the cooldown and the trial successes
+)
+
+// DrillSteps lists the steps in order.
+var DrillSteps = []string{StepServing, StepInject, StepCutOut, StepMoved, StepNoErrors, StepClear, StepReadmitted}
+
+// Step states.
+const (
+	StepRunning = "running"
+	StepPassed  = "passed"
+	StepFailed  = "failed"
+)
+
+// DrillStep is one step's report: sent to the callback when it starts and
+// when it ends. Plain values only, so a console can show it as it is.
+type DrillStep struct {
+	Index    int           `json:"index"`
+	Name     string        `json:"name"`
+	State    string        `json:"state"`
+	Started  time.Time     `json:"started"`
+	Took     time.Duration `json:"took_ns"`
+	Summary  string        `json:"summary"`
+	Evidence []string      `json:"evidence,omitempty"`
+}
+
+// DrillReport is a finished (or failed) drill.
+type DrillReport struct {
+	Target   string        `json:"target"`
+	Mode     string        `json:"mode"`
+	Endpoint string        `json:"endpoint,omitempty"` // the one faulted
+	Steps    []DrillStep   `json:"steps"`
+	Passed   bool          `json:"passed"`
+	Failed   string        `json:"failed_step,omitempty"`
+	Took     time.Duration `json:"took_ns"`
+}
+
+// DrillError is a failed step.
+type DrillError struct {
+	Step    string
+	Summary string
+}
+
+func (e *DrillError) Error() string {
+	return fmt.Sprintf("drill: step %q failed: %s", e.Step, e.Summary)
+}
+
+// Drill runs the failover verification plan against the instance of cfg:
+// confirm which endpoint serves and that it is the best healthy one, inject
+// the fault on it, check that it is cut out within breaker.failures failed
+// attempts, that reads move to the others and that none of them fails,
+// clear the fault, and check that it is readmitted after the cooldown and
+// breaker.successes trial successes. onStep (may be nil) sees each step
+// start and end. A failed step ends the drill with a *DrillError naming it;
+// the fault is cleared whatever happens.
+func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*DrillReport, error) {
+	if !slices.Contains(DrillModes, cfg.Mode) {
+		return nil, fmt.Errorf("drill: --mode %q is not one of %v", cfg.Mode, DrillModes)
+	}
+	if cfg.Rate <= 0 {
+		cfg.Rate = 20
+	}
+	if cfg.Latency <= 0 {
+		cfg.Latency = 2 * time.Second
+	}
+	if cfg.StepTimeout <= 0 {
+		cfg.StepTimeout = 30 * time.Second
+	}
+	if onStep == nil {
+		onStep = func(DrillStep) {}
+	}
+	client := NewClient()
+	defer client.CloseIdleConnections()
+	admin := cfg.Admin
+	admin.Client = client
+	if err := checkTarget(cfg.RPCURL, admin.AllowRemote); err != nil && !cfg.NoLoad {
+		return nil, err
+	}
+	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
+		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", cfg.RPCURL, admin.URL), Mode: cfg.Mode}}
+	if !cfg.NoLoad {
+		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
+		loadCtx, stopLoad := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			d.load.run(loadCtx)
+		}()
+		defer func() { stopLoad(); <-done }()
+	}
+	defer d.cleanup()
+	err := d.run(ctx)
+	d.report.Took = time.Since(d.started)
+	d.report.Passed = err == nil
+	var de *DrillError
+	if errors.As(err, &de) {
+		d.report.Failed = de.Step
+	}
+	return d.report, err
+}
+
+// drill is one run's state.
+type drill struct {
+	cfg     DrillConfig
+	admin   *Admin
+	load    *drillLoad // nil with NoLoad
+	onStep  func(DrillStep)
+	report  *DrillReport
+	started time.Time
+
+	settings   engineSettings
+	endpoint   string    // the one faulted
+	injected   bool      // a fault is in place
+	injectedAt time.Time //
+	injectSeq  uint64    // the last event before the fault
+	before     statusDoc // at injection
+	cutAt      time.Time
+}
+
+func (d *drill) run(ctx context.Context) error {
+	for _, s := range []struct {
+		name string
+		f    func(context.Context, *DrillStep) error
+	}{
+		{StepServing, d.serving}, {StepInject, d.inject}, {StepCutOut, d.cutOut}, {StepMoved, d.moved},
+		{StepNoErrors, d.noErrors}, {StepClear, d.clear}, {StepReadmitted, d.readmitted},
+	} {
+		if err := d.step(ctx, s.name, s.f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step runs one step and reports it as it starts and as it ends.
+func (d *drill) step(ctx context.Context, name string, f func(context.Context, *DrillStep) error) error {
+	s := DrillStep{Index: len(d.report.Steps), Name: name, State: StepRunning, Started: time.Now()}
+	d.onStep(s)
+	err := f(ctx, &s)
+	s.Took = time.Since(s.Started)
+	s.State = StepPassed
+	if err != nil {
+		s.State = StepFailed
+		if s.Summary == "" || !errors.As(err, new(*DrillError)) {
+			s.Summary = err.Error()
+		}
+		err = &DrillError{Step: name, Summary: s.Summary}
+	}
+	d.report.Steps = append(d.report.Steps, s)
+	d.onStep(s)
+	return err
+}
+
+// fail is a failed check: its summary says what was expected and found.
+func fail(s *DrillStep, format string, args ...any) error {
+	s.Summary = fmt.Sprintf(format, args...)
+	return &DrillError{Step: s.Name, Summary: s.Summary}
+}
+
+// cleanup clears a fault the drill left in place (a failed or cancelled
+// drill), with a context of its own.
+func (d *drill) cleanup() {
+	if !d.injected {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = d.admin.clearFault(ctx, d.endpoint)
+}
+
+// poll reads the status every pollEvery until cond holds or bound passes;
+// it returns the last status read and whether cond held.
+func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(statusDoc) bool) (statusDoc, bool, error) {
+	deadline := time.Now().Add(bound)
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		st, err := d.admin.status(ctx)
+		if err != nil {
+			return st, false, err
+		}
+		if cond(st) {
+			return st, true, nil
+		}
+		if time.Now().After(deadline) {
+			return st, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, false, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+const pollEvery = 20 * time.Millisecond
+
+func endpointOf(st statusDoc, name string) (endpointStatus, bool) {
+	for _, ep := range st.Endpoints {
+		if ep.Name == name {
+			return ep, true
+		}
+	}
+	return endpointStatus{}, false
+}
+
+// since reads the events after seq.
+func (d *drill) since(ctx context.Context, seq uint64) []event {
+	evs, _ := d.admin.events(ctx, seq)
+	return evs
+}
+
+func (d *drill) describeEvent(ev event) string {
+	s := fmt.Sprintf("event #%d at +%s: %s", ev.Seq, ev.Time.Sub(d.injectedAt).Round(time.Millisecond), ev.Type)
+	if ev.Endpoint != "" {
+		s += " " + ev.Endpoint
+	}
+	if ev.From != "" || ev.To != "" {
+		s += fmt.Sprintf(" %s→%s", ev.From, ev.To)
+	}
+	return s + ": " + ev.Message
+}

@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// EmbeddedDrill are the thresholds of the engine an embedded drill starts;
+// zero fields take DefaultEmbeddedDrill's.
+type EmbeddedDrill struct {
+	BreakerFailures  int
+	BreakerSuccesses int
+	BreakerCooldown  time.Duration
+	ProbeInterval    time.Duration
+}
+
+// DefaultEmbeddedDrill: the engine's default failures and successes, a
+// one-second cooldown and probes every 200 ms, so that a drill takes a few
+// seconds.
+var DefaultEmbeddedDrill = EmbeddedDrill{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond}
+
+// DrillEmbedded runs the drill against an engine of its own (hedging on,
+// probes on) in front of three sims, alpha, beta and gamma, 20, 40 and
+// 60 ms, so that the best endpoint is plain, with heads every 250 ms and a
+// chain.max_head_lag of 3, so that a stale one is out within about a
+// second (and a healthy one, probed every 200 ms, never looks behind).
+func DrillEmbedded(ctx context.Context, cfg DrillConfig, e EmbeddedDrill, start EngineStarter, onStep func(DrillStep)) (*DrillReport, error) {
+	if start == nil {
+		return nil, errors.New("drill: no engine starter")
+	}
+	def := DefaultEmbeddedDrill
+	if e.BreakerFailures <= 0 {
+		e.BreakerFailures = def.BreakerFailures
+	}
+	if e.BreakerSuccesses <= 0 {
+		e.BreakerSuccesses = def.BreakerSuccesses
+	}
+	if e.BreakerCooldown <= 0 {
+		e.BreakerCooldown = def.BreakerCooldown
+	}
+	if e.ProbeInterval <= 0 {
+		e.ProbeInterval = def.ProbeInterval
+	}
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	defer sim.CloseAll(sims)
+	spec := EngineSpec{Hedging: true, BreakerFailures: e.BreakerFailures, BreakerSuccesses: e.BreakerSuccesses,
+		BreakerCooldown: e.BreakerCooldown, ProbeInterval: e.ProbeInterval, MaxHeadLag: 3}
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, EndpointSpec{Name: u.Name(), URL: u.URL(),
+			Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
+	}
+	eng, err := start(spec)
+	if err != nil {
+		return nil, fmt.Errorf("drill: start engine: %w", err)
+	}
+	defer eng.Stop()
+	cfg.RPCURL, cfg.Admin = eng.RPCURL, Admin{URL: eng.AdminURL}
+	rep, err := Drill(ctx, cfg, onStep)
+	if rep != nil {
+		rep.Target = fmt.Sprintf("embedded engine over sims alpha, beta, gamma (20, 40, 60 ms); breaker.failures %d, breaker.successes %d, breaker.cooldown %s, probes every %s",
+			e.BreakerFailures, e.BreakerSuccesses, e.BreakerCooldown, e.ProbeInterval)
+	}
+	return rep, err
+}
+
+// WriteText writes the report: one line per step with its time and what it
+// found, the evidence under it, and the verdict.
+func (r *DrillReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "drill: %s fault\ntarget: %s\n\n", r.Mode, r.Target)
+	for _, s := range r.Steps {
+		b.WriteString(StepLine(s) + "\n")
+		for _, e := range s.Evidence {
+			b.WriteString("      " + e + "\n")
+		}
+	}
+	if r.Passed {
+		fmt.Fprintf(&b, "\nPASSED in %s\n", r.Took.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(&b, "\nFAILED at step %q after %s\n", r.Failed, r.Took.Round(time.Millisecond))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// StepLine is a step in one line, as the CLI prints it live.
+func StepLine(s DrillStep) string {
+	mark := map[string]string{StepRunning: "..", StepPassed: "ok", StepFailed: "!!"}[s.State]
+	if s.State == StepRunning {
+		return fmt.Sprintf("[%s] %d %s", mark, s.Index+1, s.Name)
+	}
+	return fmt.Sprintf("[%s] %d %s (%s): %s", mark, s.Index+1, s.Name, s.Took.Round(time.Millisecond), s.Summary)
+}

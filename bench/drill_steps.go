@@ -1,0 +1,356 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// inFlightSlack is how many attempts of the drill's own load and of the
+// probes can be in flight when a breaker opens and fail after it: the
+// drill sends one read at a time, probes one probe at a time.
+const inFlightSlack = 2
+
+// pollOnce reads the status after waiting d.
+func (d *drill) pollOnce(ctx context.Context, wait time.Duration) (statusDoc, error) {
+	select {
+	case <-ctx.Done():
+		return statusDoc{}, ctx.Err()
+	case <-time.After(wait):
+	}
+	return d.admin.status(ctx)
+}
+
+// inject: the fault on the serving endpoint.
+func (d *drill) inject(ctx context.Context, s *DrillStep) error {
+	evs, err := d.admin.events(ctx, 0)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		d.injectSeq = max(d.injectSeq, ev.Seq)
+	}
+	if d.before, err = d.admin.status(ctx); err != nil {
+		return err
+	}
+	spec := map[string]any{"mode": d.cfg.Mode}
+	if d.cfg.Mode == "latency" {
+		spec["latency"] = d.cfg.Latency.String()
+	}
+	d.injectedAt = time.Now()
+	if err := d.admin.injectFault(ctx, d.endpoint, spec); err != nil {
+		return err
+	}
+	d.injected = true
+	body, _ := json.Marshal(spec)
+	s.Evidence = append(s.Evidence, fmt.Sprintf("POST /v1/endpoints/%s/fault %s", d.endpoint, body))
+	for _, ev := range d.since(ctx, d.injectSeq) {
+		if ev.Type == "fault" && ev.Endpoint == d.endpoint {
+			s.Evidence = append(s.Evidence, d.describeEvent(ev))
+		}
+	}
+	st, err := d.admin.status(ctx)
+	if err != nil {
+		return err
+	}
+	if ep, _ := endpointOf(st, d.endpoint); ep.Fault == nil || ep.Fault.Mode != d.cfg.Mode {
+		return fail(s, "/v1/status shows no %s fault on %s after injecting it", d.cfg.Mode, d.endpoint)
+	}
+	s.Summary = fmt.Sprintf("%s fault on %s", d.cfg.Mode, d.endpoint)
+	return nil
+}
+
+// cutOutBy is how the mode's fault takes an endpoint out of routing.
+func (d *drill) cutOutBy(ep endpointStatus) (bool, string) {
+	switch d.cfg.Mode {
+	case "http429":
+		return ep.BackoffUntil != nil, "backing off after HTTP 429"
+	case "stale":
+		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag)
+	}
+	return ep.Breaker.State != "closed", "breaker " + ep.Breaker.State
+}
+
+// cutOut: out of routing within breaker.failures failed attempts.
+func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
+	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st statusDoc) bool {
+		ep, _ := endpointOf(st, d.endpoint)
+		out, _ := d.cutOutBy(ep)
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	d.cutAt = time.Now()
+	ep, _ := endpointOf(st, d.endpoint)
+	b, _ := endpointOf(d.before, d.endpoint)
+	sent := ep.Accounting.attempts() - b.Accounting.attempts()
+	failed := ep.Accounting.Failures - b.Accounting.Failures
+	outrun := ep.Accounting.Losers - b.Accounting.Losers
+	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges", sent, d.endpoint, failed, outrun))
+	for _, ev := range d.since(ctx, d.injectSeq) {
+		if ev.Endpoint == d.endpoint && ev.Type != "fault" && ev.Type != "failover" {
+			s.Evidence = append(s.Evidence, d.describeEvent(ev))
+		}
+	}
+	f := d.settings.BreakerFailures
+	_, how := d.cutOutBy(ep)
+	if !ok {
+		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v",
+			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
+	}
+	took := d.cutAt.Sub(d.injectedAt).Round(time.Millisecond)
+	limit, what := int64(f), "failed attempt"
+	switch d.cfg.Mode {
+	case "http429":
+		limit, what, failed = 1, "attempt", sent // the first 429 backs it off
+	case "stale":
+		limit = -1 // lag, not attempts, decides
+	}
+	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
+		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
+			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
+	}
+	s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, plural(failed, what), how, took)
+	if limit >= 0 && d.load == nil {
+		s.Summary += "; the attempt bound is not checked without the drill's own load"
+	}
+	return nil
+}
+
+// moved: the reads go to the other endpoints.
+func (d *drill) moved(ctx context.Context, s *DrillStep) error {
+	const want = 10
+	before, err := d.admin.status(ctx)
+	if err != nil {
+		return err
+	}
+	if d.load == nil {
+		after, err := d.pollOnce(ctx, time.Second)
+		if err != nil {
+			return err
+		}
+		a, _ := endpointOf(after, d.endpoint)
+		b, _ := endpointOf(before, d.endpoint)
+		sent := a.Accounting.attempts() - b.Accounting.attempts()
+		total := after.Totals.Requests - before.Totals.Requests
+		s.Evidence = append(s.Evidence, fmt.Sprintf("over a second: %d client requests, %d attempts to %s", total, sent, d.endpoint))
+		if sent > 1 {
+			return fail(s, "%s still takes client attempts after it was cut out: %d in a second", d.endpoint, sent)
+		}
+		s.Summary = fmt.Sprintf("no client attempt went to %s in a second (%d client requests)", d.endpoint, total)
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, d.cfg.StepTimeout)
+	reads := d.load.waitReads(wctx, d.cutAt, want+1)
+	cancel()
+	if len(reads) < want+1 {
+		return fail(s, "only %d reads came back within %s after the cut-out", len(reads), d.cfg.StepTimeout)
+	}
+	reads = reads[1 : want+1] // the first may have been in flight at the cut-out
+	by := map[string]int{}
+	for _, r := range reads {
+		by[r.endpoint]++
+	}
+	after, err := d.admin.status(ctx)
+	if err != nil {
+		return err
+	}
+	a, _ := endpointOf(after, d.endpoint)
+	b, _ := endpointOf(before, d.endpoint)
+	sent := a.Accounting.attempts() - b.Accounting.attempts()
+	s.Evidence = append(s.Evidence, fmt.Sprintf("the next %d reads were answered by %s", want, countsOf(by)),
+		fmt.Sprintf("client attempts to %s meanwhile: %d", d.endpoint, sent))
+	if by[d.endpoint] > 0 || sent > 1 {
+		return fail(s, "reads still go to %s after it was cut out: %d of %d answered by it, %d attempts sent to it", d.endpoint, by[d.endpoint], want, sent)
+	}
+	s.Summary = fmt.Sprintf("the next %d reads went to %s", want, countsOf(by))
+	return nil
+}
+
+// noErrors: no read failed since the fault.
+func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
+	st, err := d.admin.status(ctx)
+	if err != nil {
+		return err
+	}
+	clientErrors := st.Totals.ClientErrors - d.before.Totals.ClientErrors
+	s.Evidence = append(s.Evidence, fmt.Sprintf("the instance's own error answers since the fault (every method, every client): %d", clientErrors))
+	if d.load != nil {
+		reads := d.load.since(d.injectedAt)
+		var failed []drillRead
+		retried := 0
+		for _, r := range reads {
+			if !r.ok {
+				failed = append(failed, r)
+			}
+			if r.attempts > 1 {
+				retried++
+			}
+		}
+		s.Evidence = append(s.Evidence, fmt.Sprintf("the drill's reads since the fault: %d, %d of them answered after 2 or more attempts, %d failed", len(reads), retried, len(failed)))
+		if len(failed) > 0 {
+			return fail(s, "%d of %d reads since the fault failed; the first: %s", len(failed), len(reads), failed[0].err)
+		}
+	}
+	if clientErrors > 0 {
+		return fail(s, "the instance answered %d client requests with its own error since the fault", clientErrors)
+	}
+	s.Summary = "no read failed since the fault"
+	return nil
+}
+
+// clear: the fault removed.
+func (d *drill) clear(ctx context.Context, s *DrillStep) error {
+	if err := d.admin.clearFault(ctx, d.endpoint); err != nil {
+		return err
+	}
+	d.injected = false
+	s.Evidence = append(s.Evidence, fmt.Sprintf("DELETE /v1/endpoints/%s/fault at +%s", d.endpoint, time.Since(d.injectedAt).Round(time.Millisecond)))
+	st, err := d.admin.status(ctx)
+	if err != nil {
+		return err
+	}
+	if ep, _ := endpointOf(st, d.endpoint); ep.Fault != nil {
+		return fail(s, "/v1/status still shows a %s fault on %s", ep.Fault.Mode, d.endpoint)
+	}
+	s.Summary = "fault cleared on " + d.endpoint
+	return nil
+}
+
+// readmitBound is how long readmission may take: the step timeout, and at
+// least four cooldowns (a trial failed while the fault was on doubles it)
+// and the trials.
+func (d *drill) readmitBound() time.Duration {
+	cooldown, _ := time.ParseDuration(d.settings.BreakerCooldown)
+	probe, _ := time.ParseDuration(d.settings.ProbeInterval)
+	if !d.settings.ProbeTrials {
+		probe = time.Second
+	}
+	return max(d.cfg.StepTimeout, 4*cooldown+time.Duration(d.settings.BreakerSuccesses+3)*probe+5*time.Second)
+}
+
+// readmitted: back after the cooldown and breaker.successes trials.
+func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
+	cleared := time.Now()
+	bound := d.readmitBound()
+	st, ok, err := d.poll(ctx, bound, func(st statusDoc) bool {
+		ep, _ := endpointOf(st, d.endpoint)
+		return ep.Routable && ep.Breaker.State == "closed" && !ep.LagExcluded && ep.BackoffUntil == nil
+	})
+	if err != nil {
+		return err
+	}
+	ep, _ := endpointOf(st, d.endpoint)
+	evs := d.since(ctx, d.injectSeq)
+	var mine []event
+	for _, ev := range evs {
+		if ev.Endpoint == d.endpoint && ev.Type != "failover" && ev.Type != "fault" {
+			mine = append(mine, ev)
+			s.Evidence = append(s.Evidence, d.describeEvent(ev))
+		}
+	}
+	if !ok {
+		return fail(s, "%s was not readmitted within %s of clearing the fault: routable %v, breaker %s (%d trial successes), lag-excluded %v, backing off %v",
+			d.endpoint, bound, ep.Routable, ep.Breaker.State, ep.Breaker.TrialSuccesses, ep.LagExcluded, ep.BackoffUntil != nil)
+	}
+	took := time.Since(cleared).Round(time.Millisecond)
+	how := ""
+	switch d.cfg.Mode {
+	case "error", "timeout", "latency":
+		var err error
+		if how, err = d.breakerPath(mine); err != nil {
+			return fail(s, "%s is back, but not through the breaker's half-open trials: %v", d.endpoint, err)
+		}
+	case "http429":
+		how = "its back-off over"
+	case "stale":
+		how = "its head back within chain.max_head_lag"
+	}
+	if d.load != nil {
+		wctx, cancel := context.WithTimeout(ctx, bound)
+		defer cancel()
+		for at := cleared; ; {
+			reads := d.load.waitReads(wctx, at, 1)
+			if len(reads) == 0 {
+				return fail(s, "%s is routable again (%s) but served none of the reads in %s", d.endpoint, how, bound)
+			}
+			if i := slices.IndexFunc(reads, func(r drillRead) bool { return r.endpoint == d.endpoint }); i >= 0 {
+				s.Evidence = append(s.Evidence, fmt.Sprintf("a read answered by %s at +%s", d.endpoint, reads[i].at.Sub(d.injectedAt).Round(time.Millisecond)))
+				break
+			}
+			at = reads[len(reads)-1].at
+		}
+	}
+	s.Summary = fmt.Sprintf("%s readmitted %s after the fault was cleared (%s)", d.endpoint, took, how)
+	if d.load != nil {
+		s.Summary += ", serving reads again"
+	}
+	return nil
+}
+
+// breakerPath checks the breaker's way back in the events: open for at
+// least the cooldown, then half-open, then closed from half-open.
+func (d *drill) breakerPath(evs []event) (string, error) {
+	cooldown, _ := time.ParseDuration(d.settings.BreakerCooldown)
+	var opened, halfOpen, closed *event
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Type != "breaker" {
+			continue
+		}
+		switch ev.To {
+		case "open":
+			opened, halfOpen, closed = ev, nil, nil
+		case "half-open":
+			halfOpen = ev
+		case "closed":
+			closed = ev
+		}
+	}
+	switch {
+	case opened == nil:
+		return "", fmt.Errorf("no transition to open in the events")
+	case halfOpen == nil || closed == nil || closed.From != "half-open":
+		return "", fmt.Errorf("the events show no half-open period ending closed")
+	case halfOpen.Time.Sub(opened.Time) < cooldown-50*time.Millisecond:
+		return "", fmt.Errorf("half-open %s after opening, before the cooldown %s", halfOpen.Time.Sub(opened.Time).Round(time.Millisecond), cooldown)
+	}
+	return fmt.Sprintf("open %s, then half-open for %s until %d trial successes closed it",
+		halfOpen.Time.Sub(opened.Time).Round(time.Millisecond), closed.Time.Sub(halfOpen.Time).Round(time.Millisecond), d.settings.BreakerSuccesses), nil
+}
+
+func mostOf(by map[string]int) string {
+	best := ""
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		if best == "" || by[k] > by[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+func countsOf(by map[string]int) string {
+	keys := slices.Sorted(maps.Keys(by))
+	slices.SortStableFunc(keys, func(a, b string) int { return by[b] - by[a] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		name := k
+		if name == "" {
+			name = "(no header)"
+		}
+		parts[i] = fmt.Sprintf("%s %d", name, by[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

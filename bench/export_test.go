@@ -1,0 +1,71 @@
+package bench
+
+import "time"
+
+// Internals the external tests pin.
+var (
+	ForecastP99      = forecastP99
+	FiguresOf        = figuresOf
+	Beyond           = beyond
+	Completion       = completion
+	Amplification    = amplification
+	LoadCheck        = loadCheck
+	GeneratorWarning = generatorWarning
+	UniqueParams     = uniqueParams
+	Summarize        = summarize
+)
+
+// Plan exposes a row's plan as (offset, warm, control, methods, bodies).
+func (l Load) Plan() ([]PlannedOp, error) {
+	ops, err := l.plan()
+	out := make([]PlannedOp, len(ops))
+	for i, o := range ops {
+		p := PlannedOp{At: o.at, Warm: o.warm, Control: o.control}
+		for _, c := range o.calls {
+			p.Methods = append(p.Methods, c.method)
+			p.URLs = append(p.URLs, c.url)
+			p.Bodies = append(p.Bodies, string(c.body))
+		}
+		out[i] = p
+	}
+	return out, err
+}
+
+// WastedOf is wastedBetween over the JSON the engine's status carries.
+func WastedOf(before, after map[string][2]float64, methods []string) Wasted {
+	conv := func(m map[string][2]float64) map[string]methodStatus {
+		out := map[string]methodStatus{}
+		for k, v := range m {
+			out[k] = methodStatus{Losers: int64(v[0]), LoserSeconds: v[1]}
+		}
+		return out
+	}
+	return wastedBetween(conv(before), conv(after), methods)
+}
+
+// PlannedOp is one planned operation as the tests see it.
+type PlannedOp struct {
+	At      time.Duration
+	Warm    bool
+	Control bool
+	Methods []string
+	URLs    []string
+	Bodies  []string
+}
+
+// ProgressLine is the progress bar's line for a run of rows at now.
+func ProgressLine(rows int, rowLen time.Duration, cur int, name string, origin, now time.Time) string {
+	p := NewProgress(nil)
+	p.rows, p.rowLen = rows, rowLen
+	p.row(cur, name, origin)
+	return p.line(now)
+}
+
+// WithBaseline gives a row the answers the model reads.
+func WithBaseline(r Row, lat []time.Duration) Row {
+	r.baseline = lat
+	return r
+}
+
+// Model fills the model column.
+func (c *Comparison) Model() { c.model() }

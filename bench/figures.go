@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Figures are latency percentiles over a set of calls or operations, in
+// milliseconds. Every member of the set counts: errors at the time they
+// came back, timeouts at the timeout.
+type Figures struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50_ms"`
+	P95  float64 `json:"p95_ms"`
+	P99  float64 `json:"p99_ms"`
+	P999 float64 `json:"p999_ms"`
+	Max  float64 `json:"max_ms"`
+	// Thin names the percentiles that rest on fewer than minBeyond values
+	// at or above them: read them as rough.
+	Thin []string `json:"thin,omitempty"`
+}
+
+// minBeyond is how many values at or above a percentile make it more than
+// a rough figure (p99.9 needs 10 000 values).
+const minBeyond = 10
+
+var percentiles = []struct {
+	name string
+	q    float64
+}{{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}}
+
+// figuresOf reduces latencies to Figures through an HdrHistogram (three
+// significant figures).
+func figuresOf(lat []time.Duration) Figures {
+	f := Figures{N: len(lat)}
+	if f.N == 0 {
+		return f
+	}
+	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	for _, d := range lat {
+		_ = h.RecordValue(min(max(int64(d/time.Microsecond), 1), h.HighestTrackableValue()))
+	}
+	at := func(q float64) float64 { return float64(h.ValueAtQuantile(100*q)) / 1000 }
+	vals := []*float64{&f.P50, &f.P95, &f.P99, &f.P999}
+	for i, p := range percentiles {
+		*vals[i] = at(p.q)
+		if beyond(f.N, p.q) < minBeyond {
+			f.Thin = append(f.Thin, p.name)
+		}
+	}
+	f.Max = float64(h.Max()) / 1000
+	return f
+}
+
+// beyond is how many of n values sit at or above the q-quantile.
+func beyond(n int, q float64) int {
+	return n - int(math.Ceil(q*float64(n)-1e-9)) + 1
+}
+
+// completion is when an operation of calls completes with quorum q: the
+// q-th fastest successful answer. When more than len(calls)−q calls fail
+// it cannot complete: ok is false and the time is when that became
+// certain, the failure that made it so.
+func completion(calls []Sample, q int) (time.Duration, bool) {
+	var okLat, failLat []time.Duration
+	for _, c := range calls {
+		if c.OK() {
+			okLat = append(okLat, c.Latency)
+		} else {
+			failLat = append(failLat, c.Latency)
+		}
+	}
+	q = min(max(q, 1), len(calls))
+	if len(okLat) >= q {
+		slices.Sort(okLat)
+		return okLat[q-1], true
+	}
+	slices.Sort(failLat)
+	return failLat[len(calls)-q], false
+}
+
+// amplification is upstream attempts per client request.
+func amplification(upstream int64, requests int) float64 {
+	if requests == 0 {
+		return 0
+	}
+	return float64(upstream) / float64(requests)
+}
+
+// loadCheck is the seed's (1+h)·ρ: the upstream requests per second that
+// the pool is offered (duplicates included, each a full unit of work) over
+// what its endpoints serve before they queue. At 1 or more the queue has no
+// steady state and every gain of hedging is gone; 0 capacity: no check.
+func loadCheck(upstreamPerSec float64, endpoints int, capacity float64) (load float64, over bool) {
+	if capacity <= 0 || endpoints <= 0 {
+		return 0, false
+	}
+	load = upstreamPerSec / (float64(endpoints) * capacity)
+	return load, load >= 1
+}
+
+// Wasted is the work thrown away upstream: requests cancelled because
+// another attempt won (or, seen from the upstreams, cut at their attempt
+// deadline), and the upstream time they had used.
+type Wasted struct {
+	Cancelled int64   `json:"cancelled"`
+	Seconds   float64 `json:"upstream_seconds"`
+	// Source is "upstreams" (the built-in sims' counters: every request
+	// whose client went away) or "engine" (the instance's cancelled losers).
+	Source string `json:"source"`
+}
+
+// wastedBetween is the waste of the methods over a span, from the engine's
+// cumulative accounting at its start and end.
+func wastedBetween(before, after map[string]methodStatus, methods []string) Wasted {
+	w := Wasted{Source: "engine"}
+	for _, m := range methods {
+		w.Cancelled += after[m].Losers - before[m].Losers
+		w.Seconds += after[m].LoserSeconds - before[m].LoserSeconds
+	}
+	return w
+}
+
+// lateSends are the sends that left more than lateSend after their time.
+const lateSend = 5 * time.Millisecond
+
+// generatorWarning says when the generator itself fell behind: latencies
+// count from the scheduled send, so they include its lateness.
+func generatorWarning(lags []time.Duration) string {
+	late, worst := 0, time.Duration(0)
+	for _, l := range lags {
+		if l > lateSend {
+			late++
+		}
+		worst = max(worst, l)
+	}
+	if len(lags) == 0 || (late*100 <= len(lags) && worst < 50*time.Millisecond) {
+		return ""
+	}
+	return fmt.Sprintf("the generator fell behind its schedule: %d of %d sends (%.1f%%) left more than %s late, the worst %s; latencies count from the scheduled time and include it (a busy machine)",
+		late, len(lags), 100*float64(late)/float64(len(lags)), lateSend, worst.Round(time.Millisecond))
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rpcdash/rpcdash/bench"
+)
+
+// cmdDrill runs the failover verification plan (bench.Drill):
+//
+//	rpcdash drill [--admin URL --target URL] [--mode M] [--no-load] [--format text|json] …
+//
+// against a running rpcdash (--admin), or without it against an embedded
+// engine over sims whose thresholds the --breaker-* and --probe-interval
+// flags set. Each step is printed as it ends, with its timing and evidence;
+// a failed step makes the exit code non-zero and the error names it.
+func cmdDrill(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rpcdash drill", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	admin := fs.String("admin", "", "admin URL of a running rpcdash (default: an embedded engine over sims)")
+	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	target := fs.String("target", "", "the instance's JSON-RPC URL (server.listen), for the drill's own reads")
+	allowRemote := fs.Bool("allow-remote", false, "allow an instance off this machine")
+	mode := fs.String("mode", "error", "the fault: "+strings.Join(bench.DrillModes, ", "))
+	latency := fs.Duration("latency", 2*time.Second, "the delay --mode latency adds")
+	noLoad := fs.Bool("no-load", false, "send no reads of its own; judge by the instance's own traffic")
+	rate := fs.Float64("rate", 20, "the drill's reads per second, one at a time")
+	stepTimeout := fs.Duration("step-timeout", 30*time.Second, "bound on waiting for the cut-out (readmission gets at least what the cooldown and trials need)")
+	format := fs.String("format", "text", "text or json")
+	seed := fs.Int64("seed", 1, "seed of the reads' params")
+	e := bench.DefaultEmbeddedDrill
+	fs.IntVar(&e.BreakerFailures, "breaker-failures", e.BreakerFailures, "embedded engine: breaker.failures")
+	fs.IntVar(&e.BreakerSuccesses, "breaker-successes", e.BreakerSuccesses, "embedded engine: breaker.successes")
+	fs.DurationVar(&e.BreakerCooldown, "breaker-cooldown", e.BreakerCooldown, "embedded engine: breaker.cooldown")
+	fs.DurationVar(&e.ProbeInterval, "probe-interval", e.ProbeInterval, "embedded engine: probes.interval")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("drill: unexpected arguments %q", fs.Args())
+	case !slices.Contains(bench.DrillModes, *mode):
+		return fmt.Errorf("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
+	case *format != "text" && *format != "json":
+		return fmt.Errorf("drill: --format %q is not text or json", *format)
+	case *admin == "" && *target != "":
+		return errors.New("drill: --target names a running instance's JSON-RPC port; give its --admin too")
+	case *admin != "" && *target == "" && !*noLoad:
+		return errors.New("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+	case *rate <= 0 || *rate > 200:
+		return fmt.Errorf("drill: --rate %v: want (0, 200] reads per second", *rate)
+	}
+	if *admin != "" {
+		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {
+			if given[f] {
+				return fmt.Errorf("drill: --%s sets the embedded engine; a running instance has its own", f)
+			}
+		}
+	}
+	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: *token, AllowRemote: *allowRemote},
+		Mode: *mode, Latency: *latency, NoLoad: *noLoad, Rate: *rate, StepTimeout: *stepTimeout, Seed: *seed}
+	text := *format == "text"
+	onStep := func(s bench.DrillStep) {
+		if text && s.State != bench.StepRunning {
+			fmt.Fprintln(stdout, bench.StepLine(s))
+			for _, ev := range s.Evidence {
+				fmt.Fprintln(stdout, "      "+ev)
+			}
+		}
+	}
+	if text {
+		where := "an embedded engine over sims"
+		if *admin != "" {
+			where = *admin
+		}
+		fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var rep *bench.DrillReport
+	var err error
+	if *admin != "" {
+		rep, err = bench.Drill(ctx, cfg, onStep)
+	} else {
+		rep, err = bench.DrillEmbedded(ctx, cfg, e, startBenchEngine, onStep)
+	}
+	if rep == nil {
+		return err
+	}
+	if !text {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if werr := enc.Encode(rep); werr != nil {
+			return errors.Join(err, werr)
+		}
+		return err
+	}
+	if rep.Passed {
+		fmt.Fprintf(stdout, "PASSED in %s (%s)\n", rep.Took.Round(time.Millisecond), rep.Target)
+	} else {
+		fmt.Fprintf(stdout, "FAILED at step %q after %s (%s)\n", rep.Failed, rep.Took.Round(time.Millisecond), rep.Target)
+	}
+	return err
+}
