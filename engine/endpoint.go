@@ -45,8 +45,11 @@ type Endpoint struct {
 	// noteUnanswered).
 	unanswered atomic.Int64
 	heardAt    atomic.Int64
-	drained    atomic.Bool
-	fault      atomic.Pointer[activeFault]
+	// sampling: one of its overdue reads runs on after losing, to learn how
+	// long its slow answers take (see stopRest).
+	sampling atomic.Bool
+	drained  atomic.Bool
+	fault    atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64
@@ -62,6 +65,10 @@ type Endpoint struct {
 type methodStats struct {
 	latency *LatencyWindow
 	rates   *RateWindow
+	// since start: attempts that passed their deadline without an answer,
+	// and those of them that answered afterwards.
+	overdue     atomic.Int64
+	lateAnswers atomic.Int64
 }
 
 type backoffState struct {

@@ -48,6 +48,11 @@ type Engine struct {
 	failoverLog map[string]failoverStat
 	warnings    []string
 
+	// base is the parent of read attempts' contexts, cancelled at shutdown:
+	// the attempts a request leaves running (trials, tail samples) end then.
+	base     context.Context
+	stopBase context.CancelCauseFunc
+
 	wg        sync.WaitGroup // attempt goroutines and their collectors
 	rpcSrv    *http.Server
 	adminSrv  *http.Server
@@ -76,6 +81,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.base, e.stopBase = context.WithCancelCause(context.Background())
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -145,6 +151,9 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		}
 		e.rpcSrv = nil
 	}
+	// Requests are over: what they left running (trials, tail samples)
+	// ends now.
+	e.stopBase(errShutdown)
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

@@ -17,23 +17,36 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	ep, ms := a.ep, a.stats
 	end := e.now()
 	ep.inflight.Add(-1)
-	if a.hangTimer != nil {
-		a.hangTimer.Stop()
-	}
+	a.hangTimer.Stop()
 	if a.hedgeDone != nil {
 		a.hedgeDone()
 	}
+	sampled := a.sampling.Load()
+	if sampled {
+		ep.sampling.Store(false)
+	}
 	elapsed := end.Sub(a.start)
 	e.hedge.observeAttempt(rep.out)
+	if rep.out == outAnswer && a.overdue.Load() {
+		ms.lateAnswers.Add(1)
+	}
 
-	lost := errors.Is(cause, errLost)
+	lost := errors.Is(cause, errLost) || sampled
 	if lost || rep.out == outCancelled {
-		// Not the endpoint's fault: no verdict for the breaker, no failure.
+		// Not the endpoint's fault, unless it had already passed its
+		// deadline without an answer.
+		switch {
+		case rep.out == outAnswer && sampled:
+			e.answered(a, end)
+		case a.charged.Load() && rep.out != outAnswer:
+			e.countFailed(a, p.acct, outTimeout)
+		default:
+			ep.rates.Count(RateAttempts, RateCancelled)
+			ms.rates.Count(RateAttempts)
+		}
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
-		ep.rates.Count(RateAttempts, RateCancelled)
-		ms.rates.Count(RateAttempts)
 		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
@@ -57,25 +70,79 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if rep.out.responded() {
 			ep.heard(end)
 		}
-		if a.settle() { // else it was counted when its deadline passed
+		switch {
+		case a.excused.Load() && rep.out == outTimeout:
+			// Overdue while the whole pool (or rpcdash) was slow, then cut
+			// by the request's deadline: still not the endpoint's fault.
+			ep.rates.Count(RateAttempts, RateTimeout)
+			ms.rates.Count(RateAttempts, RateTimeout)
+			if a.settle() {
+				ep.breaker.Release(a.trial)
+			}
+		case a.settle():
 			e.countFailure(a, p.acct, rep.out, rep.cause)
+		default: // its verdict was given when its deadline passed
+			e.countFailed(a, p.acct, rep.out)
 		}
 	}
 }
 
-// recordAnswer feeds an answer (client attempt or probe) into the
-// endpoint's state: latency windows, success rates, breaker verdict.
-func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
-	ep, ms := a.ep, a.stats
+// attemptOverdue runs when an attempt passes its deadline without an
+// answer. A hang is a hang: the endpoint is charged now, not when (if ever)
+// the attempt ends — unless the slowness is the whole pool's or rpcdash's
+// own (excuse). A read also races the next candidate (execution.run); it is
+// not cut.
+func (e *Engine) attemptOverdue(a *attempt, x *execution) {
+	if !a.overdue.CompareAndSwap(false, true) {
+		return
+	}
+	now := e.now()
+	a.stats.overdue.Add(1)
+	e.hedge.observeOverdue()
+	if x.p.class == ClassRead {
+		select {
+		case x.overdue <- a:
+		default:
+		}
+	}
+	if e.excuse(a, now) {
+		a.excused.Store(true)
+		return
+	}
+	if a.settle() {
+		a.charged.Store(true)
+		msg := fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond))
+		a.ep.setLastError(msg, now)
+		a.ep.breaker.Failure(a.trial, msg)
+	}
+}
+
+// excuse says whether an overdue attempt is not its endpoint's fault.
+func (e *Engine) excuse(a *attempt, now time.Time) bool { return false }
+
+// answered feeds the endpoint's state with an answer (client attempt or
+// probe): it is not silent, and a late answer to an attempt charged as a
+// hang at its deadline is healthy evidence.
+func (e *Engine) answered(a *attempt, end time.Time) {
+	ep := a.ep
 	ep.heard(end)
-	ms.latency.Record(elapsed)
-	ep.latency.Record(elapsed)
 	ep.rates.Count(RateAttempts, RateSuccess)
-	ms.rates.Count(RateAttempts, RateSuccess)
+	a.stats.rates.Count(RateAttempts, RateSuccess)
 	if a.settle() {
 		ep.breaker.Success(a.trial)
+	} else if a.charged.Load() && !a.trial {
+		// Slow, not hung: a success ends the run of failures in a row.
+		ep.breaker.Success(false)
 	}
 	ep.backOffSucceeded()
+}
+
+// recordAnswer feeds an answer into the endpoint's latency windows and
+// state (answered).
+func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
+	a.stats.latency.Record(elapsed)
+	a.ep.latency.Record(elapsed)
+	e.answered(a, end)
 }
 
 // recordRateLimit backs the endpoint off after a 429 (client attempt or
@@ -93,26 +160,37 @@ func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
 }
 
-// recordLoser accounts for an attempt cancelled because another won: what
-// it tells about latency (exact if it had answered, else only "more than it
-// ran"), the upstream time it used and how long it took to let go.
+// recordLoser accounts for an attempt the request let go of because another
+// won: what it tells about latency (exact if it answered, else only "more
+// than it ran"), the upstream time it used and how long it took to let go.
+// A tail sample (sampling) ran on until it ended.
 func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time.Duration, end time.Time) {
 	ep, ms := a.ep, a.stats
-	ran := a.cancelAt.Sub(a.start)
+	letGo := time.Unix(0, a.cancelAt.Load())
+	ran := letGo.Sub(a.start)
+	if a.sampling.Load() {
+		ran = elapsed
+	}
 	if rep.out == outAnswer {
 		ms.latency.Record(elapsed)
 		ep.latency.Record(elapsed)
 	} else {
-		e.noteUnanswered(a, end)
+		if !a.overdue.Load() {
+			e.noteUnanswered(a, end) // an overdue one was charged at its deadline
+		}
 		if ran > 0 {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
 		}
 	}
 	if a.role == RolePrimary {
-		e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
+		if rep.out == outAnswer {
+			e.hedge.observePrimary(p.method, elapsed, false)
+		} else {
+			e.hedge.observePrimary(p.method, ran, true)
+		}
 	}
-	release := end.Sub(a.cancelAt)
+	release := end.Sub(letGo)
 	for _, c := range []*counts{p.acct, &ep.acct} {
 		c.losers.Add(1)
 		c.loserNanos.Add(int64(elapsed))
@@ -121,17 +199,17 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	e.metrics.release.Observe(release.Seconds())
 }
 
-// countHang charges a write that is still hanging past its attempt deadline
-// to its endpoint, so the breaker and the score see it before it ends.
-func (e *Engine) countHang(a *attempt, mc *counts) {
-	if a.settle() {
-		e.countFailure(a, mc, outTimeout, fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)))
-	}
-}
-
 // countFailure charges a failed attempt to its endpoint (and to the method's
 // counters when it was a client attempt, mc != nil).
 func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string) {
+	e.countFailed(a, mc, out)
+	a.ep.setLastError(cause, e.now())
+	a.ep.breaker.Failure(a.trial, cause)
+}
+
+// countFailed counts a failed attempt in the rates and counters, without a
+// breaker verdict.
+func (e *Engine) countFailed(a *attempt, mc *counts, out outcome) {
 	ep, ms := a.ep, a.stats
 	if out == outTimeout {
 		ep.rates.Count(RateAttempts, RateFailure, RateTimeout)
@@ -144,8 +222,6 @@ func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string)
 	if mc != nil {
 		mc.failures.Add(1)
 	}
-	ep.setLastError(cause, e.now())
-	ep.breaker.Failure(a.trial, cause)
 }
 
 // noteFailover logs failovers without flooding: one event per endpoint per

@@ -85,8 +85,17 @@ type RateStats struct {
 type MethodSnapshot struct {
 	Latency LatencyStats `json:"latency"`
 	Rates   RateStats    `json:"rates"`
-	// AttemptTimeoutMS is the deadline an attempt of this method gets now.
+	// AttemptTimeoutMS is the deadline an attempt of this method gets now:
+	// past it the endpoint is charged with a hang and a read races the next
+	// endpoint beside the running attempt, which is not cut.
 	AttemptTimeoutMS float64 `json:"attempt_timeout_ms"`
+	// AttemptTimeoutSource: "learned" (factor × quantile of the answers,
+	// slow and censored ones included), "floor", "ceiling" or "cold".
+	AttemptTimeoutSource string `json:"attempt_timeout_source"`
+	// Since start: attempts that passed the deadline without an answer, and
+	// those of them that answered afterwards (slow, not lost).
+	Overdue     int64 `json:"overdue"`
+	LateAnswers int64 `json:"late_answers"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -180,8 +189,10 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time) EndpointSnapshot 
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
+			d, src := e.attemptDeadline(ep, st)
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
-				AttemptTimeoutMS: ms(e.attemptTimeout(ep, st))}
+				AttemptTimeoutMS: ms(d), AttemptTimeoutSource: src,
+				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load()}
 		}
 	}
 	es.Independence = ep.independence.Load()

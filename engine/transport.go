@@ -182,7 +182,7 @@ func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause stri
 }
 
 func (e *Engine) ctxReply(ctx context.Context, sent bool) upstreamReply {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), errAttemptDeadline) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return upstreamReply{out: outTimeout, sent: sent, cause: "timed out"}
 	}
 	return upstreamReply{out: outCancelled, sent: sent, cause: "cancelled"}
