@@ -16,23 +16,25 @@ var tailModel = sim.Latency{Median: 30 * time.Millisecond, Sigma: 0.3, TailProb:
 
 const tailModelP99 = 700 * time.Millisecond
 
-// warm sends n sequential reads so that every endpoint's deadline rests on
-// its answers (the floor, for fast sims) rather than the cold default.
-func warm(t *testing.T, h *harness, n int) {
+// warm sends 100 sequential reads per endpoint so that every endpoint's
+// deadline rests on its answers (for these fast sims, well below the extra
+// latencies the tests add next) rather than on the cold default.
+func warm(t *testing.T, h *harness) {
 	t.Helper()
-	for i := 0; i < n; i++ {
+	for i := 0; i < 100*len(h.sims); i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
 	for _, ep := range h.status().Endpoints {
-		if src := ep.Methods["eth_getBalance"].AttemptTimeoutSource; src != "floor" {
-			t.Fatalf("%s: deadline %s after warm-up, want the floor", ep.Name, src)
+		m := ep.Methods["eth_getBalance"]
+		if m.AttemptTimeoutSource == "cold" || m.AttemptTimeoutMS > 500 {
+			t.Fatalf("%s: deadline %.0f ms (%s) after warm-up, want a learned one below 500 ms (the machine is too loaded to answer 10 ms reads in 166 ms)", ep.Name, m.AttemptTimeoutMS, m.AttemptTimeoutSource)
 		}
 	}
 }
 
 func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
-	warm(t, h, 10)
+	warm(t, h)
 	h.sims[0].SetExtraLatency(600 * time.Millisecond) // well past the 250 ms floor
 	r := h.call(1, "eth_getBalance", addr, "latest")
 	mustOK(t, r)
@@ -52,24 +54,24 @@ func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
 	if m.Latency.Max < 600 {
 		t.Fatalf("the late answer's latency is not in the window (max %.0f ms)", m.Latency.Max)
 	}
-	t.Logf("one attempt answered after %s (deadline was %.0f ms, now %.0f ms)", r.took.Round(time.Millisecond), 250.0, m.AttemptTimeoutMS)
+	t.Logf("one attempt answered after %s (deadline now %.0f ms)", r.took.Round(time.Millisecond), m.AttemptTimeoutMS)
 }
 
 func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
-	warm(t, h, 20)
-	// Both endpoints now answer after their 250 ms deadline: s0 in about
-	// 400 ms, s1 in about 1 s. Whichever is primary, the deadline starts the
-	// other beside it, and s0's answer wins; before, both were cut and the
-	// client got an error.
-	h.sims[0].SetExtraLatency(400 * time.Millisecond)
-	h.sims[1].SetExtraLatency(time.Second)
+	warm(t, h)
+	// Both endpoints now answer after their deadline: s0 in about 600 ms,
+	// s1 in about 1.5 s. Whichever is primary, the deadline starts the other
+	// beside it, and s0's answer wins; before, both were cut and the client
+	// got an error.
+	h.sims[0].SetExtraLatency(600 * time.Millisecond)
+	h.sims[1].SetExtraLatency(1500 * time.Millisecond)
 	r := h.call(1, "eth_getBalance", addr, "latest")
 	mustOK(t, r)
 	if r.endpoint != "s0" || r.attempts != 2 || r.hedged {
 		t.Fatalf("answered by %s after %d attempts (hedged %v); want s0 after a deadline race", r.endpoint, r.attempts, r.hedged)
 	}
-	if r.took > 900*time.Millisecond {
+	if r.took > 1400*time.Millisecond {
 		t.Fatalf("took %s: the slow attempt did not win its race", r.took)
 	}
 	st := h.status()
@@ -77,10 +79,9 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 	if m.Failover != 1 || m.ClientErrors != 0 || m.Hedge != 0 {
 		t.Fatalf("accounting: %d failover attempts, %d hedges, %d client errors; want 1, 0, 0", m.Failover, m.Hedge, m.ClientErrors)
 	}
-	// The answer after the deadline is in s0's window: its next deadline
-	// lets such an answer come without a race.
-	if d := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeoutMS; d < 3*400 {
-		t.Fatalf("s0's deadline %.0f ms after a 400 ms answer, want 3 × that", d)
+	// The answer after the deadline is in s0's window, with its latency.
+	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600 || m.LateAnswers != 1 {
+		t.Fatalf("s0's window: max %.0f ms, %d late answers; want the 600 ms answer in it", m.Latency.Max, m.LateAnswers)
 	}
 	var races int
 	for _, ev := range h.events() {
@@ -95,13 +96,13 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 
 func TestDeadline_WriteIsNeitherCutNorRaced(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
-	warm(t, h, 20)
+	warm(t, h)
 	for _, s := range h.sims {
-		s.SetExtraLatency(500 * time.Millisecond)
+		s.SetExtraLatency(600 * time.Millisecond)
 	}
 	r := h.call(1, "eth_sendRawTransaction", "0x01")
 	mustOK(t, r)
-	if r.attempts != 1 || r.took < 500*time.Millisecond {
+	if r.attempts != 1 || r.took < 600*time.Millisecond {
 		t.Fatalf("write: %d attempts in %s; want one, run to its answer", r.attempts, r.took)
 	}
 	if n := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); n != 1 {

@@ -348,10 +348,10 @@ func (x *execution) start(a *attempt) {
 		// A write is never cut short: it may already be executing upstream.
 		actx, a.cancel = context.WithCancelCause(x.ctx)
 	}
+	a.start = e.now()
 	// Past its deadline an attempt is counted against its endpoint (a hang
 	// is a hang), and a read races the next candidate.
 	a.hangTimer = time.AfterFunc(a.deadline, func() { e.attemptOverdue(a, x) })
-	a.start = e.now()
 	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}
