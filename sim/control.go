@@ -19,6 +19,9 @@ type ControlRequest struct {
 	HeadLag       *int64   `json:"head_lag,omitempty"`
 	HeadFrozen    *bool    `json:"head_frozen,omitempty"`
 	Unhealthy     *bool    `json:"unhealthy,omitempty"`
+	// ErrorCode and ErrorMessage are the error of mode rpc_error.
+	ErrorCode    *int    `json:"error_code,omitempty"`
+	ErrorMessage *string `json:"error_message,omitempty"`
 }
 
 // Apply validates every field first and then applies them all, so a bad
@@ -68,6 +71,16 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.Unhealthy != nil {
 		u.SetUnhealthy(*c.Unhealthy)
+	}
+	if c.ErrorCode != nil || c.ErrorMessage != nil {
+		code, msg := u.RPCError()
+		if c.ErrorCode != nil {
+			code = *c.ErrorCode
+		}
+		if c.ErrorMessage != nil {
+			msg = *c.ErrorMessage
+		}
+		u.SetRPCError(code, msg)
 	}
 	return nil
 }

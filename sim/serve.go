@@ -53,6 +53,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s := u.snapshot()
+	u.lastID.swap(reqs)
 	switch u.decide(s) {
 	case ModeHang:
 		u.hang(r.Context())
@@ -76,7 +77,14 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		u.writeBody(w, http.StatusOK, encodeError(nil, false, parseErr))
 		return
 	}
-	u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, u.answer))
+	switch s.mode {
+	case ModeRPCError:
+		u.writeBody(w, http.StatusOK, encodeError(reqs, batch, &Error{Code: s.rpcErrCode, Message: s.rpcErrMsg}))
+	case ModeForeignID:
+		u.writeBody(w, http.StatusOK, encodeResponses(u.foreignIDs(reqs, batch), batch, u.answer))
+	default:
+		u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, u.answer))
+	}
 }
 
 // decide picks the fault for one HTTP request: the mode first, then one

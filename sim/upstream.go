@@ -27,6 +27,7 @@ type Upstream struct {
 
 	counters counterState
 	records  recordState
+	lastID   lastID // mode foreign_id
 	filters  filterState
 
 	life    sync.Mutex // guards srv, ln, closed and adds to handlers
@@ -49,6 +50,8 @@ type settings struct {
 	frozen        bool
 	frozenAt      int64
 	unhealthy     bool
+	rpcErrCode    int
+	rpcErrMsg     string
 }
 
 // New builds an upstream from cfg with defaults filled in; Start serves it.
@@ -64,6 +67,8 @@ func New(cfg Config) *Upstream {
 			retryAfter:    cfg.RetryAfter,
 			headLag:       max(cfg.HeadLag, 0),
 			unhealthy:     cfg.Unhealthy,
+			rpcErrCode:    DefaultRPCErrorCode,
+			rpcErrMsg:     DefaultRPCErrorMessage,
 		},
 		latRNG:   rand.New(rand.NewPCG(seed, 0x6c6174656e6379)),
 		faultRNG: rand.New(rand.NewPCG(seed, 0x6661756c7473)),
@@ -196,6 +201,17 @@ func (u *Upstream) SetRateLimitRate(p float64) {
 // SetRetryAfter sets the Retry-After of 429 answers; 0 omits the header.
 func (u *Upstream) SetRetryAfter(d time.Duration) {
 	u.update(func(s *settings) { s.retryAfter = max(d, 0) })
+}
+
+// SetRPCError sets the error that mode rpc_error answers with.
+func (u *Upstream) SetRPCError(code int, message string) {
+	u.update(func(s *settings) { s.rpcErrCode, s.rpcErrMsg = code, message })
+}
+
+// RPCError is the error that mode rpc_error answers with.
+func (u *Upstream) RPCError() (code int, message string) {
+	s := u.snapshot()
+	return s.rpcErrCode, s.rpcErrMsg
 }
 
 // SetUnhealthy makes Solana getHealth answer the node-unhealthy error.
