@@ -44,6 +44,13 @@ type Engine struct {
 
 	probeTrials atomic.Bool // active probes take the half-open trials
 
+	lag       lagMonitor // rpcdash's own scheduling lag
+	slow      slowdown   // the slowdown episode not charged to breakers
+	openCap   openCap    // breaker.max_open_share
+	panicked  panicState // router.panic_threshold
+	stopWatch chan struct{}
+	watchDone chan struct{}
+
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
 	warnings    []string
@@ -94,6 +101,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.hedge = newHedger(cfg.Hedge, cfg.Server.StatsWindow, e.now, e.events.add)
 	for i, c := range cfg.Endpoints {
 		ep := newEndpoint(i, c, e)
+		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep
 	}
@@ -121,6 +129,8 @@ func (e *Engine) Start() error {
 	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
 	e.serveErrs = make(chan error, 2)
+	e.stopWatch, e.watchDone = make(chan struct{}), make(chan struct{})
+	go e.watch(e.stopWatch, e.watchDone)
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
@@ -150,6 +160,8 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 			}
 		}
 		e.rpcSrv = nil
+		close(e.stopWatch)
+		<-e.watchDone
 	}
 	// Requests are over: what they left running (trials, tail samples)
 	// ends now.

@@ -61,6 +61,10 @@ type attempt struct {
 	// how long its slow answers really take (see stopRest).
 	toVerdict bool
 	sampling  atomic.Bool
+	// deferred: a read answered with the endpoint's own JSON-RPC error; the
+	// breaker hears of it when the request ends (execution.settleDeferred).
+	deferred  bool
+	failCause string
 	hangTimer *time.Timer
 	hedgeDone func()
 }
@@ -86,6 +90,7 @@ type plan struct {
 // Every attempt goroutine is tracked by e.wg and does its own accounting.
 func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 	var order []candidate
+	panicked := false
 	if p.pinned != nil {
 		// A drained endpoint still serves the filters it holds: their state
 		// lives nowhere else.
@@ -100,9 +105,10 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, true))}
 		}
 		order = rk.order
+		panicked = rk.panic
 	}
 
-	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)),
+	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)), panicked: panicked,
 		done:    make(chan attemptDone, len(order)+1),
 		overdue: make(chan *attempt, len(order)+1)}
 	return x.run()
@@ -124,10 +130,19 @@ type execution struct {
 	sent    int
 	hedges  int
 	saw429  bool
-	last    string // last failure cause, for the client's error
+	// panicked: the order goes past the routable endpoints (panic routing).
+	panicked bool
+	last     string // last failure cause, for the client's error
 	// fallback is a null answer to a read of an explicit block, kept while
 	// another endpoint is asked (this one may just not have the block yet).
 	fallback *attemptDone
+	// errAnswer is the last JSON-RPC error answer that failed over (the
+	// endpoint's error, or one it could not serve): relayed if no attempt
+	// does better, as the client talking to that endpoint would have had it.
+	errAnswer *attemptDone
+	// deferred are the reads whose endpoints answered with their own
+	// JSON-RPC error (settleDeferred).
+	deferred []*attempt
 }
 
 // keepNull sets a null answer to a read of an explicit block number aside
@@ -183,6 +198,15 @@ func (x *execution) run() result {
 				x.saw429 = true
 			}
 			x.last = d.a.ep.Name + ": " + d.rep.cause
+			if d.a.deferred {
+				x.deferred = append(x.deferred, d.a)
+			}
+			if d.rep.out.errorAnswer() {
+				if x.errAnswer != nil {
+					putBuf(x.errAnswer.rep.body)
+				}
+				x.errAnswer = &d
+			}
 			if x.mayFailOver(d) && x.launch(RoleFailover, false) {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
@@ -195,6 +219,10 @@ func (x *execution) run() result {
 				if f := x.fallback; f != nil {
 					x.fallback = nil
 					return x.win(*f)
+				}
+				if ea := x.errAnswer; ea != nil {
+					x.errAnswer = nil
+					return x.relayError(*ea)
 				}
 				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
 			}
@@ -283,20 +311,31 @@ func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) *E
 		}
 		x.used[i] = true
 		c := x.order[i]
-		ok, trial := c.ep.breaker.Acquire()
-		if !ok {
+		var ok, trial bool
+		if c.tier != 2 { // panic routing past an open breaker asks it nothing
+			ok, trial = c.ep.breaker.Acquire()
+		}
+		if !ok && c.tier == 0 {
 			continue
 		}
 		if c.ep.drained.Load() && x.p.pinned == nil {
-			c.ep.breaker.Release(trial)
+			if ok {
+				c.ep.breaker.Release(trial)
+			}
 			continue
 		}
 		a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone}
+		if !ok {
+			a.settled.Store(true) // sent by panic routing: no verdict for the breaker
+		}
 		x.start(a)
 		return c.ep
 	}
 }
 
+// pick is the best unused candidate: of the best tier left (routable
+// endpoints before panic routing's others), of a failure domain no live
+// attempt is in when otherDomain is set and one exists.
 func (x *execution) pick(otherDomain bool) int {
 	first := -1
 	for i, c := range x.order {
@@ -306,22 +345,27 @@ func (x *execution) pick(otherDomain bool) int {
 		if first < 0 {
 			first = i
 		}
-		if !otherDomain {
-			return i
+		if c.tier != x.order[first].tier {
+			break
 		}
-		d := c.ep.Domain()
-		shared := false
-		for _, a := range x.live {
-			if d != "" && a.ep.Domain() == d {
-				shared = true
-				break
-			}
-		}
-		if !shared {
+		if !otherDomain || !x.sharesDomain(c.ep) {
 			return i
 		}
 	}
 	return first
+}
+
+func (x *execution) sharesDomain(ep *Endpoint) bool {
+	d := ep.Domain()
+	if d == "" {
+		return false
+	}
+	for _, a := range x.live {
+		if a.ep.Domain() == d {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *execution) start(a *attempt) {
@@ -355,7 +399,7 @@ func (x *execution) start(a *attempt) {
 	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}
-	a.ep.inflight.Add(1)
+	a.ep.startAttempt(a.start)
 	x.live = append(x.live, a)
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
@@ -363,7 +407,7 @@ func (x *execution) start(a *attempt) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		rep := e.roundTrip(actx, a.ep, x.p.method, x.req.Raw, !read)
+		rep := e.roundTrip(actx, a.ep, x.req, !read)
 		if cancelDL != nil {
 			cancelDL()
 		}
@@ -398,17 +442,48 @@ func (x *execution) win(d attemptDone) result {
 		x.p.acct.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
+	x.settleDeferred(true)
 	x.stopRest(errLost)
 	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
 }
 
-func (x *execution) fail(msg string) result {
+// relayError returns a JSON-RPC error answer as the request's answer: every
+// attempt failed and this is what an endpoint said.
+func (x *execution) relayError(d attemptDone) result {
+	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
-	if x.fallback != nil {
-		putBuf(x.fallback.rep.body)
-		x.fallback = nil
+	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+func (x *execution) fail(msg string) result {
+	if x.panicked && x.p.pinned == nil {
+		p := x.p
+		msg += "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, true)).Message
 	}
+	x.settleDeferred(false)
+	x.stopRest(errRequestDone)
 	return result{err: &Error{Code: CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+// settleDeferred gives the breaker its verdict on the reads answered with
+// their endpoint's own error: a failure when another endpoint answered the
+// same request (answered), none when no endpoint could — then the request,
+// not the endpoints, is the likelier culprit (a block nobody has yet), and
+// a client's bad request must not open breakers across the pool. It also
+// returns the buffers set aside.
+func (x *execution) settleDeferred(answered bool) {
+	for _, a := range x.deferred {
+		if a.settle() && answered {
+			a.ep.breaker.Failure(false, a.failCause)
+		}
+	}
+	x.deferred = nil
+	for _, f := range []**attemptDone{&x.fallback, &x.errAnswer} {
+		if *f != nil {
+			putBuf((*f).rep.body)
+			*f = nil
+		}
+	}
 }
 
 func (x *execution) stopRest(cause error) {

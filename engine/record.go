@@ -30,6 +30,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	if rep.out == outAnswer && a.overdue.Load() {
 		ms.lateAnswers.Add(1)
 	}
+	if a.excused.Load() {
+		e.slow.observe(elapsed)
+	}
 
 	lost := errors.Is(cause, errLost) || sampled
 	if lost || rep.out == outCancelled {
@@ -38,7 +41,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		switch {
 		case rep.out == outAnswer && sampled:
 			e.answered(a, end)
-		case a.charged.Load() && rep.out != outAnswer:
+		case a.overdue.Load() && rep.out != outAnswer:
+			// Never answered within its deadline: a timeout in the rates
+			// (the score steers away), excused or not (the breaker).
 			e.countFailed(a, p.acct, outTimeout)
 		default:
 			ep.rates.Count(RateAttempts, RateCancelled)
@@ -71,6 +76,17 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			ep.heard(end)
 		}
 		switch {
+		case rep.out == outUnsupported:
+			// Another endpoint may serve it; this one is not at fault.
+			ep.rates.Count(RateAttempts)
+			ms.rates.Count(RateAttempts)
+			if a.settle() {
+				ep.breaker.Release(a.trial)
+			}
+		case rep.out == outEndpointError && p.class == ClassRead && !a.trial && !a.settled.Load():
+			e.countFailed(a, p.acct, rep.out)
+			ep.setLastError(rep.cause, end)
+			a.deferred, a.failCause = true, rep.cause
 		case a.excused.Load() && rep.out == outTimeout:
 			// Overdue while the whole pool (or rpcdash) was slow, then cut
 			// by the request's deadline: still not the endpoint's fault.
@@ -80,7 +96,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 				ep.breaker.Release(a.trial)
 			}
 		case a.settle():
-			e.countFailure(a, p.acct, rep.out, rep.cause)
+			e.countFailure(a, p.acct, rep)
 		default: // its verdict was given when its deadline passed
 			e.countFailed(a, p.acct, rep.out)
 		}
@@ -99,6 +115,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	now := e.now()
 	a.stats.overdue.Add(1)
 	e.hedge.observeOverdue()
+	a.ep.overdueAt.Store(now.UnixNano())
 	if x.p.class == ClassRead {
 		select {
 		case x.overdue <- a:
@@ -116,9 +133,6 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		a.ep.breaker.Failure(a.trial, msg)
 	}
 }
-
-// excuse says whether an overdue attempt is not its endpoint's fault.
-func (e *Engine) excuse(a *attempt, now time.Time) bool { return false }
 
 // answered feeds the endpoint's state with an answer (client attempt or
 // probe): it is not silent, and a late answer to an attempt charged as a
@@ -200,11 +214,17 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 }
 
 // countFailure charges a failed attempt to its endpoint (and to the method's
-// counters when it was a client attempt, mc != nil).
-func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string) {
-	e.countFailed(a, mc, out)
-	a.ep.setLastError(cause, e.now())
-	a.ep.breaker.Failure(a.trial, cause)
+// counters when it was a client attempt, mc != nil). A refused connection
+// is hard evidence, which no cap on open breakers holds back.
+func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
+	e.countFailed(a, mc, rep.out)
+	a.ep.setLastError(rep.cause, e.now())
+	if rep.refused {
+		a.ep.refusing.Store(true)
+		a.ep.breaker.HardFailure(a.trial, rep.cause)
+		return
+	}
+	a.ep.breaker.Failure(a.trial, rep.cause)
 }
 
 // countFailed counts a failed attempt in the rates and counters, without a
@@ -253,6 +273,10 @@ type failoverStat struct {
 }
 
 func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
+	if t.To == BreakerClosed {
+		e.releaseOpen(ep)
+		ep.refusing.Store(false)
+	}
 	msg := t.Reason
 	if t.To == BreakerOpen {
 		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
@@ -278,6 +302,9 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 		return
 	}
 	ep.unanswered.Store(0)
+	if kind, _ := e.overloaded(end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
+		return // rpcdash, not the endpoint, is the slow part
+	}
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 }

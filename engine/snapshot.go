@@ -18,6 +18,14 @@ type Snapshot struct {
 	Totals    AccountSnapshot            `json:"totals"`
 	Methods   map[string]AccountSnapshot `json:"methods"`
 	Warnings  []string                   `json:"warnings,omitempty"`
+
+	// Panic: fewer than router.panic_threshold of the pool are routable,
+	// and requests go to every endpoint of it, least bad first.
+	Panic       bool   `json:"panic"`
+	PanicReason string `json:"panic_reason,omitempty"`
+	// Slowdown: deadlines are being passed by most of the pool at once (or
+	// rpcdash is the slow part), and not charged to any breaker.
+	Slowdown *SlowdownInfo `json:"slowdown,omitempty"`
 }
 
 // EndpointSnapshot is one endpoint's state.
@@ -144,6 +152,9 @@ func (e *Engine) Snapshot() Snapshot {
 		}
 		s.Methods[m] = a
 	}
+	e.updatePanic(now)
+	s.Panic, s.PanicReason = e.panicInfo()
+	s.Slowdown = e.slow.info()
 	s.Warnings = e.poolWarnings()
 	return s
 }

@@ -28,19 +28,29 @@ const (
 	outConnError                // could not connect or the connection broke
 	outTimeout                  // the attempt's or request's deadline passed
 	outRateLimit                // HTTP 429
-	outInvalid                  // 200 with a body that is not a JSON-RPC answer
+	outInvalid                  // 200 with a body that is not a JSON-RPC answer, or another request's
 	outCancelled                // we cancelled it (another attempt won, or the client left)
+	// outEndpointError: a JSON-RPC error that is the endpoint's fault
+	// (blameEndpoint); outUnsupported: one this endpoint cannot serve
+	// (blameUnsupported). Both keep their body, to relay when no endpoint
+	// does better.
+	outEndpointError
+	outUnsupported
 )
 
 // responded says whether the endpoint said anything at all (an answer, an
 // HTTP error, a 429, a malformed body), as opposed to silence or a broken
 // connection.
 func (o outcome) responded() bool {
-	return o == outAnswer || o == outHTTPError || o == outRateLimit || o == outInvalid
+	return o == outAnswer || o == outHTTPError || o == outRateLimit || o == outInvalid || o == outEndpointError || o == outUnsupported
 }
 
+// errorAnswer: a JSON-RPC error answer that failed over, relayed when every
+// attempt failed.
+func (o outcome) errorAnswer() bool { return o == outEndpointError || o == outUnsupported }
+
 func (o outcome) String() string {
-	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled"}[o]
+	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled", "endpoint_error", "unsupported"}[o]
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -61,6 +71,7 @@ type upstreamReply struct {
 	info       ResponseInfo
 	retryAfter time.Duration
 	sent       bool // a connection was obtained: the request may have left
+	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
 	cause      string
 }
 
@@ -84,7 +95,7 @@ func newHTTPClient() *http.Client {
 // trackSent asks whether a failed request provably never left (a write's
 // only licence to fail over); the connection trace it needs costs
 // allocations that reads, which fail over anyway, do without.
-func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte, trackSent bool) upstreamReply {
+func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, req *Request, trackSent bool) upstreamReply {
 	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
@@ -116,7 +127,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 	} else {
 		connected.Store(true) // unknown: assume it may have left
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(req.Raw))
 	if err != nil {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
@@ -127,7 +138,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		if ctx.Err() != nil {
 			return e.ctxReply(ctx, connected.Load())
 		}
-		return upstreamReply{out: outConnError, sent: connected.Load(), cause: e.scrub.Scrub(connErrorText(err))}
+		return upstreamReply{out: outConnError, sent: connected.Load(), refused: refusedConn(err), cause: e.scrub.Scrub(connErrorText(err))}
 	}
 	defer resp.Body.Close()
 	buf := getBuf()
@@ -140,35 +151,21 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		return upstreamReply{out: outConnError, sent: true, cause: e.scrub.Scrub("reading answer: " + connErrorText(err))}
 	}
 	r := upstreamReply{body: buf, sent: true}
-	switch {
-	case buf.Len() > maxResponseBytes:
+	if buf.Len() > maxResponseBytes {
 		r.out, r.cause = outInvalid, fmt.Sprintf("answer larger than %d bytes", maxResponseBytes)
-	case resp.StatusCode == http.StatusTooManyRequests:
-		r.out, r.cause = outRateLimit, "HTTP 429"
-		r.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
-	case resp.StatusCode >= 500:
-		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
-	default:
-		r.info = InspectResponse(buf.Bytes())
-		switch {
-		case r.info.Valid:
-			r.out = outAnswer
-		case resp.StatusCode != http.StatusOK:
-			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
-		default:
-			r.out, r.cause = outInvalid, "answer is not JSON-RPC"
-		}
+	} else {
+		e.classify(&r, resp.StatusCode, resp.Header.Get("Retry-After"), req)
 	}
-	if r.out != outAnswer {
+	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
 		r.body = nil
 		return r
 	}
-	if !r.info.HasError {
-		r.head, _ = headOf(method, buf.Bytes())
+	if r.out == outAnswer && !r.info.HasError {
+		r.head, _ = headOf(req.Method, buf.Bytes())
 	}
 	if stale {
-		e.freezeHead(ep, method, &r)
+		e.freezeHead(ep, req.Method, &r)
 	}
 	return r
 }
