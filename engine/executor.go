@@ -55,6 +55,9 @@ type attempt struct {
 	overdue atomic.Bool
 	charged atomic.Bool
 	excused atomic.Bool
+	// ownSlow: excused because rpcdash itself was the slow part. Its timing
+	// is rpcdash's, not the endpoint's, and is not learned.
+	ownSlow atomic.Bool
 	// toVerdict: a read's half-open trial, which is not cancelled when
 	// another attempt wins (see start). sampling: an overdue read kept
 	// running after another attempt won, so its endpoint's deadline learns

@@ -63,7 +63,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	switch rep.out {
 	case outAnswer:
 		e.recordAnswer(a, elapsed, end)
-		if a.role == RolePrimary {
+		if a.role == RolePrimary && !a.ownSlow.Load() {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
 		if rep.head > 0 {
@@ -116,13 +116,15 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	a.stats.overdue.Add(1)
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())
+	kind := e.excuse(a, now)
+	a.ownSlow.Store(kind == "self")
 	if x.p.class == ClassRead {
 		select {
 		case x.overdue <- a:
 		default:
 		}
 	}
-	if e.excuse(a, now) {
+	if kind != "" {
 		a.excused.Store(true)
 		return
 	}
@@ -154,8 +156,10 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 // recordAnswer feeds an answer into the endpoint's latency windows and
 // state (answered).
 func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
-	a.stats.latency.Record(elapsed)
-	a.ep.latency.Record(elapsed)
+	if !a.ownSlow.Load() {
+		a.stats.latency.Record(elapsed)
+		a.ep.latency.Record(elapsed)
+	}
 	e.answered(a, end)
 }
 
@@ -185,19 +189,22 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	if a.sampling.Load() {
 		ran = elapsed
 	}
-	if rep.out == outAnswer {
+	learn := !a.ownSlow.Load() // rpcdash's own stall says nothing of the endpoint
+	switch {
+	case rep.out == outAnswer && learn:
 		ms.latency.Record(elapsed)
 		ep.latency.Record(elapsed)
-	} else {
+	case rep.out == outAnswer:
+	default:
 		if !a.overdue.Load() {
 			e.noteUnanswered(a, end) // an overdue one was charged at its deadline
 		}
-		if ran > 0 {
+		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
 		}
 	}
-	if a.role == RolePrimary {
+	if a.role == RolePrimary && learn {
 		if rep.out == outAnswer {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		} else {
@@ -302,7 +309,7 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 		return
 	}
 	ep.unanswered.Store(0)
-	if kind, _ := e.overloaded(end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
+	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
 		return // rpcdash, not the endpoint, is the slow part
 	}
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())

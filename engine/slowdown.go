@@ -49,30 +49,33 @@ type SlowdownInfo struct {
 }
 
 // excuse says whether an attempt that passed its deadline at now is not its
-// endpoint's fault, and notes the episode when it is not.
-func (e *Engine) excuse(a *attempt, now time.Time) bool {
+// endpoint's fault: "self" (rpcdash was the slow part) or "pool" (most of
+// the pool was slow at once), "" when it is the endpoint's. It notes the
+// episode when it is not.
+func (e *Engine) excuse(a *attempt, now time.Time) string {
 	kind, why := e.selfSlow(a, now)
 	if kind == "" {
 		kind, why = e.poolSlow(a, now)
 	}
-	if kind == "" {
-		return false
+	if kind != "" {
+		e.slow.note(e, kind, why, now, now.Sub(a.start))
 	}
-	e.slow.note(e, kind, why, now, now.Sub(a.start))
-	return true
+	return kind
 }
 
 // selfSlow: rpcdash's own process is the slow part.
 func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
 	late := now.Sub(a.start) - a.deadline // the deadline's own timer
-	return e.overloaded(now.Sub(a.start), a.deadline/2, late)
+	return e.overloaded(a.ep, now.Sub(a.start), a.deadline/2, late)
 }
 
-// overloaded says whether rpcdash itself is too slow to judge endpoints by
-// their timing: past its in-flight limit, or stalled for at least limit
-// within the last span (late: a stall already measured by the caller).
-func (e *Engine) overloaded(span, limit, late time.Duration) (kind, why string) {
-	if n, max := e.inflight.Load(), int64(e.cfg.Hedge.MaxInflight); n > max {
+// overloaded says whether rpcdash itself is too slow to judge ep by its
+// timing: past its in-flight limit with requests that are not waiting on ep
+// (a hung endpoint piles requests up: that is its fault, not an overload),
+// or stalled for at least limit within the last span (late: a stall the
+// caller measured itself).
+func (e *Engine) overloaded(ep *Endpoint, span, limit, late time.Duration) (kind, why string) {
+	if n, max := e.inflight.Load(), int64(e.cfg.Hedge.MaxInflight); n-ep.inflight.Load() > max {
 		return "self", fmt.Sprintf("rpcdash has %d requests in flight, past hedge.max_inflight %d", n, max)
 	}
 	if lag := max(late, e.lag.within(span)); lag >= limit {

@@ -23,15 +23,15 @@ func TestSlowdown_OwnStallExcusesTheDeadline(t *testing.T) {
 		a := &attempt{ep: ep, deadline: 250 * time.Millisecond, start: clock.Now().Add(-250 * time.Millisecond)}
 		return a
 	}
-	if e.excuse(overdue(), clock.Now()) {
+	if e.excuse(overdue(), clock.Now()) != "" {
 		t.Fatal("excused with no stall, no overload and the rest of the pool quiet")
 	}
 	e.lag.add(time.Now(), 40*time.Millisecond)
-	if e.excuse(overdue(), clock.Now()) {
+	if e.excuse(overdue(), clock.Now()) != "" {
 		t.Fatal("a 40 ms hiccup excused a 250 ms deadline")
 	}
 	e.lag.add(time.Now(), 180*time.Millisecond)
-	if !e.excuse(overdue(), clock.Now()) {
+	if e.excuse(overdue(), clock.Now()) != "self" {
 		t.Fatal("a 180 ms stall of rpcdash itself did not excuse a 250 ms deadline")
 	}
 	info := e.slow.info()
