@@ -246,6 +246,26 @@ func (b *Breaker) Trip(reason string) {
 	}
 }
 
+// Revert takes back failures found, after the fact, not to have been the
+// endpoint's (a slowdown of the whole pool, noticed a moment later on the
+// endpoints with longer deadlines): closed, it forgets its run of failures;
+// open since at or after since, from closed (not a failed trial), it closes
+// again with reason. Anything else is left as it is.
+func (b *Breaker) Revert(since time.Time, reason string) {
+	b.mu.Lock()
+	deliver := false
+	switch {
+	case b.state == BreakerClosed:
+		b.failures = 0
+	case b.state == BreakerOpen && b.reopens == 0 && !b.openedAt.Before(since):
+		deliver = b.moveLocked(BreakerClosed, reason, b.now())
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+}
+
 // State is the current state. An open breaker whose cooldown has run out
 // stays open until the next Acquire.
 func (b *Breaker) State() BreakerState {

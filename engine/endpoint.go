@@ -54,10 +54,14 @@ type Endpoint struct {
 	// busySince is when its in-flight count last rose from zero (unix
 	// nanos): with heardAt, how long it has had work and said nothing.
 	busySince atomic.Int64
-	// overdueAt is when an attempt of it last passed its deadline.
-	overdueAt atomic.Int64
-	drained   atomic.Bool
-	fault     atomic.Pointer[activeFault]
+	// overdueAt is when an attempt of it last passed its deadline;
+	// hangAt when such a deadline was last charged to its breaker, and
+	// hangOpenedAt when one of those charges opened it (see forgive).
+	overdueAt    atomic.Int64
+	hangAt       atomic.Int64
+	hangOpenedAt atomic.Int64
+	drained      atomic.Bool
+	fault        atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64

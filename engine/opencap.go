@@ -69,8 +69,11 @@ func openLimit(share float64, pool int) int {
 	if share >= 1 {
 		return pool
 	}
+	if pool < 2 {
+		return 0
+	}
 	n := int(math.Floor(share*float64(pool) + 1e-9))
-	return max(min(n, pool-1), min(1, pool-1))
+	return min(max(n, 1), pool-1)
 }
 
 // releaseOpen gives back an endpoint's slot when its breaker closes.

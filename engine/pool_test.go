@@ -129,6 +129,56 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 	})
 }
 
+// Endpoints with different deadlines pass them at different moments in the
+// same slowdown: the one with the shortest is charged first, before the
+// others show it was the pool's. Its charges are taken back then, and a
+// breaker they opened closes again.
+func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
+	// One failure opens a breaker, so the endpoint with the shortest deadline
+	// opens at its first; the cooldown outlasts the test, so it is closed at
+	// the end only if it was forgiven.
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Failures = 1
+		c.Breaker.Cooldown = time.Minute
+	},
+		sim.Config{Latency: fixed(40 * time.Millisecond)},                           // deadline at the 250 ms floor
+		sim.Config{Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.5}}, // p99 ≈ 130 ms: about 390 ms
+		sim.Config{Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.7}}) // p99 ≈ 200 ms: about 600 ms
+	var deadlines []float64
+	replies := openLoop(h, 5*time.Millisecond, 4*time.Second, func(el time.Duration) {
+		if deadlines == nil && el >= 2*time.Second {
+			for _, ep := range h.status().Endpoints {
+				deadlines = append(deadlines, ep.Methods["eth_getBalance"].AttemptTimeoutMS)
+			}
+			go slowAtOnce(t, h.sims, 500*time.Millisecond, 200*time.Millisecond)
+		}
+	})
+	for _, tr := range replies {
+		mustOK(t, tr.r)
+	}
+	if deadlines[0] >= deadlines[1] || deadlines[0] >= deadlines[2] {
+		t.Fatalf("deadlines %v: s0's is not the shortest, the test exercises nothing", deadlines)
+	}
+	for _, ep := range h.status().Endpoints {
+		if ep.Breaker.State != "closed" {
+			t.Fatalf("%s: breaker %s after a slowdown of the whole pool (deadlines %v, events %+v)", ep.Name, ep.Breaker.State, deadlines, breakerEvents(h))
+		}
+	}
+	var forgiven []string
+	for _, ev := range breakerEvents(h) {
+		if ev.To == "closed" && strings.Contains(ev.Message, "were not its fault") {
+			forgiven = append(forgiven, ev.Endpoint)
+		}
+		if ev.To == "open" && ev.Endpoint != "s0" {
+			t.Fatalf("%s opened in a slowdown of the whole pool: %+v", ev.Endpoint, ev)
+		}
+	}
+	if len(forgiven) == 0 {
+		t.Fatalf("s0 never opened: the test exercised nothing (events %+v)", h.events())
+	}
+	t.Logf("%d reads, 0 errors; deadlines %v ms; breakers closed again by forgiveness: %v; pool events %d", len(replies), deadlines, forgiven, len(poolEvents(h, "slow")))
+}
+
 // rpcdash's own overload is not the endpoints' fault: 60 requests in
 // flight against slow sims, twelve times hedge.max_inflight, open no
 // breaker, and the event names the overload. Within the limit, one slow

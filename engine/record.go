@@ -132,7 +132,12 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		a.charged.Store(true)
 		msg := fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond))
 		a.ep.setLastError(msg, now)
+		a.ep.hangAt.Store(now.UnixNano())
+		closed := a.ep.breaker.State() == BreakerClosed
 		a.ep.breaker.Failure(a.trial, msg)
+		if closed && a.ep.breaker.State() == BreakerOpen {
+			a.ep.hangOpenedAt.Store(now.UnixNano())
+		}
 	}
 }
 

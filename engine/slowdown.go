@@ -59,8 +59,27 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 	}
 	if kind != "" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
+		e.forgive(a.start, slowTitle(kind)+": "+why)
 	}
 	return kind
+}
+
+// forgive takes back the deadlines charged to breakers since the attempt
+// that revealed a slowdown started: endpoints with shorter deadlines pass
+// theirs first, before the slowdown is seen for what it is, and a breaker
+// one of those charges opened closes again.
+func (e *Engine) forgive(since time.Time, why string) {
+	s := since.UnixNano()
+	for _, ep := range e.endpoints {
+		if ep.hangAt.Load() < s {
+			continue
+		}
+		if ep.hangOpenedAt.Load() >= s {
+			ep.breaker.Revert(since, "the deadlines that opened it were not its fault ("+why+")")
+		} else if ep.breaker.State() == BreakerClosed {
+			ep.breaker.Revert(since, "")
+		}
+	}
 }
 
 // selfSlow: rpcdash's own process is the slow part.
@@ -109,6 +128,8 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	return "pool", fmt.Sprintf("%d of %d endpoints slow at once", slow, active)
 }
 
+// note counts an excused deadline in the episode, starting one (and an
+// event) if none is on.
 func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Duration) {
 	s.mu.Lock()
 	start := !s.active
