@@ -121,6 +121,8 @@ func TestServe_ConfigErrorsNameTheKey(t *testing.T) {
 		{"bad hedge delay", loopbackServer + validEndpoint + "[hedge]\ndelay = \"soon\"\n", []string{"hedge.delay"}},
 		{"zero breaker failures", loopbackServer + validEndpoint + "[breaker]\nfailures = 0\n", []string{"breaker.failures"}},
 		{"negative breaker failures", loopbackServer + validEndpoint + "[breaker]\nfailures = -1\n", []string{"breaker.failures"}},
+		{"max_open_share zero", loopbackServer + validEndpoint + "[breaker]\nmax_open_share = 0\n", []string{"breaker.max_open_share"}},
+		{"panic_threshold above 1", loopbackServer + validEndpoint + "[router]\npanic_threshold = 1.5\n", []string{"router.panic_threshold"}},
 		{"unknown chain", loopbackServer + "[chain]\nkind = \"btc\"\n" + validEndpoint, []string{"chain.kind", "btc"}},
 		{"listen not host:port", "[server]\nlisten = \"8545\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.listen"}},
 		{"no endpoints", loopbackServer, []string{"endpoints"}},

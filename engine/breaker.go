@@ -83,6 +83,7 @@ type Breaker struct {
 	set  BreakerSettings
 	now  func() time.Time
 	hook func(BreakerTransition)
+	gate func(hard bool, reason string) bool
 
 	state     BreakerState
 	failures  int
@@ -109,6 +110,13 @@ func NewBreaker(s BreakerSettings, now func() time.Time, onTransition func(Break
 	}
 	return &Breaker{set: s, now: now, hook: onTransition, cooldown: s.Cooldown}
 }
+
+// SetOpenGate installs a gate asked before a closed breaker opens; when it
+// says no, the breaker stays closed (its run of failures kept, so the next
+// failure asks again). hard says the evidence is conclusive (HardFailure).
+// The gate runs under the breaker's lock: it must not call this breaker,
+// nor wait on another's. Set it before the breaker is used.
+func (b *Breaker) SetOpenGate(gate func(hard bool, reason string) bool) { b.gate = gate }
 
 // Acquire asks to send one attempt. Closed: granted, not a trial. Open: once
 // the cooldown has run out the breaker turns half-open. Half-open: granted as
@@ -179,14 +187,23 @@ func (b *Breaker) Success(trial bool) {
 
 // Failure reports an attempt that failed; reason explains it in the
 // transition it may cause.
-func (b *Breaker) Failure(trial bool, reason string) {
+func (b *Breaker) Failure(trial bool, reason string) { b.failure(trial, false, reason) }
+
+// HardFailure reports a failure that is conclusive evidence (the endpoint
+// refused the connection): the open gate is told so.
+func (b *Breaker) HardFailure(trial bool, reason string) { b.failure(trial, true, reason) }
+
+func (b *Breaker) failure(trial, hard bool, reason string) {
 	b.mu.Lock()
 	deliver := false
 	switch {
 	case !trial && b.state == BreakerClosed:
 		b.failures++
 		if b.failures >= b.set.Failures {
-			deliver = b.moveLocked(BreakerOpen, fmt.Sprintf("%d failures in a row, last: %s", b.failures, reason), b.now())
+			why := fmt.Sprintf("%d failures in a row, last: %s", b.failures, reason)
+			if b.gate == nil || b.gate(hard, why) {
+				deliver = b.moveLocked(BreakerOpen, why, b.now())
+			}
 		}
 	case trial && b.takeTrialLocked():
 		deliver = b.moveLocked(BreakerOpen, "trial failed: "+reason, b.now())
@@ -210,16 +227,38 @@ func (b *Breaker) Release(trial bool) {
 
 // Trip opens the breaker whatever the attempts say, for health signals
 // found outside them (an endpoint that answers but lags the chain head).
-// Closed: opens with the base cooldown. Half-open: re-opens as a failed
+// Closed: opens with the base cooldown, if the open gate agrees. Half-open: re-opens as a failed
 // trial does. Open: restarts the cooldown, with no transition.
 func (b *Breaker) Trip(reason string) {
 	b.mu.Lock()
 	deliver := false
 	now := b.now()
-	if b.state == BreakerOpen {
+	switch {
+	case b.state == BreakerOpen:
 		b.openedAt = now
-	} else {
+	case b.state == BreakerClosed && b.gate != nil && !b.gate(false, reason):
+	default:
 		deliver = b.moveLocked(BreakerOpen, reason, now)
+	}
+	b.mu.Unlock()
+	if deliver {
+		b.deliver()
+	}
+}
+
+// Revert takes back failures found, after the fact, not to have been the
+// endpoint's (a slowdown of the whole pool, noticed a moment later on the
+// endpoints with longer deadlines): closed, it forgets its run of failures;
+// open since at or after since, from closed (not a failed trial), it closes
+// again with reason. Anything else is left as it is.
+func (b *Breaker) Revert(since time.Time, reason string) {
+	b.mu.Lock()
+	deliver := false
+	switch {
+	case b.state == BreakerClosed:
+		b.failures = 0
+	case b.state == BreakerOpen && b.reopens == 0 && !b.openedAt.Before(since):
+		deliver = b.moveLocked(BreakerClosed, reason, b.now())
 	}
 	b.mu.Unlock()
 	if deliver {

@@ -344,3 +344,67 @@ func BenchmarkBreakerClosedPath(b *testing.B) {
 		}
 	}
 }
+
+func TestBreaker_OpenGateAndRevert(t *testing.T) {
+	clock := newStepClock()
+	var trs []BreakerTransition
+	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 1, Cooldown: time.Second}, clock.Now, func(tr BreakerTransition) { trs = append(trs, tr) })
+	allow := false
+	var asked []bool
+	b.SetOpenGate(func(hard bool, why string) bool { asked = append(asked, hard); return allow || hard })
+
+	// Refused: stays closed, and asks again at the next failure.
+	b.Failure(false, "x")
+	b.Failure(false, "x")
+	b.Failure(false, "x")
+	if b.State() != BreakerClosed || len(asked) != 2 || asked[0] {
+		t.Fatalf("state %s, gate asked %v", b.State(), asked)
+	}
+	// Hard evidence: the gate is told, and here says yes.
+	b.HardFailure(false, "connection refused")
+	if b.State() != BreakerOpen || !asked[2] {
+		t.Fatalf("state %s after a refused connection, gate asked %v", b.State(), asked)
+	}
+	// Revert: opened at or after since closes again; before since, not.
+	opened := clock.Now()
+	clock.Advance(10 * time.Millisecond)
+	b.Revert(opened.Add(time.Millisecond), "not its fault")
+	if b.State() != BreakerOpen {
+		t.Fatal("reverted an open older than since")
+	}
+	b.Revert(opened, "not its fault")
+	if b.State() != BreakerClosed || trs[len(trs)-1].Reason != "not its fault" {
+		t.Fatalf("state %s, last transition %+v", b.State(), trs[len(trs)-1])
+	}
+	// Closed: its run of failures is forgotten.
+	allow = true
+	b.Failure(false, "x")
+	b.Revert(clock.Now(), "")
+	b.Failure(false, "x")
+	if b.State() != BreakerClosed {
+		t.Fatal("a reverted failure still counted")
+	}
+	// Reopened after a failed trial: a revert does not touch it.
+	b.Failure(false, "x")
+	clock.Advance(2 * time.Second)
+	b.Acquire()
+	b.Failure(true, "trial")
+	b.Revert(clock.Now().Add(-time.Hour), "x")
+	if b.State() != BreakerOpen {
+		t.Fatalf("a revert closed a breaker reopened by a failed trial: %s", b.State())
+	}
+}
+
+func TestOpenLimit(t *testing.T) {
+	for _, tt := range []struct {
+		share     float64
+		pool, max int
+	}{
+		{0.5, 1, 0}, {0.5, 2, 1}, {0.5, 3, 1}, {0.5, 4, 2}, {0.5, 10, 5},
+		{0.1, 3, 1}, {0.99, 3, 2}, {1, 3, 3}, {0.5, 0, 0},
+	} {
+		if got := openLimit(tt.share, tt.pool); got != tt.max {
+			t.Errorf("openLimit(%v, %d) = %d, want %d", tt.share, tt.pool, got, tt.max)
+		}
+	}
+}

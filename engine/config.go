@@ -156,6 +156,10 @@ type BreakerConfig struct {
 	// Retry-After.
 	BackoffBase time.Duration `mapstructure:"backoff_base"`
 	BackoffMax  time.Duration `mapstructure:"backoff_max"`
+	// MaxOpenShare caps the share of the pool that breakers may hold open
+	// at once on soft evidence (at least one endpoint always stays
+	// eligible; 1 lifts the cap). A refused connection is not capped.
+	MaxOpenShare float64 `mapstructure:"max_open_share"`
 }
 
 type RouterConfig struct {
@@ -169,6 +173,10 @@ type RouterConfig struct {
 	// ExploreAfter: a healthy endpoint that has served no read for this long
 	// gets the next one, to refresh its measurements.
 	ExploreAfter time.Duration `mapstructure:"explore_after"`
+	// PanicThreshold: below this share of routable endpoints (of those not
+	// drained nor on the wrong chain), requests are routed across all of
+	// them, least bad first, rather than refused (0 turns it off).
+	PanicThreshold float64 `mapstructure:"panic_threshold"`
 }
 
 type ProbesConfig struct {
@@ -261,12 +269,14 @@ func (c *Config) SetDefaults() {
 	def(&b.AttemptTimeoutFactor, 3)
 	def(&b.BackoffBase, time.Second)
 	def(&b.BackoffMax, time.Minute)
+	def(&b.MaxOpenShare, 0.5)
 
 	r := &c.Router
 	def(&r.Tolerance, 0.25)
 	def(&r.ErrorPenalty, 10)
 	def(&r.LagPenalty, 50*time.Millisecond)
 	def(&r.ExploreAfter, 5*time.Second)
+	def(&r.PanicThreshold, 0.5)
 
 	def(&c.Demo.Rate, 20)
 	def(&c.UI.Theme, "dark")
@@ -461,6 +471,9 @@ func (c *Config) Validate() error {
 	if b.AttemptTimeoutFactor < 1 {
 		bad("breaker.attempt_timeout_factor", "must be at least 1")
 	}
+	if !(b.MaxOpenShare > 0 && b.MaxOpenShare <= 1) {
+		bad("breaker.max_open_share", "must be in (0, 1], got %v", b.MaxOpenShare)
+	}
 
 	if c.Router.Tolerance < 0 {
 		bad("router.tolerance", "must not be negative")
@@ -468,6 +481,9 @@ func (c *Config) Validate() error {
 	positive("router.explore_after", c.Router.ExploreAfter)
 	if c.Router.ErrorPenalty < 0 {
 		bad("router.error_penalty", "must not be negative")
+	}
+	if !(c.Router.PanicThreshold >= 0 && c.Router.PanicThreshold <= 1) {
+		bad("router.panic_threshold", "must be in [0, 1], got %v", c.Router.PanicThreshold)
 	}
 
 	p := c.Probes

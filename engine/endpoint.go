@@ -46,8 +46,23 @@ type Endpoint struct {
 	// noteUnanswered).
 	unanswered atomic.Int64
 	heardAt    atomic.Int64
-	drained    atomic.Bool
-	fault      atomic.Pointer[activeFault]
+	// sampling: one of its overdue reads runs on after losing, to learn how
+	// long its slow answers take (see stopRest).
+	sampling atomic.Bool
+	// refusing: its last connection was refused (hard evidence it is down),
+	// until it answers anything again.
+	refusing atomic.Bool
+	// busySince is when its in-flight count last rose from zero (unix
+	// nanos): with heardAt, how long it has had work and said nothing.
+	busySince atomic.Int64
+	// overdueAt is when an attempt of it last passed its deadline;
+	// hangAt when such a deadline was last charged to its breaker, and
+	// hangOpenedAt when one of those charges opened it (see forgive).
+	overdueAt    atomic.Int64
+	hangAt       atomic.Int64
+	hangOpenedAt atomic.Int64
+	drained      atomic.Bool
+	fault        atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64
@@ -66,6 +81,10 @@ type Endpoint struct {
 type methodStats struct {
 	latency *LatencyWindow
 	rates   *RateWindow
+	// since start: attempts that passed their deadline without an answer,
+	// and those of them that answered afterwards.
+	overdue     atomic.Int64
+	lateAnswers atomic.Int64
 }
 
 type backoffState struct {
@@ -151,6 +170,24 @@ func (ep *Endpoint) backedOff(now time.Time) (bool, time.Time) {
 func (ep *Endpoint) heard(t time.Time) {
 	ep.unanswered.Store(0)
 	ep.heardAt.Store(t.UnixNano())
+	ep.refusing.Store(false)
+}
+
+// startAttempt counts an attempt in flight at t.
+func (ep *Endpoint) startAttempt(t time.Time) {
+	if ep.inflight.Add(1) == 1 {
+		ep.busySince.Store(t.UnixNano())
+	}
+}
+
+// silentFor is how long the endpoint has had work in flight without saying
+// anything (0 when it has none).
+func (ep *Endpoint) silentFor(now time.Time) time.Duration {
+	if ep.inflight.Load() == 0 {
+		return 0
+	}
+	since := max(ep.heardAt.Load(), ep.busySince.Load())
+	return now.Sub(time.Unix(0, since))
 }
 
 // blocked says whether the endpoint takes no traffic now, whatever the
@@ -178,6 +215,14 @@ func (ep *Endpoint) blocked(now time.Time, explain bool) (bool, string) {
 		}
 	}
 	return true, first + ": " + ep.exclusions[first]
+}
+
+// exclusion is the reason for an exclusion of the given kind, if any.
+func (ep *Endpoint) exclusion(kind string) (string, bool) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	why, ok := ep.exclusions[kind]
+	return why, ok
 }
 
 // backOff starts (or extends) a back-off after a 429: Retry-After when the

@@ -53,9 +53,21 @@ type Engine struct {
 
 	probeTrials atomic.Bool // active probes take the half-open trials
 
+	lag       lagMonitor // rpcdash's own scheduling lag
+	slow      slowdown   // the slowdown episode not charged to breakers
+	openCap   openCap    // breaker.max_open_share
+	panicked  panicState // router.panic_threshold
+	stopWatch chan struct{}
+	watchDone chan struct{}
+
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
 	warnings    []Warning
+
+	// base is the parent of read attempts' contexts, cancelled at shutdown:
+	// the attempts a request leaves running (trials, tail samples) end then.
+	base     context.Context
+	stopBase context.CancelCauseFunc
 
 	wg        sync.WaitGroup // attempt goroutines and their collectors
 	rpcSrv    *http.Server
@@ -90,6 +102,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	}
 	e.stopping, e.stop = context.WithCancel(context.Background())
 	e.hardStop, e.stopHard = context.WithCancel(context.Background())
+	e.base, e.stopBase = context.WithCancelCause(context.Background())
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -104,6 +117,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.hedge = newHedger(cfg.Hedge, cfg.Server.StatsWindow, e.now, e.events.add)
 	for i, c := range cfg.Endpoints {
 		ep := newEndpoint(i, c, e)
+		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep
 	}
@@ -152,6 +166,8 @@ func (e *Engine) Start() error {
 		})
 	}
 	e.serveErrs = make(chan error, 2)
+	e.stopWatch, e.watchDone = make(chan struct{}), make(chan struct{})
+	go e.watch(e.stopWatch, e.watchDone)
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
 	e.warnIfRemote(e.rpcLn.Addr().String())
@@ -213,6 +229,8 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 			}
 		}
 		e.rpcSrv = nil
+		close(e.stopWatch)
+		<-e.watchDone
 	}
 	e.stop()
 	e.stopHard()
@@ -220,6 +238,9 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		e.demo.wait()
 		e.demo = nil
 	}
+	// Requests are over: what they left running (trials, tail samples)
+	// ends now.
+	e.stopBase(errShutdown)
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

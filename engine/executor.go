@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	errLost            = errors.New("another attempt won")
-	errRequestDone     = errors.New("request finished")
-	errAttemptDeadline = errors.New("attempt deadline")
+	errLost        = errors.New("another attempt won")
+	errRequestDone = errors.New("request finished")
+	errShutdown    = errors.New("engine shut down")
 )
 
 // result is what the executor hands back to the server for one request.
@@ -42,15 +42,32 @@ type attempt struct {
 	start    time.Time
 	deadline time.Duration
 	cancel   context.CancelCauseFunc
-	cancelAt time.Time
+	// cancelAt is when the request let go of the attempt (unix nanos): it
+	// was cancelled, or kept running as a trial or a tail sample.
+	cancelAt atomic.Int64
 	stats    *methodStats // the endpoint's windows for this method
 	// settled: the breaker has had this attempt's verdict (or release), so
-	// whoever comes second — the end of the attempt or the hang timer of a
-	// write — gives none.
+	// whoever comes second — the end of the attempt or its deadline — gives
+	// none.
 	settled atomic.Bool
+	// overdue: the attempt passed its deadline without an answer. charged:
+	// that was counted against the breaker (not excused, see excuse).
+	overdue atomic.Bool
+	charged atomic.Bool
+	excused atomic.Bool
+	// ownSlow: excused because rpcdash itself was the slow part. Its timing
+	// is rpcdash's, not the endpoint's, and is not learned.
+	ownSlow atomic.Bool
 	// toVerdict: a read's half-open trial, which is not cancelled when
-	// another attempt wins (see start).
+	// another attempt wins (see start). sampling: an overdue read kept
+	// running after another attempt won, so its endpoint's deadline learns
+	// how long its slow answers really take (see stopRest).
 	toVerdict bool
+	sampling  atomic.Bool
+	// deferred: a read answered with the endpoint's own JSON-RPC error; the
+	// breaker hears of it when the request ends (execution.settleDeferred).
+	deferred  bool
+	failCause string
 	hangTimer *time.Timer
 	hedgeDone func()
 }
@@ -76,6 +93,7 @@ type plan struct {
 // Every attempt goroutine is tracked by e.wg and does its own accounting.
 func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 	var order []candidate
+	panicked := false
 	if p.pinned != nil {
 		// A drained endpoint still serves the filters it holds: their state
 		// lives nowhere else.
@@ -90,30 +108,44 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, true))}
 		}
 		order = rk.order
+		panicked = rk.panic
 	}
 
-	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)),
-		done: make(chan attemptDone, len(order)+e.cfg.Hedge.MaxExtra+1)}
+	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)), panicked: panicked,
+		done:    make(chan attemptDone, len(order)+1),
+		overdue: make(chan *attempt, len(order)+1)}
 	return x.run()
 }
 
 // execution is the state of one request's race.
 type execution struct {
-	e      *Engine
-	ctx    context.Context
-	req    *Request
-	p      plan
-	order  []candidate
-	used   []bool
-	done   chan attemptDone
-	live   []*attempt
-	sent   int
-	hedges int
-	saw429 bool
-	last   string // last failure cause, for the client's error
+	e     *Engine
+	ctx   context.Context
+	req   *Request
+	p     plan
+	order []candidate
+	used  []bool
+	done  chan attemptDone
+	// overdue carries the reads that passed their attempt deadline: each
+	// starts the next attempt beside it (see run).
+	overdue chan *attempt
+	live    []*attempt
+	sent    int
+	hedges  int
+	saw429  bool
+	// panicked: the order goes past the routable endpoints (panic routing).
+	panicked bool
+	last     string // last failure cause, for the client's error
 	// fallback is a null answer to a read of an explicit block, kept while
 	// another endpoint is asked (this one may just not have the block yet).
 	fallback *attemptDone
+	// errAnswer is the last JSON-RPC error answer that failed over (the
+	// endpoint's error, or one it could not serve): relayed if no attempt
+	// does better, as the client talking to that endpoint would have had it.
+	errAnswer *attemptDone
+	// deferred are the reads whose endpoints answered with their own
+	// JSON-RPC error (settleDeferred).
+	deferred []*attempt
 }
 
 // keepNull sets a null answer to a read of an explicit block number aside
@@ -169,6 +201,15 @@ func (x *execution) run() result {
 				x.saw429 = true
 			}
 			x.last = d.a.ep.Name + ": " + d.rep.cause
+			if d.a.deferred {
+				x.deferred = append(x.deferred, d.a)
+			}
+			if d.rep.out.errorAnswer() {
+				if x.errAnswer != nil {
+					putBuf(x.errAnswer.rep.body)
+				}
+				x.errAnswer = &d
+			}
 			if x.mayFailOver(d) && x.launch(RoleFailover, false) {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
@@ -182,7 +223,23 @@ func (x *execution) run() result {
 					x.fallback = nil
 					return x.win(*f)
 				}
+				if ea := x.errAnswer; ea != nil {
+					x.errAnswer = nil
+					return x.relayError(*ea)
+				}
 				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
+			}
+		case a := <-x.overdue:
+			// Envoy's hedge on per-try timeout: the slow attempt keeps
+			// running and the next candidate (of another failure domain
+			// first) races it; the first success wins. With no candidate
+			// left the attempt simply runs on to the request's deadline.
+			if !x.isLive(a) || !x.launch(RoleFailover, true) {
+				continue
+			}
+			e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))
+			if hedgeC != nil {
+				hedgeTimer.Reset(delay.Delay)
 			}
 		case <-hedgeC:
 			hedgeC = nil
@@ -257,20 +314,31 @@ func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) *E
 		}
 		x.used[i] = true
 		c := x.order[i]
-		ok, trial := c.ep.breaker.Acquire()
-		if !ok {
+		var ok, trial bool
+		if c.tier != 2 { // panic routing past an open breaker asks it nothing
+			ok, trial = c.ep.breaker.Acquire()
+		}
+		if !ok && c.tier == 0 {
 			continue
 		}
 		if c.ep.drained.Load() && x.p.pinned == nil {
-			c.ep.breaker.Release(trial)
+			if ok {
+				c.ep.breaker.Release(trial)
+			}
 			continue
 		}
 		a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone}
+		if !ok {
+			a.settled.Store(true) // sent by panic routing: no verdict for the breaker
+		}
 		x.start(a)
 		return c.ep
 	}
 }
 
+// pick is the best unused candidate: of the best tier left (routable
+// endpoints before panic routing's others), of a failure domain no live
+// attempt is in when otherDomain is set and one exists.
 func (x *execution) pick(otherDomain bool) int {
 	first := -1
 	for i, c := range x.order {
@@ -280,52 +348,64 @@ func (x *execution) pick(otherDomain bool) int {
 		if first < 0 {
 			first = i
 		}
-		if !otherDomain {
-			return i
+		if c.tier != x.order[first].tier {
+			break
 		}
-		d := c.ep.Domain()
-		shared := false
-		for _, a := range x.live {
-			if d != "" && a.ep.Domain() == d {
-				shared = true
-				break
-			}
-		}
-		if !shared {
+		if !otherDomain || !x.sharesDomain(c.ep) {
 			return i
 		}
 	}
 	return first
 }
 
+func (x *execution) sharesDomain(ep *Endpoint) bool {
+	d := ep.Domain()
+	if d == "" {
+		return false
+	}
+	for _, a := range x.live {
+		if a.ep.Domain() == d {
+			return true
+		}
+	}
+	return false
+}
+
 func (x *execution) start(a *attempt) {
 	e := x.e
 	a.stats = a.ep.stats(x.p.method, e)
 	a.deadline = e.attemptTimeout(a.ep, a.stats)
+	read := x.p.class == ClassRead
 	var actx context.Context
-	var cancelT context.CancelFunc
-	parent := x.ctx
-	a.toVerdict = a.trial && x.p.class == ClassRead
-	if a.toVerdict {
-		// A half-open trial must reach a verdict: if another attempt wins it
-		// is not cancelled but runs on, detached, to its own deadline.
-		// Otherwise a hedged trial would be released without a verdict and
-		// the next request would take another trial, forever.
-		parent = context.WithoutCancel(x.ctx)
-	}
-	actx, a.cancel = context.WithCancelCause(parent)
-	if x.p.class == ClassRead {
-		actx, cancelT = context.WithTimeoutCause(actx, a.deadline, errAttemptDeadline)
+	var cancelDL context.CancelFunc
+	unlink := func() bool { return false }
+	if read {
+		// A read is never cut at its own deadline (that starts the next
+		// attempt beside it, see run), only by the request's deadline, a
+		// win elsewhere or shutdown. Its context is the engine's, not the
+		// request's, so that the execution decides what to cancel: a
+		// half-open trial must reach a verdict and an overdue loser may be
+		// kept as a tail sample after the request has been answered. It
+		// keeps the request's values (a batch's shared answer bound).
+		parent := context.WithoutCancel(x.ctx)
+		if dl, ok := x.ctx.Deadline(); ok {
+			parent, cancelDL = context.WithDeadline(parent, dl)
+		}
+		actx, a.cancel = context.WithCancelCause(parent)
+		unlink = context.AfterFunc(e.base, func() { a.cancel(context.Cause(e.base)) })
+		a.toVerdict = a.trial
 	} else {
 		// A write is never cut short: it may already be executing upstream.
-		// Its hang still counts against the endpoint once the deadline passes.
-		a.hangTimer = time.AfterFunc(a.deadline, func() { e.countHang(a, x.p.acct) })
+		actx, a.cancel = context.WithCancelCause(x.ctx)
 	}
 	a.start = e.now()
-	if x.p.class == ClassRead {
+	// Past its deadline an attempt is counted against its endpoint (a hang
+	// is a hang), and a read races the next candidate.
+	a.hangTimer = time.AfterFunc(a.deadline, func() { e.attemptOverdue(a, x) })
+	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}
-	a.ep.inflight.Add(1)
+	a.ep.startAttempt(a.start)
 	x.live = append(x.live, a)
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
@@ -333,13 +413,24 @@ func (x *execution) start(a *attempt) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		rep := e.roundTrip(actx, a.ep, x.p.method, x.req.Raw, x.p.class != ClassRead)
-		if cancelT != nil {
-			cancelT()
+		rep := e.roundTrip(actx, a.ep, x.req, !read)
+		unlink()
+		if cancelDL != nil {
+			cancelDL()
 		}
 		e.finishAttempt(a, x.p, rep, context.Cause(actx))
+		a.cancel(nil)
 		x.done <- attemptDone{a: a, rep: rep}
 	}()
+}
+
+func (x *execution) isLive(a *attempt) bool {
+	for _, l := range x.live {
+		if l == a {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *execution) remove(a *attempt) {
@@ -358,29 +449,69 @@ func (x *execution) win(d attemptDone) result {
 		x.p.acct.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
+	x.settleDeferred(true)
 	x.stopRest(errLost)
 	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
 }
 
-func (x *execution) fail(msg string) result {
+// relayError returns a JSON-RPC error answer as the request's answer: every
+// attempt failed and this is what an endpoint said.
+func (x *execution) relayError(d attemptDone) result {
+	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
-	if x.fallback != nil {
-		putBuf(x.fallback.rep.body)
-		x.fallback = nil
+	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+func (x *execution) fail(msg string) result {
+	if x.panicked && x.p.pinned == nil {
+		p := x.p
+		msg += "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, true)).Message
 	}
+	x.settleDeferred(false)
+	x.stopRest(errRequestDone)
 	return result{err: &Error{Code: CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+// settleDeferred gives the breaker its verdict on the reads answered with
+// their endpoint's own error: a failure when another endpoint answered the
+// same request (answered), none when no endpoint could — then the request,
+// not the endpoints, is the likelier culprit (a block nobody has yet), and
+// a client's bad request must not open breakers across the pool. It also
+// returns the buffers set aside.
+func (x *execution) settleDeferred(answered bool) {
+	for _, a := range x.deferred {
+		if a.settle() && answered {
+			a.ep.breaker.Failure(false, a.failCause)
+		}
+	}
+	x.deferred = nil
+	for _, f := range []**attemptDone{&x.fallback, &x.errAnswer} {
+		if *f != nil {
+			putBuf((*f).rep.body)
+			*f = nil
+		}
+	}
 }
 
 func (x *execution) stopRest(cause error) {
 	if len(x.live) == 0 {
 		return
 	}
-	now := x.e.now()
+	now := x.e.now().UnixNano()
 	for _, a := range x.live {
-		if a.toVerdict {
+		a.cancelAt.Store(now)
+		switch {
+		case a.toVerdict:
 			continue // runs on to a verdict (see start)
+		case cause == errLost && a.overdue.Load() && a.ep.sampling.CompareAndSwap(false, true):
+			// A loser past its deadline would only say "slower than it ran",
+			// and the deadline caps what losers say at the slowest answer
+			// the endpoint gave: cut every slow attempt and the deadline
+			// never sees the tail it cuts. One such attempt per endpoint at
+			// a time runs on to its answer (or the request's deadline).
+			a.sampling.Store(true)
+			continue
 		}
-		a.cancelAt = now
 		a.cancel(cause)
 	}
 	n := len(x.live)
@@ -396,22 +527,47 @@ func (x *execution) stopRest(cause error) {
 
 // attemptTimeout is an attempt's own deadline: a high quantile of the
 // endpoint's recent latency for the method times a factor, clamped to
-// [breaker.attempt_timeout_min, server.request_timeout].
-// Censored observations (attempts outrun by a hedge) count, so that hedging
-// does not pull the quantile down, but only up to the slowest answer the
-// endpoint actually gave: a hung endpoint's losers say nothing about how
-// long its answers take, and letting them in would stretch its deadline with
-// every hedge that beat it.
+// [breaker.attempt_timeout_min, server.request_timeout]. Passing it does not
+// cut a read: it charges the endpoint with a hang and starts the next
+// attempt beside it (attemptOverdue, run).
 func (e *Engine) attemptTimeout(ep *Endpoint, s *methodStats) time.Duration {
+	d, _ := e.attemptDeadline(ep, s)
+	return d
+}
+
+// Where an attempt deadline comes from, for the Snapshot.
+const (
+	deadlineCold    = "cold"    // too few answers yet: a third of the request's deadline
+	deadlineLearned = "learned" // factor × the quantile of the answers
+	deadlineFloor   = "floor"   // raised to breaker.attempt_timeout_min
+	deadlineCeiling = "ceiling" // cut to server.request_timeout
+)
+
+// attemptDeadline is attemptTimeout with its source. Censored observations
+// (attempts outrun by a hedge or a deadline race) count, so that cutting the
+// slow attempts short does not pull the quantile down, but only up to the
+// slowest answer the endpoint actually gave: a hung endpoint's losers say
+// nothing about how long its answers take, and letting them in would
+// stretch its deadline with every attempt that beat it. Slow answers reach
+// the window because no read is cut at its deadline, and because one
+// overdue loser per endpoint at a time runs on to its answer (stopRest).
+func (e *Engine) attemptDeadline(ep *Endpoint, s *methodStats) (time.Duration, string) {
 	b := e.cfg.Breaker
+	limit := e.cfg.Server.RequestTimeout
 	q, n := s.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
 	if n < minRouteSamples {
 		q, n = ep.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
 	}
 	if n < minRouteSamples {
-		// Nothing measured yet: leave room for two failovers in the request.
-		return min(max(e.cfg.Server.RequestTimeout/3, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)
+		// Nothing measured yet: leave room for two more attempts beside it.
+		return min(max(limit/3, b.AttemptTimeoutMin), limit), deadlineCold
 	}
 	d := time.Duration(float64(q) * b.AttemptTimeoutFactor)
-	return min(max(d, b.AttemptTimeoutMin), e.cfg.Server.RequestTimeout)
+	switch {
+	case d < b.AttemptTimeoutMin:
+		return min(b.AttemptTimeoutMin, limit), deadlineFloor
+	case d > limit:
+		return limit, deadlineCeiling
+	}
+	return d, deadlineLearned
 }

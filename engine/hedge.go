@@ -169,6 +169,10 @@ func (h *hedger) observeAttempt(out outcome) {
 	}
 }
 
+// observeOverdue feeds the saturation guard an attempt that passed its
+// deadline: a timeout in all but name, though the attempt runs on.
+func (h *hedger) observeOverdue() { h.errorShare.Count(RateTimeout) }
+
 // tryFire asks to send one hedge of weight units for method: it checks the
 // saturation guard, the outstanding cap and the budget, in that order, and
 // takes a slot and tokens when it says yes. done must be called when the

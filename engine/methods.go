@@ -13,7 +13,9 @@ const (
 	// ClassRead: idempotent; may be hedged and failed over.
 	ClassRead Class = iota
 	// ClassWrite: sent to one endpoint, never hedged or re-sent once it may
-	// have left.
+	// have left. Methods in no table get it too: a method rpcdash does not
+	// know may have side effects (mev_sendBundle, a provider's own submit
+	// call), and delivering it twice is worse than waiting.
 	ClassWrite
 	// ClassStateful: pinned to the endpoint holding the state.
 	ClassStateful
@@ -44,6 +46,51 @@ var (
 	}
 	solanaWrites = []string{"sendTransaction", "requestAirdrop", "sendBundle"}
 
+	// The reads: the standard JSON-RPC reads of each chain, and the common
+	// debug/trace/txpool ones for EVM. Anything else is sent once unless
+	// methods.reads names it.
+	evmReads = []string{
+		"eth_blockNumber", "eth_call", "eth_chainId", "eth_estimateGas", "eth_createAccessList",
+		"eth_feeHistory", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_blobBaseFee",
+		"eth_getBalance", "eth_getCode", "eth_getStorageAt", "eth_getProof", "eth_getTransactionCount",
+		"eth_getAccount", "eth_simulateV1", "eth_getLogs", "eth_syncing", "eth_protocolVersion",
+		"eth_accounts", "eth_coinbase", "eth_mining", "eth_hashrate", "eth_getWork",
+		"eth_getBlockByHash", "eth_getBlockByNumber", "eth_getBlockReceipts",
+		"eth_getBlockTransactionCountByHash", "eth_getBlockTransactionCountByNumber",
+		"eth_getHeaderByHash", "eth_getHeaderByNumber",
+		"eth_getTransactionByHash", "eth_getTransactionReceipt", "eth_getRawTransactionByHash",
+		"eth_getTransactionByBlockHashAndIndex", "eth_getTransactionByBlockNumberAndIndex",
+		"eth_getRawTransactionByBlockHashAndIndex", "eth_getRawTransactionByBlockNumberAndIndex",
+		"eth_getUncleByBlockHashAndIndex", "eth_getUncleByBlockNumberAndIndex",
+		"eth_getUncleCountByBlockHash", "eth_getUncleCountByBlockNumber",
+		"net_version", "net_listening", "net_peerCount", "web3_clientVersion", "web3_sha3", "rpc_modules",
+		"debug_traceTransaction", "debug_traceCall", "debug_traceCallMany", "debug_traceBlockByNumber",
+		"debug_traceBlockByHash", "debug_traceBlock", "debug_getRawHeader", "debug_getRawBlock",
+		"debug_getRawReceipts", "debug_getRawTransaction", "debug_storageRangeAt", "debug_getBadBlocks",
+		"trace_block", "trace_transaction", "trace_call", "trace_callMany", "trace_filter", "trace_get",
+		"trace_replayTransaction", "trace_replayBlockTransactions", "trace_rawTransaction",
+		"txpool_status", "txpool_content", "txpool_contentFrom", "txpool_inspect",
+	}
+	solanaReads = []string{
+		"getAccountInfo", "getBalance", "getBlock", "getBlockCommitment", "getBlockHeight",
+		"getBlockProduction", "getBlocks", "getBlocksWithLimit", "getBlockTime", "getClusterNodes",
+		"getEpochInfo", "getEpochSchedule", "getFeeForMessage", "getFirstAvailableBlock",
+		"getGenesisHash", "getHealth", "getHighestSnapshotSlot", "getIdentity", "getInflationGovernor",
+		"getInflationRate", "getInflationReward", "getLargestAccounts", "getLatestBlockhash",
+		"getLeaderSchedule", "getMaxRetransmitSlot", "getMaxShredInsertSlot",
+		"getMinimumBalanceForRentExemption", "getMultipleAccounts", "getProgramAccounts",
+		"getRecentPerformanceSamples", "getRecentPrioritizationFees", "getSignaturesForAddress",
+		"getSignatureStatuses", "getSlot", "getSlotLeader", "getSlotLeaders", "getStakeActivation",
+		"getStakeMinimumDelegation", "getSupply", "getTokenAccountBalance",
+		"getTokenAccountsByDelegate", "getTokenAccountsByOwner", "getTokenLargestAccounts",
+		"getTokenSupply", "getTransaction", "getTransactionCount", "getVersion", "getVoteAccounts",
+		"isBlockhashValid", "minimumLedgerSlot", "simulateTransaction",
+		// deprecated, still served by many nodes
+		"getConfirmedBlock", "getConfirmedBlocks", "getConfirmedBlocksWithLimit",
+		"getConfirmedSignaturesForAddress2", "getConfirmedTransaction", "getFeeCalculatorForBlockhash",
+		"getFeeRateGovernor", "getFees", "getRecentBlockhash", "getSnapshotSlot",
+	}
+
 	evmFilterRoles = map[string]filterRole{
 		"eth_newfilter":                   {creates: true, idParam: -1},
 		"eth_newblockfilter":              {creates: true, idParam: -1},
@@ -67,7 +114,7 @@ type filterRole struct {
 // differs. It is read-only after construction and safe for concurrent use.
 type MethodTable struct {
 	solana  bool
-	classes map[string]Class // lower-cased; methods not listed are reads
+	classes map[string]Class // lower-cased; methods not listed are sent once, like writes
 	noHedge map[string]bool
 	weights map[string]float64
 	tips    map[string]tipRule
@@ -87,10 +134,16 @@ func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
 	}
 	if t.solana {
 		t.tips = solanaTips
+		for _, m := range solanaReads {
+			t.classes[lower(m)] = ClassRead
+		}
 		for _, m := range solanaWrites {
 			t.classes[lower(m)] = ClassWrite
 		}
 	} else {
+		for _, m := range evmReads {
+			t.classes[lower(m)] = ClassRead
+		}
 		for _, m := range evmWrites {
 			t.classes[lower(m)] = ClassWrite
 		}
@@ -131,7 +184,8 @@ func conservativeness(c Class) int {
 	return 0
 }
 
-// Class returns the method's class; unknown methods are reads.
+// Class returns the method's class; a method in no table (built-in or
+// config) is ClassWrite: sent once.
 func (t *MethodTable) Class(method string) Class {
 	if c, ok := lookupFold(t.classes, method); ok {
 		return c
@@ -139,7 +193,13 @@ func (t *MethodTable) Class(method string) Class {
 	if t.solana && hasSuffixFold(method, "subscribe") {
 		return ClassStateful
 	}
-	return ClassRead
+	return ClassWrite
+}
+
+// Known says whether a table (built-in or config) names the method.
+func (t *MethodTable) Known(method string) bool {
+	_, ok := lookupFold(t.classes, method)
+	return ok || t.solana && hasSuffixFold(method, "subscribe")
 }
 
 // Hedgeable reports whether a duplicate of the method may be sent: reads
@@ -306,20 +366,6 @@ var (
 	evmTips    = foldKeys(evmTipSource)
 	solanaTips = foldKeys(solanaTipSource)
 
-	// Other common reads, interned by knownMethods so that parsing them
-	// does not allocate.
-	commonReads = []string{
-		"eth_blockNumber", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_blobBaseFee",
-		"eth_syncing", "eth_getTransactionByHash", "eth_getTransactionReceipt",
-		"eth_getBlockByHash", "eth_getBlockTransactionCountByHash",
-		"eth_getTransactionByBlockHashAndIndex", "debug_traceTransaction", "trace_transaction",
-		"getSlot", "getBlockHeight", "getBalance", "getAccountInfo", "getMultipleAccounts",
-		"getProgramAccounts", "getLatestBlockhash", "getSignatureStatuses",
-		"getSignaturesForAddress", "getTransaction", "getBlock", "getBlockTime", "getBlocks",
-		"getEpochInfo", "getTokenAccountBalance", "getTokenAccountsByOwner", "getTokenSupply",
-		"simulateTransaction", "getRecentPrioritizationFees", "getFeeForMessage",
-		"isBlockhashValid", "getSlotLeader", "getSupply", "minimumLedgerSlot",
-	}
 	knownMethods = internTable()
 )
 
@@ -335,7 +381,7 @@ func foldKeys[V any](m map[string]V) map[string]V {
 
 func internTable() map[string]string {
 	t := map[string]string{}
-	for _, l := range [][]string{evmWrites, evmStateful, solanaWrites, commonReads} {
+	for _, l := range [][]string{evmWrites, evmStateful, solanaWrites, evmReads, solanaReads} {
 		for _, m := range l {
 			t[m] = m
 		}

@@ -31,9 +31,16 @@ func TestMethodTable_BuiltInClasses(t *testing.T) {
 		{"evm", "eth_unsubscribe", ClassStateful},
 		{"evm", "eth_call", ClassRead},
 		{"evm", "eth_blockNumber", ClassRead},
-		{"evm", "some_unknownMethod", ClassRead},
-		{"evm", "sendTransaction", ClassRead},
-		{"evm", "accountSubscribe", ClassRead},
+		{"evm", "eth_getLogs", ClassRead},
+		{"evm", "debug_traceTransaction", ClassRead},
+		{"evm", "txpool_status", ClassRead},
+		// Methods in no table are sent once, like writes.
+		{"evm", "some_unknownMethod", ClassWrite},
+		{"evm", "mev_sendBundle", ClassWrite},
+		{"evm", "eth_signTransaction", ClassWrite},
+		{"evm", "sendTransaction", ClassWrite},
+		{"evm", "accountSubscribe", ClassWrite},
+		{"evm", "getSlot", ClassWrite},
 		{"solana", "sendTransaction", ClassWrite},
 		{"solana", "requestAirdrop", ClassWrite},
 		{"solana", "sendBundle", ClassWrite},
@@ -42,8 +49,11 @@ func TestMethodTable_BuiltInClasses(t *testing.T) {
 		{"solana", "logsSubscribe", ClassStateful},
 		{"solana", "getSlot", ClassRead},
 		{"solana", "getAccountInfo", ClassRead},
-		{"solana", "eth_sendRawTransaction", ClassRead},
-		{"solana", "eth_newFilter", ClassRead},
+		{"solana", "simulateTransaction", ClassRead},
+		{"solana", "getAsset", ClassWrite},
+		{"solana", "eth_sendRawTransaction", ClassWrite},
+		{"solana", "eth_newFilter", ClassWrite},
+		{"solana", "eth_call", ClassWrite},
 		{"", "eth_sendRawTransaction", ClassWrite},
 	}
 	tables := map[string]*MethodTable{}
@@ -63,9 +73,11 @@ func TestMethodTable_ConfigOverrides(t *testing.T) {
 	evm := NewMethodTable("evm", MethodsConfig{
 		Writes:   []string{"eth_call", "both_rw", "all_three", "Custom_Send"},
 		Stateful: []string{"my_newThing", "both_rs", "all_three"},
-		Reads:    []string{"eth_getFilterChanges", "eth_sendBundle", "both_rw", "both_rs", "all_three"},
+		Reads:    []string{"eth_getFilterChanges", "eth_sendBundle", "both_rw", "both_rs", "all_three", "MEV_sendBundle"},
 	})
 	for method, want := range map[string]Class{
+		"mev_sendBundle":       ClassRead,
+		"mev_other":            ClassWrite,
 		"eth_call":             ClassWrite,
 		"custom_send":          ClassWrite,
 		"my_newThing":          ClassStateful,

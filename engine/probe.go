@@ -71,10 +71,10 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	if !verdict {
 		a.settled.Store(true) // no breaker verdict to give
 	}
-	ep.inflight.Add(1)
-	rep := e.roundTrip(ctx, ep, method, req.Raw, false)
+	ep.startAttempt(a.start)
+	rep := e.roundTrip(ctx, ep, req, false)
 	ep.inflight.Add(-1)
-	res := ProbeResult{RTT: e.now().Sub(a.start), OK: rep.out == outAnswer, Info: rep.info, Err: rep.cause}
+	res := ProbeResult{RTT: e.now().Sub(a.start), OK: rep.out == outAnswer || rep.out.errorAnswer(), Info: rep.info, Err: rep.cause}
 	if rep.body != nil {
 		res.Body = append([]byte(nil), rep.body.Bytes()...)
 	}
@@ -93,7 +93,10 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		e.recordAnswer(a, rtt, end)
 	case outRateLimit:
 		e.recordRateLimit(a, rep, end)
-	case outCancelled:
+	case outCancelled, outUnsupported:
+		if rep.out.responded() {
+			ep.heard(end)
+		}
 		ep.rates.Count(RateAttempts)
 		ms.rates.Count(RateAttempts)
 		ep.series.ended(end)
@@ -111,7 +114,8 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}
-		e.countFailure(a, nil, rep.out, "probe: "+rep.cause)
+		rep.cause = "probe: " + rep.cause
+		e.countFailure(a, nil, rep)
 	}
 }
 

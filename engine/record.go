@@ -17,26 +17,45 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	ep, ms := a.ep, a.stats
 	end := e.now()
 	ep.inflight.Add(-1)
-	if a.hangTimer != nil {
-		a.hangTimer.Stop()
-	}
+	a.hangTimer.Stop()
 	if a.hedgeDone != nil {
 		a.hedgeDone()
 	}
+	sampled := a.sampling.Load()
+	if sampled {
+		ep.sampling.Store(false)
+	}
 	elapsed := end.Sub(a.start)
 	e.hedge.observeAttempt(rep.out)
+	if rep.out == outAnswer && a.overdue.Load() {
+		ms.lateAnswers.Add(1)
+	}
+	if a.excused.Load() {
+		e.slow.observe(elapsed)
+	}
 
-	lost := errors.Is(cause, errLost)
+	lost := errors.Is(cause, errLost) || sampled
 	if lost || rep.out == outCancelled {
-		// Not the endpoint's fault: no verdict for the breaker, no failure.
+		// Not the endpoint's fault, unless it had already passed its
+		// deadline without an answer.
+		switch {
+		case rep.out == outAnswer && sampled:
+			e.answered(a, end)
+		case a.overdue.Load() && rep.out != outAnswer:
+			// Never answered within its deadline: a timeout in the rates
+			// (the score steers away), excused or not (the breaker).
+			e.countFailed(a, p.acct, outTimeout)
+		default:
+			ep.rates.Count(RateAttempts, RateCancelled)
+			ms.rates.Count(RateAttempts)
+		}
 		if a.settle() {
 			ep.breaker.Release(a.trial)
 		}
-		ep.rates.Count(RateAttempts, RateCancelled)
-		ms.rates.Count(RateAttempts)
-		if lost && rep.out == outAnswer {
+		switch {
+		case rep.out == outAnswer:
 			ep.series.answered(end, elapsed)
-		} else {
+		case !a.overdue.Load(): // an overdue one was counted failed above
 			ep.series.ended(end)
 		}
 		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
@@ -50,7 +69,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	switch rep.out {
 	case outAnswer:
 		e.recordAnswer(a, elapsed, end)
-		if a.role == RolePrimary {
+		if a.role == RolePrimary && !a.ownSlow.Load() {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
 		if rep.head > 0 {
@@ -62,26 +81,98 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if rep.out.responded() {
 			ep.heard(end)
 		}
-		if a.settle() { // else it was counted when its deadline passed
-			e.countFailure(a, p.acct, rep.out, rep.cause)
+		switch {
+		case rep.out == outUnsupported:
+			// Another endpoint may serve it; this one is not at fault.
+			ep.rates.Count(RateAttempts)
+			ms.rates.Count(RateAttempts)
+			if a.settle() {
+				ep.breaker.Release(a.trial)
+			}
+		case rep.out == outEndpointError && p.class == ClassRead && !a.trial && !a.settled.Load():
+			e.countFailed(a, p.acct, rep.out)
+			ep.setLastError(rep.cause, end)
+			a.deferred, a.failCause = true, rep.cause
+		case a.excused.Load() && rep.out == outTimeout:
+			// Overdue while the whole pool (or rpcdash) was slow, then cut
+			// by the request's deadline: still not the endpoint's fault.
+			ep.rates.Count(RateAttempts, RateTimeout)
+			ms.rates.Count(RateAttempts, RateTimeout)
+			if a.settle() {
+				ep.breaker.Release(a.trial)
+			}
+		case a.settle():
+			e.countFailure(a, p.acct, rep)
+		default: // its verdict was given when its deadline passed
+			e.countFailed(a, p.acct, rep.out)
 		}
 	}
 }
 
-// recordAnswer feeds an answer (client attempt or probe) into the
-// endpoint's state: latency windows, success rates, breaker verdict.
-func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
-	ep, ms := a.ep, a.stats
+// attemptOverdue runs when an attempt passes its deadline without an
+// answer. A hang is a hang: the endpoint is charged now, not when (if ever)
+// the attempt ends — unless the slowness is the whole pool's or rpcdash's
+// own (excuse). A read also races the next candidate (execution.run); it is
+// not cut.
+func (e *Engine) attemptOverdue(a *attempt, x *execution) {
+	if !a.overdue.CompareAndSwap(false, true) {
+		return
+	}
+	now := e.now()
+	a.stats.overdue.Add(1)
+	e.hedge.observeOverdue()
+	a.ep.overdueAt.Store(now.UnixNano())
+	kind := e.excuse(a, now)
+	a.ownSlow.Store(kind == "self")
+	if x.p.class == ClassRead {
+		select {
+		case x.overdue <- a:
+		default:
+		}
+	}
+	if kind != "" {
+		a.excused.Store(true)
+		return
+	}
+	if a.settle() {
+		a.charged.Store(true)
+		msg := fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond))
+		a.ep.setLastError(msg, now)
+		a.ep.hangAt.Store(now.UnixNano())
+		closed := a.ep.breaker.State() == BreakerClosed
+		a.ep.breaker.Failure(a.trial, msg)
+		if closed && a.ep.breaker.State() == BreakerOpen {
+			a.ep.hangOpenedAt.Store(now.UnixNano())
+		}
+	}
+}
+
+// answered feeds the endpoint's state with an answer (client attempt or
+// probe): it is not silent, and a late answer to an attempt charged as a
+// hang at its deadline is healthy evidence.
+func (e *Engine) answered(a *attempt, end time.Time) {
+	ep := a.ep
 	ep.heard(end)
-	ms.latency.Record(elapsed)
-	ep.latency.Record(elapsed)
-	ep.series.answered(end, elapsed)
 	ep.rates.Count(RateAttempts, RateSuccess)
-	ms.rates.Count(RateAttempts, RateSuccess)
+	a.stats.rates.Count(RateAttempts, RateSuccess)
 	if a.settle() {
 		ep.breaker.Success(a.trial)
+	} else if a.charged.Load() && !a.trial {
+		// Slow, not hung: a success ends the run of failures in a row.
+		ep.breaker.Success(false)
 	}
 	ep.backOffSucceeded()
+}
+
+// recordAnswer feeds an answer into the endpoint's latency windows and
+// state (answered).
+func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
+	if !a.ownSlow.Load() {
+		a.stats.latency.Record(elapsed)
+		a.ep.latency.Record(elapsed)
+	}
+	a.ep.series.answered(end, elapsed)
+	e.answered(a, end)
 }
 
 // recordRateLimit backs the endpoint off after a 429 (client attempt or
@@ -100,26 +191,40 @@ func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
 }
 
-// recordLoser accounts for an attempt cancelled because another won: what
-// it tells about latency (exact if it had answered, else only "more than it
-// ran"), the upstream time it used and how long it took to let go.
+// recordLoser accounts for an attempt the request let go of because another
+// won: what it tells about latency (exact if it answered, else only "more
+// than it ran"), the upstream time it used and how long it took to let go.
+// A tail sample (sampling) ran on until it ended.
 func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time.Duration, end time.Time) {
 	ep, ms := a.ep, a.stats
-	ran := a.cancelAt.Sub(a.start)
-	if rep.out == outAnswer {
+	letGo := time.Unix(0, a.cancelAt.Load())
+	ran := letGo.Sub(a.start)
+	if a.sampling.Load() {
+		ran = elapsed
+	}
+	learn := !a.ownSlow.Load() // rpcdash's own stall says nothing of the endpoint
+	switch {
+	case rep.out == outAnswer && learn:
 		ms.latency.Record(elapsed)
 		ep.latency.Record(elapsed)
-	} else {
-		e.noteUnanswered(a, end)
-		if ran > 0 {
+	case rep.out == outAnswer:
+	default:
+		if !a.overdue.Load() {
+			e.noteUnanswered(a, end) // an overdue one was charged at its deadline
+		}
+		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
 		}
 	}
-	if a.role == RolePrimary {
-		e.hedge.observePrimary(p.method, ran, rep.out != outAnswer)
+	if a.role == RolePrimary && learn {
+		if rep.out == outAnswer {
+			e.hedge.observePrimary(p.method, elapsed, false)
+		} else {
+			e.hedge.observePrimary(p.method, ran, true)
+		}
 	}
-	release := end.Sub(a.cancelAt)
+	release := end.Sub(letGo)
 	for _, c := range []*counts{p.acct, &ep.acct} {
 		c.losers.Add(1)
 		c.loserNanos.Add(int64(elapsed))
@@ -128,17 +233,23 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	e.metrics.release.Observe(release.Seconds())
 }
 
-// countHang charges a write that is still hanging past its attempt deadline
-// to its endpoint, so the breaker and the score see it before it ends.
-func (e *Engine) countHang(a *attempt, mc *counts) {
-	if a.settle() {
-		e.countFailure(a, mc, outTimeout, fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)))
+// countFailure charges a failed attempt to its endpoint (and to the method's
+// counters when it was a client attempt, mc != nil). A refused connection
+// is hard evidence, which no cap on open breakers holds back.
+func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
+	e.countFailed(a, mc, rep.out)
+	a.ep.setLastError(rep.cause, e.now())
+	if rep.refused {
+		a.ep.refusing.Store(true)
+		a.ep.breaker.HardFailure(a.trial, rep.cause)
+		return
 	}
+	a.ep.breaker.Failure(a.trial, rep.cause)
 }
 
-// countFailure charges a failed attempt to its endpoint (and to the method's
-// counters when it was a client attempt, mc != nil).
-func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string) {
+// countFailed counts a failed attempt in the rates and counters, without a
+// breaker verdict.
+func (e *Engine) countFailed(a *attempt, mc *counts, out outcome) {
 	ep, ms := a.ep, a.stats
 	if out == outTimeout {
 		ep.rates.Count(RateAttempts, RateFailure, RateTimeout)
@@ -152,8 +263,6 @@ func (e *Engine) countFailure(a *attempt, mc *counts, out outcome, cause string)
 	if mc != nil {
 		mc.failures.Add(1)
 	}
-	ep.setLastError(cause, e.now())
-	ep.breaker.Failure(a.trial, cause)
 }
 
 // noteFailover logs failovers without flooding: one event per endpoint per
@@ -185,6 +294,10 @@ type failoverStat struct {
 }
 
 func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
+	if t.To == BreakerClosed {
+		e.releaseOpen(ep)
+		ep.refusing.Store(false)
+	}
 	msg := t.Reason
 	if t.To == BreakerOpen {
 		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
@@ -210,6 +323,9 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 		return
 	}
 	ep.unanswered.Store(0)
+	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
+		return // rpcdash, not the endpoint, is the slow part
+	}
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 }

@@ -37,75 +37,98 @@ type candidate struct {
 	cost   float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
 	source string  // where the latency figure came from (ScoreParts.LatencySource)
 	trial  bool    // half-open: this request would be one of its trials
+	// tier > 0: not routable now (1: lagging, behind the block asked for or
+	// unhealthy; 2: breaker open; 3: backing off after a 429), taken only by
+	// panic routing or when nothing else can take the request, lowest tier
+	// first.
+	tier int
 }
 
 // ranking is the router's answer for one request.
 type ranking struct {
 	order   []candidate
 	skipped []string // with explain: why endpoints were left out, for the error a client sees
+	panic   bool     // order goes past the routable endpoints (panic routing)
 }
 
 // rank orders the endpoints that may take this request. explain collects
-// why endpoints were left out; the request path asks for it only when the
-// order came back empty, so a pool with an endpoint out formats nothing per
-// request.
+// why endpoints were left out; the request path asks for it only when it
+// needs to tell the client, so a pool with an endpoint out formats nothing
+// per request. Drained endpoints, endpoints on the wrong chain and
+// endpoints refusing connections (an open breaker on hard evidence) are
+// never in the order; the other unroutable ones follow the routable ones
+// in panic routing, or when no routable one can take the request.
 func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
+	var extras []candidate
 	best := -1.0
+	routable, pool := 0, 0
+	skip := func(ep *Endpoint, why func() string) {
+		if explain {
+			r.skipped = append(r.skipped, ep.Name+": "+why())
+		}
+	}
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() {
-			if explain {
-				r.skipped = append(r.skipped, ep.Name+": drained")
-			}
+			skip(ep, func() string { return "drained" })
 			continue
 		}
-		if blocked, why := ep.blocked(now, explain); blocked {
-			if explain {
-				r.skipped = append(r.skipped, ep.Name+": "+why)
-			}
+		if why, wrong := ep.exclusion(ExcludeWrongChain); wrong {
+			skip(ep, func() string { return ExcludeWrongChain + ": " + why })
 			continue
 		}
-		if h := ep.head.Load(); minHead > 0 && h > 0 && h < minHead && e.heads.max.Load() >= minHead {
-			if explain {
-				r.skipped = append(r.skipped, fmt.Sprintf("%s: head %d is below the requested block %d", ep.Name, h, minHead))
-			}
-			continue
-		}
-		if tipDependent && ep.lagExcluded.Load() {
-			if explain {
-				r.skipped = append(r.skipped, ep.Name+": lagging behind the chain head")
-			}
-			continue
-		}
+		pool++
 		ok, trial := ep.breaker.Routable()
 		if ok && trial && e.probeTrials.Load() {
 			// Probes run the half-open trials; clients never experiment.
 			ok = false
 		}
-		if !ok {
-			if explain {
-				r.skipped = append(r.skipped, fmt.Sprintf("%s: breaker %s", ep.Name, ep.breaker.State()))
-			}
+		if !ok && ep.refusing.Load() {
+			skip(ep, func() string { return fmt.Sprintf("refusing connections (breaker %s)", ep.breaker.State()) })
 			continue
 		}
+		blocked, why := ep.blocked(now, explain)
+		if !blocked && ok && !ep.lagExcluded.Load() {
+			routable++
+		}
 		c := candidate{ep: ep, trial: trial, cost: -1}
+		switch {
+		case blocked:
+			c.tier = 1
+			if off, _ := ep.backedOff(now); off {
+				c.tier = 3
+			}
+			skip(ep, func() string { return why })
+		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.max.Load() >= minHead:
+			c.tier = 1
+			skip(ep, func() string {
+				return fmt.Sprintf("head %d is below the requested block %d", ep.head.Load(), minHead)
+			})
+		case tipDependent && ep.lagExcluded.Load():
+			c.tier = 1
+			skip(ep, func() string { return "lagging behind the chain head" })
+		case !ok:
+			c.tier, c.trial = 2, false
+			skip(ep, func() string { return fmt.Sprintf("breaker %s", ep.breaker.State()) })
+		}
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
-			if best < 0 || lat < best {
+			if c.tier == 0 && (best < 0 || lat < best) {
 				best = lat
 			}
 		}
-		cands = append(cands, c)
+		if c.tier == 0 {
+			cands = append(cands, c)
+		} else {
+			extras = append(extras, c)
+		}
 	}
 	if best < 0 {
 		best = 0
 	}
-	for i := range cands {
-		c := &cands[i]
-		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
-	}
+	e.score(cands, best)
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		// Trials first for reads (a read can fail over if the trial fails);
 		// last for writes, which must not be an experiment.
@@ -115,19 +138,43 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 			}
 			return 1
 		}
-		switch {
-		case a.cost < b.cost:
-			return -1
-		case a.cost > b.cost:
-			return 1
-		}
-		return a.ep.index - b.ep.index
+		return byCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
 	if cls == ClassRead {
 		e.explore(r.order)
 	}
+	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
+		e.score(extras, best)
+		slices.SortStableFunc(extras, func(a, b candidate) int {
+			if a.tier != b.tier {
+				return a.tier - b.tier
+			}
+			return byCost(a, b)
+		})
+		r.order = append(r.order, extras...)
+		r.panic = true
+	}
 	return r
+}
+
+// score turns each candidate's latency into its cost (see the top of the
+// file); best stands in for an endpoint with no latency figure yet.
+func (e *Engine) score(cands []candidate, best float64) {
+	for i := range cands {
+		c := &cands[i]
+		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
+	}
+}
+
+func byCost(a, b candidate) int {
+	switch {
+	case a.cost < b.cost:
+		return -1
+	case a.cost > b.cost:
+		return 1
+	}
+	return a.ep.index - b.ep.index
 }
 
 // explore moves to the front the first closed-breaker candidate that has

@@ -49,13 +49,17 @@ func (e *Engine) serveHealth(w http.ResponseWriter) {
 			routable = append(routable, ep.Name)
 		}
 	}
+	// With none routable, panic routing still serves reads while an endpoint
+	// is left that is not drained, on the wrong chain or refusing.
+	ok := len(routable) > 0 || e.lastResort() > 0
+	panicking, _ := e.panicInfo()
 	w.Header().Set("Content-Type", "application/json")
 	status := http.StatusOK
-	if len(routable) == 0 {
+	if !ok {
 		status = http.StatusServiceUnavailable
 	}
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"ok":%v,"routable":%d,"endpoints":%d}`+"\n", len(routable) > 0, len(routable), len(e.endpoints))
+	fmt.Fprintf(w, `{"ok":%v,"routable":%d,"endpoints":%d,"panic":%v}`+"\n", ok, len(routable), len(e.endpoints), panicking)
 }
 
 func writeRPCError(w http.ResponseWriter, status int, err *Error) {

@@ -27,6 +27,15 @@ type Snapshot struct {
 	Warnings  []Warning               // independence findings
 	Demo      DemoStatus              // the built-in demo load, when on
 	Settings  Settings                // thresholds an observer outside the process needs
+
+	// Panic: fewer than router.panic_threshold of the pool are routable,
+	// and requests go to every endpoint of it, least bad first.
+	Panic       bool
+	PanicReason string
+	// Slowdown: deadlines are being passed by most of the pool at once (or
+	// rpcdash is the slow part), and not charged to any breaker; nil when
+	// none.
+	Slowdown *SlowdownInfo
 }
 
 // Settings are the configured thresholds that an observer outside the
@@ -124,10 +133,20 @@ func (r RateStats) RateLimitedShare() float64 {
 
 // MethodSnapshot is one (endpoint, method) pair.
 type MethodSnapshot struct {
-	Latency        LatencyStats
-	Rates          RateStats
-	AttemptTimeout time.Duration // the deadline an attempt of this method gets now
-	Score          ScoreParts    // the endpoint's routing score for this method
+	Latency LatencyStats
+	Rates   RateStats
+	// AttemptTimeout is the deadline an attempt of this method gets now:
+	// past it the endpoint is charged with a hang and a read races the next
+	// endpoint beside the running attempt, which is not cut.
+	AttemptTimeout time.Duration
+	// AttemptTimeoutSource: "learned" (factor × quantile of the answers,
+	// slow and censored ones included), "floor", "ceiling" or "cold".
+	AttemptTimeoutSource string
+	Score                ScoreParts // the endpoint's routing score for this method
+	// Since start: attempts that passed the deadline without an answer, and
+	// those of them that answered afterwards (slow, not lost).
+	Overdue     int64
+	LateAnswers int64
 }
 
 // MethodStatus is one method across the pool.
@@ -214,6 +233,8 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Methods[m] = e.methodStatus(m)
 	}
 	s.Settings = e.settings()
+	s.Panic, s.PanicReason = e.panicInfo()
+	s.Slowdown = e.slow.info()
 	return s
 }
 
@@ -287,8 +308,10 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) En
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
+			d, src := e.attemptDeadline(ep, st)
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
-				AttemptTimeout: e.attemptTimeout(ep, st)}
+				AttemptTimeout: d, AttemptTimeoutSource: src,
+				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load()}
 		}
 	}
 	if in := ep.independence.Load(); in != nil {

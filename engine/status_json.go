@@ -33,6 +33,9 @@ type statusWire struct {
 	Details   []warningWire         `json:"warning_details,omitempty"`
 	Demo      demoWire              `json:"demo"`
 	Settings  settingsWire          `json:"settings"`
+	Panic     bool                  `json:"panic"`
+	PanicWhy  string                `json:"panic_reason,omitempty"`
+	Slowdown  *slowdownWire         `json:"slowdown,omitempty"`
 }
 
 // settingsWire: durations as Go duration strings ("10s").
@@ -123,10 +126,21 @@ type rateWire struct {
 }
 
 type epMethodWire struct {
-	Latency          latencyWire `json:"latency"`
-	Rates            rateWire    `json:"rates"`
-	AttemptTimeoutMS float64     `json:"attempt_timeout_ms"`
-	Score            scoreWire   `json:"score"`
+	Latency              latencyWire `json:"latency"`
+	Rates                rateWire    `json:"rates"`
+	AttemptTimeoutMS     float64     `json:"attempt_timeout_ms"`
+	AttemptTimeoutSource string      `json:"attempt_timeout_source"`
+	Overdue              int64       `json:"overdue"`
+	LateAnswers          int64       `json:"late_answers"`
+	Score                scoreWire   `json:"score"`
+}
+
+type slowdownWire struct {
+	Kind    string    `json:"kind"`
+	Reason  string    `json:"reason"`
+	Since   time.Time `json:"since"`
+	WorstMS float64   `json:"worst_ms"`
+	Excused int64     `json:"excused"`
 }
 
 type accountWire struct {
@@ -292,7 +306,11 @@ func (s Snapshot) wire() statusWire {
 	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable,
 		MaxHead: s.MaxHead, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
 		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
-		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire()}
+		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire(),
+		Panic: s.Panic, PanicWhy: s.PanicReason}
+	if d := s.Slowdown; d != nil {
+		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
+	}
 	for _, ep := range s.Endpoints {
 		w.Endpoints = append(w.Endpoints, ep.wire())
 	}
@@ -314,7 +332,11 @@ func (w statusWire) snapshot() Snapshot {
 	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable,
 		MaxHead: w.MaxHead, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
-		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings()}
+		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings(),
+		Panic: w.Panic, PanicReason: w.PanicWhy}
+	if d := w.Slowdown; d != nil {
+		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused}
+	}
 	if w.Endpoints != nil {
 		s.Endpoints = make([]EndpointSnapshot, 0, len(w.Endpoints))
 	}

@@ -25,7 +25,8 @@ func (es EndpointSnapshot) wire() endpointWire {
 		w.Methods = make(map[string]epMethodWire, len(es.Methods))
 		for m, st := range es.Methods {
 			w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
-				AttemptTimeoutMS: ms(st.AttemptTimeout), Score: scoreOut(st.Score)}
+				AttemptTimeoutMS: ms(st.AttemptTimeout), AttemptTimeoutSource: st.AttemptTimeoutSource,
+				Overdue: st.Overdue, LateAnswers: st.LateAnswers, Score: scoreOut(st.Score)}
 		}
 	}
 	for _, p := range es.Series {
@@ -52,7 +53,8 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 		es.Methods = make(map[string]MethodSnapshot, len(w.Methods))
 		for m, mw := range w.Methods {
 			es.Methods[m] = MethodSnapshot{Latency: latencyIn(mw.Latency), Rates: RateStats(mw.Rates),
-				AttemptTimeout: fromMS(mw.AttemptTimeoutMS), Score: scoreIn(mw.Score)}
+				AttemptTimeout: fromMS(mw.AttemptTimeoutMS), AttemptTimeoutSource: mw.AttemptTimeoutSource,
+				Overdue: mw.Overdue, LateAnswers: mw.LateAnswers, Score: scoreIn(mw.Score)}
 		}
 	}
 	if w.Series != nil {

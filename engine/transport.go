@@ -29,19 +29,29 @@ const (
 	outConnError                // could not connect or the connection broke
 	outTimeout                  // the attempt's or request's deadline passed
 	outRateLimit                // HTTP 429
-	outInvalid                  // 200 with a body that is not a JSON-RPC answer
+	outInvalid                  // 200 with a body that is not a JSON-RPC answer, or another request's
 	outCancelled                // we cancelled it (another attempt won, or the client left)
+	// outEndpointError: a JSON-RPC error that is the endpoint's fault
+	// (blameEndpoint); outUnsupported: one this endpoint cannot serve
+	// (blameUnsupported). Both keep their body, to relay when no endpoint
+	// does better.
+	outEndpointError
+	outUnsupported
 )
 
 // responded says whether the endpoint said anything at all (an answer, an
 // HTTP error, a 429, a malformed body), as opposed to silence or a broken
 // connection.
 func (o outcome) responded() bool {
-	return o == outAnswer || o == outHTTPError || o == outRateLimit || o == outInvalid
+	return o == outAnswer || o == outHTTPError || o == outRateLimit || o == outInvalid || o == outEndpointError || o == outUnsupported
 }
 
+// errorAnswer: a JSON-RPC error answer that failed over, relayed when every
+// attempt failed.
+func (o outcome) errorAnswer() bool { return o == outEndpointError || o == outUnsupported }
+
 func (o outcome) String() string {
-	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled"}[o]
+	return [...]string{"answer", "http_error", "conn_error", "timeout", "rate_limited", "invalid", "cancelled", "endpoint_error", "unsupported"}[o]
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -62,6 +72,7 @@ type upstreamReply struct {
 	info       ResponseInfo
 	retryAfter time.Duration
 	sent       bool // a connection was obtained: the request may have left
+	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
 	cause      string
 }
 
@@ -87,7 +98,7 @@ func newHTTPClient() *http.Client {
 // trackSent asks whether a failed request provably never left (a write's
 // only licence to fail over); the connection trace it needs costs
 // allocations that reads, which fail over anyway, do without.
-func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, body []byte, trackSent bool) upstreamReply {
+func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, req *Request, trackSent bool) upstreamReply {
 	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
@@ -119,7 +130,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 	} else {
 		connected.Store(true) // unknown: assume it may have left
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(req.Raw))
 	if err != nil {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
@@ -130,7 +141,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		if ctx.Err() != nil {
 			return e.ctxReply(ctx, connected.Load())
 		}
-		return upstreamReply{out: outConnError, sent: connected.Load(), cause: e.upstreamText(connErrorText(err))}
+		return upstreamReply{out: outConnError, sent: connected.Load(), refused: refusedConn(err), cause: e.upstreamText(connErrorText(err))}
 	}
 	defer resp.Body.Close()
 	buf, bad := e.readAnswer(ctx, resp)
@@ -138,33 +149,17 @@ func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, method string, bod
 		return bad
 	}
 	r := upstreamReply{body: buf, sent: true}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		r.out, r.cause = outRateLimit, "HTTP 429"
-		r.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
-	case resp.StatusCode >= 500:
-		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
-	default:
-		r.info = InspectResponse(buf.Bytes())
-		switch {
-		case r.info.Valid:
-			r.out = outAnswer
-		case resp.StatusCode != http.StatusOK:
-			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", resp.StatusCode)
-		default:
-			r.out, r.cause = outInvalid, "answer is not JSON-RPC"
-		}
-	}
-	if r.out != outAnswer {
+	e.classify(&r, resp.StatusCode, resp.Header.Get("Retry-After"), req)
+	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
 		r.body = nil
 		return r
 	}
-	if !r.info.HasError {
-		r.head, _ = headOf(method, buf.Bytes())
+	if r.out == outAnswer && !r.info.HasError {
+		r.head, _ = headOf(req.Method, buf.Bytes())
 	}
 	if stale {
-		e.freezeHead(ep, method, &r)
+		e.freezeHead(ep, req.Method, &r)
 	}
 	return r
 }
@@ -229,7 +224,7 @@ func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause stri
 }
 
 func (e *Engine) ctxReply(ctx context.Context, sent bool) upstreamReply {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), errAttemptDeadline) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return upstreamReply{out: outTimeout, sent: sent, cause: "timed out"}
 	}
 	return upstreamReply{out: outCancelled, sent: sent, cause: "cancelled"}

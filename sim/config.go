@@ -107,22 +107,36 @@ const (
 	ModeNormal    Mode = ""        // serve normally
 	ModeError     Mode = "error"   // answer HTTP 500 with a JSON-RPC error body
 	ModeRateLimit Mode = "http429" // answer HTTP 429 with Retry-After when Config.RetryAfter > 0
-	ModeHang      Mode = "hang"    // never answer until the client cancels or the server closes
+	ModeHang      Mode = "hang"    // read the body, then never answer until the client cancels or the server closes
+	// ModeForeignID answers normally but with another request's id: the
+	// previous request's, or for a batch each element's neighbour's.
+	ModeForeignID Mode = "foreign_id"
+	// ModeRPCError answers every call HTTP 200 with a server-side JSON-RPC
+	// error (by default -32603 "missing trie node"; see SetRPCError), after
+	// the usual service time.
+	ModeRPCError Mode = "rpc_error"
 )
 
-// ParseMode accepts "", "normal", "error", "http429", "hang" and the
-// hostile modes ("huge_answer", "trickle", "malformed_status").
+// ParseMode accepts "", "normal", "error", "http429", "hang", "foreign_id",
+// "rpc_error" and the hostile modes ("huge_answer", "trickle",
+// "malformed_status").
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
-	case ModeNormal, ModeError, ModeRateLimit, ModeHang:
+	case ModeNormal, ModeError, ModeRateLimit, ModeHang, ModeForeignID, ModeRPCError:
 		return Mode(s), nil
 	case ModeHugeAnswer, ModeTrickle, ModeMalformedStatus:
 		return Mode(s), nil
 	case "normal":
 		return ModeNormal, nil
 	}
-	return "", fmt.Errorf("sim: unknown mode %q (want \"\", error, http429, hang, huge_answer, trickle or malformed_status)", s)
+	return "", fmt.Errorf("sim: unknown mode %q (want \"\", error, http429, hang, foreign_id, rpc_error, huge_answer, trickle or malformed_status)", s)
 }
+
+// Default error of ModeRPCError.
+const (
+	DefaultRPCErrorCode    = CodeInternal
+	DefaultRPCErrorMessage = "missing trie node"
+)
 
 // Chain kinds.
 const (

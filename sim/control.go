@@ -23,6 +23,9 @@ type ControlRequest struct {
 	HugeBytes       *int64  `json:"huge_bytes,omitempty"`
 	TrickleInterval *string `json:"trickle_interval,omitempty"` // a Go duration
 	JunkBytes       *int    `json:"junk_bytes,omitempty"`
+	// ErrorCode and ErrorMessage are the error of mode rpc_error.
+	ErrorCode    *int    `json:"error_code,omitempty"`
+	ErrorMessage *string `json:"error_message,omitempty"`
 }
 
 // Apply validates every field first and then applies them all, so a bad
@@ -95,6 +98,16 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.HugeBytes != nil || c.TrickleInterval != nil || c.JunkBytes != nil {
 		u.SetHostile(hostile.hugeBytes, hostile.trickleInterval, hostile.junkBytes)
+	}
+	if c.ErrorCode != nil || c.ErrorMessage != nil {
+		code, msg := u.RPCError()
+		if c.ErrorCode != nil {
+			code = *c.ErrorCode
+		}
+		if c.ErrorMessage != nil {
+			msg = *c.ErrorMessage
+		}
+		u.SetRPCError(code, msg)
 	}
 	return nil
 }

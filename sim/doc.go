@@ -16,7 +16,8 @@
 //   - a chain head that advances with wall time (or an injected clock) and
 //     is shared process-wide per chain and block time, so that HeadLag is
 //     exactly the difference between two upstreams;
-//   - live fault injection (HTTP 500, HTTP 429, hang, extra latency, random
+//   - live fault injection (HTTP 500, HTTP 429, hang, answers with a foreign
+//     id, JSON-RPC server errors with HTTP 200, extra latency, random
 //     error and rate-limit shares, frozen head, unhealthy node) through
 //     setters and through POST /_sim/mode;
 //   - exact, race-free counters, updated before the handler waits, with

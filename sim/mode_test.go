@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,3 +78,82 @@ func TestRates_SharesFollowTheSeed(t *testing.T) {
 		t.Fatalf("error share 1: status %d", status)
 	}
 }
+
+func TestMode_ForeignIDAnswersWithAnotherRequestsID(t *testing.T) {
+	u := start(t, Config{})
+	c := newClient(t)
+	if err := u.Apply(ControlRequest{Mode: ptr("foreign_id")}); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"eth_chainId"}`,
+		`{"jsonrpc":"2.0","id":8,"method":"eth_chainId"}`,
+	} {
+		status, _, b := post(t, c, u.URL(), body)
+		var r response
+		if status != 200 || json.Unmarshal(b, &r) != nil || r.Result == nil {
+			t.Fatalf("status %d body %s", status, b)
+		}
+		ids = append(ids, string(r.ID))
+	}
+	// The first has no predecessor: a made-up id; the second gets the first's.
+	if ids[0] == "7" || ids[1] != "7" {
+		t.Fatalf("answer ids %v to requests 7 and 8", ids)
+	}
+	status, _, b := post(t, c, u.URL(), `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]`)
+	var rs []response
+	if status != 200 || json.Unmarshal(b, &rs) != nil || len(rs) != 2 || string(rs[0].ID) != "2" || string(rs[1].ID) != "1" {
+		t.Fatalf("batch: status %d body %s", status, b)
+	}
+}
+
+func TestMode_RPCErrorAnswersEveryCallWith200AndAServerError(t *testing.T) {
+	u := start(t, Config{})
+	c := newClient(t)
+	if err := u.Apply(ControlRequest{Mode: ptr("rpc_error")}); err != nil {
+		t.Fatal(err)
+	}
+	status, _, b := post(t, c, u.URL(), `{"jsonrpc":"2.0","id":3,"method":"eth_getBalance","params":["0x00000000000000000000000000000000000000aa","latest"]}`)
+	var r response
+	if status != 200 || json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "missing trie node" || string(r.ID) != "3" {
+		t.Fatalf("status %d body %s", status, b)
+	}
+	code, msg := -32000, "header not found"
+	if err := u.Apply(ControlRequest{ErrorCode: &code, ErrorMessage: &msg}); err != nil {
+		t.Fatal(err)
+	}
+	status, _, b = post(t, c, u.URL(), `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]`)
+	var rs []response
+	if status != 200 || json.Unmarshal(b, &rs) != nil || len(rs) != 2 || rs[1].Error == nil || rs[1].Error.Code != -32000 || rs[1].Error.Message != "header not found" {
+		t.Fatalf("batch: status %d body %s", status, b)
+	}
+}
+
+func TestMode_HangReadsTheBodyFirst(t *testing.T) {
+	u := start(t, Config{})
+	u.SetMode(ModeHang)
+	ctx, cancel := context.WithCancel(waitCtx(t))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", u.URL(), strings.NewReader(requestBody("mev_sendBundle")))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	// Counted by method: the body was read before the hang.
+	if err := u.WaitMethod(waitCtx(t), "mev_sendBundle", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.WaitFor(waitCtx(t), func(c Counters) bool { return c.Hanging == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	if err := u.WaitCancelled(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

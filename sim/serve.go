@@ -54,6 +54,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s := u.snapshot()
+	u.lastID.swap(reqs)
 	mode := u.decide(s)
 	if u.serveHostile(w, r, mode, s, reqs, batch) {
 		return
@@ -84,7 +85,14 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		u.writeBody(w, http.StatusOK, encodeError(nil, false, parseErr))
 		return
 	}
-	u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, u.answer))
+	switch s.mode {
+	case ModeRPCError:
+		u.writeBody(w, http.StatusOK, encodeError(reqs, batch, &Error{Code: s.rpcErrCode, Message: s.rpcErrMsg}))
+	case ModeForeignID:
+		u.writeBody(w, http.StatusOK, encodeResponses(u.foreignIDs(reqs, batch), batch, u.answer))
+	default:
+		u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, u.answer))
+	}
 }
 
 // decide picks the fault for one HTTP request: the mode first, then one

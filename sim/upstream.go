@@ -28,6 +28,7 @@ type Upstream struct {
 
 	counters counterState
 	records  recordState
+	lastID   lastID // mode foreign_id
 	filters  filterState
 
 	life    sync.Mutex // guards srv, ln, closed and adds to handlers
@@ -51,6 +52,8 @@ type settings struct {
 	frozenAt      int64
 	unhealthy     bool
 	hostile       hostileSettings
+	rpcErrCode    int
+	rpcErrMsg     string
 }
 
 // New builds an upstream from cfg with defaults filled in; Start serves it.
@@ -66,6 +69,8 @@ func New(cfg Config) *Upstream {
 			retryAfter:    cfg.RetryAfter,
 			headLag:       max(cfg.HeadLag, 0),
 			unhealthy:     cfg.Unhealthy,
+			rpcErrCode:    DefaultRPCErrorCode,
+			rpcErrMsg:     DefaultRPCErrorMessage,
 		},
 		latRNG:   latRNG,
 		faultRNG: faultRNG,
@@ -206,6 +211,17 @@ func (u *Upstream) SetHostile(hugeBytes int64, trickleInterval time.Duration, ju
 	u.update(func(s *settings) {
 		s.hostile = hostileSettings{hugeBytes: hugeBytes, trickleInterval: trickleInterval, junkBytes: junkBytes}
 	})
+}
+
+// SetRPCError sets the error that mode rpc_error answers with.
+func (u *Upstream) SetRPCError(code int, message string) {
+	u.update(func(s *settings) { s.rpcErrCode, s.rpcErrMsg = code, message })
+}
+
+// RPCError is the error that mode rpc_error answers with.
+func (u *Upstream) RPCError() (code int, message string) {
+	s := u.snapshot()
+	return s.rpcErrCode, s.rpcErrMsg
 }
 
 // SetUnhealthy makes Solana getHealth answer the node-unhealthy error.

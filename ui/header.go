@@ -97,16 +97,27 @@ func (m Model) bannerLines() []string {
 		return nil
 	}
 	var out []string
-	if m.snap.Routable == 0 && len(m.snap.Endpoints) > 0 {
-		var why []string
+	var why []string
+	if m.snap.Routable == 0 {
 		for _, ep := range m.snap.Endpoints {
 			why = append(why, ep.Name+": "+notRoutableReason(ep))
 		}
+	}
+	switch {
+	case m.snap.Panic:
+		// Reads still flow: to every endpoint not drained, least bad first.
+		msg := "⚠ PANIC ROUTING: " + m.snap.PanicReason + "; reads go to every endpoint not drained, least bad first."
+		if len(why) > 0 {
+			msg += " " + strings.Join(why, "; ")
+		}
+		out = append(out, m.banner(msg)...)
+	case m.snap.Routable == 0 && len(m.snap.Endpoints) > 0:
 		msg := "⚠ NO ROUTABLE ENDPOINT: requests fail now. " + strings.Join(why, "; ")
 		out = append(out, m.banner(msg)...)
 	}
-	// The "panic routing" banner (engine Snapshot.Panic, issue 14) goes
-	// here, beside this one.
+	if sd := m.snap.Slowdown; sd != nil {
+		out = append(out, m.banner(fmt.Sprintf("⚠ SLOWDOWN (%s, not charged to breakers): %s", sd.Kind, sd.Reason))...)
+	}
 	return out
 }
 

@@ -1,0 +1,176 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// idsOf returns the ids of a single answer or of a batch's answers.
+func idsOf(t *testing.T, body []byte) []string {
+	t.Helper()
+	var one struct{ ID json.RawMessage }
+	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		var many []struct{ ID json.RawMessage }
+		if err := json.Unmarshal(body, &many); err != nil {
+			t.Fatalf("batch answer %s: %v", body, err)
+		}
+		var out []string
+		for _, m := range many {
+			out = append(out, string(m.ID))
+		}
+		return out
+	}
+	if err := json.Unmarshal(body, &one); err != nil {
+		t.Fatalf("answer %s: %v", body, err)
+	}
+	return []string{string(one.ID)}
+}
+
+func TestAnswers_ForeignIDIsNeverRelayedAndFailsOver(t *testing.T) {
+	for _, keepOpen := range []bool{true, false} {
+		name := "breaker-opens"
+		if keepOpen {
+			name = "under-sustained-traffic" // a breaker that never opens: every foreign answer is met
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, func(c *engine.Config) {
+				if keepOpen {
+					c.Breaker.Failures = 1 << 20
+				}
+			}, sim.Config{}, sim.Config{}, sim.Config{})
+			bad := h.sims[0]
+			if err := bad.Apply(sim.ControlRequest{Mode: ptr("foreign_id")}); err != nil {
+				t.Fatal(err)
+			}
+			wrong := 0
+			for i := 0; i < 30; i++ {
+				body := fmt.Sprintf(`[{"jsonrpc":"2.0","id":%d,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"b-%d","method":"eth_getBalance","params":[%q,"latest"]},{"jsonrpc":"2.0","id":%d,"method":"eth_blockNumber"}]`, 1000+i, i, addr, 2000+i)
+				r := h.post(body)
+				ids := idsOf(t, r.body)
+				want := []string{fmt.Sprint(1000 + i), fmt.Sprintf(`"b-%d"`, i), fmt.Sprint(2000 + i)}
+				if strings.Join(ids, ",") != strings.Join(want, ",") || bytes.Contains(r.body, []byte(`"error"`)) {
+					wrong++
+					t.Errorf("batch %d: answer %s", i, r.body)
+				}
+			}
+			for i := 0; i < 100; i++ {
+				r := h.call(i, "eth_getBalance", addr, "latest")
+				mustOK(t, r)
+				if ids := idsOf(t, r.body); ids[0] != fmt.Sprint(i) {
+					wrong++
+				}
+			}
+			if wrong > 0 {
+				t.Fatalf("%d answers with a wrong id relayed", wrong)
+			}
+			seen := bad.Counters().Total
+			tr := h.transitions("s0")
+			switch {
+			case keepOpen && seen < 10: // the score steers away from it after a while
+				t.Fatalf("the foreign-id sim saw only %d calls: the test exercised little", seen)
+			case !keepOpen && (len(tr) == 0 || tr[0] != "closed>open"):
+				t.Fatalf("the endpoint answering foreign ids was not cut out: %v", tr)
+			}
+			t.Logf("30 batches of 3 and 100 reads: 0 wrong ids, 0 errors; the foreign-id sim answered %d calls, none relayed; transitions %v", seen, tr)
+		})
+	}
+}
+
+func TestAnswers_EndpointErrorFailsOverAndOpensTheBreaker(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
+	if err := h.sims[1].Apply(sim.ControlRequest{Mode: ptr("rpc_error")}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint == "s1" {
+			t.Fatalf("an answer of the erroring endpoint was relayed: %s", r.body)
+		}
+	}
+	ep := h.endpoint("s1")
+	if tr := h.transitions("s1"); len(tr) == 0 || tr[0] != "closed>open" || !strings.Contains(ep.LastError, "missing trie node") {
+		t.Fatalf("transitions %v, last error %q", tr, ep.LastError)
+	}
+	t.Logf("100 reads, 0 errors; s1 answered 'missing trie node' %d times before its breaker opened", h.sims[1].Counters().Total)
+}
+
+// What every endpoint says is relayed as said, and opens no breaker: a
+// block no endpoint has yet is the request's problem, not three endpoints'.
+func TestAnswers_ErrorEveryEndpointGivesIsRelayedAndChargesNone(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
+	code, msg := -32000, "header not found"
+	for _, s := range h.sims {
+		if err := s.Apply(sim.ControlRequest{Mode: ptr("rpc_error"), ErrorCode: &code, ErrorMessage: &msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		r := h.call(i, "eth_getBalance", addr, "0x7fffffff")
+		e := r.rpcError()
+		if e == nil || e["code"] != float64(-32000) || e["message"] != "header not found" || r.attempts != 3 {
+			t.Fatalf("%d attempts, answer %s; want the endpoints' own error after trying all three", r.attempts, r.body)
+		}
+	}
+	for _, ep := range h.status().Endpoints {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Breaker.ConsecutiveFailures != 0 {
+			t.Fatalf("%s: breaker %s with %d failures in a row", ep.Name, ep.Breaker.State, ep.Breaker.ConsecutiveFailures)
+		}
+	}
+}
+
+// The geth test pins a real revert; this pins the sim's, through the class
+// of -32603 neighbours: a revert is the request's, relayed byte for byte.
+func TestAnswers_RevertPassesThroughWithTheBreakerClosed(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{}, sim.Config{})
+	for i := 0; i < 10; i++ {
+		r := h.call(i, "eth_call", map[string]string{"to": addr, "data": "0xdeadbeef"}, "latest")
+		e := r.rpcError()
+		if e == nil || e["code"] != float64(3) || e["data"] != sim.RevertData || r.attempts != 1 {
+			t.Fatalf("attempts %d, answer %s", r.attempts, r.body)
+		}
+	}
+	for _, ep := range h.status().Endpoints {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Accounting.Failures != 0 {
+			t.Fatalf("%s: breaker %s, %d failures after reverts", ep.Name, ep.Breaker.State, ep.Accounting.Failures)
+		}
+	}
+}
+
+// An endpoint behind a misconfigured proxy: redirects and 400s whose bodies
+// are well-formed JSON-RPC results. None is relayed.
+func TestAnswers_Non2xxIsNeverRelayedAsASuccess(t *testing.T) {
+	var status = []int{http.StatusFound, http.StatusBadRequest}
+	n := 0
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Location", "http://127.0.0.1:1/")
+		w.WriteHeader(status[n%2])
+		n++
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0xbad"}`, req.ID)
+	}))
+	t.Cleanup(proxy.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = append([]engine.EndpointConfig{{Name: "proxy", URL: proxy.URL, Provider: "px", Region: "px"}}, c.Endpoints...)
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	for i := 0; i < 30; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if bytes.Contains(r.body, []byte("0xbad")) {
+			t.Fatalf("relayed the %d answer as a success: %s", status[i%2], r.body)
+		}
+	}
+	if !strings.HasPrefix(h.endpoint("proxy").LastError, "HTTP ") {
+		t.Fatalf("proxy's last error %q", h.endpoint("proxy").LastError)
+	}
+}

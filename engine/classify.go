@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"syscall"
+)
+
+// classify decides what an upstream's answer to req comes to, from its
+// HTTP status and its body (read in full into r.body):
+//   - 429 backs the endpoint off; 5xx is the endpoint's failure;
+//   - an answer whose id is not the request's (another request's answer, a
+//     batch to a single request) is the endpoint's failure, never relayed;
+//   - any other non-2xx status is never relayed as a success: only the
+//     request's own JSON-RPC error, said with a 4xx, is relayed, as the error
+//     it is; the rest is the endpoint's failure;
+//   - a JSON-RPC error is the request's (relayed, the endpoint is healthy),
+//     the endpoint's, an endpoint that cannot serve this request, or a rate
+//     limit, by the table in rpcerrors.go.
+//
+// A notification gets no answer, so any 2xx will do.
+func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *Request) {
+	switch {
+	case status == http.StatusTooManyRequests:
+		r.out, r.cause = outRateLimit, "HTTP 429"
+		r.retryAfter = parseRetryAfter(retryAfter, e.now())
+		return
+	case status >= 500:
+		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+		return
+	}
+	success := status >= 200 && status < 300
+	if success && req.IsNotification() {
+		r.out = outAnswer
+		return
+	}
+	body := r.body.Bytes()
+	r.info = InspectResponse(body)
+	if !r.info.Valid {
+		switch {
+		case !success:
+			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+		case len(trimSpace(body)) > 0 && trimSpace(body)[0] == '[':
+			r.out, r.cause = outInvalid, "answer is a batch, to a single request"
+		default:
+			r.out, r.cause = outInvalid, "answer is not JSON-RPC"
+		}
+		return
+	}
+	b := blameRequest
+	if r.info.HasError {
+		b = blameOf(e.cfg.Chain.Kind == "solana", r.info.ErrCode, r.info.ErrMessage)
+	}
+	cause := ""
+	if r.info.HasError {
+		cause = fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
+	}
+	switch {
+	case !sameID(req.ID, responseID(body)):
+		if b == blameRateLimit {
+			// Providers often answer a rate limit with a null id.
+			r.out, r.cause = outRateLimit, cause
+			return
+		}
+		r.out, r.cause = outInvalid, "answer carries another request's id"
+	case !success && !(r.info.HasError && b == blameRequest):
+		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+	case b == blameRequest:
+		r.out = outAnswer
+	case b == blameEndpoint:
+		r.out, r.cause = outEndpointError, cause
+	case b == blameUnsupported:
+		r.out, r.cause = outUnsupported, cause
+	default:
+		r.out, r.cause = outRateLimit, cause
+	}
+}
+
+// responseID is the id member of a response object, nil when absent.
+func responseID(body []byte) json.RawMessage {
+	b := trimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	for it := (memberIter{b: b, i: 1}); it.next(); {
+		if keyOf(b[it.ks:it.ke]) == keyID {
+			return b[it.vs:it.ve]
+		}
+	}
+	return nil
+}
+
+// sameID compares JSON-RPC ids by value: the same string (whatever its
+// escapes) or the same number (whatever its spelling, 1 and 1.0 alike).
+func sameID(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if a[0] == '"' || b[0] == '"' {
+		sa, okA := decodeString(a)
+		sb, okB := decodeString(b)
+		return okA && okB && sa == sb
+	}
+	ra, okA := new(big.Rat).SetString(string(a))
+	rb, okB := new(big.Rat).SetString(string(b))
+	return okA && okB && ra.Cmp(rb) == 0
+}
+
+// refusedConn says whether a failed exchange is conclusive evidence that the
+// endpoint is down, not slow or flaky: the connection was refused, or its
+// host name does not exist.
+func refusedConn(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) && dns.IsNotFound
+}

@@ -1,0 +1,151 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// tailModel is issue 14's endpoint: median 30 ms, 5 % of answers 300–800 ms.
+// Its true p99 is in the tail: 0.05 × (800 − x) / 500 = 0.01 gives 700 ms.
+var tailModel = sim.Latency{Median: 30 * time.Millisecond, Sigma: 0.3, TailProb: 0.05,
+	TailMin: 300 * time.Millisecond, TailMax: 800 * time.Millisecond}
+
+const tailModelP99 = 700 * time.Millisecond
+
+// warm sends 100 sequential reads per endpoint so that every endpoint's
+// deadline rests on its answers (for these fast sims, well below the extra
+// latencies the tests add next) rather than on the cold default.
+func warm(t *testing.T, h *harness) {
+	t.Helper()
+	for i := 0; i < 100*len(h.sims); i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	for _, ep := range h.status().Endpoints {
+		m := ep.Methods["eth_getBalance"]
+		if m.AttemptTimeoutSource == "cold" || ms(m.AttemptTimeout) > 500 {
+			t.Fatalf("%s: deadline %.0f ms (%s) after warm-up, want a learned one below 500 ms (the machine is too loaded to answer 10 ms reads in 166 ms)", ep.Name, ms(m.AttemptTimeout), m.AttemptTimeoutSource)
+		}
+	}
+}
+
+func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	warm(t, h)
+	h.sims[0].SetExtraLatency(600 * time.Millisecond) // well past the 250 ms floor
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.attempts != 1 || r.took < 600*time.Millisecond {
+		t.Fatalf("%d attempts, %s: want the one attempt to run to its answer", r.attempts, r.took)
+	}
+	ep := h.endpoint("s0")
+	m := ep.Methods["eth_getBalance"]
+	if m.Overdue != 1 || m.LateAnswers != 1 {
+		t.Fatalf("overdue %d, late answers %d; want 1 and 1", m.Overdue, m.LateAnswers)
+	}
+	// Charged as a hang at the deadline, then the answer came: slow, not
+	// hung, so the run of failures is over.
+	if ep.Breaker.State != engine.BreakerClosed || ep.Breaker.ConsecutiveFailures != 0 || ep.Accounting.Failures != 0 {
+		t.Fatalf("breaker %s with %d failures in a row, %d failures counted", ep.Breaker.State, ep.Breaker.ConsecutiveFailures, ep.Accounting.Failures)
+	}
+	if m.Latency.Max < 600*time.Millisecond {
+		t.Fatalf("the late answer's latency is not in the window (max %s)", m.Latency.Max)
+	}
+	t.Logf("one attempt answered after %s (deadline now %.0f ms)", r.took.Round(time.Millisecond), ms(m.AttemptTimeout))
+}
+
+func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	warm(t, h)
+	// Both endpoints now answer after their deadline: s0 in about 600 ms,
+	// s1 in about 1.5 s. Whichever is primary, the deadline starts the other
+	// beside it, and s0's answer wins; before, both were cut and the client
+	// got an error.
+	h.sims[0].SetExtraLatency(600 * time.Millisecond)
+	h.sims[1].SetExtraLatency(1500 * time.Millisecond)
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.endpoint != "s0" || r.attempts != 2 || r.hedged {
+		t.Fatalf("answered by %s after %d attempts (hedged %v); want s0 after a deadline race", r.endpoint, r.attempts, r.hedged)
+	}
+	if r.took > 1400*time.Millisecond {
+		t.Fatalf("took %s: the slow attempt did not win its race", r.took)
+	}
+	st := h.status()
+	m := st.Methods["eth_getBalance"]
+	if m.Failover != 1 || m.ClientErrors != 0 || m.AccountSnapshot.Hedge != 0 {
+		t.Fatalf("accounting: %d failover attempts, %d hedges, %d client errors; want 1, 0, 0", m.Failover, m.AccountSnapshot.Hedge, m.ClientErrors)
+	}
+	// The answer after the deadline is in s0's window, with its latency.
+	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600*time.Millisecond || m.LateAnswers != 1 {
+		t.Fatalf("s0's window: max %s, %d late answers; want the 600 ms answer in it", m.Latency.Max, m.LateAnswers)
+	}
+	var races int
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventFailover && containsAll(ev.Message, "attempt deadline", "racing") {
+			races++
+		}
+	}
+	if races == 0 {
+		t.Fatal("no failover event names the deadline race")
+	}
+}
+
+func TestDeadline_WriteIsNeitherCutNorRaced(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	warm(t, h)
+	for _, s := range h.sims {
+		s.SetExtraLatency(600 * time.Millisecond)
+	}
+	r := h.call(1, "eth_sendRawTransaction", "0x01")
+	mustOK(t, r)
+	if r.attempts != 1 || r.took < 600*time.Millisecond {
+		t.Fatalf("write: %d attempts in %s; want one, run to its answer", r.attempts, r.took)
+	}
+	if n := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); n != 1 {
+		t.Fatalf("%d submissions for one write", n)
+	}
+}
+
+// Issue 14's single-endpoint case: every tail answer used to be cut at the
+// 250 ms floor and lost. Now the last candidate runs to its answer.
+func TestDeadline_OneEndpointWithTailsAnswersEveryRead(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: tailModel})
+	replies := openLoop(h, 10*time.Millisecond, 5*time.Second, nil)
+	slow := 0
+	for _, tr := range replies {
+		mustOK(t, tr.r)
+		if tr.r.took >= 300*time.Millisecond {
+			slow++
+		}
+	}
+	if slow == 0 {
+		t.Fatal("no tail answer in the run: the test did not exercise the deadline")
+	}
+	t.Logf("%d reads, 0 errors, %d tail answers relayed", len(replies), slow)
+}
+
+// The deadline learns the tail it used to cut: after a run with two tail
+// endpoints (hedging off), each endpoint's deadline is at least the true
+// p99 of its model, not three times the body's.
+func TestDeadline_LearnsTheTrueTailNotTheBody(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: tailModel}, sim.Config{Latency: tailModel})
+	replies := openLoop(h, 10*time.Millisecond, 8*time.Second, nil)
+	for _, tr := range replies {
+		mustOK(t, tr.r)
+	}
+	var report string
+	for _, ep := range h.status().Endpoints {
+		m := ep.Methods["eth_getBalance"]
+		got := m.AttemptTimeout
+		report += fmt.Sprintf("%s: deadline %s (%s), window p99 %s over %d answers and %d censored, %d overdue, %d answered late; ",
+			ep.Name, got.Round(time.Millisecond), m.AttemptTimeoutSource, m.Latency.P99, m.Latency.Count, m.Latency.Censored, m.Overdue, m.LateAnswers)
+		if got < tailModelP99 || m.AttemptTimeoutSource != "learned" {
+			t.Errorf("%s: attempt deadline %s (%s), want at least the model's p99 %s", ep.Name, got, m.AttemptTimeoutSource, tailModelP99)
+		}
+	}
+	t.Logf("%d reads, 0 errors; %s", len(replies), report)
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// openCap is breaker.max_open_share: breakers may hold at most that share
+// of the pool open at once on soft evidence (failures in a row, hangs),
+// and never the last endpoint. Breakers never empty the pool on their own:
+// when every endpoint fails alike the fault is more likely shared (the
+// network, the chain, rpcdash) than each endpoint's, and an empty pool turns
+// a slowdown into an outage. Hard evidence is not capped: an endpoint that
+// refuses connections opens its breaker whatever the share, and drained or
+// wrong-chain endpoints are not part of the pool the share is taken of.
+type openCap struct {
+	mu   sync.Mutex
+	held map[*Endpoint]bool // open or half-open on soft evidence
+	told map[*Endpoint]time.Time
+}
+
+// allowOpen is every breaker's open gate. It runs under that breaker's lock
+// and takes only the cap's own lock and endpoints' state locks.
+func (e *Engine) allowOpen(ep *Endpoint, hard bool, why string) bool {
+	c := &e.openCap
+	c.mu.Lock()
+	if c.held == nil {
+		c.held, c.told = map[*Endpoint]bool{}, map[*Endpoint]time.Time{}
+	}
+	if hard {
+		c.mu.Unlock()
+		return true
+	}
+	pool, held := 0, 0
+	for _, o := range e.endpoints {
+		if o.drained.Load() || o.refusing.Load() || o.excluded(ExcludeWrongChain) {
+			continue
+		}
+		pool++
+		if o != ep && c.held[o] {
+			held++
+		}
+	}
+	limit := openLimit(e.cfg.Breaker.MaxOpenShare, pool)
+	if held < limit {
+		c.held[ep] = true
+		c.mu.Unlock()
+		return true
+	}
+	now := e.now()
+	tell := now.Sub(c.told[ep]) >= time.Second // one refusal event per endpoint per second
+	if tell {
+		c.told[ep] = now
+	}
+	c.mu.Unlock()
+	if tell {
+		e.events.add(Event{Type: EventPool, Endpoint: ep.Name, From: "closed", To: "open refused",
+			Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d", why, held, pool, e.cfg.Breaker.MaxOpenShare, limit)})
+	}
+	return false
+}
+
+// openLimit is how many of pool endpoints breakers may hold open at once:
+// the share, rounded down, at least one when there are two or more, and
+// never all of them (a share of 1 lifts the cap).
+func openLimit(share float64, pool int) int {
+	if share >= 1 {
+		return pool
+	}
+	if pool < 2 {
+		return 0
+	}
+	n := int(math.Floor(share*float64(pool) + 1e-9))
+	return min(max(n, 1), pool-1)
+}
+
+// releaseOpen gives back an endpoint's slot when its breaker closes.
+func (e *Engine) releaseOpen(ep *Endpoint) {
+	c := &e.openCap
+	c.mu.Lock()
+	delete(c.held, ep)
+	c.mu.Unlock()
+}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Panic routing, as Envoy's healthy_panic_threshold: when fewer than
+// router.panic_threshold of the pool's endpoints are routable, the router
+// stops trusting its own exclusions (breakers, back-offs, lag, health) and
+// routes across every endpoint of the pool, the routable ones first and the
+// rest least bad first, rather than piling everything on the few left or
+// refusing requests. The pool here is the endpoints not drained by an
+// operator and not on the wrong chain: those are out by decision or by
+// proof, and panic never routes to them, nor to an endpoint that refuses
+// connections. Panic is entered at once and left only after the routable
+// share has stayed at or above the threshold for panicHold.
+
+const panicHold = time.Second
+
+type panicState struct {
+	active  atomic.Bool // on, readable without the lock
+	mu      sync.Mutex
+	on      bool
+	why     string
+	okSince time.Time // while panicking: since when the share has been good
+}
+
+// poolRoutable counts the pool (non-drained endpoints on the right chain)
+// and the routable endpoints in it, as the Snapshot reports them.
+func (e *Engine) poolRoutable(now time.Time) (routable, pool int) {
+	for _, ep := range e.endpoints {
+		if ep.drained.Load() || ep.excluded(ExcludeWrongChain) {
+			continue
+		}
+		pool++
+		if e.routable(ep, now) {
+			routable++
+		}
+	}
+	return routable, pool
+}
+
+// lastResort counts the endpoints panic routing may still send a read to:
+// not drained, not on the wrong chain, not refusing connections.
+func (e *Engine) lastResort() int {
+	n := 0
+	for _, ep := range e.endpoints {
+		if !ep.drained.Load() && !ep.excluded(ExcludeWrongChain) && !ep.refusing.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// updatePanic re-evaluates panic routing and reports whether it is on.
+func (e *Engine) updatePanic(now time.Time) bool {
+	routable, pool := e.poolRoutable(now)
+	return e.setPanic(routable, pool, now)
+}
+
+func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
+	th := e.cfg.Router.PanicThreshold
+	below := pool > 0 && float64(routable) < th*float64(pool)
+	p := &e.panicked
+	if !below && !p.active.Load() {
+		return false // the common case, without the lock
+	}
+	p.mu.Lock()
+	var ev *Event
+	switch {
+	case below && !p.on:
+		p.on, p.okSince = true, time.Time{}
+		p.why = fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+		ev = &Event{Type: EventPool, From: "normal", To: "panic",
+			Message: "panic routing: " + p.why + "; requests go to every endpoint not drained, refusing or on the wrong chain, least bad first"}
+	case below:
+		p.okSince = time.Time{}
+	case p.on && p.okSince.IsZero():
+		p.okSince = now
+	case p.on && now.Sub(p.okSince) >= panicHold:
+		p.on, p.why = false, ""
+		ev = &Event{Type: EventPool, From: "panic", To: "normal",
+			Message: fmt.Sprintf("panic routing over: %d of %d endpoints routable for %s", routable, pool, panicHold)}
+	}
+	on := p.on
+	p.active.Store(on)
+	p.mu.Unlock()
+	if ev != nil {
+		e.events.add(*ev)
+	}
+	return on
+}
+
+func (e *Engine) panicInfo() (bool, string) {
+	p := &e.panicked
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.on, p.why
+}

@@ -1,0 +1,143 @@
+package engine
+
+import "strings"
+
+// blame says whose fault a JSON-RPC error answer is. The same code means
+// different things on different chains and providers (geth answers both
+// "nonce too low" and "missing trie node" with -32000), so the message is
+// read first and the code decides only when no known message matches —
+// except for errors whose message carries the caller's own text (a revert
+// reason, a program's log), which are the request's whatever they say.
+type blame uint8
+
+const (
+	// blameRequest: the request's own error (a revert, invalid params, a
+	// nonce too low). Relayed unchanged; the endpoint is healthy.
+	blameRequest blame = iota
+	// blameEndpoint: the endpoint's fault (internal error, missing state,
+	// a node behind or unhealthy). Counted against it; reads fail over.
+	blameEndpoint
+	// blameUnsupported: this endpoint cannot serve this request (method not
+	// enabled, history pruned, a provider's own size limit), which another
+	// may. Reads fail over; nothing is counted against the endpoint.
+	blameUnsupported
+	// blameRateLimit: a rate limit or capacity message in the body: backed
+	// off like HTTP 429.
+	blameRateLimit
+)
+
+func (b blame) String() string {
+	return [...]string{"request", "endpoint", "unsupported", "rate_limit"}[b]
+}
+
+// Messages, matched case-insensitively as substrings, in this order: the
+// first list that matches decides.
+var (
+	rateLimitMessages = []string{
+		"rate limit", "rate-limit", "ratelimit", "too many requests", "requests per second",
+		"request rate", "capacity", "compute units", "daily request count", "quota",
+		"throughput", "server is busy", "overloaded", "try again later",
+	}
+	endpointMessages = []string{
+		"missing trie node", "header not found", "unknown block", "block not found",
+		"historical state", "state is not available", "state not available", "pruned",
+		"node is syncing", "not synced", "no suitable peers", "internal error",
+		"internal server error", "timeout", "timed out", "deadline exceeded",
+		"service unavailable", "bad gateway", "upstream", "backend",
+		"unauthorized", "forbidden", "api key", "access denied",
+	}
+	unsupportedMessages = []string{
+		"method not found", "does not exist/is not available", "not supported",
+		"method not available", "not enabled", "query returned more than",
+		"block range", "range is too large", "range too large", "exceeds max",
+	}
+	requestMessages = []string{
+		"out of gas", "gas required exceeds", "insufficient funds",
+		"nonce too low", "nonce too high", "already known", "underpriced", "intrinsic gas too low",
+		"exceeds block gas limit", "less than block base fee", "higher than max fee per gas",
+		"invalid sender", "invalid argument", "invalid params", "cannot unmarshal",
+		"invalid opcode", "stack underflow", "stack overflow", "invalid jump", "filter not found",
+	}
+)
+
+// Codes, when no message matched. Codes in neither table are the request's.
+var (
+	// Errors that quote the contract's or program's own text.
+	evmUserTextCodes    = map[int]bool{3: true}
+	solanaUserTextCodes = map[int]bool{-32002: true, -32003: true, -32006: true, -32013: true, -32015: true}
+
+	evmCodes = map[int]blame{
+		3:      blameRequest,     // execution reverted (with data)
+		-32700: blameRequest,     // parse error
+		-32600: blameRequest,     // invalid request
+		-32602: blameRequest,     // invalid params
+		-32601: blameUnsupported, // method not found
+		-32603: blameEndpoint,    // internal error
+		-32002: blameEndpoint,    // EIP-1474 resource unavailable
+		-32003: blameRequest,     // EIP-1474 transaction rejected
+		-32004: blameUnsupported, // EIP-1474 method not supported
+		-32005: blameUnsupported, // EIP-1474 limit exceeded (a provider's limit; another may allow it)
+		-32006: blameEndpoint,    // EIP-1474 JSON-RPC version not supported
+		429:    blameRateLimit,   // some providers put the HTTP status in the code
+	}
+	solanaCodes = map[int]blame{
+		-32700: blameRequest,
+		-32600: blameRequest,
+		-32602: blameRequest,
+		-32601: blameUnsupported,
+		-32603: blameEndpoint,
+		-32001: blameUnsupported, // block cleaned up: this node's history does not reach it
+		-32002: blameRequest,     // transaction preflight (simulation) failed
+		-32003: blameRequest,     // signature verification failed
+		-32004: blameEndpoint,    // block not available for slot (the node is behind)
+		-32005: blameEndpoint,    // node unhealthy
+		-32006: blameRequest,     // precompile verification failed
+		-32007: blameRequest,     // slot skipped
+		-32008: blameEndpoint,    // no snapshot
+		-32009: blameRequest,     // slot skipped in long-term storage
+		-32010: blameUnsupported, // key excluded from secondary indexes on this node
+		-32011: blameUnsupported, // transaction history not available on this node
+		-32012: blameEndpoint,    // scan error
+		-32013: blameRequest,     // signature length mismatch
+		-32014: blameEndpoint,    // block status not yet available (the node is behind)
+		-32015: blameRequest,     // unsupported transaction version
+		-32016: blameEndpoint,    // minimum context slot not reached (the node is behind)
+		-32017: blameUnsupported, // epoch rewards period active
+		-32018: blameRequest,     // slot not an epoch boundary
+		-32019: blameEndpoint,    // long-term storage unreachable
+		429:    blameRateLimit,
+	}
+)
+
+// maxMatchedMessage bounds how much of an upstream's message is read.
+const maxMatchedMessage = 512
+
+// blameOf classifies a JSON-RPC error answer of an endpoint of the given
+// chain kind.
+func blameOf(solana bool, code int, message string) blame {
+	if len(message) > maxMatchedMessage {
+		message = message[:maxMatchedMessage]
+	}
+	userText, codes := evmUserTextCodes, evmCodes
+	if solana {
+		userText, codes = solanaUserTextCodes, solanaCodes
+	}
+	m := strings.ToLower(message)
+	if userText[code] || strings.Contains(m, "revert") {
+		return blameRequest
+	}
+	for _, l := range []struct {
+		words []string
+		b     blame
+	}{{rateLimitMessages, blameRateLimit}, {endpointMessages, blameEndpoint}, {unsupportedMessages, blameUnsupported}, {requestMessages, blameRequest}} {
+		for _, w := range l.words {
+			if strings.Contains(m, w) {
+				return l.b
+			}
+		}
+	}
+	if b, ok := codes[code]; ok {
+		return b
+	}
+	return blameRequest
+}

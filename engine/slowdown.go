@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A deadline an attempt passes is charged to its endpoint (attemptOverdue)
+// unless the slowness is not the endpoint's:
+//   - the pool's: most of the endpoints with traffic are slow at the same
+//     moment (an attempt of theirs passed its deadline just now, or they have
+//     had work in flight and said nothing for half of it). One endpoint
+//     cannot be blamed for what all of them do at once; a shared upstream
+//     incident must not empty the pool by opening every breaker together.
+//   - rpcdash's own: more client requests in flight than hedge.max_inflight,
+//     or the process itself stalled (its scheduling lag, measured by a
+//     ticker that notes how late it wakes, reached half the deadline within
+//     the attempt's life; or the deadline's own timer fired that late).
+//
+// Such a stretch is a slowdown episode: an event when it starts, one when it
+// ends saying how slow and for how long, and a Snapshot field meanwhile.
+
+// slowQuiet is how long without an excused deadline ends an episode.
+const slowQuiet = time.Second
+
+type slowdown struct {
+	mu sync.Mutex
+	episode
+}
+
+type episode struct {
+	active  bool
+	kind    string // "pool" or "self"
+	why     string
+	first   time.Time
+	last    time.Time
+	worst   time.Duration
+	excused int64
+}
+
+// SlowdownInfo is the slowdown episode in progress, in the Snapshot.
+type SlowdownInfo struct {
+	Kind    string // "pool": the endpoints at once; "self": rpcdash's own process
+	Reason  string
+	Since   time.Time
+	Worst   time.Duration // the slowest excused attempt so far
+	Excused int64         // deadlines passed and not charged to any breaker
+}
+
+// excuse says whether an attempt that passed its deadline at now is not its
+// endpoint's fault: "self" (rpcdash was the slow part) or "pool" (most of
+// the pool was slow at once), "" when it is the endpoint's. It notes the
+// episode when it is not.
+func (e *Engine) excuse(a *attempt, now time.Time) string {
+	kind, why := e.selfSlow(a, now)
+	if kind == "" {
+		kind, why = e.poolSlow(a, now)
+	}
+	if kind != "" {
+		e.slow.note(e, kind, why, now, now.Sub(a.start))
+		e.forgive(a.start, slowTitle(kind)+": "+why)
+	}
+	return kind
+}
+
+// forgive takes back the deadlines charged to breakers since the attempt
+// that revealed a slowdown started: endpoints with shorter deadlines pass
+// theirs first, before the slowdown is seen for what it is, and a breaker
+// one of those charges opened closes again.
+func (e *Engine) forgive(since time.Time, why string) {
+	s := since.UnixNano()
+	for _, ep := range e.endpoints {
+		if ep.hangAt.Load() < s {
+			continue
+		}
+		if ep.hangOpenedAt.Load() >= s {
+			ep.breaker.Revert(since, "the deadlines that opened it were not its fault ("+why+")")
+		} else if ep.breaker.State() == BreakerClosed {
+			ep.breaker.Revert(since, "")
+		}
+	}
+}
+
+// selfSlow: rpcdash's own process is the slow part.
+func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
+	late := now.Sub(a.start) - a.deadline // the deadline's own timer
+	return e.overloaded(a.ep, now.Sub(a.start), a.deadline/2, late)
+}
+
+// overloaded says whether rpcdash itself is too slow to judge ep by its
+// timing: past its in-flight limit with requests that are not waiting on ep
+// (a hung endpoint piles requests up: that is its fault, not an overload),
+// or stalled for at least limit within the last span (late: a stall the
+// caller measured itself).
+func (e *Engine) overloaded(ep *Endpoint, span, limit, late time.Duration) (kind, why string) {
+	if n, max := e.inflight.Load(), int64(e.cfg.Hedge.MaxInflight); n-ep.inflight.Load() > max {
+		return "self", fmt.Sprintf("rpcdash has %d requests in flight, past hedge.max_inflight %d", n, max)
+	}
+	if lag := max(late, e.lag.within(span)); lag >= limit {
+		return "self", fmt.Sprintf("rpcdash itself stalled for %s (scheduling lag)", lag.Round(time.Millisecond))
+	}
+	return "", ""
+}
+
+// poolSlow: most endpoints with traffic are slow at once.
+func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
+	window := a.deadline
+	active, slow := 0, 0
+	for _, ep := range e.endpoints {
+		if ep.drained.Load() || ep.refusing.Load() || ep.excluded(ExcludeWrongChain) {
+			continue
+		}
+		overdue := now.Sub(time.Unix(0, ep.overdueAt.Load())) < window
+		silent := ep.silentFor(now) >= window/2
+		heard := now.Sub(time.Unix(0, ep.heardAt.Load())) < slowQuiet
+		switch {
+		case ep == a.ep || overdue || silent:
+			slow++
+			active++
+		case heard || ep.inflight.Load() > 0:
+			active++
+		}
+	}
+	if slow < 2 || 2*slow <= active {
+		return "", ""
+	}
+	return "pool", fmt.Sprintf("%d of %d endpoints slow at once", slow, active)
+}
+
+// note counts an excused deadline in the episode, starting one (and an
+// event) if none is on.
+func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Duration) {
+	s.mu.Lock()
+	start := !s.active
+	if start {
+		s.episode = episode{active: true, kind: kind, why: why, first: now}
+	}
+	s.last = now
+	s.worst = max(s.worst, ran)
+	s.excused++
+	s.mu.Unlock()
+	if start {
+		e.events.add(Event{Type: EventPool, From: "normal", To: "slow",
+			Message: slowTitle(kind) + ": " + why + "; deadlines passed meanwhile are not charged to any breaker"})
+	}
+}
+
+// observe notes how long an excused attempt took in the end.
+func (s *slowdown) observe(d time.Duration) {
+	s.mu.Lock()
+	if s.active {
+		s.worst = max(s.worst, d)
+	}
+	s.mu.Unlock()
+}
+
+// settle ends the episode once no deadline has been excused for slowQuiet.
+func (s *slowdown) settle(e *Engine, now time.Time) {
+	s.mu.Lock()
+	if !s.active || now.Sub(s.last) < slowQuiet {
+		s.mu.Unlock()
+		return
+	}
+	ep := s.episode
+	s.active = false
+	s.mu.Unlock()
+	e.events.add(Event{Type: EventPool, From: "slow", To: "normal",
+		Message: fmt.Sprintf("%s: %s for %s; %d deadlines passed, none charged to a breaker (%s)",
+			slowTitle(ep.kind), ep.worst.Round(time.Millisecond), ep.last.Sub(ep.first).Round(time.Millisecond), ep.excused, ep.why)})
+}
+
+func (s *slowdown) info() *SlowdownInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.active {
+		return nil
+	}
+	return &SlowdownInfo{Kind: s.kind, Reason: s.why, Since: s.first, Worst: s.worst, Excused: s.excused}
+}
+
+func slowTitle(kind string) string {
+	if kind == "self" {
+		return "rpcdash itself slow"
+	}
+	return "every endpoint slow at once"
+}
+
+// lagMonitor measures rpcdash's own scheduling lag: a ticker that notes how
+// late it wakes. It keeps the last lagSamples lateness readings.
+type lagMonitor struct {
+	mu      sync.Mutex
+	samples [lagSamples]lagSample
+	next    int
+}
+
+type lagSample struct {
+	at   time.Time
+	late time.Duration
+}
+
+const (
+	lagPeriod  = 20 * time.Millisecond
+	lagSamples = 128 // about 2.5 s of readings
+)
+
+func (m *lagMonitor) add(at time.Time, late time.Duration) {
+	m.mu.Lock()
+	m.samples[m.next] = lagSample{at, late}
+	m.next = (m.next + 1) % lagSamples
+	m.mu.Unlock()
+}
+
+// within is the largest lateness noted in the last d.
+func (m *lagMonitor) within(d time.Duration) time.Duration {
+	since := time.Now().Add(-d)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var worst time.Duration
+	for _, s := range m.samples {
+		if s.at.After(since) {
+			worst = max(worst, s.late)
+		}
+	}
+	return worst
+}
+
+// watch runs the lag monitor and the engine's periodic upkeep (ending
+// slowdown episodes, leaving panic routing) until stop closes.
+func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(lagPeriod)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			// The ticker drops ticks it could not deliver: measure from the
+			// last wake-up, not from the tick's own time.
+			woke := time.Now()
+			if late := woke.Sub(last) - lagPeriod; late > 0 {
+				e.lag.add(woke, late)
+			}
+			last = woke
+			e.slow.settle(e, e.now())
+			e.updatePanic(e.now())
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A deadline passed while rpcdash itself stalled is not the endpoint's: the
+// lag monitor's readings over the attempt's life excuse it, and the episode
+// is an event with how slow and how long.
+func TestSlowdown_OwnStallExcusesTheDeadline(t *testing.T) {
+	clock := newStepClock()
+	cfg := DefaultConfig()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ep := e.endpoints[0]
+	overdue := func() *attempt {
+		a := &attempt{ep: ep, deadline: 250 * time.Millisecond, start: clock.Now().Add(-250 * time.Millisecond)}
+		return a
+	}
+	if e.excuse(overdue(), clock.Now()) != "" {
+		t.Fatal("excused with no stall, no overload and the rest of the pool quiet")
+	}
+	e.lag.add(time.Now(), 40*time.Millisecond)
+	if e.excuse(overdue(), clock.Now()) != "" {
+		t.Fatal("a 40 ms hiccup excused a 250 ms deadline")
+	}
+	e.lag.add(time.Now(), 180*time.Millisecond)
+	if e.excuse(overdue(), clock.Now()) != "self" {
+		t.Fatal("a 180 ms stall of rpcdash itself did not excuse a 250 ms deadline")
+	}
+	info := e.slow.info()
+	if info == nil || info.Kind != "self" || info.Excused != 1 {
+		t.Fatalf("episode %+v", info)
+	}
+	clock.Advance(2 * time.Second)
+	e.slow.settle(e, clock.Now())
+	evs := e.Events(0)
+	if len(evs) != 2 || evs[0].To != "slow" || evs[1].To != "normal" || !strings.Contains(evs[1].Message, "rpcdash itself slow: 250ms") || !strings.Contains(evs[1].Message, "scheduling lag") {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+// One overdue endpoint beside others that answer is its own problem; beside
+// others silent with work in flight, it is the pool's.
+func TestSlowdown_PoolMeansMostEndpointsAtOnce(t *testing.T) {
+	clock := newStepClock()
+	cfg := DefaultConfig()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	a, b, c := e.endpoints[0], e.endpoints[1], e.endpoints[2]
+	start := clock.Now()
+	for _, ep := range e.endpoints {
+		ep.heard(start)
+		ep.startAttempt(start)
+	}
+	clock.Advance(250 * time.Millisecond)
+	now := clock.Now()
+	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start}
+	b.heard(now)
+	c.heard(now)
+	if kind, why := e.poolSlow(att, now); kind != "" {
+		t.Fatalf("a slow while b and c answer: %s", why)
+	}
+	// b and c have had work in flight for the whole deadline and said
+	// nothing since: the three are slow together.
+	b.heardAt.Store(start.UnixNano())
+	c.heardAt.Store(start.UnixNano())
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "3 of 3 endpoints slow at once" {
+		t.Fatalf("all silent: %q %q", kind, why)
+	}
+	// With b drained, a and c are the pool; c answering makes a's alone.
+	b.drained.Store(true)
+	c.heard(now)
+	if kind, why := e.poolSlow(att, now); kind != "" {
+		t.Fatalf("a slow, c answering, b drained: %s", why)
+	}
+	// c's attempt passed its deadline a moment ago: 2 of 2.
+	c.overdueAt.Store(now.Add(-10 * time.Millisecond).UnixNano())
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 2 endpoints slow at once" {
+		t.Fatalf("a and c overdue: %q %q", kind, why)
+	}
+}
