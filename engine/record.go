@@ -25,6 +25,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	}
 	elapsed := end.Sub(a.start)
 	e.hedge.observeAttempt(rep.out)
+	if a.role == RoleHedge {
+		ms.rates.Count(RateHedge) // where this method's hedges go (the forecast's targets)
+	}
 
 	lost := errors.Is(cause, errLost)
 	if lost || rep.out == outCancelled {
