@@ -41,6 +41,7 @@ type hedgeStatus struct {
 	Delay    string  `json:"delay"`
 	Quantile float64 `json:"quantile"`
 	Budget   float64 `json:"budget"`
+	Burst    float64 `json:"budget_burst"`
 	MaxExtra int     `json:"max_extra"`
 }
 
