@@ -158,11 +158,15 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 				tr.info.PredictedLow, _ = model.quantile(lo)
 				tr.info.PredictedHigh, _ = model.quantile(hi)
 			}
-			if u.Method != "" {
-				said = fmt.Sprintf("; forecast p99 %s, fire %.1f%%, extra load %.1f%%", f.P99.Round(100*time.Microsecond), 100*f.FireRate, 100*f.ExtraLoad)
-				if f.BudgetCapped {
-					said += " (capped by the budget)"
-				}
+		}
+		if model != nil && u.Method != "" {
+			at := ""
+			if f.Open[2] {
+				at = "≥" // the data end before the p99
+			}
+			said = fmt.Sprintf("; forecast p99 %s%s, fire %.1f%%, extra load %.1f%%", at, f.P99.Round(100*time.Microsecond), 100*f.FireRate, 100*f.ExtraLoad)
+			if f.BudgetCapped {
+				said += " (capped by the budget)"
 			}
 		}
 		trs, keys = append(trs, tr), append(keys, k)

@@ -62,6 +62,11 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	if hm != nil {
 		md.Primary = hm.primaries.Distribution()
 	}
+	if d.Source == "auto" {
+		// From the copy just taken, so that the delay and the distribution
+		// it is drawn on agree (the window may have moved since delayFor).
+		md.Hedge.Delay = e.autoDelay(md.Primary, d.Quantile)
+	}
 	md.Targets = e.hedgeTargets(key)
 	md.Trial = e.trials.get(key)
 	return md, nil
