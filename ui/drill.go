@@ -237,8 +237,15 @@ func (m Model) drillView(width int) string {
 		if s.State == DrillPassed || s.State == DrillFailed {
 			took = fmt.Sprintf("%5.1fs", s.Took.Seconds())
 		}
-		line := fmt.Sprintf("%s%d %s %6s  %s", mark, s.Index+1, fit(s.Name, nameW), took, s.Summary)
-		lines = append(lines, fit(line, width))
+		head := fmt.Sprintf("%s%d %s %6s  ", mark, s.Index+1, fit(s.Name, nameW), took)
+		indent := strings.Repeat(" ", 2+1+1+nameW+1+6+2)
+		sum := strings.Split(wrap(s.Summary, max(width-len(indent), 10)), "\n")
+		for i, l := range sum[:min(len(sum), 2)] {
+			if i > 0 {
+				head = indent
+			}
+			lines = append(lines, fit(head+strings.TrimRight(l, " "), width))
+		}
 		if s.State == DrillFailed {
 			for i, e := range s.Evidence {
 				if i == 3 {

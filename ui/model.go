@@ -246,6 +246,9 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.status = statusLine{text: "✓ " + msg.act.desc}
+	if m.overlay == overlayTuning {
+		m.tuning.cursor = 0 // the current row: what was just applied
+	}
 	return m, tea.Batch(m.refresh(), m.fetchTuning(true))
 }
 
