@@ -64,7 +64,8 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.frozenAt = m.opts.Now()
 			return m, nil
 		}
-		return m, m.refresh()
+		cmd := m.refresh() // before m is returned: it marks the refresh on m
+		return m, cmd
 	case key.Matches(msg, k.Filter):
 		m.openInput(inputFilter)
 	case key.Matches(msg, k.Esc):

@@ -158,7 +158,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resizeSparks()
 		return m, nil
 	case tickMsg:
-		return m, tea.Batch(m.refresh(), m.fetchTuning(false), tickCmd(m.opts.Refresh))
+		// The commands first: they mark what is in flight on m.
+		cmd := tea.Batch(m.refresh(), m.fetchTuning(false), tickCmd(m.opts.Refresh))
+		return m, cmd
 	case snapshotMsg:
 		m.onSnapshot(msg)
 		return m, nil
@@ -166,10 +168,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onTuning(msg)
 		return m, nil
 	case drillStepMsg:
-		return m, m.onDrillStep(msg)
+		cmd := m.onDrillStep(msg) // before m is returned: it changes m
+		return m, cmd
 	case drillDoneMsg:
 		m.onDrillDone(msg)
-		return m, m.refresh()
+		cmd := m.refresh()
+		return m, cmd
 	case actionDoneMsg:
 		return m.onActionDone(msg)
 	case tea.KeyMsg:
@@ -249,7 +253,8 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	if m.overlay == overlayTuning {
 		m.tuning.cursor = 0 // the current row: what was just applied
 	}
-	return m, tea.Batch(m.refresh(), m.fetchTuning(true))
+	cmd := tea.Batch(m.refresh(), m.fetchTuning(true))
+	return m, cmd
 }
 
 // selected is the endpoint under the cursor.

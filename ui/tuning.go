@@ -74,7 +74,11 @@ const maxRoundRows = 3
 // auto at p80, p90, p95 and p99, and a few round values within the
 // method's p50–p99.9.
 func tuningCandidates(md engine.MethodDistribution) []tuningRow {
-	rows := []tuningRow{{labels: []string{"current"}, spec: "current", policy: delayPolicy{current: true}}}
+	cur := "current"
+	if !md.Hedge.Enabled {
+		cur = "current: hedging off"
+	}
+	rows := []tuningRow{{labels: []string{cur}, spec: "current", policy: delayPolicy{current: true}}}
 	for _, q := range autoQuantiles {
 		rows = append(rows, tuningRow{labels: []string{fmt.Sprintf("auto p%g", 100*q)}, spec: "auto:" + strconv.FormatFloat(q, 'f', -1, 64),
 			policy: delayPolicy{delay: "auto", quantile: q}})
@@ -157,7 +161,8 @@ func (m Model) openTuning() (tea.Model, tea.Cmd) {
 	}
 	m.tuning = tuningView{method: name}
 	m.overlay = overlayTuning
-	return m, m.fetchTuning(true)
+	cmd := m.fetchTuning(true) // before m is returned: it marks the fetch on m
+	return m, cmd
 }
 
 // fetchTuning starts a fetch of the view's data unless one is in flight,
