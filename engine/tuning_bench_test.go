@@ -44,3 +44,17 @@ func BenchmarkForecast_TenDelays(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForecast_TenDelaysOneTarget is HedgeForecast's per-row path:
+// the targets mixed once beforehand.
+func BenchmarkForecast_TenDelaysOneTarget(b *testing.B) {
+	d := tailWindow(b).Distribution()
+	targets := []engine.HedgeTarget{{Endpoint: "mixture", Weight: 1, Dist: d}}
+	delays := []time.Duration{40, 60, 75, 88, 100, 120, 150, 200, 250, 500}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ms := range delays {
+			_ = engine.Forecast(engine.ForecastInput{Primary: d, Targets: targets, Delay: ms * time.Millisecond, MaxExtra: 1, Budget: 0.1, Burst: 10})
+		}
+	}
+}

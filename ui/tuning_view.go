@@ -8,6 +8,7 @@ import (
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -134,7 +135,9 @@ func (m Model) percentilePlot(width, rows int) []string {
 	lo, hi := math.Min(ys[0], logMS(cur)), math.Max(ys[len(ys)-1], logMS(cur))
 	lo, hi = math.Min(lo, logMS(sel)), math.Max(hi, logMS(sel))
 	lo, hi = lo-0.05, hi+0.05
-	cv := canvas.New(gw, gh)
+	// ntcharts rasterises the curve into braille dots; the rows are styled
+	// here a run at a time (a frame redraws them: a style per cell, as a
+	// canvas renders, costs several times more).
 	grid := graph.NewBrailleGrid(gw, gh, 0, plotMaxX, lo, hi)
 	for i := 1; i < len(xs); i++ {
 		a := grid.GridPoint(canvas.Float64Point{X: xs[i-1], Y: ys[i-1]})
@@ -143,28 +146,53 @@ func (m Model) percentilePlot(width, rows int) []string {
 			grid.Set(pt)
 		}
 	}
-	graph.DrawBraillePatterns(&cv, canvas.Point{}, grid.BraillePatterns(), st.spark)
+	cells := grid.BraillePatterns()
 	row := func(v float64) int { return gh - 1 - int(math.Round((v-lo)/(hi-lo)*float64(gh-1))) }
-	drawLine := func(y int, r rune, s lipgloss.Style) {
-		for x := range gw {
-			if c := cv.Cell(canvas.Point{X: x, Y: y}); c.Rune == 0 {
-				cv.SetCell(canvas.Point{X: x, Y: y}, canvas.NewCellWithStyle(r, s))
-			}
-		}
-	}
+	lineRune := map[int]rune{}
+	lineStyle := map[int]lipgloss.Style{}
 	if sel != cur {
-		drawLine(row(logMS(sel)), '┄', st.accent)
+		lineRune[row(logMS(sel))], lineStyle[row(logMS(sel))] = '┄', st.accent
 	}
-	drawLine(row(logMS(cur)), '━', st.warn)
-	// Y labels at 1-2-5 milliseconds, one per row at most.
+	lineRune[row(logMS(cur))], lineStyle[row(logMS(cur))] = '━', st.warn
+	// Y labels at round milliseconds, one per row at most.
 	labels := make([]string, gh)
 	for _, v := range yTicks(lo, hi) {
 		if r := row(v); r >= 0 && r < gh && labels[r] == "" {
 			labels[r] = fmtMS(time.Duration(math.Pow(10, v) * float64(time.Millisecond)))
 		}
 	}
-	for i, l := range strings.Split(cv.View(), "\n") {
-		out = append(out, st.faint.Render(pad(labels[i], yLabelW-1)+" ┤")+l)
+	for y := range gh {
+		var b strings.Builder
+		b.WriteString(st.faint.Render(pad(labels[y], yLabelW-1) + " ┤"))
+		run, curve := []rune{}, false
+		flush := func() {
+			switch {
+			case len(run) == 0:
+			case curve:
+				b.WriteString(st.spark.Render(string(run)))
+			case lineRune[y] != 0:
+				b.WriteString(lineStyle[y].Render(string(run)))
+			default:
+				b.WriteString(string(run))
+			}
+			run = run[:0]
+		}
+		for x := range gw {
+			r, isCurve := cells[y][x], cells[y][x] != runes.BrailleBlockOffset
+			if !isCurve {
+				r = ' '
+				if lr := lineRune[y]; lr != 0 {
+					r = lr
+				}
+			}
+			if isCurve != curve {
+				flush()
+				curve = isCurve
+			}
+			run = append(run, r)
+		}
+		flush()
+		out = append(out, b.String())
 	}
 	// The x axis, labelled at the percentiles.
 	axis := []rune(strings.Repeat("─", gw))
