@@ -40,8 +40,8 @@ type MethodHedgeSettings struct {
 	BudgetBurst float64
 }
 
-// ErrNotHedged is returned for a method that is never hedged.
-var ErrNotHedged = errors.New("method is never hedged")
+// errNotHedged is the error for a method that is never hedged.
+var errNotHedged = errors.New("method is never hedged")
 
 // MethodDistribution copies the method's distributions (each under its
 // window's lock) and settings. A hedgeable method without traffic yet has
@@ -51,7 +51,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 		return MethodDistribution{}, err
 	}
 	if cls := e.methods.Class(method); cls != ClassRead || !e.methods.Hedgeable(method) {
-		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, ErrNotHedged)
+		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, errNotHedged)
 	}
 	key, hm := e.hedge.lookup(method)
 	d := e.hedge.delayFor(key)
