@@ -128,9 +128,12 @@ func cmdConsole(args []string, stdout, stderr io.Writer) error {
 		}
 		prober.Start()
 	}
+	drills := newConsoleDrills()
 	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: eng.Config().UI.Refresh, ReadOnly: f.readonly,
-		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()}}
+		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()},
+		Drill:  drills.drill("http://"+eng.AdminAddr(), "http://"+eng.RPCAddr(), cfg.Server.AdminToken)}
 	runErr := runConsole(opts, pickTheme(f.theme, cfg.UI.Theme, log, stderr), note)
+	drills.stop() // a drill still running clears its fault before the engine goes
 
 	// q, ctrl+c or SIGTERM: the engine stops taking requests and lets the
 	// ones in flight finish (server.shutdown_timeout bounds it).
@@ -159,7 +162,10 @@ func attachConsole(f consoleFlags, log *slog.Logger, stderr io.Writer) error {
 		refresh, themeName = cfg.UI.Refresh, cfg.UI.Theme
 	}
 	log.Info("attaching", "admin", remote.URL())
-	opts := ui.Options{Backend: remote, Refresh: refresh, ReadOnly: f.readonly, Source: ui.Source{Attached: remote.URL()}}
+	drills := newConsoleDrills()
+	defer drills.stop()
+	opts := ui.Options{Backend: remote, Refresh: refresh, ReadOnly: f.readonly, Source: ui.Source{Attached: remote.URL()},
+		Drill: drills.drill(remote.URL(), "", f.token)}
 	return runConsole(opts, pickTheme(f.theme, themeName, log, stderr), "")
 }
 

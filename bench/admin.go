@@ -14,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // Admin is a running rpcdash's admin API, as bench and the drill use it.
@@ -23,6 +25,10 @@ type Admin struct {
 	Token       string // server.admin_token, sent as a bearer token when set
 	Client      *http.Client
 	AllowRemote bool
+	// Actor is who the calls act for in the instance's events (its
+	// X-Rpcdash-Actor): "console" for a drill started from a console; ""
+	// is the admin API's own, "admin".
+	Actor string
 }
 
 // statusDoc is GET /v1/status.
@@ -41,6 +47,7 @@ type hedgeStatus struct {
 	Delay    string  `json:"delay"`
 	Quantile float64 `json:"quantile"`
 	Budget   float64 `json:"budget"`
+	Burst    float64 `json:"budget_burst"`
 	MaxExtra int     `json:"max_extra"`
 }
 
@@ -144,6 +151,9 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 	}
 	if a.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.Token)
+	}
+	if a.Actor != "" {
+		req.Header.Set(engine.HeaderActor, a.Actor)
 	}
 	c := a.Client
 	if c == nil {

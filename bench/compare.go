@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -64,13 +65,13 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 	}
 	defer func() { err = errors.Join(err, env.stop()) }()
 
-	budget := 0.10 // the engine's default, for the built-in rows
+	ms := defaultModelSettings() // the built-in rows' fresh engines
 	if env.admin != nil {
 		st, err := env.admin.status(ctx)
 		if err != nil {
 			return nil, err
 		}
-		budget = st.Hedge.Budget
+		ms = modelSettings{budget: st.Hedge.Budget, burst: st.Hedge.Burst, maxExtra: st.Hedge.MaxExtra}
 		defer func() {
 			// A fresh context: a run cut short by Ctrl-C must still restore.
 			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -88,13 +89,13 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 	cfg.Progress.begin(len(rows), cfg.Workload.Warmup+cfg.Workload.Measured())
 	defer cfg.Progress.end()
 	for i, p := range rows {
-		row, err := env.runRow(ctx, cfg, i, p, budget)
+		row, err := env.runRow(ctx, cfg, i, p, ms.budget)
 		if err != nil {
 			return nil, fmt.Errorf("bench: row %s: %w", p.Name, err)
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	c.model()
+	c.model(ms)
 	return c, nil
 }
 
@@ -121,12 +122,14 @@ func (cfg CompareConfig) validate() error {
 	return nil
 }
 
-// model fills the model column from the baseline: the direct row (the
+// model fills the model columns from the baseline: the direct row (the
 // bare single-attempt distribution) if there is one, else the first
 // unhedged routed row; of those, the first whose calls all answered and
 // whose endpoints were not overloaded, since the model reads a failed or
-// queued row's answers as if they were one attempt's service time.
-func (c *Comparison) model() {
+// queued row's answers as if they were one attempt's service time. The
+// model is the engine's Forecast, the one the tuning view and the admin
+// API use, at each row's delay under the hedge budget it ran with.
+func (c *Comparison) model(ms modelSettings) {
 	clean := func(r Row) bool { return r.OK == r.Calls.N && !r.Overload && (r.MaxLoad == nil || *r.MaxLoad < 1) }
 	base := -1
 	for _, kind := range []string{KindDirect, KindOff} {
@@ -141,16 +144,49 @@ func (c *Comparison) model() {
 		}
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the model reads the %s row, which had failures or an overloaded endpoint: its predictions are not the hedging model's", c.Rows[base].Policy))
 	}
-	dist, err := DistFromSamples(c.Rows[base].baseline)
-	if err != nil {
+	if len(c.Rows[base].baseline) == 0 {
 		return
 	}
+	dist := distributionOf(c.Rows[base].baseline)
 	c.Baseline = c.Rows[base].Policy
 	for i := range c.Rows {
-		if r := &c.Rows[i]; r.DelayMS != nil {
-			r.ModelP99MS = ptr(forecastP99(dist, time.Duration(*r.DelayMS*float64(time.Millisecond))))
+		r := &c.Rows[i]
+		if r.DelayMS == nil {
+			continue
 		}
+		budget := ms.budget
+		if r.Kind == KindImmediate {
+			budget = 1 // the row lifts it (Policy.update)
+		}
+		f := engine.Forecast(engine.ForecastInput{Primary: dist, Delay: time.Duration(*r.DelayMS * float64(time.Millisecond)),
+			MaxExtra: ms.maxExtra, Budget: budget, Burst: ms.burst})
+		r.ModelP99MS, r.ModelExtraLoad, r.ModelCapped = ptr(msOf(f.P99)), ptr(f.ExtraLoad), f.BudgetCapped
 	}
+}
+
+// modelSettings are the hedging settings the rows ran with, as the model
+// needs them.
+type modelSettings struct {
+	budget, burst float64
+	maxExtra      int
+}
+
+// defaultModelSettings are a fresh engine's (the built-in sims' rows).
+func defaultModelSettings() modelSettings {
+	var c engine.Config
+	c.SetDefaults()
+	return modelSettings{budget: c.Hedge.Budget, burst: c.Hedge.BudgetBurst, maxExtra: c.Hedge.MaxExtra}
+}
+
+// distributionOf is the latency distribution of samples as the engine's
+// windows hold it (nothing ages out of it: its clock stands still).
+func distributionOf(samples []time.Duration) engine.Distribution {
+	t0 := time.Unix(0, 0)
+	w := engine.NewLatencyWindow(time.Hour, 1, func() time.Time { return t0 })
+	for _, s := range samples {
+		w.Record(s)
+	}
+	return w.Distribution()
 }
 
 // describe is the report's head: the target and the workload.

@@ -17,13 +17,12 @@
 //     fresh engine over the built-in sims or on a running rpcdash (--admin,
 //     restored at the end), with figures over every call (errors and
 //     timeouts included), errors split, deadline misses, 429 share, upstream
-//     requests, amplification, wasted work, the hedging model's p99
-//     (forecastP99, the one place it is called), the (1+h)·ρ load check, and
+//     requests, amplification, wasted work, the hedging model's p99 and
+//     extra load beside each delay (the engine's Forecast over the unhedged
+//     row's answers, under the budget the rows ran with: the one model the
+//     tuning view and the admin API use), the (1+h)·ρ load check, and
 //     warnings for thin percentiles and a generator that fell behind; as a
 //     table, markdown, CSV or JSON;
-//   - the fixed-distribution hedging model (Dist): with survival S(t) of one
-//     attempt and one independent duplicate after delay d, the completion
-//     time survives with S(t) before d and S(t)·S(t−d) after;
 //   - a failover drill (Drill, DrillEmbedded): the failover seed's
 //     verification plan run through the admin API and the JSON-RPC port of
 //     an instance, judged on what they show (status, events, counters,

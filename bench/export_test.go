@@ -4,7 +4,6 @@ import "time"
 
 // Internals the external tests pin.
 var (
-	ForecastP99      = forecastP99
 	FiguresOf        = figuresOf
 	Beyond           = beyond
 	Completion       = completion
@@ -67,5 +66,5 @@ func WithBaseline(r Row, lat []time.Duration) Row {
 	return r
 }
 
-// Model fills the model column.
-func (c *Comparison) Model() { c.model() }
+// Model fills the model columns as a fresh engine's rows ran.
+func (c *Comparison) Model() { c.model(defaultModelSettings()) }

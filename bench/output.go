@@ -110,6 +110,15 @@ var columns = []column{
 	{head: "429", block: 1, cell: func(r Row) string { return fmt.Sprintf("%.2f%%", 100*r.Share429) }},
 	{head: "upstream", block: 1, cell: func(r Row) string { return strconv.FormatInt(r.Upstream, 10) }},
 	{head: "amp", block: 1, cell: func(r Row) string { return fmt.Sprintf("%.3f", r.Amplification) }},
+	{head: "model amp", block: 1, cell: func(r Row) string {
+		if r.ModelExtraLoad == nil {
+			return dash
+		}
+		if r.ModelCapped {
+			return fmt.Sprintf("%.3f cap", 1+*r.ModelExtraLoad)
+		}
+		return fmt.Sprintf("%.3f", 1+*r.ModelExtraLoad)
+	}, shown: anyRow(func(r Row) bool { return r.ModelExtraLoad != nil })},
 	{head: "hedged", block: 1, cell: func(r Row) string { return fmt.Sprintf("%.1f%%", 100*r.HedgedShare) }},
 	{head: "wasted", block: 1, cell: func(r Row) string {
 		if r.Wasted == nil {
@@ -298,7 +307,8 @@ var csvHeader = []string{"policy", "kind", "delay_ms", "delay_min_ms", "delay_ma
 	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "thin", "model_p99_ms",
 	"deadline_misses", "incomplete", "rpc_errors", "transport_errors", "share_429",
 	"upstream_requests", "amplification", "hedged_share", "wasted_cancelled", "wasted_seconds", "load", "overload", "max_endpoint_load",
-	"control_n", "control_p99_ms", "control_errors", "ops_n", "ops_p50_ms", "ops_p99_ms", "ops_failed", "max_send_lag_ms"}
+	"control_n", "control_p99_ms", "control_errors", "ops_n", "ops_p50_ms", "ops_p99_ms", "ops_failed", "max_send_lag_ms",
+	"model_extra_load", "model_budget_capped"}
 
 // WriteCSV writes one line per row under csvHeader.
 func (c *Comparison) WriteCSV(w io.Writer) error {
@@ -317,12 +327,15 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 			strings.Join(r.Calls.Thin, " "), opt(r.ModelP99MS), "", strconv.Itoa(r.Incomplete),
 			strconv.Itoa(r.RPCErrors), strconv.Itoa(r.Transport), num(r.Share429), strconv.FormatInt(r.Upstream, 10),
 			num(r.Amplification), num(r.HedgedShare), "", "", opt(r.Load), strconv.FormatBool(r.Overload), opt(r.MaxLoad),
-			"", "", "", "", "", "", "", num(r.MaxSendLagMS)}
+			"", "", "", "", "", "", "", num(r.MaxSendLagMS), opt(r.ModelExtraLoad), ""}
 		if r.DelayMaxMS > 0 {
 			rec[3], rec[4] = num(r.DelayMinMS), num(r.DelayMaxMS)
 		}
 		if r.DeadlineMisses != nil {
 			rec[14] = strconv.Itoa(*r.DeadlineMisses)
+		}
+		if r.ModelExtraLoad != nil {
+			rec[36] = strconv.FormatBool(r.ModelCapped)
 		}
 		if r.Wasted != nil {
 			rec[22], rec[23] = strconv.FormatInt(r.Wasted.Cancelled, 10), num(r.Wasted.Seconds)

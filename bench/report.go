@@ -61,8 +61,13 @@ type Row struct {
 	HedgedShare   float64 `json:"hedged_share"`
 	Wasted        *Wasted `json:"wasted,omitempty"` // nil where neither the upstreams nor the engine can be asked
 	// ModelP99MS is the hedging model's p99 at DelayMS from the baseline
-	// row; nil for unhedged rows or without a baseline.
-	ModelP99MS *float64 `json:"model_p99_ms,omitempty"`
+	// row; nil for unhedged rows or without a baseline. ModelExtraLoad is
+	// its extra upstream load (hedges per call: the amplification it
+	// predicts is 1 + that), ModelCapped whether the hedge budget caps the
+	// firing at that delay.
+	ModelP99MS     *float64 `json:"model_p99_ms,omitempty"`
+	ModelExtraLoad *float64 `json:"model_extra_load,omitempty"`
+	ModelCapped    bool     `json:"model_budget_capped,omitempty"`
 	// Load is (1+h)·ρ against the endpoints' capacity; nil without one.
 	Load     *float64 `json:"load,omitempty"`
 	Overload bool     `json:"overload,omitempty"`

@@ -61,6 +61,8 @@ func (e *Engine) AdminHandler() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"events": evs})
 	})
+	mux.HandleFunc("GET /v1/methods/{method}/distribution", e.serveDistribution)
+	mux.HandleFunc("GET /v1/hedge/forecast", e.serveForecast)
 	mux.Handle("GET /metrics", e.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, "no such admin call: "+r.Method+" "+r.URL.Path)

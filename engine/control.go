@@ -94,6 +94,7 @@ func (e *Engine) SetHedge(by Actor, u HedgeUpdate) error {
 	if err != nil {
 		return err
 	}
+	msg += e.beginTrials(u)
 	e.events.add(Event{Type: EventConfig, Actor: by, Message: msg})
 	return nil
 }

@@ -16,6 +16,12 @@
 //     shape of /v1/status (existing fields never renamed or retyped).
 //   - Every control action leaves an event naming its actor (console, admin,
 //     engine); a fault's duration runs out on a timer of its own.
+//   - The hedging model lives here, once: Forecast is a pure function of a
+//     method's distributions (Distribution: buckets with exact and censored
+//     counts and the product-limit survival the auto delay reads), and the
+//     console, the admin API (tuning_json.go shapes its wire) and bench all
+//     predict through it. A live hedging change starts a trial that puts the
+//     prediction at the change beside what clients measured since.
 //   - Secrets in endpoint URLs never leave the engine: names and redacted URLs
 //     are all that logs, events, errors, status and metrics carry.
 //

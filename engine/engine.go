@@ -35,6 +35,7 @@ type Engine struct {
 	recent  *recentTraffic // the console's last minute of client traffic
 	started time.Time
 	hedge   *hedger
+	trials  hedgeTrials // since each method's last hedging change (the tuning view)
 	metrics *metrics
 	filters *filterPins
 	heads   headTracker

@@ -90,9 +90,10 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 // "auto" (the quantile estimate), "cold" (auto without enough samples yet),
 // "config" or "live" (a fixed delay set in config or through the API).
 type DelayInfo struct {
-	Delay   time.Duration
-	Source  string
-	Enabled bool
+	Delay    time.Duration
+	Source   string
+	Enabled  bool
+	Quantile float64 // the method's auto quantile (in force when Source is auto or cold)
 }
 
 func (h *hedger) delayFor(method string) DelayInfo {
@@ -112,15 +113,15 @@ func (h *hedger) delayFor(method string) DelayInfo {
 	hm := h.methods[method]
 	h.mu.RUnlock()
 	if delay != AutoDelay {
-		return DelayInfo{Delay: delay, Source: src, Enabled: enabled}
+		return DelayInfo{Delay: delay, Source: src, Enabled: enabled, Quantile: q}
 	}
 	if hm != nil {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
 			d := min(max(hm.primaries.QuantileCensored(q), h.cfg.MinDelay), h.cfg.MaxDelay)
-			return DelayInfo{Delay: d, Source: "auto", Enabled: enabled}
+			return DelayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}
 		}
 	}
-	return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled}
+	return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled, Quantile: q}
 }
 
 // method returns the method's state, creating it on first use; nil past

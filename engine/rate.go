@@ -16,10 +16,11 @@ const (
 	RateTimeout
 	Rate429
 	RateCancelled
+	RateHedge // hedge attempts (per endpoint and method: where hedges go)
 	numRateKinds
 )
 
-var rateKindNames = [numRateKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled"}
+var rateKindNames = [numRateKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled", "hedge"}
 
 func (k RateKind) String() string {
 	if k < numRateKinds {
@@ -37,6 +38,7 @@ type RateTotals struct {
 	Timeout     int64
 	RateLimited int64
 	Cancelled   int64
+	Hedges      int64
 	Covered     time.Duration
 }
 
@@ -55,6 +57,8 @@ func (t RateTotals) Get(k RateKind) int64 {
 		return t.RateLimited
 	case RateCancelled:
 		return t.Cancelled
+	case RateHedge:
+		return t.Hedges
 	}
 	return 0
 }
@@ -134,6 +138,6 @@ func (r *RateWindow) Totals() RateTotals {
 	return RateTotals{
 		Attempts: sum[RateAttempts], Success: sum[RateSuccess], Failure: sum[RateFailure],
 		Timeout: sum[RateTimeout], RateLimited: sum[Rate429], Cancelled: sum[RateCancelled],
-		Covered: r.ring.covered(t),
+		Hedges: sum[RateHedge], Covered: r.ring.covered(t),
 	}
 }

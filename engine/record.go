@@ -33,6 +33,9 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	if a.excused.Load() {
 		e.slow.observe(elapsed)
 	}
+	if a.role == RoleHedge {
+		ms.rates.Count(RateHedge) // where this method's hedges go (the forecast's targets)
+	}
 
 	lost := errors.Is(cause, errLost) || sampled
 	if lost || rep.out == outCancelled {

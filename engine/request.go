@@ -65,6 +65,9 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 		e.monotonicHead(req.Method, res.body, res.head)
 	}
 	took := e.now().Sub(start)
+	if p.hedgeable {
+		e.trials.observe(p.method, took)
+	}
 	e.metrics.request(mc.name, cls, res.err == nil, took)
 	e.recent.observe(mc.name, took, res.err == nil)
 	return res

@@ -28,6 +28,9 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if key.Matches(msg, m.keys.Quit) && (m.overlay != overlayInput || msg.String() == "ctrl+c") {
 		m.quitting = true
+		if m.drill.cancel != nil {
+			m.drill.cancel() // the drill stops and clears its fault
+		}
 		return m, tea.Quit
 	}
 	if m.overlay != overlayNone {
@@ -61,7 +64,8 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.frozenAt = m.opts.Now()
 			return m, nil
 		}
-		return m, m.refresh()
+		cmd := m.refresh() // before m is returned: it marks the refresh on m
+		return m, cmd
 	case key.Matches(msg, k.Filter):
 		m.openInput(inputFilter)
 	case key.Matches(msg, k.Esc):
@@ -88,6 +92,10 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.setDelay("auto")
 	case key.Matches(msg, k.Exact):
 		m.openInput(inputDelay)
+	case key.Matches(msg, k.Tune):
+		return m.openTuning()
+	case key.Matches(msg, k.Drill):
+		return m.drillKey()
 	}
 	return m, nil
 }

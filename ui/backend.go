@@ -18,6 +18,12 @@ type Backend interface {
 	InjectFault(ctx context.Context, endpoint string, spec engine.FaultSpec) error
 	ClearFault(ctx context.Context, endpoint string) error
 	SetHedge(ctx context.Context, u engine.HedgeUpdate) error
+	// Distribution is a hedgeable method's primary-latency distribution,
+	// where its hedges go and its hedging now (the tuning view).
+	Distribution(ctx context.Context, method string) (engine.MethodDistribution, error)
+	// Forecast is the hedging model's prediction for each delay (a
+	// duration, "auto", "auto:Q" or "current"), in order.
+	Forecast(ctx context.Context, method string, delays []string) (engine.ForecastReport, error)
 }
 
 // Local is the engine running in this process; every action is the
@@ -48,4 +54,12 @@ func (l Local) ClearFault(_ context.Context, name string) error {
 
 func (l Local) SetHedge(_ context.Context, u engine.HedgeUpdate) error {
 	return l.Engine.SetHedge(engine.ActorConsole, u)
+}
+
+func (l Local) Distribution(_ context.Context, method string) (engine.MethodDistribution, error) {
+	return l.Engine.MethodDistribution(method)
+}
+
+func (l Local) Forecast(_ context.Context, method string, delays []string) (engine.ForecastReport, error) {
+	return l.Engine.HedgeForecast(method, delays)
 }

@@ -23,12 +23,18 @@ type rig struct {
 
 func newRig(t testing.TB, names ...string) *rig {
 	t.Helper()
+	return newRigWith(t, sim.Latency{Median: 2 * time.Millisecond}, names...)
+}
+
+// newRigWith is newRig with every sim answering after lat.
+func newRigWith(t testing.TB, lat sim.Latency, names ...string) *rig {
+	t.Helper()
 	r := &rig{}
 	var cfg engine.Config
 	cfg.Server.Listen, cfg.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.Hedge.Enabled = true
 	for i, n := range names {
-		u := sim.New(sim.Config{Name: n, Seed: int64(i + 1), Latency: sim.Latency{Median: 2 * time.Millisecond}})
+		u := sim.New(sim.Config{Name: n, Seed: int64(i + 1), Latency: lat})
 		if err := u.Start("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
 		}
@@ -110,6 +116,9 @@ func (s *spy) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	if u.Method != "" {
 		c += " method=" + u.Method
 	}
+	if u.Quantile != nil {
+		c += fmt.Sprintf(" quantile=%g", *u.Quantile)
+	}
 	if u.AllMethods {
 		c += " all"
 	}
@@ -136,18 +145,28 @@ func refreshed(t testing.TB, m Model) Model {
 }
 
 // settle runs the commands a message chain produces (control calls and
-// the refreshes after them) until none is left. Ticks are not produced on
-// these paths, so nothing here waits on a timer.
+// the refreshes after them, a batch's commands one after another) until
+// none is left. Ticks are not produced on these paths, so nothing here
+// waits on a timer.
 func settle(t testing.TB, m Model, cmd tea.Cmd) Model {
 	t.Helper()
-	for cmd != nil {
-		msg := cmd()
-		if _, ok := msg.(tea.QuitMsg); ok {
-			return m
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
 		}
-		var mm tea.Model
-		mm, cmd = m.Update(msg)
-		m = mm.(Model)
+		switch msg := c().(type) {
+		case tea.QuitMsg:
+			return m
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			mm, next := m.Update(msg)
+			m = mm.(Model)
+			queue = append(queue, next)
+		}
 	}
 	return m
 }

@@ -9,7 +9,8 @@ type keyMap struct {
 	Up, Down, Tab, ShiftTab, Enter key.Binding
 	Drain, Fault, Clear            key.Binding
 	Hedging, DelayUp, DelayDown    key.Binding
-	Auto, Exact                    key.Binding
+	Auto, Exact, Tune              key.Binding
+	Drill, Abort, Apply            key.Binding
 	Freeze, Filter, Help, Quit     key.Binding
 	Yes, No, Esc                   key.Binding
 	// Menu keys (fault menu): left/right change the field's value.
@@ -31,6 +32,10 @@ func newKeyMap(readonly bool) keyMap {
 		DelayDown: key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "hedge delay down")),
 		Auto:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "delay back to auto")),
 		Exact:     key.NewBinding(key.WithKeys("="), key.WithHelp("=", "exact delay")),
+		Tune:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tune the method's hedging")),
+		Drill:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "failover drill")),
+		Abort:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "abort the drill")),
+		Apply:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply the row (asks)")),
 		Freeze:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "freeze/unfreeze")),
 		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter events")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -51,20 +56,25 @@ func newKeyMap(readonly bool) keyMap {
 
 // mutating are the bindings that change the engine (k9s's "dangerous").
 func (k *keyMap) mutating() []*key.Binding {
-	return []*key.Binding{&k.Drain, &k.Fault, &k.Clear, &k.Hedging, &k.DelayUp, &k.DelayDown, &k.Auto, &k.Exact}
+	return []*key.Binding{&k.Drain, &k.Fault, &k.Clear, &k.Hedging, &k.DelayUp, &k.DelayDown, &k.Auto, &k.Exact, &k.Drill}
 }
 
 // ShortHelp is the help bar.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Tab, k.Enter, k.Drain, k.Fault, k.Hedging, k.DelayUp, k.DelayDown, k.Auto, k.Freeze, k.Help, k.Quit}
+	return []key.Binding{k.Tab, k.Enter, k.Drain, k.Fault, k.Hedging, k.DelayUp, k.DelayDown, k.Auto, k.Tune, k.Freeze, k.Help, k.Quit}
+}
+
+// TuningHelp is the help bar of the tuning view.
+func (k keyMap) TuningHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Apply, k.Auto, k.Esc, k.Quit}
 }
 
 // FullHelp is the help screen, one column per group.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Tab, k.ShiftTab, k.Enter, k.Esc},
-		{k.Drain, k.Fault, k.Clear, k.Hedging},
-		{k.DelayUp, k.DelayDown, k.Auto, k.Exact},
+		{k.Drain, k.Fault, k.Clear, k.Hedging, k.Drill},
+		{k.DelayUp, k.DelayDown, k.Auto, k.Exact, k.Tune},
 		{k.Freeze, k.Filter, k.Yes, k.No, k.Help, k.Quit},
 	}
 }

@@ -23,6 +23,8 @@ type Options struct {
 	// nil means time.Now and time.Local.
 	Now      func() time.Time
 	Location *time.Location
+	// Drill is the failover drill D runs; nil: none.
+	Drill *Drill
 }
 
 // Source is what the header says the console is looking at.
@@ -51,6 +53,8 @@ const (
 	overlayFault
 	overlayInput
 	overlayDetail
+	overlayTuning // the hedge tuning view of a method (t)
+	overlayDrill  // the failover drill (D)
 )
 
 // maxEvents bounds the events the console keeps.
@@ -88,6 +92,8 @@ type Model struct {
 	fault     faultMenu
 	input     textinput.Model
 	inputKind inputKind
+	tuning    tuningView
+	drill     drillState
 	status    statusLine
 	quitting  bool
 }
@@ -152,10 +158,22 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resizeSparks()
 		return m, nil
 	case tickMsg:
-		return m, tea.Batch(m.refresh(), tickCmd(m.opts.Refresh))
+		// The commands first: they mark what is in flight on m.
+		cmd := tea.Batch(m.refresh(), m.fetchTuning(false), tickCmd(m.opts.Refresh))
+		return m, cmd
 	case snapshotMsg:
 		m.onSnapshot(msg)
 		return m, nil
+	case tuningMsg:
+		m.onTuning(msg)
+		return m, nil
+	case drillStepMsg:
+		cmd := m.onDrillStep(msg) // before m is returned: it changes m
+		return m, cmd
+	case drillDoneMsg:
+		m.onDrillDone(msg)
+		cmd := m.refresh()
+		return m, cmd
 	case actionDoneMsg:
 		return m.onActionDone(msg)
 	case tea.KeyMsg:
@@ -232,7 +250,11 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.status = statusLine{text: "✓ " + msg.act.desc}
-	return m, m.refresh()
+	if m.overlay == overlayTuning {
+		m.tuning.cursor = 0 // the current row: what was just applied
+	}
+	cmd := tea.Batch(m.refresh(), m.fetchTuning(true))
+	return m, cmd
 }
 
 // selected is the endpoint under the cursor.

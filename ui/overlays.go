@@ -11,10 +11,12 @@ import (
 	"github.com/rpcdash/rpcdash/engine"
 )
 
-// confirmDialog asks before a destructive action; only y says yes.
+// confirmDialog asks before a destructive action; only y says yes. back
+// is the overlay it returns to (none, or the view that asked).
 type confirmDialog struct {
 	question string
 	act      action
+	back     overlay
 }
 
 // faultMenu builds a fault: mode, share of requests, added latency (latency
@@ -109,6 +111,7 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, k.Esc) {
 		m.overlay = overlayNone
 		if m.confirm.act.desc != "" {
+			m.overlay = m.confirm.back
 			m.status = statusLine{text: "cancelled: " + m.confirm.act.desc}
 			m.confirm = confirmDialog{}
 		}
@@ -122,11 +125,15 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case overlayConfirm:
 		a := m.confirm.act
-		m.overlay, m.confirm = overlayNone, confirmDialog{}
+		m.overlay, m.confirm = m.confirm.back, confirmDialog{}
 		if key.Matches(msg, k.Yes) {
 			return m.do(a)
 		}
 		m.status = statusLine{text: "cancelled: " + a.desc}
+	case overlayTuning:
+		return m.onTuningKey(msg)
+	case overlayDrill:
+		return m.onDrillKey(msg)
 	case overlayFault:
 		return m.onFaultKey(msg)
 	case overlayInput:

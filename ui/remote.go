@@ -136,3 +136,16 @@ func (r *Remote) ClearFault(ctx context.Context, name string) error {
 func (r *Remote) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	return r.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
 }
+
+func (r *Remote) Distribution(ctx context.Context, method string) (engine.MethodDistribution, error) {
+	var md engine.MethodDistribution
+	err := r.do(ctx, http.MethodGet, "/v1/methods/"+url.PathEscape(method)+"/distribution", nil, &md)
+	return md, err
+}
+
+func (r *Remote) Forecast(ctx context.Context, method string, delays []string) (engine.ForecastReport, error) {
+	var rep engine.ForecastReport
+	q := url.Values{"method": {method}, "delays": {strings.Join(delays, ",")}}
+	err := r.do(ctx, http.MethodGet, "/v1/hedge/forecast?"+q.Encode(), nil, &rep)
+	return rep, err
+}

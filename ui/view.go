@@ -22,9 +22,12 @@ func (m Model) View() string {
 	bottom := []string{m.statusLineView(), m.helpBar()}
 	bodyRows := m.height - len(top) - len(bottom)
 	var body string
-	if m.overlay != overlayNone {
+	switch {
+	case m.overlay == overlayTuning:
+		body = m.tuningBody(m.width, bodyRows)
+	case m.overlay != overlayNone:
 		body = m.overlayView(bodyRows)
-	} else {
+	default:
 		body = m.panels(l, bodyRows)
 	}
 	lines := append(top, strings.Split(body, "\n")...)
@@ -142,7 +145,11 @@ func (m Model) statusLineView() string {
 func (m Model) helpBar() string {
 	h := m.help
 	h.Width = m.width
-	bar := h.ShortHelpView(m.keys.ShortHelp())
+	keys := m.keys.ShortHelp()
+	if m.overlay == overlayTuning {
+		keys = m.keys.TuningHelp()
+	}
+	bar := h.ShortHelpView(keys)
 	if m.opts.ReadOnly {
 		bar = m.styles.warn.Render("READ-ONLY ") + bar
 	}
@@ -160,9 +167,9 @@ func (m Model) overlayView(rows int) string {
 		h.Width = w
 		content = m.styles.title.Render("Keys") + "\n\n" + h.FullHelpView(m.keys.FullHelp())
 		if m.opts.ReadOnly {
-			content += "\n\n" + m.styles.warn.Render("--readonly: d f c h + - a = are disabled; this console only watches.")
+			content += "\n\n" + m.styles.warn.Render("--readonly: d f c h + - a = D are disabled (and enter and a in the tuning view); this console only watches.")
 		}
-		content += "\n\nThe first methods row is \"(all methods)\": + - a = there apply to every method\n(clearing live per-method delays). esc or ? closes."
+		content += "\n\nThe first methods row is \"(all methods)\": + - a = there apply to every method\n(clearing live per-method delays). t on a method row opens its hedge tuning view. esc or ? closes."
 	case overlayConfirm:
 		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirm.question, w-4) + "\n\n" +
 			m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
@@ -172,6 +179,8 @@ func (m Model) overlayView(rows int) string {
 		content = m.input.View() + "\n\n" + m.styles.faint.Render("enter applies, esc cancels")
 	case overlayDetail:
 		content = strings.Join(m.detailLines(w-4), "\n") + "\n\n" + m.styles.faint.Render("enter or esc closes")
+	case overlayDrill:
+		content = m.drillView(w - 4)
 	}
 	box := m.styles.overlay.Width(w).Render(content)
 	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)

@@ -90,3 +90,19 @@ func BenchmarkView(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkTuningView is one frame of the tuning view (percentile plot
+// and table at 120×36, histogram at 80×24) over the fixture's 5000
+// primaries: View alone, as a frame redraws it.
+func BenchmarkTuningView(b *testing.B) {
+	md := withTrial(tuningDistribution(), false)
+	for _, sz := range [][2]int{{120, 36}, {80, 24}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			m := tuningModel(healthySnapshot(), md, sz[0], sz[1])
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}

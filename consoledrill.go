@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/ui"
+)
+
+// consoleDrills hand the console bench's failover drill (ui may import
+// only engine and themes) and outlive it: stop ends any drill still
+// running and waits until it has cleared its fault.
+type consoleDrills struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newConsoleDrills() *consoleDrills {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &consoleDrills{ctx: ctx, cancel: cancel}
+}
+
+func (c *consoleDrills) stop() {
+	c.cancel()
+	c.wg.Wait()
+}
+
+// drill runs against the admin API at adminURL, its own reads going to
+// rpcURL; with no rpcURL (attached: the instance's RPC port is not known)
+// it sends none and judges by the instance's own traffic. Its actions are
+// the console's in the instance's events.
+func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
+	load := "It sends up to 20 reads a second of its own to " + rpcURL
+	if rpcURL == "" {
+		load = "It sends no reads of its own (attached, the instance's RPC port is not known): it judges by the instance's own traffic, so that must be flowing"
+	}
+	run := func(ctx context.Context, mode string, onStep func(ui.DrillStep)) error {
+		c.wg.Add(1)
+		defer c.wg.Done()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(c.ctx, cancel)()
+		cfg := bench.DrillConfig{RPCURL: rpcURL, NoLoad: rpcURL == "", Mode: mode,
+			Admin: bench.Admin{URL: adminURL, Token: token, Actor: string(engine.ActorConsole)}}
+		_, err := bench.Drill(ctx, cfg, func(s bench.DrillStep) {
+			onStep(ui.DrillStep{Index: s.Index, Name: s.Name, State: s.State, Took: s.Took, Summary: s.Summary, Evidence: s.Evidence})
+		})
+		return err
+	}
+	return &ui.Drill{Run: run, Steps: bench.DrillSteps, Modes: bench.DrillModes, Load: load}
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/sim"
+	"github.com/rpcdash/rpcdash/ui"
+)
+
+// drillEngine is an engine like the embedded drill's: three sims 20, 40
+// and 60 ms apart, a one-second cooldown, probes every 200 ms.
+func drillEngine(t *testing.T) bench.Engine {
+	t.Helper()
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.CloseAll(sims) })
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond, MaxHeadLag: 3}
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprintf("p%d", i), Region: "r"})
+	}
+	eng, err := startBenchEngine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Stop() })
+	return eng
+}
+
+type stepLog struct {
+	mu    sync.Mutex
+	steps []ui.DrillStep
+}
+
+func (l *stepLog) add(s ui.DrillStep) {
+	l.mu.Lock()
+	l.steps = append(l.steps, s)
+	l.mu.Unlock()
+}
+
+func (l *stepLog) has(name, state string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.steps {
+		if s.Name == name && s.State == state {
+			return true
+		}
+	}
+	return false
+}
+
+// The console's D runs bench's drill against the engine it shows: every
+// step reported as it starts and ends, in the console's words, and its
+// actions in the engine's events as the console's.
+func TestConsoleDrill_RunsBenchsDrillAsTheConsole(t *testing.T) {
+	eng := drillEngine(t)
+	drills := newConsoleDrills()
+	defer drills.stop()
+	d := drills.drill(eng.AdminURL, eng.RPCURL, "")
+	if len(d.Steps) != len(bench.DrillSteps) || d.Modes[0] != "error" || !strings.Contains(d.Load, eng.RPCURL) {
+		t.Fatalf("drill %+v", d)
+	}
+	var log stepLog
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := d.Run(ctx, "error", log.add); err != nil {
+		t.Fatalf("drill: %v", err)
+	}
+	for _, name := range bench.DrillSteps {
+		if !log.has(name, ui.DrillRunning) || !log.has(name, ui.DrillPassed) {
+			t.Errorf("step %q not reported running and passed: %+v", name, log.steps)
+		}
+	}
+	var evs struct {
+		Events []struct{ Type, Actor, Message string }
+	}
+	if err := json.Unmarshal([]byte(get(t, eng.AdminURL+"/v1/events")), &evs); err != nil {
+		t.Fatal(err)
+	}
+	faults := 0
+	for _, ev := range evs.Events {
+		if ev.Type == "fault" && ev.Actor != "engine" {
+			faults++
+			if ev.Actor != "console" {
+				t.Errorf("drill action by %q: %+v", ev.Actor, ev)
+			}
+		}
+	}
+	if faults != 2 { // injected, cleared
+		t.Errorf("%d fault events by the drill, want 2: %+v", faults, evs.Events)
+	}
+}
+
+// Leaving the console stops a running drill and waits until its fault is
+// cleared.
+func TestConsoleDrill_StopClearsTheFaultOfARunningDrill(t *testing.T) {
+	eng := drillEngine(t)
+	drills := newConsoleDrills()
+	d := drills.drill(eng.AdminURL, eng.RPCURL, "")
+	var log stepLog
+	done := make(chan error, 1)
+	go func() { done <- d.Run(context.Background(), "timeout", log.add) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !log.has(bench.StepInject, ui.DrillPassed) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no fault injected: %+v", log.steps)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	drills.stop()
+	if err := <-done; err == nil {
+		t.Fatal("a stopped drill reported success")
+	}
+	if st := get(t, eng.AdminURL+"/v1/status"); strings.Contains(st, `"fault"`) {
+		t.Fatalf("the fault outlived the stopped drill:\n%s", st)
+	}
+}

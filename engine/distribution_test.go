@@ -1,0 +1,138 @@
+package engine_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// hedgedWindows replays n requests hedged at d0 (the primary from lat, the
+// duplicate from lat too) the way the engine records its primaries: exact
+// when the primary answered first, censored at the moment it was cancelled
+// when the duplicate won. It returns that window, the window of every
+// primary's full latency (what no hedging would have shown), and the
+// censored window with its censored points dropped.
+func hedgedWindows(lat latencyModel, d0 time.Duration, n int, seed uint64) (censored, full, dropped *engine.LatencyWindow) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	censored, full, dropped = newWindow(), newWindow(), newWindow()
+	for range n {
+		x := lat(r)
+		full.Record(x)
+		if x > d0 {
+			if won := d0 + lat(r); won < x {
+				censored.RecordCensored(won)
+				continue
+			}
+		}
+		censored.Record(x)
+		dropped.Record(x)
+	}
+	return censored, full, dropped
+}
+
+// A window whose slow primaries were cut short by winning hedges, recorded
+// censored, forecasts what the full uncensored distribution forecasts;
+// dropping the censored points loses most of the tail, and its forecast
+// (and its auto delay) come out far too low.
+func TestForecast_CensoredWindowMatchesTheFullDistribution(t *testing.T) {
+	cw, fw, dw := hedgedWindows(seedsTail, 80*time.Millisecond, 400_000, 21)
+	c, f, d := cw.Distribution(), fw.Distribution(), dw.Distribution()
+	if c.Censored < c.Samples()/50 {
+		t.Fatalf("only %d of %d censored: the test needs hedges that won", c.Censored, c.Samples())
+	}
+	t.Logf("window: %d exact, %d censored", c.Exact, c.Censored)
+	// The unhedged p99 lies in the 500–1000 ms tail, which the censored
+	// window knows only from the few hundred slow primaries whose hedge
+	// was slow too: an unbiased estimate, but a noisier one.
+	for _, c2 := range []struct{ q, tol float64 }{{0.9, 0.02}, {0.95, 0.02}, {0.99, 0.1}} {
+		cq, _ := c.Quantile(c2.q)
+		fq, _ := f.Quantile(c2.q)
+		dq, _ := d.Quantile(c2.q)
+		t.Logf("auto p%g: censored window %s, full %s, censored dropped %s", 100*c2.q, cq, fq, dq)
+		if !within(cq, fq, c2.tol) {
+			t.Errorf("p%g of the censored window %s, of the full distribution %s", 100*c2.q, cq, fq)
+		}
+	}
+	worst := 0.0
+	for _, delay := range []time.Duration{50 * time.Millisecond, 80 * time.Millisecond, 120 * time.Millisecond, 200 * time.Millisecond} {
+		in := engine.ForecastInput{Delay: delay, MaxExtra: 1, Budget: 1, Burst: 10}
+		in.Primary = c
+		fc := engine.Forecast(in)
+		in.Primary = f
+		ff := engine.Forecast(in)
+		in.Primary = d
+		fd := engine.Forecast(in)
+		t.Logf("delay %s: p99 censored %s, full %s, dropped %s; fire %.4f / %.4f / %.4f",
+			delay, fc.P99, ff.P99, fd.P99, fc.FireRate, ff.FireRate, fd.FireRate)
+		if !within(fc.P99, ff.P99, 0.03) || !within(fc.P95, ff.P95, 0.03) || math.Abs(fc.FireRate-ff.FireRate) > 0.003 {
+			t.Errorf("delay %s: censored window forecasts p95 %s p99 %s fire %.4f, full distribution p95 %s p99 %s fire %.4f",
+				delay, fc.P95, fc.P99, fc.FireRate, ff.P95, ff.P99, ff.FireRate)
+		}
+		worst = max(worst, float64(ff.P99-fd.P99)/float64(ff.P99))
+	}
+	// Without the censored points the tail is gone: the forecast p99 is at
+	// least a fifth too low at some delay.
+	if worst < 0.2 {
+		t.Errorf("dropping the censored points moved the forecast p99 by at most %.0f%%: the test shows nothing", 100*worst)
+	}
+	dp99, _ := d.Quantile(0.99)
+	fp99, _ := f.Quantile(0.99)
+	if dp99*2 > fp99 {
+		t.Errorf("dropped censoring: unhedged p99 %s, full %s: expected far lower", dp99, fp99)
+	}
+}
+
+// The exported survival curve is the one the auto delay reads: its
+// quantiles are QuantileCensored's, bucket for bucket, with and without
+// censoring.
+func TestDistribution_QuantilesAreTheAutoDelays(t *testing.T) {
+	cw, fw, _ := hedgedWindows(seedsTail, 80*time.Millisecond, 50_000, 22)
+	for name, w := range map[string]*engine.LatencyWindow{"censored": cw, "exact only": fw} {
+		d := w.Distribution()
+		for _, q := range []float64{0.5, 0.8, 0.9, 0.95, 0.99, 0.999} {
+			got, _ := d.Quantile(q)
+			if want := w.QuantileCensored(q); got != want {
+				t.Errorf("%s: q%v: distribution %s, QuantileCensored %s", name, q, got, want)
+			}
+		}
+		exact, cens := w.Counts()
+		var be, bc int64
+		for _, b := range d.Buckets {
+			be += b.Exact
+			bc += b.Censored
+			if b.Low > b.High {
+				t.Fatalf("bucket %v", b)
+			}
+		}
+		if d.Exact != exact || d.Censored != cens || be != exact || bc != cens {
+			t.Errorf("%s: counts %d/%d, buckets %d/%d, window %d/%d", name, d.Exact, d.Censored, be, bc, exact, cens)
+		}
+		for i := 1; i < len(d.Survival); i++ {
+			if d.Survival[i].S > d.Survival[i-1].S || d.Survival[i].At <= d.Survival[i-1].At {
+				t.Fatalf("%s: survival not a decreasing step function at %d: %v %v", name, i, d.Survival[i-1], d.Survival[i])
+			}
+		}
+	}
+}
+
+// Every observation censored: no exact one to step at, so no quantile is
+// resolved and the largest observation is the lower bound.
+func TestDistribution_AllCensoredResolvesNothing(t *testing.T) {
+	w := newWindow()
+	for i := range 50 {
+		w.RecordCensored(time.Duration(100+i) * time.Millisecond)
+	}
+	d := w.Distribution()
+	if len(d.Survival) != 0 || d.SurvivalAt(time.Hour) != 1 {
+		t.Fatalf("survival %v", d.Survival)
+	}
+	if v, ok := d.Quantile(0.5); ok || v < 149*time.Millisecond {
+		t.Errorf("median %s %v: want unresolved, at least the largest observation", v, ok)
+	}
+	if f := engine.Forecast(engine.ForecastInput{Primary: d, Delay: 50 * time.Millisecond, MaxExtra: 1, Budget: 1, Burst: 1}); f.P99 != 0 {
+		t.Errorf("a forecast from nothing exact: %+v", f)
+	}
+}

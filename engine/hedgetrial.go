@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// After a live change of a method's hedging, the tuning view puts what the
+// model predicted at the change beside what clients have seen since, so an
+// operator sees whether the model held. Each interval is a 95 % one: the
+// measured p99's from order statistics (the share of requests above the
+// true p99 is binomial), the prediction's from the size of the window it
+// was made from. When both are known and apart, measurement has departed
+// from prediction by more than chance allows.
+
+// HedgeTrial is a method's hedging since its last live change.
+type HedgeTrial struct {
+	Since       time.Time
+	Enabled     bool
+	Delay       time.Duration // in force right after the change
+	DelaySource string
+	// Predicted is the forecast p99 at the change (0: nothing to forecast
+	// from), within [PredictedLow, PredictedHigh].
+	Predicted, PredictedLow, PredictedHigh time.Duration
+	// Measured is the p99 of the method's client requests since the
+	// change (failed ones included), within [MeasuredLow, MeasuredHigh];
+	// those are 0 while Samples are too few to bound it.
+	Measured, MeasuredLow, MeasuredHigh time.Duration
+	Samples                             int64
+	Departs                             bool
+}
+
+// trialQuantile is the quantile a trial compares; trialZ the normal
+// quantile of its 95 % intervals.
+const (
+	trialQuantile = 0.99
+	trialZ        = 1.96
+)
+
+// hedgeTrials are the current trials by method (as clients spell it),
+// replaced whole on a change so that a request reads them without a lock.
+type hedgeTrials struct {
+	mu  sync.Mutex // writers
+	cur atomic.Pointer[map[string]*hedgeTrial]
+}
+
+type hedgeTrial struct {
+	info HedgeTrial // what was set and predicted at the change
+	mu   sync.Mutex
+	lat  *hdr.PackedHistogram // client latencies since
+}
+
+// observe records one client request of method that took d.
+func (t *hedgeTrials) observe(method string, d time.Duration) {
+	m := t.cur.Load()
+	if m == nil {
+		return
+	}
+	tr := (*m)[method]
+	if tr == nil {
+		return
+	}
+	v := toMicros(d)
+	tr.mu.Lock()
+	_ = tr.lat.RecordValue(v) // v is clamped into range
+	tr.mu.Unlock()
+}
+
+func (t *hedgeTrials) replace(trs []*hedgeTrial, methods []string) {
+	if len(trs) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := map[string]*hedgeTrial{}
+	if old := t.cur.Load(); old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	for i, tr := range trs {
+		next[methods[i]] = tr
+	}
+	t.cur.Store(&next)
+}
+
+// get is method's trial as it stands, nil if none.
+func (t *hedgeTrials) get(method string) *HedgeTrial {
+	m := t.cur.Load()
+	if m == nil {
+		return nil
+	}
+	tr := (*m)[method]
+	if tr == nil {
+		return nil
+	}
+	out := tr.info
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	out.Samples = tr.lat.TotalCount()
+	if out.Samples == 0 {
+		return &out
+	}
+	out.Measured = fromMicros(tr.lat.ValueAtPercentile(100 * trialQuantile))
+	if lo, hi, ok := quantileInterval(trialQuantile, out.Samples); ok {
+		out.MeasuredLow = fromMicros(tr.lat.ValueAtPercentile(100 * lo))
+		out.MeasuredHigh = fromMicros(tr.lat.ValueAtPercentile(100 * hi))
+		plo, phi := out.PredictedLow, out.PredictedHigh
+		if phi == 0 { // a prediction from too few samples to bound it
+			plo, phi = out.Predicted, out.Predicted
+		}
+		out.Departs = out.Predicted > 0 && (out.MeasuredHigh < plo || out.MeasuredLow > phi)
+	}
+	return &out
+}
+
+// quantileInterval is the 95 % interval of the ranks (as quantiles) that
+// bound the q-quantile of n samples; ok is false while n is too small for
+// the upper one to exist.
+func quantileInterval(q float64, n int64) (lo, hi float64, ok bool) {
+	se := math.Sqrt(q * (1 - q) / float64(n))
+	lo, hi = q-trialZ*se, q+trialZ*se
+	return max(lo, 0), hi, hi < 1
+}
+
+// beginTrials starts a trial for each method the update changed (one
+// method, or every hedgeable method seen when it was pool-wide) and
+// returns, for a single method, the prediction in words for the event.
+func (e *Engine) beginTrials(u HedgeUpdate) string {
+	var methods []string
+	e.hedge.mu.RLock()
+	for k := range e.hedge.methods {
+		if u.Method == "" || strings.EqualFold(k, u.Method) {
+			methods = append(methods, k)
+		}
+	}
+	e.hedge.mu.RUnlock()
+	var trs []*hedgeTrial
+	var keys []string
+	said := ""
+	for _, k := range methods {
+		md, err := e.MethodDistribution(k)
+		if err != nil {
+			continue
+		}
+		tr := &hedgeTrial{lat: newLatencyHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
+			Delay: md.Hedge.Delay, DelaySource: md.Hedge.Source}}
+		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
+		if model != nil && !f.Open[2] {
+			tr.info.Predicted = f.P99
+			if lo, hi, ok := quantileInterval(trialQuantile, f.Samples); ok {
+				tr.info.PredictedLow, _ = model.quantile(lo)
+				tr.info.PredictedHigh, _ = model.quantile(hi)
+			}
+		}
+		if model != nil && u.Method != "" {
+			at := ""
+			if f.Open[2] {
+				at = "≥" // the data end before the p99
+			}
+			said = fmt.Sprintf("; forecast p99 %s%s, fire %.1f%%, extra load %.1f%%", at, f.P99.Round(100*time.Microsecond), 100*f.FireRate, 100*f.ExtraLoad)
+			if f.BudgetCapped {
+				said += " (capped by the budget)"
+			}
+		}
+		trs, keys = append(trs, tr), append(keys, k)
+	}
+	e.trials.replace(trs, keys)
+	return said
+}

@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The hedge tuning view's data: a method's live distribution with where
+// its hedges go, and the forecast for candidate delays. The console, the
+// admin API and bench all predict through Forecast.
+
+// MethodDistribution is one hedgeable method's picture: its primaries'
+// latency over the stats window, the endpoints its hedges went to, its
+// hedging now and, after a live change, how the change is doing.
+type MethodDistribution struct {
+	Method  string
+	Window  time.Duration // server.stats_window
+	Primary Distribution
+	// Targets are the endpoints that took the method's hedges over the
+	// window (routable now), weighted by how many; each with its own
+	// latency for the method. Empty: the model sends the duplicates to the
+	// primaries' distribution.
+	Targets []HedgeTarget
+	Hedge   MethodHedgeSettings
+	Trial   *HedgeTrial // since the last live change of its hedging; nil if none
+}
+
+// MethodHedgeSettings are the hedging settings in force for a method.
+type MethodHedgeSettings struct {
+	Enabled     bool
+	Delay       time.Duration // in force now (the auto estimate when auto)
+	Source      string        // "auto", "cold", "config" or "live"
+	Quantile    float64       // the auto delay's
+	MaxExtra    int
+	Budget      float64
+	BudgetBurst float64
+}
+
+// errNotHedged is the error for a method that is never hedged.
+var errNotHedged = errors.New("method is never hedged")
+
+// MethodDistribution copies the method's distributions (each under its
+// window's lock) and settings. A hedgeable method without traffic yet has
+// empty distributions; one that is never hedged is an error.
+func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
+	if err := validMethodName(method); err != nil {
+		return MethodDistribution{}, err
+	}
+	if cls := e.methods.Class(method); cls != ClassRead || !e.methods.Hedgeable(method) {
+		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, errNotHedged)
+	}
+	key, hm := e.hedge.lookup(method)
+	d := e.hedge.delayFor(key)
+	st := e.hedge.status()
+	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
+		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst}}
+	if hm != nil {
+		md.Primary = hm.primaries.Distribution()
+	}
+	if d.Source == "auto" {
+		// From the copy just taken, so that the delay and the distribution
+		// it is drawn on agree (the window may have moved since delayFor).
+		md.Hedge.Delay = e.autoDelay(md.Primary, d.Quantile)
+	}
+	md.Targets = e.hedgeTargets(key)
+	md.Trial = e.trials.get(key)
+	return md, nil
+}
+
+// lookup finds a method's hedging state by its name as clients send it,
+// exactly or else ignoring case; it never creates one.
+func (h *hedger) lookup(method string) (string, *hedgeMethod) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if hm, ok := h.methods[method]; ok {
+		return method, hm
+	}
+	for k, hm := range h.methods {
+		if strings.EqualFold(k, method) {
+			return k, hm
+		}
+	}
+	return method, nil
+}
+
+// hedgeTargets are the routable endpoints that took hedges of method over
+// the stats window, weighted by their count.
+func (e *Engine) hedgeTargets(method string) []HedgeTarget {
+	now := e.now()
+	var out []HedgeTarget
+	for _, ep := range e.endpoints {
+		ep.mu.Lock()
+		st := ep.methods[method]
+		ep.mu.Unlock()
+		if st == nil || !e.routable(ep, now) {
+			continue
+		}
+		if n := st.rates.Totals().Hedges; n > 0 {
+			out = append(out, HedgeTarget{Endpoint: ep.Name, Weight: float64(n), Dist: st.latency.Distribution()})
+		}
+	}
+	return out
+}
+
+// forecastInput is the forecast's input for md at delay; not hedged when
+// the method's hedging is off.
+func (md MethodDistribution) forecastInput(delay time.Duration, hedged bool) ForecastInput {
+	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst}
+	if hedged {
+		in.MaxExtra = md.Hedge.MaxExtra
+	}
+	return in
+}
+
+// ForecastReport is the model's prediction for each candidate delay of a
+// method, in the order asked, with what the reader should know about it.
+type ForecastReport struct {
+	Method string
+	Rows   []HedgeForecast
+	Notes  []string
+}
+
+// DefaultForecastDelays are the candidates when none are asked for.
+var DefaultForecastDelays = []string{"current", "auto:0.8", "auto:0.9", "auto:0.95", "auto:0.99"}
+
+// maxForecastDelays bounds the candidates of one forecast request.
+const maxForecastDelays = 32
+
+// HedgeForecast predicts hedging of method at each delay of delays: a
+// duration ("90ms", "0s": at once), "auto" (the method's auto delay now),
+// "auto:Q" (the auto delay at quantile Q) or "current" (the delay in force,
+// not hedged if hedging is off for the method).
+func (e *Engine) HedgeForecast(method string, delays []string) (ForecastReport, error) {
+	md, err := e.MethodDistribution(method)
+	if err != nil {
+		return ForecastReport{}, err
+	}
+	if len(delays) == 0 {
+		delays = DefaultForecastDelays
+	}
+	if len(delays) > maxForecastDelays {
+		return ForecastReport{}, fmt.Errorf("delays: at most %d, got %d", maxForecastDelays, len(delays))
+	}
+	rep := ForecastReport{Method: md.Method}
+	targets := md.Targets
+	if len(targets) > 1 {
+		// Mixed once for every row, not once per row.
+		md.Targets = []HedgeTarget{{Endpoint: "mixture", Weight: 1, Dist: Distribution{Survival: mixture(md.Primary, targets)}}}
+	}
+	for _, spec := range delays {
+		d, hedged, err := e.candidateDelay(md, spec)
+		if err != nil {
+			return ForecastReport{}, err
+		}
+		rep.Rows = append(rep.Rows, Forecast(md.forecastInput(d, hedged)))
+	}
+	md.Targets = targets
+	rep.Notes = e.forecastNotes(md, rep.Rows)
+	return rep, nil
+}
+
+// candidateDelay resolves one delay of a forecast request.
+func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Duration, bool, error) {
+	s := strings.TrimSpace(spec)
+	switch {
+	case s == "current":
+		return md.Hedge.Delay, md.Hedge.Enabled, nil
+	case s == "auto":
+		return e.autoDelay(md.Primary, md.Hedge.Quantile), true, nil
+	case strings.HasPrefix(s, "auto:"):
+		q, err := strconv.ParseFloat(strings.TrimPrefix(s, "auto:"), 64)
+		if err != nil || !(q > 0 && q < 1) {
+			return 0, false, fmt.Errorf("delays: %q: the quantile of auto:Q must be between 0 and 1", sanitizeText(spec, 64))
+		}
+		return e.autoDelay(md.Primary, q), true, nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9 or current)", sanitizeText(spec, 64))
+	case d < 0:
+		return 0, false, fmt.Errorf("delays: %s is negative", d)
+	case d > e.cfg.Server.RequestTimeout:
+		return 0, false, fmt.Errorf("delays: %s is above server.request_timeout (%s): the hedge would never fire", d, e.cfg.Server.RequestTimeout)
+	}
+	return d, true, nil
+}
+
+// autoDelay is what the auto delay at quantile q is for this distribution:
+// the hedger's rule (clamped to [min_delay, max_delay], cold_delay below
+// min_samples).
+func (e *Engine) autoDelay(p Distribution, q float64) time.Duration {
+	h := e.cfg.Hedge
+	if p.Samples() < int64(h.MinSamples) {
+		return h.ColdDelay
+	}
+	v, _ := p.Quantile(q)
+	return min(max(v, h.MinDelay), h.MaxDelay)
+}
+
+// forecastNotes say what the forecast rests on and where it is weak.
+func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []string {
+	var notes []string
+	n := md.Primary.Samples()
+	switch {
+	case n == 0:
+		return []string{"no primaries of " + md.Method + " in the window yet: nothing to forecast from"}
+	case n < int64(e.cfg.Hedge.MinSamples):
+		notes = append(notes, fmt.Sprintf("only %d primaries in the window: the forecast is rough", n))
+	}
+	if len(md.Targets) == 0 {
+		notes = append(notes, "no hedges sent in the window: duplicates are modelled on the primaries' distribution")
+	}
+	if md.Hedge.MaxExtra == 0 {
+		notes = append(notes, "hedge.max_extra is 0: nothing is ever hedged")
+	}
+	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
+	if open {
+		notes = append(notes, "censoring ends the data before some percentiles: those figures are lower bounds")
+	}
+	if shared := e.sharedFate(); shared != "" {
+		notes = append(notes, "endpoints are not independent ("+shared+"): the model is optimistic")
+	}
+	return notes
+}
+
+// sharedFate describes the independence warnings that mean endpoints
+// share fate, "" if none.
+func (e *Engine) sharedFate() string {
+	var parts []string
+	for _, w := range e.poolWarnings() {
+		if w.Reason == "asn-unknown" || w.Reason != "pool" && len(w.Endpoints) < 2 {
+			continue
+		}
+		parts = append(parts, w.Text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// validMethodName checks a method name taken from the admin API or a key.
+func validMethodName(m string) error {
+	if m == "" {
+		return fmt.Errorf("method: required")
+	}
+	if len(m) > maxMethodName || sanitizeText(m, maxMethodName) != m || strings.ContainsAny(m, " \"/") {
+		return fmt.Errorf("method: %q is not a JSON-RPC method name", sanitizeText(m, 64))
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// tailSims are three like endpoints with a slow tail, so that hedges fire
+// and win (and primaries are recorded censored).
+func tailSims() []sim.Config {
+	lat := sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.3, TailProb: 0.08, TailMin: 80 * time.Millisecond, TailMax: 120 * time.Millisecond}
+	return []sim.Config{{Latency: lat}, {Latency: lat}, {Latency: lat}}
+}
+
+// load sends n reads of eth_getBalance from 8 clients at once.
+func (h *harness) load(n int) {
+	h.t.Helper()
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Go(func() {
+			for i := c; i < n; i += 8 {
+				mustOK(h.t, h.call(i, "eth_getBalance", addr, "latest"))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (h *harness) getJSON(path string, v any) {
+	h.t.Helper()
+	code, b := h.adminDo("GET", path, "")
+	if code != 200 {
+		h.t.Fatalf("GET %s: HTTP %d %s", path, code, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		h.t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// The distribution over the admin API holds every primary, exact or
+// censored; the hedge targets hold every hedge; the forecast rows carry
+// exactly the issue's fields and are the engine's Forecast of that
+// distribution.
+func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
+	h := newHarness(t, hedgeOn("auto"), tailSims()...)
+	const n = 400
+	h.load(n)
+	var md engine.MethodDistribution
+	waitUntil(t, 5*time.Second, "every attempt accounted for", func() bool {
+		h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+		var hedges float64
+		for _, tg := range md.Targets {
+			hedges += tg.Weight
+		}
+		return md.Primary.Samples() == n && int64(hedges) == h.status().Methods["eth_getBalance"].HedgesFired
+	})
+	p := md.Primary
+	if p.Censored == 0 || len(md.Targets) == 0 {
+		t.Fatalf("no censored primaries (%d) or no hedge targets (%d): the scenario did not hedge", p.Censored, len(md.Targets))
+	}
+	var e, c int64
+	for _, b := range p.Buckets {
+		e, c = e+b.Exact, c+b.Censored
+	}
+	if e != p.Exact || c != p.Censored || len(p.Survival) == 0 {
+		t.Fatalf("buckets hold %d/%d of %d/%d; %d survival steps", e, c, p.Exact, p.Censored, len(p.Survival))
+	}
+	st := h.status().Methods["eth_getBalance"].Hedge
+	if md.Hedge.Delay != st.Delay || md.Hedge.Source != "auto" || md.Hedge.Quantile != 0.95 || md.Hedge.MaxExtra != 1 {
+		t.Fatalf("settings %+v, status %+v", md.Hedge, st)
+	}
+
+	var raw struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=50ms,90ms,auto", &raw)
+	want := []string{"budget_capped", "delay_ms", "extra_load", "fire_rate", "p50_ms", "p95_ms", "p999_ms", "p99_ms", "samples"}
+	for i, r := range raw.Rows {
+		if got := slices.Sorted(maps.Keys(r)); !slices.Equal(got, want) {
+			t.Errorf("row %d has fields %v, want %v", i, got, want)
+		}
+	}
+	var rep engine.ForecastReport
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=50ms,90ms,auto", &rep)
+	// The window did not move between the two reads (no traffic): the
+	// rows are the Forecast of the distribution read above.
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	if len(rep.Rows) != 3 || rep.Rows[0].Delay != 50*time.Millisecond || rep.Rows[1].Delay != 90*time.Millisecond {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	if auto := rep.Rows[2].Delay; auto != h.status().Methods["eth_getBalance"].Hedge.Delay {
+		t.Errorf("the auto row's delay %s is not the auto delay in force", auto)
+	}
+	for _, row := range rep.Rows {
+		f := engine.Forecast(engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: row.Delay, MaxExtra: md.Hedge.MaxExtra,
+			Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst})
+		if f.P99 != row.P99 || f.P50 != row.P50 || math.Abs(f.FireRate-row.FireRate) > 1e-12 || f.BudgetCapped != row.BudgetCapped || row.Samples != n {
+			t.Errorf("delay %s: API %+v, Forecast %+v", row.Delay, row, f)
+		}
+	}
+	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 {
+		t.Errorf("an earlier hedge should fire more and cut more: %+v", rep.Rows)
+	}
+	// No delays: the default candidates.
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance", &rep)
+	if len(rep.Rows) != len(engine.DefaultForecastDelays) {
+		t.Errorf("default rows: %d", len(rep.Rows))
+	}
+}
+
+// A live change of one method's hedging is logged with the forecast it
+// was made on, and from then on the distribution carries the prediction
+// beside what clients have seen since, counted request by request.
+func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
+	h := newHarness(t, hedgeOn("auto"), tailSims()...)
+	h.load(500) // enough primaries to bound the predicted p99
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"method":"eth_getBalance","delay":"30ms"}`); code != 200 {
+		t.Fatalf("HTTP %d %s", code, b)
+	}
+	evs := h.events()
+	last := evs[len(evs)-1]
+	if last.Actor != engine.ActorAdmin || !containsAll(last.Message, "eth_getBalance", "delay=30ms", "forecast p99", "fire") {
+		t.Fatalf("event %+v", last)
+	}
+	var md engine.MethodDistribution
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	tr := md.Trial
+	if tr == nil || tr.Delay != 30*time.Millisecond || tr.DelaySource != "live" || tr.Predicted <= 0 || tr.Samples != 0 {
+		t.Fatalf("trial %+v", tr)
+	}
+	if !(0 < tr.PredictedLow && tr.PredictedLow <= tr.Predicted && tr.Predicted <= tr.PredictedHigh) {
+		t.Errorf("prediction %s outside its interval [%s, %s]", tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
+	}
+	h.load(100)
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	if tr := md.Trial; tr.Samples != 100 || tr.Measured <= 0 || tr.MeasuredHigh != 0 {
+		t.Fatalf("after 100 requests: %+v (too few to bound a p99)", tr)
+	}
+	h.load(500)
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	tr = md.Trial
+	if tr.Samples != 600 || !(tr.MeasuredLow <= tr.Measured && tr.Measured <= tr.MeasuredHigh && tr.MeasuredLow > 0) {
+		t.Fatalf("after 600 requests: %+v", tr)
+	}
+	t.Logf("predicted p99 %s [%s, %s], measured %s [%s, %s] over %d, departs %v",
+		tr.Predicted, tr.PredictedLow, tr.PredictedHigh, tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples, tr.Departs)
+	// Independent endpoints: the model holds within its confidence
+	// (TestTuning_TrialDepartsWhenEndpointsShareFate is the contrast).
+	if tr.Departs {
+		t.Errorf("independent endpoints, yet the trial departs from the prediction: %+v", tr)
+	}
+}
+
+// Bad input gets a 400 naming the field, and never creates state.
+func TestTuning_AdminRefusesBadInput(t *testing.T) {
+	h := newHarness(t, hedgeOn("auto"), sim.Config{}, sim.Config{})
+	long := strings.Repeat("50ms,", 33)
+	for path, want := range map[string]string{
+		"/v1/methods/eth_sendRawTransaction/distribution":        "never hedged",
+		"/v1/methods/" + url.PathEscape("a b") + "/distribution": "method",
+		"/v1/hedge/forecast":                                         "method: required",
+		"/v1/hedge/forecast?method=eth_call&delays=abc":              "delays",
+		"/v1/hedge/forecast?method=eth_call&delays=auto:2":           "delays",
+		"/v1/hedge/forecast?method=eth_call&delays=-5ms":             "delays",
+		"/v1/hedge/forecast?method=eth_call&delays=1h":               "request_timeout",
+		"/v1/hedge/forecast?method=eth_call&delays=" + long:          "at most",
+		"/v1/hedge/forecast?method=eth_call&method=eth_getBalance":   "one method",
+		"/v1/hedge/forecast?method=eth_sendRawTransaction&delays=1s": "never hedged",
+	} {
+		code, b := h.adminDo("GET", path, "")
+		var e struct{ Error string }
+		_ = json.Unmarshal(b, &e)
+		if code != 400 || !strings.Contains(e.Error, want) {
+			t.Errorf("%s: HTTP %d %q, want 400 naming %q", path, code, e.Error, want)
+		}
+	}
+	// A hedgeable method nobody has called: an empty distribution, and a
+	// forecast that says it has nothing to go on.
+	var md engine.MethodDistribution
+	h.getJSON("/v1/methods/eth_getCode/distribution", &md)
+	if md.Primary.Samples() != 0 || md.Hedge.Source != "cold" {
+		t.Errorf("unseen method: %+v", md)
+	}
+	var rep engine.ForecastReport
+	h.getJSON("/v1/hedge/forecast?method=eth_getCode&delays=50ms", &rep)
+	if len(rep.Rows) != 1 || rep.Rows[0].Samples != 0 || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "nothing to forecast") {
+		t.Errorf("unseen method: %+v", rep)
+	}
+	if _, ok := h.status().Methods["eth_getCode"]; ok {
+		t.Error("asking about a method created state for it")
+	}
+}
+
+// The JSON documents read back to what the engine returned.
+func TestTuning_JSONRoundTrips(t *testing.T) {
+	ms := time.Millisecond
+	d := engine.Distribution{Exact: 3, Censored: 1,
+		Buckets:  []engine.DistBucket{{Low: 10 * ms, High: 10*ms + 63*time.Microsecond, Exact: 2}, {Low: 40 * ms, High: 40*ms + 255*time.Microsecond, Exact: 1, Censored: 1}},
+		Survival: []engine.SurvivalStep{{At: 10*ms + 63*time.Microsecond, S: 0.5}, {At: 40*ms + 255*time.Microsecond, S: 0.25}}}
+	md := engine.MethodDistribution{Method: "eth_call", Window: 5 * time.Minute, Primary: d,
+		Targets: []engine.HedgeTarget{{Endpoint: "a", Weight: 7, Dist: d}},
+		Hedge:   engine.MethodHedgeSettings{Enabled: true, Delay: 87 * ms, Source: "auto", Quantile: 0.95, MaxExtra: 1, Budget: 0.1, BudgetBurst: 10},
+		Trial: &engine.HedgeTrial{Since: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Enabled: true, Delay: 120 * ms, DelaySource: "live",
+			Predicted: 140 * ms, PredictedLow: 130 * ms, PredictedHigh: 150 * ms, Measured: 145 * ms, MeasuredLow: 131 * ms, MeasuredHigh: 160 * ms, Samples: 900}}
+	b, err := json.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back engine.MethodDistribution
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, md) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, md)
+	}
+	rep := engine.ForecastReport{Method: "eth_call", Notes: []string{"x"}, Rows: []engine.HedgeForecast{{Delay: 90 * ms, FireRate: 0.05, ExtraLoad: 0.05,
+		P50: 50 * ms, P95: 88 * ms, P99: 140 * ms, P999: 170 * ms, BudgetCapped: true, Samples: 1000}}}
+	b, _ = json.Marshal(rep)
+	var rback engine.ForecastReport
+	if err := json.Unmarshal(b, &rback); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rback, rep) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", rback, rep)
+	}
+}
+
+// Endpoints that are slow together (every tail event shared, sim's
+// correlated incidents): the model, which assumes independence, predicts
+// that hedging cuts the tail; clients see it does not, and once enough
+// requests bound the measured p99 the trial says the measurement departs
+// from the prediction.
+func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
+	sc := sim.Scenario{Endpoints: 3, Seed: 4, Latency: sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.2, TailProb: 0.08,
+		TailMin: 80 * time.Millisecond, TailMax: 120 * time.Millisecond, Correlated: 1, Incident: 60 * time.Millisecond}}
+	h := newHarness(t, hedgeOn("auto"), sc.Configs(sim.NewEpoch(time.Now()))...)
+	h.load(800)
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"method":"eth_getBalance","delay":"auto"}`); code != 200 {
+		t.Fatalf("HTTP %d %s", code, b)
+	}
+	h.load(1200)
+	var md engine.MethodDistribution
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	tr := md.Trial
+	t.Logf("predicted p99 %s [%s, %s], measured %s [%s, %s] over %d", tr.Predicted, tr.PredictedLow, tr.PredictedHigh,
+		tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples)
+	if !tr.Departs || tr.Measured < 2*tr.Predicted {
+		t.Fatalf("shared incidents: the trial should depart from the independent model's prediction: %+v", tr)
+	}
+}

@@ -1,0 +1,272 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// The failover drill on D: the drill itself lives in bench, which ui may
+// not import, so main hands the console a Drill; the console asks first,
+// runs it in a command and shows its steps as they start and end.
+
+// DrillStep is one step of a drill as the console shows it.
+type DrillStep struct {
+	Index    int
+	Name     string
+	State    string // "running", "passed" or "failed"
+	Took     time.Duration
+	Summary  string
+	Evidence []string
+}
+
+// Step states.
+const (
+	DrillRunning = "running"
+	DrillPassed  = "passed"
+	DrillFailed  = "failed"
+)
+
+// DrillFunc runs the failover drill against the engine the console shows,
+// injecting a fault of the given mode, and reports each step to onStep as
+// it starts and as it ends. It returns when the drill is over, its fault
+// cleared (an error names the step that failed), or when ctx ends.
+type DrillFunc func(ctx context.Context, mode string, onStep func(DrillStep)) error
+
+// Drill is the failover drill a console can run.
+type Drill struct {
+	Run   DrillFunc
+	Steps []string // the steps' names, in order
+	Modes []string // the fault modes it takes; the first is the default
+	Load  string   // what traffic it judges by, in words
+}
+
+// drillPhase is where the drill overlay is.
+type drillPhase int
+
+const (
+	drillAsk drillPhase = iota
+	drillRunning
+	drillDone
+)
+
+// drillState is the console's drill: asked, running or done.
+type drillState struct {
+	phase   drillPhase
+	mode    int
+	run     int // which run messages belong to
+	steps   []DrillStep
+	started time.Time
+	took    time.Duration
+	err     error
+	cancel  context.CancelFunc
+	ch      chan tea.Msg
+}
+
+type (
+	drillStepMsg struct {
+		run  int
+		step DrillStep
+	}
+	drillDoneMsg struct {
+		run int
+		err error
+	}
+)
+
+// drillKey opens the drill: its progress while one runs, else the
+// question.
+func (m Model) drillKey() (tea.Model, tea.Cmd) {
+	d := m.opts.Drill
+	if d == nil || d.Run == nil || len(d.Modes) == 0 {
+		m.status = statusLine{text: "no failover drill in this console", err: true}
+		return m, nil
+	}
+	if m.drill.phase != drillRunning {
+		run := m.drill.run
+		m.drill = drillState{phase: drillAsk, run: run}
+	}
+	m.overlay = overlayDrill
+	return m, nil
+}
+
+// drillQuestion says what the drill will do, with the thresholds it will
+// judge by.
+func (m Model) drillQuestion() string {
+	d, s := m.opts.Drill, m.snap.Settings
+	mode := d.Modes[m.drill.mode]
+	article := "a"
+	if strings.IndexByte("aeiouh", mode[0]) >= 0 { // "an error", "an http429"
+		article = "an"
+	}
+	return fmt.Sprintf("Run a failover drill? It finds the endpoint that serves reads now, injects %s %s fault on it, "+
+		"checks that its breaker cuts it out within breaker.failures (%d) failed attempts and that reads move to the others with no client error, "+
+		"clears the fault, and checks that it is readmitted after the cooldown (%s) and breaker.successes (%d) trial successes. "+
+		"%s. The fault is cleared whatever happens (x aborts).",
+		article, mode, s.BreakerFailures, fmtSpan(s.BreakerCooldown), s.BreakerSuccesses, d.Load)
+}
+
+func (m Model) onDrillKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k, d := m.keys, &m.drill
+	switch d.phase {
+	case drillAsk:
+		switch {
+		case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
+			step := 1
+			if key.Matches(msg, k.Left) {
+				step = -1
+			}
+			n := len(m.opts.Drill.Modes)
+			d.mode = (d.mode + step + n) % n
+		case key.Matches(msg, k.Yes):
+			return m.startDrill()
+		default:
+			m.overlay = overlayNone
+			m.status = statusLine{text: "cancelled: failover drill"}
+		}
+	case drillRunning:
+		if key.Matches(msg, k.Abort) && d.cancel != nil {
+			d.cancel()
+			m.status = statusLine{text: "… aborting the drill (its fault is cleared)"}
+		}
+	case drillDone:
+		switch {
+		case msg.Type == tea.KeyEnter:
+			m.overlay = overlayNone
+		case key.Matches(msg, k.Drill):
+			m.drill = drillState{phase: drillAsk, run: d.run, mode: d.mode}
+		}
+	}
+	return m, nil
+}
+
+// startDrill runs the drill in a command; its steps come back one message
+// at a time through a channel large enough that the drill never waits on
+// the console.
+func (m Model) startDrill() (tea.Model, tea.Cmd) {
+	d := m.opts.Drill
+	mode := d.Modes[m.drill.mode]
+	ctx, cancel := context.WithCancel(context.Background())
+	run := m.drill.run + 1
+	ch := make(chan tea.Msg, 4*len(d.Steps)+8)
+	m.drill = drillState{phase: drillRunning, mode: m.drill.mode, run: run, started: m.opts.Now(), cancel: cancel, ch: ch}
+	for i, name := range d.Steps {
+		m.drill.steps = append(m.drill.steps, DrillStep{Index: i, Name: name})
+	}
+	m.status = statusLine{text: "… failover drill: " + mode + " fault"}
+	runDrill := d.Run
+	start := func() tea.Msg {
+		go func() {
+			defer cancel()
+			err := runDrill(ctx, mode, func(s DrillStep) {
+				select {
+				case ch <- drillStepMsg{run: run, step: s}:
+				default: // never block the drill on the console
+				}
+			})
+			ch <- drillDoneMsg{run: run, err: err}
+		}()
+		return <-ch
+	}
+	return m, start
+}
+
+func waitDrill(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
+
+func (m *Model) onDrillStep(msg drillStepMsg) tea.Cmd {
+	d := &m.drill
+	if msg.run != d.run || d.phase != drillRunning {
+		return nil
+	}
+	s := msg.step
+	for len(d.steps) <= s.Index {
+		d.steps = append(d.steps, DrillStep{Index: len(d.steps)})
+	}
+	d.steps[s.Index] = s
+	if m.overlay != overlayDrill {
+		m.status = statusLine{text: fmt.Sprintf("… drill step %d/%d %s: %s", s.Index+1, len(d.steps), s.Name, s.State)}
+	}
+	return waitDrill(d.ch)
+}
+
+func (m *Model) onDrillDone(msg drillDoneMsg) {
+	d := &m.drill
+	if msg.run != d.run {
+		return
+	}
+	d.phase, d.err, d.took, d.cancel, d.ch = drillDone, msg.err, m.opts.Now().Sub(d.started), nil, nil
+	if msg.err != nil {
+		m.status = statusLine{text: "✗ failover drill: " + msg.err.Error(), err: true}
+		m.localEvent("failover drill failed: " + msg.err.Error())
+	} else {
+		m.status = statusLine{text: "✓ failover drill passed in " + fmtAge(d.took)}
+	}
+}
+
+// drillView draws the drill overlay's content in width.
+func (m Model) drillView(width int) string {
+	st, d := m.styles, m.drill
+	var lines []string
+	mode := m.opts.Drill.Modes[d.mode]
+	if d.phase == drillAsk {
+		lines = append(lines, st.warn.Render("Failover drill"), "",
+			"  mode  ‹ "+mode+" ›  "+st.faint.Render("←/→ changes it"), "",
+			wrap(m.drillQuestion(), width), "",
+			st.accent.Render("y")+" runs it   "+st.accent.Render("n")+" / esc / anything else: no (the default)")
+		return strings.Join(lines, "\n")
+	}
+	lines = append(lines, st.title.Render("Failover drill · "+mode+" fault"), "")
+	nameW := 4
+	for _, s := range d.steps {
+		nameW = max(nameW, len(s.Name))
+	}
+	for _, s := range d.steps {
+		mark, took := "  ", ""
+		switch s.State {
+		case DrillPassed:
+			mark = st.ok.Render("✓ ")
+		case DrillFailed:
+			mark = st.err.Render("✗ ")
+		case DrillRunning:
+			mark = st.accent.Render("… ")
+		}
+		if s.State == DrillPassed || s.State == DrillFailed {
+			took = fmt.Sprintf("%5.1fs", s.Took.Seconds())
+		}
+		head := fmt.Sprintf("%s%d %s %6s  ", mark, s.Index+1, fit(s.Name, nameW), took)
+		indent := strings.Repeat(" ", 2+1+1+nameW+1+6+2)
+		sum := strings.Split(wrap(s.Summary, max(width-len(indent), 10)), "\n")
+		for i, l := range sum[:min(len(sum), 2)] {
+			if i > 0 {
+				head = indent
+			}
+			lines = append(lines, fit(head+strings.TrimRight(l, " "), width))
+		}
+		if s.State == DrillFailed {
+			for i, e := range s.Evidence {
+				if i == 3 {
+					break
+				}
+				lines = append(lines, fit(st.faint.Render("      "+e), width))
+			}
+		}
+	}
+	lines = append(lines, "")
+	switch d.phase {
+	case drillRunning:
+		lines = append(lines, st.faint.Render(fmt.Sprintf("running %s · esc hides it (the drill goes on; D shows it again) · x aborts (its fault is cleared)",
+			fmtAge(m.opts.Now().Sub(d.started)))))
+	case drillDone:
+		if d.err != nil {
+			lines = append(lines, st.err.Render(wrap("FAILED after "+fmtAge(d.took)+": "+d.err.Error(), width)))
+		} else {
+			lines = append(lines, st.ok.Render("PASSED in "+fmtAge(d.took)))
+		}
+		lines = append(lines, st.faint.Render("esc or enter closes · D asks for another"))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// tuningView is the hedge tuning view of one method (t on a method row):
+// its live primary-latency distribution with the delay drawn on it, and
+// the engine's forecast for candidate delays. It reads through the
+// Backend, so it works attached too; it refreshes every tuningRefresh.
+type tuningView struct {
+	method    string
+	dist      engine.MethodDistribution
+	rows      []tuningRow
+	notes     []string
+	have      bool // an answer arrived
+	fetching  bool
+	fetchedAt time.Time
+	err       error
+	cursor    int
+}
+
+// tuningRefresh is how often the open view asks again: the distribution
+// moves slowly, and a forecast of every candidate is not free.
+const tuningRefresh = time.Second
+
+// tuningRow is one candidate delay with its forecast.
+type tuningRow struct {
+	labels []string // "current", "auto p95", "round"
+	spec   string   // what the forecast was asked for
+	policy delayPolicy
+	f      engine.HedgeForecast
+}
+
+// delayPolicy is what enter applies for a row.
+type delayPolicy struct {
+	current  bool    // in force already
+	delay    string  // "auto" or a duration
+	quantile float64 // with auto: the quantile to set
+}
+
+func (r tuningRow) label() string { return strings.Join(r.labels, " = ") }
+
+// tuningMsg is the answer to one fetch of the view's data.
+type tuningMsg struct {
+	method string
+	dist   engine.MethodDistribution
+	rows   []tuningRow
+	notes  []string
+	err    error
+}
+
+// roundDelays are the round values the table offers, those that fall
+// within the method's p50–p99.9.
+var roundDelays = []time.Duration{5, 10, 20, 25, 30, 40, 50, 60, 75, 100, 125, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000}
+
+// autoQuantiles are the auto rows of the table.
+var autoQuantiles = []float64{0.80, 0.90, 0.95, 0.99}
+
+// maxRoundRows bounds the round values in the table.
+const maxRoundRows = 3
+
+// tuningCandidates are the rows to forecast for md: the delay in force,
+// auto at p80, p90, p95 and p99, and a few round values within the
+// method's p50–p99.9.
+func tuningCandidates(md engine.MethodDistribution) []tuningRow {
+	cur := "current"
+	if !md.Hedge.Enabled {
+		cur = "current: hedging off"
+	}
+	rows := []tuningRow{{labels: []string{cur}, spec: "current", policy: delayPolicy{current: true}}}
+	for _, q := range autoQuantiles {
+		rows = append(rows, tuningRow{labels: []string{fmt.Sprintf("auto p%g", 100*q)}, spec: "auto:" + strconv.FormatFloat(q, 'f', -1, 64),
+			policy: delayPolicy{delay: "auto", quantile: q}})
+	}
+	lo, okLo := md.Primary.Quantile(0.5)
+	hi, okHi := md.Primary.Quantile(0.999)
+	if !okLo {
+		lo, hi = 50*time.Millisecond, 500*time.Millisecond
+	} else if !okHi {
+		hi = md.Primary.Max()
+	}
+	var in []time.Duration
+	for _, r := range roundDelays {
+		if d := r * time.Millisecond; d >= lo && d <= hi {
+			in = append(in, d)
+		}
+	}
+	if len(in) > maxRoundRows { // spread over the range: first, middle, last
+		in = []time.Duration{in[0], in[len(in)/2], in[len(in)-1]}
+	}
+	for _, d := range in {
+		rows = append(rows, tuningRow{labels: []string{fmtDelay(d)}, spec: d.String(), policy: delayPolicy{delay: d.String()}})
+	}
+	return rows
+}
+
+// mergeRows attaches the forecasts (one per row, in order) and folds rows
+// whose delay came out the same into the first of them ("current = auto
+// p95"). The current row of a method whose hedging is off (on is false)
+// is not hedged, and folds into nothing.
+func mergeRows(rows []tuningRow, fs []engine.HedgeForecast, on bool) []tuningRow {
+	hedged := func(r tuningRow) bool { return on || !r.policy.current }
+	var out []tuningRow
+	for i, r := range rows {
+		if i >= len(fs) {
+			break
+		}
+		r.f = fs[i]
+		j := slices.IndexFunc(out, func(o tuningRow) bool { return o.f.Delay == r.f.Delay && hedged(o) == hedged(r) })
+		if j < 0 {
+			out = append(out, r)
+			continue
+		}
+		out[j].labels = append(out[j].labels, r.labels...)
+	}
+	return out
+}
+
+func tuningFetchCmd(be Backend, method string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		md, err := be.Distribution(ctx, method)
+		if err != nil {
+			return tuningMsg{method: method, err: err}
+		}
+		rows := tuningCandidates(md)
+		specs := make([]string, len(rows))
+		for i, r := range rows {
+			specs[i] = r.spec
+		}
+		rep, err := be.Forecast(ctx, method, specs)
+		if err != nil {
+			return tuningMsg{method: method, dist: md, err: err}
+		}
+		return tuningMsg{method: method, dist: md, rows: mergeRows(rows, rep.Rows, md.Hedge.Enabled), notes: rep.Notes}
+	}
+}
+
+// openTuning opens the view on the selected method row.
+func (m Model) openTuning() (tea.Model, tea.Cmd) {
+	name := m.selectedMethod()
+	switch {
+	case name == "":
+		m.status = statusLine{text: "t: choose a method row in the methods panel first (tab, ↑/↓)", err: true}
+		return m, nil
+	case m.snap.Methods[name].Hedge == nil:
+		m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + "): nothing to tune", err: true}
+		return m, nil
+	}
+	m.tuning = tuningView{method: name}
+	m.overlay = overlayTuning
+	cmd := m.fetchTuning(true) // before m is returned: it marks the fetch on m
+	return m, cmd
+}
+
+// fetchTuning starts a fetch of the view's data unless one is in flight,
+// the screen is frozen or (unless now) the last answer is recent.
+func (m *Model) fetchTuning(now bool) tea.Cmd {
+	t := &m.tuning
+	if m.overlay != overlayTuning || t.fetching || m.frozen || m.opts.Backend == nil {
+		return nil
+	}
+	if !now && m.opts.Now().Sub(t.fetchedAt) < tuningRefresh {
+		return nil
+	}
+	t.fetching = true
+	return tuningFetchCmd(m.opts.Backend, t.method)
+}
+
+func (m *Model) onTuning(msg tuningMsg) {
+	t := &m.tuning
+	if msg.method != t.method {
+		return // an answer for a view since closed
+	}
+	t.fetching, t.fetchedAt = false, m.opts.Now()
+	if m.frozen {
+		return
+	}
+	t.err = msg.err
+	if msg.err != nil && msg.rows == nil {
+		return // keep what is on screen, marked
+	}
+	t.dist, t.rows, t.notes, t.have = msg.dist, msg.rows, msg.notes, true
+	t.cursor = clamp(t.cursor, 0, len(t.rows)-1)
+}
+
+func (m Model) onTuningKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k, t := m.keys, &m.tuning
+	if m.opts.ReadOnly && (msg.Type == tea.KeyEnter || m.isMutatingKey(msg)) {
+		m.status = statusLine{text: "read-only console (--readonly): the tuning view only shows", err: true}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		t.cursor = clamp(t.cursor-1, 0, len(t.rows)-1)
+	case key.Matches(msg, k.Down):
+		t.cursor = clamp(t.cursor+1, 0, len(t.rows)-1)
+	case msg.Type == tea.KeyEnter:
+		return m.applyTuningRow()
+	case key.Matches(msg, k.Auto):
+		q := m.snap.Hedge.Quantile
+		delay := "auto"
+		u := engine.HedgeUpdate{Method: t.method, Delay: &delay}
+		if q > 0 {
+			u.Quantile = &q
+		}
+		return m.do(action{kind: actHedge, hedge: u, desc: fmt.Sprintf("hedge delay of %s → auto (p%g)", t.method, 100*q)})
+	}
+	return m, nil
+}
+
+// applyTuningRow asks before applying the highlighted row to the method.
+func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
+	t := m.tuning
+	if len(t.rows) == 0 {
+		return m, nil
+	}
+	r := t.rows[t.cursor]
+	if r.policy.current {
+		m.status = statusLine{text: "the current row is what " + t.method + " runs with now"}
+		return m, nil
+	}
+	delay := r.policy.delay
+	u := engine.HedgeUpdate{Method: t.method, Delay: &delay}
+	what := fmtDelay(r.f.Delay) + " (fixed)"
+	if r.policy.quantile > 0 {
+		q := r.policy.quantile
+		u.Quantile = &q
+		what = fmt.Sprintf("auto at p%g (%s now; it follows the distribution)", 100*q, fmtDelay(r.f.Delay))
+	}
+	if !t.dist.Hedge.Enabled {
+		on := true
+		u.Enabled = &on
+		what += ", hedging on"
+	}
+	q := fmt.Sprintf("Set the hedge delay of %s to %s? The model predicts: %s of requests fire a hedge, p99 %s, p99.9 %s, extra upstream load %s",
+		t.method, what, pctText(r.f.FireRate), msText(r.f.P99), msText(r.f.P999), pctText(r.f.ExtraLoad))
+	if cur := t.currentRow(); cur != nil {
+		q += fmt.Sprintf(" (now: p99 %s, %s fire)", msText(cur.f.P99), pctText(cur.f.FireRate))
+	}
+	q += "."
+	if r.f.BudgetCapped {
+		q += fmt.Sprintf(" The hedge budget (%g of requests) caps the firing: the prediction counts that.", t.dist.Hedge.Budget)
+	}
+	q += " Logged as a console action; the view then shows the measured p99 beside this prediction."
+	a := action{kind: actHedge, hedge: u, desc: "hedge delay of " + t.method + " → " + r.label() + " (" + fmtDelay(r.f.Delay) + ")"}
+	m.confirm = confirmDialog{question: q, act: a, back: overlayTuning}
+	m.overlay = overlayConfirm
+	return m, nil
+}
+
+func (t tuningView) currentRow() *tuningRow {
+	for i := range t.rows {
+		if t.rows[i].policy.current {
+			return &t.rows[i]
+		}
+	}
+	return nil
+}
+
+// recommended is the row with the lowest predicted p99 among those the
+// budget does not cap (ties: the one with less extra load); -1 if none.
+func (t tuningView) recommended() int {
+	best := -1
+	for i, r := range t.rows {
+		if r.f.Samples == 0 || r.f.BudgetCapped || r.f.P99 <= 0 || r.f.Open[2] {
+			continue
+		}
+		if b := t.rows[max(best, 0)]; best < 0 || r.f.P99 < b.f.P99 || r.f.P99 == b.f.P99 && r.f.ExtraLoad < b.f.ExtraLoad {
+			best = i
+		}
+	}
+	return best
+}
+
+func msText(d time.Duration) string { return strings.TrimSpace(fmtMS(d)) }
+
+func pctText(v float64) string {
+	if v > 0 && v < 0.0005 {
+		return "<0.1%"
+	}
+	if v > 0 && v < 0.1 {
+		return fmt.Sprintf("%.1f%%", 100*v)
+	}
+	return fmt.Sprintf("%.0f%%", 100*v)
+}

@@ -1,0 +1,256 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/NimbleMarkets/ntcharts/canvas"
+	"github.com/NimbleMarkets/ntcharts/canvas/graph"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// histogram draws the distribution in log buckets (1-2-5 milliseconds),
+// one row each: exact answers as a bar, the censored count beside it, the
+// bucket holding the delay marked. At most rows lines.
+func (m Model) histogram(width, rows int) []string {
+	t, st := m.tuning, m.styles
+	p := t.dist.Primary
+	if p.Samples() == 0 {
+		return []string{st.faint.Render("no primaries in the window yet")}
+	}
+	type bin struct {
+		lo, hi      time.Duration
+		exact, cens int64
+	}
+	edges := histogramEdges(p.Buckets[0].Low, p.Max())
+	bins := make([]bin, len(edges)-1)
+	for i := range bins {
+		bins[i] = bin{lo: edges[i], hi: edges[i+1]}
+	}
+	for _, b := range p.Buckets {
+		for i := range bins {
+			if b.Low < bins[i].hi || i == len(bins)-1 {
+				bins[i].exact += b.Exact
+				bins[i].cens += b.Censored
+				break
+			}
+		}
+	}
+	for len(bins) > rows { // fold the smallest neighbours until they fit
+		k := 0
+		for i := 1; i < len(bins)-1; i++ {
+			if bins[i].exact+bins[i].cens+bins[i+1].exact+bins[i+1].cens < bins[k].exact+bins[k].cens+bins[k+1].exact+bins[k+1].cens {
+				k = i
+			}
+		}
+		bins[k] = bin{lo: bins[k].lo, hi: bins[k+1].hi, exact: bins[k].exact + bins[k+1].exact, cens: bins[k].cens + bins[k+1].cens}
+		bins = append(bins[:k+1], bins[k+2:]...)
+	}
+	var most int64 = 1
+	for _, b := range bins {
+		most = max(most, b.exact)
+	}
+	const labelW, noteW = 14, 30
+	barW := max(width-labelW-noteW-2, 5)
+	cv := canvas.New(barW, len(bins))
+	for i, b := range bins {
+		graph.DrawRowLeftToRight(&cv, canvas.Point{X: 0, Y: i}, float64(b.exact)/float64(most)*float64(barW), st.spark)
+	}
+	bars := strings.Split(cv.View(), "\n")
+	cur := t.dist.Hedge.Delay
+	var out []string
+	for i, b := range bins {
+		label := fmt.Sprintf("%s–%s", strings.TrimSpace(fmtMS(b.lo)), strings.TrimSpace(fmtMS(b.hi)))
+		note := pctText(float64(b.exact+b.cens) / float64(p.Samples()))
+		if b.cens > 0 {
+			note += fmt.Sprintf(", %d cut short", b.cens)
+		}
+		if cur >= b.lo && cur < b.hi {
+			note += st.warn.Render(" ◀ delay " + fmtDelay(cur))
+		}
+		out = append(out, pad(label, labelW-1)+" "+bars[i]+" "+note)
+	}
+	return out
+}
+
+// histogramEdges are round millisecond edges (1, 1.5, 2, 3, 5, 7 × 10^k)
+// covering [lo, hi]: the first at or below lo, the last above hi.
+func histogramEdges(lo, hi time.Duration) []time.Duration {
+	var out []time.Duration
+	for e := math.Floor(logMS(lo)); len(out) == 0 || out[len(out)-1] <= hi; e++ {
+		for _, f := range []float64{1, 1.5, 2, 3, 5, 7} {
+			v := time.Duration(math.Pow(10, e) * f * float64(time.Millisecond))
+			switch {
+			case v <= lo:
+				out = []time.Duration{v}
+			case len(out) == 0 || out[len(out)-1] <= hi:
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// tuningTable is the candidate delays with their forecasts; the current
+// and the recommended rows are marked in words.
+func (m Model) tuningTable(width int) []string {
+	t, st := m.tuning, m.styles
+	labelW := 18
+	for _, r := range t.rows {
+		labelW = max(labelW, min(len(r.label()), 30))
+	}
+	labelW = min(labelW, max(width-58, 12))
+	head := fmt.Sprintf("  %6s  %-*s %6s %7s %7s %7s  %-6s", "DELAY", labelW, "CANDIDATE", "FIRE%", "P99", "P99.9", "EXTRA", "BUDGET")
+	if legend := "  ★ best = lowest p99 within the budget"; len(head)+len(legend) <= width {
+		head += legend
+	}
+	out := []string{st.faint.Render(head)}
+	best := t.recommended()
+	for i, r := range t.rows {
+		cur := "  "
+		if i == t.cursor {
+			cur = st.accent.Render("▸ ")
+		}
+		var marks []string
+		if r.policy.current {
+			marks = append(marks, "◀ now")
+		}
+		if i == best {
+			marks = append(marks, "★ best")
+		}
+		f := r.f
+		budget := "within"
+		if f.BudgetCapped {
+			budget = "capped"
+		}
+		cells := fmt.Sprintf("%6s  %-*s %6s %7s %7s %7s  %-6s", fmtDelayFine(f.Delay), labelW, fit(r.label(), labelW),
+			fmtPct(f.FireRate, f.Samples > 0), openMS(f.P99, f.Open[2], f.Samples), openMS(f.P999, f.Open[3], f.Samples),
+			extraText(f), budget)
+		line := cur + cells
+		if len(marks) > 0 {
+			line += "  " + st.accent.Render(strings.Join(marks, " · "))
+		}
+		if i == t.cursor {
+			line = st.selected.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// openMS is a predicted latency, "≥" when the data end before it.
+func openMS(d time.Duration, open bool, samples int64) string {
+	if samples == 0 || d <= 0 {
+		return pad(dash, 7)
+	}
+	s := strings.TrimSpace(fmtMS(d))
+	if open {
+		s = "≥" + s
+	}
+	return pad(s, 7)
+}
+
+func extraText(f engine.HedgeForecast) string {
+	if f.Samples == 0 {
+		return pad(dash, 7)
+	}
+	return pad("+"+pctText(f.ExtraLoad), 7)
+}
+
+// tuningFoot is what the highlighted row costs, how the last change is
+// doing, and the model's caveats.
+func (m Model) tuningFoot(width int) []string {
+	t, st := m.tuning, m.styles
+	var out []string
+	if len(t.rows) > 0 {
+		r := t.rows[t.cursor]
+		if r.f.BudgetCapped {
+			wanted := t.dist.Primary.SurvivalAt(r.f.Delay)
+			out = append(out, fit(st.warn.Render(fmt.Sprintf("budget: at %s about %s of requests would want a hedge; hedge.budget %g lets %s fire, and the figures count the ones it refuses",
+				fmtDelay(r.f.Delay), pctText(wanted), t.dist.Hedge.Budget, pctText(r.f.FireRate))), width))
+		}
+	}
+	if tr := t.dist.Trial; tr != nil {
+		out = append(out, wrapLines(m.trialLine(*tr), width, 2)...)
+	}
+	if why := m.modelOptimistic(); why != "" {
+		out = append(out, wrapLines(st.warn.Render("⚠ the endpoints are not independent: the model is optimistic ("+why+")"), width, 2)...)
+	}
+	for _, n := range t.notes {
+		if !strings.Contains(n, "not independent") {
+			out = append(out, fit(st.faint.Render(n), width))
+		}
+	}
+	return out
+}
+
+// trialLine is the prediction at the last change beside the measurement
+// since.
+func (m Model) trialLine(tr engine.HedgeTrial) string {
+	st := m.styles
+	what := fmtDelay(tr.Delay) + " " + tr.DelaySource
+	if !tr.Enabled {
+		what = "hedging off"
+	}
+	s := fmt.Sprintf("since the change %s ago (%s): ", fmtAge(m.opts.Now().Sub(tr.Since)), what)
+	switch {
+	case tr.Predicted <= 0:
+		s += "no prediction (nothing to forecast from then)"
+	case tr.PredictedHigh > 0:
+		s += fmt.Sprintf("predicted p99 %s [%s–%s]", msText(tr.Predicted), msText(tr.PredictedLow), msText(tr.PredictedHigh))
+	default:
+		s += "predicted p99 " + msText(tr.Predicted)
+	}
+	switch {
+	case tr.Samples == 0:
+		return s + ", measured: no requests yet"
+	case tr.MeasuredHigh == 0:
+		return s + fmt.Sprintf(", measured %s over %d requests (too few to judge yet)", msText(tr.Measured), tr.Samples)
+	}
+	s += fmt.Sprintf(", measured %s [%s–%s] over %d requests", msText(tr.Measured), msText(tr.MeasuredLow), msText(tr.MeasuredHigh), tr.Samples)
+	if tr.Departs {
+		return s + st.warn.Render(": departs from the prediction")
+	}
+	return s + st.ok.Render(": the model holds")
+}
+
+// modelOptimistic says why the model cannot be trusted here, "" if
+// nothing says so: shared-fate warnings in the pool, or a measurement
+// since the last change that departs from its prediction.
+func (m Model) modelOptimistic() string {
+	var why []string
+	if len(m.sharedFate()) > 0 {
+		why = append(why, "shared-fate warnings in the pool")
+	}
+	for _, w := range m.snap.Warnings {
+		if w.Reason == "pool" && len(w.Endpoints) > 1 {
+			why = append(why, "a single failure domain")
+		}
+	}
+	if tr := m.tuning.dist.Trial; tr != nil && tr.Departs {
+		why = append(why, "the measured p99 departs from the prediction beyond its confidence")
+	}
+	return strings.Join(why, "; ")
+}
+
+// fmtDelayFine prints a delay to a tenth of a millisecond below 100 ms,
+// so that candidates a fraction apart do not read the same.
+func fmtDelayFine(d time.Duration) string {
+	if d > 0 && d < 100*time.Millisecond && d%time.Millisecond != 0 {
+		return fmt.Sprintf("%.1fms", float64(d)/1e6)
+	}
+	return fmtDelay(d)
+}
+
+// wrapLines wraps s (styled) to width, at most n lines.
+func wrapLines(s string, width, n int) []string {
+	w := strings.Split(wrap(s, width), "\n")
+	out := make([]string, 0, n)
+	for _, l := range w[:min(len(w), n)] {
+		out = append(out, fit(strings.TrimRight(l, " "), width))
+	}
+	return out
+}
