@@ -41,7 +41,7 @@ url = "sim://steady?`+upstream+`&seed=3"
 provider = "pc"
 `)
 	p := startProc(t, "serve", "--config", cfg)
-	m := p.line(t, addrLine)
+	m := p.Line(t, addrLine)
 	rpc, admin := "http://"+m[1], "http://"+m[2]
 	snapshot := func() engine.Snapshot {
 		var s engine.Snapshot
@@ -104,8 +104,8 @@ provider = "pc"
 		t.Errorf("hedging before %+v, after %+v", before, after)
 	}
 
-	p.signal(t, syscall.SIGTERM)
-	if code := p.wait(t, 10*time.Second); code != 0 {
-		t.Errorf("serve exit %d: %s", code, p.stderr.String())
+	p.Signal(t, syscall.SIGTERM)
+	if code := p.Wait(t, 10*time.Second); code != 0 {
+		t.Errorf("serve exit %d: %s", code, p.Stderr())
 	}
 }

@@ -3,17 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // End-to-end: the real binary in a real terminal (tmux), over the shipped
@@ -66,17 +67,11 @@ func (tm *term) keys(keys ...string) {
 // waitFor polls the screen until cond holds.
 func (tm *term) waitFor(what string, limit time.Duration, cond func(screen string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		s := tm.screen()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("the screen never showed %s:\n%s", what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var s string
+	if !testutil.Poll(limit, func() bool { s = tm.screen(); return cond(s) }) {
+		tm.t.Fatalf("the screen never showed %s:\n%s", what, s)
 	}
+	return s
 }
 
 func (tm *term) waitText(limit time.Duration, texts ...string) string {
@@ -89,16 +84,6 @@ func (tm *term) waitText(limit time.Duration, texts ...string) string {
 		}
 		return true
 	})
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func statusOf(t *testing.T, admin string) engine.Snapshot {
@@ -123,7 +108,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	first := tm.waitText(20*time.Second, "steady", "tail", "flaky", "demo load 20/s", "● closed")
 	tm.waitFor("the pool updating", 10*time.Second, func(s string) bool { return s != first && strings.Contains(s, "steady") })
 	before := statusOf(t, admin).Totals.Requests
-	waitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
+	testutil.WaitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
 
 	tm.keys("d")
 	tm.waitText(5*time.Second, "Drain steady?")
@@ -142,7 +127,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	// while the demo load goes on to the others.
 	time.Sleep(time.Second)
 	s1 := statusOf(t, admin)
-	waitUntil(t, 15*time.Second, "the others to take new traffic", func() bool {
+	testutil.WaitUntil(t, 15*time.Second, "the others to take new traffic", func() bool {
 		s2 := statusOf(t, admin)
 		return attempts(s2.Endpoints[1])+attempts(s2.Endpoints[2]) > attempts(s1.Endpoints[1])+attempts(s1.Endpoints[2])+10
 	})
@@ -150,7 +135,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 		t.Fatalf("drained steady took %d new attempts", attempts(s2.Endpoints[0])-attempts(s1.Endpoints[0]))
 	}
 	tm.keys("q")
-	waitUntil(t, 15*time.Second, "exit", func() bool {
+	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
 		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
 		return len(b) > 0
 	})
@@ -166,9 +151,10 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 }
 
 func TestConsole_EndToEndInATerminal(t *testing.T) {
-	bin := binary(t)
+	bin := testutil.Binary(t, false)
 	dir := t.TempDir() // no config.toml here: the shipped one, embedded
-	rpc, admin := freePort(t), freePort(t)
+	addrs := testutil.FreeAddrs(t, 2)
+	rpc, admin := addrs[0], addrs[1]
 	tm := newTerm(t, dir, fmt.Sprintf("cd %s && RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
 		dir, rpc, admin, bin, filepath.Join(dir, "console.log")))
 	checkConsole(t, tm, dir, admin)
@@ -181,7 +167,7 @@ func TestConsole_EndToEndInATerminal(t *testing.T) {
 }
 
 func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
-	bin := binary(t)
+	bin := testutil.Binary(t, false)
 	dir := t.TempDir()
 	shipped, err := os.ReadFile("config.toml")
 	if err != nil {
@@ -190,54 +176,31 @@ func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), shipped, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rpc, admin := freePort(t), freePort(t)
-	serve := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
-	serve.Env = append(os.Environ(), "RPCDASH_SERVER_LISTEN="+rpc, "RPCDASH_SERVER_ADMIN="+admin)
-	serveLog, _ := os.Create(filepath.Join(dir, "serve.log"))
-	defer serveLog.Close()
-	serve.Stdout, serve.Stderr = serveLog, serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
+	addrs := testutil.FreeAddrs(t, 2)
+	rpc, admin := addrs[0], addrs[1]
+	startServe := func() *testutil.Proc {
+		serve := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
+		serve.Env = append(os.Environ(), "RPCDASH_SERVER_LISTEN="+rpc, "RPCDASH_SERVER_ADMIN="+admin)
+		return testutil.Start(t, serve)
 	}
-	served := make(chan error, 1)
-	go func() { served <- serve.Wait() }()
-	t.Cleanup(func() {
-		serve.Process.Kill()
-		<-served
-	})
-	waitUntil(t, 10*time.Second, "serve", func() bool { _, err := tryGet("http://" + admin + "/v1/status"); return err == nil })
+	serve := startServe()
+	testutil.WaitUntil(t, 10*time.Second, "serve", func() bool { _, err := tryGet("http://" + admin + "/v1/status"); return err == nil })
 
 	tm := newTerm(t, dir, fmt.Sprintf("%s console --attach http://%s --log-file %s", bin, admin, filepath.Join(dir, "console.log")))
 	tm.waitText(10*time.Second, "attached http://"+admin)
 	// The instance goes away and comes back: the console says so, keeps
 	// the last data on screen and keeps answering keys.
-	checkConsoleSurvivesAnOutage(t, tm, serve, served)
-	serve2 := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
-	serve2.Env = serve.Env
-	serve2.Stdout, serve2.Stderr = serveLog, serveLog
-	if err := serve2.Start(); err != nil {
-		t.Fatal(err)
-	}
-	served2 := make(chan error, 1)
-	go func() { served2 <- serve2.Wait() }()
-	t.Cleanup(func() {
-		serve2.Process.Kill()
-		<-served2
-	})
+	checkConsoleSurvivesAnOutage(t, tm, serve)
+	startServe()
 	tm.waitFor("the reconnection", 20*time.Second, func(s string) bool { return !strings.Contains(s, "STALE") && strings.Contains(s, "steady") })
 	checkConsole(t, tm, dir, admin)
 }
 
-func checkConsoleSurvivesAnOutage(t *testing.T, tm *term, serve *exec.Cmd, served chan error) {
+func checkConsoleSurvivesAnOutage(t *testing.T, tm *term, serve *testutil.Proc) {
 	t.Helper()
 	tm.waitText(20*time.Second, "steady", "tail", "flaky")
-	serve.Process.Signal(os.Interrupt)
-	select {
-	case <-served:
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	served <- nil // for the cleanup
+	serve.Signal(t, os.Interrupt)
+	serve.Wait(t, 15*time.Second)
 	tm.waitText(10*time.Second, "STALE", "reconnecting", "steady")
 	tm.keys("p")
 	tm.waitText(5*time.Second, "FROZEN")
@@ -254,24 +217,14 @@ func tryGet(url string) (string, error) {
 	return resp.Status, nil
 }
 
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR: SIGTERM stops
 // the console like q (exit 0, engine shut down, terminal restored), and
 // NO_COLOR leaves no colour on the screen while state still reads.
 func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
-	bin := binary(t)
+	bin := testutil.Binary(t, false)
 	dir := t.TempDir()
-	rpc, admin := freePort(t), freePort(t)
+	addrs := testutil.FreeAddrs(t, 2)
+	rpc, admin := addrs[0], addrs[1]
 	tm := newTerm(t, dir, fmt.Sprintf("cd %s && NO_COLOR=1 RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
 		dir, rpc, admin, bin, filepath.Join(dir, "console.log")))
 	tm.waitText(20*time.Second, "steady", "● closed", "demo load 20/s")
@@ -291,10 +244,14 @@ func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no rpcdash under the pane: %v", err)
 	}
-	if out, err := exec.Command("kill", "-TERM", strings.TrimSpace(string(child))).CombinedOutput(); err != nil {
-		t.Fatalf("kill: %v %s", err, out)
+	childPID, err := strconv.Atoi(strings.TrimSpace(string(child)))
+	if err != nil {
+		t.Fatalf("pgrep: %q", child)
 	}
-	waitUntil(t, 15*time.Second, "exit", func() bool {
+	if err := testutil.Terminate(childPID, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
 		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
 		return len(b) > 0
 	})

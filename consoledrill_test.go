@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 	"github.com/rpcdash/rpcdash/ui"
 )
@@ -113,12 +114,8 @@ func TestConsoleDrill_StopClearsTheFaultOfARunningDrill(t *testing.T) {
 	var log stepLog
 	done := make(chan error, 1)
 	go func() { done <- d.Run(context.Background(), "timeout", log.add) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !log.has(bench.StepInject, ui.DrillPassed) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no fault injected: %+v", log.steps)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Poll(30*time.Second, func() bool { return log.has(bench.StepInject, ui.DrillPassed) }) {
+		t.Fatalf("no fault injected: %+v", log.steps)
 	}
 	drills.stop()
 	if err := <-done; err == nil {

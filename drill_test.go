@@ -67,7 +67,7 @@ url = "sim://steady?median=60ms&sigma=0.1&seed=3"
 provider = "pc"
 `)
 	p := startProc(t, "serve", "--config", cfg)
-	m := p.line(t, addrLine)
+	m := p.Line(t, addrLine)
 	var out, errb bytes.Buffer
 	code := run([]string{"drill", "--admin", "http://" + m[2], "--target", "http://" + m[1], "--mode", "http429", "--format", "json"}, &out, &errb)
 	if code != 0 {
@@ -84,8 +84,8 @@ provider = "pc"
 	if strings.Contains(status, `"fault"`) {
 		t.Errorf("a fault outlived the drill:\n%s", status)
 	}
-	p.signal(t, syscall.SIGTERM)
-	if code := p.wait(t, 10*time.Second); code != 0 {
+	p.Signal(t, syscall.SIGTERM)
+	if code := p.Wait(t, 10*time.Second); code != 0 {
 		t.Errorf("serve exit %d", code)
 	}
 }

@@ -23,12 +23,13 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
 type hostileEngine struct {
 	t          *testing.T
-	p          *proc
+	p          *testutil.Proc
 	rpc, admin string
 	baseRSS    int64 // kB, after warm-up
 	baseG      int
@@ -43,7 +44,7 @@ func startHostile(t *testing.T, serverKeys string, sims ...*sim.Upstream) *hosti
 		cfg += fmt.Sprintf("[[endpoints]]\nname = %q\nurl = %q\nprovider = %q\n", u.Name(), u.URL(), u.Name())
 	}
 	p := startProc(t, "serve", "--config", writeConfig(t, cfg))
-	m := p.line(t, addrLine)
+	m := p.Line(t, addrLine)
 	e := &hostileEngine{t: t, p: p, rpc: m[1], admin: m[2]}
 	// The warm-up includes a full batch: the baseline then holds the idle
 	// upstream connections a batch leaves in the pool (two goroutines
@@ -60,7 +61,7 @@ func startHostile(t *testing.T, serverKeys string, sims ...*sim.Upstream) *hosti
 // status reads a kB field of /proc/PID/status.
 func (e *hostileEngine) status(field string) int64 {
 	e.t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", e.p.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", e.p.Pid()))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -115,17 +116,11 @@ func (e *hostileEngine) watch() (stop func() int) {
 // more are allowed: the scrape's own, idle upstream connections).
 func (e *hostileEngine) settle(slack int) int {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n := e.goroutines()
-		if n <= e.baseG+slack {
-			return n
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("goroutines %d, not back to the baseline %d (+%d) after 10 s", n, e.baseG, slack)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var n int
+	if !testutil.Poll(10*time.Second, func() bool { n = e.goroutines(); return n <= e.baseG+slack }) {
+		e.t.Fatalf("goroutines %d, not back to the baseline %d (+%d) after 10 s", n, e.baseG, slack)
 	}
+	return n
 }
 
 // figure logs and checks the peak RSS growth of an attack.
@@ -208,9 +203,9 @@ func ptrTo[T any](v T) *T { return &v }
 func (e *hostileEngine) stop() time.Duration {
 	e.t.Helper()
 	began := time.Now()
-	e.p.signal(e.t, syscall.SIGTERM)
-	if code := e.p.wait(e.t, 15*time.Second); code != 0 {
-		e.t.Errorf("exit code %d; stderr:\n%s", code, e.p.stderr.String())
+	e.p.Signal(e.t, syscall.SIGTERM)
+	if code := e.p.Wait(e.t, 15*time.Second); code != 0 {
+		e.t.Errorf("exit code %d; stderr:\n%s", code, e.p.Stderr())
 	}
 	return time.Since(began)
 }

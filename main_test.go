@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,45 +21,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-var binDir string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rpcdash-main-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		os.RemoveAll(dir)
+		testutil.RemoveBinaries()
 		os.Exit(code)
 	}))
-}
-
-var build struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// binary builds the rpcdash command once per test run, for the tests that
-// need a real process to signal.
-func binary(t *testing.T) string {
-	t.Helper()
-	build.once.Do(func() {
-		build.path = filepath.Join(binDir, "rpcdash")
-		out, err := exec.Command("go", "build", "-o", build.path, ".").CombinedOutput()
-		if err != nil {
-			build.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if build.err != nil {
-		t.Fatal(build.err)
-	}
-	return build.path
 }
 
 func writeConfig(t *testing.T, body string) string {
@@ -326,113 +293,10 @@ func TestLoadConfig_ShippedConfig(t *testing.T) {
 	}
 }
 
-// proc is a running rpcdash binary with its output captured.
-type proc struct {
-	cmd    *exec.Cmd
-	lines  chan string
-	mu     sync.Mutex
-	stdout bytes.Buffer
-	stderr syncBuffer
-	exited chan struct{}
-	err    error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func startProc(t *testing.T, args ...string) *proc {
+// startProc runs the rpcdash binary with args, its output captured.
+func startProc(t *testing.T, args ...string) *testutil.Proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(binary(t), args...), lines: make(chan string, 100), exited: make(chan struct{})}
-	p.cmd.Stderr = &p.stderr
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stdout.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			select {
-			case p.lines <- sc.Text():
-			default:
-			}
-		}
-		close(p.lines)
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
-	return p
-}
-
-// line waits for the first stdout line matching re and returns its groups.
-func (p *proc) line(t *testing.T, re *regexp.Regexp) []string {
-	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("rpcdash exited before printing %s; stderr:\n%s", re, p.stderr.String())
-			}
-			if m := re.FindStringSubmatch(l); m != nil {
-				return m
-			}
-		case <-timeout:
-			t.Fatalf("rpcdash printed no line matching %s; stderr:\n%s", re, p.stderr.String())
-		}
-	}
-}
-
-func (p *proc) signal(t *testing.T, sig os.Signal) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wait returns the exit code, failing the test if the process outlives bound.
-func (p *proc) wait(t *testing.T, bound time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.exited:
-		return p.cmd.ProcessState.ExitCode()
-	case <-time.After(bound):
-		t.Fatalf("rpcdash still running %s after the signal; stderr:\n%s", bound, p.stderr.String())
-		return -1
-	}
-}
-
-func (p *proc) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stdout.String()
+	return testutil.Start(t, exec.Command(testutil.Binary(t, false), args...))
 }
 
 var addrLine = regexp.MustCompile(`^rpcdash: JSON-RPC on http://(\S+)\s+admin on http://(\S+)$`)
@@ -533,7 +397,7 @@ name = "keyed"
 url = "`+keyed+`"
 `)
 	p := startProc(t, "serve", "--config", cfg, "--log-level", "debug")
-	m := p.line(t, addrLine)
+	m := p.Line(t, addrLine)
 	rpcAddr, adminAddr := m[1], m[2]
 
 	for i := 0; i < 10; i++ {
@@ -574,12 +438,12 @@ url = "`+keyed+`"
 	assertNoSecrets(t, "/v1/events", get(t, "http://"+adminAddr+"/v1/events"))
 	assertNoSecrets(t, "/metrics", get(t, "http://"+adminAddr+"/metrics"))
 
-	p.signal(t, syscall.SIGTERM)
-	if code := p.wait(t, 10*time.Second); code != 0 {
-		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.stderr.String())
+	p.Signal(t, syscall.SIGTERM)
+	if code := p.Wait(t, 10*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.Stderr())
 	}
-	assertNoSecrets(t, "stdout", p.output())
-	logs := p.stderr.String()
+	assertNoSecrets(t, "stdout", p.Stdout())
+	logs := p.Stderr()
 	if !strings.Contains(logs, "keyed") {
 		t.Errorf("the logs never mention the failing endpoint, so their redaction went untested:\n%s", logs)
 	}
@@ -599,7 +463,7 @@ name = "slow"
 url = "sim://steady?median=`+latency.String()+`&sigma=0"
 `)
 	p := startProc(t, "serve", "--config", cfg)
-	m := p.line(t, addrLine)
+	m := p.Line(t, addrLine)
 	rpcAddr, adminAddr := m[1], m[2]
 
 	type outcome struct {
@@ -614,25 +478,20 @@ url = "sim://steady?median=`+latency.String()+`&sigma=0"
 	}()
 	waitInFlight(t, adminAddr)
 	signalled := time.Now()
-	p.signal(t, syscall.SIGTERM)
+	p.Signal(t, syscall.SIGTERM)
 
-	deadline := signalled.Add(5 * time.Second)
-	for {
+	testutil.WaitUntil(t, 5*time.Second, "the RPC port to refuse new connections after SIGTERM", func() bool {
 		c, err := net.DialTimeout("tcp", rpcAddr, time.Second)
-		if err != nil {
-			break
+		if err == nil {
+			c.Close()
 		}
-		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("new connections still accepted %s after SIGTERM", time.Since(signalled))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err != nil
+	})
 
 	o := <-res
 	if o.err != nil {
-		p.wait(t, 10*time.Second)
-		t.Fatalf("in-flight request failed across shutdown: %v (rpcdash: %v)", o.err, p.cmd.ProcessState)
+		p.Wait(t, 10*time.Second)
+		t.Fatalf("in-flight request failed across shutdown: %v (rpcdash exit code %d)", o.err, p.ExitCode())
 	}
 	if !o.at.After(signalled) {
 		t.Fatalf("request finished before the signal; it was not in flight")
@@ -640,8 +499,8 @@ url = "sim://steady?median=`+latency.String()+`&sigma=0"
 	if got := o.a.header.Get(engine.HeaderEndpoint); got != "slow" {
 		t.Errorf("answered by %q, want slow", got)
 	}
-	if code := p.wait(t, 5*time.Second+2*time.Second); code != 0 {
-		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.stderr.String())
+	if code := p.Wait(t, 5*time.Second+2*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0; stderr:\n%s", code, p.Stderr())
 	}
 	if _, err := net.DialTimeout("tcp", rpcAddr, time.Second); err == nil {
 		t.Errorf("RPC port still accepts connections after exit")
@@ -651,25 +510,19 @@ url = "sim://steady?median=`+latency.String()+`&sigma=0"
 // waitInFlight polls /v1/status until the engine is serving a request.
 func waitInFlight(t *testing.T, adminAddr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for ctx.Err() == nil {
+	testutil.WaitUntil(t, 5*time.Second, "the request to show as in flight", func() bool {
 		var snap engine.Snapshot
 		if err := json.Unmarshal([]byte(get(t, "http://"+adminAddr+"/v1/status")), &snap); err != nil {
 			t.Fatal(err)
 		}
-		if snap.InFlight > 0 {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatal("the request never showed as in flight")
+		return snap.InFlight > 0
+	})
 }
 
 func TestSim_ServesPresetsUntilSIGINT(t *testing.T) {
 	p := startProc(t, "sim", "fast", "steady")
 	simLine := func() (string, string) {
-		m := p.line(t, regexp.MustCompile(`^(\S+)\t(http://127\.0\.0\.1:\d+)\t`))
+		m := p.Line(t, regexp.MustCompile(`^(\S+)\t(http://127\.0\.0\.1:\d+)\t`))
 		return m[1], m[2]
 	}
 	seen := map[string]string{}
@@ -687,9 +540,9 @@ func TestSim_ServesPresetsUntilSIGINT(t *testing.T) {
 			t.Errorf("%s: eth_blockNumber result %s, want a hex quantity", name, a.Result)
 		}
 	}
-	p.signal(t, syscall.SIGINT)
-	if code := p.wait(t, 5*time.Second); code != 0 {
-		t.Errorf("exit code %d after SIGINT, want 0; stderr:\n%s", code, p.stderr.String())
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGINT, want 0; stderr:\n%s", code, p.Stderr())
 	}
 }
 

@@ -20,12 +20,12 @@ import (
 func TestSim_ScenarioFlagsAndURLsShareIncidentWindows(t *testing.T) {
 	p := startProc(t, "sim", "--endpoints", "2", "--median", "0s", "--sigma", "0", "--tail", "0.5", "--tail-min", "1ms", "--tail-max", "1ms",
 		"--correlated", "1", "--incident", "50ms", "--seed", "3")
-	if m := p.line(t, regexp.MustCompile(`^scenario: (.*)$`)); !strings.Contains(m[1], "2 endpoints") || !strings.Contains(m[1], "correlated 1 (shared 50ms windows, 50% of the time)") {
+	if m := p.Line(t, regexp.MustCompile(`^scenario: (.*)$`)); !strings.Contains(m[1], "2 endpoints") || !strings.Contains(m[1], "correlated 1 (shared 50ms windows, 50% of the time)") {
 		t.Fatalf("scenario line %q", m[1])
 	}
 	var urls []string
 	for range 2 {
-		urls = append(urls, p.line(t, regexp.MustCompile(`^sim\d\t(http://127\.0\.0\.1:\d+)\t`))[1])
+		urls = append(urls, p.Line(t, regexp.MustCompile(`^sim\d\t(http://127\.0\.0\.1:\d+)\t`))[1])
 	}
 	byHand, err := sim.ParseURL("sim://fast?tail=0.5&tail_min=1ms&tail_max=1ms&correlated=1&incident=50ms&incident_seed=3")
 	if err != nil {
@@ -70,8 +70,8 @@ func TestSim_ScenarioFlagsAndURLsShareIncidentWindows(t *testing.T) {
 	if len(windows[0]) < 5 || !slices.Equal(windows[0], windows[1]) || !slices.Equal(windows[0], windows[2]) {
 		t.Fatalf("incident windows differ or are too few: %v", windows)
 	}
-	p.signal(t, syscall.SIGINT)
-	if code := p.wait(t, 5*time.Second); code != 0 {
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
 		t.Errorf("exit %d", code)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -114,8 +115,8 @@ func TestEvents_NameWhoDidEachControlAction(t *testing.T) {
 	req = h.mustRequest("PUT", "/v1/hedge", `{"enabled":false}`)
 	req.Header.Set(engine.HeaderActor, "engine") // not claimable from outside
 	h.mustDo(req)
-	waitUntil(t, 5*time.Second, "the fault to expire", func() bool { return h.endpoint("s1").Fault == nil })
-	waitUntil(t, 5*time.Second, "the expiry event", func() bool {
+	testutil.WaitUntil(t, 5*time.Second, "the fault to expire", func() bool { return h.endpoint("s1").Fault == nil })
+	testutil.WaitUntil(t, 5*time.Second, "the expiry event", func() bool {
 		evs := h.events()
 		return strings.Contains(evs[len(evs)-1].Message, "expired")
 	})
@@ -232,7 +233,7 @@ func TestDemo_SendsReadsThroughTheRPCPortUntilShutdown(t *testing.T) {
 		c.Demo.Rate = 100
 		c.Demo.Mix = []string{"eth_blockNumber:2", "eth_getBalance"}
 	}, sim.Config{}, sim.Config{})
-	waitUntil(t, 5*time.Second, "demo traffic", func() bool { return h.status().Totals.Requests >= 30 })
+	testutil.WaitUntil(t, 5*time.Second, "demo traffic", func() bool { return h.status().Totals.Requests >= 30 })
 	st := h.status()
 	if !st.Demo.Enabled || st.Demo.Rate != 100 {
 		t.Fatalf("demo status %+v", st.Demo)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -60,7 +61,7 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 	if next.IsZero() {
 		t.Fatal("open breaker shows no next trial time")
 	}
-	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
+	testutil.WaitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
 
 	before := bad.MethodCount("eth_getBalance")
 	readUntilClosed(t, h, "s0")
@@ -106,7 +107,7 @@ func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
 		t.Fatal("clear fault")
 	}
 	next := h.endpoint("s1").Breaker.NextTrialAt
-	waitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
+	testutil.WaitUntil(t, 5*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
 	readUntilClosed(t, h, "s1")
 	want := []string{"closed>open", "open>half-open", "half-open>closed"}
 	if got := h.transitions("s1"); !slices.Equal(got[len(got)-2:], want[1:]) || got[0] != want[0] {

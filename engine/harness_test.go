@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -27,24 +27,7 @@ type harness struct {
 	rpc    string
 	admin  string
 	client *http.Client
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs   *testutil.SyncBuffer
 }
 
 // baseConfig is a test config: hedging off unless a test turns it on,
@@ -64,7 +47,7 @@ func baseConfig() engine.Config {
 // newHarness starts sims (named s0, s1, ... unless named) and an engine.
 func newHarness(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *harness {
 	t.Helper()
-	h := &harness{t: t, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}, logs: &syncBuffer{}}
+	h := &harness{t: t, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}, logs: &testutil.SyncBuffer{}}
 	cfg := baseConfig()
 	for i, sc := range sims {
 		if sc.Name == "" {
@@ -218,19 +201,6 @@ func (h *harness) transitions(name string) []string {
 		}
 	}
 	return out
-}
-
-// waitUntil polls cond on the engine's state (no fixed sleeps: it returns
-// as soon as cond holds) and fails after limit.
-func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func ctxT(t testing.TB, d time.Duration) context.Context {

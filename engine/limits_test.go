@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -54,7 +55,7 @@ func TestLimits_MaxInflightAnswers503(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); h.call(i, "eth_getBalance", addr, "latest") }()
 	}
-	waitUntil(t, 5*time.Second, "two requests hanging upstream", func() bool { return h.sims[0].Counters().Hanging == 2 })
+	testutil.WaitUntil(t, 5*time.Second, "two requests hanging upstream", func() bool { return h.sims[0].Counters().Hanging == 2 })
 	r := h.call(3, "eth_chainId")
 	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != engine.CodeLimitExceeded ||
 		!strings.Contains(e["message"].(string), "server.max_inflight") {
@@ -93,7 +94,7 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_conns", r.status, r.body)
 	}
 	held[0].Close()
-	waitUntil(t, 5*time.Second, "a request served once a slot frees", func() bool {
+	testutil.WaitUntil(t, 5*time.Second, "a request served once a slot frees", func() bool {
 		return h.call(2, "eth_chainId").status == http.StatusOK
 	})
 	held[1].Close()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -106,7 +107,7 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 			t.Fatalf("a slowdown of the whole pool moved breakers: %+v", opened)
 		}
 		start, end := poolEvents(h, "slow"), []engine.Event{}
-		waitUntil(t, 3*time.Second, "the episode's end", func() bool { end = poolEvents(h, "normal"); return len(end) > 0 })
+		testutil.WaitUntil(t, 3*time.Second, "the episode's end", func() bool { end = poolEvents(h, "normal"); return len(end) > 0 })
 		if len(start) == 0 || !strings.Contains(end[0].Message, "slow") {
 			t.Fatalf("pool events: start %+v, end %+v", start, end)
 		}
@@ -343,7 +344,7 @@ func TestPanic_EveryBreakerOpenStillAnswersAndLeavesWithHysteresis(t *testing.T)
 	// The cooldowns end (the endpoints may take trials: routable again),
 	// client reads are the trials, the breakers close; panic ends only
 	// after a second of a good share (two of three).
-	waitUntil(t, 10*time.Second, "panic to end", func() bool {
+	testutil.WaitUntil(t, 10*time.Second, "panic to end", func() bool {
 		mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
 		return !h.status().Panic
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -27,7 +28,7 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 	// After the back-off it is tried again.
 	h.sims[0].SetMode(sim.ModeNormal)
-	waitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(ep.BackoffUntil) })
+	testutil.WaitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(ep.BackoffUntil) })
 	for i := 0; i < 30; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}

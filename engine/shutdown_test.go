@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -55,7 +56,7 @@ func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
 			replies[i].body, errs[i] = io.ReadAll(resp.Body)
 		}()
 	}
-	waitUntil(t, 5*time.Second, "four requests hanging upstream", func() bool { return u.Counters().Hanging == 4 })
+	testutil.WaitUntil(t, 5*time.Second, "four requests hanging upstream", func() bool { return u.Counters().Hanging == 4 })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	began := time.Now()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -57,7 +58,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	const n = 400
 	h.load(n)
 	var md engine.MethodDistribution
-	waitUntil(t, 5*time.Second, "every attempt accounted for", func() bool {
+	testutil.WaitUntil(t, 5*time.Second, "every attempt accounted for", func() bool {
 		h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
 		var hedges float64
 		for _, tg := range md.Targets {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -97,7 +98,7 @@ func TestProbes_EndpointOnAnotherChainExcludedNamingBothChainIDs(t *testing.T) {
 func (r *rig) waitHeads2(names ...string) {
 	r.t.Helper()
 	for _, n := range names {
-		waitUntil(r.t, 5*time.Second, n+"'s first head", func() bool { return r.endpoint(n).Head > 0 })
+		testutil.WaitUntil(r.t, 5*time.Second, n+"'s first head", func() bool { return r.endpoint(n).Head > 0 })
 	}
 }
 
@@ -152,7 +153,7 @@ func TestProbes_WrongChainEndpointReadmittedWhenItReconnectsOnThePoolsChain(t *t
 	if err := r.eng.InjectFault(engine.ActorAdmin, "flip", engine.FaultSpec{Mode: engine.FaultError}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 5*time.Second, "a failed probe of flip", func() bool { return r.endpoint("flip").Rates.Failures > 0 })
+	testutil.WaitUntil(t, 5*time.Second, "a failed probe of flip", func() bool { return r.endpoint("flip").Rates.Failures > 0 })
 	p.point(right.URL())
 	if err := r.eng.ClearFault(engine.ActorAdmin, "flip"); err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestProbes_WrongChainEndpointReadmittedWhenItReconnectsOnThePoolsChain(t *t
 	if n := right.MethodCount("eth_chainId"); n < 1 {
 		t.Fatalf("the reconnect did not ask the chain id again (%d eth_chainId)", n)
 	}
-	waitUntil(t, 5*time.Second, "flip's head", func() bool { return r.endpoint("flip").Head > 0 })
+	testutil.WaitUntil(t, 5*time.Second, "flip's head", func() bool { return r.endpoint("flip").Head > 0 })
 	if ep := r.endpoint("flip"); len(ep.Exclusions) > 0 {
 		t.Fatalf("flip still excluded: %q", ep.Exclusions)
 	}

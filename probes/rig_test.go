@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -163,7 +164,7 @@ func (r *rig) event(cond func(engine.Event) bool) (engine.Event, bool) {
 func (r *rig) waitEvent(limit time.Duration, what string, cond func(engine.Event) bool) engine.Event {
 	r.t.Helper()
 	var found engine.Event
-	waitUntil(r.t, limit, what, func() bool {
+	testutil.WaitUntil(r.t, limit, what, func() bool {
 		ev, ok := r.event(cond)
 		found = ev
 		return ok
@@ -174,7 +175,7 @@ func (r *rig) waitEvent(limit time.Duration, what string, cond func(engine.Event
 // waitHeads waits until every endpoint has a probed head.
 func (r *rig) waitHeads() {
 	r.t.Helper()
-	waitUntil(r.t, 5*time.Second, "every endpoint's first head", func() bool {
+	testutil.WaitUntil(r.t, 5*time.Second, "every endpoint's first head", func() bool {
 		for _, ep := range r.eng.Snapshot().Endpoints {
 			if ep.Head == 0 {
 				return false
@@ -182,19 +183,6 @@ func (r *rig) waitHeads() {
 		}
 		return true
 	})
-}
-
-// waitUntil polls cond (it returns as soon as cond holds) and fails after
-// limit.
-func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func headEvent(name, to string) func(engine.Event) bool {

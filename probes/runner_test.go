@@ -12,12 +12,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
 func TestProbes_RTTFeedsEndpointLatencyWithoutClientTraffic(t *testing.T) {
 	r := newRig(t, nil, sim.Config{ChainID: 1, Latency: sim.Latency{Median: 2 * time.Millisecond}}, sim.Config{ChainID: 1})
-	waitUntil(t, 5*time.Second, "five probes of s0", func() bool {
+	testutil.WaitUntil(t, 5*time.Second, "five probes of s0", func() bool {
 		return r.endpoint("s0").Methods["eth_blockNumber"].Latency.Count >= 5
 	})
 	ep := r.endpoint("s0")
@@ -42,7 +43,7 @@ func TestProbes_InjectedFaultSeenByProbesOpensBreaker(t *testing.T) {
 			if err := r.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: mode}); err != nil {
 				t.Fatal(err)
 			}
-			waitUntil(t, 5*time.Second, "s0's breaker open", func() bool {
+			testutil.WaitUntil(t, 5*time.Second, "s0's breaker open", func() bool {
 				return r.endpoint("s0").Breaker.State == engine.BreakerOpen
 			})
 			ep := r.endpoint("s0")
@@ -104,7 +105,7 @@ func TestRunner_CloseCancelsHungProbesAndLeavesNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Start()
-	waitUntil(t, 5*time.Second, "a head", func() bool { return eng.Snapshot().MaxHead > 0 })
+	testutil.WaitUntil(t, 5*time.Second, "a head", func() bool { return eng.Snapshot().MaxHead > 0 })
 	u.SetMode(sim.ModeHang)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -148,7 +149,7 @@ func TestRunner_IndependenceAtStartAndEveryInterval(t *testing.T) {
 		c.Endpoints[0].URL = strings.Replace(c.Endpoints[0].URL, "127.0.0.1", "localhost", 1)
 	}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 
-	waitUntil(t, 5*time.Second, "two independence checks", func() bool { return f.count("localhost", dns.TypeA) >= 2 })
+	testutil.WaitUntil(t, 5*time.Second, "two independence checks", func() bool { return f.count("localhost", dns.TypeA) >= 2 })
 	snap := r.eng.Snapshot()
 	s0, s1 := snap.Endpoints[0], snap.Endpoints[1]
 	if s0.Independence == nil || s1.Independence == nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -37,7 +38,7 @@ func TestProbes_SolanaUnhealthyNodeOutUntilHealthyAgain(t *testing.T) {
 
 	r.sims[1].SetUnhealthy(true)
 	const reason = "unhealthy: getHealth: Node is unhealthy (code -32005"
-	waitUntil(t, 5*time.Second, "s1 excluded as unhealthy", func() bool {
+	testutil.WaitUntil(t, 5*time.Second, "s1 excluded as unhealthy", func() bool {
 		ex := r.endpoint("s1").Exclusions
 		return len(ex) == 1 && strings.HasPrefix(ex[0], reason)
 	})
@@ -58,7 +59,7 @@ func TestProbes_SolanaUnhealthyNodeOutUntilHealthyAgain(t *testing.T) {
 	}
 
 	r.sims[1].SetUnhealthy(false)
-	waitUntil(t, 5*time.Second, "s1 readmitted", func() bool { return len(r.endpoint("s1").Exclusions) == 0 })
+	testutil.WaitUntil(t, 5*time.Second, "s1 readmitted", func() bool { return len(r.endpoint("s1").Exclusions) == 0 })
 	ev, ok := r.event(func(ev engine.Event) bool {
 		return ev.Type == engine.EventHead && ev.Endpoint == "s1" && ev.From == engine.ExcludeUnhealthy
 	})

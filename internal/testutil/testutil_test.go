@@ -1,0 +1,99 @@
+package testutil
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func TestPoll_ReturnsAsSoonAsTheConditionHoldsAndFalseAtTheLimit(t *testing.T) {
+	calls := 0
+	if !Poll(time.Minute, func() bool { calls++; return calls == 3 }) || calls != 3 {
+		t.Fatalf("Poll gave up or asked %d times, want true after 3", calls)
+	}
+	start := time.Now()
+	if Poll(30*time.Millisecond, func() bool { return false }) {
+		t.Fatal("Poll held a condition that never holds")
+	}
+	if took := time.Since(start); took < 30*time.Millisecond || took > 5*time.Second {
+		t.Errorf("Poll gave up after %s, want just past 30ms", took)
+	}
+}
+
+func TestSyncBuffer_TakesConcurrentWrites(t *testing.T) {
+	var b SyncBuffer
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				b.Write([]byte("x"))
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(b.String()); n != 800 {
+		t.Fatalf("%d bytes, want 800", n)
+	}
+}
+
+func TestFreeAddrs_AreDistinctLoopbackAddresses(t *testing.T) {
+	addrs := FreeAddrs(t, 5)
+	seen := map[string]bool{}
+	for _, a := range addrs {
+		if !strings.HasPrefix(a, "127.0.0.1:") || seen[a] {
+			t.Fatalf("addresses %v: want 5 distinct 127.0.0.1 ones", addrs)
+		}
+		seen[a] = true
+	}
+}
+
+func TestProc_CapturesLinesAndStopsGracefully(t *testing.T) {
+	p := Start(t, exec.Command("sh", "-c", `echo ready 42; echo oops >&2; trap 'echo bye; exit 3' TERM; while :; do sleep 0.01; done`))
+	if m := p.Line(t, regexp.MustCompile(`^ready (\d+)$`)); m[1] != "42" {
+		t.Fatalf("line groups %q", m)
+	}
+	WaitUntil(t, 5*time.Second, "stderr", func() bool { return p.Stderr() == "oops\n" })
+	if err := p.Stop(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.ExitCode(); code != 3 {
+		t.Errorf("exit code %d, want the trap's 3", code)
+	}
+	if !strings.Contains(p.Log(), "oops") || !strings.Contains(p.Tail(1), "bye") {
+		t.Errorf("log %q, tail %q", p.Log(), p.Tail(1))
+	}
+}
+
+func TestProc_WaitReadySaysTheProcessExited(t *testing.T) {
+	p := Start(t, exec.Command("sh", "-c", "echo starting; exit 1"))
+	err := p.WaitReady(10*time.Second, func(context.Context) error { return errors.New("not yet") })
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "starting") {
+		t.Fatalf("WaitReady = %v, want ErrExited with the log's tail", err)
+	}
+}
+
+func TestTerminate_KillsWhatIgnoresSIGTERM(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `trap '' TERM; echo up; while :; do sleep 0.01; done`)
+	p := Start(t, cmd)
+	p.Line(t, regexp.MustCompile("^up$"))
+	err := Terminate(p.Pid(), 200*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("Terminate = %v, want an error saying it killed the process", err)
+	}
+	<-p.Exited()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("process ended with %v, want SIGKILL", cmd.ProcessState)
+	}
+}
