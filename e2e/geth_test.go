@@ -1,16 +1,20 @@
-package gethtest
+package e2e
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // gethNode is a geth --dev process with its own datadir and ports. It can
@@ -18,34 +22,24 @@ import (
 type gethNode struct {
 	t       *testing.T
 	datadir string
-	port    int // HTTP JSON-RPC
-	authrpc int
-	metrics int
-	proc    *proc
+	http    string // JSON-RPC, host:port
+	authrpc string
+	metrics string
+	proc    *testutil.Proc
 }
 
 // URL is geth's own JSON-RPC address, for asking it directly.
-func (g *gethNode) URL() string { return "http://" + loopback(g.port) }
+func (g *gethNode) URL() string { return "http://" + g.http }
 
 // startGeth starts a fresh dev chain and stops it when the test ends.
 func startGeth(t *testing.T) *gethNode {
 	t.Helper()
 	g := &gethNode{t: t, datadir: filepath.Join(t.TempDir(), "geth")}
-	t.Cleanup(func() {
-		if g.proc != nil {
-			if err := g.proc.stop(15 * time.Second); err != nil {
-				t.Error(err)
-			}
-			if t.Failed() {
-				t.Logf("geth log (tail):\n%s", g.proc.logTail(20))
-			}
-		}
-	})
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		p := freePorts(t, 3)
-		g.port, g.authrpc, g.metrics = p[0], p[1], p[2]
-		if err = g.start(); err == nil || !errors.Is(err, errExited) {
+		a := testutil.FreeAddrs(t, 3)
+		g.http, g.authrpc, g.metrics = a[0], a[1], a[2]
+		if err = g.start(); err == nil || !errors.Is(err, testutil.ErrExited) {
 			break
 		}
 		t.Logf("geth did not start (retrying with other ports): %v", err)
@@ -53,6 +47,16 @@ func startGeth(t *testing.T) *gethNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// After testutil.Start's own cleanup was registered, so this one runs
+	// first: a graceful stop, checked.
+	t.Cleanup(func() {
+		if err := g.proc.Stop(15 * time.Second); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("geth log (tail):\n%s", g.proc.Tail(20))
+		}
+	})
 	return g
 }
 
@@ -61,19 +65,15 @@ func (g *gethNode) start() error {
 	args := []string{
 		"--dev",
 		"--datadir", g.datadir,
-		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(g.port),
+		"--http", "--http.addr", "127.0.0.1", "--http.port", port(g.http),
 		"--http.api", "eth,net,web3,txpool",
-		"--authrpc.addr", "127.0.0.1", "--authrpc.port", strconv.Itoa(g.authrpc),
-		"--metrics", "--metrics.addr", "127.0.0.1", "--metrics.port", strconv.Itoa(g.metrics),
+		"--authrpc.addr", "127.0.0.1", "--authrpc.port", port(g.authrpc),
+		"--metrics", "--metrics.addr", "127.0.0.1", "--metrics.port", port(g.metrics),
 		"--nodiscover", "--maxpeers", "0", "--port", "0", "--ipcdisable",
 		"--verbosity", "3",
 	}
-	p, err := startProc("geth", g.datadir+".log", gethBin, args...)
-	if err != nil {
-		return err
-	}
-	g.proc = p
-	return p.waitReady(30*time.Second, func(ctx context.Context) error {
+	g.proc = testutil.Start(g.t, exec.Command(gethBin, args...))
+	return g.proc.WaitReady(30*time.Second, func(ctx context.Context) error {
 		_, err := rawCall(ctx, g.URL(), `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`)
 		return err
 	})
@@ -82,7 +82,7 @@ func (g *gethNode) start() error {
 // stop stops geth by PID: SIGTERM, then SIGKILL after a bound.
 func (g *gethNode) stop() {
 	g.t.Helper()
-	if err := g.proc.stop(15 * time.Second); err != nil {
+	if err := g.proc.Stop(15 * time.Second); err != nil {
 		g.t.Error(err)
 	}
 }
@@ -99,7 +99,7 @@ func (g *gethNode) restart() {
 // previous read, from its metrics endpoint. geth keeps these counts in
 // resetting samples: every read starts a new count.
 func (g *gethNode) rpcServed(method string) (int, error) {
-	resp, err := plainHTTP.Get("http://" + loopback(g.metrics) + "/debug/metrics/prometheus")
+	resp, err := plainHTTP.Get("http://" + g.metrics + "/debug/metrics/prometheus")
 	if err != nil {
 		return 0, err
 	}
@@ -124,4 +124,10 @@ func (g *gethNode) rpcServed(method string) (int, error) {
 		}
 	}
 	return n, sc.Err()
+}
+
+// port is the port of a host:port address.
+func port(addr string) string {
+	_, p, _ := net.SplitHostPort(addr)
+	return p
 }

@@ -1,5 +1,5 @@
 //go:build race
 
-package gethtest
+package e2e
 
 const raceEnabled = true

@@ -1,4 +1,4 @@
-package gethtest
+package e2e
 
 import (
 	"context"
@@ -8,10 +8,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // rpcdashNode is a running `rpcdash serve` with geth and one in-process
@@ -20,7 +23,7 @@ type rpcdashNode struct {
 	t      *testing.T
 	listen string
 	admin  string
-	proc   *proc
+	proc   *testutil.Proc
 }
 
 // URL is rpcdash's local JSON-RPC port.
@@ -64,25 +67,22 @@ func startRpcdash(t *testing.T, g *gethNode) *rpcdashNode {
 	t.Helper()
 	dir := t.TempDir()
 	r := &rpcdashNode{t: t}
-	t.Cleanup(func() { r.shutdown() })
+	bin := testutil.Binary(t, raceEnabled)
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		p := freePorts(t, 2)
-		r.listen, r.admin = loopback(p[0]), loopback(p[1])
+		a := testutil.FreeAddrs(t, 2)
+		r.listen, r.admin = a[0], a[1]
 		cfgPath := filepath.Join(dir, "config.toml")
 		cfg := fmt.Sprintf(configTemplate, r.listen, r.admin, g.URL(), simURL)
 		if err = os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r.proc, err = startProc("rpcdash", filepath.Join(dir, "rpcdash.log"), rpcdashBin, "serve", "--config", cfgPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = r.proc.waitReady(30*time.Second, func(ctx context.Context) error {
+		r.proc = testutil.Start(t, exec.Command(bin, "serve", "--config", cfgPath))
+		err = r.proc.WaitReady(30*time.Second, func(ctx context.Context) error {
 			var s status
 			return r.adminJSON(ctx, http.MethodGet, "/v1/status", &s)
 		})
-		if err == nil || !errors.Is(err, errExited) {
+		if err == nil || !errors.Is(err, testutil.ErrExited) {
 			break
 		}
 		t.Logf("rpcdash did not start (retrying with other ports): %v", err)
@@ -90,6 +90,9 @@ func startRpcdash(t *testing.T, g *gethNode) *rpcdashNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// After testutil.Start's own cleanup was registered, so this one runs
+	// first: a graceful stop, checked.
+	t.Cleanup(r.shutdown)
 	return r
 }
 
@@ -99,15 +102,14 @@ func (r *rpcdashNode) shutdown() {
 	if r.proc == nil {
 		return
 	}
-	if err := r.proc.stop(15 * time.Second); err != nil {
+	if err := r.proc.Stop(15 * time.Second); err != nil {
 		r.t.Error(err)
 	}
-	log, _ := os.ReadFile(r.proc.log)
-	if strings.Contains(string(log), "WARNING: DATA RACE") {
+	if log := r.proc.Log(); strings.Contains(log, "WARNING: DATA RACE") {
 		r.t.Errorf("rpcdash reported a data race:\n%s", log)
 	}
 	if r.t.Failed() {
-		r.t.Logf("rpcdash log (tail):\n%s", r.proc.logTail(40))
+		r.t.Logf("rpcdash log (tail):\n%s", r.proc.Tail(40))
 	}
 }
 
@@ -204,17 +206,4 @@ func (r *rpcdashNode) adminJSON(ctx context.Context, method, path string, out an
 		return nil
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
-}
-
-// waitFor polls cond until it holds or timeout passes; the bound keeps a
-// broken build from hanging, the condition is what the test asserts.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -1,4 +1,4 @@
-package gethtest
+package e2e
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // reader is a steady client: it calls eth_chainId through go-ethereum's
@@ -126,7 +128,7 @@ func (rd *reader) failedOver() int {
 // from on; it fails at once if the reader has stopped.
 func (rd *reader) waitAnswers(t *testing.T, endpoint string, from, n int) {
 	t.Helper()
-	waitFor(t, 30*time.Second, fmt.Sprintf("%d reads answered by %s", n, endpoint), func() bool {
+	testutil.WaitUntil(t, 30*time.Second, fmt.Sprintf("%d reads answered by %s", n, endpoint), func() bool {
 		select {
 		case <-rd.done:
 			t.Fatalf("reader stopped early; errors: %v", rd.errors())

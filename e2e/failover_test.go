@@ -1,9 +1,11 @@
-package gethtest
+package e2e
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // TestFailover_GethStoppedAndRestarted stops geth under a steady stream of
@@ -26,14 +28,14 @@ func TestFailover_GethStoppedAndRestarted(t *testing.T) {
 	// The one call in flight when geth exited may still have been
 	// answered by it; every later one cannot have been.
 	stoppedAt := rd.mark() + 1
-	waitFor(t, 30*time.Second, "geth's breaker to open", func() bool {
+	testutil.WaitUntil(t, 30*time.Second, "geth's breaker to open", func() bool {
 		return s.rpcdash.status().breaker("geth") == "open"
 	})
 	rd.waitAnswers(t, "simA", stoppedAt, 10) // served while geth is out
 	restartAt := rd.mark()
 
 	s.geth.restart()
-	waitFor(t, 60*time.Second, "geth's breaker to close again", func() bool {
+	testutil.WaitUntil(t, 60*time.Second, "geth's breaker to close again", func() bool {
 		return s.rpcdash.status().breaker("geth") == "closed"
 	})
 	rd.stop()

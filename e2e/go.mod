@@ -1,11 +1,16 @@
-module github.com/rpcdash/rpcdash/sim/gethtest
+module github.com/rpcdash/rpcdash/e2e
 
 go 1.26.8
 
 require (
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/rpcdash/rpcdash v0.0.0
 	go.uber.org/goleak v1.3.0
 )
+
+// The root module, for its test helpers (internal/testutil); go.work ties
+// the two together too.
+replace github.com/rpcdash/rpcdash => ../
 
 require (
 	github.com/Microsoft/go-winio v0.6.2 // indirect
@@ -33,5 +38,5 @@ require (
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )

@@ -1,4 +1,4 @@
-package gethtest
+package e2e
 
 import (
 	"context"
