@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/internal/benchengine"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 	"github.com/rpcdash/rpcdash/ui"
@@ -33,7 +34,7 @@ func drillEngine(t *testing.T) bench.Engine {
 	for i, u := range sims {
 		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprintf("p%d", i), Region: "r"})
 	}
-	eng, err := startBenchEngine(spec)
+	eng, err := benchengine.Start(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/internal/benchengine"
 )
 
 // cmdDrill runs the failover verification plan (bench.Drill):
@@ -95,7 +96,7 @@ func cmdDrill(args []string, stdout, stderr io.Writer) error {
 	if *admin != "" {
 		rep, err = bench.Drill(ctx, cfg, onStep)
 	} else {
-		rep, err = bench.DrillEmbedded(ctx, cfg, e, startBenchEngine, onStep)
+		rep, err = bench.DrillEmbedded(ctx, cfg, e, benchengine.Start, onStep)
 	}
 	if rep == nil {
 		return err

@@ -35,6 +35,7 @@ import (
 
 	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/benchengine"
 	"github.com/rpcdash/rpcdash/probes"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -57,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "sim":
 		err = cmdSim(args, stdout, stderr)
 	case "bench":
-		err = bench.Main(args, stdio(stdout, stderr), startBenchEngine)
+		err = bench.Main(args, stdio(stdout, stderr), benchengine.Start)
 	case "drill":
 		err = cmdDrill(args, stdout, stderr)
 	case "status":
@@ -160,14 +161,14 @@ func cmdServe(name string, args []string, stdout, stderr io.Writer) error {
 }
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides,
-// rejects unknown keys and bad values naming the key, and fills defaults.
+// rejects unknown keys and bad values naming the key, over engine.Default.
 func loadConfig(path string) (engine.Config, error) { return loadConfigData(path, nil) }
 
 // loadConfigData is loadConfig over data (named path in messages) when
 // data is not nil: the shipped config embedded in the binary.
 func loadConfigData(path string, data []byte) (engine.Config, error) {
 	// Decoding over the defaults keeps every zero the file sets explicitly.
-	cfg := engine.DefaultConfig()
+	cfg := engine.Default()
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("toml")

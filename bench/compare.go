@@ -173,8 +173,7 @@ type modelSettings struct {
 
 // defaultModelSettings are a fresh engine's (the built-in sims' rows).
 func defaultModelSettings() modelSettings {
-	var c engine.Config
-	c.SetDefaults()
+	c := engine.Default()
 	return modelSettings{budget: c.Hedge.Budget, burst: c.Hedge.BudgetBurst, maxExtra: c.Hedge.MaxExtra}
 }
 

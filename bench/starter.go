@@ -33,6 +33,7 @@ type Engine struct {
 }
 
 // EngineStarter starts a fresh engine for spec. bench does not build
-// engines itself (main.go wires the engine and its probes), so the caller
+// engines itself (it imports no probes: internal/benchengine wires the
+// engine and its probes, for main and for bench's tests), so the caller
 // supplies this.
 type EngineStarter func(spec EngineSpec) (Engine, error)

@@ -8,8 +8,8 @@ import (
 // Losers outrun by hedges on a silent endpoint must not stretch its attempt
 // deadline: only answers say how long answers take.
 func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
-	clock := newStepClock()
-	cfg := DefaultConfig()
+	clock := newTestClock()
+	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 	cfg.Breaker.AttemptTimeoutMin = 10 * time.Millisecond
 	e, err := New(cfg, Options{Now: clock.Now})

@@ -5,22 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
-
-// stepClock is a clock that moves only when told to; safe for concurrent use.
-type stepClock struct{ ns atomic.Int64 }
-
-func newStepClock() *stepClock {
-	c := &stepClock{}
-	c.ns.Store(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-
-func (c *stepClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *stepClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // brStep is one action on a breaker in a scripted scenario, with what it
 // must observe.
@@ -162,7 +151,7 @@ func TestBreaker_StateMachine(t *testing.T) {
 			if tc.set != nil {
 				tc.set(&set)
 			}
-			clk := newStepClock()
+			clk := newTestClock()
 			start := clk.Now()
 			var got []BreakerTransition
 			b := NewBreaker(set, clk.Now, func(tr BreakerTransition) { got = append(got, tr) })
@@ -210,7 +199,7 @@ func TestBreaker_StateMachine(t *testing.T) {
 }
 
 func TestBreaker_Info(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	t0 := clk.Now()
 	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 3, HalfOpenTrials: 2, Cooldown: time.Second, MaxCooldown: time.Minute}, clk.Now, nil)
 	b.Failure(false, "x")
@@ -251,7 +240,7 @@ func TestBreaker_SettingsNormalized(t *testing.T) {
 // The hook may call back into the breaker, even report to it, without
 // deadlock, and still sees transitions one at a time in order.
 func TestBreaker_HookMayCallBreaker(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	var b *Breaker
 	var got []string
 	b = NewBreaker(BreakerSettings{Failures: 1, Cooldown: 0}, clk.Now, func(tr BreakerTransition) {
@@ -270,7 +259,7 @@ func TestBreaker_HookMayCallBreaker(t *testing.T) {
 }
 
 func TestBreaker_ConcurrentUse(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	set := BreakerSettings{Failures: 3, Successes: 2, HalfOpenTrials: 2, Cooldown: 10 * time.Millisecond, MaxCooldown: 80 * time.Millisecond}
 	var mu sync.Mutex
 	var last BreakerState
@@ -346,7 +335,7 @@ func BenchmarkBreakerClosedPath(b *testing.B) {
 }
 
 func TestBreaker_OpenGateAndRevert(t *testing.T) {
-	clock := newStepClock()
+	clock := newTestClock()
 	var trs []BreakerTransition
 	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 1, Cooldown: time.Second}, clock.Now, func(tr BreakerTransition) { trs = append(trs, tr) })
 	allow := false
@@ -407,4 +396,9 @@ func TestOpenLimit(t *testing.T) {
 			t.Errorf("openLimit(%v, %d) = %d, want %d", tt.share, tt.pool, got, tt.max)
 		}
 	}
+}
+
+// newTestClock is a clock the tests move by hand.
+func newTestClock() *testutil.Clock {
+	return testutil.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 }

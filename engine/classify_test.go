@@ -74,7 +74,9 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 }
 
 func TestClassify_StatusIDAndErrors(t *testing.T) {
-	e, err := New(Config{Endpoints: []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}}, Options{})
+	cfg := Default()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	e, err := New(cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,9 +81,9 @@ type Engine struct {
 	demoOn    atomic.Bool // the demo load runs (Snapshot reads it)
 }
 
-// New builds an engine from a validated configuration.
+// New builds an engine from cfg as it is (start from Default): an invalid
+// value is an error naming its key.
 func New(cfg Config, opts Options) (*Engine, error) {
-	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (e *Engine) logEvent(ev Event) {
 	e.log.Info("event", "type", string(ev.Type), "actor", string(ev.Actor), "endpoint", ev.Endpoint, "from", ev.From, "to", ev.To, "message", ev.Message)
 }
 
-// Config returns the configuration the engine runs with (defaults filled).
+// Config returns the configuration the engine runs with.
 func (e *Engine) Config() Config { return e.cfg }
 
 // Start binds the RPC and admin listeners and serves them in the background.
@@ -180,7 +180,7 @@ func (e *Engine) Start() error {
 // warnIfRemote logs that the RPC port, bound at addr, is open to other
 // machines (Validate has checked server.allow_remote).
 func (e *Engine) warnIfRemote(addr string) {
-	if !IsLoopbackAddr(e.cfg.Server.Listen) {
+	if !isLoopbackAddr(e.cfg.Server.Listen) {
 		e.log.Warn("server.listen is not a loopback address (server.allow_remote = true): anyone who reaches it can send requests through your endpoints",
 			"listen", addr)
 	}

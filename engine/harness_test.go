@@ -30,15 +30,14 @@ type harness struct {
 	logs   *testutil.SyncBuffer
 }
 
-// baseConfig is a test config: hedging off unless a test turns it on,
-// short cooldowns, endpoints named after their sims.
+// baseConfig is a test config: the defaults, with hedging off unless a
+// test turns it on, short cooldowns, endpoints named after their sims.
 func baseConfig() engine.Config {
-	var c engine.Config
+	c := engine.Default()
 	c.Server.Listen = "127.0.0.1:0"
 	c.Server.Admin = "127.0.0.1:0"
 	c.Server.RequestTimeout = 5 * time.Second
 	c.Hedge.Enabled = false
-	c.Hedge.Delay = "auto"
 	c.Breaker.Cooldown = time.Second
 	c.Probes.Interval = time.Hour
 	return c

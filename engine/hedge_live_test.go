@@ -90,7 +90,7 @@ func TestSnapshot_ReportsTheThresholdsItIsJudgedBy(t *testing.T) {
 
 func TestConfig_ZeroHedgeDelayIsValidNegativeIsNot(t *testing.T) {
 	for delay, ok := range map[string]bool{"0s": true, "0": true, "auto": true, "-1ms": false, "soon": false} {
-		c := engine.DefaultConfig()
+		c := engine.Default()
 		c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 		c.Hedge.Delay = delay
 		if err := c.Validate(); (err == nil) != ok {

@@ -8,7 +8,7 @@ import (
 // The hedge delay is asked for on every hedgeable read: looking it up,
 // overrides included, must not allocate.
 func TestHedger_DelayForDoesNotAllocate(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Default()
 	cfg.Hedge.Methods = map[string]HedgeMethodConfig{"eth_call": {Delay: "30ms"}}
 	h := newHedger(cfg.Hedge, time.Minute, time.Now, func(Event) {})
 	for _, m := range []string{"eth_getBalance", "eth_call", "ETH_CALL"} {

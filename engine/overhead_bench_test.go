@@ -84,7 +84,7 @@ func BenchmarkProxy_ReverseProxy(b *testing.B) {
 
 func BenchmarkProxy_Engine(b *testing.B) {
 	u := zeroLatencySim(b)
-	var cfg engine.Config
+	cfg := engine.Default()
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Server.Admin = "127.0.0.1:0"
 	cfg.Hedge.Enabled = false

@@ -10,7 +10,8 @@ import (
 // A non-loopback RPC port needs server.allow_remote, and is warned about.
 // (The test binds nothing: an open port is not something a test should make.)
 func TestRemote_NonLoopbackListenNeedsAllowRemoteAndWarns(t *testing.T) {
-	cfg := Config{Endpoints: []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}}
+	cfg := Default()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 	cfg.Server.Listen = "0.0.0.0:8545"
 	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "server.allow_remote") {
 		t.Fatalf("non-loopback listen without allow_remote: %v", err)

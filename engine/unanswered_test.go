@@ -9,8 +9,8 @@ import (
 // both lost many races in a row and been silent for an attempt deadline: a
 // burst of losses from a short stall is not a hang.
 func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
-	clock := newStepClock()
-	cfg := DefaultConfig()
+	clock := newTestClock()
+	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}}
 	e, err := New(cfg, Options{Now: clock.Now})
 	if err != nil {
@@ -47,8 +47,8 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 // Only an endpoint that said something ends its silence: a timeout or a
 // broken connection does not.
 func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
-	clock := newStepClock()
-	cfg := DefaultConfig()
+	clock := newTestClock()
+	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 	e, err := New(cfg, Options{Now: clock.Now})
 	if err != nil {

@@ -61,7 +61,7 @@ func BenchmarkLatencyWindowQuantileCensored(b *testing.B) {
 
 // A rotation rebuilds the aggregate from the surviving sub-windows.
 func BenchmarkLatencyWindowRotate(b *testing.B) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
 	raw := lognormalMicros(99, 8192, 40*time.Millisecond, 0.8)
 	for i := range 5 {

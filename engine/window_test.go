@@ -50,7 +50,7 @@ func TestBucketTop_MatchesHdrHistogram(t *testing.T) {
 }
 
 func TestLatencyWindow_QuantilesOfLognormal(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(time.Minute, 5, clk.Now)
 	samples := lognormalMicros(42, 10000, 40*time.Millisecond, 0.6)
 	var sum float64
@@ -85,7 +85,7 @@ func TestLatencyWindow_QuantilesOfLognormal(t *testing.T) {
 }
 
 func TestLatencyWindow_EmptyAndClamped(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(time.Minute, 0, clk.Now) // 0 buckets means the default
 	if w.Quantile(0.5) != 0 || w.QuantileCensored(0.5) != 0 || w.Count() != 0 || w.Summary() != (LatencySummary{}) {
 		t.Fatal("an empty window must answer zero")
@@ -108,7 +108,7 @@ func TestLatencyWindow_EmptyAndClamped(t *testing.T) {
 }
 
 func TestLatencyWindow_AgesOutAfterSpan(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(5*time.Second, 5, clk.Now) // sub-windows of 1s
 	for range 100 {
 		w.Record(10 * time.Millisecond)
@@ -135,7 +135,7 @@ func TestLatencyWindow_AgesOutAfterSpan(t *testing.T) {
 }
 
 func TestLatencyWindow_PartialRotation(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(4*time.Second, 4, clk.Now)
 	for i := range 4 { // sub-window i holds i+1 samples of (i+1)ms
 		for range i + 1 {
@@ -174,7 +174,7 @@ func TestLatencyWindow_PartialRotation(t *testing.T) {
 // primaries are when the hedge answers first. Winners alone put the p95 low;
 // the product-limit estimate puts it back.
 func TestLatencyWindow_CensoredAtTrueP95(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(time.Minute, 5, clk.Now)
 	samples := lognormalMicros(7, 10000, 40*time.Millisecond, 0.6)
 	sorted := slices.Sorted(slices.Values(samples))
@@ -212,7 +212,7 @@ func TestLatencyWindow_CensoredAtTrueP95(t *testing.T) {
 // With censoring times independent of the latency (the textbook setting),
 // the estimator recovers the true quantiles where data remain at risk.
 func TestLatencyWindow_RandomCensoringRecoversQuantiles(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(time.Minute, 5, clk.Now)
 	x := lognormalMicros(11, 20000, 40*time.Millisecond, 0.5)
 	c := lognormalMicros(12, 20000, 60*time.Millisecond, 0.5)
@@ -241,7 +241,7 @@ func TestLatencyWindow_RandomCensoringRecoversQuantiles(t *testing.T) {
 // A hand-worked product-limit example, including the tie rule: a censored
 // observation stays at risk in its own bucket.
 func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(time.Minute, 5, clk.Now)
 	ms := time.Millisecond
 	for _, d := range []time.Duration{ms, ms, 3 * ms, 5 * ms} {
@@ -278,7 +278,7 @@ func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
 }
 
 func TestLatencyWindow_NoAllocations(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
 	samples := lognormalMicros(5, 4096, 40*time.Millisecond, 0.6)
 	for _, v := range samples { // warm: buckets populated, scratch sized
@@ -306,7 +306,7 @@ func TestLatencyWindow_NoAllocations(t *testing.T) {
 // Many goroutines record and query while the clock rotates the window; the
 // aggregate must always equal the sum of the live sub-windows.
 func TestLatencyWindow_ConcurrentUse(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(50*time.Millisecond, 5, clk.Now)
 	r := NewRateWindow(50*time.Millisecond, 5, clk.Now)
 	var wg sync.WaitGroup
@@ -353,7 +353,7 @@ func TestLatencyWindow_ConcurrentUse(t *testing.T) {
 }
 
 func TestRateWindow_TotalsAndAgeing(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	r := NewRateWindow(10*time.Second, 5, clk.Now) // sub-windows of 2s
 	if got := r.Totals(); got != (RateTotals{}) {
 		t.Fatalf("fresh window: %+v", got)
@@ -397,7 +397,7 @@ func TestRateWindow_TotalsAndAgeing(t *testing.T) {
 }
 
 func TestLatencyWindow_MemoryStaysSmall(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(5*time.Minute, 5, clk.Now)
 	for i, v := range lognormalMicros(13, 50000, 40*time.Millisecond, 1.0) {
 		if i%10000 == 0 {
@@ -421,7 +421,7 @@ func TestLatencyWindow_MemoryStaysSmall(t *testing.T) {
 }
 
 func TestLatencyWindow_CensoredEstimateStalenessBound(t *testing.T) {
-	clk := newStepClock()
+	clk := newTestClock()
 	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
 	ms := time.Millisecond
 	w.Record(ms)

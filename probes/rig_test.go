@@ -32,12 +32,11 @@ const fastBlocks = 20 * time.Millisecond
 // rigConfig probes every 20ms. The lag bound of 20 blocks (400ms) keeps a
 // healthy endpoint whose probe a loaded machine delays from looking stale.
 func rigConfig() engine.Config {
-	var c engine.Config
+	c := engine.Default()
 	c.Server.Listen = "127.0.0.1:0"
 	c.Server.Admin = "127.0.0.1:0"
 	c.Server.RequestTimeout = 5 * time.Second
 	c.Hedge.Enabled = false
-	c.Hedge.Delay = "auto"
 	c.Breaker.Cooldown = time.Second
 	c.Chain.MaxHeadLag = 20
 	c.Probes.Interval = 20 * time.Millisecond

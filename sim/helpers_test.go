@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"go.uber.org/goleak"
 )
 
@@ -102,14 +102,7 @@ func result(t *testing.T, c *http.Client, u *Upstream, v any, method string, par
 	}
 }
 
-// manualClock is a clock a test moves by hand.
-type manualClock struct{ ns atomic.Int64 }
-
-func newManualClock() *manualClock {
-	c := &manualClock{}
-	c.ns.Store(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).UnixNano())
-	return c
+// newManualClock is a clock a test moves by hand.
+func newManualClock() *testutil.Clock {
+	return testutil.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 }
-
-func (c *manualClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *manualClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }

@@ -30,7 +30,7 @@ func newRig(t testing.TB, names ...string) *rig {
 func newRigWith(t testing.TB, lat sim.Latency, names ...string) *rig {
 	t.Helper()
 	r := &rig{}
-	var cfg engine.Config
+	cfg := engine.Default()
 	cfg.Server.Listen, cfg.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.Hedge.Enabled = true
 	for i, n := range names {

@@ -97,3 +97,15 @@ func TestTerminate_KillsWhatIgnoresSIGTERM(t *testing.T) {
 		t.Errorf("process ended with %v, want SIGKILL", cmd.ProcessState)
 	}
 }
+
+func TestClock_MovesOnlyWhenAdvanced(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewClock(start)
+	if !c.Now().Equal(start) || c.Now().Location() != time.UTC {
+		t.Fatalf("Now = %v, want %v", c.Now(), start)
+	}
+	c.Advance(1500 * time.Millisecond)
+	if got := c.Now().Sub(start); got != 1500*time.Millisecond {
+		t.Fatalf("advanced by %s, want 1.5s", got)
+	}
+}

@@ -1,0 +1,73 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Default is valid as soon as it has an endpoint, with hedging and probes
+// on: the README's defaults.
+func TestConfig_DefaultIsValidOnceItHasAnEndpoint(t *testing.T) {
+	c := engine.Default()
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "endpoints:") {
+		t.Fatalf("no endpoints: %v, want an error naming endpoints", err)
+	}
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Hedge.Enabled || !c.Probes.Enabled || c.Demo.Enabled {
+		t.Errorf("hedge.enabled %v, probes.enabled %v, demo.enabled %v: want on, on, off", c.Hedge.Enabled, c.Probes.Enabled, c.Demo.Enabled)
+	}
+}
+
+// Validate names every invalid key at once, section by section, and New
+// refuses the same config with the same message.
+func TestConfig_ValidateReportsEveryInvalidKey(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "ftp://x"}, {Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Server.MaxBatch = 0
+	c.Chain.Kind = "btc"
+	c.Hedge.Quantile = 2
+	c.Breaker.Failures = 0
+	c.Router.PanicThreshold = -1
+	c.Probes.Recover = 0
+	c.Demo.Rate = 1000
+	c.UI.Refresh = 0
+	c.Methods.Weights = map[string]float64{"eth_call": -1}
+	want := []string{"server.max_batch", "chain.kind", "endpoints[0].url", "endpoints[1].name", "hedge.quantile",
+		"breaker.failures", "router.panic_threshold", "probes.recover", "demo.rate", "ui.refresh", "methods.weights.eth_call"}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if lines[0] != "invalid config:" || len(lines) != len(want)+1 {
+		t.Fatalf("want one line per key after \"invalid config:\", got:\n%v", err)
+	}
+	for i, key := range want {
+		if !strings.HasPrefix(lines[i+1], "  "+key+": ") {
+			t.Errorf("line %d = %q, want %s first", i+1, lines[i+1], key)
+		}
+	}
+	if _, nerr := engine.New(c, engine.Options{}); nerr == nil || nerr.Error() != err.Error() {
+		t.Errorf("New: %v, want the same error", nerr)
+	}
+}
+
+// A zero set explicitly stays zero: New applies no defaults of its own.
+func TestConfig_NewKeepsExplicitZeros(t *testing.T) {
+	c := engine.Default()
+	c.Server.Listen, c.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Hedge.MaxExtra, c.Chain.MaxHeadLag, c.Hedge.Budget = 0, 0, 0
+	e, err := engine.New(c, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Config(); got.Hedge.MaxExtra != 0 || got.Chain.MaxHeadLag != 0 || got.Hedge.Budget != 0 {
+		t.Errorf("explicit zeros replaced: max_extra %d, max_head_lag %d, budget %v", got.Hedge.MaxExtra, got.Chain.MaxHeadLag, got.Hedge.Budget)
+	}
+}

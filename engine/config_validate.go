@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Validate reports every invalid value of the configuration at once, each
+// on its own line naming its config key ("hedge.quantile: must be …"),
+// section by section.
+func (c Config) Validate() error {
+	var p problems
+	c.Server.validate(&p)
+	c.Chain.validate(&p)
+	validateEndpoints(c.Endpoints, &p)
+	c.Hedge.validate(&p)
+	c.Breaker.validate(&p)
+	c.Router.validate(&p)
+	c.Probes.validate(&p)
+	c.Demo.validate(&p, c.Chain.Kind, c.Methods)
+	c.UI.validate(&p)
+	c.Methods.validate(&p)
+	if len(p) > 0 {
+		return fmt.Errorf("invalid config:\n  %s", strings.Join(p, "\n  "))
+	}
+	return nil
+}
+
+// problems are the invalid values found so far, each "key: why".
+type problems []string
+
+func (p *problems) add(key, format string, args ...any) {
+	*p = append(*p, key+": "+fmt.Sprintf(format, args...))
+}
+
+func (p *problems) positive(key string, d time.Duration) {
+	if d <= 0 {
+		p.add(key, "must be a positive duration, got %s", d)
+	}
+}
+
+func (p *problems) atLeastOne(key string, n int) {
+	if n < 1 {
+		p.add(key, "must be at least 1")
+	}
+}
+
+func (s ServerConfig) validate(p *problems) {
+	for _, a := range []struct{ key, addr string }{{"server.listen", s.Listen}, {"server.admin", s.Admin}} {
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			p.add(a.key, "not a host:port address: %q", a.addr)
+		}
+	}
+	if s.Admin != "" && !isLoopbackAddr(s.Admin) && s.AdminToken == "" {
+		p.add("server.admin_token", "required when server.admin (%s) is not a loopback address", s.Admin)
+	}
+	p.positive("server.request_timeout", s.RequestTimeout)
+	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
+	p.positive("server.stats_window", s.StatsWindow)
+	if s.MaxBodyBytes <= 0 {
+		p.add("server.max_body_bytes", "must be positive")
+	}
+	if s.MaxBatch <= 0 {
+		p.add("server.max_batch", "must be positive")
+	}
+	p.positive("server.read_timeout", s.ReadTimeout)
+	p.positive("server.write_timeout", s.WriteTimeout)
+	p.positive("server.idle_timeout", s.IdleTimeout)
+	if s.MaxConns <= 0 {
+		p.add("server.max_conns", "must be positive")
+	}
+	if s.MaxInflight <= 0 {
+		p.add("server.max_inflight", "must be positive")
+	}
+	if s.MaxResponseBytes < 1024 {
+		p.add("server.max_response_bytes", "must be at least 1024, got %d", s.MaxResponseBytes)
+	}
+	if s.Listen != "" && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
+		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", s.Listen)
+	}
+	for i, h := range s.VHosts {
+		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /\t") {
+			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%q is not a host name (or \"*\")", h)
+		}
+	}
+	for i, o := range s.CORSOrigins {
+		if err := validateOrigin(o); err != nil {
+			p.add(fmt.Sprintf("server.cors_origins[%d]", i), "%v", err)
+		}
+	}
+}
+
+func (c ChainConfig) validate(p *problems) {
+	switch c.Kind {
+	case "evm", "solana":
+	default:
+		p.add("chain.kind", "must be \"evm\" or \"solana\", got %q", c.Kind)
+	}
+	if c.ChainID != 0 && c.Kind != "evm" {
+		p.add("chain.chain_id", "applies to chain.kind \"evm\"; use chain.genesis_hash for solana")
+	}
+	if c.GenesisHash != "" && c.Kind != "solana" {
+		p.add("chain.genesis_hash", "applies to chain.kind \"solana\"; use chain.chain_id for evm")
+	}
+	if c.MaxHeadLag < 0 {
+		p.add("chain.max_head_lag", "must not be negative")
+	}
+	switch {
+	case c.Pin == "":
+	case c.Kind == "evm" && (c.Pin == "finalized" || c.Pin == "safe"):
+	case c.Kind == "solana" && (c.Pin == "finalized" || c.Pin == "confirmed"):
+	default:
+		p.add("chain.pin", "%q is not a finality level for chain.kind %q", c.Pin, c.Kind)
+	}
+}
+
+func validateEndpoints(eps []EndpointConfig, p *problems) {
+	if len(eps) == 0 {
+		p.add("endpoints", "at least one [[endpoints]] entry is required")
+	}
+	seen := map[string]bool{}
+	for i, e := range eps {
+		key := fmt.Sprintf("endpoints[%d]", i)
+		switch {
+		case e.Name == "":
+			p.add(key+".name", "required")
+		case seen[e.Name]:
+			p.add(key+".name", "duplicate endpoint name %q", e.Name)
+		case strings.ContainsAny(e.Name, "/ \t"):
+			p.add(key+".name", "%q must not contain '/' or spaces", e.Name)
+		}
+		seen[e.Name] = true
+		if err := validateEndpointURL(e.URL); err != nil {
+			p.add(key+".url", "%v", err)
+		}
+	}
+}
+
+func (h HedgeConfig) validate(p *problems) {
+	if _, err := ParseDelay(h.Delay); err != nil {
+		p.add("hedge.delay", "%v", err)
+	}
+	if h.Quantile <= 0 || h.Quantile >= 1 {
+		p.add("hedge.quantile", "must be between 0 and 1, got %v", h.Quantile)
+	}
+	if h.MaxExtra < 0 || h.MaxExtra > 8 {
+		p.add("hedge.max_extra", "must be between 0 and 8, got %d", h.MaxExtra)
+	}
+	if h.Budget < 0 || h.Budget > 1 {
+		p.add("hedge.budget", "must be between 0 and 1, got %v", h.Budget)
+	}
+	if h.BudgetBurst < 1 {
+		p.add("hedge.budget_burst", "must be at least 1")
+	}
+	p.positive("hedge.min_delay", h.MinDelay)
+	p.positive("hedge.max_delay", h.MaxDelay)
+	p.positive("hedge.cold_delay", h.ColdDelay)
+	if h.MinDelay > h.MaxDelay {
+		p.add("hedge.min_delay", "%s is above hedge.max_delay %s", h.MinDelay, h.MaxDelay)
+	}
+	p.atLeastOne("hedge.min_samples", h.MinSamples)
+	p.atLeastOne("hedge.max_outstanding", h.MaxOutstanding)
+	p.atLeastOne("hedge.max_inflight", h.MaxInflight)
+	if h.PauseErrorRate <= 0 || h.PauseErrorRate > 1 {
+		p.add("hedge.pause_error_rate", "must be in (0, 1], got %v", h.PauseErrorRate)
+	}
+	for m, mc := range h.Methods {
+		if _, err := ParseDelay(mc.Delay); mc.Delay != "" && err != nil {
+			p.add("hedge.methods."+m+".delay", "%v", err)
+		}
+		if mc.Quantile != 0 && (mc.Quantile <= 0 || mc.Quantile >= 1) {
+			p.add("hedge.methods."+m+".quantile", "must be between 0 and 1")
+		}
+	}
+}
+
+func (b BreakerConfig) validate(p *problems) {
+	p.atLeastOne("breaker.failures", b.Failures)
+	p.atLeastOne("breaker.successes", b.Successes)
+	p.atLeastOne("breaker.half_open_trials", b.HalfOpenTrials)
+	p.positive("breaker.cooldown", b.Cooldown)
+	p.positive("breaker.attempt_timeout_min", b.AttemptTimeoutMin)
+	p.positive("breaker.backoff_base", b.BackoffBase)
+	if b.MaxCooldown < b.Cooldown {
+		p.add("breaker.max_cooldown", "%s is below breaker.cooldown %s", b.MaxCooldown, b.Cooldown)
+	}
+	if b.BackoffMax < b.BackoffBase {
+		p.add("breaker.backoff_max", "%s is below breaker.backoff_base %s", b.BackoffMax, b.BackoffBase)
+	}
+	if b.AttemptTimeoutQuantile <= 0 || b.AttemptTimeoutQuantile >= 1 {
+		p.add("breaker.attempt_timeout_quantile", "must be between 0 and 1")
+	}
+	if b.AttemptTimeoutFactor < 1 {
+		p.add("breaker.attempt_timeout_factor", "must be at least 1")
+	}
+	if !(b.MaxOpenShare > 0 && b.MaxOpenShare <= 1) {
+		p.add("breaker.max_open_share", "must be in (0, 1], got %v", b.MaxOpenShare)
+	}
+}
+
+func (r RouterConfig) validate(p *problems) {
+	if r.Tolerance < 0 {
+		p.add("router.tolerance", "must not be negative")
+	}
+	p.positive("router.explore_after", r.ExploreAfter)
+	if r.ErrorPenalty < 0 {
+		p.add("router.error_penalty", "must not be negative")
+	}
+	if !(r.PanicThreshold >= 0 && r.PanicThreshold <= 1) {
+		p.add("router.panic_threshold", "must be in [0, 1], got %v", r.PanicThreshold)
+	}
+}
+
+func (c ProbesConfig) validate(p *problems) {
+	p.positive("probes.interval", c.Interval)
+	p.positive("probes.timeout", c.Timeout)
+	p.positive("probes.independence_interval", c.IndependenceInterval)
+	p.atLeastOne("probes.recover", c.Recover)
+	switch c.ASNMode() {
+	case "off", "cymru":
+	case "db":
+		if c.ASNDB == "" {
+			p.add("probes.asn_db", "required when probes.asn = \"db\"")
+		}
+	default:
+		p.add("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %q", c.ASN)
+	}
+}
+
+func (d DemoConfig) validate(p *problems, kind string, methods MethodsConfig) {
+	if d.Rate <= 0 || d.Rate > maxDemoRate {
+		p.add("demo.rate", "must be in (0, %d] requests per second, got %v", maxDemoRate, d.Rate)
+	}
+	if _, err := ParseDemoMix(d.Mix, kind, NewMethodTable(kind, methods)); err != nil {
+		p.add("demo.mix", "%v", err)
+	}
+}
+
+func (u UIConfig) validate(p *problems) {
+	if strings.TrimSpace(u.Theme) == "" {
+		p.add("ui.theme", "must name a theme (\"dark\", \"light\", \"contrast\") or a .toml file")
+	}
+	if u.Refresh < 50*time.Millisecond || u.Refresh > 10*time.Second {
+		p.add("ui.refresh", "must be between 50ms and 10s, got %s", u.Refresh)
+	}
+}
+
+func (m MethodsConfig) validate(p *problems) {
+	for name, w := range m.Weights {
+		if w <= 0 {
+			p.add("methods.weights."+name, "must be positive, got %v", w)
+		}
+	}
+}
+
+func validateEndpointURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %s", RedactURL(raw))
+	}
+	switch u.Scheme {
+	case "http", "https":
+		if u.Hostname() == "" {
+			return fmt.Errorf("no host in %s", RedactURL(raw))
+		}
+		if port := u.Port(); port != "" {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("port %s is outside 1-65535 in %s", port, RedactURL(raw))
+			}
+		} else if strings.HasSuffix(u.Host, ":") {
+			return fmt.Errorf("empty port in %s", RedactURL(raw))
+		}
+	case "sim":
+		// sim://NAME is started in-process by main.go and rewritten to
+		// http before the engine sees it.
+		return fmt.Errorf("sim:// URLs must be started by the command line before the engine starts: %s", RedactURL(raw))
+	default:
+		return fmt.Errorf("scheme must be http or https: %s", RedactURL(raw))
+	}
+	return nil
+}
+
+// validateOrigin accepts "*" or a browser origin: scheme://host[:port]
+// (a page's, or an extension's such as chrome-extension://ID), where the
+// host may start with one "*." wildcard label.
+func validateOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(strings.Replace(o, "*.", "wildcard.", 1))
+	if err != nil || u.Scheme == "" || u.Host == "" ||
+		u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+		return fmt.Errorf("%q is not an origin such as \"http://localhost:3000\" (or \"*\")", o)
+	}
+	return nil
+}
+
+// isLoopbackAddr says whether host:port listens on loopback only.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,26 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// AutoDelay is what ParseDelay gives for "auto": the delay follows the
+// method's latency quantile. Every other delay is fixed, zero included.
+const AutoDelay time.Duration = -1
+
+// ParseDelay parses a hedge delay: "auto" gives AutoDelay; a duration of
+// zero is a real one (duplicate at once, as bench's immediate policy does).
+func ParseDelay(s string) (time.Duration, error) {
+	if s == "auto" {
+		return AutoDelay, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("must be \"auto\" or a duration such as \"120ms\", got %q", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("must not be negative, got %q", s)
+	}
+	return d, nil
+}
