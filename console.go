@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"flag"
@@ -9,14 +10,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/probes"
 	"github.com/rpcdash/rpcdash/sim"
 	"github.com/rpcdash/rpcdash/themes"
 	"github.com/rpcdash/rpcdash/ui"
@@ -36,8 +35,7 @@ type consoleFlags struct {
 
 func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	var f consoleFlags
-	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("console", stderr)
 	fs.StringVar(&f.config, "config", "config.toml", "config file (TOML); without it and without ./config.toml, the shipped config")
 	fs.StringVar(&f.attach, "attach", "", "admin URL of a running `rpcdash serve` (http://HOST:PORT) to attach to instead of starting an engine")
 	fs.StringVar(&f.token, "token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of the attached admin API (server.admin_token)")
@@ -74,8 +72,9 @@ func consoleConfig(f consoleFlags) (cfg engine.Config, note string, err error) {
 }
 
 // cmdConsole is `rpcdash` and `rpcdash console`: the engine and its console
-// in one process, or (--attach) the console of another instance.
-func cmdConsole(args []string, stdout, stderr io.Writer) error {
+// in one process, or (--attach) the console of another instance, until q,
+// ctrl+c or ctx ends (SIGINT or SIGTERM).
+func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseConsoleFlags(args, stderr)
 	if err != nil {
 		return err
@@ -98,7 +97,7 @@ func cmdConsole(args []string, stdout, stderr io.Writer) error {
 		lipgloss.SetColorProfile(termenv.Ascii)
 	}
 	if f.attach != "" {
-		return attachConsole(f, log, stderr)
+		return attachConsole(ctx, f, log, stderr)
 	}
 	cfg, note, err := consoleConfig(f)
 	if err != nil {
@@ -113,47 +112,32 @@ func cmdConsole(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer sim.CloseAll(sims)
-	eng, err := engine.New(cfg, engine.Options{Logger: log})
+	eng, prober, err := startEngine(cfg, log)
 	if err != nil {
 		return err
 	}
-	if err := eng.Start(); err != nil {
-		return err
-	}
-	var prober *probes.Runner
-	if cfg.Probes.Enabled {
-		if prober, err = probes.NewRunner(eng, eng.Config(), log); err != nil {
-			eng.Close()
-			return err
-		}
-		prober.Start()
-	}
 	drills := newConsoleDrills()
-	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: eng.Config().UI.Refresh, ReadOnly: f.readonly,
+	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: cfg.UI.Refresh, ReadOnly: f.readonly,
 		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()},
 		Drill:  drills.drill("http://"+eng.AdminAddr(), "http://"+eng.RPCAddr(), cfg.Server.AdminToken)}
-	runErr := runConsole(opts, pickTheme(f.theme, cfg.UI.Theme, log, stderr), note)
+	runErr := runConsole(ctx, opts, pickTheme(f.theme, cfg.UI.Theme, log, stderr), note)
 	drills.stop() // a drill still running clears its fault before the engine goes
 
-	// q, ctrl+c or SIGTERM: the engine stops taking requests and lets the
-	// ones in flight finish (server.shutdown_timeout bounds it).
-	log.Info("shutting down", "bound", eng.Config().Server.ShutdownTimeout)
-	if prober != nil {
-		prober.Close()
-	}
-	if err := eng.Close(); err != nil {
-		log.Warn("shutdown", "err", err)
-	}
+	// q, ctrl+c, SIGINT or SIGTERM: the engine stops taking requests and
+	// lets the ones in flight finish (server.shutdown_timeout bounds it).
+	log.Info("shutting down", "bound", cfg.Server.ShutdownTimeout)
+	stopEngine(eng, prober, log)
 	return runErr
 }
 
-func attachConsole(f consoleFlags, log *slog.Logger, stderr io.Writer) error {
+func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {
 		return err
 	}
 	defer remote.Close()
-	refresh, themeName := 250*time.Millisecond, themes.DefaultName
+	def := engine.Default()
+	refresh, themeName := def.UI.Refresh, def.UI.Theme
 	if f.configSet {
 		cfg, err := loadConfig(f.config)
 		if err != nil {
@@ -166,7 +150,7 @@ func attachConsole(f consoleFlags, log *slog.Logger, stderr io.Writer) error {
 	defer drills.stop()
 	opts := ui.Options{Backend: remote, Refresh: refresh, ReadOnly: f.readonly, Source: ui.Source{Attached: remote.URL()},
 		Drill: drills.drill(remote.URL(), "", f.token)}
-	return runConsole(opts, pickTheme(f.theme, themeName, log, stderr), "")
+	return runConsole(ctx, opts, pickTheme(f.theme, themeName, log, stderr), "")
 }
 
 // pickTheme loads --theme, else ui.theme; an unusable theme falls back to
@@ -184,9 +168,10 @@ func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) t
 	return t
 }
 
-// runConsole runs the Bubble Tea program until q, ctrl+c or a signal, and
-// restores the terminal.
-func runConsole(opts ui.Options, theme themes.Theme, note string) error {
+// runConsole runs the Bubble Tea program until q, ctrl+c or ctx ends, and
+// restores the terminal. Signals are main's (its context), not Bubble
+// Tea's.
+func runConsole(ctx context.Context, opts ui.Options, theme themes.Theme, note string) error {
 	opts.Theme = theme
 	m := ui.New(opts)
 	if note != "" {
@@ -194,10 +179,10 @@ func runConsole(opts ui.Options, theme themes.Theme, note string) error {
 	}
 	// 20 frames a second at most: the screen changes a few times a second
 	// (ui.refresh), and the default 60 wakes an idle console for nothing.
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err := p.Run()
-	if errors.Is(err, tea.ErrInterrupted) {
-		return nil // SIGINT: a graceful exit like q
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // SIGINT or SIGTERM: a graceful exit like q
 	}
 	return err
 }

@@ -8,27 +8,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 )
 
-// cmdDrill runs the failover verification plan (bench.Drill):
-//
-//	rpcdash drill [--admin URL --target URL] [--mode M] [--no-load] [--format text|json] …
-//
+// cmdDrill is `rpcdash drill`: the failover verification plan (bench.Drill)
 // against a running rpcdash (--admin), or without it against an embedded
 // engine over sims whose thresholds the --breaker-* and --probe-interval
 // flags set. Each step is printed as it ends, with its timing and evidence;
 // a failed step makes the exit code non-zero and the error names it.
-func cmdDrill(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("rpcdash drill", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("drill", stderr)
 	admin := fs.String("admin", "", "admin URL of a running rpcdash (default: an embedded engine over sims)")
 	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
 	target := fs.String("target", "", "the instance's JSON-RPC URL (server.listen), for the drill's own reads")
@@ -89,8 +83,6 @@ func cmdDrill(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	var rep *bench.DrillReport
 	var err error
 	if *admin != "" {

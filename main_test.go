@@ -556,6 +556,62 @@ func TestRun_UnknownCommand(t *testing.T) {
 	}
 }
 
+// rpcdash --help, -h and help print the command list on stdout and exit 0:
+// every command with its synopsis, not the console's flags.
+func TestRun_HelpListsTheCommands(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"-help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 0 {
+				t.Fatalf("exit code %d, want 0; stderr:\n%s", code, errb.String())
+			}
+			for _, want := range []string{"usage:", "rpcdash [console]", "console --attach", "rpcdash serve", "rpcdash sim",
+				"rpcdash bench", "rpcdash drill", "rpcdash status", "--help"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the command list lacks %q:\n%s", want, out.String())
+				}
+			}
+			if strings.Contains(out.String()+errb.String(), "-log-file string") {
+				t.Errorf("printed the console's flags instead of the command list:\n%s%s", out.String(), errb.String())
+			}
+		})
+	}
+}
+
+// Each command's --help (and help COMMAND) prints its flags and exits 0
+// without running anything.
+func TestRun_CommandHelpListsItsFlags(t *testing.T) {
+	cases := []struct {
+		args  []string
+		flags []string
+	}{
+		{[]string{"bench", "--help"}, []string{"-rate", "-policies", "-duration", "-median", "-format"}},
+		{[]string{"help", "bench"}, []string{"-rate", "-policies"}},
+		{[]string{"serve", "--help"}, []string{"usage:", "rpcdash serve", "-config", "-log-level"}},
+		{[]string{"console", "-h"}, []string{"usage:", "console --attach", "-attach", "-readonly", "-log-file"}},
+		{[]string{"sim", "--help"}, []string{"rpcdash sim", "-chain", "-median"}},
+		{[]string{"drill", "--help"}, []string{"rpcdash drill", "-mode", "-breaker-failures"}},
+		{[]string{"status", "--help"}, []string{"rpcdash status", "-admin", "-json"}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tc.args, &out, &errb); code != 0 {
+				t.Fatalf("exit code %d, want 0; stderr:\n%s", code, errb.String())
+			}
+			help := out.String() + errb.String()
+			for _, f := range tc.flags {
+				if !strings.Contains(help, f) {
+					t.Errorf("help lacks %q:\n%s", f, help)
+				}
+			}
+			if strings.Contains(help, "row(s)") {
+				t.Errorf("--help ran the command:\n%s", help)
+			}
+		})
+	}
+}
+
 // Every kind of bench row runs through main's engine starter.
 func TestBench_EveryPolicyKindRuns(t *testing.T) {
 	var out, errb bytes.Buffer

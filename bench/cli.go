@@ -10,10 +10,8 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rpcdash/rpcdash/sim"
@@ -36,9 +34,9 @@ const (
 // Main implements `rpcdash bench` (see the README's Benchmarks section for
 // every flag). args exclude the "bench" word itself. It prints how long the
 // run will take before it starts, a progress bar on a terminal, and the
-// report to --out or stdout. SIGINT stops it early (an --admin instance's
-// hedging is restored all the same).
-func Main(args []string, stdio Stdio, start EngineStarter) error {
+// report to --out or stdout. ctx ending (main's on SIGINT or SIGTERM)
+// stops it early (an --admin instance's hedging is restored all the same).
+func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) error {
 	fs := flag.NewFlagSet("rpcdash bench", flag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
 	scenario := sim.TailScenario()
@@ -147,8 +145,6 @@ func Main(args []string, stdio Stdio, start EngineStarter) error {
 	if stdio.Terminal {
 		cfg.Progress = NewProgress(stdio.Err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	c, err := Compare(ctx, cfg)
 	if err != nil {
 		if file != nil {

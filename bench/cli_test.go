@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestMain_RunsTheComparisonAsJSONToAFile(t *testing.T) {
 		"--arrivals", "poisson", "--mix", "eth_getBalance=2,eth_blockNumber=1", "--median", "5ms", "--tail", "0", "--seed", "9",
 		"--format", "json", "--out", path}
 	io, out, errb := stdio("", false)
-	if err := bench.Main(args, io, startEngine); err != nil {
+	if err := bench.Main(context.Background(), args, io, startEngine); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	if out.Len() != 0 || !strings.Contains(errb.String(), "2 row(s) × (250ms warm-up + 1s measured): about 3s") ||
@@ -72,7 +73,7 @@ func TestMain_RejectsBadFlagsBeforeSendingAnything(t *testing.T) {
 		{"--nope"},
 	} {
 		io, _, errb := stdio("", false)
-		if err := bench.Main(append(args, "--duration", "100ms", "--warmup", "0s"), io, startEngine); err == nil {
+		if err := bench.Main(context.Background(), append(args, "--duration", "100ms", "--warmup", "0s"), io, startEngine); err == nil {
 			t.Errorf("%v accepted", args)
 		} else if strings.Contains(errb.String(), "about") {
 			t.Errorf("%v: announced a run before refusing it: %s", args, errb.String())
@@ -99,7 +100,7 @@ func TestMain_RemoteTargetsAreCappedAndConfirmed(t *testing.T) {
 		{[]string{"--target", "http://127.0.0.1:1", "--admin", "http://192.0.2.1:8546", "--rate", "5"}, "", false, "--allow-remote"},
 	} {
 		io, _, errb := stdio(tc.in, tc.terminal)
-		err := bench.Main(append(tc.args, "--warmup", "0s"), io, startEngine)
+		err := bench.Main(context.Background(), append(tc.args, "--warmup", "0s"), io, startEngine)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want it to say %q", tc.args, err, tc.want)
 		}

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestProgress_OnlyOnATerminal(t *testing.T) {
 	// said once, and nothing else goes to stderr.
 	var out, errb bytes.Buffer
 	args := []string{"--policies", "off", "--delays", "", "--quantiles", "", "--duration", "600ms", "--warmup", "0s", "--rate", "20", "--median", "1ms", "--tail", "0"}
-	if err := bench.Main(args, bench.Stdio{Out: &out, Err: &errb}, startEngine); err != nil {
+	if err := bench.Main(context.Background(), args, bench.Stdio{Out: &out, Err: &errb}, startEngine); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(strings.TrimSpace(errb.String()), "\n"); len(lines) != 1 || strings.Contains(errb.String(), "\r") {

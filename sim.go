@@ -1,30 +1,24 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// cmdSim runs simulated upstreams until SIGINT:
-//
-//	rpcdash sim [--chain evm|solana] [--listen HOST] [scenario flags] [PRESET|sim://URL ...]
-//
-// With scenario flags (the same as rpcdash bench's: --median, --sigma,
+// cmdSim is `rpcdash sim`: simulated upstreams on loopback until ctx ends
+// (SIGINT or SIGTERM). With scenario flags (the same as rpcdash bench's: --median, --sigma,
 // --tail, --tail-min, --tail-max, --endpoints, --capacity, --correlated,
 // --incident, --seed) and no presets it starts the scenario's endpoints;
 // with presets or URLs, the flags given override each of them. Incident
 // windows are on the wall clock (the Unix epoch), so separate runs with
 // the same parameters are slow at the same moments.
-func cmdSim(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sim", stderr)
 	chain := fs.String("chain", "evm", "evm or solana")
 	host := fs.String("listen", "127.0.0.1", "host to listen on (loopback)")
 	scenario := sim.TailScenario()
@@ -75,9 +69,6 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 			cfgs[i].Chain = *chain
 		}
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	ups, err := sim.StartSet(cfgs, *host)
 	if err != nil {
 		return err
@@ -86,6 +77,6 @@ func cmdSim(args []string, stdout, stderr io.Writer) error {
 	for _, u := range ups {
 		fmt.Fprintf(stdout, "%s\t%s\t(counters: %s/_sim/counters)\n", u.Name(), u.URL(), u.URL())
 	}
-	<-sigs
+	<-ctx.Done()
 	return nil
 }

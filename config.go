@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// loadConfig reads FILE through viper with RPCDASH_* environment overrides
+// over engine.Default, and rejects unknown keys and bad values naming each
+// key.
+func loadConfig(path string) (engine.Config, error) { return loadConfigData(path, nil) }
+
+// loadConfigData is loadConfig over data (named path in messages) when
+// data is not nil: the shipped config embedded in the binary.
+func loadConfigData(path string, data []byte) (engine.Config, error) {
+	// Decoding over the defaults keeps every zero the file sets explicitly.
+	cfg := engine.Default()
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("toml")
+	v.SetEnvPrefix("RPCDASH")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	for _, key := range configKeys(reflect.TypeOf(cfg), "") {
+		if err := v.BindEnv(key); err != nil {
+			return cfg, err
+		}
+	}
+	read := v.ReadInConfig
+	if data != nil {
+		read = func() error { return v.ReadConfig(bytes.NewReader(data)) }
+	}
+	if err := read(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	var problems []string
+	if top, nested := unknownKeys(reflect.TypeOf(cfg), v.AllSettings(), ""); len(top)+len(nested) > 0 {
+		if len(top) > 0 {
+			problems = append(problems, "unknown top-level keys: "+strings.Join(top, ", "))
+		}
+		if len(nested) > 0 {
+			problems = append(problems, "unknown keys: "+strings.Join(nested, ", "))
+		}
+	}
+	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	))
+	if err := v.Unmarshal(&cfg, hook); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		msg := problems[0]
+		if len(problems) > 1 {
+			msg = "\n  " + strings.Join(problems, "\n  ")
+		}
+		// Decoders quote the offending value, which may be a URL's secret.
+		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(msg, endpointURLs(v)))
+	}
+	if err := validateWithSims(cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// configKeys lists the dotted keys of every scalar config field, so that
+// RPCDASH_SERVER_LISTEN and friends override even keys the file omits.
+func configKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("mapstructure")
+		if tag == "" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Struct:
+			keys = append(keys, configKeys(f.Type, prefix+tag+".")...)
+		case reflect.Slice:
+			if f.Type.Elem().Kind() == reflect.String {
+				keys = append(keys, prefix+tag)
+			}
+		case reflect.Map:
+		default:
+			keys = append(keys, prefix+tag)
+		}
+	}
+	return keys
+}
+
+// unknownKeys are the keys of settings (viper's, lower-cased) that no field
+// of t names: at the top level, and below it as full keys
+// ("hedge.bogus", "endpoints[0].weight"), each list sorted.
+func unknownKeys(t reflect.Type, settings map[string]any, prefix string) (top, nested []string) {
+	fields := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" {
+			fields[tag] = t.Field(i).Type
+		}
+	}
+	for key, val := range settings {
+		ft, ok := fields[key]
+		switch {
+		case !ok && prefix == "":
+			top = append(top, key)
+		case !ok:
+			nested = append(nested, prefix+key)
+		default:
+			nested = append(nested, unknownBelow(ft, val, prefix+key)...)
+		}
+	}
+	sort.Strings(top)
+	sort.Strings(nested)
+	return top, nested
+}
+
+// unknownBelow checks a value whose field has type t: a section (struct),
+// a list of sections ([[endpoints]]) or a map of sections
+// ([hedge.methods.<method>]); anything else has no keys of its own.
+func unknownBelow(t reflect.Type, val any, key string) []string {
+	var out []string
+	switch {
+	case t.Kind() == reflect.Struct:
+		if m, ok := val.(map[string]any); ok {
+			_, out = unknownKeys(t, m, key+".")
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		if list, ok := val.([]any); ok {
+			for i, item := range list {
+				if m, ok := item.(map[string]any); ok {
+					_, n := unknownKeys(t.Elem(), m, fmt.Sprintf("%s[%d].", key, i))
+					out = append(out, n...)
+				}
+			}
+		}
+	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
+		if m, ok := val.(map[string]any); ok {
+			for name, item := range m {
+				out = append(out, unknownBelow(t.Elem(), item, key+"."+name)...)
+			}
+		}
+	}
+	return out
+}
+
+func endpointURLs(v *viper.Viper) []string {
+	var urls []string
+	if list, ok := v.Get("endpoints").([]any); ok {
+		for _, item := range list {
+			if m, ok := item.(map[string]any); ok {
+				if s, ok := m["url"].(string); ok {
+					urls = append(urls, s)
+				}
+			}
+		}
+	}
+	return urls
+}
+
+// validateWithSims checks every sim:// URL, then the whole config as the
+// engine will see it once the sims run, so that every config error names
+// its key before anything listens (starting the sims would otherwise trip
+// over a bad chain.kind first).
+func validateWithSims(cfg engine.Config) error {
+	sims, err := parseSims(cfg)
+	if err != nil {
+		return fmt.Errorf("invalid config:\n  %v", err)
+	}
+	cfg.Endpoints = slices.Clone(cfg.Endpoints)
+	for _, s := range sims {
+		cfg.Endpoints[s.index].URL = "http://127.0.0.1:1" // a stand-in, never dialled
+	}
+	return cfg.Validate()
+}
