@@ -27,6 +27,13 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
+// The JSON-RPC error codes rpcdash answers these attacks with (README):
+// parse errors, and limits (EIP-1474's "limit exceeded").
+const (
+	codeParseError    = -32700
+	codeLimitExceeded = -32005
+)
+
 type hostileEngine struct {
 	t          *testing.T
 	p          *testutil.Proc
@@ -226,7 +233,7 @@ func TestHostile_HugeBatchRefusedWithinBoundedMemory(t *testing.T) {
 		wg.Wait()
 		peak := stop()
 		for _, a := range answers {
-			if a.err != nil || a.status != 200 || a.code() != engine.CodeLimitExceeded {
+			if a.err != nil || a.status != 200 || a.code() != codeLimitExceeded {
 				t.Fatalf("HTTP %d %.200s (%v): want -32005", a.status, a.body, a.err)
 			}
 		}
@@ -418,7 +425,7 @@ func TestHostile_CodecEdgeCases(t *testing.T) {
 		name, body string
 		code       int // JSON-RPC error code wanted, 0 = any answer
 	}{
-		{"deep nesting", deep, engine.CodeParseError},
+		{"deep nesting", deep, codeParseError},
 		{"deep params", deepParams, 0},
 		{"huge id", hugeID, 0},
 		{"invalid UTF-8 in the method", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_\xff\xfe\"}", 0},

@@ -147,7 +147,7 @@ func (c *Comparison) model(ms modelSettings) {
 	if len(c.Rows[base].baseline) == 0 {
 		return
 	}
-	dist := distributionOf(c.Rows[base].baseline)
+	dist := engine.DistributionOf(c.Rows[base].baseline, nil)
 	c.Baseline = c.Rows[base].Policy
 	for i := range c.Rows {
 		r := &c.Rows[i]
@@ -175,17 +175,6 @@ type modelSettings struct {
 func defaultModelSettings() modelSettings {
 	c := engine.Default()
 	return modelSettings{budget: c.Hedge.Budget, burst: c.Hedge.BudgetBurst, maxExtra: c.Hedge.MaxExtra}
-}
-
-// distributionOf is the latency distribution of samples as the engine's
-// windows hold it (nothing ages out of it: its clock stands still).
-func distributionOf(samples []time.Duration) engine.Distribution {
-	t0 := time.Unix(0, 0)
-	w := engine.NewLatencyWindow(time.Hour, 1, func() time.Time { return t0 })
-	for _, s := range samples {
-		w.Record(s)
-	}
-	return w.Distribution()
 }
 
 // describe is the report's head: the target and the workload.

@@ -1,22 +1,22 @@
 package engine
 
 import (
-	"sort"
-	"sync"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 )
 
-// Role is why an attempt was sent.
-type Role uint8
+// role is why an attempt was sent.
+type role uint8
 
 const (
-	RolePrimary  Role = iota // the first attempt of a request
-	RoleHedge                // a duplicate sent because the delay passed
-	RoleFailover             // a retry elsewhere after a failed attempt
+	rolePrimary  role = iota // the first attempt of a request
+	roleHedge                // a duplicate sent because the delay passed
+	roleFailover             // a retry elsewhere after a failed attempt
 )
 
-func (r Role) String() string { return [...]string{"primary", "hedge", "failover"}[r] }
+func (r role) String() string { return [...]string{"primary", "hedge", "failover"}[r] }
 
 // counts is one set of request-path counters. All fields are atomics so the
 // hot path never locks; Snapshot copies them into AccountSnapshot.
@@ -62,9 +62,9 @@ type AccountSnapshot struct {
 func (c *counts) snapshot() AccountSnapshot {
 	s := AccountSnapshot{
 		Requests:     c.requests.Load(),
-		Primary:      c.attempts[RolePrimary].Load(),
-		Hedge:        c.attempts[RoleHedge].Load(),
-		Failover:     c.attempts[RoleFailover].Load(),
+		Primary:      c.attempts[rolePrimary].Load(),
+		Hedge:        c.attempts[roleHedge].Load(),
+		Failover:     c.attempts[roleFailover].Load(),
 		Failures:     c.failures.Load(),
 		HedgesFired:  c.hedgesFired.Load(),
 		HedgesWon:    c.hedgesWon.Load(),
@@ -90,34 +90,18 @@ func (c *counts) snapshot() AccountSnapshot {
 	return s
 }
 
-// accounts holds the per-method counters, bounded like endpoint stats.
+// accounts holds the per-method counters; methods past maxTrackedMethods
+// share the "other" counters (their metrics label).
 type accounts struct {
-	mu      sync.RWMutex
-	methods map[string]*counts
+	methods *perMethod[*counts]
 }
 
-func newAccounts() *accounts { return &accounts{methods: map[string]*counts{}} }
+func newAccounts() *accounts {
+	return &accounts{methods: newPerMethod(true, func(m string) *counts { return &counts{name: m} })}
+}
 
 func (a *accounts) method(m string) *counts {
-	a.mu.RLock()
-	c, ok := a.methods[m]
-	a.mu.RUnlock()
-	if ok {
-		return c
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if c, ok := a.methods[m]; ok {
-		return c
-	}
-	if len(a.methods) >= maxTrackedMethods {
-		m = otherMethod
-		if c, ok := a.methods[m]; ok {
-			return c
-		}
-	}
-	c = &counts{name: m}
-	a.methods[m] = c
+	c, _ := a.methods.get(m)
 	return c
 }
 
@@ -125,8 +109,7 @@ func (a *accounts) method(m string) *counts {
 // past the cap, so the sum is exact).
 func (a *accounts) totals() AccountSnapshot {
 	var t counts
-	a.mu.RLock()
-	for _, c := range a.methods {
+	for _, c := range a.methods.all() {
 		t.requests.Add(c.requests.Load())
 		for r := range c.attempts {
 			t.attempts[r].Add(c.attempts[r].Load())
@@ -140,17 +123,9 @@ func (a *accounts) totals() AccountSnapshot {
 		t.extraCost.Add(c.extraCost.Load())
 		t.clientErrors.Add(c.clientErrors.Load())
 	}
-	a.mu.RUnlock()
 	return t.snapshot()
 }
 
 func (a *accounts) names() []string {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	out := make([]string, 0, len(a.methods))
-	for m := range a.methods {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(a.methods.all()))
 }

@@ -16,8 +16,8 @@ const (
 // one); anything else is "admin".
 const HeaderActor = "X-Rpcdash-Actor"
 
-// ParseActor accepts "console", "admin" and "engine".
-func ParseActor(s string) (Actor, error) {
+// parseActor accepts "console", "admin" and "engine".
+func parseActor(s string) (Actor, error) {
 	switch a := Actor(s); a {
 	case ActorConsole, ActorAdmin, ActorEngine:
 		return a, nil

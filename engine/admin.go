@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // AdminHandler serves the admin API and /metrics over the control API.
@@ -109,7 +111,7 @@ func (e *Engine) respond(w http.ResponseWriter, name string, err error) {
 				return
 			}
 		}
-	case errors.Is(err, ErrNoEndpoint):
+	case errors.Is(err, errNoEndpoint):
 		writeAPIError(w, http.StatusNotFound, err.Error())
 	default:
 		writeAPIError(w, http.StatusBadRequest, err.Error())
@@ -168,7 +170,7 @@ func (f faultRequest) spec() (FaultSpec, error) {
 	s.Mode = FaultMode(mode)
 	if given(f.Rate) {
 		if json.Unmarshal(f.Rate, &s.Rate) != nil || !(s.Rate > 0 && s.Rate <= 1) {
-			return s, fmt.Errorf("rate: must be a number in (0, 1] (omit it for every request), got %s", sanitizeText(string(f.Rate), 64))
+			return s, fmt.Errorf("rate: must be a number in (0, 1] (omit it for every request), got %s", redact.Sanitize(string(f.Rate), 64))
 		}
 	}
 	var err error
@@ -194,7 +196,7 @@ func (f faultRequest) spec() (FaultSpec, error) {
 			var ms float64
 			if json.Unmarshal(l.v, &ms) != nil || !(ms > 0 && ms <= float64(maxFaultLatency/time.Millisecond)) {
 				return s, fmt.Errorf("latency_ms: must be a number of milliseconds in (0, %d], got %s",
-					maxFaultLatency/time.Millisecond, sanitizeText(string(l.v), 64))
+					maxFaultLatency/time.Millisecond, redact.Sanitize(string(l.v), 64))
 			}
 			s.Latency = Duration(ms * float64(time.Millisecond))
 		} else if s.Latency, err = durationField(l.name, l.v); err != nil {
@@ -221,7 +223,7 @@ func durationField(name string, v json.RawMessage) (Duration, error) {
 	}
 	var d Duration
 	if err := d.UnmarshalJSON(v); err != nil {
-		return 0, fmt.Errorf("%s: must be a duration such as \"150ms\", got %s", name, sanitizeText(string(v), 64))
+		return 0, fmt.Errorf("%s: must be a duration such as \"150ms\", got %s", name, redact.Sanitize(string(v), 64))
 	}
 	return d, nil
 }

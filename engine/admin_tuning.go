@@ -17,7 +17,7 @@ func (e *Engine) serveDistribution(w http.ResponseWriter, r *http.Request) {
 }
 
 // GET /v1/hedge/forecast?method=M&delays=50ms,90ms,auto: the model's
-// prediction for each delay (DefaultForecastDelays when none are given).
+// prediction for each delay (defaultForecastDelays when none are given).
 func (e *Engine) serveForecast(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var delays []string

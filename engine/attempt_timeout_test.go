@@ -3,12 +3,14 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // Losers outrun by hedges on a silent endpoint must not stretch its attempt
 // deadline: only answers say how long answers take.
 func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
-	clock := newTestClock()
+	clock := testutil.NewClock(testutil.Epoch)
 	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 	cfg.Breaker.AttemptTimeoutMin = 10 * time.Millisecond
@@ -18,7 +20,7 @@ func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
 	}
 	defer e.Close()
 	ep := e.endpoints[0]
-	s := ep.stats("eth_getBalance", e)
+	s := ep.stats("eth_getBalance")
 	for i := 0; i < 100; i++ {
 		s.latency.Record(time.Duration(40+i%10) * time.Millisecond)
 	}

@@ -1,14 +1,13 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"syscall"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // classify decides what an upstream's answer to req comes to, from its
@@ -24,7 +23,7 @@ import (
 //     limit, by the table in rpcerrors.go.
 //
 // A notification gets no answer, so any 2xx will do.
-func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *Request) {
+func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *jsonrpc.Request) {
 	switch {
 	case status == http.StatusTooManyRequests:
 		r.out, r.cause = outRateLimit, "HTTP 429"
@@ -40,78 +39,45 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		return
 	}
 	body := r.body.Bytes()
-	r.info = InspectResponse(body)
+	r.info = jsonrpc.InspectResponse(body)
 	if !r.info.Valid {
 		switch {
 		case !success:
 			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
-		case len(trimSpace(body)) > 0 && trimSpace(body)[0] == '[':
+		case len(jsonrpc.TrimSpace(body)) > 0 && jsonrpc.TrimSpace(body)[0] == '[':
 			r.out, r.cause = outInvalid, "answer is a batch, to a single request"
 		default:
 			r.out, r.cause = outInvalid, "answer is not JSON-RPC"
 		}
 		return
 	}
-	b := blameRequest
+	b := jsonrpc.BlameRequest
 	if r.info.HasError {
-		b = blameOf(e.cfg.Chain.Kind == "solana", r.info.ErrCode, r.info.ErrMessage)
+		b = jsonrpc.BlameOf(e.cfg.Chain.Kind == "solana", r.info.ErrCode, r.info.ErrMessage)
 	}
 	cause := ""
 	if r.info.HasError {
 		cause = fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
 	}
 	switch {
-	case !sameID(req.ID, responseID(body)):
-		if b == blameRateLimit {
+	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)):
+		if b == jsonrpc.BlameRateLimit {
 			// Providers often answer a rate limit with a null id.
 			r.out, r.cause = outRateLimit, cause
 			return
 		}
 		r.out, r.cause = outInvalid, "answer carries another request's id"
-	case !success && !(r.info.HasError && b == blameRequest):
+	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
 		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
-	case b == blameRequest:
+	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
-	case b == blameEndpoint:
+	case b == jsonrpc.BlameEndpoint:
 		r.out, r.cause = outEndpointError, cause
-	case b == blameUnsupported:
+	case b == jsonrpc.BlameUnsupported:
 		r.out, r.cause = outUnsupported, cause
 	default:
 		r.out, r.cause = outRateLimit, cause
 	}
-}
-
-// responseID is the id member of a response object, nil when absent.
-func responseID(body []byte) json.RawMessage {
-	b := trimSpace(body)
-	if len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	for it := (memberIter{b: b, i: 1}); it.next(); {
-		if keyOf(b[it.ks:it.ke]) == keyID {
-			return b[it.vs:it.ve]
-		}
-	}
-	return nil
-}
-
-// sameID compares JSON-RPC ids by value: the same string (whatever its
-// escapes) or the same number (whatever its spelling, 1 and 1.0 alike).
-func sameID(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	if a[0] == '"' || b[0] == '"' {
-		sa, okA := decodeString(a)
-		sb, okB := decodeString(b)
-		return okA && okB && sa == sb
-	}
-	ra, okA := new(big.Rat).SetString(string(a))
-	rb, okB := new(big.Rat).SetString(string(b))
-	return okA && okB && ra.Cmp(rb) == 0
 }
 
 // refusedConn says whether a failed exchange is conclusive evidence that the

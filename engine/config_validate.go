@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // Validate reports every invalid value of the configuration at once, each
@@ -235,7 +238,7 @@ func (d DemoConfig) validate(p *problems, kind string, methods MethodsConfig) {
 	if d.Rate <= 0 || d.Rate > maxDemoRate {
 		p.add("demo.rate", "must be in (0, %d] requests per second, got %v", maxDemoRate, d.Rate)
 	}
-	if _, err := ParseDemoMix(d.Mix, kind, NewMethodTable(kind, methods)); err != nil {
+	if _, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods))); err != nil {
 		p.add("demo.mix", "%v", err)
 	}
 }
@@ -263,26 +266,26 @@ func validateEndpointURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("not a URL: %s", RedactURL(raw))
+		return fmt.Errorf("not a URL: %s", redact.URL(raw))
 	}
 	switch u.Scheme {
 	case "http", "https":
 		if u.Hostname() == "" {
-			return fmt.Errorf("no host in %s", RedactURL(raw))
+			return fmt.Errorf("no host in %s", redact.URL(raw))
 		}
 		if port := u.Port(); port != "" {
 			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return fmt.Errorf("port %s is outside 1-65535 in %s", port, RedactURL(raw))
+				return fmt.Errorf("port %s is outside 1-65535 in %s", port, redact.URL(raw))
 			}
 		} else if strings.HasSuffix(u.Host, ":") {
-			return fmt.Errorf("empty port in %s", RedactURL(raw))
+			return fmt.Errorf("empty port in %s", redact.URL(raw))
 		}
 	case "sim":
 		// sim://NAME is started in-process by main.go and rewritten to
 		// http before the engine sees it.
-		return fmt.Errorf("sim:// URLs must be started by the command line before the engine starts: %s", RedactURL(raw))
+		return fmt.Errorf("sim:// URLs must be started by the command line before the engine starts: %s", redact.URL(raw))
 	default:
-		return fmt.Errorf("scheme must be http or https: %s", RedactURL(raw))
+		return fmt.Errorf("scheme must be http or https: %s", redact.URL(raw))
 	}
 	return nil
 }
@@ -313,4 +316,10 @@ func isLoopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ScrubConfigError removes endpoint URL secrets from a config error message
+// (decoders quote the offending value).
+func ScrubConfigError(msg string, urls []string) string {
+	return redact.NewScrubber(urls).Scrub(msg)
 }

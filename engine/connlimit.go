@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // connLimitListener caps the connections a port holds open at once. A
@@ -30,12 +32,12 @@ const (
 )
 
 func newConnLimitListener(ln net.Listener, limit int, setting string) *connLimitListener {
-	err := &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("too many connections: %s (%d) reached; try again shortly", setting, limit)}
+	err := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf("too many connections: %s (%d) reached; try again shortly", setting, limit)}
 	return &connLimitListener{
 		Listener: ln,
 		slots:    make(chan struct{}, limit),
 		refusing: make(chan struct{}, maxRefusing),
-		body:     AppendError(nil, nil, err),
+		body:     jsonrpc.AppendError(nil, nil, err),
 	}
 }
 

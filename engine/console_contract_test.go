@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -59,10 +60,10 @@ func TestSnapshot_ClientStatsOfTheLastMinute(t *testing.T) {
 		t.Fatalf("pool client stats %+v after %d requests of 15ms", st.Client, n+1)
 	}
 	m := st.Methods["eth_getBalance"]
-	if m.Client.Requests != n || m.Class != engine.ClassRead || !m.Hedgeable || m.Hedge == nil {
+	if m.Client.Requests != n || m.Class != jsonrpc.ClassRead || !m.Hedgeable || m.Hedge == nil {
 		t.Fatalf("eth_getBalance: %+v", m)
 	}
-	if w := st.Methods["eth_sendRawTransaction"]; w.Class != engine.ClassWrite || w.Hedgeable || w.Hedge != nil || w.Client.Requests != 1 {
+	if w := st.Methods["eth_sendRawTransaction"]; w.Class != jsonrpc.ClassWrite || w.Hedgeable || w.Hedge != nil || w.Client.Requests != 1 {
 		t.Fatalf("eth_sendRawTransaction: %+v", w)
 	}
 	if st.Started.IsZero() || !st.Started.Before(st.Time) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // The control API: everything an operator can do with a key or with curl.
@@ -111,8 +113,8 @@ func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
 			return fmt.Errorf("delay: %s is above server.request_timeout (%s): the hedge would never fire", d, e.cfg.Server.RequestTimeout)
 		}
 	}
-	if len(u.Method) > maxMethodName || sanitizeText(u.Method, maxMethodName) != u.Method || strings.ContainsAny(u.Method, " \"") {
-		return fmt.Errorf("method: %q is not a JSON-RPC method name", sanitizeText(u.Method, 64))
+	if len(u.Method) > maxMethodName || redact.Sanitize(u.Method, maxMethodName) != u.Method || strings.ContainsAny(u.Method, " \"") {
+		return fmt.Errorf("method: %q is not a JSON-RPC method name", redact.Sanitize(u.Method, 64))
 	}
 	return nil
 }
@@ -125,7 +127,7 @@ func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }
 
 // armFaultExpiry replaces the endpoint's expiry timer with one for f (none
 // when f is nil or has no duration).
-func (e *Engine) armFaultExpiry(ep *Endpoint, f *activeFault) {
+func (e *Engine) armFaultExpiry(ep *endpoint, f *activeFault) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if ep.faultTimer != nil {
@@ -141,7 +143,7 @@ func (e *Engine) armFaultExpiry(ep *Endpoint, f *activeFault) {
 // expireFault clears f if it is still the endpoint's fault, with an event
 // by the engine. The transport does the same when it notices first
 // (faultOf); the compare-and-swap lets only one of them report it.
-func (e *Engine) expireFault(ep *Endpoint, f *activeFault) {
+func (e *Engine) expireFault(ep *endpoint, f *activeFault) {
 	if ep.fault.CompareAndSwap(f, nil) {
 		ep.staleHead.Store(0)
 		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, From: string(f.Mode), Actor: ActorEngine, Message: "fault expired"})
@@ -163,7 +165,7 @@ func (e *Engine) stopFaultTimers() {
 // faultOf is the endpoint's active fault for the request path; one that has
 // run its duration is cleared here, with an event, if its timer has not
 // done so yet.
-func (e *Engine) faultOf(ep *Endpoint) *activeFault {
+func (e *Engine) faultOf(ep *endpoint) *activeFault {
 	f, expired := ep.currentFault(e.now())
 	if expired {
 		ep.staleHead.Store(0)
@@ -174,7 +176,7 @@ func (e *Engine) faultOf(ep *Endpoint) *activeFault {
 
 // faultNow is the endpoint's fault as a reader sees it at now: an expired
 // one reads as none, and nothing is changed.
-func faultNow(ep *Endpoint, now time.Time) *activeFault {
+func faultNow(ep *endpoint, now time.Time) *activeFault {
 	if f := ep.fault.Load(); f != nil && !f.expired(now) {
 		return f
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // The demo load: with [demo] enabled, rpcdash sends itself a light stream
@@ -45,22 +47,22 @@ var defaultDemoMix = map[string][]string{
 	"solana": {"getSlot:3", "getBalance:3", "getAccountInfo:2", "getLatestBlockhash:2"},
 }
 
-// DemoMethod is one entry of the demo's mix.
-type DemoMethod struct {
+// demoMethod is one entry of the demo's mix.
+type demoMethod struct {
 	Method string
 	Weight float64
 }
 
-// ParseDemoMix reads demo.mix ("method" or "method:weight"); an empty mix is
+// parseDemoMix reads demo.mix ("method" or "method:weight"); an empty mix is
 // the default one of the chain's kind. Every method must be a read.
-func ParseDemoMix(mix []string, kind string, table *MethodTable) ([]DemoMethod, error) {
+func parseDemoMix(mix []string, kind string, table *jsonrpc.MethodTable) ([]demoMethod, error) {
 	if len(mix) == 0 {
 		mix = defaultDemoMix[kind]
 	}
-	out := make([]DemoMethod, 0, len(mix))
+	out := make([]demoMethod, 0, len(mix))
 	for _, item := range mix {
 		name, w, hasW := strings.Cut(strings.TrimSpace(item), ":")
-		m := DemoMethod{Method: strings.TrimSpace(name), Weight: 1}
+		m := demoMethod{Method: strings.TrimSpace(name), Weight: 1}
 		if m.Method == "" {
 			return nil, fmt.Errorf("%q: no method name", item)
 		}
@@ -71,7 +73,7 @@ func ParseDemoMix(mix []string, kind string, table *MethodTable) ([]DemoMethod, 
 			}
 			m.Weight = v
 		}
-		if c := table.Class(m.Method); c != ClassRead {
+		if c := table.Class(m.Method); c != jsonrpc.ClassRead {
 			return nil, fmt.Errorf("%q: the demo sends reads only; %s is a %s", item, m.Method, c)
 		}
 		out = append(out, m)
@@ -98,7 +100,7 @@ func (e *Engine) startDemo() {
 		e.log.Warn("demo load not started", "reason", err.Error())
 		return
 	}
-	mix, err := ParseDemoMix(e.cfg.Demo.Mix, e.cfg.Chain.Kind, e.methods)
+	mix, err := parseDemoMix(e.cfg.Demo.Mix, e.cfg.Chain.Kind, e.methods)
 	if err != nil || len(mix) == 0 {
 		return // Validate has said so already
 	}
@@ -154,7 +156,7 @@ func (e *Engine) demoStatus() DemoStatus {
 	return DemoStatus{Enabled: true, Rate: e.cfg.Demo.Rate}
 }
 
-func pickWeighted(mix []DemoMethod, total float64) int {
+func pickWeighted(mix []demoMethod, total float64) int {
 	x := rand.Float64() * total
 	for i, m := range mix {
 		if x < m.Weight {

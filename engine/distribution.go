@@ -3,6 +3,8 @@ package engine
 import (
 	"sort"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // Distribution is a latency distribution over a rolling window as the
@@ -73,57 +75,51 @@ func (d Distribution) Quantile(q float64) (v time.Duration, ok bool) {
 	return d.Survival[k].At, true
 }
 
-// Distribution copies the window's buckets and computes the product-limit
-// survival over them, under the window's lock. The work is proportional to
-// the buckets in use (a few hundred for a latency spread over a decade).
+// distributionOf copies the window's buckets (under its lock) and computes
+// the product-limit survival over them. The work is proportional to the
+// buckets in use (a few hundred for a latency spread over a decade).
 //
 //	S(b) = Π over buckets i ≤ b of (1 − d_i / n_i)
 //
 // with d_i the exact observations in bucket i and n_i those still at risk
 // there (exact or censored, in bucket i or above): a censored observation
 // is at risk in its own bucket, as in QuantileCensored.
-func (w *LatencyWindow) Distribution() Distribution {
-	w.lockCurrent()
-	defer w.mu.Unlock()
-	nE, nC := total(w.exact), total(w.cens)
-	d := Distribution{Exact: nE, Censored: nC}
-	if nE+nC == 0 {
+func distributionOf(w *window.Latency) Distribution {
+	buckets := w.Buckets()
+	var d Distribution
+	for _, b := range buckets {
+		d.Exact += b.Exact
+		d.Censored += b.Censored
+	}
+	if len(buckets) == 0 {
 		return d
 	}
-	var exact, cens []bucketCount
-	if nE > 0 {
-		exact = make([]bucketCount, 0, w.exact.Populated())
-		w.exact.ForEachBucket(func(v, c int64) bool { exact = append(exact, bucketCount{v, c}); return true })
-	}
-	if nC > 0 {
-		cens = make([]bucketCount, 0, w.cens.Populated())
-		w.cens.ForEachBucket(func(v, c int64) bool { cens = append(cens, bucketCount{v, c}); return true })
-	}
-	d.Buckets = make([]DistBucket, 0, len(exact)+len(cens))
-	d.Survival = make([]SurvivalStep, 0, len(exact))
-	atRisk, s := nE+nC, 1.0
-	i, j := 0, 0
-	for i < len(exact) || j < len(cens) {
-		var v, e, c int64
-		switch {
-		case j == len(cens) || i < len(exact) && exact[i].value < cens[j].value:
-			v, e = exact[i].value, exact[i].count
-			i++
-		case i == len(exact) || cens[j].value < exact[i].value:
-			v, c = cens[j].value, cens[j].count
-			j++
-		default: // the same bucket in both
-			v, e, c = exact[i].value, exact[i].count, cens[j].count
-			i++
-			j++
+	d.Buckets = make([]DistBucket, len(buckets))
+	d.Survival = make([]SurvivalStep, 0, len(buckets))
+	atRisk, s := d.Exact+d.Censored, 1.0
+	for i, b := range buckets {
+		d.Buckets[i] = DistBucket(b)
+		if b.Exact > 0 {
+			s *= 1 - float64(b.Exact)/float64(atRisk)
+			d.Survival = append(d.Survival, SurvivalStep{At: b.High, S: s})
 		}
-		top := fromMicros(bucketTop(v))
-		d.Buckets = append(d.Buckets, DistBucket{Low: fromMicros(v), High: top, Exact: e, Censored: c})
-		if e > 0 {
-			s *= 1 - float64(e)/float64(atRisk)
-			d.Survival = append(d.Survival, SurvivalStep{At: top, S: s})
-		}
-		atRisk -= e + c
+		atRisk -= b.Exact + b.Censored
 	}
 	return d
+}
+
+// DistributionOf is the distribution of observations as the engine's
+// windows hold them, in the same histogram buckets: exact latencies, and
+// censored ones (known only to exceed their value, as a primary cut short
+// by a winning hedge). Bench's model reads its rows' answers through it.
+func DistributionOf(exact, censored []time.Duration) Distribution {
+	t0 := time.Unix(0, 0) // a clock that stands still: nothing ages out
+	w := window.NewLatency(time.Hour, 1, func() time.Time { return t0 })
+	for _, d := range exact {
+		w.Record(d)
+	}
+	for _, d := range censored {
+		w.RecordCensored(d)
+	}
+	return distributionOf(w)
 }

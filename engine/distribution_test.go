@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // hedgedWindows replays n requests hedged at d0 (the primary from lat, the
@@ -15,7 +16,7 @@ import (
 // when the duplicate won. It returns that window, the window of every
 // primary's full latency (what no hedging would have shown), and the
 // censored window with its censored points dropped.
-func hedgedWindows(lat latencyModel, d0 time.Duration, n int, seed uint64) (censored, full, dropped *engine.LatencyWindow) {
+func hedgedWindows(lat latencyModel, d0 time.Duration, n int, seed uint64) (censored, full, dropped *window.Latency) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	censored, full, dropped = newWindow(), newWindow(), newWindow()
 	for range n {
@@ -39,7 +40,7 @@ func hedgedWindows(lat latencyModel, d0 time.Duration, n int, seed uint64) (cens
 // (and its auto delay) come out far too low.
 func TestForecast_CensoredWindowMatchesTheFullDistribution(t *testing.T) {
 	cw, fw, dw := hedgedWindows(seedsTail, 80*time.Millisecond, 400_000, 21)
-	c, f, d := cw.Distribution(), fw.Distribution(), dw.Distribution()
+	c, f, d := engine.WindowDistribution(cw), engine.WindowDistribution(fw), engine.WindowDistribution(dw)
 	if c.Censored < c.Samples()/50 {
 		t.Fatalf("only %d of %d censored: the test needs hedges that won", c.Censored, c.Samples())
 	}
@@ -90,8 +91,8 @@ func TestForecast_CensoredWindowMatchesTheFullDistribution(t *testing.T) {
 // censoring.
 func TestDistribution_QuantilesAreTheAutoDelays(t *testing.T) {
 	cw, fw, _ := hedgedWindows(seedsTail, 80*time.Millisecond, 50_000, 22)
-	for name, w := range map[string]*engine.LatencyWindow{"censored": cw, "exact only": fw} {
-		d := w.Distribution()
+	for name, w := range map[string]*window.Latency{"censored": cw, "exact only": fw} {
+		d := engine.WindowDistribution(w)
 		for _, q := range []float64{0.5, 0.8, 0.9, 0.95, 0.99, 0.999} {
 			got, _ := d.Quantile(q)
 			if want := w.QuantileCensored(q); got != want {
@@ -125,7 +126,7 @@ func TestDistribution_AllCensoredResolvesNothing(t *testing.T) {
 	for i := range 50 {
 		w.RecordCensored(time.Duration(100+i) * time.Millisecond)
 	}
-	d := w.Distribution()
+	d := engine.WindowDistribution(w)
 	if len(d.Survival) != 0 || d.SurvivalAt(time.Hour) != 1 {
 		t.Fatalf("survival %v", d.Survival)
 	}

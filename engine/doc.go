@@ -25,5 +25,23 @@
 //   - Secrets in endpoint URLs never leave the engine: names and redacted URLs
 //     are all that logs, events, errors, status and metrics carry.
 //
-// The engine imports no other rpcdash package.
+// The public surface, and nothing else (api_test.go checks that every
+// exported name is used outside the package):
+//   - construction: Default and Config with its sections, Options, New;
+//     Engine's Start, Shutdown, Close, RPCAddr, AdminAddr, Config;
+//   - the handlers: RPCHandler (the JSON-RPC port, with the response
+//     headers Header*) and AdminHandler (the admin API and /metrics);
+//   - the Snapshot and its parts (EndpointSnapshot, MethodStatus, …), and
+//     Events (Event, EventType, Actor);
+//   - the control API: Drain, Undrain, InjectFault (FaultSpec), ClearFault,
+//     SetHedge (HedgeUpdate, ParseDelay, AutoDelay), each by an Actor;
+//   - the probes' side: Probe, ObserveProbeHead, Exclude/Include,
+//     SetIndependence (IndependenceInfo, Warning), NeedsTrial;
+//   - the hedging model: MethodDistribution, HedgeForecast (ForecastReport),
+//     and Forecast over a Distribution (DistributionOf builds one).
+//
+// Units with their own tests and no need of the engine's state live in
+// engine/internal: jsonrpc (the codec and the chains' method tables),
+// breaker, window (rolling latency and rate windows) and redact (URL
+// secrets, upstream text). The engine imports no other rpcdash package.
 package engine

@@ -4,19 +4,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
-// maxTrackedMethods bounds per-method state per endpoint: method names come
-// from clients, and each tracked method holds a latency histogram.
-const maxTrackedMethods = 128
-
-// windowBuckets is how many sub-windows a rolling window ages out by.
-const windowBuckets = 5
-
-// Endpoint is one upstream and everything the engine knows about it.
+// endpoint is one upstream and everything the engine knows about it.
 // Explicit state (drain, fault, back-off, lag exclusion) changes only by an
 // action or an observation; latencies and rates live in rolling windows.
-type Endpoint struct {
+type endpoint struct {
 	Name     string
 	Provider string
 	Region   string
@@ -24,12 +21,12 @@ type Endpoint struct {
 	url      string // may hold secrets: only the transport reads it
 	display  string // redacted URL
 
-	breaker *Breaker
-	latency *LatencyWindow // successful attempts, all methods
-	rates   *RateWindow
+	breaker *breaker.Breaker
+	latency *window.Latency // successful attempts, all methods
+	rates   *window.Rates
 
 	mu      sync.Mutex
-	methods map[string]*methodStats
+	methods *perMethod[*methodStats]
 	lastErr string
 	lastAt  time.Time
 	errors  errorRing
@@ -79,8 +76,8 @@ type Endpoint struct {
 }
 
 type methodStats struct {
-	latency *LatencyWindow
-	rates   *RateWindow
+	latency *window.Latency
+	rates   *window.Rates
 	// since start: attempts that passed their deadline without an answer,
 	// and those of them that answered afterwards.
 	overdue     atomic.Int64
@@ -92,23 +89,28 @@ type backoffState struct {
 	streak int // consecutive 429s, for the exponential back-off
 }
 
-func newEndpoint(i int, c EndpointConfig, e *Engine) *Endpoint {
-	ep := &Endpoint{
+func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
+	ep := &endpoint{
 		Name:     c.Name,
 		Provider: c.Provider,
 		Region:   c.Region,
 		index:    i,
 		url:      c.URL,
-		display:  DisplayURL(c.URL, c.PublicURL),
-		latency:  NewLatencyWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
-		rates:    NewRateWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
-		methods:  map[string]*methodStats{},
+		display:  redact.DisplayURL(c.URL, c.PublicURL),
+		latency:  window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		rates:    window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 	}
+	ep.methods = newPerMethod(true, func(string) *methodStats {
+		return &methodStats{
+			latency: window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+			rates:   window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		}
+	})
 	b := e.cfg.Breaker
-	ep.breaker = NewBreaker(BreakerSettings{
+	ep.breaker = breaker.New(breaker.Settings{
 		Failures: b.Failures, Successes: b.Successes, HalfOpenTrials: b.HalfOpenTrials,
 		Cooldown: b.Cooldown, MaxCooldown: b.MaxCooldown,
-	}, e.now, func(t BreakerTransition) { e.onBreakerTransition(ep, t) })
+	}, e.now, func(t breaker.Transition) { e.onBreakerTransition(ep, t) })
 	ep.lastRead.Store(e.now().UnixNano()) // no exploration before it had its chance
 	ep.heardAt.Store(e.now().UnixNano())
 	d := domainOf(c.Provider, c.Region)
@@ -125,34 +127,17 @@ func domainOf(provider, region string) string {
 }
 
 // Domain is the endpoint's failure domain ("" = unknown, shares with none).
-func (ep *Endpoint) Domain() string { return *ep.domain.Load() }
+func (ep *endpoint) Domain() string { return *ep.domain.Load() }
 
 // stats returns the per-method windows, creating them on first use. Past
 // maxTrackedMethods, new methods share the "other" slot.
-func (ep *Endpoint) stats(method string, e *Engine) *methodStats {
-	ep.mu.Lock()
-	defer ep.mu.Unlock()
-	if s, ok := ep.methods[method]; ok {
-		return s
-	}
-	if len(ep.methods) >= maxTrackedMethods {
-		method = otherMethod
-		if s, ok := ep.methods[method]; ok {
-			return s
-		}
-	}
-	s := &methodStats{
-		latency: NewLatencyWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
-		rates:   NewRateWindow(e.cfg.Server.StatsWindow, windowBuckets, e.now),
-	}
-	ep.methods[method] = s
+func (ep *endpoint) stats(method string) *methodStats {
+	s, _ := ep.methods.get(method)
 	return s
 }
 
-const otherMethod = "other"
-
-func (ep *Endpoint) setLastError(msg string, at time.Time) {
-	msg = sanitizeText(msg, maxShownText)
+func (ep *endpoint) setLastError(msg string, at time.Time) {
+	msg = redact.Sanitize(msg, redact.MaxShown)
 	ep.mu.Lock()
 	ep.lastErr, ep.lastAt = msg, at
 	ep.errors.add(msg, at)
@@ -160,21 +145,21 @@ func (ep *Endpoint) setLastError(msg string, at time.Time) {
 }
 
 // backedOff says whether a 429 back-off is still running.
-func (ep *Endpoint) backedOff(now time.Time) (bool, time.Time) {
+func (ep *endpoint) backedOff(now time.Time) (bool, time.Time) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return now.Before(ep.backoff.until), ep.backoff.until
 }
 
 // heard notes an answer of any kind at t: the endpoint is not silent.
-func (ep *Endpoint) heard(t time.Time) {
+func (ep *endpoint) heard(t time.Time) {
 	ep.unanswered.Store(0)
 	ep.heardAt.Store(t.UnixNano())
 	ep.refusing.Store(false)
 }
 
 // startAttempt counts an attempt in flight at t.
-func (ep *Endpoint) startAttempt(t time.Time) {
+func (ep *endpoint) startAttempt(t time.Time) {
 	if ep.inflight.Add(1) == 1 {
 		ep.busySince.Store(t.UnixNano())
 	}
@@ -182,7 +167,7 @@ func (ep *Endpoint) startAttempt(t time.Time) {
 
 // silentFor is how long the endpoint has had work in flight without saying
 // anything (0 when it has none).
-func (ep *Endpoint) silentFor(now time.Time) time.Duration {
+func (ep *endpoint) silentFor(now time.Time) time.Duration {
 	if ep.inflight.Load() == 0 {
 		return 0
 	}
@@ -193,7 +178,7 @@ func (ep *Endpoint) silentFor(now time.Time) time.Duration {
 // blocked says whether the endpoint takes no traffic now, whatever the
 // method: a 429 back-off or an exclusion by the probes, under one lock.
 // With explain it also says why; without, it formats nothing.
-func (ep *Endpoint) blocked(now time.Time, explain bool) (bool, string) {
+func (ep *endpoint) blocked(now time.Time, explain bool) (bool, string) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if now.Before(ep.backoff.until) {
@@ -218,7 +203,7 @@ func (ep *Endpoint) blocked(now time.Time, explain bool) (bool, string) {
 }
 
 // exclusion is the reason for an exclusion of the given kind, if any.
-func (ep *Endpoint) exclusion(kind string) (string, bool) {
+func (ep *endpoint) exclusion(kind string) (string, bool) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	why, ok := ep.exclusions[kind]
@@ -227,7 +212,7 @@ func (ep *Endpoint) exclusion(kind string) (string, bool) {
 
 // backOff starts (or extends) a back-off after a 429: Retry-After when the
 // endpoint sent one, else base·2^streak capped at max.
-func (ep *Endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) time.Duration {
+func (ep *endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) time.Duration {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	d := retryAfter
@@ -245,14 +230,14 @@ func (ep *Endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) 
 }
 
 // backOffSucceeded resets the exponential streak after a good answer.
-func (ep *Endpoint) backOffSucceeded() {
+func (ep *endpoint) backOffSucceeded() {
 	ep.mu.Lock()
 	ep.backoff.streak = 0
 	ep.mu.Unlock()
 }
 
 // currentFault returns the active fault, clearing it if it has expired.
-func (ep *Endpoint) currentFault(now time.Time) (f *activeFault, expired bool) {
+func (ep *endpoint) currentFault(now time.Time) (f *activeFault, expired bool) {
 	f = ep.fault.Load()
 	if f == nil {
 		return nil, false

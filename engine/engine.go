@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // Options are the engine's collaborators that are not configuration.
@@ -23,12 +26,12 @@ type Engine struct {
 	cfg     Config
 	now     func() time.Time
 	log     *slog.Logger
-	methods *MethodTable
-	scrub   *secretScrubber
+	methods *jsonrpc.MethodTable
+	scrub   *redact.Scrubber
 	client  *http.Client
 
-	endpoints []*Endpoint
-	byName    map[string]*Endpoint
+	endpoints []*endpoint
+	byName    map[string]*endpoint
 
 	events  *eventLog
 	acct    *accounts
@@ -91,9 +94,9 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		cfg:         cfg,
 		now:         opts.Now,
 		log:         opts.Logger,
-		methods:     NewMethodTable(cfg.Chain.Kind, cfg.Methods),
+		methods:     jsonrpc.NewMethodTable(cfg.Chain.Kind, jsonrpc.MethodLists(cfg.Methods)),
 		client:      newHTTPClient(),
-		byName:      map[string]*Endpoint{},
+		byName:      map[string]*endpoint{},
 		acct:        newAccounts(),
 		filters:     newFilterPins(),
 		failoverLog: map[string]failoverStat{},
@@ -113,7 +116,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	for _, c := range cfg.Endpoints {
 		urls = append(urls, c.URL)
 	}
-	e.scrub = newSecretScrubber(urls)
+	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)
 	e.hedge = newHedger(cfg.Hedge, cfg.Server.StatsWindow, e.now, e.events.add)
 	for i, c := range cfg.Endpoints {
@@ -265,14 +268,14 @@ func (e *Engine) Close() error {
 	return e.Shutdown(ctx)
 }
 
-// ErrNoEndpoint: the control API or a probe named an endpoint the pool does
+// errNoEndpoint: the control API or a probe named an endpoint the pool does
 // not have.
-var ErrNoEndpoint = errors.New("no endpoint named")
+var errNoEndpoint = errors.New("no endpoint named")
 
-func (e *Engine) endpoint(name string) (*Endpoint, error) {
+func (e *Engine) endpoint(name string) (*endpoint, error) {
 	ep, ok := e.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrNoEndpoint, name)
+		return nil, fmt.Errorf("%w %q", errNoEndpoint, name)
 	}
 	return ep, nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // EventType names what happened.
@@ -53,7 +55,7 @@ func newEventLog(now func() time.Time, notify func(Event)) *eventLog {
 
 func (l *eventLog) add(ev Event) {
 	// Messages quote upstream causes; the log and the console show them.
-	ev.Message = sanitizeText(ev.Message, maxShownText)
+	ev.Message = redact.Sanitize(ev.Message, redact.MaxShown)
 	l.mu.Lock()
 	l.seq++
 	ev.Seq = l.seq

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 func TestEventLog_KeepsTheNewestInOrder(t *testing.T) {
@@ -55,7 +57,7 @@ func TestEventLog_MessagesSanitised(t *testing.T) {
 	l := newEventLog(time.Now, nil)
 	l.add(Event{Message: "failed over: \x1b[31m" + strings.Repeat("x", 5000)})
 	got := l.since(0)[0].Message
-	if len(got) > maxShownText+32 || strings.Contains(got, "\x1b") {
+	if len(got) > redact.MaxShown+32 || strings.Contains(got, "\x1b") {
 		t.Fatalf("message of %d bytes: %.80q", len(got), got)
 	}
 }

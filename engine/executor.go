@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 var (
@@ -17,11 +19,11 @@ var (
 
 // result is what the executor hands back to the server for one request.
 type result struct {
-	body     *bytes.Buffer // pooled winning answer, nil when err is set
-	info     ResponseInfo  // what the transport read of body
-	head     int64         // the head body carries (eth_blockNumber, getSlot), 0 if none
-	err      *Error
-	ep       *Endpoint // who answered, nil when err is set
+	body     *bytes.Buffer        // pooled winning answer, nil when err is set
+	info     jsonrpc.ResponseInfo // what the transport read of body
+	head     int64                // the head body carries (eth_blockNumber, getSlot), 0 if none
+	err      *jsonrpc.Error
+	ep       *endpoint // who answered, nil when err is set
 	attempts int
 	hedged   bool
 }
@@ -36,8 +38,8 @@ func (r result) endpointName() string {
 
 // attempt is one upstream send of a request.
 type attempt struct {
-	ep       *Endpoint
-	role     Role
+	ep       *endpoint
+	role     role
 	trial    bool
 	start    time.Time
 	deadline time.Duration
@@ -80,10 +82,10 @@ type attemptDone struct {
 // plan is how one request may be executed.
 type plan struct {
 	method    string
-	class     Class
+	class     jsonrpc.Class
 	hedgeable bool
 	tip       bool
-	pinned    *Endpoint // stateful: the endpoint that holds the state
+	pinned    *endpoint // stateful: the endpoint that holds the state
 	weight    float64
 	minHead   int64   // the explicit block number the read names (0 = none)
 	acct      *counts // the method's counters, looked up once per request
@@ -91,7 +93,7 @@ type plan struct {
 
 // execute sends req upstream following p: attempts, failover, hedges.
 // Every attempt goroutine is tracked by e.wg and does its own accounting.
-func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
+func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) result {
 	var order []candidate
 	panicked := false
 	if p.pinned != nil {
@@ -99,7 +101,7 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 		// lives nowhere else.
 		ok, trial := p.pinned.breaker.Routable()
 		if !ok {
-			return result{err: &Error{Code: CodeUpstream, Message: fmt.Sprintf("filter lives on endpoint %s, which is unavailable (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
+			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("filter lives on endpoint %s, which is unavailable (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
 		}
 		order = []candidate{{ep: p.pinned, trial: trial}}
 	} else {
@@ -121,7 +123,7 @@ func (e *Engine) execute(ctx context.Context, req *Request, p plan) result {
 type execution struct {
 	e     *Engine
 	ctx   context.Context
-	req   *Request
+	req   *jsonrpc.Request
 	p     plan
 	order []candidate
 	used  []bool
@@ -164,12 +166,12 @@ func (x *execution) keepNull(d attemptDone) bool {
 
 func (x *execution) run() result {
 	e := x.e
-	if !x.launch(RolePrimary, false) {
-		return result{err: &Error{Code: CodeUpstream, Message: "no routable endpoint: every candidate refused the attempt"}}
+	if !x.launch(rolePrimary, false) {
+		return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "no routable endpoint: every candidate refused the attempt"}}
 	}
 	var hedgeC <-chan time.Time
 	var hedgeTimer *time.Timer
-	var delay DelayInfo
+	var delay delayInfo
 	if x.mayHedge() {
 		delay = e.hedge.delayFor(x.p.method)
 		if delay.Enabled {
@@ -184,7 +186,7 @@ func (x *execution) run() result {
 			x.remove(d.a)
 			if d.rep.out == outAnswer {
 				if x.keepNull(d) {
-					if len(x.live) > 0 || x.launch(RoleFailover, false) {
+					if len(x.live) > 0 || x.launch(roleFailover, false) {
 						continue
 					}
 					f := x.fallback
@@ -210,7 +212,7 @@ func (x *execution) run() result {
 				}
 				x.errAnswer = &d
 			}
-			if x.mayFailOver(d) && x.launch(RoleFailover, false) {
+			if x.mayFailOver(d) && x.launch(roleFailover, false) {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.
@@ -234,7 +236,7 @@ func (x *execution) run() result {
 			// running and the next candidate (of another failure domain
 			// first) races it; the first success wins. With no candidate
 			// left the attempt simply runs on to the request's deadline.
-			if !x.isLive(a) || !x.launch(RoleFailover, true) {
+			if !x.isLive(a) || !x.launch(roleFailover, true) {
 				continue
 			}
 			e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))
@@ -271,7 +273,7 @@ func (x *execution) mayFailOver(d attemptDone) bool {
 	if x.p.pinned != nil || d.rep.out == outCancelled {
 		return false
 	}
-	if x.p.class == ClassRead {
+	if x.p.class == jsonrpc.ClassRead {
 		return true
 	}
 	return !d.rep.sent && d.rep.out == outConnError
@@ -284,7 +286,7 @@ func (x *execution) fireHedge() bool {
 	if !ok {
 		return false
 	}
-	ep := x.launchWith(RoleHedge, true, release)
+	ep := x.launchWith(roleHedge, true, release)
 	if ep == nil {
 		release()
 		e.hedge.refund(w)
@@ -299,14 +301,14 @@ func (x *execution) fireHedge() bool {
 	return true
 }
 
-func (x *execution) launch(role Role, otherDomain bool) bool {
+func (x *execution) launch(role role, otherDomain bool) bool {
 	return x.launchWith(role, otherDomain, nil) != nil
 }
 
 // launchWith starts an attempt on the best unused candidate (of another
 // failure domain than the live attempts when otherDomain is set and one
 // exists).
-func (x *execution) launchWith(role Role, otherDomain bool, hedgeDone func()) *Endpoint {
+func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *endpoint {
 	for {
 		i := x.pick(otherDomain)
 		if i < 0 {
@@ -358,7 +360,7 @@ func (x *execution) pick(otherDomain bool) int {
 	return first
 }
 
-func (x *execution) sharesDomain(ep *Endpoint) bool {
+func (x *execution) sharesDomain(ep *endpoint) bool {
 	d := ep.Domain()
 	if d == "" {
 		return false
@@ -373,9 +375,9 @@ func (x *execution) sharesDomain(ep *Endpoint) bool {
 
 func (x *execution) start(a *attempt) {
 	e := x.e
-	a.stats = a.ep.stats(x.p.method, e)
+	a.stats = a.ep.stats(x.p.method)
 	a.deadline = e.attemptTimeout(a.ep, a.stats)
-	read := x.p.class == ClassRead
+	read := x.p.class == jsonrpc.ClassRead
 	var actx context.Context
 	var cancelDL context.CancelFunc
 	unlink := func() bool { return false }
@@ -445,7 +447,7 @@ func (x *execution) remove(a *attempt) {
 // win returns the winning answer and cancels the rest; their goroutines
 // finish on their own and a collector returns their buffers.
 func (x *execution) win(d attemptDone) result {
-	if d.a.role == RoleHedge {
+	if d.a.role == roleHedge {
 		x.p.acct.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
@@ -469,7 +471,7 @@ func (x *execution) fail(msg string) result {
 	}
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
-	return result{err: &Error{Code: CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+	return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
 }
 
 // settleDeferred gives the breaker its verdict on the reads answered with
@@ -530,7 +532,7 @@ func (x *execution) stopRest(cause error) {
 // [breaker.attempt_timeout_min, server.request_timeout]. Passing it does not
 // cut a read: it charges the endpoint with a hang and starts the next
 // attempt beside it (attemptOverdue, run).
-func (e *Engine) attemptTimeout(ep *Endpoint, s *methodStats) time.Duration {
+func (e *Engine) attemptTimeout(ep *endpoint, s *methodStats) time.Duration {
 	d, _ := e.attemptDeadline(ep, s)
 	return d
 }
@@ -551,7 +553,7 @@ const (
 // stretch its deadline with every attempt that beat it. Slow answers reach
 // the window because no read is cut at its deadline, and because one
 // overdue loser per endpoint at a time runs on to its answer (stopRest).
-func (e *Engine) attemptDeadline(ep *Endpoint, s *methodStats) (time.Duration, string) {
+func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {
 	b := e.cfg.Breaker
 	limit := e.cfg.Server.RequestTimeout
 	q, n := s.latency.AnswerQuantile(b.AttemptTimeoutQuantile)

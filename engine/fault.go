@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // FaultMode is a failure the engine's transport imposes on an endpoint, on
@@ -55,7 +57,7 @@ func (f *FaultSpec) Validate() error {
 			return fmt.Errorf("latency: applies to mode latency only, not %s", f.Mode)
 		}
 	default:
-		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale; got %q", sanitizeText(string(f.Mode), 64))
+		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale; got %q", redact.Sanitize(string(f.Mode), 64))
 	}
 	if err := inRange("latency", f.Latency.D(), 0, maxFaultLatency); err != nil {
 		return err

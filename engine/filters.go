@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"sync"
 )
 
@@ -9,16 +8,16 @@ import (
 // rpcdash, so that polls and uninstalls reach the node that has the state.
 type filterPins struct {
 	mu   sync.Mutex
-	byID map[string]*Endpoint
+	byID map[string]*endpoint
 }
 
 // maxFilters bounds the table; the oldest pins are not tracked by age, so
 // past the bound new filters are refused rather than silently forgotten.
 const maxFilters = 10000
 
-func newFilterPins() *filterPins { return &filterPins{byID: map[string]*Endpoint{}} }
+func newFilterPins() *filterPins { return &filterPins{byID: map[string]*endpoint{}} }
 
-func (f *filterPins) pin(id string, ep *Endpoint) bool {
+func (f *filterPins) pin(id string, ep *endpoint) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.byID) >= maxFilters {
@@ -28,7 +27,7 @@ func (f *filterPins) pin(id string, ep *Endpoint) bool {
 	return true
 }
 
-func (f *filterPins) lookup(id string) (*Endpoint, bool) {
+func (f *filterPins) lookup(id string) (*endpoint, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ep, ok := f.byID[id]
@@ -39,9 +38,4 @@ func (f *filterPins) unpin(id string) {
 	f.mu.Lock()
 	delete(f.byID, id)
 	f.mu.Unlock()
-}
-
-// filterIDParam extracts params[i] when it is a string.
-func filterIDParam(params json.RawMessage, i int) (string, bool) {
-	return decodeString(paramAt(trimSpace(params), i))
 }

@@ -64,8 +64,8 @@ type HedgeForecast struct {
 	Samples        int64 // primary observations the forecast rests on
 }
 
-// ForecastQuantiles are the quantiles HedgeForecast reports.
-var ForecastQuantiles = [4]float64{0.50, 0.95, 0.99, 0.999}
+// forecastQuantiles are the quantiles HedgeForecast reports.
+var forecastQuantiles = [4]float64{0.50, 0.95, 0.99, 0.999}
 
 // Forecast predicts hedging at in.Delay from the distributions: a pure
 // function of its input. With no primary observations it returns only the
@@ -107,7 +107,7 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 	}
 	m.candidates()
 	vals := [4]*time.Duration{&f.P50, &f.P95, &f.P99, &f.P999}
-	for i, q := range ForecastQuantiles {
+	for i, q := range forecastQuantiles {
 		v, ok := m.quantile(q)
 		*vals[i], f.Open[i] = v, !ok
 	}

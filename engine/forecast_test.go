@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // latencyModel draws one service time.
@@ -41,7 +42,7 @@ func fixedClock() func() time.Time {
 	return func() time.Time { return t0 }
 }
 
-func newWindow() *engine.LatencyWindow { return engine.NewLatencyWindow(time.Hour, 1, fixedClock()) }
+func newWindow() *window.Latency { return window.NewLatency(time.Hour, 1, fixedClock()) }
 
 // distOf records n draws of lat in a latency window and exports it.
 func distOf(lat latencyModel, n int, seed uint64) engine.Distribution {
@@ -50,7 +51,7 @@ func distOf(lat latencyModel, n int, seed uint64) engine.Distribution {
 	for range n {
 		w.Record(lat(r))
 	}
-	return w.Distribution()
+	return engine.WindowDistribution(w)
 }
 
 // monteCarlo runs the mechanism itself on n requests arriving one per
@@ -274,7 +275,7 @@ func TestForecast_MatchesExponentialClosedForm(t *testing.T) {
 	}
 	for _, d := range []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond} {
 		f := engine.Forecast(engine.ForecastInput{Primary: p, Delay: d, MaxExtra: 1, Budget: 1, Burst: 10})
-		for i, q := range engine.ForecastQuantiles {
+		for i, q := range []float64{0.50, 0.95, 0.99, 0.999} { // P50, P95, P99, P999
 			plain := time.Duration(-math.Log(1-q) * float64(mean))
 			want := plain
 			if plain >= d {

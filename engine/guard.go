@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 	"github.com/rs/cors"
 )
 
@@ -98,5 +99,5 @@ func isJSONContentType(v string) bool {
 
 // quoteShort quotes a client-supplied value for an error message.
 func quoteShort(s string) string {
-	return `"` + sanitizeText(s, 128) + `"`
+	return `"` + redact.Sanitize(s, 128) + `"`
 }

@@ -8,10 +8,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // headTracker knows the pool's highest head and how fast it advances.
-// Each endpoint's own head lives on the Endpoint; lag is the difference,
+// Each endpoint's own head lives on the endpoint; lag is the difference,
 // corrected for when each was seen (see lagOf).
 type headTracker struct {
 	max   atomic.Int64
@@ -64,7 +66,7 @@ func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.
 // observeHead records a head height seen for an endpoint (by a probe or in
 // a passive answer), then applies the lag rule to it; probe says whether
 // this observation counts towards readmission.
-func (e *Engine) observeHead(ep *Endpoint, head int64, probe bool) {
+func (e *Engine) observeHead(ep *endpoint, head int64, probe bool) {
 	if head <= 0 || ep.excluded(ExcludeWrongChain) {
 		// Another chain's height says nothing about this one's; a probe
 		// still re-checks the lag.
@@ -97,7 +99,7 @@ func (e *Engine) observeHead(ep *Endpoint, head int64, probe bool) {
 // the moment the highest head was seen, so an endpoint probed a while ago is
 // not taken for one that fell behind. A head that stopped advancing is seen
 // again by the next probe, at its old height, and its lag shows.
-func (e *Engine) lagOf(ep *Endpoint) int64 {
+func (e *Engine) lagOf(ep *endpoint) int64 {
 	h := ep.head.Load()
 	if h == 0 {
 		return 0
@@ -118,14 +120,14 @@ func trimHex(s string) string {
 
 // freezeHead makes a stale-faulted endpoint's head answers stop advancing:
 // the first head it reports after the fault is the one it keeps reporting.
-func (e *Engine) freezeHead(ep *Endpoint, method string, r *upstreamReply) {
+func (e *Engine) freezeHead(ep *endpoint, method string, r *upstreamReply) {
 	if r.head <= 0 {
 		return
 	}
 	ep.staleHead.CompareAndSwap(0, r.head)
 	if frozen := ep.staleHead.Load(); frozen < r.head {
 		replaceHeadResult(r.body, method, frozen)
-		r.info = InspectResponse(r.body.Bytes())
+		r.info = jsonrpc.InspectResponse(r.body.Bytes())
 		r.head = frozen
 	}
 }
@@ -134,14 +136,14 @@ func (e *Engine) freezeHead(ep *Endpoint, method string, r *upstreamReply) {
 func headOf(method string, body []byte) (int64, bool) {
 	switch method {
 	case "eth_blockNumber":
-		s, ok := ResultString(body)
+		s, ok := jsonrpc.ResultString(body)
 		if !ok {
 			return 0, false
 		}
 		v, err := strconv.ParseInt(trimHex(s), 16, 64)
 		return v, err == nil
 	case "getSlot":
-		v, ok := ResultUint64(body)
+		v, ok := jsonrpc.ResultUint64(body)
 		return int64(v), ok
 	}
 	return 0, false
@@ -194,7 +196,7 @@ func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64) {
 
 // forgetHead drops ep's head (it turned out to be on another chain) and
 // recomputes the pool's highest head from the others.
-func (e *Engine) forgetHead(ep *Endpoint) {
+func (e *Engine) forgetHead(ep *endpoint) {
 	ep.head.Store(0)
 	var top int64
 	for _, o := range e.endpoints {

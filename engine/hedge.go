@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // hedger decides when and whether a read gets a duplicate. It knows nothing
@@ -23,7 +26,6 @@ import (
 type hedger struct {
 	cfg    HedgeConfig
 	now    func() time.Time
-	window time.Duration
 	events func(Event)
 
 	mu        sync.RWMutex
@@ -35,21 +37,21 @@ type hedger struct {
 	// fromConfig are the per-method overrides of the config, which an
 	// all-methods update returns to.
 	fromConfig map[string]hedgeOverride
-	methods    map[string]*hedgeMethod
+	methods    *perMethod[*hedgeMethod] // none past maxTrackedMethods
 
 	budget budgetBucket
 
 	paused     atomic.Bool
 	pauseMu    sync.Mutex
 	pauseWhy   string
-	errorShare *RateWindow // pool-wide, short: the saturation guard's view
+	errorShare *window.Rates // pool-wide, short: the saturation guard's view
 }
 
 // hedgeMethod is what the hedger tracks per method.
 type hedgeMethod struct {
-	primaries   *LatencyWindow // primary latencies, the auto delay's source
-	outstanding atomic.Int64   // hedges in flight
-	peak        atomic.Int64   // highest outstanding count seen
+	primaries   *window.Latency // primary latencies, the auto delay's source
+	outstanding atomic.Int64    // hedges in flight
+	peak        atomic.Int64    // highest outstanding count seen
 }
 
 type hedgeOverride struct {
@@ -62,15 +64,17 @@ type hedgeOverride struct {
 // guardSpan is how far back the saturation guard looks at 429s and timeouts.
 const guardSpan = 10 * time.Second
 
-func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, events func(Event)) *hedger {
+func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events func(Event)) *hedger {
 	h := &hedger{
-		cfg: cfg, now: now, window: window, events: events,
-		enabled:    cfg.Enabled,
-		delaySrc:   "config",
-		quantile:   cfg.Quantile,
-		overrides:  map[string]hedgeOverride{},
-		methods:    map[string]*hedgeMethod{},
-		errorShare: NewRateWindow(guardSpan, 10, now),
+		cfg: cfg, now: now, events: events,
+		enabled:   cfg.Enabled,
+		delaySrc:  "config",
+		quantile:  cfg.Quantile,
+		overrides: map[string]hedgeOverride{},
+		methods: newPerMethod(false, func(string) *hedgeMethod {
+			return &hedgeMethod{primaries: window.NewLatency(span, window.DefaultBuckets, now)}
+		}),
+		errorShare: window.NewRates(guardSpan, 10, now),
 	}
 	h.delay, _ = ParseDelay(cfg.Delay)
 	for m, mc := range cfg.Methods {
@@ -79,27 +83,27 @@ func newHedger(cfg HedgeConfig, window time.Duration, now func() time.Time, even
 			d, _ := ParseDelay(mc.Delay)
 			o.delay = &d
 		}
-		h.overrides[lower(m)] = o
+		h.overrides[jsonrpc.Lower(m)] = o
 	}
 	h.fromConfig = maps.Clone(h.overrides)
 	h.budget = budgetBucket{ratio: cfg.Budget, burst: cfg.BudgetBurst, tokens: cfg.BudgetBurst}
 	return h
 }
 
-// DelayInfo is a method's current delay and where it came from:
+// delayInfo is a method's current delay and where it came from:
 // "auto" (the quantile estimate), "cold" (auto without enough samples yet),
 // "config" or "live" (a fixed delay set in config or through the API).
-type DelayInfo struct {
+type delayInfo struct {
 	Delay    time.Duration
 	Source   string
 	Enabled  bool
 	Quantile float64 // the method's auto quantile (in force when Source is auto or cold)
 }
 
-func (h *hedger) delayFor(method string) DelayInfo {
+func (h *hedger) delayFor(method string) delayInfo {
 	h.mu.RLock()
 	enabled, delay, src, q := h.enabled, h.delay, h.delaySrc, h.quantile
-	if o, ok := lookupFold(h.overrides, method); ok {
+	if o, ok := jsonrpc.LookupFold(h.overrides, method); ok {
 		if o.enabled != nil {
 			enabled = *o.enabled
 		}
@@ -110,38 +114,24 @@ func (h *hedger) delayFor(method string) DelayInfo {
 			q = o.quantile
 		}
 	}
-	hm := h.methods[method]
 	h.mu.RUnlock()
+	hm, _ := h.methods.lookup(method)
 	if delay != AutoDelay {
-		return DelayInfo{Delay: delay, Source: src, Enabled: enabled, Quantile: q}
+		return delayInfo{Delay: delay, Source: src, Enabled: enabled, Quantile: q}
 	}
 	if hm != nil {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
 			d := min(max(hm.primaries.QuantileCensored(q), h.cfg.MinDelay), h.cfg.MaxDelay)
-			return DelayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}
+			return delayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}
 		}
 	}
-	return DelayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled, Quantile: q}
+	return delayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled, Quantile: q}
 }
 
 // method returns the method's state, creating it on first use; nil past
 // maxTrackedMethods (such a method is neither estimated nor hedged).
 func (h *hedger) method(method string) *hedgeMethod {
-	h.mu.RLock()
-	hm := h.methods[method]
-	h.mu.RUnlock()
-	if hm != nil {
-		return hm
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if hm = h.methods[method]; hm == nil {
-		if len(h.methods) >= maxTrackedMethods {
-			return nil
-		}
-		hm = &hedgeMethod{primaries: NewLatencyWindow(h.window, windowBuckets, h.now)}
-		h.methods[method] = hm
-	}
+	hm, _ := h.methods.get(method)
 	return hm
 }
 
@@ -162,17 +152,17 @@ func (h *hedger) observePrimary(method string, d time.Duration, censored bool) {
 func (h *hedger) observeAttempt(out outcome) {
 	switch out {
 	case outTimeout:
-		h.errorShare.Count(RateAttempts, RateTimeout)
+		h.errorShare.Count(window.Attempts, window.Timeout)
 	case outRateLimit:
-		h.errorShare.Count(RateAttempts, Rate429)
+		h.errorShare.Count(window.Attempts, window.RateLimited)
 	default:
-		h.errorShare.Count(RateAttempts)
+		h.errorShare.Count(window.Attempts)
 	}
 }
 
 // observeOverdue feeds the saturation guard an attempt that passed its
 // deadline: a timeout in all but name, though the attempt runs on.
-func (h *hedger) observeOverdue() { h.errorShare.Count(RateTimeout) }
+func (h *hedger) observeOverdue() { h.errorShare.Count(window.Timeout) }
 
 // tryFire asks to send one hedge of weight units for method: it checks the
 // saturation guard, the outstanding cap and the budget, in that order, and
@@ -202,10 +192,8 @@ func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool,
 
 // outstanding returns the hedges in flight for method now and the peak.
 func (h *hedger) outstanding(method string) (now, peak int64) {
-	h.mu.RLock()
-	hm := h.methods[method]
-	h.mu.RUnlock()
-	if hm == nil {
+	hm, ok := h.methods.lookup(method)
+	if !ok {
 		return 0, 0
 	}
 	return hm.outstanding.Load(), hm.peak.Load()
@@ -332,7 +320,7 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 		}
 		return msg, nil
 	}
-	key := lower(u.Method)
+	key := jsonrpc.Lower(u.Method)
 	o := h.overrides[key]
 	if u.Enabled != nil {
 		v := *u.Enabled

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // After a live change of a method's hedging, the tuning view puts what the
@@ -53,7 +53,7 @@ type hedgeTrials struct {
 type hedgeTrial struct {
 	info HedgeTrial // what was set and predicted at the change
 	mu   sync.Mutex
-	lat  *hdr.PackedHistogram // client latencies since
+	lat  *window.Histogram // client latencies since
 }
 
 // observe records one client request of method that took d.
@@ -66,9 +66,8 @@ func (t *hedgeTrials) observe(method string, d time.Duration) {
 	if tr == nil {
 		return
 	}
-	v := toMicros(d)
 	tr.mu.Lock()
-	_ = tr.lat.RecordValue(v) // v is clamped into range
+	tr.lat.Record(d)
 	tr.mu.Unlock()
 }
 
@@ -103,14 +102,14 @@ func (t *hedgeTrials) get(method string) *HedgeTrial {
 	out := tr.info
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	out.Samples = tr.lat.TotalCount()
+	out.Samples = tr.lat.Count()
 	if out.Samples == 0 {
 		return &out
 	}
-	out.Measured = fromMicros(tr.lat.ValueAtPercentile(100 * trialQuantile))
+	out.Measured = tr.lat.Quantile(trialQuantile)
 	if lo, hi, ok := quantileInterval(trialQuantile, out.Samples); ok {
-		out.MeasuredLow = fromMicros(tr.lat.ValueAtPercentile(100 * lo))
-		out.MeasuredHigh = fromMicros(tr.lat.ValueAtPercentile(100 * hi))
+		out.MeasuredLow = tr.lat.Quantile(lo)
+		out.MeasuredHigh = tr.lat.Quantile(hi)
 		plo, phi := out.PredictedLow, out.PredictedHigh
 		if phi == 0 { // a prediction from too few samples to bound it
 			plo, phi = out.Predicted, out.Predicted
@@ -134,13 +133,11 @@ func quantileInterval(q float64, n int64) (lo, hi float64, ok bool) {
 // returns, for a single method, the prediction in words for the event.
 func (e *Engine) beginTrials(u HedgeUpdate) string {
 	var methods []string
-	e.hedge.mu.RLock()
-	for k := range e.hedge.methods {
+	for k := range e.hedge.methods.all() {
 		if u.Method == "" || strings.EqualFold(k, u.Method) {
 			methods = append(methods, k)
 		}
 	}
-	e.hedge.mu.RUnlock()
 	var trs []*hedgeTrial
 	var keys []string
 	said := ""
@@ -149,7 +146,7 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 		if err != nil {
 			continue
 		}
-		tr := &hedgeTrial{lat: newLatencyHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
+		tr := &hedgeTrial{lat: window.NewHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
 			Delay: md.Hedge.Delay, DelaySource: md.Hedge.Source}}
 		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
 		if model != nil && !f.Open[2] {

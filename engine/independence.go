@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // IndependenceInfo is what the independence checks found for an endpoint.
@@ -43,10 +45,10 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 			c.IPs = slices.Clone(in.IPs)
 			c.ASNs = slices.Clone(in.ASNs)
 			for i, a := range c.ASNs {
-				c.ASNs[i] = sanitizeText(a, maxUpstreamText)
+				c.ASNs[i] = redact.Sanitize(a, redact.MaxUpstream)
 			}
-			c.TLSIssuer = sanitizeText(in.TLSIssuer, maxUpstreamText)
-			c.Error = sanitizeText(in.Error, maxShownText)
+			c.TLSIssuer = redact.Sanitize(in.TLSIssuer, redact.MaxUpstream)
+			c.Error = redact.Sanitize(in.Error, redact.MaxShown)
 			ep.independence.Store(&c)
 		}
 		if d, ok := domains[ep.Name]; ok {
@@ -55,7 +57,7 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 	}
 	warnings = cloneWarnings(warnings)
 	for i := range warnings {
-		warnings[i].Text = sanitizeText(warnings[i].Text, maxShownText)
+		warnings[i].Text = redact.Sanitize(warnings[i].Text, redact.MaxShown)
 	}
 	e.mu.Lock()
 	old := e.warnings

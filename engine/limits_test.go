@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -34,15 +35,15 @@ func TestLimits_BatchRefusedWhileScanning(t *testing.T) {
 	body := tinyBatch(2_600_000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, perr := engine.ParseBodyLimit(body, 100)
+	_, perr := jsonrpc.ParseBodyLimit(body, 100)
 	runtime.ReadMemStats(&after)
-	if perr == nil || perr.Code != engine.CodeLimitExceeded || !strings.Contains(perr.Message, "server.max_batch (100") {
+	if perr == nil || perr.Code != jsonrpc.CodeLimitExceeded || !strings.Contains(perr.Message, "server.max_batch (100") {
 		t.Fatalf("error %+v, want -32005 naming server.max_batch", perr)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Fatalf("refusing 2.6M elements allocated %d bytes: the elements were materialised", n)
 	}
-	if got, perr := engine.ParseBodyLimit(tinyBatch(100), 100); perr != nil || len(got.Elements) != 100 {
+	if got, perr := jsonrpc.ParseBodyLimit(tinyBatch(100), 100); perr != nil || len(got.Elements) != 100 {
 		t.Fatalf("a batch at the limit: %d elements, %v", len(got.Elements), perr)
 	}
 }
@@ -57,7 +58,7 @@ func TestLimits_MaxInflightAnswers503(t *testing.T) {
 	}
 	testutil.WaitUntil(t, 5*time.Second, "two requests hanging upstream", func() bool { return h.sims[0].Counters().Hanging == 2 })
 	r := h.call(3, "eth_chainId")
-	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != engine.CodeLimitExceeded ||
+	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != jsonrpc.CodeLimitExceeded ||
 		!strings.Contains(e["message"].(string), "server.max_inflight") {
 		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_inflight", r.status, r.body)
 	}
@@ -89,7 +90,7 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		resp.Body.Close()
 	}
 	r := h.call(1, "eth_chainId")
-	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != engine.CodeLimitExceeded ||
+	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != jsonrpc.CodeLimitExceeded ||
 		!strings.Contains(e["message"].(string), "server.max_conns (2)") {
 		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_conns", r.status, r.body)
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // metrics exports the engine to Prometheus. Counters that the engine keeps
@@ -44,11 +46,11 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *metrics) attempt(endpoint, label string, role Role, outcome string) {
+func (m *metrics) attempt(endpoint, label string, role role, outcome string) {
 	m.attempts.WithLabelValues(endpoint, label, role.String(), outcome).Inc()
 }
 
-func (m *metrics) request(label string, cls Class, ok bool, d time.Duration) {
+func (m *metrics) request(label string, cls jsonrpc.Class, ok bool, d time.Duration) {
 	out := "ok"
 	if !ok {
 		out = "error"
@@ -103,7 +105,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, ep := range s.Endpoints {
 		gauge(descUp, b2f(ep.Routable), ep.Name)
-		for _, st := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+		for _, st := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen} {
 			gauge(descBreaker, b2f(ep.Breaker.State == st), ep.Name, st.String())
 		}
 		gauge(descDrained, b2f(ep.Drained), ep.Name)

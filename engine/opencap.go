@@ -17,17 +17,17 @@ import (
 // wrong-chain endpoints are not part of the pool the share is taken of.
 type openCap struct {
 	mu   sync.Mutex
-	held map[*Endpoint]bool // open or half-open on soft evidence
-	told map[*Endpoint]time.Time
+	held map[*endpoint]bool // open or half-open on soft evidence
+	told map[*endpoint]time.Time
 }
 
 // allowOpen is every breaker's open gate. It runs under that breaker's lock
 // and takes only the cap's own lock and endpoints' state locks.
-func (e *Engine) allowOpen(ep *Endpoint, hard bool, why string) bool {
+func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	c := &e.openCap
 	c.mu.Lock()
 	if c.held == nil {
-		c.held, c.told = map[*Endpoint]bool{}, map[*Endpoint]time.Time{}
+		c.held, c.told = map[*endpoint]bool{}, map[*endpoint]time.Time{}
 	}
 	if hard {
 		c.mu.Unlock()
@@ -77,7 +77,7 @@ func openLimit(share float64, pool int) int {
 }
 
 // releaseOpen gives back an endpoint's slot when its breaker closes.
-func (e *Engine) releaseOpen(ep *Endpoint) {
+func (e *Engine) releaseOpen(ep *endpoint) {
 	c := &e.openCap
 	c.mu.Lock()
 	delete(c.held, ep)

@@ -7,6 +7,11 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // UseProbeTrials hands half-open trials to active probes: from then on an
@@ -32,7 +37,7 @@ func (e *Engine) NextTrialAt(name string) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	if info := ep.breaker.Info(); info.State == BreakerOpen {
+	if info := ep.breaker.Info(); info.State == breaker.Open {
 		return info.NextTrialAt
 	}
 	return time.Time{}
@@ -47,7 +52,7 @@ type ProbeResult struct {
 	Body []byte        // the answer (a copy), nil on failure
 	RTT  time.Duration // time to the answer or the failure
 	OK   bool          // a JSON-RPC answer (it may still carry a JSON-RPC error)
-	Info ResponseInfo
+	Info jsonrpc.ResponseInfo
 	Err  string // redacted cause when !OK
 }
 
@@ -65,9 +70,9 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 		// A provider that said 429 counts probes too: they wait as well.
 		return ProbeResult{Err: "backing off after HTTP 429 until " + until.Format(time.RFC3339Nano)}, ErrBackingOff
 	}
-	req := NewRequest(json.RawMessage("1"), method, params)
+	req := jsonrpc.NewRequest(json.RawMessage("1"), method, params)
 	verdict, trial := ep.breaker.Acquire()
-	a := &attempt{ep: ep, role: RolePrimary, trial: trial, start: e.now(), stats: ep.stats(method, e)}
+	a := &attempt{ep: ep, role: rolePrimary, trial: trial, start: e.now(), stats: ep.stats(method)}
 	if !verdict {
 		a.settled.Store(true) // no breaker verdict to give
 	}
@@ -97,8 +102,8 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		if rep.out.responded() {
 			ep.heard(end)
 		}
-		ep.rates.Count(RateAttempts)
-		ms.rates.Count(RateAttempts)
+		ep.rates.Count(window.Attempts)
+		ms.rates.Count(window.Attempts)
 		ep.series.ended(end)
 		if a.settle() {
 			ep.breaker.Release(a.trial)
@@ -108,8 +113,8 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 			ep.heard(end)
 		}
 		if !a.settle() {
-			ep.rates.Count(RateAttempts, RateFailure)
-			ms.rates.Count(RateAttempts)
+			ep.rates.Count(window.Attempts, window.Failure)
+			ms.rates.Count(window.Attempts)
 			ep.series.failed(end)
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
@@ -133,7 +138,7 @@ func (e *Engine) ObserveProbeHead(name string, head int64) {
 
 // evaluateLag re-checks ep; probe says whether this observation counts
 // towards readmission.
-func (e *Engine) evaluateLag(ep *Endpoint, probe bool) {
+func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 	lag := e.lagOf(ep)
 	bound := e.cfg.Chain.MaxHeadLag
 	if lag > bound {
@@ -169,7 +174,7 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	if !ok {
 		return
 	}
-	reason = sanitizeText(reason, maxShownText) // it may quote what the endpoint answered
+	reason = redact.Sanitize(reason, redact.MaxShown) // it may quote what the endpoint answered
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
 	if ep.exclusions == nil {
@@ -185,7 +190,7 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	}
 }
 
-func (ep *Endpoint) excluded(kind string) bool {
+func (ep *endpoint) excluded(kind string) bool {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	_, ok := ep.exclusions[kind]
@@ -208,7 +213,7 @@ func (e *Engine) Include(name, kind string) {
 }
 
 // exclusionList returns the endpoint's exclusions as "kind: reason", sorted.
-func (ep *Endpoint) exclusionList() []string {
+func (ep *endpoint) exclusionList() []string {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if len(ep.exclusions) == 0 {

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // The console's "last minute" of client traffic: what clients of the RPC
@@ -25,20 +26,20 @@ type ClientStats struct {
 }
 
 type recentWindow struct {
-	latency *LatencyWindow // every request, successful or not: the client waited for both
-	rates   *RateWindow    // RateAttempts per request, RateFailure per error
+	latency *window.Latency // every request, successful or not: the client waited for both
+	rates   *window.Rates   // RateAttempts per request, RateFailure per error
 }
 
 func newRecentWindow(now func() time.Time) *recentWindow {
-	return &recentWindow{latency: NewLatencyWindow(recentSpan, recentBuckets, now), rates: NewRateWindow(recentSpan, recentBuckets, now)}
+	return &recentWindow{latency: window.NewLatency(recentSpan, recentBuckets, now), rates: window.NewRates(recentSpan, recentBuckets, now)}
 }
 
 func (w *recentWindow) observe(d time.Duration, ok bool) {
 	w.latency.Record(d)
 	if ok {
-		w.rates.Count(RateAttempts)
+		w.rates.Count(window.Attempts)
 	} else {
-		w.rates.Count(RateAttempts, RateFailure)
+		w.rates.Count(window.Attempts, window.Failure)
 	}
 }
 
@@ -51,17 +52,16 @@ func (w *recentWindow) stats() ClientStats {
 	return ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: per, P50: s.P50, P95: s.P95, P99: s.P99}
 }
 
-// recentTraffic holds the pool's window and one per method. Method keys are
-// the accounting labels, so they are bounded by maxTrackedMethods.
+// recentTraffic holds the pool's window and one per method (keyed by the
+// accounting labels).
 type recentTraffic struct {
-	now     func() time.Time
 	pool    *recentWindow
-	mu      sync.RWMutex
-	methods map[string]*recentWindow
+	methods *perMethod[*recentWindow]
 }
 
 func newRecentTraffic(now func() time.Time) *recentTraffic {
-	return &recentTraffic{now: now, pool: newRecentWindow(now), methods: map[string]*recentWindow{}}
+	return &recentTraffic{pool: newRecentWindow(now),
+		methods: newPerMethod(true, func(string) *recentWindow { return newRecentWindow(now) })}
 }
 
 // observe records one client request of method that took d.
@@ -71,27 +71,14 @@ func (r *recentTraffic) observe(method string, d time.Duration, ok bool) {
 }
 
 func (r *recentTraffic) method(m string) *recentWindow {
-	r.mu.RLock()
-	w := r.methods[m]
-	r.mu.RUnlock()
-	if w != nil {
-		return w
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if w = r.methods[m]; w == nil {
-		w = newRecentWindow(r.now)
-		r.methods[m] = w
-	}
+	w, _ := r.methods.get(m)
 	return w
 }
 
 // methodStats is the method's last minute; zero for a method not seen.
 func (r *recentTraffic) methodStats(m string) ClientStats {
-	r.mu.RLock()
-	w := r.methods[m]
-	r.mu.RUnlock()
-	if w == nil {
+	w, ok := r.methods.lookup(m)
+	if !ok {
 		return ClientStats{}
 	}
 	return w.stats()

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // settle reports whether the caller is the one to give the breaker this
@@ -33,8 +37,8 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	if a.excused.Load() {
 		e.slow.observe(elapsed)
 	}
-	if a.role == RoleHedge {
-		ms.rates.Count(RateHedge) // where this method's hedges go (the forecast's targets)
+	if a.role == roleHedge {
+		ms.rates.Count(window.Hedge) // where this method's hedges go (the forecast's targets)
 	}
 
 	lost := errors.Is(cause, errLost) || sampled
@@ -49,8 +53,8 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			// (the score steers away), excused or not (the breaker).
 			e.countFailed(a, p.acct, outTimeout)
 		default:
-			ep.rates.Count(RateAttempts, RateCancelled)
-			ms.rates.Count(RateAttempts)
+			ep.rates.Count(window.Attempts, window.Cancelled)
+			ms.rates.Count(window.Attempts)
 		}
 		if a.settle() {
 			ep.breaker.Release(a.trial)
@@ -72,7 +76,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	switch rep.out {
 	case outAnswer:
 		e.recordAnswer(a, elapsed, end)
-		if a.role == RolePrimary && !a.ownSlow.Load() {
+		if a.role == rolePrimary && !a.ownSlow.Load() {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
 		if rep.head > 0 {
@@ -87,20 +91,20 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		switch {
 		case rep.out == outUnsupported:
 			// Another endpoint may serve it; this one is not at fault.
-			ep.rates.Count(RateAttempts)
-			ms.rates.Count(RateAttempts)
+			ep.rates.Count(window.Attempts)
+			ms.rates.Count(window.Attempts)
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}
-		case rep.out == outEndpointError && p.class == ClassRead && !a.trial && !a.settled.Load():
+		case rep.out == outEndpointError && p.class == jsonrpc.ClassRead && !a.trial && !a.settled.Load():
 			e.countFailed(a, p.acct, rep.out)
 			ep.setLastError(rep.cause, end)
 			a.deferred, a.failCause = true, rep.cause
 		case a.excused.Load() && rep.out == outTimeout:
 			// Overdue while the whole pool (or rpcdash) was slow, then cut
 			// by the request's deadline: still not the endpoint's fault.
-			ep.rates.Count(RateAttempts, RateTimeout)
-			ms.rates.Count(RateAttempts, RateTimeout)
+			ep.rates.Count(window.Attempts, window.Timeout)
+			ms.rates.Count(window.Attempts, window.Timeout)
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}
@@ -127,7 +131,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	a.ep.overdueAt.Store(now.UnixNano())
 	kind := e.excuse(a, now)
 	a.ownSlow.Store(kind == "self")
-	if x.p.class == ClassRead {
+	if x.p.class == jsonrpc.ClassRead {
 		select {
 		case x.overdue <- a:
 		default:
@@ -142,9 +146,9 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		msg := fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond))
 		a.ep.setLastError(msg, now)
 		a.ep.hangAt.Store(now.UnixNano())
-		closed := a.ep.breaker.State() == BreakerClosed
+		closed := a.ep.breaker.State() == breaker.Closed
 		a.ep.breaker.Failure(a.trial, msg)
-		if closed && a.ep.breaker.State() == BreakerOpen {
+		if closed && a.ep.breaker.State() == breaker.Open {
 			a.ep.hangOpenedAt.Store(now.UnixNano())
 		}
 	}
@@ -156,8 +160,8 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 func (e *Engine) answered(a *attempt, end time.Time) {
 	ep := a.ep
 	ep.heard(end)
-	ep.rates.Count(RateAttempts, RateSuccess)
-	a.stats.rates.Count(RateAttempts, RateSuccess)
+	ep.rates.Count(window.Attempts, window.Success)
+	a.stats.rates.Count(window.Attempts, window.Success)
 	if a.settle() {
 		ep.breaker.Success(a.trial)
 	} else if a.charged.Load() && !a.trial {
@@ -183,8 +187,8 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	ep, ms := a.ep, a.stats
 	ep.heard(end)
-	ep.rates.Count(RateAttempts, Rate429)
-	ms.rates.Count(RateAttempts, Rate429)
+	ep.rates.Count(window.Attempts, window.RateLimited)
+	ms.rates.Count(window.Attempts, window.RateLimited)
 	ep.series.failed(end)
 	if a.settle() {
 		ep.breaker.Release(a.trial)
@@ -220,7 +224,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 			ep.latency.RecordCensored(ran)
 		}
 	}
-	if a.role == RolePrimary && learn {
+	if a.role == rolePrimary && learn {
 		if rep.out == outAnswer {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		} else {
@@ -255,11 +259,11 @@ func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
 func (e *Engine) countFailed(a *attempt, mc *counts, out outcome) {
 	ep, ms := a.ep, a.stats
 	if out == outTimeout {
-		ep.rates.Count(RateAttempts, RateFailure, RateTimeout)
-		ms.rates.Count(RateAttempts, RateFailure, RateTimeout)
+		ep.rates.Count(window.Attempts, window.Failure, window.Timeout)
+		ms.rates.Count(window.Attempts, window.Failure, window.Timeout)
 	} else {
-		ep.rates.Count(RateAttempts, RateFailure)
-		ms.rates.Count(RateAttempts, RateFailure)
+		ep.rates.Count(window.Attempts, window.Failure)
+		ms.rates.Count(window.Attempts, window.Failure)
 	}
 	ep.acct.failures.Add(1)
 	ep.series.failed(e.now())
@@ -270,7 +274,7 @@ func (e *Engine) countFailed(a *attempt, mc *counts, out outcome) {
 
 // noteFailover logs failovers without flooding: one event per endpoint per
 // second, carrying how many were folded into it.
-func (e *Engine) noteFailover(from *Endpoint, cause string) {
+func (e *Engine) noteFailover(from *endpoint, cause string) {
 	now := e.now()
 	e.mu.Lock()
 	st := e.failoverLog[from.Name]
@@ -296,13 +300,13 @@ type failoverStat struct {
 	count int
 }
 
-func (e *Engine) onBreakerTransition(ep *Endpoint, t BreakerTransition) {
-	if t.To == BreakerClosed {
+func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
+	if t.To == breaker.Closed {
 		e.releaseOpen(ep)
 		ep.refusing.Store(false)
 	}
 	msg := t.Reason
-	if t.To == BreakerOpen {
+	if t.To == breaker.Open {
 		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
 	}
 	e.events.add(Event{Type: EventBreaker, Endpoint: ep.Name, From: t.From.String(), To: t.To.String(), Message: msg, Time: t.At})

@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // serveOne executes one request element: it classifies the method, applies
 // the stateful rules, runs the executor and accounts for the request.
-func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) result {
+func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.Time) result {
 	cls := e.methods.Class(req.Method)
-	if cls == ClassRead && e.cfg.Chain.Pin != "" {
-		if params, ok := pinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
+	if cls == jsonrpc.ClassRead && e.cfg.Chain.Pin != "" {
+		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
 			if pinned, err := req.WithParams(params); err == nil {
 				req = pinned
 			}
@@ -20,46 +22,46 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	p := plan{
 		method:    req.Method,
 		class:     cls,
-		hedgeable: cls == ClassRead && e.methods.Hedgeable(req.Method),
+		hedgeable: cls == jsonrpc.ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
 		acct:      e.acct.method(req.Method),
 	}
-	if cls == ClassRead && e.cfg.Chain.Kind == "evm" {
-		p.minHead = requiredHead(req.Method, req.Params)
+	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
+		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
 	}
 	mc := p.acct
 	mc.requests.Add(1)
 
 	var filterID string
 	creates := false
-	if cls == ClassStateful {
+	if cls == jsonrpc.ClassStateful {
 		var idParam int
 		var unsupported bool
 		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
 		switch {
 		case unsupported:
-			return e.clientError(mc, &Error{Code: CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
+			return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
 		case idParam >= 0:
-			id, ok := filterIDParam(req.Params, idParam)
+			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
-				return e.clientError(mc, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
+				return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
 			}
 			ep, ok := e.filters.lookup(id)
 			if !ok {
-				return e.clientError(mc, &Error{Code: CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
+				return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
 			}
 			p.pinned, filterID = ep, id
 		}
 	}
-	if cls == ClassRead {
+	if cls == jsonrpc.ClassRead {
 		e.hedge.deposit(p.weight)
 	}
 
 	res := e.execute(ctx, req, p)
 	if res.err != nil {
 		mc.clientErrors.Add(1)
-	} else if cls == ClassStateful {
+	} else if cls == jsonrpc.ClassStateful {
 		e.trackFilter(req.Method, creates, filterID, res)
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head)
@@ -73,7 +75,7 @@ func (e *Engine) serveOne(ctx context.Context, req *Request, start time.Time) re
 	return res
 }
 
-func (e *Engine) clientError(mc *counts, err *Error) result {
+func (e *Engine) clientError(mc *counts, err *jsonrpc.Error) result {
 	mc.clientErrors.Add(1)
 	return result{err: err}
 }
@@ -86,7 +88,7 @@ func (e *Engine) trackFilter(method string, creates bool, id string, res result)
 	}
 	switch {
 	case creates:
-		if newID, ok := ResultString(res.body.Bytes()); ok && !e.filters.pin(newID, res.ep) {
+		if newID, ok := jsonrpc.ResultString(res.body.Bytes()); ok && !e.filters.pin(newID, res.ep) {
 			e.log.Warn("filter table full; filter not pinned", "endpoint", res.ep.Name)
 		}
 	case method == "eth_uninstallFilter" && id != "":

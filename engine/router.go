@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // The router's score is a cost in milliseconds, lower is better:
@@ -33,7 +36,7 @@ const (
 )
 
 type candidate struct {
-	ep     *Endpoint
+	ep     *endpoint
 	cost   float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
 	source string  // where the latency figure came from (ScoreParts.LatencySource)
 	trial  bool    // half-open: this request would be one of its trials
@@ -58,14 +61,14 @@ type ranking struct {
 // endpoints refusing connections (an open breaker on hard evidence) are
 // never in the order; the other unroutable ones follow the routable ones
 // in panic routing, or when no routable one can take the request.
-func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64, explain bool) ranking {
+func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
 	var extras []candidate
 	best := -1.0
 	routable, pool := 0, 0
-	skip := func(ep *Endpoint, why func() string) {
+	skip := func(ep *endpoint, why func() string) {
 		if explain {
 			r.skipped = append(r.skipped, ep.Name+": "+why())
 		}
@@ -133,7 +136,7 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 		// Trials first for reads (a read can fail over if the trial fails);
 		// last for writes, which must not be an experiment.
 		if a.trial != b.trial {
-			if (cls == ClassRead) == a.trial {
+			if (cls == jsonrpc.ClassRead) == a.trial {
 				return -1
 			}
 			return 1
@@ -141,7 +144,7 @@ func (e *Engine) rank(method string, cls Class, tipDependent bool, minHead int64
 		return byCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
-	if cls == ClassRead {
+	if cls == jsonrpc.ClassRead {
 		e.explore(r.order)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
@@ -188,7 +191,7 @@ func (e *Engine) explore(order []candidate) {
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
 		last := ep.lastRead.Load()
-		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != BreakerClosed {
+		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
 			continue
 		}
 		if ep.lastRead.CompareAndSwap(last, now) {
@@ -227,13 +230,11 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 
 // routeLatency is the latency figure of the score, in milliseconds, and
 // which window it came from.
-func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, string, bool) {
-	w, src := ep.latency, ScoreFromEndpoint
-	ep.mu.Lock()
-	if s, ok := ep.methods[method]; ok && s.latency.Count() >= fullSamples {
-		w, src = s.latency, ScoreFromMethod
+func (ep *endpoint) routeLatency(method string, e *Engine) (float64, string, bool) {
+	w, src := ep.latency, scoreFromEndpoint
+	if s, ok := ep.methods.lookup(method); ok && s.latency.Count() >= fullSamples {
+		w, src = s.latency, scoreFromMethod
 	}
-	ep.mu.Unlock()
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
 		return 0, "", false
@@ -245,10 +246,10 @@ func (ep *Endpoint) routeLatency(method string, e *Engine) (float64, string, boo
 }
 
 // noRouteError explains to a client why nothing could take its request.
-func noRouteError(r ranking) *Error {
+func noRouteError(r ranking) *jsonrpc.Error {
 	msg := "no routable endpoint"
 	if len(r.skipped) > 0 {
 		msg += ": " + strings.Join(r.skipped, "; ")
 	}
-	return &Error{Code: CodeUpstream, Message: msg}
+	return &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg}
 }

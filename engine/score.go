@@ -24,18 +24,18 @@ type ScoreParts struct {
 
 // Latency figure sources of ScoreParts.
 const (
-	ScoreFromMethod   = "method"
-	ScoreFromEndpoint = "endpoint"
-	ScoreFromPool     = "pool"
+	scoreFromMethod   = "method"
+	scoreFromEndpoint = "endpoint"
+	scoreFromPool     = "pool"
 )
 
 // scoreParts is the router's cost of ep given its latency figure latMS (in
 // milliseconds; negative when unmeasured, and best, the pool's best figure,
 // stands in).
-func (e *Engine) scoreParts(ep *Endpoint, latMS float64, source string, best float64) ScoreParts {
+func (e *Engine) scoreParts(ep *endpoint, latMS float64, source string, best float64) ScoreParts {
 	rc := e.cfg.Router
 	if latMS < 0 {
-		latMS, source = best, ScoreFromPool
+		latMS, source = best, scoreFromPool
 	}
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep)}
 	if t := ep.rates.Totals(); t.Attempts >= minRateAttempts {

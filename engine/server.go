@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // Response headers on every proxied answer.
@@ -31,13 +33,13 @@ func (e *Engine) RPCHandler() http.Handler {
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			writeRPCError(w, http.StatusMethodNotAllowed, &Error{Code: CodeInvalidRequest, Message: "JSON-RPC requests must be HTTP POST"})
+			writeRPCError(w, http.StatusMethodNotAllowed, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "JSON-RPC requests must be HTTP POST"})
 			return
 		}
 		e.serveRPC(w, r)
 	})
 	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
-		writeRPCError(w, status, &Error{Code: CodeInvalidRequest, Message: msg})
+		writeRPCError(w, status, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 	}).wrap(h)
 }
 
@@ -62,10 +64,10 @@ func (e *Engine) serveHealth(w http.ResponseWriter) {
 	fmt.Fprintf(w, `{"ok":%v,"routable":%d,"endpoints":%d,"panic":%v}`+"\n", ok, len(routable), len(e.endpoints), panicking)
 }
 
-func writeRPCError(w http.ResponseWriter, status int, err *Error) {
+func writeRPCError(w http.ResponseWriter, status int, err *jsonrpc.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(AppendError(nil, nil, err))
+	w.Write(jsonrpc.AppendError(nil, nil, err))
 }
 
 func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +75,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) {
 		e.admitted.Add(-1)
 		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, &Error{Code: CodeLimitExceeded,
+		writeRPCError(w, http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
 			Message: fmt.Sprintf("rpcdash is serving server.max_inflight (%d) requests already: retry shortly", e.cfg.Server.MaxInflight)})
 		return
 	}
@@ -97,7 +99,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	defer cut(nil)
 	defer context.AfterFunc(e.hardStop, func() { cut(errShuttingDown) })()
 
-	body, perr := ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
+	body, perr := jsonrpc.ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
 		e.writeDeadline(w)
 		writeRPCError(w, http.StatusOK, perr)
@@ -116,34 +118,34 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeRPCError(w, http.StatusRequestEntityTooLarge, &Error{Code: CodeInvalidRequest,
+		writeRPCError(w, http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)})
 	case e.stopping.Err() != nil:
 		writeRPCError(w, http.StatusServiceUnavailable, shuttingDownError())
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		writeRPCError(w, http.StatusRequestTimeout, &Error{Code: CodeInvalidRequest,
+		writeRPCError(w, http.StatusRequestTimeout, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body not received within server.read_timeout (%s)", e.cfg.Server.ReadTimeout)})
 	default:
-		writeRPCError(w, http.StatusBadRequest, &Error{Code: CodeParseError, Message: "could not read request body"})
+		writeRPCError(w, http.StatusBadRequest, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "could not read request body"})
 	}
 }
 
 // errShuttingDown is the cause of requests cut at server.shutdown_timeout.
 var errShuttingDown = errors.New("rpcdash is shutting down")
 
-func shuttingDownError() *Error {
-	return &Error{Code: CodeShuttingDown, Message: "rpcdash is shutting down: the request was cut at server.shutdown_timeout; send it again"}
+func shuttingDownError() *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: "rpcdash is shutting down: the request was cut at server.shutdown_timeout; send it again"}
 }
 
 // answerError is the error a client gets for a failed request: the
 // executor's, unless the request was cut by shutdown or by its batch's
 // answer bound, which the executor only sees as a cancellation.
-func answerError(ctx context.Context, err *Error) *Error {
+func answerError(ctx context.Context, err *jsonrpc.Error) *jsonrpc.Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errShuttingDown):
 		return shuttingDownError()
 	case errors.Is(cause, errBatchTooLarge):
-		return &Error{Code: CodeResponseTooLarge, Message: errBatchTooLarge.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeResponseTooLarge, Message: errBatchTooLarge.Error()}
 	}
 	return err
 }
@@ -154,11 +156,11 @@ func (e *Engine) writeDeadline(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.Server.WriteTimeout))
 }
 
-func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Element, start time.Time) {
+func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el jsonrpc.Element, start time.Time) {
 	if el.Err != nil {
 		e.writeDeadline(w)
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(AppendError(nil, el.ID, el.Err))
+		w.Write(jsonrpc.AppendError(nil, el.ID, el.Err))
 		return
 	}
 	res := e.serveOne(ctx, el.Req, start)
@@ -172,7 +174,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el Elem
 		return
 	}
 	if res.err != nil {
-		w.Write(AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
+		w.Write(jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
 		return
 	}
 	w.Write(res.body.Bytes())
@@ -197,7 +199,7 @@ func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool)
 // counted against the batch while they are read, and once the bound is
 // passed the batch's open elements are cut and answered -32003, as geth
 // answers a batch over its response limit.
-func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []Element, start time.Time) {
+func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []jsonrpc.Element, start time.Time) {
 	ctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	ctx = withAnswerBudget(ctx, e.cfg.Server.MaxResponseBytes, cut)
@@ -244,11 +246,11 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 		var part []byte
 		switch res := results[i]; {
 		case el.Err != nil:
-			part = AppendError(nil, el.ID, el.Err)
+			part = jsonrpc.AppendError(nil, el.ID, el.Err)
 		case el.Req.IsNotification():
 			continue
 		case res.err != nil:
-			part = AppendError(nil, el.Req.ID, answerError(ctx, res.err))
+			part = jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err))
 		default:
 			part = res.body.Bytes()
 		}
@@ -262,7 +264,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []El
 	bw.Flush()
 }
 
-func allNotifications(els []Element) bool {
+func allNotifications(els []jsonrpc.Element) bool {
 	for _, el := range els {
 		if el.Err != nil || !el.Req.IsNotification() {
 			return false

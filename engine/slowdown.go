@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 )
 
 // A deadline an attempt passes is charged to its endpoint (attemptOverdue)
@@ -76,7 +78,7 @@ func (e *Engine) forgive(since time.Time, why string) {
 		}
 		if ep.hangOpenedAt.Load() >= s {
 			ep.breaker.Revert(since, "the deadlines that opened it were not its fault ("+why+")")
-		} else if ep.breaker.State() == BreakerClosed {
+		} else if ep.breaker.State() == breaker.Closed {
 			ep.breaker.Revert(since, "")
 		}
 	}
@@ -93,7 +95,7 @@ func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
 // (a hung endpoint piles requests up: that is its fault, not an overload),
 // or stalled for at least limit within the last span (late: a stall the
 // caller measured itself).
-func (e *Engine) overloaded(ep *Endpoint, span, limit, late time.Duration) (kind, why string) {
+func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind, why string) {
 	if n, max := e.inflight.Load(), int64(e.cfg.Hedge.MaxInflight); n-ep.inflight.Load() > max {
 		return "self", fmt.Sprintf("rpcdash has %d requests in flight, past hedge.max_inflight %d", n, max)
 	}

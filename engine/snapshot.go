@@ -3,6 +3,10 @@ package engine
 import (
 	"slices"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // Snapshot is an immutable deep copy of the engine's state: the console's
@@ -88,6 +92,16 @@ type EndpointSnapshot struct {
 	Series       []SeriesPoint // the last SeriesLength seconds, oldest first
 }
 
+// BreakerState is where an endpoint's circuit breaker stands; it reads
+// as its name ("closed", "open", "half-open") in JSON.
+type BreakerState = breaker.State
+
+const (
+	BreakerClosed   BreakerState = breaker.Closed
+	BreakerOpen     BreakerState = breaker.Open
+	BreakerHalfOpen BreakerState = breaker.HalfOpen
+)
+
 // BreakerSnapshot is a breaker's state for display.
 type BreakerSnapshot struct {
 	State               BreakerState
@@ -149,6 +163,17 @@ type MethodSnapshot struct {
 	LateAnswers int64
 }
 
+// Class is how a method may be routed: read (hedgeable, failed over),
+// write (sent once, to one endpoint) or stateful (pinned to the endpoint
+// holding the state); it reads as its name in JSON.
+type Class = jsonrpc.Class
+
+const (
+	ClassRead     Class = jsonrpc.ClassRead
+	ClassWrite    Class = jsonrpc.ClassWrite
+	ClassStateful Class = jsonrpc.ClassStateful
+)
+
 // MethodStatus is one method across the pool.
 type MethodStatus struct {
 	AccountSnapshot
@@ -184,13 +209,13 @@ type DemoStatus struct {
 	Rate    float64 // requests per second
 }
 
-func latencyStats(w *LatencyWindow) LatencyStats {
+func latencyStats(w *window.Latency) LatencyStats {
 	s := w.Summary()
 	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: s.P50, P90: s.P90, P95: s.P95,
 		P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean}
 }
 
-func rateStats(r *RateWindow) RateStats {
+func rateStats(r *window.Rates) RateStats {
 	t := r.Totals()
 	s := RateStats{Attempts: t.Attempts, Successes: t.Success, Failures: t.Failure, Timeouts: t.Timeout,
 		RateLimited: t.RateLimited, Cancelled: t.Cancelled}
@@ -240,7 +265,7 @@ func (e *Engine) Snapshot() Snapshot {
 
 func (e *Engine) methodStatus(m string) MethodStatus {
 	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Client: e.recent.methodStats(m)}
-	if ms.Class == ClassRead && e.methods.Hedgeable(m) {
+	if ms.Class == jsonrpc.ClassRead && e.methods.Hedgeable(m) {
 		d := e.hedge.delayFor(m)
 		now, peak := e.hedge.outstanding(m)
 		ms.Hedgeable = true
@@ -270,7 +295,7 @@ func (e *Engine) methodScores(eps []EndpointSnapshot, routable []bool) {
 	}
 }
 
-func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) EndpointSnapshot {
+func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) EndpointSnapshot {
 	bi := ep.breaker.Info()
 	es := EndpointSnapshot{
 		Name: ep.Name, URL: ep.display, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
@@ -285,10 +310,10 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) En
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount},
 		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
 	}
-	if bi.State != BreakerClosed {
+	if bi.State != breaker.Closed {
 		es.Breaker.OpenedAt = bi.OpenedAt
 	}
-	if bi.State == BreakerOpen {
+	if bi.State == breaker.Open {
 		es.Breaker.NextTrialAt = bi.NextTrialAt
 	}
 	if off, until := ep.backedOff(now); off {
@@ -300,11 +325,8 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) En
 	ep.mu.Lock()
 	es.LastError, es.LastErrorAt = ep.lastErr, ep.lastAt
 	es.Errors = ep.errors.list()
-	methods := make(map[string]*methodStats, len(ep.methods))
-	for m, st := range ep.methods {
-		methods[m] = st
-	}
 	ep.mu.Unlock()
+	methods := ep.methods.all()
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
@@ -323,14 +345,14 @@ func (e *Engine) endpointSnapshot(ep *Endpoint, now time.Time, routable bool) En
 	return es
 }
 
-func blockedNow(ep *Endpoint, now time.Time) bool {
+func blockedNow(ep *endpoint, now time.Time) bool {
 	b, _ := ep.blocked(now, false)
 	return b
 }
 
 // routable says whether ep can take new traffic now (for tip-dependent reads
 // too): what /healthz, the Snapshot and the metrics report.
-func (e *Engine) routable(ep *Endpoint, now time.Time) bool {
+func (e *Engine) routable(ep *endpoint, now time.Time) bool {
 	if ep.drained.Load() || ep.lagExcluded.Load() || blockedNow(ep, now) {
 		return false
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // BenchmarkSnapshot is the console's per-tick cost on a large pool: 20
@@ -27,13 +29,13 @@ func BenchmarkSnapshot(b *testing.B) {
 	now := time.Now()
 	for i, ep := range e.endpoints {
 		for j, m := range methods {
-			st := ep.stats(m, e)
+			st := ep.stats(m)
 			for k := range 200 {
 				d := time.Duration(20+(i+j+k)%80) * time.Millisecond
 				st.latency.Record(d)
 				ep.latency.Record(d)
-				st.rates.Count(RateAttempts, RateSuccess)
-				ep.rates.Count(RateAttempts, RateSuccess)
+				st.rates.Count(window.Attempts, window.Success)
+				ep.rates.Count(window.Attempts, window.Success)
 				ep.series.answered(now.Add(-time.Duration(k%60)*time.Second), d)
 			}
 		}
@@ -41,7 +43,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	for _, m := range methods {
 		c := e.acct.method(m)
 		c.requests.Add(1000)
-		c.attempts[RolePrimary].Add(1000)
+		c.attempts[rolePrimary].Add(1000)
 		e.hedge.observePrimary(m, 30*time.Millisecond, false)
 		for k := range 200 {
 			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, true)

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // Conversions between the Snapshot's parts and their wire shape (see
@@ -85,13 +88,13 @@ func breakerIn(w breakerWire) BreakerSnapshot {
 
 // parseBreakerState reads a state's name; an unknown one reads as open, the
 // state that routes nothing to it.
-func parseBreakerState(s string) BreakerState {
-	for _, st := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+func parseBreakerState(s string) breaker.State {
+	for _, st := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen} {
 		if st.String() == s {
 			return st
 		}
 	}
-	return BreakerOpen
+	return breaker.Open
 }
 
 func latencyOut(l LatencyStats) latencyWire {
@@ -147,13 +150,13 @@ func methodIn(w methodWire) MethodStatus {
 	return m
 }
 
-func parseClass(s string) Class {
-	for _, c := range []Class{ClassRead, ClassWrite, ClassStateful} {
+func parseClass(s string) jsonrpc.Class {
+	for _, c := range []jsonrpc.Class{jsonrpc.ClassRead, jsonrpc.ClassWrite, jsonrpc.ClassStateful} {
 		if c.String() == s {
 			return c
 		}
 	}
-	return ClassRead
+	return jsonrpc.ClassRead
 }
 
 func clientOut(c ClientStats) clientWire {

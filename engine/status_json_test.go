@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -140,7 +141,7 @@ func fill(v reflect.Value, r *rand.Rand, depth int) {
 	case reflect.TypeOf(engine.BreakerState(0)):
 		v.SetInt(r.Int64N(3))
 		return
-	case reflect.TypeOf(engine.Class(0)):
+	case reflect.TypeOf(jsonrpc.Class(0)):
 		v.SetInt(r.Int64N(3))
 		return
 	case reflect.TypeOf(engine.FaultMode("")):

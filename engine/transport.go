@@ -14,6 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // maxResponseHeaderBytes bounds an upstream's status line and headers
@@ -69,7 +72,7 @@ type upstreamReply struct {
 	out        outcome
 	head       int64         // the head an eth_blockNumber/getSlot answer carries, 0 if none
 	body       *bytes.Buffer // pooled; owner must putBuf
-	info       ResponseInfo
+	info       jsonrpc.ResponseInfo
 	retryAfter time.Duration
 	sent       bool // a connection was obtained: the request may have left
 	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
@@ -98,7 +101,7 @@ func newHTTPClient() *http.Client {
 // trackSent asks whether a failed request provably never left (a write's
 // only licence to fail over); the connection trace it needs costs
 // allocations that reads, which fail over anyway, do without.
-func (e *Engine) roundTrip(ctx context.Context, ep *Endpoint, req *Request, trackSent bool) upstreamReply {
+func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Request, trackSent bool) upstreamReply {
 	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
@@ -212,7 +215,7 @@ func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Bu
 // upstreamText makes text an upstream had a hand in fit to show: no
 // credentials, nothing a terminal acts on, bounded.
 func (e *Engine) upstreamText(s string) string {
-	return sanitizeText(e.scrub.Scrub(s), maxUpstreamText)
+	return redact.Sanitize(e.scrub.Scrub(s), redact.MaxUpstream)
 }
 
 func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause string) upstreamReply {

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // The hedge tuning view's data: a method's live distribution with where
@@ -50,7 +53,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	if err := validMethodName(method); err != nil {
 		return MethodDistribution{}, err
 	}
-	if cls := e.methods.Class(method); cls != ClassRead || !e.methods.Hedgeable(method) {
+	if cls := e.methods.Class(method); cls != jsonrpc.ClassRead || !e.methods.Hedgeable(method) {
 		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, errNotHedged)
 	}
 	key, hm := e.hedge.lookup(method)
@@ -60,7 +63,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
 			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst}}
 	if hm != nil {
-		md.Primary = hm.primaries.Distribution()
+		md.Primary = distributionOf(hm.primaries)
 	}
 	if d.Source == "auto" {
 		// From the copy just taken, so that the delay and the distribution
@@ -75,12 +78,10 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 // lookup finds a method's hedging state by its name as clients send it,
 // exactly or else ignoring case; it never creates one.
 func (h *hedger) lookup(method string) (string, *hedgeMethod) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if hm, ok := h.methods[method]; ok {
+	if hm, ok := h.methods.lookup(method); ok {
 		return method, hm
 	}
-	for k, hm := range h.methods {
+	for k, hm := range h.methods.all() {
 		if strings.EqualFold(k, method) {
 			return k, hm
 		}
@@ -94,14 +95,12 @@ func (e *Engine) hedgeTargets(method string) []HedgeTarget {
 	now := e.now()
 	var out []HedgeTarget
 	for _, ep := range e.endpoints {
-		ep.mu.Lock()
-		st := ep.methods[method]
-		ep.mu.Unlock()
-		if st == nil || !e.routable(ep, now) {
+		st, ok := ep.methods.lookup(method)
+		if !ok || !e.routable(ep, now) {
 			continue
 		}
 		if n := st.rates.Totals().Hedges; n > 0 {
-			out = append(out, HedgeTarget{Endpoint: ep.Name, Weight: float64(n), Dist: st.latency.Distribution()})
+			out = append(out, HedgeTarget{Endpoint: ep.Name, Weight: float64(n), Dist: distributionOf(st.latency)})
 		}
 	}
 	return out
@@ -125,8 +124,8 @@ type ForecastReport struct {
 	Notes  []string
 }
 
-// DefaultForecastDelays are the candidates when none are asked for.
-var DefaultForecastDelays = []string{"current", "auto:0.8", "auto:0.9", "auto:0.95", "auto:0.99"}
+// defaultForecastDelays are the candidates when none are asked for.
+var defaultForecastDelays = []string{"current", "auto:0.8", "auto:0.9", "auto:0.95", "auto:0.99"}
 
 // maxForecastDelays bounds the candidates of one forecast request.
 const maxForecastDelays = 32
@@ -141,7 +140,7 @@ func (e *Engine) HedgeForecast(method string, delays []string) (ForecastReport, 
 		return ForecastReport{}, err
 	}
 	if len(delays) == 0 {
-		delays = DefaultForecastDelays
+		delays = defaultForecastDelays
 	}
 	if len(delays) > maxForecastDelays {
 		return ForecastReport{}, fmt.Errorf("delays: at most %d, got %d", maxForecastDelays, len(delays))
@@ -175,14 +174,14 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	case strings.HasPrefix(s, "auto:"):
 		q, err := strconv.ParseFloat(strings.TrimPrefix(s, "auto:"), 64)
 		if err != nil || !(q > 0 && q < 1) {
-			return 0, false, fmt.Errorf("delays: %q: the quantile of auto:Q must be between 0 and 1", sanitizeText(spec, 64))
+			return 0, false, fmt.Errorf("delays: %q: the quantile of auto:Q must be between 0 and 1", redact.Sanitize(spec, 64))
 		}
 		return e.autoDelay(md.Primary, q), true, nil
 	}
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9 or current)", sanitizeText(spec, 64))
+		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9 or current)", redact.Sanitize(spec, 64))
 	case d < 0:
 		return 0, false, fmt.Errorf("delays: %s is negative", d)
 	case d > e.cfg.Server.RequestTimeout:
@@ -247,8 +246,8 @@ func validMethodName(m string) error {
 	if m == "" {
 		return fmt.Errorf("method: required")
 	}
-	if len(m) > maxMethodName || sanitizeText(m, maxMethodName) != m || strings.ContainsAny(m, " \"/") {
-		return fmt.Errorf("method: %q is not a JSON-RPC method name", sanitizeText(m, 64))
+	if len(m) > maxMethodName || redact.Sanitize(m, maxMethodName) != m || strings.ContainsAny(m, " \"/") {
+		return fmt.Errorf("method: %q is not a JSON-RPC method name", redact.Sanitize(m, 64))
 	}
 	return nil
 }

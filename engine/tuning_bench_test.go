@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // What one refresh of the tuning view costs the engine: copying a window
 // of the seeds' tail scenario (50 ms, σ 0.3, 2 % at 500–1000 ms) with its
 // censored primaries, and forecasting the view's candidate delays.
 
-func tailWindow(b *testing.B) *engine.LatencyWindow {
+func tailWindow(b *testing.B) *window.Latency {
 	r := rand.New(rand.NewPCG(1, 2))
 	w := newWindow()
 	for range 100_000 {
@@ -29,12 +30,12 @@ func BenchmarkLatencyWindow_Distribution(b *testing.B) {
 	w := tailWindow(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = w.Distribution()
+		_ = engine.WindowDistribution(w)
 	}
 }
 
 func BenchmarkForecast_TenDelays(b *testing.B) {
-	d := tailWindow(b).Distribution()
+	d := engine.WindowDistribution(tailWindow(b))
 	targets := []engine.HedgeTarget{{Endpoint: "a", Weight: 2, Dist: d}, {Endpoint: "b", Weight: 1, Dist: d}, {Endpoint: "c", Weight: 1, Dist: d}}
 	delays := []time.Duration{40, 60, 75, 88, 100, 120, 150, 200, 250, 500}
 	b.ReportAllocs()
@@ -48,7 +49,7 @@ func BenchmarkForecast_TenDelays(b *testing.B) {
 // BenchmarkForecast_TenDelaysOneTarget is HedgeForecast's per-row path:
 // the targets mixed once beforehand.
 func BenchmarkForecast_TenDelaysOneTarget(b *testing.B) {
-	d := tailWindow(b).Distribution()
+	d := engine.WindowDistribution(tailWindow(b))
 	targets := []engine.HedgeTarget{{Endpoint: "mixture", Weight: 1, Dist: d}}
 	delays := []time.Duration{40, 60, 75, 88, 100, 120, 150, 200, 250, 500}
 	b.ReportAllocs()

@@ -3,13 +3,16 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // The hang that hedging hides trips the breaker only when the endpoint has
 // both lost many races in a row and been silent for an attempt deadline: a
 // burst of losses from a short stall is not a hang.
 func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
-	clock := newTestClock()
+	clock := testutil.NewClock(testutil.Epoch)
 	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}}
 	e, err := New(cfg, Options{Now: clock.Now})
@@ -26,7 +29,7 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 		clock.Advance(3 * time.Millisecond)
 		lose()
 	}
-	if s := ep.breaker.State(); s != BreakerClosed {
+	if s := ep.breaker.State(); s != breaker.Closed {
 		t.Fatalf("a 36 ms stall opened the breaker (%s)", s)
 	}
 	// It answers again: the streak starts over.
@@ -35,11 +38,11 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		lose()
 	}
-	if s := ep.breaker.State(); s != BreakerClosed {
+	if s := ep.breaker.State(); s != breaker.Closed {
 		t.Fatalf("5 losses (fewer than 2 × breaker.failures) opened the breaker (%s)", s)
 	}
 	lose()
-	if s := ep.breaker.State(); s != BreakerOpen {
+	if s := ep.breaker.State(); s != breaker.Open {
 		t.Fatalf("6 losses and 300 ms of silence left the breaker %s", s)
 	}
 }
@@ -47,7 +50,7 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 // Only an endpoint that said something ends its silence: a timeout or a
 // broken connection does not.
 func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
-	clock := newTestClock()
+	clock := testutil.NewClock(testutil.Epoch)
 	cfg := Default()
 	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
 	e, err := New(cfg, Options{Now: clock.Now})
@@ -59,14 +62,14 @@ func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
 	heardAt := ep.heardAt.Load()
 	for _, out := range []outcome{outTimeout, outConnError} {
 		clock.Advance(time.Second)
-		a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
+		a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber")}
 		e.recordProbe(a, upstreamReply{out: out, cause: out.String()}, 10*time.Millisecond)
 		if ep.heardAt.Load() != heardAt {
 			t.Fatalf("a %s counted as hearing from the endpoint", out)
 		}
 	}
 	clock.Advance(time.Second)
-	a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber", e)}
+	a := &attempt{ep: ep, start: clock.Now(), stats: ep.stats("eth_blockNumber")}
 	e.recordProbe(a, upstreamReply{out: outHTTPError, cause: "HTTP 500"}, 10*time.Millisecond)
 	if ep.heardAt.Load() == heardAt {
 		t.Fatal("an HTTP 500 did not count as hearing from the endpoint")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -102,7 +103,7 @@ func TestUpstreamBound_BatchAnswersBoundTogether(t *testing.T) {
 			t.Fatalf("element %d has id %d", i, o.ID)
 		}
 		if o.Error != nil {
-			if o.Error.Code != engine.CodeResponseTooLarge || !strings.Contains(o.Error.Message, "server.max_response_bytes") {
+			if o.Error.Code != jsonrpc.CodeResponseTooLarge || !strings.Contains(o.Error.Message, "server.max_response_bytes") {
 				t.Fatalf("element %d: %+v", i, o.Error)
 			}
 			cut++

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/rpcdash/rpcdash/engine"
 )
 
 // chainSpec is what differs between chain kinds: which method tells the
@@ -54,7 +52,7 @@ func parseHexUint(s string) (uint64, bool) {
 
 // evmChainID canonicalises "0x01" and "0x1" alike as "0x1".
 func evmChainID(body []byte) (string, bool) {
-	s, ok := engine.ResultString(body)
+	s, ok := resultString(body)
 	if !ok {
 		return "", false
 	}
@@ -72,7 +70,7 @@ func describeChainID(id string) string {
 }
 
 func evmHead(body []byte) (int64, bool) {
-	s, ok := engine.ResultString(body)
+	s, ok := resultString(body)
 	if !ok {
 		return 0, false
 	}
@@ -84,7 +82,7 @@ func evmHead(body []byte) (int64, bool) {
 }
 
 func solanaGenesis(body []byte) (string, bool) {
-	s, ok := engine.ResultString(body)
+	s, ok := resultString(body)
 	return s, ok && s != ""
 }
 
@@ -97,7 +95,7 @@ func shortHash(h string) string {
 }
 
 func solanaSlot(body []byte) (int64, bool) {
-	v, ok := engine.ResultUint64(body)
+	v, ok := resultUint64(body)
 	if !ok || v > 1<<62 {
 		return 0, false
 	}
@@ -136,4 +134,32 @@ func healthVerdict(method string, body []byte) (healthy bool, reason string, kno
 		return true, "", true
 	}
 	return false, fmt.Sprintf("%s: answered %q", method, s), true
+}
+
+// result is a JSON-RPC answer's result, when it has one and no error.
+func result(body []byte) (json.RawMessage, bool) {
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &msg) != nil || len(msg.Result) == 0 || len(msg.Error) > 0 && string(msg.Error) != "null" {
+		return nil, false
+	}
+	return msg.Result, true
+}
+
+// resultString is the result when it is a JSON string (eth_blockNumber's,
+// eth_chainId's, getGenesisHash's).
+func resultString(body []byte) (string, bool) {
+	raw, ok := result(body)
+	var s string
+	return s, ok && json.Unmarshal(raw, &s) == nil
+}
+
+// resultUint64 is the result when it is a non-negative JSON integer
+// (getSlot's).
+func resultUint64(body []byte) (uint64, bool) {
+	raw, ok := result(body)
+	var n uint64
+	return n, ok && json.Unmarshal(raw, &n) == nil
 }

@@ -97,7 +97,7 @@ func genesisOf(t *testing.T, u *sim.Upstream) string {
 	t.Helper()
 	r := &rig{t: t, rpc: u.URL(), client: clientFor(t)}
 	rep := r.call("getGenesisHash")
-	h, ok := engine.ResultString(rep.body)
+	h, ok := resultString(rep.body)
 	if !ok || len(h) < 20 {
 		t.Fatalf("genesis hash of %s: %s", u.Name(), rep.body)
 	}

@@ -23,19 +23,19 @@ func tuningDistribution() engine.MethodDistribution {
 		}
 		return time.Duration(float64(50*time.Millisecond) * math.Exp(0.3*r.NormFloat64()))
 	}
-	w := engine.NewLatencyWindow(time.Hour, 1, func() time.Time { return t0 })
 	const delay = 88 * time.Millisecond
+	var exact, censored []time.Duration
 	for range 5000 {
 		x := draw()
 		if x > delay {
 			if won := delay + draw(); won < x {
-				w.RecordCensored(won)
+				censored = append(censored, won)
 				continue
 			}
 		}
-		w.Record(x)
+		exact = append(exact, x)
 	}
-	p := w.Distribution()
+	p := engine.DistributionOf(exact, censored)
 	auto, _ := p.Quantile(0.95)
 	return engine.MethodDistribution{Method: "eth_getBalance", Window: 5 * time.Minute, Primary: p,
 		Targets: []engine.HedgeTarget{{Endpoint: "infura", Weight: 180, Dist: p}},

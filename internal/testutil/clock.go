@@ -12,6 +12,9 @@ type Clock struct {
 	loc *time.Location
 }
 
+// Epoch is a fixed start for test clocks (2025-01-01 UTC).
+var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // NewClock is a Clock that reads start until Advance moves it.
 func NewClock(start time.Time) *Clock {
 	c := &Clock{loc: start.Location()}

@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -36,9 +36,9 @@ var solanaPinned = map[string]int{
 	"getFeeForMessage":                  1,
 }
 
-// pinParams returns params with the pinned level added where the request
+// PinParams returns params with the pinned level added where the request
 // named none, and whether it changed anything.
-func pinParams(kind, pin, method string, params json.RawMessage) (json.RawMessage, bool) {
+func PinParams(kind, pin, method string, params json.RawMessage) (json.RawMessage, bool) {
 	if pin == "" {
 		return nil, false
 	}

@@ -1,13 +1,15 @@
-package engine
+package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 )
 
-// JSON-RPC error codes the engine answers with.
+// JSON-RPC error codes rpcdash answers with.
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
@@ -84,7 +86,7 @@ func ParseBodyLimit(body []byte, maxBatch int) (Body, *Error) {
 	if !json.Valid(body) {
 		return Body{}, &Error{Code: CodeParseError, Message: "parse error: body is not valid JSON"}
 	}
-	b := trimSpace(body)
+	b := TrimSpace(body)
 	switch b[0] {
 	case '{':
 		// One allocation for the element and its request.
@@ -323,7 +325,7 @@ func scanResponse(body []byte) (response, bool) {
 	if !json.Valid(body) {
 		return response{}, false
 	}
-	b := trimSpace(body)
+	b := TrimSpace(body)
 	if b[0] != '{' {
 		return response{}, false
 	}
@@ -378,11 +380,11 @@ func NewRequest(id json.RawMessage, method string, params json.RawMessage) *Requ
 // "params" member, should there be duplicates), every other member kept
 // byte for byte.
 func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
-	p := trimSpace(params)
+	p := TrimSpace(params)
 	if !json.Valid(p) || (p[0] != '[' && p[0] != '{') {
 		return nil, errors.New("json-rpc: params must be a JSON array or object")
 	}
-	raw := trimSpace(r.Raw)
+	raw := TrimSpace(r.Raw)
 	if len(raw) == 0 {
 		return NewRequest(r.ID, r.Method, p), nil
 	}
@@ -412,4 +414,37 @@ func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
 		return nil, err
 	}
 	return nr, nil
+}
+
+// ResponseID is the id member of a response object, nil when absent.
+func ResponseID(body []byte) json.RawMessage {
+	b := TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	for it := (memberIter{b: b, i: 1}); it.next(); {
+		if keyOf(b[it.ks:it.ke]) == keyID {
+			return b[it.vs:it.ve]
+		}
+	}
+	return nil
+}
+
+// SameID compares JSON-RPC ids by value: the same string (whatever its
+// escapes) or the same number (whatever its spelling, 1 and 1.0 alike).
+func SameID(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if a[0] == '"' || b[0] == '"' {
+		sa, okA := decodeString(a)
+		sb, okB := decodeString(b)
+		return okA && okB && sa == sb
+	}
+	ra, okA := new(big.Rat).SetString(string(a))
+	rb, okB := new(big.Rat).SetString(string(b))
+	return okA && okB && ra.Cmp(rb) == 0
 }

@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ func TestRequiredHead(t *testing.T) {
 		{"eth_chainId", `[]`, 0},
 		{"eth_getBalance", ``, 0},
 	} {
-		if got := requiredHead(c.method, json.RawMessage(c.params)); got != c.want {
+		if got := RequiredHead(c.method, json.RawMessage(c.params)); got != c.want {
 			t.Errorf("requiredHead(%s, %s) = %d, want %d", c.method, c.params, got, c.want)
 		}
 	}
@@ -32,7 +32,7 @@ func TestRequiredHead(t *testing.T) {
 
 func TestFilterIDParam(t *testing.T) {
 	for params, want := range map[string]string{`["0x1f"]`: "0x1f", ` [ "0xab" ] `: "0xab", `[1]`: "", `[]`: "", ``: ""} {
-		got, ok := filterIDParam(json.RawMessage(params), 0)
+		got, ok := StringParam(json.RawMessage(params), 0)
 		if got != want || ok != (want != "") {
 			t.Errorf("filterIDParam(%s) = %q, %v", params, got, ok)
 		}

@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-func trimSpace(b []byte) []byte {
+func TrimSpace(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++

@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -109,6 +109,17 @@ type filterRole struct {
 	unsupported bool
 }
 
+// MethodLists extend the built-in tables (the config's methods section).
+type MethodLists struct {
+	Writes   []string
+	Stateful []string
+	Reads    []string
+	NoHedge  []string
+	// Weights are cost units per method (lower-cased keys), for the hedge
+	// budget; a method not listed weighs 1.
+	Weights map[string]float64
+}
+
 // MethodTable classifies methods of one chain kind. Lookups ignore ASCII
 // case: a write spelled oddly must never be hedged just because its case
 // differs. It is read-only after construction and safe for concurrent use.
@@ -124,7 +135,7 @@ type MethodTable struct {
 // else gets the EVM tables). The lists in cfg override the built-ins; a
 // method listed in more than one of them takes the most conservative class
 // (write, then stateful, then read).
-func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
+func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 	t := &MethodTable{
 		solana:  kind == "solana",
 		classes: map[string]Class{},
@@ -135,20 +146,20 @@ func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
 	if t.solana {
 		t.tips = solanaTips
 		for _, m := range solanaReads {
-			t.classes[lower(m)] = ClassRead
+			t.classes[Lower(m)] = ClassRead
 		}
 		for _, m := range solanaWrites {
-			t.classes[lower(m)] = ClassWrite
+			t.classes[Lower(m)] = ClassWrite
 		}
 	} else {
 		for _, m := range evmReads {
-			t.classes[lower(m)] = ClassRead
+			t.classes[Lower(m)] = ClassRead
 		}
 		for _, m := range evmWrites {
-			t.classes[lower(m)] = ClassWrite
+			t.classes[Lower(m)] = ClassWrite
 		}
 		for _, m := range evmStateful {
-			t.classes[lower(m)] = ClassStateful
+			t.classes[Lower(m)] = ClassStateful
 		}
 	}
 	override := map[string]Class{}
@@ -157,8 +168,8 @@ func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
 		class   Class
 	}{{cfg.Reads, ClassRead}, {cfg.Stateful, ClassStateful}, {cfg.Writes, ClassWrite}} {
 		for _, m := range l.methods {
-			if c, ok := override[lower(m)]; !ok || conservativeness(l.class) > conservativeness(c) {
-				override[lower(m)] = l.class
+			if c, ok := override[Lower(m)]; !ok || conservativeness(l.class) > conservativeness(c) {
+				override[Lower(m)] = l.class
 			}
 		}
 	}
@@ -166,10 +177,10 @@ func NewMethodTable(kind string, cfg MethodsConfig) *MethodTable {
 		t.classes[m] = c
 	}
 	for _, m := range cfg.NoHedge {
-		t.noHedge[lower(m)] = true
+		t.noHedge[Lower(m)] = true
 	}
 	for m, w := range cfg.Weights {
-		t.weights[lower(m)] = w
+		t.weights[Lower(m)] = w
 	}
 	return t
 }
@@ -187,7 +198,7 @@ func conservativeness(c Class) int {
 // Class returns the method's class; a method in no table (built-in or
 // config) is ClassWrite: sent once.
 func (t *MethodTable) Class(method string) Class {
-	if c, ok := lookupFold(t.classes, method); ok {
+	if c, ok := LookupFold(t.classes, method); ok {
 		return c
 	}
 	if t.solana && hasSuffixFold(method, "subscribe") {
@@ -198,7 +209,7 @@ func (t *MethodTable) Class(method string) Class {
 
 // Known says whether a table (built-in or config) names the method.
 func (t *MethodTable) Known(method string) bool {
-	_, ok := lookupFold(t.classes, method)
+	_, ok := LookupFold(t.classes, method)
 	return ok || t.solana && hasSuffixFold(method, "subscribe")
 }
 
@@ -208,13 +219,13 @@ func (t *MethodTable) Hedgeable(method string) bool {
 	if t.Class(method) != ClassRead {
 		return false
 	}
-	_, no := lookupFold(t.noHedge, method)
+	_, no := LookupFold(t.noHedge, method)
 	return !no
 }
 
 // Weight is the method's cost in units for the hedge budget (default 1).
 func (t *MethodTable) Weight(method string) float64 {
-	if w, ok := lookupFold(t.weights, method); ok {
+	if w, ok := LookupFold(t.weights, method); ok {
 		return w
 	}
 	return 1
@@ -233,18 +244,18 @@ func (t *MethodTable) FilterRole(method string) (creates bool, idParam int, unsu
 	if t.solana {
 		return false, -1, hasSuffixFold(method, "subscribe")
 	}
-	if r, ok := lookupFold(evmFilterRoles, method); ok {
+	if r, ok := LookupFold(evmFilterRoles, method); ok {
 		return r.creates, r.idParam, r.unsupported
 	}
 	return false, -1, false
 }
 
-// lookupFold looks up the ASCII-lower-cased key without allocating for
+// LookupFold looks up the ASCII-lower-cased key without allocating for
 // method names of ordinary length.
-func lookupFold[V any](m map[string]V, key string) (V, bool) {
+func LookupFold[V any](m map[string]V, key string) (V, bool) {
 	var buf [96]byte
 	if len(key) > len(buf) {
-		v, ok := m[lower(key)]
+		v, ok := m[Lower(key)]
 		return v, ok
 	}
 	b := buf[:len(key)]
@@ -275,8 +286,8 @@ func lowerByte(c byte) byte {
 	return c
 }
 
-// lower lower-cases ASCII letters only, matching lookupFold.
-func lower(s string) string {
+// Lower lower-cases ASCII letters only, matching LookupFold.
+func Lower(s string) string {
 	return strings.Map(func(r rune) rune {
 		if 'A' <= r && r <= 'Z' {
 			return r + 'a' - 'A'
@@ -300,7 +311,7 @@ func lower(s string) string {
 //     recent ones) and every Solana read whatever its commitment (a lagging
 //     node's finalized slot lags too). Unknown methods are tip-dependent.
 func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
-	rule, ok := lookupFold(t.tips, method)
+	rule, ok := LookupFold(t.tips, method)
 	if !ok {
 		return true
 	}
@@ -308,7 +319,7 @@ func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
 	case tipNever:
 		return false
 	case tipBlock, tipLogs:
-		p := trimSpace(params)
+		p := TrimSpace(params)
 		if len(p) > 0 && !json.Valid(p) {
 			return true
 		}
@@ -374,7 +385,7 @@ func block(idx int8) tipRule { return tipRule{kind: tipBlock, idx: idx} }
 func foldKeys[V any](m map[string]V) map[string]V {
 	out := make(map[string]V, len(m))
 	for k, v := range m {
-		out[lower(k)] = v
+		out[Lower(k)] = v
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package breaker
 
 import (
 	"fmt"
@@ -6,34 +6,34 @@ import (
 	"time"
 )
 
-// BreakerState is where a circuit breaker stands.
-type BreakerState int
+// State is where a circuit breaker stands.
+type State int
 
 const (
-	BreakerClosed BreakerState = iota
-	BreakerOpen
-	BreakerHalfOpen
+	Closed State = iota
+	Open
+	HalfOpen
 )
 
-func (s BreakerState) String() string {
+func (s State) String() string {
 	switch s {
-	case BreakerClosed:
+	case Closed:
 		return "closed"
-	case BreakerOpen:
+	case Open:
 		return "open"
-	case BreakerHalfOpen:
+	case HalfOpen:
 		return "half-open"
 	}
-	return fmt.Sprintf("BreakerState(%d)", int(s))
+	return fmt.Sprintf("State(%d)", int(s))
 }
 
 // MarshalText makes the state read as its name in JSON.
-func (s BreakerState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// BreakerSettings are the thresholds of one breaker. Values below their
+// Settings are the thresholds of one breaker. Values below their
 // minimum are raised to it: Failures, Successes and HalfOpenTrials to 1,
 // Cooldown to 0, MaxCooldown to Cooldown (no growth).
-type BreakerSettings struct {
+type Settings struct {
 	Failures       int // consecutive failures that open a closed breaker
 	Successes      int // consecutive trial successes that close a half-open one
 	HalfOpenTrials int // trials in flight at once while half-open
@@ -41,17 +41,17 @@ type BreakerSettings struct {
 	MaxCooldown    time.Duration // a failed trial doubles the cooldown up to this
 }
 
-// BreakerTransition is one state change, as reported to the hook.
-type BreakerTransition struct {
-	From, To BreakerState
+// Transition is one state change, as reported to the hook.
+type Transition struct {
+	From, To State
 	Reason   string
 	Cooldown time.Duration // the cooldown in force, for transitions to open
 	At       time.Time
 }
 
-// BreakerInfo is a breaker's state for display.
-type BreakerInfo struct {
-	State                BreakerState
+// Info is a breaker's state for display.
+type Info struct {
+	State                State
 	ConsecutiveFailures  int // closed: failures in a row so far
 	ConsecutiveSuccesses int // half-open: trial successes in a row so far
 	TrialsInFlight       int
@@ -80,12 +80,12 @@ type BreakerInfo struct {
 // goroutine delivers it instead.
 type Breaker struct {
 	mu   sync.Mutex
-	set  BreakerSettings
+	set  Settings
 	now  func() time.Time
-	hook func(BreakerTransition)
+	hook func(Transition)
 	gate func(hard bool, reason string) bool
 
-	state     BreakerState
+	state     State
 	failures  int
 	successes int
 	trials    int
@@ -93,13 +93,13 @@ type Breaker struct {
 	openedAt  time.Time
 	reopens   int
 
-	pending    []BreakerTransition
+	pending    []Transition
 	delivering bool
 }
 
-// NewBreaker returns a closed breaker. now nil means time.Now; onTransition
+// New returns a closed breaker. now nil means time.Now; onTransition
 // may be nil.
-func NewBreaker(s BreakerSettings, now func() time.Time, onTransition func(BreakerTransition)) *Breaker {
+func New(s Settings, now func() time.Time, onTransition func(Transition)) *Breaker {
 	s.Failures = max(s.Failures, 1)
 	s.Successes = max(s.Successes, 1)
 	s.HalfOpenTrials = max(s.HalfOpenTrials, 1)
@@ -124,18 +124,18 @@ func (b *Breaker) SetOpenGate(gate func(hard bool, reason string) bool) { b.gate
 // end in exactly one of Success(true), Failure(true, …) or Release(true).
 func (b *Breaker) Acquire() (ok, trial bool) {
 	b.mu.Lock()
-	if b.state == BreakerClosed {
+	if b.state == Closed {
 		b.mu.Unlock()
 		return true, false
 	}
 	deliver := false
-	if b.state == BreakerOpen {
+	if b.state == Open {
 		now := b.now()
 		if now.Before(b.openedAt.Add(b.cooldown)) {
 			b.mu.Unlock()
 			return false, false
 		}
-		deliver = b.moveLocked(BreakerHalfOpen, "cooldown elapsed", now)
+		deliver = b.moveLocked(HalfOpen, "cooldown elapsed", now)
 	}
 	if b.trials < b.set.HalfOpenTrials {
 		b.trials++
@@ -154,9 +154,9 @@ func (b *Breaker) Routable() (ok, trial bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state {
-	case BreakerClosed:
+	case Closed:
 		return true, false
-	case BreakerOpen:
+	case Open:
 		if b.now().Before(b.openedAt.Add(b.cooldown)) {
 			return false, false
 		}
@@ -171,12 +171,12 @@ func (b *Breaker) Success(trial bool) {
 	b.mu.Lock()
 	deliver := false
 	switch {
-	case !trial && b.state == BreakerClosed:
+	case !trial && b.state == Closed:
 		b.failures = 0
 	case trial && b.takeTrialLocked():
 		b.successes++
 		if b.successes >= b.set.Successes {
-			deliver = b.moveLocked(BreakerClosed, fmt.Sprintf("%d trial successes in a row", b.successes), b.now())
+			deliver = b.moveLocked(Closed, fmt.Sprintf("%d trial successes in a row", b.successes), b.now())
 		}
 	}
 	b.mu.Unlock()
@@ -197,16 +197,16 @@ func (b *Breaker) failure(trial, hard bool, reason string) {
 	b.mu.Lock()
 	deliver := false
 	switch {
-	case !trial && b.state == BreakerClosed:
+	case !trial && b.state == Closed:
 		b.failures++
 		if b.failures >= b.set.Failures {
 			why := fmt.Sprintf("%d failures in a row, last: %s", b.failures, reason)
 			if b.gate == nil || b.gate(hard, why) {
-				deliver = b.moveLocked(BreakerOpen, why, b.now())
+				deliver = b.moveLocked(Open, why, b.now())
 			}
 		}
 	case trial && b.takeTrialLocked():
-		deliver = b.moveLocked(BreakerOpen, "trial failed: "+reason, b.now())
+		deliver = b.moveLocked(Open, "trial failed: "+reason, b.now())
 	}
 	b.mu.Unlock()
 	if deliver {
@@ -234,11 +234,11 @@ func (b *Breaker) Trip(reason string) {
 	deliver := false
 	now := b.now()
 	switch {
-	case b.state == BreakerOpen:
+	case b.state == Open:
 		b.openedAt = now
-	case b.state == BreakerClosed && b.gate != nil && !b.gate(false, reason):
+	case b.state == Closed && b.gate != nil && !b.gate(false, reason):
 	default:
-		deliver = b.moveLocked(BreakerOpen, reason, now)
+		deliver = b.moveLocked(Open, reason, now)
 	}
 	b.mu.Unlock()
 	if deliver {
@@ -255,10 +255,10 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 	b.mu.Lock()
 	deliver := false
 	switch {
-	case b.state == BreakerClosed:
+	case b.state == Closed:
 		b.failures = 0
-	case b.state == BreakerOpen && b.reopens == 0 && !b.openedAt.Before(since):
-		deliver = b.moveLocked(BreakerClosed, reason, b.now())
+	case b.state == Open && b.reopens == 0 && !b.openedAt.Before(since):
+		deliver = b.moveLocked(Closed, reason, b.now())
 	}
 	b.mu.Unlock()
 	if deliver {
@@ -268,29 +268,29 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 
 // State is the current state. An open breaker whose cooldown has run out
 // stays open until the next Acquire.
-func (b *Breaker) State() BreakerState {
+func (b *Breaker) State() State {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state
 }
 
 // Info returns the breaker's state and counters.
-func (b *Breaker) Info() BreakerInfo {
+func (b *Breaker) Info() Info {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	in := BreakerInfo{
+	in := Info{
 		State:           b.state,
 		TrialsInFlight:  b.trials,
 		CurrentCooldown: b.cooldown,
 		ReopenCount:     b.reopens,
 	}
 	switch b.state {
-	case BreakerClosed:
+	case Closed:
 		in.ConsecutiveFailures = b.failures
-	case BreakerOpen:
+	case Open:
 		in.OpenedAt = b.openedAt
 		in.NextTrialAt = b.openedAt.Add(b.cooldown)
-	case BreakerHalfOpen:
+	case HalfOpen:
 		in.OpenedAt = b.openedAt
 		in.ConsecutiveSuccesses = b.successes
 	}
@@ -300,7 +300,7 @@ func (b *Breaker) Info() BreakerInfo {
 // takeTrialLocked frees the slot of a trial whose result has come in; false
 // means no trial is outstanding and the result is stale.
 func (b *Breaker) takeTrialLocked() bool {
-	if b.state != BreakerHalfOpen || b.trials == 0 {
+	if b.state != HalfOpen || b.trials == 0 {
 		return false
 	}
 	b.trials--
@@ -309,17 +309,17 @@ func (b *Breaker) takeTrialLocked() bool {
 
 // moveLocked changes state and queues the transition; true means the caller
 // must run deliver after unlocking.
-func (b *Breaker) moveLocked(to BreakerState, reason string, now time.Time) bool {
-	t := BreakerTransition{From: b.state, To: to, Reason: reason, At: now}
+func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
+	t := Transition{From: b.state, To: to, Reason: reason, At: now}
 	switch to {
-	case BreakerOpen:
-		if b.state == BreakerHalfOpen {
+	case Open:
+		if b.state == HalfOpen {
 			b.cooldown = min(2*b.cooldown, b.set.MaxCooldown)
 			b.reopens++
 		}
 		b.openedAt = now
 		t.Cooldown = b.cooldown
-	case BreakerClosed:
+	case Closed:
 		b.cooldown = b.set.Cooldown
 		b.reopens = 0
 		b.openedAt = time.Time{}

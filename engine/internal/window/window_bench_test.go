@@ -1,14 +1,16 @@
-package engine
+package window
 
 import (
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // benchWindow is a window filled with a realistic spread of latencies.
-func benchWindow(b *testing.B, censored bool) (*LatencyWindow, []time.Duration) {
+func benchWindow(b *testing.B, censored bool) (*Latency, []time.Duration) {
 	b.Helper()
-	w := NewLatencyWindow(5*time.Minute, 5, nil)
+	w := NewLatency(5*time.Minute, 5, nil)
 	raw := lognormalMicros(99, 8192, 40*time.Millisecond, 0.8)
 	ds := make([]time.Duration, len(raw))
 	for i, v := range raw {
@@ -61,8 +63,8 @@ func BenchmarkLatencyWindowQuantileCensored(b *testing.B) {
 
 // A rotation rebuilds the aggregate from the surviving sub-windows.
 func BenchmarkLatencyWindowRotate(b *testing.B) {
-	clk := newTestClock()
-	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Second, 5, clk.Now)
 	raw := lognormalMicros(99, 8192, 40*time.Millisecond, 0.8)
 	for i := range 5 {
 		for _, v := range raw[i*1024 : (i+1)*1024] {
@@ -80,10 +82,10 @@ func BenchmarkLatencyWindowRotate(b *testing.B) {
 }
 
 func BenchmarkRateWindowAdd(b *testing.B) {
-	r := NewRateWindow(5*time.Minute, 5, nil)
+	r := NewRates(5*time.Minute, 5, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Add(RateAttempts, 1)
+		r.Add(Attempts, 1)
 	}
 }
 

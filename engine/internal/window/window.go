@@ -1,4 +1,4 @@
-package engine
+package window
 
 import (
 	"math/bits"
@@ -11,6 +11,10 @@ import (
 // Rolling windows keep the last span of observations as a ring of
 // sub-windows; the oldest is cleared and reused when time moves past it,
 // so the window reaches back between span−span/buckets and span.
+
+// DefaultBuckets is how many sub-windows a rolling window ages out by,
+// unless told otherwise.
+const DefaultBuckets = 5
 
 // Latencies are recorded in microseconds from 1µs to 10min (longer ones are
 // clamped, never dropped) at 2 significant figures: a bucket is at most
@@ -32,10 +36,10 @@ type ring struct {
 
 func newRing(span time.Duration, buckets int, now time.Time) ring {
 	if span <= 0 {
-		panic("engine: rolling window span must be positive")
+		panic("window: rolling window span must be positive")
 	}
 	if buckets < 1 {
-		buckets = windowBuckets
+		buckets = DefaultBuckets
 	}
 	width := span / time.Duration(buckets)
 	if width <= 0 {
@@ -66,7 +70,7 @@ func (r *ring) covered(t time.Time) time.Duration {
 	return min(since, time.Duration(r.n-1)*r.width+inHead)
 }
 
-// LatencyWindow is a rolling latency histogram. Exact observations and
+// Latency is a rolling latency histogram. Exact observations and
 // censored ones (known only to exceed a value) are kept apart.
 //
 // Each sub-window holds sparse (packed) HdrHistograms, and a running
@@ -76,7 +80,7 @@ func (r *ring) covered(t time.Time) time.Duration {
 // aggregate is rebuilt from the survivors, once per sub-window width, at a
 // cost proportional to the buckets in use. Histograms are allocated on first
 // use and reused after Reset, so a steady stream records without allocating.
-type LatencyWindow struct {
+type Latency struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	ring  ring
@@ -108,8 +112,8 @@ type latencySlot struct{ exact, cens *hdr.PackedHistogram }
 
 type bucketCount struct{ value, count int64 }
 
-// LatencySummary describes a latency window.
-type LatencySummary struct {
+// Summary describes a latency window.
+type Summary struct {
 	Count    int64 // exact observations
 	Censored int64 // observations known only as "longer than"
 	P50      time.Duration
@@ -121,14 +125,14 @@ type LatencySummary struct {
 	Mean     time.Duration
 }
 
-// NewLatencyWindow keeps latencies for span in buckets sub-windows
+// NewLatency keeps latencies for span in buckets sub-windows
 // (buckets < 1 means 5). now nil means time.Now.
-func NewLatencyWindow(span time.Duration, buckets int, now func() time.Time) *LatencyWindow {
+func NewLatency(span time.Duration, buckets int, now func() time.Time) *Latency {
 	if now == nil {
 		now = time.Now
 	}
 	r := newRing(span, buckets, now())
-	return &LatencyWindow{now: now, ring: r, slots: make([]latencySlot, r.n)}
+	return &Latency{now: now, ring: r, slots: make([]latencySlot, r.n)}
 }
 
 func newLatencyHistogram() *hdr.PackedHistogram {
@@ -149,14 +153,14 @@ func bucketTop(v int64) int64 {
 }
 
 // Record adds one exact observation.
-func (w *LatencyWindow) Record(d time.Duration) { w.record(d, false) }
+func (w *Latency) Record(d time.Duration) { w.record(d, false) }
 
 // RecordCensored adds an observation known only to exceed d, such as a
 // hedged primary cancelled after d because the hedge answered first.
 // Quantile ignores it; QuantileCensored uses it.
-func (w *LatencyWindow) RecordCensored(d time.Duration) { w.record(d, true) }
+func (w *Latency) RecordCensored(d time.Duration) { w.record(d, true) }
 
-func (w *LatencyWindow) record(d time.Duration, censored bool) {
+func (w *Latency) record(d time.Duration, censored bool) {
 	v, t := toMicros(d), w.now()
 	w.mu.Lock()
 	w.rotateLocked(t)
@@ -178,7 +182,7 @@ func (w *LatencyWindow) record(d time.Duration, censored bool) {
 	w.mu.Unlock()
 }
 
-func (w *LatencyWindow) rotateLocked(t time.Time) {
+func (w *Latency) rotateLocked(t time.Time) {
 	from, to := w.ring.advance(t)
 	var dropExact, dropCens bool
 	for k := from; k < to; k++ {
@@ -206,7 +210,7 @@ func emptied(h *hdr.PackedHistogram) bool {
 	return true
 }
 
-func (w *LatencyWindow) rebuild(agg *hdr.PackedHistogram, part func(*latencySlot) *hdr.PackedHistogram) {
+func (w *Latency) rebuild(agg *hdr.PackedHistogram, part func(*latencySlot) *hdr.PackedHistogram) {
 	agg.Reset()
 	for i := range w.slots {
 		if h := part(&w.slots[i]); h != nil && h.TotalCount() > 0 {
@@ -217,7 +221,7 @@ func (w *LatencyWindow) rebuild(agg *hdr.PackedHistogram, part func(*latencySlot
 
 // Quantile is the q-quantile (0..1) of the exact observations, 0 if there
 // are none.
-func (w *LatencyWindow) Quantile(q float64) time.Duration {
+func (w *Latency) Quantile(q float64) time.Duration {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	return fromMicros(quantileOf(w.exact, q))
@@ -225,7 +229,7 @@ func (w *LatencyWindow) Quantile(q float64) time.Duration {
 
 // QuantilePair is Quantile for two quantiles and the exact count, under one
 // lock (the router asks for these on every request).
-func (w *LatencyWindow) QuantilePair(q1, q2 float64) (n int64, v1, v2 time.Duration) {
+func (w *Latency) QuantilePair(q1, q2 float64) (n int64, v1, v2 time.Duration) {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	return total(w.exact), fromMicros(quantileOf(w.exact, q1)), fromMicros(quantileOf(w.exact, q2))
@@ -233,7 +237,7 @@ func (w *LatencyWindow) QuantilePair(q1, q2 float64) (n int64, v1, v2 time.Durat
 
 // lockCurrent locks the window and ages out what has left it; the caller
 // unlocks.
-func (w *LatencyWindow) lockCurrent() {
+func (w *Latency) lockCurrent() {
 	t := w.now()
 	w.mu.Lock()
 	w.rotateLocked(t)
@@ -264,7 +268,7 @@ func quantileOf(h *hdr.PackedHistogram, q float64) int64 {
 // When censoring leaves the estimate short of q (every observation past some
 // point was censored, so the data say only "later than that"), the answer is
 // the largest observation, exact or censored: a lower bound. 0 if empty.
-func (w *LatencyWindow) QuantileCensored(q float64) time.Duration {
+func (w *Latency) QuantileCensored(q float64) time.Duration {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	return w.quantileCensoredLocked(q)
@@ -274,7 +278,7 @@ func (w *LatencyWindow) QuantileCensored(q float64) time.Duration {
 // observation, with the number of exact observations, under one lock:
 // censored observations keep the quantile from being biased low but cannot
 // push it past what the endpoint ever answered in.
-func (w *LatencyWindow) AnswerQuantile(q float64) (time.Duration, int64) {
+func (w *Latency) AnswerQuantile(q float64) (time.Duration, int64) {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	n := total(w.exact)
@@ -284,7 +288,7 @@ func (w *LatencyWindow) AnswerQuantile(q float64) (time.Duration, int64) {
 	return min(w.quantileCensoredLocked(q), fromMicros(w.exact.Max())), n
 }
 
-func (w *LatencyWindow) quantileCensoredLocked(q float64) time.Duration {
+func (w *Latency) quantileCensoredLocked(q float64) time.Duration {
 	nE, nC := total(w.exact), total(w.cens)
 	switch {
 	case nC == 0:
@@ -301,7 +305,7 @@ func (w *LatencyWindow) quantileCensoredLocked(q float64) time.Duration {
 	return v
 }
 
-func (w *LatencyWindow) productLimitLocked(q float64, nE, nC int64) time.Duration {
+func (w *Latency) productLimitLocked(q float64, nE, nC int64) time.Duration {
 	w.cbuf = w.cbuf[:0]
 	w.cens.ForEachBucket(func(v, c int64) bool {
 		w.cbuf = append(w.cbuf, bucketCount{v, c})
@@ -341,20 +345,20 @@ func (w *LatencyWindow) productLimitLocked(q float64, nE, nC int64) time.Duratio
 }
 
 // Counts are the numbers of exact and censored observations in the window.
-func (w *LatencyWindow) Counts() (exact, censored int64) {
+func (w *Latency) Counts() (exact, censored int64) {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	return total(w.exact), total(w.cens)
 }
 
 // Count is the number of exact observations in the window.
-func (w *LatencyWindow) Count() int64 {
+func (w *Latency) Count() int64 {
 	n, _ := w.Counts()
 	return n
 }
 
 // CensoredCount is the number of censored observations in the window.
-func (w *LatencyWindow) CensoredCount() int64 {
+func (w *Latency) CensoredCount() int64 {
 	_, c := w.Counts()
 	return c
 }
@@ -367,10 +371,10 @@ func total(h *hdr.PackedHistogram) int64 {
 }
 
 // Summary describes the exact observations in the window.
-func (w *LatencyWindow) Summary() LatencySummary {
+func (w *Latency) Summary() Summary {
 	w.lockCurrent()
 	defer w.mu.Unlock()
-	s := LatencySummary{Count: total(w.exact), Censored: total(w.cens)}
+	s := Summary{Count: total(w.exact), Censored: total(w.cens)}
 	if s.Count == 0 {
 		return s
 	}
@@ -387,7 +391,7 @@ func (w *LatencyWindow) Summary() LatencySummary {
 
 // Recent returns the median of each sub-window, oldest first, the current
 // (partial) one last; 0 for a sub-window without observations.
-func (w *LatencyWindow) Recent() []time.Duration {
+func (w *Latency) Recent() []time.Duration {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	out := make([]time.Duration, w.ring.n)
@@ -400,3 +404,63 @@ func (w *LatencyWindow) Recent() []time.Duration {
 	}
 	return out
 }
+
+// Bucket is one populated histogram bucket: every value in [Low, High]
+// falls in it; Exact and Censored count its observations of each kind.
+type Bucket struct {
+	Low, High time.Duration
+	Exact     int64
+	Censored  int64
+}
+
+// Buckets copies the window's populated buckets, exact and censored
+// observations merged, in ascending order, under the window's lock.
+func (w *Latency) Buckets() []Bucket {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	var exact, cens []bucketCount
+	if n := total(w.exact); n > 0 {
+		exact = make([]bucketCount, 0, w.exact.Populated())
+		w.exact.ForEachBucket(func(v, c int64) bool { exact = append(exact, bucketCount{v, c}); return true })
+	}
+	if n := total(w.cens); n > 0 {
+		cens = make([]bucketCount, 0, w.cens.Populated())
+		w.cens.ForEachBucket(func(v, c int64) bool { cens = append(cens, bucketCount{v, c}); return true })
+	}
+	out := make([]Bucket, 0, len(exact)+len(cens))
+	i, j := 0, 0
+	for i < len(exact) || j < len(cens) {
+		var v, e, c int64
+		switch {
+		case j == len(cens) || i < len(exact) && exact[i].value < cens[j].value:
+			v, e = exact[i].value, exact[i].count
+			i++
+		case i == len(exact) || cens[j].value < exact[i].value:
+			v, c = cens[j].value, cens[j].count
+			j++
+		default: // the same bucket in both
+			v, e, c = exact[i].value, exact[i].count, cens[j].count
+			i++
+			j++
+		}
+		out = append(out, Bucket{Low: fromMicros(v), High: fromMicros(bucketTop(v)), Exact: e, Censored: c})
+	}
+	return out
+}
+
+// Histogram is a latency histogram that never ages out (a hedging trial's,
+// since the change), in the windows' buckets. It is not safe for
+// concurrent use: the caller locks.
+type Histogram struct{ h *hdr.PackedHistogram }
+
+// NewHistogram is an empty Histogram.
+func NewHistogram() *Histogram { return &Histogram{h: newLatencyHistogram()} }
+
+// Record adds one observation (clamped into the histogram's range).
+func (h *Histogram) Record(d time.Duration) { _ = h.h.RecordValue(toMicros(d)) }
+
+// Count is the number of observations.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Quantile is the q-quantile (0..1); 0 if empty.
+func (h *Histogram) Quantile(q float64) time.Duration { return fromMicros(quantileOf(h.h, q)) }

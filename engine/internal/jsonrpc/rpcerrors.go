@@ -1,32 +1,32 @@
-package engine
+package jsonrpc
 
 import "strings"
 
-// blame says whose fault a JSON-RPC error answer is. The same code means
+// Blame says whose fault a JSON-RPC error answer is. The same code means
 // different things on different chains and providers (geth answers both
 // "nonce too low" and "missing trie node" with -32000), so the message is
 // read first and the code decides only when no known message matches —
 // except for errors whose message carries the caller's own text (a revert
 // reason, a program's log), which are the request's whatever they say.
-type blame uint8
+type Blame uint8
 
 const (
 	// blameRequest: the request's own error (a revert, invalid params, a
 	// nonce too low). Relayed unchanged; the endpoint is healthy.
-	blameRequest blame = iota
+	BlameRequest Blame = iota
 	// blameEndpoint: the endpoint's fault (internal error, missing state,
 	// a node behind or unhealthy). Counted against it; reads fail over.
-	blameEndpoint
+	BlameEndpoint
 	// blameUnsupported: this endpoint cannot serve this request (method not
 	// enabled, history pruned, a provider's own size limit), which another
 	// may. Reads fail over; nothing is counted against the endpoint.
-	blameUnsupported
+	BlameUnsupported
 	// blameRateLimit: a rate limit or capacity message in the body: backed
 	// off like HTTP 429.
-	blameRateLimit
+	BlameRateLimit
 )
 
-func (b blame) String() string {
+func (b Blame) String() string {
 	return [...]string{"request", "endpoint", "unsupported", "rate_limit"}[b]
 }
 
@@ -66,55 +66,55 @@ var (
 	evmUserTextCodes    = map[int]bool{3: true}
 	solanaUserTextCodes = map[int]bool{-32002: true, -32003: true, -32006: true, -32013: true, -32015: true}
 
-	evmCodes = map[int]blame{
-		3:      blameRequest,     // execution reverted (with data)
-		-32700: blameRequest,     // parse error
-		-32600: blameRequest,     // invalid request
-		-32602: blameRequest,     // invalid params
-		-32601: blameUnsupported, // method not found
-		-32603: blameEndpoint,    // internal error
-		-32002: blameEndpoint,    // EIP-1474 resource unavailable
-		-32003: blameRequest,     // EIP-1474 transaction rejected
-		-32004: blameUnsupported, // EIP-1474 method not supported
-		-32005: blameUnsupported, // EIP-1474 limit exceeded (a provider's limit; another may allow it)
-		-32006: blameEndpoint,    // EIP-1474 JSON-RPC version not supported
-		429:    blameRateLimit,   // some providers put the HTTP status in the code
+	evmCodes = map[int]Blame{
+		3:      BlameRequest,     // execution reverted (with data)
+		-32700: BlameRequest,     // parse error
+		-32600: BlameRequest,     // invalid request
+		-32602: BlameRequest,     // invalid params
+		-32601: BlameUnsupported, // method not found
+		-32603: BlameEndpoint,    // internal error
+		-32002: BlameEndpoint,    // EIP-1474 resource unavailable
+		-32003: BlameRequest,     // EIP-1474 transaction rejected
+		-32004: BlameUnsupported, // EIP-1474 method not supported
+		-32005: BlameUnsupported, // EIP-1474 limit exceeded (a provider's limit; another may allow it)
+		-32006: BlameEndpoint,    // EIP-1474 JSON-RPC version not supported
+		429:    BlameRateLimit,   // some providers put the HTTP status in the code
 	}
-	solanaCodes = map[int]blame{
-		-32700: blameRequest,
-		-32600: blameRequest,
-		-32602: blameRequest,
-		-32601: blameUnsupported,
-		-32603: blameEndpoint,
-		-32001: blameUnsupported, // block cleaned up: this node's history does not reach it
-		-32002: blameRequest,     // transaction preflight (simulation) failed
-		-32003: blameRequest,     // signature verification failed
-		-32004: blameEndpoint,    // block not available for slot (the node is behind)
-		-32005: blameEndpoint,    // node unhealthy
-		-32006: blameRequest,     // precompile verification failed
-		-32007: blameRequest,     // slot skipped
-		-32008: blameEndpoint,    // no snapshot
-		-32009: blameRequest,     // slot skipped in long-term storage
-		-32010: blameUnsupported, // key excluded from secondary indexes on this node
-		-32011: blameUnsupported, // transaction history not available on this node
-		-32012: blameEndpoint,    // scan error
-		-32013: blameRequest,     // signature length mismatch
-		-32014: blameEndpoint,    // block status not yet available (the node is behind)
-		-32015: blameRequest,     // unsupported transaction version
-		-32016: blameEndpoint,    // minimum context slot not reached (the node is behind)
-		-32017: blameUnsupported, // epoch rewards period active
-		-32018: blameRequest,     // slot not an epoch boundary
-		-32019: blameEndpoint,    // long-term storage unreachable
-		429:    blameRateLimit,
+	solanaCodes = map[int]Blame{
+		-32700: BlameRequest,
+		-32600: BlameRequest,
+		-32602: BlameRequest,
+		-32601: BlameUnsupported,
+		-32603: BlameEndpoint,
+		-32001: BlameUnsupported, // block cleaned up: this node's history does not reach it
+		-32002: BlameRequest,     // transaction preflight (simulation) failed
+		-32003: BlameRequest,     // signature verification failed
+		-32004: BlameEndpoint,    // block not available for slot (the node is behind)
+		-32005: BlameEndpoint,    // node unhealthy
+		-32006: BlameRequest,     // precompile verification failed
+		-32007: BlameRequest,     // slot skipped
+		-32008: BlameEndpoint,    // no snapshot
+		-32009: BlameRequest,     // slot skipped in long-term storage
+		-32010: BlameUnsupported, // key excluded from secondary indexes on this node
+		-32011: BlameUnsupported, // transaction history not available on this node
+		-32012: BlameEndpoint,    // scan error
+		-32013: BlameRequest,     // signature length mismatch
+		-32014: BlameEndpoint,    // block status not yet available (the node is behind)
+		-32015: BlameRequest,     // unsupported transaction version
+		-32016: BlameEndpoint,    // minimum context slot not reached (the node is behind)
+		-32017: BlameUnsupported, // epoch rewards period active
+		-32018: BlameRequest,     // slot not an epoch boundary
+		-32019: BlameEndpoint,    // long-term storage unreachable
+		429:    BlameRateLimit,
 	}
 )
 
 // maxMatchedMessage bounds how much of an upstream's message is read.
 const maxMatchedMessage = 512
 
-// blameOf classifies a JSON-RPC error answer of an endpoint of the given
+// BlameOf classifies a JSON-RPC error answer of an endpoint of the given
 // chain kind.
-func blameOf(solana bool, code int, message string) blame {
+func BlameOf(solana bool, code int, message string) Blame {
 	if len(message) > maxMatchedMessage {
 		message = message[:maxMatchedMessage]
 	}
@@ -124,12 +124,12 @@ func blameOf(solana bool, code int, message string) blame {
 	}
 	m := strings.ToLower(message)
 	if userText[code] || strings.Contains(m, "revert") {
-		return blameRequest
+		return BlameRequest
 	}
 	for _, l := range []struct {
 		words []string
-		b     blame
-	}{{rateLimitMessages, blameRateLimit}, {endpointMessages, blameEndpoint}, {unsupportedMessages, blameUnsupported}, {requestMessages, blameRequest}} {
+		b     Blame
+	}{{rateLimitMessages, BlameRateLimit}, {endpointMessages, BlameEndpoint}, {unsupportedMessages, BlameUnsupported}, {requestMessages, BlameRequest}} {
 		for _, w := range l.words {
 			if strings.Contains(m, w) {
 				return l.b
@@ -139,5 +139,5 @@ func blameOf(solana bool, code int, message string) blame {
 	if b, ok := codes[code]; ok {
 		return b
 	}
-	return blameRequest
+	return BlameRequest
 }

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"strconv"
@@ -12,14 +12,14 @@ import (
 // screen and a log line can hold, and stripped of anything a terminal would
 // act on, before it reaches a client error, a log, an event or the Snapshot.
 const (
-	maxUpstreamText = 256  // one upstream-supplied cause
-	maxShownText    = 1024 // an event message or last_error, whole
+	MaxUpstream = 256  // one upstream-supplied cause
+	MaxShown    = 1024 // an event message or last_error, whole
 )
 
-// sanitizeText returns s with invalid UTF-8, control and other
+// Sanitize returns s with invalid UTF-8, control and other
 // non-printable characters (escape sequences, bidi overrides) replaced by
 // '?', cut to at most max bytes plus a note of how much was cut.
-func sanitizeText(s string, max int) string {
+func Sanitize(s string, max int) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])

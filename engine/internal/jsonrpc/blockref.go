@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import "encoding/json"
 
@@ -17,16 +17,16 @@ var blockParam = map[string]int{
 	"eth_getProof":                            2,
 }
 
-// requiredHead is the block number an EVM read names explicitly (0 when it
+// RequiredHead is the block number an EVM read names explicitly (0 when it
 // names a tag or nothing): an endpoint whose head is below it would answer
 // "not found" or null. It reads the parameter in place, without decoding the
 // params (eth_call's calldata can be large).
-func requiredHead(method string, params json.RawMessage) int64 {
+func RequiredHead(method string, params json.RawMessage) int64 {
 	i, ok := blockParam[method]
 	if !ok {
 		return 0
 	}
-	arg := paramAt(trimSpace(params), i)
+	arg := paramAt(TrimSpace(params), i)
 	if len(arg) > 0 && arg[0] == '{' { // EIP-1898: {"blockNumber": "0x…"}
 		var num []byte
 		for it := (memberIter{b: arg, i: 1}); it.next(); {
@@ -59,4 +59,9 @@ func hexQuantity(v []byte) int64 {
 		}
 	}
 	return n
+}
+
+// StringParam extracts params[i] when it is a string (a filter id).
+func StringParam(params json.RawMessage, i int) (string, bool) {
+	return decodeString(paramAt(TrimSpace(params), i))
 }

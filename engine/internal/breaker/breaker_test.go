@@ -1,4 +1,4 @@
-package engine
+package breaker
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ type brStep struct {
 	trial bool
 	d     time.Duration
 	ok    bool // acquire/routable: granted
-	state BreakerState
+	state State
 }
 
 func acquire(ok, trial bool) brStep  { return brStep{do: "acquire", ok: ok, trial: trial} }
@@ -28,26 +28,26 @@ func failure(trial bool) brStep      { return brStep{do: "failure", trial: trial
 func release(trial bool) brStep      { return brStep{do: "release", trial: trial} }
 func trip() brStep                   { return brStep{do: "trip"} }
 func wait(d time.Duration) brStep    { return brStep{do: "wait", d: d} }
-func is(s BreakerState) brStep       { return brStep{do: "state", state: s} }
+func is(s State) brStep              { return brStep{do: "state", state: s} }
 
 // wantTr is an expected transition: states, cooldown (for →open), a
 // substring of the reason and the offset from the scenario start.
 type wantTr struct {
-	from, to BreakerState
+	from, to State
 	cooldown time.Duration
 	reason   string
 	at       time.Duration
 }
 
 func TestBreaker_StateMachine(t *testing.T) {
-	base := BreakerSettings{Failures: 3, Successes: 2, HalfOpenTrials: 1, Cooldown: 10 * time.Second, MaxCooldown: 35 * time.Second}
-	C, O, H := BreakerClosed, BreakerOpen, BreakerHalfOpen
+	base := Settings{Failures: 3, Successes: 2, HalfOpenTrials: 1, Cooldown: 10 * time.Second, MaxCooldown: 35 * time.Second}
+	C, O, H := Closed, Open, HalfOpen
 	s := time.Second
 	open3 := []brStep{acquire(true, false), failure(false), failure(false), failure(false), is(O)}
 
 	tests := []struct {
 		name  string
-		set   func(*BreakerSettings)
+		set   func(*Settings)
 		steps []brStep
 		want  []wantTr
 	}{
@@ -69,14 +69,14 @@ func TestBreaker_StateMachine(t *testing.T) {
 		},
 		{
 			name: "HalfOpenTrialSlotLimit",
-			set:  func(b *BreakerSettings) { b.HalfOpenTrials = 2 },
+			set:  func(b *Settings) { b.HalfOpenTrials = 2 },
 			steps: append(open3, wait(10*s), acquire(true, true), routable(true, true), acquire(true, true),
 				routable(false, true), acquire(false, false), release(true), routable(true, true), acquire(true, true), acquire(false, false)),
 			want: []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}},
 		},
 		{
 			name:  "HysteresisNeedsNSuccesses",
-			set:   func(b *BreakerSettings) { b.Successes = 3 },
+			set:   func(b *Settings) { b.Successes = 3 },
 			steps: append(open3, wait(10*s), acquire(true, true), success(true), acquire(true, true), success(true), is(H), acquire(true, true), failure(true), is(O)),
 			want:  []wantTr{{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, O, 20 * s, "trial failed: boom", 10 * s}},
 		},
@@ -104,7 +104,7 @@ func TestBreaker_StateMachine(t *testing.T) {
 		},
 		{
 			name: "ReleaseFreesSlotWithoutCounting",
-			set:  func(b *BreakerSettings) { b.Successes = 1 },
+			set:  func(b *Settings) { b.Successes = 1 },
 			steps: append(open3, wait(10*s), acquire(true, true), acquire(false, false), release(true), is(H), acquire(true, true), release(true),
 				release(true), success(true), failure(true), is(H), // no trial outstanding: stale, ignored
 				acquire(true, true), acquire(false, false), success(true), is(C)),
@@ -121,7 +121,7 @@ func TestBreaker_StateMachine(t *testing.T) {
 		},
 		{
 			name: "StaleTrialResultsIgnored",
-			set:  func(b *BreakerSettings) { b.HalfOpenTrials = 2 },
+			set:  func(b *Settings) { b.HalfOpenTrials = 2 },
 			steps: append(open3, wait(10*s), acquire(true, true), acquire(true, true), failure(true), is(O),
 				success(true), failure(true), release(true), is(O), // the second trial, after its period ended
 				wait(20*s), acquire(true, true), acquire(true, true), acquire(false, false)),
@@ -140,7 +140,7 @@ func TestBreaker_StateMachine(t *testing.T) {
 		},
 		{
 			name:  "ZeroCooldownGoesHalfOpenAtOnce",
-			set:   func(b *BreakerSettings) { b.Cooldown, b.MaxCooldown = 0, 0 },
+			set:   func(b *Settings) { b.Cooldown, b.MaxCooldown = 0, 0 },
 			steps: append(open3, acquire(true, true), failure(true), is(O), acquire(true, true)),
 			want:  []wantTr{{C, O, 0, "", 0}, {O, H, 0, "", 0}, {H, O, 0, "", 0}, {O, H, 0, "", 0}},
 		},
@@ -151,10 +151,10 @@ func TestBreaker_StateMachine(t *testing.T) {
 			if tc.set != nil {
 				tc.set(&set)
 			}
-			clk := newTestClock()
+			clk := testutil.NewClock(testutil.Epoch)
 			start := clk.Now()
-			var got []BreakerTransition
-			b := NewBreaker(set, clk.Now, func(tr BreakerTransition) { got = append(got, tr) })
+			var got []Transition
+			b := New(set, clk.Now, func(tr Transition) { got = append(got, tr) })
 			for i, st := range tc.steps {
 				where := fmt.Sprintf("step %d (%s)", i, st.do)
 				switch st.do {
@@ -199,37 +199,37 @@ func TestBreaker_StateMachine(t *testing.T) {
 }
 
 func TestBreaker_Info(t *testing.T) {
-	clk := newTestClock()
+	clk := testutil.NewClock(testutil.Epoch)
 	t0 := clk.Now()
-	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 3, HalfOpenTrials: 2, Cooldown: time.Second, MaxCooldown: time.Minute}, clk.Now, nil)
+	b := New(Settings{Failures: 2, Successes: 3, HalfOpenTrials: 2, Cooldown: time.Second, MaxCooldown: time.Minute}, clk.Now, nil)
 	b.Failure(false, "x")
-	if in := b.Info(); in.State != BreakerClosed || in.ConsecutiveFailures != 1 || !in.OpenedAt.IsZero() || !in.NextTrialAt.IsZero() {
+	if in := b.Info(); in.State != Closed || in.ConsecutiveFailures != 1 || !in.OpenedAt.IsZero() || !in.NextTrialAt.IsZero() {
 		t.Fatalf("closed: %+v", in)
 	}
 	b.Failure(false, "x")
-	if in := b.Info(); in.State != BreakerOpen || !in.OpenedAt.Equal(t0) || !in.NextTrialAt.Equal(t0.Add(time.Second)) || in.CurrentCooldown != time.Second || in.ReopenCount != 0 {
+	if in := b.Info(); in.State != Open || !in.OpenedAt.Equal(t0) || !in.NextTrialAt.Equal(t0.Add(time.Second)) || in.CurrentCooldown != time.Second || in.ReopenCount != 0 {
 		t.Fatalf("open: %+v", in)
 	}
 	clk.Advance(time.Second)
 	b.Acquire()
 	b.Success(true)
 	b.Acquire()
-	if in := b.Info(); in.State != BreakerHalfOpen || in.ConsecutiveSuccesses != 1 || in.TrialsInFlight != 1 || !in.NextTrialAt.IsZero() {
+	if in := b.Info(); in.State != HalfOpen || in.ConsecutiveSuccesses != 1 || in.TrialsInFlight != 1 || !in.NextTrialAt.IsZero() {
 		t.Fatalf("half-open: %+v", in)
 	}
 	b.Failure(true, "x")
 	if in := b.Info(); in.ReopenCount != 1 || in.CurrentCooldown != 2*time.Second || !in.NextTrialAt.Equal(t0.Add(3*time.Second)) || in.TrialsInFlight != 0 {
 		t.Fatalf("re-opened: %+v", in)
 	}
-	if got := fmt.Sprint(BreakerClosed, BreakerOpen, BreakerHalfOpen); got != "closed open half-open" {
+	if got := fmt.Sprint(Closed, Open, HalfOpen); got != "closed open half-open" {
 		t.Fatalf("names: %q", got)
 	}
 }
 
 func TestBreaker_SettingsNormalized(t *testing.T) {
-	b := NewBreaker(BreakerSettings{Cooldown: time.Second}, nil, nil)
+	b := New(Settings{Cooldown: time.Second}, nil, nil)
 	b.Failure(false, "x") // Failures 0 means 1
-	if b.State() != BreakerOpen {
+	if b.State() != Open {
 		t.Fatal("Failures 0 should open on the first failure")
 	}
 	if in := b.Info(); in.CurrentCooldown != time.Second {
@@ -240,13 +240,13 @@ func TestBreaker_SettingsNormalized(t *testing.T) {
 // The hook may call back into the breaker, even report to it, without
 // deadlock, and still sees transitions one at a time in order.
 func TestBreaker_HookMayCallBreaker(t *testing.T) {
-	clk := newTestClock()
+	clk := testutil.NewClock(testutil.Epoch)
 	var b *Breaker
 	var got []string
-	b = NewBreaker(BreakerSettings{Failures: 1, Cooldown: 0}, clk.Now, func(tr BreakerTransition) {
+	b = New(Settings{Failures: 1, Cooldown: 0}, clk.Now, func(tr Transition) {
 		got = append(got, tr.From.String()+">"+tr.To.String())
 		_ = b.Info()
-		if tr.To == BreakerOpen && len(got) == 1 {
+		if tr.To == Open && len(got) == 1 {
 			if ok, trial := b.Acquire(); !ok || !trial { // open→half-open from inside the hook
 				t.Errorf("acquire in hook: %v %v", ok, trial)
 			}
@@ -259,14 +259,14 @@ func TestBreaker_HookMayCallBreaker(t *testing.T) {
 }
 
 func TestBreaker_ConcurrentUse(t *testing.T) {
-	clk := newTestClock()
-	set := BreakerSettings{Failures: 3, Successes: 2, HalfOpenTrials: 2, Cooldown: 10 * time.Millisecond, MaxCooldown: 80 * time.Millisecond}
+	clk := testutil.NewClock(testutil.Epoch)
+	set := Settings{Failures: 3, Successes: 2, HalfOpenTrials: 2, Cooldown: 10 * time.Millisecond, MaxCooldown: 80 * time.Millisecond}
 	var mu sync.Mutex
-	var last BreakerState
+	var last State
 	var n int
 	var bad []string
 	var b *Breaker
-	b = NewBreaker(set, clk.Now, func(tr BreakerTransition) {
+	b = New(set, clk.Now, func(tr Transition) {
 		mu.Lock()
 		defer mu.Unlock()
 		if tr.From != last {
@@ -324,7 +324,7 @@ func TestBreaker_ConcurrentUse(t *testing.T) {
 }
 
 func BenchmarkBreakerClosedPath(b *testing.B) {
-	br := NewBreaker(BreakerSettings{Failures: 3, Cooldown: time.Second}, nil, func(BreakerTransition) {})
+	br := New(Settings{Failures: 3, Cooldown: time.Second}, nil, func(Transition) {})
 	b.ReportAllocs()
 	for b.Loop() {
 		ok, trial := br.Acquire()
@@ -335,9 +335,9 @@ func BenchmarkBreakerClosedPath(b *testing.B) {
 }
 
 func TestBreaker_OpenGateAndRevert(t *testing.T) {
-	clock := newTestClock()
-	var trs []BreakerTransition
-	b := NewBreaker(BreakerSettings{Failures: 2, Successes: 1, Cooldown: time.Second}, clock.Now, func(tr BreakerTransition) { trs = append(trs, tr) })
+	clock := testutil.NewClock(testutil.Epoch)
+	var trs []Transition
+	b := New(Settings{Failures: 2, Successes: 1, Cooldown: time.Second}, clock.Now, func(tr Transition) { trs = append(trs, tr) })
 	allow := false
 	var asked []bool
 	b.SetOpenGate(func(hard bool, why string) bool { asked = append(asked, hard); return allow || hard })
@@ -346,23 +346,23 @@ func TestBreaker_OpenGateAndRevert(t *testing.T) {
 	b.Failure(false, "x")
 	b.Failure(false, "x")
 	b.Failure(false, "x")
-	if b.State() != BreakerClosed || len(asked) != 2 || asked[0] {
+	if b.State() != Closed || len(asked) != 2 || asked[0] {
 		t.Fatalf("state %s, gate asked %v", b.State(), asked)
 	}
 	// Hard evidence: the gate is told, and here says yes.
 	b.HardFailure(false, "connection refused")
-	if b.State() != BreakerOpen || !asked[2] {
+	if b.State() != Open || !asked[2] {
 		t.Fatalf("state %s after a refused connection, gate asked %v", b.State(), asked)
 	}
 	// Revert: opened at or after since closes again; before since, not.
 	opened := clock.Now()
 	clock.Advance(10 * time.Millisecond)
 	b.Revert(opened.Add(time.Millisecond), "not its fault")
-	if b.State() != BreakerOpen {
+	if b.State() != Open {
 		t.Fatal("reverted an open older than since")
 	}
 	b.Revert(opened, "not its fault")
-	if b.State() != BreakerClosed || trs[len(trs)-1].Reason != "not its fault" {
+	if b.State() != Closed || trs[len(trs)-1].Reason != "not its fault" {
 		t.Fatalf("state %s, last transition %+v", b.State(), trs[len(trs)-1])
 	}
 	// Closed: its run of failures is forgotten.
@@ -370,7 +370,7 @@ func TestBreaker_OpenGateAndRevert(t *testing.T) {
 	b.Failure(false, "x")
 	b.Revert(clock.Now(), "")
 	b.Failure(false, "x")
-	if b.State() != BreakerClosed {
+	if b.State() != Closed {
 		t.Fatal("a reverted failure still counted")
 	}
 	// Reopened after a failed trial: a revert does not touch it.
@@ -379,26 +379,7 @@ func TestBreaker_OpenGateAndRevert(t *testing.T) {
 	b.Acquire()
 	b.Failure(true, "trial")
 	b.Revert(clock.Now().Add(-time.Hour), "x")
-	if b.State() != BreakerOpen {
+	if b.State() != Open {
 		t.Fatalf("a revert closed a breaker reopened by a failed trial: %s", b.State())
 	}
-}
-
-func TestOpenLimit(t *testing.T) {
-	for _, tt := range []struct {
-		share     float64
-		pool, max int
-	}{
-		{0.5, 1, 0}, {0.5, 2, 1}, {0.5, 3, 1}, {0.5, 4, 2}, {0.5, 10, 5},
-		{0.1, 3, 1}, {0.99, 3, 2}, {1, 3, 3}, {0.5, 0, 0},
-	} {
-		if got := openLimit(tt.share, tt.pool); got != tt.max {
-			t.Errorf("openLimit(%v, %d) = %d, want %d", tt.share, tt.pool, got, tt.max)
-		}
-	}
-}
-
-// newTestClock is a clock the tests move by hand.
-func newTestClock() *testutil.Clock {
-	return testutil.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 }

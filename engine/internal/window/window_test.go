@@ -1,4 +1,4 @@
-package engine
+package window
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // lognormalMicros draws n latencies (whole microseconds) around median.
@@ -50,8 +51,8 @@ func TestBucketTop_MatchesHdrHistogram(t *testing.T) {
 }
 
 func TestLatencyWindow_QuantilesOfLognormal(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(time.Minute, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(time.Minute, 5, clk.Now)
 	samples := lognormalMicros(42, 10000, 40*time.Millisecond, 0.6)
 	var sum float64
 	for _, v := range samples {
@@ -85,13 +86,13 @@ func TestLatencyWindow_QuantilesOfLognormal(t *testing.T) {
 }
 
 func TestLatencyWindow_EmptyAndClamped(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(time.Minute, 0, clk.Now) // 0 buckets means the default
-	if w.Quantile(0.5) != 0 || w.QuantileCensored(0.5) != 0 || w.Count() != 0 || w.Summary() != (LatencySummary{}) {
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(time.Minute, 0, clk.Now) // 0 buckets means the default
+	if w.Quantile(0.5) != 0 || w.QuantileCensored(0.5) != 0 || w.Count() != 0 || w.Summary() != (Summary{}) {
 		t.Fatal("an empty window must answer zero")
 	}
-	if n := len(w.Recent()); n != windowBuckets {
-		t.Fatalf("%d sub-windows, want %d", n, windowBuckets)
+	if n := len(w.Recent()); n != DefaultBuckets {
+		t.Fatalf("%d sub-windows, want %d", n, DefaultBuckets)
 	}
 	w.Record(20 * time.Minute)
 	w.Record(-time.Second)
@@ -108,8 +109,8 @@ func TestLatencyWindow_EmptyAndClamped(t *testing.T) {
 }
 
 func TestLatencyWindow_AgesOutAfterSpan(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(5*time.Second, 5, clk.Now) // sub-windows of 1s
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Second, 5, clk.Now) // sub-windows of 1s
 	for range 100 {
 		w.Record(10 * time.Millisecond)
 	}
@@ -135,8 +136,8 @@ func TestLatencyWindow_AgesOutAfterSpan(t *testing.T) {
 }
 
 func TestLatencyWindow_PartialRotation(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(4*time.Second, 4, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(4*time.Second, 4, clk.Now)
 	for i := range 4 { // sub-window i holds i+1 samples of (i+1)ms
 		for range i + 1 {
 			w.Record(time.Duration(i+1) * time.Millisecond)
@@ -174,8 +175,8 @@ func TestLatencyWindow_PartialRotation(t *testing.T) {
 // primaries are when the hedge answers first. Winners alone put the p95 low;
 // the product-limit estimate puts it back.
 func TestLatencyWindow_CensoredAtTrueP95(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(time.Minute, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(time.Minute, 5, clk.Now)
 	samples := lognormalMicros(7, 10000, 40*time.Millisecond, 0.6)
 	sorted := slices.Sorted(slices.Values(samples))
 	p95 := exactQuantile(sorted, 0.95)
@@ -212,8 +213,8 @@ func TestLatencyWindow_CensoredAtTrueP95(t *testing.T) {
 // With censoring times independent of the latency (the textbook setting),
 // the estimator recovers the true quantiles where data remain at risk.
 func TestLatencyWindow_RandomCensoringRecoversQuantiles(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(time.Minute, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(time.Minute, 5, clk.Now)
 	x := lognormalMicros(11, 20000, 40*time.Millisecond, 0.5)
 	c := lognormalMicros(12, 20000, 60*time.Millisecond, 0.5)
 	for i := range x {
@@ -241,8 +242,8 @@ func TestLatencyWindow_RandomCensoringRecoversQuantiles(t *testing.T) {
 // A hand-worked product-limit example, including the tie rule: a censored
 // observation stays at risk in its own bucket.
 func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(time.Minute, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(time.Minute, 5, clk.Now)
 	ms := time.Millisecond
 	for _, d := range []time.Duration{ms, ms, 3 * ms, 5 * ms} {
 		w.Record(d)
@@ -259,7 +260,7 @@ func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
 		}
 	}
 
-	tie := NewLatencyWindow(time.Minute, 5, clk.Now)
+	tie := NewLatency(time.Minute, 5, clk.Now)
 	tie.Record(ms)
 	tie.RecordCensored(ms)
 	tie.Record(2 * ms)
@@ -270,7 +271,7 @@ func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
 		t.Errorf("tie: %s, want %s", got, us(bucketTop(2000)))
 	}
 
-	only := NewLatencyWindow(time.Minute, 5, clk.Now)
+	only := NewLatency(time.Minute, 5, clk.Now)
 	only.RecordCensored(7 * ms)
 	if got := only.QuantileCensored(0.5); got != us(bucketTop(7000)) || only.Quantile(0.5) != 0 {
 		t.Errorf("censored only: %s, want the lower bound %s", got, us(bucketTop(7000)))
@@ -278,8 +279,8 @@ func TestLatencyWindow_ProductLimitArithmetic(t *testing.T) {
 }
 
 func TestLatencyWindow_NoAllocations(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Second, 5, clk.Now)
 	samples := lognormalMicros(5, 4096, 40*time.Millisecond, 0.6)
 	for _, v := range samples { // warm: buckets populated, scratch sized
 		w.Record(us(v))
@@ -306,9 +307,9 @@ func TestLatencyWindow_NoAllocations(t *testing.T) {
 // Many goroutines record and query while the clock rotates the window; the
 // aggregate must always equal the sum of the live sub-windows.
 func TestLatencyWindow_ConcurrentUse(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(50*time.Millisecond, 5, clk.Now)
-	r := NewRateWindow(50*time.Millisecond, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(50*time.Millisecond, 5, clk.Now)
+	r := NewRates(50*time.Millisecond, 5, clk.Now)
 	var wg sync.WaitGroup
 	for g := range 6 {
 		wg.Add(1)
@@ -331,7 +332,7 @@ func TestLatencyWindow_ConcurrentUse(t *testing.T) {
 					_ = w.Recent()
 				default:
 					w.Record(d)
-					r.Add(RateAttempts, 1)
+					r.Add(Attempts, 1)
 				}
 			}
 		}()
@@ -353,28 +354,28 @@ func TestLatencyWindow_ConcurrentUse(t *testing.T) {
 }
 
 func TestRateWindow_TotalsAndAgeing(t *testing.T) {
-	clk := newTestClock()
-	r := NewRateWindow(10*time.Second, 5, clk.Now) // sub-windows of 2s
-	if got := r.Totals(); got != (RateTotals{}) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(10*time.Second, 5, clk.Now) // sub-windows of 2s
+	if got := r.Totals(); got != (Totals{}) {
 		t.Fatalf("fresh window: %+v", got)
 	}
-	r.Add(RateAttempts, 10)
-	r.Add(RateSuccess, 7)
-	r.Add(RateFailure, 2)
-	r.Add(RateTimeout, 1)
-	r.Add(numRateKinds, 99) // unknown kinds are ignored
+	r.Add(Attempts, 10)
+	r.Add(Success, 7)
+	r.Add(Failure, 2)
+	r.Add(Timeout, 1)
+	r.Add(numKinds, 99) // unknown kinds are ignored
 	clk.Advance(3 * time.Second)
-	r.Add(RateAttempts, 5)
-	r.Add(Rate429, 4)
-	r.Add(RateCancelled, 1)
-	want := RateTotals{Attempts: 15, Success: 7, Failure: 2, Timeout: 1, RateLimited: 4, Cancelled: 1, Covered: 3 * time.Second}
+	r.Add(Attempts, 5)
+	r.Add(RateLimited, 4)
+	r.Add(Cancelled, 1)
+	want := Totals{Attempts: 15, Success: 7, Failure: 2, Timeout: 1, RateLimited: 4, Cancelled: 1, Covered: 3 * time.Second}
 	if got := r.Totals(); got != want {
 		t.Fatalf("totals %+v, want %+v", got, want)
 	}
-	if got := want.PerSecond(RateAttempts); got != 5 {
+	if got := want.PerSecond(Attempts); got != 5 {
 		t.Fatalf("attempts per second %v, want 5", got)
 	}
-	for k, n := range map[RateKind]int64{RateAttempts: 15, RateSuccess: 7, RateFailure: 2, RateTimeout: 1, Rate429: 4, RateCancelled: 1, numRateKinds: 0} {
+	for k, n := range map[Kind]int64{Attempts: 15, Success: 7, Failure: 2, Timeout: 1, RateLimited: 4, Cancelled: 1, numKinds: 0} {
 		if want.Get(k) != n {
 			t.Errorf("Get(%s) = %d, want %d", k, want.Get(k), n)
 		}
@@ -391,14 +392,14 @@ func TestRateWindow_TotalsAndAgeing(t *testing.T) {
 	if got := r.Totals(); got.Attempts != 0 || got.RateLimited != 0 {
 		t.Fatalf("after an idle hour: %+v", got)
 	}
-	if RateTimeout.String() != "timeout" || Rate429.String() != "http429" {
+	if Timeout.String() != "timeout" || RateLimited.String() != "http429" {
 		t.Fatal("kind names")
 	}
 }
 
 func TestLatencyWindow_MemoryStaysSmall(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(5*time.Minute, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Minute, 5, clk.Now)
 	for i, v := range lognormalMicros(13, 50000, 40*time.Millisecond, 1.0) {
 		if i%10000 == 0 {
 			clk.Advance(time.Minute)
@@ -421,8 +422,8 @@ func TestLatencyWindow_MemoryStaysSmall(t *testing.T) {
 }
 
 func TestLatencyWindow_CensoredEstimateStalenessBound(t *testing.T) {
-	clk := newTestClock()
-	w := NewLatencyWindow(5*time.Second, 5, clk.Now)
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Second, 5, clk.Now)
 	ms := time.Millisecond
 	w.Record(ms)
 	w.RecordCensored(ms)

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"strings"
@@ -20,8 +20,8 @@ func TestSanitizeText_CutsAndStripsWhatATerminalWouldActOn(t *testing.T) {
 		strings.Repeat("b", 30):    strings.Repeat("b", 20) + "… (10 bytes cut)",
 		strings.Repeat("日", 10):    strings.Repeat("日", 6) + "… (12 bytes cut)",
 	} {
-		if got := sanitizeText(in, 20); got != want {
-			t.Errorf("sanitizeText(%q) = %q, want %q", in, got, want)
+		if got := Sanitize(in, 20); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -36,7 +36,7 @@ func FuzzSanitizeText(f *testing.F) {
 		if max < 0 || max > 1<<16 {
 			return
 		}
-		out := sanitizeText(s, max)
+		out := Sanitize(s, max)
 		if !utf8.ValidString(out) {
 			t.Fatalf("invalid UTF-8 out of %q", s)
 		}

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"net/url"
@@ -7,14 +7,14 @@ import (
 
 const redacted = "REDACTED"
 
-// RedactURL returns raw as it may be shown: scheme, host and port only.
+// URL returns raw as it may be shown: scheme, host and port only.
 // User info, the path and the query are each replaced by REDACTED whatever
 // they look like, because a key's shape or length says nothing about
 // whether it is one ("/MyShortKey" is as secret as an Infura key).
 // Unparseable input is hidden whole.
-func RedactURL(raw string) string { return DisplayURL(raw, false) }
+func URL(raw string) string { return DisplayURL(raw, false) }
 
-// DisplayURL is RedactURL, except that a URL marked public
+// DisplayURL is URL, except that a URL marked public
 // ([[endpoints]] public_url = true) keeps its path and query: the operator
 // has said they hold no credential. User info is a credential either way.
 func DisplayURL(raw string, public bool) string {
@@ -47,9 +47,9 @@ func DisplayURL(raw string, public bool) string {
 	return b.String()
 }
 
-// secretScrubber removes every secret-bearing part of the configured URLs
+// Scrubber removes every secret-bearing part of the configured URLs
 // from free text (Go's errors quote the URL they dialled).
-type secretScrubber struct {
+type Scrubber struct {
 	pairs []string // old, new, old, new ...
 }
 
@@ -61,8 +61,8 @@ const (
 	minScrubValue   = 4
 )
 
-func newSecretScrubber(urls []string) *secretScrubber {
-	s := &secretScrubber{}
+func NewScrubber(urls []string) *Scrubber {
+	s := &Scrubber{}
 	add := func(old, repl string) {
 		if old != "" && old != "/" {
 			s.pairs = append(s.pairs, old, repl)
@@ -74,7 +74,7 @@ func newSecretScrubber(urls []string) *secretScrubber {
 			add(raw, "<endpoint url>")
 			continue
 		}
-		add(raw, RedactURL(raw))
+		add(raw, URL(raw))
 		if u.User != nil {
 			add(u.User.String(), redacted)
 		}
@@ -97,17 +97,11 @@ func newSecretScrubber(urls []string) *secretScrubber {
 	return s
 }
 
-func (s *secretScrubber) Scrub(text string) string {
+func (s *Scrubber) Scrub(text string) string {
 	for i := 0; i < len(s.pairs); i += 2 {
 		if strings.Contains(text, s.pairs[i]) {
 			text = strings.ReplaceAll(text, s.pairs[i], s.pairs[i+1])
 		}
 	}
 	return text
-}
-
-// ScrubConfigError removes endpoint URL secrets from a config error message
-// (decoders quote the offending value).
-func ScrubConfigError(msg string, urls []string) string {
-	return newSecretScrubber(urls).Scrub(msg)
 }

@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -60,7 +60,7 @@ func TestMethodTable_BuiltInClasses(t *testing.T) {
 	for _, tt := range tests {
 		tab := tables[tt.kind]
 		if tab == nil {
-			tab = NewMethodTable(tt.kind, MethodsConfig{})
+			tab = NewMethodTable(tt.kind, MethodLists{})
 			tables[tt.kind] = tab
 		}
 		if got := tab.Class(tt.method); got != tt.want {
@@ -70,7 +70,7 @@ func TestMethodTable_BuiltInClasses(t *testing.T) {
 }
 
 func TestMethodTable_ConfigOverrides(t *testing.T) {
-	evm := NewMethodTable("evm", MethodsConfig{
+	evm := NewMethodTable("evm", MethodLists{
 		Writes:   []string{"eth_call", "both_rw", "all_three", "Custom_Send"},
 		Stateful: []string{"my_newThing", "both_rs", "all_three"},
 		Reads:    []string{"eth_getFilterChanges", "eth_sendBundle", "both_rw", "both_rs", "all_three", "MEV_sendBundle"},
@@ -93,7 +93,7 @@ func TestMethodTable_ConfigOverrides(t *testing.T) {
 			t.Errorf("evm %s: class %v, want %v", method, got, want)
 		}
 	}
-	sol := NewMethodTable("solana", MethodsConfig{
+	sol := NewMethodTable("solana", MethodLists{
 		Reads:    []string{"accountSubscribe"},
 		Stateful: []string{"getProgramAccounts"},
 		Writes:   []string{"sendRawThing"},
@@ -112,7 +112,7 @@ func TestMethodTable_ConfigOverrides(t *testing.T) {
 }
 
 func TestMethodTable_Hedgeable(t *testing.T) {
-	tab := NewMethodTable("evm", MethodsConfig{NoHedge: []string{"eth_getLogs", "debug_traceTransaction"}})
+	tab := NewMethodTable("evm", MethodLists{NoHedge: []string{"eth_getLogs", "debug_traceTransaction"}})
 	for method, want := range map[string]bool{
 		"eth_call":               true,
 		"eth_blockNumber":        true,
@@ -130,7 +130,7 @@ func TestMethodTable_Hedgeable(t *testing.T) {
 }
 
 func TestMethodTable_Weight(t *testing.T) {
-	tab := NewMethodTable("evm", MethodsConfig{Weights: map[string]float64{"eth_getlogs": 75, "debug_tracetransaction": 300}})
+	tab := NewMethodTable("evm", MethodLists{Weights: map[string]float64{"eth_getlogs": 75, "debug_tracetransaction": 300}})
 	for method, want := range map[string]float64{
 		"eth_getLogs":            75,
 		"eth_getlogs":            75,
@@ -150,8 +150,8 @@ func TestMethodTable_FilterRole(t *testing.T) {
 		idParam     int
 		unsupported bool
 	}
-	evm := NewMethodTable("evm", MethodsConfig{Stateful: []string{"my_session"}, Reads: []string{"eth_getFilterLogs"}})
-	sol := NewMethodTable("solana", MethodsConfig{})
+	evm := NewMethodTable("evm", MethodLists{Stateful: []string{"my_session"}, Reads: []string{"eth_getFilterLogs"}})
+	sol := NewMethodTable("solana", MethodLists{})
 	tests := []struct {
 		tab    *MethodTable
 		method string
@@ -180,8 +180,8 @@ func TestMethodTable_FilterRole(t *testing.T) {
 }
 
 func TestMethodTable_TipDependent(t *testing.T) {
-	evm := NewMethodTable("evm", MethodsConfig{})
-	sol := NewMethodTable("solana", MethodsConfig{})
+	evm := NewMethodTable("evm", MethodLists{})
+	sol := NewMethodTable("solana", MethodLists{})
 	hash := `"0x` + "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd" + `"`
 	tests := []struct {
 		tab    *MethodTable

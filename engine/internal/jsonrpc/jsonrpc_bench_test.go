@@ -1,4 +1,4 @@
-package engine
+package jsonrpc
 
 import (
 	"strconv"
@@ -59,7 +59,7 @@ func BenchmarkInspectResponse(b *testing.B) {
 }
 
 func BenchmarkMethodTable(b *testing.B) {
-	tab := NewMethodTable("evm", MethodsConfig{Weights: map[string]float64{"eth_getlogs": 20}})
+	tab := NewMethodTable("evm", MethodLists{Weights: map[string]float64{"eth_getlogs": 20}})
 	b.ReportAllocs()
 	for b.Loop() {
 		if tab.Class("eth_getBalance") != ClassRead || !tab.Hedgeable("eth_getLogs") || tab.Weight("eth_getLogs") != 20 {

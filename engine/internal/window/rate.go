@@ -1,0 +1,143 @@
+package window
+
+import (
+	"sync"
+	"time"
+)
+
+// Kind is one tally of a Rates window. Kinds are independent: whether a
+// timeout also counts as a failure is the caller's choice.
+type Kind uint8
+
+const (
+	Attempts Kind = iota
+	Success
+	Failure
+	Timeout
+	RateLimited
+	Cancelled
+	Hedge // hedge attempts (per endpoint and method: where hedges go)
+	numKinds
+)
+
+var kindNames = [numKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled", "hedge"}
+
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// Totals are a Rates window's sums. Covered is the time they span: less
+// than the window's span while the window is younger than that.
+type Totals struct {
+	Attempts    int64
+	Success     int64
+	Failure     int64
+	Timeout     int64
+	RateLimited int64
+	Cancelled   int64
+	Hedges      int64
+	Covered     time.Duration
+}
+
+// Get returns the total of one kind.
+func (t Totals) Get(k Kind) int64 {
+	switch k {
+	case Attempts:
+		return t.Attempts
+	case Success:
+		return t.Success
+	case Failure:
+		return t.Failure
+	case Timeout:
+		return t.Timeout
+	case RateLimited:
+		return t.RateLimited
+	case Cancelled:
+		return t.Cancelled
+	case Hedge:
+		return t.Hedges
+	}
+	return 0
+}
+
+// PerSecond is the rate of one kind over the covered time.
+func (t Totals) PerSecond(k Kind) float64 {
+	if t.Covered <= 0 {
+		return 0
+	}
+	return float64(t.Get(k)) / t.Covered.Seconds()
+}
+
+// Rates is a set of rolling counters.
+type Rates struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	ring  ring
+	slots [][numKinds]int64
+}
+
+// NewRates keeps counts for span in buckets sub-windows (buckets < 1
+// means 5). now nil means time.Now.
+func NewRates(span time.Duration, buckets int, now func() time.Time) *Rates {
+	if now == nil {
+		now = time.Now
+	}
+	r := newRing(span, buckets, now())
+	return &Rates{now: now, ring: r, slots: make([][numKinds]int64, r.n)}
+}
+
+// Add counts n events of kind; an unknown kind is ignored.
+func (r *Rates) Add(kind Kind, n int64) {
+	if kind >= numKinds {
+		return
+	}
+	t := r.now()
+	r.mu.Lock()
+	r.rotateLocked(t)
+	r.slots[r.ring.slot(r.ring.head)][kind] += n
+	r.mu.Unlock()
+}
+
+// Count counts one event of each kind given, under one lock (an attempt
+// and its outcome, say); unknown kinds are ignored.
+func (r *Rates) Count(kinds ...Kind) {
+	t := r.now()
+	r.mu.Lock()
+	r.rotateLocked(t)
+	slot := &r.slots[r.ring.slot(r.ring.head)]
+	for _, k := range kinds {
+		if k < numKinds {
+			slot[k]++
+		}
+	}
+	r.mu.Unlock()
+}
+
+func (r *Rates) rotateLocked(t time.Time) {
+	from, to := r.ring.advance(t)
+	for k := from; k < to; k++ {
+		r.slots[r.ring.slot(k)] = [numKinds]int64{}
+	}
+}
+
+// Totals sums each kind over the window.
+func (r *Rates) Totals() Totals {
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	var sum [numKinds]int64
+	for i := range r.slots {
+		for k, v := range r.slots[i] {
+			sum[k] += v
+		}
+	}
+	return Totals{
+		Attempts: sum[Attempts], Success: sum[Success], Failure: sum[Failure],
+		Timeout: sum[Timeout], RateLimited: sum[RateLimited], Cancelled: sum[Cancelled],
+		Hedges: sum[Hedge], Covered: r.ring.covered(t),
+	}
+}
