@@ -21,7 +21,7 @@ func startBenchEngine(spec bench.EngineSpec) (bench.Engine, error) {
 	c.Breaker.Failures, c.Breaker.Successes, c.Breaker.Cooldown = spec.BreakerFailures, spec.BreakerSuccesses, spec.BreakerCooldown
 	c.Breaker.MaxCooldown = 4 * spec.BreakerCooldown
 	c.Chain.MaxHeadLag = spec.MaxHeadLag
-	c.Hedge.Enabled = spec.Hedging
+	c.Hedge.Enabled, c.Hedge.MaxExtra = spec.Hedging, spec.MaxExtra
 	if spec.ProbeInterval > 0 {
 		c.Probes.Enabled, c.Probes.Interval, c.Probes.Timeout, c.Probes.ASN = true, spec.ProbeInterval, max(spec.ProbeInterval, 500*time.Millisecond), "off"
 	}

@@ -237,8 +237,8 @@ func (c *Config) SetDefaults() {
 	def(&s.ReadTimeout, 10*time.Second)
 	def(&s.WriteTimeout, 30*time.Second)
 	def(&s.IdleTimeout, 2*time.Minute)
-	def(&s.MaxConns, 1024)
-	def(&s.MaxInflight, 512)
+	def(&s.MaxConns, 4096)
+	def(&s.MaxInflight, 4096)
 	def(&s.MaxResponseBytes, 32<<20)
 
 	def(&c.Chain.Kind, "evm")
@@ -254,7 +254,7 @@ func (c *Config) SetDefaults() {
 	def(&h.MaxDelay, 2*time.Second)
 	def(&h.ColdDelay, 250*time.Millisecond)
 	def(&h.MinSamples, 20)
-	def(&h.MaxOutstanding, 50)
+	def(&h.MaxOutstanding, 500)
 	def(&h.MaxInflight, 500)
 	def(&h.PauseErrorRate, 0.2)
 
