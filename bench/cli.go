@@ -53,6 +53,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	control := fs.Float64("control-share", 0, "share of operations sent as an unhedged control tenant, alongside")
 	timeout := fs.Duration("timeout", defaultTimeout, "per call, from its scheduled send")
 	deadline := fs.Duration("deadline", 0, "count calls not answered within this as deadline misses")
+	maxExtra := fs.Int("max-extra", 0, "hedge.max_extra of the engine in front of the built-in sims: hedges per request, a delay apart (0: the default, 1)")
 	policies := fs.String("policies", "direct,off,immediate", "rows: direct, off, immediate, auto, auto:Q, or a fixed delay")
 	delays := fs.String("delays", "100ms", "fixed-delay rows, a list")
 	quantiles := fs.String("quantiles", "0.9,0.95,0.99", "auto rows, a list of quantiles")
@@ -80,7 +81,10 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return fmt.Errorf("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
 	}
 
-	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, Start: start,
+	if *maxExtra < 0 || *maxExtra > 8 {
+		return fmt.Errorf("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+	}
+	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
 		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
 			AllowRemote: *allowRemote, Capacity: scenario.Capacity}}
 	var err error
@@ -118,7 +122,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		}
 	}
 	if *target != "" {
-		for _, name := range sim.ScenarioFlags {
+		for _, name := range append([]string{"max-extra"}, sim.ScenarioFlags...) {
 			if given[name] && name != "capacity" && name != "seed" {
 				return fmt.Errorf("bench: --%s describes the built-in sims; it means nothing with --target", name)
 			}

@@ -34,6 +34,7 @@ type CompareConfig struct {
 	Target   Target
 	Policies []Policy
 	Deadline time.Duration
+	MaxExtra int           // hedge.max_extra of the built-in sims' engine (0: the default)
 	Start    EngineStarter // starts the engine in front of the built-in sims
 	Progress *Progress     // nil: silent
 }

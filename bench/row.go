@@ -85,6 +85,7 @@ func (cfg CompareConfig) environment(ctx context.Context) (*environment, error) 
 	}
 	env.sims, env.directURL, env.endpoints, env.capacity = sims, sims[0].URL(), len(sims), cfg.Scenario.Capacity
 	env.start = cfg.Start
+	env.spec.MaxExtra = cfg.MaxExtra
 	env.stop = func() error {
 		client.CloseIdleConnections()
 		return sim.CloseAll(sims)

@@ -14,6 +14,7 @@ type EndpointSpec struct {
 type EngineSpec struct {
 	Endpoints []EndpointSpec
 	Hedging   bool // hedging on from the start (the drill); bench switches it
+	MaxExtra  int  // hedge.max_extra (0: the default)
 	// The drill's thresholds, so that an embedded drill runs in seconds.
 	BreakerFailures  int
 	BreakerSuccesses int

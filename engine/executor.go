@@ -288,6 +288,9 @@ func (x *execution) fireHedge() bool {
 	}
 	ep := x.launchWith(roleHedge, true, release)
 	if ep == nil {
+		ep = x.relaunch(release)
+	}
+	if ep == nil {
 		release()
 		e.hedge.refund(w)
 		return false
@@ -336,6 +339,44 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 		x.start(a)
 		return c.ep
 	}
+}
+
+// relaunch starts a hedge once every candidate has had an attempt (hedge.
+// max_extra as large as the pool): on the best-ranked routable endpoint
+// still working on this request, the one with the fewest of its attempts
+// live. A slow answer there says nothing against asking again, since the new
+// attempt begins after what slowed the first; under an incident that slows
+// the whole pool for a moment, it is what gets a request out of it. An
+// endpoint whose attempt failed is not asked again.
+func (x *execution) relaunch(hedgeDone func()) *endpoint {
+	best, fewest := -1, 0
+	for i, c := range x.order {
+		if c.tier != 0 || c.trial {
+			continue
+		}
+		n := 0
+		for _, a := range x.live {
+			if a.ep == c.ep {
+				n++
+			}
+		}
+		if n > 0 && (best < 0 || n < fewest) {
+			best, fewest = i, n
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	ep := x.order[best].ep
+	ok, trial := ep.breaker.Acquire()
+	if !ok || trial {
+		if ok {
+			ep.breaker.Release(trial)
+		}
+		return nil
+	}
+	x.start(&attempt{ep: ep, role: roleHedge, hedgeDone: hedgeDone})
+	return ep
 }
 
 // pick is the best unused candidate: of the best tier left (routable

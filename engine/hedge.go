@@ -39,7 +39,7 @@ type hedger struct {
 	fromConfig map[string]hedgeOverride
 	methods    *perMethod[*hedgeMethod] // none past maxTrackedMethods
 
-	budget budgetBucket
+	budget *budgetBucket
 
 	paused     atomic.Bool
 	pauseMu    sync.Mutex
@@ -86,7 +86,7 @@ func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events
 		h.overrides[jsonrpc.Lower(m)] = o
 	}
 	h.fromConfig = maps.Clone(h.overrides)
-	h.budget = budgetBucket{ratio: cfg.Budget, burst: cfg.BudgetBurst, tokens: cfg.BudgetBurst}
+	h.budget = newBudgetBucket(cfg.Budget, cfg.BudgetBurst, now)
 	return h
 }
 
@@ -387,6 +387,7 @@ type HedgeStatus struct {
 	Budget       float64
 	BudgetBurst  float64 // the bucket's cap, cost units
 	BudgetTokens float64 // its balance now
+	BudgetCap    float64 // what it may hold now: the burst plus the last budgetTTL's deposits
 	Paused       bool
 	PauseReason  string
 }
@@ -396,56 +397,10 @@ func (h *hedger) status() HedgeStatus {
 	s := HedgeStatus{Enabled: h.enabled, Delay: h.delay, DelaySource: h.delaySrc, Quantile: h.quantile,
 		MaxExtra: h.cfg.MaxExtra, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
-	s.Budget, s.BudgetTokens = h.budget.state()
+	s.Budget, s.BudgetTokens, s.BudgetCap = h.budget.state()
 	s.Paused = h.paused.Load()
 	h.pauseMu.Lock()
 	s.PauseReason = h.pauseWhy
 	h.pauseMu.Unlock()
 	return s
-}
-
-// budgetBucket is Finagle's backup-request budget as a token bucket: every
-// primary request deposits ratio × its weight, every hedge withdraws its
-// weight, and the balance is capped at burst. Over any run of N primaries
-// hedges can therefore add at most ratio·N + burst cost units.
-type budgetBucket struct {
-	mu     sync.Mutex
-	ratio  float64
-	burst  float64
-	tokens float64
-}
-
-func (b *budgetBucket) deposit(units float64) {
-	b.mu.Lock()
-	b.tokens = min(b.tokens+b.ratio*units, b.burst)
-	b.mu.Unlock()
-}
-
-func (b *budgetBucket) refund(units float64) {
-	b.mu.Lock()
-	b.tokens = min(b.tokens+units, b.burst)
-	b.mu.Unlock()
-}
-
-func (b *budgetBucket) withdraw(units float64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.tokens < units {
-		return false
-	}
-	b.tokens -= units
-	return true
-}
-
-// state is the ratio in force and the balance.
-func (b *budgetBucket) state() (ratio, tokens float64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ratio, b.tokens
-}
-
-func (b *budgetBucket) setRatio(r float64) {
-	b.mu.Lock()
-	b.ratio = r
-	b.mu.Unlock()
 }

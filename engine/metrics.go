@@ -78,6 +78,7 @@ var (
 	descDelay     = prometheus.NewDesc("rpcdash_hedge_delay_seconds", "Current hedge delay and its source.", []string{"method", "source"}, nil)
 	descPaused    = prometheus.NewDesc("rpcdash_hedge_paused", "1 while the saturation guard pauses hedging.", nil, nil)
 	descTokens    = prometheus.NewDesc("rpcdash_hedge_budget_tokens", "Hedge budget balance in cost units.", nil, nil)
+	descBudgetCap = prometheus.NewDesc("rpcdash_hedge_budget_cap", "What the hedge budget may hold now: budget_burst plus the last 10 s of deposits, in cost units.", nil, nil)
 	descClientIn  = prometheus.NewDesc("rpcdash_in_flight_requests", "Client requests being served.", nil, nil)
 	descInfo      = prometheus.NewDesc("rpcdash_endpoint_info", "Endpoint labels: failure domain, provider, region.", []string{"endpoint", "domain", "provider", "region"}, nil)
 	descWarnings  = prometheus.NewDesc("rpcdash_pool_warnings", "Independence warnings about the pool.", nil, nil)
@@ -90,7 +91,7 @@ type stateCollector struct{ e *Engine }
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency,
 		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descCost, descAmp, descDelay,
-		descPaused, descTokens, descClientIn, descInfo, descWarnings, descEpFired, descEpWon} {
+		descPaused, descTokens, descBudgetCap, descClientIn, descInfo, descWarnings, descEpFired, descEpWon} {
 		ch <- d
 	}
 }
@@ -137,6 +138,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(descPaused, b2f(s.Hedge.Paused))
 	gauge(descTokens, s.Hedge.BudgetTokens)
+	gauge(descBudgetCap, s.Hedge.BudgetCap)
 	gauge(descClientIn, float64(s.InFlight))
 	gauge(descWarnings, float64(len(s.Warnings)))
 }

@@ -193,6 +193,7 @@ type hedgeWire struct {
 	Budget       float64 `json:"budget"`
 	BudgetBurst  float64 `json:"budget_burst"`
 	BudgetTokens float64 `json:"budget_tokens"`
+	BudgetCap    float64 `json:"budget_cap"`
 	Paused       bool    `json:"paused"`
 	PauseReason  string  `json:"pause_reason,omitempty"`
 }

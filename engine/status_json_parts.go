@@ -169,7 +169,7 @@ func clientIn(w clientWire) ClientStats {
 
 func (h HedgeStatus) wire() hedgeWire {
 	w := hedgeWire{Enabled: h.Enabled, Delay: "auto", DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra,
-		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, Paused: h.Paused, PauseReason: h.PauseReason}
+		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, BudgetCap: h.BudgetCap, Paused: h.Paused, PauseReason: h.PauseReason}
 	if h.Delay != AutoDelay {
 		w.Delay = h.Delay.String()
 	}
@@ -178,7 +178,7 @@ func (h HedgeStatus) wire() hedgeWire {
 
 func (w hedgeWire) status() HedgeStatus {
 	h := HedgeStatus{Enabled: w.Enabled, DelaySource: w.DelaySource, Quantile: w.Quantile, MaxExtra: w.MaxExtra,
-		Budget: w.Budget, BudgetBurst: w.BudgetBurst, BudgetTokens: w.BudgetTokens, Paused: w.Paused, PauseReason: w.PauseReason}
+		Budget: w.Budget, BudgetBurst: w.BudgetBurst, BudgetTokens: w.BudgetTokens, BudgetCap: w.BudgetCap, Paused: w.Paused, PauseReason: w.PauseReason}
 	h.Delay, _ = ParseDelay(w.Delay)
 	return h
 }

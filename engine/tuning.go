@@ -40,7 +40,7 @@ type MethodHedgeSettings struct {
 	Quantile    float64       // the auto delay's
 	MaxExtra    int
 	Budget      float64
-	BudgetBurst float64
+	BudgetBurst float64 // what the budget may hold now (hedge.budget_burst plus its last 10 s of deposits)
 }
 
 // errNotHedged is the error for a method that is never hedged.
@@ -61,7 +61,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	st := e.hedge.status()
 	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
-			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst}}
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: max(st.BudgetCap, st.BudgetBurst)}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
 	}

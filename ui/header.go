@@ -32,7 +32,7 @@ func (m Model) headerLines() []string {
 			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
 			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
 			m.hedgeItem(),
-			fit(fmt.Sprintf("budget used %.1f/%g", s.Hedge.BudgetBurst-s.Hedge.BudgetTokens, s.Hedge.BudgetBurst), 19),
+			fit(fmt.Sprintf("budget used %.1f/%.0f", max(s.Hedge.BudgetCap, s.Hedge.BudgetBurst)-s.Hedge.BudgetTokens, max(s.Hedge.BudgetCap, s.Hedge.BudgetBurst)), 19),
 			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
 			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
 		)

@@ -27,6 +27,7 @@ func Start(spec bench.EngineSpec) (bench.Engine, error) {
 	setIfGiven(&c.Breaker.MaxCooldown, 4*spec.BreakerCooldown)
 	setIfGiven(&c.Chain.MaxHeadLag, spec.MaxHeadLag)
 	c.Hedge.Enabled = spec.Hedging
+	setIfGiven(&c.Hedge.MaxExtra, spec.MaxExtra)
 	c.Probes.Enabled = spec.ProbeInterval > 0
 	if c.Probes.Enabled {
 		c.Probes.Interval, c.Probes.Timeout, c.Probes.ASN = spec.ProbeInterval, max(spec.ProbeInterval, 500*time.Millisecond), "off"
