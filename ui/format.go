@@ -38,7 +38,7 @@ func fmtPct(v float64, have bool) string {
 		return pad(dash, 5)
 	case v == 0:
 		return pad("0%", 5)
-	case v < 0.1:
+	case 100*v < 9.95: // one decimal only while it stays in two digits ("9.9%", not "10.0%")
 		return pad(fmt.Sprintf("%.1f%%", 100*v), 5)
 	default:
 		return pad(fmt.Sprintf("%.0f%%", 100*v), 5)

@@ -291,7 +291,7 @@ func pctText(v float64) string {
 	if v > 0 && v < 0.0005 {
 		return "<0.1%"
 	}
-	if v > 0 && v < 0.1 {
+	if v > 0 && 100*v < 9.95 {
 		return fmt.Sprintf("%.1f%%", 100*v)
 	}
 	return fmt.Sprintf("%.0f%%", 100*v)
