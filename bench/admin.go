@@ -3,12 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -132,58 +129,8 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(a.URL, "/")+path, rd)
-	if err != nil {
-		return err
-	}
-	if method != http.MethodGet {
-		// The admin API refuses a mutating call without it (a guard
-		// against cross-site requests), body or not.
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if a.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.Token)
-	}
-	if a.Actor != "" {
-		req.Header.Set(engine.HeaderActor, a.Actor)
-	}
-	c := a.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin API %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("admin API %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		_ = json.Unmarshal(b, &e)
-		if e.Error == "" {
-			e.Error = strings.TrimSpace(string(b[:min(len(b), 200)]))
-		}
-		return fmt.Errorf("admin API %s %s: HTTP %d: %s", method, path, resp.StatusCode, e.Error)
-	}
-	if out == nil {
-		return nil
-	}
-	if raw, ok := out.(*[]byte); ok {
-		*raw = b
-		return nil
-	}
-	if err := json.Unmarshal(b, out); err != nil {
+	c := engine.AdminClient{Base: a.URL, Token: a.Token, Actor: engine.Actor(a.Actor), HTTP: a.Client}
+	if err := c.Do(ctx, method, path, body, out); err != nil {
 		return fmt.Errorf("admin API %s %s: %w", method, path, err)
 	}
 	return nil

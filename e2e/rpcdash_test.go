@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
@@ -188,22 +187,9 @@ func (r *rpcdashNode) action(name, verb string) {
 }
 
 func (r *rpcdashNode) adminJSON(ctx context.Context, method, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.admin+path, nil)
-	if err != nil {
-		return err
+	c := engine.AdminClient{Base: "http://" + r.admin, HTTP: plainHTTP}
+	if err := c.Do(ctx, method, path, nil, out); err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	req.Header.Set("Content-Type", "application/json") // the admin API requires it on POST
-	resp, err := plainHTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
-	}
-	if out == nil {
-		return nil
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return nil
 }

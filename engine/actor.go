@@ -12,9 +12,9 @@ const (
 	ActorEngine  Actor = "engine"
 )
 
-// HeaderActor lets an admin API caller say it is the console (an attached
+// headerActor lets an admin API caller say it is the console (an attached
 // one); anything else is "admin".
-const HeaderActor = "X-Rpcdash-Actor"
+const headerActor = "X-Rpcdash-Actor"
 
 // parseActor accepts "console", "admin" and "engine".
 func parseActor(s string) (Actor, error) {

@@ -96,7 +96,7 @@ func (e *Engine) endpointAction(fn func(Actor, string) error) http.HandlerFunc {
 // says so in X-Rpcdash-Actor, else "admin" (a script, curl). The engine's
 // own actions cannot be claimed from outside.
 func actorOf(r *http.Request) Actor {
-	if r.Header.Get(HeaderActor) == string(ActorConsole) {
+	if r.Header.Get(headerActor) == string(ActorConsole) {
 		return ActorConsole
 	}
 	return ActorAdmin

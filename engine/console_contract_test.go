@@ -108,13 +108,13 @@ func TestEvents_NameWhoDidEachControlAction(t *testing.T) {
 		t.Fatalf("drain: %d %s", code, b)
 	}
 	req := h.mustRequest("POST", "/v1/endpoints/s0/undrain", "")
-	req.Header.Set(engine.HeaderActor, "console")
+	req.Header.Set("X-Rpcdash-Actor", "console")
 	h.mustDo(req)
 	if err := h.eng.InjectFault(engine.ActorConsole, "s1", engine.FaultSpec{Mode: engine.FaultError, Duration: engine.Duration(50 * time.Millisecond)}); err != nil {
 		t.Fatal(err)
 	}
 	req = h.mustRequest("PUT", "/v1/hedge", `{"enabled":false}`)
-	req.Header.Set(engine.HeaderActor, "engine") // not claimable from outside
+	req.Header.Set("X-Rpcdash-Actor", "engine") // not claimable from outside
 	h.mustDo(req)
 	testutil.WaitUntil(t, 5*time.Second, "the fault to expire", func() bool { return h.endpoint("s1").Fault == nil })
 	testutil.WaitUntil(t, 5*time.Second, "the expiry event", func() bool {

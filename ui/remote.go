@@ -1,11 +1,9 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -48,50 +46,22 @@ func (r *Remote) URL() string { return r.base }
 func (r *Remote) Close() { r.client.CloseIdleConnections() }
 
 func (r *Remote) do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, r.base+path, rd)
-	if err != nil {
+	c := engine.AdminClient{Base: r.base, Token: r.token, Actor: engine.ActorConsole, HTTP: r.client, MaxBytes: maxStatusBytes}
+	err := c.Do(ctx, method, path, body, out)
+	var ae *engine.AdminError
+	switch {
+	case !errors.As(err, &ae):
 		return err
+	case ae.Code != 0 && ae.FromAPI:
+		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
+	case ae.Code != 0:
+		return fmt.Errorf("HTTP %d from %s%s", ae.Code, r.base, path)
+	case ae.Decoding:
+		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, ae.Err)
+	case ae.Reading:
+		return fmt.Errorf("%s: reading answer: %s", r.base, shortNetError(ae.Err))
 	}
-	if body != nil || method != http.MethodGet {
-		// The admin API refuses a mutating call without it (a guard
-		// against cross-site requests), body or not.
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set(engine.HeaderActor, string(engine.ActorConsole))
-	if r.token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.token)
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s unreachable: %s", r.base, shortNetError(err))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxStatusBytes))
-	if err != nil {
-		return fmt.Errorf("%s: reading answer: %s", r.base, shortNetError(err))
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return fmt.Errorf("HTTP %d: %s", resp.StatusCode, e.Error)
-		}
-		return fmt.Errorf("HTTP %d from %s%s", resp.StatusCode, r.base, path)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, err)
-	}
-	return nil
+	return fmt.Errorf("%s unreachable: %s", r.base, shortNetError(ae.Err))
 }
 
 // shortNetError keeps the part of a transport error an operator reads.

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// AdminClient calls a running rpcdash's admin API: the one client behind
+// the console's attach mode, bench --admin and the drill, and the
+// end-to-end tests. Each says a failure in its own words from AdminError.
+type AdminClient struct {
+	Base  string // "http://host:port"; a trailing slash is ignored
+	Token string // server.admin_token, sent as a bearer token when set
+	// Actor is who the calls act for in the instance's events
+	// (headerActor); "" is the admin API's own, "admin".
+	Actor    Actor
+	HTTP     *http.Client // nil: http.DefaultClient
+	MaxBytes int64        // the answer held in memory at most; 0: 64 MiB
+}
+
+// AdminError is a call that failed. Code is the HTTP status of an answer
+// other than 200 (0 when there was none), with Text the API's error
+// ({"error": …}, FromAPI) or the body's start. Without a Code, Err is why:
+// the instance could not be reached, its answer broke off (Reading), or a
+// 200 answer did not decode (Decoding).
+type AdminError struct {
+	Code              int
+	Text              string
+	FromAPI           bool
+	Reading, Decoding bool
+	Err               error
+}
+
+func (e *AdminError) Error() string {
+	switch {
+	case e.Code != 0:
+		return fmt.Sprintf("HTTP %d: %s", e.Code, e.Text)
+	case e.Decoding:
+		return "not an rpcdash answer: " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+func (e *AdminError) Unwrap() error { return e.Err }
+
+// Do sends method path with body as JSON (none when nil) and decodes the
+// answer into out: JSON, or the raw bytes when out is a *[]byte; nothing
+// when out is nil.
+func (c AdminClient) Do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Base, "/")+path, rd)
+	if err != nil {
+		return err
+	}
+	if method != http.MethodGet {
+		// The admin API refuses a mutating call without it (a guard
+		// against cross-site requests), body or not.
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.Actor != "" {
+		req.Header.Set(headerActor, string(c.Actor))
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return &AdminError{Err: err}
+	}
+	defer resp.Body.Close()
+	limit := c.MaxBytes
+	if limit <= 0 {
+		limit = 64 << 20
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return &AdminError{Reading: true, Err: err}
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return &AdminError{Code: resp.StatusCode, Text: e.Error, FromAPI: true}
+		}
+		return &AdminError{Code: resp.StatusCode, Text: strings.TrimSpace(string(data[:min(len(data), 200)]))}
+	}
+	switch o := out.(type) {
+	case nil:
+		return nil
+	case *[]byte:
+		*o = data
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &AdminError{Decoding: true, Err: err}
+	}
+	return nil
+}
