@@ -16,7 +16,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/sim"
 	"github.com/rpcdash/rpcdash/themes"
 	"github.com/rpcdash/rpcdash/ui"
 )
@@ -107,15 +106,11 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "rpcdash:", note)
 		log.Info(note)
 	}
-	sims, err := startSims(&cfg)
+	st, err := startStack(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer sim.CloseAll(sims)
-	eng, prober, err := startEngine(cfg, log)
-	if err != nil {
-		return err
-	}
+	eng := st.eng
 	drills := newConsoleDrills()
 	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: cfg.UI.Refresh, ReadOnly: f.readonly,
 		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()},
@@ -126,7 +121,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// q, ctrl+c, SIGINT or SIGTERM: the engine stops taking requests and
 	// lets the ones in flight finish (server.shutdown_timeout bounds it).
 	log.Info("shutting down", "bound", cfg.Server.ShutdownTimeout)
-	stopEngine(eng, prober, log)
+	st.stop(log)
 	return runErr
 }
 
