@@ -38,7 +38,9 @@
 //   - the probes' side: Probe, ObserveProbeHead, Exclude/Include,
 //     SetIndependence (IndependenceInfo, Warning), NeedsTrial;
 //   - the hedging model: MethodDistribution, HedgeForecast (ForecastReport),
-//     and Forecast over a Distribution (DistributionOf builds one).
+//     and Forecast over a Distribution (DistributionOf builds one);
+//   - AdminClient: the admin API's client, for an attached console, bench
+//     and the drill.
 //
 // Units with their own tests and no need of the engine's state live in
 // engine/internal: jsonrpc (the codec and the chains' method tables),
