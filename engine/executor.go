@@ -171,13 +171,49 @@ func (x *execution) run() result {
 	}
 	var hedgeC <-chan time.Time
 	var hedgeTimer *time.Timer
+	var hedgeDue time.Time
 	var delay delayInfo
+	armHedge := func() {
+		hedgeTimer.Reset(delay.Delay)
+		hedgeC, hedgeDue = hedgeTimer.C, time.Now().Add(delay.Delay)
+	}
 	if x.mayHedge() {
 		delay = e.hedge.delayFor(x.p.method)
 		if delay.Enabled {
 			hedgeTimer = time.NewTimer(delay.Delay)
-			hedgeC = hedgeTimer.C
+			hedgeC, hedgeDue = hedgeTimer.C, time.Now().Add(delay.Delay)
 			defer hedgeTimer.Stop()
+		}
+	}
+	// held are overdue reads whose race waits while rpcdash itself is the
+	// slow part; heldTimer looks at them again a deadline later.
+	var held []*attempt
+	var heldC <-chan time.Time
+	var heldTimer *time.Timer
+	defer func() {
+		if heldTimer != nil {
+			heldTimer.Stop()
+		}
+	}()
+	hold := func(a *attempt) {
+		held = append(held, a)
+		if heldC != nil {
+			return
+		}
+		if heldTimer == nil {
+			heldTimer = time.NewTimer(a.deadline)
+		} else {
+			heldTimer.Reset(a.deadline)
+		}
+		heldC = heldTimer.C
+	}
+	race := func(a *attempt) {
+		if !x.launch(roleFailover, true) {
+			return
+		}
+		e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))
+		if hedgeC != nil {
+			armHedge()
 		}
 	}
 	for {
@@ -216,7 +252,7 @@ func (x *execution) run() result {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.
-					hedgeTimer.Reset(delay.Delay)
+					armHedge()
 				}
 				continue
 			}
@@ -236,18 +272,42 @@ func (x *execution) run() result {
 			// running and the next candidate (of another failure domain
 			// first) races it; the first success wins. With no candidate
 			// left the attempt simply runs on to the request's deadline.
-			if !x.isLive(a) || !x.launch(roleFailover, true) {
+			// While rpcdash itself is the slow part (past its in-flight
+			// limit, or stalled) the endpoint is not, and a race would add
+			// work exactly when rpcdash cannot keep up: it waits.
+			if !x.isLive(a) {
 				continue
 			}
-			e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))
-			if hedgeC != nil {
-				hedgeTimer.Reset(delay.Delay)
+			if a.ownSlow.Load() {
+				hold(a)
+				continue
+			}
+			race(a)
+		case <-heldC:
+			heldC = nil
+			waiting := held
+			held = nil
+			for _, a := range waiting {
+				switch {
+				case !x.isLive(a):
+				case e.stillOverloaded(a):
+					hold(a)
+				default:
+					race(a)
+				}
 			}
 		case <-hedgeC:
 			hedgeC = nil
+			// A hedge timer that fires well after its time says rpcdash
+			// itself stalled (a GC pause, a busy host): answers may be
+			// waiting unread, and a hedge now adds work exactly when
+			// rpcdash cannot keep up. It looks again a delay later.
+			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) {
+				armHedge()
+				continue
+			}
 			if x.hedges < e.cfg.Hedge.MaxExtra && !x.saw429 && len(x.live) > 0 && x.fireHedge() && x.hedges < e.cfg.Hedge.MaxExtra {
-				hedgeTimer.Reset(delay.Delay)
-				hedgeC = hedgeTimer.C
+				armHedge()
 			}
 		case <-x.ctx.Done():
 			why := "request timed out"

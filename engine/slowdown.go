@@ -105,6 +105,17 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 	return "", ""
 }
 
+// stallSlack is how late a timer may fire on a busy machine before its
+// lateness says the process stalled.
+const stallSlack = 5 * time.Millisecond
+
+// stillOverloaded says whether rpcdash is still too slow to judge a's
+// endpoint, a deadline after an overdue read's race was held back.
+func (e *Engine) stillOverloaded(a *attempt) bool {
+	kind, _ := e.overloaded(a.ep, a.deadline, a.deadline/2, 0)
+	return kind != ""
+}
+
 // poolSlow: most endpoints with traffic are slow at once.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
