@@ -12,7 +12,7 @@ import (
 // endpoints each with stats for 30 methods, full minute series, client
 // windows for every method.
 func BenchmarkSnapshot(b *testing.B) {
-	var cfg Config
+	cfg := Default()
 	cfg.Server.Listen, cfg.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
 	for i := range 20 {
 		cfg.Endpoints = append(cfg.Endpoints, EndpointConfig{Name: fmt.Sprintf("ep%02d", i), URL: fmt.Sprintf("http://127.0.0.1:%d", 10000+i),
