@@ -106,7 +106,11 @@ func (e *Engine) lagOf(ep *endpoint) int64 {
 	}
 	top := e.heads.max.Load()
 	if gap := e.heads.maxAt.Load() - ep.headAt.Load(); gap > 0 {
-		h += int64(e.heads.blocksPerSecond() * float64(gap) / float64(time.Second))
+		// Every block the chain may have made since is credited (ceil): a
+		// block boundary between the two sightings is not lag, and counting
+		// it showed healthy endpoints one block behind on every other tick.
+		// Lag is what is proven; a frozen head still shows at its next probe.
+		h += int64(math.Ceil(e.heads.blocksPerSecond() * float64(gap) / float64(time.Second)))
 	}
 	return max(top-h, 0)
 }
