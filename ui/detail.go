@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -45,8 +44,8 @@ func (m Model) detailLines(width int) []string {
 		method = "all methods"
 	}
 	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%.1f%% failed) × load %.0f (%d in flight) + lag %s (%d behind)",
-		method, fmtDelay0(score.Cost), fmtDelay0(score.Latency), score.LatencySource, score.ErrorFactor, 100*score.FailureRate,
-		score.LoadFactor, score.InFlight, fmtDelay0(score.LagCost), score.Lag))
+		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, 100*score.FailureRate,
+		score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
 	if in := ep.Independence; in != nil {
 		add("IPs " + orDash(strings.Join(in.IPs, " ")) + "  ASN " + orDash(strings.Join(in.ASNs, ", ")) + "  TLS " + orDash(in.TLSIssuer))
 		if in.Error != "" {
@@ -86,14 +85,6 @@ func (m Model) detailLines(width int) []string {
 		}
 	}
 	return out
-}
-
-// fmtDelay0 prints a duration with sub-millisecond precision kept.
-func fmtDelay0(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%.1fms", float64(d)/1e6)
-	}
-	return fmtDelay(d)
 }
 
 func orDash(s string) string {

@@ -33,16 +33,10 @@ func fmtMS(d time.Duration) string {
 
 // fmtPct prints a share as a percentage in 5 cells (" 4.2%", "  0% ").
 func fmtPct(v float64, have bool) string {
-	switch {
-	case !have:
+	if !have {
 		return pad(dash, 5)
-	case v == 0:
-		return pad("0%", 5)
-	case 100*v < 9.95: // one decimal only while it stays in two digits ("9.9%", not "10.0%")
-		return pad(fmt.Sprintf("%.1f%%", 100*v), 5)
-	default:
-		return pad(fmt.Sprintf("%.0f%%", 100*v), 5)
 	}
+	return pad(pctText(v), 5)
 }
 
 // fmtRate prints requests per second in 6 cells.
@@ -87,10 +81,12 @@ func fmtLeft(d time.Duration) string {
 // fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
 func fmtDelay(d time.Duration) string {
 	switch {
-	case d <= 0:
+	case d < 0: // engine.AutoDelay; 0 is a real delay (duplicate at once)
 		return "auto"
+	case d < 100*time.Millisecond && d%time.Millisecond != 0:
+		return fmt.Sprintf("%.1fms", float64(d)/1e6)
 	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
+		return fmt.Sprintf("%.0fms", float64(d)/1e6)
 	default:
 		return strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0") + "s"
 	}

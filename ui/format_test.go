@@ -19,10 +19,8 @@ func TestPercentages_OneDecimalOnlyBelowTen(t *testing.T) {
 		if got := pctText(c.v); got != c.want {
 			t.Errorf("pctText(%v) = %q, want %q", c.v, got, c.want)
 		}
-		if c.v >= 0.0001 || c.v == 0 {
-			if got := strings.TrimSpace(fmtPct(c.v, true)); got != c.want {
-				t.Errorf("fmtPct(%v) = %q, want %q", c.v, got, c.want)
-			}
+		if got := strings.TrimSpace(fmtPct(c.v, true)); got != c.want {
+			t.Errorf("fmtPct(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 }

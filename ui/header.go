@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -32,7 +33,7 @@ func (m Model) headerLines() []string {
 			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
 			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
 			m.hedgeItem(),
-			fit(fmt.Sprintf("budget used %.1f/%.0f", max(s.Hedge.BudgetCap, s.Hedge.BudgetBurst)-s.Hedge.BudgetTokens, max(s.Hedge.BudgetCap, s.Hedge.BudgetBurst)), 19),
+			budgetItem(s.Hedge),
 			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
 			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
 		)
@@ -147,4 +148,12 @@ func notRoutableReason(ep engine.EndpointSnapshot) string {
 		return ep.Exclusions[0]
 	}
 	return "not routable"
+}
+
+// budgetItem is the hedge budget spent out of what it may hold now. The
+// cap (the burst plus the last 10 s of deposits) is fractional; it is
+// shown rounded up, so what is spent never reads as more than the cap.
+func budgetItem(h engine.HedgeStatus) string {
+	capacity := max(h.BudgetCap, h.BudgetBurst)
+	return fit(fmt.Sprintf("budget used %.1f/%.0f", capacity-h.BudgetTokens, math.Ceil(capacity)), 19)
 }

@@ -126,7 +126,7 @@ func (m Model) tuningTable(width int) []string {
 		if f.BudgetCapped {
 			budget = "capped"
 		}
-		cells := fmt.Sprintf("%6s  %-*s %6s %7s %7s %7s  %-6s", fmtDelayFine(f.Delay), labelW, fit(r.label(), labelW),
+		cells := fmt.Sprintf("%6s  %-*s %6s %7s %7s %7s  %-6s", fmtDelay(f.Delay), labelW, fit(r.label(), labelW),
 			fmtPct(f.FireRate, f.Samples > 0), openMS(f.P99, f.Open[2], f.Samples), openMS(f.P999, f.Open[3], f.Samples),
 			extraText(f), budget)
 		line := cur + cells
@@ -234,15 +234,6 @@ func (m Model) modelOptimistic() string {
 		why = append(why, "the measured p99 departs from the prediction beyond its confidence")
 	}
 	return strings.Join(why, "; ")
-}
-
-// fmtDelayFine prints a delay to a tenth of a millisecond below 100 ms,
-// so that candidates a fraction apart do not read the same.
-func fmtDelayFine(d time.Duration) string {
-	if d > 0 && d < 100*time.Millisecond && d%time.Millisecond != 0 {
-		return fmt.Sprintf("%.1fms", float64(d)/1e6)
-	}
-	return fmtDelay(d)
 }
 
 // wrapLines wraps s (styled) to width, at most n lines.

@@ -74,7 +74,7 @@ func (m Model) tuningTitle(width int) string {
 	case !h.Enabled:
 		s += st.warn.Render("hedging OFF") + fmt.Sprintf(" (delay %s)", fmtDelay(h.Delay))
 	default:
-		s += "delay " + fmtDelayFine(h.Delay) + " " + sourceText(h)
+		s += "delay " + fmtDelay(h.Delay) + " " + sourceText(h)
 	}
 	if t.have {
 		s += fmt.Sprintf(" · %d primaries over %s, %d cut short by winning hedges (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored)
@@ -113,9 +113,9 @@ func (m Model) percentilePlot(width, rows int) []string {
 		sel = t.rows[t.cursor].f.Delay
 	}
 	legend := st.faint.Render("ms (log) by percentile  ") + st.warn.Render("━━") +
-		fmt.Sprintf(" delay %s: %s of primaries outlast it and fire a hedge", fmtDelayFine(cur), pctText(p.SurvivalAt(cur)))
+		fmt.Sprintf(" delay %s: %s of primaries outlast it and fire a hedge", fmtDelay(cur), pctText(p.SurvivalAt(cur)))
 	if sel != cur {
-		legend += "  " + st.accent.Render("┄┄") + fmt.Sprintf(" highlighted %s: %s", fmtDelayFine(sel), pctText(p.SurvivalAt(sel)))
+		legend += "  " + st.accent.Render("┄┄") + fmt.Sprintf(" highlighted %s: %s", fmtDelay(sel), pctText(p.SurvivalAt(sel)))
 	}
 	out := []string{legend}
 	if p.Samples() == 0 || len(p.Survival) == 0 || gw < 10 {
