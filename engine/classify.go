@@ -55,15 +55,19 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	if r.info.HasError {
 		b = jsonrpc.BlameOf(e.cfg.Chain.Kind == "solana", r.info.ErrCode, r.info.ErrMessage)
 	}
-	cause := ""
-	if r.info.HasError {
-		cause = fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
+	// Built only where it is kept: a revert, the commonest error answer,
+	// is the request's and needs none.
+	cause := func() string {
+		if !r.info.HasError {
+			return ""
+		}
+		return fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
 	}
 	switch {
 	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)):
 		if b == jsonrpc.BlameRateLimit {
 			// Providers often answer a rate limit with a null id.
-			r.out, r.cause = outRateLimit, cause
+			r.out, r.cause = outRateLimit, cause()
 			return
 		}
 		r.out, r.cause = outInvalid, "answer carries another request's id"
@@ -72,11 +76,11 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
 	case b == jsonrpc.BlameEndpoint:
-		r.out, r.cause = outEndpointError, cause
+		r.out, r.cause = outEndpointError, cause()
 	case b == jsonrpc.BlameUnsupported:
-		r.out, r.cause = outUnsupported, cause
+		r.out, r.cause = outUnsupported, cause()
 	default:
-		r.out, r.cause = outRateLimit, cause
+		r.out, r.cause = outRateLimit, cause()
 	}
 }
 

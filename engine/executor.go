@@ -160,7 +160,8 @@ func (x *execution) keepNull(d attemptDone) bool {
 	if x.fallback != nil {
 		putBuf(x.fallback.rep.body)
 	}
-	x.fallback = &d
+	f := d // a copy, so that d does not escape on every answer
+	x.fallback = &f
 	return true
 }
 
@@ -246,7 +247,8 @@ func (x *execution) run() result {
 				if x.errAnswer != nil {
 					putBuf(x.errAnswer.rep.body)
 				}
-				x.errAnswer = &d
+				ea := d // a copy, so that d does not escape on every receive
+				x.errAnswer = &ea
 			}
 			if x.mayFailOver(d) && x.launch(roleFailover, false) {
 				e.noteFailover(d.a.ep, d.rep.cause)

@@ -115,11 +115,10 @@ func (h *hedger) delayFor(method string) delayInfo {
 		}
 	}
 	h.mu.RUnlock()
-	hm, _ := h.methods.lookup(method)
 	if delay != AutoDelay {
 		return delayInfo{Delay: delay, Source: src, Enabled: enabled, Quantile: q}
 	}
-	if hm != nil {
+	if hm, _ := h.methods.lookup(method); hm != nil {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
 			d := min(max(hm.primaries.QuantileCensored(q), h.cfg.MinDelay), h.cfg.MaxDelay)
 			return delayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}

@@ -199,6 +199,9 @@ func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool)
 // counted against the batch while they are read, and once the bound is
 // passed the batch's open elements are cut and answered -32003, as geth
 // answers a batch over its response limit.
+// batchWriters are the batch answers' 32 KiB write buffers, reused.
+var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
+
 func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []jsonrpc.Element, start time.Time) {
 	ctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
@@ -239,26 +242,30 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		return
 	}
 	// Written part by part: the answers are not copied into one buffer.
-	bw := bufio.NewWriterSize(w, 32<<10)
+	bw := batchWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() { bw.Reset(nil); batchWriters.Put(bw) }()
 	bw.WriteByte('[')
 	first := true
 	for i, el := range els {
-		var part []byte
-		switch res := results[i]; {
-		case el.Err != nil:
-			part = jsonrpc.AppendError(nil, el.ID, el.Err)
-		case el.Req.IsNotification():
+		res := results[i]
+		if el.Err == nil && el.Req.IsNotification() {
 			continue
-		case res.err != nil:
-			part = jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err))
-		default:
-			part = res.body.Bytes()
 		}
 		if !first {
 			bw.WriteByte(',')
 		}
 		first = false
-		bw.Write(part)
+		// An error part is appended straight into the writer's free space
+		// (after the comma: the two share it).
+		switch {
+		case el.Err != nil:
+			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.ID, el.Err))
+		case res.err != nil:
+			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.Req.ID, answerError(ctx, res.err)))
+		default:
+			bw.Write(res.body.Bytes())
+		}
 	}
 	bw.WriteByte(']')
 	bw.Flush()
