@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -24,29 +24,19 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	req, err := http.NewRequest(http.MethodGet, "http://"+*admin+"/v1/status", nil)
-	if err != nil {
-		return err
-	}
-	if *token != "" {
-		req.Header.Set("Authorization", "Bearer "+*token)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
+	var body []byte
+	c := engine.AdminClient{Base: "http://" + *admin, Token: *token}
+	if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, &body); err != nil {
+		var ae *engine.AdminError
+		if errors.As(err, &ae) && ae.Code != 0 {
+			return fmt.Errorf("admin API: %v", err)
+		}
 		return fmt.Errorf("no rpcdash admin API at %s: %v", *admin, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("admin API: HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
-	}
 	if *asJSON {
-		_, err = stdout.Write(body)
+		_, err := stdout.Write(body)
 		return err
 	}
 	var s engine.Snapshot
@@ -59,7 +49,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func printStatus(w io.Writer, s engine.Snapshot) {
 	delay := "auto"
-	if s.Hedge.Delay > 0 {
+	if s.Hedge.Delay != engine.AutoDelay {
 		delay = s.Hedge.Delay.String()
 	}
 	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",

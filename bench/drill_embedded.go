@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -23,7 +24,8 @@ type EmbeddedDrill struct {
 // DefaultEmbeddedDrill: the engine's default failures and successes, a
 // one-second cooldown and probes every 200 ms, so that a drill takes a few
 // seconds.
-var DefaultEmbeddedDrill = EmbeddedDrill{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond}
+var DefaultEmbeddedDrill = EmbeddedDrill{BreakerFailures: engine.Default().Breaker.Failures, BreakerSuccesses: engine.Default().Breaker.Successes,
+	BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond}
 
 // DrillEmbedded runs the drill against an engine of its own (hedging on,
 // probes on) in front of three sims, alpha, beta and gamma, 20, 40 and

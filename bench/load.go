@@ -14,13 +14,15 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // Response headers the engine sets on every proxied answer.
 const (
-	HeaderEndpoint = "X-Rpcdash-Endpoint"
-	HeaderAttempts = "X-Rpcdash-Attempts"
-	HeaderHedged   = "X-Rpcdash-Hedged"
+	HeaderEndpoint = engine.HeaderEndpoint
+	HeaderAttempts = engine.HeaderAttempts
+	HeaderHedged   = engine.HeaderHedged
 )
 
 // Load is one row of open-loop traffic: the workload sent to URL (and the

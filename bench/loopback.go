@@ -7,11 +7,6 @@ import (
 	"strings"
 )
 
-// checkLoopback refuses any target that is not http(s) on a loopback
-// address. Host names other than "localhost" are refused rather than
-// resolved: bench never sends load anywhere but this machine unless told.
-func checkLoopback(raw string) error { return checkTarget(raw, false) }
-
 // checkTarget refuses a URL that is not http(s), and one off this machine
 // unless allowRemote.
 func checkTarget(raw string, allowRemote bool) error {

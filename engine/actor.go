@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // Actor is who did a control action: an operator at the console, a caller
 // of the admin API, or the engine on its own (a fault's duration ran out).
 type Actor string
@@ -15,12 +13,3 @@ const (
 // headerActor lets an admin API caller say it is the console (an attached
 // one); anything else is "admin".
 const headerActor = "X-Rpcdash-Actor"
-
-// parseActor accepts "console", "admin" and "engine".
-func parseActor(s string) (Actor, error) {
-	switch a := Actor(s); a {
-	case ActorConsole, ActorAdmin, ActorEngine:
-		return a, nil
-	}
-	return "", fmt.Errorf("actor: must be console, admin or engine, got %q", s)
-}

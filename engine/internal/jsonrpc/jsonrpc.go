@@ -24,7 +24,6 @@ const (
 	// CodeLimitExceeded is EIP-1474's "limit exceeded": a batch over
 	// server.max_batch, or rpcdash at server.max_inflight.
 	CodeLimitExceeded = -32005
-	CodeBatchTooLarge = CodeLimitExceeded
 	// CodeResponseTooLarge: a batch's answers together passed
 	// server.max_response_bytes (geth answers -32003 for the same).
 	CodeResponseTooLarge = -32003

@@ -207,12 +207,6 @@ func (t *MethodTable) Class(method string) Class {
 	return ClassWrite
 }
 
-// Known says whether a table (built-in or config) names the method.
-func (t *MethodTable) Known(method string) bool {
-	_, ok := LookupFold(t.classes, method)
-	return ok || t.solana && hasSuffixFold(method, "subscribe")
-}
-
 // Hedgeable reports whether a duplicate of the method may be sent: reads
 // not listed in no_hedge.
 func (t *MethodTable) Hedgeable(method string) bool {
