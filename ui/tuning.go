@@ -166,10 +166,11 @@ func (m Model) openTuning() (tea.Model, tea.Cmd) {
 }
 
 // fetchTuning starts a fetch of the view's data unless one is in flight,
-// the screen is frozen or (unless now) the last answer is recent.
+// the screen is frozen (once the view has data: a view opened while frozen
+// still gets its first) or (unless now) the last answer is recent.
 func (m *Model) fetchTuning(now bool) tea.Cmd {
 	t := &m.tuning
-	if m.overlay != overlayTuning || t.fetching || m.frozen || m.opts.Backend == nil {
+	if m.overlay != overlayTuning || t.fetching || m.frozen && t.have || m.opts.Backend == nil {
 		return nil
 	}
 	if !now && m.opts.Now().Sub(t.fetchedAt) < tuningRefresh {
@@ -185,15 +186,27 @@ func (m *Model) onTuning(msg tuningMsg) {
 		return // an answer for a view since closed
 	}
 	t.fetching, t.fetchedAt = false, m.opts.Now()
-	if m.frozen {
+	if m.frozen && t.have {
 		return
 	}
 	t.err = msg.err
 	if msg.err != nil && msg.rows == nil {
 		return // keep what is on screen, marked
 	}
+	// The highlight stays on the same candidate: rows merge, split and
+	// move as the live delays change, and enter must apply what was chosen.
+	var chosen string
+	if t.cursor < len(t.rows) {
+		chosen = t.rows[t.cursor].spec
+	}
 	t.dist, t.rows, t.notes, t.have = msg.dist, msg.rows, msg.notes, true
 	t.cursor = clamp(t.cursor, 0, len(t.rows)-1)
+	for i, r := range t.rows {
+		if r.spec == chosen {
+			t.cursor = i
+			break
+		}
+	}
 }
 
 func (m Model) onTuningKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {

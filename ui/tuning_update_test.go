@@ -158,3 +158,24 @@ func TestUpdate_TuningViewRefreshesOnTicksAtItsOwnPace(t *testing.T) {
 		t.Fatal("a stale answer changed the view")
 	}
 }
+
+// A refresh keeps the highlight on the candidate chosen, wherever the rows
+// moved; a view opened while the screen is frozen still gets its data.
+func TestUpdate_TuningViewKeepsTheChosenRowAndOpensWhenFrozen(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	r.read(t, 30, "eth_getBalance")
+	m := console(t, Local{Engine: r.eng}, 120, 36, false)
+	m = press(t, m, "tab", "down")
+	m.frozen = true
+	m = press(t, m, "t") // press runs the fetch and delivers its answer
+	if !m.tuning.have || len(m.tuning.rows) == 0 {
+		t.Fatal("a view opened while frozen got no data: it would say it is reading forever")
+	}
+	m.frozen = false
+	m.onTuning(tuningMsg{method: m.tuning.method, rows: []tuningRow{{spec: "current"}, {spec: "auto:0.9"}, {spec: "50ms"}}})
+	m.tuning.cursor = 1 // auto:0.9
+	m.onTuning(tuningMsg{method: m.tuning.method, rows: []tuningRow{{spec: "current"}, {spec: "auto:0.8"}, {spec: "auto:0.9"}, {spec: "50ms"}}})
+	if got := m.tuning.rows[m.tuning.cursor].spec; got != "auto:0.9" {
+		t.Fatalf("after a refresh the highlight is on %q, not on the candidate chosen (auto:0.9)", got)
+	}
+}
