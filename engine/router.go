@@ -55,7 +55,7 @@ type ranking struct {
 }
 
 // rank orders the endpoints that may take this request. explain collects
-// why endpoints were left out; the request path asks for it only when it
+// why endpoints were left out, and only that (no order, no side effects); the request path asks for it only when it
 // needs to tell the client, so a pool with an endpoint out formats nothing
 // per request. Drained endpoints, endpoints on the wrong chain and
 // endpoints refusing connections (an open breaker on hard evidence) are
@@ -116,17 +116,22 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			c.tier, c.trial = 2, false
 			skip(ep, func() string { return fmt.Sprintf("breaker %s", ep.breaker.State()) })
 		}
+		if c.tier != 0 {
+			extras = append(extras, c) // its latency is read only for panic routing
+			continue
+		}
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
-			if c.tier == 0 && (best < 0 || lat < best) {
+			if best < 0 || lat < best {
 				best = lat
 			}
 		}
-		if c.tier == 0 {
-			cands = append(cands, c)
-		} else {
-			extras = append(extras, c)
-		}
+		cands = append(cands, c)
+	}
+	if explain {
+		// Asked only for the reasons (an error message): ordering would
+		// rotate equals and mark endpoints explored that get nothing.
+		return r
 	}
 	if best < 0 {
 		best = 0
@@ -148,6 +153,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		e.explore(r.order)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
+		for i := range extras {
+			if lat, src, ok := extras[i].ep.routeLatency(method, e); ok {
+				extras[i].cost, extras[i].source = lat, src
+			}
+		}
 		e.score(extras, best)
 		slices.SortStableFunc(extras, func(a, b candidate) int {
 			if a.tier != b.tier {
