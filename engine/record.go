@@ -112,6 +112,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			e.countFailure(a, p.acct, rep)
 		default: // its verdict was given when its deadline passed
 			e.countFailed(a, p.acct, rep.out)
+			ep.setLastError(rep.cause, end) // how it ended says more than that it was late
 		}
 	}
 }
