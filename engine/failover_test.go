@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -137,4 +138,53 @@ func TestFailover_AllFailedNamesLastCause(t *testing.T) {
 	if r.attempts != 2 || !containsAll(msg, "HTTP 500", "s") {
 		t.Fatalf("attempts %d, message %q", r.attempts, msg)
 	}
+}
+
+// An endpoint that passes its trials but fails the traffic it gets back
+// flaps: each open soon after a close doubles the cooldown it last served,
+// and says so.
+func TestFailover_ReopeningSoonAfterClosingIsFlappingAndDoublesTheCooldown(t *testing.T) {
+	slow := sim.Config{Latency: sim.Latency{Median: 20 * time.Millisecond}}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Router.ErrorPenalty = 0 // s0, the fastest, gets every read it may take
+	}, sim.Config{}, slow, slow)
+	bad := h.sims[0]
+	openBreaker := func() {
+		bad.SetMode(sim.ModeError)
+		for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen; i++ {
+			if i == 100 {
+				t.Fatalf("s0 not open after 100 reads: %+v", h.endpoint("s0").Breaker)
+			}
+			mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+		}
+	}
+	closeBreaker := func() {
+		bad.SetMode(sim.ModeNormal)
+		next := h.endpoint("s0").Breaker.NextTrialAt
+		testutil.WaitUntil(t, 10*time.Second, "cooldown", func() bool { return time.Now().After(next.Add(time.Millisecond)) })
+		readUntilClosed(t, h, "s0")
+	}
+	openBreaker()
+	if b := h.endpoint("s0").Breaker; b.Cooldown != time.Second || b.Flaps != 0 {
+		t.Fatalf("first open: %+v, want the base cooldown 1s and no flap", b)
+	}
+	closeBreaker()
+	openBreaker()
+	b := h.endpoint("s0").Breaker
+	if b.Cooldown != 2*time.Second || b.Flaps != 1 {
+		t.Fatalf("open again at once after closing: %+v, want cooldown 2s, 1 flap", b)
+	}
+	var last engine.Event
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
+			last = ev
+		}
+	}
+	if !containsAll(last.Message, "flapping: open again", "cooldown 2s") {
+		t.Fatalf("event %q does not say it is flapping", last.Message)
+	}
+	if code, body := h.adminDo("GET", "/v1/status", ""); code != 200 || !regexp.MustCompile(`"flaps":\s*1\b`).Match(body) {
+		t.Fatalf("GET /v1/status %d does not show flaps 1", code)
+	}
+	t.Logf("transitions %v; last open: %q", h.transitions("s0"), last.Message)
 }

@@ -307,7 +307,10 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 		ep.refusing.Store(false)
 	}
 	msg := t.Reason
-	if t.To == breaker.Open {
+	switch {
+	case t.To == breaker.Open && t.Flap > 0:
+		msg = fmt.Sprintf("%s; flapping: open again %s after it closed, cooldown %s (the last one doubled, at most breaker.max_cooldown)", t.Reason, t.Flap.Round(time.Millisecond), t.Cooldown)
+	case t.To == breaker.Open:
 		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
 	}
 	e.events.add(Event{Type: EventBreaker, Endpoint: ep.Name, From: t.From.String(), To: t.To.String(), Message: msg, Time: t.At})

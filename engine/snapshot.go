@@ -111,6 +111,7 @@ type BreakerSnapshot struct {
 	OpenedAt            time.Time // zero while closed
 	NextTrialAt         time.Time // open: when the cooldown ends
 	Reopens             int
+	Flaps               int // opens in a row that each came soon after a close (breaker.FlapSpan)
 }
 
 // LatencyStats are rolling-window latencies.
@@ -307,7 +308,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
-			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount},
+			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps},
 		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
 	}
 	if bi.State != breaker.Closed {

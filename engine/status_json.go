@@ -101,6 +101,7 @@ type breakerWire struct {
 	OpenedAt            *time.Time `json:"opened_at,omitempty"`
 	NextTrialAt         *time.Time `json:"next_trial_at,omitempty"`
 	Reopens             int        `json:"reopens"`
+	Flaps               int        `json:"flaps"`
 }
 
 type latencyWire struct {

@@ -26,7 +26,11 @@ func (m Model) detailLines(width int) []string {
 	line := "breaker " + m.stateCell(ep)
 	switch b.State {
 	case engine.BreakerOpen:
-		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×)", fmtLeft(b.NextTrialAt.Sub(m.opts.Now())), b.Cooldown, b.Reopens)
+		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×", fmtLeft(b.NextTrialAt.Sub(m.opts.Now())), b.Cooldown, b.Reopens)
+		if b.Flaps > 0 {
+			line += fmt.Sprintf(", flapping %d×", b.Flaps)
+		}
+		line += ")"
 	case engine.BreakerHalfOpen:
 		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
 	default:

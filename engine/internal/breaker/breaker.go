@@ -46,7 +46,10 @@ type Transition struct {
 	From, To State
 	Reason   string
 	Cooldown time.Duration // the cooldown in force, for transitions to open
-	At       time.Time
+	// Flap, for a closed breaker opening again, is how soon after it last
+	// closed: non-zero when that was soon enough to count as flapping.
+	Flap time.Duration
+	At   time.Time
 }
 
 // Info is a breaker's state for display.
@@ -58,6 +61,7 @@ type Info struct {
 	CurrentCooldown      time.Duration
 	OpenedAt             time.Time // zero while closed
 	ReopenCount          int       // failed half-open periods since it last closed
+	Flaps                int       // opens in a row that each came soon after a close
 	NextTrialAt          time.Time // open: when the cooldown ends; zero otherwise
 }
 
@@ -92,6 +96,15 @@ type Breaker struct {
 	cooldown  time.Duration
 	openedAt  time.Time
 	reopens   int
+
+	// Flap memory: when it last closed, the cooldown it had served, and how
+	// many opens in a row came soon after a close.
+	closedAt time.Time
+	served   time.Duration
+	flaps    int
+	// beforeOpen is the flap memory as it was before the open from closed
+	// now in force, so that Revert can put it back.
+	beforeOpen flapMemory
 
 	pending    []Transition
 	delivering bool
@@ -259,6 +272,7 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 		b.failures = 0
 	case b.state == Open && b.reopens == 0 && !b.openedAt.Before(since):
 		deliver = b.moveLocked(Closed, reason, b.now())
+		b.closedAt, b.served, b.flaps = b.beforeOpen.closedAt, b.beforeOpen.served, b.beforeOpen.flaps
 	}
 	b.mu.Unlock()
 	if deliver {
@@ -283,6 +297,7 @@ func (b *Breaker) Info() Info {
 		TrialsInFlight:  b.trials,
 		CurrentCooldown: b.cooldown,
 		ReopenCount:     b.reopens,
+		Flaps:           b.flaps,
 	}
 	switch b.state {
 	case Closed:
@@ -313,13 +328,25 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 	t := Transition{From: b.state, To: to, Reason: reason, At: now}
 	switch to {
 	case Open:
-		if b.state == HalfOpen {
+		if b.state == Closed {
+			b.beforeOpen = flapMemory{b.closedAt, b.served, b.flaps}
+		}
+		switch {
+		case b.state == HalfOpen:
 			b.cooldown = min(2*b.cooldown, b.set.MaxCooldown)
 			b.reopens++
+		case b.state == Closed && b.flapping(now):
+			b.cooldown = min(2*b.served, b.set.MaxCooldown)
+			b.flaps++
+			t.Flap = now.Sub(b.closedAt)
+		case b.state == Closed:
+			b.flaps = 0
 		}
 		b.openedAt = now
 		t.Cooldown = b.cooldown
 	case Closed:
+		b.served = b.cooldown
+		b.closedAt = now
 		b.cooldown = b.set.Cooldown
 		b.reopens = 0
 		b.openedAt = time.Time{}
@@ -336,6 +363,26 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 	b.delivering = true
 	return true
 }
+
+// flapping says whether a closed breaker opening now does so soon after it
+// last closed: within FlapSpan times the cooldown it had served. Such an
+// endpoint passes its trials (often a probe's light call) but fails the
+// traffic it gets back, so each cycle costs clients a run of failed
+// attempts: it opens with double that cooldown instead of the base one, as
+// Envoy multiplies an ejection, and the memory fades with the span.
+func (b *Breaker) flapping(now time.Time) bool {
+	return !b.closedAt.IsZero() && now.Sub(b.closedAt) < FlapSpan*b.served
+}
+
+type flapMemory struct {
+	closedAt time.Time
+	served   time.Duration
+	flaps    int
+}
+
+// FlapSpan is how many of its last cooldowns a breaker must stay closed
+// for its next open not to count as flapping.
+const FlapSpan = 4
 
 // deliver hands queued transitions to the hook until none are left. Only
 // one goroutine delivers at a time (the one that found no one delivering),

@@ -93,13 +93,32 @@ func TestBreaker_StateMachine(t *testing.T) {
 				wait(20*s-1), acquire(false, false), wait(1), acquire(true, true), failure(true), // 35s (40s capped)
 				wait(35*s), acquire(true, true), failure(true), // 35s
 				wait(35*s), acquire(true, true), success(true), acquire(true, true), success(true), is(C),
-				failure(false), failure(false), failure(false), is(O)), // base again
+				wait(FlapSpan*35*s), failure(false), failure(false), failure(false), is(O)), // base again
 			want: []wantTr{
 				{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, O, 20 * s, "", 10 * s},
 				{O, H, 0, "", 30 * s}, {H, O, 35 * s, "", 30 * s},
 				{O, H, 0, "", 65 * s}, {H, O, 35 * s, "", 65 * s},
 				{O, H, 0, "", 100 * s}, {H, C, 0, "", 100 * s},
-				{C, O, 10 * s, "", 100 * s},
+				{C, O, 10 * s, "", 240 * s},
+			},
+		},
+		{
+			// Trials pass, the traffic it gets back fails: each open soon
+			// after a close doubles the cooldown it had served, capped; a
+			// close that lasts FlapSpan of them forgets.
+			name: "ReopeningSoonAfterClosingDoublesTheCooldown",
+			steps: append(open3,
+				wait(10*s), acquire(true, true), success(true), acquire(true, true), success(true), is(C), // closed at 10s
+				wait(FlapSpan*10*s-1), failure(false), failure(false), failure(false), is(O), // 20s
+				wait(20*s), acquire(true, true), success(true), acquire(true, true), success(true), is(C), // served 20s
+				wait(FlapSpan*20*s-1), failure(false), failure(false), failure(false), is(O), // 35s (40s capped)
+				wait(35*s), acquire(true, true), success(true), acquire(true, true), success(true), is(C),
+				wait(FlapSpan*35*s), failure(false), failure(false), failure(false), is(O)), // forgotten: base
+			want: []wantTr{
+				{C, O, 10 * s, "", 0}, {O, H, 0, "", 10 * s}, {H, C, 0, "", 10 * s},
+				{C, O, 20 * s, "", 50*s - 1}, {O, H, 0, "", 70*s - 1}, {H, C, 0, "", 70*s - 1},
+				{C, O, 35 * s, "", 150*s - 2}, {O, H, 0, "", 185*s - 2}, {H, C, 0, "", 185*s - 2},
+				{C, O, 10 * s, "", 325*s - 2},
 			},
 		},
 		{
@@ -381,5 +400,44 @@ func TestBreaker_OpenGateAndRevert(t *testing.T) {
 	b.Revert(clock.Now().Add(-time.Hour), "x")
 	if b.State() != Open {
 		t.Fatalf("a revert closed a breaker reopened by a failed trial: %s", b.State())
+	}
+}
+
+func TestBreaker_FlapIsReportedAndARevertTakesItBack(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	var trs []Transition
+	b := New(Settings{Failures: 1, Successes: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, func(tr Transition) { trs = append(trs, tr) })
+	closeAgain := func() {
+		clock.Advance(b.Info().CurrentCooldown)
+		if ok, trial := b.Acquire(); !ok || !trial {
+			t.Fatalf("no trial after the cooldown: %+v", b.Info())
+		}
+		b.Success(true)
+	}
+	b.Failure(false, "x")
+	closeAgain()
+	clock.Advance(2 * time.Second)
+	b.Failure(false, "x")
+	last := trs[len(trs)-1]
+	if last.To != Open || last.Flap != 2*time.Second || last.Cooldown != 2*time.Second || b.Info().Flaps != 1 {
+		t.Fatalf("reopened 2s after closing: %+v, %+v; want a flap of 2s and a 2s cooldown", last, b.Info())
+	}
+	// That open was not the endpoint's doing: reverted, the flap memory is
+	// as it was before it (closed at +1s after a 1s cooldown).
+	b.Revert(last.At, "not its fault")
+	if in := b.Info(); in.State != Closed || in.Flaps != 0 || in.CurrentCooldown != time.Second {
+		t.Fatalf("after the revert: %+v", in)
+	}
+	clock.Advance(time.Second)
+	b.Failure(false, "x")
+	if last := trs[len(trs)-1]; last.Flap != 3*time.Second || last.Cooldown != 2*time.Second {
+		t.Fatalf("reopened 3s after the close before the reverted open: %+v", last)
+	}
+	// Staying closed for FlapSpan cooldowns forgets.
+	closeAgain()
+	clock.Advance(FlapSpan * 2 * time.Second)
+	b.Failure(false, "x")
+	if last := trs[len(trs)-1]; last.Flap != 0 || last.Cooldown != time.Second || b.Info().Flaps != 0 {
+		t.Fatalf("reopened %d cooldowns after closing: %+v, %+v", FlapSpan, last, b.Info())
 	}
 }
