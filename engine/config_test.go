@@ -71,3 +71,31 @@ func TestConfig_NewKeepsExplicitZeros(t *testing.T) {
 		t.Errorf("explicit zeros replaced: max_extra %d, max_head_lag %d, budget %v", got.Hedge.MaxExtra, got.Chain.MaxHeadLag, got.Hedge.Budget)
 	}
 }
+
+// A write listed as a read would be hedged and sent twice; a filter method
+// listed as a write would lose its pinning: both are refused, naming the key.
+func TestConfig_MethodListsNeverLoosenABuiltInClass(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Methods.Reads = []string{"eth_sendRawTransaction", "eth_newFilter", "mev_sendBundle"}
+	c.Methods.Writes = []string{"eth_uninstallFilter", "eth_call"}
+	c.Demo.Mix = []string{"eth_blockNumber"} // not the default mix, which has eth_call
+	err := c.Validate()
+	want := []string{
+		"methods.reads: eth_sendRawTransaction is a write",
+		"methods.reads: eth_newFilter is stateful",
+		"methods.writes: eth_uninstallFilter is stateful",
+	}
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")[1:]
+	if len(lines) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), w) {
+			t.Errorf("problem %d = %q, want it to start %q", i, lines[i], w)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func (c Config) Validate() error {
 	c.Probes.validate(&p)
 	c.Demo.validate(&p, c.Chain.Kind, c.Methods)
 	c.UI.validate(&p)
-	c.Methods.validate(&p)
+	c.Methods.validate(&p, c.Chain.Kind)
 	if len(p) > 0 {
 		return fmt.Errorf("invalid config:\n  %s", strings.Join(p, "\n  "))
 	}
@@ -252,7 +252,18 @@ func (u UIConfig) validate(p *problems) {
 	}
 }
 
-func (m MethodsConfig) validate(p *problems) {
+func (m MethodsConfig) validate(p *problems, kind string) {
+	for _, l := range []struct {
+		key     string
+		methods []string
+		class   jsonrpc.Class
+	}{{"methods.reads", m.Reads, jsonrpc.ClassRead}, {"methods.stateful", m.Stateful, jsonrpc.ClassStateful}, {"methods.writes", m.Writes, jsonrpc.ClassWrite}} {
+		for _, method := range l.methods {
+			if why := jsonrpc.ConfigClassProblem(kind, method, l.class); why != "" {
+				p.add(l.key, "%s", why)
+			}
+		}
+	}
 	for name, w := range m.Weights {
 		if w <= 0 {
 			p.add("methods.weights."+name, "must be positive, got %v", w)

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -132,9 +133,13 @@ type MethodTable struct {
 }
 
 // NewMethodTable builds the table for kind ("evm" or "solana"; anything
-// else gets the EVM tables). The lists in cfg override the built-ins; a
-// method listed in more than one of them takes the most conservative class
-// (write, then stateful, then read).
+// else gets the EVM tables). The lists in cfg classify methods the built-in
+// tables do not know, and may make a built-in read more careful; a method
+// listed in more than one of them takes the most conservative class (write,
+// then stateful, then read). They never loosen a built-in write or stateful
+// method: a write made a read would be hedged and sent twice, a filter
+// method made a write would lose its pinning (config validation refuses
+// both, naming the key; see ConfigClassProblem).
 func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 	t := &MethodTable{
 		solana:  kind == "solana",
@@ -174,6 +179,9 @@ func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 		}
 	}
 	for m, c := range override {
+		if builtin, ok := t.builtin(m); ok && builtin != ClassRead {
+			continue
+		}
 		t.classes[m] = c
 	}
 	for _, m := range cfg.NoHedge {
@@ -183,6 +191,44 @@ func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 		t.weights[Lower(m)] = w
 	}
 	return t
+}
+
+// ConfigClassProblem says why listing method under the config's list for
+// class would be refused ("" when it may be): a built-in write or stateful
+// method keeps its class.
+func ConfigClassProblem(kind, method string, class Class) string {
+	builtin, ok := NewMethodTable(kind, MethodLists{}).builtin(method)
+	if !ok || builtin == class || builtin == ClassRead {
+		return ""
+	}
+	switch builtin {
+	case ClassWrite:
+		return fmt.Sprintf("%s is a write: it is sent once and never hedged or re-sent, and cannot be made %s", method, className(class))
+	default:
+		return fmt.Sprintf("%s is stateful: it is pinned to the endpoint that holds its state, and cannot be made %s", method, className(class))
+	}
+}
+
+// builtin is the class the built-in tables give method, before the config's
+// lists are applied (Solana's *subscribe methods are stateful).
+func (t *MethodTable) builtin(method string) (Class, bool) {
+	if c, ok := LookupFold(t.classes, method); ok {
+		return c, true
+	}
+	if t.solana && hasSuffixFold(method, "subscribe") {
+		return ClassStateful, true
+	}
+	return 0, false
+}
+
+func className(c Class) string {
+	switch c {
+	case ClassWrite:
+		return "a write"
+	case ClassStateful:
+		return "stateful"
+	}
+	return "a read"
 }
 
 func conservativeness(c Class) int {

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -81,8 +82,8 @@ func TestMethodTable_ConfigOverrides(t *testing.T) {
 		"eth_call":             ClassWrite,
 		"custom_send":          ClassWrite,
 		"my_newThing":          ClassStateful,
-		"eth_getFilterChanges": ClassRead,
-		"eth_sendBundle":       ClassRead,
+		"eth_getFilterChanges": ClassStateful, // a built-in stateful or write method keeps its class
+		"eth_sendBundle":       ClassWrite,
 		"both_rw":              ClassWrite,
 		"both_rs":              ClassStateful,
 		"all_three":            ClassWrite,
@@ -99,7 +100,7 @@ func TestMethodTable_ConfigOverrides(t *testing.T) {
 		Writes:   []string{"sendRawThing"},
 	})
 	for method, want := range map[string]Class{
-		"accountSubscribe":   ClassRead,
+		"accountSubscribe":   ClassStateful,
 		"accountUnsubscribe": ClassStateful,
 		"getProgramAccounts": ClassStateful,
 		"sendRawThing":       ClassWrite,
@@ -162,7 +163,7 @@ func TestMethodTable_FilterRole(t *testing.T) {
 		{evm, "eth_newPendingTransactionFilter", role{true, -1, false}},
 		{evm, "eth_getFilterChanges", role{false, 0, false}},
 		{evm, "eth_uninstallFilter", role{false, 0, false}},
-		{evm, "eth_getFilterLogs", role{false, -1, false}}, // moved to reads by config
+		{evm, "eth_getFilterLogs", role{false, 0, false}}, // listed as a read, still pinned
 		{evm, "eth_subscribe", role{false, -1, true}},
 		{evm, "eth_unsubscribe", role{false, -1, true}},
 		{evm, "my_session", role{false, -1, false}},
@@ -244,6 +245,30 @@ func TestClass_String(t *testing.T) {
 	for c, want := range map[Class]string{ClassRead: "read", ClassWrite: "write", ClassStateful: "stateful", Class(9): "class(9)"} {
 		if got := c.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", int(c), got, want)
+		}
+	}
+}
+
+func TestConfigClassProblem_RefusesToLoosenABuiltInClass(t *testing.T) {
+	for _, tt := range []struct {
+		kind, method string
+		class        Class
+		want         string // a part of the problem; "" for none
+	}{
+		{"evm", "eth_sendRawTransaction", ClassRead, "is a write"},
+		{"evm", "ETH_SENDRAWTRANSACTION", ClassStateful, "is a write"},
+		{"evm", "eth_newFilter", ClassRead, "is stateful"},
+		{"evm", "eth_uninstallFilter", ClassWrite, "is stateful"},
+		{"solana", "accountSubscribe", ClassRead, "is stateful"},
+		{"solana", "sendTransaction", ClassRead, "is a write"},
+		{"evm", "eth_call", ClassWrite, ""}, // a read may be made more careful
+		{"evm", "eth_getBalance", ClassStateful, ""},
+		{"evm", "mev_sendBundle", ClassRead, ""}, // unknown: the config decides
+		{"evm", "eth_sendRawTransaction", ClassWrite, ""},
+	} {
+		got := ConfigClassProblem(tt.kind, tt.method, tt.class)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s %s as %s: %q, want %q", tt.kind, tt.method, className(tt.class), got, tt.want)
 		}
 	}
 }
