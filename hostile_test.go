@@ -258,10 +258,13 @@ func trickle(t *testing.T, addr string, n int) (lifetimes []time.Duration, wait 
 			t.Fatal(err)
 		}
 		opened := time.Now()
-		if i%2 == 0 {
+		switch i % 3 {
+		case 0:
 			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n")
-		} else {
+		case 1:
 			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+		default: // a request's usual size, stalled after its first byte
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 		}
 		wg.Add(2)
 		closed := make(chan struct{})
@@ -273,7 +276,7 @@ func trickle(t *testing.T, addr string, n int) (lifetimes []time.Duration, wait 
 					return
 				case <-time.After(time.Second):
 				}
-				if i%2 == 1 {
+				if i%3 == 1 {
 					if _, err := c.Write([]byte("1\r\n[\r\n")); err != nil {
 						return
 					}
@@ -292,7 +295,8 @@ func trickle(t *testing.T, addr string, n int) (lifetimes []time.Duration, wait 
 	return lifetimes, wg.Wait
 }
 
-// 50 connections trickling a body or announcing 5 MB and sending nothing:
+// 50 connections trickling a body, announcing 5 MB and sending nothing, or
+// announcing 100 bytes and stalling after the first:
 // all closed within server.read_timeout + 1 s, no memory reserved for
 // what never came, goroutines back to the baseline; and a shutdown during
 // them takes under 1 s.

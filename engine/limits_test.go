@@ -94,6 +94,17 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		!strings.Contains(e["message"].(string), "server.max_conns (2)") {
 		t.Fatalf("HTTP %d %s; want 503 with -32005 naming server.max_conns", r.status, r.body)
 	}
+	// One that says nothing within the refusal's read time still finds
+	// the 503 waiting, not a bare close.
+	quiet, err := net.Dial("tcp", rpcAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer quiet.Close()
+	quiet.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if resp, err := http.ReadResponse(bufio.NewReader(quiet), nil); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a quiet connection past the cap: %v %v, want the 503", resp, err)
+	}
 	held[0].Close()
 	testutil.WaitUntil(t, 5*time.Second, "a request served once a slot frees", func() bool {
 		return h.call(2, "eth_chainId").status == http.StatusOK
@@ -101,26 +112,38 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 	held[1].Close()
 }
 
-// A client that trickles its body is cut at server.read_timeout with a
-// 408, and one that trickles its header at the same bound.
+// A client that stalls mid-body is cut at server.read_timeout with a 408
+// and its connection closed, whatever length it announced (under 256 KiB
+// net/http reads on after the answer to discard the rest: that read must
+// not wait for ever); one that trickles its header at the same bound.
 func TestLimits_SlowBodyCutAtReadTimeout(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Server.ReadTimeout = 300 * time.Millisecond }, sim.Config{Latency: fixed(0)})
 	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
-	c, err := net.Dial("tcp", rpcAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	began := time.Now()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n{")
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if took := time.Since(began); resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "server.read_timeout") || took > 300*time.Millisecond+time.Second {
-		t.Fatalf("HTTP %d after %s: %s; want 408 naming server.read_timeout within read_timeout + 1 s", resp.StatusCode, took, body)
+	for _, length := range []int{5242880, 262144, 100} {
+		c, err := net.Dial("tcp", rpcAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		began := time.Now()
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", length)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("Content-Length %d: %v", length, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if took := time.Since(began); resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "server.read_timeout") || took > 300*time.Millisecond+time.Second {
+			t.Fatalf("Content-Length %d: HTTP %d after %s: %s; want 408 naming server.read_timeout within read_timeout + 1 s", length, resp.StatusCode, took, body)
+		}
+		if _, err := io.ReadAll(br); err != nil {
+			t.Fatalf("Content-Length %d: the connection stayed open after the 408: %v", length, err)
+		}
+		if took := time.Since(began); took > 300*time.Millisecond+time.Second {
+			t.Fatalf("Content-Length %d: the connection closed only after %s", length, took)
+		}
 	}
 
 	hc, err := net.Dial("tcp", rpcAddr)

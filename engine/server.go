@@ -284,7 +284,7 @@ func allNotifications(els []jsonrpc.Element) bool {
 // server.read_timeout, growing its buffer as bytes arrive rather than
 // trusting Content-Length. Shutdown cuts a read still under way: a request
 // not yet received is not in flight.
-func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, err error) {
 	rc := http.NewResponseController(w)
 	// Errors are ignored: a ResponseWriter without a connection (a test
 	// recorder) has no deadline to set, and needs none.
@@ -304,8 +304,15 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		reading = false
 		mu.Unlock()
 		// No deadline while the request is served: net/http's
-		// background read would cancel the request when it passed.
-		_ = rc.SetReadDeadline(time.Time{})
+		// background read would cancel the request when it passed. A body
+		// not read whole keeps its deadline: after the refusal net/http
+		// reads on to discard what is left of a body under 256 KiB, and
+		// with no deadline a client that stalls mid-body would hold the
+		// connection for ever; past the deadline that read fails at once
+		// and the connection is closed after the answer.
+		if err == nil {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
 	}()
 	limit := e.cfg.Server.MaxBodyBytes
 	if r.ContentLength > limit {
