@@ -72,6 +72,9 @@ func (l *connLimitListener) refuse(c net.Conn) {
 	if req, err := http.ReadRequest(bufio.NewReaderSize(c, 4096)); err == nil {
 		req.Body.Close()
 	}
+	// The answer gets its own time: a client that had not sent its request
+	// by the read deadline still finds the 503 waiting, not a bare close.
+	c.SetWriteDeadline(time.Now().Add(refuseTimeout))
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n", len(l.body))
 	c.Write(l.body)
 	if tc, ok := c.(*net.TCPConn); ok {
