@@ -203,6 +203,12 @@ func (cfg CompareConfig) describe(env *environment) *Comparison {
 		if cfg.Scenario.Latency.Correlated > 0 && c.Incidents < 3 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("only %d shared incident windows fall in each measured span: the correlated figures rest on few events (run longer)", c.Incidents))
 		}
+		if cfg.Scenario.Latency.Correlated == 0 && cfg.Scenario.Capacity == 0 && cfg.Scenario.Latency.TailProb > 0 {
+			// A duplicate escapes a slow answer only when the slowness is
+			// the one request's: the independent, unloaded case is the best
+			// one hedging can meet.
+			c.Workload.Notes = append(c.Workload.Notes, "independent tails and no capacity limit: the optimistic case for hedging; --correlated Q (incidents every endpoint shares) and --capacity (load that duplicates add to) show the others")
+		}
 	case cfg.Target.Admin.URL != "":
 		c.Target = fmt.Sprintf("rpcdash at %s (admin %s)", cfg.Target.URL, cfg.Target.Admin.URL)
 		c.Warnings = append(c.Warnings, "upstream requests, 429s and waste come from the instance's counters: they assume bench is its only client of these methods during the run")

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,26 @@ func TestCompare_RefusesIncompleteConfig(t *testing.T) {
 		if _, err := bench.Compare(context.Background(), cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// Independent tails on unloaded endpoints are the best case hedging meets:
+// the report says so, and stops saying it once incidents are shared.
+func TestDescribe_NotesTheOptimisticCase(t *testing.T) {
+	note := "the optimistic case for hedging"
+	has := func(cfg bench.CompareConfig) bool {
+		return slices.ContainsFunc(bench.Describe(cfg).Workload.Notes, func(n string) bool { return strings.Contains(n, note) })
+	}
+	cfg := bench.CompareConfig{Scenario: sim.TailScenario()}
+	if !has(cfg) {
+		t.Errorf("independent tails, no capacity: notes %q lack %q", bench.Describe(cfg).Workload.Notes, note)
+	}
+	cfg.Scenario.Latency.Correlated = 0.5
+	if has(cfg) {
+		t.Error("shared incidents still called the optimistic case")
+	}
+	cfg.Scenario.Latency.Correlated, cfg.Scenario.Capacity = 0, 100
+	if has(cfg) {
+		t.Error("capacity-limited endpoints still called the optimistic case")
 	}
 }

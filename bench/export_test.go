@@ -68,3 +68,6 @@ func WithBaseline(r Row, lat []time.Duration) Row {
 
 // Model fills the model columns as a fresh engine's rows ran.
 func (c *Comparison) Model() { c.model(defaultModelSettings()) }
+
+// Describe is the report's head for cfg, without running anything.
+func Describe(cfg CompareConfig) *Comparison { return cfg.describe(nil) }
