@@ -39,8 +39,8 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 }
 
-// A probe that meets a 429 backs the endpoint off like a client attempt,
-// and no probe is sent until the back-off ends.
+// A probe that meets a 429 backs the whole endpoint off (it stands for no
+// client method), and no probe is sent until the back-off ends.
 func TestRateLimit_ProbeStartsTheBackOffAndWaitsItOut(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{RetryAfter: 2 * time.Second}, sim.Config{})
 	h.sims[0].SetMode(sim.ModeRateLimit)
