@@ -107,7 +107,9 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	limit, what := int64(f), "failed attempt"
 	switch d.cfg.Mode {
 	case "http429":
-		limit, what, failed = 1, "attempt", sent // the first 429 backs it off
+		// A 429 backs off its method; the second method's (the drill reads
+		// two) widens it to the endpoint, as does a probe's.
+		limit, what, failed = 2, "attempt", sent
 	case "stale":
 		limit = -1 // lag, not attempts, decides
 	}

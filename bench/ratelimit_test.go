@@ -11,7 +11,7 @@ import (
 )
 
 // 429s are counted where they happen: the client sees them when it talks
-// to the upstream itself; through rpcdash, which backs the endpoint off and
+// to the upstream itself; through rpcdash, which backs the method off and
 // fails over, only the instance's attempt counters (its /metrics) know of
 // them. One endpoint of three answers 30 % of its requests with 429.
 func TestCompare_429ShareFromTheClientAndFromTheInstance(t *testing.T) {

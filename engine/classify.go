@@ -12,7 +12,7 @@ import (
 
 // classify decides what an upstream's answer to req comes to, from its
 // HTTP status and its body (read in full into r.body):
-//   - 429 backs the endpoint off; 5xx is the endpoint's failure;
+//   - 429 backs the method off on the endpoint (backoff.go); 5xx is the endpoint's failure;
 //   - an answer whose id is not the request's (another request's answer, a
 //     batch to a single request) is the endpoint's failure, never relayed;
 //   - any other non-2xx status is never relayed as a success: only the

@@ -137,8 +137,8 @@ type BreakerConfig struct {
 	AttemptTimeoutMin      time.Duration `mapstructure:"attempt_timeout_min"`
 	AttemptTimeoutQuantile float64       `mapstructure:"attempt_timeout_quantile"`
 	AttemptTimeoutFactor   float64       `mapstructure:"attempt_timeout_factor"`
-	// BackoffBase and BackoffMax bound the back-off after a 429 without
-	// Retry-After.
+	// A 429 without Retry-After backs off BackoffBase·2^streak, at most
+	// BackoffMax; a Retry-After is honoured up to BackoffMax (see backoff.go).
 	BackoffBase time.Duration `mapstructure:"backoff_base"`
 	BackoffMax  time.Duration `mapstructure:"backoff_max"`
 	// MaxOpenShare caps the share of the pool that breakers may hold open

@@ -30,7 +30,10 @@ type endpoint struct {
 	lastErr string
 	lastAt  time.Time
 	errors  errorRing
-	backoff backoffState
+	backoff backoffState // of the whole endpoint
+	// methodOffUntil is the latest end (unix nanos) of its pairs' back-offs:
+	// past it, no method of it is backing off.
+	methodOffUntil atomic.Int64
 	// exclusions are reasons found by probes (wrong chain, unhealthy) that
 	// keep the endpoint out of routing until they clear.
 	exclusions map[string]string
@@ -82,11 +85,7 @@ type methodStats struct {
 	// and those of them that answered afterwards.
 	overdue     atomic.Int64
 	lateAnswers atomic.Int64
-}
-
-type backoffState struct {
-	until  time.Time
-	streak int // consecutive 429s, for the exponential back-off
+	backoff     backoffState // the pair's 429 back-off (the endpoint's mu)
 }
 
 func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
@@ -142,13 +141,6 @@ func (ep *endpoint) setLastError(msg string, at time.Time) {
 	ep.lastErr, ep.lastAt = msg, at
 	ep.errors.add(msg, at)
 	ep.mu.Unlock()
-}
-
-// backedOff says whether a 429 back-off is still running.
-func (ep *endpoint) backedOff(now time.Time) (bool, time.Time) {
-	ep.mu.Lock()
-	defer ep.mu.Unlock()
-	return now.Before(ep.backoff.until), ep.backoff.until
 }
 
 // heard notes an answer of any kind at t: the endpoint is not silent.
@@ -208,32 +200,6 @@ func (ep *endpoint) exclusion(kind string) (string, bool) {
 	defer ep.mu.Unlock()
 	why, ok := ep.exclusions[kind]
 	return why, ok
-}
-
-// backOff starts (or extends) a back-off after a 429: Retry-After when the
-// endpoint sent one, else base·2^streak capped at max.
-func (ep *endpoint) backOff(now time.Time, retryAfter, base, max time.Duration) time.Duration {
-	ep.mu.Lock()
-	defer ep.mu.Unlock()
-	d := retryAfter
-	if d <= 0 {
-		d = base << min(ep.backoff.streak, 20)
-		if d > max || d <= 0 {
-			d = max
-		}
-	}
-	ep.backoff.streak++
-	if until := now.Add(d); until.After(ep.backoff.until) {
-		ep.backoff.until = until
-	}
-	return d
-}
-
-// backOffSucceeded resets the exponential streak after a good answer.
-func (ep *endpoint) backOffSucceeded() {
-	ep.mu.Lock()
-	ep.backoff.streak = 0
-	ep.mu.Unlock()
 }
 
 // currentFault returns the active fault, clearing it if it has expired.

@@ -66,9 +66,13 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	if err != nil {
 		return ProbeResult{}, err
 	}
-	if off, until := ep.backedOff(e.now()); off {
+	now := e.now()
+	if off, until := ep.backedOff(now); off {
 		// A provider that said 429 counts probes too: they wait as well.
 		return ProbeResult{Err: "backing off after HTTP 429 until " + until.Format(time.RFC3339Nano)}, ErrBackingOff
+	}
+	if off, until := ep.methodBackedOff(method, now); off {
+		return ProbeResult{Err: method + " backing off after HTTP 429 until " + until.Format(time.RFC3339Nano)}, ErrBackingOff
 	}
 	req := jsonrpc.NewRequest(json.RawMessage("1"), method, params)
 	verdict, trial := ep.breaker.Acquire()
@@ -97,7 +101,7 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	case outAnswer:
 		e.recordAnswer(a, rtt, end)
 	case outRateLimit:
-		e.recordRateLimit(a, rep, end)
+		e.recordRateLimit(a, "", rep, end) // not one method's: the whole endpoint
 	case outCancelled, outUnsupported:
 		if rep.out.responded() {
 			ep.heard(end)

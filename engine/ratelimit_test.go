@@ -15,12 +15,14 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{RetryAfter: 2 * time.Second}, sim.Config{}, sim.Config{})
 	h.sims[0].SetMode(sim.ModeRateLimit)
 	mustOK(t, h.call(0, "eth_getBalance", addr, "latest")) // s0 first (cold rotation): 429, failover
+	// One method's 429 backs off that method on s0, not s0.
 	ep := h.endpoint("s0")
-	if ep.BackoffUntil.IsZero() || ep.Routable {
-		t.Fatalf("status shows no back-off: %+v", ep)
+	until := ep.Methods["eth_getBalance"].BackoffUntil
+	if until.IsZero() || !ep.BackoffUntil.IsZero() || !ep.Routable {
+		t.Fatalf("status shows no back-off of eth_getBalance on s0 alone: %+v", ep)
 	}
 	// Every request below is sent before the back-off ends.
-	for i := 1; i < 60 && time.Until(ep.BackoffUntil) > 0; i++ {
+	for i := 1; i < 60 && time.Until(until) > 0; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
 	if got := h.sims[0].MethodCount("eth_getBalance"); got != 1 {
@@ -28,7 +30,7 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 	// After the back-off it is tried again.
 	h.sims[0].SetMode(sim.ModeNormal)
-	testutil.WaitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(ep.BackoffUntil) })
+	testutil.WaitUntil(t, 5*time.Second, "back-off end", func() bool { return time.Now().After(until) })
 	for i := 0; i < 30; i++ {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
@@ -37,8 +39,8 @@ func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
 	}
 }
 
-// A probe that meets a 429 backs the endpoint off like a client attempt,
-// and no probe is sent until the back-off ends.
+// A probe that meets a 429 backs the whole endpoint off (it stands for no
+// client method), and no probe is sent until the back-off ends.
 func TestRateLimit_ProbeStartsTheBackOffAndWaitsItOut(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{RetryAfter: 2 * time.Second}, sim.Config{})
 	h.sims[0].SetMode(sim.ModeRateLimit)

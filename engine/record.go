@@ -83,7 +83,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			e.observeHead(ep, rep.head, false) // a passive answer's head counts too
 		}
 	case outRateLimit:
-		e.recordRateLimit(a, rep, end)
+		e.recordRateLimit(a, p.method, rep, end)
 	default:
 		if rep.out.responded() {
 			ep.heard(end)
@@ -169,7 +169,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 		// Slow, not hung: a success ends the run of failures in a row.
 		ep.breaker.Success(false)
 	}
-	ep.backOffSucceeded()
+	ep.backOffSucceeded(a.stats)
 }
 
 // recordAnswer feeds an answer into the endpoint's latency windows and
@@ -183,9 +183,10 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	e.answered(a, end)
 }
 
-// recordRateLimit backs the endpoint off after a 429 (client attempt or
-// probe): Retry-After when it came with one, else exponential.
-func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
+// recordRateLimit backs off after a 429: the pair (endpoint, method) after
+// a client attempt's, the whole endpoint after a probe's (method "") or
+// when another method of it is backing off too (see backoff.go).
+func (e *Engine) recordRateLimit(a *attempt, method string, rep upstreamReply, end time.Time) {
 	ep, ms := a.ep, a.stats
 	ep.heard(end)
 	ep.rates.Count(window.Attempts, window.RateLimited)
@@ -194,9 +195,19 @@ func (e *Engine) recordRateLimit(a *attempt, rep upstreamReply, end time.Time) {
 	if a.settle() {
 		ep.breaker.Release(a.trial)
 	}
-	d := ep.backOff(end, rep.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
-	ep.setLastError("HTTP 429", end)
-	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: fmt.Sprintf("HTTP 429: backing off for %s", d.Round(time.Millisecond))})
+	base, limit := e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax
+	var b backoff
+	if method == "" {
+		b = ep.backOffWhole(end, rep.retryAfter, base, limit)
+	} else {
+		b = ep.backOffMethod(end, ms, method, rep.retryAfter, base, limit)
+	}
+	last := "HTTP 429"
+	if method != "" {
+		last += " on " + method
+	}
+	ep.setLastError(last, end)
+	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message(method, method == "")})
 }
 
 // recordLoser accounts for an attempt the request let go of because another

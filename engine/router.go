@@ -41,7 +41,8 @@ type candidate struct {
 	source string  // where the latency figure came from (ScoreParts.LatencySource)
 	trial  bool    // half-open: this request would be one of its trials
 	// tier > 0: not routable now (1: lagging, behind the block asked for or
-	// unhealthy; 2: breaker open; 3: backing off after a 429), taken only by
+	// unhealthy; 2: breaker open; 3: backing off after a 429, the whole
+	// endpoint or this method on it), taken only by
 	// panic routing or when nothing else can take the request, lowest tier
 	// first.
 	tier int
@@ -97,6 +98,13 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			routable++
 		}
 		c := candidate{ep: ep, trial: trial, cost: -1}
+		var methodOff bool
+		var methodUntil time.Time
+		if !blocked {
+			// Not counted out of the routable share above: the endpoint
+			// serves its other methods.
+			methodOff, methodUntil = ep.methodBackedOff(method, now)
+		}
 		switch {
 		case blocked:
 			c.tier = 1
@@ -104,6 +112,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				c.tier = 3
 			}
 			skip(ep, func() string { return why })
+		case methodOff:
+			c.tier = 3
+			skip(ep, func() string {
+				return "backing off after HTTP 429 for " + methodUntil.Sub(now).Round(time.Millisecond).String() + " (" + method + " only)"
+			})
 		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.max.Load() >= minHead:
 			c.tier = 1
 			skip(ep, func() string {

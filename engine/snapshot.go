@@ -73,7 +73,7 @@ type EndpointSnapshot struct {
 	Routable     bool
 	Drained      bool
 	Breaker      BreakerSnapshot
-	BackoffUntil time.Time // a 429 back-off running until then; zero = none
+	BackoffUntil time.Time // a 429 back-off of the whole endpoint running until then; zero = none
 	Fault        *FaultInfo
 	InFlight     int64
 	Latency      LatencyStats // successful attempts over the stats window
@@ -162,6 +162,10 @@ type MethodSnapshot struct {
 	// those of them that answered afterwards (slow, not lost).
 	Overdue     int64
 	LateAnswers int64
+	// BackoffUntil: a 429 back-off of this method on this endpoint running
+	// until then (the method goes elsewhere, the endpoint serves the
+	// others); zero = none. The whole endpoint's is EndpointSnapshot's.
+	BackoffUntil time.Time
 }
 
 // Class is how a method may be routed: read (hedgeable, failed over),
@@ -334,7 +338,8 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 			d, src := e.attemptDeadline(ep, st)
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
 				AttemptTimeout: d, AttemptTimeoutSource: src,
-				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load()}
+				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
+				BackoffUntil: ep.pairBackoff(st, now)}
 		}
 	}
 	if in := ep.independence.Load(); in != nil {

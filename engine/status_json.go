@@ -133,6 +133,7 @@ type epMethodWire struct {
 	AttemptTimeoutSource string      `json:"attempt_timeout_source"`
 	Overdue              int64       `json:"overdue"`
 	LateAnswers          int64       `json:"late_answers"`
+	BackoffUntil         *time.Time  `json:"backoff_until,omitempty"`
 	Score                scoreWire   `json:"score"`
 }
 

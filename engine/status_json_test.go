@@ -206,7 +206,7 @@ func fullSnapshot() engine.Snapshot {
 			Breaker:      engine.BreakerSnapshot{State: engine.BreakerOpen, Cooldown: 10 * time.Second, OpenedAt: t0, NextTrialAt: t0.Add(10 * time.Second)},
 			BackoffUntil: t0, Fault: &engine.FaultInfo{Mode: engine.FaultLatency, Rate: 1, Latency: 500 * time.Millisecond, Duration: time.Minute, Since: t0, Expires: t0.Add(time.Minute)},
 			Latency: lat, Exclusions: []string{"x"}, LastError: "HTTP 500", LastErrorAt: t0, Accounting: acct,
-			Methods:      map[string]engine.MethodSnapshot{"eth_call": {Latency: lat}},
+			Methods:      map[string]engine.MethodSnapshot{"eth_call": {Latency: lat, BackoffUntil: t0}},
 			Independence: &engine.IndependenceInfo{IPs: []string{"1.2.3.4"}, ASNs: []string{"unknown"}, TLSIssuer: "O=x", CheckedAt: t0}}},
 		Totals:   acct,
 		Methods:  map[string]engine.MethodStatus{"eth_call": {AccountSnapshot: acct, Hedgeable: true, Hedge: &engine.MethodHedge{Enabled: true, Delay: 20 * time.Millisecond, DelaySource: "live", Outstanding: 1, OutstandingPeak: 2}}},

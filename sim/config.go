@@ -155,8 +155,12 @@ type Config struct {
 	ErrorRate     float64       // share of requests answered HTTP 500
 	RateLimitRate float64       // share of requests answered HTTP 429
 	RetryAfter    time.Duration // Retry-After on 429 answers, rounded up to whole seconds; omitted when 0
-	Seed          int64         // RNG seed; 0 means time-based
-	Unhealthy     bool          // Solana getHealth answers "Node is unhealthy"
+	// RateLimitMethods, when set, confines the 429s (mode http429 and
+	// RateLimitRate) to HTTP requests that carry one of these methods, as a
+	// provider's per-method limit does; the others are served normally.
+	RateLimitMethods []string
+	Seed             int64 // RNG seed; 0 means time-based
+	Unhealthy        bool  // Solana getHealth answers "Node is unhealthy"
 
 	// Capacity is how many requests per second the upstream serves before
 	// it queues (0: no limit). See admission.
@@ -210,6 +214,11 @@ func (c Config) Validate() error {
 	}
 	if !isShare(c.ErrorRate) || !isShare(c.RateLimitRate) {
 		return fmt.Errorf("sim: error rate %v and rate-limit rate %v must be in [0,1]", c.ErrorRate, c.RateLimitRate)
+	}
+	for _, m := range c.RateLimitMethods {
+		if m == "" {
+			return fmt.Errorf("sim: rate-limit methods hold an empty name")
+		}
 	}
 	if c.BlockTime < 0 || c.RetryAfter < 0 {
 		return fmt.Errorf("sim: block time and retry-after must not be negative")

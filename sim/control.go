@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -16,9 +17,11 @@ type ControlRequest struct {
 	ExtraLatency  *string  `json:"extra_latency,omitempty"` // a Go duration, e.g. "200ms"
 	ErrorRate     *float64 `json:"error_rate,omitempty"`
 	RateLimitRate *float64 `json:"rate_limit_rate,omitempty"`
-	HeadLag       *int64   `json:"head_lag,omitempty"`
-	HeadFrozen    *bool    `json:"head_frozen,omitempty"`
-	Unhealthy     *bool    `json:"unhealthy,omitempty"`
+	// RateLimitMethods confines the 429s to these methods; [] lifts it.
+	RateLimitMethods *[]string `json:"rate_limit_methods,omitempty"`
+	HeadLag          *int64    `json:"head_lag,omitempty"`
+	HeadFrozen       *bool     `json:"head_frozen,omitempty"`
+	Unhealthy        *bool     `json:"unhealthy,omitempty"`
 	// The hostile modes' parameters (0 = default).
 	HugeBytes       *int64  `json:"huge_bytes,omitempty"`
 	TrickleInterval *string `json:"trickle_interval,omitempty"` // a Go duration
@@ -50,6 +53,9 @@ func (u *Upstream) Apply(c ControlRequest) error {
 		if p != nil && !isShare(*p) {
 			return fmt.Errorf("sim: rate %v is outside [0,1]", *p)
 		}
+	}
+	if c.RateLimitMethods != nil && slices.Contains(*c.RateLimitMethods, "") {
+		return fmt.Errorf("sim: rate_limit_methods holds an empty name")
 	}
 	if c.HeadLag != nil && *c.HeadLag < 0 {
 		return fmt.Errorf("sim: head_lag %d is negative", *c.HeadLag)
@@ -86,6 +92,9 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.RateLimitRate != nil {
 		u.SetRateLimitRate(*c.RateLimitRate)
+	}
+	if c.RateLimitMethods != nil {
+		u.SetRateLimitMethods(*c.RateLimitMethods)
 	}
 	if c.HeadLag != nil {
 		u.SetHeadLag(*c.HeadLag)

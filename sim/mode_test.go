@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,3 +158,51 @@ func TestMode_HangReadsTheBodyFirst(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A per-method limit answers 429 only to requests carrying a listed
+// method (a batch with one of them included); the rest are served.
+func TestMode_RateLimitMethodsLimitsOnlyThoseMethods(t *testing.T) {
+	u := start(t, Config{RateLimitMethods: []string{"eth_getLogs"}, RetryAfter: time.Second})
+	u.SetMode(ModeRateLimit)
+	c := newClient(t)
+	if status, h, _ := post(t, c, u.URL(), requestBody("eth_getLogs", map[string]any{})); status != http.StatusTooManyRequests || h.Get("Retry-After") != "1" {
+		t.Fatalf("eth_getLogs: status %d, Retry-After %q; want 429 and 1", status, h.Get("Retry-After"))
+	}
+	call(t, c, u, "eth_blockNumber")
+	if status, _, _ := post(t, c, u.URL(), `[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{}]}]`); status != http.StatusTooManyRequests {
+		t.Fatalf("batch holding eth_getLogs: status %d, want 429", status)
+	}
+	// The rate too is confined to the listed methods.
+	u.SetMode(ModeNormal)
+	u.SetRateLimitRate(1)
+	call(t, c, u, "eth_chainId")
+	if status, _, _ := post(t, c, u.URL(), requestBody("eth_getLogs", map[string]any{})); status != http.StatusTooManyRequests {
+		t.Fatalf("eth_getLogs at rate 1: status %d, want 429", status)
+	}
+	// Through the control API, [] lifts the confinement.
+	if err := u.Apply(ControlRequest{RateLimitMethods: &[]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := post(t, c, u.URL(), requestBody("eth_chainId")); status != http.StatusTooManyRequests {
+		t.Fatalf("eth_chainId with the limit on every method: status %d, want 429", status)
+	}
+	if err := u.Apply(ControlRequest{RateLimitMethods: &[]string{""}}); err == nil {
+		t.Fatal("an empty method name accepted")
+	}
+	if got := u.Counters().ByStatus[http.StatusTooManyRequests]; got != 4 {
+		t.Fatalf("%d answers were 429, want 4", got)
+	}
+}
+
+func TestParseURL_RateLimitMethods(t *testing.T) {
+	c, err := ParseURL("sim://steady?rate_limit_methods=eth_getLogs,trace_block&retry_after=86400s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.RateLimitMethods, []string{"eth_getLogs", "trace_block"}) || c.RetryAfter != 24*time.Hour {
+		t.Fatalf("config %+v", c)
+	}
+	if _, err := ParseURL("sim://steady?rate_limit_methods=eth_getLogs,,x"); err == nil {
+		t.Fatal("an empty method name accepted")
+	}
+}

@@ -42,6 +42,7 @@ func Preset(name string) (Config, error) {
 // ParseURL turns a sim:// endpoint URL into a Config:
 //
 //	sim://<preset>?name=&chain=&chain_id=&head_lag=&seed=&block_time=&median=&sigma=&tail=&tail_min=&tail_max=&error_rate=&rate_limit_rate=&retry_after=
+//	              &rate_limit_methods=<method>,<method>…
 //	              &capacity=&correlated=&incident=&incident_seed=
 //
 // ("latency" and "lag" are accepted for median and head_lag, "tail_prob"
@@ -100,6 +101,8 @@ func setURLParam(c *Config, key, v string) error {
 		c.RateLimitRate, err = strconv.ParseFloat(v, 64)
 	case "retry_after":
 		c.RetryAfter, err = time.ParseDuration(v)
+	case "rate_limit_methods":
+		c.RateLimitMethods = strings.Split(v, ",")
 	case "capacity":
 		c.Capacity, err = strconv.ParseFloat(v, 64)
 	case "correlated":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,9 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	s := u.snapshot()
 	u.lastID.swap(reqs)
 	mode := u.decide(s)
+	if mode == ModeRateLimit && !s.rateLimits(reqs) {
+		mode = ModeNormal
+	}
 	if u.serveHostile(w, r, mode, s, reqs, batch) {
 		return
 	}
@@ -113,6 +117,20 @@ func (u *Upstream) decide(s settings) Mode {
 		return ModeRateLimit
 	}
 	return ModeNormal
+}
+
+// rateLimits says whether a 429 may answer these requests: always, unless
+// the limit is confined to methods none of them carries.
+func (s settings) rateLimits(reqs []request) bool {
+	if len(s.limited) == 0 {
+		return true
+	}
+	for _, r := range reqs {
+		if slices.Contains(s.limited, r.Method) {
+			return true
+		}
+	}
+	return false
 }
 
 // sleep waits d; it reports false when the request must not be answered,

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -47,6 +48,7 @@ type settings struct {
 	errorRate     float64
 	rateLimitRate float64
 	retryAfter    time.Duration
+	limited       []string // RateLimitMethods (nil: every method)
 	headLag       int64
 	frozen        bool
 	frozenAt      int64
@@ -67,6 +69,7 @@ func New(cfg Config) *Upstream {
 			errorRate:     cfg.ErrorRate,
 			rateLimitRate: cfg.RateLimitRate,
 			retryAfter:    cfg.RetryAfter,
+			limited:       slices.Clone(cfg.RateLimitMethods),
 			headLag:       max(cfg.HeadLag, 0),
 			unhealthy:     cfg.Unhealthy,
 			rpcErrCode:    DefaultRPCErrorCode,
@@ -203,6 +206,12 @@ func (u *Upstream) SetRateLimitRate(p float64) {
 // SetRetryAfter sets the Retry-After of 429 answers; 0 omits the header.
 func (u *Upstream) SetRetryAfter(d time.Duration) {
 	u.update(func(s *settings) { s.retryAfter = max(d, 0) })
+}
+
+// SetRateLimitMethods confines the 429s to requests carrying one of the
+// methods; none (nil or empty) rate-limits every method.
+func (u *Upstream) SetRateLimitMethods(methods []string) {
+	u.update(func(s *settings) { s.limited = slices.Clone(methods) })
 }
 
 // SetHostile sets the hostile modes' answer size, trickle pace and junk

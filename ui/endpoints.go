@@ -180,6 +180,13 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	}
 	if !ep.BackoffUntil.IsZero() {
 		add("BACKOFF", "429", m.styles.warn)
+	} else if ms := backedOffMethods(ep); len(ms) > 0 {
+		// One method's limit: the endpoint still serves the others.
+		long := "429 " + ms[0]
+		if len(ms) > 1 {
+			long += fmt.Sprintf(" +%d", len(ms)-1)
+		}
+		add(long, "429m", m.styles.warn)
 	}
 	if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
@@ -188,6 +195,18 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		add("EXCLUDED", "EXC", m.styles.err)
 	}
 	return fit(strings.Join(out, " "), width)
+}
+
+// backedOffMethods are the methods backing off on ep after a 429, by name.
+func backedOffMethods(ep engine.EndpointSnapshot) []string {
+	var out []string
+	for name, ms := range ep.Methods {
+		if !ms.BackoffUntil.IsZero() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func shortMode(mode engine.FaultMode) string {

@@ -114,6 +114,8 @@ func sharedFateSnapshot() engine.Snapshot {
 	s := healthySnapshot()
 	s.Endpoints[0].Domain, s.Endpoints[1].Domain = "d1", "d1"
 	s.Endpoints[2].Independence.ASNs = []string{"unknown"}
+	// Its eth_getLogs limit: that method backs off, the endpoint does not.
+	s.Endpoints[1].Methods["eth_getLogs"] = engine.MethodSnapshot{BackoffUntil: t0.Add(20 * time.Second)}
 	s.Warnings = []engine.Warning{
 		{Endpoints: []string{"alchemy", "infura"}, Reason: "asn", Text: "alchemy and infura share AS13335 (CLOUDFLARENET): one outage takes both"},
 		{Endpoints: []string{"quicknode"}, Reason: "asn-unknown", Text: "ASN of quicknode unknown (SERVFAIL): cannot confirm it is independent"},

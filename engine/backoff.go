@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// 429 back-offs. Providers limit per method (eth_getLogs and trace calls
+// have their own, lower, limits), so a 429 backs off the (endpoint, method)
+// pair: that method goes elsewhere while the endpoint keeps serving the
+// others, as it would for a client talking to it directly. The back-off
+// widens to the whole endpoint when 429s hit two distinct methods of it
+// within one back-off span (its limit is not one method's), or when a probe
+// gets one. Every client attempt upstream carries one method (a client's
+// batch is split into its elements), so every client 429 is attributable.
+// A Retry-After is honoured up to breaker.backoff_max, never past it: an
+// endpoint asking for a day would otherwise be gone for a day.
+
+// backoffState is a running back-off: of the whole endpoint (endpoint.mu)
+// or of one pair (methodStats, under its endpoint's mu).
+type backoffState struct {
+	until  time.Time
+	streak int // consecutive 429s, for the exponential back-off
+	// method is the method whose 429 set a pair's back-off: methods past
+	// maxTrackedMethods share one entry, and are still distinct methods.
+	method string
+}
+
+// backoff is what one 429 did.
+type backoff struct {
+	d     time.Duration // the back-off started
+	asked time.Duration // the Retry-After, when it asked for more than breaker.backoff_max
+	// whole: the endpoint backs off, for wholeD (also is the other method
+	// backing off, "" after a probe's 429).
+	whole  bool
+	wholeD time.Duration
+	also   string
+}
+
+// backoffFor is how long one 429 backs off: its Retry-After capped at max,
+// else base·2^streak capped at max. asked is the Retry-After when capped.
+func backoffFor(retryAfter time.Duration, streak int, base, max time.Duration) (d, asked time.Duration) {
+	if retryAfter > 0 {
+		if retryAfter > max {
+			return max, retryAfter
+		}
+		return retryAfter, 0
+	}
+	d = base << min(streak, 20)
+	if d > max || d <= 0 {
+		d = max
+	}
+	return d, 0
+}
+
+// backOffWhole starts (or extends) a back-off of the whole endpoint.
+func (ep *endpoint) backOffWhole(now time.Time, retryAfter, base, max time.Duration) backoff {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	b := ep.backOffWholeLocked(now, retryAfter, base, max)
+	return backoff{d: b, asked: cappedAsk(retryAfter, max), whole: true, wholeD: b}
+}
+
+func (ep *endpoint) backOffWholeLocked(now time.Time, retryAfter, base, max time.Duration) time.Duration {
+	d, _ := backoffFor(retryAfter, ep.backoff.streak, base, max)
+	ep.backoff.streak++
+	if until := now.Add(d); until.After(ep.backoff.until) {
+		ep.backoff.until = until
+	}
+	return d
+}
+
+func cappedAsk(retryAfter, max time.Duration) time.Duration {
+	if retryAfter > max {
+		return retryAfter
+	}
+	return 0
+}
+
+// backOffMethod backs off the pair (ep, method) after a client attempt's
+// 429, and the whole endpoint when another method of it is backing off too.
+func (ep *endpoint) backOffMethod(now time.Time, ms *methodStats, method string, retryAfter, base, max time.Duration) backoff {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	also := ""
+	if now.Before(ms.backoff.until) && ms.backoff.method != method {
+		also = ms.backoff.method
+	}
+	for _, st := range ep.methods.all() {
+		if also != "" {
+			break
+		}
+		if st != ms && now.Before(st.backoff.until) {
+			also = st.backoff.method
+		}
+	}
+	d, asked := backoffFor(retryAfter, ms.backoff.streak, base, max)
+	ms.backoff.streak++
+	ms.backoff.method = method
+	if until := now.Add(d); until.After(ms.backoff.until) {
+		ms.backoff.until = until
+		if n := until.UnixNano(); n > ep.methodOffUntil.Load() {
+			ep.methodOffUntil.Store(n)
+		}
+	}
+	b := backoff{d: d, asked: asked, also: also}
+	if also != "" {
+		b.whole, b.wholeD = true, ep.backOffWholeLocked(now, retryAfter, base, max)
+	}
+	return b
+}
+
+// backedOff says whether a back-off of the whole endpoint is running.
+func (ep *endpoint) backedOff(now time.Time) (bool, time.Time) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return now.Before(ep.backoff.until), ep.backoff.until
+}
+
+// methodBackedOff says whether the pair (ep, method) is backing off. Without
+// any pair back-off running it reads one atomic, not the method's entry.
+func (ep *endpoint) methodBackedOff(method string, now time.Time) (bool, time.Time) {
+	if now.UnixNano() >= ep.methodOffUntil.Load() {
+		return false, time.Time{}
+	}
+	ms := ep.stats(method)
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return now.Before(ms.backoff.until), ms.backoff.until
+}
+
+// pairBackoff is the end of the pair's running back-off, zero if none.
+func (ep *endpoint) pairBackoff(ms *methodStats, now time.Time) time.Time {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if now.Before(ms.backoff.until) {
+		return ms.backoff.until
+	}
+	return time.Time{}
+}
+
+// backOffSucceeded resets the exponential streaks (the endpoint's and the
+// answered method's) after a good answer.
+func (ep *endpoint) backOffSucceeded(ms *methodStats) {
+	ep.mu.Lock()
+	ep.backoff.streak = 0
+	ms.backoff.streak = 0
+	ep.mu.Unlock()
+}
+
+// message is the backoff event's text.
+func (b backoff) message(method string, probe bool) string {
+	var sb strings.Builder
+	sb.WriteString("HTTP 429")
+	switch {
+	case probe:
+		sb.WriteString(" to a probe")
+	case method != "":
+		sb.WriteString(" on " + method)
+	}
+	sep := ": "
+	if b.asked > 0 {
+		fmt.Fprintf(&sb, ": Retry-After %.0fs capped at %s", b.asked.Seconds(), shortDuration(b.d))
+		sep = "; "
+	}
+	switch {
+	case !b.whole:
+		fmt.Fprintf(&sb, "%sbacking off %s for %s (other methods still routed)", sep, method, shortDuration(b.d))
+	case b.also != "":
+		fmt.Fprintf(&sb, "%s%s backing off too: backing off the whole endpoint for %s", sep, b.also, shortDuration(b.wholeD))
+	default:
+		fmt.Fprintf(&sb, "%sbacking off the whole endpoint for %s", sep, shortDuration(b.wholeD))
+	}
+	return sb.String()
+}
+
+// shortDuration writes 1m, not 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.Round(time.Millisecond).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
