@@ -89,15 +89,16 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 		var deadline float64
 		replies := openLoop(h, interval, 3*time.Second, func(el time.Duration) {
 			if deadline == 0 && el >= time.Second {
-				deadline = ms(h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout)
-				go slowAtOnce(t, slowed(h), 300*time.Millisecond, 300*time.Millisecond)
+				d := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
+				deadline = ms(d)
+				// 300 ms passes the 250 ms floor; on a loaded machine the
+				// learned deadline is longer, and the slowdown with it.
+				extra := max(300*time.Millisecond, d*13/10)
+				go slowAtOnce(t, slowed(h), extra, extra)
 			}
 		})
 		for _, tr := range replies {
 			mustOK(t, tr.r)
-		}
-		if deadline > 300 {
-			t.Fatalf("deadline %.0f ms before the slowdown: a 300 ms slowdown would not pass it", deadline)
 		}
 		return h, replies, deadline
 	}
@@ -139,6 +140,23 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 // others show it was the pool's. Its charges are taken back then, and a
 // breaker they opened closes again.
 func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
+	// On a loaded machine the deadlines learned may come out in another
+	// order; then the scenario runs again (at most three times).
+	for try := 1; ; try++ {
+		if slowdownSeenLateIsForgiven(t) {
+			return
+		}
+		if try == 3 {
+			t.Fatal("in three tries s0's deadline was never the shortest: the machine is too loaded to conclude")
+		}
+		t.Logf("try %d: s0's deadline was not the shortest on this loaded machine; running again", try)
+	}
+}
+
+// slowdownSeenLateIsForgiven runs the scenario; false means the deadlines
+// learned did not set it up (s0's not the shortest), and nothing was
+// asserted.
+func slowdownSeenLateIsForgiven(t *testing.T) bool {
 	// One failure opens a breaker, so the endpoint with the shortest deadline
 	// opens at its first; the cooldown outlasts the test, so it is closed at
 	// the end only if it was forgiven.
@@ -162,7 +180,8 @@ func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
 		mustOK(t, tr.r)
 	}
 	if deadlines[0] >= deadlines[1] || deadlines[0] >= deadlines[2] {
-		t.Fatalf("deadlines %v: s0's is not the shortest, the test exercises nothing", deadlines)
+		t.Logf("deadlines %v: s0's is not the shortest, the scenario exercises nothing", deadlines)
+		return false
 	}
 	for _, ep := range h.status().Endpoints {
 		if ep.Breaker.State != engine.BreakerClosed {
@@ -182,6 +201,7 @@ func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
 		t.Fatalf("s0 never opened: the test exercised nothing (events %+v)", h.events())
 	}
 	t.Logf("%d reads, 0 errors; deadlines %v ms; breakers closed again by forgiveness: %v; pool events %d", len(replies), deadlines, forgiven, len(poolEvents(h, "slow")))
+	return true
 }
 
 // rpcdash's own overload is not the endpoints' fault: 60 requests in
