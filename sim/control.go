@@ -18,6 +18,8 @@ type ControlRequest struct {
 	RateLimitRate *float64 `json:"rate_limit_rate,omitempty"`
 	HeadLag       *int64   `json:"head_lag,omitempty"`
 	HeadFrozen    *bool    `json:"head_frozen,omitempty"`
+	HeadFixed     *int64   `json:"head_fixed,omitempty"` // report this head whatever the chain does (0 = follow it)
+	HeadAhead     *int64   `json:"head_ahead,omitempty"` // report this many blocks beyond the true head
 	Unhealthy     *bool    `json:"unhealthy,omitempty"`
 	// The hostile modes' parameters (0 = default).
 	HugeBytes       *int64  `json:"huge_bytes,omitempty"`
@@ -51,8 +53,13 @@ func (u *Upstream) Apply(c ControlRequest) error {
 			return fmt.Errorf("sim: rate %v is outside [0,1]", *p)
 		}
 	}
-	if c.HeadLag != nil && *c.HeadLag < 0 {
-		return fmt.Errorf("sim: head_lag %d is negative", *c.HeadLag)
+	for _, f := range []struct {
+		key string
+		v   *int64
+	}{{"head_lag", c.HeadLag}, {"head_fixed", c.HeadFixed}, {"head_ahead", c.HeadAhead}} {
+		if f.v != nil && *f.v < 0 {
+			return fmt.Errorf("sim: %s %d is negative", f.key, *f.v)
+		}
 	}
 	hostile := u.snapshot().hostile
 	if c.HugeBytes != nil {
@@ -92,6 +99,12 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.HeadFrozen != nil {
 		u.SetHeadFrozen(*c.HeadFrozen)
+	}
+	if c.HeadFixed != nil {
+		u.SetHeadFixed(*c.HeadFixed)
+	}
+	if c.HeadAhead != nil {
+		u.SetHeadAhead(*c.HeadAhead)
 	}
 	if c.Unhealthy != nil {
 		u.SetUnhealthy(*c.Unhealthy)
