@@ -104,7 +104,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				c.tier = 3
 			}
 			skip(ep, func() string { return why })
-		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.max.Load() >= minHead:
+		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.top.Load() >= minHead:
 			c.tier = 1
 			skip(ep, func() string {
 				return fmt.Sprintf("head %d is below the requested block %d", ep.head.Load(), minHead)
