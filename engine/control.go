@@ -23,6 +23,7 @@ func (e *Engine) Drain(by Actor, name string) error {
 	}
 	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by,
 		Message: fmt.Sprintf("drained; %d requests in flight finish", ep.inflight.Load())})
+	e.poolChanged() // a drained endpoint's head is no longer the pool's
 	return nil
 }
 
@@ -34,6 +35,7 @@ func (e *Engine) Undrain(by Actor, name string) error {
 	}
 	if ep.drained.Swap(false) {
 		e.events.add(Event{Type: EventDrain, Endpoint: name, From: "drained", To: "active", Actor: by, Message: "undrained"})
+		e.poolChanged()
 	}
 	return nil
 }

@@ -67,6 +67,8 @@ type endpoint struct {
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64
 	headAt      atomic.Int64 // unix nanos of the last head observation
+	headSince   atomic.Int64 // unix nanos when head reached its current height
+	ahead       atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
 	lagExcluded atomic.Bool
 	lagGood     atomic.Int64 // consecutive probes within the lag bound while excluded
 	staleHead   atomic.Int64 // head frozen by a stale fault (0 = not yet seen)

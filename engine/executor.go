@@ -138,8 +138,8 @@ type execution struct {
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
 	last     string // last failure cause, for the client's error
-	// fallback is a null answer to a read of an explicit block, kept while
-	// another endpoint is asked (this one may just not have the block yet).
+	// fallback is an answer set aside while another endpoint is asked (see
+	// setAside).
 	fallback *attemptDone
 	// errAnswer is the last JSON-RPC error answer that failed over (the
 	// endpoint's error, or one it could not serve): relayed if no attempt
@@ -150,11 +150,14 @@ type execution struct {
 	deferred []*attempt
 }
 
-// keepNull sets a null answer to a read of an explicit block number aside
-// while another attempt is live or another candidate remains: this endpoint
-// may just not have the block yet.
-func (x *execution) keepNull(d attemptDone) bool {
-	if x.p.minHead == 0 || !d.rep.info.ResultNull || len(x.live) == 0 && x.pick(false) < 0 {
+// setAside keeps an answer aside while another attempt is live or another
+// candidate remains, and returns it only if none does better: a null answer
+// to a read of an explicit block number (this endpoint may just not have the
+// block yet), and a head answer from an endpoint whose head is beyond the
+// pool's pace (flagged ahead by this very answer, see headrule.go).
+func (x *execution) setAside(d attemptDone) bool {
+	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull
+	if !nullBlock && (d.rep.head == 0 || !d.a.ep.ahead.Load()) || len(x.live) == 0 && x.pick(false) < 0 {
 		return false
 	}
 	if x.fallback != nil {
@@ -222,7 +225,7 @@ func (x *execution) run() result {
 		case d := <-x.done:
 			x.remove(d.a)
 			if d.rep.out == outAnswer {
-				if x.keepNull(d) {
+				if x.setAside(d) {
 					if len(x.live) > 0 || x.launch(roleFailover, false) {
 						continue
 					}

@@ -46,6 +46,18 @@ func baseConfig() engine.Config {
 // newHarness starts sims (named s0, s1, ... unless named) and an engine.
 func newHarness(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *harness {
 	t.Helper()
+	return startHarness(t, nil, mut, sims...)
+}
+
+// newClockedHarness is newHarness with the engine and every sim on clock:
+// heads (and the time they are seen at) move only when the test moves it.
+func newClockedHarness(t testing.TB, clock *testutil.Clock, mut func(*engine.Config), sims ...sim.Config) *harness {
+	t.Helper()
+	return startHarness(t, clock, mut, sims...)
+}
+
+func startHarness(t testing.TB, clock *testutil.Clock, mut func(*engine.Config), sims ...sim.Config) *harness {
+	t.Helper()
 	h := &harness{t: t, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}, logs: &testutil.SyncBuffer{}}
 	cfg := baseConfig()
 	for i, sc := range sims {
@@ -54,6 +66,9 @@ func newHarness(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *har
 		}
 		if sc.Seed == 0 {
 			sc.Seed = int64(i + 1)
+		}
+		if clock != nil {
+			sc.Clock = clock.Now
 		}
 		u := sim.New(sc)
 		if err := u.Start("127.0.0.1:0"); err != nil {
@@ -67,7 +82,11 @@ func newHarness(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *har
 	if mut != nil {
 		mut(&cfg)
 	}
-	eng, err := engine.New(cfg, engine.Options{Logger: slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	opts := engine.Options{Logger: slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	if clock != nil {
+		opts.Now = clock.Now
+	}
+	eng, err := engine.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,27 +1,34 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
-	"strconv"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
-// headTracker knows the pool's highest head and how fast it advances.
-// Each endpoint's own head lives on the endpoint; lag is the difference,
-// corrected for when each was seen (see lagOf).
+// headTracker is the pool's head and the chain's pace.
+//
+// The pool head is derived, never accumulated: it is the highest head among
+// the endpoints that count (see countsForPool), each carried forward at the
+// pace where heads seen at different moments are compared (lagOf). An
+// endpoint that stops counting (drained, found on another chain, flagged
+// ahead) or whose head went back (a reorg, a restart onto a snapshot) takes
+// its head with it. A high-water mark would let one bogus report, once,
+// mark every other endpoint as lagging until restart. Which heads may count
+// at all is the credibility rule (headrule.go).
 type headTracker struct {
-	max   atomic.Int64
-	maxAt atomic.Int64 // unix nanos when max was seen
+	mu      sync.Mutex // serializes the rule: it compares heads across endpoints
+	settled bool       // the first credible head was decided (settleStart)
+	firstAt int64      // unix nanos of the first head seen (the start-up window)
 
-	mu    sync.Mutex
-	marks []headMark    // (time, max) samples over the last rateSpan
-	rate  atomic.Uint64 // blocks per second, float64 bits
+	top    atomic.Int64 // the pool head, 0 while unknown
+	topAt  atomic.Int64 // unix nanos when the pool first saw top at that height
+	leader *endpoint    // whose head is top (mu)
+
+	marks []headMark    // (time, top) at each rise over the last rateSpan (mu)
+	rate  atomic.Uint64 // blocks per second, float64 bits; 0 while unknown
 }
 
 type headMark struct {
@@ -32,40 +39,90 @@ type headMark struct {
 // rateSpan is how far back the chain's pace is measured.
 const rateSpan = int64(2 * time.Minute)
 
-// observe raises the pool's head to v (seen at now) and says whether it rose.
-func (h *headTracker) observe(v int64, now int64) bool {
-	for {
-		cur := h.max.Load()
-		if v <= cur {
-			return false
-		}
-		if h.max.CompareAndSwap(cur, v) {
-			h.maxAt.Store(now)
-			h.mark(v, now)
-			return true
-		}
-	}
+// countsForPool: ep's head may be the pool's (known, not drained, not
+// flagged ahead; an endpoint on another chain has its head forgotten).
+func (ep *endpoint) countsForPool() bool {
+	return ep.head.Load() > 0 && !ep.drained.Load() && !ep.ahead.Load()
 }
 
-func (h *headTracker) mark(v, now int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.marks = append(h.marks, headMark{now, v})
-	for len(h.marks) > 2 && (now-h.marks[0].at > rateSpan || len(h.marks) > 256) {
+// refreshPoolHead recomputes the pool head from the endpoints that count and
+// says whether it changed. h.mu is held.
+func (e *Engine) refreshPoolHead() bool {
+	h := &e.heads
+	var lead *endpoint
+	for _, ep := range e.endpoints {
+		if !ep.countsForPool() {
+			continue
+		}
+		if lead == nil || ep.head.Load() > lead.head.Load() ||
+			ep.head.Load() == lead.head.Load() && ep.headSince.Load() < lead.headSince.Load() {
+			lead = ep
+		}
+	}
+	var top, at int64
+	if lead != nil {
+		top, at = lead.head.Load(), lead.headSince.Load()
+	}
+	h.leader = lead
+	old, oldAt := h.top.Load(), h.topAt.Load()
+	if top == old && at == oldAt {
+		return false
+	}
+	h.top.Store(top)
+	h.topAt.Store(at)
+	switch {
+	case top > old:
+		h.mark(top, at)
+	case top < old:
+		// The marks were another head's; the pace measured so far stays.
+		h.marks = h.marks[:0]
+		if top > 0 {
+			h.marks = append(h.marks, headMark{at, top})
+		}
+	}
+	return true
+}
+
+// mark records a rise of the pool head and re-measures the pace. The pace is
+// the upper median of the rates between consecutive rises: a stretch where
+// the chain (or the whole pool) stood still is one slow sample, not an
+// average that reads the chain as slower for the next two minutes, and a
+// pace read too low would take honest heads for jumps. h.mu is held.
+func (h *headTracker) mark(v, at int64) {
+	h.marks = append(h.marks, headMark{at, v})
+	for len(h.marks) > 3 && (at-h.marks[0].at > rateSpan || len(h.marks) > 256) {
 		h.marks = h.marks[1:]
 	}
-	first := h.marks[0]
-	if dt := now - first.at; dt >= int64(time.Second) && len(h.marks) >= 3 {
-		r := float64(v-first.head) / (float64(dt) / float64(time.Second))
-		h.rate.Store(math.Float64bits(r))
+	if len(h.marks) < 3 || at-h.marks[0].at < int64(time.Second) {
+		return
 	}
+	rates := make([]float64, 0, len(h.marks)-1)
+	for i := 1; i < len(h.marks); i++ {
+		if dt := h.marks[i].at - h.marks[i-1].at; dt > 0 {
+			rates = append(rates, float64(h.marks[i].head-h.marks[i-1].head)/(float64(dt)/float64(time.Second)))
+		}
+	}
+	if len(rates) == 0 {
+		return
+	}
+	slices.Sort(rates)
+	h.rate.Store(math.Float64bits(rates[len(rates)/2]))
 }
 
 func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.rate.Load()) }
 
+// carried is how many blocks the chain may have made in d at the pace,
+// rounded up.
+func (h *headTracker) carried(d int64) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64(math.Ceil(h.blocksPerSecond() * float64(d) / float64(time.Second)))
+}
+
 // observeHead records a head height seen for an endpoint (by a probe or in
-// a passive answer), then applies the lag rule to it; probe says whether
-// this observation counts towards readmission.
+// a passive answer), applies the credibility rule to it, then the lag rule;
+// probe says whether this observation counts towards readmission.
 func (e *Engine) observeHead(ep *endpoint, head int64, probe bool) {
 	if head <= 0 || ep.excluded(ExcludeWrongChain) {
 		// Another chain's height says nothing about this one's; a probe
@@ -80,131 +137,62 @@ func (e *Engine) observeHead(ep *endpoint, head int64, probe bool) {
 			head = frozen
 		}
 	}
-	now := e.now().UnixNano()
-	ep.head.Store(head)
-	ep.headAt.Store(now)
-	if e.heads.observe(head, now) {
-		for _, other := range e.endpoints {
-			if other != ep {
-				e.evaluateLag(other, false)
-			}
-		}
+	if e.judgeHead(ep, head, e.now().UnixNano()) {
+		e.reevaluateLags(ep)
 	}
 	e.evaluateLag(ep, probe)
 }
 
-// lagOf is how far ep's head is behind the pool's highest (0 when unknown).
-// Heads are seen at different moments (a probe every few seconds, a passive
-// answer now): ep's head is carried forward at the chain's measured pace to
-// the moment the highest head was seen, so an endpoint probed a while ago is
-// not taken for one that fell behind. A head that stopped advancing is seen
-// again by the next probe, at its old height, and its lag shows.
-func (e *Engine) lagOf(ep *endpoint) int64 {
-	h := ep.head.Load()
-	if h == 0 {
-		return 0
-	}
-	top := e.heads.max.Load()
-	if gap := e.heads.maxAt.Load() - ep.headAt.Load(); gap > 0 {
-		// Every block the chain may have made since is credited (ceil): a
-		// block boundary between the two sightings is not lag, and counting
-		// it showed healthy endpoints one block behind on every other tick.
-		// Lag is what is proven; a frozen head still shows at its next probe.
-		h += int64(math.Ceil(e.heads.blocksPerSecond() * float64(gap) / float64(time.Second)))
-	}
-	return max(top-h, 0)
-}
-
-func trimHex(s string) string {
-	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
-		return s[2:]
-	}
-	return s
-}
-
-// freezeHead makes a stale-faulted endpoint's head answers stop advancing:
-// the first head it reports after the fault is the one it keeps reporting.
-func (e *Engine) freezeHead(ep *endpoint, method string, r *upstreamReply) {
-	if r.head <= 0 {
-		return
-	}
-	ep.staleHead.CompareAndSwap(0, r.head)
-	if frozen := ep.staleHead.Load(); frozen < r.head {
-		replaceHeadResult(r.body, method, frozen)
-		r.info = jsonrpc.InspectResponse(r.body.Bytes())
-		r.head = frozen
-	}
-}
-
-// headOf reads the head an eth_blockNumber or getSlot answer carries.
-func headOf(method string, body []byte) (int64, bool) {
-	switch method {
-	case "eth_blockNumber":
-		s, ok := jsonrpc.ResultString(body)
-		if !ok {
-			return 0, false
+// reevaluateLags re-checks the lag of every endpoint but except, after the
+// pool head moved.
+func (e *Engine) reevaluateLags(except *endpoint) {
+	for _, o := range e.endpoints {
+		if o != except {
+			e.evaluateLag(o, false)
 		}
-		v, err := strconv.ParseInt(trimHex(s), 16, 64)
-		return v, err == nil
-	case "getSlot":
-		v, ok := jsonrpc.ResultUint64(body)
-		return int64(v), ok
 	}
-	return 0, false
 }
 
-// replaceHeadResult rewrites a head answer in place to carry v, keeping its id.
-func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body.Bytes(), &msg) != nil {
-		return
-	}
-	var res []byte
-	if method == "getSlot" {
-		res = strconv.AppendInt(nil, v, 10)
-	} else {
-		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(v, 16))
-	}
-	body.Reset()
-	body.WriteString(`{"jsonrpc":"2.0","id":`)
-	if msg.ID == nil {
-		body.WriteString("null")
-	}
-	body.Write(msg.ID)
-	body.WriteString(`,"result":`)
-	body.Write(res)
-	body.WriteString("}")
-}
-
-// monotonicHead keeps the chain from going backwards for clients: a head
-// answer below one rpcdash already returned (another endpoint a block or
-// two behind) is raised to it. An answer further behind than
-// chain.max_head_lag is not papered over; it passes as it came.
-func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64) {
-	for {
-		served := e.servedHead.Load()
-		if v >= served {
-			if e.servedHead.CompareAndSwap(served, v) {
-				return
-			}
-			continue
-		}
-		if served-v <= e.cfg.Chain.MaxHeadLag {
-			replaceHeadResult(body, method, served)
-		}
-		return
+// poolChanged recomputes the pool head after an endpoint stopped or started
+// counting (drained, undrained, found on another chain).
+func (e *Engine) poolChanged() {
+	e.heads.mu.Lock()
+	changed := e.heads.settled && e.refreshPoolHead()
+	e.heads.mu.Unlock()
+	if changed {
+		e.reevaluateLags(nil)
 	}
 }
 
 // forgetHead drops ep's head (it turned out to be on another chain) and
-// recomputes the pool's highest head from the others.
+// recomputes the pool head from the others.
 func (e *Engine) forgetHead(ep *endpoint) {
+	e.heads.mu.Lock()
 	ep.head.Store(0)
-	var top int64
-	for _, o := range e.endpoints {
-		top = max(top, o.head.Load())
+	ep.headSince.Store(0)
+	changed := e.heads.settled && e.refreshPoolHead()
+	e.heads.mu.Unlock()
+	if changed {
+		e.reevaluateLags(nil)
 	}
-	e.heads.max.Store(top)
+}
+
+// lagOf is how far ep's head is behind the pool head (0 when unknown).
+// Heads are seen at different moments (a probe every few seconds, a passive
+// answer now): ep's head is carried forward at the chain's measured pace to
+// the moment the pool first saw its head, so an endpoint probed a while ago
+// is not taken for one that fell behind. A head that stopped advancing is
+// seen again by the next probe, at its old height, and its lag shows.
+func (e *Engine) lagOf(ep *endpoint) int64 {
+	h := ep.head.Load()
+	top := e.heads.top.Load()
+	if h == 0 || top == 0 {
+		return 0
+	}
+	// Every block the chain may have made since is credited (ceil): a
+	// block boundary between the two sightings is not lag, and counting
+	// it showed healthy endpoints one block behind on every other tick.
+	// Lag is what is proven; a frozen head still shows at its next probe.
+	h += e.heads.carried(e.heads.topAt.Load() - ep.headAt.Load())
+	return max(top-h, 0)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-func resultString(t *testing.T, r reply) string {
+func resultString(t testing.TB, r reply) string {
 	t.Helper()
 	var m struct{ Result json.RawMessage }
 	if err := json.Unmarshal(r.body, &m); err != nil {

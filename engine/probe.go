@@ -149,7 +149,7 @@ func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 		ep.lagGood.Store(0)
 		if !ep.lagExcluded.Swap(true) {
 			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "in-sync", To: "lagging",
-				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads", lag, e.heads.max.Load(), bound)})
+				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads", lag, e.heads.top.Load(), bound)})
 		}
 		return
 	}
@@ -165,7 +165,7 @@ func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 	}
 }
 
-// Exclusion kinds set by probes.
+// Exclusion kinds set by probes (ExcludeAhead is the engine's own).
 const (
 	ExcludeWrongChain = "wrong-chain"
 	ExcludeUnhealthy  = "unhealthy"
@@ -173,9 +173,11 @@ const (
 
 // Exclude takes an endpoint out of routing for a reason found outside the
 // request path (wrong chain, node reports itself unhealthy) until Include.
+// ExcludeAhead is the engine's verdict on the heads it sees: Exclude and
+// Include leave it alone.
 func (e *Engine) Exclude(name, kind, reason string) {
 	ep, ok := e.byName[name]
-	if !ok {
+	if !ok || kind == ExcludeAhead {
 		return
 	}
 	reason = redact.Sanitize(reason, redact.MaxShown) // it may quote what the endpoint answered
@@ -204,7 +206,7 @@ func (ep *endpoint) excluded(kind string) bool {
 // Include lifts an exclusion of the given kind.
 func (e *Engine) Include(name, kind string) {
 	ep, ok := e.byName[name]
-	if !ok {
+	if !ok || kind == ExcludeAhead {
 		return
 	}
 	ep.mu.Lock()

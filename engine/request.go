@@ -64,7 +64,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	} else if cls == jsonrpc.ClassStateful {
 		e.trackFilter(req.Method, creates, filterID, res)
 	} else if res.head > 0 {
-		e.monotonicHead(req.Method, res.body, res.head)
+		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	}
 	took := e.now().Sub(start)
 	if p.hedgeable {

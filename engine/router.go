@@ -117,7 +117,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			skip(ep, func() string {
 				return "backing off after HTTP 429 for " + methodUntil.Sub(now).Round(time.Millisecond).String() + " (" + method + " only)"
 			})
-		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.max.Load() >= minHead:
+		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.top.Load() >= minHead:
 			c.tier = 1
 			skip(ep, func() string {
 				return fmt.Sprintf("head %d is below the requested block %d", ep.head.Load(), minHead)

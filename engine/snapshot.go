@@ -19,10 +19,11 @@ type Snapshot struct {
 	Time      time.Time // when it was taken
 	Started   time.Time // when the engine started (uptime = Time − Started)
 	Chain     string
-	InFlight  int64 // client requests being served
-	Routable  int   // endpoints that can take new traffic now
-	MaxHead   int64
-	MaxLag    int64 // chain.max_head_lag
+	InFlight  int64   // client requests being served
+	Routable  int     // endpoints that can take new traffic now
+	MaxHead   int64   // the pool head: the highest credible head of the endpoints that count (0 = unknown)
+	HeadPace  float64 // blocks (slots) per second the pool head advances at, 0 until measured
+	MaxLag    int64   // chain.max_head_lag
 	Endpoints []EndpointSnapshot
 	Hedge     HedgeStatus
 	Totals    AccountSnapshot         // counters since start, all methods
@@ -236,7 +237,7 @@ func (e *Engine) Snapshot() Snapshot {
 	now := e.now()
 	s := Snapshot{
 		Time: now, Started: e.started, Chain: e.cfg.Chain.Kind, InFlight: e.inflight.Load(),
-		MaxHead: e.heads.max.Load(), MaxLag: e.cfg.Chain.MaxHeadLag,
+		MaxHead: e.heads.top.Load(), HeadPace: e.heads.blocksPerSecond(), MaxLag: e.cfg.Chain.MaxHeadLag,
 		Hedge:     e.hedge.status(),
 		Totals:    e.acct.totals(),
 		Methods:   map[string]MethodStatus{},

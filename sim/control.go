@@ -21,6 +21,8 @@ type ControlRequest struct {
 	RateLimitMethods *[]string `json:"rate_limit_methods,omitempty"`
 	HeadLag          *int64    `json:"head_lag,omitempty"`
 	HeadFrozen       *bool     `json:"head_frozen,omitempty"`
+	HeadFixed        *int64    `json:"head_fixed,omitempty"` // report this head whatever the chain does (0 = follow it)
+	HeadAhead        *int64    `json:"head_ahead,omitempty"` // report this many blocks beyond the true head
 	Unhealthy        *bool     `json:"unhealthy,omitempty"`
 	// The hostile modes' parameters (0 = default).
 	HugeBytes       *int64  `json:"huge_bytes,omitempty"`
@@ -57,8 +59,13 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	if c.RateLimitMethods != nil && slices.Contains(*c.RateLimitMethods, "") {
 		return fmt.Errorf("sim: rate_limit_methods holds an empty name")
 	}
-	if c.HeadLag != nil && *c.HeadLag < 0 {
-		return fmt.Errorf("sim: head_lag %d is negative", *c.HeadLag)
+	for _, f := range []struct {
+		key string
+		v   *int64
+	}{{"head_lag", c.HeadLag}, {"head_fixed", c.HeadFixed}, {"head_ahead", c.HeadAhead}} {
+		if f.v != nil && *f.v < 0 {
+			return fmt.Errorf("sim: %s %d is negative", f.key, *f.v)
+		}
 	}
 	hostile := u.snapshot().hostile
 	if c.HugeBytes != nil {
@@ -101,6 +108,12 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.HeadFrozen != nil {
 		u.SetHeadFrozen(*c.HeadFrozen)
+	}
+	if c.HeadFixed != nil {
+		u.SetHeadFixed(*c.HeadFixed)
+	}
+	if c.HeadAhead != nil {
+		u.SetHeadAhead(*c.HeadAhead)
 	}
 	if c.Unhealthy != nil {
 		u.SetUnhealthy(*c.Unhealthy)

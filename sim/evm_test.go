@@ -62,6 +62,56 @@ func TestHead_AdvancesFreezesAndResumes(t *testing.T) {
 	}
 }
 
+// A bogus head: a fixed number whatever the chain does, or a fork's head
+// running ahead of the chain; set through the control API as a test would.
+func TestHead_FixedAndAheadControls(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Clock: clock.Now, BlockTime: time.Second})
+	c := newClient(t)
+	control := func(body string) {
+		t.Helper()
+		if status, _, b := post(t, c, u.URL()+"/_sim/mode", body); status != 200 {
+			t.Fatalf("%s: %d %s", body, status, b)
+		}
+	}
+	reported := func() int64 {
+		t.Helper()
+		var s string
+		result(t, c, u, &s, "eth_blockNumber")
+		n, err := parseHexQuantity(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	h0 := u.Head()
+	control(`{"head_ahead":1000000}`)
+	if got := reported(); got != h0+1000000 {
+		t.Fatalf("head_ahead 1000000: reported %d, want %d", got, h0+1000000)
+	}
+	clock.Advance(3 * time.Second)
+	if got := reported(); got != h0+1000003 {
+		t.Fatalf("a head ahead must advance with the chain: %d, want %d", got, h0+1000003)
+	}
+	control(`{"head_fixed":9223372036854775807}`)
+	clock.Advance(5 * time.Second)
+	if got := reported(); got != 0x7fffffffffffffff {
+		t.Fatalf("head_fixed: reported %d", got)
+	}
+	control(`{"head_fixed":0,"head_ahead":0}`)
+	if got := reported(); got != h0+8 {
+		t.Fatalf("back on the chain: %d, want %d", got, h0+8)
+	}
+	for _, bad := range []string{`{"head_fixed":-1}`, `{"head_ahead":-5}`} {
+		if status, _, _ := post(t, c, u.URL()+"/_sim/mode", bad); status != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", bad, status)
+		}
+	}
+	if got := u.Head(); got != h0+8 {
+		t.Fatalf("a rejected control changed the head to %d", got)
+	}
+}
+
 func TestGetBlockByNumber_TagsAndLimits(t *testing.T) {
 	clock := newManualClock()
 	u := start(t, Config{Clock: clock.Now})

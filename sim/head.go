@@ -29,10 +29,13 @@ func (u *Upstream) Head() int64 {
 }
 
 func (u *Upstream) headLocked() int64 {
-	if u.set.frozen {
+	switch {
+	case u.set.fixedHead > 0:
+		return u.set.fixedHead
+	case u.set.frozen:
 		return u.set.frozenAt
 	}
-	return max(u.trueHead()-u.set.headLag, 0)
+	return max(u.trueHead()-u.set.headLag+u.set.headAhead, 0)
 }
 
 func (u *Upstream) trueHead() int64 { return trueHead(u.cfg.Clock(), u.cfg.BlockTime) }
@@ -54,4 +57,21 @@ func (u *Upstream) SetHeadFrozen(frozen bool) {
 		u.set.frozenAt = u.headLocked()
 	}
 	u.set.frozen = frozen
+}
+
+// SetHeadFixed makes this upstream report head n whatever the chain does, as
+// a misconfigured node or a proxy answering garbage would (n = 0: follow the
+// chain again). Blocks are still those of the true chain.
+func (u *Upstream) SetHeadFixed(n int64) {
+	u.mu.Lock()
+	u.set.fixedHead = max(n, 0)
+	u.mu.Unlock()
+}
+
+// SetHeadAhead makes this upstream report n blocks/slots beyond the true
+// head, advancing with it, as a node of a fork with the same chain id would.
+func (u *Upstream) SetHeadAhead(n int64) {
+	u.mu.Lock()
+	u.set.headAhead = max(n, 0)
+	u.mu.Unlock()
 }

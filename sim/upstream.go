@@ -52,6 +52,8 @@ type settings struct {
 	headLag       int64
 	frozen        bool
 	frozenAt      int64
+	fixedHead     int64 // reported whatever the chain does (0 = follow the chain)
+	headAhead     int64 // blocks/slots reported beyond the true head
 	unhealthy     bool
 	hostile       hostileSettings
 	rpcErrCode    int

@@ -8,7 +8,8 @@ import (
 )
 
 // detailLines describe the selected endpoint: why it ranks where it does,
-// where it lives, what it shares with others, its fault and last errors.
+// where it lives, what it shares with others, its fault, exclusions and
+// last errors.
 func (m Model) detailLines(width int) []string {
 	ep, ok := m.selected()
 	if !ok {
@@ -79,6 +80,9 @@ func (m Model) detailLines(width int) []string {
 			what += " +" + fmtDelay(f.Latency)
 		}
 		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %.0f%% of requests, %s", what, 100*f.Rate, left))
+	}
+	for _, x := range ep.Exclusions {
+		add(st.err.Render("excluded: ") + x)
 	}
 	if len(ep.Errors) == 0 {
 		add(st.faint.Render("no errors"))

@@ -191,7 +191,19 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
 	}
-	if len(ep.Exclusions) > 0 {
+	ahead, other := false, false
+	for _, x := range ep.Exclusions {
+		if strings.HasPrefix(x, engine.ExcludeAhead+":") {
+			ahead = true
+		} else {
+			other = true
+		}
+	}
+	if ahead {
+		// Its head is beyond the pool's pace: the endpoint, not the pool, is suspect.
+		add("AHEAD", "AHD", m.styles.err)
+	}
+	if other {
 		add("EXCLUDED", "EXC", m.styles.err)
 	}
 	return fit(strings.Join(out, " "), width)

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
 )
 
@@ -127,5 +128,27 @@ func golden(t *testing.T, path, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs (go test ./ui -run Golden -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// An endpoint flagged ahead (its head beyond the pool's pace) says so in
+// its badges, and the detail gives the reason, as for every exclusion.
+func TestView_AheadExclusionIsNamedWithItsReason(t *testing.T) {
+	s := healthySnapshot()
+	ep := &s.Endpoints[0]
+	ep.Routable, ep.Head = false, 22_000_000
+	const why = "head 22000000 is 1000000 blocks beyond the pool's pace (pool head 21000000 seen 0s ago, 0.083 blocks/s, chain.max_head_lag 5): not the pool's head until another endpoint confirms it"
+	ep.Exclusions = []string{engine.ExcludeAhead + ": " + why}
+	s.Routable--
+	for _, size := range [][2]int{{160, 48}, {80, 24}} {
+		got := fixedModel(s, themes.Default(), size[0], size[1]).View()
+		badge := map[int]string{160: "AHEAD", 80: "AHD"}[size[0]]
+		if !strings.Contains(got, badge) || strings.Contains(got, "EXCLUDED") {
+			t.Errorf("%d×%d: want the badge %s and not EXCLUDED:\n%s", size[0], size[1], badge, got)
+		}
+	}
+	detail := strings.Join(fixedModel(s, themes.Default(), 160, 48).detailLines(200), "\n")
+	if !strings.Contains(detail, "excluded: ahead: head 22000000 is 1000000 blocks beyond the pool's pace") {
+		t.Errorf("detail lacks the reason:\n%s", detail)
 	}
 }

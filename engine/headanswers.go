@@ -1,0 +1,113 @@
+package engine
+
+// Head answers: reading, rewriting and keeping them monotonic for clients.
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
+func trimHex(s string) string {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return s[2:]
+	}
+	return s
+}
+
+// freezeHead makes a stale-faulted endpoint's head answers stop advancing:
+// the first head it reports after the fault is the one it keeps reporting.
+func (e *Engine) freezeHead(ep *endpoint, method string, r *upstreamReply) {
+	if r.head <= 0 {
+		return
+	}
+	ep.staleHead.CompareAndSwap(0, r.head)
+	if frozen := ep.staleHead.Load(); frozen < r.head {
+		replaceHeadResult(r.body, method, frozen)
+		r.info = jsonrpc.InspectResponse(r.body.Bytes())
+		r.head = frozen
+	}
+}
+
+// headOf reads the head an eth_blockNumber or getSlot answer carries.
+func headOf(method string, body []byte) (int64, bool) {
+	switch method {
+	case "eth_blockNumber":
+		s, ok := jsonrpc.ResultString(body)
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(trimHex(s), 16, 64)
+		return v, err == nil
+	case "getSlot":
+		v, ok := jsonrpc.ResultUint64(body)
+		return int64(v), ok
+	}
+	return 0, false
+}
+
+// replaceHeadResult rewrites a head answer in place to carry v, keeping its id.
+func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body.Bytes(), &msg) != nil {
+		return
+	}
+	var res []byte
+	if method == "getSlot" {
+		res = strconv.AppendInt(nil, v, 10)
+	} else {
+		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(v, 16))
+	}
+	body.Reset()
+	body.WriteString(`{"jsonrpc":"2.0","id":`)
+	if msg.ID == nil {
+		body.WriteString("null")
+	}
+	body.Write(msg.ID)
+	body.WriteString(`,"result":`)
+	body.Write(res)
+	body.WriteString("}")
+}
+
+// monotonicHead keeps the chain from going backwards for clients: a head
+// answer below one rpcdash already returned (another endpoint a block or
+// two behind) is raised to it. An answer further behind than
+// chain.max_head_lag is not papered over; it passes as it came.
+//
+// The floor is only ever a credible head. An answer from an endpoint
+// flagged ahead (returned only when no other endpoint could answer) passes
+// as it came and does not raise it; a floor beyond what the pool head now
+// allows (set before its endpoint was found out: at start, or by an
+// endpoint since excluded) is dropped to this answer. A client that was
+// handed the bogus head then sees the chain's real head, lower: pinning it
+// to a number no healthy endpoint will reach for years would hide every
+// new block from it, and a client of that endpoint alone would see the
+// same drop when it is fixed.
+func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64, from *endpoint) {
+	if from != nil && from.ahead.Load() {
+		return
+	}
+	for {
+		served := e.servedHead.Load()
+		if v >= served {
+			if e.servedHead.CompareAndSwap(served, v) {
+				return
+			}
+			continue
+		}
+		if served > e.headBound(e.now().UnixNano()) {
+			if e.servedHead.CompareAndSwap(served, v) {
+				return
+			}
+			continue
+		}
+		if served-v <= e.cfg.Chain.MaxHeadLag {
+			replaceHeadResult(body, method, served)
+		}
+		return
+	}
+}

@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// The credibility rule: which heads may be the pool's.
+//
+// One endpoint reporting a bogus head (a misconfigured node, a node of a fork
+// with the same chain id, a proxy answering 0x7fffffffffffffff) must not
+// mark every healthy endpoint as lagging: a client of any of them would
+// have seen nothing wrong. A chain cannot outrun its own pace, so:
+//
+//   - A head is credible when it is at most what the chain can have made
+//     since the pool first saw its head at that height: pool head +
+//     paceHeadroom × pace × elapsed (rounded up) + chain.max_head_lag.
+//     Elapsed counts from when the pool head reached its height, not from
+//     its last sighting: when every endpoint stood still, the first one to
+//     move on again is where the chain is, not a jump.
+//   - A head beyond that is not the pool's until another endpoint confirms
+//     it (reports a head within chain.max_head_lag of it, each carried
+//     forward at the pace) and the endpoints agreeing on it outnumber those
+//     still agreeing on the pool head. Until then the endpoint reporting it
+//     is the one flagged: excluded as "ahead" (an event, in the Snapshot's
+//     exclusions), while the others keep their lag against the pool head.
+//     It is readmitted as soon as its head is credible again or confirmed.
+//   - Stuck endpoints are not outvoted by this: an endpoint advancing at
+//     the chain's pace stays credible at every step, so the ones that
+//     stopped are lagging, as before.
+//   - With no other endpoint counting (a single-endpoint pool, the others
+//     drained), and while the pace is not yet measured (the first rises
+//     after start), a head is taken as it comes: there is nothing to
+//     measure it against. An endpoint flagged at start stays flagged.
+//   - At start, heads are collected until every endpoint that counts has
+//     reported one or a probe interval has passed; then the largest group
+//     agreeing within chain.max_head_lag sets the pool head (the highest
+//     group on a tie, so with no agreement the highest head), and the
+//     endpoints above it are flagged ahead.
+//
+// paceHeadroom is the margin on the measured pace: block times vary, and a
+// pace read too low would flag honest endpoints, while a bogus head is
+// usually orders of magnitude beyond the chain.
+const paceHeadroom = 2
+
+// ExcludeAhead is the exclusion of an endpoint whose head is beyond the
+// pool's pace and not confirmed (set and cleared by the engine alone).
+const ExcludeAhead = "ahead"
+
+// headBound is the highest credible head at now (unbounded while the pool
+// head is unknown; the pool head plus chain.max_head_lag while the pace is).
+func (e *Engine) headBound(now int64) int64 {
+	h := &e.heads
+	top := h.top.Load()
+	if top == 0 {
+		return math.MaxInt64
+	}
+	return top + paceHeadroom*h.carried(now-h.topAt.Load()) + e.cfg.Chain.MaxHeadLag
+}
+
+// carriedHead is ep's last head carried forward at the pace to now.
+func (e *Engine) carriedHead(ep *endpoint, now int64) int64 {
+	d := now - ep.headAt.Load()
+	if d <= 0 {
+		return ep.head.Load()
+	}
+	return ep.head.Load() + int64(math.Round(e.heads.blocksPerSecond()*float64(d)/float64(time.Second)))
+}
+
+// judgeHead records head v seen for ep at now, applies the rule and says
+// whether the pool head changed.
+func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
+	h := &e.heads
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ep.excluded(ExcludeWrongChain) {
+		return false // excluded since observeHead looked
+	}
+	if ep.head.Swap(v) != v || ep.headSince.Load() == 0 {
+		ep.headSince.Store(now)
+	}
+	ep.headAt.Store(now)
+	if !h.settled {
+		if h.firstAt == 0 {
+			h.firstAt = now
+		}
+		if !e.startWindowOver(now) {
+			return false
+		}
+		e.settleStart()
+		return e.refreshPoolHead()
+	}
+	bound := e.headBound(now)
+	switch {
+	case v <= bound || !e.othersCount(ep):
+		if ep.ahead.Load() {
+			e.setAhead(ep, false, fmt.Sprintf("head %d is within the pool's pace again (pool head %d)", v, h.top.Load()))
+		}
+	case h.blocksPerSecond() <= 0 && !ep.ahead.Load():
+		// No pace measured yet (the first rises after start): taken as it
+		// comes. An endpoint already flagged stays flagged.
+	default:
+		if by := e.confirmers(ep, v, now); len(by) > 0 {
+			agreed := append(by, ep)
+			for _, o := range agreed {
+				if o.ahead.Load() {
+					e.setAhead(o, false, fmt.Sprintf("head %d confirmed by %s", o.head.Load(), namesBut(agreed, o)))
+				}
+			}
+			break
+		}
+		top := h.top.Load()
+		e.setAhead(ep, true, fmt.Sprintf("head %d is %d blocks beyond the pool's pace (pool head %d seen %s ago, %.3g blocks/s, chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
+			v, v-(bound-e.cfg.Chain.MaxHeadLag), top, time.Duration(now-h.topAt.Load()).Round(time.Millisecond), h.blocksPerSecond(), e.cfg.Chain.MaxHeadLag))
+	}
+	return e.refreshPoolHead()
+}
+
+// othersCount says whether an endpoint other than ep counts for the pool
+// head, so that a head can be measured against another's.
+func (e *Engine) othersCount(ep *endpoint) bool {
+	for _, o := range e.endpoints {
+		if o != ep && o.countsForPool() {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmers are the endpoints that confirm ep's head v beyond the pool's
+// pace: those whose heads, carried forward, are within chain.max_head_lag of
+// it, when with ep they are at least two and outnumber the endpoints still
+// agreeing on the pool head. None if it is not confirmed.
+func (e *Engine) confirmers(ep *endpoint, v, now int64) []*endpoint {
+	lag := e.cfg.Chain.MaxHeadLag
+	topNow := e.heads.top.Load() + e.heads.carried(now-e.heads.topAt.Load())
+	var by []*endpoint
+	incumbents := 0
+	for _, o := range e.endpoints {
+		if o == ep || o.head.Load() == 0 || o.drained.Load() {
+			continue
+		}
+		c := e.carriedHead(o, now)
+		switch {
+		case abs(c-v) <= lag:
+			by = append(by, o)
+		case !o.ahead.Load() && abs(c-topNow) <= lag:
+			incumbents++
+		}
+	}
+	if len(by) == 0 || len(by)+1 <= incumbents {
+		return nil
+	}
+	return by
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// namesBut lists the names of eps other than self.
+func namesBut(eps []*endpoint, self *endpoint) string {
+	out := make([]string, 0, len(eps))
+	for _, o := range eps {
+		if o != self {
+			out = append(out, o.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// startWindowOver: every endpoint that counts has reported a head, or a
+// probe interval has passed since the first one did.
+func (e *Engine) startWindowOver(now int64) bool {
+	if now-e.heads.firstAt >= int64(e.cfg.Probes.Interval) {
+		return true
+	}
+	for _, ep := range e.endpoints {
+		if ep.head.Load() == 0 && !ep.drained.Load() && !ep.excluded(ExcludeWrongChain) {
+			return false
+		}
+	}
+	return true
+}
+
+// settleStart decides the first pool head from the heads collected at
+// start: the largest group agreeing within chain.max_head_lag, the highest
+// on a tie; the endpoints above it are flagged ahead. h.mu is held.
+func (e *Engine) settleStart() {
+	lag := e.cfg.Chain.MaxHeadLag
+	var seen []*endpoint
+	for _, ep := range e.endpoints {
+		if ep.head.Load() > 0 && !ep.drained.Load() {
+			seen = append(seen, ep)
+		}
+	}
+	var best int64
+	bestN := 0
+	for _, a := range seen {
+		n := 0
+		for _, b := range seen {
+			if abs(a.head.Load()-b.head.Load()) <= lag {
+				n++
+			}
+		}
+		if n > bestN || n == bestN && a.head.Load() > best {
+			best, bestN = a.head.Load(), n
+		}
+	}
+	for _, ep := range seen {
+		if v := ep.head.Load(); v > best+lag {
+			e.setAhead(ep, true, fmt.Sprintf("head %d is %d blocks above the %d of %d endpoints that agree on %d at start (chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
+				v, v-best, bestN, len(seen), best, lag))
+		}
+	}
+	e.heads.settled = true
+}
+
+// setAhead flags ep ahead (with the reason shown in its exclusions) or
+// clears the flag, with an event when it changes. h.mu is held, so the flag
+// and the exclusion change together.
+func (e *Engine) setAhead(ep *endpoint, on bool, reason string) {
+	ep.mu.Lock()
+	_, had := ep.exclusions[ExcludeAhead]
+	if on {
+		if ep.exclusions == nil {
+			ep.exclusions = map[string]string{}
+		}
+		ep.exclusions[ExcludeAhead] = reason
+	} else {
+		delete(ep.exclusions, ExcludeAhead)
+	}
+	ep.mu.Unlock()
+	ep.ahead.Store(on)
+	switch {
+	case on && !had:
+		e.events.add(Event{Type: EventHead, Endpoint: ep.Name, To: ExcludeAhead, Message: "excluded: " + reason})
+	case !on && had:
+		e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: ExcludeAhead, Message: "readmitted: " + reason})
+	}
+}
