@@ -67,8 +67,17 @@ func TestSim_ScenarioFlagsAndURLsShareIncidentWindows(t *testing.T) {
 		// request and not another's.
 		windows = append(windows, slices.DeleteFunc(c.IncidentWindows, func(w int64) bool { return w <= first || w >= last }))
 	}
-	if len(windows[0]) < 5 || !slices.Equal(windows[0], windows[1]) || !slices.Equal(windows[0], windows[2]) {
-		t.Fatalf("incident windows differ or are too few: %v", windows)
+	// The three sims' requests of one round may straddle a window's edge
+	// on a busy machine, so one may see a window the others missed; shared
+	// windows are most of each sim's (independent clocks would share
+	// almost none).
+	common := slices.DeleteFunc(slices.Clone(windows[0]), func(w int64) bool {
+		return !slices.Contains(windows[1], w) || !slices.Contains(windows[2], w)
+	})
+	for _, ws := range windows {
+		if len(common) < 5 || 10*len(common) < 8*len(ws) {
+			t.Fatalf("incident windows differ or are too few: %d shared of %v", len(common), windows)
+		}
 	}
 	p.Signal(t, syscall.SIGINT)
 	if code := p.Wait(t, 5*time.Second); code != 0 {
