@@ -108,6 +108,7 @@ func TestServe_ConfigErrorsNameTheKey(t *testing.T) {
 		{"toml syntax error", loopbackServer + validEndpoint + "[hedge\n", []string{"config"}},
 		{"url port out of range", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:99999999/\"\n", []string{"endpoints[0].url", "port 99999999", "1-65535"}},
 		{"url port zero", loopbackServer + "[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:0/\"\n", []string{"endpoints[0].url", "port 0"}},
+		{"bad endpoint role", loopbackServer + validEndpoint + "role = \"backup\"\n", []string{"endpoints[0].role", "backup"}},
 		{"rpc off loopback without allow_remote", "[server]\nlisten = \"0.0.0.0:0\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.allow_remote", "0.0.0.0:0"}},
 		{"rpc on all interfaces without allow_remote", "[server]\nlisten = \":0\"\nadmin = \"127.0.0.1:0\"\n" + validEndpoint, []string{"server.allow_remote"}},
 		{"bad cors origin", loopbackServer + "cors_origins = [\"evil.example/path\"]\n" + validEndpoint, []string{"server.cors_origins[0]"}},

@@ -95,7 +95,19 @@ type EndpointConfig struct {
 	// PublicURL marks a URL that carries no credential: its path and
 	// query are shown. Otherwise only scheme, host and port are.
 	PublicURL bool `mapstructure:"public_url"`
+	// Role is RolePrimary (empty means primary) or RoleStandby: a standby
+	// takes client traffic only when the primaries cannot (see standby.go).
+	Role string `mapstructure:"role"`
 }
+
+// Endpoint roles ([[endpoints]] role).
+const (
+	RolePrimary = "primary"
+	RoleStandby = "standby"
+)
+
+// Standby reports whether the endpoint is configured as a standby.
+func (c EndpointConfig) Standby() bool { return c.Role == RoleStandby }
 
 type HedgeConfig struct {
 	Enabled bool `mapstructure:"enabled"`

@@ -99,3 +99,26 @@ func TestConfig_MethodListsNeverLoosenABuiltInClass(t *testing.T) {
 		}
 	}
 }
+
+// [[endpoints]] role is "primary" (the default when left out) or
+// "standby"; anything else stops start-up naming the key.
+func TestConfig_EndpointRoleIsPrimaryOrStandby(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{
+		{Name: "a", URL: "http://127.0.0.1:1"},
+		{Name: "b", URL: "http://127.0.0.1:2", Role: "primary"},
+		{Name: "c", URL: "http://127.0.0.1:3", Role: "standby"},
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("primary, standby and no role: %v", err)
+	}
+	c.Endpoints[2].Role = "backup"
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), `endpoints[2].role: must be "primary" or "standby", got "backup"`) {
+		t.Fatalf("role \"backup\": %v, want an error naming endpoints[2].role", err)
+	}
+	if _, nerr := engine.New(c, engine.Options{}); nerr == nil || !strings.Contains(nerr.Error(), "endpoints[2].role") {
+		t.Errorf("New: %v, want the same error", nerr)
+	}
+	t.Log(err)
+}

@@ -140,6 +140,9 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
+		if e.Role != "" && e.Role != RolePrimary && e.Role != RoleStandby {
+			p.add(key+".role", "must be %q or %q, got %q", RolePrimary, RoleStandby, e.Role)
+		}
 	}
 }
 

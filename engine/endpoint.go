@@ -62,7 +62,10 @@ type endpoint struct {
 	hangAt       atomic.Int64
 	hangOpenedAt atomic.Int64
 	drained      atomic.Bool
-	fault        atomic.Pointer[activeFault]
+	// standby: takes client traffic only when the primaries cannot
+	// ([[endpoints]] role, standby.go).
+	standby bool
+	fault   atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head        atomic.Int64
@@ -96,6 +99,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		Provider: c.Provider,
 		Region:   c.Region,
 		index:    i,
+		standby:  c.Standby(),
 		url:      c.URL,
 		display:  redact.DisplayURL(c.URL, c.PublicURL),
 		latency:  window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),

@@ -57,12 +57,15 @@ type Engine struct {
 
 	probeTrials atomic.Bool // active probes take the half-open trials
 
-	lag       lagMonitor // rpcdash's own scheduling lag
-	slow      slowdown   // the slowdown episode not charged to breakers
-	openCap   openCap    // breaker.max_open_share
-	panicked  panicState // router.panic_threshold
-	stopWatch chan struct{}
-	watchDone chan struct{}
+	lag      lagMonitor // rpcdash's own scheduling lag
+	slow     slowdown   // the slowdown episode not charged to breakers
+	openCap  openCap    // breaker.max_open_share
+	panicked panicState // router.panic_threshold
+	standby  standbyState
+	// hasStandby: some endpoint is a standby ([[endpoints]] role).
+	hasStandby bool
+	stopWatch  chan struct{}
+	watchDone  chan struct{}
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
@@ -124,6 +127,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep
+		e.hasStandby = e.hasStandby || ep.standby
 	}
 	e.metrics = newMetrics(e)
 	return e, nil

@@ -157,7 +157,7 @@ type execution struct {
 // pool's pace (flagged ahead by this very answer, see headrule.go).
 func (x *execution) setAside(d attemptDone) bool {
 	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull
-	if !nullBlock && (d.rep.head == 0 || !d.a.ep.ahead.Load()) || len(x.live) == 0 && x.pick(false) < 0 {
+	if !nullBlock && (d.rep.head == 0 || !d.a.ep.ahead.Load()) || len(x.live) == 0 && x.pick(false, true) < 0 {
 		return false
 	}
 	if x.fallback != nil {
@@ -329,7 +329,16 @@ func (x *execution) run() result {
 
 func (x *execution) mayHedge() bool {
 	e := x.e
-	return x.p.hedgeable && e.cfg.Hedge.MaxExtra > 0 && len(x.order) > 1
+	if !x.p.hedgeable || e.cfg.Hedge.MaxExtra == 0 {
+		return false
+	}
+	n := 0
+	for _, c := range x.order {
+		if !c.fallback {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // mayFailOver: reads move on after any failure; a write only when its
@@ -378,7 +387,7 @@ func (x *execution) launch(role role, otherDomain bool) bool {
 // exists).
 func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *endpoint {
 	for {
-		i := x.pick(otherDomain)
+		i := x.pick(otherDomain, role == roleFailover)
 		if i < 0 {
 			return nil
 		}
@@ -416,7 +425,7 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 func (x *execution) relaunch(hedgeDone func()) *endpoint {
 	best, fewest := -1, 0
 	for i, c := range x.order {
-		if c.tier != 0 || c.trial {
+		if c.tier != 0 || c.trial || c.fallback {
 			continue
 		}
 		n := 0
@@ -446,17 +455,18 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 
 // pick is the best unused candidate: of the best tier left (routable
 // endpoints before panic routing's others), of a failure domain no live
-// attempt is in when otherDomain is set and one exists.
-func (x *execution) pick(otherDomain bool) int {
+// attempt is in when otherDomain is set and one exists. Standbys kept as
+// a fallback (candidate.fallback) are only for failover.
+func (x *execution) pick(otherDomain, failover bool) int {
 	first := -1
 	for i, c := range x.order {
-		if x.used[i] {
+		if x.used[i] || c.fallback && !failover {
 			continue
 		}
 		if first < 0 {
 			first = i
 		}
-		if c.tier != x.order[first].tier {
+		if c.tier != x.order[first].tier || c.fallback != x.order[first].fallback {
 			break
 		}
 		if !otherDomain || !x.sharesDomain(c.ep) {

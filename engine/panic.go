@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 )
 
 // Panic routing, as Envoy's healthy_panic_threshold: when fewer than
@@ -29,16 +31,34 @@ type panicState struct {
 }
 
 // poolRoutable counts the pool (non-drained endpoints on the right chain)
-// and the routable endpoints in it, as the Snapshot reports them.
+// and the routable endpoints in it, as the Snapshot reports them. Standbys
+// are in the pool only while the primaries call for them (standby.go).
 func (e *Engine) poolRoutable(now time.Time) (routable, pool int) {
+	var p primaryCount
+	var standbyRoutable, standbys int
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() || ep.excluded(ExcludeWrongChain) {
 			continue
 		}
-		pool++
-		if e.routable(ep, now) {
-			routable++
+		ok := e.routable(ep, now)
+		if ep.standby {
+			standbys++
+			if ok {
+				standbyRoutable++
+			}
+			continue
 		}
+		p.pool++
+		if ok {
+			routable++
+			if ep.breaker.State() == breaker.Closed {
+				p.ready++
+			}
+		}
+	}
+	pool = p.pool
+	if standbys > 0 && e.needsStandby(p) {
+		routable, pool = routable+standbyRoutable, pool+standbys
 	}
 	return routable, pool
 }

@@ -46,6 +46,9 @@ type candidate struct {
 	// panic routing or when nothing else can take the request, lowest tier
 	// first.
 	tier int
+	// fallback: a standby while the primaries can take the request, after
+	// them in the order and only for failover (standby.go).
+	fallback bool
 }
 
 // ranking is the router's answer for one request.
@@ -69,6 +72,12 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	var extras []candidate
 	best := -1.0
 	routable, pool := 0, 0
+	// Standbys are kept aside until the primaries call for them (standby.go).
+	var standbyCands, standbyExtras []candidate
+	bestStandby := -1.0
+	standbyRoutable, standbys := 0, 0
+	var prim primaryCount
+	primReady := 0 // primaries that can take this request, trials aside
 	skip := func(ep *endpoint, why func() string) {
 		if explain {
 			r.skipped = append(r.skipped, ep.Name+": "+why())
@@ -83,7 +92,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			skip(ep, func() string { return ExcludeWrongChain + ": " + why })
 			continue
 		}
-		pool++
+		if ep.standby {
+			standbys++
+		} else {
+			pool++
+		}
 		ok, trial := ep.breaker.Routable()
 		if ok && trial && e.probeTrials.Load() {
 			// Probes run the half-open trials; clients never experiment.
@@ -95,7 +108,15 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		blocked, why := ep.blocked(now, explain)
 		if !blocked && ok && !ep.lagExcluded.Load() {
-			routable++
+			switch {
+			case ep.standby:
+				standbyRoutable++
+			case !trial:
+				routable++
+				prim.ready++
+			default:
+				routable++
+			}
 		}
 		c := candidate{ep: ep, trial: trial, cost: -1}
 		var methodOff bool
@@ -130,16 +151,47 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			skip(ep, func() string { return fmt.Sprintf("breaker %s", ep.breaker.State()) })
 		}
 		if c.tier != 0 {
-			extras = append(extras, c) // its latency is read only for panic routing
+			// Its latency is read only for panic routing.
+			if ep.standby {
+				standbyExtras = append(standbyExtras, c)
+			} else {
+				extras = append(extras, c)
+			}
 			continue
 		}
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
-			if best < 0 || lat < best {
-				best = lat
+			b := &best
+			if ep.standby {
+				b = &bestStandby
+			}
+			if *b < 0 || lat < *b {
+				*b = lat
 			}
 		}
+		if ep.standby {
+			standbyCands = append(standbyCands, c)
+			continue
+		}
+		if !c.trial {
+			primReady++
+		}
 		cands = append(cands, c)
+	}
+	prim.pool = pool
+	global := standbys > 0 && e.needsStandby(prim)
+	withStandby := standbys > 0 && (global || primReady == 0)
+	if withStandby {
+		cands = append(cands, standbyCands...)
+		extras = append(extras, standbyExtras...)
+		if bestStandby >= 0 && (best < 0 || bestStandby < best) {
+			best = bestStandby
+		}
+	}
+	if global {
+		// Standbys in service are in the pool panic routing weighs, so
+		// healthy ones keep it off.
+		routable, pool = routable+standbyRoutable, pool+standbys
 	}
 	if explain {
 		// Asked only for the reasons (an error message): ordering would
@@ -162,8 +214,29 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		return byCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
+	if withStandby && len(standbyCands) > 0 {
+		e.useStandby(now, standbyCands, func() string {
+			if global {
+				return e.standbyWhy(prim)
+			}
+			return fmt.Sprintf("no primary can take this %s request (primaries routable %d of %d, none for this request)", method, routable, pool)
+		})
+	}
 	if cls == jsonrpc.ClassRead {
 		e.explore(r.order)
+	}
+	if !withStandby && len(standbyCands) > 0 {
+		// Failover only: a read whose primaries all failed is still
+		// answered, as the primaries alone would not.
+		if bestStandby < 0 {
+			bestStandby = best
+		}
+		e.score(standbyCands, bestStandby)
+		slices.SortStableFunc(standbyCands, byCost)
+		for i := range standbyCands {
+			standbyCands[i].fallback = true
+		}
+		r.order = append(r.order, standbyCands...)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
 		for i := range extras {

@@ -259,6 +259,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			last = woke
 			e.slow.settle(e, e.now())
 			e.updatePanic(e.now())
+			e.settleStandby(e.now())
 		}
 	}
 }

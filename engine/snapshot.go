@@ -37,6 +37,10 @@ type Snapshot struct {
 	// and requests go to every endpoint of it, least bad first.
 	Panic       bool
 	PanicReason string
+	// StandbyActive: standby endpoints take client traffic now (the
+	// primaries cannot take it, see standby.go); StandbyReason says why.
+	StandbyActive bool
+	StandbyReason string
 	// Slowdown: deadlines are being passed by most of the pool at once (or
 	// rpcdash is the slow part), and not charged to any breaker; nil when
 	// none.
@@ -71,6 +75,7 @@ type EndpointSnapshot struct {
 	Provider     string
 	Region       string
 	Domain       string // failure domain ("" = unknown)
+	Role         string // RolePrimary or RoleStandby ([[endpoints]] role)
 	Routable     bool
 	Drained      bool
 	Breaker      BreakerSnapshot
@@ -265,6 +270,7 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.Settings = e.settings()
 	s.Panic, s.PanicReason = e.panicInfo()
+	s.StandbyActive, s.StandbyReason = e.standbyInfo()
 	s.Slowdown = e.slow.info()
 	return s
 }
@@ -305,6 +311,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 	bi := ep.breaker.Info()
 	es := EndpointSnapshot{
 		Name: ep.Name, URL: ep.display, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
+		Role:     ep.role(),
 		Routable: routable,
 		Drained:  ep.drained.Load(),
 		InFlight: ep.inflight.Load(),

@@ -17,26 +17,28 @@ import (
 // fails when one is missing.
 
 type statusWire struct {
-	Time      time.Time             `json:"time"`
-	Started   time.Time             `json:"started"`
-	Chain     string                `json:"chain"`
-	InFlight  int64                 `json:"in_flight"`
-	Routable  int                   `json:"routable"`
-	MaxHead   int64                 `json:"max_head"`
-	HeadPace  float64               `json:"head_pace"`
-	MaxLag    int64                 `json:"max_head_lag"`
-	Endpoints []endpointWire        `json:"endpoints"`
-	Hedge     hedgeWire             `json:"hedge"`
-	Totals    accountWire           `json:"totals"`
-	Methods   map[string]methodWire `json:"methods"`
-	Client    clientWire            `json:"client"`
-	Warnings  []string              `json:"warnings,omitempty"` // the texts, as before
-	Details   []warningWire         `json:"warning_details,omitempty"`
-	Demo      demoWire              `json:"demo"`
-	Settings  settingsWire          `json:"settings"`
-	Panic     bool                  `json:"panic"`
-	PanicWhy  string                `json:"panic_reason,omitempty"`
-	Slowdown  *slowdownWire         `json:"slowdown,omitempty"`
+	Time       time.Time             `json:"time"`
+	Started    time.Time             `json:"started"`
+	Chain      string                `json:"chain"`
+	InFlight   int64                 `json:"in_flight"`
+	Routable   int                   `json:"routable"`
+	MaxHead    int64                 `json:"max_head"`
+	HeadPace   float64               `json:"head_pace"`
+	MaxLag     int64                 `json:"max_head_lag"`
+	Endpoints  []endpointWire        `json:"endpoints"`
+	Hedge      hedgeWire             `json:"hedge"`
+	Totals     accountWire           `json:"totals"`
+	Methods    map[string]methodWire `json:"methods"`
+	Client     clientWire            `json:"client"`
+	Warnings   []string              `json:"warnings,omitempty"` // the texts, as before
+	Details    []warningWire         `json:"warning_details,omitempty"`
+	Demo       demoWire              `json:"demo"`
+	Settings   settingsWire          `json:"settings"`
+	Panic      bool                  `json:"panic"`
+	PanicWhy   string                `json:"panic_reason,omitempty"`
+	Standby    bool                  `json:"standby_active"`
+	StandbyWhy string                `json:"standby_reason,omitempty"`
+	Slowdown   *slowdownWire         `json:"slowdown,omitempty"`
 }
 
 // settingsWire: durations as Go duration strings ("10s").
@@ -71,6 +73,7 @@ type endpointWire struct {
 	Provider     string                  `json:"provider,omitempty"`
 	Region       string                  `json:"region,omitempty"`
 	Domain       string                  `json:"domain,omitempty"`
+	Role         string                  `json:"role"`
 	Routable     bool                    `json:"routable"`
 	Drained      bool                    `json:"drained"`
 	Breaker      breakerWire             `json:"breaker"`
@@ -311,7 +314,7 @@ func (s Snapshot) wire() statusWire {
 		MaxHead: s.MaxHead, HeadPace: s.HeadPace, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
 		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
 		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire(),
-		Panic: s.Panic, PanicWhy: s.PanicReason}
+		Panic: s.Panic, PanicWhy: s.PanicReason, Standby: s.StandbyActive, StandbyWhy: s.StandbyReason}
 	if d := s.Slowdown; d != nil {
 		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
 	}
@@ -337,7 +340,7 @@ func (w statusWire) snapshot() Snapshot {
 		MaxHead: w.MaxHead, HeadPace: w.HeadPace, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
 		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings(),
-		Panic: w.Panic, PanicReason: w.PanicWhy}
+		Panic: w.Panic, PanicReason: w.PanicWhy, StandbyActive: w.Standby, StandbyReason: w.StandbyWhy}
 	if d := w.Slowdown; d != nil {
 		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused}
 	}

@@ -178,6 +178,15 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if ep.Drained {
 		add("DRAINED", "DRN", m.styles.drained)
 	}
+	if ep.Role == engine.RoleStandby {
+		// Idle, a standby takes no client traffic; active, it does because
+		// the primaries cannot (the banner says why).
+		if m.snap.StandbyActive {
+			add("STANDBY ACTIVE", "SBY!", m.styles.warn)
+		} else {
+			add("STANDBY", "SBY", m.styles.faint)
+		}
+	}
 	if !ep.BackoffUntil.IsZero() {
 		add("BACKOFF", "429", m.styles.warn)
 	} else if ms := backedOffMethods(ep); len(ms) > 0 {

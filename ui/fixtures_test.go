@@ -132,6 +132,34 @@ func noRouteSnapshot() engine.Snapshot {
 	return s
 }
 
+// standbySnapshot: quicknode is a standby, idle while the primaries serve.
+func standbySnapshot() engine.Snapshot {
+	s := healthySnapshot()
+	for i := range s.Endpoints {
+		s.Endpoints[i].Role = engine.RolePrimary
+	}
+	q := &s.Endpoints[2]
+	q.Role = engine.RoleStandby
+	q.Accounting = engine.AccountSnapshot{}
+	q.Rates = engine.RateStats{Attempts: 120, Successes: 120}
+	return s
+}
+
+// standbyActiveSnapshot: both primaries out (alchemy open, infura drained),
+// the standby quicknode takes the traffic.
+func standbyActiveSnapshot() engine.Snapshot {
+	s := incidentSnapshot()
+	for i := range s.Endpoints {
+		s.Endpoints[i].Role = engine.RolePrimary
+	}
+	q := &s.Endpoints[2]
+	q.Role, q.Fault = engine.RoleStandby, nil
+	q.Latency = lat(61*time.Millisecond, 180*time.Millisecond)
+	q.Series = series(61*time.Millisecond, 0, nil)
+	s.StandbyActive, s.StandbyReason = true, "primaries routable 0 of 1"
+	return s
+}
+
 var fixtures = []struct {
 	name string
 	snap func() engine.Snapshot
@@ -140,6 +168,8 @@ var fixtures = []struct {
 	{"incident", incidentSnapshot},
 	{"shared-fate", sharedFateSnapshot},
 	{"no-route", noRouteSnapshot},
+	{"standby", standbySnapshot},
+	{"standby-active", standbyActiveSnapshot},
 }
 
 // fixedModel is a console showing snap at w×h, as a tick would leave it.

@@ -116,6 +116,20 @@ func (m Model) bannerLines() []string {
 		msg := "⚠ NO ROUTABLE ENDPOINT: requests fail now. " + strings.Join(why, "; ")
 		out = append(out, m.banner(msg)...)
 	}
+	if m.snap.StandbyActive {
+		var names []string
+		for _, ep := range m.snap.Endpoints {
+			if ep.Role == engine.RoleStandby {
+				names = append(names, ep.Name)
+			}
+		}
+		verb := "takes"
+		if len(names) > 1 {
+			verb = "take"
+		}
+		out = append(out, m.banner(fmt.Sprintf("⚠ STANDBY IN USE: %s; standby %s %s client traffic until the primaries recover.",
+			m.snap.StandbyReason, strings.Join(names, ", "), verb))...)
+	}
 	if sd := m.snap.Slowdown; sd != nil {
 		out = append(out, m.banner(fmt.Sprintf("⚠ SLOWDOWN (%s, not charged to breakers): %s", sd.Kind, sd.Reason))...)
 	}
