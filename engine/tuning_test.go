@@ -110,8 +110,11 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 			t.Errorf("delay %s: API %+v, Forecast %+v", row.Delay, row, f)
 		}
 	}
-	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 {
-		t.Errorf("an earlier hedge should fire more and cut more: %+v", rep.Rows)
+	// An earlier hedge fires more; it cuts more unless the budget caps it
+	// (then only a share of the primaries past it are hedged, and on a
+	// loaded machine, whose primaries are slower, 50 ms may be capped).
+	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 && !rep.Rows[0].BudgetCapped {
+		t.Errorf("an earlier hedge should fire more and, unless capped, cut more: %+v", rep.Rows)
 	}
 	// No delays: the default candidates (README: current, auto:0.8,
 	// auto:0.9, auto:0.95, auto:0.99).
