@@ -25,9 +25,9 @@ import (
 // ends after its request was answered still finds its slot by id; if the
 // slot has been taken since, its ending is dropped.
 
-// MaxTraceRequests is the largest server.trace_requests: about 450 bytes a
+// maxTraceRequests is the largest server.trace_requests: about 450 bytes a
 // slot, 45 MB at most.
-const MaxTraceRequests = 100_000
+const maxTraceRequests = 100_000
 
 // traceInline attempts live in the slot itself: a primary, a hedge and two
 // failovers need no allocation.
