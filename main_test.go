@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -412,6 +413,9 @@ url = "`+keyed+`"
 		if h := a.header.Get(engine.HeaderHedged); h != "0" && h != "1" {
 			t.Errorf("%s = %q, want 0 or 1", engine.HeaderHedged, h)
 		}
+		if id := a.header.Get(engine.HeaderRequestID); id == "" {
+			t.Errorf("no %s header", engine.HeaderRequestID)
+		}
 	}
 
 	status := get(t, "http://"+adminAddr+"/v1/status")
@@ -438,6 +442,15 @@ url = "`+keyed+`"
 	assertNoSecrets(t, "/v1/status", status)
 	assertNoSecrets(t, "/v1/events", get(t, "http://"+adminAddr+"/v1/events"))
 	assertNoSecrets(t, "/metrics", get(t, "http://"+adminAddr+"/metrics"))
+	assertNoSecrets(t, "/v1/requests", get(t, "http://"+adminAddr+"/v1/requests"))
+	var out, errOut bytes.Buffer
+	if err := cmdStatus(context.Background(), []string{"--admin", adminAddr, "--requests"}, &out, &errOut); err != nil {
+		t.Fatalf("status --requests: %v %s", err, errOut.String())
+	}
+	if o := out.String(); !strings.Contains(o, "slowest of the last") || !strings.Contains(o, "eth_blockNumber") || !strings.Contains(o, "local primary@") {
+		t.Errorf("status --requests printed no slow requests:\n%s", out.String())
+	}
+	assertNoSecrets(t, "status --requests", out.String())
 
 	p.Signal(t, syscall.SIGTERM)
 	if code := p.Wait(t, 10*time.Second); code != 0 {

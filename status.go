@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -21,6 +22,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	admin := fs.String("admin", "127.0.0.1:8546", "admin address of a running rpcdash")
 	token := fs.String("token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token (server.admin_token)")
 	asJSON := fs.Bool("json", false, "print the raw JSON")
+	requests := fs.Bool("requests", false, "also print the 5 slowest requests the trace ring holds (GET /v1/requests)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,6 +46,40 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	printStatus(stdout, s)
+	if *requests {
+		return printSlowest(ctx, c, stdout, 5)
+	}
+	return nil
+}
+
+// printSlowest prints the n slowest requests of the trace ring, each with
+// its attempts.
+func printSlowest(ctx context.Context, c engine.AdminClient, w io.Writer, n int) error {
+	var rs engine.RequestTraces
+	if err := c.Do(ctx, http.MethodGet, "/v1/requests?limit=1", nil, &rs); err != nil {
+		return fmt.Errorf("admin API: %v", err)
+	}
+	if !rs.Enabled {
+		fmt.Fprintln(w, "request tracing is off (server.trace_requests = 0)")
+		return nil
+	}
+	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/requests?limit=%d", rs.Capacity), nil, &rs); err != nil {
+		return fmt.Errorf("admin API: %v", err)
+	}
+	sort.SliceStable(rs.Requests, func(i, j int) bool { return rs.Requests[i].LatencyMS > rs.Requests[j].LatencyMS })
+	fmt.Fprintf(w, "slowest of the last %d requests:\n", len(rs.Requests))
+	fmt.Fprintf(w, "%-10s %-28s %10s %-10s %s\n", "ID", "METHOD", "LATENCYms", "OUTCOME", "ATTEMPTS")
+	for _, r := range rs.Requests[:min(n, len(rs.Requests))] {
+		var parts []string
+		for _, a := range r.Attempts {
+			p := fmt.Sprintf("%s %s@%.1f %s", a.Endpoint, a.Role, a.StartMS, a.Outcome)
+			if a.Won {
+				p += " (won)"
+			}
+			parts = append(parts, p)
+		}
+		fmt.Fprintf(w, "%-10s %-28s %10.1f %-10s %s\n", r.ID, r.Method, r.LatencyMS, r.Outcome, strings.Join(parts, ", "))
+	}
 	return nil
 }
 

@@ -65,6 +65,8 @@ func (e *Engine) AdminHandler() http.Handler {
 	})
 	mux.HandleFunc("GET /v1/methods/{method}/distribution", e.serveDistribution)
 	mux.HandleFunc("GET /v1/hedge/forecast", e.serveForecast)
+	mux.HandleFunc("GET /v1/requests", e.serveTraces)
+	mux.HandleFunc("GET /v1/requests/{id}", e.serveTrace)
 	mux.Handle("GET /metrics", e.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, "no such admin call: "+r.Method+" "+r.URL.Path)

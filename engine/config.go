@@ -55,6 +55,9 @@ type ServerConfig struct {
 	// AllowRemote must be set for server.listen to be a non-loopback
 	// address: an open RPC port spends the endpoints' quota for anyone.
 	AllowRemote bool `mapstructure:"allow_remote"`
+	// TraceRequests is how many of the latest client requests keep their
+	// trace (GET /v1/requests); 0 turns tracing off.
+	TraceRequests int `mapstructure:"trace_requests"`
 }
 
 // AllowedHosts is server.vhosts, or when unset the loopback names and the

@@ -23,6 +23,7 @@ func Default() Config {
 			MaxConns:         4096,
 			MaxInflight:      4096,
 			MaxResponseBytes: 32 << 20,
+			TraceRequests:    1000,
 		},
 		Chain: ChainConfig{Kind: "evm", MaxHeadLag: 5},
 		Hedge: HedgeConfig{

@@ -82,6 +82,9 @@ func (s ServerConfig) validate(p *problems) {
 	if s.MaxResponseBytes < 1024 {
 		p.add("server.max_response_bytes", "must be at least 1024, got %d", s.MaxResponseBytes)
 	}
+	if s.TraceRequests < 0 || s.TraceRequests > maxTraceRequests {
+		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
+	}
 	if s.Listen != "" && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
 		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", s.Listen)
 	}

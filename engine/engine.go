@@ -36,6 +36,7 @@ type Engine struct {
 	events  *eventLog
 	acct    *accounts
 	recent  *recentTraffic // the console's last minute of client traffic
+	trace   *traceRing     // the last server.trace_requests requests; nil when off
 	started time.Time
 	hedge   *hedger
 	trials  hedgeTrials // since each method's last hedging change (the tuning view)
@@ -115,6 +116,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	}
 	e.started = e.now()
 	e.recent = newRecentTraffic(e.now)
+	e.trace = newTraceRing(cfg.Server.TraceRequests, len(cfg.Endpoints)+cfg.Hedge.MaxExtra)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
 		urls = append(urls, c.URL)

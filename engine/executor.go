@@ -72,6 +72,7 @@ type attempt struct {
 	failCause string
 	hangTimer *time.Timer
 	hedgeDone func()
+	traceIdx  int // its place in the request's trace, -1 when not traced
 }
 
 type attemptDone struct {
@@ -89,6 +90,7 @@ type plan struct {
 	weight    float64
 	minHead   int64   // the explicit block number the read names (0 = none)
 	acct      *counts // the method's counters, looked up once per request
+	trace     traceRef
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.
@@ -517,6 +519,7 @@ func (x *execution) start(a *attempt) {
 		actx, a.cancel = context.WithCancelCause(x.ctx)
 	}
 	a.start = e.now()
+	a.traceIdx = x.p.trace.attempt(e.trace, a)
 	// Past its deadline an attempt is counted against its endpoint (a hang
 	// is a hang), and a read races the next candidate.
 	a.hangTimer = time.AfterFunc(a.deadline, func() { e.attemptOverdue(a, x) })
@@ -567,6 +570,7 @@ func (x *execution) win(d attemptDone) result {
 		x.p.acct.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
 	}
+	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)
 	x.stopRest(errLost)
 	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
@@ -575,6 +579,7 @@ func (x *execution) win(d attemptDone) result {
 // relayError returns a JSON-RPC error answer as the request's answer: every
 // attempt failed and this is what an endpoint said.
 func (x *execution) relayError(d attemptDone) result {
+	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
 	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}

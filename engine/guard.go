@@ -38,7 +38,7 @@ func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter
 			AllowedOrigins: s.CORSOrigins,
 			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete},
 			AllowedHeaders: []string{"Content-Type", "Authorization"},
-			ExposedHeaders: []string{HeaderEndpoint, HeaderAttempts, HeaderHedged},
+			ExposedHeaders: []string{HeaderEndpoint, HeaderAttempts, HeaderHedged, HeaderRequestID},
 			MaxAge:         600,
 			// Listing a public page's origin is asking for it to reach
 			// this loopback port (Chrome's Private Network Access).

@@ -114,6 +114,7 @@ type reply struct {
 	attempts int
 	hedged   bool
 	took     time.Duration
+	id       string // X-Rpcdash-Request-Id
 }
 
 func (r reply) rpcError() map[string]any {
@@ -138,7 +139,8 @@ func (h *harness) post(body string) reply {
 	}
 	n, _ := strconv.Atoi(resp.Header.Get(engine.HeaderAttempts))
 	return reply{status: resp.StatusCode, body: b, endpoint: resp.Header.Get(engine.HeaderEndpoint),
-		attempts: n, hedged: resp.Header.Get(engine.HeaderHedged) == "1", took: time.Since(start)}
+		attempts: n, hedged: resp.Header.Get(engine.HeaderHedged) == "1", took: time.Since(start),
+		id: resp.Header.Get(engine.HeaderRequestID)}
 }
 
 func (h *harness) call(id int, method string, params ...any) reply {

@@ -82,13 +82,24 @@ func BenchmarkProxy_ReverseProxy(b *testing.B) {
 	benchRoundTrips(b, overheadClient(b), "http://"+ln.Addr().String())
 }
 
-func BenchmarkProxy_Engine(b *testing.B) {
+func BenchmarkProxy_Engine(b *testing.B) { benchEngine(b, nil) }
+
+// BenchmarkProxy_EngineTraceOff is BenchmarkProxy_Engine with request
+// traces off (server.trace_requests = 0): side by side, the traces' cost.
+func BenchmarkProxy_EngineTraceOff(b *testing.B) {
+	benchEngine(b, func(c *engine.Config) { c.Server.TraceRequests = 0 })
+}
+
+func benchEngine(b *testing.B, mut func(*engine.Config)) {
 	u := zeroLatencySim(b)
 	cfg := engine.Default()
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Server.Admin = "127.0.0.1:0"
 	cfg.Hedge.Enabled = false
 	cfg.Endpoints = []engine.EndpointConfig{{Name: "zero", URL: u.URL()}}
+	if mut != nil {
+		mut(&cfg)
+	}
 	eng, err := engine.New(cfg, engine.Options{})
 	if err != nil {
 		b.Fatal(err)

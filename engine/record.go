@@ -20,6 +20,7 @@ func (a *attempt) settle() bool { return a.settled.CompareAndSwap(false, true) }
 func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause error) {
 	ep, ms := a.ep, a.stats
 	end := e.now()
+	p.trace.endAttempt(a.traceIdx, a, rep, cause, end)
 	ep.inflight.Add(-1)
 	a.hangTimer.Stop()
 	if a.hedgeDone != nil {

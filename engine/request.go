@@ -10,8 +10,9 @@ import (
 
 // serveOne executes one request element: it classifies the method, applies
 // the stateful rules, runs the executor and accounts for the request.
-func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.Time) result {
+func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.Time, tr traceRef) result {
 	cls := e.methods.Class(req.Method)
+	tr.setMethod(req.Method, cls)
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Pin != "" {
 		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
 			if pinned, err := req.WithParams(params); err == nil {
@@ -26,6 +27,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
 		acct:      e.acct.method(req.Method),
+		trace:     tr,
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
@@ -41,15 +43,15 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
 		switch {
 		case unsupported:
-			return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
+			return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
 		case idParam >= 0:
 			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
-				return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
+				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
 			}
 			ep, ok := e.filters.lookup(id)
 			if !ok {
-				return e.clientError(mc, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
+				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
 			}
 			p.pinned, filterID = ep, id
 		}
@@ -72,11 +74,19 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	}
 	e.metrics.request(mc.name, cls, res.err == nil, took)
 	e.recent.observe(mc.name, took, res.err == nil)
+	if tr.s != nil {
+		code := 0
+		if res.err != nil {
+			code = answerError(ctx, res.err).Code
+		}
+		tr.finish(took, res, code)
+	}
 	return res
 }
 
-func (e *Engine) clientError(mc *counts, err *jsonrpc.Error) result {
+func (e *Engine) clientError(mc *counts, tr traceRef, start time.Time, err *jsonrpc.Error) result {
 	mc.clientErrors.Add(1)
+	tr.refuse(e.now().Sub(start), err.Code)
 	return result{err: err}
 }
 

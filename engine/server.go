@@ -21,6 +21,10 @@ const (
 	HeaderEndpoint = "X-Rpcdash-Endpoint"
 	HeaderAttempts = "X-Rpcdash-Attempts"
 	HeaderHedged   = "X-Rpcdash-Hedged"
+	// HeaderRequestID names the request's trace (GET /v1/requests/{id});
+	// a batch's ids are comma-separated in element order. Absent when
+	// server.trace_requests is 0.
+	HeaderRequestID = "X-Rpcdash-Request-Id"
 )
 
 // RPCHandler serves the local JSON-RPC port: POST bodies on any path, and
@@ -74,6 +78,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// Admission comes before any work, the body's read included.
 	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) {
 		e.admitted.Add(-1)
+		e.traceRefused(w, e.now(), jsonrpc.CodeLimitExceeded)
 		w.Header().Set("Retry-After", "1")
 		writeRPCError(w, http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
 			Message: fmt.Sprintf("rpcdash is serving server.max_inflight (%d) requests already: retry shortly", e.cfg.Server.MaxInflight)})
@@ -85,7 +90,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// transport may still be reading it after the handler has returned.
 	raw, err := e.readBody(w, r)
 	if err != nil {
-		e.refuseBody(w, err)
+		e.refuseBody(w, err, start)
 		return
 	}
 	n := e.inflight.Add(1)
@@ -101,6 +106,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 
 	body, perr := jsonrpc.ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
+		e.traceRefused(w, start, perr.Code)
 		e.writeDeadline(w)
 		writeRPCError(w, http.StatusOK, perr)
 		return
@@ -113,21 +119,46 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // refuseBody answers a request whose body could not be read whole.
-func (e *Engine) refuseBody(w http.ResponseWriter, err error) {
+func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	e.writeDeadline(w)
 	var tooBig *http.MaxBytesError
+	status, rerr := http.StatusBadRequest, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "could not read request body"}
 	switch {
 	case errors.As(err, &tooBig):
-		writeRPCError(w, http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)})
+		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)}
 	case e.stopping.Err() != nil:
-		writeRPCError(w, http.StatusServiceUnavailable, shuttingDownError())
+		status, rerr = http.StatusServiceUnavailable, shuttingDownError()
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		writeRPCError(w, http.StatusRequestTimeout, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("request body not received within server.read_timeout (%s)", e.cfg.Server.ReadTimeout)})
-	default:
-		writeRPCError(w, http.StatusBadRequest, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "could not read request body"})
+		status, rerr = http.StatusRequestTimeout, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("request body not received within server.read_timeout (%s)", e.cfg.Server.ReadTimeout)}
 	}
+	e.traceRefused(w, start, rerr.Code)
+	writeRPCError(w, status, rerr)
+}
+
+// traceRefused traces a request refused before it had a method and names
+// it in the answer's header.
+func (e *Engine) traceRefused(w http.ResponseWriter, start time.Time, code int) {
+	if e.trace == nil {
+		return
+	}
+	id := e.trace.reserve(1)
+	e.trace.begin(id, start).refuse(e.now().Sub(start), code)
+	w.Header().Set(HeaderRequestID, strconv.FormatUint(id, 10))
+}
+
+// traceStart opens the traces of n requests (a body's elements) and names
+// them in the answer's header; nil when tracing is off.
+func (e *Engine) traceStart(w http.ResponseWriter, start time.Time, refs []traceRef) {
+	if e.trace == nil {
+		return
+	}
+	first := e.trace.reserve(len(refs))
+	for i := range refs {
+		refs[i] = e.trace.begin(first+uint64(i), start)
+	}
+	w.Header().Set(HeaderRequestID, requestIDs(first, len(refs)))
 }
 
 // errShuttingDown is the cause of requests cut at server.shutdown_timeout.
@@ -157,13 +188,16 @@ func (e *Engine) writeDeadline(w http.ResponseWriter) {
 }
 
 func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el jsonrpc.Element, start time.Time) {
+	var tr [1]traceRef
+	e.traceStart(w, start, tr[:])
 	if el.Err != nil {
+		tr[0].refuse(e.now().Sub(start), el.Err.Code)
 		e.writeDeadline(w)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(jsonrpc.AppendError(nil, el.ID, el.Err))
 		return
 	}
-	res := e.serveOne(ctx, el.Req, start)
+	res := e.serveOne(ctx, el.Req, start, tr[0])
 	defer putBuf(res.body)
 	e.writeDeadline(w)
 	h := w.Header()
@@ -207,15 +241,27 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	defer cut(nil)
 	ctx = withAnswerBudget(ctx, e.cfg.Server.MaxResponseBytes, cut)
 	results := make([]result, len(els))
+	var traces []traceRef
+	if e.trace != nil {
+		traces = make([]traceRef, len(els))
+		e.traceStart(w, start, traces)
+	}
+	trace := func(i int) traceRef {
+		if traces == nil {
+			return traceRef{}
+		}
+		return traces[i]
+	}
 	var wg sync.WaitGroup
 	for i, el := range els {
 		if el.Err != nil {
+			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = e.serveOne(ctx, el.Req, start)
+			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		}()
 	}
 	wg.Wait()

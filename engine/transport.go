@@ -74,6 +74,7 @@ type upstreamReply struct {
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       jsonrpc.ResponseInfo
 	retryAfter time.Duration
+	status     int  // the HTTP status read, 0 when none was
 	sent       bool // a connection was obtained: the request may have left
 	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
 	cause      string
@@ -151,7 +152,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	if buf == nil {
 		return bad
 	}
-	r := upstreamReply{body: buf, sent: true}
+	r := upstreamReply{body: buf, sent: true, status: resp.StatusCode}
 	e.classify(&r, resp.StatusCode, resp.Header.Get("Retry-After"), req)
 	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
@@ -223,7 +224,7 @@ func (e *Engine) syntheticReply(status int, retryAfter time.Duration, cause stri
 	if status == http.StatusTooManyRequests {
 		out = outRateLimit
 	}
-	return upstreamReply{out: out, retryAfter: retryAfter, cause: cause}
+	return upstreamReply{out: out, retryAfter: retryAfter, status: status, cause: cause}
 }
 
 func (e *Engine) ctxReply(ctx context.Context, sent bool) upstreamReply {
