@@ -346,3 +346,14 @@ func isLoopbackAddr(addr string) bool {
 func ScrubConfigError(msg string, urls []string) string {
 	return redact.NewScrubber(urls).Scrub(msg)
 }
+
+// ShowConfigValue is a config value as an error message may show it:
+// quoted, cut and stripped of what a terminal would act on; one that holds
+// a URL is shown as endpoint URLs are (scheme, host and port), since a
+// misplaced endpoint URL carries its secret wherever it lands.
+func ShowConfigValue(s string) string {
+	if strings.Contains(s, "://") || strings.Contains(s, "@") {
+		return strconv.Quote(redact.URL(s))
+	}
+	return strconv.Quote(redact.Sanitize(s, 80))
+}
