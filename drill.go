@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 )
 
@@ -57,6 +58,19 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errors.New("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
 	case *rate <= 0 || *rate > 200:
 		return fmt.Errorf("drill: --rate %v: want (0, 200] reads per second", *rate)
+	}
+	for _, u := range []struct {
+		flag string
+		v    *string
+	}{{"--admin", admin}, {"--target", target}} {
+		if *u.v == "" {
+			continue
+		}
+		base, err := engine.BaseURL("drill: "+u.flag, *u.v)
+		if err != nil {
+			return err
+		}
+		*u.v = base
 	}
 	if *admin != "" {
 		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {

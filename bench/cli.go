@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -83,6 +84,19 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 
 	if *maxExtra < 0 || *maxExtra > 8 {
 		return fmt.Errorf("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+	}
+	for _, u := range []struct {
+		flag string
+		v    *string
+	}{{"--target", target}, {"--admin", admin}, {"--control-target", controlTarget}} {
+		if *u.v == "" {
+			continue
+		}
+		base, err := engine.BaseURL("bench: "+u.flag, *u.v)
+		if err != nil {
+			return err
+		}
+		*u.v = base
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
 		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
