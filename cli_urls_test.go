@@ -47,8 +47,8 @@ func TestCLI_RunningInstanceByURLOrHostPort(t *testing.T) {
 		{[]string{"console", "--attach", "ftp://" + adminHost}, "--attach: "},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(tc.args, &out, &errb); code != 1 || !strings.Contains(errb.String(), tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, errb.String(), tc.want)
+		if code := run(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
 		}
 	}
 	p.Signal(t, syscall.SIGINT)

@@ -24,9 +24,12 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErr("status: unexpected argument %q", fs.Arg(0))
+	}
 	base, err := engine.BaseURL("--admin", *admin)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
