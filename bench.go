@@ -18,6 +18,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // stdio is the process's standard streams as bench and the drill take
 // them: a progress bar only when stderr is a terminal.
 func stdio(stdout, stderr io.Writer) bench.Stdio {
-	f, ok := stderr.(*os.File)
-	return bench.Stdio{In: os.Stdin, Out: stdout, Err: stderr, Terminal: ok && bench.IsTerminal(f)}
+	s := bench.Stdio{In: os.Stdin, Out: stdout, Err: stderr}
+	if c, ok := stderr.(*cmdStderr); ok {
+		s.Err, s.Usage = c.w, &c.usage
+	}
+	f, ok := s.Err.(*os.File)
+	s.Terminal = ok && bench.IsTerminal(f)
+	return s
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
 )
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
@@ -30,7 +33,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	v.SetEnvPrefix("RPCDASH")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	for _, key := range configKeys(reflect.TypeOf(cfg), "") {
-		if err := v.BindEnv(key); err != nil {
+		if err := v.BindEnv(key, envName(key)); err != nil {
 			return cfg, err
 		}
 	}
@@ -41,7 +44,8 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	if err := read(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
-	var problems []string
+	keys := configKeys(reflect.TypeOf(cfg), "")
+	problems := unknownEnv(os.Environ(), keys)
 	if top, nested := unknownKeys(reflect.TypeOf(cfg), v.AllSettings(), ""); len(top)+len(nested) > 0 {
 		if len(top) > 0 {
 			problems = append(problems, "unknown top-level keys: "+strings.Join(top, ", "))
@@ -51,22 +55,40 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		}
 	}
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+		wholeNumbersOnly(),
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
 	))
+	// Decoding goes on past a bad value (mapstructure joins every field's
+	// error); the keys that failed keep their default, so the validation
+	// below runs on the rest and every error is reported at once.
+	badKeys := map[string]bool{}
 	if err := v.Unmarshal(&cfg, hook); err != nil {
-		problems = append(problems, err.Error())
+		for _, d := range decodeProblems(err, reflect.TypeOf(cfg), v.AllSettings()) {
+			badKeys[d.key] = true
+			problems = append(problems, d.String())
+		}
+	}
+	for _, p := range validationProblems(cfg) {
+		if !badKeys[problemKey(p)] {
+			problems = append(problems, p)
+		}
 	}
 	if len(problems) > 0 {
-		msg := problems[0]
-		if len(problems) > 1 {
-			msg = "\n  " + strings.Join(problems, "\n  ")
+		fromEnv := false
+		for i, p := range problems {
+			if env := envOf(problemKey(p)); env != "" {
+				problems[i] = strings.Replace(p, ": ", " (from "+env+"): ", 1)
+				fromEnv = true
+			}
 		}
-		// Decoders quote the offending value, which may be a URL's secret.
-		return cfg, fmt.Errorf("config %s: %s", path, engine.ScrubConfigError(msg, endpointURLs(v)))
-	}
-	if err := validateWithSims(cfg); err != nil {
-		return cfg, err
+		where := path
+		if fromEnv {
+			where += " and the environment"
+		}
+		// Decoders may quote an offending value, which may be a URL's secret.
+		msg := fmt.Sprintf("invalid config (%s):\n  %s", where, strings.Join(problems, "\n  "))
+		return cfg, errors.New(engine.ScrubConfigError(msg, endpointURLs(v)))
 	}
 	return cfg, nil
 }
@@ -165,18 +187,27 @@ func endpointURLs(v *viper.Viper) []string {
 	return urls
 }
 
-// validateWithSims checks every sim:// URL, then the whole config as the
-// engine will see it once the sims run, so that every config error names
-// its key before anything listens (starting the sims would otherwise trip
-// over a bad chain.kind first).
-func validateWithSims(cfg engine.Config) error {
-	sims, err := parseSims(cfg)
-	if err != nil {
-		return fmt.Errorf("invalid config:\n  %v", err)
-	}
+// validationProblems checks every sim:// URL, then the whole config as
+// the engine will see it once the sims run, so that every config error
+// names its key before anything listens (starting the sims would otherwise
+// trip over a bad chain.kind first). A bad sim URL hides nothing else.
+func validationProblems(cfg engine.Config) []string {
+	var problems []string
 	cfg.Endpoints = slices.Clone(cfg.Endpoints)
-	for _, s := range sims {
-		cfg.Endpoints[s.index].URL = "http://127.0.0.1:1" // a stand-in, never dialled
+	for i, ep := range cfg.Endpoints {
+		if !strings.HasPrefix(ep.URL, "sim://") {
+			continue
+		}
+		if _, err := sim.ParseURL(ep.URL); err != nil {
+			problems = append(problems, fmt.Sprintf("endpoints[%d].url: %v", i, err))
+		}
+		cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 	}
-	return cfg.Validate()
+	return append(problems, cfg.Problems()...)
+}
+
+// problemKey is the key a "key: why" problem names.
+func problemKey(p string) string {
+	key, _, _ := strings.Cut(p, ": ")
+	return key
 }

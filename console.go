@@ -36,7 +36,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	var f consoleFlags
 	fs := newFlags("console", stderr)
 	fs.StringVar(&f.config, "config", "config.toml", "config file (TOML); without it and without ./config.toml, the shipped config")
-	fs.StringVar(&f.attach, "attach", "", "admin URL of a running `rpcdash serve` (http://HOST:PORT) to attach to instead of starting an engine")
+	fs.StringVar(&f.attach, "attach", "", "admin `URL` (http://HOST:PORT or HOST:PORT) of a running rpcdash serve to attach to instead of starting an engine")
 	fs.StringVar(&f.token, "token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of the attached admin API (server.admin_token)")
 	fs.StringVar(&f.theme, "theme", "", "theme: dark, light, contrast or a .toml file (default: ui.theme)")
 	fs.BoolVar(&f.readonly, "readonly", false, "watch only: keys that would change the engine are off")
@@ -46,11 +46,16 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 		return f, err
 	}
 	if fs.NArg() > 0 {
-		return f, fmt.Errorf("console: unexpected argument %q", fs.Arg(0))
+		return f, usageErr("console: unexpected argument %q", fs.Arg(0))
 	}
 	fs.Visit(func(fl *flag.Flag) { f.configSet = f.configSet || fl.Name == "config" })
 	if f.token != "" && f.attach == "" {
-		return f, errors.New("--token goes with --attach")
+		return f, usageErr("--token goes with --attach")
+	}
+	if f.attach != "" {
+		if _, err := engine.BaseURL("--attach", f.attach); err != nil {
+			return f, usageError{err}
+		}
 	}
 	return f, nil
 }
@@ -128,7 +133,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	defer remote.Close()
 	def := engine.Default()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 )
 
@@ -46,22 +47,35 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
 	case fs.NArg() > 0:
-		return fmt.Errorf("drill: unexpected arguments %q", fs.Args())
+		return usageErr("drill: unexpected arguments %q", fs.Args())
 	case !slices.Contains(bench.DrillModes, *mode):
-		return fmt.Errorf("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
+		return usageErr("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
 	case *format != "text" && *format != "json":
-		return fmt.Errorf("drill: --format %q is not text or json", *format)
+		return usageErr("drill: --format %q is not text or json", *format)
 	case *admin == "" && *target != "":
-		return errors.New("drill: --target names a running instance's JSON-RPC port; give its --admin too")
+		return usageErr("drill: --target names a running instance's JSON-RPC port; give its --admin too")
 	case *admin != "" && *target == "" && !*noLoad:
-		return errors.New("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+		return usageErr("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
 	case *rate <= 0 || *rate > 200:
-		return fmt.Errorf("drill: --rate %v: want (0, 200] reads per second", *rate)
+		return usageErr("drill: --rate %v: want (0, 200] reads per second", *rate)
+	}
+	for _, u := range []struct {
+		flag string
+		v    *string
+	}{{"--admin", admin}, {"--target", target}} {
+		if *u.v == "" {
+			continue
+		}
+		base, err := engine.BaseURL("drill: "+u.flag, *u.v)
+		if err != nil {
+			return usageError{err}
+		}
+		*u.v = base
 	}
 	if *admin != "" {
 		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {
 			if given[f] {
-				return fmt.Errorf("drill: --%s sets the embedded engine; a running instance has its own", f)
+				return usageErr("drill: --%s sets the embedded engine; a running instance has its own", f)
 			}
 		}
 	}

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +16,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/rpcdash/rpcdash/bench"
 )
 
 func main() {
@@ -39,7 +42,7 @@ func init() {
 	commands = []command{
 		{"console", `rpcdash [console] [--config FILE] [--readonly] [--theme NAME|FILE] [--log-file PATH] [--log-level L]
       the engine and its console in one process
-  rpcdash console --attach http://HOST:PORT [--token T] [--readonly] [--theme NAME|FILE]
+  rpcdash console --attach URL [--token T] [--readonly] [--theme NAME|FILE] [--config FILE]
       the console of a running rpcdash serve (its admin API)`, cmdConsole},
 		{"serve", `rpcdash serve [--config FILE] [--log-level L]
       run the engine without the console`, cmdServe},
@@ -58,8 +61,9 @@ func init() {
 	}
 }
 
-// run runs the command line args and returns the exit code: 0, 1 when the
-// command fails, 2 for an unknown command.
+// run runs the command line args and returns the exit code: 0 (help
+// included, printed on stdout), 1 when the command fails, 2 for a command
+// line that cannot run (an unknown command, a bad flag or argument).
 func run(args []string, stdout, stderr io.Writer) int {
 	// Signals are caught before anything listens, for every command: a
 	// SIGTERM right after start must still shut down gracefully.
@@ -84,16 +88,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
-	err := commands[i].run(ctx, args, stdout, stderr)
+	errw := &cmdStderr{w: stderr}
+	err := commands[i].run(ctx, args, stdout, errw)
+	var usage usageError
+	var benchUsage bench.UsageError
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, flag.ErrHelp): // --help asked for: the help is the output
+		_, _ = errw.usage.WriteTo(stdout)
 		return 0
+	case err != nil && errw.usage.Len() > 0: // a bad flag: the flag package said which
+		_, _ = errw.usage.WriteTo(stderr)
+		return 2
+	case errors.As(err, &usage), errors.As(err, &benchUsage):
+		fmt.Fprintln(stderr, "rpcdash:", err)
+		return 2
 	case err != nil:
 		fmt.Fprintln(stderr, "rpcdash:", err)
 		return 1
 	}
 	return 0
 }
+
+// cmdStderr is the stderr a command runs with: what it writes goes
+// through, but its flag set's output (help, or a bad flag and the usage)
+// is held so that run can send help to stdout and errors to stderr.
+type cmdStderr struct {
+	w     io.Writer
+	usage bytes.Buffer
+}
+
+func (c *cmdStderr) Write(p []byte) (int, error) { return c.w.Write(p) }
+
+// usageError is a command line that cannot run as given: exit 2, as the
+// flag package's own errors.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func usageErr(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 func commandIndex(name string) int {
 	for i, c := range commands {
@@ -118,6 +150,9 @@ func printUsage(w io.Writer) {
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("rpcdash "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if c, ok := stderr.(*cmdStderr); ok {
+		fs.SetOutput(&c.usage)
+	}
 	fs.Usage = func() {
 		if i := commandIndex(name); i >= 0 {
 			fmt.Fprintf(fs.Output(), "usage:\n  %s\n\nflags:\n", commands[i].usage)

@@ -602,10 +602,12 @@ func TestRun_CommandHelpListsItsFlags(t *testing.T) {
 		{[]string{"bench", "--help"}, []string{"-rate", "-policies", "-duration", "-median", "-format"}},
 		{[]string{"help", "bench"}, []string{"-rate", "-policies"}},
 		{[]string{"serve", "--help"}, []string{"usage:", "rpcdash serve", "-config", "-log-level"}},
-		{[]string{"console", "-h"}, []string{"usage:", "console --attach", "-attach", "-readonly", "-log-file"}},
+		{[]string{"console", "-h"}, []string{"usage:", "console --attach URL [--token T] [--readonly] [--theme NAME|FILE] [--config FILE]", "-attach URL", "-readonly", "-log-file"}},
 		{[]string{"sim", "--help"}, []string{"rpcdash sim", "-chain", "-median"}},
 		{[]string{"drill", "--help"}, []string{"rpcdash drill", "-mode", "-breaker-failures"}},
-		{[]string{"status", "--help"}, []string{"rpcdash status", "-admin", "-json"}},
+		{[]string{"status", "--help"}, []string{"rpcdash status", "-admin URL", "-json"}},
+		{[]string{"help", "console"}, []string{"-attach URL"}},
+		{[]string{"help", "status"}, []string{"-admin URL"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -613,7 +615,13 @@ func TestRun_CommandHelpListsItsFlags(t *testing.T) {
 			if code := run(tc.args, &out, &errb); code != 0 {
 				t.Fatalf("exit code %d, want 0; stderr:\n%s", code, errb.String())
 			}
-			help := out.String() + errb.String()
+			help := out.String()
+			if errb.Len() > 0 {
+				t.Errorf("--help wrote on stderr (it is the output asked for, on stdout):\n%s", errb.String())
+			}
+			if strings.Contains(help, "-attach rpcdash serve") {
+				t.Errorf("the flag package took a backquoted phrase for -attach's argument name:\n%s", help)
+			}
 			for _, f := range tc.flags {
 				if !strings.Contains(help, f) {
 					t.Errorf("help lacks %q:\n%s", f, help)
@@ -621,6 +629,41 @@ func TestRun_CommandHelpListsItsFlags(t *testing.T) {
 			}
 			if strings.Contains(help, "row(s)") {
 				t.Errorf("--help ran the command:\n%s", help)
+			}
+		})
+	}
+}
+
+// A command line that cannot run exits 2 with the error on stderr and
+// nothing on stdout, whichever command: an unknown flag, a bad flag value,
+// a stray argument, a malformed URL of a running instance.
+func TestRun_UsageErrorsExit2OnStderr(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"serve", "--bogus"},
+		{"serve", "stray"},
+		{"console", "--bogus"},
+		{"console", "--token", "t"},
+		{"console", "--attach", "ftp://127.0.0.1:1"},
+		{"sim", "--bogus"},
+		{"bench", "--bogus"},
+		{"bench", "--rate", "fast"},
+		{"bench", "--format", "xml"},
+		{"bench", "stray"},
+		{"drill", "--bogus"},
+		{"drill", "--mode", "nope"},
+		{"drill", "--admin", "ftp://127.0.0.1:1", "--no-load"},
+		{"status", "--bogus"},
+		{"status", "stray"},
+		{"status", "--admin", "ftp://127.0.0.1:1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, errb.String())
+			}
+			if errb.Len() == 0 || out.Len() > 0 {
+				t.Errorf("stdout %q, stderr %q: want the error on stderr only", out.String(), errb.String())
 			}
 		})
 	}

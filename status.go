@@ -19,17 +19,24 @@ import (
 // admin API, as a table or (--json) as the API gives it.
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("status", stderr)
-	admin := fs.String("admin", "127.0.0.1:8546", "admin address of a running rpcdash")
+	admin := fs.String("admin", "127.0.0.1:8546", "admin `URL` of a running rpcdash (http://HOST:PORT, or HOST:PORT)")
 	token := fs.String("token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token (server.admin_token)")
 	asJSON := fs.Bool("json", false, "print the raw JSON")
 	requests := fs.Bool("requests", false, "also print the 5 slowest requests the trace ring holds (GET /v1/requests)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErr("status: unexpected argument %q", fs.Arg(0))
+	}
+	base, err := engine.BaseURL("--admin", *admin)
+	if err != nil {
+		return usageError{err}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var body []byte
-	c := engine.AdminClient{Base: "http://" + *admin, Token: *token}
+	c := engine.AdminClient{Base: base, Token: *token}
 	if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, &body); err != nil {
 		var ae *engine.AdminError
 		if errors.As(err, &ae) && ae.Code != 0 {

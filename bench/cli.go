@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -23,6 +24,9 @@ type Stdio struct {
 	In       io.Reader
 	Out, Err io.Writer
 	Terminal bool
+	// Usage takes the flag set's output (its help, a bad flag's error);
+	// nil: Err.
+	Usage io.Writer
 }
 
 // Remote targets are rate-capped: bench is a tool for this machine.
@@ -39,6 +43,9 @@ const (
 func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) error {
 	fs := flag.NewFlagSet("rpcdash bench", flag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
+	if stdio.Usage != nil {
+		fs.SetOutput(stdio.Usage)
+	}
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
 	mix := fs.String("mix", "eth_getBalance=1", "methods and weights, method=weight,…; each call gets unique params")
@@ -70,7 +77,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+		return usageErr("bench: unexpected arguments %q", fs.Args())
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -78,11 +85,24 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		*format = "json"
 	}
 	if !slices.Contains(Formats, *format) {
-		return fmt.Errorf("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
+		return usageErr("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
 	}
 
 	if *maxExtra < 0 || *maxExtra > 8 {
-		return fmt.Errorf("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+		return usageErr("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+	}
+	for _, u := range []struct {
+		flag string
+		v    *string
+	}{{"--target", target}, {"--admin", admin}, {"--control-target", controlTarget}} {
+		if *u.v == "" {
+			continue
+		}
+		base, err := engine.BaseURL("bench: "+u.flag, *u.v)
+		if err != nil {
+			return UsageError{err}
+		}
+		*u.v = base
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
 		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
@@ -117,14 +137,14 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if *target != "" && *admin == "" {
 		for _, name := range []string{"policies", "delays", "quantiles"} {
 			if given[name] {
-				return fmt.Errorf("bench: --%s chooses rows through --admin; a bare --target is one row", name)
+				return usageErr("bench: --%s chooses rows through --admin; a bare --target is one row", name)
 			}
 		}
 	}
 	if *target != "" {
 		for _, name := range append([]string{"max-extra"}, sim.ScenarioFlags...) {
 			if given[name] && name != "capacity" && name != "seed" {
-				return fmt.Errorf("bench: --%s describes the built-in sims; it means nothing with --target", name)
+				return usageErr("bench: --%s describes the built-in sims; it means nothing with --target", name)
 			}
 		}
 	}
@@ -204,3 +224,11 @@ func confirmRemote(cfg CompareConfig, yes bool, stdio Stdio) error {
 	}
 	return nil
 }
+
+// UsageError is a command line that cannot run as given (a flag's value, a
+// stray argument): rpcdash exits 2 for it, as for a flag it does not know.
+type UsageError struct{ error }
+
+func (e UsageError) Unwrap() error { return e.error }
+
+func usageErr(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,21 +19,27 @@ import (
 // on its own line naming its config key ("hedge.quantile: must be …"),
 // section by section.
 func (c Config) Validate() error {
+	if p := c.Problems(); len(p) > 0 {
+		return fmt.Errorf("invalid config:\n  %s", strings.Join(p, "\n  "))
+	}
+	return nil
+}
+
+// Problems are Validate's findings, one "key: why" each, section by
+// section (main merges them with the decoder's own).
+func (c Config) Problems() []string {
 	var p problems
 	c.Server.validate(&p)
 	c.Chain.validate(&p)
 	validateEndpoints(c.Endpoints, &p)
-	c.Hedge.validate(&p)
-	c.Breaker.validate(&p)
+	c.Hedge.validate(&p, c.Server.RequestTimeout)
+	c.Breaker.validate(&p, c.Server.RequestTimeout)
 	c.Router.validate(&p)
 	c.Probes.validate(&p)
 	c.Demo.validate(&p, c.Chain.Kind, c.Methods)
 	c.UI.validate(&p)
 	c.Methods.validate(&p, c.Chain.Kind)
-	if len(p) > 0 {
-		return fmt.Errorf("invalid config:\n  %s", strings.Join(p, "\n  "))
-	}
-	return nil
+	return p
 }
 
 // problems are the invalid values found so far, each "key: why".
@@ -48,8 +57,30 @@ func (p *problems) positive(key string, d time.Duration) {
 
 func (p *problems) atLeastOne(key string, n int) {
 	if n < 1 {
-		p.add(key, "must be at least 1")
+		p.add(key, "must be at least 1, got %d", n)
 	}
+}
+
+// inRange checks lo <= x <= hi (open at an end marked so); NaN and the
+// infinities TOML allows are never in range.
+func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
+	ok := !math.IsNaN(x) && !math.IsInf(x, 0) &&
+		(x > lo || !loOpen && x == lo) && (x < hi || !hiOpen && x == hi)
+	if ok {
+		return
+	}
+	l, h := "[", "]"
+	if loOpen {
+		l = "("
+	}
+	if hiOpen {
+		h = ")"
+	}
+	hs := strconv.FormatFloat(hi, 'g', -1, 64)
+	if math.IsInf(hi, 1) {
+		hs = "∞"
+	}
+	p.add(key, "must be in %s%s, %s%s, got %v", l, strconv.FormatFloat(lo, 'g', -1, 64), hs, h, x)
 }
 
 func (s ServerConfig) validate(p *problems) {
@@ -65,19 +96,19 @@ func (s ServerConfig) validate(p *problems) {
 	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
 	p.positive("server.stats_window", s.StatsWindow)
 	if s.MaxBodyBytes <= 0 {
-		p.add("server.max_body_bytes", "must be positive")
+		p.add("server.max_body_bytes", "must be positive, got %d", s.MaxBodyBytes)
 	}
 	if s.MaxBatch <= 0 {
-		p.add("server.max_batch", "must be positive")
+		p.add("server.max_batch", "must be positive, got %d", s.MaxBatch)
 	}
 	p.positive("server.read_timeout", s.ReadTimeout)
 	p.positive("server.write_timeout", s.WriteTimeout)
 	p.positive("server.idle_timeout", s.IdleTimeout)
 	if s.MaxConns <= 0 {
-		p.add("server.max_conns", "must be positive")
+		p.add("server.max_conns", "must be positive, got %d", s.MaxConns)
 	}
 	if s.MaxInflight <= 0 {
-		p.add("server.max_inflight", "must be positive")
+		p.add("server.max_inflight", "must be positive, got %d", s.MaxInflight)
 	}
 	if s.MaxResponseBytes < 1024 {
 		p.add("server.max_response_bytes", "must be at least 1024, got %d", s.MaxResponseBytes)
@@ -113,7 +144,7 @@ func (c ChainConfig) validate(p *problems) {
 		p.add("chain.genesis_hash", "applies to chain.kind \"solana\"; use chain.chain_id for evm")
 	}
 	if c.MaxHeadLag < 0 {
-		p.add("chain.max_head_lag", "must not be negative")
+		p.add("chain.max_head_lag", "must not be negative, got %d", c.MaxHeadLag)
 	}
 	switch {
 	case c.Pin == "":
@@ -149,22 +180,18 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 	}
 }
 
-func (h HedgeConfig) validate(p *problems) {
-	if _, err := ParseDelay(h.Delay); err != nil {
+func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration) {
+	if d, err := ParseDelay(h.Delay); err != nil {
+		p.add("hedge.delay", "%v", err)
+	} else if err := checkFixedDelay(d, requestTimeout); err != nil {
 		p.add("hedge.delay", "%v", err)
 	}
-	if h.Quantile <= 0 || h.Quantile >= 1 {
-		p.add("hedge.quantile", "must be between 0 and 1, got %v", h.Quantile)
-	}
+	p.inRange("hedge.quantile", h.Quantile, 0, 1, true, true)
 	if h.MaxExtra < 0 || h.MaxExtra > 8 {
 		p.add("hedge.max_extra", "must be between 0 and 8, got %d", h.MaxExtra)
 	}
-	if h.Budget < 0 || h.Budget > 1 {
-		p.add("hedge.budget", "must be between 0 and 1, got %v", h.Budget)
-	}
-	if h.BudgetBurst < 1 {
-		p.add("hedge.budget_burst", "must be at least 1")
-	}
+	p.inRange("hedge.budget", h.Budget, 0, 1, false, false)
+	p.inRange("hedge.budget_burst", h.BudgetBurst, 1, math.Inf(1), false, true)
 	p.positive("hedge.min_delay", h.MinDelay)
 	p.positive("hedge.max_delay", h.MaxDelay)
 	p.positive("hedge.cold_delay", h.ColdDelay)
@@ -174,25 +201,31 @@ func (h HedgeConfig) validate(p *problems) {
 	p.atLeastOne("hedge.min_samples", h.MinSamples)
 	p.atLeastOne("hedge.max_outstanding", h.MaxOutstanding)
 	p.atLeastOne("hedge.max_inflight", h.MaxInflight)
-	if h.PauseErrorRate <= 0 || h.PauseErrorRate > 1 {
-		p.add("hedge.pause_error_rate", "must be in (0, 1], got %v", h.PauseErrorRate)
-	}
-	for m, mc := range h.Methods {
-		if _, err := ParseDelay(mc.Delay); mc.Delay != "" && err != nil {
-			p.add("hedge.methods."+m+".delay", "%v", err)
+	p.inRange("hedge.pause_error_rate", h.PauseErrorRate, 0, 1, true, false)
+	for _, m := range slices.Sorted(maps.Keys(h.Methods)) {
+		mc := h.Methods[m]
+		if mc.Delay != "" {
+			if d, err := ParseDelay(mc.Delay); err != nil {
+				p.add("hedge.methods."+m+".delay", "%v", err)
+			} else if err := checkFixedDelay(d, requestTimeout); err != nil {
+				p.add("hedge.methods."+m+".delay", "%v", err)
+			}
 		}
-		if mc.Quantile != 0 && (mc.Quantile <= 0 || mc.Quantile >= 1) {
-			p.add("hedge.methods."+m+".quantile", "must be between 0 and 1")
+		if mc.Quantile != 0 {
+			p.inRange("hedge.methods."+m+".quantile", mc.Quantile, 0, 1, true, true)
 		}
 	}
 }
 
-func (b BreakerConfig) validate(p *problems) {
+func (b BreakerConfig) validate(p *problems, requestTimeout time.Duration) {
 	p.atLeastOne("breaker.failures", b.Failures)
 	p.atLeastOne("breaker.successes", b.Successes)
 	p.atLeastOne("breaker.half_open_trials", b.HalfOpenTrials)
 	p.positive("breaker.cooldown", b.Cooldown)
 	p.positive("breaker.attempt_timeout_min", b.AttemptTimeoutMin)
+	if b.AttemptTimeoutMin > requestTimeout {
+		p.add("breaker.attempt_timeout_min", "%s is above server.request_timeout (%s): no attempt may last that long", b.AttemptTimeoutMin, requestTimeout)
+	}
 	p.positive("breaker.backoff_base", b.BackoffBase)
 	if b.MaxCooldown < b.Cooldown {
 		p.add("breaker.max_cooldown", "%s is below breaker.cooldown %s", b.MaxCooldown, b.Cooldown)
@@ -200,28 +233,19 @@ func (b BreakerConfig) validate(p *problems) {
 	if b.BackoffMax < b.BackoffBase {
 		p.add("breaker.backoff_max", "%s is below breaker.backoff_base %s", b.BackoffMax, b.BackoffBase)
 	}
-	if b.AttemptTimeoutQuantile <= 0 || b.AttemptTimeoutQuantile >= 1 {
-		p.add("breaker.attempt_timeout_quantile", "must be between 0 and 1")
-	}
-	if b.AttemptTimeoutFactor < 1 {
-		p.add("breaker.attempt_timeout_factor", "must be at least 1")
-	}
-	if !(b.MaxOpenShare > 0 && b.MaxOpenShare <= 1) {
-		p.add("breaker.max_open_share", "must be in (0, 1], got %v", b.MaxOpenShare)
-	}
+	p.inRange("breaker.attempt_timeout_quantile", b.AttemptTimeoutQuantile, 0, 1, true, true)
+	p.inRange("breaker.attempt_timeout_factor", b.AttemptTimeoutFactor, 1, math.Inf(1), false, true)
+	p.inRange("breaker.max_open_share", b.MaxOpenShare, 0, 1, true, false)
 }
 
 func (r RouterConfig) validate(p *problems) {
-	if r.Tolerance < 0 {
-		p.add("router.tolerance", "must not be negative")
-	}
+	p.inRange("router.tolerance", r.Tolerance, 0, math.Inf(1), false, true)
 	p.positive("router.explore_after", r.ExploreAfter)
-	if r.ErrorPenalty < 0 {
-		p.add("router.error_penalty", "must not be negative")
+	p.inRange("router.error_penalty", r.ErrorPenalty, 0, math.Inf(1), false, true)
+	if r.LagPenalty < 0 {
+		p.add("router.lag_penalty", "must not be negative (0 ignores head lag in the cost), got %s", r.LagPenalty)
 	}
-	if !(r.PanicThreshold >= 0 && r.PanicThreshold <= 1) {
-		p.add("router.panic_threshold", "must be in [0, 1], got %v", r.PanicThreshold)
-	}
+	p.inRange("router.panic_threshold", r.PanicThreshold, 0, 1, false, false)
 }
 
 func (c ProbesConfig) validate(p *problems) {
@@ -241,8 +265,9 @@ func (c ProbesConfig) validate(p *problems) {
 }
 
 func (d DemoConfig) validate(p *problems, kind string, methods MethodsConfig) {
-	if d.Rate <= 0 || d.Rate > maxDemoRate {
-		p.add("demo.rate", "must be in (0, %d] requests per second, got %v", maxDemoRate, d.Rate)
+	p.inRange("demo.rate", d.Rate, 0, maxDemoRate, true, false)
+	if !d.Enabled {
+		return // the mix is read only when the demo starts
 	}
 	if _, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods))); err != nil {
 		p.add("demo.mix", "%v", err)
@@ -270,10 +295,8 @@ func (m MethodsConfig) validate(p *problems, kind string) {
 			}
 		}
 	}
-	for name, w := range m.Weights {
-		if w <= 0 {
-			p.add("methods.weights."+name, "must be positive, got %v", w)
-		}
+	for _, name := range slices.Sorted(maps.Keys(m.Weights)) {
+		p.inRange("methods.weights."+name, m.Weights[name], 0, math.Inf(1), true, true)
 	}
 }
 
@@ -339,4 +362,15 @@ func isLoopbackAddr(addr string) bool {
 // (decoders quote the offending value).
 func ScrubConfigError(msg string, urls []string) string {
 	return redact.NewScrubber(urls).Scrub(msg)
+}
+
+// ShowConfigValue is a config value as an error message may show it:
+// quoted, cut and stripped of what a terminal would act on; one that holds
+// a URL is shown as endpoint URLs are (scheme, host and port), since a
+// misplaced endpoint URL carries its secret wherever it lands.
+func ShowConfigValue(s string) string {
+	if strings.Contains(s, "://") || strings.Contains(s, "@") {
+		return strconv.Quote(redact.URL(s))
+	}
+	return strconv.Quote(redact.Sanitize(s, 80))
 }

@@ -111,8 +111,8 @@ func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
 		if err != nil {
 			return fmt.Errorf("delay: %v", err)
 		}
-		if d > e.cfg.Server.RequestTimeout {
-			return fmt.Errorf("delay: %s is above server.request_timeout (%s): the hedge would never fire", d, e.cfg.Server.RequestTimeout)
+		if err := checkFixedDelay(d, e.cfg.Server.RequestTimeout); err != nil {
+			return fmt.Errorf("delay: %v", err)
 		}
 	}
 	if len(u.Method) > maxMethodName || redact.Sanitize(u.Method, maxMethodName) != u.Method || strings.ContainsAny(u.Method, " \"") {

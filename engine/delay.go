@@ -24,3 +24,13 @@ func ParseDelay(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// checkFixedDelay is the rule config (hedge.delay) and the admin API
+// (PUT /v1/hedge, the forecast's delays) share: a fixed delay above the
+// request's own deadline would never fire.
+func checkFixedDelay(d, requestTimeout time.Duration) error {
+	if d != AutoDelay && d > requestTimeout {
+		return fmt.Errorf("%s is above server.request_timeout (%s): the hedge would never fire", d, requestTimeout)
+	}
+	return nil
+}

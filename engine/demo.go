@@ -57,7 +57,7 @@ type demoMethod struct {
 // the default one of the chain's kind. Every method must be a read.
 func parseDemoMix(mix []string, kind string, table *jsonrpc.MethodTable) ([]demoMethod, error) {
 	if len(mix) == 0 {
-		mix = defaultDemoMix[kind]
+		return defaultMix(kind, table)
 	}
 	out := make([]demoMethod, 0, len(mix))
 	for _, item := range mix {
@@ -79,6 +79,23 @@ func parseDemoMix(mix []string, kind string, table *jsonrpc.MethodTable) ([]demo
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// defaultMix is the default mix of chain.kind without the methods [methods]
+// moved out of the reads: the user never chose them, so reclassifying one
+// (methods.writes = ["eth_blockNumber"]) drops it from the demo rather than
+// failing start-up. Only when none is left is it an error.
+func defaultMix(kind string, table *jsonrpc.MethodTable) ([]demoMethod, error) {
+	var reads []string
+	for _, item := range defaultDemoMix[kind] {
+		if name, _, _ := strings.Cut(item, ":"); table.Class(name) == jsonrpc.ClassRead {
+			reads = append(reads, item)
+		}
+	}
+	if len(reads) == 0 && len(defaultDemoMix[kind]) > 0 { // (an unknown chain.kind is reported as such)
+		return nil, fmt.Errorf("[methods] reclassifies every read of the default mix (%s): set demo.mix to reads to send", strings.Join(defaultDemoMix[kind], ", "))
+	}
+	return parseDemoMix(reads, kind, table)
 }
 
 // demoLoad is the running demo.

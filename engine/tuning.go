@@ -184,8 +184,9 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9 or current)", redact.Sanitize(spec, 64))
 	case d < 0:
 		return 0, false, fmt.Errorf("delays: %s is negative", d)
-	case d > e.cfg.Server.RequestTimeout:
-		return 0, false, fmt.Errorf("delays: %s is above server.request_timeout (%s): the hedge would never fire", d, e.cfg.Server.RequestTimeout)
+	}
+	if err := checkFixedDelay(d, e.cfg.Server.RequestTimeout); err != nil {
+		return 0, false, fmt.Errorf("delays: %v", err)
 	}
 	return d, true, nil
 }

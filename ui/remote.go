@@ -27,15 +27,11 @@ const maxStatusBytes = 64 << 20
 
 // NewRemote checks the admin URL ("http://HOST:PORT" or "HOST:PORT").
 func NewRemote(adminURL, token string) (*Remote, error) {
-	raw := adminURL
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
+	base, err := engine.BaseURL("--attach", adminURL)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("--attach: %q is not an admin URL such as http://127.0.0.1:8546", adminURL)
-	}
-	return &Remote{base: u.Scheme + "://" + u.Host, token: token,
+	return &Remote{base: base, token: token,
 		client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}}, nil
 }
 

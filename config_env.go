@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// envPrefix starts every environment variable that overrides a config key:
+// RPCDASH_<SECTION>_<KEY>, the key's dots made underscores.
+const envPrefix = "RPCDASH_"
+
+// toolEnv are RPCDASH_ variables that are not config keys: the test and CI
+// tooling's (.ci/run, e2e). An rpcdash started under them must not refuse
+// to run; every other RPCDASH_ variable must name a config key.
+var toolEnv = []string{
+	"RPCDASH_GETH",     // the geth binary the e2e tests run
+	"RPCDASH_TOOLS",    // .ci/run's tools cache
+	"RPCDASH_FUZZTIME", // .ci/run's fuzzing budget
+}
+
+// envName is the environment variable that overrides key.
+func envName(key string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// envOf is the variable that set key, or "" when the environment does not
+// set it (viper then read it from the file, or it is a default).
+func envOf(key string) string {
+	name := envName(key)
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return name
+	}
+	return ""
+}
+
+// unknownEnv names every RPCDASH_ variable of environ that overrides no
+// config key (a typo would otherwise be silently ignored), with the
+// closest real one when it is a likely typo.
+func unknownEnv(environ, keys []string) []string {
+	known := make([]string, 0, len(keys))
+	for _, k := range keys {
+		known = append(known, envName(k))
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) || slices.Contains(known, name) || slices.Contains(toolEnv, name) {
+			continue
+		}
+		msg := name + " is not a config key"
+		if near := closest(name, known); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		} else if strings.HasPrefix(name, envPrefix+"ENDPOINTS") {
+			msg += " ([[endpoints]] are set in the config file only)"
+		}
+		out = append(out, msg)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// closest is the candidate nearest to name by edit distance, if it is
+// near enough to be a typo (at most 2 edits, 1 for short names).
+func closest(name string, candidates []string) string {
+	best, bestD := "", 3
+	if len(name)-len(envPrefix) < 6 {
+		bestD = 2
+	}
+	for _, c := range candidates {
+		if d := editDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes: the names
+// are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

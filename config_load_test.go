@@ -1,0 +1,144 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// chain.chain_id = -1 used to decode to 0xffffffffffffffff and exclude
+// every endpoint as wrong-chain; a fraction was cut to a whole number.
+// Both are start-up errors naming the key; 0 still means "the majority".
+func TestLoadConfig_ChainIDOutOfRangeIsAnError(t *testing.T) {
+	for body, want := range map[string]string{
+		"[chain]\nchain_id = -1\n":          `chain.chain_id: -1 is not a chain id`,
+		"[chain]\nchain_id = 1.5\n":         `chain.chain_id: 1.5 is not a chain id`,
+		"[chain]\nchain_id = \"mainnet\"\n": `chain.chain_id: "mainnet" is not a chain id`,
+		"[breaker]\nfailures = 2.5\n":       `breaker.failures: 2.5 is not a whole number`,
+	} {
+		_, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v\nwant %q", body, err, want)
+		}
+	}
+	for body, want := range map[string]uint64{"": 0, "[chain]\nchain_id = 0\n": 0, "[chain]\nchain_id = 137\n": 137} {
+		cfg, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint))
+		if err != nil || cfg.Chain.ChainID != want {
+			t.Errorf("%q: chain_id %d, %v; want %d", body, cfg.Chain.ChainID, err, want)
+		}
+	}
+	t.Setenv("RPCDASH_CHAIN_CHAIN_ID", "-1")
+	_, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint))
+	if err == nil || !strings.Contains(err.Error(), "chain.chain_id (from RPCDASH_CHAIN_CHAIN_ID)") {
+		t.Errorf("RPCDASH_CHAIN_CHAIN_ID=-1: %v", err)
+	}
+}
+
+// Every error of a config is reported at once, decode errors and invalid
+// values alike, each naming the key, the value and what the key takes;
+// a bad sim:// URL hides no other endpoint's error.
+func TestLoadConfig_ReportsEveryErrorWithKeyValueAndExpectation(t *testing.T) {
+	body := `bogus = 1
+[server]
+listen = "127.0.0.1:0"
+admin = "127.0.0.1:0"
+max_body_bytes = "lots"
+[chain]
+kind = "bitcoin"
+[hedge]
+delay = "fast"
+quantile = 2
+[breaker]
+cooldown = "ten"
+failures = -1
+[[endpoints]]
+name = "a"
+url = "sim://nope"
+[[endpoints]]
+name = "b"
+url = "sim://fast?median=abc"
+[[endpoints]]
+name = "c"
+url = "ftp://x.invalid"
+[[endpoints]]
+name = "d"
+url = ["` + secretURL + `"]
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"unknown top-level keys: bogus",
+		`server.max_body_bytes: "lots" is not a whole number`,
+		`breaker.cooldown: "ten" is not a duration (e.g. 10s`,
+		`hedge.delay: must be "auto" or a duration such as "120ms", got "fast"`,
+		`hedge.quantile: must be in (0, 1), got 2`,
+		`breaker.failures: must be at least 1, got -1`,
+		`chain.kind: must be "evm" or "solana", got "bitcoin"`,
+		`endpoints[0].url: sim: unknown preset "nope"`,
+		`endpoints[1].url: sim: url parameter median`,
+		`endpoints[2].url: scheme must be http or https`,
+		`endpoints[3].url: a list is not a string`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, raw := range []string{"cannot parse value", "strconv.", "'int64'", "[]interface"} {
+		if strings.Contains(msg, raw) {
+			t.Errorf("error shows the decoder's own text %q:\n%s", raw, msg)
+		}
+	}
+	if strings.Contains(msg, "endpoints[3].url: required") || strings.Count(msg, "breaker.cooldown") != 1 {
+		t.Errorf("a key that failed to decode is reported twice:\n%s", msg)
+	}
+	assertNoSecrets(t, "error", msg)
+}
+
+// A bad value from the environment names the variable, not the file.
+func TestLoadConfig_BadEnvironmentValueNamesTheVariable(t *testing.T) {
+	t.Setenv("RPCDASH_BREAKER_FAILURES", "abc")
+	t.Setenv("RPCDASH_HEDGE_QUANTILE", "1.5")
+	_, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		`breaker.failures (from RPCDASH_BREAKER_FAILURES): "abc" is not a whole number`,
+		`hedge.quantile (from RPCDASH_HEDGE_QUANTILE): must be in (0, 1), got 1.5`,
+		"and the environment",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// An RPCDASH_ variable that names no config key is an error naming it (a
+// typo would otherwise be ignored), with the likely key; the tooling's own
+// variables (RPCDASH_GETH, RPCDASH_TOOLS, RPCDASH_FUZZTIME) are not keys and
+// are let through.
+func TestLoadConfig_UnknownEnvironmentVariableIsAnError(t *testing.T) {
+	path := writeConfig(t, loopbackServer+validEndpoint)
+	t.Setenv("RPCDASH_GETH", "/nonexistent/geth")
+	t.Setenv("RPCDASH_TOOLS", "/nonexistent")
+	t.Setenv("RPCDASH_FUZZTIME", "10x")
+	if _, err := loadConfig(path); err != nil {
+		t.Fatalf("tooling variables refused: %v", err)
+	}
+	t.Setenv("RPCDASH_HEDGE_DELAYY", "50ms")
+	t.Setenv("RPCDASH_SERVER_BOGUS", "1")
+	_, err := loadConfig(path)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		"RPCDASH_HEDGE_DELAYY is not a config key (did you mean RPCDASH_HEDGE_DELAY?)",
+		"RPCDASH_SERVER_BOGUS is not a config key",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

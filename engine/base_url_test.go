@@ -1,0 +1,35 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// A running rpcdash is named by a full URL or by host:port alike; a
+// trailing slash does not double the API's paths.
+func TestBaseURL_FullURLOrHostPort(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:18822":  "http://127.0.0.1:18822",
+		"http://127.0.0.1:18822/": "http://127.0.0.1:18822",
+		"127.0.0.1:18822":         "http://127.0.0.1:18822",
+		"localhost:8546":          "http://localhost:8546",
+		"[::1]:8546":              "http://[::1]:8546",
+		"https://rpc.example/v1/": "https://rpc.example/v1",
+	} {
+		got, err := engine.BaseURL("--admin", raw)
+		if err != nil || got != want {
+			t.Errorf("BaseURL(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"", "ftp://127.0.0.1:1", "http://", "http://user:pw@127.0.0.1:1"} {
+		_, err := engine.BaseURL("--admin", raw)
+		if err == nil || !strings.HasPrefix(err.Error(), "--admin: ") {
+			t.Errorf("BaseURL(%q): %v, want an error naming --admin", raw, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "pw") {
+			t.Errorf("BaseURL(%q) shows the password: %v", raw, err)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package engine_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func validBase() engine.Config {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	return c
+}
+
+// Every numeric and duration key has its natural range: a value outside it
+// (NaN and the infinities TOML allows included) is an error naming the key
+// and the value.
+func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
+	cases := []struct {
+		name string
+		mut  func(*engine.Config)
+		want string
+	}{
+		{"negative lag_penalty", func(c *engine.Config) { c.Router.LagPenalty = -time.Millisecond }, "router.lag_penalty: must not be negative (0 ignores head lag in the cost), got -1ms"},
+		{"hedge delay above request_timeout", func(c *engine.Config) { c.Hedge.Delay = "11s" }, "hedge.delay: 11s is above server.request_timeout (10s): the hedge would never fire"},
+		{"method delay above request_timeout", func(c *engine.Config) {
+			c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_call": {Delay: "11s"}}
+		}, "hedge.methods.eth_call.delay: 11s is above server.request_timeout (10s)"},
+		{"attempt_timeout_min above request_timeout", func(c *engine.Config) { c.Breaker.AttemptTimeoutMin = 11 * time.Second }, "breaker.attempt_timeout_min: 11s is above server.request_timeout (10s)"},
+		{"NaN quantile", func(c *engine.Config) { c.Hedge.Quantile = math.NaN() }, "hedge.quantile: must be in (0, 1), got NaN"},
+		{"infinite budget_burst", func(c *engine.Config) { c.Hedge.BudgetBurst = math.Inf(1) }, "hedge.budget_burst: must be in [1, ∞), got +Inf"},
+		{"NaN pause_error_rate", func(c *engine.Config) { c.Hedge.PauseErrorRate = math.NaN() }, "hedge.pause_error_rate: must be in (0, 1], got NaN"},
+		{"NaN tolerance", func(c *engine.Config) { c.Router.Tolerance = math.NaN() }, "router.tolerance: must be in [0, ∞), got NaN"},
+		{"infinite error_penalty", func(c *engine.Config) { c.Router.ErrorPenalty = math.Inf(1) }, "router.error_penalty: must be in [0, ∞), got +Inf"},
+		{"NaN attempt_timeout_factor", func(c *engine.Config) { c.Breaker.AttemptTimeoutFactor = math.NaN() }, "breaker.attempt_timeout_factor: must be in [1, ∞), got NaN"},
+		{"NaN demo rate", func(c *engine.Config) { c.Demo.Rate = math.NaN() }, "demo.rate: must be in (0, 200], got NaN"},
+		{"infinite weight", func(c *engine.Config) { c.Methods.Weights = map[string]float64{"eth_call": math.Inf(1)} }, "methods.weights.eth_call: must be in (0, ∞), got +Inf"},
+		{"negative failures shows the value", func(c *engine.Config) { c.Breaker.Failures = -1 }, "breaker.failures: must be at least 1, got -1"},
+		{"negative max_head_lag shows the value", func(c *engine.Config) { c.Chain.MaxHeadLag = -3 }, "chain.max_head_lag: must not be negative, got -3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validBase()
+			tc.mut(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate: %v\nwant a line containing %q", err, tc.want)
+			}
+		})
+	}
+	c := validBase()
+	c.Router.LagPenalty = 0 // lag left out of the cost is a choice
+	c.Hedge.Delay = "10s"   // the request's deadline itself is still allowed
+	if err := c.Validate(); err != nil {
+		t.Errorf("edge values refused: %v", err)
+	}
+}
+
+// hedge.delay in the config and PUT /v1/hedge follow one rule with one
+// wording: a fixed delay above server.request_timeout is refused by both.
+func TestConfig_HedgeDelayRuleMatchesTheAdminAPI(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	code, body := h.adminDo("PUT", "/v1/hedge", `{"delay":"6s"}`)
+	if code != 400 {
+		t.Fatalf("PUT /v1/hedge delay 6s (request_timeout 5s): HTTP %d %s, want 400", code, body)
+	}
+	c := baseConfig()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Hedge.Delay = "6s"
+	err := c.Validate()
+	const rule = "6s is above server.request_timeout (5s): the hedge would never fire"
+	if err == nil || !strings.Contains(err.Error(), "hedge.delay: "+rule) {
+		t.Errorf("config hedge.delay 6s: %v, want %q", err, "hedge.delay: "+rule)
+	}
+	if !strings.Contains(string(body), rule) {
+		t.Errorf("admin API: %s, want %q", body, rule)
+	}
+}
+
+// The demo's mix is read only when the demo is on; the default mix drops
+// the methods [methods] moved out of the reads instead of failing, and an
+// explicit mix naming one is still an error.
+func TestConfig_DemoMixCheckedOnlyWhenTheDemoRuns(t *testing.T) {
+	cases := []struct {
+		name    string
+		mut     func(*engine.Config)
+		wantErr string
+	}{
+		{"demo off, default mix, eth_blockNumber a write", func(c *engine.Config) { c.Methods.Writes = []string{"eth_blockNumber"} }, ""},
+		{"demo off, default mix, eth_getBalance stateful", func(c *engine.Config) { c.Methods.Stateful = []string{"eth_getBalance"} }, ""},
+		{"demo off, explicit mix with a write", func(c *engine.Config) { c.Demo.Mix = []string{"eth_sendRawTransaction"} }, ""},
+		{"demo on, default mix, eth_blockNumber a write", func(c *engine.Config) {
+			c.Demo.Enabled = true
+			c.Methods.Writes = []string{"eth_blockNumber"}
+		}, ""},
+		{"demo on, explicit mix names a reclassified method", func(c *engine.Config) {
+			c.Demo.Enabled, c.Demo.Mix = true, []string{"eth_blockNumber:3"}
+			c.Methods.Writes = []string{"eth_blockNumber"}
+		}, "demo.mix: \"eth_blockNumber:3\": the demo sends reads only"},
+		{"demo on, every default read reclassified", func(c *engine.Config) {
+			c.Demo.Enabled = true
+			c.Methods.Writes = []string{"eth_blockNumber", "eth_getBalance", "eth_call", "eth_getTransactionCount", "eth_getBlockByNumber"}
+		}, "demo.mix: [methods] reclassifies every read of the default mix"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validBase()
+			tc.mut(&c)
+			err := c.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("Validate: %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
