@@ -13,12 +13,21 @@ import (
 type connTracker struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
+	// shut: closeAll has run. A connection accepted just before the
+	// listener closed can reach StateNew after it (net/http runs shutdown
+	// hooks in goroutines); it is closed at once rather than left for
+	// net/http's 5 s wait on new connections.
+	shut bool
 }
 
 func (t *connTracker) track(c net.Conn, state http.ConnState) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if state == http.StateNew {
+		if t.shut {
+			c.Close()
+			return
+		}
 		if t.conns == nil {
 			t.conns = map[net.Conn]struct{}{}
 		}
@@ -31,6 +40,7 @@ func (t *connTracker) track(c net.Conn, state http.ConnState) {
 func (t *connTracker) closeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.shut = true
 	for c := range t.conns {
 		c.Close()
 	}
