@@ -157,6 +157,10 @@ type Config struct {
 	RetryAfter    time.Duration // Retry-After on 429 answers, rounded up to whole seconds; omitted when 0
 	Seed          int64         // RNG seed; 0 means time-based
 	Unhealthy     bool          // Solana getHealth answers "Node is unhealthy"
+	// SequentialFilterIDs numbers this upstream's filters 0x1, 0x2, … as
+	// many nodes do, so that upstreams hand out the same ids; by default
+	// ids are unique across every upstream of the process.
+	SequentialFilterIDs bool
 
 	// Capacity is how many requests per second the upstream serves before
 	// it queues (0: no limit). See admission.
