@@ -20,12 +20,12 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		}
 	}
 	p := plan{
-		method:    req.Method,
+		method:    statsName(req.Method),
 		class:     cls,
 		hedgeable: cls == jsonrpc.ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
-		acct:      e.acct.method(req.Method),
+		acct:      e.acct.method(statsName(req.Method)),
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
