@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,7 @@ func (c Config) Validate() error {
 	c.Chain.validate(&p)
 	validateEndpoints(c.Endpoints, &p)
 	c.Hedge.validate(&p)
+	c.Hedge.validateMethods(&p, jsonrpc.NewMethodTable(c.Chain.Kind, jsonrpc.MethodLists(c.Methods)))
 	c.Breaker.validate(&p)
 	c.Router.validate(&p)
 	c.Probes.validate(&p)
@@ -177,6 +180,16 @@ func (h HedgeConfig) validate(p *problems) {
 		}
 		if mc.Quantile != 0 && (mc.Quantile <= 0 || mc.Quantile >= 1) {
 			p.add("hedge.methods."+m+".quantile", "must be between 0 and 1")
+		}
+	}
+}
+
+// validateMethods refuses settings for a method that is never hedged:
+// they would be kept and never used.
+func (h HedgeConfig) validateMethods(p *problems, table *jsonrpc.MethodTable) {
+	for _, m := range slices.Sorted(maps.Keys(h.Methods)) {
+		if why := table.WhyNotHedged(m); why != "" {
+			p.add("hedge.methods."+m, "%s %s: never hedged", m, why)
 		}
 	}
 }

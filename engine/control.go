@@ -115,6 +115,10 @@ func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
 	if u.Method != "" && !isMethodName(u.Method) {
 		return fmt.Errorf("method: %q is not a JSON-RPC method name", redact.Sanitize(u.Method, 64))
 	}
+	if u.Method != "" {
+		// Its settings would be kept and never used.
+		return e.notHedged(u.Method)
+	}
 	return nil
 }
 

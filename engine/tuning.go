@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
@@ -44,7 +43,17 @@ type MethodHedgeSettings struct {
 }
 
 // errNotHedged is the error for a method that is never hedged.
-var errNotHedged = errors.New("method is never hedged")
+var errNotHedged = errors.New("never hedged")
+
+// notHedged is the 400 for a method that is never hedged, the same from
+// every admin call: "method: eth_sendRawTransaction is a write: never
+// hedged"; nil when the method may be hedged.
+func (e *Engine) notHedged(method string) error {
+	if why := e.methods.WhyNotHedged(method); why != "" {
+		return fmt.Errorf("method: %s %s: %w", method, why, errNotHedged)
+	}
+	return nil
+}
 
 // MethodDistribution copies the method's distributions (each under its
 // window's lock) and settings. A hedgeable method without traffic yet has
@@ -53,8 +62,8 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	if err := validMethodName(method); err != nil {
 		return MethodDistribution{}, err
 	}
-	if cls := e.methods.Class(method); cls != jsonrpc.ClassRead || !e.methods.Hedgeable(method) {
-		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, errNotHedged)
+	if err := e.notHedged(method); err != nil {
+		return MethodDistribution{}, err
 	}
 	key, hm := e.hedge.lookup(method)
 	d := e.hedge.delayFor(key)
