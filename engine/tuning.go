@@ -39,8 +39,13 @@ type MethodHedgeSettings struct {
 	Quantile    float64       // the auto delay's
 	MaxExtra    int
 	Budget      float64
-	BudgetBurst float64 // what the budget may hold now (hedge.budget_burst plus its last 10 s of deposits)
+	BudgetBurst float64 // hedge.budget_burst, as the status's budget_burst
+	BudgetCap   float64 // what the budget may hold now (the burst plus its last 10 s of deposits), as the status's budget_cap
 }
+
+// Holds is what the budget may hold now, the forecast's burst: the cap, and
+// never less than the configured burst.
+func (s MethodHedgeSettings) Holds() float64 { return max(s.BudgetCap, s.BudgetBurst) }
 
 // errNotHedged is the error for a method that is never hedged.
 var errNotHedged = errors.New("never hedged")
@@ -70,7 +75,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	st := e.hedge.status()
 	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
-			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: max(st.BudgetCap, st.BudgetBurst)}}
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
 	}
@@ -118,7 +123,7 @@ func (e *Engine) hedgeTargets(method string) []HedgeTarget {
 // forecastInput is the forecast's input for md at delay; not hedged when
 // the method's hedging is off.
 func (md MethodDistribution) forecastInput(delay time.Duration, hedged bool) ForecastInput {
-	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst}
+	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 	if hedged {
 		in.MaxExtra = md.Hedge.MaxExtra
 	}

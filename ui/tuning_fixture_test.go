@@ -58,7 +58,7 @@ func forecastRows(md engine.MethodDistribution) []tuningRow {
 			d, _ = time.ParseDuration(r.spec)
 			hedged = true
 		}
-		in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst}
+		in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 		if hedged {
 			in.MaxExtra = md.Hedge.MaxExtra
 		}
