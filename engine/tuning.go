@@ -212,7 +212,7 @@ func (e *Engine) autoDelay(p Distribution, q float64) time.Duration {
 	if p.Samples() < int64(h.MinSamples) {
 		return h.ColdDelay
 	}
-	v, _ := p.Quantile(q)
+	v, _ := p.DelayQuantile(q)
 	return min(max(v, h.MinDelay), h.MaxDelay)
 }
 
@@ -231,6 +231,10 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	}
 	if md.Hedge.MaxExtra == 0 {
 		notes = append(notes, "hedge.max_extra is 0: nothing is ever hedged")
+	}
+	if h, dominated := md.Primary.Horizon(); dominated {
+		notes = append(notes, fmt.Sprintf("censoring dominates past %s (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
+			h.Round(10*time.Microsecond)))
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {
