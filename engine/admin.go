@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -118,18 +117,6 @@ func (e *Engine) respond(w http.ResponseWriter, name string, err error) {
 	default:
 		writeAPIError(w, http.StatusBadRequest, err.Error())
 	}
-}
-
-func decodeJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("request body: a JSON object is required")
-		}
-		return errors.New("request body: " + err.Error())
-	}
-	return nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -88,3 +88,39 @@ func TestAdminValidation_SinceHandlesItsWholeRange(t *testing.T) {
 		t.Fatalf("since the one before the newest: %+v", got)
 	}
 }
+
+// A body the decoder refuses is a 400 starting with the field at fault, in
+// words (not Go's decoder message), and so is a hedging setting for a method
+// that is never hedged, worded as the distribution and forecast word it.
+func TestAdminValidation_DecodeErrorsAndNeverHedgedMethodsNameTheField(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	cases := []struct{ method, path, body, want string }{
+		{"PUT", "/v1/hedge", `{"enabled":"no"}`, `enabled: "no" is not a boolean`},
+		{"PUT", "/v1/hedge", `{"quantile":"high"}`, `quantile: "high" is not a number`},
+		{"PUT", "/v1/hedge", `{"enabled":true,"bogus":1}`, `bogus: unknown field (fields: enabled, delay, method, all_methods, quantile, budget)`},
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"error","bogus":1}`, `bogus: unknown field (fields: mode, rate, latency, delay, latency_ms, duration, retry_after)`},
+		{"PUT", "/v1/hedge", `{"enabled":true`, `request body: unexpected EOF`},
+		{"PUT", "/v1/hedge", `{"method":"eth_sendRawTransaction","enabled":true}`, `method: eth_sendRawTransaction is a write: never hedged`},
+		{"PUT", "/v1/hedge", `{"method":"eth_newFilter","delay":"20ms"}`, `method: eth_newFilter is stateful (pinned to the endpoint holding its state): never hedged`},
+		{"PUT", "/v1/hedge", `{"method":"mev_sendBundle","enabled":true}`, `method: mev_sendBundle is in no method table, so it is sent once like a write (methods.reads makes it a read): never hedged`},
+		{"GET", "/v1/methods/eth_sendRawTransaction/distribution", ``, `method: eth_sendRawTransaction is a write: never hedged`},
+		{"GET", "/v1/hedge/forecast?method=eth_sendRawTransaction", ``, `method: eth_sendRawTransaction is a write: never hedged`},
+	}
+	for _, c := range cases {
+		code, b := h.adminDo(c.method, c.path, c.body)
+		var e struct{ Error string }
+		json.Unmarshal(b, &e)
+		if code != 400 || e.Error != c.want {
+			t.Errorf("%s %s %s: HTTP %d %q\n  want 400 %q", c.method, c.path, c.body, code, e.Error, c.want)
+		}
+	}
+	if _, ok := h.status().Methods["eth_sendRawTransaction"]; ok {
+		t.Error("a refused setting created state for the method")
+	}
+	if s := h.status().Hedge; s.DelaySource == "live" {
+		t.Errorf("a refused call changed hedging: %+v", s)
+	}
+	if evs := h.events(); len(evs) > 0 && strings.Contains(evs[len(evs)-1].Message, "hedging") {
+		t.Errorf("a refused call logged a change: %s", evs[len(evs)-1].Message)
+	}
+}

@@ -122,3 +122,23 @@ func TestConfig_EndpointRoleIsPrimaryOrStandby(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// Hedging settings for a method that is never hedged would be kept and
+// never used: a start-up error naming the key.
+func TestConfig_HedgeMethodsRefusesNeverHedgedMethods(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Methods.NoHedge = []string{"eth_getLogs"}
+	c.Hedge.Methods = map[string]engine.HedgeMethodConfig{
+		"eth_call": {Delay: "20ms"}, "eth_sendrawtransaction": {Delay: "20ms"},
+		"mev_sendBundle": {Delay: "20ms"}, "eth_getLogs": {Delay: "20ms"},
+	}
+	err := c.Validate()
+	want := "invalid config:\n" +
+		"  hedge.methods.eth_getLogs: eth_getLogs is in methods.no_hedge: never hedged\n" +
+		"  hedge.methods.eth_sendrawtransaction: eth_sendrawtransaction is a write: never hedged\n" +
+		"  hedge.methods.mev_sendBundle: mev_sendBundle is in no method table, so it is sent once like a write (methods.reads makes it a read): never hedged"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
+	}
+}

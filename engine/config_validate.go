@@ -33,6 +33,7 @@ func (c Config) Problems() []string {
 	c.Chain.validate(&p)
 	validateEndpoints(c.Endpoints, &p)
 	c.Hedge.validate(&p, c.Server.RequestTimeout)
+	c.Hedge.validateMethods(&p, jsonrpc.NewMethodTable(c.Chain.Kind, jsonrpc.MethodLists(c.Methods)))
 	c.Breaker.validate(&p, c.Server.RequestTimeout)
 	c.Router.validate(&p)
 	c.Probes.validate(&p)
@@ -213,6 +214,16 @@ func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration) {
 		}
 		if mc.Quantile != 0 {
 			p.inRange("hedge.methods."+m+".quantile", mc.Quantile, 0, 1, true, true)
+		}
+	}
+}
+
+// validateMethods refuses settings for a method that is never hedged:
+// they would be kept and never used.
+func (h HedgeConfig) validateMethods(p *problems, table *jsonrpc.MethodTable) {
+	for _, m := range slices.Sorted(maps.Keys(h.Methods)) {
+		if why := table.WhyNotHedged(m); why != "" {
+			p.add("hedge.methods."+m, "%s %s: never hedged", m, why)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -115,14 +114,15 @@ func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
 			return fmt.Errorf("delay: %v", err)
 		}
 	}
-	if len(u.Method) > maxMethodName || redact.Sanitize(u.Method, maxMethodName) != u.Method || strings.ContainsAny(u.Method, " \"") {
+	if u.Method != "" && !isMethodName(u.Method) {
 		return fmt.Errorf("method: %q is not a JSON-RPC method name", redact.Sanitize(u.Method, 64))
+	}
+	if u.Method != "" {
+		// Its settings would be kept and never used.
+		return e.notHedged(u.Method)
 	}
 	return nil
 }
-
-// maxMethodName bounds a method name taken from the admin API.
-const maxMethodName = 128
 
 // Events returns the retained events with sequence numbers above after.
 func (e *Engine) Events(after uint64) []Event { return e.events.since(after) }

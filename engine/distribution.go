@@ -75,6 +75,47 @@ func (d Distribution) Quantile(q float64) (v time.Duration, ok bool) {
 	return d.Survival[k].At, true
 }
 
+// Horizon is how far the survival curve rests on answers seen: the last
+// step before censoring dominates, where Ĝ(t), the product-limit share of
+// the window not yet cut short before t, is below
+// window.CensoringDominates (each answer past t then carries the mass of
+// more than two primaries, the others known only to take longer) and fewer
+// than window.MinTailAnswers answers are left to carry it. It is the
+// largest answer when censoring never dominates; dominated says it does.
+// 0 if there is no answer.
+func (d Distribution) Horizon() (h time.Duration, dominated bool) {
+	atRisk, g, left := d.Samples(), 1.0, d.Exact
+	for _, b := range d.Buckets {
+		if b.Exact > 0 {
+			if g < window.CensoringDominates && left < window.MinTailAnswers {
+				if h == 0 {
+					h = b.High // dominated from the first answer: that answer
+				}
+				return h, true
+			}
+			h = b.High
+			atRisk -= b.Exact
+			left -= b.Exact
+		}
+		if b.Censored > 0 && atRisk > 0 {
+			g *= 1 - float64(b.Censored)/float64(atRisk)
+		}
+		atRisk -= b.Censored
+	}
+	return h, false
+}
+
+// DelayQuantile is the auto delay's quantile: Quantile, never past the
+// Horizon. ok is false when the horizon stopped it (censoring ends the curve
+// or dominates it before q): the value is then a lower bound.
+func (d Distribution) DelayQuantile(q float64) (time.Duration, bool) {
+	v, ok := d.Quantile(q)
+	if h, _ := d.Horizon(); !ok || v > h {
+		return h, false
+	}
+	return v, true
+}
+
 // distributionOf copies the window's buckets (under its lock) and computes
 // the product-limit survival over them. The work is proportional to the
 // buckets in use (a few hundred for a latency spread over a decade).

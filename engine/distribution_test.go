@@ -137,3 +137,67 @@ func TestDistribution_AllCensoredResolvesNothing(t *testing.T) {
 		t.Errorf("a forecast from nothing exact: %+v", f)
 	}
 }
+
+// censoringDominatedWindow is the audit's window after a fixed 0s delay:
+// answers of 10–80 ms, then many primaries cut short at 81–82 ms by
+// hedges that won, and one answer at 2 s above them. The product-limit
+// curve hands that one answer the mass of everything cut short.
+func censoringDominatedWindow() *window.Latency {
+	w := newWindow()
+	for i := range 100 {
+		w.Record(time.Duration(10+i*70/100) * time.Millisecond)
+	}
+	for i := range 150 {
+		w.RecordCensored(81*time.Millisecond + time.Duration(i)*5*time.Microsecond)
+	}
+	w.Record(2 * time.Second)
+	return w
+}
+
+// Where censoring dominates, the auto delay stops at the last answer
+// before it (never the lone answer above the censored mass), the live
+// window and the exported distribution agree on it, and the forecast's
+// figures past it are lower bounds at it, with a note.
+func TestDistribution_AutoDelayStopsWhereCensoringDominates(t *testing.T) {
+	w := censoringDominatedWindow()
+	d := engine.WindowDistribution(w)
+	km := w.QuantileCensored(0.95)
+	live := w.DelayQuantile(0.95)
+	shown, ok := d.DelayQuantile(0.95)
+	h, dominated := d.Horizon()
+	t.Logf("product-limit p95 %s; delay quantile live %s, distribution %s (ok %v); horizon %s dominated %v", km, live, shown, ok, h, dominated)
+	if km < time.Second {
+		t.Fatalf("the fixture no longer shows the problem: product-limit p95 %s", km)
+	}
+	if !dominated || h > 81*time.Millisecond || h < 79*time.Millisecond {
+		t.Errorf("horizon %s dominated %v, want the last answer before the censored mass (~80 ms)", h, dominated)
+	}
+	if live != h || shown != h || ok {
+		t.Errorf("delay quantile live %s, distribution %s (ok %v); want both the horizon %s, not ok", live, shown, ok, h)
+	}
+	f := engine.Forecast(engine.ForecastInput{Primary: d, Delay: 2 * time.Second, MaxExtra: 1, Budget: 1, Burst: 1})
+	if f.P99 > h || !f.Open[2] || f.P999 > h || !f.Open[3] {
+		t.Errorf("forecast at a 2 s delay: p99 %s (open %v), p99.9 %s (open %v); want at most the horizon %s, marked lower bounds", f.P99, f.Open[2], f.P999, f.Open[3], h)
+	}
+}
+
+// Under ordinary hedging (a few per cent of primaries cut short, all above
+// the delay) the far tail is mostly cut short too, but dozens of answers
+// carry it: through p99 the delay quantile is the product-limit quantile,
+// as before.
+func TestDistribution_DelayQuantileIsTheProductLimitOneUnderOrdinaryHedging(t *testing.T) {
+	cw, _, _ := hedgedWindows(seedsTail, 80*time.Millisecond, 50_000, 22)
+	d := engine.WindowDistribution(cw)
+	h, dominated := d.Horizon()
+	t.Logf("horizon %s dominated %v; p95 %s p99 %s p99.9 %s; exact %d censored %d", h, dominated, cw.QuantileCensored(0.95), cw.QuantileCensored(0.99), cw.QuantileCensored(0.999), d.Exact, d.Censored)
+	if h < cw.QuantileCensored(0.99) {
+		t.Errorf("horizon %s below the product-limit p99", h)
+	}
+	for _, q := range []float64{0.5, 0.9, 0.95, 0.99} {
+		live, km := cw.DelayQuantile(q), cw.QuantileCensored(q)
+		shown, _ := d.DelayQuantile(q)
+		if live != km || shown != km {
+			t.Errorf("q%v: live %s, distribution %s, product-limit %s", q, live, shown, km)
+		}
+	}
+}

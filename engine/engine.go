@@ -41,7 +41,7 @@ type Engine struct {
 	hedge   *hedger
 	trials  hedgeTrials // since each method's last hedging change (the tuning view)
 	metrics *metrics
-	filters *filterPins
+	filters *filterTable
 	heads   headTracker
 	// servedHead is the highest head returned to a client (monotonicHead).
 	servedHead atomic.Int64
@@ -102,12 +102,12 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		client:      newHTTPClient(),
 		byName:      map[string]*endpoint{},
 		acct:        newAccounts(),
-		filters:     newFilterPins(),
 		failoverLog: map[string]failoverStat{},
 	}
 	if e.now == nil {
 		e.now = time.Now
 	}
+	e.filters = newFilterTable(e.now)
 	e.stopping, e.stop = context.WithCancel(context.Background())
 	e.hardStop, e.stopHard = context.WithCancel(context.Background())
 	e.base, e.stopBase = context.WithCancelCause(context.Background())

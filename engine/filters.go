@@ -1,41 +1,120 @@
 package engine
 
 import (
+	"container/list"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
 	"sync"
+	"time"
 )
 
-// filterPins remembers which endpoint holds each filter created through
-// rpcdash, so that polls and uninstalls reach the node that has the state.
-type filterPins struct {
+// filterTable maps the filter ids rpcdash hands out to the endpoint that
+// holds each filter and the id that endpoint gave it. Nodes number their
+// filters on their own (many count 0x1, 0x2, …), so two endpoints often
+// hand out the same id: the id a client sees must name the endpoint too.
+//
+// The table is bounded: an entry not used (created or polled) for
+// filterTTL is dropped, as nodes drop a filter nobody polls, and past
+// maxFilters entries the least recently used one makes room. A client
+// creating filters without end costs at most maxFilters entries.
+type filterTable struct {
 	mu   sync.Mutex
-	byID map[string]*endpoint
+	now  func() time.Time
+	byID map[string]*list.Element // client id → element holding *filterPin
+	lru  list.List                // front: most recently used
 }
 
-// maxFilters bounds the table; the oldest pins are not tracked by age, so
-// past the bound new filters are refused rather than silently forgotten.
-const maxFilters = 10000
+type filterPin struct {
+	id       string // the id the client sees
+	ep       *endpoint
+	upstream string // the id the endpoint gave
+	used     time.Time
+}
 
-func newFilterPins() *filterPins { return &filterPins{byID: map[string]*endpoint{}} }
+const (
+	// maxFilters bounds the table (about 200 bytes an entry).
+	maxFilters = 10000
+	// filterTTL is twice the 5 minutes after which geth and most providers
+	// drop a filter nobody polls: a filter its node still holds is never
+	// forgotten here first.
+	filterTTL = 10 * time.Minute
+	// maxUpstreamFilterID bounds the id an endpoint may give a filter; node
+	// ids are 34 characters at most.
+	maxUpstreamFilterID = 256
+)
 
-func (f *filterPins) pin(id string, ep *endpoint) bool {
+func newFilterTable(now func() time.Time) *filterTable {
+	return &filterTable{now: now, byID: map[string]*list.Element{}}
+}
+
+// pin records a filter the endpoint created under upstream id and returns
+// the id the client is to use.
+func (f *filterTable) pin(ep *endpoint, upstream string) string {
+	id := newFilterID()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.byID) >= maxFilters {
-		return false
+	now := f.now()
+	f.expire(now)
+	for len(f.byID) >= maxFilters {
+		f.remove(f.lru.Back())
 	}
-	f.byID[id] = ep
-	return true
+	f.byID[id] = f.lru.PushFront(&filterPin{id: id, ep: ep, upstream: upstream, used: now})
+	return id
 }
 
-func (f *filterPins) lookup(id string) (*endpoint, bool) {
+// lookup finds the endpoint and upstream id of a client's filter id and
+// counts the lookup as a use.
+func (f *filterTable) lookup(id string) (*endpoint, string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ep, ok := f.byID[id]
-	return ep, ok
+	now := f.now()
+	f.expire(now)
+	el, ok := f.byID[id]
+	if !ok {
+		return nil, "", false
+	}
+	p := el.Value.(*filterPin)
+	p.used = now
+	f.lru.MoveToFront(el)
+	return p.ep, p.upstream, true
 }
 
-func (f *filterPins) unpin(id string) {
+func (f *filterTable) unpin(id string) {
 	f.mu.Lock()
-	delete(f.byID, id)
-	f.mu.Unlock()
+	defer f.mu.Unlock()
+	if el, ok := f.byID[id]; ok {
+		f.remove(el)
+	}
+}
+
+// len is how many filters are tracked.
+func (f *filterTable) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.byID)
+}
+
+// expire drops the entries unused for filterTTL: they sit at the back.
+func (f *filterTable) expire(now time.Time) {
+	for el := f.lru.Back(); el != nil && now.Sub(el.Value.(*filterPin).used) >= filterTTL; el = f.lru.Back() {
+		f.remove(el)
+	}
+}
+
+func (f *filterTable) remove(el *list.Element) {
+	delete(f.byID, el.Value.(*filterPin).id)
+	f.lru.Remove(el)
+}
+
+// newFilterID is a random 128-bit hex quantity, as geth's ids are: unique
+// across endpoints and restarts, and not guessable by another client.
+func newFilterID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	s := strings.TrimLeft(hex.EncodeToString(b[:]), "0")
+	if s == "" {
+		s = "0"
+	}
+	return "0x" + s
 }

@@ -106,9 +106,16 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 		f.ExtraLoad = m.fires(m.share)
 	}
 	m.candidates()
+	// Past the primaries' horizon, when censoring dominates there, the
+	// curve rests on a few answers that inherit the mass of many primaries
+	// cut short: a figure past it says only "at least the horizon".
+	horizon, dominated := in.Primary.Horizon()
 	vals := [4]*time.Duration{&f.P50, &f.P95, &f.P99, &f.P999}
 	for i, q := range forecastQuantiles {
 		v, ok := m.quantile(q)
+		if dominated && v > horizon {
+			v, ok = horizon, false
+		}
 		*vals[i], f.Open[i] = v, !ok
 	}
 	return f, m

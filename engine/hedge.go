@@ -120,7 +120,7 @@ func (h *hedger) delayFor(method string) delayInfo {
 	}
 	if hm, _ := h.methods.lookup(method); hm != nil {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
-			d := min(max(hm.primaries.QuantileCensored(q), h.cfg.MinDelay), h.cfg.MaxDelay)
+			d := min(max(hm.primaries.DelayQuantile(q), h.cfg.MinDelay), h.cfg.MaxDelay)
 			return delayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}
 		}
 	}

@@ -53,7 +53,12 @@ func TestHedge_FiresOnSlowPrimaryAndCancelsIt(t *testing.T) {
 	if err := h.sims[0].WaitCancelled(ctxT(t, 5*time.Second), 1); err != nil {
 		t.Fatalf("primary's request was not cancelled at the sim: %v", err)
 	}
+	// The loser is accounted when its attempt has let go, which may come
+	// after the sim saw the cancel.
 	st := h.status()
+	for deadline := time.Now().Add(5 * time.Second); st.Methods["eth_getBalance"].Losers == 0 && time.Now().Before(deadline); st = h.status() {
+		time.Sleep(5 * time.Millisecond)
+	}
 	m := st.Methods["eth_getBalance"]
 	if m.HedgesFired != 1 || m.HedgesWon != 1 || m.Losers != 1 || m.Amplification != 2 {
 		t.Fatalf("accounting: %+v", m)

@@ -8,8 +8,9 @@ import (
 // lastErrorsKept is how many recent errors an endpoint remembers.
 const lastErrorsKept = 5
 
-// maxErrorText bounds one remembered error: causes are already redacted,
-// but an upstream's words must never reach a screen unbounded.
+// maxErrorText bounds one remembered error in characters, the ellipsis
+// of a cut one included: causes are already redacted, but an upstream's
+// words must never reach a screen unbounded.
 const maxErrorText = 200
 
 // EndpointError is one recent failure of an endpoint, redacted.
@@ -26,10 +27,12 @@ type errorRing struct {
 }
 
 func (r *errorRing) add(text string, at time.Time) {
-	if len(text) > maxErrorText {
-		cut := maxErrorText
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
+	if utf8.RuneCountInString(text) > maxErrorText {
+		cut, kept := 0, 0
+		for kept < maxErrorText-1 {
+			_, n := utf8.DecodeRuneInString(text[cut:])
+			cut += n
+			kept++
 		}
 		text = text[:cut] + "…"
 	}

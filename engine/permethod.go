@@ -2,7 +2,10 @@ package engine
 
 import (
 	"maps"
+	"strings"
 	"sync"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // maxTrackedMethods bounds per-method state: method names come from
@@ -12,6 +15,27 @@ const maxTrackedMethods = 128
 // otherMethod is the entry methods past the cap share, where they share
 // one (and their metrics label).
 const otherMethod = "other"
+
+// maxMethodName bounds the method names rpcdash keeps statistics under and
+// takes from the admin API.
+const maxMethodName = 128
+
+// isMethodName tells a name some node may serve: at most maxMethodName
+// bytes, printable, without spaces or quotes.
+func isMethodName(m string) bool {
+	return m != "" && len(m) <= maxMethodName && redact.Sanitize(m, maxMethodName) == m && !strings.ContainsAny(m, " \"")
+}
+
+// statsName is the name a client's method is counted under: itself, or
+// otherMethod for a name that is no method name (control characters, 10 KB
+// long …), which would otherwise take one of the maxTrackedMethods slots
+// and a metrics label no dashboard can show.
+func statsName(m string) string {
+	if isMethodName(m) {
+		return m
+	}
+	return otherMethod
+}
 
 // perMethod is per-method state created on first use, at most
 // maxTrackedMethods entries: past the cap a new method shares the

@@ -21,12 +21,12 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		}
 	}
 	p := plan{
-		method:    req.Method,
+		method:    statsName(req.Method),
 		class:     cls,
 		hedgeable: cls == jsonrpc.ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
-		acct:      e.acct.method(req.Method),
+		acct:      e.acct.method(statsName(req.Method)),
 		trace:     tr,
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
@@ -49,11 +49,17 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 			if !ok {
 				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
 			}
-			ep, ok := e.filters.lookup(id)
+			ep, upstream, ok := e.filters.lookup(id)
 			if !ok {
-				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash or was uninstalled"})
+				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"})
 			}
-			p.pinned, filterID = ep, id
+			// The endpoint knows the filter by its own id.
+			params, _ := jsonrpc.WithStringParam(req.Params, idParam, upstream)
+			translated, err := req.WithParams(params)
+			if err != nil {
+				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()})
+			}
+			req, p.pinned, filterID = translated, ep, id
 		}
 	}
 	if cls == jsonrpc.ClassRead {
@@ -64,7 +70,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	if res.err != nil {
 		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
-		e.trackFilter(req.Method, creates, filterID, res)
+		res = e.trackFilter(req, creates, filterID, res)
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	}
@@ -90,18 +96,25 @@ func (e *Engine) clientError(mc *counts, tr traceRef, start time.Time, err *json
 	return result{err: err}
 }
 
-// trackFilter pins a new filter to the endpoint that created it and forgets
-// an uninstalled one.
-func (e *Engine) trackFilter(method string, creates bool, id string, res result) {
+// trackFilter pins a new filter to the endpoint that created it, answering
+// the client with rpcdash's id for it, and forgets an uninstalled one.
+func (e *Engine) trackFilter(req *jsonrpc.Request, creates bool, id string, res result) result {
 	if res.info.HasError {
-		return
+		return res
 	}
 	switch {
 	case creates:
-		if newID, ok := jsonrpc.ResultString(res.body.Bytes()); ok && !e.filters.pin(newID, res.ep) {
-			e.log.Warn("filter table full; filter not pinned", "endpoint", res.ep.Name)
+		upstream, ok := jsonrpc.ResultString(res.body.Bytes())
+		if !ok || len(upstream) > maxUpstreamFilterID {
+			putBuf(res.body)
+			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("endpoint %s answered %s without a filter id (a string of at most %d bytes)", res.ep.Name, req.Method, maxUpstreamFilterID)},
+				attempts: res.attempts, hedged: res.hedged}
 		}
-	case method == "eth_uninstallFilter" && id != "":
+		mine := e.filters.pin(res.ep, upstream)
+		res.body.Reset()
+		res.body.Write(jsonrpc.AppendStringResult(res.body.AvailableBuffer(), req.ID, mine))
+	case req.Method == "eth_uninstallFilter" && id != "":
 		e.filters.unpin(id)
 	}
+	return res
 }

@@ -204,7 +204,8 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 	h.Set("Content-Type", "application/json")
 	setResultHeaders(h, res.endpointName(), res.attempts, res.hedged)
 	if el.Req.IsNotification() {
-		w.WriteHeader(http.StatusNoContent)
+		// geth answers a notification 200 with an empty body.
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	if res.err != nil {
@@ -284,7 +285,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	h.Set("Content-Type", "application/json")
 	setResultHeaders(h, strings.Join(names, ","), attempts, hedged)
 	if allNotifications(els) {
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	// Written part by part: the answers are not copied into one buffer.

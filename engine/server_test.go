@@ -70,7 +70,7 @@ func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
 	}
 	// A lone notification is executed and not answered.
 	n := h.post(`{"jsonrpc":"2.0","method":"eth_sendRawTransaction","params":["0x02"]}`)
-	if n.status != http.StatusNoContent || len(n.body) != 0 {
+	if n.status != http.StatusOK || len(n.body) != 0 { // as geth answers
 		t.Fatalf("notification answered: %d %s", n.status, n.body)
 	}
 	if got := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); got != 2 {
@@ -223,5 +223,54 @@ func TestServer_NoRouteErrorNamesEachEndpointsReason(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
+	}
+}
+
+// Two nodes that number their filters alike hand out the same id; each
+// client's filter must still be polled and uninstalled where it lives.
+func TestServer_FiltersWithTheSameUpstreamIDStaySeparate(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{SequentialFilterIDs: true}, sim.Config{SequentialFilterIDs: true})
+	create := func(on, drained string) string {
+		t.Helper()
+		h.adminDo("POST", "/v1/endpoints/"+drained+"/drain", "")
+		h.adminDo("POST", "/v1/endpoints/"+on+"/undrain", "")
+		r := h.call(1, "eth_newFilter", map[string]any{"fromBlock": "latest"})
+		mustOK(t, r)
+		if r.endpoint != on {
+			t.Fatalf("filter created on %s, want %s", r.endpoint, on)
+		}
+		var id string
+		json.Unmarshal([]byte(resultString(t, r)), &id)
+		return id
+	}
+	id1 := create("s0", "s1")
+	id2 := create("s1", "s0")
+	h.adminDo("POST", "/v1/endpoints/s0/undrain", "")
+	t.Logf("client ids %s %s; sims hold %d and %d filters", id1, id2, h.sims[0].Filters(), h.sims[1].Filters())
+	if id1 == id2 {
+		t.Fatalf("both clients got filter id %s", id1)
+	}
+	poll := func(id, want string) {
+		t.Helper()
+		r := h.call(2, "eth_getFilterChanges", id)
+		mustOK(t, r)
+		if r.endpoint != want {
+			t.Fatalf("filter %s of %s polled on %s", id, want, r.endpoint)
+		}
+	}
+	poll(id1, "s0")
+	poll(id2, "s1")
+	r := h.call(3, "eth_uninstallFilter", id2)
+	mustOK(t, r)
+	if r.endpoint != "s1" || resultString(t, r) != "true" {
+		t.Fatalf("uninstall answered by %s: %s", r.endpoint, r.body)
+	}
+	if a, b := h.sims[0].Filters(), h.sims[1].Filters(); a != 1 || b != 0 {
+		t.Fatalf("after uninstalling client 2's filter the sims hold %d and %d filters, want 1 and 0", a, b)
+	}
+	poll(id1, "s0")
+	mustOK(t, h.call(4, "eth_getFilterLogs", id1))
+	if e := h.call(5, "eth_getFilterChanges", id2).rpcError(); e == nil || !strings.Contains(e["message"].(string), "filter not found") {
+		t.Fatalf("uninstalled filter still answered: %v", e)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
@@ -40,11 +39,26 @@ type MethodHedgeSettings struct {
 	Quantile    float64       // the auto delay's
 	MaxExtra    int
 	Budget      float64
-	BudgetBurst float64 // what the budget may hold now (hedge.budget_burst plus its last 10 s of deposits)
+	BudgetBurst float64 // hedge.budget_burst, as the status's budget_burst
+	BudgetCap   float64 // what the budget may hold now (the burst plus its last 10 s of deposits), as the status's budget_cap
 }
 
+// Holds is what the budget may hold now, the forecast's burst: the cap, and
+// never less than the configured burst.
+func (s MethodHedgeSettings) Holds() float64 { return max(s.BudgetCap, s.BudgetBurst) }
+
 // errNotHedged is the error for a method that is never hedged.
-var errNotHedged = errors.New("method is never hedged")
+var errNotHedged = errors.New("never hedged")
+
+// notHedged is the 400 for a method that is never hedged, the same from
+// every admin call: "method: eth_sendRawTransaction is a write: never
+// hedged"; nil when the method may be hedged.
+func (e *Engine) notHedged(method string) error {
+	if why := e.methods.WhyNotHedged(method); why != "" {
+		return fmt.Errorf("method: %s %s: %w", method, why, errNotHedged)
+	}
+	return nil
+}
 
 // MethodDistribution copies the method's distributions (each under its
 // window's lock) and settings. A hedgeable method without traffic yet has
@@ -53,15 +67,15 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	if err := validMethodName(method); err != nil {
 		return MethodDistribution{}, err
 	}
-	if cls := e.methods.Class(method); cls != jsonrpc.ClassRead || !e.methods.Hedgeable(method) {
-		return MethodDistribution{}, fmt.Errorf("method: %s is a %s: %w", method, cls, errNotHedged)
+	if err := e.notHedged(method); err != nil {
+		return MethodDistribution{}, err
 	}
 	key, hm := e.hedge.lookup(method)
 	d := e.hedge.delayFor(key)
 	st := e.hedge.status()
 	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
-			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: max(st.BudgetCap, st.BudgetBurst)}}
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
 	}
@@ -109,7 +123,7 @@ func (e *Engine) hedgeTargets(method string) []HedgeTarget {
 // forecastInput is the forecast's input for md at delay; not hedged when
 // the method's hedging is off.
 func (md MethodDistribution) forecastInput(delay time.Duration, hedged bool) ForecastInput {
-	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst}
+	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 	if hedged {
 		in.MaxExtra = md.Hedge.MaxExtra
 	}
@@ -199,7 +213,7 @@ func (e *Engine) autoDelay(p Distribution, q float64) time.Duration {
 	if p.Samples() < int64(h.MinSamples) {
 		return h.ColdDelay
 	}
-	v, _ := p.Quantile(q)
+	v, _ := p.DelayQuantile(q)
 	return min(max(v, h.MinDelay), h.MaxDelay)
 }
 
@@ -218,6 +232,10 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	}
 	if md.Hedge.MaxExtra == 0 {
 		notes = append(notes, "hedge.max_extra is 0: nothing is ever hedged")
+	}
+	if h, dominated := md.Primary.Horizon(); dominated {
+		notes = append(notes, fmt.Sprintf("censoring dominates past %s (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
+			h.Round(10*time.Microsecond)))
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {

@@ -43,6 +43,7 @@ type methodHedgeWire struct {
 	MaxExtra    int     `json:"max_extra"`
 	Budget      float64 `json:"budget"`
 	BudgetBurst float64 `json:"budget_burst"`
+	BudgetCap   float64 `json:"budget_cap"`
 }
 
 type trialWire struct {
@@ -123,7 +124,7 @@ func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 	w := methodDistributionWire{Method: md.Method, Window: md.Window.String(), WindowS: md.Window.Seconds(),
 		distributionWire: md.Primary.wire(), Targets: make([]targetWire, len(md.Targets)),
 		Hedge: methodHedgeWire{Enabled: h.Enabled, DelayMS: ms(h.Delay), DelaySource: h.Source, Quantile: h.Quantile,
-			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst}}
+			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap}}
 	for i, t := range md.Targets {
 		w.Targets[i] = targetWire{Endpoint: t.Endpoint, Hedges: t.Weight, distributionWire: t.Dist.wire()}
 	}
@@ -146,7 +147,7 @@ func (md *MethodDistribution) UnmarshalJSON(b []byte) error {
 	h := w.Hedge
 	*md = MethodDistribution{Method: w.Method, Window: window, Primary: w.distributionWire.distribution(),
 		Hedge: MethodHedgeSettings{Enabled: h.Enabled, Delay: fromMS(h.DelayMS), Source: h.DelaySource, Quantile: h.Quantile,
-			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst}}
+			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap}}
 	for _, t := range w.Targets {
 		md.Targets = append(md.Targets, HedgeTarget{Endpoint: t.Endpoint, Weight: t.Hedges, Dist: t.distributionWire.distribution()})
 	}

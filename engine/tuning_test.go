@@ -105,7 +105,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	}
 	for _, row := range rep.Rows {
 		f := engine.Forecast(engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: row.Delay, MaxExtra: md.Hedge.MaxExtra,
-			Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst})
+			Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()})
 		if f.P99 != row.P99 || f.P50 != row.P50 || math.Abs(f.FireRate-row.FireRate) > 1e-12 || f.BudgetCapped != row.BudgetCapped || row.Samples != n {
 			t.Errorf("delay %s: API %+v, Forecast %+v", row.Delay, row, f)
 		}
@@ -262,5 +262,28 @@ func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
 		tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples)
 	if !tr.Departs || tr.Measured < 2*tr.Predicted {
 		t.Fatalf("shared incidents: the trial should depart from the independent model's prediction: %+v", tr)
+	}
+}
+
+// The distribution's hedge budget fields are the status's: budget_burst the
+// configured burst, budget_cap what the budget may hold now.
+func TestTuning_DistributionBudgetFieldsMatchTheStatus(t *testing.T) {
+	h := newHarness(t, hedgeOn("auto"), sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	h.load(30) // 30 reads deposit 3 units: the cap is the burst 10 plus 3
+	var st struct {
+		Hedge map[string]any `json:"hedge"`
+	}
+	var md struct {
+		Hedge map[string]any `json:"hedge"`
+	}
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	h.getJSON("/v1/status", &st)
+	t.Logf("status budget_burst %v budget_cap %v; distribution budget_burst %v budget_cap %v",
+		st.Hedge["budget_burst"], st.Hedge["budget_cap"], md.Hedge["budget_burst"], md.Hedge["budget_cap"])
+	if md.Hedge["budget_burst"] != st.Hedge["budget_burst"] || md.Hedge["budget_burst"] != 10.0 {
+		t.Errorf("distribution budget_burst %v, status %v, want the configured 10", md.Hedge["budget_burst"], st.Hedge["budget_burst"])
+	}
+	if md.Hedge["budget_cap"] != st.Hedge["budget_cap"] || st.Hedge["budget_cap"].(float64) <= 10 {
+		t.Errorf("distribution budget_cap %v, status %v, want the same, above the burst", md.Hedge["budget_cap"], st.Hedge["budget_cap"])
 	}
 }

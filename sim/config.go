@@ -161,6 +161,10 @@ type Config struct {
 	RateLimitMethods []string
 	Seed             int64 // RNG seed; 0 means time-based
 	Unhealthy        bool  // Solana getHealth answers "Node is unhealthy"
+	// SequentialFilterIDs numbers this upstream's filters 0x1, 0x2, … as
+	// many nodes do, so that upstreams hand out the same ids; by default
+	// ids are unique across every upstream of the process.
+	SequentialFilterIDs bool
 
 	// Capacity is how many requests per second the upstream serves before
 	// it queues (0: no limit). See admission.

@@ -276,3 +276,15 @@ func TestSubmissions_RecordedEvenWhenFailing(t *testing.T) {
 		t.Fatalf("submissions %q", got)
 	}
 }
+
+func TestFilters_SequentialIDsCollideAcrossUpstreams(t *testing.T) {
+	a, b := start(t, Config{SequentialFilterIDs: true}), start(t, Config{SequentialFilterIDs: true})
+	c := newClient(t)
+	var a1, a2, b1 string
+	result(t, c, a, &a1, "eth_newFilter", map[string]any{"fromBlock": "latest"})
+	result(t, c, a, &a2, "eth_newBlockFilter")
+	result(t, c, b, &b1, "eth_newFilter", map[string]any{"fromBlock": "latest"})
+	if a1 != "0x1" || a2 != "0x2" || b1 != "0x1" {
+		t.Fatalf("ids a: %s %s, b: %s; want 0x1 0x2, 0x1", a1, a2, b1)
+	}
+}

@@ -12,8 +12,9 @@ import (
 var filterSeq atomic.Uint64
 
 type filterState struct {
-	mu  sync.Mutex
-	ids map[string]bool
+	mu   sync.Mutex
+	ids  map[string]bool
+	next uint64 // the last sequential id handed out
 }
 
 func newFilter(u *Upstream, _ []json.RawMessage) (any, *Error) {
@@ -21,6 +22,10 @@ func newFilter(u *Upstream, _ []json.RawMessage) (any, *Error) {
 	// do not look like a counter.
 	id := fmt.Sprintf("0x%x", filterSeq.Add(1)*0x9e3779b97f4a7c15)
 	u.filters.mu.Lock()
+	if u.cfg.SequentialFilterIDs {
+		u.filters.next++
+		id = fmt.Sprintf("0x%x", u.filters.next)
+	}
 	u.filters.ids[id] = true
 	u.filters.mu.Unlock()
 	return id, nil

@@ -36,7 +36,7 @@ func tuningDistribution() engine.MethodDistribution {
 		exact = append(exact, x)
 	}
 	p := engine.DistributionOf(exact, censored)
-	auto, _ := p.Quantile(0.95)
+	auto, _ := p.DelayQuantile(0.95)
 	return engine.MethodDistribution{Method: "eth_getBalance", Window: 5 * time.Minute, Primary: p,
 		Targets: []engine.HedgeTarget{{Endpoint: "infura", Weight: 180, Dist: p}},
 		Hedge:   engine.MethodHedgeSettings{Enabled: true, Delay: auto, Source: "auto", Quantile: 0.95, MaxExtra: 1, Budget: 0.1, BudgetBurst: 10}}
@@ -52,13 +52,13 @@ func forecastRows(md engine.MethodDistribution) []tuningRow {
 		switch {
 		case strings.HasPrefix(r.spec, "auto:"):
 			q, _ := strconv.ParseFloat(strings.TrimPrefix(r.spec, "auto:"), 64)
-			d, _ = md.Primary.Quantile(q)
+			d, _ = md.Primary.DelayQuantile(q)
 			d, hedged = max(d, 5*time.Millisecond), true
 		case r.spec != "current":
 			d, _ = time.ParseDuration(r.spec)
 			hedged = true
 		}
-		in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.BudgetBurst}
+		in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 		if hedged {
 			in.MaxExtra = md.Hedge.MaxExtra
 		}

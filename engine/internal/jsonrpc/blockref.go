@@ -65,3 +65,36 @@ func hexQuantity(v []byte) int64 {
 func StringParam(params json.RawMessage, i int) (string, bool) {
 	return decodeString(paramAt(TrimSpace(params), i))
 }
+
+// WithStringParam returns params with params[i] replaced by the JSON
+// string s, everything else kept byte for byte; false when params is not
+// an array with an element i.
+func WithStringParam(params json.RawMessage, i int, s string) (json.RawMessage, bool) {
+	p := TrimSpace(params)
+	if len(p) == 0 || p[0] != '[' {
+		return nil, false
+	}
+	k := 0
+	for it := (arrayIter{b: p, i: 1}); it.next(); k++ {
+		if k == i {
+			out := make([]byte, 0, len(p)+len(s)+2)
+			out = append(out, p[:it.vs]...)
+			out = appendString(out, s)
+			return append(out, p[it.ve:]...), true
+		}
+	}
+	return nil, false
+}
+
+// AppendStringResult appends {"jsonrpc":"2.0","id":<id>,"result":"<s>"}.
+func AppendStringResult(dst []byte, id json.RawMessage, s string) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if len(id) == 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id...)
+	}
+	dst = append(dst, `,"result":`...)
+	dst = appendString(dst, s)
+	return append(dst, '}')
+}

@@ -38,3 +38,26 @@ func TestFilterIDParam(t *testing.T) {
 		}
 	}
 }
+
+func TestWithStringParam(t *testing.T) {
+	for params, want := range map[string]string{
+		`["0x1f"]`:        `["0xUP"]`,
+		` [ "0xab" , 1 ]`: `[ "0xUP" , 1 ]`,
+		`[1]`:             `["0xUP"]`,
+		`[]`:              ``,
+		`{"id":"0x1"}`:    ``,
+		``:                ``,
+	} {
+		got, ok := WithStringParam(json.RawMessage(params), 0, "0xUP")
+		if string(got) != want || ok != (want != "") {
+			t.Errorf("WithStringParam(%s) = %s, %v; want %s", params, got, ok, want)
+		}
+	}
+}
+
+func TestAppendStringResult(t *testing.T) {
+	got := string(AppendStringResult(nil, json.RawMessage(`"a"`), `0x"1`))
+	if want := `{"jsonrpc":"2.0","id":"a","result":"0x\"1"}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -152,8 +152,10 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 		}
 	}
 	if id != nil {
+		// Booleans are not ids to JSON-RPC 2.0, but geth answers them (it
+		// refuses only objects and arrays), so rpcdash forwards them too.
 		switch id[0] {
-		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		case '"', 'n', 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		default:
 			return nil, invalidRequest(`"id" must be a string, number or null`)
 		}
@@ -167,6 +169,14 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 	if method[0] != '"' {
 		return id, invalidRequest(`"method" must be a string`)
 	}
+	name := decodeMethod(method)
+	switch {
+	case name == "":
+		return id, invalidRequest(`"method" is empty`)
+	case len(name) > MaxMethodLen:
+		// geth's bound and wording.
+		return id, invalidRequest(fmt.Sprintf("method name too long: %d > %d", len(name), MaxMethodLen))
+	}
 	if params != nil {
 		switch params[0] {
 		case '[', '{':
@@ -174,12 +184,17 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 			// null means no params to most servers (geth among them).
 			params = nil
 		default:
-			return id, invalidRequest(`"params" must be an array or object`)
+			// geth answers -32602 ("non-array args"): the request is
+			// well formed, its arguments are not.
+			return id, &Error{Code: CodeInvalidParams, Message: `invalid params: "params" must be an array or object`}
 		}
 	}
-	*r = Request{Raw: raw, ID: id, Method: decodeMethod(method), Params: params}
+	*r = Request{Raw: raw, ID: id, Method: name, Params: params}
 	return id, nil
 }
+
+// MaxMethodLen is the longest method name accepted, geth's bound.
+const MaxMethodLen = 2048
 
 func invalidRequest(why string) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: "invalid request: " + why}

@@ -26,7 +26,11 @@ func TestParseBody_SingleRequest(t *testing.T) {
 		{name: "escaped key and method", body: `{"jsonrpc":"2.0","id":1,"\u006dethod":"eth_\u0063all"}`, id: `1`, method: "eth_call", params: none},
 		{name: "duplicate key last wins", body: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, id: `1`, method: "b", params: none},
 		{name: "null params", body: `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, id: `1`, method: "m", params: none},
-		{name: "empty method string", body: `{"jsonrpc":"2.0","id":1,"method":""}`, id: `1`, method: "", params: none},
+		// geth answers boolean ids (it refuses only objects and arrays).
+		{name: "id bool", body: `{"jsonrpc":"2.0","id":true,"method":"m"}`, id: `true`, method: "m", params: none},
+		{name: "id false", body: `{"jsonrpc":"2.0","id":false,"method":"m"}`, id: `false`, method: "m", params: none},
+		{name: "control characters in method", body: `{"jsonrpc":"2.0","id":1,"method":"m\u0001"}`, id: `1`, method: "m\x01", params: none},
+		{name: "method at geth's length bound", body: `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", MaxMethodLen) + `"}`, id: `1`, method: strings.Repeat("m", MaxMethodLen), params: none},
 
 		{name: "wrong version", body: `{"jsonrpc":"1.0","id":3,"method":"m"}`, id: `3`, code: CodeInvalidRequest},
 		{name: "version number", body: `{"jsonrpc":2.0,"id":3,"method":"m"}`, id: `3`, code: CodeInvalidRequest},
@@ -34,10 +38,13 @@ func TestParseBody_SingleRequest(t *testing.T) {
 		{name: "method missing", body: `{"jsonrpc":"2.0","id":4}`, id: `4`, code: CodeInvalidRequest},
 		{name: "method key is case-sensitive", body: `{"jsonrpc":"2.0","id":4,"METHOD":"m"}`, id: `4`, code: CodeInvalidRequest},
 		{name: "method not string", body: `{"jsonrpc":"2.0","id":5,"method":1}`, id: `5`, code: CodeInvalidRequest},
-		{name: "params string", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":"x"}`, id: `6`, code: CodeInvalidRequest},
-		{name: "params number", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":1}`, id: `6`, code: CodeInvalidRequest},
-		{name: "params bool", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":true}`, id: `6`, code: CodeInvalidRequest},
-		{name: "id bool", body: `{"jsonrpc":"2.0","id":true,"method":"m"}`, id: none, code: CodeInvalidRequest},
+		{name: "empty method", body: `{"jsonrpc":"2.0","id":1,"method":""}`, id: `1`, code: CodeInvalidRequest},
+		{name: "empty method notification", body: `{"jsonrpc":"2.0","method":""}`, id: none, code: CodeInvalidRequest},
+		{name: "method past geth's length bound", body: `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", MaxMethodLen+1) + `"}`, id: `1`, code: CodeInvalidRequest},
+		// geth: -32602 "non-array args"
+		{name: "params string", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":"x"}`, id: `6`, code: CodeInvalidParams},
+		{name: "params number", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":1}`, id: `6`, code: CodeInvalidParams},
+		{name: "params bool", body: `{"jsonrpc":"2.0","id":6,"method":"m","params":true}`, id: `6`, code: CodeInvalidParams},
 		{name: "id object", body: `{"jsonrpc":"2.0","id":{"a":1},"method":"m"}`, id: none, code: CodeInvalidRequest},
 		{name: "id array", body: `{"jsonrpc":"2.0","id":[1],"method":"m"}`, id: none, code: CodeInvalidRequest},
 		{name: "empty object", body: `{}`, id: none, code: CodeInvalidRequest},
@@ -144,7 +151,7 @@ func TestParseBody_BatchKeepsOrderAndAnswersInvalidElements(t *testing.T) {
 		id     string // "" for nil
 	}{
 		{"eth_chainId", `1`}, {"", ""}, {"", `7`}, {"notify", ""},
-		{"eth_getBalance", `"s"`}, {"", ""}, {"", `"q"`}, {"", ""}, {"", ""},
+		{"eth_getBalance", `"s"`}, {"", ""}, {"", `"q"`}, {"m", "false"}, {"", ""},
 	}
 	for i, w := range want {
 		el := got.Elements[i]

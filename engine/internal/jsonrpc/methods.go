@@ -263,6 +263,23 @@ func (t *MethodTable) Hedgeable(method string) bool {
 	return !no
 }
 
+// WhyNotHedged says why a duplicate of the method is never sent, as a
+// phrase ("is a write"), or "" when it may be hedged.
+func (t *MethodTable) WhyNotHedged(method string) string {
+	_, listed := LookupFold(t.classes, method)
+	switch cls := t.Class(method); {
+	case cls == ClassWrite && !listed:
+		return "is in no method table, so it is sent once like a write (methods.reads makes it a read)"
+	case cls == ClassWrite:
+		return "is a write"
+	case cls == ClassStateful:
+		return "is stateful (pinned to the endpoint holding its state)"
+	case !t.Hedgeable(method):
+		return "is in methods.no_hedge"
+	}
+	return ""
+}
+
 // Weight is the method's cost in units for the hedge budget (default 1).
 func (t *MethodTable) Weight(method string) float64 {
 	if w, ok := LookupFold(t.weights, method); ok {

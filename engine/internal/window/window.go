@@ -101,7 +101,7 @@ type Latency struct {
 const censoredRefresh = 5 * time.Millisecond
 
 type kmCache struct {
-	valid              bool
+	valid, bounded     bool
 	q                  float64
 	v                  time.Duration
 	at                 time.Time
@@ -288,6 +288,39 @@ func (w *Latency) AnswerQuantile(q float64) (time.Duration, int64) {
 	return min(w.quantileCensoredLocked(q), fromMicros(w.exact.Max())), n
 }
 
+// CensoringDominates is the share Ĝ(t) of a window not yet cut short
+// before t (the product-limit estimate of the censoring's own survival)
+// below which censoring dominates the survival curve past t: more than half
+// of the mass it puts there is inferred from observations known only to
+// take longer, not from answers.
+const CensoringDominates = 0.5
+
+// MinTailAnswers is how many answers at or past a point of the survival
+// curve must carry it where censoring dominates: fewer answers inheriting
+// the mass of many primaries cut short are no estimate. (Under ordinary
+// hedging the far tail is mostly cut short too, but a window holds dozens
+// of answers there.)
+const MinTailAnswers = 5
+
+// DelayQuantile is QuantileCensored as the hedge delay uses it: never past
+// the last answer seen before censoring dominates (CensoringDominates) with
+// fewer than MinTailAnswers answers left to carry the curve, nor
+// past the slowest answer when censoring ends the estimate short of q; 0
+// without any answer. A few answers above many primaries cut short would
+// otherwise carry the whole tail and pull the delay out to them.
+func (w *Latency) DelayQuantile(q float64) time.Duration {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	nE, nC := total(w.exact), total(w.cens)
+	switch {
+	case nE == 0:
+		return 0
+	case nC == 0:
+		return fromMicros(quantileOf(w.exact, q))
+	}
+	return w.cachedLocked(q, true, nE, nC)
+}
+
 func (w *Latency) quantileCensoredLocked(q float64) time.Duration {
 	nE, nC := total(w.exact), total(w.cens)
 	switch {
@@ -296,16 +329,22 @@ func (w *Latency) quantileCensoredLocked(q float64) time.Duration {
 	case nE == 0:
 		return fromMicros(w.cens.Max())
 	}
+	return w.cachedLocked(q, false, nE, nC)
+}
+
+func (w *Latency) cachedLocked(q float64, bounded bool, nE, nC int64) time.Duration {
 	t := w.now()
-	if c := w.km; c.valid && c.q == q && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
+	if c := w.km; c.valid && c.q == q && c.bounded == bounded && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
 		return c.v
 	}
-	v := w.productLimitLocked(q, nE, nC)
-	w.km = kmCache{valid: true, q: q, v: v, at: t, changes: w.changes, rotations: w.rotations}
+	v := w.productLimitLocked(q, nE, nC, bounded)
+	w.km = kmCache{valid: true, q: q, bounded: bounded, v: v, at: t, changes: w.changes, rotations: w.rotations}
 	return v
 }
 
-func (w *Latency) productLimitLocked(q float64, nE, nC int64) time.Duration {
+// productLimitLocked is the Kaplan–Meier q-quantile; bounded stops it at
+// the last answer before censoring dominates (see DelayQuantile).
+func (w *Latency) productLimitLocked(q float64, nE, nC int64, bounded bool) time.Duration {
 	w.cbuf = w.cbuf[:0]
 	w.cens.ForEachBucket(func(v, c int64) bool {
 		w.cbuf = append(w.cbuf, bucketCount{v, c})
@@ -320,7 +359,10 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64) time.Duration {
 	atRisk := nE + nC
 	inv, n0 := 1.0, atRisk // inv is 1/s0
 	limit := target * float64(n0)
-	ci, hit := 0, int64(-1)
+	// Ĝ before an answer's bucket is n0·inv/N: each censored stretch
+	// multiplies it by (at risk after)/(at risk before).
+	ci, hit, trusted, seen := 0, int64(-1), int64(-1), int64(0) // seen: answers below v
+	stopped := false
 	w.exact.ForEachBucket(func(v, d int64) bool {
 		if ci < len(w.cbuf) && w.cbuf[ci].value < v {
 			inv *= float64(n0) / float64(atRisk) // atRisk > 0: cbuf[ci] is in it
@@ -331,6 +373,15 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64) time.Duration {
 			n0 = atRisk
 			limit = target * float64(n0) * inv
 		}
+		if bounded && float64(n0)*inv < CensoringDominates*float64(nE+nC) && nE-seen < MinTailAnswers {
+			if trusted < 0 {
+				trusted = v // dominated from the first answer: that answer
+			}
+			stopped = true
+			return false
+		}
+		trusted = v
+		seen += d
 		atRisk -= d
 		if float64(atRisk) <= limit {
 			hit = v
@@ -338,7 +389,10 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64) time.Duration {
 		}
 		return true
 	})
-	if hit < 0 {
+	switch {
+	case bounded && (stopped || hit < 0):
+		return fromMicros(bucketTop(trusted))
+	case hit < 0:
 		return fromMicros(max(w.exact.Max(), w.cens.Max()))
 	}
 	return fromMicros(bucketTop(hit))

@@ -96,7 +96,7 @@ func BenchmarkLatencyWindowQuantileCensoredRecompute(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		w.mu.Lock()
-		_ = w.productLimitLocked(0.95, nE, nC)
+		_ = w.productLimitLocked(0.95, nE, nC, false)
 		w.mu.Unlock()
 	}
 }
