@@ -52,6 +52,9 @@ type endpoint struct {
 	// refusing: its last connection was refused (hard evidence it is down),
 	// until it answers anything again.
 	refusing atomic.Bool
+	// openRefusedAt is when breaker.max_open_share last kept its breaker
+	// from opening (unix nanos): failing as if open, closed only by the cap.
+	openRefusedAt atomic.Int64
 	// busySince is when its in-flight count last rose from zero (unix
 	// nanos): with heardAt, how long it has had work and said nothing.
 	busySince atomic.Int64

@@ -50,6 +50,7 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 		return true
 	}
 	now := e.now()
+	ep.openRefusedAt.Store(now.UnixNano())
 	tell := now.Sub(c.told[ep]) >= time.Second // one refusal event per endpoint per second
 	if tell {
 		c.told[ep] = now
@@ -60,6 +61,13 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 			Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d", why, held, pool, e.cfg.Breaker.MaxOpenShare, limit)})
 	}
 	return false
+}
+
+// heldClosedByCap says whether breaker.max_open_share kept ep's breaker
+// from opening within the last breaker.cooldown: it fails as if open.
+func (e *Engine) heldClosedByCap(ep *endpoint, now time.Time) bool {
+	at := ep.openRefusedAt.Load()
+	return at != 0 && now.Sub(time.Unix(0, at)) < e.cfg.Breaker.Cooldown
 }
 
 // openLimit is how many of pool endpoints breakers may hold open at once:

@@ -113,7 +113,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				standbyRoutable++
 			case !trial:
 				routable++
-				prim.ready++
+				if !e.heldClosedByCap(ep, now) {
+					prim.ready++
+				}
 			default:
 				routable++
 			}

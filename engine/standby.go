@@ -20,7 +20,10 @@ import (
 //     below the block asked for), or
 //   - the ready primaries fall below router.panic_threshold of the primaries
 //     (ready: routable with a closed breaker; a half-open primary has not
-//     recovered yet).
+//     recovered yet, and one whose breaker breaker.max_open_share kept
+//     from opening within the last breaker.cooldown is failing as if open:
+//     the cap is there so that breakers never empty the pool, and a
+//     standby is the pool not being emptied).
 //
 // Once joined, standbys are ranked with the routable primaries by the same
 // score (the primaries left are likely overloaded: the standbys share the
@@ -73,7 +76,7 @@ func (e *Engine) countPrimaries(now time.Time) primaryCount {
 			continue
 		}
 		p.pool++
-		if e.routable(ep, now) && ep.breaker.State() == breaker.Closed {
+		if e.routable(ep, now) && ep.breaker.State() == breaker.Closed && !e.heldClosedByCap(ep, now) {
 			p.ready++
 		}
 	}

@@ -193,3 +193,40 @@ func TestStandby_JoinsBelowThePanicThresholdOfPrimaries(t *testing.T) {
 	}
 	t.Logf("1 of 3 primaries ready: standby took %d of 60 reads, p2 %d; panic %v; event %q", got, h.sims[2].MethodCount("eth_getBalance"), st.Panic, want)
 }
+
+// A primary whose breaker breaker.max_open_share keeps closed is failing as
+// if open: it does not count as ready, so the standby joins (and takes the
+// reads its error rate steers away from it) rather than every read paying
+// a failed attempt on it first.
+func TestStandby_JoinsForAPrimaryTheOpenCapKeepsClosed(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[2].Role = engine.RoleStandby
+		c.Breaker.Cooldown = time.Minute // the open one stays open for the test
+	}, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"}, sim.Config{Name: "backup"})
+	alpha, beta, backup := h.sims[0], h.sims[1], h.sims[2]
+	alpha.SetMode(sim.ModeError)
+	beta.SetMode(sim.ModeError)
+	for i := 0; i < 60; i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	refused := false
+	for _, ev := range h.events() {
+		refused = refused || ev.To == "open refused"
+	}
+	if !refused {
+		t.Fatalf("the cap refused no open (transitions alpha %v, beta %v): the test exercises nothing", h.transitions("alpha"), h.transitions("beta"))
+	}
+	st := h.status()
+	if !st.StandbyActive {
+		t.Fatalf("standby not active with one primary open and the other failing, kept closed by the cap: %q", st.StandbyReason)
+	}
+	before := alpha.MethodCount("eth_getBalance") + beta.MethodCount("eth_getBalance")
+	for i := 0; i < 100; i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	failed := alpha.MethodCount("eth_getBalance") + beta.MethodCount("eth_getBalance") - before
+	if failed > 20 {
+		t.Fatalf("100 reads paid %d failed attempts on the failing primaries: the standby should take them", failed)
+	}
+	t.Logf("standby_reason %q; of 100 reads, %d tried a failing primary first; backup served %d", st.StandbyReason, failed, backup.MethodCount("eth_getBalance"))
+}
