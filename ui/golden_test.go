@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -150,5 +151,20 @@ func TestView_AheadExclusionIsNamedWithItsReason(t *testing.T) {
 	detail := strings.Join(fixedModel(s, themes.Default(), 160, 48).detailLines(200), "\n")
 	if !strings.Contains(detail, "excluded: ahead: head 22000000 is 1000000 blocks beyond the pool's pace") {
 		t.Errorf("detail lacks the reason:\n%s", detail)
+	}
+}
+
+// A flapping breaker says so in the endpoint's detail.
+func TestView_FlappingBreakerShowsInTheDetail(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[0].Breaker = engine.BreakerSnapshot{State: engine.BreakerOpen, Cooldown: 40 * time.Second,
+		OpenedAt: t0.Add(-5 * time.Second), NextTrialAt: t0.Add(35 * time.Second), Flaps: 2}
+	detail := strings.Join(fixedModel(s, themes.Default(), 160, 48).detailLines(200), "\n")
+	if !strings.Contains(detail, "(cooldown 40s, reopened 0×, flapping 2×)") {
+		t.Errorf("detail lacks the flapping count:\n%s", detail)
+	}
+	s.Endpoints[0].Breaker.Flaps = 0
+	if detail := strings.Join(fixedModel(s, themes.Default(), 160, 48).detailLines(200), "\n"); strings.Contains(detail, "flapping") {
+		t.Errorf("a breaker that does not flap is called flapping:\n%s", detail)
 	}
 }
