@@ -465,6 +465,7 @@ func FuzzParseBody(f *testing.F) {
 		`{"jsonrpc":"2.0","id":null,"method":"m","params":null,"method":2}`,
 		`{"\u0069d":-0.5e3,"jsonrpc":"2\u002e0","method":"x\"y","params":{"a":"]}"}}`,
 		`[]`, `[[]]`, `"x"`, `{"a":{"b":[{"c":"\\\""}]}}`,
+		`{"jsonrpc":"2.0","method":""}`, `{"jsonrpc":"2.0","id":true,"method":"m","params":5}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -521,10 +522,11 @@ func checkAgainstOracle(t *testing.T, raw []byte, el Element) {
 		t.Fatal(err)
 	}
 	id, hasID := m["id"]
-	idOK := !hasID || strings.ContainsRune(`"n-0123456789`, rune(id[0]))
+	idOK := !hasID || strings.ContainsRune(`"ntf-0123456789`, rune(id[0])) // booleans answered, as geth does
 	var version, method string
 	versionOK := json.Unmarshal(m["jsonrpc"], &version) == nil && m["jsonrpc"][0] == '"' && version == "2.0"
-	methodOK := m["method"] != nil && m["method"][0] == '"' && json.Unmarshal(m["method"], &method) == nil
+	methodOK := m["method"] != nil && m["method"][0] == '"' && json.Unmarshal(m["method"], &method) == nil &&
+		method != "" && len(method) <= MaxMethodLen
 	params, hasParams := m["params"]
 	paramsOK := !hasParams || strings.ContainsRune("[{n", rune(params[0]))
 	wantID := json.RawMessage(nil)
