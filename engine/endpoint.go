@@ -71,14 +71,18 @@ type endpoint struct {
 	fault   atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
-	head        atomic.Int64
-	headAt      atomic.Int64 // unix nanos of the last head observation
-	headSince   atomic.Int64 // unix nanos when head reached its current height
-	ahead       atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
-	lagExcluded atomic.Bool
-	lagGood     atomic.Int64 // consecutive probes within the lag bound while excluded
-	staleHead   atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
-	domain      atomic.Pointer[string]
+	head      atomic.Int64
+	headAt    atomic.Int64 // unix nanos of the last head observation
+	headSince atomic.Int64 // unix nanos when head reached its current height
+	ahead     atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
+	// While ahead (headTracker.mu held): the pool head it is counted
+	// against, its last head and how often it rose since (poolStuckBehind).
+	aheadTop, aheadLast int64
+	aheadRises          int
+	lagExcluded         atomic.Bool
+	lagGood             atomic.Int64 // consecutive probes within the lag bound while excluded
+	staleHead           atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
+	domain              atomic.Pointer[string]
 
 	independence atomic.Pointer[IndependenceInfo]
 

@@ -29,7 +29,13 @@ import (
 //     It is readmitted as soon as its head is credible again or confirmed.
 //   - Stuck endpoints are not outvoted by this: an endpoint advancing at
 //     the chain's pace stays credible at every step, so the ones that
-//     stopped are lagging, as before.
+//     stopped are lagging, as before. And when the stuck ones are the
+//     majority from the start (rpcdash is often started mid-incident), the
+//     endpoint flagged ahead keeps rising while the pool head does not
+//     move: after probes.recover rises with the pool head standing still
+//     it is readmitted and its head becomes the pool's, so the stuck ones
+//     show as lagging (a bogus fixed head never rises; a fork's node rises
+//     with the chain, and the pool head with it).
 //   - With no other endpoint counting (a single-endpoint pool, the others
 //     drained), and while the pace is not yet measured (the first rises
 //     after start), a head is taken as it comes: there is nothing to
@@ -102,6 +108,10 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 		// No pace measured yet (the first rises after start): taken as it
 		// comes. An endpoint already flagged stays flagged.
 	default:
+		if ep.ahead.Load() && e.poolStuckBehind(ep, v) {
+			e.setAhead(ep, false, fmt.Sprintf("head %d rose %d times while the pool head stood still at %d: the pool is stuck, not it", v, ep.aheadRises, h.top.Load()))
+			break
+		}
 		if by := e.confirmers(ep, v, now); len(by) > 0 {
 			agreed := append(by, ep)
 			for _, o := range agreed {
@@ -117,6 +127,30 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	}
 	return e.refreshPoolHead()
 }
+
+// poolStuckBehind counts the rises of ep's head (flagged ahead) while the
+// pool head stands still, and says whether they reached probes.recover. A
+// move of the pool head starts the count again. h.mu is held.
+func (e *Engine) poolStuckBehind(ep *endpoint, v int64) bool {
+	top := e.heads.top.Load()
+	switch {
+	case ep.aheadTop == aheadJustFlagged:
+		ep.aheadTop = top // the pool head it was flagged against
+	case ep.aheadTop != top:
+		ep.aheadTop, ep.aheadLast, ep.aheadRises = top, v, 0
+		return false
+	}
+	if v > ep.aheadLast {
+		ep.aheadRises++
+		ep.aheadLast = v
+	}
+	return ep.aheadRises >= e.cfg.Probes.Recover
+}
+
+// aheadJustFlagged marks an endpoint flagged ahead whose rises are counted
+// from its head at the flag, against the pool head it meets next (at start
+// the flag comes before the first pool head is set).
+const aheadJustFlagged = -1
 
 // othersCount says whether an endpoint other than ep counts for the pool
 // head, so that a head can be measured against another's.
@@ -236,6 +270,9 @@ func (e *Engine) setAhead(ep *endpoint, on bool, reason string) {
 		delete(ep.exclusions, ExcludeAhead)
 	}
 	ep.mu.Unlock()
+	if on && !had {
+		ep.aheadTop, ep.aheadLast, ep.aheadRises = aheadJustFlagged, ep.head.Load(), 0
+	}
 	ep.ahead.Store(on)
 	switch {
 	case on && !had:

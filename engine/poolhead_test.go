@@ -428,3 +428,42 @@ func TestHeads_ASingleEndpointIsNeverFlaggedAhead(t *testing.T) {
 	rep := r.call(1, "eth_blockNumber")
 	mustOK(t, rep)
 }
+
+// rpcdash is often started mid-incident: here two of three endpoints are
+// stuck far behind (one stale backend behind both) and one is at the
+// chain's head. At start the stuck two outvote it, but it keeps rising
+// while they do not: after probes.recover rises it is readmitted, its head
+// is the pool's, and the stuck ones are lagging. (Before, it stayed
+// flagged for good and the stale two served every tip read.)
+func TestHeads_AMajorityStuckAtStartDoesNotOutvoteTheChain(t *testing.T) {
+	r := newHeadRig(t, 3, nil)
+	for _, u := range r.sims[:2] {
+		u.SetHeadLag(100)
+		u.SetHeadFrozen(true)
+	}
+	r.probeAll()
+	if _, ok := r.aheadExclusion("s2"); !ok {
+		t.Fatalf("s2 not flagged at start by the stuck majority: the scenario is not set (events %q)", r.headEvents("s2"))
+	}
+	for range 3 {
+		r.round()
+	}
+	if x, ok := r.aheadExclusion("s2"); ok {
+		t.Fatalf("s2 rose 3 times with the pool head standing still and is still flagged: %s", x)
+	}
+	if st := r.status(); st.MaxHead != r.realHead() {
+		t.Fatalf("pool head %d, real head %d", st.MaxHead, r.realHead())
+	}
+	for _, name := range []string{"s0", "s1"} {
+		if ep := r.endpoint(name); !ep.LagExcluded {
+			t.Fatalf("%s, stuck 100 behind, is not lagging: lag %d", name, ep.Lag)
+		}
+	}
+	for i := range 20 {
+		if _, rep := r.blockNumber(i); rep.endpoint != "s2" {
+			t.Fatalf("eth_blockNumber %d answered by the stuck %s", i, rep.endpoint)
+		}
+	}
+	evs := r.headEvents("s2")
+	t.Logf("s2: %q", evs[len(evs)-1])
+}
