@@ -26,7 +26,7 @@ type DrillConfig struct {
 }
 
 // Drill modes: the fault layer's.
-var DrillModes = []string{"error", "timeout", "http429", "stale", "latency"}
+var DrillModes = []string{"error", "timeout", "http429", "stale", "latency", "refused"}
 
 // The drill's steps, in order.
 const (

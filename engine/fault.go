@@ -19,6 +19,10 @@ const (
 	Fault429     FaultMode = "http429" // answer HTTP 429 without sending
 	FaultTimeout FaultMode = "timeout" // hang until the attempt's deadline
 	FaultStale   FaultMode = "stale"   // the endpoint's head stops advancing
+	// FaultRefused fails as a refused connection, without sending: the
+	// hard failure (the provider is down) whose evidence no cap on open
+	// breakers holds back, and the one case a write may fail over.
+	FaultRefused FaultMode = "refused"
 )
 
 // FaultSpec is what an operator injects.
@@ -52,12 +56,12 @@ func (f *FaultSpec) Validate() error {
 		if f.Latency == 0 {
 			f.Latency = Duration(defaultFaultDelay)
 		}
-	case FaultError, Fault429, FaultTimeout, FaultStale:
+	case FaultError, Fault429, FaultTimeout, FaultStale, FaultRefused:
 		if f.Latency != 0 {
 			return fmt.Errorf("latency: applies to mode latency only, not %s", f.Mode)
 		}
 	default:
-		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale; got %q", redact.Sanitize(string(f.Mode), 64))
+		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale, refused; got %q", redact.Sanitize(string(f.Mode), 64))
 	}
 	if err := inRange("latency", f.Latency.D(), 0, maxFaultLatency); err != nil {
 		return err

@@ -124,6 +124,8 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 			}
 		case FaultStale:
 			stale = true
+		case FaultRefused:
+			return upstreamReply{out: outConnError, refused: true, cause: "injected fault: connection refused"}
 		}
 	}
 
