@@ -31,10 +31,10 @@ type panicState struct {
 }
 
 // poolRoutable counts the pool (non-drained endpoints on the right chain)
-// and the routable endpoints in it, as the Snapshot reports them. Standbys
-// are in the pool only while the primaries call for them (standby.go).
-func (e *Engine) poolRoutable(now time.Time) (routable, pool int) {
-	var p primaryCount
+// and the routable endpoints in it, as the Snapshot reports them, and the
+// primaries the standby decision reads. Standbys are in the pool only while
+// the primaries call for them (standby.go).
+func (e *Engine) poolRoutable(now time.Time) (routable, pool int, p primaryCount) {
 	var standbyRoutable, standbys int
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() || ep.excluded(ExcludeWrongChain) {
@@ -51,7 +51,7 @@ func (e *Engine) poolRoutable(now time.Time) (routable, pool int) {
 		p.pool++
 		if ok {
 			routable++
-			if ep.breaker.State() == breaker.Closed {
+			if ep.breaker.State() == breaker.Closed && !e.heldClosedByCap(ep, now) {
 				p.ready++
 			}
 		}
@@ -60,7 +60,7 @@ func (e *Engine) poolRoutable(now time.Time) (routable, pool int) {
 	if standbys > 0 && e.needsStandby(p) {
 		routable, pool = routable+standbyRoutable, pool+standbys
 	}
-	return routable, pool
+	return routable, pool, p
 }
 
 // lastResort counts the endpoints panic routing may still send a read to:
@@ -73,12 +73,6 @@ func (e *Engine) lastResort() int {
 		}
 	}
 	return n
-}
-
-// updatePanic re-evaluates panic routing and reports whether it is on.
-func (e *Engine) updatePanic(now time.Time) bool {
-	routable, pool := e.poolRoutable(now)
-	return e.setPanic(routable, pool, now)
 }
 
 func (e *Engine) setPanic(routable, pool int, now time.Time) bool {

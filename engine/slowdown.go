@@ -258,8 +258,11 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			}
 			last = woke
 			e.slow.settle(e, e.now())
-			e.updatePanic(e.now())
-			e.settleStandby(e.now())
+			// One count of the pool serves panic routing and the standbys.
+			now := e.now()
+			routable, pool, prim := e.poolRoutable(now)
+			e.setPanic(routable, pool, now)
+			e.settleStandby(now, prim)
 		}
 	}
 }

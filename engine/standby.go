@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 )
 
 // Active/standby ([[endpoints]] role = "standby"), the failover seed's
@@ -51,7 +49,7 @@ type standbyState struct {
 
 // primaryCount is what the standby decision reads of the pool's primaries.
 type primaryCount struct {
-	ready, pool int // ready: routable with a closed breaker
+	ready, pool int // ready: routable with a closed breaker the open cap is not holding closed (heldClosedByCap)
 }
 
 // needsStandby: the primaries' state calls for the standbys whatever the
@@ -65,22 +63,6 @@ func (e *Engine) standbyWhy(p primaryCount) string {
 		return fmt.Sprintf("primaries routable 0 of %d", p.pool)
 	}
 	return fmt.Sprintf("primaries routable %d of %d, below router.panic_threshold %.2f", p.ready, p.pool, e.cfg.Router.PanicThreshold)
-}
-
-// countPrimaries counts the primaries not drained and not on the wrong
-// chain, and those of them that are ready.
-func (e *Engine) countPrimaries(now time.Time) primaryCount {
-	var p primaryCount
-	for _, ep := range e.endpoints {
-		if ep.standby || ep.drained.Load() || ep.excluded(ExcludeWrongChain) {
-			continue
-		}
-		p.pool++
-		if e.routable(ep, now) && ep.breaker.State() == breaker.Closed && !e.heldClosedByCap(ep, now) {
-			p.ready++
-		}
-	}
-	return p
 }
 
 // routableStandbys names the standbys that could take a request now.
@@ -126,12 +108,11 @@ func (e *Engine) standbyOn(why string, names []string) {
 // settleStandby is the periodic upkeep (watch): standbys come in when the
 // primaries' state calls for them, even with no traffic, and go out once
 // it no longer does and no request needed them for standbyHold.
-func (e *Engine) settleStandby(now time.Time) {
+func (e *Engine) settleStandby(now time.Time, p primaryCount) {
 	if !e.hasStandby {
 		return
 	}
 	s := &e.standby
-	p := e.countPrimaries(now)
 	if e.needsStandby(p) {
 		if !s.active.Load() {
 			if names := e.routableStandbys(now); len(names) > 0 {
