@@ -84,7 +84,8 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	if ep.excluded(ExcludeWrongChain) {
 		return false // excluded since observeHead looked
 	}
-	if ep.head.Swap(v) != v || ep.headSince.Load() == 0 {
+	changed := ep.head.Swap(v) != v || ep.headSince.Load() == 0
+	if changed {
 		ep.headSince.Store(now)
 	}
 	ep.headAt.Store(now)
@@ -97,6 +98,11 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 		}
 		e.settleStart()
 		return e.refreshPoolHead()
+	}
+	if !changed && !ep.ahead.Load() {
+		// The same head again (most passive answers): nothing the rule
+		// or the pool head could make of it has changed.
+		return false
 	}
 	bound := e.headBound(now)
 	switch {
