@@ -150,13 +150,13 @@ func (ep *endpoint) backOffSucceeded(ms *methodStats) {
 }
 
 // message is the backoff event's text.
-func (b backoff) message(method string, probe bool) string {
+// method is "" for a probe's 429.
+func (b backoff) message(method string) string {
 	var sb strings.Builder
 	sb.WriteString("HTTP 429")
-	switch {
-	case probe:
+	if method == "" {
 		sb.WriteString(" to a probe")
-	case method != "":
+	} else {
 		sb.WriteString(" on " + method)
 	}
 	sep := ": "

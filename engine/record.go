@@ -208,7 +208,7 @@ func (e *Engine) recordRateLimit(a *attempt, method string, rep upstreamReply, e
 		last += " on " + method
 	}
 	ep.setLastError(last, end)
-	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message(method, method == "")})
+	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message(method)})
 }
 
 // recordLoser accounts for an attempt the request let go of because another

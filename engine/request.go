@@ -20,13 +20,14 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 			}
 		}
 	}
+	name := statsName(req.Method)
 	p := plan{
-		method:    statsName(req.Method),
+		method:    name,
 		class:     cls,
 		hedgeable: cls == jsonrpc.ClassRead && e.methods.Hedgeable(req.Method),
 		tip:       e.methods.TipDependent(req.Method, req.Params),
 		weight:    e.methods.Weight(req.Method),
-		acct:      e.acct.method(statsName(req.Method)),
+		acct:      e.acct.method(name),
 		trace:     tr,
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {

@@ -247,7 +247,8 @@ func (r traceRef) endAttempt(i int, a *attempt, rep upstreamReply, cause error, 
 	if rep.out == outConnError || rep.out == outInvalid {
 		at.cause = rep.cause
 	}
-	switch c := a.cancelAt.Load(); {
+	c := a.cancelAt.Load()
+	switch {
 	case errors.Is(cause, errLost):
 		at.why = cancelAnotherWon
 	case errors.Is(cause, errRequestDone):
@@ -264,7 +265,7 @@ func (r traceRef) endAttempt(i int, a *attempt, rep upstreamReply, cause error, 
 	default:
 		return
 	}
-	at.cancel = time.Unix(0, a.cancelAt.Load()).Sub(tr.start)
+	at.cancel = time.Unix(0, c).Sub(tr.start)
 }
 
 // won marks attempt i as the one whose answer the client got.

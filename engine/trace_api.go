@@ -202,11 +202,6 @@ func (e *Engine) Trace(id uint64) (RequestTrace, bool) {
 	return r.view(e.now()), true
 }
 
-// Traces is GET /v1/requests without filters: the newest limit traces.
-func (e *Engine) Traces(limit int) RequestTraces {
-	return e.traces(traceFilter{limit: limit})
-}
-
 func (tr *requestTrace) view(now time.Time) RequestTrace {
 	v := RequestTrace{
 		ID:              strconv.FormatUint(tr.id, 10),

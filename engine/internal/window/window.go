@@ -362,7 +362,6 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64, bounded bool) time
 	// Ĝ before an answer's bucket is n0·inv/N: each censored stretch
 	// multiplies it by (at risk after)/(at risk before).
 	ci, hit, trusted, seen := 0, int64(-1), int64(-1), int64(0) // seen: answers below v
-	stopped := false
 	w.exact.ForEachBucket(func(v, d int64) bool {
 		if ci < len(w.cbuf) && w.cbuf[ci].value < v {
 			inv *= float64(n0) / float64(atRisk) // atRisk > 0: cbuf[ci] is in it
@@ -377,8 +376,7 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64, bounded bool) time
 			if trusted < 0 {
 				trusted = v // dominated from the first answer: that answer
 			}
-			stopped = true
-			return false
+			return false // before any hit: hit stays -1
 		}
 		trusted = v
 		seen += d
@@ -390,7 +388,7 @@ func (w *Latency) productLimitLocked(q float64, nE, nC int64, bounded bool) time
 		return true
 	})
 	switch {
-	case bounded && (stopped || hit < 0):
+	case bounded && hit < 0:
 		return fromMicros(bucketTop(trusted))
 	case hit < 0:
 		return fromMicros(max(w.exact.Max(), w.cens.Max()))
