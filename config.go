@@ -30,9 +30,10 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("toml")
-	v.SetEnvPrefix("RPCDASH")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	for _, key := range configKeys(reflect.TypeOf(cfg), "") {
+	// Each key is bound to its variable by name (envName): viper's prefix
+	// and key replacer apply only to AutomaticEnv, which is not used.
+	keys := configKeys(reflect.TypeOf(cfg), "")
+	for _, key := range keys {
 		if err := v.BindEnv(key, envName(key)); err != nil {
 			return cfg, err
 		}
@@ -44,7 +45,6 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	if err := read(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
-	keys := configKeys(reflect.TypeOf(cfg), "")
 	problems := unknownEnv(os.Environ(), keys)
 	if top, nested := unknownKeys(reflect.TypeOf(cfg), v.AllSettings(), ""); len(top)+len(nested) > 0 {
 		if len(top) > 0 {
