@@ -42,11 +42,7 @@ func (u *Upstream) trueHead() int64 { return trueHead(u.cfg.Clock(), u.cfg.Block
 
 // SetHeadLag sets how many blocks/slots this upstream trails the true head;
 // a frozen head stays where it is until unfrozen.
-func (u *Upstream) SetHeadLag(n int64) {
-	u.mu.Lock()
-	u.set.headLag = max(n, 0)
-	u.mu.Unlock()
-}
+func (u *Upstream) SetHeadLag(n int64) { u.update(func(s *settings) { s.headLag = max(n, 0) }) }
 
 // SetHeadFrozen freezes the head at its current value (true) or lets it
 // follow the true head again, minus the lag (false).
@@ -62,16 +58,8 @@ func (u *Upstream) SetHeadFrozen(frozen bool) {
 // SetHeadFixed makes this upstream report head n whatever the chain does, as
 // a misconfigured node or a proxy answering garbage would (n = 0: follow the
 // chain again). Blocks are still those of the true chain.
-func (u *Upstream) SetHeadFixed(n int64) {
-	u.mu.Lock()
-	u.set.fixedHead = max(n, 0)
-	u.mu.Unlock()
-}
+func (u *Upstream) SetHeadFixed(n int64) { u.update(func(s *settings) { s.fixedHead = max(n, 0) }) }
 
 // SetHeadAhead makes this upstream report n blocks/slots beyond the true
 // head, advancing with it, as a node of a fork with the same chain id would.
-func (u *Upstream) SetHeadAhead(n int64) {
-	u.mu.Lock()
-	u.set.headAhead = max(n, 0)
-	u.mu.Unlock()
-}
+func (u *Upstream) SetHeadAhead(n int64) { u.update(func(s *settings) { s.headAhead = max(n, 0) }) }
