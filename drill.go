@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
-	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
@@ -60,18 +59,8 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *rate <= 0 || *rate > 200:
 		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
 	}
-	for _, u := range []struct {
-		flag string
-		v    *string
-	}{{"--admin", admin}, {"--target", target}} {
-		if *u.v == "" {
-			continue
-		}
-		base, err := engine.BaseURL("drill: "+u.flag, *u.v)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		*u.v = base
+	if err := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target}); err != nil {
+		return err
 	}
 	if *admin != "" {
 		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -92,18 +91,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if *maxExtra < 0 || *maxExtra > 8 {
 		return cli.Usagef("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
 	}
-	for _, u := range []struct {
-		flag string
-		v    *string
-	}{{"--target", target}, {"--admin", admin}, {"--control-target", controlTarget}} {
-		if *u.v == "" {
-			continue
-		}
-		base, err := engine.BaseURL("bench: "+u.flag, *u.v)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		*u.v = base
+	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target}, cli.URLFlag{Name: "--admin", Value: admin},
+		cli.URLFlag{Name: "--control-target", Value: controlTarget}); err != nil {
+		return err
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
 		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
