@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/sim"
 )
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
@@ -192,16 +191,12 @@ func endpointURLs(v *viper.Viper) []string {
 // names its key before anything listens (starting the sims would otherwise
 // trip over a bad chain.kind first). A bad sim URL hides nothing else.
 func validationProblems(cfg engine.Config) []string {
-	var problems []string
+	_, problems := parseSims(cfg)
 	cfg.Endpoints = slices.Clone(cfg.Endpoints)
 	for i, ep := range cfg.Endpoints {
-		if !strings.HasPrefix(ep.URL, "sim://") {
-			continue
+		if isSim(ep.URL) {
+			cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 		}
-		if _, err := sim.ParseURL(ep.URL); err != nil {
-			problems = append(problems, fmt.Sprintf("endpoints[%d].url: %v", i, err))
-		}
-		cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 	}
 	return append(problems, cfg.Problems()...)
 }
