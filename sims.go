@@ -24,15 +24,15 @@ func isSim(rawURL string) bool { return strings.HasPrefix(rawURL, "sim://") }
 // are read (the config's validation and startSims both come here): a sim
 // takes its endpoint's name unless the URL names it, and the config's
 // chain unless the URL sets one. Each URL that does not parse is a problem
-// naming its key, and is left out of sims.
-func parseSims(cfg engine.Config) (sims []simEndpoint, problems []string) {
+// of its key, and is left out of sims.
+func parseSims(cfg engine.Config) (sims []simEndpoint, problems []engine.ConfigProblem) {
 	for i, ep := range cfg.Endpoints {
 		if !isSim(ep.URL) {
 			continue
 		}
 		sc, err := sim.ParseURL(ep.URL)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("endpoints[%d].url: %v", i, err))
+			problems = append(problems, engine.ConfigProblem{Key: fmt.Sprintf("endpoints[%d].url", i), Why: err.Error()})
 			continue
 		}
 		if u, _ := url.Parse(ep.URL); u.Query().Get("name") == "" { // a preset names itself
@@ -51,7 +51,7 @@ func parseSims(cfg engine.Config) (sims []simEndpoint, problems []string) {
 func startSims(cfg *engine.Config) ([]*sim.Upstream, error) {
 	sims, problems := parseSims(*cfg)
 	if len(problems) > 0 {
-		return nil, errors.New(problems[0])
+		return nil, errors.New(problems[0].String())
 	}
 	if len(sims) == 0 {
 		return nil, nil
