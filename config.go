@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/sim"
 )
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
@@ -48,10 +47,10 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	problems := unknownEnv(os.Environ(), keys)
 	if top, nested := unknownKeys(reflect.TypeOf(cfg), v.AllSettings(), ""); len(top)+len(nested) > 0 {
 		if len(top) > 0 {
-			problems = append(problems, "unknown top-level keys: "+strings.Join(top, ", "))
+			problems = append(problems, engine.ConfigProblem{Why: "unknown top-level keys: " + strings.Join(top, ", ")})
 		}
 		if len(nested) > 0 {
-			problems = append(problems, "unknown keys: "+strings.Join(nested, ", "))
+			problems = append(problems, engine.ConfigProblem{Why: "unknown keys: " + strings.Join(nested, ", ")})
 		}
 	}
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
@@ -65,32 +64,43 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	badKeys := map[string]bool{}
 	if err := v.Unmarshal(&cfg, hook); err != nil {
 		for _, d := range decodeProblems(err, reflect.TypeOf(cfg), v.AllSettings()) {
-			badKeys[d.key] = true
-			problems = append(problems, d.String())
+			badKeys[d.Key] = true
+			problems = append(problems, d)
 		}
 	}
 	for _, p := range validationProblems(cfg) {
-		if !badKeys[problemKey(p)] {
+		if !badKeys[p.Key] {
 			problems = append(problems, p)
 		}
 	}
 	if len(problems) > 0 {
-		fromEnv := false
-		for i, p := range problems {
-			if env := envOf(problemKey(p)); env != "" {
-				problems[i] = strings.Replace(p, ": ", " (from "+env+"): ", 1)
-				fromEnv = true
-			}
-		}
-		where := path
-		if fromEnv {
-			where += " and the environment"
-		}
-		// Decoders may quote an offending value, which may be a URL's secret.
-		msg := fmt.Sprintf("invalid config (%s):\n  %s", where, strings.Join(problems, "\n  "))
-		return cfg, errors.New(engine.ScrubConfigError(msg, endpointURLs(v)))
+		return cfg, configError(path, problems, endpointURLs(v))
 	}
 	return cfg, nil
+}
+
+// configError is every problem of a config on a line of its own, each
+// that the environment set naming its variable.
+func configError(path string, problems []engine.ConfigProblem, urls []string) error {
+	lines := make([]string, len(problems))
+	fromEnv := false
+	for i, p := range problems {
+		lines[i] = p.String()
+		if p.Key == "" {
+			continue
+		}
+		if env := envOf(p.Key); env != "" {
+			lines[i] = p.Key + " (from " + env + "): " + p.Why
+			fromEnv = true
+		}
+	}
+	where := path
+	if fromEnv {
+		where += " and the environment"
+	}
+	// Decoders may quote an offending value, which may be a URL's secret.
+	msg := fmt.Sprintf("invalid config (%s):\n  %s", where, strings.Join(lines, "\n  "))
+	return errors.New(engine.ScrubConfigError(msg, urls))
 }
 
 // configKeys lists the dotted keys of every scalar config field, so that
@@ -191,23 +201,13 @@ func endpointURLs(v *viper.Viper) []string {
 // the engine will see it once the sims run, so that every config error
 // names its key before anything listens (starting the sims would otherwise
 // trip over a bad chain.kind first). A bad sim URL hides nothing else.
-func validationProblems(cfg engine.Config) []string {
-	var problems []string
+func validationProblems(cfg engine.Config) []engine.ConfigProblem {
+	_, problems := parseSims(cfg)
 	cfg.Endpoints = slices.Clone(cfg.Endpoints)
 	for i, ep := range cfg.Endpoints {
-		if !strings.HasPrefix(ep.URL, "sim://") {
-			continue
+		if isSim(ep.URL) {
+			cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 		}
-		if _, err := sim.ParseURL(ep.URL); err != nil {
-			problems = append(problems, fmt.Sprintf("endpoints[%d].url: %v", i, err))
-		}
-		cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 	}
 	return append(problems, cfg.Problems()...)
-}
-
-// problemKey is the key a "key: why" problem names.
-func problemKey(p string) string {
-	key, _, _ := strings.Cut(p, ": ")
-	return key
 }

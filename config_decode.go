@@ -13,21 +13,14 @@ import (
 	"github.com/rpcdash/rpcdash/engine"
 )
 
-// decodeProblem is a value the decoder could not store in its key's field.
-type decodeProblem struct {
-	key, why string
-}
-
-func (d decodeProblem) String() string { return d.key + ": " + d.why }
-
 // decodeProblems turns the decoder's joined errors into one problem per
 // key, each naming the key, the value given and what the key takes,
 // rather than mapstructure's Go-typed text.
-func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []decodeProblem {
-	var out []decodeProblem
+func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []engine.ConfigProblem {
+	var out []engine.ConfigProblem
 	for _, de := range leafDecodeErrors(err) {
 		if de == nil {
-			out = append(out, decodeProblem{key: "config", why: err.Error()})
+			out = append(out, engine.ConfigProblem{Key: "config", Why: err.Error()})
 			continue
 		}
 		key := de.Name()
@@ -35,9 +28,9 @@ func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []
 		t := fieldTypeAt(cfgType, key)
 		switch {
 		case !found || t == nil:
-			out = append(out, decodeProblem{key: key, why: de.Unwrap().Error()})
+			out = append(out, engine.ConfigProblem{Key: key, Why: de.Unwrap().Error()})
 		default:
-			out = append(out, decodeProblem{key: key, why: showValue(key, val) + " is not " + expected(key, t)})
+			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is not " + expected(key, t)})
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // envPrefix starts every environment variable that overrides a config key:
@@ -37,13 +39,13 @@ func envOf(key string) string {
 
 // unknownEnv names every RPCDASH_ variable of environ that overrides no
 // config key (a typo would otherwise be silently ignored), with the
-// closest real one when it is a likely typo.
-func unknownEnv(environ, keys []string) []string {
+// closest real one when it is a likely typo: problems of no key.
+func unknownEnv(environ, keys []string) []engine.ConfigProblem {
 	known := make([]string, 0, len(keys))
 	for _, k := range keys {
 		known = append(known, envName(k))
 	}
-	var out []string
+	var out []engine.ConfigProblem
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, envPrefix) || slices.Contains(known, name) || slices.Contains(toolEnv, name) {
@@ -55,9 +57,9 @@ func unknownEnv(environ, keys []string) []string {
 		} else if strings.HasPrefix(name, envPrefix+"ENDPOINTS") {
 			msg += " ([[endpoints]] are set in the config file only)"
 		}
-		out = append(out, msg)
+		out = append(out, engine.ConfigProblem{Why: msg})
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b engine.ConfigProblem) int { return strings.Compare(a.Why, b.Why) })
 	return out
 }
 

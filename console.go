@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/themes"
 	"github.com/rpcdash/rpcdash/ui"
 )
@@ -46,15 +47,15 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 		return f, err
 	}
 	if fs.NArg() > 0 {
-		return f, usageErr("console: unexpected argument %q", fs.Arg(0))
+		return f, cli.Usagef("console: unexpected argument %q", fs.Arg(0))
 	}
 	fs.Visit(func(fl *flag.Flag) { f.configSet = f.configSet || fl.Name == "config" })
 	if f.token != "" && f.attach == "" {
-		return f, usageErr("--token goes with --attach")
+		return f, cli.Usagef("--token goes with --attach")
 	}
 	if f.attach != "" {
 		if _, err := engine.BaseURL("--attach", f.attach); err != nil {
-			return f, usageError{err}
+			return f, cli.Usage(err)
 		}
 	}
 	return f, nil
@@ -133,7 +134,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	defer remote.Close()
 	def := engine.Default()

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
-	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
+	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
 // cmdDrill is `rpcdash drill`: the failover verification plan (bench.Drill)
@@ -47,35 +47,25 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
 	case fs.NArg() > 0:
-		return usageErr("drill: unexpected arguments %q", fs.Args())
+		return cli.Usagef("drill: unexpected arguments %q", fs.Args())
 	case !slices.Contains(bench.DrillModes, *mode):
-		return usageErr("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
+		return cli.Usagef("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
 	case *format != "text" && *format != "json":
-		return usageErr("drill: --format %q is not text or json", *format)
+		return cli.Usagef("drill: --format %q is not text or json", *format)
 	case *admin == "" && *target != "":
-		return usageErr("drill: --target names a running instance's JSON-RPC port; give its --admin too")
+		return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
 	case *admin != "" && *target == "" && !*noLoad:
-		return usageErr("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+		return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
 	case *rate <= 0 || *rate > 200:
-		return usageErr("drill: --rate %v: want (0, 200] reads per second", *rate)
+		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
 	}
-	for _, u := range []struct {
-		flag string
-		v    *string
-	}{{"--admin", admin}, {"--target", target}} {
-		if *u.v == "" {
-			continue
-		}
-		base, err := engine.BaseURL("drill: "+u.flag, *u.v)
-		if err != nil {
-			return usageError{err}
-		}
-		*u.v = base
+	if err := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target}); err != nil {
+		return err
 	}
 	if *admin != "" {
 		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {
 			if given[f] {
-				return usageErr("drill: --%s sets the embedded engine; a running instance has its own", f)
+				return cli.Usagef("drill: --%s sets the embedded engine; a running instance has its own", f)
 			}
 		}
 	}

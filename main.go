@@ -17,7 +17,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
 func main() {
@@ -90,8 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	errw := &cmdStderr{w: stderr}
 	err := commands[i].run(ctx, args, stdout, errw)
-	var usage usageError
-	var benchUsage bench.UsageError
+	var usage cli.UsageError
 	switch {
 	case errors.Is(err, flag.ErrHelp): // --help asked for: the help is the output
 		_, _ = errw.usage.WriteTo(stdout)
@@ -99,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil && errw.usage.Len() > 0: // a bad flag: the flag package said which
 		_, _ = errw.usage.WriteTo(stderr)
 		return 2
-	case errors.As(err, &usage), errors.As(err, &benchUsage):
+	case errors.As(err, &usage):
 		fmt.Fprintln(stderr, "rpcdash:", err)
 		return 2
 	case err != nil:
@@ -118,14 +117,6 @@ type cmdStderr struct {
 }
 
 func (c *cmdStderr) Write(p []byte) (int, error) { return c.w.Write(p) }
-
-// usageError is a command line that cannot run as given: exit 2, as the
-// flag package's own errors.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-func usageErr(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 func commandIndex(name string) int {
 	for i, c := range commands {

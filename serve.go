@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+
+	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
 // cmdServe is `rpcdash serve`: the engine without the console, logging to
@@ -18,7 +20,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageErr("serve: unexpected argument %q", fs.Arg(0))
+		return cli.Usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

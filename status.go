@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
 // cmdStatus is `rpcdash status`: a running engine's status, read from its
@@ -27,11 +28,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageErr("status: unexpected argument %q", fs.Arg(0))
+		return cli.Usagef("status: unexpected argument %q", fs.Arg(0))
 	}
 	base, err := engine.BaseURL("--admin", *admin)
 	if err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

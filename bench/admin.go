@@ -16,7 +16,8 @@ import (
 )
 
 // Admin is a running rpcdash's admin API, as bench and the drill use it.
-// The decoded documents below hold only the fields they read.
+// Its documents are read into the engine's own types (engine.Snapshot is
+// GET /v1/status), so that bench reads what the engine writes.
 type Admin struct {
 	URL         string // e.g. "http://127.0.0.1:8546"
 	Token       string // server.admin_token, sent as a bearer token when set
@@ -28,99 +29,13 @@ type Admin struct {
 	Actor string
 }
 
-// statusDoc is GET /v1/status.
-type statusDoc struct {
-	Routable  int                     `json:"routable"`
-	InFlight  int64                   `json:"in_flight"`
-	Hedge     hedgeStatus             `json:"hedge"`
-	Totals    methodStatus            `json:"totals"`
-	Methods   map[string]methodStatus `json:"methods"`
-	Endpoints []endpointStatus        `json:"endpoints"`
-	Settings  engineSettings          `json:"settings"`
-}
-
-type hedgeStatus struct {
-	Enabled  bool    `json:"enabled"`
-	Delay    string  `json:"delay"`
-	Quantile float64 `json:"quantile"`
-	Budget   float64 `json:"budget"`
-	Burst    float64 `json:"budget_burst"`
-	MaxExtra int     `json:"max_extra"`
-}
-
-// methodStatus is one method's (or the totals') cumulative accounting.
-type methodStatus struct {
-	Requests     int64   `json:"requests"`
-	Primary      int64   `json:"primary"`
-	Hedge        int64   `json:"hedge"`
-	Failover     int64   `json:"failover"`
-	Failures     int64   `json:"failures"`
-	HedgesFired  int64   `json:"hedges_fired"`
-	HedgesWon    int64   `json:"hedges_won"`
-	Losers       int64   `json:"cancelled_losers"`
-	LoserSeconds float64 `json:"loser_upstream_seconds"`
-	ClientErrors int64   `json:"client_errors"`
-	DelayMS      float64 `json:"hedge_delay_ms"`
-	DelaySource  string  `json:"hedge_delay_source"`
-	HedgeEnabled *bool   `json:"hedge_enabled"`
-}
-
-func (m methodStatus) attempts() int64 { return m.Primary + m.Hedge + m.Failover }
-
-type endpointStatus struct {
-	Name     string `json:"name"`
-	Routable bool   `json:"routable"`
-	Drained  bool   `json:"drained"`
-	Breaker  struct {
-		State               string `json:"state"`
-		ConsecutiveFailures int    `json:"consecutive_failures"`
-		TrialSuccesses      int    `json:"trial_successes"`
-	} `json:"breaker"`
-	BackoffUntil *time.Time `json:"backoff_until"`
-	Fault        *struct {
-		Mode string `json:"mode"`
-	} `json:"fault"`
-	LagExcluded bool     `json:"lag_excluded"`
-	Lag         int64    `json:"lag"`
-	Exclusions  []string `json:"exclusions"`
-	Latency     struct {
-		Count int64   `json:"count"`
-		P50   float64 `json:"p50_ms"`
-	} `json:"latency"`
-	Accounting methodStatus `json:"accounting"`
-}
-
-type engineSettings struct {
-	BreakerFailures  int     `json:"breaker_failures"`
-	BreakerSuccesses int     `json:"breaker_successes"`
-	BreakerCooldown  string  `json:"breaker_cooldown"`
-	RouterTolerance  float64 `json:"router_tolerance"`
-	ProbeTrials      bool    `json:"probe_trials"`
-	ProbeInterval    string  `json:"probe_interval"`
-}
-
-// event is one entry of GET /v1/events.
-type event struct {
-	Seq      uint64    `json:"seq"`
-	Time     time.Time `json:"time"`
-	Type     string    `json:"type"`
-	Endpoint string    `json:"endpoint"`
-	From     string    `json:"from"`
-	To       string    `json:"to"`
-	Message  string    `json:"message"`
-}
-
-// hedgeUpdate is the body of PUT /v1/hedge.
-type hedgeUpdate struct {
-	Enabled  *bool    `json:"enabled,omitempty"`
-	Delay    *string  `json:"delay,omitempty"`
-	Quantile *float64 `json:"quantile,omitempty"`
-	Budget   *float64 `json:"budget,omitempty"`
-}
+// attempts are the attempts upstream an account counts, of every role.
+func attempts(a engine.AccountSnapshot) int64 { return a.Primary + a.Hedge + a.Failover }
 
 // restoreOf is the update that puts hedging back as s shows it.
-func restoreOf(s hedgeStatus) hedgeUpdate {
-	return hedgeUpdate{Enabled: &s.Enabled, Delay: &s.Delay, Quantile: &s.Quantile, Budget: &s.Budget}
+func restoreOf(s engine.HedgeStatus) engine.HedgeUpdate {
+	delay := engine.FormatDelay(s.Delay)
+	return engine.HedgeUpdate{Enabled: &s.Enabled, Delay: &delay, Quantile: &s.Quantile, Budget: &s.Budget}
 }
 
 func (a Admin) do(ctx context.Context, method, path string, body any, out any) error {
@@ -136,17 +51,17 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 	return nil
 }
 
-func (a Admin) status(ctx context.Context) (statusDoc, error) {
-	var s statusDoc
+func (a Admin) status(ctx context.Context) (engine.Snapshot, error) {
+	var s engine.Snapshot
 	return s, a.do(ctx, http.MethodGet, "/v1/status", nil, &s)
 }
 
-func (a Admin) setHedge(ctx context.Context, u hedgeUpdate) error {
+func (a Admin) setHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	return a.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
 }
 
-func (a Admin) events(ctx context.Context, since uint64) ([]event, error) {
-	var out struct{ Events []event }
+func (a Admin) events(ctx context.Context, since uint64) ([]engine.Event, error) {
+	var out struct{ Events []engine.Event }
 	return out.Events, a.do(ctx, http.MethodGet, fmt.Sprintf("/v1/events?since=%d", since), nil, &out)
 }
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -77,7 +77,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageErr("bench: unexpected arguments %q", fs.Args())
+		return cli.Usagef("bench: unexpected arguments %q", fs.Args())
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -85,24 +85,15 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		*format = "json"
 	}
 	if !slices.Contains(Formats, *format) {
-		return usageErr("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
+		return cli.Usagef("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
 	}
 
 	if *maxExtra < 0 || *maxExtra > 8 {
-		return usageErr("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+		return cli.Usagef("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
 	}
-	for _, u := range []struct {
-		flag string
-		v    *string
-	}{{"--target", target}, {"--admin", admin}, {"--control-target", controlTarget}} {
-		if *u.v == "" {
-			continue
-		}
-		base, err := engine.BaseURL("bench: "+u.flag, *u.v)
-		if err != nil {
-			return UsageError{err}
-		}
-		*u.v = base
+	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target}, cli.URLFlag{Name: "--admin", Value: admin},
+		cli.URLFlag{Name: "--control-target", Value: controlTarget}); err != nil {
+		return err
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
 		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
@@ -137,14 +128,14 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if *target != "" && *admin == "" {
 		for _, name := range []string{"policies", "delays", "quantiles"} {
 			if given[name] {
-				return usageErr("bench: --%s chooses rows through --admin; a bare --target is one row", name)
+				return cli.Usagef("bench: --%s chooses rows through --admin; a bare --target is one row", name)
 			}
 		}
 	}
 	if *target != "" {
 		for _, name := range append([]string{"max-extra"}, sim.ScenarioFlags...) {
 			if given[name] && name != "capacity" && name != "seed" {
-				return usageErr("bench: --%s describes the built-in sims; it means nothing with --target", name)
+				return cli.Usagef("bench: --%s describes the built-in sims; it means nothing with --target", name)
 			}
 		}
 	}
@@ -224,11 +215,3 @@ func confirmRemote(cfg CompareConfig, yes bool, stdio Stdio) error {
 	}
 	return nil
 }
-
-// UsageError is a command line that cannot run as given (a flag's value, a
-// stray argument): rpcdash exits 2 for it, as for a flag it does not know.
-type UsageError struct{ error }
-
-func (e UsageError) Unwrap() error { return e.error }
-
-func usageErr(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }

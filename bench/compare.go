@@ -72,7 +72,7 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 		if err != nil {
 			return nil, err
 		}
-		ms = modelSettings{budget: st.Hedge.Budget, burst: st.Hedge.Burst, maxExtra: st.Hedge.MaxExtra}
+		ms = modelSettings{budget: st.Hedge.Budget, burst: st.Hedge.BudgetBurst, maxExtra: st.Hedge.MaxExtra}
 		defer func() {
 			// A fresh context: a run cut short by Ctrl-C must still restore.
 			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

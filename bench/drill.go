@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // DrillConfig is one failover drill against a running rpcdash: the
@@ -145,12 +147,12 @@ type drill struct {
 	report  *DrillReport
 	started time.Time
 
-	settings   engineSettings
-	endpoint   string    // the one faulted
-	injected   bool      // a fault is in place
-	injectedAt time.Time //
-	injectSeq  uint64    // the last event before the fault
-	before     statusDoc // at injection
+	settings   engine.Settings
+	endpoint   string          // the one faulted
+	injected   bool            // a fault is in place
+	injectedAt time.Time       //
+	injectSeq  uint64          // the last event before the fault
+	before     engine.Snapshot // at injection
 	cutAt      time.Time
 }
 
@@ -207,7 +209,7 @@ func (d *drill) cleanup() {
 
 // poll reads the status every pollEvery until cond holds or bound passes;
 // it returns the last status read and whether cond held.
-func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(statusDoc) bool) (statusDoc, bool, error) {
+func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(engine.Snapshot) bool) (engine.Snapshot, bool, error) {
 	deadline := time.Now().Add(bound)
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
@@ -232,22 +234,22 @@ func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(statusD
 
 const pollEvery = 20 * time.Millisecond
 
-func endpointOf(st statusDoc, name string) (endpointStatus, bool) {
+func endpointOf(st engine.Snapshot, name string) (engine.EndpointSnapshot, bool) {
 	for _, ep := range st.Endpoints {
 		if ep.Name == name {
 			return ep, true
 		}
 	}
-	return endpointStatus{}, false
+	return engine.EndpointSnapshot{}, false
 }
 
 // since reads the events after seq.
-func (d *drill) since(ctx context.Context, seq uint64) []event {
+func (d *drill) since(ctx context.Context, seq uint64) []engine.Event {
 	evs, _ := d.admin.events(ctx, seq)
 	return evs
 }
 
-func (d *drill) describeEvent(ev event) string {
+func (d *drill) describeEvent(ev engine.Event) string {
 	s := fmt.Sprintf("event #%d at +%s: %s", ev.Seq, ev.Time.Sub(d.injectedAt).Round(time.Millisecond), ev.Type)
 	if ev.Endpoint != "" {
 		s += " " + ev.Endpoint

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // warmReads is how many of its own reads the drill looks at to tell which
@@ -58,7 +60,7 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 // most of the drill's last reads, or (without load) took the most client
 // attempts in a second; "" when there was no traffic. It fails on a read
 // that failed before any fault.
-func (d *drill) observeServing(ctx context.Context, prev statusDoc) (string, string, statusDoc, error) {
+func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (string, string, engine.Snapshot, error) {
 	by := map[string]int{}
 	if d.load != nil {
 		reads := d.load.since(d.started)
@@ -79,7 +81,7 @@ func (d *drill) observeServing(ctx context.Context, prev statusDoc) (string, str
 	}
 	for _, ep := range st.Endpoints {
 		if b, ok := endpointOf(prev, ep.Name); ok {
-			by[ep.Name] = int(ep.Accounting.attempts() - b.Accounting.attempts())
+			by[ep.Name] = int(attempts(ep.Accounting) - attempts(b.Accounting))
 		}
 	}
 	if name := mostOf(by); by[name] > 0 {
@@ -91,21 +93,21 @@ func (d *drill) observeServing(ctx context.Context, prev statusDoc) (string, str
 // judgeServing checks that the serving endpoint is healthy and the best
 // routable one (within router.tolerance), and records it as the one to
 // fault.
-func (d *drill) judgeServing(s *DrillStep, st statusDoc, name string) ([]string, error) {
+func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string) ([]string, error) {
 	var evidence []string
-	var routable []endpointStatus
+	var routable []engine.EndpointSnapshot
 	for _, ep := range st.Endpoints {
 		state := "out of routing"
 		if ep.Routable {
 			state = "routable"
 			routable = append(routable, ep)
 		}
-		evidence = append(evidence, fmt.Sprintf("%s: %s, breaker %s, p50 %.1f ms over %d answers", ep.Name, state, ep.Breaker.State, ep.Latency.P50, ep.Latency.Count))
+		evidence = append(evidence, fmt.Sprintf("%s: %s, breaker %s, p50 %.1f ms over %d answers", ep.Name, state, ep.Breaker.State, msOf(ep.Latency.P50), ep.Latency.Count))
 	}
 	if len(routable) < 2 {
 		return evidence, fail(s, "%d routable endpoint(s): nothing to fail over to, a drill would take the pool down", len(routable))
 	}
-	best := slices.MinFunc(routable, func(a, b endpointStatus) int { return cmp.Compare(a.Latency.P50, b.Latency.P50) })
+	best := slices.MinFunc(routable, func(a, b engine.EndpointSnapshot) int { return cmp.Compare(a.Latency.P50, b.Latency.P50) })
 	if name == "" {
 		name = best.Name
 	}
@@ -113,13 +115,13 @@ func (d *drill) judgeServing(s *DrillStep, st statusDoc, name string) ([]string,
 	switch {
 	case !ok:
 		return evidence, fail(s, "reads were answered by %q, which /v1/status does not list", name)
-	case !ep.Routable || ep.Breaker.State != "closed" || ep.Fault != nil || ep.Drained:
+	case !ep.Routable || ep.Breaker.State != engine.BreakerClosed || ep.Fault != nil || ep.Drained:
 		return evidence, fail(s, "%s serves but is not healthy: routable %v, breaker %s, drained %v, fault %v", name, ep.Routable, ep.Breaker.State, ep.Drained, ep.Fault != nil)
-	case ep.Latency.P50 > (1+d.settings.RouterTolerance)*best.Latency.P50+1:
+	case msOf(ep.Latency.P50) > (1+d.settings.RouterTolerance)*msOf(best.Latency.P50)+1:
 		return evidence, fail(s, "%s serves, but %s is better: p50 %.1f ms against %.1f ms, beyond router.tolerance %g, for %s",
-			name, best.Name, ep.Latency.P50, best.Latency.P50, d.settings.RouterTolerance, servingBound)
+			name, best.Name, msOf(ep.Latency.P50), msOf(best.Latency.P50), d.settings.RouterTolerance, servingBound)
 	}
 	d.endpoint, d.report.Endpoint = name, name
-	s.Summary = fmt.Sprintf("%s serves and is the best healthy endpoint (p50 %.1f ms; %d routable)", name, ep.Latency.P50, len(routable))
+	s.Summary = fmt.Sprintf("%s serves and is the best healthy endpoint (p50 %.1f ms; %d routable)", name, msOf(ep.Latency.P50), len(routable))
 	return evidence, nil
 }

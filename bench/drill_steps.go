@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // inFlightSlack is how many attempts of the drill's own load and of the
@@ -16,10 +18,10 @@ import (
 const inFlightSlack = 2
 
 // pollOnce reads the status after waiting d.
-func (d *drill) pollOnce(ctx context.Context, wait time.Duration) (statusDoc, error) {
+func (d *drill) pollOnce(ctx context.Context, wait time.Duration) (engine.Snapshot, error) {
 	select {
 	case <-ctx.Done():
-		return statusDoc{}, ctx.Err()
+		return engine.Snapshot{}, ctx.Err()
 	case <-time.After(wait):
 	}
 	return d.admin.status(ctx)
@@ -49,7 +51,7 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	body, _ := json.Marshal(spec)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("POST /v1/endpoints/%s/fault %s", d.endpoint, body))
 	for _, ev := range d.since(ctx, d.injectSeq) {
-		if ev.Type == "fault" && ev.Endpoint == d.endpoint {
+		if ev.Type == engine.EventFault && ev.Endpoint == d.endpoint {
 			s.Evidence = append(s.Evidence, d.describeEvent(ev))
 		}
 	}
@@ -57,7 +59,7 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	if err != nil {
 		return err
 	}
-	if ep, _ := endpointOf(st, d.endpoint); ep.Fault == nil || ep.Fault.Mode != d.cfg.Mode {
+	if ep, _ := endpointOf(st, d.endpoint); ep.Fault == nil || string(ep.Fault.Mode) != d.cfg.Mode {
 		return fail(s, "/v1/status shows no %s fault on %s after injecting it", d.cfg.Mode, d.endpoint)
 	}
 	s.Summary = fmt.Sprintf("%s fault on %s", d.cfg.Mode, d.endpoint)
@@ -65,19 +67,19 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 }
 
 // cutOutBy is how the mode's fault takes an endpoint out of routing.
-func (d *drill) cutOutBy(ep endpointStatus) (bool, string) {
+func (d *drill) cutOutBy(ep engine.EndpointSnapshot) (bool, string) {
 	switch d.cfg.Mode {
 	case "http429":
-		return ep.BackoffUntil != nil, "backing off after HTTP 429"
+		return !ep.BackoffUntil.IsZero(), "backing off after HTTP 429"
 	case "stale":
 		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag)
 	}
-	return ep.Breaker.State != "closed", "breaker " + ep.Breaker.State
+	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String()
 }
 
 // cutOut: out of routing within breaker.failures failed attempts.
 func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
-	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st statusDoc) bool {
+	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st engine.Snapshot) bool {
 		ep, _ := endpointOf(st, d.endpoint)
 		out, _ := d.cutOutBy(ep)
 		return out
@@ -88,12 +90,12 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	d.cutAt = time.Now()
 	ep, _ := endpointOf(st, d.endpoint)
 	b, _ := endpointOf(d.before, d.endpoint)
-	sent := ep.Accounting.attempts() - b.Accounting.attempts()
+	sent := attempts(ep.Accounting) - attempts(b.Accounting)
 	failed := ep.Accounting.Failures - b.Accounting.Failures
 	outrun := ep.Accounting.Losers - b.Accounting.Losers
 	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges", sent, d.endpoint, failed, outrun))
 	for _, ev := range d.since(ctx, d.injectSeq) {
-		if ev.Endpoint == d.endpoint && ev.Type != "fault" && ev.Type != "failover" {
+		if ev.Endpoint == d.endpoint && ev.Type != engine.EventFault && ev.Type != engine.EventFailover {
 			s.Evidence = append(s.Evidence, d.describeEvent(ev))
 		}
 	}
@@ -138,7 +140,7 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 		}
 		a, _ := endpointOf(after, d.endpoint)
 		b, _ := endpointOf(before, d.endpoint)
-		sent := a.Accounting.attempts() - b.Accounting.attempts()
+		sent := attempts(a.Accounting) - attempts(b.Accounting)
 		total := after.Totals.Requests - before.Totals.Requests
 		s.Evidence = append(s.Evidence, fmt.Sprintf("over a second: %d client requests, %d attempts to %s", total, sent, d.endpoint))
 		if sent > 1 {
@@ -164,7 +166,7 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 	}
 	a, _ := endpointOf(after, d.endpoint)
 	b, _ := endpointOf(before, d.endpoint)
-	sent := a.Accounting.attempts() - b.Accounting.attempts()
+	sent := attempts(a.Accounting) - attempts(b.Accounting)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("the next %d reads were answered by %s", want, countsOf(by)),
 		fmt.Sprintf("client attempts to %s meanwhile: %d", d.endpoint, sent))
 	if by[d.endpoint] > 0 || sent > 1 {
@@ -228,8 +230,7 @@ func (d *drill) clear(ctx context.Context, s *DrillStep) error {
 // least four cooldowns (a trial failed while the fault was on doubles it)
 // and the trials.
 func (d *drill) readmitBound() time.Duration {
-	cooldown, _ := time.ParseDuration(d.settings.BreakerCooldown)
-	probe, _ := time.ParseDuration(d.settings.ProbeInterval)
+	cooldown, probe := d.settings.BreakerCooldown, d.settings.ProbeInterval
 	if !d.settings.ProbeTrials {
 		probe = time.Second
 	}
@@ -240,25 +241,25 @@ func (d *drill) readmitBound() time.Duration {
 func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	cleared := time.Now()
 	bound := d.readmitBound()
-	st, ok, err := d.poll(ctx, bound, func(st statusDoc) bool {
+	st, ok, err := d.poll(ctx, bound, func(st engine.Snapshot) bool {
 		ep, _ := endpointOf(st, d.endpoint)
-		return ep.Routable && ep.Breaker.State == "closed" && !ep.LagExcluded && ep.BackoffUntil == nil
+		return ep.Routable && ep.Breaker.State == engine.BreakerClosed && !ep.LagExcluded && ep.BackoffUntil.IsZero()
 	})
 	if err != nil {
 		return err
 	}
 	ep, _ := endpointOf(st, d.endpoint)
 	evs := d.since(ctx, d.injectSeq)
-	var mine []event
+	var mine []engine.Event
 	for _, ev := range evs {
-		if ev.Endpoint == d.endpoint && ev.Type != "failover" && ev.Type != "fault" {
+		if ev.Endpoint == d.endpoint && ev.Type != engine.EventFailover && ev.Type != engine.EventFault {
 			mine = append(mine, ev)
 			s.Evidence = append(s.Evidence, d.describeEvent(ev))
 		}
 	}
 	if !ok {
 		return fail(s, "%s was not readmitted within %s of clearing the fault: routable %v, breaker %s (%d trial successes), lag-excluded %v, backing off %v",
-			d.endpoint, bound, ep.Routable, ep.Breaker.State, ep.Breaker.TrialSuccesses, ep.LagExcluded, ep.BackoffUntil != nil)
+			d.endpoint, bound, ep.Routable, ep.Breaker.State, ep.Breaker.TrialSuccesses, ep.LagExcluded, !ep.BackoffUntil.IsZero())
 	}
 	took := time.Since(cleared).Round(time.Millisecond)
 	how := ""
@@ -297,27 +298,27 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 
 // breakerPath checks the breaker's way back in the events: open for at
 // least the cooldown, then half-open, then closed from half-open.
-func (d *drill) breakerPath(evs []event) (string, error) {
-	cooldown, _ := time.ParseDuration(d.settings.BreakerCooldown)
-	var opened, halfOpen, closed *event
+func (d *drill) breakerPath(evs []engine.Event) (string, error) {
+	cooldown := d.settings.BreakerCooldown
+	var opened, halfOpen, closed *engine.Event
 	for i := range evs {
 		ev := &evs[i]
-		if ev.Type != "breaker" {
+		if ev.Type != engine.EventBreaker {
 			continue
 		}
 		switch ev.To {
-		case "open":
+		case engine.BreakerOpen.String():
 			opened, halfOpen, closed = ev, nil, nil
-		case "half-open":
+		case engine.BreakerHalfOpen.String():
 			halfOpen = ev
-		case "closed":
+		case engine.BreakerClosed.String():
 			closed = ev
 		}
 	}
 	switch {
 	case opened == nil:
 		return "", fmt.Errorf("no transition to open in the events")
-	case halfOpen == nil || closed == nil || closed.From != "half-open":
+	case halfOpen == nil || closed == nil || closed.From != engine.BreakerHalfOpen.String():
 		return "", fmt.Errorf("the events show no half-open period ending closed")
 	case halfOpen.Time.Sub(opened.Time) < cooldown-50*time.Millisecond:
 		return "", fmt.Errorf("half-open %s after opening, before the cooldown %s", halfOpen.Time.Sub(opened.Time).Round(time.Millisecond), cooldown)

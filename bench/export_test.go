@@ -1,6 +1,11 @@
 package bench
 
-import "time"
+import (
+	"math"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
 
 // Internals the external tests pin.
 var (
@@ -30,12 +35,14 @@ func (l Load) Plan() ([]PlannedOp, error) {
 	return out, err
 }
 
-// WastedOf is wastedBetween over the JSON the engine's status carries.
+// WastedOf is wastedBetween over the methods' cancelled losers and the
+// seconds of upstream time they used.
 func WastedOf(before, after map[string][2]float64, methods []string) Wasted {
-	conv := func(m map[string][2]float64) map[string]methodStatus {
-		out := map[string]methodStatus{}
+	conv := func(m map[string][2]float64) map[string]engine.MethodStatus {
+		out := map[string]engine.MethodStatus{}
 		for k, v := range m {
-			out[k] = methodStatus{Losers: int64(v[0]), LoserSeconds: v[1]}
+			out[k] = engine.MethodStatus{AccountSnapshot: engine.AccountSnapshot{Losers: int64(v[0]),
+				LoserTime: time.Duration(math.Round(v[1] * float64(time.Second)))}}
 		}
 		return out
 	}

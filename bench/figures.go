@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // Figures are latency percentiles over a set of calls or operations, in
@@ -116,11 +118,11 @@ type Wasted struct {
 
 // wastedBetween is the waste of the methods over a span, from the engine's
 // cumulative accounting at its start and end.
-func wastedBetween(before, after map[string]methodStatus, methods []string) Wasted {
+func wastedBetween(before, after map[string]engine.MethodStatus, methods []string) Wasted {
 	w := Wasted{Source: "engine"}
 	for _, m := range methods {
 		w.Cancelled += after[m].Losers - before[m].Losers
-		w.Seconds += after[m].LoserSeconds - before[m].LoserSeconds
+		w.Seconds += (after[m].LoserTime - before[m].LoserTime).Seconds()
 	}
 	return w
 }

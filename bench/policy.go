@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // Policy kinds, in the order a comparison usually lists them.
@@ -33,20 +35,20 @@ func (p Policy) Hedged() bool {
 
 // update is the PUT /v1/hedge body that puts the policy in force; budget
 // is the instance's own, which every row but immediate keeps.
-func (p Policy) update(budget float64) hedgeUpdate {
+func (p Policy) update(budget float64) engine.HedgeUpdate {
 	on, off := true, false
 	str := func(s string) *string { return &s }
 	switch p.Kind {
 	case KindOff:
-		return hedgeUpdate{Enabled: &off}
+		return engine.HedgeUpdate{Enabled: &off}
 	case KindImmediate:
 		lifted := 1.0
-		return hedgeUpdate{Enabled: &on, Delay: str("0s"), Budget: &lifted}
+		return engine.HedgeUpdate{Enabled: &on, Delay: str("0s"), Budget: &lifted}
 	case KindFixed:
-		return hedgeUpdate{Enabled: &on, Delay: str(p.Delay.String()), Budget: &budget}
+		return engine.HedgeUpdate{Enabled: &on, Delay: str(p.Delay.String()), Budget: &budget}
 	}
 	q := p.Quantile
-	return hedgeUpdate{Enabled: &on, Delay: str("auto"), Quantile: &q, Budget: &budget}
+	return engine.HedgeUpdate{Enabled: &on, Delay: str("auto"), Quantile: &q, Budget: &budget}
 }
 
 // ParsePolicy accepts "direct", "off", "immediate", "auto" (the p95),

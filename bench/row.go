@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -95,7 +96,7 @@ func (cfg CompareConfig) environment(ctx context.Context) (*environment, error) 
 
 // engineCounters are an engine's cumulative counters at one moment.
 type engineCounters struct {
-	methods  map[string]methodStatus
+	methods  map[string]engine.MethodStatus
 	outcomes map[string]float64
 }
 
@@ -231,7 +232,7 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 		if r.Incomplete+r.Transport > 0 {
 			var up int64
 			for _, m := range methods {
-				up += after.methods[m].attempts() - before.methods[m].attempts()
+				up += attempts(after.methods[m].AccountSnapshot) - attempts(before.methods[m].AccountSnapshot)
 			}
 			r.Upstream = max(r.Upstream, up)
 			r.Amplification = amplification(r.Upstream, calls)
@@ -284,17 +285,17 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 
 // checkMethodSettings warns when a method of the mix did not run under the
 // row's policy (its own hedge.methods settings win over the pool's).
-func (r *Row) checkMethodSettings(status map[string]methodStatus, methods []string, p Policy) {
+func (r *Row) checkMethodSettings(status map[string]engine.MethodStatus, methods []string, p Policy) {
 	for _, m := range methods {
-		st, ok := status[m]
-		if !ok || st.HedgeEnabled == nil {
+		h := status[m].Hedge
+		if h == nil {
 			continue
 		}
 		switch {
-		case *st.HedgeEnabled != p.Hedged():
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with hedging %v, not as the row says: it has its own settings (hedge.methods)", m, onOff(*st.HedgeEnabled)))
-		case p.Kind == KindFixed && st.DelayMS != msOf(p.Delay), p.Kind == KindImmediate && st.DelayMS != 0:
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with a %.1f ms delay, not the row's: it has its own settings (hedge.methods)", m, st.DelayMS))
+		case h.Enabled != p.Hedged():
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with hedging %v, not as the row says: it has its own settings (hedge.methods)", m, onOff(h.Enabled)))
+		case p.Kind == KindFixed && h.Delay != p.Delay, p.Kind == KindImmediate && h.Delay != 0:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s ran with a %.1f ms delay, not the row's: it has its own settings (hedge.methods)", m, msOf(h.Delay)))
 		}
 	}
 }
@@ -338,8 +339,8 @@ func pollDelay(ctx context.Context, a *Admin, method string, every time.Duration
 			return out
 		case <-t.C:
 			if st, err := a.status(ctx); err == nil {
-				if m, ok := st.Methods[method]; ok && m.DelayMS > 0 {
-					out = append(out, m.DelayMS)
+				if h := st.Methods[method].Hedge; h != nil && h.Delay > 0 {
+					out = append(out, msOf(h.Delay))
 				}
 			}
 		}

@@ -38,44 +38,34 @@ type backoff struct {
 	also   string
 }
 
-// backoffFor is how long one 429 backs off: its Retry-After capped at max,
-// else base·2^streak capped at max. asked is the Retry-After when capped.
-func backoffFor(retryAfter time.Duration, streak int, base, max time.Duration) (d, asked time.Duration) {
-	if retryAfter > 0 {
-		if retryAfter > max {
-			return max, retryAfter
+// hit applies one 429 to the back-off: its Retry-After capped at max, else
+// base·2^streak capped at max, extends until (never shortens it) and counts
+// the streak. asked is the Retry-After when it was capped.
+func (s *backoffState) hit(now time.Time, retryAfter, base, max time.Duration) (d, asked time.Duration) {
+	switch {
+	case retryAfter > 0 && retryAfter > max:
+		d, asked = max, retryAfter
+	case retryAfter > 0:
+		d = retryAfter
+	default:
+		d = base << min(s.streak, 20)
+		if d > max || d <= 0 {
+			d = max
 		}
-		return retryAfter, 0
 	}
-	d = base << min(streak, 20)
-	if d > max || d <= 0 {
-		d = max
+	s.streak++
+	if until := now.Add(d); until.After(s.until) {
+		s.until = until
 	}
-	return d, 0
+	return d, asked
 }
 
 // backOffWhole starts (or extends) a back-off of the whole endpoint.
 func (ep *endpoint) backOffWhole(now time.Time, retryAfter, base, max time.Duration) backoff {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	b := ep.backOffWholeLocked(now, retryAfter, base, max)
-	return backoff{d: b, asked: cappedAsk(retryAfter, max), whole: true, wholeD: b}
-}
-
-func (ep *endpoint) backOffWholeLocked(now time.Time, retryAfter, base, max time.Duration) time.Duration {
-	d, _ := backoffFor(retryAfter, ep.backoff.streak, base, max)
-	ep.backoff.streak++
-	if until := now.Add(d); until.After(ep.backoff.until) {
-		ep.backoff.until = until
-	}
-	return d
-}
-
-func cappedAsk(retryAfter, max time.Duration) time.Duration {
-	if retryAfter > max {
-		return retryAfter
-	}
-	return 0
+	d, asked := ep.backoff.hit(now, retryAfter, base, max)
+	return backoff{d: d, asked: asked, whole: true, wholeD: d}
 }
 
 // backOffMethod backs off the pair (ep, method) after a client attempt's
@@ -95,18 +85,15 @@ func (ep *endpoint) backOffMethod(now time.Time, ms *methodStats, method string,
 			also = st.backoff.method
 		}
 	}
-	d, asked := backoffFor(retryAfter, ms.backoff.streak, base, max)
-	ms.backoff.streak++
+	d, asked := ms.backoff.hit(now, retryAfter, base, max)
 	ms.backoff.method = method
-	if until := now.Add(d); until.After(ms.backoff.until) {
-		ms.backoff.until = until
-		if n := until.UnixNano(); n > ep.methodOffUntil.Load() {
-			ep.methodOffUntil.Store(n)
-		}
+	if n := ms.backoff.until.UnixNano(); n > ep.methodOffUntil.Load() {
+		ep.methodOffUntil.Store(n)
 	}
 	b := backoff{d: d, asked: asked, also: also}
 	if also != "" {
-		b.whole, b.wholeD = true, ep.backOffWholeLocked(now, retryAfter, base, max)
+		b.whole = true
+		b.wholeD, _ = ep.backoff.hit(now, retryAfter, base, max)
 	}
 	return b
 }

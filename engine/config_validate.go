@@ -19,15 +19,35 @@ import (
 // on its own line naming its config key ("hedge.quantile: must be …"),
 // section by section.
 func (c Config) Validate() error {
-	if p := c.Problems(); len(p) > 0 {
-		return fmt.Errorf("invalid config:\n  %s", strings.Join(p, "\n  "))
+	p := c.Problems()
+	if len(p) == 0 {
+		return nil
 	}
-	return nil
+	lines := make([]string, len(p))
+	for i, x := range p {
+		lines[i] = x.String()
+	}
+	return fmt.Errorf("invalid config:\n  %s", strings.Join(lines, "\n  "))
 }
 
-// Problems are Validate's findings, one "key: why" each, section by
-// section (main merges them with the decoder's own).
-func (c Config) Problems() []string {
+// ConfigProblem is one invalid value: the config key it names and why
+// ("must be …"). Main merges the engine's with its decoder's, and says
+// which came from the environment, by Key.
+type ConfigProblem struct {
+	Key string // "" for a problem of no one key
+	Why string
+}
+
+// String is the problem as a line of the error: "key: why".
+func (p ConfigProblem) String() string {
+	if p.Key == "" {
+		return p.Why
+	}
+	return p.Key + ": " + p.Why
+}
+
+// Problems are Validate's findings, section by section.
+func (c Config) Problems() []ConfigProblem {
 	var p problems
 	c.Server.validate(&p)
 	c.Chain.validate(&p)
@@ -43,11 +63,11 @@ func (c Config) Problems() []string {
 	return p
 }
 
-// problems are the invalid values found so far, each "key: why".
-type problems []string
+// problems are the invalid values found so far.
+type problems []ConfigProblem
 
 func (p *problems) add(key, format string, args ...any) {
-	*p = append(*p, key+": "+fmt.Sprintf(format, args...))
+	*p = append(*p, ConfigProblem{Key: key, Why: fmt.Sprintf(format, args...)})
 }
 
 func (p *problems) positive(key string, d time.Duration) {

@@ -25,6 +25,15 @@ func ParseDelay(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// FormatDelay writes a delay as ParseDelay reads it: "auto" for AutoDelay,
+// else the duration ("120ms").
+func FormatDelay(d time.Duration) string {
+	if d == AutoDelay {
+		return "auto"
+	}
+	return d.String()
+}
+
 // checkFixedDelay is the rule config (hedge.delay) and the admin API
 // (PUT /v1/hedge, the forecast's delays) share: a fixed delay above the
 // request's own deadline would never fire.

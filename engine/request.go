@@ -54,12 +54,9 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 			if !ok {
 				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"})
 			}
-			// The endpoint knows the filter by its own id.
-			params, _ := jsonrpc.WithStringParam(req.Params, idParam, upstream)
-			translated, err := req.WithParams(params)
-			if err != nil {
-				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()})
-			}
+			// The endpoint knows the filter by its own id. (params[idParam]
+			// is a string, read above: it can be replaced.)
+			translated, _ := req.WithStringParam(idParam, upstream)
 			req, p.pinned, filterID = translated, ep, id
 		}
 	}

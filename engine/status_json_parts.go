@@ -168,12 +168,8 @@ func clientIn(w clientWire) ClientStats {
 }
 
 func (h HedgeStatus) wire() hedgeWire {
-	w := hedgeWire{Enabled: h.Enabled, Delay: "auto", DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra,
+	return hedgeWire{Enabled: h.Enabled, Delay: FormatDelay(h.Delay), DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra,
 		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, BudgetCap: h.BudgetCap, Paused: h.Paused, PauseReason: h.PauseReason}
-	if h.Delay != AutoDelay {
-		w.Delay = h.Delay.String()
-	}
-	return w
 }
 
 func (w hedgeWire) status() HedgeStatus {

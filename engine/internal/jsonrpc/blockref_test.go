@@ -55,6 +55,41 @@ func TestWithStringParam(t *testing.T) {
 	}
 }
 
+// A request's filter id is replaced in place of the parsed request, with
+// the same bytes WithParams would build and the parse's own reading of
+// them, and the original request left as it was.
+func TestRequestWithStringParam_IsWithParamsWithoutAParse(t *testing.T) {
+	for _, raw := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"eth_getFilterChanges","params":["0x1f"]}`,
+		"{ \"x\" : {\"params\":[1]} , \"jsonrpc\":\"2.0\", \"id\" : \"a\" , \"method\":\"eth_getFilterLogs\", \"params\" : [ \"0x1f\" , 2 ] }",
+		`{"jsonrpc":"2.0","params":["0xa"],"id":1,"method":"eth_uninstallFilter","params":["0xb"]}`,
+		`{"jsonrpc":"2.0","method":"eth_getFilterChanges","params":["0x1f"]}`,
+	} {
+		body, perr := ParseBody([]byte(raw))
+		if perr != nil || body.Elements[0].Req == nil {
+			t.Fatalf("setup %s: %v %v", raw, perr, body.Elements[0].Err)
+		}
+		r := body.Elements[0].Req
+		got, ok := r.WithStringParam(0, `0xUP"`)
+		params, _ := WithStringParam(r.Params, 0, `0xUP"`)
+		want, err := r.WithParams(params)
+		if !ok || err != nil {
+			t.Fatalf("%s: ok %v, WithParams: %v", raw, ok, err)
+		}
+		if string(got.Raw) != string(want.Raw) || string(got.Params) != string(want.Params) ||
+			string(got.ID) != string(want.ID) || got.Method != want.Method || got.IsNotification() != want.IsNotification() {
+			t.Errorf("%s:\n got %+v\nwant %+v", raw, got, want)
+		}
+		if string(r.Raw) != raw {
+			t.Errorf("original changed: %s", r.Raw)
+		}
+	}
+	r := NewRequest(json.RawMessage(`1`), "eth_getFilterChanges", json.RawMessage(`[]`))
+	if _, ok := r.WithStringParam(0, "0xUP"); ok {
+		t.Error("params without element 0: replaced")
+	}
+}
+
 func TestAppendStringResult(t *testing.T) {
 	got := string(AppendStringResult(nil, json.RawMessage(`"a"`), `0x"1`))
 	if want := `{"jsonrpc":"2.0","id":"a","result":"0x\"1"}`; got != want {

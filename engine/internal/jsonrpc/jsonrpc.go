@@ -405,12 +405,44 @@ func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
 	if raw[0] != '{' || !json.Valid(raw) {
 		return nil, errors.New("json-rpc: request is not a JSON object")
 	}
-	out := make([]byte, 0, len(raw)+len(p)+12)
+	out, _ := spliceParams(raw, p)
+	nr := &Request{}
+	if _, err := parseRequest(out, nr); err != nil {
+		return nil, err
+	}
+	return nr, nil
+}
+
+// WithStringParam is WithParams with params[i] replaced by the JSON string
+// s (a filter id, on every poll), for a request ParseBody gave: it relies
+// on that parse, and neither validates nor parses the request again (a
+// string in place of a value of a valid array keeps it valid). false when
+// params is not an array with an element i.
+func (r *Request) WithStringParam(i int, s string) (*Request, bool) {
+	p, ok := WithStringParam(r.Params, i, s)
+	if !ok {
+		return nil, false
+	}
+	raw := TrimSpace(r.Raw)
+	if len(raw) == 0 {
+		return NewRequest(r.ID, r.Method, p), true
+	}
+	out, at := spliceParams(raw, p)
+	return &Request{Raw: out, ID: r.ID, Method: r.Method, Params: out[at : at+len(p)]}, true
+}
+
+// spliceParams is the request object raw with the value of every "params"
+// member replaced by p, or a "params" member added when it has none; at is
+// where the last one's value starts in out, the one a parse reads.
+func spliceParams(raw, p []byte) (out []byte, at int) {
+	out = make([]byte, 0, len(raw)+len(p)+12)
 	last, end, found := 0, 1, false
 	for it := (memberIter{b: raw, i: 1}); it.next(); {
 		end = it.ve
 		if keyOf(raw[it.ks:it.ke]) == keyParams {
-			out = append(append(out, raw[last:it.vs]...), p...)
+			out = append(out, raw[last:it.vs]...)
+			at = len(out)
+			out = append(out, p...)
 			last, found = it.ve, true
 		}
 	}
@@ -419,15 +451,12 @@ func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
 		if end > 1 {
 			out = append(out, ',')
 		}
-		out = append(append(out, `"params":`...), p...)
+		out = append(out, `"params":`...)
+		at = len(out)
+		out = append(out, p...)
 		last = end
 	}
-	out = append(out, raw[last:]...)
-	nr := &Request{}
-	if _, err := parseRequest(out, nr); err != nil {
-		return nil, err
-	}
-	return nr, nil
+	return append(out, raw[last:]...), at
 }
 
 // ResponseID is the id member of a response object, nil when absent.

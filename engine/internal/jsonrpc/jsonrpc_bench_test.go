@@ -67,3 +67,32 @@ func BenchmarkMethodTable(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFilterIDTranslation is a filter poll's id translation: in place
+// of the parsed request, and as WithParams over the replaced params (what
+// it was), which validates and parses the request again.
+func BenchmarkFilterIDTranslation(b *testing.B) {
+	body, perr := ParseBody([]byte(`{"jsonrpc":"2.0","id":42,"method":"eth_getFilterChanges","params":["0x3c4f1b8e2a9d47f0b6e5c1a2d3f4e5a6"]}`))
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	r := body.Elements[0].Req
+	const upstream = "0x1f"
+	b.Run("request", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := r.WithStringParam(0, upstream); !ok {
+				b.Fatal("not replaced")
+			}
+		}
+	})
+	b.Run("withparams", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			params, _ := WithStringParam(r.Params, 0, upstream)
+			if _, err := r.WithParams(params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
