@@ -113,8 +113,8 @@ func printStatus(w io.Writer, s engine.Snapshot) {
 		if a.Hedge != nil {
 			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
 		}
-		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s\n",
-			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
+		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) delay %s\n",
+			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintln(w, "warning:", warn.Text)
