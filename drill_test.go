@@ -26,6 +26,25 @@ func TestDrill_EmbeddedPassesAndSaysEveryStep(t *testing.T) {
 	}
 }
 
+// The unreachable fault (no answer to the connection attempt) drills end to
+// end from the command line: the endpoint is cut out as for a hang, and comes
+// back through its breaker's trials.
+func TestDrill_UnreachableModePasses(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"drill", "--mode", "unreachable", "--format", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var rep bench.DrillReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !rep.Passed || rep.Mode != "unreachable" || len(rep.Steps) != len(bench.DrillSteps) ||
+		rep.Steps[1].Summary != "unreachable fault on alpha" || !strings.Contains(rep.Steps[2].Summary, "breaker open") {
+		t.Fatalf("report %+v", rep)
+	}
+	t.Logf("%s; %s", rep.Steps[2].Summary, rep.Steps[6].Summary)
+}
+
 // A breaker configured never to open: the drill fails at the cut-out, says
 // so, and exits non-zero.
 func TestDrill_NeverOpeningBreakerFailsNamingTheStep(t *testing.T) {

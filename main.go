@@ -56,7 +56,7 @@ func init() {
 		{"drill", `rpcdash drill [--admin URL --target URL | --breaker-failures N …] [--mode error|timeout|http429|stale|latency]
               [--no-load] [--format text|json]
       the failover verification plan, automated: exit 1 naming the failed step`, cmdDrill},
-		{"status", `rpcdash status [--admin ADDR] [--token T] [--json]
+		{"status", `rpcdash status [--admin ADDR] [--token T] [--format table|csv|json] [--requests]
       print a running engine's status`, cmdStatus},
 	}
 }

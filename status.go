@@ -17,18 +17,31 @@ import (
 )
 
 // cmdStatus is `rpcdash status`: a running engine's status, read from its
-// admin API, as a table or (--json) as the API gives it.
+// admin API, as a table, as CSV (the endpoint table's columns) or as the
+// API's JSON (--format json, or --json).
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("status", stderr)
 	admin := fs.String("admin", "127.0.0.1:8546", "admin `URL` of a running rpcdash (http://HOST:PORT, or HOST:PORT)")
 	token := fs.String("token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token (server.admin_token)")
-	asJSON := fs.Bool("json", false, "print the raw JSON")
+	format := fs.String("format", "table", "`table`, csv (the endpoint table, for recording measurements over time) or json (the raw status JSON)")
+	asJSON := fs.Bool("json", false, "print the raw JSON (--format json)")
 	requests := fs.Bool("requests", false, "also print the 5 slowest requests the trace ring holds (GET /v1/requests)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return cli.Usagef("status: unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case *format != "table" && *format != "csv" && *format != "json":
+		return usageErr("status: --format %q is not one of table, csv, json", *format)
+	case *asJSON && *format == "csv":
+		return usageErr("status: --json and --format csv disagree")
+	case *asJSON:
+		*format = "json"
+	}
+	if *requests && *format == "csv" {
+		return usageErr("status: --requests applies to --format table")
 	}
 	base, err := engine.BaseURL("--admin", *admin)
 	if err != nil {
@@ -45,7 +58,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return fmt.Errorf("no rpcdash admin API at %s: %v", *admin, err)
 	}
-	if *asJSON {
+	if *format == "json" {
 		_, err := stdout.Write(body)
 		return err
 	}
@@ -53,7 +66,10 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := json.Unmarshal(body, &s); err != nil {
 		return err
 	}
-	printStatus(stdout, s)
+	if *format == "csv" {
+		return printEndpointCSV(stdout, s.Endpoints)
+	}
+	printStatus(stdout, s, terminalWidth())
 	if *requests {
 		return printSlowest(ctx, c, stdout, 5)
 	}
@@ -91,18 +107,14 @@ func printSlowest(ctx context.Context, c engine.AdminClient, w io.Writer, n int)
 	return nil
 }
 
-func printStatus(w io.Writer, s engine.Snapshot) {
+func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	delay := "auto"
 	if s.Hedge.Delay != engine.AutoDelay {
 		delay = s.Hedge.Delay.String()
 	}
 	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
 		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
-	fmt.Fprintf(w, "%-12s %-10s %-8s %8s %8s %8s %6s %s\n", "ENDPOINT", "BREAKER", "DRAINED", "P50ms", "P99ms", "ERR%", "LAG", "LAST ERROR")
-	for _, ep := range s.Endpoints {
-		fmt.Fprintf(w, "%-12s %-10s %-8v %8.1f %8.1f %8.1f %6d %s\n", ep.Name, ep.Breaker.State, ep.Drained,
-			msOf(ep.Latency.P50), msOf(ep.Latency.P99), 100*ep.Rates.ErrorRate, ep.Lag, ep.LastError)
-	}
+	printEndpointTable(w, s.Endpoints, width)
 	methods := make([]string, 0, len(s.Methods))
 	for m := range s.Methods {
 		methods = append(methods, m)
@@ -114,8 +126,8 @@ func printStatus(w io.Writer, s engine.Snapshot) {
 		if a.Hedge != nil {
 			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
 		}
-		fmt.Fprintf(w, "  %-28s requests %-7d amplification %.2f hedges %d (won %d) delay %s\n",
-			m, a.Requests, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
+		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) delay %s\n",
+			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintln(w, "warning:", warn.Text)

@@ -28,7 +28,7 @@ type DrillConfig struct {
 }
 
 // Drill modes: the fault layer's.
-var DrillModes = []string{"error", "timeout", "http429", "stale", "latency", "refused"}
+var DrillModes = []string{"error", "timeout", "http429", "stale", "latency", "refused", "unreachable"}
 
 // The drill's steps, in order.
 const (

@@ -264,7 +264,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	took := time.Since(cleared).Round(time.Millisecond)
 	how := ""
 	switch d.cfg.Mode {
-	case "error", "timeout", "latency", "refused":
+	case "error", "timeout", "latency", "refused", "unreachable":
 		var err error
 		if how, err = d.breakerPath(mine); err != nil {
 			return fail(s, "%s is back, but not through the breaker's half-open trials: %v", d.endpoint, err)

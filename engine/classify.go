@@ -91,3 +91,11 @@ func refusedConn(err error) bool {
 	var dns *net.DNSError
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) && dns.IsNotFound
 }
+
+// dialTimedOut says whether a failed exchange is a connection attempt that
+// got no answer within the dial timeout: the endpoint, or the network to
+// it, is silent.
+func dialTimedOut(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" && op.Timeout()
+}

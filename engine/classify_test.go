@@ -2,7 +2,9 @@ package engine
 
 import (
 	"encoding/json"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
@@ -58,5 +60,18 @@ func TestClassify_StatusIDAndErrors(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", tt.name, r.out, r.cause, tt.want)
 		}
 		putBuf(r.body)
+	}
+}
+
+// A dial that gets no answer in time is silence (unreachable), not a
+// refusal; a refused one is not silence.
+func TestClassify_DialTimeoutIsUnreachableNotRefused(t *testing.T) {
+	_, err := (&net.Dialer{Timeout: time.Nanosecond}).Dial("tcp", "127.0.0.1:1")
+	if err == nil || !dialTimedOut(err) || refusedConn(err) {
+		t.Fatalf("dial past its timeout: %v; unreachable %v, refused %v", err, dialTimedOut(err), refusedConn(err))
+	}
+	_, err = net.Dial("tcp", "127.0.0.1:1")
+	if err == nil || dialTimedOut(err) || !refusedConn(err) {
+		t.Fatalf("refused dial: %v; unreachable %v, refused %v", err, dialTimedOut(err), refusedConn(err))
 	}
 }

@@ -23,6 +23,12 @@ const (
 	// hard failure (the provider is down) whose evidence no cap on open
 	// breakers holds back, and the one case a write may fail over.
 	FaultRefused FaultMode = "refused"
+	// FaultUnreachable: the connection attempt gets no answer at all (an
+	// address that drops the SYN). It waits out the dial timeout, or the
+	// attempt's end if that comes first, and fails as a connect timeout.
+	// Nothing is sent, so a write may fail over, but silence is soft
+	// evidence: a local network problem makes every endpoint look so.
+	FaultUnreachable FaultMode = "unreachable"
 )
 
 // FaultSpec is what an operator injects.
@@ -56,12 +62,12 @@ func (f *FaultSpec) Validate() error {
 		if f.Latency == 0 {
 			f.Latency = Duration(defaultFaultDelay)
 		}
-	case FaultError, Fault429, FaultTimeout, FaultStale, FaultRefused:
+	case FaultError, Fault429, FaultTimeout, FaultStale, FaultRefused, FaultUnreachable:
 		if f.Latency != 0 {
 			return fmt.Errorf("latency: applies to mode latency only, not %s", f.Mode)
 		}
 	default:
-		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale, refused; got %q", redact.Sanitize(string(f.Mode), 64))
+		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale, refused, unreachable; got %q", redact.Sanitize(string(f.Mode), 64))
 	}
 	if err := inRange("latency", f.Latency.D(), 0, maxFaultLatency); err != nil {
 		return err

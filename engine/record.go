@@ -101,9 +101,10 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			e.countFailed(a, p.acct, rep.out)
 			ep.setLastError(rep.cause, end)
 			a.deferred, a.failCause = true, rep.cause
-		case a.excused.Load() && rep.out == outTimeout:
+		case a.excused.Load() && (rep.out == outTimeout || rep.unreachable):
 			// Overdue while the whole pool (or rpcdash) was slow, then cut
-			// by the request's deadline: still not the endpoint's fault.
+			// by the request's deadline or the dial timeout: still not the
+			// endpoint's fault.
 			ep.rates.Count(window.Attempts, window.Timeout)
 			ms.rates.Count(window.Attempts, window.Timeout)
 			if a.settle() {
@@ -112,7 +113,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		case a.settle():
 			e.countFailure(a, p.acct, rep)
 		default: // its verdict was given when its deadline passed
-			e.countFailed(a, p.acct, rep.out)
+			e.countFailed(a, p.acct, rep.failure())
 			ep.setLastError(rep.cause, end) // how it ended says more than that it was late
 		}
 	}
@@ -255,9 +256,11 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 
 // countFailure charges a failed attempt to its endpoint (and to the method's
 // counters when it was a client attempt, mc != nil). A refused connection
-// is hard evidence, which no cap on open breakers holds back.
+// is hard evidence, which no cap on open breakers holds back; an
+// unreachable one (no answer to the connection attempt) is not: a local
+// network problem silences every endpoint, as a pool-wide slowdown does.
 func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
-	e.countFailed(a, mc, rep.out)
+	e.countFailed(a, mc, rep.failure())
 	a.ep.setLastError(rep.cause, e.now())
 	if rep.refused {
 		a.ep.refusing.Store(true)
@@ -265,6 +268,15 @@ func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
 		return
 	}
 	a.ep.breaker.Failure(a.trial, rep.cause)
+}
+
+// failure is how a failed reply counts in the rates: a connection attempt
+// that got no answer is a timeout (a connect timeout).
+func (r *upstreamReply) failure() outcome {
+	if r.unreachable {
+		return outTimeout
+	}
+	return r.out
 }
 
 // countFailed counts a failed attempt in the rates and counters, without a

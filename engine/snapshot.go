@@ -190,8 +190,12 @@ type MethodStatus struct {
 	AccountSnapshot
 	Class     Class
 	Hedgeable bool
-	Hedge     *MethodHedge // nil unless Hedgeable
-	Client    ClientStats  // what clients saw over the last minute
+	// Weight is the method's cost units in the hedge budget: each read
+	// deposits hedge.budget × it, each hedge withdraws it (methods.weights,
+	// else the built-in figure, else 1).
+	Weight float64
+	Hedge  *MethodHedge // nil unless Hedgeable
+	Client ClientStats  // what clients saw over the last minute
 }
 
 // MethodHedge is a hedgeable method's hedging now.
@@ -276,7 +280,8 @@ func (e *Engine) Snapshot() Snapshot {
 }
 
 func (e *Engine) methodStatus(m string) MethodStatus {
-	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Client: e.recent.methodStats(m)}
+	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Weight: e.methods.Weight(m),
+		Client: e.recent.methodStats(m)}
 	if ms.Class == jsonrpc.ClassRead && e.methods.Hedgeable(m) {
 		d := e.hedge.delayFor(m)
 		now, peak := e.hedge.outstanding(m)

@@ -178,6 +178,7 @@ type methodWire struct {
 	OutstandingMax int64      `json:"outstanding_hedges_peak,omitempty"`
 	Class          string     `json:"class"`
 	Hedgeable      bool       `json:"hedgeable"`
+	Weight         float64    `json:"weight"`
 	Client         clientWire `json:"client"`
 }
 

@@ -55,7 +55,7 @@ var legacyStatusKeys = map[string]string{
 	"methods.{}.hedges_fired": "number", "methods.{}.hedges_won": "number", "methods.{}.fire_rate": "number",
 	"methods.{}.win_rate": "number", "methods.{}.amplification": "number", "methods.{}.hedge_delay": "string",
 	"methods.{}.hedge_delay_source": "string", "methods.{}.hedge_delay_ms": "number", "methods.{}.hedge_enabled": "bool",
-	"methods.{}.outstanding_hedges": "number", "methods.{}.outstanding_hedges_peak": "number",
+	"methods.{}.outstanding_hedges": "number", "methods.{}.outstanding_hedges_peak": "number", "methods.{}.weight": "number",
 }
 
 // paths flattens a JSON document into path → kind.

@@ -77,13 +77,19 @@ type upstreamReply struct {
 	status     int  // the HTTP status read, 0 when none was
 	sent       bool // a connection was obtained: the request may have left
 	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
-	cause      string
+	// unreachable: the connection attempt got no answer within the dial
+	// timeout: silence, soft evidence like a hang (not hard as refused).
+	unreachable bool
+	cause       string
 }
+
+// dialTimeout bounds a connection attempt that gets no answer.
+const dialTimeout = 5 * time.Second
 
 func newHTTPClient() *http.Client {
 	tr := &http.Transport{
 		Proxy:               nil, // an RPC router must not be re-routed by env proxies
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
@@ -126,6 +132,15 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 			stale = true
 		case FaultRefused:
 			return upstreamReply{out: outConnError, refused: true, cause: "injected fault: connection refused"}
+		case FaultUnreachable:
+			t := time.NewTimer(dialTimeout)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return upstreamReply{out: outConnError, unreachable: true, cause: "injected fault: connection failed: dial tcp: i/o timeout (unreachable)"}
+			case <-ctx.Done():
+				return e.ctxReply(ctx, false)
+			}
 		}
 	}
 
@@ -147,7 +162,8 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		if ctx.Err() != nil {
 			return e.ctxReply(ctx, connected.Load())
 		}
-		return upstreamReply{out: outConnError, sent: connected.Load(), refused: refusedConn(err), cause: e.upstreamText(connErrorText(err))}
+		return upstreamReply{out: outConnError, sent: connected.Load(), refused: refusedConn(err), unreachable: dialTimedOut(err),
+			cause: e.upstreamText(connErrorText(err))}
 	}
 	defer resp.Body.Close()
 	buf, bad := e.readAnswer(ctx, resp)

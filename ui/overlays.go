@@ -37,7 +37,7 @@ const (
 )
 
 var (
-	faultModes     = []engine.FaultMode{engine.FaultLatency, engine.FaultError, engine.Fault429, engine.FaultTimeout, engine.FaultStale, engine.FaultRefused}
+	faultModes     = []engine.FaultMode{engine.FaultLatency, engine.FaultError, engine.Fault429, engine.FaultTimeout, engine.FaultStale, engine.FaultRefused, engine.FaultUnreachable}
 	faultRates     = []float64{1, 0.5, 0.25, 0.1, 0.05}
 	faultLatencies = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 	faultDurations = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
@@ -62,12 +62,13 @@ func (f faultMenu) spec() engine.FaultSpec {
 func (f faultMenu) describe() string {
 	s := f.spec()
 	what := map[engine.FaultMode]string{
-		engine.FaultLatency: "adds " + fmtDelay(s.Latency.D()) + " before",
-		engine.FaultError:   "answers HTTP 500 to",
-		engine.Fault429:     "answers HTTP 429 to",
-		engine.FaultTimeout: "hangs, until the attempt's deadline,",
-		engine.FaultStale:   "freezes the head it reports, for",
-		engine.FaultRefused: "refuses the connection (nothing sent) to",
+		engine.FaultLatency:     "adds " + fmtDelay(s.Latency.D()) + " before",
+		engine.FaultError:       "answers HTTP 500 to",
+		engine.Fault429:         "answers HTTP 429 to",
+		engine.FaultTimeout:     "hangs, until the attempt's deadline,",
+		engine.FaultStale:       "freezes the head it reports, for",
+		engine.FaultRefused:     "refuses the connection (nothing sent) to",
+		engine.FaultUnreachable: "leaves the connection unanswered (nothing sent; fails at the dial timeout) for",
 	}[s.Mode]
 	share := fmt.Sprintf("%.0f%% of", 100*s.Rate)
 	if s.Mode == engine.FaultStale {

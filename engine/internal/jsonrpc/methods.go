@@ -117,7 +117,8 @@ type MethodLists struct {
 	Reads    []string
 	NoHedge  []string
 	// Weights are cost units per method (lower-cased keys), for the hedge
-	// budget; a method not listed weighs 1.
+	// budget; they override the built-in ones (evmWeights), and a method
+	// in neither weighs 1.
 	Weights map[string]float64
 }
 
@@ -165,6 +166,9 @@ func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 		}
 		for _, m := range evmStateful {
 			t.classes[Lower(m)] = ClassStateful
+		}
+		for m, w := range evmWeights {
+			t.weights[Lower(m)] = w
 		}
 	}
 	override := map[string]Class{}
@@ -280,9 +284,13 @@ func (t *MethodTable) WhyNotHedged(method string) string {
 	return ""
 }
 
-// Weight is the method's cost in units for the hedge budget (default 1).
+// Weight is the method's cost in units for the hedge budget: the config's
+// (methods.weights), else the built-in one (evmWeights), else 1.
 func (t *MethodTable) Weight(method string) float64 {
 	if w, ok := LookupFold(t.weights, method); ok {
+		return w
+	}
+	if w, ok := t.prefixWeight(method); ok {
 		return w
 	}
 	return 1

@@ -130,17 +130,43 @@ func TestMethodTable_Hedgeable(t *testing.T) {
 	}
 }
 
+// Built-in weights follow Alchemy's compute units over eth_blockNumber's;
+// methods.weights overrides them (a tracing family's prefix too); anything
+// unknown, and every Solana method, weighs 1.
 func TestMethodTable_Weight(t *testing.T) {
-	tab := NewMethodTable("evm", MethodLists{Weights: map[string]float64{"eth_getlogs": 75, "debug_tracetransaction": 300}})
+	tab := NewMethodTable("evm", MethodLists{Weights: map[string]float64{"eth_getlogs": 75, "debug_tracetransaction": 300, "my_method": 3}})
 	for method, want := range map[string]float64{
-		"eth_getLogs":            75,
-		"eth_getlogs":            75,
-		"debug_traceTransaction": 300,
-		"eth_call":               1,
-		"":                       1,
+		"eth_getLogs":               75,
+		"eth_getlogs":               75,
+		"debug_traceTransaction":    300,
+		"debug_traceCall":           4,
+		"trace_replayTransaction":   4,
+		"TRACE_BLOCK":               4,
+		"eth_call":                  2.6,
+		"ETH_CALL":                  2.6,
+		"eth_getBlockReceipts":      50,
+		"eth_getBalance":            2,
+		"eth_getTransactionReceipt": 2,
+		"eth_estimateGas":           2,
+		"eth_blockNumber":           1,
+		"eth_chainId":               1,
+		"net_version":               1,
+		"my_method":                 3,
+		"eth_someFutureMethod":      1,
+		"tracer":                    1,
+		"":                          1,
 	} {
 		if got := tab.Weight(method); got != want {
-			t.Errorf("Weight(%s) = %v, want %v", method, got, want)
+			t.Errorf("evm Weight(%s) = %v, want %v", method, got, want)
+		}
+	}
+	if got := NewMethodTable("evm", MethodLists{}).Weight("eth_getLogs"); got != 6 {
+		t.Errorf("built-in eth_getLogs weight %v, want 6 (60 CU / 10)", got)
+	}
+	sol := NewMethodTable("solana", MethodLists{Weights: map[string]float64{"getprogramaccounts": 10}})
+	for method, want := range map[string]float64{"getProgramAccounts": 10, "getSlot": 1, "getTransaction": 1, "eth_getLogs": 1, "trace_block": 1} {
+		if got := sol.Weight(method); got != want {
+			t.Errorf("solana Weight(%s) = %v, want %v", method, got, want)
 		}
 	}
 }

@@ -1,0 +1,125 @@
+package engine_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// warm sends reads until every endpoint has answered enough of them for its
+// attempt deadline to be learned (the floor, breaker.attempt_timeout_min,
+// with sims this fast), so that a silent endpoint is raced within it.
+func (h *harness) warm(n int) {
+	h.t.Helper()
+	for i := range n {
+		mustOK(h.t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+}
+
+// An unreachable endpoint (the connection attempt gets no answer) is
+// rehearsed as the failover seed's verification plan asks: reads race the
+// next endpoint at the attempt deadline, as for a hang, with no client
+// error, and its breaker opens as for a hang; the fault shows in the
+// Snapshot and the events.
+func TestFault_UnreachableReadsRaceOnWithNoClientErrorAndTheBreakerOpens(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute
+		c.Router.ErrorPenalty = 0
+	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	h.warm(60)
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/fault", `{"mode":"unreachable"}`); code != http.StatusOK {
+		t.Fatalf("inject unreachable: HTTP %d %s", code, body)
+	}
+	before := h.sims[0].MethodCount("eth_getBalance")
+	var slowest time.Duration
+	for i := range 40 {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint == "s0" {
+			t.Fatalf("read %d answered by the unreachable endpoint", i)
+		}
+		slowest = max(slowest, r.took)
+	}
+	if n := h.sims[0].MethodCount("eth_getBalance") - before; n != 0 {
+		t.Fatalf("%d reads reached the unreachable endpoint", n)
+	}
+	ep := h.endpoint("s0")
+	if ep.Fault == nil || ep.Fault.Mode != engine.FaultUnreachable {
+		t.Fatalf("s0's fault in the Snapshot: %+v", ep.Fault)
+	}
+	if ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "no answer within the attempt deadline") {
+		t.Fatalf("s0: breaker %s, last error %q; want open, as for a hang", ep.Breaker.State, ep.LastError)
+	}
+	var faultEvent *engine.Event
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventFault && ev.Endpoint == "s0" && ev.To == "unreachable" {
+			faultEvent = &ev
+		}
+	}
+	if faultEvent == nil {
+		t.Fatal("no fault event names the unreachable mode")
+	}
+	t.Logf("40 reads, 0 errors, none reached s0, slowest %s; s0's breaker %s (%q); event %q", slowest.Round(time.Millisecond), ep.Breaker.State, ep.LastError, faultEvent.Message)
+}
+
+// A write to an unreachable endpoint was never sent: at the dial timeout it
+// fails over, and is delivered once, elsewhere.
+func TestFault_UnreachableWriteFailsOverAtTheDialTimeoutDeliveredOnce(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = 10 * time.Second // past the 5 s dial timeout
+		c.Router.ErrorPenalty = 0                  // s0, the fastest, is tried first
+	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/fault", `{"mode":"unreachable"}`); code != http.StatusOK {
+		t.Fatalf("inject unreachable: HTTP %d %s", code, body)
+	}
+	w := h.call(1, "eth_sendRawTransaction", "0x01")
+	mustOK(t, w)
+	if w.endpoint != "s1" || w.attempts != 2 || len(h.sims[1].Submissions()) != 1 || len(h.sims[0].Submissions()) != 0 {
+		t.Fatalf("write answered by %q after %d attempts; s0 got %d, s1 %d: want s1 after 2, once", w.endpoint, w.attempts,
+			len(h.sims[0].Submissions()), len(h.sims[1].Submissions()))
+	}
+	if w.took < 5*time.Second {
+		t.Fatalf("write answered in %s, before the dial timeout: the fault did not wait for it", w.took)
+	}
+	if ep := h.endpoint("s0"); !strings.Contains(ep.LastError, "injected fault: connection failed: dial tcp: i/o timeout") {
+		t.Fatalf("s0's last error %q", ep.LastError)
+	}
+	t.Logf("write sent once, to s1, after %d attempts in %s", w.attempts, w.took.Round(time.Millisecond))
+}
+
+// Silence is not proof an endpoint is down (a local network problem makes
+// every endpoint look unreachable): unlike refused connections, which open
+// past breaker.max_open_share, unreachable endpoints are soft evidence, as
+// hangs are: two of three silent at once are a pool slowdown, excused, or
+// else held back by the cap. Side by side.
+func TestBreaker_UnreachableIsSoftEvidenceNotOpenedPastTheCap(t *testing.T) {
+	opened, soft := map[engine.FaultMode]int{}, map[engine.FaultMode]int{}
+	for _, mode := range []engine.FaultMode{engine.FaultRefused, engine.FaultUnreachable} {
+		h := newHarness(t, func(c *engine.Config) { c.Breaker.Cooldown = time.Minute },
+			sim.Config{}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+		h.warm(60)
+		for _, name := range []string{"s0", "s1"} {
+			if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/fault", `{"mode":"`+string(mode)+`"}`); code != http.StatusOK {
+				t.Fatalf("inject %s: HTTP %d %s", mode, code, body)
+			}
+		}
+		for i := range 10 {
+			mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+		}
+		for _, ep := range h.status().Endpoints {
+			if ep.Breaker.State == engine.BreakerOpen {
+				opened[mode]++
+			}
+		}
+		soft[mode] = len(poolEvents(h, "slow")) + len(poolEvents(h, "open refused"))
+	}
+	if opened[engine.FaultRefused] != 2 || opened[engine.FaultUnreachable] > 1 || soft[engine.FaultUnreachable] == 0 {
+		t.Fatalf("2 of 3 endpoints faulted: open breakers %v, slowdown or open-refused events %v; want both open for refused, "+
+			"at most 1 (breaker.max_open_share 0.5) and a slowdown or refusal for unreachable", opened, soft)
+	}
+	t.Logf("2 of 3 endpoints faulted, 10 reads, 0 errors each: open breakers %v, slowdown or open-refused events %v", opened, soft)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// The endpoint table of `rpcdash status` carries the failover seed's results
+// table ("结果表": name, provider, region, median and p95 RTT, head lag,
+// error rate, notes), with the p99 and the breaker beside them, so that an
+// operator recording the seed's measurements reads them off as they are.
+var endpointColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES"}
+
+// defaultWidth is the table's width when COLUMNS does not say.
+const defaultWidth = 120
+
+// endpointRow is one endpoint's cells, in endpointColumns' order.
+func endpointRow(ep engine.EndpointSnapshot) []string {
+	return []string{ep.Name, orDash(ep.Provider), orDash(ep.Region),
+		fmt.Sprintf("%.1f", msOf(ep.Latency.P50)), fmt.Sprintf("%.1f", msOf(ep.Latency.P95)), fmt.Sprintf("%.1f", msOf(ep.Latency.P99)),
+		strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), endpointState(ep), ""}
+}
+
+// endpointState is the breaker's state, and drained when it is.
+func endpointState(ep engine.EndpointSnapshot) string {
+	s := ep.Breaker.State.String()
+	if ep.Drained {
+		s += ",drained"
+	}
+	return s
+}
+
+// endpointNotes are the role, the fault in force and the last error (the
+// engine's text, redacted), in that order.
+func endpointNotes(ep engine.EndpointSnapshot) []string {
+	role := ep.Role
+	if role == "" {
+		role = engine.RolePrimary
+	}
+	notes := []string{role}
+	if f := ep.Fault; f != nil {
+		what := "fault " + string(f.Mode)
+		if f.Mode == engine.FaultLatency {
+			what += " +" + f.Latency.String()
+		}
+		if f.Rate < 1 {
+			what += fmt.Sprintf(" on %.0f%%", 100*f.Rate)
+		}
+		notes = append(notes, what)
+	}
+	if ep.LastError != "" {
+		notes = append(notes, "last error: "+ep.LastError)
+	}
+	return notes
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// printEndpointTable prints the endpoint table in width columns: the notes
+// are cut to fit (see fitNotes).
+func printEndpointTable(w io.Writer, eps []engine.EndpointSnapshot, width int) {
+	rows := [][]string{endpointColumns}
+	for _, ep := range eps {
+		rows = append(rows, endpointRow(ep))
+	}
+	widths := make([]int, len(endpointColumns)-1)
+	for _, r := range rows {
+		for c := range widths {
+			widths[c] = max(widths[c], utf8.RuneCountInString(r[c]))
+		}
+	}
+	for i, r := range rows {
+		var b strings.Builder
+		for c, cell := range r[:len(widths)] {
+			pad := strings.Repeat(" ", widths[c]-utf8.RuneCountInString(cell))
+			if c >= 3 && c <= 7 { // the figures, right-aligned
+				b.WriteString(pad + cell + " ")
+			} else {
+				b.WriteString(cell + pad + " ")
+			}
+		}
+		notes := r[len(widths)]
+		if i > 0 {
+			notes = fitNotes(endpointNotes(eps[i-1]), width-utf8.RuneCountInString(b.String()))
+		}
+		fmt.Fprintln(w, b.String()+notes)
+	}
+}
+
+// fitNotes joins notes with "; " within room characters: the role always,
+// then each note that fits whole; the first that does not is cut, marked
+// with "…", when enough of it can be shown (the last error, typically),
+// else only marked as left out.
+func fitNotes(notes []string, room int) string {
+	const minShown = 16
+	out := notes[0]
+	for _, n := range notes[1:] {
+		if utf8.RuneCountInString(out)+2+utf8.RuneCountInString(n) <= room {
+			out += "; " + n
+			continue
+		}
+		switch rest := room - utf8.RuneCountInString(out) - 2; {
+		case rest >= minShown:
+			out += "; " + strings.TrimRight(string([]rune(n)[:rest-1]), " ") + "…"
+		case utf8.RuneCountInString(out)+2 <= room:
+			out += " …"
+		}
+		break
+	}
+	return out
+}
+
+// printEndpointCSV prints the same columns as CSV, one row per endpoint,
+// nothing cut: for recording measurements over time.
+func printEndpointCSV(w io.Writer, eps []engine.EndpointSnapshot) error {
+	cw := csv.NewWriter(w)
+	cw.Write(endpointColumns)
+	for _, ep := range eps {
+		r := endpointRow(ep)
+		r[len(r)-1] = strings.Join(endpointNotes(ep), "; ")
+		cw.Write(r)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// terminalWidth is COLUMNS when it holds a width, else defaultWidth.
+func terminalWidth() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return defaultWidth
+}
