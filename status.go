@@ -34,14 +34,14 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	switch {
 	case *format != "table" && *format != "csv" && *format != "json":
-		return usageErr("status: --format %q is not one of table, csv, json", *format)
+		return cli.Usagef("status: --format %q is not one of table, csv, json", *format)
 	case *asJSON && *format == "csv":
-		return usageErr("status: --json and --format csv disagree")
+		return cli.Usagef("status: --json and --format csv disagree")
 	case *asJSON:
 		*format = "json"
 	}
 	if *requests && *format == "csv" {
-		return usageErr("status: --requests applies to --format table")
+		return cli.Usagef("status: --requests applies to --format table")
 	}
 	base, err := engine.BaseURL("--admin", *admin)
 	if err != nil {
