@@ -32,7 +32,7 @@ func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info, err := e.SetRole(actorOf(r), name, *req.Role, req.Share)
-	var bad *RoleError
+	var bad *roleError
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, info)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // Roles at runtime. An endpoint's role and share are one immutable value
@@ -56,12 +58,12 @@ type RoleInfo struct {
 // errNoAnswerer: a role change would leave no endpoint able to answer.
 var errNoAnswerer = errors.New("no endpoint left to answer")
 
-// RoleError is a role change refused for its value: Field names the field.
-type RoleError struct {
+// roleError is a role change refused for its value: Field names the field.
+type roleError struct {
 	Field, Why string
 }
 
-func (r *RoleError) Error() string { return r.Field + ": " + r.Why }
+func (r *roleError) Error() string { return r.Field + ": " + r.Why }
 
 // SetRole changes an endpoint's role (and share: nil is the role's
 // default) for the next request. It refuses a change that would leave no
@@ -72,12 +74,12 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 		return RoleInfo{}, err
 	}
 	if !isRole(role) {
-		return RoleInfo{}, &RoleError{Field: "role", Why: fmt.Sprintf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, role)}
+		return RoleInfo{}, &roleError{Field: "role", Why: fmt.Sprintf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))}
 	}
 	next := roleState{role: role, share: DefaultShare(role)}
 	if share != nil {
 		if err := checkShare(role, *share); err != nil {
-			return RoleInfo{}, &RoleError{Field: "share", Why: err.Error()}
+			return RoleInfo{}, &roleError{Field: "share", Why: err.Error()}
 		}
 		next.share = *share
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -156,23 +157,20 @@ func (e *Engine) release(res result) {
 		return
 	}
 	// The answer is shared by the mirrors; the last one returns it.
-	var left sync.WaitGroup
-	left.Add(len(sent))
-	e.wg.Add(len(sent) + 1)
-	go func() {
-		defer e.wg.Done()
-		left.Wait()
-		putBuf(res.body)
-	}()
+	var left atomic.Int32
+	left.Store(int32(len(sent)))
+	e.wg.Add(len(sent))
 	for _, ep := range sent {
 		ep.shadow.mu.Lock()
 		ep.shadow.mirrored++
 		ep.shadow.mu.Unlock()
 		go func() {
 			defer e.wg.Done()
-			defer left.Done()
 			defer e.mirrors.Add(-1)
 			e.runMirror(ep, job, res.body.Bytes())
+			if left.Add(-1) == 0 {
+				putBuf(res.body)
+			}
 		}()
 	}
 }
