@@ -72,7 +72,7 @@ type action struct {
 	hedge    engine.HedgeUpdate
 	role     string   // actRole
 	share    *float64 // actRole: nil is the role's default
-	desc     string // "drain tail", "hedge delay of eth_call → 120ms"
+	desc     string   // "drain tail", "hedge delay of eth_call → 120ms"
 }
 
 func (a action) run(ctx context.Context, be Backend) error {
