@@ -37,8 +37,8 @@ role = "shadow"
 		t.Fatalf("shadow: %+v", c)
 	}
 	for body, want := range map[string]string{
-		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nshare = 0.5\n":                     "endpoints[0].share",
-		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nrole = \"canary\"\nshare = 2\n":    "endpoints[0].share: must be in (0, 1], got 2",
+		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nshare = 0.5\n":                      "endpoints[0].share",
+		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nrole = \"canary\"\nshare = 2\n":     "endpoints[0].share: must be in (0, 1], got 2",
 		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nrole = \"canary\"\nshare = \"x\"\n": "endpoints[0].share",
 		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nrole = \"shadow\"\n":                `endpoints: every endpoint has role = "shadow"`,
 		"[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:9\"\nrole = \"mirror\"\n":                "endpoints[0].role",
