@@ -100,7 +100,7 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 	e.roleMu.Unlock()
 	if prev != next {
 		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by,
-			Message: fmt.Sprintf("role %s → %s for the next request; %d requests in flight finish", prev.label(), next.label(), ep.inflight.Load())})
+			Message: fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())})
 		e.poolChanged()
 	}
 	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil
