@@ -24,7 +24,9 @@ import (
 // to the shadow off the client's path, and its result is compared with the
 // answer the client got (compare.go). Mirrors answer
 // nobody, so nothing of theirs reaches a client or a breaker: they take no
-// part in routing. At most maxMirrors are in flight pool-wide; beyond that
+// part in routing; a shadow that answers HTTP 429 backs off like any
+// endpoint, and gets no mirrors until its back-off ends. At most
+// maxMirrors are in flight pool-wide; beyond that
 // a mirror is dropped and counted. Each has the request's own timeout
 // (server.request_timeout) and is cancelled at shutdown. They are not
 // charged to the hedge budget; mirrored counts what they cost.
@@ -121,10 +123,14 @@ func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob
 		return nil
 	}
 	var job *mirrorJob
+	now := e.now()
 	for _, ep := range e.endpoints {
 		rs := ep.roleState()
 		if rs.role != RoleShadow || ep == res.ep || ep.drained.Load() || e.rand() >= rs.share {
 			continue
+		}
+		if off, _ := ep.backedOff(now); off {
+			continue // it asked for less traffic (HTTP 429): mirrors wait too
 		}
 		if job == nil {
 			job = &mirrorJob{req: req, method: p.method, moving: e.methods.MovingBlock(req.Method, req.Params), took: res.took, answer: res.ep}
@@ -186,6 +192,10 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
 	if rep.out == outCancelled || errors.Is(context.Cause(ctx), errShutdown) {
 		e.noteShadow(ep, job, shadowDropped, 0)
 		return
+	}
+	if rep.out == outRateLimit {
+		b := e.cfg.Breaker
+		ep.backOffWhole(e.now(), rep.retryAfter, b.BackoffBase, b.BackoffMax)
 	}
 	var shadow []byte
 	if rep.body != nil && (rep.out == outAnswer || rep.out.errorAnswer()) {

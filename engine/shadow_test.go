@@ -247,3 +247,20 @@ func TestShadow_ShareMirrorsThatShareOfReads(t *testing.T) {
 		t.Fatalf("%d of %d mirrored, want 200 ± 40", got, n)
 	}
 }
+
+// A shadow that answers HTTP 429 backs off: the reads during its back-off
+// are not mirrored, and clients see nothing of it.
+func TestShadow_RateLimitedShadowBacksOff(t *testing.T) {
+	h := shadowHarness(t, func(c *engine.Config) { c.Breaker.BackoffBase = time.Hour; c.Breaker.BackoffMax = time.Hour },
+		sim.Config{}, sim.Config{})
+	h.sims[1].SetMode(sim.ModeRateLimit)
+	mustOK(t, h.call(1, "eth_chainId"))
+	h.settledShadow("beta", 1)
+	for i := 0; i < 10; i++ {
+		mustOK(t, h.call(10+i, "eth_chainId"))
+	}
+	sh := h.endpoint("beta").Shadow
+	if got := h.sims[1].Counters().Total; got != 1 || sh.Mirrored != 1 || sh.Errors != 1 {
+		t.Fatalf("rate-limited shadow got %d requests, figures %+v: want the first mirror only", got, *sh)
+	}
+}
