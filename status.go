@@ -115,6 +115,17 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
 		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
 	printEndpointTable(w, s.Endpoints, width)
+	for _, ep := range s.Endpoints {
+		if sh := ep.Shadow; sh != nil {
+			fmt.Fprintf(w, "shadow %s: mirrored %d, compared %d: match %d, mismatch %d, tip %d, errors %d, dropped %d; match rate %.1f%%; p50/p95 %.1f/%.1f ms (answering %.1f/%.1f ms)",
+				ep.Name, sh.Mirrored, sh.Compared, sh.Match, sh.Mismatch, sh.Tip, sh.Errors, sh.Dropped, 100*sh.MatchRate,
+				msOf(sh.P50), msOf(sh.P95), msOf(sh.PrimaryP50), msOf(sh.PrimaryP95))
+			if lm := sh.LastMismatch; lm != nil {
+				fmt.Fprintf(w, "; last mismatch %s at %s", lm.Method, lm.At.Format(time.RFC3339))
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	methods := make([]string, 0, len(s.Methods))
 	for m := range s.Methods {
 		methods = append(methods, m)
@@ -141,4 +152,13 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// roleLabel is an endpoint's role, with its share for a canary (and for a
+// shadow that mirrors less than every read).
+func roleLabel(ep engine.EndpointSnapshot) string {
+	if ep.Role == engine.RoleCanary || ep.Role == engine.RoleShadow && ep.Share < 1 {
+		return ep.Role + " " + engine.ShareLabel(ep.Share)
+	}
+	return ep.Role
 }

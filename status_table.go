@@ -40,11 +40,7 @@ func endpointState(ep engine.EndpointSnapshot) string {
 // endpointNotes are the role, the fault in force and the last error (the
 // engine's text, redacted), in that order.
 func endpointNotes(ep engine.EndpointSnapshot) []string {
-	role := ep.Role
-	if role == "" {
-		role = engine.RolePrimary
-	}
-	notes := []string{role}
+	notes := []string{roleLabel(ep)}
 	if f := ep.Fault; f != nil {
 		what := "fault " + string(f.Mode)
 		if f.Mode == engine.FaultLatency {

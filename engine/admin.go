@@ -34,6 +34,7 @@ func (e *Engine) AdminHandler() http.Handler {
 		e.respond(w, r.PathValue("name"), err)
 	})
 	mux.HandleFunc("DELETE /v1/endpoints/{name}/fault", e.endpointAction(e.ClearFault))
+	mux.HandleFunc("PUT /v1/endpoints/{name}/role", e.serveSetRole)
 	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
 		var u HedgeUpdate
 		if err := decodeJSON(r, &u); err != nil {

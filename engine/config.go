@@ -98,19 +98,58 @@ type EndpointConfig struct {
 	// PublicURL marks a URL that carries no credential: its path and
 	// query are shown. Otherwise only scheme, host and port are.
 	PublicURL bool `mapstructure:"public_url"`
-	// Role is RolePrimary (empty means primary) or RoleStandby: a standby
-	// takes client traffic only when the primaries cannot (see standby.go).
+	// Role is RolePrimary (empty means primary), RoleStandby (client
+	// traffic only when the primaries cannot, standby.go), RoleShadow
+	// (mirrored reads only, never answers, shadow.go) or RoleCanary (Share
+	// of first attempts of reads, otherwise a standby, canary.go).
 	Role string `mapstructure:"role"`
+	// Share is a canary's share of client reads whose first attempt it
+	// takes, or the share of client reads mirrored to a shadow; nil is the
+	// role's default (DefaultShare). Only canaries and shadows take one.
+	Share *float64 `mapstructure:"share"`
 }
 
 // Endpoint roles ([[endpoints]] role).
 const (
 	RolePrimary = "primary"
 	RoleStandby = "standby"
+	RoleShadow  = "shadow"
+	RoleCanary  = "canary"
 )
 
-// Standby reports whether the endpoint is configured as a standby.
-func (c EndpointConfig) Standby() bool { return c.Role == RoleStandby }
+// Roles lists the endpoint roles, in the order messages name them.
+var Roles = []string{RolePrimary, RoleStandby, RoleShadow, RoleCanary}
+
+// DefaultShare is the share a role takes when none is given: 0.05 of first
+// attempts for a canary, every read mirrored for a shadow, none otherwise.
+func DefaultShare(role string) float64 {
+	switch role {
+	case RoleCanary:
+		return 0.05
+	case RoleShadow:
+		return 1
+	}
+	return 0
+}
+
+// TakesShare says whether the role has a share (canary, shadow).
+func TakesShare(role string) bool { return role == RoleCanary || role == RoleShadow }
+
+// RoleName is the role, with "" read as RolePrimary.
+func (c EndpointConfig) RoleName() string {
+	if c.Role == "" {
+		return RolePrimary
+	}
+	return c.Role
+}
+
+// ShareOrDefault is the endpoint's share, its role's default when unset.
+func (c EndpointConfig) ShareOrDefault() float64 {
+	if c.Share != nil && TakesShare(c.RoleName()) {
+		return *c.Share
+	}
+	return DefaultShare(c.RoleName())
+}
 
 type HedgeConfig struct {
 	Enabled bool `mapstructure:"enabled"`

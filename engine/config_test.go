@@ -100,21 +100,23 @@ func TestConfig_MethodListsNeverLoosenABuiltInClass(t *testing.T) {
 	}
 }
 
-// [[endpoints]] role is "primary" (the default when left out) or
-// "standby"; anything else stops start-up naming the key.
-func TestConfig_EndpointRoleIsPrimaryOrStandby(t *testing.T) {
+// [[endpoints]] role is "primary" (the default when left out), "standby",
+// "shadow" or "canary"; anything else stops start-up naming the key.
+func TestConfig_EndpointRoleIsOneOfTheFourRoles(t *testing.T) {
 	c := engine.Default()
 	c.Endpoints = []engine.EndpointConfig{
 		{Name: "a", URL: "http://127.0.0.1:1"},
 		{Name: "b", URL: "http://127.0.0.1:2", Role: "primary"},
 		{Name: "c", URL: "http://127.0.0.1:3", Role: "standby"},
+		{Name: "d", URL: "http://127.0.0.1:4", Role: "shadow"},
+		{Name: "e", URL: "http://127.0.0.1:5", Role: "canary"},
 	}
 	if err := c.Validate(); err != nil {
-		t.Fatalf("primary, standby and no role: %v", err)
+		t.Fatalf("every role and no role: %v", err)
 	}
 	c.Endpoints[2].Role = "backup"
 	err := c.Validate()
-	if err == nil || !strings.Contains(err.Error(), `endpoints[2].role: must be "primary" or "standby", got "backup"`) {
+	if err == nil || !strings.Contains(err.Error(), `endpoints[2].role: must be "primary", "standby", "shadow" or "canary", got "backup"`) {
 		t.Fatalf("role \"backup\": %v, want an error naming endpoints[2].role", err)
 	}
 	if _, nerr := engine.New(c, engine.Options{}); nerr == nil || !strings.Contains(nerr.Error(), "endpoints[2].role") {

@@ -181,6 +181,7 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		p.add("endpoints", "at least one [[endpoints]] entry is required")
 	}
 	seen := map[string]bool{}
+	answerers := 0
 	for i, e := range eps {
 		key := fmt.Sprintf("endpoints[%d]", i)
 		switch {
@@ -195,10 +196,32 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
-		if e.Role != "" && e.Role != RolePrimary && e.Role != RoleStandby {
-			p.add(key+".role", "must be %q or %q, got %q", RolePrimary, RoleStandby, e.Role)
+		if e.Role != "" && !slices.Contains(Roles, e.Role) {
+			p.add(key+".role", "must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, e.Role)
+		} else if e.Share != nil {
+			if err := checkShare(e.RoleName(), *e.Share); err != nil {
+				p.add(key+".share", "%v", err)
+			}
+		}
+		if e.Role != RoleShadow {
+			answerers++
 		}
 	}
+	if len(eps) > 0 && answerers == 0 {
+		p.add("endpoints", "every endpoint has role = %q: nothing could answer a client (a shadow only receives mirrored reads); make at least one %q, %q or %q",
+			RoleShadow, RolePrimary, RoleStandby, RoleCanary)
+	}
+}
+
+// checkShare says what is wrong with share for role, if anything.
+func checkShare(role string, share float64) error {
+	if !TakesShare(role) {
+		return fmt.Errorf("only a %q or %q endpoint takes a share, this one is %q", RoleCanary, RoleShadow, role)
+	}
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("must be in (0, 1], got %v", share)
+	}
+	return nil
 }
 
 func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration) {

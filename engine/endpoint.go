@@ -65,10 +65,12 @@ type endpoint struct {
 	hangAt       atomic.Int64
 	hangOpenedAt atomic.Int64
 	drained      atomic.Bool
-	// standby: takes client traffic only when the primaries cannot
-	// ([[endpoints]] role, standby.go).
-	standby bool
-	fault   atomic.Pointer[activeFault]
+	// roles is its role and share ([[endpoints]] role, share), changed at
+	// runtime by SetRole: each request reads it once where it routes.
+	roles atomic.Pointer[roleState]
+	// shadow holds its mirror comparisons (shadow.go), kept across roles.
+	shadow *shadowStats
+	fault  atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
 	head      atomic.Int64
@@ -106,12 +108,13 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		Provider: c.Provider,
 		Region:   c.Region,
 		index:    i,
-		standby:  c.Standby(),
 		url:      c.URL,
 		display:  redact.DisplayURL(c.URL, c.PublicURL),
 		latency:  window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 		rates:    window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 	}
+	ep.roles.Store(&roleState{role: c.RoleName(), share: c.ShareOrDefault()})
+	ep.shadow = newShadowStats(e)
 	ep.methods = newPerMethod(true, func(string) *methodStats {
 		return &methodStats{
 			latency: window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -19,6 +20,9 @@ import (
 type Options struct {
 	Logger *slog.Logger     // nil = discard
 	Now    func() time.Time // nil = time.Now
+	// Rand returns a number in [0, 1) for the canary's and the shadows'
+	// shares; nil = math/rand/v2. Tests make the draws deterministic.
+	Rand func() float64
 }
 
 // Engine is the router: endpoints, their state, the executor, the servers.
@@ -63,10 +67,15 @@ type Engine struct {
 	openCap  openCap    // breaker.max_open_share
 	panicked panicState // router.panic_threshold
 	standby  standbyState
-	// hasStandby: some endpoint is a standby ([[endpoints]] role).
-	hasStandby bool
-	stopWatch  chan struct{}
-	watchDone  chan struct{}
+	// roleMu orders role changes (SetRole), so that two cannot together
+	// leave no endpoint able to answer.
+	roleMu sync.Mutex
+	// rand draws the canary's and the shadows' shares (Options.Rand).
+	rand func() float64
+	// mirrors are the shadow mirrors in flight, pool-wide (shadow.go).
+	mirrors   atomic.Int64
+	stopWatch chan struct{}
+	watchDone chan struct{}
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
@@ -97,6 +106,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e := &Engine{
 		cfg:         cfg,
 		now:         opts.Now,
+		rand:        opts.Rand,
 		log:         opts.Logger,
 		methods:     jsonrpc.NewMethodTable(cfg.Chain.Kind, jsonrpc.MethodLists(cfg.Methods)),
 		client:      newHTTPClient(),
@@ -106,6 +116,9 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	}
 	if e.now == nil {
 		e.now = time.Now
+	}
+	if e.rand == nil {
+		e.rand = rand.Float64
 	}
 	e.filters = newFilterTable(e.now)
 	e.stopping, e.stop = context.WithCancel(context.Background())
@@ -129,7 +142,6 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep
-		e.hasStandby = e.hasStandby || ep.standby
 	}
 	e.metrics = newMetrics(e)
 	return e, nil

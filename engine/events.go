@@ -20,6 +20,8 @@ const (
 	EventHedge    EventType = "hedge"    // hedging paused or resumed
 	EventHead     EventType = "head"     // lag exclusion and readmission, wrong chain
 	EventPool     EventType = "pool"     // independence warnings
+	EventRole     EventType = "role"     // an endpoint's role changed (SetRole)
+	EventShadow   EventType = "shadow"   // a shadow answered differently (rate-limited per method)
 )
 
 // Event is one entry of the engine's event log.

@@ -26,6 +26,8 @@ type result struct {
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
 	hedged   bool
+	took     time.Duration // the answering attempt's latency
+	mirror   *mirrorJob    // the shadows to mirror this read to, once answered (shadow.go)
 }
 
 // endpointName is who answered, "" when nobody did.
@@ -573,7 +575,8 @@ func (x *execution) win(d attemptDone) result {
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)
 	x.stopRest(errLost)
-	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
+	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+		took: x.e.now().Sub(d.a.start)}
 }
 
 // relayError returns a JSON-RPC error answer as the request's answer: every
@@ -582,7 +585,8 @@ func (x *execution) relayError(d attemptDone) result {
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
-	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0}
+	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+		took: x.e.now().Sub(d.a.start)}
 }
 
 func (x *execution) fail(msg string) result {

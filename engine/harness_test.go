@@ -58,6 +58,13 @@ func newClockedHarness(t testing.TB, clock *testutil.Clock, mut func(*engine.Con
 
 func startHarness(t testing.TB, clock *testutil.Clock, mut func(*engine.Config), sims ...sim.Config) *harness {
 	t.Helper()
+	return startHarnessOpts(t, clock, engine.Options{}, mut, sims...)
+}
+
+// startHarnessOpts is startHarness with the engine's Options (its Logger
+// and Now are the harness's).
+func startHarnessOpts(t testing.TB, clock *testutil.Clock, opts engine.Options, mut func(*engine.Config), sims ...sim.Config) *harness {
+	t.Helper()
 	h := &harness{t: t, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}, logs: &testutil.SyncBuffer{}}
 	cfg := baseConfig()
 	for i, sc := range sims {
@@ -82,7 +89,7 @@ func startHarness(t testing.TB, clock *testutil.Clock, mut func(*engine.Config),
 	if mut != nil {
 		mut(&cfg)
 	}
-	opts := engine.Options{Logger: slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	opts.Logger = slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if clock != nil {
 		opts.Now = clock.Now
 	}

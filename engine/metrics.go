@@ -22,6 +22,7 @@ type metrics struct {
 	attempts *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	release  prometheus.Histogram
+	shadows  *prometheus.CounterVec
 }
 
 func newMetrics(e *Engine) *metrics {
@@ -37,7 +38,10 @@ func newMetrics(e *Engine) *metrics {
 		Name: "rpcdash_cancel_release_seconds", Help: "Time from cancelling a losing attempt to its release.",
 		Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .5},
 	})
-	m.reg.MustRegister(m.attempts, m.duration, m.release, stateCollector{e},
+	m.shadows = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rpcdash_shadow_compared_total", Help: "Shadow mirrors by endpoint and outcome (match, mismatch, tip, error, dropped).",
+	}, []string{"endpoint", "outcome"})
+	m.reg.MustRegister(m.attempts, m.duration, m.release, m.shadows, stateCollector{e},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -48,6 +52,10 @@ func (m *metrics) handler() http.Handler {
 
 func (m *metrics) attempt(endpoint, label string, role role, outcome string) {
 	m.attempts.WithLabelValues(endpoint, label, role.String(), outcome).Inc()
+}
+
+func (m *metrics) shadow(endpoint, outcome string) {
+	m.shadows.WithLabelValues(endpoint, outcome).Inc()
 }
 
 func (m *metrics) request(label string, cls jsonrpc.Class, ok bool, d time.Duration) {

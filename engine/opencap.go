@@ -29,13 +29,15 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	if c.held == nil {
 		c.held, c.told = map[*endpoint]bool{}, map[*endpoint]time.Time{}
 	}
-	if hard {
+	if hard || ep.isShadow() {
+		// A shadow is not in the pool the share is taken of: its breaker
+		// opening takes nothing from the clients.
 		c.mu.Unlock()
 		return true
 	}
 	pool, held := 0, 0
 	for _, o := range e.endpoints {
-		if o.drained.Load() || o.refusing.Load() || o.excluded(ExcludeWrongChain) {
+		if o.drained.Load() || o.refusing.Load() || o.isShadow() || o.excluded(ExcludeWrongChain) {
 			continue
 		}
 		pool++

@@ -37,11 +37,11 @@ type panicState struct {
 func (e *Engine) poolRoutable(now time.Time) (routable, pool int, p primaryCount) {
 	var standbyRoutable, standbys int
 	for _, ep := range e.endpoints {
-		if ep.drained.Load() || ep.excluded(ExcludeWrongChain) {
+		if ep.drained.Load() || ep.isShadow() || ep.excluded(ExcludeWrongChain) {
 			continue
 		}
 		ok := e.routable(ep, now)
-		if ep.standby {
+		if ep.standbyLike() {
 			standbys++
 			if ok {
 				standbyRoutable++
@@ -68,7 +68,7 @@ func (e *Engine) poolRoutable(now time.Time) (routable, pool int, p primaryCount
 func (e *Engine) lastResort() int {
 	n := 0
 	for _, ep := range e.endpoints {
-		if !ep.drained.Load() && !ep.excluded(ExcludeWrongChain) && !ep.refusing.Load() {
+		if !ep.drained.Load() && !ep.isShadow() && !ep.excluded(ExcludeWrongChain) && !ep.refusing.Load() {
 			n++
 		}
 	}

@@ -72,6 +72,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	}
+	res.mirror = e.planMirror(req, p, res)
 	took := e.now().Sub(start)
 	if p.hedgeable {
 		e.trials.observe(p.method, took)

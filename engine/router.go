@@ -83,16 +83,24 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			r.skipped = append(r.skipped, ep.Name+": "+why())
 		}
 	}
+	var canaries []canaryDraw
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() {
 			skip(ep, func() string { return "drained" })
 			continue
 		}
+		rs := ep.roleState()
+		if rs.role == RoleShadow {
+			skip(ep, func() string { return "shadow (receives mirrored reads only)" })
+			continue
+		}
+		// Standbys and canaries are kept aside (standby.go, canary.go).
+		aside := rs.role == RoleStandby || rs.role == RoleCanary
 		if why, wrong := ep.exclusion(ExcludeWrongChain); wrong {
 			skip(ep, func() string { return ExcludeWrongChain + ": " + why })
 			continue
 		}
-		if ep.standby {
+		if aside {
 			standbys++
 		} else {
 			pool++
@@ -109,7 +117,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		blocked, why := ep.blocked(now, explain)
 		if !blocked && ok && !ep.lagExcluded.Load() {
 			switch {
-			case ep.standby:
+			case aside:
 				standbyRoutable++
 			case !trial:
 				routable++
@@ -154,7 +162,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		if c.tier != 0 {
 			// Its latency is read only for panic routing.
-			if ep.standby {
+			if aside {
 				standbyExtras = append(standbyExtras, c)
 			} else {
 				extras = append(extras, c)
@@ -164,14 +172,17 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
 			b := &best
-			if ep.standby {
+			if aside {
 				b = &bestStandby
 			}
 			if *b < 0 || lat < *b {
 				*b = lat
 			}
 		}
-		if ep.standby {
+		if aside {
+			if rs.role == RoleCanary {
+				canaries = append(canaries, canaryDraw{ep: ep, share: rs.share})
+			}
 			standbyCands = append(standbyCands, c)
 			continue
 		}
@@ -239,6 +250,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			standbyCands[i].fallback = true
 		}
 		r.order = append(r.order, standbyCands...)
+	}
+	if cls == jsonrpc.ClassRead && len(canaries) > 0 {
+		e.canaryFirst(r.order, canaries)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
 		for i := range extras {

@@ -198,7 +198,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		return
 	}
 	res := e.serveOne(ctx, el.Req, start, tr[0])
-	defer putBuf(res.body)
+	defer e.release(res) // after the answer is written: its body, its mirrors
 	e.writeDeadline(w)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -268,7 +268,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	wg.Wait()
 	defer func() {
 		for _, res := range results {
-			putBuf(res.body)
+			e.release(res)
 		}
 	}()
 	var names []string

@@ -45,6 +45,8 @@ type Snapshot struct {
 	// rpcdash is the slow part), and not charged to any breaker; nil when
 	// none.
 	Slowdown *SlowdownInfo
+	// MirrorsInFlight: shadow mirrors running now (at most 64 pool-wide).
+	MirrorsInFlight int64
 }
 
 // Settings are the configured thresholds that an observer outside the
@@ -74,8 +76,10 @@ type EndpointSnapshot struct {
 	URL          string // redacted
 	Provider     string
 	Region       string
-	Domain       string // failure domain ("" = unknown)
-	Role         string // RolePrimary or RoleStandby ([[endpoints]] role)
+	Domain       string          // failure domain ("" = unknown)
+	Role         string          // RolePrimary, RoleStandby, RoleShadow or RoleCanary ([[endpoints]] role, SetRole)
+	Share        float64         // a canary's share of reads' first attempts, a shadow's of reads mirrored; 0 otherwise
+	Shadow       *ShadowSnapshot // comparison figures: a shadow's, or one's that has been mirrored to
 	Routable     bool
 	Drained      bool
 	Breaker      BreakerSnapshot
@@ -276,6 +280,7 @@ func (e *Engine) Snapshot() Snapshot {
 	s.Panic, s.PanicReason = e.panicInfo()
 	s.StandbyActive, s.StandbyReason = e.standbyInfo()
 	s.Slowdown = e.slow.info()
+	s.MirrorsInFlight = e.mirrors.Load()
 	return s
 }
 
@@ -314,9 +319,11 @@ func (e *Engine) methodScores(eps []EndpointSnapshot, routable []bool) {
 
 func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) EndpointSnapshot {
 	bi := ep.breaker.Info()
+	rs := ep.roleState()
 	es := EndpointSnapshot{
 		Name: ep.Name, URL: ep.display, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
-		Role:     ep.role(),
+		Role:     rs.role,
+		Share:    rs.share,
 		Routable: routable,
 		Drained:  ep.drained.Load(),
 		InFlight: ep.inflight.Load(),
@@ -339,6 +346,9 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 	}
 	if f := faultNow(ep, now); f != nil {
 		es.Fault = f.info()
+	}
+	if sh := ep.shadow.snapshot(); rs.role == RoleShadow || sh.Mirrored > 0 || sh.Dropped > 0 {
+		es.Shadow = sh
 	}
 	ep.mu.Lock()
 	es.LastError, es.LastErrorAt = ep.lastErr, ep.lastAt
@@ -372,7 +382,7 @@ func blockedNow(ep *endpoint, now time.Time) bool {
 // routable says whether ep can take new traffic now (for tip-dependent reads
 // too): what /healthz, the Snapshot and the metrics report.
 func (e *Engine) routable(ep *endpoint, now time.Time) bool {
-	if ep.drained.Load() || ep.lagExcluded.Load() || blockedNow(ep, now) {
+	if ep.drained.Load() || ep.isShadow() || ep.lagExcluded.Load() || blockedNow(ep, now) {
 		return false
 	}
 	ok, trial := ep.breaker.Routable()

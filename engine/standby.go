@@ -69,7 +69,7 @@ func (e *Engine) standbyWhy(p primaryCount) string {
 func (e *Engine) routableStandbys(now time.Time) []string {
 	var names []string
 	for _, ep := range e.endpoints {
-		if ep.standby && !ep.excluded(ExcludeWrongChain) && e.routable(ep, now) {
+		if ep.standbyLike() && !ep.excluded(ExcludeWrongChain) && e.routable(ep, now) {
 			names = append(names, ep.Name)
 		}
 	}
@@ -109,7 +109,7 @@ func (e *Engine) standbyOn(why string, names []string) {
 // primaries' state calls for them, even with no traffic, and go out once
 // it no longer does and no request needed them for standbyHold.
 func (e *Engine) settleStandby(now time.Time, p primaryCount) {
-	if !e.hasStandby {
+	if !e.hasStandbys() {
 		return
 	}
 	s := &e.standby
@@ -137,7 +137,7 @@ func (e *Engine) settleStandby(now time.Time, p primaryCount) {
 	s.mu.Unlock()
 	var names []string
 	for _, ep := range e.endpoints {
-		if ep.standby {
+		if ep.standbyLike() {
 			names = append(names, ep.Name)
 		}
 	}
@@ -151,13 +151,6 @@ func (e *Engine) standbyInfo() (bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.on, s.why
-}
-
-func (ep *endpoint) role() string {
-	if ep.standby {
-		return RoleStandby
-	}
-	return RolePrimary
 }
 
 func plural(n int, one, many string) string {

@@ -16,7 +16,7 @@ func (es EndpointSnapshot) wire() endpointWire {
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
 		LagExcluded: es.LagExcluded, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
 		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
-		Series: make([]seriesWire, 0, len(es.Series))}
+		Series: make([]seriesWire, 0, len(es.Series)), Share: es.Share, Shadow: shadowOut(es.Shadow)}
 	if f := es.Fault; f != nil {
 		w.Fault = &faultWire{Mode: f.Mode, Rate: f.Rate, Latency: Duration(f.Latency), Duration: Duration(f.Duration),
 			RetryAfter: Duration(f.RetryAfter), Since: f.Since, Expires: timePtr(f.Expires)}
@@ -44,7 +44,8 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 		Routable: w.Routable, Drained: w.Drained, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
 		LagExcluded: w.LagExcluded, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
-		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score)}
+		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score),
+		Share: w.Share, Shadow: w.Shadow.snapshot()}
 	if f := w.Fault; f != nil {
 		es.Fault = &FaultInfo{Mode: f.Mode, Rate: f.Rate, Latency: f.Latency.D(), Duration: f.Duration.D(),
 			RetryAfter: f.RetryAfter.D(), Since: f.Since, Expires: timeOf(f.Expires)}
@@ -189,4 +190,52 @@ func scoreIn(w scoreWire) ScoreParts {
 	return ScoreParts{Latency: fromMS(w.LatencyMS), LatencySource: w.LatencySource, FailureRate: w.FailureRate,
 		ErrorFactor: w.ErrorFactor, InFlight: w.InFlight, LoadFactor: w.LoadFactor, Lag: w.Lag,
 		LagCost: fromMS(w.LagCostMS), Cost: fromMS(w.CostMS)}
+}
+
+// shadowWire is a shadow's comparison figures on the wire.
+type shadowWire struct {
+	Mirrored     int64               `json:"mirrored"`
+	Compared     int64               `json:"compared"`
+	Match        int64               `json:"match"`
+	Mismatch     int64               `json:"mismatch"`
+	Tip          int64               `json:"tip"`
+	Errors       int64               `json:"errors"`
+	Dropped      int64               `json:"dropped"`
+	MatchRate    float64             `json:"match_rate"`
+	P50MS        float64             `json:"p50_ms"`
+	P95MS        float64             `json:"p95_ms"`
+	PrimaryP50MS float64             `json:"primary_p50_ms"`
+	PrimaryP95MS float64             `json:"primary_p95_ms"`
+	LastMismatch *shadowMismatchWire `json:"last_mismatch"`
+}
+
+type shadowMismatchWire struct {
+	Method string    `json:"method"`
+	At     time.Time `json:"at"`
+}
+
+func shadowOut(s *ShadowSnapshot) *shadowWire {
+	if s == nil {
+		return nil
+	}
+	w := &shadowWire{Mirrored: s.Mirrored, Compared: s.Compared, Match: s.Match, Mismatch: s.Mismatch, Tip: s.Tip,
+		Errors: s.Errors, Dropped: s.Dropped, MatchRate: s.MatchRate, P50MS: ms(s.P50), P95MS: ms(s.P95),
+		PrimaryP50MS: ms(s.PrimaryP50), PrimaryP95MS: ms(s.PrimaryP95)}
+	if m := s.LastMismatch; m != nil {
+		w.LastMismatch = &shadowMismatchWire{Method: m.Method, At: m.At}
+	}
+	return w
+}
+
+func (w *shadowWire) snapshot() *ShadowSnapshot {
+	if w == nil {
+		return nil
+	}
+	s := &ShadowSnapshot{Mirrored: w.Mirrored, Compared: w.Compared, Match: w.Match, Mismatch: w.Mismatch, Tip: w.Tip,
+		Errors: w.Errors, Dropped: w.Dropped, MatchRate: w.MatchRate, P50: fromMS(w.P50MS), P95: fromMS(w.P95MS),
+		PrimaryP50: fromMS(w.PrimaryP50MS), PrimaryP95: fromMS(w.PrimaryP95MS)}
+	if m := w.LastMismatch; m != nil {
+		s.LastMismatch = &ShadowMismatch{Method: m.Method, At: m.At}
+	}
+	return s
 }

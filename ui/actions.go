@@ -82,6 +82,11 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case key.Matches(msg, k.Clear):
 		return m.clearKey()
+	case key.Matches(msg, k.Role):
+		if ep, ok := m.selected(); ok {
+			m.role = newRoleMenu(ep)
+			m.overlay = overlayRole
+		}
 	case key.Matches(msg, k.Hedging):
 		return m.hedgingKey()
 	case key.Matches(msg, k.DelayUp):

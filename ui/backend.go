@@ -18,6 +18,8 @@ type Backend interface {
 	InjectFault(ctx context.Context, endpoint string, spec engine.FaultSpec) error
 	ClearFault(ctx context.Context, endpoint string) error
 	SetHedge(ctx context.Context, u engine.HedgeUpdate) error
+	// SetRole changes an endpoint's role (share nil: the role's default).
+	SetRole(ctx context.Context, endpoint, role string, share *float64) error
 	// Distribution is a hedgeable method's primary-latency distribution,
 	// where its hedges go and its hedging now (the tuning view).
 	Distribution(ctx context.Context, method string) (engine.MethodDistribution, error)
@@ -54,6 +56,11 @@ func (l Local) ClearFault(_ context.Context, name string) error {
 
 func (l Local) SetHedge(_ context.Context, u engine.HedgeUpdate) error {
 	return l.Engine.SetHedge(engine.ActorConsole, u)
+}
+
+func (l Local) SetRole(_ context.Context, name, role string, share *float64) error {
+	_, err := l.Engine.SetRole(engine.ActorConsole, name, role, share)
+	return err
 }
 
 func (l Local) Distribution(_ context.Context, method string) (engine.MethodDistribution, error) {

@@ -41,6 +41,12 @@ func (m Model) detailLines(width int) []string {
 		line += "  " + st.drained.Render("DRAINED")
 	}
 	add(line)
+	if l := roleLine(ep); l != "" {
+		add(l)
+	}
+	if sh := ep.Shadow; sh != nil {
+		add(m.shadowLine(sh))
+	}
 
 	method, score := m.selectedMethod(), ep.Score
 	if ms, ok := ep.Methods[method]; ok && method != "" {
@@ -98,6 +104,39 @@ func (m Model) detailLines(width int) []string {
 func orDash(s string) string {
 	if s == "" {
 		return dash
+	}
+	return s
+}
+
+// roleLine says what a role other than primary means for traffic.
+func roleLine(ep engine.EndpointSnapshot) string {
+	switch ep.Role {
+	case engine.RoleStandby:
+		return "role standby: client traffic only when the primaries cannot take it"
+	case engine.RoleCanary:
+		return "role canary: " + engine.ShareLabel(ep.Share) + " of reads' first attempts, otherwise a standby"
+	case engine.RoleShadow:
+		return "role shadow: answers no client; " + engine.ShareLabel(ep.Share) + " of reads mirrored and compared"
+	}
+	return ""
+}
+
+// shadowLine is a shadow's comparison with the answers clients got.
+func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
+	st := m.styles
+	rate := st.faint.Render("match —")
+	if n := sh.Match + sh.Mismatch + sh.Errors; n > 0 {
+		style := st.ok
+		if sh.MatchRate < 1 {
+			style = st.warn
+		}
+		rate = style.Render(fmt.Sprintf("match %.1f%%", 100*sh.MatchRate))
+	}
+	s := fmt.Sprintf("shadow %s  mirrored %d  compared %d: %d match, %d mismatch, %d tip, %d errors, %d dropped  p50/p95 %s/%s (answering %s/%s)",
+		rate, sh.Mirrored, sh.Compared, sh.Match, sh.Mismatch, sh.Tip, sh.Errors, sh.Dropped,
+		fmtDelay(sh.P50), fmtDelay(sh.P95), fmtDelay(sh.PrimaryP50), fmtDelay(sh.PrimaryP95))
+	if lm := sh.LastMismatch; lm != nil {
+		s += fmt.Sprintf("  last mismatch %s %s ago", lm.Method, fmtSpan(m.opts.Now().Sub(lm.At).Round(1e9)))
 	}
 	return s
 }

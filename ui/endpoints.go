@@ -178,13 +178,24 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if ep.Drained {
 		add("DRAINED", "DRN", m.styles.drained)
 	}
-	if ep.Role == engine.RoleStandby {
+	switch ep.Role {
+	case engine.RoleStandby:
 		// Idle, a standby takes no client traffic; active, it does because
 		// the primaries cannot (the banner says why).
 		if m.snap.StandbyActive {
 			add("STANDBY ACTIVE", "SBY!", m.styles.warn)
 		} else {
 			add("STANDBY", "SBY", m.styles.faint)
+		}
+	case engine.RoleCanary:
+		pct := engine.ShareLabel(ep.Share)
+		add("CANARY "+pct, "CAN "+pct, m.styles.accent)
+	case engine.RoleShadow:
+		// A shadow answers no client: its share is of reads mirrored.
+		if ep.Share < 1 {
+			add("SHADOW "+engine.ShareLabel(ep.Share), "SHD", m.styles.accent)
+		} else {
+			add("SHADOW", "SHD", m.styles.accent)
 		}
 	}
 	if !ep.BackoffUntil.IsZero() {

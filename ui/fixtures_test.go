@@ -160,6 +160,21 @@ func standbyActiveSnapshot() engine.Snapshot {
 	return s
 }
 
+// cutoverSnapshot: infura a canary taking 5% of first attempts, quicknode a
+// shadow whose answers are compared with the clients'.
+func cutoverSnapshot() engine.Snapshot {
+	s := standbySnapshot()
+	s.Endpoints[1].Role, s.Endpoints[1].Share = engine.RoleCanary, 0.05
+	q := &s.Endpoints[2]
+	q.Role, q.Share, q.Routable = engine.RoleShadow, 1, false
+	q.Shadow = &engine.ShadowSnapshot{Mirrored: 1200, Compared: 1198, Match: 1180, Mismatch: 3, Tip: 12, Errors: 3, Dropped: 2,
+		MatchRate: 1180.0 / 1186, P50: 48 * time.Millisecond, P95: 130 * time.Millisecond,
+		PrimaryP50: 42 * time.Millisecond, PrimaryP95: 95 * time.Millisecond,
+		LastMismatch: &engine.ShadowMismatch{Method: "eth_call", At: t0.Add(-12 * time.Second)}}
+	s.Routable = 2
+	return s
+}
+
 var fixtures = []struct {
 	name string
 	snap func() engine.Snapshot
@@ -170,6 +185,7 @@ var fixtures = []struct {
 	{"no-route", noRouteSnapshot},
 	{"standby", standbySnapshot},
 	{"standby-active", standbyActiveSnapshot},
+	{"cutover", cutoverSnapshot},
 }
 
 // fixedModel is a console showing snap at w×h, as a tick would leave it.

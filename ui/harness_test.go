@@ -105,6 +105,15 @@ func (s *spy) ClearFault(ctx context.Context, n string) error {
 	return s.Backend.ClearFault(ctx, n)
 }
 
+func (s *spy) SetRole(ctx context.Context, n, role string, share *float64) error {
+	c := "SetRole " + n + " " + role
+	if share != nil {
+		c += fmt.Sprintf(" share=%g", *share)
+	}
+	s.record(c)
+	return s.Backend.SetRole(ctx, n, role, share)
+}
+
 func (s *spy) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	c := "SetHedge"
 	if u.Enabled != nil {

@@ -119,7 +119,7 @@ func (m Model) bannerLines() []string {
 	if m.snap.StandbyActive {
 		var names []string
 		for _, ep := range m.snap.Endpoints {
-			if ep.Role == engine.RoleStandby {
+			if ep.Role == engine.RoleStandby || ep.Role == engine.RoleCanary {
 				names = append(names, ep.Name)
 			}
 		}

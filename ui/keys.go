@@ -7,13 +7,13 @@ import "github.com/charmbracelet/bubbles/key"
 // the help says so.
 type keyMap struct {
 	Up, Down, Tab, ShiftTab, Enter key.Binding
-	Drain, Fault, Clear            key.Binding
+	Drain, Fault, Clear, Role      key.Binding
 	Hedging, DelayUp, DelayDown    key.Binding
 	Auto, Exact, Tune              key.Binding
 	Drill, Abort, Apply            key.Binding
 	Freeze, Filter, Help, Quit     key.Binding
 	Yes, No, Esc                   key.Binding
-	// Menu keys (fault menu): left/right change the field's value.
+	// Menu keys (fault and role menus): left/right change the field's value.
 	Left, Right key.Binding
 }
 
@@ -27,6 +27,7 @@ func newKeyMap(readonly bool) keyMap {
 		Drain:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drain/undrain endpoint")),
 		Fault:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fault menu")),
 		Clear:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear fault")),
+		Role:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "role menu (cutover)")),
 		Hedging:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hedging on/off")),
 		DelayUp:   key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "hedge delay up")),
 		DelayDown: key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "hedge delay down")),
@@ -56,12 +57,12 @@ func newKeyMap(readonly bool) keyMap {
 
 // mutating are the bindings that change the engine (k9s's "dangerous").
 func (k *keyMap) mutating() []*key.Binding {
-	return []*key.Binding{&k.Drain, &k.Fault, &k.Clear, &k.Hedging, &k.DelayUp, &k.DelayDown, &k.Auto, &k.Exact, &k.Drill}
+	return []*key.Binding{&k.Drain, &k.Fault, &k.Clear, &k.Role, &k.Hedging, &k.DelayUp, &k.DelayDown, &k.Auto, &k.Exact, &k.Drill}
 }
 
 // ShortHelp is the help bar.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Tab, k.Enter, k.Drain, k.Fault, k.Hedging, k.DelayUp, k.DelayDown, k.Auto, k.Tune, k.Freeze, k.Help, k.Quit}
+	return []key.Binding{k.Tab, k.Enter, k.Drain, k.Fault, k.Hedging, k.DelayUp, k.DelayDown, k.Auto, k.Tune, k.Role, k.Freeze, k.Help, k.Quit}
 }
 
 // TuningHelp is the help bar of the tuning view.
@@ -73,7 +74,7 @@ func (k keyMap) TuningHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Tab, k.ShiftTab, k.Enter, k.Esc},
-		{k.Drain, k.Fault, k.Clear, k.Hedging, k.Drill},
+		{k.Drain, k.Fault, k.Clear, k.Role, k.Hedging, k.Drill},
 		{k.DelayUp, k.DelayDown, k.Auto, k.Exact, k.Tune},
 		{k.Freeze, k.Filter, k.Yes, k.No, k.Help, k.Quit},
 	}

@@ -61,6 +61,7 @@ const (
 	actFault
 	actClearFault
 	actHedge
+	actRole
 )
 
 // action is one control call, described for the status line.
@@ -69,7 +70,9 @@ type action struct {
 	endpoint string
 	spec     engine.FaultSpec
 	hedge    engine.HedgeUpdate
-	desc     string // "drain tail", "hedge delay of eth_call → 120ms"
+	role     string   // actRole
+	share    *float64 // actRole: nil is the role's default
+	desc     string   // "drain tail", "hedge delay of eth_call → 120ms"
 }
 
 func (a action) run(ctx context.Context, be Backend) error {
@@ -82,6 +85,8 @@ func (a action) run(ctx context.Context, be Backend) error {
 		return be.InjectFault(ctx, a.endpoint, a.spec)
 	case actClearFault:
 		return be.ClearFault(ctx, a.endpoint)
+	case actRole:
+		return be.SetRole(ctx, a.endpoint, a.role, a.share)
 	default:
 		return be.SetHedge(ctx, a.hedge)
 	}

@@ -51,6 +51,7 @@ const (
 	overlayHelp
 	overlayConfirm
 	overlayFault
+	overlayRole
 	overlayInput
 	overlayDetail
 	overlayTuning // the hedge tuning view of a method (t)
@@ -90,6 +91,7 @@ type Model struct {
 	overlay   overlay
 	confirm   confirmDialog
 	fault     faultMenu
+	role      roleMenu
 	input     textinput.Model
 	inputKind inputKind
 	tuning    tuningView
@@ -129,7 +131,7 @@ func New(opts Options) Model {
 	m.input.PromptStyle, m.input.TextStyle, m.input.PlaceholderStyle = st.accent, st.text, st.faint
 	m.input.Cursor.Style = st.accent
 	if opts.ReadOnly {
-		m.status = statusLine{text: "read-only console: drain, fault and hedge keys are off (--readonly)"}
+		m.status = statusLine{text: "read-only console: drain, fault, role and hedge keys are off (--readonly)"}
 	}
 	return m
 }

@@ -138,6 +138,8 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.onDrillKey(msg)
 	case overlayFault:
 		return m.onFaultKey(msg)
+	case overlayRole:
+		return m.onRoleKey(msg)
 	case overlayInput:
 		if msg.Type == tea.KeyEnter {
 			return m.submitInput()

@@ -103,6 +103,14 @@ func (r *Remote) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	return r.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
 }
 
+func (r *Remote) SetRole(ctx context.Context, name, role string, share *float64) error {
+	body := map[string]any{"role": role}
+	if share != nil {
+		body["share"] = *share
+	}
+	return r.do(ctx, http.MethodPut, "/v1/endpoints/"+url.PathEscape(name)+"/role", body, nil)
+}
+
 func (r *Remote) Distribution(ctx context.Context, method string) (engine.MethodDistribution, error) {
 	var md engine.MethodDistribution
 	err := r.do(ctx, http.MethodGet, "/v1/methods/"+url.PathEscape(method)+"/distribution", nil, &md)

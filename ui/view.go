@@ -167,7 +167,7 @@ func (m Model) overlayView(rows int) string {
 		h.Width = w
 		content = m.styles.title.Render("Keys") + "\n\n" + h.FullHelpView(m.keys.FullHelp())
 		if m.opts.ReadOnly {
-			content += "\n\n" + m.styles.warn.Render("--readonly: d f c h + - a = D are disabled (and enter and a in the tuning view); this console only watches.")
+			content += "\n\n" + m.styles.warn.Render("--readonly: d f c r h + - a = D are disabled (and enter and a in the tuning view); this console only watches.")
 		}
 		content += "\n\nThe first methods row is \"(all methods)\": + - a = there apply to every method\n(clearing live per-method delays). t on a method row opens its hedge tuning view. esc or ? closes."
 	case overlayConfirm:
@@ -175,6 +175,8 @@ func (m Model) overlayView(rows int) string {
 			m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
 	case overlayFault:
 		content = m.faultMenuView(w - 4)
+	case overlayRole:
+		content = m.roleMenuView(w - 4)
 	case overlayInput:
 		content = m.input.View() + "\n\n" + m.styles.faint.Render("enter applies, esc cancels")
 	case overlayDetail:

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// roleRequest is the body of PUT /v1/endpoints/{name}/role.
+type roleRequest struct {
+	Role  *string  `json:"role"`
+	Share *float64 `json:"share"`
+}
+
+// serveSetRole: 200 with {"name", "role", "share"}; 404 for an unknown
+// endpoint; 400 naming the field for a bad role or share or an unknown
+// field; 409 when no endpoint would be left to answer clients.
+func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, err := e.endpoint(name); err != nil {
+		writeAPIError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	var req roleRequest
+	if err := decodeJSON(r, &req); err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.Role == nil {
+		writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("role: required (%s)", strings.Join(Roles, ", ")))
+		return
+	}
+	info, err := e.SetRole(actorOf(r), name, *req.Role, req.Share)
+	var bad *roleError
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, info)
+	case errors.Is(err, errNoEndpoint):
+		writeAPIError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, errNoAnswerer):
+		writeAPIError(w, http.StatusConflict, err.Error())
+	case errors.As(err, &bad):
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+	default:
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+	}
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+)
+
+// compareAnswers is the outcome of a shadow's answer against the client's
+// (shadow nil: the shadow failed, with no JSON-RPC answer). Results are
+// compared as JSON values, so key order and whitespace do not matter.
+// JSON-RPC errors on both sides match when their codes do; a result on one
+// side and an error or a failure on the other is an error. Results that
+// differ on a read of a moving block are a tip outcome: both may be right.
+func compareAnswers(client, shadow []byte, moving bool) string {
+	c, ok := decodeAnswer(client)
+	if !ok || shadow == nil {
+		return shadowError
+	}
+	s, ok := decodeAnswer(shadow)
+	if !ok {
+		return shadowError
+	}
+	switch {
+	case c.isErr && s.isErr:
+		if c.code == s.code {
+			return shadowMatch
+		}
+		return shadowMismatch
+	case c.isErr != s.isErr:
+		return shadowError
+	case sameJSON(c.result, s.result):
+		return shadowMatch
+	case moving:
+		return shadowTip
+	}
+	return shadowMismatch
+}
+
+type answerParts struct {
+	result json.RawMessage
+	isErr  bool
+	code   int
+}
+
+func decodeAnswer(b []byte) (answerParts, bool) {
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &env) != nil {
+		return answerParts{}, false
+	}
+	if env.Error != nil {
+		return answerParts{isErr: true, code: env.Error.Code}, true
+	}
+	if env.Result == nil {
+		return answerParts{}, false
+	}
+	return answerParts{result: env.Result}, true
+}
+
+// sameJSON compares two JSON values semantically (numbers by their text).
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, okA := decodeValue(a)
+	vb, okB := decodeValue(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
+}
+
+func decodeValue(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}

@@ -1,0 +1,71 @@
+package jsonrpc
+
+import "encoding/json"
+
+// MovingBlock says whether a read's answer depends on a block that moves
+// with the chain: a block tag of latest, pending, safe or finalized, or no
+// block parameter for a method that then reads the latest (eth_blockNumber,
+// eth_gasPrice, eth_getBalance without a tag; methods outside the tables
+// count as moving). Two endpoints may answer such a read differently near
+// the tip and both be right. A block number, a block hash or "earliest"
+// names one block; methods that read no block (eth_chainId) never move.
+// TipDependent differs: it also counts an explicit block number (an endpoint
+// may not have it yet) and not safe/finalized (they lag the tip by design).
+func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
+	rule, ok := LookupFold(t.tips, method)
+	if !ok {
+		return true
+	}
+	switch rule.kind {
+	case tipNever:
+		return false
+	case tipBlock, tipLogs:
+		p := TrimSpace(params)
+		if len(p) > 0 && !json.Valid(p) {
+			return true
+		}
+		arg := paramAt(p, int(rule.idx))
+		if rule.kind == tipLogs {
+			if len(arg) == 0 || arg[0] != '{' {
+				return true
+			}
+			return objectMoving(arg, `"toBlock"`)
+		}
+		return movingTag(arg)
+	}
+	return true
+}
+
+// movingTag: an absent block parameter or a moving tag.
+func movingTag(v []byte) bool {
+	if len(v) == 0 || string(v) == "null" {
+		return true
+	}
+	switch v[0] {
+	case '"':
+		s, _ := decodeString(v)
+		switch s {
+		case "", "latest", "pending", "safe", "finalized":
+			return true
+		}
+		return false
+	case '{':
+		return objectMoving(v, `"blockNumber"`)
+	}
+	return false
+}
+
+// objectMoving: an object naming a blockHash is pinned to that block; else
+// its numberKey member decides, as a tag would.
+func objectMoving(obj []byte, numberKey string) bool {
+	var num []byte
+	for it := (memberIter{b: obj, i: 1}); it.next(); {
+		switch string(obj[it.ks:it.ke]) {
+		case `"blockHash"`:
+			return false
+		case numberKey:
+			num = obj[it.vs:it.ve]
+		}
+	}
+	return movingTag(num)
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
+)
+
+// Roles at runtime. An endpoint's role and share are one immutable value
+// swapped whole, so that a request reads a consistent pair; a change takes
+// effect for the next request and in-flight attempts finish where they are.
+//
+//   - primary: routed by score;
+//   - standby: only when the primaries cannot take the request (standby.go);
+//   - canary: share of reads' first attempts, otherwise a standby (canary.go);
+//   - shadow: never answers a client; share of reads mirrored to it and its
+//     answers compared with the client's (shadow.go).
+
+type roleState struct {
+	role  string
+	share float64
+}
+
+func (ep *endpoint) roleState() roleState { return *ep.roles.Load() }
+
+func (ep *endpoint) role() string { return ep.roles.Load().role }
+
+// standbyLike: kept aside from the primaries until they call for it (a
+// standby, or a canary outside the share of first attempts it takes).
+func (ep *endpoint) standbyLike() bool {
+	r := ep.roles.Load().role
+	return r == RoleStandby || r == RoleCanary
+}
+
+// isShadow: mirrors only; out of routing and of every count of the pool.
+func (ep *endpoint) isShadow() bool { return ep.roles.Load().role == RoleShadow }
+
+// hasStandbys says whether some endpoint is a standby or a canary now.
+func (e *Engine) hasStandbys() bool {
+	for _, ep := range e.endpoints {
+		if ep.standbyLike() {
+			return true
+		}
+	}
+	return false
+}
+
+// RoleInfo is an endpoint's role as PUT /v1/endpoints/{name}/role answers it.
+type RoleInfo struct {
+	Name  string  `json:"name"`
+	Role  string  `json:"role"`
+	Share float64 `json:"share"`
+}
+
+// errNoAnswerer: a role change would leave no endpoint able to answer.
+var errNoAnswerer = errors.New("no endpoint left to answer")
+
+// roleError is a role change refused for its value: Field names the field.
+type roleError struct {
+	Field, Why string
+}
+
+func (r *roleError) Error() string { return r.Field + ": " + r.Why }
+
+// SetRole changes an endpoint's role (and share: nil is the role's
+// default) for the next request. It refuses a change that would leave no
+// primary, standby or canary (errNoAnswerer).
+func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		return RoleInfo{}, err
+	}
+	if !isRole(role) {
+		return RoleInfo{}, &roleError{Field: "role", Why: fmt.Sprintf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))}
+	}
+	next := roleState{role: role, share: DefaultShare(role)}
+	if share != nil {
+		if err := checkShare(role, *share); err != nil {
+			return RoleInfo{}, &roleError{Field: "share", Why: err.Error()}
+		}
+		next.share = *share
+	}
+	e.roleMu.Lock()
+	if role == RoleShadow {
+		answerers := 0
+		for _, o := range e.endpoints {
+			if o != ep && !o.isShadow() {
+				answerers++
+			}
+		}
+		if answerers == 0 {
+			e.roleMu.Unlock()
+			return RoleInfo{}, fmt.Errorf("%w: %s is the last endpoint that is not a shadow (a primary, standby or canary must remain)", errNoAnswerer, name)
+		}
+	}
+	prev := *ep.roles.Swap(&next)
+	e.roleMu.Unlock()
+	if prev != next {
+		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by,
+			Message: fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())})
+		e.poolChanged()
+	}
+	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil
+}
+
+func isRole(r string) bool {
+	for _, k := range Roles {
+		if r == k {
+			return true
+		}
+	}
+	return false
+}
+
+// label is the role as events and the console show it: "canary 5%".
+func (r roleState) label() string {
+	if !TakesShare(r.role) {
+		return r.role
+	}
+	return r.role + " " + ShareLabel(r.share)
+}
+
+// ShareLabel shows a share as a percentage ("5%", "0.5%").
+func ShareLabel(share float64) string {
+	return strconv.FormatFloat(math.Round(share*1e4)/1e2, 'f', -1, 64) + "%"
+}

@@ -1,0 +1,124 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+func (h *harness) putRole(name, body string) (int, map[string]any) {
+	h.t.Helper()
+	code, b := h.adminDo("PUT", "/v1/endpoints/"+name+"/role", body)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		h.t.Fatalf("PUT role %s: HTTP %d, not JSON: %s", body, code, b)
+	}
+	return code, out
+}
+
+// PUT /v1/endpoints/{name}/role: 200 with name, role and share (the role's
+// default when left out); 404 for an unknown endpoint; 400 naming the field
+// for a bad role, a bad share or an unknown field; 409 when no endpoint
+// would be left to answer. Each change is a role event with its actor.
+func TestRoleAPI_EveryAnswer(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	code, out := h.putRole("beta", `{"role": "canary", "share": 0.1}`)
+	if code != 200 || out["name"] != "beta" || out["role"] != "canary" || out["share"] != 0.1 {
+		t.Fatalf("canary 0.1: HTTP %d %v", code, out)
+	}
+	code, out = h.putRole("beta", `{"role": "shadow"}`)
+	if code != 200 || out["role"] != "shadow" || out["share"] != 1.0 {
+		t.Fatalf("shadow, default share: HTTP %d %v", code, out)
+	}
+	code, out = h.putRole("beta", `{"role": "canary"}`)
+	if code != 200 || out["share"] != 0.05 {
+		t.Fatalf("canary, default share: HTTP %d %v", code, out)
+	}
+	bad := []struct{ body, field string }{
+		{`{"role": "backup"}`, "role:"},
+		{`{}`, "role: required"},
+		{`{"role": 3}`, "role:"},
+		{`{"role": "canary", "share": 0}`, "share: must be in (0, 1]"},
+		{`{"role": "canary", "share": 1.5}`, "share: must be in (0, 1]"},
+		{`{"role": "canary", "share": "lots"}`, "share:"},
+		{`{"role": "primary", "share": 0.5}`, "share: only a"},
+		{`{"role": "canary", "weight": 2}`, "weight: unknown field"},
+	}
+	for _, b := range bad {
+		code, out := h.putRole("beta", b.body)
+		if msg, _ := out["error"].(string); code != 400 || !strings.HasPrefix(msg, b.field) {
+			t.Errorf("%s: HTTP %d %v, want 400 starting %q", b.body, code, out, b.field)
+		}
+	}
+	if code, out := h.putRole("gamma", `{"role": "standby"}`); code != 404 {
+		t.Errorf("unknown endpoint: HTTP %d %v, want 404", code, out)
+	}
+	if code, out := h.putRole("beta", `{"role": "shadow"}`); code != 200 {
+		t.Fatalf("beta shadow: HTTP %d %v", code, out)
+	}
+	if code, out := h.putRole("alpha", `{"role": "shadow"}`); code != 409 {
+		t.Errorf("last answerer to shadow: HTTP %d %v, want 409", code, out)
+	}
+	if st := h.status(); st.Endpoints[0].Role != engine.RolePrimary || st.Endpoints[1].Role != engine.RoleShadow {
+		t.Fatalf("after the refusals: roles %s %s", st.Endpoints[0].Role, st.Endpoints[1].Role)
+	}
+	var roles []string
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventRole {
+			if ev.Actor != engine.ActorAdmin || ev.Endpoint != "beta" {
+				t.Fatalf("role event %+v", ev)
+			}
+			roles = append(roles, ev.From+">"+ev.To)
+		}
+	}
+	want := "primary>canary 10%,canary 10%>shadow 100%,shadow 100%>canary 5%,canary 5%>shadow 100%"
+	if strings.Join(roles, ",") != want {
+		t.Fatalf("role events %v, want %s", roles, want)
+	}
+}
+
+// The seed's cutover, done live: beta as a shadow gets only mirrors;
+// promoted to primary and alpha demoted to standby, the very next read is
+// beta's and alpha gets none (kept, not deleted: it takes over if beta
+// fails).
+func TestRoleAPI_PromoteShadowAndDemotePrimaryTakeEffectOnTheNextRequest(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Endpoints[1].Role = engine.RoleShadow },
+		sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	alpha, beta := h.sims[0], h.sims[1]
+	for i := 0; i < 5; i++ {
+		if r := h.call(i, "eth_getBalance", addr, "0x10"); r.endpoint != "alpha" {
+			t.Fatalf("shadow phase: read answered by %q", r.endpoint)
+		}
+	}
+	h.settledShadow("beta", 5)
+	if code, out := h.putRole("beta", `{"role": "primary"}`); code != 200 || out["share"] != 0.0 {
+		t.Fatalf("promote: HTTP %d %v", code, out)
+	}
+	if code, out := h.putRole("alpha", `{"role": "standby"}`); code != 200 {
+		t.Fatalf("demote: HTTP %d %v", code, out)
+	}
+	before := alpha.MethodCount("eth_getBalance")
+	for i := 0; i < 20; i++ {
+		r := h.call(100+i, "eth_getBalance", addr, "0x10")
+		mustOK(t, r)
+		if r.endpoint != "beta" {
+			t.Fatalf("read %d after the cutover answered by %q", i, r.endpoint)
+		}
+	}
+	if got := alpha.MethodCount("eth_getBalance") - before; got != 0 {
+		t.Fatalf("the demoted primary got %d reads", got)
+	}
+	if got := beta.MethodCount("eth_getBalance"); got != 25 {
+		t.Fatalf("beta got %d reads, want 5 mirrors and 20 answers", got)
+	}
+	// The old primary, now a standby, catches beta's failure.
+	beta.SetMode(sim.ModeError)
+	r := h.call(500, "eth_getBalance", addr, "0x10")
+	mustOK(t, r)
+	if r.endpoint != "alpha" {
+		t.Fatalf("with beta failing, answered by %q", r.endpoint)
+	}
+}

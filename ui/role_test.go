@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// The endpoint table shows a canary's share and a shadow as badges, as it
+// shows STANDBY; the detail of a shadow shows its comparison figures.
+func TestView_CutoverBadgesAndShadowDetail(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(cutoverSnapshot(), themes.Default(), sz[0], sz[1])
+		got := m.View()
+		if !strings.Contains(got, "CANARY 5%") && !strings.Contains(got, "CAN 5%") || !strings.Contains(got, "SHADOW") && !strings.Contains(got, "SHD") {
+			t.Fatalf("%dx%d lacks the role badges:\n%s", sz[0], sz[1], got)
+		}
+	}
+	m := fixedModel(cutoverSnapshot(), themes.Default(), 120, 36)
+	m = press(t, m, "down", "down", "enter")
+	got := m.View()
+	golden(t, filepath.Join("testdata", "cutover-detail_120x36.golden"), got)
+	for _, want := range []string{"role shadow", "match 99.5%", "3 mismatch", "12 tip", "last mismatch eth_call 12s ago"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("shadow detail lacks %q:\n%s", want, got)
+		}
+	}
+	menu := press(t, fixedModel(cutoverSnapshot(), themes.Default(), 80, 24), "down", "down", "r")
+	golden(t, filepath.Join("testdata", "role-menu_80x24.golden"), menu.View())
+}
+
+// r opens the role menu on the selected endpoint; enter asks, saying what
+// the change does; y changes the role through the backend, and the engine
+// records a role event by the console.
+func TestUpdate_RoleMenuAsksThenChangesTheRole(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "r") // beta
+		if m.overlay != overlayRole || !strings.Contains(m.View(), "Role of beta") {
+			t.Fatalf("no role menu:\n%s", m.View())
+		}
+		m = press(t, m, "right", "right", "right", "down", "right", "enter") // canary, 10%
+		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "beta becomes a canary: it takes 10% of reads' first attempts") {
+			t.Fatalf("no confirmation saying what will happen: %q", m.confirm.question)
+		}
+		wantCalls(t, sp)
+		m = press(t, m, "y")
+		wantCalls(t, sp, "SetRole beta canary share=0.1")
+		if ep := m.snap.Endpoints[1]; ep.Role != engine.RoleCanary || ep.Share != 0.1 || !strings.Contains(m.View(), "CANARY 10%") {
+			t.Fatalf("role on screen %s %v:\n%s", ep.Role, ep.Share, m.View())
+		}
+		if ev := lastEvent(t, r); ev.Type != engine.EventRole || ev.Actor != engine.ActorConsole || ev.To != "canary 10%" {
+			t.Fatalf("engine event %+v", ev)
+		}
+		m = press(t, m, "r", "esc")
+		if m.overlay != overlayNone {
+			t.Fatal("esc did not close the role menu")
+		}
+		wantCalls(t, sp)
+	})
+}
+
+// The role key is off in a read-only console.
+func TestUpdate_RoleKeyIsOffReadOnly(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, true)
+		m = press(t, m, "r")
+		if m.overlay == overlayRole || !strings.Contains(m.status.text, "read-only") {
+			t.Fatalf("r in a read-only console: overlay %v, status %q", m.overlay, m.status.text)
+		}
+	})
+}
