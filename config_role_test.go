@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -61,10 +62,14 @@ func TestStatus_ShowsRolesAndShadowFigures(t *testing.T) {
 		{Name: "main", Role: engine.RolePrimary},
 	}}
 	var out bytes.Buffer
-	printStatus(&out, s)
+	printStatus(&out, s, 120)
 	got := out.String()
-	for _, want := range []string{"ROLE", "old          standby", "new          canary 5%", "next         shadow ", "main         primary",
-		"shadow next: mirrored 10, compared 10: match 9, mismatch 1", "match rate 90.0%", "last mismatch eth_call"} {
+	for name, role := range map[string]string{"old": "standby", "new": "canary 5%", "next": "shadow", "main": "primary"} {
+		if !regexp.MustCompile(`(?m)^` + name + ` .* ` + role + `$`).MatchString(got) {
+			t.Errorf("status has no row of %s whose notes are %q:\n%s", name, role, got)
+		}
+	}
+	for _, want := range []string{"shadow next: mirrored 10, compared 10: match 9, mismatch 1", "match rate 90.0%", "last mismatch eth_call"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status lacks %q:\n%s", want, got)
 		}
