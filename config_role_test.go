@@ -54,7 +54,7 @@ role = "shadow"
 // rpcdash status shows each endpoint's role, with a canary's share, and a
 // shadow's comparison.
 func TestStatus_ShowsRolesAndShadowFigures(t *testing.T) {
-	s := engine.Snapshot{Endpoints: []engine.EndpointSnapshot{
+	s := engine.Snapshot{Routable: 2, Endpoints: []engine.EndpointSnapshot{
 		{Name: "old", Role: engine.RoleStandby},
 		{Name: "new", Role: engine.RoleCanary, Share: 0.05},
 		{Name: "next", Role: engine.RoleShadow, Share: 1, Shadow: &engine.ShadowSnapshot{Mirrored: 10, Compared: 10, Match: 9, Mismatch: 1,
@@ -69,7 +69,7 @@ func TestStatus_ShowsRolesAndShadowFigures(t *testing.T) {
 			t.Errorf("status has no row of %s whose notes are %q:\n%s", name, role, got)
 		}
 	}
-	for _, want := range []string{"shadow next: mirrored 10, compared 10: match 9, mismatch 1", "match rate 90.0%", "last mismatch eth_call"} {
+	for _, want := range []string{"2/3 endpoints routable (+1 shadow)", "shadow next: mirrored 10, compared 10: match 9, mismatch 1", "match rate 90.0%", "last mismatch eth_call"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status lacks %q:\n%s", want, got)
 		}

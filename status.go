@@ -112,8 +112,12 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	if s.Hedge.Delay != engine.AutoDelay {
 		delay = s.Hedge.Delay.String()
 	}
-	fmt.Fprintf(w, "%d/%d endpoints routable, %d requests in flight, hedging %s (delay %s)\n",
-		s.Routable, len(s.Endpoints), s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
+	shadows := ""
+	if n := s.Shadows(); n > 0 {
+		shadows = fmt.Sprintf(" (+%d shadow)", n)
+	}
+	fmt.Fprintf(w, "%d/%d endpoints routable%s, %d requests in flight, hedging %s (delay %s)\n",
+		s.Routable, s.Serving(), shadows, s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
 	printEndpointTable(w, s.Endpoints, width)
 	for _, ep := range s.Endpoints {
 		if sh := ep.Shadow; sh != nil {

@@ -388,3 +388,18 @@ func (e *Engine) routable(ep *endpoint, now time.Time) bool {
 	ok, trial := ep.breaker.Routable()
 	return ok && !(trial && e.probeTrials.Load())
 }
+
+// Serving is how many endpoints may answer clients: every one but the
+// shadows, the pool that Routable counts against.
+func (s Snapshot) Serving() int {
+	n := 0
+	for _, ep := range s.Endpoints {
+		if ep.Role != RoleShadow {
+			n++
+		}
+	}
+	return n
+}
+
+// Shadows is how many endpoints are shadows.
+func (s Snapshot) Shadows() int { return len(s.Endpoints) - s.Serving() }

@@ -35,7 +35,9 @@ func (m Model) headerLines() []string {
 			m.hedgeItem(),
 			budgetItem(s.Hedge),
 			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
-			fmt.Sprintf("%d/%d routable", s.Routable, len(s.Endpoints)),
+			// Against the endpoints that may answer: a shadow never does
+			// (its row says SHD), so it does not count as one missing.
+			fmt.Sprintf("%d/%d routable", s.Routable, s.Serving()),
 		)
 	}
 	switch {
