@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -262,5 +263,36 @@ func TestShadow_RateLimitedShadowBacksOff(t *testing.T) {
 	sh := h.endpoint("beta").Shadow
 	if got := h.sims[1].Counters().Total; got != 1 || sh.Mirrored != 1 || sh.Errors != 1 {
 		t.Fatalf("rate-limited shadow got %d requests, figures %+v: want the first mirror only", got, *sh)
+	}
+}
+
+// /healthz and the routable gauge count against the endpoints that may
+// answer: a shadow is not one endpoint missing. With the primary drained
+// nothing answers, whatever the shadow's health: 503.
+func TestShadow_HealthzAndRoutableGaugeLeaveShadowsOut(t *testing.T) {
+	h := shadowHarness(t, nil, sim.Config{}, sim.Config{})
+	health := func() (int, string) {
+		resp, err := h.client.Get(h.rpc + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	if code, body := health(); code != 200 || body != `{"ok":true,"routable":1,"endpoints":1,"panic":false}` {
+		t.Fatalf("healthz with alpha and shadow beta: %d %s", code, body)
+	}
+	_, metrics := h.adminDo("GET", "/metrics", "")
+	routable := grepLines(string(metrics), "rpcdash_endpoint_routable{")
+	if routable != `rpcdash_endpoint_routable{endpoint="alpha"} 1` {
+		t.Fatalf("routable gauge:\n%s\nwant alpha's only", routable)
+	}
+	if !strings.Contains(string(metrics), `rpcdash_endpoint_info{domain=`) || !strings.Contains(string(metrics), `endpoint="beta"`) {
+		t.Fatal("the shadow's other series are gone")
+	}
+	h.adminDo("POST", "/v1/endpoints/alpha/drain", "")
+	if code, body := health(); code != 503 || body != `{"ok":false,"routable":0,"endpoints":1,"panic":false}` {
+		t.Fatalf("healthz with alpha drained: %d %s", code, body)
 	}
 }

@@ -73,3 +73,20 @@ func TestUpdate_RoleKeyIsOffReadOnly(t *testing.T) {
 		}
 	})
 }
+
+// With nothing routable, the banner names a shadow's reason as such: it
+// answers no client whatever its health.
+func TestView_NoRoutableBannerSaysAShadowMirrorsOnly(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	if _, err := r.eng.SetRole(engine.ActorAdmin, "beta", engine.RoleShadow, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.eng.Drain(engine.ActorAdmin, "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	m := console(t, Local{Engine: r.eng}, 160, 30, false)
+	got := m.View()
+	if !strings.Contains(got, "NO ROUTABLE ENDPOINT") || !strings.Contains(got, "alpha: drained; beta: shadow (mirrors only)") {
+		t.Fatalf("banner lacks the shadow's reason:\n%s", got)
+	}
+}
