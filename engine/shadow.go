@@ -201,7 +201,13 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
 	if rep.body != nil && (rep.out == outAnswer || rep.out.errorAnswer()) {
 		shadow = rep.body.Bytes()
 	}
-	e.noteShadow(ep, job, compareAnswers(answer, shadow, job.moving), took)
+	outcome := compareAnswers(answer, shadow, job.moving)
+	if (outcome == shadowMismatch || outcome == shadowError) && shadow != nil {
+		if c, ok := decodeAnswer(answer); ok && e.notThereYet(ep, job, c, shadow) {
+			outcome = shadowTip // notyet.go
+		}
+	}
+	e.noteShadow(ep, job, outcome, took)
 }
 
 // noteShadow counts one outcome; took is the shadow's latency when it

@@ -296,3 +296,37 @@ func TestShadow_HealthzAndRoutableGaugeLeaveShadowsOut(t *testing.T) {
 		t.Fatalf("healthz with alpha drained: %d %s", code, body)
 	}
 }
+
+// A shadow a block or two behind answers null for the newest blocks the
+// client got: near the tip that is a tip outcome, not a mismatch. The same
+// null for a block well below the pool head, from a shadow whose last known
+// head is past that block, stays a mismatch.
+func TestShadow_NullForABlockNotThereYetIsTip(t *testing.T) {
+	r := newHeadRig(t, 2, func(c *engine.Config) { c.Endpoints[1].Role = engine.RoleShadow })
+	r.sims[1].SetHeadLag(2)
+	r.warmUp()
+	top := r.sims[0].Head()
+	if ep := r.endpoint("s1"); ep.Head != top-2 || ep.Lag != 2 {
+		t.Fatalf("shadow s1: head %d lag %d, want %d and 2", ep.Head, ep.Lag, top-2)
+	}
+	for i, n := range []int64{top, top - 1} {
+		rep := r.call(i, "eth_getBlockByNumber", fmt.Sprintf("0x%x", n), false)
+		mustOK(t, rep)
+		if rep.endpoint != "s0" || strings.Contains(string(rep.body), `"result":null`) {
+			t.Fatalf("block %d: %s from %s", n, rep.body, rep.endpoint)
+		}
+	}
+	sh := r.settledShadow("s1", 2)
+	if sh.Tip != 2 || sh.Mismatch != 0 || sh.Errors != 0 {
+		t.Fatalf("null from a shadow 2 behind for blocks %d and %d: %+v, want 2 tip", top, top-1, *sh)
+	}
+	// s1 falls 40 behind unseen (no probe): its last known head is still
+	// top-2, past block top-20, which is well below the pool head.
+	r.sims[1].SetHeadLag(40)
+	mustOK(t, r.call(9, "eth_getBlockByNumber", fmt.Sprintf("0x%x", top-20), false))
+	sh = r.settledShadow("s1", 3)
+	if sh.Tip != 2 || sh.Mismatch != 1 {
+		t.Fatalf("null for an old block the shadow claims to have: %+v, want a mismatch", *sh)
+	}
+	t.Logf("shadow 2 behind: %d tip, then %d mismatch for a block 20 below the pool head", sh.Tip, sh.Mismatch)
+}
