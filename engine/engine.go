@@ -73,9 +73,10 @@ type Engine struct {
 	// rand draws the canary's and the shadows' shares (Options.Rand).
 	rand func() float64
 	// mirrors are the shadow mirrors in flight, pool-wide (shadow.go).
-	mirrors   atomic.Int64
-	stopWatch chan struct{}
-	watchDone chan struct{}
+	mirrors    atomic.Int64
+	mirrorGate mirrorGate
+	stopWatch  chan struct{}
+	watchDone  chan struct{}
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat
@@ -263,6 +264,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	// Requests are over: what they left running (trials, tail samples)
 	// ends now.
 	e.stopBase(errShutdown)
+	e.mirrorGate.close() // no e.wg.Add from a mirror after this
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

@@ -218,7 +218,16 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		w.Write(jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
 		return
 	}
-	w.Write(res.body.Bytes())
+	body := res.body.Bytes()
+	if res.mirror != nil {
+		// On the wire before the mirrors start (release); the length set
+		// keeps the flushed answer from being sent chunked.
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+		http.NewResponseController(w).Flush()
+		return
+	}
+	w.Write(body)
 }
 
 func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool) {
@@ -322,6 +331,13 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	}
 	bw.WriteByte(']')
 	bw.Flush()
+	for _, res := range results {
+		if res.mirror != nil {
+			// On the wire before the mirrors start (release).
+			http.NewResponseController(w).Flush()
+			break
+		}
+	}
 }
 
 func allNotifications(els []jsonrpc.Element) bool {

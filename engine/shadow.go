@@ -20,7 +20,7 @@ import (
 // slowdown); probes probe it like any endpoint.
 //
 // For share of the client reads (never writes, filters or methods sent
-// once), once the client's answer has been written, the same request goes
+// once), once the client's answer has been written and flushed, the same request goes
 // to the shadow off the client's path, and its result is compared with the
 // answer the client got (compare.go). Mirrors answer
 // nobody, so nothing of theirs reaches a client or a breaker: they take no
@@ -28,8 +28,21 @@ import (
 // endpoint, and gets no mirrors until its back-off ends. At most
 // maxMirrors are in flight pool-wide; beyond that
 // a mirror is dropped and counted. Each has the request's own timeout
-// (server.request_timeout) and is cancelled at shutdown. They are not
+// (server.request_timeout) and is cancelled at shutdown; none starts once
+// shutdown has begun. They are not
 // charged to the hedge budget; mirrored counts what they cost.
+
+// mirrorGate closes the mirrors at shutdown (release, Shutdown).
+type mirrorGate struct {
+	sync.Mutex
+	closed bool
+}
+
+func (g *mirrorGate) close() {
+	g.Lock()
+	g.closed = true
+	g.Unlock()
+}
 
 // maxMirrors bounds the mirrors in flight, pool-wide.
 const maxMirrors = 64
@@ -142,7 +155,8 @@ func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob
 
 // release is the end of a request's answer: its body goes back to the pool,
 // or first to the mirrors that compare with it. It runs once the answer
-// has been written, so a mirror never delays a client.
+// has been written and flushed, so a mirror never delays a client. Once
+// the engine is stopping no mirror starts (each is counted dropped).
 func (e *Engine) release(res result) {
 	job := res.mirror
 	if job == nil {
@@ -158,6 +172,22 @@ func (e *Engine) release(res result) {
 		}
 		sent = append(sent, ep)
 	}
+	// Under the lock Shutdown takes before it waits for e.wg: a mirror is
+	// either added before that wait begins or not started at all.
+	e.mirrorGate.Lock()
+	if e.mirrorGate.closed || e.stopping.Err() != nil {
+		e.mirrorGate.Unlock()
+		for _, ep := range sent {
+			e.mirrors.Add(-1)
+			e.noteShadow(ep, job, shadowDropped, 0)
+		}
+		sent = nil
+	} else if len(sent) > 0 {
+		e.wg.Add(len(sent))
+		e.mirrorGate.Unlock()
+	} else {
+		e.mirrorGate.Unlock()
+	}
 	if len(sent) == 0 {
 		putBuf(res.body)
 		return
@@ -165,7 +195,6 @@ func (e *Engine) release(res result) {
 	// The answer is shared by the mirrors; the last one returns it.
 	var left atomic.Int32
 	left.Store(int32(len(sent)))
-	e.wg.Add(len(sent))
 	for _, ep := range sent {
 		ep.shadow.mu.Lock()
 		ep.shadow.mirrored++
