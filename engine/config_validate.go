@@ -203,7 +203,7 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 				p.add(key+".share", "%v", err)
 			}
 		}
-		if e.Role != RoleShadow {
+		if canAnswer(e.RoleName(), false, false) {
 			answerers++
 		}
 	}

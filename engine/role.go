@@ -38,6 +38,25 @@ func (ep *endpoint) standbyLike() bool {
 // isShadow: mirrors only; out of routing and of every count of the pool.
 func (ep *endpoint) isShadow() bool { return ep.roles.Load().role == RoleShadow }
 
+// canAnswer is the one rule for "an endpoint able to answer clients": not
+// a shadow, not drained, not found on another chain. Config validation
+// knows roles only (nothing is drained or on the wrong chain before
+// start); SetRole applies it to the pool as it is now.
+func canAnswer(role string, drained, wrongChain bool) bool {
+	return role != RoleShadow && !drained && !wrongChain
+}
+
+// answerers counts the endpoints but except that could answer a client now.
+func (e *Engine) answerers(except *endpoint) int {
+	n := 0
+	for _, o := range e.endpoints {
+		if o != except && canAnswer(o.role(), o.drained.Load(), o.excluded(ExcludeWrongChain)) {
+			n++
+		}
+	}
+	return n
+}
+
 // hasStandbys says whether some endpoint is a standby or a canary now.
 func (e *Engine) hasStandbys() bool {
 	for _, ep := range e.endpoints {
@@ -67,7 +86,7 @@ func (r *roleError) Error() string { return r.Field + ": " + r.Why }
 
 // SetRole changes an endpoint's role (and share: nil is the role's
 // default) for the next request. It refuses a change that would leave no
-// primary, standby or canary (errNoAnswerer).
+// endpoint able to answer now (canAnswer; errNoAnswerer).
 func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
 	ep, err := e.endpoint(name)
 	if err != nil {
@@ -84,17 +103,9 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 		next.share = *share
 	}
 	e.roleMu.Lock()
-	if role == RoleShadow {
-		answerers := 0
-		for _, o := range e.endpoints {
-			if o != ep && !o.isShadow() {
-				answerers++
-			}
-		}
-		if answerers == 0 {
-			e.roleMu.Unlock()
-			return RoleInfo{}, fmt.Errorf("%w: %s is the last endpoint that is not a shadow (a primary, standby or canary must remain)", errNoAnswerer, name)
-		}
+	if role == RoleShadow && e.answerers(ep) == 0 {
+		e.roleMu.Unlock()
+		return RoleInfo{}, fmt.Errorf("%w: every other endpoint is a shadow, drained or on the wrong chain, so %s is the last that can answer clients (a primary, standby or canary must remain able to)", errNoAnswerer, name)
 	}
 	prev := *ep.roles.Swap(&next)
 	e.roleMu.Unlock()

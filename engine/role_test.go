@@ -122,3 +122,32 @@ func TestRoleAPI_PromoteShadowAndDemotePrimaryTakeEffectOnTheNextRequest(t *test
 		t.Fatalf("with beta failing, answered by %q", r.endpoint)
 	}
 }
+
+// The last endpoint able to answer now cannot become a shadow: a drained
+// endpoint and one on another chain do not count as answerers. Once one
+// can answer again, the change is taken.
+func TestRoleAPI_DrainedAndWrongChainEndpointsAreNotAnswerers(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"}, sim.Config{Name: "gamma"})
+	if code, b := h.adminDo("POST", "/v1/endpoints/beta/drain", ""); code != 200 {
+		t.Fatalf("drain: HTTP %d %s", code, b)
+	}
+	h.eng.Exclude("gamma", engine.ExcludeWrongChain, "on chain id 0x5 (5), pool is on 0x1 (1)")
+	code, out := h.putRole("alpha", `{"role": "shadow"}`)
+	if msg, _ := out["error"].(string); code != 409 || !strings.Contains(msg, "alpha is the last that can answer clients") {
+		t.Fatalf("alpha to shadow with beta drained and gamma on the wrong chain: HTTP %d %v, want 409", code, out)
+	}
+	if st := h.status(); st.Endpoints[0].Role != engine.RolePrimary {
+		t.Fatalf("alpha's role after the refusal: %s", st.Endpoints[0].Role)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/beta/undrain", ""); code != 200 {
+		t.Fatalf("undrain: HTTP %d %s", code, b)
+	}
+	if code, out := h.putRole("alpha", `{"role": "shadow"}`); code != 200 {
+		t.Fatalf("alpha to shadow with beta back: HTTP %d %v", code, out)
+	}
+	r := h.call(1, "eth_getBalance", addr, "0x10")
+	mustOK(t, r)
+	if r.endpoint != "beta" {
+		t.Fatalf("read answered by %q, want beta", r.endpoint)
+	}
+}

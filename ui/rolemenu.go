@@ -67,7 +67,7 @@ func (r roleMenu) shareOf() *float64 {
 }
 
 // describe says in words what the change does.
-func (r roleMenu) describe(snap engine.Snapshot) string {
+func (r roleMenu) describe() string {
 	n := r.endpoint
 	var s string
 	switch r.roleName() {
@@ -81,15 +81,8 @@ func (r roleMenu) describe(snap engine.Snapshot) string {
 	case engine.RoleShadow:
 		s = fmt.Sprintf("%s becomes a shadow: it answers no client; %s of reads are mirrored to it and compared with the answers clients get.",
 			n, engine.ShareLabel(roleShares[r.share]))
-		left := 0
-		for _, o := range snap.Endpoints {
-			if o.Name != n && o.Role != engine.RoleShadow {
-				left++
-			}
-		}
-		if left == 0 {
-			s += " It is the last endpoint that answers: the engine will refuse."
-		}
+		// Whether another endpoint could still answer is the engine's
+		// call: it refuses (409) a change that would leave none.
 	}
 	return s + " In-flight requests finish where they are."
 }
@@ -119,7 +112,7 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
 			desc: "role of " + r.endpoint + " → " + label}
-		return m.ask("Change the role? "+r.describe(m.snap), a)
+		return m.ask("Change the role? "+r.describe(), a)
 	}
 	return m, nil
 }
@@ -149,7 +142,7 @@ func (m Model) roleMenuView(width int) string {
 		field(roleFieldRole, "role", r.roleName()),
 		field(roleFieldShare, "share", share),
 		"",
-		wrap(r.describe(m.snap), width),
+		wrap(r.describe(), width),
 		"",
 		m.styles.faint.Render("cutover: shadow → compare → canary → primary; the old one → standby"),
 		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),
