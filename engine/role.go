@@ -110,8 +110,13 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 	prev := *ep.roles.Swap(&next)
 	e.roleMu.Unlock()
 	if prev != next {
-		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by,
-			Message: fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())})
+		msg := fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())
+		if n := e.filters.heldBy(ep); n > 0 && (next.role == RoleShadow || next.role == RoleStandby) {
+			// A filter's state lives only where it was created (pinned,
+			// not ranked): its polls keep going there.
+			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, plural(n, "filter", "filters"), plural(n, "is", "are"))
+		}
+		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by, Message: msg})
 		e.poolChanged()
 	}
 	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil

@@ -151,3 +151,30 @@ func TestRoleAPI_DrainedAndWrongChainEndpointsAreNotAnswerers(t *testing.T) {
 		t.Fatalf("read answered by %q, want beta", r.endpoint)
 	}
 }
+
+// A filter lives on the endpoint that created it: made a shadow, that
+// endpoint still answers the polls of the filters it holds (their state is
+// nowhere else), and the role event says so.
+func TestRoleAPI_AShadowKeepsAnsweringPollsOfItsFilters(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	f := h.call(1, "eth_newBlockFilter")
+	mustOK(t, f)
+	owner := f.endpoint
+	if code, out := h.putRole(owner, `{"role": "shadow"}`); code != 200 {
+		t.Fatalf("%s to shadow: HTTP %d %v", owner, code, out)
+	}
+	r := h.call(2, "eth_getFilterChanges", strings.Trim(resultString(t, f), `"`))
+	mustOK(t, r)
+	if r.endpoint != owner {
+		t.Fatalf("poll of a filter held by shadow %s answered by %q", owner, r.endpoint)
+	}
+	var msg string
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventRole && ev.Endpoint == owner {
+			msg = ev.Message
+		}
+	}
+	if !strings.Contains(msg, "the 1 filter it holds is still polled on it") {
+		t.Fatalf("role event %q does not say the filters stay", msg)
+	}
+}
