@@ -75,8 +75,11 @@ type Engine struct {
 	// mirrors are the shadow mirrors in flight, pool-wide (shadow.go).
 	mirrors    atomic.Int64
 	mirrorGate mirrorGate
-	stopWatch  chan struct{}
-	watchDone  chan struct{}
+	// shadows counts the endpoints that are shadows now (newEndpoint,
+	// SetRole): a read plans no mirror without one.
+	shadows   atomic.Int32
+	stopWatch chan struct{}
+	watchDone chan struct{}
 
 	mu          sync.Mutex
 	failoverLog map[string]failoverStat

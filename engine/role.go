@@ -108,6 +108,12 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 		return RoleInfo{}, fmt.Errorf("%w: every other endpoint is a shadow, drained or on the wrong chain, so %s is the last that can answer clients (a primary, standby or canary must remain able to)", errNoAnswerer, name)
 	}
 	prev := *ep.roles.Swap(&next)
+	switch {
+	case prev.role != RoleShadow && next.role == RoleShadow:
+		e.shadows.Add(1)
+	case prev.role == RoleShadow && next.role != RoleShadow:
+		e.shadows.Add(-1)
+	}
 	e.roleMu.Unlock()
 	if prev != next {
 		msg := fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())

@@ -132,15 +132,18 @@ type mirrorJob struct {
 // when none. The client's answer is not known yet: the mirrors are sent
 // once it has been written (release).
 func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob {
-	if p.class != jsonrpc.ClassRead || p.pinned != nil || res.err != nil || res.ep == nil || res.body == nil || req.IsNotification() {
+	if e.shadows.Load() == 0 || p.class != jsonrpc.ClassRead || p.pinned != nil || res.err != nil || res.ep == nil || res.body == nil || req.IsNotification() {
 		return nil
 	}
 	var job *mirrorJob
-	now := e.now()
+	var now time.Time // read once, and only for a shadow the draw picked
 	for _, ep := range e.endpoints {
 		rs := ep.roleState()
 		if rs.role != RoleShadow || ep == res.ep || ep.drained.Load() || e.rand() >= rs.share {
 			continue
+		}
+		if now.IsZero() {
+			now = e.now()
 		}
 		if off, _ := ep.backedOff(now); off {
 			continue // it asked for less traffic (HTTP 429): mirrors wait too
@@ -195,6 +198,7 @@ func (e *Engine) release(res result) {
 	// The answer is shared by the mirrors; the last one returns it.
 	var left atomic.Int32
 	left.Store(int32(len(sent)))
+	client := newClientAnswer(res.body.Bytes())
 	for _, ep := range sent {
 		ep.shadow.mu.Lock()
 		ep.shadow.mirrored++
@@ -202,7 +206,7 @@ func (e *Engine) release(res result) {
 		go func() {
 			defer e.wg.Done()
 			defer e.mirrors.Add(-1)
-			e.runMirror(ep, job, res.body.Bytes())
+			e.runMirror(ep, job, client)
 			if left.Add(-1) == 0 {
 				putBuf(res.body)
 			}
@@ -211,7 +215,7 @@ func (e *Engine) release(res result) {
 }
 
 // runMirror sends one mirror and compares its answer with the client's.
-func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
+func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	ctx, cancel := context.WithTimeout(e.base, e.cfg.Server.RequestTimeout)
 	defer cancel()
 	start := e.now()
@@ -230,9 +234,9 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
 	if rep.body != nil && (rep.out == outAnswer || rep.out.errorAnswer()) {
 		shadow = rep.body.Bytes()
 	}
-	outcome := compareAnswers(answer, shadow, job.moving)
+	outcome := compareAnswers(client, shadow, job.moving)
 	if (outcome == shadowMismatch || outcome == shadowError) && shadow != nil {
-		if c, ok := decodeAnswer(answer); ok && e.notThereYet(ep, job, c, shadow) {
+		if c, ok := client.decoded(); ok && e.notThereYet(ep, job, c, shadow) {
 			outcome = shadowTip // notyet.go
 		}
 	}
