@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -92,8 +93,13 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 	if err != nil {
 		return RoleInfo{}, err
 	}
-	if !isRole(role) {
-		return RoleInfo{}, &roleError{Field: "role", Why: fmt.Sprintf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))}
+	return e.setRole(by, ep, role, share)
+}
+
+func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (RoleInfo, error) {
+	name := ep.Name
+	if err := checkRole(role); err != nil {
+		return RoleInfo{}, &roleError{Field: "role", Why: err.Error()}
 	}
 	next := roleState{role: role, share: DefaultShare(role)}
 	if share != nil {
@@ -128,21 +134,24 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil
 }
 
-func isRole(r string) bool {
-	for _, k := range Roles {
-		if r == k {
-			return true
-		}
+// RoleLabel is a role as events, `rpcdash status`, the console's badges
+// and its role menu show it: a canary's share always ("canary 5%"), a
+// shadow's when it mirrors less than every read ("shadow 25%", "shadow").
+func RoleLabel(role string, share float64) string {
+	if role == RoleCanary || role == RoleShadow && share < 1 {
+		return role + " " + ShareLabel(share)
 	}
-	return false
+	return role
 }
 
-// label is the role as events and the console show it: "canary 5%".
-func (r roleState) label() string {
-	if !TakesShare(r.role) {
-		return r.role
+func (r roleState) label() string { return RoleLabel(r.role, r.share) }
+
+// checkRole is the one check of a role's name (config, SetRole).
+func checkRole(role string) error {
+	if !slices.Contains(Roles, role) {
+		return fmt.Errorf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))
 	}
-	return r.role + " " + ShareLabel(r.share)
+	return nil
 }
 
 // ShareLabel shows a share as a percentage ("5%", "0.5%").

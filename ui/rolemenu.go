@@ -106,10 +106,11 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			step(&r.share, len(roleShares), d)
 		}
 	case key.Matches(msg, k.Enter):
-		label := r.roleName()
+		var share float64
 		if sh := r.shareOf(); sh != nil {
-			label += " " + engine.ShareLabel(*sh)
+			share = *sh
 		}
+		label := engine.RoleLabel(r.roleName(), share)
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
 			desc: "role of " + r.endpoint + " → " + label}
 		return m.ask("Change the role? "+r.describe(), a)
