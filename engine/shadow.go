@@ -240,11 +240,14 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 			outcome = shadowTip // notyet.go
 		}
 	}
+	if shadow == nil {
+		took = 0 // no JSON-RPC answer: a failure's time is not the shadow's latency
+	}
 	e.noteShadow(ep, job, outcome, took)
 }
 
-// noteShadow counts one outcome; took is the shadow's latency when it
-// answered at all.
+// noteShadow counts one outcome; took is the shadow's latency when it gave
+// a JSON-RPC answer (0: nothing recorded, on either side).
 func (e *Engine) noteShadow(ep *endpoint, job *mirrorJob, outcome string, took time.Duration) {
 	s := ep.shadow
 	now := e.now()

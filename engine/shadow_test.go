@@ -206,7 +206,8 @@ func TestShadow_HungShadowNeverDelaysClientsAndMirrorsAreBounded(t *testing.T) {
 }
 
 // A shadow answering HTTP 500 causes no client error and does not touch the
-// shadow's or the primary's breaker: its failures are error outcomes.
+// shadow's or the primary's breaker: its failures are error outcomes, and
+// their quick failures are not its latency (p50/p95 are of answers only).
 func TestShadow_FailingShadowIsErrorOutcomesOnly(t *testing.T) {
 	h := shadowHarness(t, nil, sim.Config{}, sim.Config{})
 	h.sims[1].SetMode(sim.ModeError)
@@ -216,6 +217,9 @@ func TestShadow_FailingShadowIsErrorOutcomesOnly(t *testing.T) {
 	sh := h.settledShadow("beta", 20)
 	if sh.Errors != 20 || sh.MatchRate != 0 {
 		t.Fatalf("failing shadow: %+v, want 20 errors", *sh)
+	}
+	if sh.P50 != 0 || sh.P95 != 0 || sh.PrimaryP50 != 0 {
+		t.Fatalf("failures recorded as the shadow's latency: p50 %s p95 %s (answering p50 %s)", sh.P50, sh.P95, sh.PrimaryP50)
 	}
 	st := h.status()
 	if st.Endpoints[0].Breaker.State != engine.BreakerClosed || st.Endpoints[1].Breaker.State != engine.BreakerClosed ||
