@@ -73,23 +73,25 @@ func (c *clientAnswer) decoded() (answerParts, bool) {
 }
 
 type answerParts struct {
-	result json.RawMessage
-	isErr  bool
-	code   int
+	result  json.RawMessage
+	isErr   bool
+	code    int
+	message string
 }
 
 func decodeAnswer(b []byte) (answerParts, bool) {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
-			Code int `json:"code"`
+			Code    int    `json:"code"`
+			Message string `json:"message"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(b, &env) != nil {
 		return answerParts{}, false
 	}
 	if env.Error != nil {
-		return answerParts{isErr: true, code: env.Error.Code}, true
+		return answerParts{isErr: true, code: env.Error.Code, message: env.Error.Message}, true
 	}
 	if env.Result == nil {
 		return answerParts{}, false

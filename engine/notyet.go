@@ -20,7 +20,7 @@ import (
 // it has the block and does not.
 
 // notThereYet says whether the shadow's empty answer is one of those.
-func (e *Engine) notThereYet(ep *endpoint, job *mirrorJob, client answerParts, shadow []byte) bool {
+func (e *Engine) notThereYet(ep *endpoint, job *mirrorJob, client, shadow answerParts) bool {
 	if client.isErr || emptyResult(client.result) || !emptyAnswer(shadow) {
 		return false
 	}
@@ -73,24 +73,15 @@ var notFoundWords = []string{"not found", "unknown block", "beyond current head"
 
 // emptyAnswer: the shadow answered nothing (an empty result, or a JSON-RPC
 // error saying it does not have the block).
-func emptyAnswer(b []byte) bool {
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
+func emptyAnswer(s answerParts) bool {
+	if !s.isErr {
+		return emptyResult(s.result)
 	}
-	if json.Unmarshal(b, &env) != nil {
-		return false
-	}
-	if env.Error != nil {
-		msg := strings.ToLower(env.Error.Message)
-		for _, w := range notFoundWords {
-			if strings.Contains(msg, w) {
-				return true
-			}
+	msg := strings.ToLower(s.message)
+	for _, w := range notFoundWords {
+		if strings.Contains(msg, w) {
+			return true
 		}
-		return false
 	}
-	return env.Result != nil && emptyResult(env.Result)
+	return false
 }

@@ -236,7 +236,9 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	}
 	outcome := compareAnswers(client, shadow, job.moving)
 	if (outcome == shadowMismatch || outcome == shadowError) && shadow != nil {
-		if c, ok := client.decoded(); ok && e.notThereYet(ep, job, c, shadow) {
+		c, okC := client.decoded()
+		s, okS := decodeAnswer(shadow)
+		if okC && okS && e.notThereYet(ep, job, c, s) {
 			outcome = shadowTip // notyet.go
 		}
 	}
