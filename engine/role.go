@@ -101,7 +101,7 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (R
 	if err := checkRole(role); err != nil {
 		return RoleInfo{}, &roleError{Field: "role", Why: err.Error()}
 	}
-	next := roleState{role: role, share: DefaultShare(role)}
+	next := roleState{role: role, share: defaultShare(role)}
 	if share != nil {
 		if err := checkShare(role, *share); err != nil {
 			return RoleInfo{}, &roleError{Field: "share", Why: err.Error()}
