@@ -108,10 +108,7 @@ func printSlowest(ctx context.Context, c engine.AdminClient, w io.Writer, n int)
 }
 
 func printStatus(w io.Writer, s engine.Snapshot, width int) {
-	delay := "auto"
-	if s.Hedge.Delay != engine.AutoDelay {
-		delay = s.Hedge.Delay.String()
-	}
+	delay := engine.FormatDelay(s.Hedge.Delay)
 	shadows := ""
 	if n := s.Shadows(); n > 0 {
 		shadows = fmt.Sprintf(" (+%d shadow)", n)
@@ -156,13 +153,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// roleLabel is an endpoint's role, with its share for a canary (and for a
-// shadow that mirrors less than every read).
-func roleLabel(ep engine.EndpointSnapshot) string {
-	if ep.Role == engine.RoleCanary || ep.Role == engine.RoleShadow && ep.Share < 1 {
-		return ep.Role + " " + engine.ShareLabel(ep.Share)
-	}
-	return ep.Role
 }

@@ -40,7 +40,7 @@ func endpointState(ep engine.EndpointSnapshot) string {
 // endpointNotes are the role, the fault in force and the last error (the
 // engine's text, redacted), in that order.
 func endpointNotes(ep engine.EndpointSnapshot) []string {
-	notes := []string{roleLabel(ep)}
+	notes := []string{engine.RoleLabel(ep.Role, ep.Share)}
 	if f := ep.Fault; f != nil {
 		what := "fault " + string(f.Mode)
 		if f.Mode == engine.FaultLatency {

@@ -17,8 +17,8 @@ type roleRequest struct {
 // endpoint; 400 naming the field for a bad role or share or an unknown
 // field; 409 when no endpoint would be left to answer clients.
 func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if _, err := e.endpoint(name); err != nil {
+	ep, err := e.endpoint(r.PathValue("name"))
+	if err != nil {
 		writeAPIError(w, http.StatusNotFound, err.Error())
 		return
 	}
@@ -31,13 +31,11 @@ func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("role: required (%s)", strings.Join(Roles, ", ")))
 		return
 	}
-	info, err := e.SetRole(actorOf(r), name, *req.Role, req.Share)
+	info, err := e.setRole(actorOf(r), ep, *req.Role, req.Share)
 	var bad *roleError
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, info)
-	case errors.Is(err, errNoEndpoint):
-		writeAPIError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, errNoAnswerer):
 		writeAPIError(w, http.StatusConflict, err.Error())
 	case errors.As(err, &bad):

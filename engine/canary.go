@@ -8,7 +8,8 @@ package engine
 // canary causes no client error a direct client would not have seen. Only a
 // routable canary (closed breaker, not lagging, not backing off) takes its
 // share: a canary in trouble does not get first attempts just because its
-// number came up.
+// number came up. A read first given to a half-open trial or to an
+// endpoint being explored is not drawn for (rank).
 
 type canaryDraw struct {
 	ep    *endpoint

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
@@ -110,5 +111,28 @@ func TestCanary_IsNotAHedgeTarget(t *testing.T) {
 	}
 	if got := h.sims[2].MethodCount("eth_getBalance"); got != 0 {
 		t.Fatalf("the canary got %d reads (%d hedged), want 0", got, hedged)
+	}
+}
+
+// The canary's draw does not displace an explored endpoint: with a canary
+// taking every read's first attempt (share 1), the slower primary beta is
+// still given the reads router.explore_after hands it, so its latency
+// stays known.
+func TestCanary_DrawLeavesExploredReadsAlone(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[2].Role = engine.RoleCanary
+		c.Endpoints[2].Share = share(1)
+		c.Router.ExploreAfter = 10 * time.Millisecond
+	}, sim.Config{Name: "alpha", Latency: fixed(time.Millisecond)}, sim.Config{Name: "beta", Latency: fixed(5 * time.Millisecond)},
+		sim.Config{Name: "canary"})
+	const n = 60
+	for i := 0; i < n; i++ {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "0x10"))
+		time.Sleep(2 * time.Millisecond) // beta comes due for exploration every few reads
+	}
+	alpha, beta, canary := h.sims[0].MethodCount("eth_getBalance"), h.sims[1].MethodCount("eth_getBalance"), h.sims[2].MethodCount("eth_getBalance")
+	t.Logf("%d reads: alpha %d, beta %d, canary %d", n, alpha, beta, canary)
+	if beta == 0 || canary == 0 || alpha+beta+canary != n {
+		t.Fatalf("alpha %d, beta %d, canary %d of %d reads: want beta explored and the canary the rest", alpha, beta, canary, n)
 	}
 }

@@ -105,7 +105,7 @@ type EndpointConfig struct {
 	Role string `mapstructure:"role"`
 	// Share is a canary's share of client reads whose first attempt it
 	// takes, or the share of client reads mirrored to a shadow; nil is the
-	// role's default (DefaultShare). Only canaries and shadows take one.
+	// role's default (defaultShare). Only canaries and shadows take one.
 	Share *float64 `mapstructure:"share"`
 }
 
@@ -120,9 +120,9 @@ const (
 // Roles lists the endpoint roles, in the order messages name them.
 var Roles = []string{RolePrimary, RoleStandby, RoleShadow, RoleCanary}
 
-// DefaultShare is the share a role takes when none is given: 0.05 of first
+// defaultShare is the share a role takes when none is given: 0.05 of first
 // attempts for a canary, every read mirrored for a shadow, none otherwise.
-func DefaultShare(role string) float64 {
+func defaultShare(role string) float64 {
 	switch role {
 	case RoleCanary:
 		return 0.05
@@ -148,7 +148,7 @@ func (c EndpointConfig) ShareOrDefault() float64 {
 	if c.Share != nil && TakesShare(c.RoleName()) {
 		return *c.Share
 	}
-	return DefaultShare(c.RoleName())
+	return defaultShare(c.RoleName())
 }
 
 type HedgeConfig struct {

@@ -196,14 +196,14 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
-		if e.Role != "" && !slices.Contains(Roles, e.Role) {
-			p.add(key+".role", "must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, e.Role)
+		if err := checkRole(e.Role); e.Role != "" && err != nil {
+			p.add(key+".role", "%v", err)
 		} else if e.Share != nil {
 			if err := checkShare(e.RoleName(), *e.Share); err != nil {
 				p.add(key+".share", "%v", err)
 			}
 		}
-		if e.Role != RoleShadow {
+		if canAnswer(e.RoleName(), false, false) {
 			answerers++
 		}
 	}

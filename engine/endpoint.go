@@ -114,6 +114,9 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		rates:    window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 	}
 	ep.roles.Store(&roleState{role: c.RoleName(), share: c.ShareOrDefault()})
+	if c.RoleName() == RoleShadow {
+		e.shadows.Add(1)
+	}
 	ep.shadow = newShadowStats(e)
 	ep.methods = newPerMethod(true, func(string) *methodStats {
 		return &methodStats{

@@ -73,7 +73,11 @@ type Engine struct {
 	// rand draws the canary's and the shadows' shares (Options.Rand).
 	rand func() float64
 	// mirrors are the shadow mirrors in flight, pool-wide (shadow.go).
-	mirrors   atomic.Int64
+	mirrors    atomic.Int64
+	mirrorGate mirrorGate
+	// shadows counts the endpoints that are shadows now (newEndpoint,
+	// SetRole): a read plans no mirror without one.
+	shadows   atomic.Int32
 	stopWatch chan struct{}
 	watchDone chan struct{}
 
@@ -263,6 +267,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	// Requests are over: what they left running (trials, tail samples)
 	// ends now.
 	e.stopBase(errShutdown)
+	e.mirrorGate.close() // no e.wg.Add from a mirror after this
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

@@ -78,8 +78,9 @@ type attempt struct {
 }
 
 type attemptDone struct {
-	a   *attempt
-	rep upstreamReply
+	a    *attempt
+	rep  upstreamReply
+	took time.Duration // the attempt's latency (finishAttempt)
 }
 
 // plan is how one request may be executed.
@@ -541,9 +542,9 @@ func (x *execution) start(a *attempt) {
 		if cancelDL != nil {
 			cancelDL()
 		}
-		e.finishAttempt(a, x.p, rep, context.Cause(actx))
+		took := e.finishAttempt(a, x.p, rep, context.Cause(actx))
 		a.cancel(nil)
-		x.done <- attemptDone{a: a, rep: rep}
+		x.done <- attemptDone{a: a, rep: rep, took: took}
 	}()
 }
 
@@ -576,7 +577,7 @@ func (x *execution) win(d attemptDone) result {
 	x.settleDeferred(true)
 	x.stopRest(errLost)
 	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
-		took: x.e.now().Sub(d.a.start)}
+		took: d.took}
 }
 
 // relayError returns a JSON-RPC error answer as the request's answer: every
@@ -586,7 +587,7 @@ func (x *execution) relayError(d attemptDone) result {
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
 	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
-		took: x.e.now().Sub(d.a.start)}
+		took: d.took}
 }
 
 func (x *execution) fail(msg string) result {

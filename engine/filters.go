@@ -95,6 +95,20 @@ func (f *filterTable) len() int {
 	return len(f.byID)
 }
 
+// heldBy is how many tracked filters ep holds (a role change says so).
+func (f *filterTable) heldBy(ep *endpoint) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.expire(f.now())
+	n := 0
+	for _, el := range f.byID {
+		if el.Value.(*filterPin).ep == ep {
+			n++
+		}
+	}
+	return n
+}
+
 // expire drops the entries unused for filterTTL: they sit at the back.
 func (f *filterTable) expire(now time.Time) {
 	for el := f.lru.Back(); el != nil && now.Sub(el.Value.(*filterPin).used) >= filterTTL; el = f.lru.Back() {

@@ -40,6 +40,9 @@ import (
 //     drained), and while the pace is not yet measured (the first rises
 //     after start), a head is taken as it comes: there is nothing to
 //     measure it against. An endpoint flagged at start stays flagged.
+//   - A shadow's head is judged like any other (it may be flagged ahead, its
+//     lag is measured), but it counts in none of this: it never sets,
+//     confirms or outvotes the pool head, and start-up does not wait for it.
 //   - At start, heads are collected until every endpoint that counts has
 //     reported one or a probe interval has passed; then the largest group
 //     agreeing within chain.max_head_lag sets the pool head (the highest
@@ -179,7 +182,7 @@ func (e *Engine) confirmers(ep *endpoint, v, now int64) []*endpoint {
 	var by []*endpoint
 	incumbents := 0
 	for _, o := range e.endpoints {
-		if o == ep || o.head.Load() == 0 || o.drained.Load() {
+		if o == ep || o.head.Load() == 0 || o.drained.Load() || o.isShadow() {
 			continue
 		}
 		c := e.carriedHead(o, now)
@@ -214,14 +217,14 @@ func namesBut(eps []*endpoint, self *endpoint) string {
 	return strings.Join(out, ", ")
 }
 
-// startWindowOver: every endpoint that counts has reported a head, or a
-// probe interval has passed since the first one did.
+// startWindowOver: every endpoint that counts (shadows do not) has
+// reported a head, or a probe interval has passed since the first one did.
 func (e *Engine) startWindowOver(now int64) bool {
 	if now-e.heads.firstAt >= int64(e.cfg.Probes.Interval) {
 		return true
 	}
 	for _, ep := range e.endpoints {
-		if ep.head.Load() == 0 && !ep.drained.Load() && !ep.excluded(ExcludeWrongChain) {
+		if ep.head.Load() == 0 && !ep.drained.Load() && !ep.isShadow() && !ep.excluded(ExcludeWrongChain) {
 			return false
 		}
 	}
@@ -235,7 +238,7 @@ func (e *Engine) settleStart() {
 	lag := e.cfg.Chain.MaxHeadLag
 	var seen []*endpoint
 	for _, ep := range e.endpoints {
-		if ep.head.Load() > 0 && !ep.drained.Load() {
+		if ep.head.Load() > 0 && !ep.drained.Load() && !ep.isShadow() {
 			seen = append(seen, ep)
 		}
 	}

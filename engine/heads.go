@@ -40,9 +40,12 @@ type headMark struct {
 const rateSpan = int64(2 * time.Minute)
 
 // countsForPool: ep's head may be the pool's (known, not drained, not
-// flagged ahead; an endpoint on another chain has its head forgotten).
+// flagged ahead, not a shadow; an endpoint on another chain has its head
+// forgotten). A shadow's head is measured against the pool head but never
+// sets it, confirms it or outvotes it: a shadow ahead must not get the
+// primaries lag-excluded.
 func (ep *endpoint) countsForPool() bool {
-	return ep.head.Load() > 0 && !ep.drained.Load() && !ep.ahead.Load()
+	return ep.head.Load() > 0 && !ep.drained.Load() && !ep.ahead.Load() && !ep.isShadow()
 }
 
 // refreshPoolHead recomputes the pool head from the endpoints that count and

@@ -67,7 +67,7 @@ func (m *metrics) request(label string, cls jsonrpc.Class, ok bool, d time.Durat
 }
 
 var (
-	descUp        = prometheus.NewDesc("rpcdash_endpoint_routable", "1 when the endpoint can take new traffic.", []string{"endpoint"}, nil)
+	descUp        = prometheus.NewDesc("rpcdash_endpoint_routable", "1 when the endpoint can take new traffic (shadows, which never answer clients, have no series).", []string{"endpoint"}, nil)
 	descBreaker   = prometheus.NewDesc("rpcdash_endpoint_breaker_state", "1 for the breaker's current state.", []string{"endpoint", "state"}, nil)
 	descDrained   = prometheus.NewDesc("rpcdash_endpoint_drained", "1 when drained by an operator.", []string{"endpoint"}, nil)
 	descInflight  = prometheus.NewDesc("rpcdash_endpoint_in_flight", "Attempts in flight.", []string{"endpoint"}, nil)
@@ -113,7 +113,11 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
 	for _, ep := range s.Endpoints {
-		gauge(descUp, b2f(ep.Routable), ep.Name)
+		if ep.Role != RoleShadow {
+			// A shadow never answers a client: a 0 here would read as an
+			// endpoint down to every "routable == 0" alert.
+			gauge(descUp, b2f(ep.Routable), ep.Name)
+		}
 		for _, st := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen} {
 			gauge(descBreaker, b2f(ep.Breaker.State == st), ep.Name, st.String())
 		}

@@ -467,3 +467,39 @@ func TestHeads_AMajorityStuckAtStartDoesNotOutvoteTheChain(t *testing.T) {
 	evs := r.headEvents("s2")
 	t.Logf("s2: %q", evs[len(evs)-1])
 }
+
+// Shadows count in none of the pool head's figures: one primary and two
+// shadows 20 blocks ahead of it (agreeing with each other, outnumbering
+// it at start and confirming each other after) leave the pool head at the
+// primary's head and the primary routable with lag 0. A shadow's own lag
+// is still measured: one behind shows it.
+func TestHeads_ShadowsAheadNeverSetThePoolHead(t *testing.T) {
+	r := newHeadRig(t, 4, func(c *engine.Config) {
+		c.Endpoints[1].Role = engine.RoleShadow
+		c.Endpoints[2].Role = engine.RoleShadow
+		c.Endpoints[3].Role = engine.RoleShadow
+	})
+	r.sims[1].SetHeadAhead(20)
+	r.sims[2].SetHeadAhead(20)
+	r.sims[3].SetHeadLag(8)
+	r.warmUp()
+	for range 3 {
+		r.round()
+	}
+	st := r.status()
+	if st.MaxHead != r.sims[0].Head() {
+		t.Fatalf("pool head %d, the primary's head %d (shadows at %d)", st.MaxHead, r.sims[0].Head(), r.sims[1].Head())
+	}
+	if ep := r.endpoint("s0"); !ep.Routable || ep.LagExcluded || ep.Lag != 0 {
+		t.Fatalf("primary s0: routable=%v lag_excluded=%v lag=%d exclusions %q", ep.Routable, ep.LagExcluded, ep.Lag, ep.Exclusions)
+	}
+	for i := range 10 {
+		if _, rep := r.blockNumber(i); rep.endpoint != "s0" {
+			t.Fatalf("eth_blockNumber answered by %s", rep.endpoint)
+		}
+	}
+	if ep := r.endpoint("s3"); ep.Lag != 8 {
+		t.Fatalf("shadow s3, 8 behind the primary: lag %d", ep.Lag)
+	}
+	t.Logf("pool head %d = primary s0's; shadows s1, s2 at %d; s3 lag %d", st.MaxHead, r.sims[1].Head(), r.endpoint("s3").Lag)
+}

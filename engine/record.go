@@ -16,8 +16,9 @@ func (a *attempt) settle() bool { return a.settled.CompareAndSwap(false, true) }
 
 // finishAttempt is where every attempt's ending is accounted for: breaker,
 // windows, rates, hedge estimate, counters. cause is the attempt context's
-// cancellation cause (nil when it ended on its own).
-func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause error) {
+// cancellation cause (nil when it ended on its own). It returns the
+// attempt's latency (the answer's took: one clock read per attempt).
+func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause error) time.Duration {
 	ep, ms := a.ep, a.stats
 	end := e.now()
 	p.trace.endAttempt(a.traceIdx, a, rep, cause, end)
@@ -70,7 +71,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
 		}
-		return
+		return elapsed
 	}
 
 	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String())
@@ -117,6 +118,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			ep.setLastError(rep.cause, end) // how it ended says more than that it was late
 		}
 	}
+	return elapsed
 }
 
 // attemptOverdue runs when an attempt passes its deadline without an

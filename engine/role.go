@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -38,6 +39,25 @@ func (ep *endpoint) standbyLike() bool {
 // isShadow: mirrors only; out of routing and of every count of the pool.
 func (ep *endpoint) isShadow() bool { return ep.roles.Load().role == RoleShadow }
 
+// canAnswer is the one rule for "an endpoint able to answer clients": not
+// a shadow, not drained, not found on another chain. Config validation
+// knows roles only (nothing is drained or on the wrong chain before
+// start); SetRole applies it to the pool as it is now.
+func canAnswer(role string, drained, wrongChain bool) bool {
+	return role != RoleShadow && !drained && !wrongChain
+}
+
+// answerers counts the endpoints but except that could answer a client now.
+func (e *Engine) answerers(except *endpoint) int {
+	n := 0
+	for _, o := range e.endpoints {
+		if o != except && canAnswer(o.role(), o.drained.Load(), o.excluded(ExcludeWrongChain)) {
+			n++
+		}
+	}
+	return n
+}
+
 // hasStandbys says whether some endpoint is a standby or a canary now.
 func (e *Engine) hasStandbys() bool {
 	for _, ep := range e.endpoints {
@@ -67,16 +87,21 @@ func (r *roleError) Error() string { return r.Field + ": " + r.Why }
 
 // SetRole changes an endpoint's role (and share: nil is the role's
 // default) for the next request. It refuses a change that would leave no
-// primary, standby or canary (errNoAnswerer).
+// endpoint able to answer now (canAnswer; errNoAnswerer).
 func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return RoleInfo{}, err
 	}
-	if !isRole(role) {
-		return RoleInfo{}, &roleError{Field: "role", Why: fmt.Sprintf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))}
+	return e.setRole(by, ep, role, share)
+}
+
+func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (RoleInfo, error) {
+	name := ep.Name
+	if err := checkRole(role); err != nil {
+		return RoleInfo{}, &roleError{Field: "role", Why: err.Error()}
 	}
-	next := roleState{role: role, share: DefaultShare(role)}
+	next := roleState{role: role, share: defaultShare(role)}
 	if share != nil {
 		if err := checkShare(role, *share); err != nil {
 			return RoleInfo{}, &roleError{Field: "share", Why: err.Error()}
@@ -84,43 +109,49 @@ func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo,
 		next.share = *share
 	}
 	e.roleMu.Lock()
-	if role == RoleShadow {
-		answerers := 0
-		for _, o := range e.endpoints {
-			if o != ep && !o.isShadow() {
-				answerers++
-			}
-		}
-		if answerers == 0 {
-			e.roleMu.Unlock()
-			return RoleInfo{}, fmt.Errorf("%w: %s is the last endpoint that is not a shadow (a primary, standby or canary must remain)", errNoAnswerer, name)
-		}
+	if role == RoleShadow && e.answerers(ep) == 0 {
+		e.roleMu.Unlock()
+		return RoleInfo{}, fmt.Errorf("%w: every other endpoint is a shadow, drained or on the wrong chain, so %s is the last that can answer clients (a primary, standby or canary must remain able to)", errNoAnswerer, name)
 	}
 	prev := *ep.roles.Swap(&next)
+	switch {
+	case prev.role != RoleShadow && next.role == RoleShadow:
+		e.shadows.Add(1)
+	case prev.role == RoleShadow && next.role != RoleShadow:
+		e.shadows.Add(-1)
+	}
 	e.roleMu.Unlock()
 	if prev != next {
-		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by,
-			Message: fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())})
+		msg := fmt.Sprintf("role changed for the next request; %d requests in flight finish", ep.inflight.Load())
+		if n := e.filters.heldBy(ep); n > 0 && (next.role == RoleShadow || next.role == RoleStandby) {
+			// A filter's state lives only where it was created (pinned,
+			// not ranked): its polls keep going there.
+			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, plural(n, "filter", "filters"), plural(n, "is", "are"))
+		}
+		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by, Message: msg})
 		e.poolChanged()
 	}
 	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil
 }
 
-func isRole(r string) bool {
-	for _, k := range Roles {
-		if r == k {
-			return true
-		}
+// RoleLabel is a role as events, `rpcdash status`, the console's badges
+// and its role menu show it: a canary's share always ("canary 5%"), a
+// shadow's when it mirrors less than every read ("shadow 25%", "shadow").
+func RoleLabel(role string, share float64) string {
+	if role == RoleCanary || role == RoleShadow && share < 1 {
+		return role + " " + ShareLabel(share)
 	}
-	return false
+	return role
 }
 
-// label is the role as events and the console show it: "canary 5%".
-func (r roleState) label() string {
-	if !TakesShare(r.role) {
-		return r.role
+func (r roleState) label() string { return RoleLabel(r.role, r.share) }
+
+// checkRole is the one check of a role's name (config, SetRole).
+func checkRole(role string) error {
+	if !slices.Contains(Roles, role) {
+		return fmt.Errorf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))
 	}
-	return r.role + " " + ShareLabel(r.share)
+	return nil
 }
 
 // ShareLabel shows a share as a percentage ("5%", "0.5%").

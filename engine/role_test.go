@@ -74,7 +74,7 @@ func TestRoleAPI_EveryAnswer(t *testing.T) {
 			roles = append(roles, ev.From+">"+ev.To)
 		}
 	}
-	want := "primary>canary 10%,canary 10%>shadow 100%,shadow 100%>canary 5%,canary 5%>shadow 100%"
+	want := "primary>canary 10%,canary 10%>shadow,shadow>canary 5%,canary 5%>shadow"
 	if strings.Join(roles, ",") != want {
 		t.Fatalf("role events %v, want %s", roles, want)
 	}
@@ -120,5 +120,61 @@ func TestRoleAPI_PromoteShadowAndDemotePrimaryTakeEffectOnTheNextRequest(t *test
 	mustOK(t, r)
 	if r.endpoint != "alpha" {
 		t.Fatalf("with beta failing, answered by %q", r.endpoint)
+	}
+}
+
+// The last endpoint able to answer now cannot become a shadow: a drained
+// endpoint and one on another chain do not count as answerers. Once one
+// can answer again, the change is taken.
+func TestRoleAPI_DrainedAndWrongChainEndpointsAreNotAnswerers(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"}, sim.Config{Name: "gamma"})
+	if code, b := h.adminDo("POST", "/v1/endpoints/beta/drain", ""); code != 200 {
+		t.Fatalf("drain: HTTP %d %s", code, b)
+	}
+	h.eng.Exclude("gamma", engine.ExcludeWrongChain, "on chain id 0x5 (5), pool is on 0x1 (1)")
+	code, out := h.putRole("alpha", `{"role": "shadow"}`)
+	if msg, _ := out["error"].(string); code != 409 || !strings.Contains(msg, "alpha is the last that can answer clients") {
+		t.Fatalf("alpha to shadow with beta drained and gamma on the wrong chain: HTTP %d %v, want 409", code, out)
+	}
+	if st := h.status(); st.Endpoints[0].Role != engine.RolePrimary {
+		t.Fatalf("alpha's role after the refusal: %s", st.Endpoints[0].Role)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/beta/undrain", ""); code != 200 {
+		t.Fatalf("undrain: HTTP %d %s", code, b)
+	}
+	if code, out := h.putRole("alpha", `{"role": "shadow"}`); code != 200 {
+		t.Fatalf("alpha to shadow with beta back: HTTP %d %v", code, out)
+	}
+	r := h.call(1, "eth_getBalance", addr, "0x10")
+	mustOK(t, r)
+	if r.endpoint != "beta" {
+		t.Fatalf("read answered by %q, want beta", r.endpoint)
+	}
+}
+
+// A filter lives on the endpoint that created it: made a shadow, that
+// endpoint still answers the polls of the filters it holds (their state is
+// nowhere else), and the role event says so.
+func TestRoleAPI_AShadowKeepsAnsweringPollsOfItsFilters(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	f := h.call(1, "eth_newBlockFilter")
+	mustOK(t, f)
+	owner := f.endpoint
+	if code, out := h.putRole(owner, `{"role": "shadow"}`); code != 200 {
+		t.Fatalf("%s to shadow: HTTP %d %v", owner, code, out)
+	}
+	r := h.call(2, "eth_getFilterChanges", strings.Trim(resultString(t, f), `"`))
+	mustOK(t, r)
+	if r.endpoint != owner {
+		t.Fatalf("poll of a filter held by shadow %s answered by %q", owner, r.endpoint)
+	}
+	var msg string
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventRole && ev.Endpoint == owner {
+			msg = ev.Message
+		}
+	}
+	if !strings.Contains(msg, "the 1 filter it holds is still polled on it") {
+		t.Fatalf("role event %q does not say the filters stay", msg)
 	}
 }

@@ -235,9 +235,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			return fmt.Sprintf("no primary can take this %s request (primaries routable %d of %d, none for this request)", method, routable, pool)
 		})
 	}
-	if cls == jsonrpc.ClassRead {
-		e.explore(r.order)
-	}
+	explored := cls == jsonrpc.ClassRead && e.explore(r.order)
 	if !withStandby && len(standbyCands) > 0 {
 		// Failover only: a read whose primaries all failed is still
 		// answered, as the primaries alone would not.
@@ -251,7 +249,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		r.order = append(r.order, standbyCands...)
 	}
-	if cls == jsonrpc.ClassRead && len(canaries) > 0 {
+	// The canary's draw never displaces a read handed to an endpoint to
+	// explore it, nor a half-open trial put first: both are rare and needed.
+	if cls == jsonrpc.ClassRead && len(canaries) > 0 && !explored && !(len(r.order) > 0 && r.order[0].trial) {
 		e.canaryFirst(r.order, canaries)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
@@ -294,10 +294,11 @@ func byCost(a, b candidate) int {
 
 // explore moves to the front the first closed-breaker candidate that has
 // not served a read for router.explore_after (at most one per request: the CAS on
-// its timestamp makes concurrent requests pick different ones or none).
-func (e *Engine) explore(order []candidate) {
+// its timestamp makes concurrent requests pick different ones or none),
+// and says whether it did.
+func (e *Engine) explore(order []candidate) bool {
 	if len(order) < 2 {
-		return
+		return false
 	}
 	now := e.now().UnixNano()
 	for i := 1; i < len(order); i++ {
@@ -306,13 +307,15 @@ func (e *Engine) explore(order []candidate) {
 		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
 			continue
 		}
-		if ep.lastRead.CompareAndSwap(last, now) {
-			c := order[i]
-			copy(order[1:i+1], order[:i])
-			order[0] = c
+		if !ep.lastRead.CompareAndSwap(last, now) {
+			return false
 		}
-		return
+		c := order[i]
+		copy(order[1:i+1], order[:i])
+		order[0] = c
+		return true
 	}
+	return false
 }
 
 // rotateEquals lets the endpoints within tolerance of the best take turns

@@ -47,17 +47,23 @@ func (e *Engine) RPCHandler() http.Handler {
 	}).wrap(h)
 }
 
+// serveHealth: "endpoints" counts those that may answer clients (shadows
+// never do), the pool "routable" is counted against.
 func (e *Engine) serveHealth(w http.ResponseWriter) {
-	var routable []string
+	routable, serving := 0, 0
 	now := e.now()
 	for _, ep := range e.endpoints {
+		if ep.isShadow() {
+			continue
+		}
+		serving++
 		if e.routable(ep, now) {
-			routable = append(routable, ep.Name)
+			routable++
 		}
 	}
 	// With none routable, panic routing still serves reads while an endpoint
 	// is left that is not drained, on the wrong chain or refusing.
-	ok := len(routable) > 0 || e.lastResort() > 0
+	ok := routable > 0 || e.lastResort() > 0
 	panicking, _ := e.panicInfo()
 	w.Header().Set("Content-Type", "application/json")
 	status := http.StatusOK
@@ -65,7 +71,7 @@ func (e *Engine) serveHealth(w http.ResponseWriter) {
 		status = http.StatusServiceUnavailable
 	}
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"ok":%v,"routable":%d,"endpoints":%d,"panic":%v}`+"\n", ok, len(routable), len(e.endpoints), panicking)
+	fmt.Fprintf(w, `{"ok":%v,"routable":%d,"endpoints":%d,"panic":%v}`+"\n", ok, routable, serving, panicking)
 }
 
 func writeRPCError(w http.ResponseWriter, status int, err *jsonrpc.Error) {
@@ -212,7 +218,16 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		w.Write(jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
 		return
 	}
-	w.Write(res.body.Bytes())
+	body := res.body.Bytes()
+	if res.mirror != nil {
+		// On the wire before the mirrors start (release); the length set
+		// keeps the flushed answer from being sent chunked.
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+		http.NewResponseController(w).Flush()
+		return
+	}
+	w.Write(body)
 }
 
 func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool) {
@@ -316,6 +331,13 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	}
 	bw.WriteByte(']')
 	bw.Flush()
+	for _, res := range results {
+		if res.mirror != nil {
+			// On the wire before the mirrors start (release).
+			http.NewResponseController(w).Flush()
+			break
+		}
+	}
 }
 
 func allNotifications(els []jsonrpc.Element) bool {

@@ -20,7 +20,7 @@ import (
 // slowdown); probes probe it like any endpoint.
 //
 // For share of the client reads (never writes, filters or methods sent
-// once), once the client's answer has been written, the same request goes
+// once), once the client's answer has been written and flushed, the same request goes
 // to the shadow off the client's path, and its result is compared with the
 // answer the client got (compare.go). Mirrors answer
 // nobody, so nothing of theirs reaches a client or a breaker: they take no
@@ -28,8 +28,21 @@ import (
 // endpoint, and gets no mirrors until its back-off ends. At most
 // maxMirrors are in flight pool-wide; beyond that
 // a mirror is dropped and counted. Each has the request's own timeout
-// (server.request_timeout) and is cancelled at shutdown. They are not
+// (server.request_timeout) and is cancelled at shutdown; none starts once
+// shutdown has begun. They are not
 // charged to the hedge budget; mirrored counts what they cost.
+
+// mirrorGate closes the mirrors at shutdown (release, Shutdown).
+type mirrorGate struct {
+	sync.Mutex
+	closed bool
+}
+
+func (g *mirrorGate) close() {
+	g.Lock()
+	g.closed = true
+	g.Unlock()
+}
 
 // maxMirrors bounds the mirrors in flight, pool-wide.
 const maxMirrors = 64
@@ -119,15 +132,18 @@ type mirrorJob struct {
 // when none. The client's answer is not known yet: the mirrors are sent
 // once it has been written (release).
 func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob {
-	if p.class != jsonrpc.ClassRead || p.pinned != nil || res.err != nil || res.ep == nil || res.body == nil || req.IsNotification() {
+	if e.shadows.Load() == 0 || p.class != jsonrpc.ClassRead || p.pinned != nil || res.err != nil || res.ep == nil || res.body == nil || req.IsNotification() {
 		return nil
 	}
 	var job *mirrorJob
-	now := e.now()
+	var now time.Time // read once, and only for a shadow the draw picked
 	for _, ep := range e.endpoints {
 		rs := ep.roleState()
 		if rs.role != RoleShadow || ep == res.ep || ep.drained.Load() || e.rand() >= rs.share {
 			continue
+		}
+		if now.IsZero() {
+			now = e.now()
 		}
 		if off, _ := ep.backedOff(now); off {
 			continue // it asked for less traffic (HTTP 429): mirrors wait too
@@ -142,7 +158,8 @@ func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob
 
 // release is the end of a request's answer: its body goes back to the pool,
 // or first to the mirrors that compare with it. It runs once the answer
-// has been written, so a mirror never delays a client.
+// has been written and flushed, so a mirror never delays a client. Once
+// the engine is stopping no mirror starts (each is counted dropped).
 func (e *Engine) release(res result) {
 	job := res.mirror
 	if job == nil {
@@ -158,6 +175,22 @@ func (e *Engine) release(res result) {
 		}
 		sent = append(sent, ep)
 	}
+	// Under the lock Shutdown takes before it waits for e.wg: a mirror is
+	// either added before that wait begins or not started at all.
+	e.mirrorGate.Lock()
+	if e.mirrorGate.closed || e.stopping.Err() != nil {
+		e.mirrorGate.Unlock()
+		for _, ep := range sent {
+			e.mirrors.Add(-1)
+			e.noteShadow(ep, job, shadowDropped, 0)
+		}
+		sent = nil
+	} else if len(sent) > 0 {
+		e.wg.Add(len(sent))
+		e.mirrorGate.Unlock()
+	} else {
+		e.mirrorGate.Unlock()
+	}
 	if len(sent) == 0 {
 		putBuf(res.body)
 		return
@@ -165,7 +198,7 @@ func (e *Engine) release(res result) {
 	// The answer is shared by the mirrors; the last one returns it.
 	var left atomic.Int32
 	left.Store(int32(len(sent)))
-	e.wg.Add(len(sent))
+	client := newClientAnswer(res.body.Bytes())
 	for _, ep := range sent {
 		ep.shadow.mu.Lock()
 		ep.shadow.mirrored++
@@ -173,7 +206,7 @@ func (e *Engine) release(res result) {
 		go func() {
 			defer e.wg.Done()
 			defer e.mirrors.Add(-1)
-			e.runMirror(ep, job, res.body.Bytes())
+			e.runMirror(ep, job, client)
 			if left.Add(-1) == 0 {
 				putBuf(res.body)
 			}
@@ -182,7 +215,7 @@ func (e *Engine) release(res result) {
 }
 
 // runMirror sends one mirror and compares its answer with the client's.
-func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
+func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	ctx, cancel := context.WithTimeout(e.base, e.cfg.Server.RequestTimeout)
 	defer cancel()
 	start := e.now()
@@ -201,11 +234,22 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, answer []byte) {
 	if rep.body != nil && (rep.out == outAnswer || rep.out.errorAnswer()) {
 		shadow = rep.body.Bytes()
 	}
-	e.noteShadow(ep, job, compareAnswers(answer, shadow, job.moving), took)
+	outcome := compareAnswers(client, shadow, job.moving)
+	if (outcome == shadowMismatch || outcome == shadowError) && shadow != nil {
+		c, okC := client.decoded()
+		s, okS := decodeAnswer(shadow)
+		if okC && okS && e.notThereYet(ep, job, c, s) {
+			outcome = shadowTip // notyet.go
+		}
+	}
+	if shadow == nil {
+		took = 0 // no JSON-RPC answer: a failure's time is not the shadow's latency
+	}
+	e.noteShadow(ep, job, outcome, took)
 }
 
-// noteShadow counts one outcome; took is the shadow's latency when it
-// answered at all.
+// noteShadow counts one outcome; took is the shadow's latency when it gave
+// a JSON-RPC answer (0: nothing recorded, on either side).
 func (e *Engine) noteShadow(ep *endpoint, job *mirrorJob, outcome string, took time.Duration) {
 	s := ep.shadow
 	now := e.now()

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -164,7 +165,10 @@ func TestShadow_HungShadowNeverDelaysClientsAndMirrorsAreBounded(t *testing.T) {
 			}
 		}
 	}
-	testutil.WaitUntil(t, 5*time.Second, "64 mirrors hanging", func() bool { return h.sims[1].Counters().Hanging == 64 })
+	testutil.WaitUntil(t, 5*time.Second, "64 mirrors hanging, every read's mirror decided", func() bool {
+		sh := h.endpoint("beta").Shadow
+		return h.sims[1].Counters().Hanging == 64 && sh.Mirrored+sh.Dropped >= n
+	})
 	st := h.status()
 	sh := st.Endpoints[1].Shadow
 	t.Logf("after %d reads: mirrors in flight %d, shadow %+v, goroutines %d → %d", n, st.MirrorsInFlight, *sh, before, runtime.NumGoroutine())
@@ -183,8 +187,15 @@ func TestShadow_HungShadowNeverDelaysClientsAndMirrorsAreBounded(t *testing.T) {
 	if after-held > 10 || held-before > 64*6 {
 		t.Fatalf("goroutines %d → %d → %d: not bounded by the 64 mirrors", before, held, after)
 	}
-	if sh := h.endpoint("beta").Shadow; sh.Mirrored != 64 || sh.Dropped != 2*n-64 {
-		t.Fatalf("after %d reads: %+v", 2*n, *sh)
+	// The last read's mirror is decided once its answer is on the wire,
+	// which may be after the client has it.
+	var sh2 *engine.ShadowSnapshot
+	testutil.WaitUntil(t, 5*time.Second, "every read's mirror decided", func() bool {
+		sh2 = h.endpoint("beta").Shadow
+		return sh2.Mirrored+sh2.Dropped >= 2*n
+	})
+	if sh2.Mirrored != 64 || sh2.Dropped != 2*n-64 {
+		t.Fatalf("after %d reads: %+v", 2*n, *sh2)
 	}
 	if c := h.sims[0].Counters(); c.Total != 2*n {
 		t.Fatalf("alpha answered %d reads, want %d", c.Total, 2*n)
@@ -195,7 +206,8 @@ func TestShadow_HungShadowNeverDelaysClientsAndMirrorsAreBounded(t *testing.T) {
 }
 
 // A shadow answering HTTP 500 causes no client error and does not touch the
-// shadow's or the primary's breaker: its failures are error outcomes.
+// shadow's or the primary's breaker: its failures are error outcomes, and
+// their quick failures are not its latency (p50/p95 are of answers only).
 func TestShadow_FailingShadowIsErrorOutcomesOnly(t *testing.T) {
 	h := shadowHarness(t, nil, sim.Config{}, sim.Config{})
 	h.sims[1].SetMode(sim.ModeError)
@@ -205,6 +217,9 @@ func TestShadow_FailingShadowIsErrorOutcomesOnly(t *testing.T) {
 	sh := h.settledShadow("beta", 20)
 	if sh.Errors != 20 || sh.MatchRate != 0 {
 		t.Fatalf("failing shadow: %+v, want 20 errors", *sh)
+	}
+	if sh.P50 != 0 || sh.P95 != 0 || sh.PrimaryP50 != 0 {
+		t.Fatalf("failures recorded as the shadow's latency: p50 %s p95 %s (answering p50 %s)", sh.P50, sh.P95, sh.PrimaryP50)
 	}
 	st := h.status()
 	if st.Endpoints[0].Breaker.State != engine.BreakerClosed || st.Endpoints[1].Breaker.State != engine.BreakerClosed ||
@@ -262,5 +277,94 @@ func TestShadow_RateLimitedShadowBacksOff(t *testing.T) {
 	sh := h.endpoint("beta").Shadow
 	if got := h.sims[1].Counters().Total; got != 1 || sh.Mirrored != 1 || sh.Errors != 1 {
 		t.Fatalf("rate-limited shadow got %d requests, figures %+v: want the first mirror only", got, *sh)
+	}
+}
+
+// /healthz and the routable gauge count against the endpoints that may
+// answer: a shadow is not one endpoint missing. With the primary drained
+// nothing answers, whatever the shadow's health: 503.
+func TestShadow_HealthzAndRoutableGaugeLeaveShadowsOut(t *testing.T) {
+	h := shadowHarness(t, nil, sim.Config{}, sim.Config{})
+	health := func() (int, string) {
+		resp, err := h.client.Get(h.rpc + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	if code, body := health(); code != 200 || body != `{"ok":true,"routable":1,"endpoints":1,"panic":false}` {
+		t.Fatalf("healthz with alpha and shadow beta: %d %s", code, body)
+	}
+	_, metrics := h.adminDo("GET", "/metrics", "")
+	routable := grepLines(string(metrics), "rpcdash_endpoint_routable{")
+	if routable != `rpcdash_endpoint_routable{endpoint="alpha"} 1` {
+		t.Fatalf("routable gauge:\n%s\nwant alpha's only", routable)
+	}
+	if !strings.Contains(string(metrics), `rpcdash_endpoint_info{domain=`) || !strings.Contains(string(metrics), `endpoint="beta"`) {
+		t.Fatal("the shadow's other series are gone")
+	}
+	h.adminDo("POST", "/v1/endpoints/alpha/drain", "")
+	if code, body := health(); code != 503 || body != `{"ok":false,"routable":0,"endpoints":1,"panic":false}` {
+		t.Fatalf("healthz with alpha drained: %d %s", code, body)
+	}
+}
+
+// A shadow a block or two behind answers null for the newest blocks the
+// client got: near the tip that is a tip outcome, not a mismatch. The same
+// null for a block well below the pool head, from a shadow whose last known
+// head is past that block, stays a mismatch.
+func TestShadow_NullForABlockNotThereYetIsTip(t *testing.T) {
+	r := newHeadRig(t, 2, func(c *engine.Config) { c.Endpoints[1].Role = engine.RoleShadow })
+	r.sims[1].SetHeadLag(2)
+	r.warmUp()
+	top := r.sims[0].Head()
+	if ep := r.endpoint("s1"); ep.Head != top-2 || ep.Lag != 2 {
+		t.Fatalf("shadow s1: head %d lag %d, want %d and 2", ep.Head, ep.Lag, top-2)
+	}
+	for i, n := range []int64{top, top - 1} {
+		rep := r.call(i, "eth_getBlockByNumber", fmt.Sprintf("0x%x", n), false)
+		mustOK(t, rep)
+		if rep.endpoint != "s0" || strings.Contains(string(rep.body), `"result":null`) {
+			t.Fatalf("block %d: %s from %s", n, rep.body, rep.endpoint)
+		}
+	}
+	sh := r.settledShadow("s1", 2)
+	if sh.Tip != 2 || sh.Mismatch != 0 || sh.Errors != 0 {
+		t.Fatalf("null from a shadow 2 behind for blocks %d and %d: %+v, want 2 tip", top, top-1, *sh)
+	}
+	// s1 falls 40 behind unseen (no probe): its last known head is still
+	// top-2, past block top-20, which is well below the pool head.
+	r.sims[1].SetHeadLag(40)
+	mustOK(t, r.call(9, "eth_getBlockByNumber", fmt.Sprintf("0x%x", top-20), false))
+	sh = r.settledShadow("s1", 3)
+	if sh.Tip != 2 || sh.Mismatch != 1 {
+		t.Fatalf("null for an old block the shadow claims to have: %+v, want a mismatch", *sh)
+	}
+	t.Logf("shadow 2 behind: %d tip, then %d mismatch for a block 20 below the pool head", sh.Tip, sh.Mismatch)
+}
+
+// A read answered after shutdown has begun is not mirrored: the mirror is
+// counted dropped and the shadow never sees it (nothing new starts once the
+// engine is stopping).
+func TestShadow_NoMirrorOnceShutdownHasBegun(t *testing.T) {
+	h := shadowHarness(t, nil, sim.Config{Latency: fixed(300 * time.Millisecond)}, sim.Config{Latency: fixed(0)})
+	done := make(chan reply, 1)
+	go func() { done <- h.call(1, "eth_getBalance", addr, "0x10") }()
+	testutil.WaitUntil(t, 5*time.Second, "the read on alpha", func() bool { return h.sims[0].Counters().InFlight == 1 })
+	if err := h.eng.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	r := <-done
+	mustOK(t, r)
+	var sh *engine.ShadowSnapshot
+	for _, ep := range h.eng.Snapshot().Endpoints {
+		if ep.Name == "beta" {
+			sh = ep.Shadow
+		}
+	}
+	if got := h.sims[1].MethodCount("eth_getBalance"); got != 0 || sh == nil || sh.Mirrored != 0 || sh.Dropped != 1 {
+		t.Fatalf("read answered during shutdown: the shadow got %d mirrors; figures %+v, want 0 sent, 1 dropped", got, sh)
 	}
 }

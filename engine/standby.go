@@ -109,10 +109,15 @@ func (e *Engine) standbyOn(why string, names []string) {
 // primaries' state calls for them, even with no traffic, and go out once
 // it no longer does and no request needed them for standbyHold.
 func (e *Engine) settleStandby(now time.Time, p primaryCount) {
+	s := &e.standby
 	if !e.hasStandbys() {
+		// The last standby or canary changed role (SetRole): nothing is
+		// left to take traffic as one, so the state ends now.
+		if s.active.Load() {
+			e.standbyOff(fmt.Sprintf("no standby or canary left (primaries routable %d of %d): standby state over", p.ready, p.pool))
+		}
 		return
 	}
-	s := &e.standby
 	if e.needsStandby(p) {
 		if !s.active.Load() {
 			if names := e.routableStandbys(now); len(names) > 0 {
@@ -127,6 +132,19 @@ func (e *Engine) settleStandby(now time.Time, p primaryCount) {
 	if !s.active.Load() || now.Sub(time.Unix(0, s.lastUse.Load())) < standbyHold {
 		return
 	}
+	var names []string
+	for _, ep := range e.endpoints {
+		if ep.standbyLike() {
+			names = append(names, ep.Name)
+		}
+	}
+	e.standbyOff(fmt.Sprintf("primaries routable %d of %d: standby %s %s no new traffic (in-flight requests finish)",
+		p.ready, p.pool, strings.Join(names, ", "), plural(len(names), "takes", "take")))
+}
+
+// standbyOff ends the standby state with its event (once).
+func (e *Engine) standbyOff(msg string) {
+	s := &e.standby
 	s.mu.Lock()
 	if !s.on {
 		s.mu.Unlock()
@@ -135,15 +153,7 @@ func (e *Engine) settleStandby(now time.Time, p primaryCount) {
 	s.on, s.why = false, ""
 	s.active.Store(false)
 	s.mu.Unlock()
-	var names []string
-	for _, ep := range e.endpoints {
-		if ep.standbyLike() {
-			names = append(names, ep.Name)
-		}
-	}
-	e.events.add(Event{Type: EventPool, From: "standby", To: "primaries",
-		Message: fmt.Sprintf("primaries routable %d of %d: standby %s %s no new traffic (in-flight requests finish)",
-			p.ready, p.pool, strings.Join(names, ", "), plural(len(names), "takes", "take"))})
+	e.events.add(Event{Type: EventPool, From: "standby", To: "primaries", Message: msg})
 }
 
 func (e *Engine) standbyInfo() (bool, string) {

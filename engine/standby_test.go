@@ -230,3 +230,37 @@ func TestStandby_JoinsForAPrimaryTheOpenCapKeepsClosed(t *testing.T) {
 	}
 	t.Logf("standby_reason %q; of 100 reads, %d tried a failing primary first; backup served %d", st.StandbyReason, failed, backup.MethodCount("eth_getBalance"))
 }
+
+// Promoting the last standby ends the standby state: with alpha drained the
+// standby beta takes traffic; once beta is a primary no standby remains, so
+// standby_active goes false with its "standby → primaries" event, even
+// after alpha comes back (nothing would ever call for a standby again).
+func TestStandby_StateEndsWhenTheLastStandbyIsPromoted(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[1].Role = engine.RoleStandby
+	}, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	if code, b := h.adminDo("POST", "/v1/endpoints/alpha/drain", ""); code != 200 {
+		t.Fatalf("drain: HTTP %d %s", code, b)
+	}
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.endpoint != "beta" {
+		t.Fatalf("alpha drained: answered by %q", r.endpoint)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "standby_active", func() bool { return h.status().StandbyActive })
+	if code, out := h.putRole("beta", `{"role": "primary"}`); code != 200 {
+		t.Fatalf("promote beta: HTTP %d %v", code, out)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/alpha/undrain", ""); code != 200 {
+		t.Fatalf("undrain: HTTP %d %s", code, b)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "standby_active false", func() bool { return !h.status().StandbyActive })
+	ev, ok := h.standbyEvent("no standby or canary left")
+	if !ok || ev.From != "standby" || ev.To != "primaries" {
+		t.Fatalf("no standby → primaries event: %+v %v", ev, h.events())
+	}
+	if st := h.status(); st.StandbyReason != "" {
+		t.Fatalf("standby_reason %q after the state ended", st.StandbyReason)
+	}
+	t.Logf("event %q", ev.Message)
+}

@@ -188,15 +188,10 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 			add("STANDBY", "SBY", m.styles.faint)
 		}
 	case engine.RoleCanary:
-		pct := engine.ShareLabel(ep.Share)
-		add("CANARY "+pct, "CAN "+pct, m.styles.accent)
+		add(strings.ToUpper(engine.RoleLabel(ep.Role, ep.Share)), "CAN "+engine.ShareLabel(ep.Share), m.styles.accent)
 	case engine.RoleShadow:
 		// A shadow answers no client: its share is of reads mirrored.
-		if ep.Share < 1 {
-			add("SHADOW "+engine.ShareLabel(ep.Share), "SHD", m.styles.accent)
-		} else {
-			add("SHADOW", "SHD", m.styles.accent)
-		}
+		add(strings.ToUpper(engine.RoleLabel(ep.Role, ep.Share)), "SHD", m.styles.accent)
 	}
 	if !ep.BackoffUntil.IsZero() {
 		add("BACKOFF", "429", m.styles.warn)

@@ -152,6 +152,8 @@ func (m Model) banner(msg string) []string {
 // notRoutableReason names the first reason an endpoint takes no traffic.
 func notRoutableReason(ep engine.EndpointSnapshot) string {
 	switch {
+	case ep.Role == engine.RoleShadow:
+		return "shadow (mirrors only)"
 	case ep.Drained:
 		return "drained"
 	case ep.Breaker.State != engine.BreakerClosed:

@@ -73,3 +73,49 @@ func TestUpdate_RoleKeyIsOffReadOnly(t *testing.T) {
 		}
 	})
 }
+
+// With nothing routable, the banner names a shadow's reason as such: it
+// answers no client whatever its health.
+func TestView_NoRoutableBannerSaysAShadowMirrorsOnly(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	if _, err := r.eng.SetRole(engine.ActorAdmin, "beta", engine.RoleShadow, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.eng.Drain(engine.ActorAdmin, "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	m := console(t, Local{Engine: r.eng}, 160, 30, false)
+	got := m.View()
+	if !strings.Contains(got, "NO ROUTABLE ENDPOINT") || !strings.Contains(got, "alpha: drained; beta: shadow (mirrors only)") {
+		t.Fatalf("banner lacks the shadow's reason:\n%s", got)
+	}
+}
+
+// The role menu keeps an endpoint's exact share (a canary at 3% stays at
+// 3%, not rounded to a preset) until the share field is moved; an endpoint
+// that takes no share is offered 5%, a shadow too, and says so.
+func TestUpdate_RoleMenuKeepsTheExactShareAndStartsAShadowAt5Percent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		share := 0.03
+		if _, err := r.eng.SetRole(engine.ActorAdmin, "beta", engine.RoleCanary, &share); err != nil {
+			t.Fatal(err)
+		}
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "r", "enter") // beta, unchanged
+		if !strings.Contains(m.confirm.question, "beta becomes a canary: it takes 3% of reads' first attempts") {
+			t.Fatalf("confirmation %q, want the exact 3%%", m.confirm.question)
+		}
+		m = press(t, m, "y")
+		wantCalls(t, sp, "SetRole beta canary share=0.03")
+		m = press(t, m, "r", "down", "right", "enter") // the share moved: the preset above 3%
+		if !strings.Contains(m.confirm.question, "takes 5% of reads' first attempts") {
+			t.Fatalf("confirmation after moving the share %q, want 5%%", m.confirm.question)
+		}
+		m = press(t, m, "y")
+		wantCalls(t, sp, "SetRole beta canary share=0.05")
+		m = press(t, m, "up", "r", "right", "right") // alpha, a primary → shadow
+		if v := m.View(); !strings.Contains(v, "5% of reads mirrored (the menu starts here, not at every read)") {
+			t.Fatalf("a new shadow's share in the menu:\n%s", v)
+		}
+	})
+}

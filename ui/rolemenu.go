@@ -18,6 +18,10 @@ type roleMenu struct {
 	endpoint    string
 	field       int // roleField*
 	role, share int // indexes into engine.Roles, roleShares
+	// exact is the endpoint's own share (a canary's or a shadow's), kept
+	// as it is (0.03 is not rounded to a preset) until the share field is
+	// moved; 0 when it takes none.
+	exact float64
 }
 
 const (
@@ -30,7 +34,9 @@ const (
 // a shadow's of reads mirrored).
 var roleShares = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1}
 
-// newRoleMenu starts at the endpoint's role and share.
+// newRoleMenu starts at the endpoint's role and exact share. An endpoint
+// that takes none starts at 5% whatever role is picked: a shadow too, not
+// the API's default of every read, so that no keystroke mirrors them all.
 func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
 	r := roleMenu{endpoint: ep.Name}
 	for i, name := range engine.Roles {
@@ -38,11 +44,34 @@ func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
 			r.role = i
 		}
 	}
-	r.share = closestShare(ep.Share)
-	if !engine.TakesShare(ep.Role) {
-		r.share = closestShare(engine.DefaultShare(engine.RoleCanary))
+	r.share = closestShare(menuStartShare)
+	if engine.TakesShare(ep.Role) && ep.Share > 0 {
+		r.share, r.exact = closestShare(ep.Share), ep.Share
 	}
 	return r
+}
+
+// menuStartShare is the share the menu offers first for an endpoint that
+// takes none yet (canary or shadow).
+const menuStartShare = 0.05
+
+// presetBeside is the preset just above v (d > 0) or just below it,
+// wrapping as the field does.
+func presetBeside(v float64, d int) int {
+	if d > 0 {
+		for i, s := range roleShares {
+			if s > v {
+				return i
+			}
+		}
+		return 0
+	}
+	for i := len(roleShares) - 1; i >= 0; i-- {
+		if roleShares[i] < v {
+			return i
+		}
+	}
+	return len(roleShares) - 1
 }
 
 func closestShare(v float64) int {
@@ -57,17 +86,26 @@ func closestShare(v float64) int {
 
 func (r roleMenu) roleName() string { return engine.Roles[r.role] }
 
+// shareValue is the share shown and sent: the endpoint's own until the
+// share field is moved, then the preset picked.
+func (r roleMenu) shareValue() float64 {
+	if r.exact > 0 {
+		return r.exact
+	}
+	return roleShares[r.share]
+}
+
 // shareOf is the share sent: nil for a role that takes none.
 func (r roleMenu) shareOf() *float64 {
 	if !engine.TakesShare(r.roleName()) {
 		return nil
 	}
-	v := roleShares[r.share]
+	v := r.shareValue()
 	return &v
 }
 
 // describe says in words what the change does.
-func (r roleMenu) describe(snap engine.Snapshot) string {
+func (r roleMenu) describe() string {
 	n := r.endpoint
 	var s string
 	switch r.roleName() {
@@ -77,19 +115,12 @@ func (r roleMenu) describe(snap engine.Snapshot) string {
 		s = n + " becomes a standby: no client traffic while the primaries can take it, kept as a failover target."
 	case engine.RoleCanary:
 		s = fmt.Sprintf("%s becomes a canary: it takes %s of reads' first attempts (its failures fail over), and is otherwise a standby.",
-			n, engine.ShareLabel(roleShares[r.share]))
+			n, engine.ShareLabel(r.shareValue()))
 	case engine.RoleShadow:
 		s = fmt.Sprintf("%s becomes a shadow: it answers no client; %s of reads are mirrored to it and compared with the answers clients get.",
-			n, engine.ShareLabel(roleShares[r.share]))
-		left := 0
-		for _, o := range snap.Endpoints {
-			if o.Name != n && o.Role != engine.RoleShadow {
-				left++
-			}
-		}
-		if left == 0 {
-			s += " It is the last endpoint that answers: the engine will refuse."
-		}
+			n, engine.ShareLabel(r.shareValue()))
+		// Whether another endpoint could still answer is the engine's
+		// call: it refuses (409) a change that would leave none.
 	}
 	return s + " In-flight requests finish where they are."
 }
@@ -110,16 +141,24 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if r.field == roleFieldRole {
 			step(&r.role, len(engine.Roles), d)
 		} else {
-			step(&r.share, len(roleShares), d)
+			if r.exact > 0 && roleShares[r.share] != r.exact {
+				// The first move leaves the exact share for the preset
+				// on that side of it.
+				r.share = presetBeside(r.exact, d)
+			} else {
+				step(&r.share, len(roleShares), d)
+			}
+			r.exact = 0
 		}
 	case key.Matches(msg, k.Enter):
-		label := r.roleName()
+		var share float64
 		if sh := r.shareOf(); sh != nil {
-			label += " " + engine.ShareLabel(*sh)
+			share = *sh
 		}
+		label := engine.RoleLabel(r.roleName(), share)
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
 			desc: "role of " + r.endpoint + " → " + label}
-		return m.ask("Change the role? "+r.describe(m.snap), a)
+		return m.ask("Change the role? "+r.describe(), a)
 	}
 	return m, nil
 }
@@ -134,12 +173,15 @@ func (m Model) roleMenuView(width int) string {
 		}
 		return cur + fit(name, 8) + value
 	}
-	share := engine.ShareLabel(roleShares[r.share])
+	share := engine.ShareLabel(r.shareValue())
 	switch r.roleName() {
 	case engine.RoleCanary:
 		share += " of reads' first attempts"
 	case engine.RoleShadow:
 		share += " of reads mirrored"
+		if r.exact == 0 && roleShares[r.share] == menuStartShare {
+			share += " (the menu starts here, not at every read)"
+		}
 	default:
 		share = m.styles.faint.Render("(canary and shadow only)")
 	}
@@ -149,7 +191,7 @@ func (m Model) roleMenuView(width int) string {
 		field(roleFieldRole, "role", r.roleName()),
 		field(roleFieldShare, "share", share),
 		"",
-		wrap(r.describe(m.snap), width),
+		wrap(r.describe(), width),
 		"",
 		m.styles.faint.Render("cutover: shadow → compare → canary → primary; the old one → standby"),
 		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),

@@ -98,3 +98,23 @@ func AppendStringResult(dst []byte, id json.RawMessage, s string) []byte {
 	dst = appendString(dst, s)
 	return append(dst, '}')
 }
+
+// LogsToBlock is the block number an eth_getLogs filter names as its
+// toBlock (0 for a tag, a blockHash or none).
+func LogsToBlock(params json.RawMessage) int64 {
+	arg := paramAt(TrimSpace(params), 0)
+	if len(arg) == 0 || arg[0] != '{' {
+		return 0
+	}
+	var num []byte
+	for it := (memberIter{b: arg, i: 1}); it.next(); {
+		if string(arg[it.ks:it.ke]) == `"toBlock"` {
+			num = arg[it.vs:it.ve]
+		}
+	}
+	return hexQuantity(num)
+}
+
+// Quantity reads a JSON string "0x…" of at most 15 hex digits (0 when it is
+// anything else), as a block number in an answer is written.
+func Quantity(v json.RawMessage) int64 { return hexQuantity(TrimSpace(v)) }

@@ -96,3 +96,23 @@ func TestAppendStringResult(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+func TestLogsToBlockAndQuantity(t *testing.T) {
+	for params, want := range map[string]int64{
+		`[{"fromBlock":"0x1","toBlock":"0x2a"}]`: 42,
+		`[{"toBlock":"latest"}]`:                 0,
+		`[{"blockHash":"0xab"}]`:                 0,
+		`[{}]`:                                   0,
+		`[]`:                                     0,
+		`["0x2a"]`:                               0,
+	} {
+		if got := LogsToBlock(json.RawMessage(params)); got != want {
+			t.Errorf("LogsToBlock(%s) = %d, want %d", params, got, want)
+		}
+	}
+	for v, want := range map[string]int64{`"0x2a"`: 42, ` "0x10" `: 16, `"42"`: 0, `42`: 0, `null`: 0, ``: 0} {
+		if got := Quantity(json.RawMessage(v)); got != want {
+			t.Errorf("Quantity(%s) = %d, want %d", v, got, want)
+		}
+	}
+}

@@ -491,3 +491,13 @@ func SameID(a, b json.RawMessage) bool {
 	rb, okB := new(big.Rat).SetString(string(b))
 	return okA && okB && ra.Cmp(rb) == 0
 }
+
+// Result is a response's result as it stands in body (not copied), or
+// isErr for an error answer; ok is false when body is not a JSON-RPC answer.
+func Result(body []byte) (result []byte, isErr, ok bool) {
+	r, ok := scanResponse(body)
+	if !ok {
+		return nil, false, false
+	}
+	return r.result, r.err != nil, true
+}
