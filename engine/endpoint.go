@@ -46,6 +46,12 @@ type endpoint struct {
 	// noteUnanswered).
 	unanswered atomic.Int64
 	heardAt    atomic.Int64
+	// suspect: its latest attempt (any method, a probe too) ended without
+	// an answer — failed, or passed its deadline unanswered — whether or not
+	// its breaker was charged (excused in a pool slowdown, held closed by
+	// the open cap). Any answer clears it (heard). Exploration never puts a
+	// suspect endpoint first (router explore).
+	suspect atomic.Bool
 	// sampling: one of its overdue reads runs on after losing, to learn how
 	// long its slow answers take (see stopRest).
 	sampling atomic.Bool
@@ -167,6 +173,15 @@ func (ep *endpoint) heard(t time.Time) {
 	ep.unanswered.Store(0)
 	ep.heardAt.Store(t.UnixNano())
 	ep.refusing.Store(false)
+	ep.suspect.Store(false)
+}
+
+// noAnswer notes an attempt that ended failed without an answer (a
+// JSON-RPC error answer is one): the endpoint is suspect.
+func (ep *endpoint) noAnswer(out outcome) {
+	if !out.errorAnswer() {
+		ep.suspect.Store(true)
+	}
 }
 
 // startAttempt counts an attempt in flight at t.

@@ -68,6 +68,10 @@ type attempt struct {
 	// how long its slow answers really take (see stopRest).
 	toVerdict bool
 	sampling  atomic.Bool
+	// explore: a hedge exploring a suspect endpoint (exploreHedge). When
+	// another attempt wins it runs on to its answer or its deadline, so
+	// that a recovered endpoint is heard even when it loses by a hair.
+	explore bool
 	// deferred: a read answered with the endpoint's own JSON-RPC error; the
 	// breaker hears of it when the request ends (execution.settleDeferred).
 	deferred  bool
@@ -139,7 +143,10 @@ type execution struct {
 	live    []*attempt
 	sent    int
 	hedges  int
-	saw429  bool
+	// explores: of hedges, the one exploring a suspect endpoint (0 or 1),
+	// which takes nothing from hedge.max_extra.
+	explores int
+	saw429   bool
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
 	last     string // last failure cause, for the client's error
@@ -189,6 +196,7 @@ func (x *execution) run() result {
 	if x.mayHedge() {
 		delay = e.hedge.delayFor(x.p.method)
 		if delay.Enabled {
+			x.exploreHedge()
 			hedgeTimer = time.NewTimer(delay.Delay)
 			hedgeC, hedgeDue = hedgeTimer.C, time.Now().Add(delay.Delay)
 			defer hedgeTimer.Stop()
@@ -316,7 +324,7 @@ func (x *execution) run() result {
 				armHedge()
 				continue
 			}
-			if x.hedges < e.cfg.Hedge.MaxExtra && !x.saw429 && len(x.live) > 0 && x.fireHedge() && x.hedges < e.cfg.Hedge.MaxExtra {
+			if x.hedgesLeft() && !x.saw429 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
 				armHedge()
 			}
 		case <-x.ctx.Done():
@@ -358,6 +366,11 @@ func (x *execution) mayFailOver(d attemptDone) bool {
 	return !d.rep.sent && d.rep.out == outConnError
 }
 
+// hedgesLeft: hedge.max_extra allows the request another hedge.
+func (x *execution) hedgesLeft() bool {
+	return x.hedges-x.explores < x.e.cfg.Hedge.MaxExtra
+}
+
 func (x *execution) fireHedge() bool {
 	e := x.e
 	w := x.p.weight
@@ -374,13 +387,17 @@ func (x *execution) fireHedge() bool {
 		e.hedge.refund(w)
 		return false
 	}
+	x.countHedge(ep, w)
+	return true
+}
+
+func (x *execution) countHedge(ep *endpoint, w float64) {
 	ep.acct.hedgesFired.Add(1)
 	ep.acct.addCost(w)
 	x.hedges++
 	mc := x.p.acct
 	mc.hedgesFired.Add(1)
 	mc.addCost(w)
-	return true
 }
 
 func (x *execution) launch(role role, otherDomain bool) bool {
@@ -396,28 +413,36 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 		if i < 0 {
 			return nil
 		}
-		x.used[i] = true
-		c := x.order[i]
-		var ok, trial bool
-		if c.tier != 2 { // panic routing past an open breaker asks it nothing
-			ok, trial = c.ep.breaker.Acquire()
+		if ep := x.launchAt(i, role, hedgeDone, false); ep != nil {
+			return ep
 		}
-		if !ok && c.tier == 0 {
-			continue
-		}
-		if c.ep.drained.Load() && x.p.pinned == nil {
-			if ok {
-				c.ep.breaker.Release(trial)
-			}
-			continue
-		}
-		a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone}
-		if !ok {
-			a.settled.Store(true) // sent by panic routing: no verdict for the breaker
-		}
-		x.start(a)
-		return c.ep
 	}
+}
+
+// launchAt starts an attempt on candidate i, unless its breaker or a drain
+// turns it away (nil); either way the candidate is used.
+func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *endpoint {
+	x.used[i] = true
+	c := x.order[i]
+	var ok, trial bool
+	if c.tier != 2 { // panic routing past an open breaker asks it nothing
+		ok, trial = c.ep.breaker.Acquire()
+	}
+	if !ok && c.tier == 0 {
+		return nil
+	}
+	if c.ep.drained.Load() && x.p.pinned == nil {
+		if ok {
+			c.ep.breaker.Release(trial)
+		}
+		return nil
+	}
+	a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone, explore: explore}
+	if !ok {
+		a.settled.Store(true) // sent by panic routing: no verdict for the breaker
+	}
+	x.start(a)
+	return c.ep
 }
 
 // relaunch starts a hedge once every candidate has had an attempt (hedge.
@@ -639,6 +664,8 @@ func (x *execution) stopRest(cause error) {
 			// a time runs on to its answer (or the request's deadline).
 			a.sampling.Store(true)
 			continue
+		case a.explore && !a.overdue.Load():
+			continue // runs on to its answer or its deadline (attemptOverdue)
 		}
 		a.cancel(cause)
 	}

@@ -116,6 +116,7 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		if rep.out.responded() {
 			ep.heard(end)
 		}
+		ep.noAnswer(rep.out)
 		if !a.settle() {
 			ep.rates.Count(window.Attempts, window.Failure)
 			ms.rates.Count(window.Attempts)

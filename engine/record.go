@@ -90,6 +90,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		if rep.out.responded() {
 			ep.heard(end)
 		}
+		ep.noAnswer(rep.out)
 		switch {
 		case rep.out == outUnsupported:
 			// Another endpoint may serve it; this one is not at fault.
@@ -134,6 +135,12 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	a.stats.overdue.Add(1)
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())
+	a.ep.suspect.Store(true)
+	if a.explore && a.cancelAt.Load() != 0 {
+		// An exploratory hedge the request has let go of runs on only to
+		// its deadline (stopRest).
+		a.cancel(errLost)
+	}
 	kind := e.excuse(a, now)
 	a.ownSlow.Store(kind == "self")
 	if x.p.class == jsonrpc.ClassRead {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
@@ -49,6 +48,10 @@ type candidate struct {
 	// fallback: a standby while the primaries can take the request, after
 	// them in the order and only for failover (standby.go).
 	fallback bool
+	// explore: a suspect endpoint due for exploration. It keeps its place;
+	// the request sends it an immediate hedge if hedging allows one
+	// (execution.exploreHedge), else it is not explored.
+	explore bool
 }
 
 // ranking is the router's answer for one request.
@@ -290,32 +293,6 @@ func byCost(a, b candidate) int {
 		return 1
 	}
 	return a.ep.index - b.ep.index
-}
-
-// explore moves to the front the first closed-breaker candidate that has
-// not served a read for router.explore_after (at most one per request: the CAS on
-// its timestamp makes concurrent requests pick different ones or none),
-// and says whether it did.
-func (e *Engine) explore(order []candidate) bool {
-	if len(order) < 2 {
-		return false
-	}
-	now := e.now().UnixNano()
-	for i := 1; i < len(order); i++ {
-		ep := order[i].ep
-		last := ep.lastRead.Load()
-		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
-			continue
-		}
-		if !ep.lastRead.CompareAndSwap(last, now) {
-			return false
-		}
-		c := order[i]
-		copy(order[1:i+1], order[:i])
-		order[0] = c
-		return true
-	}
-	return false
 }
 
 // rotateEquals lets the endpoints within tolerance of the best take turns

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+)
+
+// Exploration (router.explore_after) keeps the measurements of an endpoint
+// the score steers away from fresh: one read now and then, so that one bad
+// stretch in the window cannot starve it for the window's whole span. It
+// must cost the client nothing. A healthy endpoint is simply given the next
+// read. A suspect one (its latest attempt got no answer: endpoint.suspect)
+// would make that client wait out its attempt deadline, so it is explored
+// only by a hedge sent at once beside the best candidate, when hedging
+// allows one; otherwise not at all, and its failures age out of the rates
+// window until the ordinary cost brings it back.
+
+// explore moves to the front the first closed-breaker candidate that has
+// not served a read for router.explore_after (at most one per request: the CAS on
+// its timestamp makes concurrent requests pick different ones or none).
+// A suspect endpoint is never moved first: the first one due is only
+// marked, for an immediate hedge (execution.exploreHedge). It says whether
+// it moved one first.
+func (e *Engine) explore(order []candidate) bool {
+	if len(order) < 2 {
+		return false
+	}
+	now := e.now().UnixNano()
+	suspect := -1
+	for i := 1; i < len(order); i++ {
+		ep := order[i].ep
+		last := ep.lastRead.Load()
+		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
+			continue
+		}
+		if ep.suspect.Load() {
+			if suspect < 0 {
+				suspect = i
+			}
+			continue
+		}
+		if !ep.lastRead.CompareAndSwap(last, now) {
+			return false
+		}
+		c := order[i]
+		copy(order[1:i+1], order[:i])
+		order[0] = c
+		return true
+	}
+	if suspect >= 0 {
+		order[suspect].explore = true
+	}
+	return false
+}
+
+// claimExplore takes ep's turn at exploration for the request about to
+// send it a read (the CAS: concurrent requests explore it once).
+func (e *Engine) claimExplore(ep *endpoint) bool {
+	now := e.now().UnixNano()
+	last := ep.lastRead.Load()
+	return now-last >= int64(e.cfg.Router.ExploreAfter) && ep.lastRead.CompareAndSwap(last, now)
+}
+
+// exploreHedge explores the suspect endpoint the router marked
+// (candidate.explore) with a hedge sent at once beside the primary, charged
+// to the budget as any hedge: the first answer wins, and the client never
+// waits on the suspect one. When no hedge may be sent (the budget, the
+// saturation guard) it is not explored.
+func (x *execution) exploreHedge() {
+	e := x.e
+	i := slices.IndexFunc(x.order, func(c candidate) bool { return c.explore })
+	if i < 0 || x.used[i] || len(x.live) == 0 {
+		return
+	}
+	w := x.p.weight
+	ok, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
+	if !ok {
+		return
+	}
+	ep := x.order[i].ep
+	if !e.claimExplore(ep) || x.launchAt(i, roleHedge, release, true) == nil {
+		release()
+		e.hedge.refund(w)
+		return
+	}
+	x.countHedge(ep, w)
+	x.explores++
+}
