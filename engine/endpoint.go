@@ -52,6 +52,14 @@ type endpoint struct {
 	// the open cap). Any answer clears it (heard). Exploration never puts a
 	// suspect endpoint first (router explore).
 	suspect atomic.Bool
+	// silent: it looks hung — an attempt passed its deadline unanswered,
+	// or hedges outran it without an answer (noteUnanswered) — and its
+	// breaker cannot take it out: the hang was excused (a pool slowdown) or
+	// breaker.max_open_share refused the open. Until it answers anything
+	// (heard) the router ranks it after every endpoint that is not
+	// (router.go), since its latency figure holds only the answers it gave
+	// before.
+	silent atomic.Bool
 	// sampling: one of its overdue reads runs on after losing, to learn how
 	// long its slow answers take (see stopRest).
 	sampling atomic.Bool
@@ -174,6 +182,7 @@ func (ep *endpoint) heard(t time.Time) {
 	ep.heardAt.Store(t.UnixNano())
 	ep.refusing.Store(false)
 	ep.suspect.Store(false)
+	ep.silent.Store(false)
 }
 
 // noAnswer notes an attempt that ended failed without an answer (a

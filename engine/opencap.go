@@ -93,3 +93,12 @@ func (e *Engine) releaseOpen(ep *endpoint) {
 	delete(c.held, ep)
 	c.mu.Unlock()
 }
+
+// heldClosedByCap marks ep silent when breaker.max_open_share refused to
+// open its breaker at or after since (a hang it was just charged with): the
+// breaker cannot take it out, so the router ranks it last until it answers.
+func (ep *endpoint) heldClosedByCap(since time.Time) {
+	if ep.openRefusedAt.Load() >= since.UnixNano() {
+		ep.silent.Store(true)
+	}
+}

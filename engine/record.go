@@ -151,6 +151,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	}
 	if kind != "" {
 		a.excused.Store(true)
+		a.ep.silent.Store(true) // its breaker hears nothing of it
 		return
 	}
 	if a.settle() {
@@ -163,6 +164,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		if closed && a.ep.breaker.State() == breaker.Open {
 			a.ep.hangOpenedAt.Store(now.UnixNano())
 		}
+		a.ep.heldClosedByCap(now)
 	}
 }
 
@@ -370,6 +372,8 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
 		return // rpcdash, not the endpoint, is the slow part
 	}
+	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
+	ep.heldClosedByCap(end)
 }

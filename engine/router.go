@@ -52,6 +52,10 @@ type candidate struct {
 	// the request sends it an immediate hedge if hedging allows one
 	// (execution.exploreHedge), else it is not explored.
 	explore bool
+	// silent: it looks hung (endpoint.silent). Its latency figure holds
+	// only the answers it gave before, so its cost cannot say it went
+	// silent: it goes after every candidate that is not.
+	silent bool
 }
 
 // ranking is the router's answer for one request.
@@ -227,6 +231,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			return 1
 		}
+		if a.silent != b.silent {
+			return boolOrder(b.silent)
+		}
 		return byCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
@@ -282,7 +289,16 @@ func (e *Engine) score(cands []candidate, best float64) {
 	for i := range cands {
 		c := &cands[i]
 		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
+		c.silent = c.ep.silent.Load()
 	}
+}
+
+// boolOrder is -1 when first holds (it sorts first), else 1.
+func boolOrder(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
 }
 
 func byCost(a, b candidate) int {
@@ -307,7 +323,7 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	}
 	limit := c[start].cost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].cost <= limit {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].silent == c[start].silent && c[start+n].cost <= limit {
 		n++
 	}
 	if n < 2 {
