@@ -154,9 +154,15 @@ func (c EndpointConfig) ShareOrDefault() float64 {
 type HedgeConfig struct {
 	Enabled bool `mapstructure:"enabled"`
 	// Delay is "auto" (the Quantile of the method's latency) or a duration.
-	Delay          string        `mapstructure:"delay"`
-	Quantile       float64       `mapstructure:"quantile"`
-	MaxExtra       int           `mapstructure:"max_extra"`
+	Delay    string  `mapstructure:"delay"`
+	Quantile float64 `mapstructure:"quantile"`
+	MaxExtra int     `mapstructure:"max_extra"`
+	// SameDomain lets a hedge go to an endpoint of a failure domain a live
+	// attempt of the request is in (the same endpoint included), when no
+	// other domain is left. False: such a hedge is not sent (the hedging
+	// seed: hedging against a provider's redundant endpoints that share fate
+	// buys nothing and costs the budget).
+	SameDomain     bool          `mapstructure:"same_domain"`
 	Budget         float64       `mapstructure:"budget"`
 	BudgetBurst    float64       `mapstructure:"budget_burst"`
 	MinDelay       time.Duration `mapstructure:"min_delay"`

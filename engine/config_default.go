@@ -31,6 +31,7 @@ func Default() Config {
 			Delay:          "auto",
 			Quantile:       0.95,
 			MaxExtra:       1,
+			SameDomain:     true,
 			Budget:         0.10,
 			BudgetBurst:    10,
 			MinDelay:       5 * time.Millisecond,

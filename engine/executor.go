@@ -379,7 +379,7 @@ func (x *execution) fireHedge() bool {
 		return false
 	}
 	ep := x.launchWith(roleHedge, true, release)
-	if ep == nil {
+	if ep == nil && e.cfg.Hedge.SameDomain {
 		ep = x.relaunch(release)
 	}
 	if ep == nil {
@@ -408,8 +408,12 @@ func (x *execution) launch(role role, otherDomain bool) bool {
 // failure domain than the live attempts when otherDomain is set and one
 // exists).
 func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *endpoint {
+	onlyOther := role == roleHedge && !x.e.cfg.Hedge.SameDomain
 	for {
 		i := x.pick(otherDomain, role == roleFailover)
+		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
+			return nil // hedge.same_domain = false: no hedge into shared fate
+		}
 		if i < 0 {
 			return nil
 		}

@@ -383,6 +383,7 @@ type HedgeStatus struct {
 	DelaySource  string        // "config" or "live"
 	Quantile     float64
 	MaxExtra     int
+	SameDomain   bool // hedge.same_domain
 	Budget       float64
 	BudgetBurst  float64 // the bucket's cap, cost units
 	BudgetTokens float64 // its balance now
@@ -394,7 +395,7 @@ type HedgeStatus struct {
 func (h *hedger) status() HedgeStatus {
 	h.mu.RLock()
 	s := HedgeStatus{Enabled: h.enabled, Delay: h.delay, DelaySource: h.delaySrc, Quantile: h.quantile,
-		MaxExtra: h.cfg.MaxExtra, BudgetBurst: h.cfg.BudgetBurst}
+		MaxExtra: h.cfg.MaxExtra, SameDomain: h.cfg.SameDomain, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
 	s.Budget, s.BudgetTokens, s.BudgetCap = h.budget.state()
 	s.Paused = h.paused.Load()

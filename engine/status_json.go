@@ -200,6 +200,7 @@ type hedgeWire struct {
 	DelaySource  string  `json:"delay_source"`
 	Quantile     float64 `json:"quantile"`
 	MaxExtra     int     `json:"max_extra"`
+	SameDomain   bool    `json:"same_domain"`
 	Budget       float64 `json:"budget"`
 	BudgetBurst  float64 `json:"budget_burst"`
 	BudgetTokens float64 `json:"budget_tokens"`
