@@ -151,7 +151,9 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	}
 	if kind != "" {
 		a.excused.Store(true)
-		a.ep.silent.Store(true) // its breaker hears nothing of it
+		if kind != "self" { // rpcdash's own slowness says nothing of the endpoint
+			a.ep.silent.Store(true) // its breaker hears nothing of the hang
+		}
 		return
 	}
 	if a.settle() {
