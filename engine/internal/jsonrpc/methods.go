@@ -376,25 +376,37 @@ func Lower(s string) string {
 //     recent ones) and every Solana read whatever its commitment (a lagging
 //     node's finalized slot lags too). Unknown methods are tip-dependent.
 func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
-	rule, ok := LookupFold(t.tips, method)
-	if !ok {
+	kind, arg, known := t.tipArg(method, params)
+	switch {
+	case !known:
 		return true
-	}
-	switch rule.kind {
-	case tipNever:
+	case kind == tipNever:
 		return false
-	case tipBlock, tipLogs:
-		p := TrimSpace(params)
-		if len(p) > 0 && !json.Valid(p) {
-			return true
-		}
-		arg := paramAt(p, int(rule.idx))
-		if rule.kind == tipLogs {
-			return logFilterTip(arg)
-		}
+	case kind == tipLogs:
+		return logFilterTip(arg)
+	case kind == tipBlock:
 		return blockTagTip(arg)
 	}
 	return true
+}
+
+// tipArg looks up method's tip rule and, for a rule that reads a block
+// parameter (tipBlock, tipLogs), returns that parameter. known is false for
+// an unknown method or params that are not JSON: both are taken as
+// following the tip.
+func (t *MethodTable) tipArg(method string, params json.RawMessage) (kind int8, arg []byte, known bool) {
+	rule, ok := LookupFold(t.tips, method)
+	if !ok {
+		return tipAlways, nil, false
+	}
+	if rule.kind != tipBlock && rule.kind != tipLogs {
+		return rule.kind, nil, true
+	}
+	p := TrimSpace(params)
+	if len(p) > 0 && !json.Valid(p) {
+		return rule.kind, nil, false
+	}
+	return rule.kind, paramAt(p, int(rule.idx)), true
 }
 
 type tipRule struct {

@@ -12,25 +12,18 @@ import "encoding/json"
 // TipDependent differs: it also counts an explicit block number (an endpoint
 // may not have it yet) and not safe/finalized (they lag the tip by design).
 func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
-	rule, ok := LookupFold(t.tips, method)
-	if !ok {
+	kind, arg, known := t.tipArg(method, params)
+	switch {
+	case !known:
 		return true
-	}
-	switch rule.kind {
-	case tipNever:
+	case kind == tipNever:
 		return false
-	case tipBlock, tipLogs:
-		p := TrimSpace(params)
-		if len(p) > 0 && !json.Valid(p) {
+	case kind == tipLogs:
+		if len(arg) == 0 || arg[0] != '{' {
 			return true
 		}
-		arg := paramAt(p, int(rule.idx))
-		if rule.kind == tipLogs {
-			if len(arg) == 0 || arg[0] != '{' {
-				return true
-			}
-			return objectMoving(arg, `"toBlock"`)
-		}
+		return objectMoving(arg, `"toBlock"`)
+	case kind == tipBlock:
 		return movingTag(arg)
 	}
 	return true
