@@ -508,7 +508,7 @@ func blockTagTip(v []byte) bool {
 		}
 		return !(len(s) == 66 && (s[:2] == "0x" || s[:2] == "0X"))
 	case '{':
-		return objectTip(v, `"blockNumber"`)
+		return objectBlock(v, `"blockNumber"`, blockTagTip)
 	}
 	return true
 }
@@ -517,12 +517,12 @@ func logFilterTip(filter []byte) bool {
 	if len(filter) == 0 || filter[0] != '{' {
 		return true
 	}
-	return objectTip(filter, `"toBlock"`)
+	return objectBlock(filter, `"toBlock"`, blockTagTip)
 }
 
-// objectTip: an object naming a blockHash is pinned to that block; else its
-// numberKey member decides, as a block tag would.
-func objectTip(obj []byte, numberKey string) bool {
+// objectBlock: an object naming a blockHash is pinned to that block
+// (false); else its numberKey member decides, as tag says of a block tag.
+func objectBlock(obj []byte, numberKey string, tag func([]byte) bool) bool {
 	var num []byte
 	for it := (memberIter{b: obj, i: 1}); it.next(); {
 		switch string(obj[it.ks:it.ke]) {
@@ -532,5 +532,5 @@ func objectTip(obj []byte, numberKey string) bool {
 			num = obj[it.vs:it.ve]
 		}
 	}
-	return blockTagTip(num)
+	return tag(num)
 }

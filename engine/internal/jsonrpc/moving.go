@@ -19,10 +19,7 @@ func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
 	case kind == tipNever:
 		return false
 	case kind == tipLogs:
-		if len(arg) == 0 || arg[0] != '{' {
-			return true
-		}
-		return objectMoving(arg, `"toBlock"`)
+		return len(arg) == 0 || arg[0] != '{' || objectBlock(arg, `"toBlock"`, movingTag)
 	case kind == tipBlock:
 		return movingTag(arg)
 	}
@@ -43,22 +40,7 @@ func movingTag(v []byte) bool {
 		}
 		return false
 	case '{':
-		return objectMoving(v, `"blockNumber"`)
+		return objectBlock(v, `"blockNumber"`, movingTag)
 	}
 	return false
-}
-
-// objectMoving: an object naming a blockHash is pinned to that block; else
-// its numberKey member decides, as a tag would.
-func objectMoving(obj []byte, numberKey string) bool {
-	var num []byte
-	for it := (memberIter{b: obj, i: 1}); it.next(); {
-		switch string(obj[it.ks:it.ke]) {
-		case `"blockHash"`:
-			return false
-		case numberKey:
-			num = obj[it.vs:it.ve]
-		}
-	}
-	return movingTag(num)
 }
