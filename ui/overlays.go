@@ -153,7 +153,6 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k, f := m.keys, &m.fault
-	step := func(v *int, n, d int) { *v = (*v + d + n) % n }
 	switch {
 	case key.Matches(msg, k.Up):
 		step(&f.field, numFields, -1)

@@ -127,7 +127,6 @@ func (r roleMenu) describe() string {
 
 func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k, r := m.keys, &m.role
-	step := func(v *int, n, d int) { *v = (*v + d + n) % n }
 	switch {
 	case key.Matches(msg, k.Up):
 		step(&r.field, numRoleFields, -1)
@@ -165,14 +164,7 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) roleMenuView(width int) string {
 	r := m.role
-	field := func(i int, name, value string) string {
-		cur := "  "
-		if r.field == i {
-			cur = m.styles.accent.Render("▸ ")
-			value = "‹ " + value + " ›"
-		}
-		return cur + fit(name, 8) + value
-	}
+	field := func(i int, name, value string) string { return m.menuField(r.field == i, name, 8, value) }
 	share := engine.ShareLabel(r.shareValue())
 	switch r.roleName() {
 	case engine.RoleCanary:

@@ -190,14 +190,7 @@ func (m Model) overlayView(rows int) string {
 
 func (m Model) faultMenuView(width int) string {
 	f := m.fault
-	field := func(i int, name, value string) string {
-		cur := "  "
-		if f.field == i {
-			cur = m.styles.accent.Render("▸ ")
-			value = "‹ " + value + " ›"
-		}
-		return cur + fit(name, 10) + value
-	}
+	field := func(i int, name, value string) string { return m.menuField(f.field == i, name, 10, value) }
 	lat := fmtDelay(faultLatencies[f.latency])
 	if faultModes[f.mode] != "latency" {
 		lat = m.styles.faint.Render("(latency mode only)")
@@ -225,3 +218,17 @@ func (m Model) faultMenuView(width int) string {
 func wrap(s string, width int) string {
 	return lipgloss.NewStyle().Width(max(width, 10)).Render(s)
 }
+
+// menuField is one line of a menu (fault, role): the selected one is marked
+// and its value framed, as the one ←/→ change.
+func (m Model) menuField(selected bool, name string, nameWidth int, value string) string {
+	cur := "  "
+	if selected {
+		cur = m.styles.accent.Render("▸ ")
+		value = "‹ " + value + " ›"
+	}
+	return cur + fit(name, nameWidth) + value
+}
+
+// step moves *v by d through n values, wrapping around.
+func step(v *int, n, d int) { *v = (*v + d + n) % n }
