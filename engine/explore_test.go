@@ -23,6 +23,10 @@ type exploreRun struct {
 	replies []timedReply
 }
 
+// exploreAfter is the runs' router.explore_after: short, so that a few
+// seconds hold several turns of exploration.
+const exploreAfter = time.Second
+
 func startExploreRun(t *testing.T, hedgingOn bool) *exploreRun {
 	t.Helper()
 	h := newHarness(t, func(c *engine.Config) {
@@ -30,6 +34,7 @@ func startExploreRun(t *testing.T, hedgingOn bool) *exploreRun {
 		// Far above the 5 ms answers: a hedge at 0 ms is exploration's.
 		c.Hedge.Delay = "150ms"
 		c.Server.TraceRequests = 4000
+		c.Router.ExploreAfter = exploreAfter
 		// No half-open trial within a run: without probes (as here) a
 		// trial is a client read, first in the order by design.
 		c.Breaker.Cooldown = time.Minute
@@ -125,9 +130,9 @@ func (x *exploreRun) checkNeverFirst(t *testing.T, trs []engine.RequestTrace) {
 
 func TestExplore_SuspectEndpointNotExploredWithoutHedging(t *testing.T) {
 	x := startExploreRun(t, false)
-	x.loop(12 * time.Second)
+	x.loop(5 * time.Second)
 	trs := x.traces(x.faultAt.Add(time.Second), time.Now())
-	if len(trs) < 400 {
+	if len(trs) < 150 {
 		t.Fatalf("only %d traces of reads past the fault's first second", len(trs))
 	}
 	x.checkNeverFirst(t, trs)
@@ -145,19 +150,18 @@ func TestExplore_SuspectEndpointNotExploredWithoutHedging(t *testing.T) {
 
 func TestExplore_SuspectEndpointExploredAsImmediateHedge(t *testing.T) {
 	x := startExploreRun(t, false)
-	exploreAfter := engine.Default().Router.ExploreAfter
 	x.loop(2 * time.Second) // both hung endpoints suspect, the cost steers away
 	if code, b := x.h.adminDo("PUT", "/v1/hedge", `{"enabled":true}`); code != 200 {
 		t.Fatalf("enable hedging: HTTP %d %s", code, b)
 	}
 	hedgingAt := time.Now()
-	x.loop(12 * time.Second)
+	x.loop(5 * time.Second)
 	hungEnd := time.Now()
 	if st := x.h.status().Hedge; st.Paused {
 		t.Fatalf("hedging paused (%s): the test explores nothing", st.PauseReason)
 	}
 	trs := x.traces(hedgingAt, hungEnd)
-	if len(trs) < 400 {
+	if len(trs) < 200 {
 		t.Fatalf("only %d traces of reads past the fault's first second", len(trs))
 	}
 	// Exploration never puts a suspect endpoint first, and the router
@@ -225,11 +229,11 @@ func TestExplore_SuspectEndpointExploredAsImmediateHedge(t *testing.T) {
 // primary that makes one read in three wait the hedge delay.
 func TestRouter_HungEndpointHeldClosedByTheCapIsRankedLast(t *testing.T) {
 	x := startExploreRun(t, true)
-	x.loop(3 * time.Second) // the hedges outrun the hung primaries; the breakers trip
+	x.loop(2 * time.Second) // the hedges outrun the hung primaries; the breakers trip
 	from := time.Now()
-	x.loop(6 * time.Second)
+	x.loop(4 * time.Second)
 	trs := x.traces(from, time.Now())
-	if len(trs) < 200 {
+	if len(trs) < 150 {
 		t.Fatalf("only %d traces of reads past the settling", len(trs))
 	}
 	x.checkNeverFirst(t, trs)
