@@ -52,14 +52,15 @@ type endpoint struct {
 	// the open cap). Any answer clears it (heard). Exploration never puts a
 	// suspect endpoint first (router explore).
 	suspect atomic.Bool
-	// silent: it looks hung — an attempt passed its deadline unanswered,
-	// or hedges outran it without an answer (noteUnanswered) — and its
-	// breaker cannot take it out: the hang was excused (a pool slowdown) or
-	// breaker.max_open_share refused the open. Until it answers anything
-	// (heard) the router ranks it after every endpoint that is not
+	// silentAt (unix nanos, 0 = not silent): when it last looked hung — an
+	// attempt passed its deadline unanswered, or hedges outran it without an
+	// answer (noteUnanswered) — while its breaker could not take it out: the
+	// hang was excused (a pool slowdown) or breaker.max_open_share refused
+	// the open. For a breaker.cooldown after, unless it answers anything
+	// (heard), the router ranks it after every endpoint that is not silent
 	// (router.go), since its latency figure holds only the answers it gave
-	// before.
-	silent atomic.Bool
+	// before; past the cooldown a read may reach it again, as a trial would.
+	silentAt atomic.Int64
 	// sampling: one of its overdue reads runs on after losing, to learn how
 	// long its slow answers take (see stopRest).
 	sampling atomic.Bool
@@ -182,7 +183,14 @@ func (ep *endpoint) heard(t time.Time) {
 	ep.heardAt.Store(t.UnixNano())
 	ep.refusing.Store(false)
 	ep.suspect.Store(false)
-	ep.silent.Store(false)
+	ep.silentAt.Store(0)
+}
+
+// silentNow: it looked hung within the last cooldown and said nothing since
+// (see silentAt).
+func (ep *endpoint) silentNow(now time.Time, cooldown time.Duration) bool {
+	at := ep.silentAt.Load()
+	return at != 0 && now.UnixNano()-at < int64(cooldown)
 }
 
 // noAnswer notes an attempt that ended failed without an answer (a

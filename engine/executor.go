@@ -516,7 +516,7 @@ func (x *execution) sharesDomain(ep *endpoint) bool {
 		return false
 	}
 	for _, a := range x.live {
-		if a.ep.Domain() == d {
+		if !a.explore && a.ep.Domain() == d { // an exploring attempt covers no domain
 			return true
 		}
 	}

@@ -34,7 +34,7 @@ func (e *Engine) explore(order []candidate) bool {
 		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
 			continue
 		}
-		if ep.suspect.Load() {
+		if ep.suspect.Load() || order[i].silent {
 			if suspect < 0 {
 				suspect = i
 			}
@@ -70,7 +70,7 @@ func (e *Engine) claimExplore(ep *endpoint) bool {
 func (x *execution) exploreHedge() {
 	e := x.e
 	i := slices.IndexFunc(x.order, func(c candidate) bool { return c.explore })
-	if i < 0 || x.used[i] || len(x.live) == 0 {
+	if i < 0 || x.used[i] || len(x.live) == 0 || !e.cfg.Hedge.SameDomain && x.sharesDomain(x.order[i].ep) {
 		return
 	}
 	w := x.p.weight

@@ -94,11 +94,11 @@ func (e *Engine) releaseOpen(ep *endpoint) {
 	c.mu.Unlock()
 }
 
-// heldClosedByCap marks ep silent when breaker.max_open_share refused to
-// open its breaker at or after since (a hang it was just charged with): the
-// breaker cannot take it out, so the router ranks it last until it answers.
-func (ep *endpoint) heldClosedByCap(since time.Time) {
-	if ep.openRefusedAt.Load() >= since.UnixNano() {
-		ep.silent.Store(true)
+// markSilentIfCapRefused marks ep silent when breaker.max_open_share
+// refused to open its breaker at or after since (a hang it was just charged
+// with): the breaker cannot take it out, so the router ranks it last.
+func (ep *endpoint) markSilentIfCapRefused(since time.Time) {
+	if at := ep.openRefusedAt.Load(); at >= since.UnixNano() {
+		ep.silentAt.Store(at)
 	}
 }

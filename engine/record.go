@@ -151,8 +151,12 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	}
 	if kind != "" {
 		a.excused.Store(true)
-		if kind != "self" { // rpcdash's own slowness says nothing of the endpoint
-			a.ep.silent.Store(true) // its breaker hears nothing of the hang
+		// Its breaker hears nothing of the hang. Silent only when nothing
+		// of it was heard for the attempt's whole deadline (one heavy call
+		// overdue everywhere says nothing of the endpoints' other answers),
+		// and never for rpcdash's own slowness.
+		if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
+			a.ep.silentAt.Store(now.UnixNano())
 		}
 		return
 	}
@@ -166,7 +170,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		if closed && a.ep.breaker.State() == breaker.Open {
 			a.ep.hangOpenedAt.Store(now.UnixNano())
 		}
-		a.ep.heldClosedByCap(now)
+		a.ep.markSilentIfCapRefused(now)
 	}
 }
 
@@ -237,6 +241,9 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		ran = elapsed
 	}
 	learn := !a.ownSlow.Load() // rpcdash's own stall says nothing of the endpoint
+	if rep.out.responded() {
+		ep.heard(end) // it answered, only too late to win
+	}
 	switch {
 	case rep.out == outAnswer && learn:
 		ms.latency.Record(elapsed)
@@ -377,5 +384,5 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
-	ep.heldClosedByCap(end)
+	ep.markSilentIfCapRefused(end)
 }

@@ -52,7 +52,7 @@ type candidate struct {
 	// the request sends it an immediate hedge if hedging allows one
 	// (execution.exploreHedge), else it is not explored.
 	explore bool
-	// silent: it looks hung (endpoint.silent). Its latency figure holds
+	// silent: it looks hung (endpoint.silentAt). Its latency figure holds
 	// only the answers it gave before, so its cost cannot say it went
 	// silent: it goes after every candidate that is not.
 	silent bool
@@ -231,10 +231,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			return 1
 		}
-		if a.silent != b.silent {
-			return boolOrder(b.silent)
-		}
-		return byCost(a, b)
+		return bySilenceThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
 	if withStandby && len(standbyCands) > 0 {
@@ -253,7 +250,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			bestStandby = best
 		}
 		e.score(standbyCands, bestStandby)
-		slices.SortStableFunc(standbyCands, byCost)
+		slices.SortStableFunc(standbyCands, bySilenceThenCost)
 		for i := range standbyCands {
 			standbyCands[i].fallback = true
 		}
@@ -286,16 +283,20 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 // score turns each candidate's latency into its cost (see the top of the
 // file); best stands in for an endpoint with no latency figure yet.
 func (e *Engine) score(cands []candidate, best float64) {
+	now := e.now()
 	for i := range cands {
 		c := &cands[i]
 		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
-		c.silent = c.ep.silent.Load()
+		c.silent = c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
 	}
 }
 
-// boolOrder is -1 when first holds (it sorts first), else 1.
-func boolOrder(first bool) int {
-	if first {
+// bySilenceThenCost puts the silent after the others, each by cost.
+func bySilenceThenCost(a, b candidate) int {
+	switch {
+	case a.silent == b.silent:
+		return byCost(a, b)
+	case b.silent:
 		return -1
 	}
 	return 1
