@@ -56,3 +56,39 @@ func TestHedge_SameDomainFalseNeverHedgesIntoSharedFate(t *testing.T) {
 		})
 	}
 }
+
+// With hedge.same_domain false, an endpoint explored by a hedge (suspect:
+// its latest attempt got no answer) is explored only beside a primary of
+// another failure domain: s1 shares s0's, so only reads whose primary is
+// s2 explore it. Its breaker never opens here (breaker.failures is out of
+// reach), so it stays closed, suspect and due for exploration.
+func TestHedge_SameDomainFalseExploresOnlyBesideAnotherDomain(t *testing.T) {
+	fast := sim.Config{Latency: fixed(5 * time.Millisecond)}
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("400ms")(c) // past the 250 ms attempt deadline: a hung primary is overdue, hence suspect
+		sharedFate(c)
+		c.Hedge.SameDomain = false
+		c.Breaker.Failures = 1000
+		c.Router.ExploreAfter = 200 * time.Millisecond
+		c.Server.TraceRequests = 4000
+	}, fast, fast, fast)
+	openLoop(h, 20*time.Millisecond, time.Second, nil)
+	if code, b := h.adminDo("POST", "/v1/endpoints/s1/fault", `{"mode":"timeout"}`); code != 200 {
+		t.Fatalf("fault s1: HTTP %d %s", code, b)
+	}
+	for _, tr := range openLoop(h, 20*time.Millisecond, 4*time.Second, nil) {
+		mustOK(t, tr.r)
+	}
+	var beside = map[string]int{}
+	for _, tr := range h.traces("limit=4000").Requests {
+		for _, a := range tr.Attempts[1:] {
+			if a.Endpoint == "s1" && a.Role == "hedge" && a.StartMS < 50 {
+				beside[tr.Attempts[0].Endpoint]++
+			}
+		}
+	}
+	if beside["s0"] > 0 || beside["s2"] == 0 {
+		t.Fatalf("exploring hedges to s1 beside each primary: %v; want none beside s0 (its domain) and some beside s2", beside)
+	}
+	t.Logf("exploring hedges to s1 beside each primary: %v", beside)
+}
