@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
@@ -53,9 +54,10 @@ func init() {
       open-loop comparison of routing and hedging policies
       (scenario flags: --median --sigma --tail --tail-min --tail-max
       --endpoints --capacity --correlated --incident --seed)`, cmdBench},
-		{"drill", `rpcdash drill [--admin URL --target URL | --breaker-failures N …] [--mode error|timeout|http429|stale|latency]
+		{"drill", `rpcdash drill [--admin URL --target URL | --breaker-failures N …] [--mode M]
               [--no-load] [--format text|json]
-      the failover verification plan, automated: exit 1 naming the failed step`, cmdDrill},
+      the failover verification plan, automated: exit 1 naming the failed step
+      (modes: ` + strings.Join(bench.DrillModes, ", ") + `)`, cmdDrill},
 		{"status", `rpcdash status [--admin ADDR] [--token T] [--format table|csv|json] [--requests]
       print a running engine's status`, cmdStatus},
 	}

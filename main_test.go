@@ -701,3 +701,20 @@ func TestLoadConfig_ASNDatabaseImpliesDBMode(t *testing.T) {
 		}
 	}
 }
+
+// The drill takes every fault the engine can inject, and its synopsis in
+// the command list says which (it once stopped at latency, before refused
+// and unreachable were added).
+func TestRun_HelpListsEveryDrillMode(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errb.String())
+	}
+	_, drill, _ := strings.Cut(out.String(), "rpcdash drill")
+	drill, _, _ = strings.Cut(drill, "rpcdash status")
+	for _, m := range engine.FaultModes {
+		if !strings.Contains(drill, string(m)) {
+			t.Errorf("the drill's synopsis lacks mode %q:\n%s", m, drill)
+		}
+	}
+}

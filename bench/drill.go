@@ -27,8 +27,14 @@ type DrillConfig struct {
 	Seed        int64 // of the reads' params
 }
 
-// Drill modes: the fault layer's.
-var DrillModes = []string{"error", "timeout", "http429", "stale", "latency", "refused", "unreachable"}
+// DrillModes are the fault layer's modes, by name.
+var DrillModes = func() []string {
+	names := make([]string, len(engine.FaultModes))
+	for i, m := range engine.FaultModes {
+		names[i] = string(m)
+	}
+	return names
+}()
 
 // The drill's steps, in order.
 const (

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -30,6 +31,17 @@ const (
 	// evidence: a local network problem makes every endpoint look so.
 	FaultUnreachable FaultMode = "unreachable"
 )
+
+// FaultModes lists every mode, in the order menus and messages show them.
+var FaultModes = []FaultMode{FaultLatency, FaultError, Fault429, FaultTimeout, FaultStale, FaultRefused, FaultUnreachable}
+
+func faultModeList() string {
+	names := make([]string, len(FaultModes))
+	for i, m := range FaultModes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
 
 // FaultSpec is what an operator injects.
 type FaultSpec struct {
@@ -67,7 +79,7 @@ func (f *FaultSpec) Validate() error {
 			return fmt.Errorf("latency: applies to mode latency only, not %s", f.Mode)
 		}
 	default:
-		return fmt.Errorf("mode: must be one of latency, error, http429, timeout, stale, refused, unreachable; got %q", redact.Sanitize(string(f.Mode), 64))
+		return fmt.Errorf("mode: must be one of %s; got %q", faultModeList(), redact.Sanitize(string(f.Mode), 64))
 	}
 	if err := inRange("latency", f.Latency.D(), 0, maxFaultLatency); err != nil {
 		return err

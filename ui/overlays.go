@@ -37,7 +37,7 @@ const (
 )
 
 var (
-	faultModes     = []engine.FaultMode{engine.FaultLatency, engine.FaultError, engine.Fault429, engine.FaultTimeout, engine.FaultStale, engine.FaultRefused, engine.FaultUnreachable}
+	faultModes     = engine.FaultModes
 	faultRates     = []float64{1, 0.5, 0.25, 0.1, 0.05}
 	faultLatencies = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 	faultDurations = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
