@@ -150,13 +150,8 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			r.exact = 0
 		}
 	case key.Matches(msg, k.Enter):
-		var share float64
-		if sh := r.shareOf(); sh != nil {
-			share = *sh
-		}
-		label := engine.RoleLabel(r.roleName(), share)
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
-			desc: "role of " + r.endpoint + " → " + label}
+			desc: "role of " + r.endpoint + " → " + engine.RoleLabel(r.roleName(), r.shareValue())}
 		return m.ask("Change the role? "+r.describe(), a)
 	}
 	return m, nil
