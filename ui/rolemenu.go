@@ -127,16 +127,8 @@ func (r roleMenu) describe() string {
 
 func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k, r := m.keys, &m.role
-	switch {
-	case key.Matches(msg, k.Up):
-		step(&r.field, numRoleFields, -1)
-	case key.Matches(msg, k.Down), key.Matches(msg, k.Tab):
-		step(&r.field, numRoleFields, 1)
-	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
-		d := 1
-		if key.Matches(msg, k.Left) {
-			d = -1
-		}
+	switch d := m.menuNav(msg, &r.field, numRoleFields); {
+	case d != 0:
 		if r.field == roleFieldRole {
 			step(&r.role, len(engine.Roles), d)
 		} else {
