@@ -162,6 +162,12 @@ func domainOf(provider, region string) string {
 // Domain is the endpoint's failure domain ("" = unknown, shares with none).
 func (ep *endpoint) Domain() string { return *ep.domain.Load() }
 
+// answersClients: not drained, not a shadow, not on the wrong chain (the
+// runtime form of canAnswer, cheapest test first: excluded takes ep.mu).
+func (ep *endpoint) answersClients() bool {
+	return !ep.drained.Load() && !ep.isShadow() && !ep.excluded(ExcludeWrongChain)
+}
+
 // stats returns the per-method windows, creating them on first use. Past
 // maxTrackedMethods, new methods share the "other" slot.
 func (ep *endpoint) stats(method string) *methodStats {

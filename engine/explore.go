@@ -30,8 +30,8 @@ func (e *Engine) explore(order []candidate) bool {
 	suspect := -1
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
-		last := ep.lastRead.Load()
-		if order[i].trial || now-last < int64(e.cfg.Router.ExploreAfter) || ep.breaker.State() != breaker.Closed {
+		last, due := e.exploreDue(ep, now)
+		if order[i].trial || !due || ep.breaker.State() != breaker.Closed {
 			continue
 		}
 		if ep.suspect.Load() || order[i].silent {
@@ -58,8 +58,16 @@ func (e *Engine) explore(order []candidate) bool {
 // send it a read (the CAS: concurrent requests explore it once).
 func (e *Engine) claimExplore(ep *endpoint) bool {
 	now := e.now().UnixNano()
-	last := ep.lastRead.Load()
-	return now-last >= int64(e.cfg.Router.ExploreAfter) && ep.lastRead.CompareAndSwap(last, now)
+	last, due := e.exploreDue(ep, now)
+	return due && ep.lastRead.CompareAndSwap(last, now)
+}
+
+// exploreDue says whether ep has served no read for router.explore_after at
+// now (unix nanos), with the read time it judged by: the value a claim's
+// CAS must find for the turn to be this request's.
+func (e *Engine) exploreDue(ep *endpoint, now int64) (last int64, due bool) {
+	last = ep.lastRead.Load()
+	return last, now-last >= int64(e.cfg.Router.ExploreAfter)
 }
 
 // exploreHedge explores the suspect endpoint the router marked

@@ -224,7 +224,7 @@ func (e *Engine) startWindowOver(now int64) bool {
 		return true
 	}
 	for _, ep := range e.endpoints {
-		if ep.head.Load() == 0 && !ep.drained.Load() && !ep.isShadow() && !ep.excluded(ExcludeWrongChain) {
+		if ep.head.Load() == 0 && ep.answersClients() {
 			return false
 		}
 	}

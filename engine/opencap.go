@@ -37,7 +37,7 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	}
 	pool, held := 0, 0
 	for _, o := range e.endpoints {
-		if o.drained.Load() || o.refusing.Load() || o.isShadow() || o.excluded(ExcludeWrongChain) {
+		if o.refusing.Load() || !o.answersClients() {
 			continue
 		}
 		pool++

@@ -37,7 +37,7 @@ type panicState struct {
 func (e *Engine) poolRoutable(now time.Time) (routable, pool int, p primaryCount) {
 	var standbyRoutable, standbys int
 	for _, ep := range e.endpoints {
-		if ep.drained.Load() || ep.isShadow() || ep.excluded(ExcludeWrongChain) {
+		if !ep.answersClients() {
 			continue
 		}
 		ok := e.routable(ep, now)
@@ -68,7 +68,7 @@ func (e *Engine) poolRoutable(now time.Time) (routable, pool int, p primaryCount
 func (e *Engine) lastResort() int {
 	n := 0
 	for _, ep := range e.endpoints {
-		if !ep.drained.Load() && !ep.isShadow() && !ep.excluded(ExcludeWrongChain) && !ep.refusing.Load() {
+		if !ep.refusing.Load() && ep.answersClients() {
 			n++
 		}
 	}

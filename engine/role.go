@@ -42,7 +42,7 @@ func (ep *endpoint) isShadow() bool { return ep.roles.Load().role == RoleShadow 
 // canAnswer is the one rule for "an endpoint able to answer clients": not
 // a shadow, not drained, not found on another chain. Config validation
 // knows roles only (nothing is drained or on the wrong chain before
-// start); SetRole applies it to the pool as it is now.
+// start); at runtime endpoint.answersClients reads it off the endpoint.
 func canAnswer(role string, drained, wrongChain bool) bool {
 	return role != RoleShadow && !drained && !wrongChain
 }
@@ -51,7 +51,7 @@ func canAnswer(role string, drained, wrongChain bool) bool {
 func (e *Engine) answerers(except *endpoint) int {
 	n := 0
 	for _, o := range e.endpoints {
-		if o != except && canAnswer(o.role(), o.drained.Load(), o.excluded(ExcludeWrongChain)) {
+		if o != except && o.answersClients() {
 			n++
 		}
 	}
@@ -87,7 +87,7 @@ func (r *roleError) Error() string { return r.Field + ": " + r.Why }
 
 // SetRole changes an endpoint's role (and share: nil is the role's
 // default) for the next request. It refuses a change that would leave no
-// endpoint able to answer now (canAnswer; errNoAnswerer).
+// endpoint able to answer now (answersClients; errNoAnswerer).
 func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
 	ep, err := e.endpoint(name)
 	if err != nil {

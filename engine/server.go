@@ -331,12 +331,9 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	}
 	bw.WriteByte(']')
 	bw.Flush()
-	for _, res := range results {
-		if res.mirror != nil {
-			// On the wire before the mirrors start (release).
-			http.NewResponseController(w).Flush()
-			break
-		}
+	if slices.ContainsFunc(results, func(r result) bool { return r.mirror != nil }) {
+		// On the wire before the mirrors start (release).
+		http.NewResponseController(w).Flush()
 	}
 }
 

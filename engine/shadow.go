@@ -220,7 +220,8 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	defer cancel()
 	start := e.now()
 	rep := e.roundTrip(ctx, ep, job.req, false)
-	took := e.now().Sub(start)
+	end := e.now()
+	took := end.Sub(start)
 	defer putBuf(rep.body)
 	if rep.out == outCancelled || errors.Is(context.Cause(ctx), errShutdown) {
 		e.noteShadow(ep, job, shadowDropped, 0)
@@ -228,7 +229,7 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	}
 	if rep.out == outRateLimit {
 		b := e.cfg.Breaker
-		ep.backOffWhole(e.now(), rep.retryAfter, b.BackoffBase, b.BackoffMax)
+		ep.backOffWhole(end, rep.retryAfter, b.BackoffBase, b.BackoffMax)
 	}
 	var shadow []byte
 	if rep.body != nil && (rep.out == outAnswer || rep.out.errorAnswer()) {

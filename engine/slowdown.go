@@ -121,7 +121,7 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active, slow := 0, 0
 	for _, ep := range e.endpoints {
-		if ep.drained.Load() || ep.refusing.Load() || ep.isShadow() || ep.excluded(ExcludeWrongChain) {
+		if ep.refusing.Load() || !ep.answersClients() {
 			continue
 		}
 		overdue := now.Sub(time.Unix(0, ep.overdueAt.Load())) < window

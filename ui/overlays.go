@@ -151,18 +151,28 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k, f := m.keys, &m.fault
+// menuNav is the keys the fault and role menus share: ↑/↓ and tab move
+// *field through n fields; ←/→ return the step (-1, +1) for the selected
+// field's value, 0 for every other key.
+func (m Model) menuNav(msg tea.KeyMsg, field *int, n int) int {
+	k := m.keys
 	switch {
 	case key.Matches(msg, k.Up):
-		step(&f.field, numFields, -1)
+		step(field, n, -1)
 	case key.Matches(msg, k.Down), key.Matches(msg, k.Tab):
-		step(&f.field, numFields, 1)
-	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
-		d := 1
-		if key.Matches(msg, k.Left) {
-			d = -1
-		}
+		step(field, n, 1)
+	case key.Matches(msg, k.Left):
+		return -1
+	case key.Matches(msg, k.Right):
+		return 1
+	}
+	return 0
+}
+
+func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k, f := m.keys, &m.fault
+	switch d := m.menuNav(msg, &f.field, numFields); {
+	case d != 0:
 		switch f.field {
 		case fieldMode:
 			step(&f.mode, len(faultModes), d)

@@ -127,16 +127,8 @@ func (r roleMenu) describe() string {
 
 func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k, r := m.keys, &m.role
-	switch {
-	case key.Matches(msg, k.Up):
-		step(&r.field, numRoleFields, -1)
-	case key.Matches(msg, k.Down), key.Matches(msg, k.Tab):
-		step(&r.field, numRoleFields, 1)
-	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
-		d := 1
-		if key.Matches(msg, k.Left) {
-			d = -1
-		}
+	switch d := m.menuNav(msg, &r.field, numRoleFields); {
+	case d != 0:
 		if r.field == roleFieldRole {
 			step(&r.role, len(engine.Roles), d)
 		} else {
@@ -150,13 +142,8 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			r.exact = 0
 		}
 	case key.Matches(msg, k.Enter):
-		var share float64
-		if sh := r.shareOf(); sh != nil {
-			share = *sh
-		}
-		label := engine.RoleLabel(r.roleName(), share)
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
-			desc: "role of " + r.endpoint + " → " + label}
+			desc: "role of " + r.endpoint + " → " + engine.RoleLabel(r.roleName(), r.shareValue())}
 		return m.ask("Change the role? "+r.describe(), a)
 	}
 	return m, nil

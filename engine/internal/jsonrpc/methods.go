@@ -376,6 +376,14 @@ func Lower(s string) string {
 //     recent ones) and every Solana read whatever its commitment (a lagging
 //     node's finalized slot lags too). Unknown methods are tip-dependent.
 func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
+	return t.followsChain(method, params, blockTagTip)
+}
+
+// followsChain is what TipDependent and MovingBlock share: unknown methods
+// and unparsable params follow the chain, constants do not, and a method
+// taking a block follows it as tag says of that block (an eth_getLogs
+// filter: not when it names a blockHash, else as tag says of its toBlock).
+func (t *MethodTable) followsChain(method string, params json.RawMessage, tag func(block []byte) bool) bool {
 	kind, arg, known := t.tipArg(method, params)
 	switch {
 	case !known:
@@ -383,9 +391,9 @@ func (t *MethodTable) TipDependent(method string, params json.RawMessage) bool {
 	case kind == tipNever:
 		return false
 	case kind == tipLogs:
-		return logFilterTip(arg)
+		return len(arg) == 0 || arg[0] != '{' || objectBlock(arg, `"toBlock"`, tag)
 	case kind == tipBlock:
-		return blockTagTip(arg)
+		return tag(arg)
 	}
 	return true
 }
@@ -511,13 +519,6 @@ func blockTagTip(v []byte) bool {
 		return objectBlock(v, `"blockNumber"`, blockTagTip)
 	}
 	return true
-}
-
-func logFilterTip(filter []byte) bool {
-	if len(filter) == 0 || filter[0] != '{' {
-		return true
-	}
-	return objectBlock(filter, `"toBlock"`, blockTagTip)
 }
 
 // objectBlock: an object naming a blockHash is pinned to that block

@@ -12,18 +12,7 @@ import "encoding/json"
 // TipDependent differs: it also counts an explicit block number (an endpoint
 // may not have it yet) and not safe/finalized (they lag the tip by design).
 func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
-	kind, arg, known := t.tipArg(method, params)
-	switch {
-	case !known:
-		return true
-	case kind == tipNever:
-		return false
-	case kind == tipLogs:
-		return len(arg) == 0 || arg[0] != '{' || objectBlock(arg, `"toBlock"`, movingTag)
-	case kind == tipBlock:
-		return movingTag(arg)
-	}
-	return true
+	return t.followsChain(method, params, movingTag)
 }
 
 // movingTag: an absent block parameter or a moving tag.
