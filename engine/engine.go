@@ -73,8 +73,7 @@ type Engine struct {
 	// rand draws the canary's and the shadows' shares (Options.Rand).
 	rand func() float64
 	// mirrors are the shadow mirrors in flight, pool-wide (shadow.go).
-	mirrors    atomic.Int64
-	mirrorGate mirrorGate
+	mirrors atomic.Int64
 	// shadows counts the endpoints that are shadows now (newEndpoint,
 	// SetRole): a read plans no mirror without one.
 	shadows   atomic.Int32
@@ -90,7 +89,8 @@ type Engine struct {
 	base     context.Context
 	stopBase context.CancelCauseFunc
 
-	wg        sync.WaitGroup // attempt goroutines and their collectors
+	wg        sync.WaitGroup // attempt goroutines, their collectors, mirrors
+	gate      trackGate      // closed before Shutdown waits for wg (track)
 	rpcSrv    *http.Server
 	adminSrv  *http.Server
 	rpcLn     net.Listener
@@ -267,7 +267,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	// Requests are over: what they left running (trials, tail samples)
 	// ends now.
 	e.stopBase(errShutdown)
-	e.mirrorGate.close() // no e.wg.Add from a mirror after this
+	e.gate.close() // no e.wg.Add after this
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {

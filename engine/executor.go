@@ -563,9 +563,11 @@ func (x *execution) start(a *attempt) {
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
 	a.ep.acct.attempts[a.role].Add(1)
-	e.wg.Add(1)
+	tracked := e.track(1)
 	go func() {
-		defer e.wg.Done()
+		if tracked {
+			defer e.wg.Done()
+		}
 		rep := e.roundTrip(actx, a.ep, x.req, !read)
 		unlink()
 		if cancelDL != nil {
@@ -674,9 +676,11 @@ func (x *execution) stopRest(cause error) {
 		a.cancel(cause)
 	}
 	n := len(x.live)
-	x.e.wg.Add(1)
+	tracked := x.e.track(1)
 	go func() {
-		defer x.e.wg.Done()
+		if tracked {
+			defer x.e.wg.Done()
+		}
 		for range n {
 			d := <-x.done
 			putBuf(d.rep.body)

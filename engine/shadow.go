@@ -32,18 +32,6 @@ import (
 // shutdown has begun. They are not
 // charged to the hedge budget; mirrored counts what they cost.
 
-// mirrorGate closes the mirrors at shutdown (release, Shutdown).
-type mirrorGate struct {
-	sync.Mutex
-	closed bool
-}
-
-func (g *mirrorGate) close() {
-	g.Lock()
-	g.closed = true
-	g.Unlock()
-}
-
 // maxMirrors bounds the mirrors in flight, pool-wide.
 const maxMirrors = 64
 
@@ -175,21 +163,14 @@ func (e *Engine) release(res result) {
 		}
 		sent = append(sent, ep)
 	}
-	// Under the lock Shutdown takes before it waits for e.wg: a mirror is
-	// either added before that wait begins or not started at all.
-	e.mirrorGate.Lock()
-	if e.mirrorGate.closed || e.stopping.Err() != nil {
-		e.mirrorGate.Unlock()
+	// None starts once shutdown has begun (track: added to e.wg before
+	// Shutdown waits for it, or not at all).
+	if e.stopping.Err() != nil || !e.track(len(sent)) {
 		for _, ep := range sent {
 			e.mirrors.Add(-1)
 			e.noteShadow(ep, job, shadowDropped, 0)
 		}
 		sent = nil
-	} else if len(sent) > 0 {
-		e.wg.Add(len(sent))
-		e.mirrorGate.Unlock()
-	} else {
-		e.mirrorGate.Unlock()
 	}
 	if len(sent) == 0 {
 		putBuf(res.body)
