@@ -158,31 +158,36 @@ func (m Model) helpBar() string {
 
 // overlayView draws the open overlay in the body's place.
 func (m Model) overlayView(rows int) string {
-	var content string
+	var content, hint string
 	w := min(m.width-4, 100)
 	switch m.overlay {
 	case overlayHelp:
-		h := m.help
-		h.ShowAll = true
-		h.Width = w
-		content = m.styles.title.Render("Keys") + "\n\n" + h.FullHelpView(m.keys.FullHelp())
+		content = m.styles.title.Render("Keys") + m.styles.faint.Render("  · esc or ? closes")
 		if m.opts.ReadOnly {
-			content += "\n\n" + m.styles.warn.Render("--readonly: d f c r h + - a = D are disabled (and enter and a in the tuning view); this console only watches.")
+			content += "\n" + wrap(m.styles.warn.Render("--readonly: d f c r h + - a = D are disabled (and enter and a in the tuning view); this console only watches."), w-4) + "\n"
 		}
-		content += "\n\nThe first methods row is \"(all methods)\": + - a = there apply to every method\n(clearing live per-method delays). t on a method row opens its hedge tuning view. esc or ? closes."
+		content += "\n" + m.keyGrid(m.keys.FullHelp(), w-4)
+		if !m.opts.ReadOnly {
+			content += "\n\n" + wrap(`+ - a = on the "(all methods)" row act on every method (clearing live per-method delays); t on a method row opens its hedge tuning view.`, w-4)
+		}
 	case overlayConfirm:
-		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirm.question, w-4) + "\n\n" +
-			m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
+		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirm.question, w-4)
+		hint = m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
 	case overlayFault:
 		content = m.faultMenuView(w - 4)
 	case overlayRole:
 		content = m.roleMenuView(w - 4)
 	case overlayInput:
-		content = m.input.View() + "\n\n" + m.styles.faint.Render("enter applies, esc cancels")
+		content = m.input.View()
+		hint = m.styles.faint.Render("enter applies, esc cancels")
 	case overlayDetail:
-		content = strings.Join(m.detailLines(w-4), "\n") + "\n\n" + m.styles.faint.Render("enter or esc closes")
+		content = strings.Join(m.detailLines(w-4), "\n")
+		hint = m.styles.faint.Render("enter or esc closes")
 	case overlayDrill:
 		content = m.drillView(w - 4)
+	}
+	if hint != "" {
+		content += "\n\n" + hint
 	}
 	box := m.styles.overlay.Width(w).Render(content)
 	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)
