@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
 )
 
@@ -31,6 +33,30 @@ func TestView_HelpShowsEveryKeyAtEverySize(t *testing.T) {
 					t.Errorf("the help box has lost its bottom edge:\n%s", got)
 				}
 			})
+		}
+	}
+}
+
+// An overlay taller than the room under the header is cut inside its box,
+// saying so, and keeps its frame and the line that says how to close it.
+func TestView_TallOverlayKeepsItsFrameAndCloseHint(t *testing.T) {
+	s := healthySnapshot()
+	for i := range 12 {
+		s.Endpoints[0].Exclusions = append(s.Endpoints[0].Exclusions, fmt.Sprintf("manual: reason number %d", i))
+	}
+	s.Endpoints[0].Errors = nil
+	for i := range 8 {
+		s.Endpoints[0].Errors = append(s.Endpoints[0].Errors, engine.EndpointError{Time: t0.Add(-time.Duration(i) * time.Second), Text: fmt.Sprintf("error %d", i)})
+	}
+	m := pressKeys(fixedModel(s, themes.Default(), 80, 24), "enter")
+	if m.overlay != overlayDetail {
+		t.Fatalf("enter opened overlay %d", m.overlay)
+	}
+	got := m.View()
+	checkFits(t, got, 80, 24)
+	for _, want := range []string{"╔", "╚", "enter or esc closes", "more lines"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("80×24 detail lacks %q:\n%s", want, got)
 		}
 	}
 }

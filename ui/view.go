@@ -156,7 +156,9 @@ func (m Model) helpBar() string {
 	return fit(bar, m.width)
 }
 
-// overlayView draws the open overlay in the body's place.
+// overlayView draws the open overlay in the body's place, never taller
+// than rows: what does not fit is cut inside the box, saying so, and the
+// line that says how to close it stays.
 func (m Model) overlayView(rows int) string {
 	var content, hint string
 	w := min(m.width-4, 100)
@@ -186,11 +188,27 @@ func (m Model) overlayView(rows int) string {
 	case overlayDrill:
 		content = m.drillView(w - 4)
 	}
+	room := rows - 2 // the box's edges
+	if hint != "" {
+		room -= 2
+	}
+	content = m.clipLines(content, room)
 	if hint != "" {
 		content += "\n\n" + hint
 	}
 	box := m.styles.overlay.Width(w).Render(content)
 	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)
+}
+
+// clipLines keeps at most n lines of s, the last of them saying how many
+// more there were.
+func (m Model) clipLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if n < 1 || len(lines) <= n {
+		return s
+	}
+	more := len(lines) - n + 1
+	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", more))), "\n")
 }
 
 func (m Model) faultMenuView(width int) string {
