@@ -51,6 +51,9 @@ func newKeyMap(readonly bool) keyMap {
 		for _, b := range k.mutating() {
 			b.SetEnabled(false)
 		}
+		// enter applies only in the tuning view (elsewhere it opens the
+		// detail, so it is not in mutating): off there too.
+		k.Apply.SetEnabled(false)
 	}
 	return k
 }

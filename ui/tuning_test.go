@@ -104,3 +104,19 @@ func TestTuningRows_CandidatesAndRecommendation(t *testing.T) {
 		t.Errorf("auto p80 not capped: %+v", rows[1].f)
 	}
 }
+
+// Read-only, the tuning view's help bar offers neither enter (apply) nor
+// a (auto): both are off there.
+func TestView_TuningHelpBarReadOnlyOffersNoApply(t *testing.T) {
+	m := tuningModel(healthySnapshot(), tuningDistribution(), 120, 36)
+	m.opts.ReadOnly, m.keys = true, newKeyMap(true)
+	bar := m.helpBar()
+	for _, off := range []string{"apply", "auto"} {
+		if strings.Contains(bar, off) {
+			t.Errorf("read-only tuning help bar offers %q: %q", off, bar)
+		}
+	}
+	if !strings.Contains(bar, "READ-ONLY") {
+		t.Errorf("read-only tuning help bar does not say so: %q", bar)
+	}
+}
