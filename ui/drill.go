@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The failover drill on D: the drill itself lives in bench, which ui may
@@ -239,8 +240,13 @@ func (m Model) drillView(width int) string {
 		}
 		head := fmt.Sprintf("%s%d %s %6s  ", mark, s.Index+1, fit(s.Name, nameW), took)
 		indent := strings.Repeat(" ", 2+1+1+nameW+1+6+2)
-		sum := strings.Split(wrap(s.Summary, max(width-len(indent), 10)), "\n")
-		for i, l := range sum[:min(len(sum), 2)] {
+		sumW := max(width-len(indent), 10)
+		sum := strings.Split(wrap(s.Summary, sumW), "\n")
+		if len(sum) > 2 {
+			// Two lines a step: a longer summary says it goes on.
+			sum = []string{sum[0], ansi.Truncate(strings.TrimRight(sum[1], " ")+" "+strings.TrimLeft(sum[2], " "), sumW, "…")}
+		}
+		for i, l := range sum {
 			if i > 0 {
 				head = indent
 			}

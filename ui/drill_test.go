@@ -222,3 +222,17 @@ func TestDrillView_Goldens(t *testing.T) {
 func engineSettings() engine.Settings {
 	return engine.Settings{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 10 * time.Second, RouterTolerance: 0.1, RequestTimeout: 10 * time.Second}
 }
+
+// A step's summary longer than its two lines ends in "…" rather than
+// stopping mid-sentence as if that were all it said.
+func TestView_DrillStepSummaryCutSaysSo(t *testing.T) {
+	m := fixedModel(healthySnapshot(), themes.Default(), 80, 24)
+	m.opts.Drill = &Drill{Steps: drillSteps, Modes: []string{"latency"}}
+	m.drill = drillState{phase: drillDone, steps: []DrillStep{{Index: 6, Name: "readmitted", State: DrillPassed, Took: 9900 * time.Millisecond,
+		Summary: "steady readmitted 9.825s after the fault was cleared (open 10s, then half-open for 3 trial successes over 0.4s, each answered in time)"}}}
+	got := m.drillView(72)
+	lines := strings.Split(got, "\n")
+	if len(lines) < 4 || !strings.HasSuffix(strings.TrimRight(lines[3], " "), "…") {
+		t.Fatalf("the cut summary does not end in …:\n%s", got)
+	}
+}
