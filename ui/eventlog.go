@@ -12,11 +12,16 @@ func (m Model) filteredEvents() []engine.Event {
 	out := make([]engine.Event, 0, len(m.events))
 	for i := len(m.events) - 1; i >= 0; i-- {
 		ev := m.events[i]
-		if m.evFilter == "" || strings.HasPrefix(ev.Endpoint, m.evFilter) {
+		if m.filterShows(ev) {
 			out = append(out, ev)
 		}
 	}
 	return out
+}
+
+// filterShows says whether the events filter lets ev through.
+func (m Model) filterShows(ev engine.Event) bool {
+	return m.evFilter == "" || strings.HasPrefix(ev.Endpoint, m.evFilter)
 }
 
 func (m Model) viewEvents(width, rows int) string {

@@ -224,6 +224,9 @@ func (m *Model) addEvents(evs []engine.Event) {
 			m.lastSeq = ev.Seq
 		}
 		m.events = append(m.events, ev)
+		if m.evOffset > 0 && m.filterShows(ev) {
+			m.evOffset++ // scrolled down: the lines being read stay where they are
+		}
 	}
 	if n := len(m.events) - maxEvents; n > 0 {
 		m.events = slices.Delete(m.events, 0, n)
