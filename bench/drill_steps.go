@@ -114,12 +114,20 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		limit, what, failed = 2, "attempt", sent
 	case "stale":
 		limit = -1 // lag, not attempts, decides
+	case "latency":
+		// A slow endpoint fails nothing: its breaker hears of the attempts
+		// hedges outran (or that passed their deadline).
+		what, failed = "failed or outrun attempt", failed+outrun
 	}
 	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
 	}
-	s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, plural(failed, what), how, took)
+	if limit >= 0 {
+		s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, plural(failed, what), how, took)
+	} else {
+		s.Summary = fmt.Sprintf("%s cut out (%s), %s after the fault", d.endpoint, how, took)
+	}
 	if limit >= 0 && d.load == nil {
 		s.Summary += "; the attempt bound is not checked without the drill's own load"
 	}

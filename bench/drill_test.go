@@ -55,6 +55,9 @@ func TestDrill_PassesAgainstTheEmbeddedEngine(t *testing.T) {
 				if start.Name != name || start.State != bench.StepRunning || end.Name != name || end.State != bench.StepPassed || end.Summary == "" {
 					t.Errorf("step %d: %+v then %+v", i, start, end)
 				}
+				if name == bench.StepCutOut && strings.Contains(end.Summary, "after 0 ") {
+					t.Errorf("the cut-out step names no attempt that cut the endpoint out: %s", end.Summary)
+				}
 			}
 			if !strings.Contains(text.String(), "PASSED") {
 				t.Errorf("text report:\n%s", text.String())
