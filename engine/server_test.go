@@ -131,6 +131,28 @@ func TestServer_FiltersPinnedToTheirEndpoint(t *testing.T) {
 	}
 }
 
+// A node answers eth_uninstallFilter false for a filter it does not hold
+// (expired, or uninstalled already); clients call it when they stop
+// watching (ethers' FilterIdSubscriber, web3.py's uninstall_filter) and
+// take an error there for a failure.
+func TestServer_UninstallUnknownFilterAnswersFalse(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	r := h.call(1, "eth_newBlockFilter")
+	mustOK(t, r)
+	var id string
+	json.Unmarshal([]byte(resultString(t, r)), &id)
+	mustOK(t, h.call(2, "eth_uninstallFilter", id))
+	for _, fid := range []string{id, "0x1234"} {
+		r := h.call(3, "eth_uninstallFilter", fid)
+		if r.status != http.StatusOK || string(r.body) != `{"jsonrpc":"2.0","id":3,"result":false}` {
+			t.Fatalf("uninstalling unknown filter %s: HTTP %d %s", fid, r.status, r.body)
+		}
+	}
+	if n := h.sims[0].Counters().ByMethod["eth_uninstallFilter"]; n != 1 {
+		t.Fatalf("sim saw %d uninstalls, want 1 (unknown ids answered locally)", n)
+	}
+}
+
 func TestAdmin_FaultsAndBadInput(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
 	for _, bad := range []string{`{"mode":"explode"}`, `{"mode":"error","rate":2}`, `{"mode":"latency","latency":"soon"}`, `not json`, `{"mode":"error","extra":1}`} {
