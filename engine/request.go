@@ -13,6 +13,11 @@ import (
 func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.Time, tr traceRef) result {
 	cls := e.methods.Class(req.Method)
 	tr.setMethod(req.Method, cls)
+	if cls == jsonrpc.ClassWrite {
+		var done func()
+		ctx, done = e.detachFromClient(ctx)
+		defer done()
+	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Pin != "" {
 		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
 			if pinned, err := req.WithParams(params); err == nil {

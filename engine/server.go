@@ -105,10 +105,8 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Server.RequestTimeout)
 	defer cancel()
-	// Shutdown's deadline cuts the request with a cause its answer names.
-	ctx, cut := context.WithCancelCause(ctx)
-	defer cut(nil)
-	defer context.AfterFunc(e.hardStop, func() { cut(errShuttingDown) })()
+	ctx, stop := e.cutAtShutdown(ctx)
+	defer stop()
 
 	body, perr := jsonrpc.ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
