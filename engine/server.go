@@ -198,6 +198,10 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		tr[0].refuse(e.now().Sub(start), el.Err.Code)
 		e.writeDeadline(w)
 		w.Header().Set("Content-Type", "application/json")
+		if el.NoAnswer() {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		w.Write(jsonrpc.AppendError(nil, el.ID, el.Err))
 		return
 	}
@@ -309,7 +313,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	first := true
 	for i, el := range els {
 		res := results[i]
-		if el.Err == nil && el.Req.IsNotification() {
+		if el.NoAnswer() {
 			continue
 		}
 		if !first {
@@ -337,7 +341,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 
 func allNotifications(els []jsonrpc.Element) bool {
 	for _, el := range els {
-		if el.Err != nil || !el.Req.IsNotification() {
+		if !el.NoAnswer() {
 			return false
 		}
 	}

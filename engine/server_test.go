@@ -44,6 +44,27 @@ func TestServer_CodecThroughThePort(t *testing.T) {
 	}
 }
 
+// A notification is never answered, even when its params are not an array
+// or object (geth sends nothing): a client does not expect an answer with
+// no id in its batch's answers. A request it cannot read at all is still
+// answered with id null, as geth does.
+func TestServer_NotificationWithBadParamsIsNotAnswered(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	const bad = `{"jsonrpc":"2.0","method":"eth_chainId","params":5}`
+	cases := []struct{ name, body, want string }{
+		{"single", bad, ``},
+		{"batch of it", `[` + bad + `]`, ``},
+		{"beside a call", `[` + bad + `,{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}]`, `[{"jsonrpc":"2.0","id":1,"result":"0x7a69"}]`},
+		{"invalid request still answered", `{"jsonrpc":"2.0","method":1}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"method\" must be a string"}}`},
+	}
+	for _, c := range cases {
+		r := h.post(c.body)
+		if r.status != http.StatusOK || string(r.body) != c.want {
+			t.Errorf("%s: HTTP %d %s; want 200 %s", c.name, r.status, r.body, c.want)
+		}
+	}
+}
+
 func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
 	r := h.post(`[{"jsonrpc":"2.0","id":"a","method":"eth_chainId"},
