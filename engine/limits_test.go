@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -261,6 +262,36 @@ func TestLimits_WriteDeadlineResetBetweenRequests(t *testing.T) {
 		resp.Body.Close()
 		if !strings.Contains(string(body), `"result"`) {
 			t.Fatalf("request %d: %s", i, body)
+		}
+	}
+}
+
+// geth takes batches of up to 1000 calls (its BatchRequestLimit) and viem's
+// batching HTTP transport sends up to 1000 (batchSize): with the default
+// server.max_batch such a batch is answered, as it would be directly.
+func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	const n = 1000
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_chainId"}`, i)
+	}
+	b.WriteByte(']')
+	r := h.post(b.String())
+	var answers []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
+		t.Fatalf("a batch of %d calls: HTTP %d, %d answers (%v): %.200s", n, r.status, len(answers), err, r.body)
+	}
+	for i, a := range answers {
+		if a.ID != i || a.Result == nil {
+			t.Fatalf("answer %d: id %d, result %s", i, a.ID, a.Result)
 		}
 	}
 }

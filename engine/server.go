@@ -105,10 +105,8 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Server.RequestTimeout)
 	defer cancel()
-	// Shutdown's deadline cuts the request with a cause its answer names.
-	ctx, cut := context.WithCancelCause(ctx)
-	defer cut(nil)
-	defer context.AfterFunc(e.hardStop, func() { cut(errShuttingDown) })()
+	ctx, stop := e.cutAtShutdown(ctx)
+	defer stop()
 
 	body, perr := jsonrpc.ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
@@ -200,6 +198,10 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		tr[0].refuse(e.now().Sub(start), el.Err.Code)
 		e.writeDeadline(w)
 		w.Header().Set("Content-Type", "application/json")
+		if el.NoAnswer() {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		w.Write(jsonrpc.AppendError(nil, el.ID, el.Err))
 		return
 	}
@@ -311,7 +313,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	first := true
 	for i, el := range els {
 		res := results[i]
-		if el.Err == nil && el.Req.IsNotification() {
+		if el.NoAnswer() {
 			continue
 		}
 		if !first {
@@ -339,7 +341,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 
 func allNotifications(els []jsonrpc.Element) bool {
 	for _, el := range els {
-		if el.Err != nil || !el.Req.IsNotification() {
+		if !el.NoAnswer() {
 			return false
 		}
 	}

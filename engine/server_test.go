@@ -44,6 +44,27 @@ func TestServer_CodecThroughThePort(t *testing.T) {
 	}
 }
 
+// A notification is never answered, even when its params are not an array
+// or object (geth sends nothing): a client does not expect an answer with
+// no id in its batch's answers. A request it cannot read at all is still
+// answered with id null, as geth does.
+func TestServer_NotificationWithBadParamsIsNotAnswered(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	const bad = `{"jsonrpc":"2.0","method":"eth_chainId","params":5}`
+	cases := []struct{ name, body, want string }{
+		{"single", bad, ``},
+		{"batch of it", `[` + bad + `]`, ``},
+		{"beside a call", `[` + bad + `,{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}]`, `[{"jsonrpc":"2.0","id":1,"result":"0x7a69"}]`},
+		{"invalid request still answered", `{"jsonrpc":"2.0","method":1}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"method\" must be a string"}}`},
+	}
+	for _, c := range cases {
+		r := h.post(c.body)
+		if r.status != http.StatusOK || string(r.body) != c.want {
+			t.Errorf("%s: HTTP %d %s; want 200 %s", c.name, r.status, r.body, c.want)
+		}
+	}
+}
+
 func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
 	r := h.post(`[{"jsonrpc":"2.0","id":"a","method":"eth_chainId"},
@@ -128,6 +149,28 @@ func TestServer_FiltersPinnedToTheirEndpoint(t *testing.T) {
 	r := h.call(1, "eth_subscribe", "newHeads")
 	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "WebSocket") {
 		t.Fatalf("subscription not refused clearly: %s", r.body)
+	}
+}
+
+// A node answers eth_uninstallFilter false for a filter it does not hold
+// (expired, or uninstalled already); clients call it when they stop
+// watching (ethers' FilterIdSubscriber, web3.py's uninstall_filter) and
+// take an error there for a failure.
+func TestServer_UninstallUnknownFilterAnswersFalse(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	r := h.call(1, "eth_newBlockFilter")
+	mustOK(t, r)
+	var id string
+	json.Unmarshal([]byte(resultString(t, r)), &id)
+	mustOK(t, h.call(2, "eth_uninstallFilter", id))
+	for _, fid := range []string{id, "0x1234"} {
+		r := h.call(3, "eth_uninstallFilter", fid)
+		if r.status != http.StatusOK || string(r.body) != `{"jsonrpc":"2.0","id":3,"result":false}` {
+			t.Fatalf("uninstalling unknown filter %s: HTTP %d %s", fid, r.status, r.body)
+		}
+	}
+	if n := h.sims[0].Counters().ByMethod["eth_uninstallFilter"]; n != 1 {
+		t.Fatalf("sim saw %d uninstalls, want 1 (unknown ids answered locally)", n)
 	}
 }
 

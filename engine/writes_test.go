@@ -1,12 +1,16 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -91,4 +95,38 @@ func TestWrites_AvoidSlowEndpoint(t *testing.T) {
 		t.Fatalf("slow endpoint took %d of %d writes", slow, n)
 	}
 	t.Logf("slow endpoint took %d of %d writes", slow, n)
+}
+
+// A client that goes away after handing a write over does not take the write
+// with it: sent to a node directly, the write would have arrived. The fault
+// holds the attempt before it is sent, as a slow connection to a remote
+// endpoint does.
+func TestWrites_SentWhenTheClientLeavesBeforeItGoesOut(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	if err := h.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: engine.FaultLatency, Latency: engine.Duration(300 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	inFlight := func() int64 { return h.eng.Snapshot().Endpoints[0].InFlight }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	left := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.rpc,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x01"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := h.client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		left <- err
+	}()
+	testutil.WaitUntil(t, 5*time.Second, "the write's attempt to start", func() bool { return inFlight() == 1 })
+	cancel()
+	if err := <-left; err == nil {
+		t.Fatal("the client got an answer before it left; the test needs the attempt held")
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the write's attempt to end", func() bool { return inFlight() == 0 })
+	if got := h.sims[0].Submissions(); len(got) != 1 {
+		t.Fatalf("the endpoint saw %d submissions of the write the client handed over, want 1", len(got))
+	}
 }

@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // blockParam is where EVM reads name an explicit block number.
 var blockParam = map[string]int{
@@ -88,15 +91,26 @@ func WithStringParam(params json.RawMessage, i int, s string) (json.RawMessage, 
 
 // AppendStringResult appends {"jsonrpc":"2.0","id":<id>,"result":"<s>"}.
 func AppendStringResult(dst []byte, id json.RawMessage, s string) []byte {
+	dst = appendResultHead(dst, id)
+	dst = appendString(dst, s)
+	return append(dst, '}')
+}
+
+// AppendBoolResult appends {"jsonrpc":"2.0","id":<id>,"result":<b>}.
+func AppendBoolResult(dst []byte, id json.RawMessage, b bool) []byte {
+	dst = appendResultHead(dst, id)
+	dst = strconv.AppendBool(dst, b)
+	return append(dst, '}')
+}
+
+func appendResultHead(dst []byte, id json.RawMessage) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	if len(id) == 0 {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, id...)
 	}
-	dst = append(dst, `,"result":`...)
-	dst = appendString(dst, s)
-	return append(dst, '}')
+	return append(dst, `,"result":`...)
 }
 
 // LogsToBlock is the block number an eth_getLogs filter names as its

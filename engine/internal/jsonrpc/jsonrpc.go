@@ -64,6 +64,16 @@ type Element struct {
 	ID  json.RawMessage
 }
 
+// NoAnswer reports whether the element gets no answer: a notification, run
+// or, with invalid params, not run (geth answers neither). An element that
+// is not a valid request is answered, with id null when it has no usable id.
+func (el Element) NoAnswer() bool {
+	if el.Err == nil {
+		return el.Req.IsNotification()
+	}
+	return el.Err.Code == CodeInvalidParams && el.ID == nil
+}
+
 // Body is a parsed request body: one request, or a batch.
 type Body struct {
 	Batch    bool
