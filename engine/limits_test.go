@@ -295,3 +295,31 @@ func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
 		}
 	}
 }
+
+// A batch of geth's size is not sent upstream all at once: at most
+// batchFanout (100) of its calls are in flight, so one client call does not
+// open a thousand connections to a provider. With every call hanging until
+// the request's deadline, the endpoint hears 100 of a batch of 250, and the
+// client gets an answer for each of the 250.
+func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second }, sim.Config{Latency: fixed(0)})
+	h.sims[0].SetMode(sim.ModeHang)
+	const n = 250
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["%s","0x%x"]}`, i, addr, i+1)
+	}
+	b.WriteByte(']')
+	r := h.post(b.String())
+	var answers []json.RawMessage
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
+		t.Fatalf("HTTP %d, %d answers (%v): %.200s", r.status, len(answers), err, r.body)
+	}
+	if got := h.sims[0].Counters().Total; got != 100 {
+		t.Fatalf("the endpoint heard %d calls of a hanging batch of %d, want 100 (batchFanout) in flight at once", got, n)
+	}
+}

@@ -244,6 +244,15 @@ func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool)
 	}
 }
 
+// batchWriters are the batch answers' 32 KiB write buffers, reused.
+var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
+
+// batchFanout bounds the elements of one batch in flight at once: a batch
+// of server.max_batch (geth's 1000) sent upstream all at once would open as
+// many connections to a provider from one client call; a node runs a batch
+// one call after another, so this is still far quicker.
+const batchFanout = 100
+
 // serveBatch runs every element on its own (each by its own method class)
 // and answers in request order. X-Rpcdash-Endpoint lists the endpoints that
 // answered, in element order without repeats. The answers together are
@@ -251,9 +260,6 @@ func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool)
 // counted against the batch while they are read, and once the bound is
 // passed the batch's open elements are cut and answered -32003, as geth
 // answers a batch over its response limit.
-// batchWriters are the batch answers' 32 KiB write buffers, reused.
-var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
-
 func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []jsonrpc.Element, start time.Time) {
 	ctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
@@ -271,14 +277,16 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		return traces[i]
 	}
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, min(len(els), batchFanout))
 	for i, el := range els {
 		if el.Err != nil {
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		}()
 	}
