@@ -28,7 +28,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
 	target := fs.String("target", "", "the instance's JSON-RPC URL (server.listen), for the drill's own reads")
 	allowRemote := fs.Bool("allow-remote", false, "allow an instance off this machine")
-	mode := fs.String("mode", "error", "the fault: "+strings.Join(bench.DrillModes, ", "))
+	mode := fs.String("mode", bench.DrillDefaultMode, "the fault: "+strings.Join(bench.DrillModes, ", "))
 	latency := fs.Duration("latency", 2*time.Second, "the delay --mode latency adds")
 	noLoad := fs.Bool("no-load", false, "send no reads of its own; judge by the instance's own traffic")
 	rate := fs.Float64("rate", 20, "the drill's reads per second, one at a time")

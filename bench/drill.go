@@ -27,11 +27,18 @@ type DrillConfig struct {
 	Seed        int64 // of the reads' params
 }
 
-// DrillModes are the fault layer's modes, by name.
+// DrillDefaultMode is the fault a drill injects unless told otherwise: an
+// error rate, which every breaker counts.
+const DrillDefaultMode = string(engine.FaultError)
+
+// DrillModes are the fault layer's modes, by name, the default first (the
+// console's drill picker starts on it).
 var DrillModes = func() []string {
-	names := make([]string, len(engine.FaultModes))
-	for i, m := range engine.FaultModes {
-		names[i] = string(m)
+	names := []string{DrillDefaultMode}
+	for _, m := range engine.FaultModes {
+		if string(m) != DrillDefaultMode {
+			names = append(names, string(m))
+		}
 	}
 	return names
 }()
