@@ -164,11 +164,14 @@ type execution struct {
 
 // setAside keeps an answer aside while another attempt is live or another
 // candidate remains, and returns it only if none does better: a null answer
-// to a read of an explicit block number (this endpoint may just not have the
-// block yet), and a head answer from an endpoint whose head is beyond the
+// to a read of an explicit block number the pool expects to exist (this
+// endpoint may just not have the block yet; a block beyond the pool head
+// carried at the pace exists nowhere yet, and its null is relayed as a
+// direct client gets it, without asking the pool again: indexers poll
+// head+1), and a head answer from an endpoint whose head is beyond the
 // pool's pace (flagged ahead by this very answer, see headrule.go).
 func (x *execution) setAside(d attemptDone) bool {
-	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull
+	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull && x.e.blockExpected(x.p.minHead)
 	if !nullBlock && (d.rep.head == 0 || !d.a.ep.ahead.Load()) || len(x.live) == 0 && x.pick(false, true) < 0 {
 		return false
 	}

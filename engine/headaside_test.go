@@ -1,0 +1,92 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// blockNumberOf is the number of the block a reply carries.
+func blockNumberOf(t testing.TB, r reply) int64 {
+	t.Helper()
+	var b struct{ Number string }
+	if err := json.Unmarshal([]byte(resultString(t, r)), &b); err != nil || !strings.HasPrefix(b.Number, "0x") {
+		t.Fatalf("not a block: %s", r.body)
+	}
+	v, err := strconv.ParseInt(b.Number[2:], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// laggingRig is two sims on the test clock with s1 fallen 10 blocks behind
+// (chain.max_head_lag is 5) since the last probe: nothing has told rpcdash
+// yet, so equals take turns and s1 is asked first within two reads.
+func laggingRig(t *testing.T) *headRig {
+	t.Helper()
+	r := newHeadRig(t, 2, nil)
+	r.warmUp()
+	r.sims[1].SetHeadLag(10)
+	return r
+}
+
+// s1Asked reads until s1 has been asked once (it is then known to lag, and
+// out of tip-dependent reads) and returns that read's reply.
+func (r *headRig) s1Asked(method string, read func(i int) reply) reply {
+	r.t.Helper()
+	for i := range 4 {
+		before := r.sims[1].MethodCount(method)
+		rep := read(i)
+		if r.sims[1].MethodCount(method) > before {
+			return rep
+		}
+	}
+	r.t.Fatalf("four %s reads and s1 was never asked", method)
+	return reply{}
+}
+
+// An indexer polls the block after the head. It exists nowhere yet: the
+// null is relayed from the first endpoint, as a direct client gets it,
+// without asking the pool again.
+func TestHeadAside_NullForABlockBeyondThePoolHeadIsRelayed(t *testing.T) {
+	r := newHeadRig(t, 2, nil)
+	r.warmUp()
+	top := r.status().MaxHead
+	count := func() int64 {
+		return r.sims[0].MethodCount("eth_getBlockByNumber") + r.sims[1].MethodCount("eth_getBlockByNumber")
+	}
+	before := count()
+	const polls = 10
+	for i := range polls {
+		rep := r.call(i, "eth_getBlockByNumber", "0x"+strconv.FormatInt(top+5, 16), false)
+		mustOK(t, rep)
+		if got := resultString(t, rep); got != "null" || rep.attempts != 1 {
+			t.Fatalf("poll %d: %s after %d attempts", i, got, rep.attempts)
+		}
+	}
+	if n := count() - before; n != polls {
+		t.Fatalf("%d polls of block %d (pool head %d) cost %d upstream requests, want %d", polls, top+5, top, n, polls)
+	}
+	t.Logf("%d polls of block pool head + 5: %d upstream requests", polls, count()-before)
+}
+
+// The control: a block the pool head says exists, asked of an endpoint
+// that lags behind it (not yet found out), comes back null there and is
+// asked of the other, whose block is relayed.
+func TestHeadAside_NullForABlockThePoolHasIsSetAside(t *testing.T) {
+	r := laggingRig(t)
+	block := r.status().MaxHead - 2 // s1 is 10 behind: null there
+	rep := r.s1Asked("eth_getBlockByNumber", func(i int) reply {
+		rep := r.call(i, "eth_getBlockByNumber", "0x"+strconv.FormatInt(block, 16), false)
+		mustOK(t, rep)
+		if n := blockNumberOf(t, rep); n != block {
+			t.Fatalf("read %d: block %d for %d", i, n, block)
+		}
+		return rep
+	})
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	}
+}
