@@ -73,6 +73,16 @@ func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 	body.WriteString("}")
 }
 
+// behindPool says whether head v, just seen, is behind the pool head by
+// more than chain.max_head_lag: below the pool head, and by more than the
+// lag below it carried forward at the pace (expectedHead). A head at or
+// above the pool head is never behind: nothing better is known, even while
+// the whole chain stands still.
+func (e *Engine) behindPool(v int64) bool {
+	top := e.heads.top.Load()
+	return v < top && e.expectedHead(e.now().UnixNano())-v > e.cfg.Chain.MaxHeadLag
+}
+
 // monotonicHead keeps the chain from going backwards for clients: a head
 // answer below one rpcdash already returned (another endpoint a block or
 // two behind) is raised to it. An answer further behind than

@@ -47,6 +47,25 @@ func (r *headRig) s1Asked(method string, read func(i int) reply) reply {
 	return reply{}
 }
 
+// An endpoint 10 blocks behind, not yet found out by a probe, is asked for
+// eth_blockNumber: its answer is set aside and the in-sync endpoint's
+// relayed (a client of that endpoint alone would not have seen the chain
+// go back); its lag is learnt from the answer set aside.
+func TestHeadAside_LaggingHeadAnswerIsSetAside(t *testing.T) {
+	r := laggingRig(t)
+	rep := r.s1Asked("eth_blockNumber", func(i int) reply {
+		_, rep := r.blockNumber(i) // fails on a head more than chain.max_head_lag behind
+		return rep
+	})
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	}
+	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.Lag != 10 {
+		t.Fatalf("s1's lag was not learnt from its answer: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	}
+	t.Logf("s1's head %d set aside, s0's %s relayed after 2 attempts", r.sims[1].Head(), resultString(t, rep))
+}
+
 // An indexer polls the block after the head. It exists nowhere yet: the
 // null is relayed from the first endpoint, as a direct client gets it,
 // without asking the pool again.
