@@ -21,7 +21,7 @@ var (
 type result struct {
 	body     *bytes.Buffer        // pooled winning answer, nil when err is set
 	info     jsonrpc.ResponseInfo // what the transport read of body
-	head     int64                // the head body carries (eth_blockNumber, getSlot), 0 if none
+	head     int64                // the head body is (eth_blockNumber, getSlot), 0 if none
 	err      *jsonrpc.Error
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
@@ -172,11 +172,11 @@ type execution struct {
 //     yet. A block beyond that exists nowhere yet: its null is relayed as a
 //     direct client gets it, without asking the pool again (indexers poll
 //     head+1).
-//   - a head answer (eth_blockNumber, getSlot) from an endpoint flagged
-//     ahead by this very answer (headrule.go) or behind the pool head by
-//     more than chain.max_head_lag (behindPool): the client would see the
-//     chain jump, or go back. Its head was learnt all the same
-//     (finishAttempt).
+//   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
+//     getSlot, the "latest" block) from an endpoint flagged ahead by this
+//     very answer (headrule.go) or behind the pool head by more than
+//     chain.max_head_lag (behindPool): the client would see the chain jump,
+//     or go back. Its head was learnt all the same (finishAttempt).
 //
 // Of the answers held back, the one kept is the best (asideWorth). It says
 // whether d was held back; x.fallback then holds the one to relay if the
@@ -636,8 +636,12 @@ func (x *execution) win(d attemptDone) result {
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)
 	x.stopRest(errLost)
-	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+	res := result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
 		took: d.took}
+	if d.rep.headIsResult {
+		res.head = d.rep.head
+	}
+	return res
 }
 
 // relayError returns a JSON-RPC error answer as the request's answer: every

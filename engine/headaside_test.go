@@ -66,6 +66,27 @@ func TestHeadAside_LaggingHeadAnswerIsSetAside(t *testing.T) {
 	t.Logf("s1's head %d set aside, s0's %s relayed after 2 attempts", r.sims[1].Head(), resultString(t, rep))
 }
 
+// The same for the latest block: its number is the endpoint's head, seen
+// passively, and a latest block from 10 blocks back is set aside.
+func TestHeadAside_LaggingLatestBlockIsSetAside(t *testing.T) {
+	r := laggingRig(t)
+	rep := r.s1Asked("eth_getBlockByNumber", func(i int) reply {
+		rep := r.call(i, "eth_getBlockByNumber", "latest", false)
+		mustOK(t, rep)
+		if n, real := blockNumberOf(t, rep), r.realHead(); n < real-r.lag {
+			t.Fatalf("read %d: latest block %d from %s, the real head is %d (chain.max_head_lag %d)", i, n, rep.endpoint, real, r.lag)
+		}
+		return rep
+	})
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	}
+	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.Lag != 10 {
+		t.Fatalf("s1's lag was not learnt from its latest block: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	}
+	t.Logf("s1's latest block %d set aside, s0's %d relayed after 2 attempts", r.sims[1].Head(), blockNumberOf(t, rep))
+}
+
 // An indexer polls the block after the head. It exists nowhere yet: the
 // null is relayed from the first endpoint, as a direct client gets it,
 // without asking the pool again.
