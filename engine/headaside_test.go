@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rpcdash/rpcdash/sim"
 )
 
 // blockNumberOf is the number of the block a reply carries.
@@ -129,4 +131,22 @@ func TestHeadAside_NullForABlockThePoolHasIsSetAside(t *testing.T) {
 	if rep.endpoint != "s0" || rep.attempts != 2 {
 		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
 	}
+}
+
+// When every endpoint asked answers worse than in sync (s0 fails, s1 and s2
+// lag 10 and 20 blocks), the best answer set aside is relayed, whatever the
+// order they came in: the head 10 behind, not the last one set aside.
+func TestHeadAside_TheHighestHeadSetAsideIsRelayed(t *testing.T) {
+	r := newHeadRig(t, 3, nil)
+	r.warmUp()
+	r.sims[0].SetMode(sim.ModeError)
+	r.sims[1].SetHeadLag(10)
+	r.sims[2].SetHeadLag(20)
+	rep := r.call(1, "eth_blockNumber")
+	mustOK(t, rep)
+	want := `"0x` + strconv.FormatInt(r.sims[1].Head(), 16) + `"`
+	if got := resultString(t, rep); got != want || rep.endpoint != "s1" || rep.attempts != 3 {
+		t.Fatalf("%s from %s after %d attempts, want s1's %s after 3", got, rep.endpoint, rep.attempts, want)
+	}
+	t.Logf("s1's head %s (10 behind) relayed after 3 attempts, s2's (20 behind) set aside", want)
 }
