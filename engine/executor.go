@@ -21,7 +21,7 @@ var (
 type result struct {
 	body     *bytes.Buffer        // pooled winning answer, nil when err is set
 	info     jsonrpc.ResponseInfo // what the transport read of body
-	head     int64                // the head body carries (eth_blockNumber, getSlot), 0 if none
+	head     int64                // the head body is (eth_blockNumber, getSlot), 0 if none
 	err      *jsonrpc.Error
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
@@ -162,22 +162,51 @@ type execution struct {
 	deferred []*attempt
 }
 
-// setAside keeps an answer aside while another attempt is live or another
-// candidate remains, and returns it only if none does better: a null answer
-// to a read of an explicit block number (this endpoint may just not have the
-// block yet), and a head answer from an endpoint whose head is beyond the
-// pool's pace (flagged ahead by this very answer, see headrule.go).
+// setAside holds an answer back while another endpoint is asked (an
+// attempt still live, or a candidate left), to be relayed only if none does
+// better. Held back are the answers a client of rpcdash must not get when
+// another endpoint can do better, though a client of that endpoint alone
+// would have had them:
+//   - a null answer to a read of an explicit block number the pool expects
+//     to exist (blockExpected): this endpoint may just not have the block
+//     yet. A block beyond that exists nowhere yet: its null is relayed as a
+//     direct client gets it, without asking the pool again (indexers poll
+//     head+1).
+//   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
+//     getSlot, the "latest" block) from an endpoint flagged ahead by this
+//     very answer (headrule.go) or behind the pool head by more than
+//     chain.max_head_lag (behindPool): the client would see the chain jump,
+//     or go back. Its head was learnt all the same (finishAttempt).
+//
+// Of the answers held back, the one kept is the best (asideWorth). It says
+// whether d was held back; x.fallback then holds the one to relay if the
+// request runs out of endpoints to ask.
 func (x *execution) setAside(d attemptDone) bool {
-	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull
-	if !nullBlock && (d.rep.head == 0 || !d.a.ep.ahead.Load()) || len(x.live) == 0 && x.pick(false, true) < 0 {
+	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull && x.e.blockExpected(x.p.minHead)
+	badHead := d.rep.head != 0 && (d.a.ep.ahead.Load() || x.e.behindPool(d.rep.head))
+	if !nullBlock && !badHead {
 		return false
 	}
 	if x.fallback != nil {
+		if asideWorth(*x.fallback) > asideWorth(d) {
+			putBuf(d.rep.body)
+			return true
+		}
 		putBuf(x.fallback.rep.body)
 	}
 	f := d // a copy, so that d does not escape on every answer
 	x.fallback = &f
 	return true
+}
+
+// asideWorth ranks answers set aside: a lagging head by its height, above
+// a head from an endpoint flagged ahead (not the chain's head at all);
+// between equals, the later answer.
+func asideWorth(d attemptDone) int64 {
+	if d.a.ep.ahead.Load() {
+		return 0
+	}
+	return d.rep.head
 }
 
 func (x *execution) run() result {
@@ -607,8 +636,12 @@ func (x *execution) win(d attemptDone) result {
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)
 	x.stopRest(errLost)
-	return result{body: d.rep.body, info: d.rep.info, head: d.rep.head, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+	res := result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
 		took: d.took}
+	if d.rep.headIsResult {
+		res.head = d.rep.head
+	}
+	return res
 }
 
 // relayError returns a JSON-RPC error answer as the request's answer: every

@@ -17,11 +17,25 @@ func trimHex(s string) string {
 	return s
 }
 
+// answerHead is the endpoint's head an answer shows, 0 if none: a head
+// answer's result (isResult: eth_blockNumber, getSlot), or the number of
+// the endpoint's latest block (jsonrpc.ReadsLatestBlock), read in place
+// without reading the rest of the block.
+func answerHead(req *jsonrpc.Request, body []byte) (head int64, isResult bool) {
+	if v, ok := headOf(req.Method, body); ok {
+		return v, true
+	}
+	if jsonrpc.ReadsLatestBlock(req.Method, req.Params) {
+		return jsonrpc.ResultNumber(body), false
+	}
+	return 0, false
+}
+
 // freezeHead makes a stale-faulted endpoint's head answers stop advancing:
 // the first head it reports after the fault is the one it keeps reporting.
 func (e *Engine) freezeHead(ep *endpoint, method string, r *upstreamReply) {
-	if r.head <= 0 {
-		return
+	if r.head <= 0 || !r.headIsResult {
+		return // a block cannot be rewritten; observeHead freezes its head
 	}
 	ep.staleHead.CompareAndSwap(0, r.head)
 	if frozen := ep.staleHead.Load(); frozen < r.head {
@@ -71,6 +85,16 @@ func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 	body.WriteString(`,"result":`)
 	body.Write(res)
 	body.WriteString("}")
+}
+
+// behindPool says whether head v, just seen, is behind the pool head by
+// more than chain.max_head_lag: below the pool head, and by more than the
+// lag below it carried forward at the pace (expectedHead). A head at or
+// above the pool head is never behind: nothing better is known, even while
+// the whole chain stands still.
+func (e *Engine) behindPool(v int64) bool {
+	top := e.heads.top.Load()
+	return v < top && e.expectedHead(e.now().UnixNano())-v > e.cfg.Chain.MaxHeadLag
 }
 
 // monotonicHead keeps the chain from going backwards for clients: a head

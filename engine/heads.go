@@ -123,6 +123,30 @@ func (h *headTracker) carried(d int64) int64 {
 	return int64(math.Ceil(h.blocksPerSecond() * float64(d) / float64(time.Second)))
 }
 
+// expectedHead is the head the chain is expected to have reached at now:
+// the pool head carried forward at the pace, rounded down (the blocks it
+// has surely made by now, where carried credits every block it may have
+// made). 0 while the pool head is unknown.
+func (e *Engine) expectedHead(now int64) int64 {
+	h := &e.heads
+	top := h.top.Load()
+	if top == 0 {
+		return 0
+	}
+	d := now - h.topAt.Load()
+	if d <= 0 {
+		return top
+	}
+	return top + int64(h.blocksPerSecond()*float64(d)/float64(time.Second))
+}
+
+// blockExpected says whether block n is expected to exist by now: at most
+// expectedHead, or any block while the pool head is unknown.
+func (e *Engine) blockExpected(n int64) bool {
+	top := e.expectedHead(e.now().UnixNano())
+	return top == 0 || n <= top
+}
+
 // observeHead records a head height seen for an endpoint (by a probe or in
 // a passive answer), applies the credibility rule to it, then the lag rule;
 // probe says whether this observation counts towards readmission.

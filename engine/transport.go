@@ -69,14 +69,18 @@ func putBuf(b *bytes.Buffer) {
 
 // upstreamReply is what one HTTP exchange with an endpoint produced.
 type upstreamReply struct {
-	out        outcome
-	head       int64         // the head an eth_blockNumber/getSlot answer carries, 0 if none
-	body       *bytes.Buffer // pooled; owner must putBuf
-	info       jsonrpc.ResponseInfo
-	retryAfter time.Duration
-	status     int  // the HTTP status read, 0 when none was
-	sent       bool // a connection was obtained: the request may have left
-	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
+	out outcome
+	// head is the endpoint's head the answer shows (answerHead), 0 if none;
+	// headIsResult: it is the whole result (eth_blockNumber, getSlot), which
+	// freezeHead and monotonicHead may rewrite.
+	head         int64
+	headIsResult bool
+	body         *bytes.Buffer // pooled; owner must putBuf
+	info         jsonrpc.ResponseInfo
+	retryAfter   time.Duration
+	status       int  // the HTTP status read, 0 when none was
+	sent         bool // a connection was obtained: the request may have left
+	refused      bool // the endpoint refused the connection (or its name does not resolve): hard evidence
 	// unreachable: the connection attempt got no answer within the dial
 	// timeout: silence, soft evidence like a hang (not hard as refused).
 	unreachable bool
@@ -178,7 +182,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		return r
 	}
 	if r.out == outAnswer && !r.info.HasError {
-		r.head, _ = headOf(req.Method, buf.Bytes())
+		r.head, r.headIsResult = answerHead(req, buf.Bytes())
 	}
 	if stale {
 		e.freezeHead(ep, req.Method, &r)

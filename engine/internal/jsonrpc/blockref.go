@@ -132,3 +132,55 @@ func LogsToBlock(params json.RawMessage) int64 {
 // Quantity reads a JSON string "0x…" of at most 15 hex digits (0 when it is
 // anything else), as a block number in an answer is written.
 func Quantity(v json.RawMessage) int64 { return hexQuantity(TrimSpace(v)) }
+
+// ReadsLatestBlock says whether a read asks for the endpoint's latest block
+// (eth_getBlockByNumber or geth's eth_getHeaderByNumber, "latest"): the
+// number of the block it answers is that endpoint's head. "pending" is not
+// one: a pending block is the node's guess at the next.
+func ReadsLatestBlock(method string, params json.RawMessage) bool {
+	return (method == "eth_getBlockByNumber" || method == "eth_getHeaderByNumber") &&
+		string(paramAt(TrimSpace(params), 0)) == `"latest"`
+}
+
+// ResultNumber is the "number" member of an object result ("0x…", at most
+// 15 hex digits; a block's own number), 0 when there is none. It reads body
+// in place up to that member and no further: nodes write a block's number
+// before its transactions, so a large block is not scanned again. body is
+// an answer InspectResponse found valid.
+func ResultNumber(body []byte) int64 {
+	b := TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return 0
+	}
+	for i := 1; ; {
+		// The top level's members one by one, without skipping the result
+		// (memberIter would, to its end).
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return 0
+		}
+		ks := i
+		ke := skipString(b, i)
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return 0
+		}
+		vs := skipSpace(b, i+1)
+		if keyOf(b[ks:ke]) != keyResult {
+			i = skipValue(b, vs)
+			continue
+		}
+		if vs >= len(b) || b[vs] != '{' {
+			return 0
+		}
+		for it := (memberIter{b: b, i: vs + 1}); it.next(); {
+			if string(b[it.ks:it.ke]) == `"number"` {
+				return hexQuantity(b[it.vs:it.ve])
+			}
+		}
+		return 0
+	}
+}

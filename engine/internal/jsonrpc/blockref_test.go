@@ -116,3 +116,44 @@ func TestLogsToBlockAndQuantity(t *testing.T) {
 		}
 	}
 }
+
+func TestResultNumber(t *testing.T) {
+	for body, want := range map[string]int64{
+		`{"jsonrpc":"2.0","id":1,"result":{"hash":"0x01","number":"0x1b4","transactions":[]}}`: 0x1b4,
+		` { "id" : "a" , "jsonrpc" : "2.0" , "result" : { "number" : "0x10" } } `:              16,
+		`{"jsonrpc":"2.0","id":1,"result":{"transactions":[{"number":"0x1"}],"number":"0x2"}}`: 2,
+		`{"result":{"parentHash":"0x0","number":"0xa",` + "\x00 not read past the number":      10,
+		`{"jsonrpc":"2.0","id":{"result":{"number":"0x5"}},"result":{"number":"0x6"}}`:         6,
+		`{"jsonrpc":"2.0","id":1,"result":null}`:                                               0,
+		`{"jsonrpc":"2.0","id":1,"result":{"hash":"0x01"}}`:                                    0,
+		`{"jsonrpc":"2.0","id":1,"result":{"number":12}}`:                                      0,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x"}}`:                       0,
+		`[{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}]`:                                 0,
+		`{"jsonrpc":"2.0","id":1,"result`:                                                      0,
+		``:                                                                                     0,
+	} {
+		if got := ResultNumber([]byte(body)); got != want {
+			t.Errorf("ResultNumber(%q) = %d, want %d", body, got, want)
+		}
+	}
+}
+
+func TestReadsLatestBlock(t *testing.T) {
+	for _, c := range []struct {
+		method, params string
+		want           bool
+	}{
+		{"eth_getBlockByNumber", `["latest", false]`, true},
+		{"eth_getBlockByNumber", ` [ "latest" ] `, true},
+		{"eth_getBlockByNumber", `["pending", false]`, false},
+		{"eth_getBlockByNumber", `["finalized", false]`, false},
+		{"eth_getBlockByNumber", `["0x10", false]`, false},
+		{"eth_getHeaderByNumber", `["latest"]`, true},
+		{"eth_getBlockByHash", `["latest", false]`, false},
+		{"eth_getBalance", `["latest"]`, false},
+	} {
+		if got := ReadsLatestBlock(c.method, json.RawMessage(c.params)); got != c.want {
+			t.Errorf("ReadsLatestBlock(%s, %s) = %v", c.method, c.params, got)
+		}
+	}
+}
