@@ -66,9 +66,12 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 		t.Errorf("off: hedged %v, amplification %v, wasted %+v", off.HedgedShare, off.Amplification, off.Wasted)
 	}
 	// A real zero delay with the budget lifted: (nearly) every read is
-	// duplicated at once, and the losers' work shows as waste.
+	// duplicated at once, and the losers' work shows as waste. How many
+	// losers are still running when the winner answers (cancelled at the
+	// sims, rather than finished) depends on how busy the machine is: 146 of
+	// 450 on a loaded one, over 200 on an idle one; any shows the waste.
 	if immediate.DelayMS == nil || *immediate.DelayMS != 0 || immediate.HedgedShare < 0.9 || immediate.Amplification < 1.9 ||
-		immediate.Wasted == nil || immediate.Wasted.Cancelled < 200 || immediate.Wasted.Seconds <= 0 {
+		immediate.Wasted == nil || immediate.Wasted.Cancelled == 0 || immediate.Wasted.Seconds <= 0 {
 		t.Errorf("immediate: delay %v, hedged %v, amplification %v, wasted %+v", immediate.DelayMS, immediate.HedgedShare, immediate.Amplification, immediate.Wasted)
 	}
 	// The budget (10 % plus a burst of 10) bounds the delayed rows.
