@@ -45,6 +45,9 @@ type candidate struct {
 	// panic routing or when nothing else can take the request, lowest tier
 	// first.
 	tier int
+	// backoffEnd: in tier 3, when its back-off for this method ends (panic
+	// routing takes the soonest first).
+	backoffEnd time.Time
 	// fallback: a standby while the primaries can take the request, after
 	// them in the order and only for failover (standby.go).
 	fallback bool
@@ -147,11 +150,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		case blocked:
 			c.tier = 1
 			if off, _ := ep.backedOff(now); off {
-				c.tier = 3
+				c.tier, c.backoffEnd = 3, ep.backoffEnd(method, now)
 			}
 			skip(ep, func() string { return why })
 		case methodOff:
-			c.tier = 3
+			c.tier, c.backoffEnd = 3, methodUntil
 			skip(ep, func() string {
 				return "backing off after HTTP 429 for " + methodUntil.Sub(now).Round(time.Millisecond).String() + " (" + method + " only)"
 			})
@@ -271,6 +274,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		slices.SortStableFunc(extras, func(a, b candidate) int {
 			if a.tier != b.tier {
 				return a.tier - b.tier
+			}
+			// The endpoint whose back-off ends first is the likeliest to
+			// answer: its limit's window is the furthest gone.
+			if c := a.backoffEnd.Compare(b.backoffEnd); c != 0 {
+				return c
 			}
 			return byCost(a, b)
 		})
