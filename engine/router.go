@@ -59,6 +59,9 @@ type candidate struct {
 	// only the answers it gave before, so its cost cannot say it went
 	// silent: it goes after every candidate that is not.
 	silent bool
+	// cannotServe: it answered lately that it cannot serve this method
+	// (cannotserve.go): after the candidates that can, before the silent.
+	cannotServe bool
 }
 
 // ranking is the router's answer for one request.
@@ -179,6 +182,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			continue
 		}
+		if !explain {
+			c.cannotServe = ep.cannotServe(method, now, e.cfg.Breaker.Cooldown)
+		}
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
 			b := &best
@@ -234,7 +240,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			return 1
 		}
-		return bySilenceThenCost(a, b)
+		return byStandingThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
 	if withStandby && len(standbyCands) > 0 {
@@ -253,7 +259,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			bestStandby = best
 		}
 		e.score(standbyCands, bestStandby)
-		slices.SortStableFunc(standbyCands, bySilenceThenCost)
+		slices.SortStableFunc(standbyCands, byStandingThenCost)
 		for i := range standbyCands {
 			standbyCands[i].fallback = true
 		}
@@ -299,15 +305,26 @@ func (e *Engine) score(cands []candidate, best float64) {
 	}
 }
 
-// bySilenceThenCost puts the silent after the others, each by cost.
-func bySilenceThenCost(a, b candidate) int {
+// standing ranks what the cost cannot say: 0 for a candidate in good
+// standing, 1 when it cannot serve the method (a quick failure over), 2
+// when it looks hung (a wait for its deadline).
+func (c candidate) standing() int {
 	switch {
-	case a.silent == b.silent:
-		return byCost(a, b)
-	case b.silent:
-		return -1
+	case c.silent:
+		return 2
+	case c.cannotServe:
+		return 1
 	}
-	return 1
+	return 0
+}
+
+// byStandingThenCost puts the silent after the others, and those that
+// cannot serve the method after those that can, each by cost.
+func byStandingThenCost(a, b candidate) int {
+	if d := a.standing() - b.standing(); d != 0 {
+		return d
+	}
+	return byCost(a, b)
 }
 
 func byCost(a, b candidate) int {
@@ -332,7 +349,7 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	}
 	limit := c[start].cost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].silent == c[start].silent && c[start+n].cost <= limit {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && c[start+n].cost <= limit {
 		n++
 	}
 	if n < 2 {
