@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -117,5 +118,25 @@ func TestRateLimit_BatchElementsLimitedEverywhere(t *testing.T) {
 	}
 	if got := h.upstreamCount("eth_getBalance") - before; got != 3 {
 		t.Errorf("%d upstream eth_getBalance for 3 limited elements, want 3", got)
+	}
+}
+
+// Two endpoints backing off as a whole (a probe met their 429) put the pool
+// in panic routing, which still lists them after the routable one: a read
+// that one answers 429 stops there rather than spending their quota too.
+func TestRateLimit_PanicRoutingSendsNo429OnToBackedOffEndpoints(t *testing.T) {
+	h := limitedEverywhere(t)
+	for _, name := range []string{"s1", "s2"} {
+		if res, err := h.eng.Probe(context.Background(), name, "eth_blockNumber", nil); err != nil || res.OK {
+			t.Fatalf("probe of %s: ok %v err %v", name, res.OK, err)
+		}
+	}
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	if got := h.upstreamCount("eth_getBalance"); got != 1 || h.sims[0].MethodCount("eth_getBalance") != 1 {
+		t.Fatalf("%d upstream requests (s0 %d); want 1, to s0, the one not backing off", got, h.sims[0].MethodCount("eth_getBalance"))
+	}
+	mustRateLimited(t, h, r, 10)
+	if !h.status().Panic {
+		t.Error("the pool was not in panic routing: the test does not test it")
 	}
 }
