@@ -25,6 +25,14 @@ func (s *methodStats) markCannotServe(method string, t time.Time) {
 	}
 }
 
+// served clears the mark: the endpoint answered the method. (Read first:
+// no write on the answer path while there is nothing to clear.)
+func (s *methodStats) served() {
+	if s.cannotServeAt.Load() != 0 {
+		s.cannotServeAt.Store(0)
+	}
+}
+
 // cannotServe says whether the router ranks ep after the others for method
 // now. Past the interval the first caller claims a retry: it is told no,
 // and the mark is renewed for everyone else.

@@ -184,7 +184,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 	ep.heard(end)
 	ep.rates.Count(window.Attempts, window.Success)
 	a.stats.rates.Count(window.Attempts, window.Success)
-	a.stats.cannotServeAt.Store(0)
+	a.stats.served()
 	if a.settle() {
 		ep.breaker.Success(a.trial)
 	} else if a.charged.Load() && !a.trial {
@@ -249,7 +249,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	}
 	switch {
 	case rep.out == outAnswer:
-		ms.cannotServeAt.Store(0) // it serves the method
+		ms.served()
 		if learn {
 			ms.latency.Record(elapsed)
 			ep.latency.Record(elapsed)
