@@ -117,6 +117,19 @@ func (ep *endpoint) methodBackedOff(method string, now time.Time) (bool, time.Ti
 	return now.Before(ms.backoff.until), ms.backoff.until
 }
 
+// backoffEnd is when ep may take method again after its 429s: the later
+// end of the whole endpoint's back-off and the pair's, zero if neither runs.
+func (ep *endpoint) backoffEnd(method string, now time.Time) time.Time {
+	var end time.Time
+	if off, until := ep.backedOff(now); off {
+		end = until
+	}
+	if off, until := ep.methodBackedOff(method, now); off && until.After(end) {
+		end = until
+	}
+	return end
+}
+
 // pairBackoff is the end of the pair's running back-off, zero if none.
 func (ep *endpoint) pairBackoff(ms *methodStats, now time.Time) time.Time {
 	ep.mu.Lock()

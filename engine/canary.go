@@ -35,7 +35,7 @@ func (e *Engine) canaryFirst(order []candidate, canaries []canaryDraw) {
 		if c.ep != chosen {
 			continue
 		}
-		if c.tier != 0 || c.trial || c.silent {
+		if c.tier != 0 || c.trial || c.silent || c.cannotServe {
 			return // a canary in trouble takes no first attempts
 		}
 		c.fallback = false

@@ -115,6 +115,9 @@ type methodStats struct {
 	overdue     atomic.Int64
 	lateAnswers atomic.Int64
 	backoff     backoffState // the pair's 429 back-off (the endpoint's mu)
+	// cannotServeAt: when it last answered that it cannot serve the method
+	// (unix nanos, 0 = it serves it), see cannotserve.go.
+	cannotServeAt atomic.Int64
 }
 
 func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {

@@ -28,6 +28,9 @@ type result struct {
 	hedged   bool
 	took     time.Duration // the answering attempt's latency
 	mirror   *mirrorJob    // the shadows to mirror this read to, once answered (shadow.go)
+	// retryAfter > 0: err is a rate limit (every attempt was answered 429,
+	// see failRateLimited), answered HTTP 429 with this Retry-After.
+	retryAfter time.Duration
 }
 
 // endpointName is who answered, "" when nobody did.
@@ -146,7 +149,9 @@ type execution struct {
 	// explores: of hedges, the one exploring a suspect endpoint (0 or 1),
 	// which takes nothing from hedge.max_extra.
 	explores int
-	saw429   bool
+	// saw429: an attempt was answered 429; rateLimited counts those.
+	saw429      bool
+	rateLimited int
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
 	last     string // last failure cause, for the client's error
@@ -283,6 +288,7 @@ func (x *execution) run() result {
 			}
 			if d.rep.out == outRateLimit {
 				x.saw429 = true
+				x.rateLimited++
 			}
 			x.last = d.a.ep.Name + ": " + d.rep.cause
 			if d.a.deferred {
@@ -311,6 +317,9 @@ func (x *execution) run() result {
 				if ea := x.errAnswer; ea != nil {
 					x.errAnswer = nil
 					return x.relayError(*ea)
+				}
+				if x.rateLimited == x.sent {
+					return x.failRateLimited()
 				}
 				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
 			}
@@ -519,11 +528,12 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 // pick is the best unused candidate: of the best tier left (routable
 // endpoints before panic routing's others), of a failure domain no live
 // attempt is in when otherDomain is set and one exists. Standbys kept as
-// a fallback (candidate.fallback) are only for failover.
+// a fallback (candidate.fallback) are only for failover. After a 429 an
+// endpoint backing off for the method is no candidate (ratelimited.go).
 func (x *execution) pick(otherDomain, failover bool) int {
 	first := -1
 	for i, c := range x.order {
-		if x.used[i] || c.fallback && !failover {
+		if x.used[i] || c.fallback && !failover || x.saw429 && x.backingOff(c.ep) {
 			continue
 		}
 		if first < 0 {
@@ -655,13 +665,20 @@ func (x *execution) relayError(d attemptDone) result {
 }
 
 func (x *execution) fail(msg string) result {
-	if x.panicked && x.p.pinned == nil {
-		p := x.p
-		msg += "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, true)).Message
-	}
+	msg += x.panicNote()
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
 	return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+// panicNote says, for a request that failed in panic routing, why every
+// endpoint was out of the ordinary routing.
+func (x *execution) panicNote() string {
+	if !x.panicked || x.p.pinned != nil {
+		return ""
+	}
+	p := x.p
+	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, true)).Message
 }
 
 // settleDeferred gives the breaker its verdict on the reads answered with

@@ -31,8 +31,8 @@ func (e *Engine) explore(order []candidate) bool {
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
 		last, due := e.exploreDue(ep, now)
-		if order[i].trial || !due || ep.breaker.State() != breaker.Closed {
-			continue
+		if order[i].trial || order[i].cannotServe || !due || ep.breaker.State() != breaker.Closed {
+			continue // one that cannot serve the method learns nothing from it
 		}
 		if ep.suspect.Load() || order[i].silent {
 			if suspect < 0 {

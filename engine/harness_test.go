@@ -122,6 +122,7 @@ type reply struct {
 	hedged   bool
 	took     time.Duration
 	id       string // X-Rpcdash-Request-Id
+	retry    string // Retry-After
 }
 
 func (r reply) rpcError() map[string]any {
@@ -147,7 +148,7 @@ func (h *harness) post(body string) reply {
 	n, _ := strconv.Atoi(resp.Header.Get(engine.HeaderAttempts))
 	return reply{status: resp.StatusCode, body: b, endpoint: resp.Header.Get(engine.HeaderEndpoint),
 		attempts: n, hedged: resp.Header.Get(engine.HeaderHedged) == "1", took: time.Since(start),
-		id: resp.Header.Get(engine.HeaderRequestID)}
+		id: resp.Header.Get(engine.HeaderRequestID), retry: resp.Header.Get("Retry-After")}
 }
 
 func (h *harness) call(id int, method string, params ...any) reply {

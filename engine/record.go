@@ -93,9 +93,11 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		ep.noAnswer(rep.out)
 		switch {
 		case rep.out == outUnsupported:
-			// Another endpoint may serve it; this one is not at fault.
+			// Another endpoint may serve it; this one is not at fault, but
+			// goes after the others for this method for a while.
 			ep.rates.Count(window.Attempts)
 			ms.rates.Count(window.Attempts)
+			ms.markCannotServe(p.method, end)
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}
@@ -182,6 +184,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 	ep.heard(end)
 	ep.rates.Count(window.Attempts, window.Success)
 	a.stats.rates.Count(window.Attempts, window.Success)
+	a.stats.served()
 	if a.settle() {
 		ep.breaker.Success(a.trial)
 	} else if a.charged.Load() && !a.trial {
@@ -245,10 +248,12 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		ep.heard(end) // it answered, only too late to win
 	}
 	switch {
-	case rep.out == outAnswer && learn:
-		ms.latency.Record(elapsed)
-		ep.latency.Record(elapsed)
 	case rep.out == outAnswer:
+		ms.served()
+		if learn {
+			ms.latency.Record(elapsed)
+			ep.latency.Record(elapsed)
+		}
 	default:
 		if !a.overdue.Load() {
 			e.noteUnanswered(a, end) // an overdue one was charged at its deadline

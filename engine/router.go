@@ -45,6 +45,9 @@ type candidate struct {
 	// panic routing or when nothing else can take the request, lowest tier
 	// first.
 	tier int
+	// backoffEnd: in tier 3, when its back-off for this method ends (panic
+	// routing takes the soonest first).
+	backoffEnd time.Time
 	// fallback: a standby while the primaries can take the request, after
 	// them in the order and only for failover (standby.go).
 	fallback bool
@@ -56,6 +59,9 @@ type candidate struct {
 	// only the answers it gave before, so its cost cannot say it went
 	// silent: it goes after every candidate that is not.
 	silent bool
+	// cannotServe: it answered lately that it cannot serve this method
+	// (cannotserve.go): after the candidates that can, before the silent.
+	cannotServe bool
 }
 
 // ranking is the router's answer for one request.
@@ -147,11 +153,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		case blocked:
 			c.tier = 1
 			if off, _ := ep.backedOff(now); off {
-				c.tier = 3
+				c.tier, c.backoffEnd = 3, ep.backoffEnd(method, now)
 			}
 			skip(ep, func() string { return why })
 		case methodOff:
-			c.tier = 3
+			c.tier, c.backoffEnd = 3, methodUntil
 			skip(ep, func() string {
 				return "backing off after HTTP 429 for " + methodUntil.Sub(now).Round(time.Millisecond).String() + " (" + method + " only)"
 			})
@@ -175,6 +181,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				extras = append(extras, c)
 			}
 			continue
+		}
+		if !explain {
+			c.cannotServe = ep.cannotServe(method, now, e.cfg.Breaker.Cooldown)
 		}
 		if lat, src, ok := ep.routeLatency(method, e); ok {
 			c.cost, c.source = lat, src
@@ -231,7 +240,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			return 1
 		}
-		return bySilenceThenCost(a, b)
+		return byStandingThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
 	if withStandby && len(standbyCands) > 0 {
@@ -250,7 +259,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			bestStandby = best
 		}
 		e.score(standbyCands, bestStandby)
-		slices.SortStableFunc(standbyCands, bySilenceThenCost)
+		slices.SortStableFunc(standbyCands, byStandingThenCost)
 		for i := range standbyCands {
 			standbyCands[i].fallback = true
 		}
@@ -272,6 +281,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			if a.tier != b.tier {
 				return a.tier - b.tier
 			}
+			// The endpoint whose back-off ends first is the likeliest to
+			// answer: its limit's window is the furthest gone.
+			if c := a.backoffEnd.Compare(b.backoffEnd); c != 0 {
+				return c
+			}
 			return byCost(a, b)
 		})
 		r.order = append(r.order, extras...)
@@ -291,15 +305,26 @@ func (e *Engine) score(cands []candidate, best float64) {
 	}
 }
 
-// bySilenceThenCost puts the silent after the others, each by cost.
-func bySilenceThenCost(a, b candidate) int {
+// standing ranks what the cost cannot say: 0 for a candidate in good
+// standing, 1 when it cannot serve the method (a quick failure over), 2
+// when it looks hung (a wait for its deadline).
+func (c candidate) standing() int {
 	switch {
-	case a.silent == b.silent:
-		return byCost(a, b)
-	case b.silent:
-		return -1
+	case c.silent:
+		return 2
+	case c.cannotServe:
+		return 1
 	}
-	return 1
+	return 0
+}
+
+// byStandingThenCost puts the silent after the others, and those that
+// cannot serve the method after those that can, each by cost.
+func byStandingThenCost(a, b candidate) int {
+	if d := a.standing() - b.standing(); d != 0 {
+		return d
+	}
+	return byCost(a, b)
 }
 
 func byCost(a, b candidate) int {
@@ -324,7 +349,7 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	}
 	limit := c[start].cost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].silent == c[start].silent && c[start+n].cost <= limit {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && c[start+n].cost <= limit {
 		n++
 	}
 	if n < 2 {

@@ -217,6 +217,10 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		return
 	}
 	if res.err != nil {
+		if wait, ok := rateLimited(ctx, res); ok {
+			h.Set("Retry-After", retryAfterHeader(wait))
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
 		w.Write(jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
 		return
 	}
@@ -313,6 +317,10 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	if wait, ok := batchRateLimited(ctx, els, results); ok {
+		h.Set("Retry-After", retryAfterHeader(wait))
+		w.WriteHeader(http.StatusTooManyRequests)
+	}
 	// Written part by part: the answers are not copied into one buffer.
 	bw := batchWriters.Get().(*bufio.Writer)
 	bw.Reset(w)
@@ -345,6 +353,30 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		// On the wire before the mirrors start (release).
 		http.NewResponseController(w).Flush()
 	}
+}
+
+// rateLimited says whether a failed request's answer is a rate limit (HTTP
+// 429 to the client) and its Retry-After.
+func rateLimited(ctx context.Context, res result) (time.Duration, bool) {
+	return res.retryAfter, res.retryAfter > 0 && answerError(ctx, res.err) == res.err
+}
+
+// batchRateLimited: a batch is answered HTTP 429 only when every element
+// was rate limited, so that a client resending all of it after the
+// Retry-After resends nothing that ran; otherwise 200, each limited element
+// answered -32005 in its place. The Retry-After is the soonest of theirs.
+func batchRateLimited(ctx context.Context, els []jsonrpc.Element, results []result) (time.Duration, bool) {
+	var soonest time.Duration
+	for i, el := range els {
+		wait, ok := rateLimited(ctx, results[i])
+		if el.Err != nil || !ok {
+			return 0, false
+		}
+		if i == 0 || wait < soonest {
+			soonest = wait
+		}
+	}
+	return soonest, true
 }
 
 func allNotifications(els []jsonrpc.Element) bool {

@@ -176,6 +176,11 @@ type MethodSnapshot struct {
 	// until then (the method goes elsewhere, the endpoint serves the
 	// others); zero = none. The whole endpoint's is EndpointSnapshot's.
 	BackoffUntil time.Time
+	// CannotServeUntil: the endpoint answered lately that it cannot serve
+	// this method (method not found, not supported …); until then the
+	// router ranks it after the endpoints that can, for this method. Zero
+	// = it serves it, as far as rpcdash knows.
+	CannotServeUntil time.Time
 }
 
 // Class is how a method may be routed: read (hedgeable, failed over),
@@ -362,7 +367,8 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
 				AttemptTimeout: d, AttemptTimeoutSource: src,
 				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
-				BackoffUntil: ep.pairBackoff(st, now)}
+				BackoffUntil:     ep.pairBackoff(st, now),
+				CannotServeUntil: st.cannotServeUntil(now, e.cfg.Breaker.Cooldown)}
 		}
 	}
 	if in := ep.independence.Load(); in != nil {

@@ -141,6 +141,7 @@ type epMethodWire struct {
 	Overdue              int64       `json:"overdue"`
 	LateAnswers          int64       `json:"late_answers"`
 	BackoffUntil         *time.Time  `json:"backoff_until,omitempty"`
+	CannotServeUntil     *time.Time  `json:"cannot_serve_until,omitempty"`
 	Score                scoreWire   `json:"score"`
 }
 

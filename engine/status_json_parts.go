@@ -29,7 +29,8 @@ func (es EndpointSnapshot) wire() endpointWire {
 		for m, st := range es.Methods {
 			w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
 				AttemptTimeoutMS: ms(st.AttemptTimeout), AttemptTimeoutSource: st.AttemptTimeoutSource,
-				Overdue: st.Overdue, LateAnswers: st.LateAnswers, BackoffUntil: timePtr(st.BackoffUntil), Score: scoreOut(st.Score)}
+				Overdue: st.Overdue, LateAnswers: st.LateAnswers, BackoffUntil: timePtr(st.BackoffUntil),
+				CannotServeUntil: timePtr(st.CannotServeUntil), Score: scoreOut(st.Score)}
 		}
 	}
 	for _, p := range es.Series {
@@ -58,7 +59,8 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 		for m, mw := range w.Methods {
 			es.Methods[m] = MethodSnapshot{Latency: latencyIn(mw.Latency), Rates: RateStats(mw.Rates),
 				AttemptTimeout: fromMS(mw.AttemptTimeoutMS), AttemptTimeoutSource: mw.AttemptTimeoutSource,
-				Overdue: mw.Overdue, LateAnswers: mw.LateAnswers, BackoffUntil: timeOf(mw.BackoffUntil), Score: scoreIn(mw.Score)}
+				Overdue: mw.Overdue, LateAnswers: mw.LateAnswers, BackoffUntil: timeOf(mw.BackoffUntil),
+				CannotServeUntil: timeOf(mw.CannotServeUntil), Score: scoreIn(mw.Score)}
 		}
 	}
 	if w.Series != nil {

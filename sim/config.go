@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -113,7 +114,7 @@ const (
 	ModeForeignID Mode = "foreign_id"
 	// ModeRPCError answers every call HTTP 200 with a server-side JSON-RPC
 	// error (by default -32603 "missing trie node"; see SetRPCError), after
-	// the usual service time.
+	// the usual service time; only calls of Config.RPCErrorMethods when set.
 	ModeRPCError Mode = "rpc_error"
 )
 
@@ -159,8 +160,12 @@ type Config struct {
 	// RateLimitRate) to HTTP requests that carry one of these methods, as a
 	// provider's per-method limit does; the others are served normally.
 	RateLimitMethods []string
-	Seed             int64 // RNG seed; 0 means time-based
-	Unhealthy        bool  // Solana getHealth answers "Node is unhealthy"
+	// RPCErrorMethods, when set, confines mode rpc_error to calls of these
+	// methods (each element of a batch on its own), as a node that does
+	// not serve a method answers it; the others are served normally.
+	RPCErrorMethods []string
+	Seed            int64 // RNG seed; 0 means time-based
+	Unhealthy       bool  // Solana getHealth answers "Node is unhealthy"
 	// SequentialFilterIDs numbers this upstream's filters 0x1, 0x2, … as
 	// many nodes do, so that upstreams hand out the same ids; by default
 	// ids are unique across every upstream of the process.
@@ -223,6 +228,9 @@ func (c Config) Validate() error {
 		if m == "" {
 			return fmt.Errorf("sim: rate-limit methods hold an empty name")
 		}
+	}
+	if slices.Contains(c.RPCErrorMethods, "") {
+		return fmt.Errorf("sim: rpc-error methods hold an empty name")
 	}
 	if c.BlockTime < 0 || c.RetryAfter < 0 {
 		return fmt.Errorf("sim: block time and retry-after must not be negative")

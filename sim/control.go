@@ -31,6 +31,8 @@ type ControlRequest struct {
 	// ErrorCode and ErrorMessage are the error of mode rpc_error.
 	ErrorCode    *int    `json:"error_code,omitempty"`
 	ErrorMessage *string `json:"error_message,omitempty"`
+	// RPCErrorMethods confines mode rpc_error to these methods; [] lifts it.
+	RPCErrorMethods *[]string `json:"rpc_error_methods,omitempty"`
 }
 
 // Apply validates every field first and then applies them all, so a bad
@@ -58,6 +60,9 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.RateLimitMethods != nil && slices.Contains(*c.RateLimitMethods, "") {
 		return fmt.Errorf("sim: rate_limit_methods holds an empty name")
+	}
+	if c.RPCErrorMethods != nil && slices.Contains(*c.RPCErrorMethods, "") {
+		return fmt.Errorf("sim: rpc_error_methods holds an empty name")
 	}
 	for _, f := range []struct {
 		key string
@@ -120,6 +125,9 @@ func (u *Upstream) Apply(c ControlRequest) error {
 	}
 	if c.HugeBytes != nil || c.TrickleInterval != nil || c.JunkBytes != nil {
 		u.SetHostile(hostile.hugeBytes, hostile.trickleInterval, hostile.junkBytes)
+	}
+	if c.RPCErrorMethods != nil {
+		u.SetRPCErrorMethods(*c.RPCErrorMethods)
 	}
 	if c.ErrorCode != nil || c.ErrorMessage != nil {
 		code, msg := u.RPCError()

@@ -131,6 +131,33 @@ func TestMode_RPCErrorAnswersEveryCallWith200AndAServerError(t *testing.T) {
 	}
 }
 
+// rpc_error_methods confines the error to those methods, element by
+// element: a node that does not serve eth_getLogs answers the rest.
+func TestMode_RPCErrorConfinedToMethods(t *testing.T) {
+	u := start(t, Config{})
+	c := newClient(t)
+	code, msg := -32601, "the method eth_getLogs does not exist/is not available"
+	if err := u.Apply(ControlRequest{Mode: ptr("rpc_error"), ErrorCode: &code, ErrorMessage: &msg, RPCErrorMethods: &[]string{"eth_getLogs"}}); err != nil {
+		t.Fatal(err)
+	}
+	status, _, b := post(t, c, u.URL(), `[{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{}]},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]`)
+	var rs []response
+	if status != 200 || json.Unmarshal(b, &rs) != nil || len(rs) != 2 || rs[0].Error == nil || rs[0].Error.Code != -32601 || rs[1].Error != nil {
+		t.Fatalf("batch: status %d body %s; want -32601 for eth_getLogs only", status, b)
+	}
+	if err := u.Apply(ControlRequest{RPCErrorMethods: &[]string{""}}); err == nil {
+		t.Fatal("an empty method name was accepted")
+	}
+	if err := u.Apply(ControlRequest{RPCErrorMethods: &[]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	status, _, b = post(t, c, u.URL(), `{"jsonrpc":"2.0","id":3,"method":"eth_chainId"}`)
+	var r response
+	if status != 200 || json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != -32601 {
+		t.Fatalf("[] lifts the confinement: status %d body %s", status, b)
+	}
+}
+
 func TestMode_HangReadsTheBodyFirst(t *testing.T) {
 	u := start(t, Config{})
 	u.SetMode(ModeHang)

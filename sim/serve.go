@@ -91,7 +91,12 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	switch s.mode {
 	case ModeRPCError:
-		u.writeBody(w, http.StatusOK, encodeError(reqs, batch, &Error{Code: s.rpcErrCode, Message: s.rpcErrMsg}))
+		u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, func(r request) (any, *Error) {
+			if len(s.rpcErrMethods) == 0 || slices.Contains(s.rpcErrMethods, r.Method) {
+				return nil, &Error{Code: s.rpcErrCode, Message: s.rpcErrMsg}
+			}
+			return u.answer(r)
+		}))
 	case ModeForeignID:
 		u.writeBody(w, http.StatusOK, encodeResponses(u.foreignIDs(reqs, batch), batch, u.answer))
 	default:

@@ -58,6 +58,7 @@ type settings struct {
 	hostile       hostileSettings
 	rpcErrCode    int
 	rpcErrMsg     string
+	rpcErrMethods []string // RPCErrorMethods (nil: every method)
 }
 
 // New builds an upstream from cfg with defaults filled in; Start serves it.
@@ -76,6 +77,7 @@ func New(cfg Config) *Upstream {
 			unhealthy:     cfg.Unhealthy,
 			rpcErrCode:    DefaultRPCErrorCode,
 			rpcErrMsg:     DefaultRPCErrorMessage,
+			rpcErrMethods: slices.Clone(cfg.RPCErrorMethods),
 		},
 		latRNG:   latRNG,
 		faultRNG: faultRNG,
@@ -227,6 +229,12 @@ func (u *Upstream) SetHostile(hugeBytes int64, trickleInterval time.Duration, ju
 // SetRPCError sets the error that mode rpc_error answers with.
 func (u *Upstream) SetRPCError(code int, message string) {
 	u.update(func(s *settings) { s.rpcErrCode, s.rpcErrMsg = code, message })
+}
+
+// SetRPCErrorMethods confines mode rpc_error to calls of the methods; none
+// (nil or empty) answers every call with the error.
+func (u *Upstream) SetRPCErrorMethods(methods []string) {
+	u.update(func(s *settings) { s.rpcErrMethods = slices.Clone(methods) })
 }
 
 // RPCError is the error that mode rpc_error answers with.

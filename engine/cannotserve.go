@@ -1,0 +1,66 @@
+package engine
+
+import "time"
+
+// An endpoint that answered "cannot serve" to a method (outUnsupported:
+// method not found, not supported, a range it does not take …) fails over
+// at no cost to its breaker, but its latency figure says nothing of it: if
+// it is the fastest it would be asked first on every call of the method,
+// each paying its round trip before the endpoint that answers. The router
+// remembers it per (endpoint, method) and ranks it after the endpoints that
+// can serve the method, for breaker.cooldown: long enough that a method a
+// node does not serve costs one extra round trip per cooldown (0.1/s at
+// the default 10s), short enough that a node that enables it, or a limit
+// met by one heavy request (a block range), is found out soon. Past it one
+// call (a CAS on the mark) ranks it as usual again; a "cannot serve" marks
+// it anew, an answer of the method clears it. It is still a candidate, so a
+// request nothing else can take reaches it.
+
+// markCannotServe notes that the endpoint could not serve the method at t.
+// Methods past the tracked cap share one entry, which stands for no one
+// method: they are not marked.
+func (s *methodStats) markCannotServe(method string, t time.Time) {
+	if method != otherMethod {
+		s.cannotServeAt.Store(t.UnixNano())
+	}
+}
+
+// served clears the mark: the endpoint answered the method. (Read first:
+// no write on the answer path while there is nothing to clear.)
+func (s *methodStats) served() {
+	if s.cannotServeAt.Load() != 0 {
+		s.cannotServeAt.Store(0)
+	}
+}
+
+// cannotServe says whether the router ranks ep after the others for method
+// now. Past the interval the first caller claims a retry: it is told no,
+// and the mark is renewed for everyone else.
+func (ep *endpoint) cannotServe(method string, now time.Time, interval time.Duration) bool {
+	s, ok := ep.methods.lookup(method)
+	if !ok {
+		return false
+	}
+	at := s.cannotServeAt.Load()
+	if at == 0 {
+		return false
+	}
+	if now.UnixNano()-at < int64(interval) {
+		return true
+	}
+	return !s.cannotServeAt.CompareAndSwap(at, now.UnixNano())
+}
+
+// cannotServeUntil is when the mark on s ends, zero if none runs (the
+// Snapshot).
+func (s *methodStats) cannotServeUntil(now time.Time, interval time.Duration) time.Time {
+	at := s.cannotServeAt.Load()
+	if at == 0 {
+		return time.Time{}
+	}
+	until := time.Unix(0, at).Add(interval)
+	if !now.Before(until) {
+		return time.Time{}
+	}
+	return until
+}

@@ -1,0 +1,142 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// limitedEverywhere is three sims answering every call HTTP 429, asking
+// for back-offs of 30s, 10s and 20s: s1's ends first.
+func limitedEverywhere(t *testing.T, methods ...string) *harness {
+	t.Helper()
+	h := newHarness(t, takeTurns,
+		sim.Config{RetryAfter: 30 * time.Second, RateLimitMethods: methods},
+		sim.Config{RetryAfter: 10 * time.Second, RateLimitMethods: methods},
+		sim.Config{RetryAfter: 20 * time.Second, RateLimitMethods: methods})
+	for _, u := range h.sims {
+		u.SetMode(sim.ModeRateLimit)
+	}
+	return h
+}
+
+func (h *harness) upstreamCount(method string) int64 {
+	var n int64
+	for _, u := range h.sims {
+		n += u.MethodCount(method)
+	}
+	return n
+}
+
+// mustRateLimited fails unless r is what a direct client of a limited
+// provider gets: HTTP 429, a Retry-After in [1, max] seconds and a
+// JSON-RPC error -32005 naming no URL.
+func mustRateLimited(t *testing.T, h *harness, r reply, max int) {
+	t.Helper()
+	secs, err := strconv.Atoi(r.retry)
+	if r.status != 429 || err != nil || secs < 1 || secs > max {
+		t.Fatalf("want HTTP 429 with Retry-After 1..%d, got HTTP %d Retry-After %q: %s", max, r.status, r.retry, r.body)
+	}
+	e := r.rpcError()
+	if code, _ := e["code"].(float64); code != -32005 || !strings.HasPrefix(e["message"].(string), "rate limited") {
+		t.Fatalf("want error -32005 \"rate limited…\", got %s", r.body)
+	}
+	for _, u := range h.sims {
+		if strings.Contains(string(r.body), u.URL()) {
+			t.Fatalf("the answer names an endpoint's URL: %s", r.body)
+		}
+	}
+}
+
+// Every endpoint answering HTTP 429: once the pool is backing off, a client
+// call costs one upstream request (the endpoint whose back-off ends first),
+// not one per endpoint, and the client is told to back off as a provider
+// would tell it: HTTP 429, Retry-After, -32005. Before, each call went to
+// all three endpoints (amplification 3) and failed with -32000.
+func TestRateLimit_EverywhereCostsOneUpstreamRequestAndTellsClientToBackOff(t *testing.T) {
+	h := limitedEverywhere(t)
+	// The first call meets no back-off: it may try every endpoint.
+	first := h.call(1, "eth_getBalance", addr, "latest")
+	if got := h.upstreamCount("eth_getBalance"); got != 3 {
+		t.Fatalf("first call: %d upstream requests, want 3 (no endpoint was backing off)", got)
+	}
+	const calls = 20
+	var last reply
+	attempts := 0
+	for i := 0; i < calls; i++ {
+		last = h.call(2+i, "eth_getBalance", addr, "latest")
+		attempts += last.attempts
+	}
+	counts := []int64{h.sims[0].MethodCount("eth_getBalance"), h.sims[1].MethodCount("eth_getBalance"), h.sims[2].MethodCount("eth_getBalance")}
+	t.Logf("upstream requests for %d calls while every endpoint was backing off: %d (s0 %d s1 %d s2 %d)", calls, attempts, counts[0]-1, counts[1]-1, counts[2]-1)
+	if total := counts[0] + counts[1] + counts[2] - 3; total != calls || attempts != calls {
+		t.Errorf("%d upstream requests (%d attempts reported) for %d calls made while every endpoint was backing off, want %d", total, attempts, calls, calls)
+	}
+	if counts[1] != 1+calls {
+		t.Errorf("s1, whose back-off ends first, got %d requests, want %d", counts[1], 1+calls)
+	}
+	mustRateLimited(t, h, first, 10)
+	mustRateLimited(t, h, last, 10) // s1's 10s, not s2's 20s or s0's 30s
+}
+
+// A batch: each element limited everywhere gets -32005 in its place; the
+// whole batch is answered HTTP 429 only when every element was limited (a
+// client may then resend all of it), else 200 with the other answers.
+func TestRateLimit_BatchElementsLimitedEverywhere(t *testing.T) {
+	h := limitedEverywhere(t, "eth_getBalance")
+	h.call(1, "eth_getBalance", addr, "latest") // every endpoint backing off eth_getBalance
+	before := h.upstreamCount("eth_getBalance")
+
+	mixed := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + addr + `","latest"]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}]`)
+	var parts []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(mixed.body, &parts); err != nil || mixed.status != 200 || len(parts) != 2 {
+		t.Fatalf("mixed batch: HTTP %d %s", mixed.status, mixed.body)
+	}
+	if parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Result == nil {
+		t.Fatalf("mixed batch: want -32005 for eth_getBalance and a result for eth_blockNumber, got %s", mixed.body)
+	}
+
+	all := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + addr + `","latest"]},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["` + addr + `","0x1"]}]`)
+	secs, err := strconv.Atoi(all.retry)
+	if all.status != 429 || err != nil || secs < 1 || secs > 10 {
+		t.Fatalf("batch limited in every element: HTTP %d Retry-After %q, want 429 with 1..10: %s", all.status, all.retry, all.body)
+	}
+	if err := json.Unmarshal(all.body, &parts); err != nil || len(parts) != 2 || parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Error == nil || parts[1].Error.Code != -32005 {
+		t.Fatalf("batch limited in every element: want two -32005 answers, got %s", all.body)
+	}
+	if got := h.upstreamCount("eth_getBalance") - before; got != 3 {
+		t.Errorf("%d upstream eth_getBalance for 3 limited elements, want 3", got)
+	}
+}
+
+// Two endpoints backing off as a whole (a probe met their 429) put the pool
+// in panic routing, which still lists them after the routable one: a read
+// that one answers 429 stops there rather than spending their quota too.
+func TestRateLimit_PanicRoutingSendsNo429OnToBackedOffEndpoints(t *testing.T) {
+	h := limitedEverywhere(t)
+	for _, name := range []string{"s1", "s2"} {
+		if res, err := h.eng.Probe(context.Background(), name, "eth_blockNumber", nil); err != nil || res.OK {
+			t.Fatalf("probe of %s: ok %v err %v", name, res.OK, err)
+		}
+	}
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	if got := h.upstreamCount("eth_getBalance"); got != 1 || h.sims[0].MethodCount("eth_getBalance") != 1 {
+		t.Fatalf("%d upstream requests (s0 %d); want 1, to s0, the one not backing off", got, h.sims[0].MethodCount("eth_getBalance"))
+	}
+	mustRateLimited(t, h, r, 10)
+	if !h.status().Panic {
+		t.Error("the pool was not in panic routing: the test does not test it")
+	}
+}

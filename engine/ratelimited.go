@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
+// A request answered 429 is not sent on to an endpoint that is itself
+// backing off (the whole endpoint, or the request's method on it): that
+// endpoint said 429 a moment ago, and a read sent to every endpoint in turn
+// would cost each provider a request per client call, spending the very
+// quota that limits it, for an answer a direct client would not get either.
+// Back-offs ending, or an endpoint not backing off, are still failed over
+// to. When every attempt was answered 429, the client is told what a
+// direct client of a limited provider is told: HTTP 429, a Retry-After and
+// -32005, so that it backs off too rather than retrying at once.
+
+// backingOff says whether ep is backing off for this request's method.
+func (x *execution) backingOff(ep *endpoint) bool {
+	return !ep.backoffEnd(x.p.method, x.e.now()).IsZero()
+}
+
+// failRateLimited ends a request whose every attempt was answered 429.
+func (x *execution) failRateLimited() result {
+	wait := x.retryAfter()
+	msg := "rate limited: every endpoint that can take this request answered HTTP 429 or is backing off after one"
+	if x.p.class != jsonrpc.ClassRead {
+		msg = fmt.Sprintf("rate limited: answered HTTP 429 (a %s request is never sent to a second endpoint)", x.p.class)
+	}
+	msg += fmt.Sprintf("; retry after %ds; last: %s", int(wait/time.Second), x.last) + x.panicNote()
+	x.settleDeferred(false)
+	x.stopRest(errRequestDone)
+	return result{err: &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: msg}, attempts: x.sent, hedged: x.hedges > 0,
+		retryAfter: wait}
+}
+
+// retryAfter is how long until an endpoint of the request's candidates may
+// take its method again: the soonest end of their back-offs, in whole
+// seconds rounded up, at least one.
+func (x *execution) retryAfter() time.Duration {
+	now := x.e.now()
+	var soonest time.Duration
+	for i, c := range x.order {
+		end := c.ep.backoffEnd(x.p.method, now)
+		if end.IsZero() {
+			soonest = 0
+			break
+		}
+		if d := end.Sub(now); i == 0 || d < soonest {
+			soonest = d
+		}
+	}
+	secs := (soonest + time.Second - 1) / time.Second
+	return max(secs, 1) * time.Second
+}
+
+// retryAfterHeader is a Retry-After value in whole seconds.
+func retryAfterHeader(d time.Duration) string {
+	return strconv.FormatInt(int64(d/time.Second), 10)
+}
