@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -57,6 +58,9 @@ func (m Model) detailLines(width int) []string {
 	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%.1f%% failed) × load %.0f (%d in flight) + lag %s (%d behind)",
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, 100*score.FailureRate,
 		score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
+	for _, l := range m.methodMarkLines(ep) {
+		add(l)
+	}
 	if in := ep.Independence; in != nil {
 		add("IPs " + orDash(strings.Join(in.IPs, " ")) + "  ASN " + orDash(strings.Join(in.ASNs, ", ")) + "  TLS " + orDash(in.TLSIssuer))
 		if in.Error != "" {
@@ -99,6 +103,25 @@ func (m Model) detailLines(width int) []string {
 		}
 	}
 	return out
+}
+
+// methodMarkLines say which methods go first to other endpoints, why and
+// until when: a 429 back-off of the method, or a "cannot serve" answer.
+func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
+	st := m.styles
+	var out []string
+	for _, name := range backedOffMethods(ep) {
+		out = append(out, st.warn.Render("429 back-off: ")+name+", sent to the other endpoints "+m.untilText(ep.Methods[name].BackoffUntil))
+	}
+	for _, name := range cannotServeMethods(ep) {
+		out = append(out, st.warn.Render("cannot serve: ")+name+", asked after the endpoints that can "+m.untilText(ep.Methods[name].CannotServeUntil))
+	}
+	return out
+}
+
+// untilText is "until 12:00:10 (10s left)".
+func (m Model) untilText(t time.Time) string {
+	return "until " + t.In(m.opts.Location).Format("15:04:05") + " (" + fmtLeft(t.Sub(m.opts.Now())) + " left)"
 }
 
 func orDash(s string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -158,14 +159,19 @@ func (m Model) stateCell(ep engine.EndpointSnapshot) string {
 }
 
 // badges are the endpoint's explicit states, in words (short words when
-// narrow), most urgent first.
+// narrow), most urgent first. When the words do not fit, the least urgent
+// take their short form first, so that each state still shows.
 func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string {
-	var out []string
+	type badge struct {
+		long, abbr string
+		st         lipgloss.Style
+	}
+	var bs []badge
 	add := func(long, abbr string, st lipgloss.Style) {
 		if short {
 			long = abbr
 		}
-		out = append(out, st.Render(long))
+		bs = append(bs, badge{long, abbr, st})
 	}
 	now := m.opts.Now()
 	if f := ep.Fault; f != nil {
@@ -197,11 +203,11 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		add("BACKOFF", "429", m.styles.warn)
 	} else if ms := backedOffMethods(ep); len(ms) > 0 {
 		// One method's limit: the endpoint still serves the others.
-		long := "429 " + ms[0]
-		if len(ms) > 1 {
-			long += fmt.Sprintf(" +%d", len(ms)-1)
-		}
-		add(long, "429m", m.styles.warn)
+		add(methodsBadge("429", ms), "429m", m.styles.warn)
+	}
+	if ms := cannotServeMethods(ep); len(ms) > 0 {
+		// It answered it cannot serve these: they go first to the others.
+		add(methodsBadge("no", ms), "no-m", m.styles.warn)
 	}
 	if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
@@ -221,14 +227,46 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if other {
 		add("EXCLUDED", "EXC", m.styles.err)
 	}
+	words := make([]string, len(bs))
+	for i, b := range bs {
+		words[i] = b.long
+	}
+	for i := len(bs) - 1; i >= 0 && lipgloss.Width(strings.Join(words, " ")) > width; i-- {
+		words[i] = bs[i].abbr
+	}
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = b.st.Render(words[i])
+	}
 	return fit(strings.Join(out, " "), width)
+}
+
+// methodsBadge names the first method and counts the rest: "429
+// eth_getLogs +2".
+func methodsBadge(word string, methods []string) string {
+	s := word + " " + methods[0]
+	if len(methods) > 1 {
+		s += fmt.Sprintf(" +%d", len(methods)-1)
+	}
+	return s
 }
 
 // backedOffMethods are the methods backing off on ep after a 429, by name.
 func backedOffMethods(ep engine.EndpointSnapshot) []string {
+	return methodsUntil(ep, func(ms engine.MethodSnapshot) time.Time { return ms.BackoffUntil })
+}
+
+// cannotServeMethods are the methods ep answered lately it cannot serve
+// (ranked after the endpoints that can), by name.
+func cannotServeMethods(ep engine.EndpointSnapshot) []string {
+	return methodsUntil(ep, func(ms engine.MethodSnapshot) time.Time { return ms.CannotServeUntil })
+}
+
+// methodsUntil are the methods of ep whose mark (until) runs, by name.
+func methodsUntil(ep engine.EndpointSnapshot, until func(engine.MethodSnapshot) time.Time) []string {
 	var out []string
 	for name, ms := range ep.Methods {
-		if !ms.BackoffUntil.IsZero() {
+		if !until(ms).IsZero() {
 			out = append(out, name)
 		}
 	}

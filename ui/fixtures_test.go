@@ -175,6 +175,21 @@ func cutoverSnapshot() engine.Snapshot {
 	return s
 }
 
+// cannotServeSnapshot: alchemy answered it cannot serve eth_getLogs and
+// trace_block and backs off eth_call after a 429; infura cannot serve
+// eth_getLogs either, so quicknode is asked it first.
+func cannotServeSnapshot() engine.Snapshot {
+	s := healthySnapshot()
+	a, b := s.Endpoints[0].Methods, s.Endpoints[1].Methods
+	call := a["eth_call"]
+	call.BackoffUntil = t0.Add(20 * time.Second)
+	a["eth_call"] = call
+	a["eth_getLogs"] = engine.MethodSnapshot{CannotServeUntil: t0.Add(10 * time.Second)}
+	a["trace_block"] = engine.MethodSnapshot{CannotServeUntil: t0.Add(4 * time.Second)}
+	b["eth_getLogs"] = engine.MethodSnapshot{CannotServeUntil: t0.Add(7 * time.Second)}
+	return s
+}
+
 var fixtures = []struct {
 	name string
 	snap func() engine.Snapshot
@@ -186,6 +201,7 @@ var fixtures = []struct {
 	{"standby", standbySnapshot},
 	{"standby-active", standbyActiveSnapshot},
 	{"cutover", cutoverSnapshot},
+	{"cannot-serve", cannotServeSnapshot},
 }
 
 // fixedModel is a console showing snap at w×h, as a tick would leave it.
