@@ -366,6 +366,12 @@ func (x *execution) run() result {
 				armHedge()
 			}
 		case <-x.ctx.Done():
+			if errors.Is(context.Cause(x.ctx), errShuttingDown) {
+				// Said here, not left to the server: a write's context is
+				// its own (detachFromClient), cut by shutdown on its own
+				// schedule, and the request's may not be cut yet.
+				return x.failWith(shuttingDownError())
+			}
 			why := "request timed out"
 			if !errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
 				why = "client went away"
@@ -665,10 +671,13 @@ func (x *execution) relayError(d attemptDone) result {
 }
 
 func (x *execution) fail(msg string) result {
-	msg += x.panicNote()
+	return x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg + x.panicNote()})
+}
+
+func (x *execution) failWith(err *jsonrpc.Error) result {
 	x.settleDeferred(false)
 	x.stopRest(errRequestDone)
-	return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg}, attempts: x.sent, hedged: x.hedges > 0}
+	return result{err: err, attempts: x.sent, hedged: x.hedges > 0}
 }
 
 // panicNote says, for a request that failed in panic routing, why every

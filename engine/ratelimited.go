@@ -31,10 +31,9 @@ func (x *execution) failRateLimited() result {
 		msg = fmt.Sprintf("rate limited: answered HTTP 429 (a %s request is never sent to a second endpoint)", x.p.class)
 	}
 	msg += fmt.Sprintf("; retry after %ds; last: %s", int(wait/time.Second), x.last) + x.panicNote()
-	x.settleDeferred(false)
-	x.stopRest(errRequestDone)
-	return result{err: &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: msg}, attempts: x.sent, hedged: x.hedges > 0,
-		retryAfter: wait}
+	res := x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: msg})
+	res.retryAfter = wait
+	return res
 }
 
 // retryAfter is how long until an endpoint of the request's candidates may
