@@ -106,6 +106,7 @@ func incidentSnapshot() engine.Snapshot {
 	c.Series = series(560*time.Millisecond, 0, nil)
 	s.Routable = 1
 	s.Hedge.BudgetTokens = 1.5
+	s.Client.Errors = 13
 	return s
 }
 

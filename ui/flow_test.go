@@ -66,7 +66,7 @@ func TestFlow_FaultFromTheMenuExpires(t *testing.T) {
 	}
 	waitScreen(t, tm, 3*time.Second, "‹ 5s ›")
 	tm.Send(keyMsg("enter"))
-	waitScreen(t, tm, 3*time.Second, "Inject a error fault on alpha", "for 5s, then it clears itself")
+	waitScreen(t, tm, 3*time.Second, "Inject this fault? error fault on alpha", "for 5s, then it clears itself")
 	tm.Send(keyMsg("y"))
 	waitScreen(t, tm, 3*time.Second, "FAULT error")
 	if f := r.eng.Snapshot().Endpoints[0].Fault; f == nil || f.Duration != 5*time.Second {

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -32,6 +33,7 @@ func (m Model) headerLines() []string {
 			// move everything below it.
 			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
 			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
+			clientErrorsItem(s.Client, st),
 			m.hedgeItem(),
 			budgetItem(s.Hedge),
 			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
@@ -49,6 +51,30 @@ func (m Model) headerLines() []string {
 		items = append(items, st.faint.Render("snapshot "+fmtAge(now.Sub(s.Time))))
 	}
 	return flow(items, m.width, st.header)
+}
+
+// clientErrorsItem is how many requests of the last minute got rpcdash's
+// own error, and their share: red when any, so that an operator sees a
+// drill or an incident reach clients. Fixed width, as the items before it.
+func clientErrorsItem(c engine.ClientStats, st styles) string {
+	if c.Errors == 0 {
+		return "err " + fit("0", 8)
+	}
+	share := pctText(float64(c.Errors) / float64(max(c.Requests, c.Errors)))
+	return st.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, 8))
+}
+
+// fmtCount prints a count in at most 4 cells: 999, 1.2k, 12k, 999k, 1.2M.
+func fmtCount(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 10_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 func (m Model) hedgeItem() string {

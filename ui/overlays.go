@@ -186,7 +186,7 @@ func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Enter):
 		a := action{kind: actFault, endpoint: f.endpoint, spec: f.spec(),
 			desc: fmt.Sprintf("inject %s fault on %s for %s", f.spec().Mode, f.endpoint, fmtSpan(faultDurations[f.duration]))}
-		return m.ask("Inject a "+f.describe(), a)
+		return m.ask("Inject this fault? "+f.describe(), a)
 	}
 	return m, nil
 }
