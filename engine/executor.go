@@ -366,12 +366,6 @@ func (x *execution) run() result {
 				armHedge()
 			}
 		case <-x.ctx.Done():
-			if errors.Is(context.Cause(x.ctx), errShuttingDown) {
-				// Said here, not left to the server: a write's context is
-				// its own (detachFromClient), cut by shutdown on its own
-				// schedule, and the request's may not be cut yet.
-				return x.failWith(shuttingDownError())
-			}
 			why := "request timed out"
 			if !errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
 				why = "client went away"

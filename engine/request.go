@@ -77,6 +77,9 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 
 	res := e.execute(ctx, req, p)
 	if res.err != nil {
+		// Read off the context the request ran under: a write's is its own
+		// (detachFromClient), which shutdown may cut before the server's.
+		res.err = answerError(ctx, res.err)
 		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
 		res = e.trackFilter(req, creates, filterID, res)
@@ -93,7 +96,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	if tr.s != nil {
 		code := 0
 		if res.err != nil {
-			code = answerError(ctx, res.err).Code
+			code = res.err.Code
 		}
 		tr.finish(took, res, code)
 	}
