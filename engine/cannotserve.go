@@ -33,12 +33,12 @@ func (s *methodStats) served() {
 	}
 }
 
-// cannotServe says whether the router ranks ep after the others for method
-// now. Past the interval the first caller claims a retry: it is told no,
-// and the mark is renewed for everyone else.
-func (ep *endpoint) cannotServe(method string, now time.Time, interval time.Duration) bool {
-	s, ok := ep.methods.lookup(method)
-	if !ok {
+// cannotServe says whether the router ranks the endpoint after the others
+// for the method of s (nil: one it has no stats for) now. Past the interval
+// the first caller claims a retry: it is told no, and the mark is renewed
+// for everyone else.
+func (s *methodStats) cannotServe(now time.Time, interval time.Duration) bool {
+	if s == nil {
 		return false
 	}
 	at := s.cannotServeAt.Load()

@@ -182,10 +182,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			continue
 		}
+		ms, _ := ep.methods.lookup(method) // nil while the method is new to ep
 		if !explain {
-			c.cannotServe = ep.cannotServe(method, now, e.cfg.Breaker.Cooldown)
+			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
 		}
-		if lat, src, ok := ep.routeLatency(method, e); ok {
+		if lat, src, ok := ep.routeLatencyOf(ms); ok {
 			c.cost, c.source = lat, src
 			b := &best
 			if aside {
@@ -365,9 +366,16 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 // routeLatency is the latency figure of the score, in milliseconds, and
 // which window it came from.
 func (ep *endpoint) routeLatency(method string, e *Engine) (float64, string, bool) {
+	ms, _ := ep.methods.lookup(method)
+	return ep.routeLatencyOf(ms)
+}
+
+// routeLatencyOf is routeLatency with the method's stats already looked up
+// (nil when the endpoint has none for it).
+func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
 	w, src := ep.latency, scoreFromEndpoint
-	if s, ok := ep.methods.lookup(method); ok && s.latency.Count() >= fullSamples {
-		w, src = s.latency, scoreFromMethod
+	if ms != nil && ms.latency.Count() >= fullSamples {
+		w, src = ms.latency, scoreFromMethod
 	}
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
