@@ -16,11 +16,11 @@ import "time"
 // it anew, an answer of the method clears it. It is still a candidate, so a
 // request nothing else can take reaches it.
 
-// markCannotServe notes that the endpoint could not serve the method at t.
-// Methods past the tracked cap share one entry, which stands for no one
-// method: they are not marked.
-func (s *methodStats) markCannotServe(method string, t time.Time) {
-	if method != otherMethod {
+// markCannotServe notes that the endpoint could not serve the method of s
+// at t. The entry the methods past the tracked cap share stands for no one
+// method: it is not marked.
+func (s *methodStats) markCannotServe(t time.Time) {
+	if !s.shared {
 		s.cannotServeAt.Store(t.UnixNano())
 	}
 }

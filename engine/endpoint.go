@@ -118,6 +118,9 @@ type methodStats struct {
 	// cannotServeAt: when it last answered that it cannot serve the method
 	// (unix nanos, 0 = it serves it), see cannotserve.go.
 	cannotServeAt atomic.Int64
+	// shared: the otherMethod entry, which the methods past the tracked
+	// cap share: it stands for no one method.
+	shared bool
 }
 
 func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
@@ -136,10 +139,11 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		e.shadows.Add(1)
 	}
 	ep.shadow = newShadowStats(e)
-	ep.methods = newPerMethod(true, func(string) *methodStats {
+	ep.methods = newPerMethod(true, func(method string) *methodStats {
 		return &methodStats{
 			latency: window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 			rates:   window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+			shared:  method == otherMethod,
 		}
 	})
 	b := e.cfg.Breaker

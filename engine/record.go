@@ -97,7 +97,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			// goes after the others for this method for a while.
 			ep.rates.Count(window.Attempts)
 			ms.rates.Count(window.Attempts)
-			ms.markCannotServe(p.method, end)
+			ms.markCannotServe(end)
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}
