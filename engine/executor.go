@@ -149,8 +149,7 @@ type execution struct {
 	// explores: of hedges, the one exploring a suspect endpoint (0 or 1),
 	// which takes nothing from hedge.max_extra.
 	explores int
-	// saw429: an attempt was answered 429; rateLimited counts those.
-	saw429      bool
+	// rateLimited counts the attempts answered 429.
 	rateLimited int
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
@@ -287,7 +286,6 @@ func (x *execution) run() result {
 				return x.win(d)
 			}
 			if d.rep.out == outRateLimit {
-				x.saw429 = true
 				x.rateLimited++
 			}
 			x.last = d.a.ep.Name + ": " + d.rep.cause
@@ -362,7 +360,7 @@ func (x *execution) run() result {
 				armHedge()
 				continue
 			}
-			if x.hedgesLeft() && !x.saw429 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
+			if x.hedgesLeft() && x.rateLimited == 0 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
 				armHedge()
 			}
 		case <-x.ctx.Done():
@@ -533,7 +531,7 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 func (x *execution) pick(otherDomain, failover bool) int {
 	first := -1
 	for i, c := range x.order {
-		if x.used[i] || c.fallback && !failover || x.saw429 && x.backingOff(c.ep) {
+		if x.used[i] || c.fallback && !failover || x.rateLimited > 0 && x.backingOff(c.ep) {
 			continue
 		}
 		if first < 0 {

@@ -217,11 +217,12 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		return
 	}
 	if res.err != nil {
-		if wait, ok := rateLimited(ctx, res); ok {
+		err := answerError(ctx, res.err)
+		if wait, ok := rateLimited(res, err); ok {
 			h.Set("Retry-After", retryAfterHeader(wait))
 			w.WriteHeader(http.StatusTooManyRequests)
 		}
-		w.Write(jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res.err)))
+		w.Write(jsonrpc.AppendError(nil, el.Req.ID, err))
 		return
 	}
 	body := res.body.Bytes()
@@ -355,10 +356,11 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	}
 }
 
-// rateLimited says whether a failed request's answer is a rate limit (HTTP
-// 429 to the client) and its Retry-After.
-func rateLimited(ctx context.Context, res result) (time.Duration, bool) {
-	return res.retryAfter, res.retryAfter > 0 && answerError(ctx, res.err) == res.err
+// rateLimited says whether a failed request's answer, err as it goes out
+// (answerError), is a rate limit (HTTP 429 to the client), and its
+// Retry-After: not when the request was cut and err says so instead.
+func rateLimited(res result, err *jsonrpc.Error) (time.Duration, bool) {
+	return res.retryAfter, res.retryAfter > 0 && err == res.err
 }
 
 // batchRateLimited: a batch is answered HTTP 429 only when every element
@@ -366,10 +368,13 @@ func rateLimited(ctx context.Context, res result) (time.Duration, bool) {
 // Retry-After resends nothing that ran; otherwise 200, each limited element
 // answered -32005 in its place. The Retry-After is the soonest of theirs.
 func batchRateLimited(ctx context.Context, els []jsonrpc.Element, results []result) (time.Duration, bool) {
+	if answerError(ctx, nil) != nil {
+		return 0, false // cut: every element's answer says so instead
+	}
 	var soonest time.Duration
 	for i, el := range els {
-		wait, ok := rateLimited(ctx, results[i])
-		if el.Err != nil || !ok {
+		wait := results[i].retryAfter
+		if el.Err != nil || wait <= 0 {
 			return 0, false
 		}
 		if i == 0 || wait < soonest {
