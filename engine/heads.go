@@ -114,14 +114,17 @@ func (h *headTracker) mark(v, at int64) {
 
 func (h *headTracker) blocksPerSecond() float64 { return math.Float64frombits(h.rate.Load()) }
 
-// carried is how many blocks the chain may have made in d at the pace,
-// rounded up.
-func (h *headTracker) carried(d int64) int64 {
+// blocksIn is how many blocks the chain makes in d nanoseconds at the pace.
+func (h *headTracker) blocksIn(d int64) float64 {
 	if d <= 0 {
 		return 0
 	}
-	return int64(math.Ceil(h.blocksPerSecond() * float64(d) / float64(time.Second)))
+	return h.blocksPerSecond() * float64(d) / float64(time.Second)
 }
+
+// carried is how many blocks the chain may have made in d at the pace,
+// rounded up.
+func (h *headTracker) carried(d int64) int64 { return int64(math.Ceil(h.blocksIn(d))) }
 
 // expectedHead is the head the chain is expected to have reached at now:
 // the pool head carried forward at the pace, rounded down (the blocks it
@@ -133,11 +136,7 @@ func (e *Engine) expectedHead(now int64) int64 {
 	if top == 0 {
 		return 0
 	}
-	d := now - h.topAt.Load()
-	if d <= 0 {
-		return top
-	}
-	return top + int64(h.blocksPerSecond()*float64(d)/float64(time.Second))
+	return top + int64(h.blocksIn(now-h.topAt.Load()))
 }
 
 // blockExpected says whether block n is expected to exist by now: at most
