@@ -92,7 +92,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	switch s.mode {
 	case ModeRPCError:
 		u.writeBody(w, http.StatusOK, encodeResponses(reqs, batch, func(r request) (any, *Error) {
-			if len(s.rpcErrMethods) == 0 || slices.Contains(s.rpcErrMethods, r.Method) {
+			if confinedTo(s.rpcErrMethods, r.Method) {
 				return nil, &Error{Code: s.rpcErrCode, Message: s.rpcErrMsg}
 			}
 			return u.answer(r)
@@ -127,15 +127,13 @@ func (u *Upstream) decide(s settings) Mode {
 // rateLimits says whether a 429 may answer these requests: always, unless
 // the limit is confined to methods none of them carries.
 func (s settings) rateLimits(reqs []request) bool {
-	if len(s.limited) == 0 {
-		return true
-	}
-	for _, r := range reqs {
-		if slices.Contains(s.limited, r.Method) {
-			return true
-		}
-	}
-	return false
+	return len(s.limited) == 0 || slices.ContainsFunc(reqs, func(r request) bool { return confinedTo(s.limited, r.Method) })
+}
+
+// confinedTo says whether a fault confined to methods (none: to every
+// method) applies to a call of method.
+func confinedTo(methods []string, method string) bool {
+	return len(methods) == 0 || slices.Contains(methods, method)
 }
 
 // sleep waits d; it reports false when the request must not be answered,
