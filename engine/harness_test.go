@@ -270,3 +270,11 @@ func (h *harness) mustDo(req *http.Request) {
 		h.t.Fatalf("%s %s: HTTP %d %s", req.Method, req.URL.Path, resp.StatusCode, b)
 	}
 }
+
+func (h *harness) upstreamCount(method string) int64 {
+	var n int64
+	for _, u := range h.sims {
+		n += u.MethodCount(method)
+	}
+	return n
+}

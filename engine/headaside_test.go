@@ -96,10 +96,7 @@ func TestHeadAside_NullForABlockBeyondThePoolHeadIsRelayed(t *testing.T) {
 	r := newHeadRig(t, 2, nil)
 	r.warmUp()
 	top := r.status().MaxHead
-	count := func() int64 {
-		return r.sims[0].MethodCount("eth_getBlockByNumber") + r.sims[1].MethodCount("eth_getBlockByNumber")
-	}
-	before := count()
+	before := r.upstreamCount("eth_getBlockByNumber")
 	const polls = 10
 	for i := range polls {
 		rep := r.call(i, "eth_getBlockByNumber", "0x"+strconv.FormatInt(top+5, 16), false)
@@ -108,10 +105,10 @@ func TestHeadAside_NullForABlockBeyondThePoolHeadIsRelayed(t *testing.T) {
 			t.Fatalf("poll %d: %s after %d attempts", i, got, rep.attempts)
 		}
 	}
-	if n := count() - before; n != polls {
+	if n := r.upstreamCount("eth_getBlockByNumber") - before; n != polls {
 		t.Fatalf("%d polls of block %d (pool head %d) cost %d upstream requests, want %d", polls, top+5, top, n, polls)
 	}
-	t.Logf("%d polls of block pool head + 5: %d upstream requests", polls, count()-before)
+	t.Logf("%d polls of block pool head + 5: %d upstream requests", polls, r.upstreamCount("eth_getBlockByNumber")-before)
 }
 
 // The control: a block the pool head says exists, asked of an endpoint

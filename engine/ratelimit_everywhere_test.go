@@ -25,14 +25,6 @@ func limitedEverywhere(t *testing.T, methods ...string) *harness {
 	return h
 }
 
-func (h *harness) upstreamCount(method string) int64 {
-	var n int64
-	for _, u := range h.sims {
-		n += u.MethodCount(method)
-	}
-	return n
-}
-
 // mustRateLimited fails unless r is what a direct client of a limited
 // provider gets: HTTP 429, a Retry-After in [1, max] seconds and a
 // JSON-RPC error -32005 naming no URL.
