@@ -152,35 +152,24 @@ func ResultNumber(body []byte) int64 {
 	if len(b) == 0 || b[0] != '{' {
 		return 0
 	}
-	for i := 1; ; {
-		// The top level's members one by one, without skipping the result
-		// (memberIter would, to its end).
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-		if i >= len(b) || b[i] != '"' {
-			return 0
-		}
-		ks := i
-		ke := skipString(b, i)
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return 0
-		}
-		vs := skipSpace(b, i+1)
-		if keyOf(b[ks:ke]) != keyResult {
-			i = skipValue(b, vs)
+	// The top level's members by key: the result's value is read in
+	// place, the others skipped.
+	for it := (memberIter{b: b, i: 1}); it.nextKey(); {
+		if keyOf(b[it.ks:it.ke]) != keyResult {
+			if !it.skipValue() {
+				return 0
+			}
 			continue
 		}
-		if vs >= len(b) || b[vs] != '{' {
+		if it.vs >= len(b) || b[it.vs] != '{' {
 			return 0
 		}
-		for it := (memberIter{b: b, i: vs + 1}); it.next(); {
-			if string(b[it.ks:it.ke]) == `"number"` {
-				return hexQuantity(b[it.vs:it.ve])
+		for m := (memberIter{b: b, i: it.vs + 1}); m.next(); {
+			if string(b[m.ks:m.ke]) == `"number"` {
+				return hexQuantity(b[m.vs:m.ve])
 			}
 		}
 		return 0
 	}
+	return 0
 }

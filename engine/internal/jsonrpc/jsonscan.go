@@ -96,7 +96,11 @@ type memberIter struct {
 	i, ks, ke, vs, ve int
 }
 
-func (it *memberIter) next() bool {
+func (it *memberIter) next() bool { return it.nextKey() && it.skipValue() }
+
+// nextKey reads the next member up to its value: b[ks:ke] is the quoted
+// key, vs where the value starts. skipValue then moves past the value.
+func (it *memberIter) nextKey() bool {
 	b := it.b
 	i := skipSpace(b, it.i)
 	if i < len(b) && b[i] == ',' {
@@ -113,7 +117,12 @@ func (it *memberIter) next() bool {
 		return false
 	}
 	it.vs = skipSpace(b, i+1)
-	it.ve = skipValue(b, it.vs)
+	it.i = it.vs
+	return true
+}
+
+func (it *memberIter) skipValue() bool {
+	it.ve = skipValue(it.b, it.vs)
 	it.i = it.ve
 	return it.ve > it.vs
 }
