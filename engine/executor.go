@@ -646,7 +646,7 @@ func (x *execution) win(d attemptDone) result {
 	x.stopRest(errLost)
 	res := result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
 		took: d.took}
-	if d.rep.headIsResult {
+	if isHeadMethod(x.req.Method) {
 		res.head = d.rep.head
 	}
 	return res

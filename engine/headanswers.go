@@ -18,23 +18,26 @@ func trimHex(s string) string {
 }
 
 // answerHead is the endpoint's head an answer shows, 0 if none: a head
-// answer's result (isResult: eth_blockNumber, getSlot), or the number of
-// the endpoint's latest block (jsonrpc.ReadsLatestBlock), read in place
+// method's result (eth_blockNumber, getSlot), or the number of the
+// endpoint's latest block (jsonrpc.ReadsLatestBlock), read in place
 // without reading the rest of the block.
-func answerHead(req *jsonrpc.Request, body []byte) (head int64, isResult bool) {
+func answerHead(req *jsonrpc.Request, body []byte) int64 {
 	if v, ok := headOf(req.Method, body); ok {
-		return v, true
+		return v
 	}
 	if jsonrpc.ReadsLatestBlock(req.Method, req.Params) {
-		return jsonrpc.ResultNumber(body), false
+		return jsonrpc.ResultNumber(body)
 	}
-	return 0, false
+	return 0
 }
+
+// isHeadMethod says whether a method's whole result is a head (headOf).
+func isHeadMethod(method string) bool { return method == "eth_blockNumber" || method == "getSlot" }
 
 // freezeHead makes a stale-faulted endpoint's head answers stop advancing:
 // the first head it reports after the fault is the one it keeps reporting.
 func (e *Engine) freezeHead(ep *endpoint, method string, r *upstreamReply) {
-	if r.head <= 0 || !r.headIsResult {
+	if r.head <= 0 || !isHeadMethod(method) {
 		return // a block cannot be rewritten; observeHead freezes its head
 	}
 	ep.staleHead.CompareAndSwap(0, r.head)

@@ -71,16 +71,15 @@ func putBuf(b *bytes.Buffer) {
 type upstreamReply struct {
 	out outcome
 	// head is the endpoint's head the answer shows (answerHead), 0 if none;
-	// headIsResult: it is the whole result (eth_blockNumber, getSlot), which
+	// the whole result of a head method's answer (isHeadMethod), which
 	// freezeHead and monotonicHead may rewrite.
-	head         int64
-	headIsResult bool
-	body         *bytes.Buffer // pooled; owner must putBuf
-	info         jsonrpc.ResponseInfo
-	retryAfter   time.Duration
-	status       int  // the HTTP status read, 0 when none was
-	sent         bool // a connection was obtained: the request may have left
-	refused      bool // the endpoint refused the connection (or its name does not resolve): hard evidence
+	head       int64
+	body       *bytes.Buffer // pooled; owner must putBuf
+	info       jsonrpc.ResponseInfo
+	retryAfter time.Duration
+	status     int  // the HTTP status read, 0 when none was
+	sent       bool // a connection was obtained: the request may have left
+	refused    bool // the endpoint refused the connection (or its name does not resolve): hard evidence
 	// unreachable: the connection attempt got no answer within the dial
 	// timeout: silence, soft evidence like a hang (not hard as refused).
 	unreachable bool
@@ -182,7 +181,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		return r
 	}
 	if r.out == outAnswer && !r.info.HasError {
-		r.head, r.headIsResult = answerHead(req, buf.Bytes())
+		r.head = answerHead(req, buf.Bytes())
 	}
 	if stale {
 		e.freezeHead(ep, req.Method, &r)
