@@ -16,6 +16,7 @@ func TestCannotServe_SharedEntryIsNeverMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer e.Close()
 	ep := e.endpoints[0]
 	for i := range maxTrackedMethods {
 		ep.stats(fmt.Sprintf("m%d", i))
