@@ -120,7 +120,7 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 			ok = false // probes run the half-open trials
 		}
 		if !ok && p.pinned.refusing.Load() {
-			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("filter lives on endpoint %s, which is refusing connections (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
+			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: fmt.Sprintf("filter lives on endpoint %s, which is refusing connections (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
 		}
 		c := candidate{ep: p.pinned, trial: trial}
 		if !ok {
