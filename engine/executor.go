@@ -110,12 +110,23 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 	panicked := false
 	if p.pinned != nil {
 		// A drained endpoint still serves the filters it holds: their state
-		// lives nowhere else.
+		// lives nowhere else. So does one whose breaker is open, asked past
+		// it (tier 2: no verdict), unless it refuses connections: an open
+		// breaker may follow a burst of errors the endpoint has healed
+		// from, and a refused poll makes clients drop the filter and the
+		// logs it holds.
 		ok, trial := p.pinned.breaker.Routable()
-		if !ok {
-			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("filter lives on endpoint %s, which is unavailable (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
+		if ok && trial && e.probeTrials.Load() {
+			ok = false // probes run the half-open trials
 		}
-		order = []candidate{{ep: p.pinned, trial: trial}}
+		if !ok && p.pinned.refusing.Load() {
+			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: fmt.Sprintf("filter lives on endpoint %s, which is refusing connections (breaker %s); create a new filter", p.pinned.Name, p.pinned.breaker.State())}}
+		}
+		c := candidate{ep: p.pinned, trial: trial}
+		if !ok {
+			c.tier, c.trial = 2, false
+		}
+		order = []candidate{c}
 	} else {
 		rk := e.rank(p.method, p.class, p.tip, p.minHead, false)
 		if len(rk.order) == 0 {

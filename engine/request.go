@@ -63,7 +63,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 				return e.localAnswer(tr, start, jsonrpc.AppendBoolResult(nil, req.ID, false))
 			}
 			if !ok {
-				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"})
+				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"})
 			}
 			// The endpoint knows the filter by its own id. (params[idParam]
 			// is a string, read above: it can be replaced.)

@@ -41,15 +41,16 @@ type candidate struct {
 	trial  bool    // half-open: this request would be one of its trials
 	// tier > 0: not routable now (1: lagging, behind the block asked for or
 	// unhealthy; 2: breaker open; 3: backing off after a 429, the whole
-	// endpoint or this method on it), taken only by
-	// panic routing or when nothing else can take the request, lowest tier
-	// first.
+	// endpoint or this method on it), taken by panic routing or when
+	// nothing else can take the request, lowest tier first; otherwise only
+	// as a failover after every routable candidate (fallback).
 	tier int
 	// backoffEnd: in tier 3, when its back-off for this method ends (panic
 	// routing takes the soonest first).
 	backoffEnd time.Time
-	// fallback: a standby while the primaries can take the request, after
-	// them in the order and only for failover (standby.go).
+	// fallback: only for failover, after the routable candidates: a standby
+	// while the primaries can take the request (standby.go), or an
+	// endpoint that is not routable now outside panic routing.
 	fallback bool
 	// explore: a suspect endpoint due for exploration. It keeps its place;
 	// the request sends it an immediate hedge if hedging allows one
@@ -77,7 +78,8 @@ type ranking struct {
 // per request. Drained endpoints, endpoints on the wrong chain and
 // endpoints refusing connections (an open breaker on hard evidence) are
 // never in the order; the other unroutable ones follow the routable ones
-// in panic routing, or when no routable one can take the request.
+// in panic routing, or when no routable one can take the request, and
+// otherwise as failover-only fallbacks after them.
 func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, explain bool) ranking {
 	now := e.now()
 	var r ranking
@@ -271,7 +273,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	if cls == jsonrpc.ClassRead && len(canaries) > 0 && !explored && !(len(r.order) > 0 && r.order[0].trial) {
 		e.canaryFirst(r.order, canaries)
 	}
-	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 && (panicking || len(cands) == 0) {
+	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 {
 		for i := range extras {
 			if lat, src, ok := extras[i].ep.routeLatency(method, e); ok {
 				extras[i].cost, extras[i].source = lat, src
@@ -289,8 +291,18 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 			return byCost(a, b)
 		})
+		if panicking || len(cands) == 0 {
+			r.panic = true
+		} else {
+			// Failover only, after every routable candidate: a read (or a
+			// write that provably never left) whose routable endpoints all
+			// failed is still answered by one whose breaker is open but
+			// which may well answer, as a client talking to it would be.
+			for i := range extras {
+				extras[i].fallback = true
+			}
+		}
 		r.order = append(r.order, extras...)
-		r.panic = true
 	}
 	return r
 }

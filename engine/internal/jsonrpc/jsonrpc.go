@@ -16,8 +16,16 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternal       = -32603
-	// CodeUpstream: every upstream attempt for the request failed.
-	CodeUpstream = -32000
+	// CodeUpstream: no endpoint answered the request (every attempt
+	// failed, none was routable, or its deadline passed). It is the
+	// internal error: clients take it for the server's failure, and viem
+	// retries it as it retries a direct node's HTTP 5xx or refused
+	// connection; -32000 it takes for invalid input and never retries.
+	CodeUpstream = CodeInternal
+	// CodeFilterGone: a filter that cannot be polled (unknown, or its
+	// endpoint refuses connections). geth's code for "filter not found":
+	// viem creates a new filter on it.
+	CodeFilterGone = -32000
 	// CodeMethodNotSupported (EIP-1474): state HTTP cannot carry, such as
 	// subscriptions.
 	CodeMethodNotSupported = -32004

@@ -1,0 +1,51 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// Two endpoints: s0's breaker opened on errors and s0 has healed since, but
+// its cooldown has not run out; now s1, the one routable endpoint, fails
+// (its breaker held closed by breaker.max_open_share). One of two routable
+// is not below router.panic_threshold, so panic routing stays off. A read
+// whose routable candidates all failed goes on to s0 rather than answer an
+// error: a client talking to s0 directly gets its answer.
+func TestFailover_ReadWhoseRoutableEndpointsFailedTriesTheOpenBreaker(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Breaker.Cooldown = time.Minute }, sim.Config{}, sim.Config{})
+	h.sims[0].SetMode(sim.ModeError)
+	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen; i++ {
+		if i == 100 {
+			t.Fatalf("s0 not open after 100 reads: %+v", h.endpoint("s0").Breaker)
+		}
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	h.sims[0].SetMode(sim.ModeNormal)
+	h.sims[1].SetMode(sim.ModeError)
+
+	const reads = 10
+	failed := 0
+	for i := 0; i < reads; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		if r.status != 200 || r.rpcError() != nil {
+			failed++
+			continue
+		}
+		if r.endpoint != "s0" || r.attempts != 2 {
+			t.Errorf("read answered by %q after %d attempts, want s0 after 2 (s1 failed first)", r.endpoint, r.attempts)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d reads answered an error while s0 could answer them", failed, reads)
+	}
+	st := h.status()
+	if st.Panic {
+		t.Fatalf("panic routing on (%s): this test is about the read's own failover", st.PanicReason)
+	}
+	if b := h.endpoint("s0").Breaker; b.State != engine.BreakerOpen {
+		t.Fatalf("s0's breaker %s: an attempt past an open breaker gives it no verdict", b.State)
+	}
+}
