@@ -1,7 +1,9 @@
 package main
 
 import (
+	stdlog "log"
 	"log/slog"
+	"os"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/probes"
@@ -37,6 +39,10 @@ func startStack(cfg engine.Config, log *slog.Logger) (*stack, error) {
 		sim.CloseAll(sims)
 		return nil, err
 	}
+	// The standard library's own log lines (net/http's among them, which can
+	// quote an upstream's bytes) go to the engine's log, not to stderr.
+	stdlog.SetFlags(0)
+	stdlog.SetOutput(st.eng.StdLogWriter())
 	return st, nil
 }
 
@@ -51,4 +57,6 @@ func (st *stack) stop(log *slog.Logger) {
 		log.Warn("shutdown", "err", err)
 	}
 	sim.CloseAll(st.sims)
+	stdlog.SetOutput(os.Stderr)
+	stdlog.SetFlags(stdlog.LstdFlags)
 }

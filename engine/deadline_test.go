@@ -149,3 +149,19 @@ func TestDeadline_LearnsTheTrueTailNotTheBody(t *testing.T) {
 	}
 	t.Logf("%d reads, 0 errors; %s", len(replies), report)
 }
+
+// A read no endpoint answers within server.request_timeout gets an error
+// that says whose deadline it was and which endpoints were still working on
+// it: a direct client with a longer timeout would have had the answer, and
+// "request timed out" alone reads like the endpoint's own timeout.
+func TestDeadline_RequestTimeoutNamesTheKeyAndTheEndpointsWaitedOn(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second },
+		sim.Config{Latency: fixed(3 * time.Second)}, sim.Config{Latency: fixed(3 * time.Second)})
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	e := r.rpcError()
+	msg, _ := e["message"].(string)
+	if !containsAll(msg, "request timed out", "server.request_timeout 1s", "s0", "s1") {
+		t.Fatalf("after %s: error %v; want it to name server.request_timeout 1s and the endpoints s0, s1 still working on it", r.took.Round(time.Millisecond), e)
+	}
+	t.Logf("after %s: %q", r.took.Round(time.Millisecond), msg)
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -165,6 +167,8 @@ type execution struct {
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
 	last     string // last failure cause, for the client's error
+	// cut are the endpoints whose attempts the request's own deadline ended.
+	cut []string
 	// fallback is an answer set aside while another endpoint is asked (see
 	// setAside).
 	fallback *attemptDone
@@ -281,6 +285,12 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
+			if d.rep.out != outAnswer && x.requestEnded() {
+				// Ended by the request's deadline (or its client), not a
+				// failure of the endpoint's own: the request's error says so.
+				x.cut = append(x.cut, d.a.ep.Name)
+				continue
+			}
 			if d.rep.out == outAnswer {
 				if x.setAside(d) {
 					if len(x.live) > 0 || x.launch(roleFailover, false) {
@@ -375,9 +385,18 @@ func (x *execution) run() result {
 				armHedge()
 			}
 		case <-x.ctx.Done():
-			why := "request timed out"
-			if !errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
-				why = "client went away"
+			why := "client went away"
+			if errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
+				// An answer set aside is still better than none.
+				if f := x.fallback; f != nil {
+					x.fallback = nil
+					return x.win(*f)
+				}
+				if ea := x.errAnswer; ea != nil {
+					x.errAnswer = nil
+					return x.relayError(*ea)
+				}
+				why = x.timedOut()
 			}
 			if x.last != "" {
 				why += "; last failure: " + x.last
@@ -385,6 +404,33 @@ func (x *execution) run() result {
 			return x.fail(why)
 		}
 	}
+}
+
+// requestEnded: the request's deadline has passed or its client went away.
+// A read's attempt has a deadline timer of its own at the same instant
+// (start), which may fire first.
+func (x *execution) requestEnded() bool {
+	if x.ctx.Err() != nil {
+		return true
+	}
+	dl, ok := x.ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// timedOut says that the request's deadline, server.request_timeout, ended
+// it, and which endpoints were still working on it: a client talking to one
+// of them directly, with a longer timeout, might have had the answer.
+func (x *execution) timedOut() string {
+	why := "request timed out: no answer within server.request_timeout " + x.e.cfg.Server.RequestTimeout.String()
+	waited := x.cut
+	for _, a := range x.live {
+		waited = append(waited, a.ep.Name)
+	}
+	slices.Sort(waited)
+	if waited = slices.Compact(waited); len(waited) > 0 {
+		why += " (" + strings.Join(waited, ", ") + " still working on it)"
+	}
+	return why
 }
 
 func (x *execution) mayHedge() bool {

@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -146,4 +148,21 @@ func TestHeadAside_TheHighestHeadSetAsideIsRelayed(t *testing.T) {
 		t.Fatalf("%s from %s after %d attempts, want s1's %s after 3", got, rep.endpoint, rep.attempts, want)
 	}
 	t.Logf("s1's head %s (10 behind) relayed after 3 attempts, s2's (20 behind) set aside", want)
+}
+
+// An answer set aside while another endpoint is asked is still relayed when
+// that endpoint does not answer before the request's deadline: a client of
+// the first endpoint alone would have had it, not a timeout.
+func TestHeadAside_AnswerSetAsideIsRelayedAtTheRequestDeadline(t *testing.T) {
+	r := newHeadRig(t, 2, func(c *engine.Config) { c.Server.RequestTimeout = time.Second })
+	r.warmUp()
+	r.sims[0].SetHeadLag(10)
+	r.sims[1].SetMode(sim.ModeHang)
+	rep := r.call(1, "eth_blockNumber")
+	mustOK(t, rep)
+	want := `"0x` + strconv.FormatInt(r.sims[0].Head(), 16) + `"`
+	if got := resultString(t, rep); got != want || rep.endpoint != "s0" {
+		t.Fatalf("%s from %s after %s, want s0's head %s (10 behind, set aside while s1 hung)", got, rep.endpoint, rep.took.Round(time.Millisecond), want)
+	}
+	t.Logf("s0's head %s relayed at the request deadline (%s), s1 hung", want, rep.took.Round(time.Millisecond))
 }

@@ -374,7 +374,9 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 // in a row, with no answer of any kind between them and none for at least
 // the attempt deadline, trip the breaker. The silence matters as much as the
 // count: a healthy endpoint that stalls for a few milliseconds under many
-// concurrent requests loses a dozen races at once, then answers again.
+// concurrent requests loses a dozen races at once, then answers again. Nor
+// does a slowdown of the whole pool trip it (poolSlow), any more than it
+// charges the deadlines passed in it.
 func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	ep := a.ep
 	limit := int64(2 * e.cfg.Breaker.Failures)
@@ -385,6 +387,11 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	ep.unanswered.Store(0)
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
 		return // rpcdash, not the endpoint, is the slow part
+	}
+	if kind, _ := e.poolSlow(a, end); kind != "" {
+		// Every endpoint is silent at once: the attempts that outran this
+		// one started before it, in the same slowdown.
+		return
 	}
 	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())

@@ -75,3 +75,51 @@ func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
 		t.Fatal("an HTTP 500 did not count as hearing from the endpoint")
 	}
 }
+
+// In a slowdown of the whole pool every endpoint is silent at once, and the
+// hedges and deadline races sent to one of them lose to attempts started
+// before them: those losses are the pool's, not a hang of that endpoint,
+// and trip nothing. Seen live: three sims ten times slower at once under
+// 100 reads/s, the endpoint the router favoured least (it got mostly
+// hedges) opened "6 attempts in a row outrun by hedges … looks hung" in the
+// middle of the pool slowdown episode. Once the others answer again, the
+// same silence and losses are its own and trip it.
+func TestUnanswered_LossesInAPoolSlowdownTripNothing(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	cfg := Default()
+	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
+	e, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	deadline := 250 * time.Millisecond
+	a, b, c := e.endpoints[0], e.endpoints[1], e.endpoints[2]
+	lose := func() { e.noteUnanswered(&attempt{ep: a, start: clock.Now(), deadline: deadline}, clock.Now()) }
+	for _, ep := range e.endpoints {
+		ep.heard(clock.Now())
+	}
+
+	// Ten times slower at once: 300 ms without an answer anywhere, b and c
+	// passing their deadlines too.
+	clock.Advance(300 * time.Millisecond)
+	b.overdueAt.Store(clock.Now().UnixNano())
+	c.overdueAt.Store(clock.Now().UnixNano())
+	for i := 0; i < 12; i++ {
+		lose()
+	}
+	if s := a.breaker.State(); s != breaker.Closed {
+		t.Fatalf("12 losses in a slowdown of the whole pool opened a's breaker (%s)", s)
+	}
+
+	// b and c answer again; a stays silent and keeps losing: its own hang.
+	clock.Advance(time.Second)
+	b.heard(clock.Now())
+	c.heard(clock.Now())
+	for i := 0; i < 6; i++ {
+		lose()
+	}
+	if s := a.breaker.State(); s != breaker.Open {
+		t.Fatalf("a alone silent for 1.3 s and outrun 6 times in a row: breaker %s", s)
+	}
+}
