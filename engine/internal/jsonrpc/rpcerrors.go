@@ -40,22 +40,33 @@ var (
 	}
 	endpointMessages = []string{
 		"missing trie node", "header not found", "unknown block", "block not found",
-		"historical state", "state is not available", "state not available", "pruned",
+		"beyond current head", "historical state", "state is not available", "state not available", "pruned",
 		"node is syncing", "not synced", "no suitable peers", "internal error",
 		"internal server error", "timeout", "timed out", "deadline exceeded",
 		"service unavailable", "bad gateway", "upstream", "backend",
 		"unauthorized", "forbidden", "api key", "access denied",
 	}
+	// A provider's own limits on a query's size, which another provider
+	// may not have. A bare "block range" is not one: geth's "invalid block
+	// range params" is the request's, "block range extends beyond current
+	// head block" a node behind.
 	unsupportedMessages = []string{
 		"method not found", "does not exist/is not available", "not supported",
-		"method not available", "not enabled", "query returned more than",
-		"block range", "range is too large", "range too large", "exceeds max",
+		"method not available", "not enabled",
+		"query returned more than",            // Infura: query returned more than 10000 results
+		"log response size exceeded",          // Alchemy
+		"requests with up to a",               // Alchemy: eth_getLogs requests with up to a 2K block range
+		"is limited to a",                     // QuickNode: eth_getLogs is limited to a 10,000 range
+		"range is too wide", "range too wide", // Ankr and others
+		"range is too large", "range too large",
+		"exceed maximum block range", // geth's own logs range cap
+		"exceeds max", "max block range", "maximum block range", "block range limit",
 	}
 	requestMessages = []string{
 		"out of gas", "gas required exceeds", "insufficient funds",
 		"nonce too low", "nonce too high", "already known", "underpriced", "intrinsic gas too low",
 		"exceeds block gas limit", "less than block base fee", "higher than max fee per gas",
-		"invalid sender", "invalid argument", "invalid params", "cannot unmarshal",
+		"invalid sender", "invalid argument", "invalid params", "invalid block range", "cannot unmarshal",
 		"invalid opcode", "stack underflow", "stack overflow", "invalid jump", "filter not found",
 	}
 )

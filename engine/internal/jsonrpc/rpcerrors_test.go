@@ -26,8 +26,8 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		// EVM: the endpoint's
 		{false, -32603, "internal error", BlameEndpoint},
 		{false, -32603, "missing trie node", BlameEndpoint},
-		{false, -32000, "missing trie node 1a2b (path ) state 0x… is not available", BlameEndpoint},
 		{false, -32000, "header not found", BlameEndpoint},
+		{false, -32000, "missing trie node 1a2b (path ) state 0x… is not available", BlameEndpoint},
 		{false, -32000, "required historical state unavailable", BlameEndpoint},
 		{false, -32000, "execution aborted (timeout = 5s)", BlameEndpoint},
 		{false, -32002, "resource unavailable", BlameEndpoint},
@@ -38,6 +38,19 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		{false, -32004, "method not supported", BlameUnsupported},
 		{false, -32005, "query returned more than 10000 results", BlameUnsupported},
 		{false, -32000, "block range is too large", BlameUnsupported},
+		// Providers' own range and size limits: another provider may allow it
+		{false, -32602, "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response.", BlameUnsupported},
+		{false, -32600, "Under the Free tier plan, you can make eth_getLogs requests with up to a 10 block range.", BlameUnsupported},
+		{false, -32614, "eth_getLogs is limited to a 10,000 range", BlameUnsupported},
+		{false, -32062, "block range is too wide", BlameUnsupported},
+		{false, -32000, "block range too large", BlameUnsupported},
+		{false, -32000, "exceed maximum block range: 10000", BlameUnsupported},
+		{false, -32005, "query exceeds max block range 1000", BlameUnsupported},
+		{false, -32005, "query returned more than 10000 results. Try with this block range [0x1, 0x2].", BlameUnsupported},
+		// EVM: a malformed range is the request's
+		{false, -32602, "invalid block range params", BlameRequest},
+		{false, -32000, "invalid block range params", BlameRequest},
+		{false, -32602, "block range extends beyond current head block", BlameEndpoint},
 		// EVM: rate limits in the body
 		{false, -32005, "daily request count exceeded, request rate limited", BlameRateLimit},
 		{false, -32016, "Your app has exceeded its compute units per second capacity", BlameRateLimit},
