@@ -24,10 +24,15 @@ const (
 	// blameRateLimit: a rate limit or capacity message in the body: backed
 	// off like HTTP 429.
 	BlameRateLimit
+	// BlameNotYet: the endpoint does not have the block or slot the
+	// request names ("header not found", "block range extends beyond
+	// current head block", Solana's "block not available for slot").
+	// Whose that is depends on the block: the engine decides (notyet_error.go).
+	BlameNotYet
 )
 
 func (b Blame) String() string {
-	return [...]string{"request", "endpoint", "unsupported", "rate_limit"}[b]
+	return [...]string{"request", "endpoint", "unsupported", "rate_limit", "not_yet"}[b]
 }
 
 // Messages, matched case-insensitively as substrings, in this order: the
@@ -38,9 +43,12 @@ var (
 		"request rate", "capacity", "compute units", "daily request count", "quota",
 		"throughput", "server is busy", "overloaded", "try again later",
 	}
+	notYetMessages = []string{
+		"header not found", "unknown block", "block not found", "beyond current head",
+		"after last accepted block",
+	}
 	endpointMessages = []string{
-		"missing trie node", "header not found", "unknown block", "block not found",
-		"beyond current head", "historical state", "state is not available", "state not available", "pruned",
+		"missing trie node", "historical state", "state is not available", "state not available", "pruned",
 		"node is syncing", "not synced", "no suitable peers", "internal error",
 		"internal server error", "timeout", "timed out", "deadline exceeded",
 		"service unavailable", "bad gateway", "upstream", "backend",
@@ -49,7 +57,7 @@ var (
 	// A provider's own limits on a query's size, which another provider
 	// may not have. A bare "block range" is not one: geth's "invalid block
 	// range params" is the request's, "block range extends beyond current
-	// head block" a node behind.
+	// head block" a block not there yet.
 	unsupportedMessages = []string{
 		"method not found", "does not exist/is not available", "not supported",
 		"method not available", "not enabled",
@@ -100,7 +108,7 @@ var (
 		-32001: BlameUnsupported, // block cleaned up: this node's history does not reach it
 		-32002: BlameRequest,     // transaction preflight (simulation) failed
 		-32003: BlameRequest,     // signature verification failed
-		-32004: BlameEndpoint,    // block not available for slot (the node is behind)
+		-32004: BlameNotYet,      // block not available for slot
 		-32005: BlameEndpoint,    // node unhealthy
 		-32006: BlameRequest,     // precompile verification failed
 		-32007: BlameRequest,     // slot skipped
@@ -110,9 +118,9 @@ var (
 		-32011: BlameUnsupported, // transaction history not available on this node
 		-32012: BlameEndpoint,    // scan error
 		-32013: BlameRequest,     // signature length mismatch
-		-32014: BlameEndpoint,    // block status not yet available (the node is behind)
+		-32014: BlameNotYet,      // block status not yet available
 		-32015: BlameRequest,     // unsupported transaction version
-		-32016: BlameEndpoint,    // minimum context slot not reached (the node is behind)
+		-32016: BlameNotYet,      // minimum context slot not reached
 		-32017: BlameUnsupported, // epoch rewards period active
 		-32018: BlameRequest,     // slot not an epoch boundary
 		-32019: BlameEndpoint,    // long-term storage unreachable
@@ -140,7 +148,7 @@ func BlameOf(solana bool, code int, message string) Blame {
 	for _, l := range []struct {
 		words []string
 		b     Blame
-	}{{rateLimitMessages, BlameRateLimit}, {endpointMessages, BlameEndpoint}, {unsupportedMessages, BlameUnsupported}, {requestMessages, BlameRequest}} {
+	}{{rateLimitMessages, BlameRateLimit}, {notYetMessages, BlameNotYet}, {endpointMessages, BlameEndpoint}, {unsupportedMessages, BlameUnsupported}, {requestMessages, BlameRequest}} {
 		for _, w := range l.words {
 			if strings.Contains(m, w) {
 				return l.b

@@ -26,7 +26,6 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		// EVM: the endpoint's
 		{false, -32603, "internal error", BlameEndpoint},
 		{false, -32603, "missing trie node", BlameEndpoint},
-		{false, -32000, "header not found", BlameEndpoint},
 		{false, -32000, "missing trie node 1a2b (path ) state 0x… is not available", BlameEndpoint},
 		{false, -32000, "required historical state unavailable", BlameEndpoint},
 		{false, -32000, "execution aborted (timeout = 5s)", BlameEndpoint},
@@ -50,7 +49,11 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		// EVM: a malformed range is the request's
 		{false, -32602, "invalid block range params", BlameRequest},
 		{false, -32000, "invalid block range params", BlameRequest},
-		{false, -32602, "block range extends beyond current head block", BlameEndpoint},
+		// EVM: a block the endpoint does not have (yet): the engine decides by the block
+		{false, -32000, "header not found", BlameNotYet},
+		{false, -32000, "unknown block", BlameNotYet},
+		{false, -32602, "block range extends beyond current head block", BlameNotYet},
+		{false, -32000, "requested block 1234 after last accepted block 1200", BlameNotYet},
 		// EVM: rate limits in the body
 		{false, -32005, "daily request count exceeded, request rate limited", BlameRateLimit},
 		{false, -32016, "Your app has exceeded its compute units per second capacity", BlameRateLimit},
@@ -65,9 +68,9 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		{true, -32602, "Invalid param: WrongSize", BlameRequest},
 		{true, -32005, "Node is unhealthy", BlameEndpoint},
 		{true, -32005, "Node is behind by 42 slots", BlameEndpoint},
-		{true, -32016, "Minimum context slot has not been reached", BlameEndpoint},
-		{true, -32014, "Block status not yet available for slot 100", BlameEndpoint},
-		{true, -32004, "Block not available for slot 100", BlameEndpoint},
+		{true, -32016, "Minimum context slot has not been reached", BlameNotYet},
+		{true, -32014, "Block status not yet available for slot 100", BlameNotYet},
+		{true, -32004, "Block not available for slot 100", BlameNotYet},
 		{true, -32603, "Internal error", BlameEndpoint},
 		{true, -32001, "Block 100 cleaned up, does not exist on node. First available block: 200", BlameUnsupported},
 		{true, -32011, "Transaction history is not available from this node", BlameUnsupported},
