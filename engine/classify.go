@@ -77,6 +77,9 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		r.out = outAnswer
 	case b == jsonrpc.BlameEndpoint:
 		r.out, r.cause = outEndpointError, cause()
+	case b == jsonrpc.BlameNotYet:
+		// The endpoint's until placeNotYet reads the block asked for.
+		r.out, r.cause, r.notYet = outEndpointError, cause(), true
 	case b == jsonrpc.BlameUnsupported:
 		r.out, r.cause = outUnsupported, cause()
 	default:

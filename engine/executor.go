@@ -191,6 +191,8 @@ type execution struct {
 //     yet. A block beyond that exists nowhere yet: its null is relayed as a
 //     direct client gets it, without asking the pool again (indexers poll
 //     head+1).
+//   - an error saying the endpoint lacks the block asked for, from an
+//     endpoint behind (notyet_error.go).
 //   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
 //     getSlot, the "latest" block) from an endpoint flagged ahead by this
 //     very answer (headrule.go) or behind the pool head by more than
@@ -203,7 +205,7 @@ type execution struct {
 func (x *execution) setAside(d attemptDone) bool {
 	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull && x.e.blockExpected(x.p.minHead)
 	badHead := d.rep.head != 0 && (d.a.ep.ahead.Load() || x.e.behindPool(d.rep.head))
-	if !nullBlock && !badHead {
+	if !nullBlock && !badHead && !d.rep.behind {
 		return false
 	}
 	if x.fallback != nil {

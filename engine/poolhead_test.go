@@ -26,13 +26,26 @@ type headRig struct {
 
 func newHeadRig(t *testing.T, n int, mut func(*engine.Config)) *headRig {
 	t.Helper()
+	return newChainHeadRig(t, n, sim.ChainEVM, mut)
+}
+
+// newChainHeadRig is newHeadRig for a chain kind (a block or a slot a
+// second, either way).
+func newChainHeadRig(t *testing.T, n int, chain string, mut func(*engine.Config)) *headRig {
+	t.Helper()
 	clock := testutil.NewClock(testutil.Epoch)
 	cfgs := make([]sim.Config, n)
 	for i := range cfgs {
-		cfgs[i] = sim.Config{Latency: fixed(time.Millisecond), BlockTime: time.Second}
+		cfgs[i] = sim.Config{Chain: chain, Latency: fixed(time.Millisecond), BlockTime: time.Second}
 	}
-	r := &headRig{harness: newClockedHarness(t, clock, mut, cfgs...), clock: clock,
-		chain: sim.New(sim.Config{Clock: clock.Now, BlockTime: time.Second})}
+	withKind := func(c *engine.Config) {
+		c.Chain.Kind = chain
+		if mut != nil {
+			mut(c)
+		}
+	}
+	r := &headRig{harness: newClockedHarness(t, clock, withKind, cfgs...), clock: clock,
+		chain: sim.New(sim.Config{Chain: chain, Clock: clock.Now, BlockTime: time.Second})}
 	for _, ep := range r.eng.Config().Endpoints {
 		r.names = append(r.names, ep.Name)
 	}

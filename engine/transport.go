@@ -84,6 +84,10 @@ type upstreamReply struct {
 	// timeout: silence, soft evidence like a hang (not hard as refused).
 	unreachable bool
 	cause       string
+	// notYet: a JSON-RPC error saying the endpoint lacks the block the
+	// request names, whose blame placeNotYet settles. behind: settled as
+	// the endpoint's lag, an answer set aside while another is asked.
+	notYet, behind bool
 }
 
 // dialTimeout bounds a connection attempt that gets no answer.
@@ -175,6 +179,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	}
 	r := upstreamReply{body: buf, sent: true, status: resp.StatusCode}
 	e.classify(&r, resp.StatusCode, resp.Header.Get("Retry-After"), req)
+	if r.notYet {
+		e.placeNotYet(ep, req, &r)
+	}
 	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
 		r.body = nil

@@ -173,3 +173,54 @@ func ResultNumber(body []byte) int64 {
 	}
 	return 0
 }
+
+// LogsTopBlock is the highest block number an eth_getLogs filter names
+// (its toBlock, or its fromBlock when that is higher or toBlock is a tag);
+// 0 when it names none (tags, a blockHash).
+func LogsTopBlock(params json.RawMessage) int64 {
+	arg := paramAt(TrimSpace(params), 0)
+	if len(arg) == 0 || arg[0] != '{' {
+		return 0
+	}
+	var top int64
+	for it := (memberIter{b: arg, i: 1}); it.next(); {
+		if k := string(arg[it.ks:it.ke]); k == `"toBlock"` || k == `"fromBlock"` {
+			top = max(top, hexQuantity(arg[it.vs:it.ve]))
+		}
+	}
+	return top
+}
+
+// solanaSlotParam are the Solana reads whose first parameter is a slot.
+var solanaSlotParam = map[string]bool{"getBlock": true, "getBlockTime": true, "getBlockCommitment": true}
+
+// NamedBlock is the highest block (EVM) or slot (Solana) a read names, 0
+// when it names none: the block of an EVM read by number (RequiredHead),
+// the top of an eth_getLogs range, a Solana block's slot or the
+// minContextSlot of a Solana read's config. It decodes the params: it is
+// read only on an error answer.
+func NamedBlock(solana bool, method string, params json.RawMessage) int64 {
+	if !solana {
+		if method == "eth_getLogs" {
+			return LogsTopBlock(params)
+		}
+		return RequiredHead(method, params)
+	}
+	var args []json.RawMessage
+	if json.Unmarshal(params, &args) != nil {
+		return 0
+	}
+	var slot int64
+	if len(args) > 0 && solanaSlotParam[method] {
+		json.Unmarshal(args[0], &slot)
+	}
+	if len(args) > 0 {
+		var cfg struct {
+			MinContextSlot int64 `json:"minContextSlot"`
+		}
+		if json.Unmarshal(args[len(args)-1], &cfg) == nil {
+			slot = max(slot, cfg.MinContextSlot)
+		}
+	}
+	return max(slot, 0)
+}

@@ -157,3 +157,30 @@ func TestReadsLatestBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestNamedBlock_TheHighestBlockOrSlotAReadNames(t *testing.T) {
+	tests := []struct {
+		solana bool
+		method string
+		params string
+		want   int64
+	}{
+		{false, "eth_call", `[{"to":"0x1"},"0x10"]`, 16},
+		{false, "eth_call", `[{"to":"0x1"},"latest"]`, 0},
+		{false, "eth_getBlockReceipts", `["0x20"]`, 32},
+		{false, "eth_getLogs", `[{"fromBlock":"0x10","toBlock":"0x12"}]`, 18},
+		{false, "eth_getLogs", `[{"fromBlock":"0x10","toBlock":"latest"}]`, 16},
+		{false, "eth_getLogs", `[{"blockHash":"0xab"}]`, 0},
+		{false, "eth_getTransactionReceipt", `["0xab"]`, 0},
+		{true, "getBlock", `[300,{"commitment":"confirmed"}]`, 300},
+		{true, "getBlockTime", `[301]`, 301},
+		{true, "getBalance", `["addr",{"minContextSlot":302}]`, 302},
+		{true, "getBalance", `["addr"]`, 0},
+		{true, "getSlot", `[]`, 0},
+	}
+	for _, tt := range tests {
+		if got := NamedBlock(tt.solana, tt.method, json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("%s %s: %d, want %d", tt.method, tt.params, got, tt.want)
+		}
+	}
+}

@@ -24,10 +24,15 @@ const (
 	// blameRateLimit: a rate limit or capacity message in the body: backed
 	// off like HTTP 429.
 	BlameRateLimit
+	// BlameNotYet: the endpoint does not have the block or slot the
+	// request names ("header not found", "block range extends beyond
+	// current head block", Solana's "block not available for slot").
+	// Whose that is depends on the block: the engine decides (notyet_error.go).
+	BlameNotYet
 )
 
 func (b Blame) String() string {
-	return [...]string{"request", "endpoint", "unsupported", "rate_limit"}[b]
+	return [...]string{"request", "endpoint", "unsupported", "rate_limit", "not_yet"}[b]
 }
 
 // Messages, matched case-insensitively as substrings, in this order: the
@@ -38,24 +43,38 @@ var (
 		"request rate", "capacity", "compute units", "daily request count", "quota",
 		"throughput", "server is busy", "overloaded", "try again later",
 	}
+	notYetMessages = []string{
+		"header not found", "unknown block", "block not found", "beyond current head",
+		"after last accepted block",
+	}
 	endpointMessages = []string{
-		"missing trie node", "header not found", "unknown block", "block not found",
-		"historical state", "state is not available", "state not available", "pruned",
+		"missing trie node", "historical state", "state is not available", "state not available", "pruned",
 		"node is syncing", "not synced", "no suitable peers", "internal error",
 		"internal server error", "timeout", "timed out", "deadline exceeded",
 		"service unavailable", "bad gateway", "upstream", "backend",
 		"unauthorized", "forbidden", "api key", "access denied",
 	}
+	// A provider's own limits on a query's size, which another provider
+	// may not have. A bare "block range" is not one: geth's "invalid block
+	// range params" is the request's, "block range extends beyond current
+	// head block" a block not there yet.
 	unsupportedMessages = []string{
 		"method not found", "does not exist/is not available", "not supported",
-		"method not available", "not enabled", "query returned more than",
-		"block range", "range is too large", "range too large", "exceeds max",
+		"method not available", "not enabled",
+		"query returned more than",            // Infura: query returned more than 10000 results
+		"log response size exceeded",          // Alchemy
+		"requests with up to a",               // Alchemy: eth_getLogs requests with up to a 2K block range
+		"is limited to a",                     // QuickNode: eth_getLogs is limited to a 10,000 range
+		"range is too wide", "range too wide", // Ankr and others
+		"range is too large", "range too large",
+		"exceed maximum block range", // geth's own logs range cap
+		"exceeds max", "max block range", "maximum block range", "block range limit",
 	}
 	requestMessages = []string{
 		"out of gas", "gas required exceeds", "insufficient funds",
 		"nonce too low", "nonce too high", "already known", "underpriced", "intrinsic gas too low",
 		"exceeds block gas limit", "less than block base fee", "higher than max fee per gas",
-		"invalid sender", "invalid argument", "invalid params", "cannot unmarshal",
+		"invalid sender", "invalid argument", "invalid params", "invalid block range", "cannot unmarshal",
 		"invalid opcode", "stack underflow", "stack overflow", "invalid jump", "filter not found",
 	}
 )
@@ -89,7 +108,7 @@ var (
 		-32001: BlameUnsupported, // block cleaned up: this node's history does not reach it
 		-32002: BlameRequest,     // transaction preflight (simulation) failed
 		-32003: BlameRequest,     // signature verification failed
-		-32004: BlameEndpoint,    // block not available for slot (the node is behind)
+		-32004: BlameNotYet,      // block not available for slot
 		-32005: BlameEndpoint,    // node unhealthy
 		-32006: BlameRequest,     // precompile verification failed
 		-32007: BlameRequest,     // slot skipped
@@ -99,9 +118,9 @@ var (
 		-32011: BlameUnsupported, // transaction history not available on this node
 		-32012: BlameEndpoint,    // scan error
 		-32013: BlameRequest,     // signature length mismatch
-		-32014: BlameEndpoint,    // block status not yet available (the node is behind)
+		-32014: BlameNotYet,      // block status not yet available
 		-32015: BlameRequest,     // unsupported transaction version
-		-32016: BlameEndpoint,    // minimum context slot not reached (the node is behind)
+		-32016: BlameNotYet,      // minimum context slot not reached
 		-32017: BlameUnsupported, // epoch rewards period active
 		-32018: BlameRequest,     // slot not an epoch boundary
 		-32019: BlameEndpoint,    // long-term storage unreachable
@@ -129,7 +148,7 @@ func BlameOf(solana bool, code int, message string) Blame {
 	for _, l := range []struct {
 		words []string
 		b     Blame
-	}{{rateLimitMessages, BlameRateLimit}, {endpointMessages, BlameEndpoint}, {unsupportedMessages, BlameUnsupported}, {requestMessages, BlameRequest}} {
+	}{{rateLimitMessages, BlameRateLimit}, {notYetMessages, BlameNotYet}, {endpointMessages, BlameEndpoint}, {unsupportedMessages, BlameUnsupported}, {requestMessages, BlameRequest}} {
 		for _, w := range l.words {
 			if strings.Contains(m, w) {
 				return l.b

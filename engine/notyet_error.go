@@ -1,0 +1,35 @@
+package engine
+
+import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+
+// A node asked for a block it does not have answers an error rather than
+// null: geth's "header not found", "unknown block", "block range extends
+// beyond current head block"; Solana's -32004, -32014, -32016
+// (jsonrpc.BlameNotYet). Whose error that is depends on the block the read
+// names, judged as a null answer to it is (setAside):
+//   - beyond the pool head carried at the pace (blockExpected), the block
+//     exists nowhere yet: the error is the request's, relayed from the
+//     first endpoint as a direct client gets it. An indexer polling head+1
+//     costs one upstream request per poll and counts against no endpoint.
+//   - a block the pool has, above the endpoint's last known head or within
+//     chain.max_head_lag of the pool head: the endpoint is behind (a
+//     provider's backend a block late), not broken. The error is set aside
+//     while another endpoint is asked, as a null is, and relayed only if
+//     none does better.
+//   - an older block the endpoint's head says it has, or a read naming no
+//     block: the endpoint's fault (pruned, broken), as any endpoint error.
+
+// placeNotYet settles a not-yet error answer of ep to req by those rules.
+func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) {
+	n := jsonrpc.NamedBlock(e.cfg.Chain.Kind == "solana", req.Method, req.Params)
+	if n <= 0 {
+		return
+	}
+	expected := e.expectedHead(e.now().UnixNano())
+	switch {
+	case expected > 0 && n > expected:
+		r.out, r.cause = outAnswer, ""
+	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
+		r.out, r.cause, r.behind = outAnswer, "", true
+	}
+}
