@@ -21,7 +21,15 @@ func trimHex(s string) string {
 // method's result (eth_blockNumber, getSlot), or the number of the
 // endpoint's latest block (jsonrpc.ReadsLatestBlock), read in place
 // without reading the rest of the block.
+//
+// A getSlot at another commitment than the probes' (finalized, a node's
+// default) is no head: a confirmed or processed slot runs about 32 slots
+// ahead, and taking it for one would flag its endpoint ahead of the pool or
+// the others behind it, and set aside every finalized answer after it.
 func answerHead(req *jsonrpc.Request, body []byte) int64 {
+	if req.Method == "getSlot" && !jsonrpc.AtFinalized(req.Method, req.Params) {
+		return 0
+	}
 	if v, ok := headOf(req.Method, body); ok {
 		return v
 	}

@@ -8,7 +8,7 @@ import (
 
 var solanaMethods = map[string]method{
 	"getHealth":          solHealth,
-	"getSlot":            func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.Head(), nil },
+	"getSlot":            solSlot,
 	"getBlockHeight":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return blockHeight(u.Head()), nil },
 	"getLatestBlockhash": solLatestBlockhash,
 	"getAccountInfo":     solAccountInfo,
@@ -16,6 +16,25 @@ var solanaMethods = map[string]method{
 	"getGenesisHash":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
 	"getVersion":         constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
 	"sendTransaction":    solSend,
+}
+
+// solSlot is the slot at the commitment asked. Finalized, a node's default,
+// is the sim's head; confirmed and processed run ahead of it, as on a real
+// validator, where finalization trails the tip by about 32 slots.
+func solSlot(u *Upstream, args []json.RawMessage) (any, *Error) {
+	var cfg struct {
+		Commitment string `json:"commitment"`
+	}
+	if len(args) > 0 {
+		_ = json.Unmarshal(args[0], &cfg)
+	}
+	switch cfg.Commitment {
+	case "processed", "recent":
+		return u.Head() + 32, nil
+	case "confirmed", "single", "singleGossip":
+		return u.Head() + 31, nil
+	}
+	return u.Head(), nil
 }
 
 // blockHeight trails the slot because some slots are skipped: one in 25.

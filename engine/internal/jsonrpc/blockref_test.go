@@ -184,3 +184,19 @@ func TestNamedBlock_TheHighestBlockOrSlotAReadNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAtFinalized_OnlyTheDefaultAndFinalizedCommitment(t *testing.T) {
+	for params, want := range map[string]bool{
+		``: true, `[]`: true, `[null]`: true, `[{}]`: true, `[{"minContextSlot":5}]`: true,
+		`[{"commitment":"finalized"}]`: true, `[{"commitment":"max"}]`: true,
+		`[{"commitment":"confirmed"}]`: false, `[{"commitment":"processed"}]`: false,
+		`{"commitment":"finalized"}`: false, `[5]`: false,
+	} {
+		if got := AtFinalized("getSlot", json.RawMessage(params)); got != want {
+			t.Errorf("getSlot %s: AtFinalized %v, want %v", params, got, want)
+		}
+	}
+	if AtFinalized("eth_blockNumber", nil) {
+		t.Error("eth_blockNumber has no commitment")
+	}
+}

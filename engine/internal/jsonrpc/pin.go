@@ -79,3 +79,35 @@ func PinParams(kind, pin, method string, params json.RawMessage) (json.RawMessag
 	}
 	return out, true
 }
+
+// AtFinalized says whether a Solana read of solanaPinned asks at the
+// finalized commitment: it names none (a node's default is finalized) or
+// names finalized (or its old names, max and root). Confirmed and processed
+// answers run about 32 slots ahead of it.
+func AtFinalized(method string, params json.RawMessage) bool {
+	n, ok := solanaPinned[method]
+	if !ok {
+		return false
+	}
+	var arr []json.RawMessage
+	if len(params) > 0 && json.Unmarshal(params, &arr) != nil {
+		return false
+	}
+	if len(arr) <= n || string(arr[n]) == "null" {
+		return true
+	}
+	var cfg struct {
+		Commitment *string `json:"commitment"`
+	}
+	if json.Unmarshal(arr[n], &cfg) != nil {
+		return false
+	}
+	if cfg.Commitment == nil {
+		return true
+	}
+	switch *cfg.Commitment {
+	case "finalized", "max", "root":
+		return true
+	}
+	return false
+}
