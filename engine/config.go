@@ -222,6 +222,10 @@ type RouterConfig struct {
 	// drained nor on the wrong chain), requests are routed across all of
 	// them, least bad first, rather than refused (0 turns it off).
 	PanicThreshold float64 `mapstructure:"panic_threshold"`
+	// WriteAffinity is how long after a write an endpoint answered the
+	// client's later writes and the reads that must see them go to that
+	// endpoint first (affinity.go); 0 turns it off.
+	WriteAffinity time.Duration `mapstructure:"write_affinity"`
 }
 
 type ProbesConfig struct {

@@ -61,6 +61,7 @@ func Default() Config {
 			LagPenalty:     50 * time.Millisecond,
 			ExploreAfter:   5 * time.Second,
 			PanicThreshold: 0.5,
+			WriteAffinity:  30 * time.Second,
 		},
 		Probes: ProbesConfig{
 			Enabled:              true,

@@ -41,6 +41,7 @@ func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
 		{"infinite weight", func(c *engine.Config) { c.Methods.Weights = map[string]float64{"eth_call": math.Inf(1)} }, "methods.weights.eth_call: must be in (0, ∞), got +Inf"},
 		{"negative failures shows the value", func(c *engine.Config) { c.Breaker.Failures = -1 }, "breaker.failures: must be at least 1, got -1"},
 		{"negative max_head_lag shows the value", func(c *engine.Config) { c.Chain.MaxHeadLag = -3 }, "chain.max_head_lag: must not be negative, got -3"},
+		{"negative write_affinity", func(c *engine.Config) { c.Router.WriteAffinity = -time.Second }, "router.write_affinity: must not be negative (0s turns write affinity off), got -1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,8 +54,9 @@ func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
 		})
 	}
 	c := validBase()
-	c.Router.LagPenalty = 0 // lag left out of the cost is a choice
-	c.Hedge.Delay = "10s"   // the request's deadline itself is still allowed
+	c.Router.LagPenalty = 0    // lag left out of the cost is a choice
+	c.Hedge.Delay = "10s"      // the request's deadline itself is still allowed
+	c.Router.WriteAffinity = 0 // write affinity off is a choice
 	if err := c.Validate(); err != nil {
 		t.Errorf("edge values refused: %v", err)
 	}

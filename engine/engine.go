@@ -46,7 +46,10 @@ type Engine struct {
 	trials  hedgeTrials // since each method's last hedging change (the tuning view)
 	metrics *metrics
 	filters *filterTable
-	heads   headTracker
+	// affinity sends writes, and the reads that must see them, to the
+	// endpoint that took the latest write (router.write_affinity).
+	affinity *writeAffinity
+	heads    headTracker
 	// servedHead is the highest head returned to a client (monotonicHead).
 	servedHead atomic.Int64
 
@@ -125,6 +128,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		e.rand = rand.Float64
 	}
 	e.filters = newFilterTable(e.now)
+	e.affinity = newWriteAffinity(cfg.Router.WriteAffinity)
 	e.stopping, e.stop = context.WithCancel(context.Background())
 	e.hardStop, e.stopHard = context.WithCancel(context.Background())
 	e.base, e.stopBase = context.WithCancelCause(context.Background())

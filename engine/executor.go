@@ -33,6 +33,9 @@ type result struct {
 	// retryAfter > 0: err is a rate limit (every attempt was answered 429,
 	// see failRateLimited), answered HTTP 429 with this Retry-After.
 	retryAfter time.Duration
+	// unhedged: a read that could not be hedged (a hedgeable method held
+	// to one endpoint by a recent write, affinity.go).
+	unhedged bool
 }
 
 // endpointName is who answered, "" when nobody did.
@@ -99,10 +102,13 @@ type plan struct {
 	hedgeable bool
 	tip       bool
 	pinned    *endpoint // stateful: the endpoint that holds the state
-	weight    float64
-	minHead   int64   // the explicit block number the read names (0 = none)
-	acct      *counts // the method's counters, looked up once per request
-	trace     traceRef
+	// prefer: the endpoint a recent write holds this request to first
+	// (affinity.go); a read it takes is not hedged elsewhere.
+	prefer  *endpoint
+	weight  float64
+	minHead int64   // the explicit block number the read names (0 = none)
+	acct    *counts // the method's counters, looked up once per request
+	trace   traceRef
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.
@@ -130,18 +136,25 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 		}
 		order = []candidate{c}
 	} else {
-		rk := e.rank(p.method, p.class, p.tip, p.minHead, false)
+		rk := e.rank(p.method, p.class, p.tip, p.minHead, p.prefer, false)
 		if len(rk.order) == 0 {
-			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, true))}
+			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, nil, true))}
 		}
 		order = rk.order
 		panicked = rk.panic
+		if rk.preferred {
+			// Another endpoint has not seen the write this read must see:
+			// a hedge there would race a stale answer against the right one.
+			p.hedgeable = false
+		}
 	}
 
 	x := &execution{e: e, ctx: ctx, req: req, p: p, order: order, used: make([]bool, len(order)), panicked: panicked,
 		done:    make(chan attemptDone, len(order)+1),
 		overdue: make(chan *attempt, len(order)+1)}
-	return x.run()
+	res := x.run()
+	res.unhedged = p.class == jsonrpc.ClassRead && !p.hedgeable
+	return res
 }
 
 // execution is the state of one request's race.
@@ -738,7 +751,7 @@ func (x *execution) panicNote() string {
 		return ""
 	}
 	p := x.p
-	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, true)).Message
+	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, nil, true)).Message
 }
 
 // settleDeferred gives the breaker its verdict on the reads answered with

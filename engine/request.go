@@ -38,6 +38,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
 	}
+	p.prefer = e.affinityFor(req, cls, start)
 	mc := p.acct
 	mc.requests.Add(1)
 
@@ -83,12 +84,16 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
 		res = e.trackFilter(req, creates, filterID, res)
+	} else if cls == jsonrpc.ClassWrite {
+		e.noteWrite(req, res)
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	}
 	res.mirror = e.planMirror(req, p, res)
 	took := e.now().Sub(start)
-	if p.hedgeable {
+	if p.hedgeable && !res.unhedged {
+		// What clients measure of hedged reads, against the hedging
+		// model's forecast: a read held to one endpoint was not one.
 		e.trials.observe(p.method, took)
 	}
 	e.metrics.request(mc.name, cls, res.err == nil, took)

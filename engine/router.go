@@ -70,6 +70,9 @@ type ranking struct {
 	order   []candidate
 	skipped []string // with explain: why endpoints were left out, for the error a client sees
 	panic   bool     // order goes past the routable endpoints (panic routing)
+	// preferred: the endpoint the request was to go to first (write
+	// affinity) is first.
+	preferred bool
 }
 
 // rank orders the endpoints that may take this request. explain collects
@@ -79,8 +82,9 @@ type ranking struct {
 // endpoints refusing connections (an open breaker on hard evidence) are
 // never in the order; the other unroutable ones follow the routable ones
 // in panic routing, or when no routable one can take the request, and
-// otherwise as failover-only fallbacks after them.
-func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, explain bool) ranking {
+// otherwise as failover-only fallbacks after them. prefer, when routable
+// for this request, goes first (write affinity, affinity.go).
+func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, prefer *endpoint, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
@@ -246,6 +250,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		return byStandingThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
+	r.preferred = prefer != nil && preferFirst(r.order, prefer, cls)
 	if withStandby && len(standbyCands) > 0 {
 		e.useStandby(now, standbyCands, func() string {
 			if global {
@@ -254,7 +259,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			return fmt.Sprintf("no primary can take this %s request (primaries routable %d of %d, none for this request)", method, routable, pool)
 		})
 	}
-	explored := cls == jsonrpc.ClassRead && e.explore(r.order)
+	explored := cls == jsonrpc.ClassRead && !r.preferred && e.explore(r.order)
 	if !withStandby && len(standbyCands) > 0 {
 		// Failover only: a read whose primaries all failed is still
 		// answered, as the primaries alone would not.
@@ -270,7 +275,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	}
 	// The canary's draw never displaces a read handed to an endpoint to
 	// explore it, nor a half-open trial put first: both are rare and needed.
-	if cls == jsonrpc.ClassRead && len(canaries) > 0 && !explored && !(len(r.order) > 0 && r.order[0].trial) {
+	if cls == jsonrpc.ClassRead && len(canaries) > 0 && !explored && !r.preferred && !(len(r.order) > 0 && r.order[0].trial) {
 		e.canaryFirst(r.order, canaries)
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 {
@@ -305,6 +310,25 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		r.order = append(r.order, extras...)
 	}
 	return r
+}
+
+// preferFirst moves ep to the front of the routable candidates when it is
+// one of them in good standing (not looking hung, able to serve the
+// method) and, for a write, not a half-open trial: a write must not be an
+// experiment. It says whether ep is first.
+func preferFirst(order []candidate, ep *endpoint, cls jsonrpc.Class) bool {
+	for i, c := range order {
+		if c.ep != ep {
+			continue
+		}
+		if c.standing() != 0 || c.trial && cls != jsonrpc.ClassRead {
+			return false
+		}
+		copy(order[1:i+1], order[:i])
+		order[0] = c
+		return true
+	}
+	return false
 }
 
 // score turns each candidate's latency into its cost (see the top of the

@@ -47,6 +47,10 @@ type Snapshot struct {
 	Slowdown *SlowdownInfo
 	// MirrorsInFlight: shadow mirrors running now (at most 64 pool-wide).
 	MirrorsInFlight int64
+	// WriteAffinity: the endpoint the latest write went to, which writes
+	// and reads of the pending state go to first until its window ends
+	// (router.write_affinity); nil when no write is in its window.
+	WriteAffinity *WriteAffinity
 }
 
 // Settings are the configured thresholds that an observer outside the
@@ -286,6 +290,7 @@ func (e *Engine) Snapshot() Snapshot {
 	s.StandbyActive, s.StandbyReason = e.standbyInfo()
 	s.Slowdown = e.slow.info()
 	s.MirrorsInFlight = e.mirrors.Load()
+	s.WriteAffinity = e.writeAffinityInfo(now)
 	return s
 }
 

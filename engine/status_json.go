@@ -40,6 +40,14 @@ type statusWire struct {
 	StandbyWhy string                `json:"standby_reason,omitempty"`
 	Slowdown   *slowdownWire         `json:"slowdown,omitempty"`
 	Mirrors    int64                 `json:"mirrors_in_flight"`
+	Affinity   *writeAffinityWire    `json:"write_affinity,omitempty"`
+}
+
+// writeAffinityWire: absent when no write is in its window.
+type writeAffinityWire struct {
+	Endpoint string    `json:"endpoint"`
+	Until    time.Time `json:"until"`
+	Hashes   int       `json:"hashes"`
 }
 
 // settingsWire: durations as Go duration strings ("10s").
@@ -325,6 +333,9 @@ func (s Snapshot) wire() statusWire {
 	if d := s.Slowdown; d != nil {
 		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
 	}
+	if a := s.WriteAffinity; a != nil {
+		w.Affinity = &writeAffinityWire{Endpoint: a.Endpoint, Until: a.Until, Hashes: a.Hashes}
+	}
 	for _, ep := range s.Endpoints {
 		w.Endpoints = append(w.Endpoints, ep.wire())
 	}
@@ -351,6 +362,9 @@ func (w statusWire) snapshot() Snapshot {
 		MirrorsInFlight: w.Mirrors}
 	if d := w.Slowdown; d != nil {
 		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused}
+	}
+	if a := w.Affinity; a != nil {
+		s.WriteAffinity = &WriteAffinity{Endpoint: a.Endpoint, Until: a.Until, Hashes: a.Hashes}
 	}
 	if w.Endpoints != nil {
 		s.Endpoints = make([]EndpointSnapshot, 0, len(w.Endpoints))
