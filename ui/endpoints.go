@@ -227,6 +227,11 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if other {
 		add("EXCLUDED", "EXC", m.styles.err)
 	}
+	if a := m.snap.WriteAffinity; a != nil && a.Endpoint == ep.Name {
+		// It took the latest write: writes and the reads that must see
+		// them go to it first until then (router.write_affinity).
+		add("WRITES "+fmtLeft(a.Until.Sub(now)), "W", m.styles.faint)
+	}
 	words := make([]string, len(bs))
 	for i, b := range bs {
 		words[i] = b.long

@@ -1,0 +1,34 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// The endpoint that took the latest write says so, with the time its
+// affinity has left, as the least urgent badge (W when narrow); the others
+// do not.
+func TestView_WriteAffinityIsABadgeOfItsEndpoint(t *testing.T) {
+	s := healthySnapshot()
+	s.WriteAffinity = &engine.WriteAffinity{Endpoint: "infura", Until: t0.Add(25 * time.Second), Hashes: 2}
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{
+		{160, 48, "infura    ● closed    WRITES 25s"},
+		{120, 36, "infura    ● closed    WRITES 25s"},
+		{80, 24, "infura    ● closed    W "},
+	} {
+		got := fixedModel(s, themes.Default(), c.w, c.h).View()
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%d×%d lacks %q:\n%s", c.w, c.h, c.want, got)
+		}
+		if strings.Contains(got, "WRITES") && c.w == 80 || strings.Count(got, "WRITES") > 1 {
+			t.Errorf("%d×%d: the badge is on the wrong endpoints or too long:\n%s", c.w, c.h, got)
+		}
+	}
+}
