@@ -829,6 +829,13 @@ const (
 	deadlineCeiling = "ceiling" // cut to server.request_timeout
 )
 
+// coldDeadline is an attempt's deadline while too few answers are known:
+// room for two more attempts beside it within the request's deadline.
+func (e *Engine) coldDeadline() time.Duration {
+	limit := e.cfg.Server.RequestTimeout
+	return min(max(limit/3, e.cfg.Breaker.AttemptTimeoutMin), limit)
+}
+
 // attemptDeadline is attemptTimeout with its source. Censored observations
 // (attempts outrun by a hedge or a deadline race) count, so that cutting the
 // slow attempts short does not pull the quantile down, but only up to the
@@ -845,8 +852,7 @@ func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, s
 		q, n = ep.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
 	}
 	if n < minRouteSamples {
-		// Nothing measured yet: leave room for two more attempts beside it.
-		return min(max(limit/3, b.AttemptTimeoutMin), limit), deadlineCold
+		return e.coldDeadline(), deadlineCold
 	}
 	d := time.Duration(float64(q) * b.AttemptTimeoutFactor)
 	switch {

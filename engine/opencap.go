@@ -18,7 +18,16 @@ import (
 type openCap struct {
 	mu   sync.Mutex
 	held map[*endpoint]bool // open or half-open on soft evidence
-	told map[*endpoint]time.Time
+	kept map[*endpoint]*keptClosed
+}
+
+// keptClosed is an episode of the cap keeping one endpoint's breaker
+// closed: said once when it starts and once when it ends (settleOpenCap,
+// or the breaker opens after all), with the refusals counted in between,
+// not one event per failure that asks again.
+type keptClosed struct {
+	since, last time.Time
+	refused     int
 }
 
 // allowOpen is every breaker's open gate. It runs under that breaker's lock
@@ -27,12 +36,14 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	c := &e.openCap
 	c.mu.Lock()
 	if c.held == nil {
-		c.held, c.told = map[*endpoint]bool{}, map[*endpoint]time.Time{}
+		c.held, c.kept = map[*endpoint]bool{}, map[*endpoint]*keptClosed{}
 	}
 	if hard || ep.isShadow() {
 		// A shadow is not in the pool the share is taken of: its breaker
 		// opening takes nothing from the clients.
+		ended := c.endKept(e, ep, "it opens on hard evidence")
 		c.mu.Unlock()
+		e.events.addAll(ended)
 		return true
 	}
 	pool, held := 0, 0
@@ -48,21 +59,58 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	limit := openLimit(e.cfg.Breaker.MaxOpenShare, pool)
 	if held < limit {
 		c.held[ep] = true
+		ended := c.endKept(e, ep, "the cap lets it open")
 		c.mu.Unlock()
+		e.events.addAll(ended)
 		return true
 	}
 	now := e.now()
 	ep.openRefusedAt.Store(now.UnixNano())
-	tell := now.Sub(c.told[ep]) >= time.Second // one refusal event per endpoint per second
-	if tell {
-		c.told[ep] = now
+	k := c.kept[ep]
+	if k != nil {
+		k.last = now
+		k.refused++
+		c.mu.Unlock()
+		return false
+	}
+	c.kept[ep] = &keptClosed{since: now, last: now, refused: 1}
+	c.mu.Unlock()
+	e.events.add(Event{Type: EventPool, Endpoint: ep.Name, From: "closed", To: "open refused",
+		Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d; "+
+			"while it is held closed, further refusals are counted, not repeated", why, held, pool, e.cfg.Breaker.MaxOpenShare, limit)})
+	return false
+}
+
+// endKept ends ep's kept-closed episode, if one is on, and returns the
+// event that says so (to add once c.mu is released). Under c.mu.
+func (c *openCap) endKept(e *Engine, ep *endpoint, why string) []Event {
+	k := c.kept[ep]
+	if k == nil {
+		return nil
+	}
+	delete(c.kept, ep)
+	to := "open"
+	if why == "" {
+		to, why = "closed", fmt.Sprintf("none for breaker.cooldown %s", e.cfg.Breaker.Cooldown)
+	}
+	return []Event{{Type: EventPool, Endpoint: ep.Name, From: "open refused", To: to,
+		Message: fmt.Sprintf("breaker.max_open_share no longer keeps its breaker closed: %d opens refused over %s; %s",
+			k.refused, k.last.Sub(k.since).Round(time.Millisecond), why)}}
+}
+
+// settleOpenCap ends the kept-closed episodes with no refusal for a
+// breaker.cooldown (heldClosedByCap no longer holds).
+func (e *Engine) settleOpenCap(now time.Time) {
+	c := &e.openCap
+	var ended []Event
+	c.mu.Lock()
+	for ep, k := range c.kept {
+		if now.Sub(k.last) >= e.cfg.Breaker.Cooldown {
+			ended = append(ended, c.endKept(e, ep, "")...)
+		}
 	}
 	c.mu.Unlock()
-	if tell {
-		e.events.add(Event{Type: EventPool, Endpoint: ep.Name, From: "closed", To: "open refused",
-			Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d", why, held, pool, e.cfg.Breaker.MaxOpenShare, limit)})
-	}
-	return false
+	e.events.addAll(ended)
 }
 
 // heldClosedByCap says whether breaker.max_open_share kept ep's breaker

@@ -49,18 +49,23 @@ var ErrBackingOff = errors.New("endpoint is backing off after HTTP 429")
 
 // ProbeResult is what one active probe saw.
 type ProbeResult struct {
-	Body []byte        // the answer (a copy), nil on failure
-	RTT  time.Duration // time to the answer or the failure
-	OK   bool          // a JSON-RPC answer (it may still carry a JSON-RPC error)
-	Info jsonrpc.ResponseInfo
-	Err  string // redacted cause when !OK
+	Body     []byte        // the answer (a copy), nil on failure
+	RTT      time.Duration // time to the answer or the failure
+	Deadline time.Duration // when no answer counted as a hang (probeDeadlines)
+	OK       bool          // a JSON-RPC answer (it may still carry a JSON-RPC error)
+	Info     jsonrpc.ResponseInfo
+	Err      string // redacted cause when !OK
 }
 
 // Probe sends one request to an endpoint through the fault layer (so an
 // injected fault is seen by probes too) and feeds RTT and outcome into the
-// same endpoint state as client traffic. The breaker hears the verdict when
-// it is closed, or when the probe can be a half-open trial; during the
-// cooldown a probe only observes.
+// same endpoint state as client traffic, judged by the same rule as a
+// client attempt (probeDeadlines): no answer at its deadline is a hang,
+// charged then; an answer after it is a late answer, which ends the run of
+// failures as a client attempt's does. ctx only cuts it short (the caller
+// closing), which is no verdict. The breaker hears the verdict when it is
+// closed, or when the probe can be a half-open trial; during the cooldown a
+// probe only observes.
 func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json.RawMessage) (ProbeResult, error) {
 	ep, err := e.endpoint(endpoint)
 	if err != nil {
@@ -76,20 +81,99 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	}
 	req := jsonrpc.NewRequest(json.RawMessage("1"), method, params)
 	verdict, trial := ep.breaker.Acquire()
-	a := &attempt{ep: ep, role: rolePrimary, trial: trial, start: e.now(), stats: ep.stats(method)}
+	stats := ep.stats(method)
+	hang, wait := e.probeDeadlines(ep, stats, trial)
+	a := &attempt{ep: ep, role: rolePrimary, trial: trial, start: e.now(), stats: stats, deadline: hang}
 	if !verdict {
 		a.settled.Store(true) // no breaker verdict to give
 	}
+	pctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var overdue *time.Timer
+	charged := make(chan struct{})
+	if hang < wait {
+		overdue = time.AfterFunc(hang, func() {
+			defer close(charged)
+			e.probeOverdue(a, cancel)
+		})
+	}
 	ep.startAttempt(a.start)
-	rep := e.roundTrip(ctx, ep, req, false)
+	rep := e.roundTrip(pctx, ep, req, false)
 	ep.inflight.Add(-1)
-	res := ProbeResult{RTT: e.now().Sub(a.start), OK: rep.out == outAnswer || rep.out.errorAnswer(), Info: rep.info, Err: rep.cause}
+	if overdue != nil && !overdue.Stop() {
+		<-charged // its verdict is in before the outcome is recorded
+	}
+	switch {
+	case ctx.Err() != nil && rep.out == outTimeout:
+		rep.out = outCancelled // the caller went away first: no verdict on the endpoint
+	case ctx.Err() == nil && rep.out == outCancelled && a.overdue.Load():
+		rep.out, rep.cause = outTimeout, fmt.Sprintf("no answer within %s", hang.Round(time.Millisecond)) // ended by probeOverdue
+	}
+	res := ProbeResult{RTT: e.now().Sub(a.start), Deadline: hang, OK: rep.out == outAnswer || rep.out.errorAnswer(), Info: rep.info, Err: rep.cause}
 	if rep.body != nil {
 		res.Body = append([]byte(nil), rep.body.Bytes()...)
 	}
 	e.recordProbe(a, rep, res.RTT)
 	putBuf(rep.body)
 	return res, nil
+}
+
+// probeDeadlines says when a probe without an answer is a hang (hang) and
+// how long it listens for a late answer (wait). A probe is held to no
+// stricter deadline than the client attempts it stands for: hang is
+// probes.timeout, or the endpoint's learned attempt deadline for the method
+// when that is longer (with nothing learned yet, probes.timeout: a hung
+// endpoint is cut as fast as before). It listens at least as long as an
+// attempt with nothing learned would run (a third of the request timeout),
+// so a slow endpoint's answers are heard and its deadline learns them. A
+// half-open trial's verdict cannot be taken back by a late answer, and no
+// client waits on it: it waits the whole time before it is judged.
+func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang, wait time.Duration) {
+	hang = e.cfg.Probes.Timeout
+	if d, source := e.attemptDeadline(ep, s); source != deadlineCold {
+		hang = max(hang, d)
+	}
+	wait = max(hang, e.coldDeadline())
+	if trial {
+		hang = wait
+	}
+	return hang, wait
+}
+
+// probeOverdue charges a probe that passed its hang deadline unanswered, as
+// attemptOverdue does a client attempt's; it goes on listening. A charge
+// that would open the breaker ends the probe instead (stop), and is given
+// as any failure's (recordProbe: the rates, then the breaker): a late
+// answer could no longer help, and the hang is seen as soon as before.
+func (e *Engine) probeOverdue(a *attempt, stop context.CancelFunc) {
+	now := e.now()
+	a.overdue.Store(true)
+	a.stats.overdue.Add(1)
+	a.ep.overdueAt.Store(now.UnixNano())
+	a.ep.suspect.Store(true)
+	if a.settled.Load() {
+		return // no verdict to give
+	}
+	if e.lastStraw(a.ep, now) {
+		stop()
+		return
+	}
+	if a.settle() {
+		a.charged.Store(true)
+		msg := fmt.Sprintf("probe: no answer within %s", a.deadline.Round(time.Millisecond))
+		a.ep.setLastError(msg, now)
+		a.ep.hangAt.Store(now.UnixNano())
+		a.ep.breaker.Failure(a.trial, msg)
+		a.ep.markSilentIfCapRefused(now)
+	}
+}
+
+// lastStraw says whether one more failure opens ep's breaker: closed, one
+// short of breaker.failures in a row, and not held closed by
+// breaker.max_open_share (which would refuse the open).
+func (e *Engine) lastStraw(ep *endpoint, now time.Time) bool {
+	info := ep.breaker.Info()
+	return info.State == breaker.Closed && info.ConsecutiveFailures+1 >= e.cfg.Breaker.Failures && !e.heldClosedByCap(ep, now)
 }
 
 // recordProbe feeds a probe outcome into the same endpoint state as client
@@ -99,6 +183,9 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	end := a.start.Add(rtt)
 	switch rep.out {
 	case outAnswer:
+		if a.overdue.Load() {
+			ms.lateAnswers.Add(1)
+		}
 		e.recordAnswer(a, rtt, end)
 	case outRateLimit:
 		e.recordRateLimit(a, "", rep, end) // not one method's: the whole endpoint
@@ -118,9 +205,13 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		}
 		ep.noAnswer(rep.out)
 		if !a.settle() {
-			ep.rates.Count(window.Attempts, window.Failure)
-			ms.rates.Count(window.Attempts)
-			ep.series.failed(end)
+			if a.charged.Load() { // at its hang deadline (probeOverdue)
+				e.countFailed(a, nil, rep.failure())
+			} else {
+				ep.rates.Count(window.Attempts, window.Failure)
+				ms.rates.Count(window.Attempts)
+				ep.series.failed(end)
+			}
 			ep.setLastError("probe: "+rep.cause, e.now())
 			return
 		}

@@ -258,6 +258,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			}
 			last = woke
 			e.slow.settle(e, e.now())
+			e.settleOpenCap(e.now())
 			// One count of the pool serves panic routing and the standbys.
 			now := e.now()
 			routable, pool, prim := e.poolRoutable(now)

@@ -3,8 +3,10 @@
 //
 // A Runner promises:
 //   - one probe loop per endpoint, first probe at Start, then one round every
-//     probes.interval, each probe bounded by probes.timeout; at most one
-//     probe in flight per endpoint (a slow one delays the next);
+//     probes.interval, each probe judged by engine.Probe as a client
+//     attempt is (a hang after probes.timeout, or the endpoint's learned
+//     attempt deadline when longer; a later answer is late, not a failure);
+//     at most one probe in flight per endpoint (a slow one delays the next);
 //   - probes go through engine.Probe, so the fault layer, the endpoint's
 //     windows and its breaker see them like client traffic;
 //   - EVM: eth_chainId at start and on reconnect (the first round after a

@@ -19,7 +19,6 @@ type prober struct {
 	spec     chainSpec
 	ids      *identityTracker
 	interval time.Duration
-	timeout  time.Duration
 	log      *slog.Logger
 
 	// needIdentity is set at start and after any failed probe: the next
@@ -131,12 +130,11 @@ func (p *prober) tick(ctx context.Context) bool {
 	return ctx.Err() == nil
 }
 
-// probe sends one probe bounded by probes.timeout. ok means a JSON-RPC
-// answer came back; any other outcome makes the next round a reconnect.
+// probe sends one probe, which the engine bounds and judges (engine.Probe).
+// ok means a JSON-RPC answer came back; any other outcome makes the next
+// round a reconnect.
 func (p *prober) probe(ctx context.Context, method string) (engine.ProbeResult, bool) {
-	pctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	res, err := p.eng.Probe(pctx, p.name, method, noParams)
+	res, err := p.eng.Probe(ctx, p.name, method, noParams)
 	if errors.Is(err, engine.ErrBackingOff) {
 		return res, false // nothing sent; no verdict on the endpoint
 	}
@@ -146,7 +144,7 @@ func (p *prober) probe(ctx context.Context, method string) (engine.ProbeResult, 
 	}
 	if !res.OK {
 		if ctx.Err() == nil {
-			p.log.Debug("probe failed", "endpoint", p.name, "method", method, "err", res.Err, "rtt", res.RTT)
+			p.log.Debug("probe failed", "endpoint", p.name, "method", method, "err", res.Err, "rtt", res.RTT, "deadline", res.Deadline)
 		}
 		p.needIdentity = true
 		return res, false

@@ -69,7 +69,7 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 	r.ids = newIdentityTracker(spec, eng, names, fixed)
 	for _, n := range names {
 		r.probers = append(r.probers, &prober{name: n, eng: eng, spec: spec, ids: r.ids,
-			interval: p.Interval, timeout: p.Timeout, log: log})
+			interval: p.Interval, log: log})
 	}
 	return r, nil
 }
