@@ -1,0 +1,269 @@
+package engine
+
+// Launching a request's attempts: whether a hedge or a failover may go,
+// which candidate takes it, and starting it.
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
+func (x *execution) mayHedge() bool {
+	e := x.e
+	if !x.p.hedgeable || e.cfg.Hedge.MaxExtra == 0 {
+		return false
+	}
+	n := 0
+	for _, c := range x.order {
+		if !c.fallback {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// mayFailOver: reads move on after any failure; a write only when its
+// connection provably never carried it.
+func (x *execution) mayFailOver(d attemptDone) bool {
+	if x.p.pinned != nil || d.rep.out == outCancelled {
+		return false
+	}
+	if x.p.class == jsonrpc.ClassRead {
+		return true
+	}
+	return !d.rep.sent && d.rep.out == outConnError
+}
+
+// hedgesLeft: hedge.max_extra allows the request another hedge.
+func (x *execution) hedgesLeft() bool {
+	return x.hedges-x.explores < x.e.cfg.Hedge.MaxExtra
+}
+
+func (x *execution) fireHedge() bool {
+	e := x.e
+	w := x.p.weight
+	ok, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
+	if !ok {
+		return false
+	}
+	ep := x.launchWith(roleHedge, true, release)
+	if ep == nil && e.cfg.Hedge.SameDomain {
+		ep = x.relaunch(release)
+	}
+	if ep == nil {
+		release()
+		e.hedge.refund(w)
+		return false
+	}
+	x.countHedge(ep, w)
+	return true
+}
+
+func (x *execution) countHedge(ep *endpoint, w float64) {
+	ep.acct.hedgesFired.Add(1)
+	ep.acct.addCost(w)
+	x.hedges++
+	mc := x.p.acct
+	mc.hedgesFired.Add(1)
+	mc.addCost(w)
+}
+
+func (x *execution) launch(role role, otherDomain bool) bool {
+	return x.launchWith(role, otherDomain, nil) != nil
+}
+
+// launchWith starts an attempt on the best unused candidate (of another
+// failure domain than the live attempts when otherDomain is set and one
+// exists).
+func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *endpoint {
+	onlyOther := role == roleHedge && !x.e.cfg.Hedge.SameDomain
+	for {
+		i := x.pick(otherDomain, role == roleFailover)
+		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
+			return nil // hedge.same_domain = false: no hedge into shared fate
+		}
+		if i < 0 {
+			return nil
+		}
+		if ep := x.launchAt(i, role, hedgeDone, false); ep != nil {
+			return ep
+		}
+	}
+}
+
+// launchAt starts an attempt on candidate i, unless its breaker or a drain
+// turns it away (nil); either way the candidate is used.
+func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *endpoint {
+	x.used[i] = true
+	c := x.order[i]
+	var ok, trial bool
+	if c.tier != 2 { // panic routing past an open breaker asks it nothing
+		ok, trial = c.ep.breaker.Acquire()
+	}
+	if !ok && c.tier == 0 {
+		return nil
+	}
+	if c.ep.drained.Load() && x.p.pinned == nil {
+		if ok {
+			c.ep.breaker.Release(trial)
+		}
+		return nil
+	}
+	a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone, explore: explore}
+	if !ok {
+		a.settled.Store(true) // sent by panic routing: no verdict for the breaker
+	}
+	x.start(a)
+	return c.ep
+}
+
+// relaunch starts a hedge once every candidate has had an attempt (hedge.
+// max_extra as large as the pool): on the best-ranked routable endpoint
+// still working on this request, the one with the fewest of its attempts
+// live. A slow answer there says nothing against asking again, since the new
+// attempt begins after what slowed the first; under an incident that slows
+// the whole pool for a moment, it is what gets a request out of it. An
+// endpoint whose attempt failed is not asked again.
+func (x *execution) relaunch(hedgeDone func()) *endpoint {
+	best, fewest := -1, 0
+	for i, c := range x.order {
+		if c.tier != 0 || c.trial || c.fallback {
+			continue
+		}
+		n := 0
+		for _, a := range x.live {
+			if a.ep == c.ep {
+				n++
+			}
+		}
+		if n > 0 && (best < 0 || n < fewest) {
+			best, fewest = i, n
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	ep := x.order[best].ep
+	ok, trial := ep.breaker.Acquire()
+	if !ok || trial {
+		if ok {
+			ep.breaker.Release(trial)
+		}
+		return nil
+	}
+	x.start(&attempt{ep: ep, role: roleHedge, hedgeDone: hedgeDone})
+	return ep
+}
+
+// pick is the best unused candidate: of the best tier left (routable
+// endpoints before panic routing's others), of a failure domain no live
+// attempt is in when otherDomain is set and one exists. Standbys kept as
+// a fallback (candidate.fallback) are only for failover. After a 429 an
+// endpoint backing off for the method is no candidate (ratelimited.go).
+func (x *execution) pick(otherDomain, failover bool) int {
+	first := -1
+	for i, c := range x.order {
+		if x.used[i] || c.fallback && !failover || x.rateLimited > 0 && x.backingOff(c.ep) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if c.tier != x.order[first].tier || c.fallback != x.order[first].fallback {
+			break
+		}
+		if !otherDomain || !x.sharesDomain(c.ep) {
+			return i
+		}
+	}
+	return first
+}
+
+func (x *execution) sharesDomain(ep *endpoint) bool {
+	d := ep.Domain()
+	if d == "" {
+		return false
+	}
+	for _, a := range x.live {
+		if !a.explore && a.ep.Domain() == d { // an exploring attempt covers no domain
+			return true
+		}
+	}
+	return false
+}
+
+func (x *execution) start(a *attempt) {
+	e := x.e
+	a.stats = a.ep.stats(x.p.method)
+	a.deadline = e.attemptTimeout(a.ep, a.stats)
+	read := x.p.class == jsonrpc.ClassRead
+	var actx context.Context
+	var cancelDL context.CancelFunc
+	unlink := func() bool { return false }
+	if read {
+		// A read is never cut at its own deadline (that starts the next
+		// attempt beside it, see run), only by the request's deadline, a
+		// win elsewhere or shutdown. Its context is the engine's, not the
+		// request's, so that the execution decides what to cancel: a
+		// half-open trial must reach a verdict and an overdue loser may be
+		// kept as a tail sample after the request has been answered. It
+		// keeps the request's values (a batch's shared answer bound).
+		parent := context.WithoutCancel(x.ctx)
+		if dl, ok := x.ctx.Deadline(); ok {
+			parent, cancelDL = context.WithDeadline(parent, dl)
+		}
+		actx, a.cancel = context.WithCancelCause(parent)
+		unlink = context.AfterFunc(e.base, func() { a.cancel(context.Cause(e.base)) })
+		a.toVerdict = a.trial
+	} else {
+		// A write is never cut short: it may already be executing upstream.
+		actx, a.cancel = context.WithCancelCause(x.ctx)
+	}
+	a.start = e.now()
+	a.traceIdx = x.p.trace.attempt(e.trace, a)
+	// Past its deadline an attempt is counted against its endpoint (a hang
+	// is a hang), and a read races the next candidate.
+	a.hangTimer = time.AfterFunc(a.deadline, func() { e.attemptOverdue(a, x) })
+	if read {
+		a.ep.lastRead.Store(a.start.UnixNano())
+	}
+	a.ep.startAttempt(a.start)
+	x.live = append(x.live, a)
+	x.sent++
+	x.p.acct.attempts[a.role].Add(1)
+	a.ep.acct.attempts[a.role].Add(1)
+	tracked := e.track(1)
+	go func() {
+		if tracked {
+			defer e.wg.Done()
+		}
+		rep := e.roundTrip(actx, a.ep, x.req, !read)
+		unlink()
+		if cancelDL != nil {
+			cancelDL()
+		}
+		took := e.finishAttempt(a, x.p, rep, context.Cause(actx))
+		a.cancel(nil)
+		x.done <- attemptDone{a: a, rep: rep, took: took}
+	}()
+}
+
+func (x *execution) isLive(a *attempt) bool {
+	for _, l := range x.live {
+		if l == a {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *execution) remove(a *attempt) {
+	for i, l := range x.live {
+		if l == a {
+			x.live = append(x.live[:i], x.live[i+1:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package engine
+
+// Ending a request's race: the winner relayed, an error answered, the
+// other attempts stopped and the breaker's deferred verdicts given.
+
+import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+
+// win returns the winning answer and cancels the rest; their goroutines
+// finish on their own and a collector returns their buffers.
+func (x *execution) win(d attemptDone) result {
+	if d.a.role == roleHedge {
+		x.p.acct.hedgesWon.Add(1)
+		d.a.ep.acct.hedgesWon.Add(1)
+	}
+	x.p.trace.won(d.a.traceIdx)
+	x.settleDeferred(true)
+	x.stopRest(errLost)
+	res := result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+		took: d.took}
+	if isHeadMethod(x.req.Method) {
+		res.head = d.rep.head
+	}
+	return res
+}
+
+// relayError returns a JSON-RPC error answer as the request's answer: every
+// attempt failed and this is what an endpoint said.
+func (x *execution) relayError(d attemptDone) result {
+	x.p.trace.won(d.a.traceIdx)
+	x.settleDeferred(false)
+	x.stopRest(errRequestDone)
+	return result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
+		took: d.took}
+}
+
+func (x *execution) fail(msg string) result {
+	return x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: msg + x.panicNote()})
+}
+
+func (x *execution) failWith(err *jsonrpc.Error) result {
+	x.settleDeferred(false)
+	x.stopRest(errRequestDone)
+	return result{err: err, attempts: x.sent, hedged: x.hedges > 0}
+}
+
+// panicNote says, for a request that failed in panic routing, why every
+// endpoint was out of the ordinary routing.
+func (x *execution) panicNote() string {
+	if !x.panicked || x.p.pinned != nil {
+		return ""
+	}
+	p := x.p
+	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, nil, true)).Message
+}
+
+// settleDeferred gives the breaker its verdict on the reads answered with
+// their endpoint's own error: a failure when another endpoint answered the
+// same request (answered), none when no endpoint could — then the request,
+// not the endpoints, is the likelier culprit (a block nobody has yet), and
+// a client's bad request must not open breakers across the pool. It also
+// returns the buffers set aside.
+func (x *execution) settleDeferred(answered bool) {
+	for _, a := range x.deferred {
+		if a.settle() && answered {
+			a.ep.breaker.Failure(false, a.failCause)
+		}
+	}
+	x.deferred = nil
+	for _, f := range []**attemptDone{&x.fallback, &x.errAnswer} {
+		if *f != nil {
+			putBuf((*f).rep.body)
+			*f = nil
+		}
+	}
+}
+
+func (x *execution) stopRest(cause error) {
+	if len(x.live) == 0 {
+		return
+	}
+	now := x.e.now().UnixNano()
+	for _, a := range x.live {
+		a.cancelAt.Store(now)
+		switch {
+		case a.toVerdict:
+			continue // runs on to a verdict (see start)
+		case cause == errLost && a.overdue.Load() && a.ep.sampling.CompareAndSwap(false, true):
+			// A loser past its deadline would only say "slower than it ran",
+			// and the deadline caps what losers say at the slowest answer
+			// the endpoint gave: cut every slow attempt and the deadline
+			// never sees the tail it cuts. One such attempt per endpoint at
+			// a time runs on to its answer (or the request's deadline).
+			a.sampling.Store(true)
+			continue
+		case a.explore && !a.overdue.Load():
+			continue // runs on to its answer or its deadline (attemptOverdue)
+		}
+		a.cancel(cause)
+	}
+	n := len(x.live)
+	tracked := x.e.track(1)
+	go func() {
+		if tracked {
+			defer x.e.wg.Done()
+		}
+		for range n {
+			d := <-x.done
+			putBuf(d.rep.body)
+		}
+	}()
+}
