@@ -14,6 +14,9 @@ func (x *execution) win(d attemptDone) result {
 	}
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)
+	for _, a := range x.live {
+		a.outranBy.Store(int64(d.took))
+	}
 	x.stopRest(errLost)
 	res := result{body: d.rep.body, info: d.rep.info, ep: d.a.ep, attempts: x.sent, hedged: x.hedges > 0,
 		took: d.took}

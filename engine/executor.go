@@ -57,6 +57,9 @@ type attempt struct {
 	// cancelAt is when the request let go of the attempt (unix nanos): it
 	// was cancelled, or kept running as a trial or a tail sample.
 	cancelAt atomic.Int64
+	// outranBy: how long the attempt that won took (nanos), when another
+	// won (noteUnanswered).
+	outranBy atomic.Int64
 	stats    *methodStats // the endpoint's windows for this method
 	// settled: the breaker has had this attempt's verdict (or release), so
 	// whoever comes second — the end of the attempt or its deadline — gives

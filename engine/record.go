@@ -375,10 +375,17 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 // the attempt deadline, trip the breaker. The silence matters as much as the
 // count: a healthy endpoint that stalls for a few milliseconds under many
 // concurrent requests loses a dozen races at once, then answers again. Nor
-// does a slowdown of the whole pool trip it (poolSlow), any more than it
-// charges the deadlines passed in it.
+// does a loss to an attempt that was given more time count: the attempt
+// was not silent for longer than the winner took, so it says nothing of its
+// endpoint (a hedge sent later that loses to the primary it raced, in a
+// slowdown of the whole pool: counted, it opened the breaker of the
+// endpoint that got mostly hedges). A hung endpoint's attempts lose to
+// hedges that answered quickly, and count.
 func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	ep := a.ep
+	if w := a.outranBy.Load(); w > 0 && time.Unix(0, a.cancelAt.Load()).Sub(a.start) <= time.Duration(w) {
+		return
+	}
 	limit := int64(2 * e.cfg.Breaker.Failures)
 	n := ep.unanswered.Add(1)
 	if n < limit || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
@@ -387,11 +394,6 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	ep.unanswered.Store(0)
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
 		return // rpcdash, not the endpoint, is the slow part
-	}
-	if kind, _ := e.poolSlow(a, end); kind != "" {
-		// Every endpoint is silent at once: the attempts that outran this
-		// one started before it, in the same slowdown.
-		return
 	}
 	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
