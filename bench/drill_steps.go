@@ -118,6 +118,10 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		// A slow endpoint fails nothing: its breaker hears of the attempts
 		// hedges outran (or that passed their deadline).
 		what, failed = "failed or outrun attempt", failed+outrun
+	case "timeout", "unreachable":
+		// A hang is charged at the attempt's deadline; the attempt (a
+		// probe listening for a late answer) may end as a failure later.
+		what, failed = "failed or overdue attempt", max(failed, overdue(ep)-overdue(b))
 	}
 	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
@@ -364,4 +368,14 @@ func plural(n int64, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// overdue counts the attempts (probes included) that passed their deadline
+// without an answer, every method.
+func overdue(ep engine.EndpointSnapshot) int64 {
+	var n int64
+	for _, m := range ep.Methods {
+		n += m.Overdue
+	}
+	return n
 }
