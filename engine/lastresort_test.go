@@ -49,3 +49,33 @@ func TestFailover_ReadWhoseRoutableEndpointsFailedTriesTheOpenBreaker(t *testing
 		t.Fatalf("s0's breaker %s: an attempt past an open breaker gives it no verdict", b.State)
 	}
 }
+
+// An endpoint backing off after a 429 is no last resort: it asked to be
+// left alone until its Retry-After, and a request to it spends the quota
+// that limits it (and may extend the limit). A read whose routable
+// endpoint failed is answered that endpoint's failure without asking it.
+// (Panic routing, with no endpoint routable, still takes it, soonest
+// back-off end first: s0's breaker is kept closed here.)
+func TestFailover_EndpointBackingOffIsNoLastResort(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		takeTurns(c)
+		c.Breaker.Failures = 100
+	}, sim.Config{}, sim.Config{RetryAfter: 30 * time.Second})
+	h.sims[1].SetMode(sim.ModeRateLimit)
+	for i := range 4 { // s1 answers 429 once and backs off; s0 answers
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	if ep := h.endpoint("s1"); ep.BackoffUntil.IsZero() && len(ep.Methods) > 0 && ep.Methods["eth_getBalance"].BackoffUntil.IsZero() {
+		t.Fatalf("s1 is not backing off after its 429")
+	}
+	h.sims[0].SetMode(sim.ModeError)
+	before := h.sims[1].MethodCount("eth_getBalance")
+	for i := range 5 {
+		if r := h.call(10+i, "eth_getBalance", addr, "latest"); r.rpcError() == nil {
+			t.Fatalf("read answered while s0 fails and s1 backs off: %s", r.body)
+		}
+	}
+	if n := h.sims[1].MethodCount("eth_getBalance") - before; n != 0 {
+		t.Fatalf("s1, backing off after a 429, was sent %d of 5 reads as a last resort", n)
+	}
+}
