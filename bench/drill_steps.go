@@ -116,11 +116,12 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		limit = -1 // lag, not attempts, decides
 	case "latency":
 		// A slow endpoint fails nothing: its breaker hears of the attempts
-		// hedges outran (or that passed their deadline).
-		what, failed = "failed or outrun attempt", failed+outrun
+		// hedges outran or that passed their deadline, charged then (the
+		// attempt, or a probe listening for a late answer, ends later).
+		what, failed = "failed, outrun or overdue attempt", max(failed+outrun, overdue(ep)-overdue(b))
 	case "timeout", "unreachable":
-		// A hang is charged at the attempt's deadline; the attempt (a
-		// probe listening for a late answer) may end as a failure later.
+		// A hang is charged at the attempt's deadline; the attempt may end
+		// as a failure later.
 		what, failed = "failed or overdue attempt", max(failed, overdue(ep)-overdue(b))
 	}
 	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
