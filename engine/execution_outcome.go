@@ -26,6 +26,20 @@ func (x *execution) win(d attemptDone) result {
 	return res
 }
 
+// heldAnswer relays the best answer held back, if any: one set aside while
+// another endpoint was asked, else an endpoint's own error answer.
+func (x *execution) heldAnswer() (result, bool) {
+	if f := x.fallback; f != nil {
+		x.fallback = nil
+		return x.win(*f), true
+	}
+	if ea := x.errAnswer; ea != nil {
+		x.errAnswer = nil
+		return x.relayError(*ea), true
+	}
+	return result{}, false
+}
+
 // relayError returns a JSON-RPC error answer as the request's answer: every
 // attempt failed and this is what an endpoint said.
 func (x *execution) relayError(d attemptDone) result {

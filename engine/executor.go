@@ -347,13 +347,8 @@ func (x *execution) run() result {
 				continue
 			}
 			if len(x.live) == 0 {
-				if f := x.fallback; f != nil {
-					x.fallback = nil
-					return x.win(*f)
-				}
-				if ea := x.errAnswer; ea != nil {
-					x.errAnswer = nil
-					return x.relayError(*ea)
+				if res, ok := x.heldAnswer(); ok {
+					return res
 				}
 				if x.rateLimited == x.sent {
 					return x.failRateLimited()
@@ -406,13 +401,8 @@ func (x *execution) run() result {
 			why := "client went away"
 			if errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
 				// An answer set aside is still better than none.
-				if f := x.fallback; f != nil {
-					x.fallback = nil
-					return x.win(*f)
-				}
-				if ea := x.errAnswer; ea != nil {
-					x.errAnswer = nil
-					return x.relayError(*ea)
+				if res, ok := x.heldAnswer(); ok {
+					return res
 				}
 				why = x.timedOut()
 			}
