@@ -74,12 +74,6 @@ func (l *eventLog) add(ev Event) {
 	}
 }
 
-func (l *eventLog) addAll(evs []Event) {
-	for _, ev := range evs {
-		l.add(ev)
-	}
-}
-
 // since returns the retained events with Seq > after, oldest first; none
 // when after is at or past the newest, up to the top of uint64.
 func (l *eventLog) since(after uint64) []Event {

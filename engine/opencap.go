@@ -26,8 +26,8 @@ type openCap struct {
 // or the breaker opens after all), with the refusals counted in between,
 // not one event per failure that asks again.
 type keptClosed struct {
-	since, last time.Time
-	refused     int
+	since   time.Time // its last refusal is the endpoint's openRefusedAt
+	refused int
 }
 
 // allowOpen is every breaker's open gate. It runs under that breaker's lock
@@ -43,7 +43,7 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 		// opening takes nothing from the clients.
 		ended := c.endKept(e, ep, "it opens on hard evidence")
 		c.mu.Unlock()
-		e.events.addAll(ended)
+		e.addEnded(ended)
 		return true
 	}
 	pool, held := 0, 0
@@ -61,19 +61,18 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 		c.held[ep] = true
 		ended := c.endKept(e, ep, "the cap lets it open")
 		c.mu.Unlock()
-		e.events.addAll(ended)
+		e.addEnded(ended)
 		return true
 	}
 	now := e.now()
 	ep.openRefusedAt.Store(now.UnixNano())
 	k := c.kept[ep]
 	if k != nil {
-		k.last = now
 		k.refused++
 		c.mu.Unlock()
 		return false
 	}
-	c.kept[ep] = &keptClosed{since: now, last: now, refused: 1}
+	c.kept[ep] = &keptClosed{since: now, refused: 1}
 	c.mu.Unlock()
 	e.events.add(Event{Type: EventPool, Endpoint: ep.Name, From: "closed", To: "open refused",
 		Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d; "+
@@ -82,8 +81,9 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 }
 
 // endKept ends ep's kept-closed episode, if one is on, and returns the
-// event that says so (to add once c.mu is released). Under c.mu.
-func (c *openCap) endKept(e *Engine, ep *endpoint, why string) []Event {
+// event that says so (to add once c.mu is released), nil if none was on.
+// Under c.mu.
+func (c *openCap) endKept(e *Engine, ep *endpoint, why string) *Event {
 	k := c.kept[ep]
 	if k == nil {
 		return nil
@@ -93,24 +93,33 @@ func (c *openCap) endKept(e *Engine, ep *endpoint, why string) []Event {
 	if why == "" {
 		to, why = "closed", fmt.Sprintf("none for breaker.cooldown %s", e.cfg.Breaker.Cooldown)
 	}
-	return []Event{{Type: EventPool, Endpoint: ep.Name, From: "open refused", To: to,
+	last := time.Unix(0, ep.openRefusedAt.Load())
+	return &Event{Type: EventPool, Endpoint: ep.Name, From: "open refused", To: to,
 		Message: fmt.Sprintf("breaker.max_open_share no longer keeps its breaker closed: %d opens refused over %s; %s",
-			k.refused, k.last.Sub(k.since).Round(time.Millisecond), why)}}
+			k.refused, last.Sub(k.since).Round(time.Millisecond), why)}
+}
+
+func (e *Engine) addEnded(ev *Event) {
+	if ev != nil {
+		e.events.add(*ev)
+	}
 }
 
 // settleOpenCap ends the kept-closed episodes with no refusal for a
 // breaker.cooldown (heldClosedByCap no longer holds).
 func (e *Engine) settleOpenCap(now time.Time) {
 	c := &e.openCap
-	var ended []Event
+	var ended []*Event
 	c.mu.Lock()
-	for ep, k := range c.kept {
-		if now.Sub(k.last) >= e.cfg.Breaker.Cooldown {
-			ended = append(ended, c.endKept(e, ep, "")...)
+	for ep := range c.kept {
+		if !e.heldClosedByCap(ep, now) {
+			ended = append(ended, c.endKept(e, ep, ""))
 		}
 	}
 	c.mu.Unlock()
-	e.events.addAll(ended)
+	for _, ev := range ended {
+		e.addEnded(ev)
+	}
 }
 
 // heldClosedByCap says whether breaker.max_open_share kept ep's breaker
