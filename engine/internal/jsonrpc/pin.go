@@ -83,31 +83,31 @@ func PinParams(kind, pin, method string, params json.RawMessage) (json.RawMessag
 // AtFinalized says whether a Solana read of solanaPinned asks at the
 // finalized commitment: it names none (a node's default is finalized) or
 // names finalized (or its old names, max and root). Confirmed and processed
-// answers run about 32 slots ahead of it.
+// answers run about 32 slots ahead of it. It scans the params in place.
 func AtFinalized(method string, params json.RawMessage) bool {
 	n, ok := solanaPinned[method]
 	if !ok {
 		return false
 	}
-	var arr []json.RawMessage
-	if len(params) > 0 && json.Unmarshal(params, &arr) != nil {
+	p := TrimSpace(params)
+	if len(p) == 0 {
+		return true
+	}
+	if p[0] != '[' {
+		return false // by-name params
+	}
+	cfg := paramAt(p, n)
+	if len(cfg) == 0 || string(cfg) == "null" {
+		return true
+	}
+	if cfg[0] != '{' {
 		return false
 	}
-	if len(arr) <= n || string(arr[n]) == "null" {
-		return true
+	for it := (memberIter{b: cfg, i: 1}); it.next(); {
+		if string(cfg[it.ks:it.ke]) == `"commitment"` {
+			c, _ := decodeString(cfg[it.vs:it.ve])
+			return c == "finalized" || c == "max" || c == "root"
+		}
 	}
-	var cfg struct {
-		Commitment *string `json:"commitment"`
-	}
-	if json.Unmarshal(arr[n], &cfg) != nil {
-		return false
-	}
-	if cfg.Commitment == nil {
-		return true
-	}
-	switch *cfg.Commitment {
-	case "finalized", "max", "root":
-		return true
-	}
-	return false
+	return true
 }
