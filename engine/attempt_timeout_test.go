@@ -3,22 +3,14 @@ package engine
 import (
 	"testing"
 	"time"
-
-	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // Losers outrun by hedges on a silent endpoint must not stretch its attempt
 // deadline: only answers say how long answers take.
 func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
-	cfg.Breaker.AttemptTimeoutMin = 10 * time.Millisecond
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, _ := clockedEngine(t, 1, func(c *Config) {
+		c.Breaker.AttemptTimeoutMin = 10 * time.Millisecond
+	})
 	ep := e.endpoints[0]
 	s := ep.stats("eth_getBalance")
 	for i := 0; i < 100; i++ {

@@ -10,13 +10,7 @@ import (
 // its "cannot serve" must not mark that entry, which stands for every
 // method past the cap (and for names that are no method at all).
 func TestCannotServe_SharedEntryIsNeverMarked(t *testing.T) {
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
-	e, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, _ := clockedEngine(t, 1, nil)
 	ep := e.endpoints[0]
 	for i := range maxTrackedMethods {
 		ep.stats(fmt.Sprintf("m%d", i))

@@ -11,13 +11,7 @@ import (
 
 // The table of rpcerrors.go, as the README documents it.
 func TestClassify_StatusIDAndErrors(t *testing.T) {
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
-	e, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, _ := clockedEngine(t, 1, nil)
 	req := jsonrpc.NewRequest(json.RawMessage(`1`), "eth_getBalance", json.RawMessage(`["0xaa","latest"]`))
 	strReq := jsonrpc.NewRequest(json.RawMessage(`"a\u0062c"`), "eth_getBalance", nil)
 	note := jsonrpc.NewRequest(nil, "eth_getBalance", nil)

@@ -4,22 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // A deadline passed while rpcdash itself stalled is not the endpoint's: the
 // lag monitor's readings over the attempt's life excuse it, and the episode
 // is an event with how slow and how long.
 func TestSlowdown_OwnStallExcusesTheDeadline(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, clock := clockedEngine(t, 3, nil)
 	ep := e.endpoints[0]
 	overdue := func() *attempt {
 		a := &attempt{ep: ep, deadline: 250 * time.Millisecond, start: clock.Now().Add(-250 * time.Millisecond)}
@@ -51,14 +42,7 @@ func TestSlowdown_OwnStallExcusesTheDeadline(t *testing.T) {
 // One overdue endpoint beside others that answer is its own problem; beside
 // others silent with work in flight, it is the pool's.
 func TestSlowdown_PoolMeansMostEndpointsAtOnce(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, clock := clockedEngine(t, 3, nil)
 	a, b, c := e.endpoints[0], e.endpoints[1], e.endpoints[2]
 	start := clock.Now()
 	for _, ep := range e.endpoints {

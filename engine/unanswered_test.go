@@ -5,21 +5,13 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
-	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // The hang that hedging hides trips the breaker only when the endpoint has
 // both lost many races in a row and been silent for an attempt deadline: a
 // burst of losses from a short stall is not a hang.
 func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}}
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, clock := clockedEngine(t, 2, nil)
 	ep := e.endpoints[0]
 	lose := func() { e.noteUnanswered(&attempt{ep: ep, deadline: 250 * time.Millisecond}, clock.Now()) }
 
@@ -50,14 +42,7 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 // Only an endpoint that said something ends its silence: a timeout or a
 // broken connection does not.
 func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, clock := clockedEngine(t, 1, nil)
 	ep := e.endpoints[0]
 	heardAt := ep.heardAt.Load()
 	for _, out := range []outcome{outTimeout, outConnError} {
@@ -85,14 +70,7 @@ func TestUnanswered_SilenceEndsOnlyWhenTheEndpointResponds(t *testing.T) {
 // attempts that answered sooner than it had run (a hung endpoint's, to
 // quick hedges) still trip it, even when another endpoint is as silent.
 func TestUnanswered_LossesToAttemptsGivenMoreTimeTripNothing(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	cfg := Default()
-	cfg.Endpoints = []EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}, {Name: "b", URL: "http://127.0.0.1:2"}, {Name: "c", URL: "http://127.0.0.1:3"}}
-	e, err := New(cfg, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, clock := clockedEngine(t, 3, nil)
 	deadline := 250 * time.Millisecond
 	a := e.endpoints[0]
 	// lose: an attempt of a that ran for ran, outrun by one that took winner.
