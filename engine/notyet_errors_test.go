@@ -99,17 +99,7 @@ func TestNotYet_PollingTheNextBlockNeverOpensBreakers(t *testing.T) {
 func TestNotYet_ErrorForATipBlockThePoolHasFailsOverAsLag(t *testing.T) {
 	r := newHeadRig(t, 3, nil)
 	r.warmUp()
-	answerWith(r.sims[1:2], "eth_call", -32000, "header not found")
-	block := hexBlock(r.status().MaxHead - 1)
-	rep := r.s1Asked("eth_call", func(i int) reply {
-		rep := r.call(i, "eth_call", map[string]any{"to": addr, "data": "0x70a08231"}, block)
-		mustOK(t, rep)
-		return rep
-	})
-	if rep.endpoint == "s1" || rep.attempts != 2 {
-		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
-	}
-	s1 := r.endpoint("s1")
+	rep, s1 := r.s1MissesBlock(r.status().MaxHead - 1)
 	t.Logf("s1's header not found for pool head - 1: answered by %s after 2 attempts; s1 failures %d, breaker failures in a row %d", rep.endpoint, s1.Rates.Failures, s1.Breaker.ConsecutiveFailures)
 	if s1.Rates.Failures != 0 || s1.Breaker.ConsecutiveFailures != 0 {
 		t.Fatalf("s1's lag was counted as its failure: %d failures, %d in a row", s1.Rates.Failures, s1.Breaker.ConsecutiveFailures)
@@ -121,17 +111,8 @@ func TestNotYet_ErrorForATipBlockThePoolHasFailsOverAsLag(t *testing.T) {
 func TestNotYet_ErrorForAnOldBlockIsTheEndpoints(t *testing.T) {
 	r := newHeadRig(t, 3, nil)
 	r.warmUp()
-	answerWith(r.sims[1:2], "eth_call", -32000, "header not found")
-	block := hexBlock(r.status().MaxHead - 3*r.lag)
-	rep := r.s1Asked("eth_call", func(i int) reply {
-		rep := r.call(i, "eth_call", map[string]any{"to": addr, "data": "0x70a08231"}, block)
-		mustOK(t, rep)
-		return rep
-	})
-	if rep.endpoint == "s1" || rep.attempts != 2 {
-		t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
-	}
-	if s1 := r.endpoint("s1"); s1.Rates.Failures != 1 || s1.Breaker.ConsecutiveFailures != 1 {
+	_, s1 := r.s1MissesBlock(r.status().MaxHead - 3*r.lag)
+	if s1.Rates.Failures != 1 || s1.Breaker.ConsecutiveFailures != 1 {
 		t.Fatalf("s1's missing old block was not counted: %d failures, %d in a row", s1.Rates.Failures, s1.Breaker.ConsecutiveFailures)
 	}
 }
@@ -178,4 +159,21 @@ func TestNotYet_SolanaSlotBeyondThePoolHeadIsTheRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// s1MissesBlock has s1 answer "header not found" to eth_call, reads the
+// block until s1 was asked, checks that another endpoint answered in 2
+// attempts, and returns that reply and s1 after it.
+func (r *headRig) s1MissesBlock(block int64) (reply, engine.EndpointSnapshot) {
+	r.t.Helper()
+	answerWith(r.sims[1:2], "eth_call", -32000, "header not found")
+	rep := r.s1Asked("eth_call", func(i int) reply {
+		rep := r.call(i, "eth_call", map[string]any{"to": addr, "data": "0x70a08231"}, hexBlock(block))
+		mustOK(r.t, rep)
+		return rep
+	})
+	if rep.endpoint == "s1" || rep.attempts != 2 {
+		r.t.Fatalf("answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	}
+	return rep, r.endpoint("s1")
 }
