@@ -159,12 +159,7 @@ func (e *Engine) probeOverdue(a *attempt, stop context.CancelFunc) {
 		return
 	}
 	if a.settle() {
-		a.charged.Store(true)
-		msg := fmt.Sprintf("probe: no answer within %s", a.deadline.Round(time.Millisecond))
-		a.ep.setLastError(msg, now)
-		a.ep.hangAt.Store(now.UnixNano())
-		a.ep.breaker.Failure(a.trial, msg)
-		a.ep.markSilentIfCapRefused(now)
+		a.chargeHang(fmt.Sprintf("probe: no answer within %s", a.deadline.Round(time.Millisecond)), now)
 	}
 }
 

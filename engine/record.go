@@ -163,17 +163,22 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		return
 	}
 	if a.settle() {
-		a.charged.Store(true)
-		msg := fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond))
-		a.ep.setLastError(msg, now)
-		a.ep.hangAt.Store(now.UnixNano())
-		closed := a.ep.breaker.State() == breaker.Closed
-		a.ep.breaker.Failure(a.trial, msg)
-		if closed && a.ep.breaker.State() == breaker.Open {
-			a.ep.hangOpenedAt.Store(now.UnixNano())
-		}
-		a.ep.markSilentIfCapRefused(now)
+		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), now)
 	}
+}
+
+// chargeHang gives a's breaker its verdict at a's deadline, now: a hang
+// (a client attempt's or a probe's). Under a.settle.
+func (a *attempt) chargeHang(msg string, now time.Time) {
+	a.charged.Store(true)
+	a.ep.setLastError(msg, now)
+	a.ep.hangAt.Store(now.UnixNano())
+	closed := a.ep.breaker.State() == breaker.Closed
+	a.ep.breaker.Failure(a.trial, msg)
+	if closed && a.ep.breaker.State() == breaker.Open {
+		a.ep.hangOpenedAt.Store(now.UnixNano()) // for forgive
+	}
+	a.ep.markSilentIfCapRefused(now)
 }
 
 // answered feeds the endpoint's state with an answer (client attempt or
