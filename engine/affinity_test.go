@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -316,5 +317,71 @@ func TestWriteAffinity_SolanaSignatureStatuses(t *testing.T) {
 	r := h.call(4, "getSignatureStatuses", []string{sigs[0], "UnknownSig"})
 	if r.endpoint == taker.name && !r.hedged {
 		t.Errorf("a list naming a signature no write answered went to %s unhedged: want the normal order", taker.name)
+	}
+}
+
+// A node runs a batch one call after another: ethers batches the
+// transactions a bot sends in one tick, and the pending nonce read beside
+// them. rpcdash ran every element at once: the writes reached the mempool
+// out of nonce order, and the pending read, answered before the writes
+// landed, gave the old nonce. Now a write starts when the batch's earlier
+// writes have ended, and a read that must see them (pending state, a
+// transaction lookup) after them; a read of anything else does not wait.
+func TestWriteAffinity_BatchRunsItsWritesInOrder(t *testing.T) {
+	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Hedge.Enabled = false })
+	const writeTime = 60 * time.Millisecond
+	for _, n := range nodes {
+		n.writeDelay.Store(int64(writeTime))
+	}
+	var calls []string
+	for nonce := range 3 {
+		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, nonce, rawTx(nonce)))
+	}
+	calls = append(calls,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"eth_getTransactionCount","params":["%s","pending"]}`, addr),
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"eth_getTransactionByHash","params":["%s"]}`, txHash(rawTx(2))),
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"eth_getBalance","params":["%s","latest"]}`, addr))
+	r := h.post("[" + strings.Join(calls, ",") + "]")
+	var answers []struct {
+		ID     int
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != 6 {
+		t.Fatalf("batch answer %s: %v", r.body, err)
+	}
+	for _, a := range answers {
+		if a.Error != nil {
+			t.Fatalf("element %d: error %s", a.ID, a.Error.Message)
+		}
+	}
+	var taker *mempoolNode
+	for _, n := range nodes {
+		if n.pendingNonce() > 0 {
+			taker = n
+		}
+	}
+	taker.mu.Lock()
+	taken := slices.Clone(taker.taken)
+	taker.mu.Unlock()
+	var nonce string
+	json.Unmarshal(answers[3].Result, &nonce)
+	ids := strings.Split(r.id, ",")
+	startOf := func(i int) float64 { return h.settledTrace(ids[i]).Attempts[0].StartMS }
+	t.Logf("batch of 3 writes (%v each), a pending nonce read, a lookup, a balance read: %s took %v; pending nonce %s; lookup %s; "+
+		"first attempts started at %.0f, %.0f, %.0f, %.0f, %.0f, %.0f ms",
+		writeTime, taker.name, taken, nonce, answers[4].Result, startOf(0), startOf(1), startOf(2), startOf(3), startOf(4), startOf(5))
+	if !slices.Equal(taken, []int{0, 1, 2}) {
+		t.Fatalf("%s took nonces %v (the others %d): want all three, in order", taker.name, taken, 3-len(taken))
+	}
+	if nonce != "0x3" || string(answers[4].Result) == "null" {
+		t.Fatalf("pending nonce %s, lookup %s: want 0x3 and the transaction, as the node answers when it runs the batch in order", nonce, answers[4].Result)
+	}
+	writesEnd := 3 * float64(writeTime/time.Millisecond)
+	if startOf(3) < writesEnd || startOf(4) < writesEnd {
+		t.Fatalf("the pending read and the lookup started at %.0f and %.0f ms: want after the writes, at least %.0f ms", startOf(3), startOf(4), writesEnd)
+	}
+	if startOf(5) >= float64(writeTime/time.Millisecond) {
+		t.Fatalf("the balance read started at %.0f ms: it waited for a write it does not read", startOf(5))
 	}
 }

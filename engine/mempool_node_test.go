@@ -28,13 +28,15 @@ import (
 type mempoolNode struct {
 	name string
 	srv  *httptest.Server
-	// readDelay is added to every read's answer (nanoseconds).
-	readDelay atomic.Int64
+	// readDelay is added to every read's answer, writeDelay to every
+	// write's (nanoseconds).
+	readDelay, writeDelay atomic.Int64
 
 	mu     sync.Mutex
 	nonces map[int]string // nonce → hash of the transaction it holds
 	hashes map[string]int // hash → nonce
 	calls  map[string]int // by method
+	taken  []int          // the nonces it took, in the order they came
 }
 
 func newMempoolNode(t *testing.T, name string) *mempoolNode {
@@ -86,7 +88,11 @@ func (n *mempoolNode) serve(w http.ResponseWriter, r *http.Request) {
 		return s
 	}
 	write := req.Method == "eth_sendRawTransaction" || req.Method == "sendTransaction"
-	if d := time.Duration(n.readDelay.Load()); d > 0 && !write {
+	delay := &n.readDelay
+	if write {
+		delay = &n.writeDelay
+	}
+	if d := time.Duration(delay.Load()); d > 0 {
 		select {
 		case <-time.After(d):
 		case <-r.Context().Done():
@@ -113,6 +119,7 @@ func (n *mempoolNode) serve(w http.ResponseWriter, r *http.Request) {
 			rpcErr = &nodeError{-32000, msg}
 		default:
 			n.nonces[int(nonce)], n.hashes[h] = h, int(nonce)
+			n.taken = append(n.taken, int(nonce))
 			result = h
 			if req.Method == "sendTransaction" {
 				result = solanaSig(h)
