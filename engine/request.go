@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -50,7 +51,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
 		switch {
 		case unsupported:
-			return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotSupported, Message: req.Method + " needs a WebSocket subscription; rpcdash serves JSON-RPC over HTTP only"})
+			return e.clientError(mc, tr, start, subscriptionError(req.Method))
 		case idParam >= 0:
 			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
@@ -143,4 +144,15 @@ func (e *Engine) trackFilter(req *jsonrpc.Request, creates bool, id string, res 
 		e.filters.unpin(id)
 	}
 	return res
+}
+
+// subscriptionError answers a subscription call with geth's code and words
+// over HTTP (-32601 "notifications not supported", -32000 "subscription not
+// found"), which clients already know, and says why.
+func subscriptionError(method string) *jsonrpc.Error {
+	const why = ": rpcdash serves JSON-RPC over HTTP only, which has no subscriptions"
+	if strings.EqualFold(method, "eth_unsubscribe") {
+		return &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: "subscription not found" + why}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "notifications not supported" + why}
 }

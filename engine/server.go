@@ -28,10 +28,14 @@ const (
 )
 
 // RPCHandler serves the local JSON-RPC port: POST bodies on any path, and
-// GET /healthz, behind the browser guard (Host and Origin checks).
+// the health answer to GET /healthz and to an empty GET on any path, behind
+// the browser guard (Host and Origin checks). geth answers an empty GET 200
+// for load balancers' health checks: one pointed at a node keeps working
+// pointed at rpcdash.
 func (e *Engine) RPCHandler() http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		get := r.Method == http.MethodGet || r.Method == http.MethodHead
+		if get && (r.URL.Path == "/healthz" || r.URL.RawQuery == "" && r.ContentLength <= 0) {
 			e.serveHealth(w)
 			return
 		}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,13 +98,27 @@ func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
 	if got := len(h.sims[0].Submissions()) + len(h.sims[1].Submissions()); got != 2 {
 		t.Fatalf("%d submissions, want 2", got)
 	}
-	resp, err := h.client.Get(h.rpc)
+	// An empty GET is a load balancer's health check, which geth answers
+	// 200; with a query it is no JSON-RPC request.
+	for path, want := range map[string]int{"": 200, "/": 200, "/?x=1": http.StatusMethodNotAllowed} {
+		resp, err := h.client.Get(h.rpc + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || want == 200 && !strings.Contains(string(body), `"ok":true`) {
+			t.Fatalf("GET %q answered %d %s, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+	resp, err := h.client.Post(h.rpc, "text/plain", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Fatalf("GET answered %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"error"`) {
+		t.Fatalf("empty POST answered %d %s, want a JSON-RPC error", resp.StatusCode, body)
 	}
 	resp, err = h.client.Get(h.rpc + "/healthz")
 	if err != nil {
@@ -146,9 +161,12 @@ func TestServer_FiltersPinnedToTheirEndpoint(t *testing.T) {
 			t.Fatalf("uninstalled filter still answered: %s", r.body)
 		}
 	}
-	r := h.call(1, "eth_subscribe", "newHeads")
-	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "WebSocket") {
-		t.Fatalf("subscription not refused clearly: %s", r.body)
+	// As geth answers them over HTTP.
+	for method, want := range map[string]float64{"eth_subscribe": -32601, "eth_unsubscribe": -32000} {
+		r := h.call(1, method, "newHeads")
+		if e := r.rpcError(); e == nil || e["code"] != want || !strings.Contains(e["message"].(string), "HTTP only") {
+			t.Fatalf("%s not refused as geth refuses it (code %v): %s", method, want, r.body)
+		}
 	}
 }
 
