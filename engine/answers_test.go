@@ -174,3 +174,47 @@ func TestAnswers_Non2xxIsNeverRelayedAsASuccess(t *testing.T) {
 		t.Fatalf("proxy's last error %q", h.endpoint("proxy").LastError)
 	}
 }
+
+// A provider that refuses a request with a non-2xx status often says why
+// in a JSON-RPC error body (Infura's 403 "rejected due to project ID
+// settings", a 429's "daily request count exceeded"). A client talking to
+// it directly reads those words; through rpcdash the error said "HTTP 403".
+// Now the cause carries them, scrubbed of the URL's key like every
+// upstream text.
+func TestAnswers_FailedStatusCarriesTheProvidersWords(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		status int
+		msg    string
+	}{
+		{403, "rejected due to project ID settings for " + key},
+		{429, "daily request count exceeded, request rate limited"},
+		{503, "upstream node unavailable"},
+	} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":%q}}`, tc.msg)
+			}))
+			t.Cleanup(up.Close)
+			h := startHarness(t, nil, func(c *engine.Config) {
+				c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + "/v3/" + key})
+			})
+			r := h.call(1, "eth_getBalance", addr, "latest")
+			e := r.rpcError()
+			if e == nil {
+				t.Fatalf("HTTP %d relayed as an answer: %s", tc.status, r.body)
+			}
+			msg := e["message"].(string)
+			t.Logf("HTTP %d from the provider; the client reads: %s", tc.status, msg)
+			words := strings.ReplaceAll(tc.msg, key, "")
+			if !strings.Contains(msg, fmt.Sprintf("HTTP %d", tc.status)) || !strings.Contains(msg, words) {
+				t.Fatalf("error %q: want the status and the provider's words %q", msg, words)
+			}
+			if strings.Contains(string(r.body), key) || strings.Contains(h.endpoint("only").LastError, key) {
+				t.Fatalf("the URL's key reached the client or the status: %s / %s", r.body, h.endpoint("only").LastError)
+			}
+		})
+	}
+}

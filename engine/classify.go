@@ -26,11 +26,11 @@ import (
 func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *jsonrpc.Request) {
 	switch {
 	case status == http.StatusTooManyRequests:
-		r.out, r.cause = outRateLimit, "HTTP 429"
+		r.out, r.cause = outRateLimit, e.httpCause(status, r.body.Bytes())
 		r.retryAfter = parseRetryAfter(retryAfter, e.now())
 		return
 	case status >= 500:
-		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+		r.out, r.cause = outHTTPError, e.httpCause(status, r.body.Bytes())
 		return
 	}
 	success := status >= 200 && status < 300
@@ -43,7 +43,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	if !r.info.Valid {
 		switch {
 		case !success:
-			r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+			r.out, r.cause = outHTTPError, e.httpCause(status, body)
 		case len(jsonrpc.TrimSpace(body)) > 0 && jsonrpc.TrimSpace(body)[0] == '[':
 			r.out, r.cause = outInvalid, "answer is a batch, to a single request"
 		default:
@@ -73,6 +73,9 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		r.out, r.cause = outInvalid, "answer carries another request's id"
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
 		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
+		if r.info.HasError {
+			r.cause += ": " + cause()
+		}
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
 	case b == jsonrpc.BlameEndpoint:
@@ -85,6 +88,19 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	default:
 		r.out, r.cause = outRateLimit, cause()
 	}
+}
+
+// httpCause names a failed HTTP answer by its status and, when its body is
+// a JSON-RPC error, by the provider's words, which say what a bare status
+// does not ("HTTP 403: JSON-RPC error -32002: rejected due to project ID
+// settings", "HTTP 429: … daily request count exceeded"): a client talking
+// to the provider directly would have read them.
+func (e *Engine) httpCause(status int, body []byte) string {
+	c := fmt.Sprintf("HTTP %d", status)
+	if info := jsonrpc.InspectResponse(body); info.Valid && info.HasError {
+		c += fmt.Sprintf(": JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
+	}
+	return c
 }
 
 // refusedConn says whether a failed exchange is conclusive evidence that the
