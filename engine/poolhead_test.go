@@ -516,3 +516,29 @@ func TestHeads_ShadowsAheadNeverSetThePoolHead(t *testing.T) {
 	}
 	t.Logf("pool head %d = primary s0's; shadows s1, s2 at %d; s3 lag %d", st.MaxHead, r.sims[1].Head(), r.endpoint("s3").Lag)
 }
+
+// Readmission after lag is hysteresis: probes.recover probes in a row
+// within chain.max_head_lag. While it runs, the endpoint shows lag 0 and
+// still excluded; the status says how far along it is (lag_in_sync of
+// probe_recover), which the console shows as REJOIN k/N.
+func TestHeads_CaughtUpEndpointCountsItsProbesInSync(t *testing.T) {
+	r := newHeadRig(t, 2, func(c *engine.Config) { c.Probes.Recover = 3 })
+	r.warmUp()
+	r.sims[1].SetHeadLag(10)
+	r.round()
+	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.LagInSync != 0 {
+		t.Fatalf("10 behind: excluded %v, in sync %d", ep.LagExcluded, ep.LagInSync)
+	}
+	r.sims[1].SetHeadLag(0)
+	var seen []string
+	for range 3 {
+		r.round()
+		ep := r.endpoint("s1")
+		seen = append(seen, fmt.Sprintf("lag %d excluded %v in sync %d/%d", ep.Lag, ep.LagExcluded, ep.LagInSync, r.status().Settings.ProbeRecover))
+	}
+	t.Logf("caught up: %s", strings.Join(seen, "; "))
+	want := []string{"lag 0 excluded true in sync 1/3", "lag 0 excluded true in sync 2/3", "lag 0 excluded false in sync 0/3"}
+	if strings.Join(seen, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("rounds after catching up: %v, want %v", seen, want)
+	}
+}

@@ -64,6 +64,9 @@ type Settings struct {
 	// ProbeTrials: half-open trials are probes, sent every ProbeInterval.
 	ProbeTrials   bool
 	ProbeInterval time.Duration
+	// ProbeRecover is how many probes in a row within chain.max_head_lag
+	// readmit a lagging endpoint (probes.recover).
+	ProbeRecover int
 }
 
 func (e *Engine) settings() Settings {
@@ -71,7 +74,7 @@ func (e *Engine) settings() Settings {
 	return Settings{BreakerFailures: c.Breaker.Failures, BreakerSuccesses: c.Breaker.Successes,
 		BreakerCooldown: c.Breaker.Cooldown, RouterTolerance: c.Router.Tolerance,
 		RequestTimeout: c.Server.RequestTimeout,
-		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval}
+		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval, ProbeRecover: c.Probes.Recover}
 }
 
 // EndpointSnapshot is one endpoint's state.
@@ -95,6 +98,11 @@ type EndpointSnapshot struct {
 	Head         int64
 	Lag          int64
 	LagExcluded  bool
+	// LagInSync counts, while LagExcluded, the probes in a row that found
+	// the endpoint within chain.max_head_lag: it is readmitted at
+	// Settings.ProbeRecover (hysteresis), so "lag 0, still excluded" is
+	// an endpoint catching up, not a contradiction.
+	LagInSync    int64
 	Exclusions   []string
 	LastError    string
 	LastErrorAt  time.Time
@@ -339,7 +347,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency),
 		Rates:    rateStats(ep.rates),
-		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(),
+		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps},
@@ -414,3 +422,10 @@ func (s Snapshot) Serving() int {
 
 // Shadows is how many endpoints are shadows.
 func (s Snapshot) Shadows() int { return len(s.Endpoints) - s.Serving() }
+
+func lagInSync(ep *endpoint) int64 {
+	if !ep.lagExcluded.Load() {
+		return 0
+	}
+	return ep.lagGood.Load()
+}

@@ -59,17 +59,19 @@ type settingsWire struct {
 	RequestTimeout   string  `json:"request_timeout"`
 	ProbeTrials      bool    `json:"probe_trials"`
 	ProbeInterval    string  `json:"probe_interval"`
+	ProbeRecover     int     `json:"probe_recover"`
 }
 
 func (s Settings) wire() settingsWire {
 	return settingsWire{BreakerFailures: s.BreakerFailures, BreakerSuccesses: s.BreakerSuccesses,
 		BreakerCooldown: s.BreakerCooldown.String(), RouterTolerance: s.RouterTolerance,
-		RequestTimeout: s.RequestTimeout.String(), ProbeTrials: s.ProbeTrials, ProbeInterval: s.ProbeInterval.String()}
+		RequestTimeout: s.RequestTimeout.String(), ProbeTrials: s.ProbeTrials, ProbeInterval: s.ProbeInterval.String(),
+		ProbeRecover: s.ProbeRecover}
 }
 
 func (w settingsWire) settings() Settings {
 	s := Settings{BreakerFailures: w.BreakerFailures, BreakerSuccesses: w.BreakerSuccesses,
-		RouterTolerance: w.RouterTolerance, ProbeTrials: w.ProbeTrials}
+		RouterTolerance: w.RouterTolerance, ProbeTrials: w.ProbeTrials, ProbeRecover: w.ProbeRecover}
 	s.BreakerCooldown, _ = time.ParseDuration(w.BreakerCooldown)
 	s.RequestTimeout, _ = time.ParseDuration(w.RequestTimeout)
 	s.ProbeInterval, _ = time.ParseDuration(w.ProbeInterval)
@@ -96,6 +98,7 @@ type endpointWire struct {
 	Head         int64                   `json:"head"`
 	Lag          int64                   `json:"lag"`
 	LagExcluded  bool                    `json:"lag_excluded"`
+	LagInSync    int64                   `json:"lag_in_sync"`
 	Exclusions   []string                `json:"exclusions,omitempty"`
 	LastError    string                  `json:"last_error,omitempty"`
 	LastErrorAt  *time.Time              `json:"last_error_at,omitempty"`

@@ -209,7 +209,11 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// It answered it cannot serve these: they go first to the others.
 		add(methodsBadge("no", ms), "no-m", m.styles.warn)
 	}
-	if ep.LagExcluded {
+	if ep.LagExcluded && catchingUp(ep, m.snap) {
+		// Within the bound again, out until probes.recover probes agree.
+		n := fmt.Sprintf("%d/%d", ep.LagInSync, m.snap.Settings.ProbeRecover)
+		add("REJOIN "+n, "RJN "+n, m.styles.warn)
+	} else if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
 	}
 	ahead, other := false, false
@@ -357,4 +361,10 @@ func window(total, cursor, n int) int {
 		return 0
 	}
 	return clamp(cursor-n+1, 0, total-n)
+}
+
+// catchingUp: a lagging endpoint back within chain.max_head_lag, kept out
+// until enough probes in a row agree (hysteresis).
+func catchingUp(ep engine.EndpointSnapshot, s engine.Snapshot) bool {
+	return ep.LagExcluded && ep.Lag <= s.MaxLag && s.Settings.ProbeRecover > 0
 }

@@ -129,7 +129,7 @@ func (m Model) bannerLines() []string {
 	var why []string
 	if m.snap.Routable == 0 {
 		for _, ep := range m.snap.Endpoints {
-			why = append(why, ep.Name+": "+notRoutableReason(ep))
+			why = append(why, ep.Name+": "+notRoutableReason(ep, m.snap))
 		}
 	}
 	switch {
@@ -176,7 +176,7 @@ func (m Model) banner(msg string) []string {
 }
 
 // notRoutableReason names the first reason an endpoint takes no traffic.
-func notRoutableReason(ep engine.EndpointSnapshot) string {
+func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 	switch {
 	case ep.Role == engine.RoleShadow:
 		return "shadow (mirrors only)"
@@ -186,6 +186,8 @@ func notRoutableReason(ep engine.EndpointSnapshot) string {
 		return "breaker " + ep.Breaker.State.String()
 	case !ep.BackoffUntil.IsZero():
 		return "backing off after 429"
+	case ep.LagExcluded && catchingUp(ep, s):
+		return fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, s.Settings.ProbeRecover)
 	case ep.LagExcluded:
 		return fmt.Sprintf("lagging %d behind", ep.Lag)
 	case len(ep.Exclusions) > 0:
