@@ -211,8 +211,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	}
 	if ep.LagExcluded && catchingUp(ep, m.snap) {
 		// Within the bound again, out until probes.recover probes agree.
-		n := fmt.Sprintf("%d/%d", ep.LagInSync, m.snap.Settings.ProbeRecover)
-		add("REJOIN "+n, "RJN "+n, m.styles.warn)
+		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, m.snap.Settings.ProbeRecover), "RJN", m.styles.warn)
 	} else if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
 	}
