@@ -162,20 +162,14 @@ func (e *Engine) affinityFor(req *jsonrpc.Request, cls jsonrpc.Class, start time
 	return nil
 }
 
-// followsWrites says whether req must run after a write sent before it in
-// the same batch, as on a node, which runs a batch in order: a write (to
-// reach the mempool in nonce order), a read of the pending state, or a
-// lookup of a transaction by hash or signature (a client knows the hash
-// of what it signed).
-func (e *Engine) followsWrites(req *jsonrpc.Request) bool {
-	switch e.methods.Class(req.Method) {
-	case jsonrpc.ClassWrite:
-		return true
-	case jsonrpc.ClassRead:
-		return e.methods.ReadsPending(req.Method, req.Params) ||
-			e.methods.TxRefs(req.Method, req.Params, func(string) bool { return false })
-	}
-	return false
+// readsOwnWrites says whether req is a read whose answer depends on writes
+// sent before it: a read of the pending state, or a lookup of a
+// transaction by hash or signature (a client knows the hash of what it
+// signed).
+func (e *Engine) readsOwnWrites(req *jsonrpc.Request) bool {
+	return e.methods.Class(req.Method) == jsonrpc.ClassRead &&
+		(e.methods.ReadsPending(req.Method, req.Params) ||
+			e.methods.TxRefs(req.Method, req.Params, func(string) bool { return false }))
 }
 
 // txAffinity is the endpoint that took the transactions req looks up,

@@ -320,14 +320,15 @@ func TestWriteAffinity_SolanaSignatureStatuses(t *testing.T) {
 	}
 }
 
-// A node runs a batch one call after another: ethers batches the
-// transactions a bot sends in one tick, and the pending nonce read beside
-// them. rpcdash ran every element at once: the writes reached the mempool
-// out of nonce order, and the pending read, answered before the writes
-// landed, gave the old nonce. Now a write starts when the batch's earlier
-// writes have ended, and a read that must see them (pending state, a
-// transaction lookup) after them; a read of anything else does not wait.
-func TestWriteAffinity_BatchRunsItsWritesInOrder(t *testing.T) {
+// ethers batches the calls of one tick: a bot's transactions and the
+// pending nonce read beside them. A node runs a batch one call after
+// another; rpcdash ran every element at once: the writes went to both
+// nodes (a nonce gap on each) and the pending read, answered before the
+// writes landed, gave the old nonce. Now the later writes follow the
+// first to its endpoint, and a read that must see them (pending state, a
+// transaction lookup) starts after them; a read of anything else does not
+// wait.
+func TestWriteAffinity_BatchKeepsTheOrderItsWritesNeed(t *testing.T) {
 	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Hedge.Enabled = false })
 	const writeTime = 60 * time.Millisecond
 	for _, n := range nodes {
@@ -342,46 +343,75 @@ func TestWriteAffinity_BatchRunsItsWritesInOrder(t *testing.T) {
 		fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"eth_getTransactionByHash","params":["%s"]}`, txHash(rawTx(2))),
 		fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"eth_getBalance","params":["%s","latest"]}`, addr))
 	r := h.post("[" + strings.Join(calls, ",") + "]")
-	var answers []struct {
-		ID     int
-		Result json.RawMessage
-		Error  *struct{ Message string }
-	}
-	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != 6 {
-		t.Fatalf("batch answer %s: %v", r.body, err)
-	}
-	for _, a := range answers {
-		if a.Error != nil {
-			t.Fatalf("element %d: error %s", a.ID, a.Error.Message)
-		}
-	}
-	var taker *mempoolNode
-	for _, n := range nodes {
-		if n.pendingNonce() > 0 {
-			taker = n
-		}
-	}
-	taker.mu.Lock()
-	taken := slices.Clone(taker.taken)
-	taker.mu.Unlock()
+	answers := batchAnswers(t, r, 6)
 	var nonce string
 	json.Unmarshal(answers[3].Result, &nonce)
 	ids := strings.Split(r.id, ",")
 	startOf := func(i int) float64 { return h.settledTrace(ids[i]).Attempts[0].StartMS }
-	t.Logf("batch of 3 writes (%v each), a pending nonce read, a lookup, a balance read: %s took %v; pending nonce %s; lookup %s; "+
+	t.Logf("batch of 3 writes (%v each), a pending nonce read, a lookup, a balance read: a took %v, b %v; pending nonce %s; lookup %s; "+
 		"first attempts started at %.0f, %.0f, %.0f, %.0f, %.0f, %.0f ms",
-		writeTime, taker.name, taken, nonce, answers[4].Result, startOf(0), startOf(1), startOf(2), startOf(3), startOf(4), startOf(5))
-	if !slices.Equal(taken, []int{0, 1, 2}) {
-		t.Fatalf("%s took nonces %v (the others %d): want all three, in order", taker.name, taken, 3-len(taken))
+		writeTime, nodes["a"].takenNonces(), nodes["b"].takenNonces(), nonce, answers[4].Result, startOf(0), startOf(1), startOf(2), startOf(3), startOf(4), startOf(5))
+	if a, b := len(nodes["a"].takenNonces()), len(nodes["b"].takenNonces()); a != 3 && b != 3 {
+		t.Fatalf("the writes were split: a took %d, b %d; want all three on one", a, b)
 	}
 	if nonce != "0x3" || string(answers[4].Result) == "null" {
 		t.Fatalf("pending nonce %s, lookup %s: want 0x3 and the transaction, as the node answers when it runs the batch in order", nonce, answers[4].Result)
 	}
-	writesEnd := 3 * float64(writeTime/time.Millisecond)
+	writesEnd := 2 * float64(writeTime/time.Millisecond)
 	if startOf(3) < writesEnd || startOf(4) < writesEnd {
 		t.Fatalf("the pending read and the lookup started at %.0f and %.0f ms: want after the writes, at least %.0f ms", startOf(3), startOf(4), writesEnd)
 	}
 	if startOf(5) >= float64(writeTime/time.Millisecond) {
 		t.Fatalf("the balance read started at %.0f ms: it waited for a write it does not read", startOf(5))
 	}
+}
+
+// A node runs a batch of writes in microseconds each; through rpcdash
+// each is a round trip to the provider, so they must not run one after
+// another: 200 writes of 20 ms each would take 4 s (and 1000 past
+// server.request_timeout). The writes after the first run at once.
+func TestWriteAffinity_BatchOfManyWritesRunsAtOnceAfterTheFirst(t *testing.T) {
+	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Hedge.Enabled = false })
+	const n, writeTime = 200, 20 * time.Millisecond
+	for _, node := range nodes {
+		node.writeDelay.Store(int64(writeTime))
+	}
+	var calls []string
+	for nonce := range n {
+		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, nonce, rawTx(nonce)))
+	}
+	r := h.post("[" + strings.Join(calls, ",") + "]")
+	batchAnswers(t, r, n)
+	ids := strings.Split(r.id, ",")
+	last := h.settledTrace(ids[n-1]).Attempts[0].StartMS
+	oneByOne := float64(n-1) * float64(writeTime/time.Millisecond)
+	t.Logf("%d writes of %v: the last started at %.0f ms (one after another: %.0f ms); a took %d, b %d",
+		n, writeTime, last, oneByOne, len(nodes["a"].takenNonces()), len(nodes["b"].takenNonces()))
+	if last > oneByOne/4 {
+		t.Fatalf("the last of %d writes started at %.0f ms: they ran one after another (%.0f ms)", n, last, oneByOne)
+	}
+	if a, b := len(nodes["a"].takenNonces()), len(nodes["b"].takenNonces()); a != n && b != n {
+		t.Fatalf("the writes were split: a took %d, b %d; want all on the first one's endpoint", a, b)
+	}
+}
+
+type batchAnswer struct {
+	ID     int
+	Result json.RawMessage
+	Error  *struct{ Message string }
+}
+
+// batchAnswers decodes a batch's n answers, failing on any error answer.
+func batchAnswers(t *testing.T, r reply, n int) []batchAnswer {
+	t.Helper()
+	var answers []batchAnswer
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
+		t.Fatalf("batch answer (%d bytes, want %d answers): %v", len(r.body), n, err)
+	}
+	for _, a := range answers {
+		if a.Error != nil {
+			t.Fatalf("element %d: error %s", a.ID, a.Error.Message)
+		}
+	}
+	return answers
 }

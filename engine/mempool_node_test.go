@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -196,4 +197,11 @@ func (n *mempoolNode) holdsSig(sig string) bool {
 		}
 	}
 	return false
+}
+
+// takenNonces are the nonces n took, in the order they came.
+func (n *mempoolNode) takenNonces() []int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.taken)
 }

@@ -263,10 +263,8 @@ var batchWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 3
 const batchFanout = 100
 
 // serveBatch runs every element on its own (each by its own method class)
-// and answers in request order. The elements run at once, except after a
-// write: a node runs a batch one call after another, so a later write, or
-// a read that must see the write (followsWrites), starts when the batch's
-// earlier writes have ended; other reads do not wait. X-Rpcdash-Endpoint lists the endpoints that
+// and answers in request order. The elements run at once, except around
+// writes (batchOrder). X-Rpcdash-Endpoint lists the endpoints that
 // answered, in element order without repeats. The answers together are
 // bounded by server.max_response_bytes, as each one is: upstream bytes are
 // counted against the batch while they are read, and once the bound is
@@ -290,20 +288,13 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, min(len(els), batchFanout))
-	var lastWrite chan struct{} // closed when the batch's latest write so far has ended
+	var order batchOrder
 	for i, el := range els {
 		if el.Err != nil {
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
-		after, written := lastWrite, (chan struct{})(nil)
-		if after != nil && !e.followsWrites(el.Req) {
-			after = nil
-		}
-		if e.methods.Class(el.Req.Method) == jsonrpc.ClassWrite {
-			written = make(chan struct{})
-			lastWrite = written
-		}
+		after, written := order.admit(e, el.Req)
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -311,9 +302,9 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			if written != nil {
 				defer close(written)
 			}
-			if after != nil {
+			for _, w := range after {
 				select {
-				case <-after:
+				case <-w:
 				case <-ctx.Done():
 				}
 			}

@@ -1,0 +1,37 @@
+package engine
+
+import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+
+// batchOrder keeps, within one batch, the order of a node that runs the
+// batch one call after another where the order shows, and no more: running
+// a batch of 1000 writes one after another over a network round trip each
+// would take a provider's time 1000 times over (a node runs them in
+// microseconds each), past server.request_timeout.
+//   - A write after the batch's first write starts when that one has ended,
+//     so that write affinity sends it to the same endpoint: writes spread
+//     over endpoints that do not gossip leave each a nonce gap. The later
+//     writes then run at once; a node holds a transaction whose nonce comes
+//     early until the one before it arrives.
+//   - A read that must see the writes (readsOwnWrites) starts when every
+//     write before it in the batch has ended.
+//   - Any other element starts at once.
+type batchOrder struct {
+	writes []chan struct{} // closed as each write of the batch so far ends
+}
+
+// admit says what req, the batch's next element, waits for before it
+// starts, and the channel to close when it ends (nil: req is no write).
+func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct{}, done chan struct{}) {
+	if e.methods.Class(req.Method) == jsonrpc.ClassWrite {
+		if len(o.writes) > 0 {
+			after = o.writes[:1]
+		}
+		done = make(chan struct{})
+		o.writes = append(o.writes, done)
+		return after, done
+	}
+	if len(o.writes) > 0 && e.readsOwnWrites(req) {
+		after = o.writes[:len(o.writes):len(o.writes)]
+	}
+	return after, nil
+}
