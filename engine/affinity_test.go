@@ -415,3 +415,26 @@ func batchAnswers(t *testing.T, r reply, n int) []batchAnswer {
 	}
 	return answers
 }
+
+// Methods in no table are sent once, like writes, but set no affinity: a
+// batch of them (an L2's own reads, which rpcdash does not know) waits for
+// none of them.
+func TestWriteAffinity_BatchOfUnknownMethodsWaitsForNone(t *testing.T) {
+	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Hedge.Enabled = false })
+	for _, n := range nodes {
+		n.readDelay.Store(int64(60 * time.Millisecond))
+	}
+	var calls []string
+	for i := range 4 {
+		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"zks_getL1BatchNumber","params":[]}`, i))
+	}
+	r := h.post("[" + strings.Join(calls, ",") + "]")
+	var starts []float64
+	for _, id := range strings.Split(r.id, ",") {
+		starts = append(starts, h.settledTrace(id).Attempts[0].StartMS)
+	}
+	t.Logf("4 calls of a method in no table: first attempts started at %v ms", starts)
+	if slices.Max(starts) >= 60 {
+		t.Fatalf("first attempts started at %v ms: a call waited for another", starts)
+	}
+}

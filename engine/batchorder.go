@@ -16,18 +16,28 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 //     write before it in the batch has ended.
 //   - Any other element starts at once.
 type batchOrder struct {
-	writes []chan struct{} // closed as each write of the batch so far ends
+	// first is closed when the batch's first write that sets the affinity
+	// (a method of the write tables) has ended; nil before one. Methods in
+	// no table are sent once like writes but set no affinity: waiting for
+	// one would gain nothing, and a batch of reads rpcdash does not know
+	// (an L2's own methods) would pay a round trip for it.
+	first chan struct{}
+	// writes are closed as each write of the batch so far ends.
+	writes []chan struct{}
 }
 
 // admit says what req, the batch's next element, waits for before it
 // starts, and the channel to close when it ends (nil: req is no write).
 func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct{}, done chan struct{}) {
 	if e.methods.Class(req.Method) == jsonrpc.ClassWrite {
-		if len(o.writes) > 0 {
-			after = o.writes[:1]
+		if o.first != nil {
+			after = []chan struct{}{o.first}
 		}
 		done = make(chan struct{})
 		o.writes = append(o.writes, done)
+		if o.first == nil && e.methods.SetsWriteAffinity(req.Method) {
+			o.first = done
+		}
 		return after, done
 	}
 	if len(o.writes) > 0 && e.readsOwnWrites(req) {
