@@ -54,6 +54,9 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	b := jsonrpc.BlameRequest
 	if r.info.HasError {
 		b = jsonrpc.BlameOf(e.cfg.Chain.Kind == "solana", r.info.ErrCode, r.info.ErrMessage)
+		if b == jsonrpc.BlameRequest && e.cfg.Chain.Kind == "evm" && jsonrpc.LogsFromBeyondTag(req.Method, req.Params, r.info.ErrMessage) {
+			b = jsonrpc.BlameNotYet
+		}
 	}
 	// Built only where it is kept: a revert, the commonest error answer,
 	// is the request's and needs none.

@@ -177,3 +177,46 @@ func (r *headRig) s1MissesBlock(block int64) (reply, engine.EndpointSnapshot) {
 	}
 	return rep, r.endpoint("s1")
 }
+
+// An indexer polls eth_getLogs from its last block + 1 to "latest". A node
+// that has not reached fromBlock resolves "latest" below it and answers, as
+// geth does, -32602 "invalid block range params": the range is malformed
+// only on that node. For a block the pool has, that is lag: the read goes
+// to an endpoint that has the block and is answered (a direct client of
+// that endpoint gets the logs). Before, the error was taken for the
+// request's and relayed. Beyond the pool head it still is the request's;
+// with both ends numbers it is malformed anywhere.
+func TestNotYet_LogsFromABlockTheEndpointLacksToLatestFailsOverAsLag(t *testing.T) {
+	r := newHeadRig(t, 3, nil)
+	r.warmUp()
+	answerWith(r.sims[1:2], "eth_getLogs", -32602, "invalid block range params")
+	top := r.status().MaxHead
+	logs := func(from int64, to any) []any {
+		return []any{map[string]any{"fromBlock": hexBlock(from), "toBlock": to}}
+	}
+	rep := r.s1Asked("eth_getLogs", func(i int) reply {
+		return r.call(i, "eth_getLogs", logs(top, "latest")...)
+	})
+	s1 := r.endpoint("s1")
+	t.Logf("logs from pool head %d to latest, s1 answering invalid block range: HTTP %d by %s after %d attempts %s; s1 failures %d",
+		top, rep.status, rep.endpoint, rep.attempts, rep.body, s1.Rates.Failures)
+	mustOK(t, rep)
+	if rep.endpoint == "s1" || rep.attempts != 2 || s1.Rates.Failures != 0 {
+		t.Fatalf("answered by %s after %d attempts, s1 failures %d: want another endpoint's answer after s1's, nothing counted", rep.endpoint, rep.attempts, s1.Rates.Failures)
+	}
+
+	answerWith(r.sims, "eth_getLogs", -32602, "invalid block range params")
+	for _, tc := range []struct {
+		name   string
+		params []any
+	}{
+		{"beyond the pool head", logs(top+1, "latest")},
+		{"both ends numbers", logs(top, hexBlock(top-2))},
+	} {
+		rep := r.call(1, "eth_getLogs", tc.params...)
+		mustError(t, rep, "invalid block range params")
+		if rep.attempts != 1 {
+			t.Fatalf("%s: %d attempts, want the first endpoint's error relayed", tc.name, rep.attempts)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // blockParam is where EVM reads name an explicit block number.
@@ -189,6 +190,46 @@ func LogsTopBlock(params json.RawMessage) int64 {
 		}
 	}
 	return top
+}
+
+// LogsFromBeyondTag says whether msg, an eth_getLogs error, is geth's
+// "invalid block range params" for a numeric fromBlock and a toBlock that is
+// a tag or absent: the tag resolved below fromBlock on this node, so the
+// range is malformed only because the node has not reached fromBlock (an
+// indexer polling from its last block + 1 to "latest"). It is then a
+// block the node does not have (yet), judged by fromBlock, not the
+// request's fault; with both ends numbers it is the request's.
+func LogsFromBeyondTag(method string, params json.RawMessage, msg string) bool {
+	if method != "eth_getLogs" || !strings.Contains(strings.ToLower(msg), "invalid block range") {
+		return false
+	}
+	arg := paramAt(TrimSpace(params), 0)
+	if len(arg) == 0 || arg[0] != '{' {
+		return false
+	}
+	var from int64
+	for it := (memberIter{b: arg, i: 1}); it.next(); {
+		v := arg[it.vs:it.ve]
+		switch string(arg[it.ks:it.ke]) {
+		case `"fromBlock"`:
+			from = hexQuantity(v)
+		case `"toBlock"`:
+			if !isTipTag(v) {
+				return false
+			}
+		}
+	}
+	return from > 0
+}
+
+// isTipTag: a block tag that moves with the node's head ("latest", "safe",
+// "finalized", "pending") or null.
+func isTipTag(v []byte) bool {
+	switch string(TrimSpace(v)) {
+	case `"latest"`, `"safe"`, `"finalized"`, `"pending"`, `null`:
+		return true
+	}
+	return false
 }
 
 // solanaSlotParam are the Solana reads whose first parameter is a slot.

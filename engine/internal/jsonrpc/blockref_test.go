@@ -200,3 +200,26 @@ func TestAtFinalized_OnlyTheDefaultAndFinalizedCommitment(t *testing.T) {
 		t.Error("eth_blockNumber has no commitment")
 	}
 }
+
+func TestLogsFromBeyondTag(t *testing.T) {
+	const msg = "invalid block range params"
+	for params, want := range map[string]bool{
+		`[{"fromBlock":"0x10","toBlock":"latest"}]`:    true,
+		`[{"fromBlock":"0x10"}]`:                       true,
+		`[{"fromBlock":"0x10","toBlock":null}]`:        true,
+		`[{"toBlock":"finalized","fromBlock":"0x10"}]`: true,
+		`[{"fromBlock":"0x10","toBlock":"0x8"}]`:       false, // malformed anywhere
+		`[{"fromBlock":"0x10","toBlock":"earliest"}]`:  false,
+		`[{"fromBlock":"latest","toBlock":"latest"}]`:  false,
+		`[{"blockHash":"0xab","toBlock":"latest"}]`:    false,
+		`[]`: false,
+	} {
+		if got := LogsFromBeyondTag("eth_getLogs", json.RawMessage(params), msg); got != want {
+			t.Errorf("%s: %v, want %v", params, got, want)
+		}
+	}
+	if LogsFromBeyondTag("eth_call", json.RawMessage(`[{"fromBlock":"0x10"}]`), msg) ||
+		LogsFromBeyondTag("eth_getLogs", json.RawMessage(`[{"fromBlock":"0x10"}]`), "exceed maximum block range") {
+		t.Error("another method or message taken for a range beyond the node's head")
+	}
+}
