@@ -97,3 +97,28 @@ func TestSolana_AccountGenesisAndSend(t *testing.T) {
 		t.Fatalf("EVM method on Solana: %+v", r)
 	}
 }
+
+// Reads answer at the commitment asked, and -32016 below a minContextSlot,
+// with the slot they are at, as a real node does.
+func TestSolana_CommitmentAndMinContextSlot(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	c := newClient(t)
+	var confirmed int64
+	result(t, c, u, &confirmed, "getSlot", map[string]string{"commitment": "confirmed"})
+	var bal struct {
+		Context struct{ Slot int64 } `json:"context"`
+	}
+	result(t, c, u, &bal, "getBalance", "Vote111111111111111111111111111111111111111", map[string]any{"commitment": "confirmed", "minContextSlot": confirmed})
+	if confirmed != u.Head()+31 || bal.Context.Slot != confirmed {
+		t.Fatalf("confirmed slot %d, balance context slot %d (finalized %d)", confirmed, bal.Context.Slot, u.Head())
+	}
+	r := call(t, c, u, "getBalance", "Vote111111111111111111111111111111111111111", map[string]any{"minContextSlot": confirmed})
+	if r.Error == nil {
+		t.Fatalf("finalized read with a confirmed minContextSlot answered %s", r.Result)
+	}
+	data, _ := r.Error.Data.(map[string]any)
+	if r.Error.Code != -32016 || r.Error.Message != "Minimum context slot has not been reached" || data["contextSlot"] != float64(u.Head()) {
+		t.Fatalf("finalized read with a confirmed minContextSlot: %+v", r)
+	}
+}
