@@ -18,6 +18,10 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 //     none does better.
 //   - an older block the endpoint's head says it has, or a read naming no
 //     block: the endpoint's fault (pruned, broken), as any endpoint error.
+// A Solana read at confirmed or processed names a slot of that commitment,
+// about 32 slots ahead of the finalized heads: it is judged moved back by
+// that lead (solana_commitment.go). A client passing the context slot of a
+// confirmed answer as minContextSlot names a slot that exists.
 
 // placeNotYet settles a not-yet error answer of ep to req by those rules.
 func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) {
@@ -26,8 +30,12 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 		return
 	}
 	expected := e.expectedHead(e.now().UnixNano())
+	var slack int64
+	if lead := e.commitmentLead(req); lead > 0 {
+		n, slack = n-lead, e.cfg.Chain.MaxHeadLag // in finalized slots, as the heads are
+	}
 	switch {
-	case expected > 0 && n > expected:
+	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
 		r.out, r.cause, r.behind = outAnswer, "", true

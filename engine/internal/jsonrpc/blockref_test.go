@@ -200,3 +200,24 @@ func TestAtFinalized_OnlyTheDefaultAndFinalizedCommitment(t *testing.T) {
 		t.Error("eth_blockNumber has no commitment")
 	}
 }
+
+func TestCommitment_ReadFromTheLastParameter(t *testing.T) {
+	for params, want := range map[string]string{
+		``:                                Finalized,
+		`[]`:                              Finalized,
+		`[{"commitment":"finalized"}]`:    Finalized,
+		`[{"commitment":"root"}]`:         Finalized,
+		`[{"commitment":"confirmed"}]`:    Confirmed,
+		`[{"commitment":"singleGossip"}]`: Confirmed,
+		`[{"commitment":"processed"}]`:    Processed,
+		`[{"commitment":"recent"}]`:       Processed,
+		`["key", {"minContextSlot": 5}]`:  Finalized,
+		`[7, {"commitment":"confirmed"}]`: Confirmed,
+		`["key", {"encoding":"base64","commitment":"processed"}]`: Processed,
+		`{"commitment":"confirmed"}`:                              Finalized,
+	} {
+		if got := Commitment(json.RawMessage(params)); got != want {
+			t.Errorf("%s: %s, want %s", params, got, want)
+		}
+	}
+}

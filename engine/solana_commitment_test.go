@@ -1,0 +1,61 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+const solanaKey = "Vote111111111111111111111111111111111111111"
+
+// solanaRig is two Solana sims on the test clock, s1 two slots behind s0
+// (within chain.max_head_lag, so both serve tip reads), with no lag penalty:
+// equals take turns, so s1 is asked first within two reads.
+func solanaRig(t *testing.T) *headRig {
+	t.Helper()
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	r.sims[1].SetHeadLag(2)
+	r.probeAll()
+	return r
+}
+
+// A client reads at the confirmed commitment and passes the context slot
+// an earlier answer carried as minContextSlot (web3.js, @solana/kit and
+// wallets do). That slot is the confirmed slot of the endpoint that gave it,
+// some 32 slots above the finalized pool head: it exists. An endpoint two
+// slots behind answers -32016; the read must fail over to the endpoint that
+// has the slot, as a client of that endpoint alone never sees the error.
+func TestSolana_MinContextSlotAtConfirmedFailsOverToTheEndpointThatHasIt(t *testing.T) {
+	r := solanaRig(t)
+	slot := r.sims[0].Head() + 31 // s0's confirmed slot, as its answers' context.slot says
+	rep := r.s1Asked("getBalance", func(i int) reply {
+		return r.call(i, "getBalance", solanaKey, map[string]any{"commitment": "confirmed", "minContextSlot": slot})
+	})
+	t.Logf("minContextSlot %d (pool head %d, finalized): answered by %s after %d attempts: %s", slot, r.status().MaxHead, rep.endpoint, rep.attempts, rep.body)
+	mustOK(t, rep)
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts, want s0 after 2", rep.endpoint, rep.attempts)
+	}
+	if failures, opened := r.failuresCounted(); failures != 0 || len(opened) > 0 {
+		t.Fatalf("s1's lag was counted as a failure: %d failures, breakers not closed %v", failures, opened)
+	}
+}
+
+// A confirmed slot beyond what any endpoint can have made yet is still the
+// request's: relayed from the first endpoint, one upstream request per poll.
+func TestSolana_MinContextSlotBeyondEveryConfirmedSlotIsTheRequests(t *testing.T) {
+	r := solanaRig(t)
+	top := r.status().MaxHead
+	slot := top + 32 + 2*r.lag // beyond the finalized pool head + the commitment's lead + chain.max_head_lag
+	before := r.upstreamCount("getBalance")
+	const polls = 6
+	for i := range polls {
+		mustError(t, r.call(i, "getBalance", solanaKey, map[string]any{"commitment": "confirmed", "minContextSlot": slot}),
+			"Minimum context slot has not been reached")
+	}
+	if n := r.upstreamCount("getBalance") - before; n != polls {
+		t.Fatalf("%d polls of confirmed slot %d (pool head %d) cost %d upstream requests, want %d", polls, slot, top, n, polls)
+	}
+}
