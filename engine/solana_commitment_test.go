@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -57,5 +58,43 @@ func TestSolana_MinContextSlotBeyondEveryConfirmedSlotIsTheRequests(t *testing.T
 	}
 	if n := r.upstreamCount("getBalance") - before; n != polls {
 		t.Fatalf("%d polls of confirmed slot %d (pool head %d) cost %d upstream requests, want %d", polls, slot, top, n, polls)
+	}
+}
+
+// A client reads the slot and the block height at a commitment, again and
+// again (a wallet's confirmation loop, an indexer's cursor). One node never
+// answers less than it already did; two endpoints a couple of slots apart,
+// answer by answer, would. The finalized getSlot is a head (No time travel);
+// the others must not go back either.
+func TestSolana_SlotAndBlockHeightNeverGoBackAtAnyCommitment(t *testing.T) {
+	for _, tc := range []struct{ method, commitment string }{
+		{"getSlot", "confirmed"}, {"getSlot", "processed"},
+		{"getBlockHeight", "finalized"}, {"getBlockHeight", "confirmed"}, {"getBlockHeight", "processed"},
+	} {
+		t.Run(tc.method+"/"+tc.commitment, func(t *testing.T) {
+			r := solanaRig(t)
+			var params []any
+			if tc.commitment != "finalized" {
+				params = []any{map[string]any{"commitment": tc.commitment}}
+			}
+			var highest int64
+			answered := map[string]int{}
+			for i := range 6 {
+				rep := r.call(i, tc.method, params...)
+				mustOK(t, rep)
+				v, err := strconv.ParseInt(resultString(t, rep), 10, 64)
+				if err != nil {
+					t.Fatalf("%s: %s", err, rep.body)
+				}
+				answered[rep.endpoint]++
+				if v < highest {
+					t.Fatalf("read %d: %d from %s, after %d was returned (answered by %v)", i, v, rep.endpoint, highest, answered)
+				}
+				highest = v
+			}
+			if len(answered) != 2 {
+				t.Fatalf("answered by %v: want both endpoints asked", answered)
+			}
+		})
 	}
 }
