@@ -98,3 +98,21 @@ func TestSolana_SlotAndBlockHeightNeverGoBackAtAnyCommitment(t *testing.T) {
 		})
 	}
 }
+
+// The same at finalized: s0 has made a slot the probes have not seen yet,
+// and a client read it in an answer's context.slot. The pool head, probed
+// every few seconds and carried at the pace rounded down, trails it; the
+// slot exists all the same, and the endpoint behind it is not the last word.
+func TestSolana_MinContextSlotJustAboveThePoolHeadFailsOver(t *testing.T) {
+	r := solanaRig(t)
+	r.sims[0].SetHeadAhead(1) // a slot ahead of what the probes saw
+	slot := r.sims[0].Head()
+	rep := r.s1Asked("getBalance", func(i int) reply {
+		return r.call(i, "getBalance", solanaKey, map[string]any{"minContextSlot": slot})
+	})
+	t.Logf("minContextSlot %d (pool head %d): answered by %s after %d attempts: %s", slot, r.status().MaxHead, rep.endpoint, rep.attempts, rep.body)
+	mustOK(t, rep)
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts, want s0 after 2", rep.endpoint, rep.attempts)
+	}
+}
