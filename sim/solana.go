@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"crypto/sha512"
 	"encoding/json"
 	"math"
 )
@@ -34,18 +33,23 @@ func solContext(u *Upstream, args []json.RawMessage, n int) (int64, *Error) {
 	if len(args) > n {
 		_ = json.Unmarshal(args[n], &cfg)
 	}
-	slot := u.Head()
-	switch cfg.Commitment {
-	case "processed", "recent":
-		slot += 32
-	case "confirmed", "single", "singleGossip":
-		slot += 31
-	}
+	slot := solSlotAt(u, cfg.Commitment)
 	if cfg.MinContextSlot > slot {
 		return 0, &Error{Code: CodeMinContextSlot, Message: "Minimum context slot has not been reached",
 			Data: map[string]int64{"contextSlot": slot}}
 	}
 	return slot, nil
+}
+
+// solSlotAt is the node's slot at a commitment (finalized when none).
+func solSlotAt(u *Upstream, commitment string) int64 {
+	switch commitment {
+	case "processed", "recent":
+		return u.Head() + 32
+	case "confirmed", "single", "singleGossip":
+		return u.Head() + 31
+	}
+	return u.Head()
 }
 
 // CodeMinContextSlot is Solana's "Minimum context slot has not been reached".
@@ -93,9 +97,8 @@ func solLatestBlockhash(u *Upstream, args []json.RawMessage) (any, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	d := digest("blockhash", u.cfg.ChainID, slot)
 	return withContext(slot, map[string]any{
-		"blockhash":            base58(d[:]),
+		"blockhash":            blockhashOf(u, slot),
 		"lastValidBlockHeight": blockHeight(slot) + 150,
 	}), nil
 }
@@ -133,14 +136,6 @@ func solBalance(u *Upstream, args []json.RawMessage) (any, *Error) {
 
 func lamports(u *Upstream, key string) uint64 {
 	return digestUint("lamports", u.cfg.ChainID, key) % 1e15
-}
-
-func solSend(u *Upstream, args []json.RawMessage) (any, *Error) {
-	if len(args) == 0 {
-		return nil, invalidParams("want [transaction, config?]")
-	}
-	sig := sha512.Sum512(append([]byte("sig\x00"), args[0]...))
-	return base58(sig[:]), nil
 }
 
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBase58_KnownVectors(t *testing.T) {
@@ -121,4 +123,48 @@ func TestSolana_CommitmentAndMinContextSlot(t *testing.T) {
 	if r.Error.Code != -32016 || r.Error.Message != "Minimum context slot has not been reached" || data["contextSlot"] != float64(u.Head()) {
 		t.Fatalf("finalized read with a confirmed minContextSlot: %+v", r)
 	}
+}
+
+// solanaTx is a serialized legacy transaction (one zero signature, one
+// account, no instructions) naming blockhash, base64-encoded.
+func solanaTx(t testing.TB, blockhash string) string {
+	t.Helper()
+	bh, err := unbase58(blockhash)
+	if err != nil || len(bh) != 32 {
+		t.Fatalf("blockhash %q: %v", blockhash, err)
+	}
+	b := append([]byte{1}, make([]byte, 64)...)
+	b = append(b, 1, 0, 0, 1)
+	b = append(b, make([]byte, 32)...)
+	b = append(b, bh...)
+	b = append(b, 0)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// A node fails preflight for a blockhash it has not made yet (one a node
+// ahead of it handed out) or one expired, and takes the transaction with
+// preflight skipped; placeholder bytes are taken as before.
+func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
+	c := newClient(t)
+	var bh struct {
+		Value struct{ Blockhash string } `json:"value"`
+	}
+	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
+	tx := solanaTx(t, bh.Value.Blockhash)
+	b64 := map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"}
+	var sig string
+	result(t, c, ahead, &sig, "sendTransaction", tx, b64)
+	r := call(t, c, behind, "sendTransaction", tx, b64)
+	if r.Error == nil || r.Error.Code != -32002 || r.Error.Message != "Transaction simulation failed: Blockhash not found" {
+		t.Fatalf("a node 3 slots behind took a blockhash it has not made: %+v", r)
+	}
+	result(t, c, behind, &sig, "sendTransaction", tx, map[string]any{"encoding": "base64", "skipPreflight": true})
+	clock.Advance(200 * time.Duration(ahead.cfg.BlockTime))
+	if r := call(t, c, ahead, "sendTransaction", tx, b64); r.Error == nil || r.Error.Code != -32002 {
+		t.Fatalf("an expired blockhash passed preflight: %+v", r)
+	}
+	result(t, c, behind, &sig, "sendTransaction", "AQAB", map[string]string{"encoding": "base64"})
 }
