@@ -208,7 +208,8 @@ type execution struct {
 //     direct client gets it, without asking the pool again (indexers poll
 //     head+1).
 //   - an error saying the endpoint lacks the block asked for, from an
-//     endpoint behind (notyet_error.go).
+//     endpoint behind (notyet_error.go), or a Solana transaction's
+//     blockhash (solana_preflight.go).
 //   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
 //     getSlot, the "latest" block) from an endpoint flagged ahead by this
 //     very answer (headrule.go) or behind the pool head by more than

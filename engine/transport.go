@@ -182,6 +182,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	if r.notYet {
 		e.placeNotYet(ep, req, &r)
 	}
+	if e.preflightMissedBlockhash(ep, req, &r) {
+		r.behind = true
+	}
 	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
 		r.body = nil

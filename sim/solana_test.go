@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -125,20 +124,13 @@ func TestSolana_CommitmentAndMinContextSlot(t *testing.T) {
 	}
 }
 
-// solanaTx is a serialized legacy transaction (one zero signature, one
-// account, no instructions) naming blockhash, base64-encoded.
 func solanaTx(t testing.TB, blockhash string) string {
 	t.Helper()
-	bh, err := unbase58(blockhash)
-	if err != nil || len(bh) != 32 {
+	tx, err := SolanaTransaction(blockhash)
+	if err != nil {
 		t.Fatalf("blockhash %q: %v", blockhash, err)
 	}
-	b := append([]byte{1}, make([]byte, 64)...)
-	b = append(b, 1, 0, 0, 1)
-	b = append(b, make([]byte, 32)...)
-	b = append(b, bh...)
-	b = append(b, 0)
-	return base64.StdEncoding.EncodeToString(b)
+	return tx
 }
 
 // A node fails preflight for a blockhash it has not made yet (one a node

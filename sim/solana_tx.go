@@ -158,3 +158,22 @@ func unbase58(s string) ([]byte, error) {
 	}
 	return append(make([]byte, zeros), out...), nil
 }
+
+// SolanaTransaction is a serialized legacy transaction naming blockhash
+// (one zero signature, one account, no instructions), base64-encoded as
+// clients send it: enough for a node's preflight to read its blockhash.
+func SolanaTransaction(blockhash string) (string, error) {
+	bh, err := unbase58(blockhash)
+	if err != nil {
+		return "", err
+	}
+	if len(bh) != 32 {
+		return "", base58Error{}
+	}
+	b := append([]byte{1}, make([]byte, 64)...)
+	b = append(b, 1, 0, 0, 1)
+	b = append(b, make([]byte, 32)...)
+	b = append(b, bh...)
+	b = append(b, 0)
+	return base64.StdEncoding.EncodeToString(b), nil
+}
