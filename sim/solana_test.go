@@ -160,3 +160,35 @@ func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
 	}
 	result(t, c, behind, &sig, "sendTransaction", "AQAB", map[string]string{"encoding": "base64"})
 }
+
+// isBlockhashValid and simulateTransaction read the blockhash as preflight
+// does: a node behind has not made one from a node ahead.
+func TestSolana_BlockhashValidAndSimulate(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
+	c := newClient(t)
+	var bh struct {
+		Value struct{ Blockhash string } `json:"value"`
+	}
+	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
+	confirmed := map[string]string{"commitment": "confirmed"}
+	var valid struct{ Value bool }
+	if result(t, c, ahead, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); !valid.Value {
+		t.Fatal("the node that made the blockhash says it is not valid")
+	}
+	if result(t, c, behind, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); valid.Value {
+		t.Fatal("a node 3 slots behind says a blockhash it has not made is valid")
+	}
+	var sim struct {
+		Value struct{ Err any } `json:"value"`
+	}
+	tx := solanaTx(t, bh.Value.Blockhash)
+	b64 := map[string]string{"encoding": "base64", "commitment": "confirmed"}
+	if result(t, c, ahead, &sim, "simulateTransaction", tx, b64); sim.Value.Err != nil {
+		t.Fatalf("simulation at the node that made the blockhash: %v", sim.Value.Err)
+	}
+	if result(t, c, behind, &sim, "simulateTransaction", tx, b64); sim.Value.Err != "BlockhashNotFound" {
+		t.Fatalf("simulation at a node behind: %v", sim.Value.Err)
+	}
+}

@@ -177,3 +177,50 @@ func SolanaTransaction(blockhash string) (string, error) {
 	b = append(b, 0)
 	return base64.StdEncoding.EncodeToString(b), nil
 }
+
+// solBlockhashValid answers whether the node's bank at the commitment asked
+// holds the blockhash: false for one it has not made yet, one expired, or
+// one it never made.
+func solBlockhashValid(u *Upstream, args []json.RawMessage) (any, *Error) {
+	bh, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [blockhash, config?]")
+	}
+	at, err := solContext(u, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	slot, known := blockhashSlot(u, bh, at)
+	return withContext(at, known && blockhashValid(slot, at)), nil
+}
+
+// solSimulate simulates a transaction as far as its blockhash: err
+// "BlockhashNotFound" for one the bank at the commitment asked does not
+// hold (unless replaceRecentBlockhash), else success. A transaction that
+// does not parse, or names none of the sim's blockhashes, succeeds.
+func solSimulate(u *Upstream, args []json.RawMessage) (any, *Error) {
+	if len(args) == 0 {
+		return nil, invalidParams("want [transaction, config?]")
+	}
+	var cfg struct {
+		Encoding               string `json:"encoding"`
+		ReplaceRecentBlockhash bool   `json:"replaceRecentBlockhash"`
+	}
+	if len(args) > 1 {
+		_ = json.Unmarshal(args[1], &cfg)
+	}
+	at, err := solContext(u, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	value := map[string]any{"accounts": nil, "err": nil, "innerInstructions": nil, "logs": []string{},
+		"replacementBlockhash": nil, "returnData": nil, "unitsConsumed": 150}
+	if cfg.ReplaceRecentBlockhash {
+		value["replacementBlockhash"] = map[string]any{"blockhash": blockhashOf(u, at), "lastValidBlockHeight": blockHeight(at) + blockhashValidSlots}
+	} else if bh, ok := txBlockhash(args[0], cfg.Encoding); ok {
+		if slot, known := blockhashSlot(u, bh, at); known && !blockhashValid(slot, at) {
+			value["err"], value["unitsConsumed"] = "BlockhashNotFound", 0
+		}
+	}
+	return withContext(at, value), nil
+}
