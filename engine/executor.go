@@ -209,7 +209,8 @@ type execution struct {
 //     head+1).
 //   - an error saying the endpoint lacks the block asked for, from an
 //     endpoint behind (notyet_error.go), or a Solana transaction's
-//     blockhash (solana_preflight.go).
+//     blockhash (a preflight failure, isBlockhashValid false, a simulation's
+//     BlockhashNotFound; solana_preflight.go).
 //   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
 //     getSlot, the "latest" block) from an endpoint flagged ahead by this
 //     very answer (headrule.go) or behind the pool head by more than

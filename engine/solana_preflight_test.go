@@ -91,3 +91,61 @@ func TestSolana_PreflightBlockhashNotFoundAtThePoolHeadIsRelayed(t *testing.T) {
 		t.Fatalf("%d sends of an expired blockhash cost %d upstream sends, want %d", sends, n, sends)
 	}
 }
+
+// The reads that check a blockhash the same way: isBlockhashValid answers
+// false and simulateTransaction err "BlockhashNotFound" at an endpoint that
+// has not reached the blockhash a client just read from another. Set aside
+// while the next endpoint is asked, as a null block is.
+func TestSolana_BlockhashReadsFromAnEndpointBehindAreSetAside(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		params func(t *testing.T, blockhash string) []any
+		good   string
+	}{
+		{"isBlockhashValid", func(t *testing.T, bh string) []any {
+			return []any{bh, map[string]any{"commitment": "confirmed"}}
+		}, `"value":true`},
+		{"simulateTransaction", func(t *testing.T, bh string) []any {
+			tx, err := sim.SolanaTransaction(bh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []any{tx, map[string]any{"encoding": "base64", "commitment": "confirmed"}}
+		}, `"err":null`},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+			r.warmUp()
+			r.sims[1].SetHeadLag(3)
+			r.probeAll()
+			bh := confirmedBlockhash(t, r.sims[0])
+			rep := r.s1Asked(tc.method, func(i int) reply { return r.call(i, tc.method, tc.params(t, bh)...) })
+			t.Logf("%s asked of s1 first: answered by %s after %d attempts: %s", tc.method, rep.endpoint, rep.attempts, rep.body)
+			mustOK(t, rep)
+			if rep.endpoint != "s0" || rep.attempts != 2 || !strings.Contains(string(rep.body), tc.good) {
+				t.Fatalf("answered by %s after %d attempts: %s; want s0's %s after 2", rep.endpoint, rep.attempts, rep.body, tc.good)
+			}
+		})
+	}
+}
+
+// An expired blockhash, asked of endpoints at the pool head: the answer is
+// the blockhash's, relayed from the first endpoint.
+func TestSolana_BlockhashReadsAtThePoolHeadAreRelayed(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	old := confirmedBlockhash(t, r.sims[0])
+	r.clock.Advance(200 * time.Second)
+	r.probeAll()
+	before := r.upstreamCount("isBlockhashValid")
+	const reads = 4
+	for i := range reads {
+		rep := r.call(i, "isBlockhashValid", old, map[string]any{"commitment": "confirmed"})
+		if mustOK(t, rep); !strings.Contains(string(rep.body), `"value":false`) {
+			t.Fatalf("expired blockhash: %s", rep.body)
+		}
+	}
+	if n := r.upstreamCount("isBlockhashValid") - before; n != reads {
+		t.Fatalf("%d reads of an expired blockhash cost %d upstream requests, want %d", reads, n, reads)
+	}
+}
