@@ -83,8 +83,9 @@ type attempt struct {
 	// another attempt wins it runs on to its answer or its deadline, so
 	// that a recovered endpoint is heard even when it loses by a hair.
 	explore bool
-	// deferred: a read answered with the endpoint's own JSON-RPC error; the
-	// breaker hears of it when the request ends (execution.settleDeferred).
+	// deferred: a read answered with the endpoint's own JSON-RPC error, or
+	// over server.max_response_bytes; the breaker hears of it when the
+	// request ends (execution.settleDeferred).
 	deferred  bool
 	failCause string
 	hangTimer *time.Timer
