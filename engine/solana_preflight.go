@@ -48,3 +48,18 @@ func (e *Engine) missedBlockhash(ep *endpoint, req *jsonrpc.Request, r *upstream
 // codePreflightFailure is Solana's -32002, a transaction's preflight
 // (simulation) failure.
 const codePreflightFailure = -32002
+
+// A Solana node behind the cluster (or not knowing how far behind it is)
+// refuses a transaction with -32005 before it sends it: agave's preflight
+// health check comes first. A write so refused may go to the next endpoint
+// like one whose connection never carried it.
+
+// unsentRefusal says whether r, an answer to req, is such a refusal.
+func (e *Engine) unsentRefusal(req *jsonrpc.Request, r *upstreamReply) bool {
+	return e.cfg.Chain.Kind == "solana" && req.Method == "sendTransaction" &&
+		r.out == outEndpointError && r.info.HasError && r.info.ErrCode == codeNodeUnhealthy
+}
+
+// codeNodeUnhealthy is Solana's -32005, "Node is unhealthy" or "Node is
+// behind by N slots".
+const codeNodeUnhealthy = -32005

@@ -149,3 +149,31 @@ func TestSolana_BlockhashReadsAtThePoolHeadAreRelayed(t *testing.T) {
 		t.Fatalf("%d reads of an expired blockhash cost %d upstream requests, want %d", reads, n, reads)
 	}
 }
+
+// A Solana node behind the cluster refuses a transaction before sending it
+// (-32005 "Node is behind by N slots", its preflight health check). Probes
+// find such a node out only at their next round; until then a send that
+// lands on it goes to the next endpoint, as a client of a healthy endpoint
+// never sees the refusal. The transaction is sent once.
+func TestSolana_SendRefusedByAnUnhealthyNodeGoesToTheNext(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) {
+		c.Router.LagPenalty = 0
+		c.Router.WriteAffinity = 0
+	})
+	r.warmUp()
+	answerWith(r.sims[1:], "sendTransaction", -32005, "Node is behind by 200 slots")
+	bh := confirmedBlockhash(t, r.sims[0])
+	var rep reply
+	for i := range 4 {
+		before := r.sims[1].MethodCount("sendTransaction")
+		rep = sendSolanaTx(t, r, i, bh)
+		if r.sims[1].MethodCount("sendTransaction") > before {
+			break
+		}
+	}
+	t.Logf("send asked of s1 first: answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	mustOK(t, rep)
+	if rep.endpoint != "s0" || rep.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts, want s0 after 2", rep.endpoint, rep.attempts)
+	}
+}
