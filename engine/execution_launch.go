@@ -25,7 +25,8 @@ func (x *execution) mayHedge() bool {
 }
 
 // mayFailOver: reads move on after any failure; a write only when its
-// connection provably never carried it.
+// connection provably never carried it, or its endpoint said it sent
+// nothing (a Solana node's -32005, solana_preflight.go).
 func (x *execution) mayFailOver(d attemptDone) bool {
 	if x.p.pinned != nil || d.rep.out == outCancelled {
 		return false
@@ -33,7 +34,7 @@ func (x *execution) mayFailOver(d attemptDone) bool {
 	if x.p.class == jsonrpc.ClassRead {
 		return true
 	}
-	return !d.rep.sent && d.rep.out == outConnError
+	return !d.rep.sent && d.rep.out == outConnError || x.e.unsentRefusal(x.req, &d.rep)
 }
 
 // hedgesLeft: hedge.max_extra allows the request another hedge.

@@ -83,8 +83,9 @@ type attempt struct {
 	// another attempt wins it runs on to its answer or its deadline, so
 	// that a recovered endpoint is heard even when it loses by a hair.
 	explore bool
-	// deferred: a read answered with the endpoint's own JSON-RPC error; the
-	// breaker hears of it when the request ends (execution.settleDeferred).
+	// deferred: a read answered with the endpoint's own JSON-RPC error, or
+	// over server.max_response_bytes; the breaker hears of it when the
+	// request ends (execution.settleDeferred).
 	deferred  bool
 	failCause string
 	hangTimer *time.Timer
@@ -208,7 +209,9 @@ type execution struct {
 //     direct client gets it, without asking the pool again (indexers poll
 //     head+1).
 //   - an error saying the endpoint lacks the block asked for, from an
-//     endpoint behind (notyet_error.go).
+//     endpoint behind (notyet_error.go), or a Solana transaction's
+//     blockhash (a preflight failure, isBlockhashValid false, a simulation's
+//     BlockhashNotFound; solana_preflight.go).
 //   - an answer showing its endpoint's head (answerHead: eth_blockNumber,
 //     getSlot, the "latest" block) from an endpoint flagged ahead by this
 //     very answer (headrule.go) or behind the pool head by more than

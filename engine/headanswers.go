@@ -5,7 +5,9 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
@@ -73,7 +75,8 @@ func headOf(method string, body []byte) (int64, bool) {
 	return 0, false
 }
 
-// replaceHeadResult rewrites a head answer in place to carry v, keeping its id.
+// replaceHeadResult rewrites a head answer (or a Solana block height) in
+// place to carry v, keeping its id.
 func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 	var msg struct {
 		ID json.RawMessage `json:"id"`
@@ -82,10 +85,10 @@ func replaceHeadResult(body *bytes.Buffer, method string, v int64) {
 		return
 	}
 	var res []byte
-	if method == "getSlot" {
-		res = strconv.AppendInt(nil, v, 10)
-	} else {
+	if method == "eth_blockNumber" {
 		res = strconv.AppendQuote(nil, "0x"+strconv.FormatInt(v, 16))
+	} else {
+		res = strconv.AppendInt(nil, v, 10) // Solana's slots and block heights
 	}
 	body.Reset()
 	body.WriteString(`{"jsonrpc":"2.0","id":`)
@@ -123,19 +126,27 @@ func (e *Engine) behindPool(v int64) bool {
 // new block from it, and a client of that endpoint alone would see the
 // same drop when it is fixed.
 func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64, from *endpoint) {
+	e.keepMonotonic(&e.servedHead, 0, method, body, v, from)
+}
+
+// keepMonotonic is monotonicHead's rule for the answers kept at or above
+// floor, whose values run lead ahead of the heads (a Solana slot or block
+// height at a commitment ahead of finalized; a block height is below its
+// slot, so the slots' bound holds for it too).
+func (e *Engine) keepMonotonic(floor *atomic.Int64, lead int64, method string, body *bytes.Buffer, v int64, from *endpoint) {
 	if from != nil && from.ahead.Load() {
 		return
 	}
 	for {
-		served := e.servedHead.Load()
+		served := floor.Load()
 		if v >= served {
-			if e.servedHead.CompareAndSwap(served, v) {
+			if floor.CompareAndSwap(served, v) {
 				return
 			}
 			continue
 		}
-		if served > e.headBound(e.now().UnixNano()) {
-			if e.servedHead.CompareAndSwap(served, v) {
+		if bound := e.headBound(e.now().UnixNano()); bound < math.MaxInt64-lead && served > bound+lead {
+			if floor.CompareAndSwap(served, v) {
 				return
 			}
 			continue

@@ -18,6 +18,13 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 //     none does better.
 //   - an older block the endpoint's head says it has, or a read naming no
 //     block: the endpoint's fault (pruned, broken), as any endpoint error.
+// A Solana read at confirmed or processed names a slot of that commitment,
+// about 32 slots ahead of the finalized heads: it is judged moved back by
+// that lead (solana_commitment.go). And a minContextSlot is a slot the
+// client read in an answer's context.slot: it exists, though the pool head
+// (probed every few seconds, carried at the pace rounded down) may trail it
+// by a slot or two. Either is nowhere yet only beyond chain.max_head_lag
+// above the pool head.
 
 // placeNotYet settles a not-yet error answer of ep to req by those rules.
 func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) {
@@ -26,8 +33,16 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 		return
 	}
 	expected := e.expectedHead(e.now().UnixNano())
+	var slack int64
+	if e.cfg.Chain.Kind == "solana" {
+		lead := e.commitmentLead(req)
+		if lead > 0 || jsonrpc.MinContextSlot(req.Params) >= n {
+			slack = e.cfg.Chain.MaxHeadLag
+		}
+		n -= lead // in finalized slots, as the heads are
+	}
 	switch {
-	case expected > 0 && n > expected:
+	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
 		r.out, r.cause, r.behind = outAnswer, "", true

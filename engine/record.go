@@ -101,7 +101,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}
-		case rep.out == outEndpointError && p.class == jsonrpc.ClassRead && !a.trial && !a.settled.Load():
+		case (rep.out == outEndpointError || rep.tooBig) && p.class == jsonrpc.ClassRead && !a.trial && !a.settled.Load():
 			e.countFailed(a, p.acct, rep.out)
 			ep.setLastError(rep.cause, end)
 			a.deferred, a.failCause = true, rep.cause

@@ -89,6 +89,8 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		e.noteWrite(req, res)
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
+	} else {
+		e.monotonicSolana(req, &res)
 	}
 	res.mirror = e.planMirror(req, p, res)
 	took := e.now().Sub(start)

@@ -88,6 +88,10 @@ type upstreamReply struct {
 	// request names, whose blame placeNotYet settles. behind: settled as
 	// the endpoint's lag, an answer set aside while another is asked.
 	notYet, behind bool
+	// tooBig: the answer was over server.max_response_bytes and cut. For a
+	// read, its breaker verdict waits on the others' (settleDeferred): a
+	// size every endpoint answers is the request's.
+	tooBig bool
 }
 
 // dialTimeout bounds a connection attempt that gets no answer.
@@ -182,6 +186,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	if r.notYet {
 		e.placeNotYet(ep, req, &r)
 	}
+	if e.missedBlockhash(ep, req, &r) {
+		r.behind = true
+	}
 	if r.out != outAnswer && !r.out.errorAnswer() {
 		putBuf(buf)
 		r.body = nil
@@ -204,7 +211,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Buffer, upstreamReply) {
 	limit := e.cfg.Server.MaxResponseBytes
 	tooBig := func() upstreamReply {
-		return upstreamReply{out: outInvalid, sent: true,
+		return upstreamReply{out: outInvalid, sent: true, tooBig: true,
 			cause: fmt.Sprintf("answer exceeds server.max_response_bytes (%d bytes): cut", limit)}
 	}
 	if resp.ContentLength > limit {

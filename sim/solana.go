@@ -1,40 +1,75 @@
 package sim
 
 import (
-	"crypto/sha512"
 	"encoding/json"
 	"math"
 )
 
 var solanaMethods = map[string]method{
-	"getHealth":          solHealth,
-	"getSlot":            solSlot,
-	"getBlockHeight":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return blockHeight(u.Head()), nil },
-	"getLatestBlockhash": solLatestBlockhash,
-	"getAccountInfo":     solAccountInfo,
-	"getBalance":         solBalance,
-	"getGenesisHash":     func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
-	"getVersion":         constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
-	"sendTransaction":    solSend,
+	"getHealth":           solHealth,
+	"getSlot":             solSlot,
+	"getBlockHeight":      solBlockHeight,
+	"getLatestBlockhash":  solLatestBlockhash,
+	"getAccountInfo":      solAccountInfo,
+	"getBalance":          solBalance,
+	"getGenesisHash":      func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
+	"getVersion":          constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
+	"sendTransaction":     solSend,
+	"simulateTransaction": solSimulate,
+	"isBlockhashValid":    solBlockhashValid,
 }
+
+// solConfig is the config object a Solana read takes after its n
+// positional parameters: the commitment and minContextSlot it names.
+type solConfig struct {
+	Commitment     string `json:"commitment"`
+	MinContextSlot int64  `json:"minContextSlot"`
+}
+
+// solContext is the slot a read of args (n positional parameters, then the
+// config) is answered at: the node's slot at the commitment asked, or
+// -32016 when that is below the read's minContextSlot, as a real node
+// answers it (the request's, until the node gets there).
+func solContext(u *Upstream, args []json.RawMessage, n int) (int64, *Error) {
+	var cfg solConfig
+	if len(args) > n {
+		_ = json.Unmarshal(args[n], &cfg)
+	}
+	slot := solSlotAt(u, cfg.Commitment)
+	if cfg.MinContextSlot > slot {
+		return 0, &Error{Code: CodeMinContextSlot, Message: "Minimum context slot has not been reached",
+			Data: map[string]int64{"contextSlot": slot}}
+	}
+	return slot, nil
+}
+
+// solSlotAt is the node's slot at a commitment (finalized when none).
+func solSlotAt(u *Upstream, commitment string) int64 {
+	switch commitment {
+	case "processed", "recent":
+		return u.Head() + 32
+	case "confirmed", "single", "singleGossip":
+		return u.Head() + 31
+	}
+	return u.Head()
+}
+
+// CodeMinContextSlot is Solana's "Minimum context slot has not been reached".
+const CodeMinContextSlot = -32016
 
 // solSlot is the slot at the commitment asked. Finalized, a node's default,
 // is the sim's head; confirmed and processed run ahead of it, as on a real
 // validator, where finalization trails the tip by about 32 slots.
 func solSlot(u *Upstream, args []json.RawMessage) (any, *Error) {
-	var cfg struct {
-		Commitment string `json:"commitment"`
+	return solContext(u, args, 0)
+}
+
+func solBlockHeight(u *Upstream, args []json.RawMessage) (any, *Error) {
+	slot, err := solContext(u, args, 0)
+	if err != nil {
+		return nil, err
 	}
-	if len(args) > 0 {
-		_ = json.Unmarshal(args[0], &cfg)
-	}
-	switch cfg.Commitment {
-	case "processed", "recent":
-		return u.Head() + 32, nil
-	case "confirmed", "single", "singleGossip":
-		return u.Head() + 31, nil
-	}
-	return u.Head(), nil
+	return blockHeight(slot), nil
 }
 
 // blockHeight trails the slot because some slots are skipped: one in 25.
@@ -59,11 +94,13 @@ func withContext(slot int64, value any) map[string]any {
 	return map[string]any{"context": map[string]any{"slot": slot, "apiVersion": "2.0.0"}, "value": value}
 }
 
-func solLatestBlockhash(u *Upstream, _ []json.RawMessage) (any, *Error) {
-	slot := u.Head()
-	d := digest("blockhash", u.cfg.ChainID, slot)
+func solLatestBlockhash(u *Upstream, args []json.RawMessage) (any, *Error) {
+	slot, err := solContext(u, args, 0)
+	if err != nil {
+		return nil, err
+	}
 	return withContext(slot, map[string]any{
-		"blockhash":            base58(d[:]),
+		"blockhash":            blockhashOf(u, slot),
 		"lastValidBlockHeight": blockHeight(slot) + 150,
 	}), nil
 }
@@ -73,7 +110,11 @@ func solAccountInfo(u *Upstream, args []json.RawMessage) (any, *Error) {
 	if !ok {
 		return nil, invalidParams("want [pubkey, config?]")
 	}
-	return withContext(u.Head(), map[string]any{
+	slot, err := solContext(u, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return withContext(slot, map[string]any{
 		"data":       []string{"", "base64"},
 		"executable": false,
 		"lamports":   lamports(u, key),
@@ -88,19 +129,15 @@ func solBalance(u *Upstream, args []json.RawMessage) (any, *Error) {
 	if !ok {
 		return nil, invalidParams("want [pubkey, config?]")
 	}
-	return withContext(u.Head(), lamports(u, key)), nil
+	slot, err := solContext(u, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return withContext(slot, lamports(u, key)), nil
 }
 
 func lamports(u *Upstream, key string) uint64 {
 	return digestUint("lamports", u.cfg.ChainID, key) % 1e15
-}
-
-func solSend(u *Upstream, args []json.RawMessage) (any, *Error) {
-	if len(args) == 0 {
-		return nil, invalidParams("want [transaction, config?]")
-	}
-	sig := sha512.Sum512(append([]byte("sig\x00"), args[0]...))
-	return base58(sig[:]), nil
 }
 
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

@@ -3,6 +3,7 @@ package sim
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBase58_KnownVectors(t *testing.T) {
@@ -95,5 +96,99 @@ func TestSolana_AccountGenesisAndSend(t *testing.T) {
 	}
 	if r := call(t, c, u, "eth_blockNumber"); r.Error == nil || r.Error.Code != CodeMethodNotFound {
 		t.Fatalf("EVM method on Solana: %+v", r)
+	}
+}
+
+// Reads answer at the commitment asked, and -32016 below a minContextSlot,
+// with the slot they are at, as a real node does.
+func TestSolana_CommitmentAndMinContextSlot(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	c := newClient(t)
+	var confirmed int64
+	result(t, c, u, &confirmed, "getSlot", map[string]string{"commitment": "confirmed"})
+	var bal struct {
+		Context struct{ Slot int64 } `json:"context"`
+	}
+	result(t, c, u, &bal, "getBalance", "Vote111111111111111111111111111111111111111", map[string]any{"commitment": "confirmed", "minContextSlot": confirmed})
+	if confirmed != u.Head()+31 || bal.Context.Slot != confirmed {
+		t.Fatalf("confirmed slot %d, balance context slot %d (finalized %d)", confirmed, bal.Context.Slot, u.Head())
+	}
+	r := call(t, c, u, "getBalance", "Vote111111111111111111111111111111111111111", map[string]any{"minContextSlot": confirmed})
+	if r.Error == nil {
+		t.Fatalf("finalized read with a confirmed minContextSlot answered %s", r.Result)
+	}
+	data, _ := r.Error.Data.(map[string]any)
+	if r.Error.Code != -32016 || r.Error.Message != "Minimum context slot has not been reached" || data["contextSlot"] != float64(u.Head()) {
+		t.Fatalf("finalized read with a confirmed minContextSlot: %+v", r)
+	}
+}
+
+func solanaTx(t testing.TB, blockhash string) string {
+	t.Helper()
+	tx, err := SolanaTransaction(blockhash)
+	if err != nil {
+		t.Fatalf("blockhash %q: %v", blockhash, err)
+	}
+	return tx
+}
+
+// A node fails preflight for a blockhash it has not made yet (one a node
+// ahead of it handed out) or one expired, and takes the transaction with
+// preflight skipped; placeholder bytes are taken as before.
+func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
+	c := newClient(t)
+	var bh struct {
+		Value struct{ Blockhash string } `json:"value"`
+	}
+	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
+	tx := solanaTx(t, bh.Value.Blockhash)
+	b64 := map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"}
+	var sig string
+	result(t, c, ahead, &sig, "sendTransaction", tx, b64)
+	r := call(t, c, behind, "sendTransaction", tx, b64)
+	if r.Error == nil || r.Error.Code != -32002 || r.Error.Message != "Transaction simulation failed: Blockhash not found" {
+		t.Fatalf("a node 3 slots behind took a blockhash it has not made: %+v", r)
+	}
+	result(t, c, behind, &sig, "sendTransaction", tx, map[string]any{"encoding": "base64", "skipPreflight": true})
+	clock.Advance(200 * time.Duration(ahead.cfg.BlockTime))
+	if r := call(t, c, ahead, "sendTransaction", tx, b64); r.Error == nil || r.Error.Code != -32002 {
+		t.Fatalf("an expired blockhash passed preflight: %+v", r)
+	}
+	result(t, c, behind, &sig, "sendTransaction", "AQAB", map[string]string{"encoding": "base64"})
+}
+
+// isBlockhashValid and simulateTransaction read the blockhash as preflight
+// does: a node behind has not made one from a node ahead.
+func TestSolana_BlockhashValidAndSimulate(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
+	c := newClient(t)
+	var bh struct {
+		Value struct{ Blockhash string } `json:"value"`
+	}
+	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
+	confirmed := map[string]string{"commitment": "confirmed"}
+	var valid struct{ Value bool }
+	if result(t, c, ahead, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); !valid.Value {
+		t.Fatal("the node that made the blockhash says it is not valid")
+	}
+	if result(t, c, behind, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); valid.Value {
+		t.Fatal("a node 3 slots behind says a blockhash it has not made is valid")
+	}
+	var sim struct {
+		Value struct{ Err any } `json:"value"`
+	}
+	tx := solanaTx(t, bh.Value.Blockhash)
+	b64 := map[string]string{"encoding": "base64", "commitment": "confirmed"}
+	if result(t, c, ahead, &sim, "simulateTransaction", tx, b64); sim.Value.Err != nil {
+		t.Fatalf("simulation at the node that made the blockhash: %v", sim.Value.Err)
+	}
+	if result(t, c, behind, &sim, "simulateTransaction", tx, b64); sim.Value.Err != "BlockhashNotFound" {
+		t.Fatalf("simulation at a node behind: %v", sim.Value.Err)
 	}
 }

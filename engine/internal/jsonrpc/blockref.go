@@ -256,12 +256,28 @@ func NamedBlock(solana bool, method string, params json.RawMessage) int64 {
 		json.Unmarshal(args[0], &slot)
 	}
 	if len(args) > 0 {
-		var cfg struct {
-			MinContextSlot int64 `json:"minContextSlot"`
-		}
-		if json.Unmarshal(args[len(args)-1], &cfg) == nil {
-			slot = max(slot, cfg.MinContextSlot)
-		}
+		slot = max(slot, minContextSlot(args[len(args)-1]))
 	}
 	return max(slot, 0)
+}
+
+// MinContextSlot is the minContextSlot of a Solana read's config (its last
+// parameter), 0 when it names none. It decodes the params: it is read only
+// on an error answer.
+func MinContextSlot(params json.RawMessage) int64 {
+	var args []json.RawMessage
+	if json.Unmarshal(params, &args) != nil || len(args) == 0 {
+		return 0
+	}
+	return minContextSlot(args[len(args)-1])
+}
+
+func minContextSlot(cfg json.RawMessage) int64 {
+	var c struct {
+		MinContextSlot int64 `json:"minContextSlot"`
+	}
+	if json.Unmarshal(cfg, &c) != nil {
+		return 0
+	}
+	return max(c.MinContextSlot, 0)
 }

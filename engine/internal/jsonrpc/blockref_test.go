@@ -223,3 +223,24 @@ func TestLogsFromBeyondTag(t *testing.T) {
 		t.Error("another method or message taken for a range beyond the node's head")
 	}
 }
+
+func TestCommitment_ReadFromTheLastParameter(t *testing.T) {
+	for params, want := range map[string]string{
+		``:                                Finalized,
+		`[]`:                              Finalized,
+		`[{"commitment":"finalized"}]`:    Finalized,
+		`[{"commitment":"root"}]`:         Finalized,
+		`[{"commitment":"confirmed"}]`:    Confirmed,
+		`[{"commitment":"singleGossip"}]`: Confirmed,
+		`[{"commitment":"processed"}]`:    Processed,
+		`[{"commitment":"recent"}]`:       Processed,
+		`["key", {"minContextSlot": 5}]`:  Finalized,
+		`[7, {"commitment":"confirmed"}]`: Confirmed,
+		`["key", {"encoding":"base64","commitment":"processed"}]`: Processed,
+		`{"commitment":"confirmed"}`:                              Finalized,
+	} {
+		if got := Commitment(json.RawMessage(params)); got != want {
+			t.Errorf("%s: %s, want %s", params, got, want)
+		}
+	}
+}

@@ -111,3 +111,41 @@ func AtFinalized(method string, params json.RawMessage) bool {
 	}
 	return true
 }
+
+// Solana commitment levels, as Commitment names them.
+const (
+	Finalized = "finalized"
+	Confirmed = "confirmed"
+	Processed = "processed"
+)
+
+// Commitment is the level a Solana read's config object (its last
+// parameter) asks at: finalized when it names none (a node's default) or
+// names finalized, max or root; confirmed for confirmed, single and
+// singleGossip; processed for processed and recent. Confirmed and processed
+// run about 32 slots ahead of finalized. It scans the params in place.
+func Commitment(params json.RawMessage) string {
+	p := TrimSpace(params)
+	if len(p) == 0 || p[0] != '[' {
+		return Finalized
+	}
+	var cfg []byte
+	for it := (arrayIter{b: p, i: 1}); it.next(); {
+		cfg = p[it.vs:it.ve]
+	}
+	if len(cfg) == 0 || cfg[0] != '{' {
+		return Finalized
+	}
+	for it := (memberIter{b: cfg, i: 1}); it.next(); {
+		if string(cfg[it.ks:it.ke]) == `"commitment"` {
+			switch c, _ := decodeString(cfg[it.vs:it.ve]); c {
+			case "confirmed", "single", "singleGossip":
+				return Confirmed
+			case "processed", "recent":
+				return Processed
+			}
+			return Finalized
+		}
+	}
+	return Finalized
+}
