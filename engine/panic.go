@@ -84,14 +84,17 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	}
 	p.mu.Lock()
 	var ev *Event
+	why := func() string {
+		return fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+	}
 	switch {
 	case below && !p.on:
-		p.on, p.okSince = true, time.Time{}
-		p.why = fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+		p.on, p.okSince, p.why = true, time.Time{}, why()
 		ev = &Event{Type: EventPool, From: "normal", To: "panic",
 			Message: "panic routing: " + p.why + "; requests go to every endpoint not drained, refusing or on the wrong chain, least bad first"}
 	case below:
-		p.okSince = time.Time{}
+		// The reason is shown as the state now: it follows the count.
+		p.okSince, p.why = time.Time{}, why()
 	case p.on && p.okSince.IsZero():
 		p.okSince = now
 	case p.on && now.Sub(p.okSince) >= panicHold:
