@@ -50,4 +50,11 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 	if !st.Panic || st.Routable != 0 || !strings.HasPrefix(st.PanicReason, "0 of 3 endpoints routable") {
 		t.Fatalf("every endpoint refusing: panic %v, routable %d, reason %q; want it to say 0 of 3", st.Panic, st.Routable, st.PanicReason)
 	}
+	// Panic routing has no endpoint left to send a read to: the status says
+	// so, endpoint by endpoint (the console's NO ROUTABLE ENDPOINT reads it).
+	for _, ep := range st.Endpoints {
+		if !ep.Refusing {
+			t.Errorf("%s: refusing %v in /v1/status, want true", ep.Name, ep.Refusing)
+		}
+	}
 }

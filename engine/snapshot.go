@@ -79,16 +79,20 @@ func (e *Engine) settings() Settings {
 
 // EndpointSnapshot is one endpoint's state.
 type EndpointSnapshot struct {
-	Name         string
-	URL          string // redacted
-	Provider     string
-	Region       string
-	Domain       string          // failure domain ("" = unknown)
-	Role         string          // RolePrimary, RoleStandby, RoleShadow or RoleCanary ([[endpoints]] role, SetRole)
-	Share        float64         // a canary's share of reads' first attempts, a shadow's of reads mirrored; 0 otherwise
-	Shadow       *ShadowSnapshot // comparison figures: a shadow's, or one's that has been mirrored to
-	Routable     bool
-	Drained      bool
+	Name     string
+	URL      string // redacted
+	Provider string
+	Region   string
+	Domain   string          // failure domain ("" = unknown)
+	Role     string          // RolePrimary, RoleStandby, RoleShadow or RoleCanary ([[endpoints]] role, SetRole)
+	Share    float64         // a canary's share of reads' first attempts, a shadow's of reads mirrored; 0 otherwise
+	Shadow   *ShadowSnapshot // comparison figures: a shadow's, or one's that has been mirrored to
+	Routable bool
+	Drained  bool
+	// Refusing: its last connection was refused (the provider is down).
+	// With its breaker not letting traffic through, panic routing does not
+	// send to it either: no request can reach it.
+	Refusing     bool
 	Breaker      BreakerSnapshot
 	BackoffUntil time.Time // a 429 back-off of the whole endpoint running until then; zero = none
 	Fault        *FaultInfo
@@ -344,6 +348,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Share:    rs.share,
 		Routable: routable,
 		Drained:  ep.drained.Load(),
+		Refusing: ep.refusing.Load(),
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency),
 		Rates:    rateStats(ep.rates),

@@ -89,6 +89,7 @@ type endpointWire struct {
 	Shadow       *shadowWire             `json:"shadow,omitempty"`
 	Routable     bool                    `json:"routable"`
 	Drained      bool                    `json:"drained"`
+	Refusing     bool                    `json:"refusing"`
 	Breaker      breakerWire             `json:"breaker"`
 	BackoffUntil *time.Time              `json:"backoff_until,omitempty"`
 	Fault        *faultWire              `json:"fault,omitempty"`
