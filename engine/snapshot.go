@@ -138,6 +138,10 @@ type BreakerSnapshot struct {
 	NextTrialAt         time.Time // open: when the cooldown ends
 	Reopens             int
 	Flaps               int // opens in a row that each came soon after a close (breaker.FlapSpan)
+	// HeldClosed: breaker.max_open_share kept it from opening within the
+	// last breaker.cooldown. It failed as an open one would have, and stays
+	// in the pool (ranked last) so that breakers never empty it.
+	HeldClosed bool
 }
 
 // LatencyStats are rolling-window latencies.
@@ -355,7 +359,8 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
-			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps},
+			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,
+			HeldClosed: bi.State == breaker.Closed && e.heldClosedByCap(ep, now)},
 		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
 	}
 	if bi.State != breaker.Closed {

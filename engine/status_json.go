@@ -121,6 +121,7 @@ type breakerWire struct {
 	NextTrialAt         *time.Time `json:"next_trial_at,omitempty"`
 	Reopens             int        `json:"reopens"`
 	Flaps               int        `json:"flaps"`
+	HeldClosed          bool       `json:"held_closed"`
 }
 
 type latencyWire struct {

@@ -76,13 +76,13 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 func breakerOut(b BreakerSnapshot) breakerWire {
 	return breakerWire{State: b.State.String(), ConsecutiveFailures: b.ConsecutiveFailures, TrialSuccesses: b.TrialSuccesses,
 		Cooldown: b.Cooldown.String(), CooldownMS: ms(b.Cooldown), OpenedAt: timePtr(b.OpenedAt),
-		NextTrialAt: timePtr(b.NextTrialAt), Reopens: b.Reopens, Flaps: b.Flaps}
+		NextTrialAt: timePtr(b.NextTrialAt), Reopens: b.Reopens, Flaps: b.Flaps, HeldClosed: b.HeldClosed}
 }
 
 func breakerIn(w breakerWire) BreakerSnapshot {
 	b := BreakerSnapshot{State: parseBreakerState(w.State), ConsecutiveFailures: w.ConsecutiveFailures,
 		TrialSuccesses: w.TrialSuccesses, Cooldown: fromMS(w.CooldownMS), OpenedAt: timeOf(w.OpenedAt),
-		NextTrialAt: timeOf(w.NextTrialAt), Reopens: w.Reopens, Flaps: w.Flaps}
+		NextTrialAt: timeOf(w.NextTrialAt), Reopens: w.Reopens, Flaps: w.Flaps, HeldClosed: w.HeldClosed}
 	if d, err := time.ParseDuration(w.Cooldown); err == nil && w.CooldownMS == 0 {
 		b.Cooldown = d // an engine from before cooldown_ms
 	}

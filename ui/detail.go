@@ -37,6 +37,9 @@ func (m Model) detailLines(width int) []string {
 		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
 	default:
 		line += fmt.Sprintf("  %d consecutive failures", b.ConsecutiveFailures)
+		if b.HeldClosed {
+			line += st.warn.Render("  held closed by breaker.max_open_share: it failed enough to open, but breakers may not take more of the pool out; ranked last")
+		}
 	}
 	if ep.Drained {
 		line += "  " + st.drained.Render("DRAINED")

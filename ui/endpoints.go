@@ -184,6 +184,10 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if ep.Drained {
 		add("DRAINED", "DRN", m.styles.drained)
 	}
+	if ep.Breaker.HeldClosed {
+		// It failed enough to open; the cap keeps it in the pool, last.
+		add("HELD CLOSED", "HELD", m.styles.warn)
+	}
 	switch ep.Role {
 	case engine.RoleStandby:
 		// Idle, a standby takes no client traffic; active, it does because
