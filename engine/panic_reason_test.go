@@ -45,6 +45,24 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 	if !st.Panic || st.Routable != 1 || !strings.HasPrefix(st.PanicReason, "1 of 3 endpoints routable") {
 		t.Fatalf("two of three refusing: panic %v, routable %d, reason %q", st.Panic, st.Routable, st.PanicReason)
 	}
+	// The refusing two drained: the pool is s2 alone, routable, and panic
+	// routing holds on for a second. Meanwhile the reason must not say
+	// "1 of 3" (a read makes the router count again).
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/drain", ""); code != http.StatusOK {
+			t.Fatalf("drain %s: HTTP %d %s", name, code, body)
+		}
+	}
+	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
+	if st = h.status(); st.Panic && !strings.HasPrefix(st.PanicReason, "1 of 1 endpoints routable again") {
+		t.Fatalf("panic routing holding on with s2 alone routable: reason %q", st.PanicReason)
+	}
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/undrain", ""); code != http.StatusOK {
+			t.Fatalf("undrain %s: HTTP %d %s", name, code, body)
+		}
+	}
+
 	refuse("s2")
 	st = h.status()
 	if !st.Panic || st.Routable != 0 || !strings.HasPrefix(st.PanicReason, "0 of 3 endpoints routable") {
