@@ -160,10 +160,7 @@ func (m Model) bannerLines() []string {
 		out = append(out, m.banner(fmt.Sprintf("⚠ STANDBY IN USE: %s; standby %s %s client traffic until the primaries recover.",
 			m.snap.StandbyReason, strings.Join(names, ", "), verb))...)
 	}
-	if sd := m.snap.Slowdown; sd != nil {
-		out = append(out, m.banner(fmt.Sprintf("⚠ SLOWDOWN (%s, not charged to breakers): %s", sd.Kind, sd.Reason))...)
-	}
-	return out
+	return append(out, m.slowdownBanner()...)
 }
 
 // banner is msg on at most two lines; a cut one ends in "…".
