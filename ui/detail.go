@@ -45,6 +45,9 @@ func (m Model) detailLines(width int) []string {
 		line += "  " + st.drained.Render("DRAINED")
 	}
 	add(line)
+	if why := m.breakerWhy(ep); why != "" {
+		add(st.faint.Render("  why: ") + why)
+	}
 	if l := roleLine(ep); l != "" {
 		add(l)
 	}
@@ -106,6 +109,25 @@ func (m Model) detailLines(width int) []string {
 		}
 	}
 	return out
+}
+
+// breakerWhy is the event that put the breaker where it is (open,
+// half-open, or held closed by breaker.max_open_share), while the console
+// still holds it: "" for a plain closed breaker.
+func (m Model) breakerWhy(ep engine.EndpointSnapshot) string {
+	state := ep.Breaker.State.String()
+	for i := len(m.events) - 1; i >= 0; i-- {
+		ev := m.events[i]
+		if ev.Endpoint != ep.Name {
+			continue
+		}
+		opened := ep.Breaker.State != engine.BreakerClosed && ev.Type == engine.EventBreaker && ev.To == state
+		held := ep.Breaker.HeldClosed && ev.Type == engine.EventPool && ev.To == "open refused"
+		if opened || held {
+			return ev.From + "→" + ev.To + " " + ev.Time.In(m.opts.Location).Format("15:04:05") + ": " + ev.Message
+		}
+	}
+	return ""
 }
 
 // methodMarkLines say which methods go first to other endpoints, why and
