@@ -130,11 +130,15 @@ func (m Model) breakerWhy(ep engine.EndpointSnapshot) string {
 	return ""
 }
 
-// methodMarkLines say which methods go first to other endpoints, why and
-// until when: a 429 back-off of the method, or a "cannot serve" answer.
+// methodMarkLines say until when a 429 back-off keeps the whole endpoint
+// out, and which methods go first to other endpoints, why and until when:
+// a 429 back-off of the method, or a "cannot serve" answer.
 func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
 	st := m.styles
 	var out []string
+	if !ep.BackoffUntil.IsZero() {
+		out = append(out, st.warn.Render("429 back-off: ")+"the whole endpoint, no new traffic "+m.untilText(ep.BackoffUntil))
+	}
 	for _, name := range backedOffMethods(ep) {
 		out = append(out, st.warn.Render("429 back-off: ")+name+", sent to the other endpoints "+m.untilText(ep.Methods[name].BackoffUntil))
 	}
