@@ -84,20 +84,25 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	}
 	p.mu.Lock()
 	var ev *Event
+	why := func() string {
+		return fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+	}
 	switch {
 	case below && !p.on:
-		p.on, p.okSince = true, time.Time{}
-		p.why = fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+		p.on, p.okSince, p.why = true, time.Time{}, why()
 		ev = &Event{Type: EventPool, From: "normal", To: "panic",
 			Message: "panic routing: " + p.why + "; requests go to every endpoint not drained, refusing or on the wrong chain, least bad first"}
 	case below:
-		p.okSince = time.Time{}
+		// The reason is shown as the state now: it follows the count.
+		p.okSince, p.why = time.Time{}, why()
 	case p.on && p.okSince.IsZero():
-		p.okSince = now
+		p.okSince, p.why = now, recovering(routable, pool, th)
 	case p.on && now.Sub(p.okSince) >= panicHold:
 		p.on, p.why = false, ""
 		ev = &Event{Type: EventPool, From: "panic", To: "normal",
 			Message: fmt.Sprintf("panic routing over: %d of %d endpoints routable for %s", routable, pool, panicHold)}
+	case p.on:
+		p.why = recovering(routable, pool, th)
 	}
 	on := p.on
 	p.active.Store(on)
@@ -106,6 +111,12 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 		e.events.add(*ev)
 	}
 	return on
+}
+
+// recovering is the panic reason while the share is good again but panic
+// routing holds on for panicHold.
+func recovering(routable, pool int, th float64) string {
+	return fmt.Sprintf("%d of %d endpoints routable again, at or above router.panic_threshold %.2f; panic routing ends after %s of it", routable, pool, th, panicHold)
 }
 
 func (e *Engine) panicInfo() (bool, string) {

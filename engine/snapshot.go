@@ -79,16 +79,20 @@ func (e *Engine) settings() Settings {
 
 // EndpointSnapshot is one endpoint's state.
 type EndpointSnapshot struct {
-	Name         string
-	URL          string // redacted
-	Provider     string
-	Region       string
-	Domain       string          // failure domain ("" = unknown)
-	Role         string          // RolePrimary, RoleStandby, RoleShadow or RoleCanary ([[endpoints]] role, SetRole)
-	Share        float64         // a canary's share of reads' first attempts, a shadow's of reads mirrored; 0 otherwise
-	Shadow       *ShadowSnapshot // comparison figures: a shadow's, or one's that has been mirrored to
-	Routable     bool
-	Drained      bool
+	Name     string
+	URL      string // redacted
+	Provider string
+	Region   string
+	Domain   string          // failure domain ("" = unknown)
+	Role     string          // RolePrimary, RoleStandby, RoleShadow or RoleCanary ([[endpoints]] role, SetRole)
+	Share    float64         // a canary's share of reads' first attempts, a shadow's of reads mirrored; 0 otherwise
+	Shadow   *ShadowSnapshot // comparison figures: a shadow's, or one's that has been mirrored to
+	Routable bool
+	Drained  bool
+	// Refusing: its last connection was refused (the provider is down).
+	// With its breaker not letting traffic through, panic routing does not
+	// send to it either: no request can reach it.
+	Refusing     bool
 	Breaker      BreakerSnapshot
 	BackoffUntil time.Time // a 429 back-off of the whole endpoint running until then; zero = none
 	Fault        *FaultInfo
@@ -134,6 +138,10 @@ type BreakerSnapshot struct {
 	NextTrialAt         time.Time // open: when the cooldown ends
 	Reopens             int
 	Flaps               int // opens in a row that each came soon after a close (breaker.FlapSpan)
+	// HeldClosed: breaker.max_open_share kept it from opening within the
+	// last breaker.cooldown. It failed as an open one would have, and stays
+	// in the pool (ranked last) so that breakers never empty it.
+	HeldClosed bool
 }
 
 // LatencyStats are rolling-window latencies.
@@ -344,13 +352,15 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Share:    rs.share,
 		Routable: routable,
 		Drained:  ep.drained.Load(),
+		Refusing: ep.refusing.Load(),
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency),
 		Rates:    rateStats(ep.rates),
 		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
-			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps},
+			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,
+			HeldClosed: bi.State == breaker.Closed && e.heldClosedByCap(ep, now)},
 		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
 	}
 	if bi.State != breaker.Closed {

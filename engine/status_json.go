@@ -89,6 +89,7 @@ type endpointWire struct {
 	Shadow       *shadowWire             `json:"shadow,omitempty"`
 	Routable     bool                    `json:"routable"`
 	Drained      bool                    `json:"drained"`
+	Refusing     bool                    `json:"refusing"`
 	Breaker      breakerWire             `json:"breaker"`
 	BackoffUntil *time.Time              `json:"backoff_until,omitempty"`
 	Fault        *faultWire              `json:"fault,omitempty"`
@@ -120,6 +121,7 @@ type breakerWire struct {
 	NextTrialAt         *time.Time `json:"next_trial_at,omitempty"`
 	Reopens             int        `json:"reopens"`
 	Flaps               int        `json:"flaps"`
+	HeldClosed          bool       `json:"held_closed"`
 }
 
 type latencyWire struct {

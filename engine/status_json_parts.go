@@ -12,7 +12,7 @@ import (
 
 func (es EndpointSnapshot) wire() endpointWire {
 	w := endpointWire{Name: es.Name, URL: es.URL, Provider: es.Provider, Region: es.Region, Domain: es.Domain, Role: es.Role,
-		Routable: es.Routable, Drained: es.Drained, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
+		Routable: es.Routable, Drained: es.Drained, Refusing: es.Refusing, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
 		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
 		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
@@ -42,7 +42,7 @@ func (es EndpointSnapshot) wire() endpointWire {
 
 func (w endpointWire) snapshot() EndpointSnapshot {
 	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Provider: w.Provider, Region: w.Region, Domain: w.Domain, Role: w.Role,
-		Routable: w.Routable, Drained: w.Drained, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
+		Routable: w.Routable, Drained: w.Drained, Refusing: w.Refusing, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
 		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
 		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score),
@@ -76,13 +76,13 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 func breakerOut(b BreakerSnapshot) breakerWire {
 	return breakerWire{State: b.State.String(), ConsecutiveFailures: b.ConsecutiveFailures, TrialSuccesses: b.TrialSuccesses,
 		Cooldown: b.Cooldown.String(), CooldownMS: ms(b.Cooldown), OpenedAt: timePtr(b.OpenedAt),
-		NextTrialAt: timePtr(b.NextTrialAt), Reopens: b.Reopens, Flaps: b.Flaps}
+		NextTrialAt: timePtr(b.NextTrialAt), Reopens: b.Reopens, Flaps: b.Flaps, HeldClosed: b.HeldClosed}
 }
 
 func breakerIn(w breakerWire) BreakerSnapshot {
 	b := BreakerSnapshot{State: parseBreakerState(w.State), ConsecutiveFailures: w.ConsecutiveFailures,
 		TrialSuccesses: w.TrialSuccesses, Cooldown: fromMS(w.CooldownMS), OpenedAt: timeOf(w.OpenedAt),
-		NextTrialAt: timeOf(w.NextTrialAt), Reopens: w.Reopens, Flaps: w.Flaps}
+		NextTrialAt: timeOf(w.NextTrialAt), Reopens: w.Reopens, Flaps: w.Flaps, HeldClosed: w.HeldClosed}
 	if d, err := time.ParseDuration(w.Cooldown); err == nil && w.CooldownMS == 0 {
 		b.Cooldown = d // an engine from before cooldown_ms
 	}

@@ -37,11 +37,17 @@ func (m Model) detailLines(width int) []string {
 		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
 	default:
 		line += fmt.Sprintf("  %d consecutive failures", b.ConsecutiveFailures)
+		if b.HeldClosed {
+			line += st.warn.Render("  held closed by breaker.max_open_share: it failed enough to open, but breakers may not take more of the pool out; ranked last")
+		}
 	}
 	if ep.Drained {
 		line += "  " + st.drained.Render("DRAINED")
 	}
 	add(line)
+	if why := m.breakerWhy(ep); why != "" {
+		add(st.faint.Render("  why: ") + why)
+	}
 	if l := roleLine(ep); l != "" {
 		add(l)
 	}
@@ -105,11 +111,34 @@ func (m Model) detailLines(width int) []string {
 	return out
 }
 
-// methodMarkLines say which methods go first to other endpoints, why and
-// until when: a 429 back-off of the method, or a "cannot serve" answer.
+// breakerWhy is the event that put the breaker where it is (open,
+// half-open, or held closed by breaker.max_open_share), while the console
+// still holds it: "" for a plain closed breaker.
+func (m Model) breakerWhy(ep engine.EndpointSnapshot) string {
+	state := ep.Breaker.State.String()
+	for i := len(m.events) - 1; i >= 0; i-- {
+		ev := m.events[i]
+		if ev.Endpoint != ep.Name {
+			continue
+		}
+		opened := ep.Breaker.State != engine.BreakerClosed && ev.Type == engine.EventBreaker && ev.To == state
+		held := ep.Breaker.HeldClosed && ev.Type == engine.EventPool && ev.To == "open refused"
+		if opened || held {
+			return ev.From + "→" + ev.To + " " + ev.Time.In(m.opts.Location).Format("15:04:05") + ": " + ev.Message
+		}
+	}
+	return ""
+}
+
+// methodMarkLines say until when a 429 back-off keeps the whole endpoint
+// out, and which methods go first to other endpoints, why and until when:
+// a 429 back-off of the method, or a "cannot serve" answer.
 func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
 	st := m.styles
 	var out []string
+	if !ep.BackoffUntil.IsZero() {
+		out = append(out, st.warn.Render("429 back-off: ")+"the whole endpoint, no new traffic "+m.untilText(ep.BackoffUntil))
+	}
 	for _, name := range backedOffMethods(ep) {
 		out = append(out, st.warn.Render("429 back-off: ")+name+", sent to the other endpoints "+m.untilText(ep.Methods[name].BackoffUntil))
 	}

@@ -175,14 +175,18 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	}
 	now := m.opts.Now()
 	if f := ep.Fault; f != nil {
-		left := "∞"
+		left, short := "∞", "∞"
 		if !f.Expires.IsZero() {
-			left = fmtLeft(f.Expires.Sub(now))
+			left, short = fmtLeft(f.Expires.Sub(now)), fmtLeftCoarse(f.Expires.Sub(now))
 		}
-		add("FAULT "+shortMode(f.Mode)+" "+left, "FLT "+left, m.styles.fault)
+		add("FAULT "+shortMode(f.Mode)+" "+left, "FLT "+short, m.styles.fault)
 	}
 	if ep.Drained {
 		add("DRAINED", "DRN", m.styles.drained)
+	}
+	if ep.Breaker.HeldClosed {
+		// It failed enough to open; the cap keeps it in the pool, last.
+		add("HELD CLOSED", "HELD", m.styles.warn)
 	}
 	switch ep.Role {
 	case engine.RoleStandby:
@@ -242,11 +246,18 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	for i := len(bs) - 1; i >= 0 && lipgloss.Width(strings.Join(words, " ")) > width; i-- {
 		words[i] = bs[i].abbr
 	}
-	out := make([]string, len(bs))
-	for i, b := range bs {
+	// Still too wide: the least urgent are counted, not cut mid-word (the
+	// detail names them all).
+	shown, more := len(bs), ""
+	for shown > 1 && lipgloss.Width(strings.Join(words[:shown], " ")+more) > width {
+		shown--
+		more = fmt.Sprintf(" +%d", len(bs)-shown)
+	}
+	out := make([]string, shown)
+	for i, b := range bs[:shown] {
 		out[i] = b.st.Render(words[i])
 	}
-	return fit(strings.Join(out, " "), width)
+	return fit(strings.Join(out, " ")+more, width)
 }
 
 // methodsBadge names the first method and counts the rest: "429

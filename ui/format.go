@@ -78,6 +78,20 @@ func fmtLeft(d time.Duration) string {
 	return fmtAge((d + time.Second - 1).Truncate(time.Second))
 }
 
+// fmtLeftCoarse is fmtLeft in at most 3 cells, rounded up to the unit:
+// "42s", "2m" (1m58s), "3h".
+func fmtLeftCoarse(d time.Duration) string {
+	switch {
+	case d <= 59*time.Second:
+		return fmtLeft(d)
+	case d <= time.Hour:
+		return fmt.Sprintf("%dm", int((d+time.Minute-1)/time.Minute))
+	case d <= 99*time.Hour:
+		return fmt.Sprintf("%dh", int((d+time.Hour-1)/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int((d+24*time.Hour-1)/(24*time.Hour)))
+}
+
 // fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
 func fmtDelay(d time.Duration) string {
 	switch {

@@ -126,23 +126,25 @@ func (m Model) bannerLines() []string {
 		return nil
 	}
 	var out []string
-	var why []string
-	if m.snap.Routable == 0 {
-		for _, ep := range m.snap.Endpoints {
-			why = append(why, ep.Name+": "+notRoutableReason(ep, m.snap))
-		}
+	// The reasons the endpoints are out get lines of their own, so that a
+	// long headline never cuts them off.
+	noRoute := func() {
+		out = append(out, m.banner("⚠ NO ROUTABLE ENDPOINT: requests fail now.")...)
+		out = append(out, m.banner(m.outReasons(true))...)
 	}
-	switch {
-	case m.snap.Panic:
-		// Reads still flow: to every endpoint not drained, least bad first.
-		msg := "⚠ PANIC ROUTING: " + m.snap.PanicReason + "; reads go to every endpoint not drained, least bad first."
-		if len(why) > 0 {
-			msg += " " + strings.Join(why, "; ")
+	switch s := m.snap; {
+	case s.Routable == 0 && len(s.Endpoints) > 0 && !lastResortLeft(s):
+		// Panic routing or not, no endpoint can be sent a request.
+		noRoute()
+	case s.Panic:
+		// Reads still flow: to every endpoint not drained or refusing,
+		// least bad first.
+		out = append(out, m.banner("⚠ PANIC ROUTING: "+s.PanicReason+"; reads go to every endpoint not drained or refusing, least bad first.")...)
+		if why := m.outReasons(false); why != "" {
+			out = append(out, m.banner("out: "+why)...)
 		}
-		out = append(out, m.banner(msg)...)
-	case m.snap.Routable == 0 && len(m.snap.Endpoints) > 0:
-		msg := "⚠ NO ROUTABLE ENDPOINT: requests fail now. " + strings.Join(why, "; ")
-		out = append(out, m.banner(msg)...)
+	case s.Routable == 0 && len(s.Endpoints) > 0:
+		noRoute()
 	}
 	if m.snap.StandbyActive {
 		var names []string
@@ -158,21 +160,53 @@ func (m Model) bannerLines() []string {
 		out = append(out, m.banner(fmt.Sprintf("⚠ STANDBY IN USE: %s; standby %s %s client traffic until the primaries recover.",
 			m.snap.StandbyReason, strings.Join(names, ", "), verb))...)
 	}
-	if sd := m.snap.Slowdown; sd != nil {
-		out = append(out, m.banner(fmt.Sprintf("⚠ SLOWDOWN (%s, not charged to breakers): %s", sd.Kind, sd.Reason))...)
-	}
-	return out
+	return append(out, m.slowdownBanner()...)
 }
 
+// banner is msg on at most two lines; a cut one ends in "…".
 func (m Model) banner(msg string) []string {
 	lines := strings.Split(wrap(msg, m.width-2), "\n")
 	if len(lines) > 2 {
 		lines = lines[:2]
+		lines[1] = strings.TrimRight(lines[1], " ") + "…"
 	}
 	for i := range lines {
 		lines[i] = m.styles.banner.Width(m.width).Render(" " + strings.TrimRight(lines[i], " "))
 	}
 	return lines
+}
+
+// outReasons names each endpoint that takes no traffic and why (every
+// endpoint when all is true: none does).
+func (m Model) outReasons(all bool) string {
+	var why []string
+	for _, ep := range m.snap.Endpoints {
+		if all || !ep.Routable {
+			why = append(why, ep.Name+": "+notRoutableReason(ep, m.snap))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// lastResortLeft says whether panic routing still has an endpoint to send
+// a read to: one not drained, not a shadow, not on the wrong chain and not
+// refusing connections (the engine's lastResort).
+func lastResortLeft(s engine.Snapshot) bool {
+	for _, ep := range s.Endpoints {
+		if !ep.Drained && ep.Role != engine.RoleShadow && !ep.Refusing && !excludedFor(ep, engine.ExcludeWrongChain) {
+			return true
+		}
+	}
+	return false
+}
+
+func excludedFor(ep engine.EndpointSnapshot, kind string) bool {
+	for _, x := range ep.Exclusions {
+		if strings.HasPrefix(x, kind+":") {
+			return true
+		}
+	}
+	return false
 }
 
 // notRoutableReason names the first reason an endpoint takes no traffic.
@@ -182,6 +216,8 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 		return "shadow (mirrors only)"
 	case ep.Drained:
 		return "drained"
+	case ep.Refusing && ep.Breaker.State != engine.BreakerClosed:
+		return "refusing connections (breaker " + ep.Breaker.State.String() + ")"
 	case ep.Breaker.State != engine.BreakerClosed:
 		return "breaker " + ep.Breaker.State.String()
 	case !ep.BackoffUntil.IsZero():

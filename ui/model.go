@@ -83,6 +83,12 @@ type Model struct {
 	frozen   bool
 	frozenAt time.Time
 
+	// slowdown is the latest pool or rpcdash slowdown seen, kept for
+	// slowdownHold after its end (slowdownEnd) so that its banner line does
+	// not come and go with each short one.
+	slowdown    *engine.SlowdownInfo
+	slowdownEnd time.Time
+
 	focus     focus
 	epCursor  int
 	mCursor   int // 0 is "all methods"
@@ -205,6 +211,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		m.sparks = map[string]*spark{}
 	}
 	m.snap, m.haveSnap = msg.snap, true
+	m.noteSlowdown()
 	m.addEvents(msg.events)
 	for _, ep := range m.snap.Endpoints {
 		sp := m.sparks[ep.Name]

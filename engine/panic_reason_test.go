@@ -1,0 +1,78 @@
+package engine_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// panic_reason is what the console's banner prints: it must count the
+// routable endpoints now, not those of the moment panic routing began
+// (seen live: "1 of 3 endpoints routable" on the banner while the header
+// and the status said 0 of 3).
+func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute // no half-open trial during the test
+	}, sim.Config{}, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(4 * time.Millisecond)})
+	refuse := func(names ...string) {
+		for _, name := range names {
+			if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/fault", `{"mode":"refused"}`); code != http.StatusOK {
+				t.Fatalf("inject refused on %s: HTTP %d %s", name, code, body)
+			}
+		}
+		// Refused connections are hard evidence: each read that meets one
+		// counts against its breaker, whatever breaker.max_open_share says.
+		for i := 0; i < 200; i++ {
+			h.call(i, "eth_getBalance", addr, "latest")
+			open := 0
+			for _, name := range names {
+				if h.endpoint(name).Breaker.State == engine.BreakerOpen {
+					open++
+				}
+			}
+			if open == len(names) {
+				return
+			}
+		}
+		t.Fatalf("breakers of %v not all open after 200 reads", names)
+	}
+	refuse("s0", "s1")
+	st := h.status()
+	if !st.Panic || st.Routable != 1 || !strings.HasPrefix(st.PanicReason, "1 of 3 endpoints routable") {
+		t.Fatalf("two of three refusing: panic %v, routable %d, reason %q", st.Panic, st.Routable, st.PanicReason)
+	}
+	// The refusing two drained: the pool is s2 alone, routable, and panic
+	// routing holds on for a second. Meanwhile the reason must not say
+	// "1 of 3" (a read makes the router count again).
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/drain", ""); code != http.StatusOK {
+			t.Fatalf("drain %s: HTTP %d %s", name, code, body)
+		}
+	}
+	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
+	if st = h.status(); st.Panic && !strings.HasPrefix(st.PanicReason, "1 of 1 endpoints routable again") {
+		t.Fatalf("panic routing holding on with s2 alone routable: reason %q", st.PanicReason)
+	}
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/undrain", ""); code != http.StatusOK {
+			t.Fatalf("undrain %s: HTTP %d %s", name, code, body)
+		}
+	}
+
+	refuse("s2")
+	st = h.status()
+	if !st.Panic || st.Routable != 0 || !strings.HasPrefix(st.PanicReason, "0 of 3 endpoints routable") {
+		t.Fatalf("every endpoint refusing: panic %v, routable %d, reason %q; want it to say 0 of 3", st.Panic, st.Routable, st.PanicReason)
+	}
+	// Panic routing has no endpoint left to send a read to: the status says
+	// so, endpoint by endpoint (the console's NO ROUTABLE ENDPOINT reads it).
+	for _, ep := range st.Endpoints {
+		if !ep.Refusing {
+			t.Errorf("%s: refusing %v in /v1/status, want true", ep.Name, ep.Refusing)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// bannerText is the banner as one line of words: the view's lines that
+// start with " ⚠" and those that follow them up to the table, joined.
+func bannerText(m Model) string {
+	var words []string
+	for _, l := range m.bannerLines() {
+		words = append(words, strings.TrimSpace(l))
+	}
+	return strings.Join(words, " ")
+}
+
+// Every endpoint refusing connections: panic routing has nothing left to
+// send a read to, and every request fails. Seen live, the banner said
+// "PANIC ROUTING … reads go to every endpoint not drained, least bad
+// first" while the header counted client errors climbing, and at 80
+// columns it named one endpoint's reason of three ("steady: breaker
+// open;"), the rest cut off.
+func TestView_EveryEndpointRefusingSaysNoRoutableEndpointWithEachReason(t *testing.T) {
+	s := healthySnapshot()
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		ep.Routable, ep.Refusing = false, true
+		ep.Breaker.State = engine.BreakerOpen
+	}
+	s.Routable, s.Panic, s.PanicReason = 0, true, "0 of 3 endpoints routable, below router.panic_threshold 0.50"
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(s, themes.Default(), sz[0], sz[1])
+		got := bannerText(m)
+		if !strings.Contains(got, "NO ROUTABLE ENDPOINT: requests fail now") || strings.Contains(got, "PANIC ROUTING") {
+			t.Errorf("%d×%d: want NO ROUTABLE ENDPOINT, not panic routing: %q", sz[0], sz[1], got)
+		}
+		for _, ep := range s.Endpoints {
+			if want := ep.Name + ": refusing connections (breaker open)"; !strings.Contains(got, want) {
+				t.Errorf("%d×%d: banner lacks %q: %q", sz[0], sz[1], want, got)
+			}
+		}
+		checkFits(t, m.View(), sz[0], sz[1])
+	}
+}
+
+// Panic routing with one endpoint of three routable: the banner says why
+// the other two are out, whole, at 80 columns too (the reasons were only
+// given when none was routable, and then cut at the banner's second line).
+func TestView_PanicBannerSaysWhyTheOthersAreOut(t *testing.T) {
+	s := incidentSnapshot() // alchemy open, infura drained
+	s.Endpoints[2].Routable = false
+	s.Endpoints[2].BackoffUntil = t0.Add(20e9)
+	s.Endpoints[0].Routable, s.Endpoints[0].Breaker.State = true, engine.BreakerHalfOpen
+	s.Routable, s.Panic, s.PanicReason = 1, true, "1 of 2 endpoints routable, below router.panic_threshold 0.60"
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(s, themes.Default(), sz[0], sz[1])
+		got := bannerText(m)
+		for _, want := range []string{"PANIC ROUTING: 1 of 2 endpoints routable", "reads go to every endpoint not drained or refusing",
+			"out: infura: drained; quicknode: backing off after 429"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%d×%d: banner lacks %q: %q", sz[0], sz[1], want, got)
+			}
+		}
+		if strings.Contains(got, "alchemy:") {
+			t.Errorf("%d×%d: alchemy is routable, the banner gives it a reason: %q", sz[0], sz[1], got)
+		}
+		checkFits(t, m.View(), sz[0], sz[1])
+	}
+}
