@@ -1,12 +1,14 @@
 package engine_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -40,8 +42,17 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 		}
 		t.Fatalf("breakers of %v not all open after 200 reads", names)
 	}
+	// The engine's upkeep recounts the pool every 20 ms (or a read does).
+	settled := func(routable int) engine.Snapshot {
+		var st engine.Snapshot
+		testutil.WaitUntil(t, 2*time.Second, "panic routing to count the pool", func() bool {
+			st = h.status()
+			return st.Panic && st.Routable == routable && strings.HasPrefix(st.PanicReason, fmt.Sprintf("%d of 3", routable))
+		})
+		return st
+	}
 	refuse("s0", "s1")
-	st := h.status()
+	st := settled(1)
 	if !st.Panic || st.Routable != 1 || !strings.HasPrefix(st.PanicReason, "1 of 3 endpoints routable") {
 		t.Fatalf("two of three refusing: panic %v, routable %d, reason %q", st.Panic, st.Routable, st.PanicReason)
 	}
@@ -64,7 +75,7 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 	}
 
 	refuse("s2")
-	st = h.status()
+	st = settled(0)
 	if !st.Panic || st.Routable != 0 || !strings.HasPrefix(st.PanicReason, "0 of 3 endpoints routable") {
 		t.Fatalf("every endpoint refusing: panic %v, routable %d, reason %q; want it to say 0 of 3", st.Panic, st.Routable, st.PanicReason)
 	}
