@@ -39,15 +39,28 @@ func (e *Engine) coldDeadline() time.Duration {
 // the window because no read is cut at its deadline, and because one
 // overdue loser per endpoint at a time runs on to its answer (stopRest).
 func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {
-	b := e.cfg.Breaker
-	limit := e.cfg.Server.RequestTimeout
-	q, n := s.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
+	q, n := s.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
 	if n < minRouteSamples {
-		q, n = ep.latency.AnswerQuantile(b.AttemptTimeoutQuantile)
+		return e.endpointDeadline(ep)
 	}
+	return e.deadlineAt(q)
+}
+
+// endpointDeadline is the attempt deadline ep's answers to every method
+// together give: the fallback for a method it has answered too few times,
+// and the yardstick of its own slowness (poolSlow).
+func (e *Engine) endpointDeadline(ep *endpoint) (time.Duration, string) {
+	q, n := ep.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
 	if n < minRouteSamples {
 		return e.coldDeadline(), deadlineCold
 	}
+	return e.deadlineAt(q)
+}
+
+// deadlineAt is the deadline for an endpoint whose latency quantile is q.
+func (e *Engine) deadlineAt(q time.Duration) (time.Duration, string) {
+	b := e.cfg.Breaker
+	limit := e.cfg.Server.RequestTimeout
 	d := time.Duration(float64(q) * b.AttemptTimeoutFactor)
 	switch {
 	case d < b.AttemptTimeoutMin:

@@ -116,7 +116,12 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 	return kind != ""
 }
 
-// poolSlow: most endpoints with traffic are slow at once.
+// poolSlow: most endpoints with traffic are slow at once, each by its own
+// measure: another endpoint is silent when it has said nothing for half its
+// own deadline, not half a's. An endpoint whose answers take a second now
+// and then is not slow for being quiet for half of a fast endpoint's 250 ms
+// deadline: counted so, it made a hung endpoint beside it look like "2 of 3
+// endpoints slow at once", and the hang went uncharged.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active, slow := 0, 0
@@ -125,7 +130,15 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			continue
 		}
 		overdue := now.Sub(time.Unix(0, ep.overdueAt.Load())) < window
-		silent := ep.silentFor(now) >= window/2
+		silent := false
+		if quiet := ep.silentFor(now); quiet >= window/2 && ep != a.ep {
+			// Before its answers say how slow it is, a's deadline is the measure.
+			own, src := e.endpointDeadline(ep)
+			if src == deadlineCold {
+				own = window
+			}
+			silent = quiet >= max(window, own)/2
+		}
 		heard := now.Sub(time.Unix(0, ep.heardAt.Load())) < slowQuiet
 		switch {
 		case ep == a.ep || overdue || silent:

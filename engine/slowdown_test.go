@@ -76,3 +76,43 @@ func TestSlowdown_PoolMeansMostEndpointsAtOnce(t *testing.T) {
 		t.Fatalf("a and c overdue: %q %q", kind, why)
 	}
 }
+
+// Each endpoint is silent by its own measure. Beside a hung endpoint with a
+// 250 ms deadline, one whose answers take up to a second now and then
+// (its own deadline some 3 s) and has one such answer in flight is not
+// slow for 200 ms of quiet: counted so, the hang was "2 of 3 endpoints
+// slow at once" and went uncharged (seen live with the shipped config's
+// heavy-tail endpoint). Quiet for half its own deadline, it is slow.
+func TestSlowdown_EachEndpointIsSilentByItsOwnDeadline(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	hung, fast, heavy := e.endpoints[0], e.endpoints[1], e.endpoints[2]
+	for range 100 {
+		fast.latency.Record(40 * time.Millisecond)
+		heavy.latency.Record(50 * time.Millisecond)
+	}
+	for range 5 {
+		heavy.latency.Record(time.Second)
+	}
+	if d, src := e.endpointDeadline(heavy); src != deadlineLearned || d < 2*time.Second {
+		t.Fatalf("heavy's own deadline %v (%s): want about 3 s, learned", d, src)
+	}
+	start := clock.Now()
+	for _, ep := range e.endpoints {
+		ep.heard(start)
+	}
+	heavy.startAttempt(start)
+	clock.Advance(250 * time.Millisecond)
+	now := clock.Now()
+	fast.heard(now)
+	att := &attempt{ep: hung, deadline: 250 * time.Millisecond, start: start}
+	if kind, why := e.poolSlow(att, now); kind != "" {
+		t.Fatalf("a hung endpoint beside one fast and one quiet for 250 ms of its 3 s deadline: %s", why)
+	}
+	clock.Advance(1300 * time.Millisecond)
+	now = clock.Now()
+	fast.heard(now)
+	att.start = now.Add(-250 * time.Millisecond)
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once" {
+		t.Fatalf("heavy quiet for 1.55 s of its 3 s deadline: %q %q, want 2 of 3 slow", kind, why)
+	}
+}
