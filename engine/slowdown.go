@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -124,7 +125,8 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // endpoints slow at once", and the hang went uncharged.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
-	active, slow := 0, 0
+	active := 0
+	var slow []string
 	for _, ep := range e.endpoints {
 		if ep.refusing.Load() || !ep.answersClients() {
 			continue
@@ -142,16 +144,16 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 		heard := now.Sub(time.Unix(0, ep.heardAt.Load())) < slowQuiet
 		switch {
 		case ep == a.ep || overdue || silent:
-			slow++
+			slow = append(slow, ep.Name)
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
 		}
 	}
-	if slow < 2 || 2*slow <= active {
+	if len(slow) < 2 || 2*len(slow) <= active {
 		return "", ""
 	}
-	return "pool", fmt.Sprintf("%d of %d endpoints slow at once", slow, active)
+	return "pool", fmt.Sprintf("%d of %d endpoints slow at once (%s)", len(slow), active, strings.Join(slow, ", "))
 }
 
 // note counts an excused deadline in the episode, starting one (and an

@@ -61,7 +61,7 @@ func TestSlowdown_PoolMeansMostEndpointsAtOnce(t *testing.T) {
 	// nothing since: the three are slow together.
 	b.heardAt.Store(start.UnixNano())
 	c.heardAt.Store(start.UnixNano())
-	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "3 of 3 endpoints slow at once" {
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "3 of 3 endpoints slow at once (a, b, c)" {
 		t.Fatalf("all silent: %q %q", kind, why)
 	}
 	// With b drained, a and c are the pool; c answering makes a's alone.
@@ -72,7 +72,7 @@ func TestSlowdown_PoolMeansMostEndpointsAtOnce(t *testing.T) {
 	}
 	// c's attempt passed its deadline a moment ago: 2 of 2.
 	c.overdueAt.Store(now.Add(-10 * time.Millisecond).UnixNano())
-	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 2 endpoints slow at once" {
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 2 endpoints slow at once (a, c)" {
 		t.Fatalf("a and c overdue: %q %q", kind, why)
 	}
 }
@@ -112,7 +112,7 @@ func TestSlowdown_EachEndpointIsSilentByItsOwnDeadline(t *testing.T) {
 	now = clock.Now()
 	fast.heard(now)
 	att.start = now.Add(-250 * time.Millisecond)
-	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once" {
+	if kind, why := e.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once (a, c)" {
 		t.Fatalf("heavy quiet for 1.55 s of its 3 s deadline: %q %q, want 2 of 3 slow", kind, why)
 	}
 }
