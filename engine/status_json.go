@@ -237,6 +237,8 @@ type scoreWire struct {
 	LatencyMS     float64 `json:"latency_ms"`
 	LatencySource string  `json:"latency_source,omitempty"`
 	FailureRate   float64 `json:"failure_rate"`
+	Attempts      int64   `json:"attempts"`
+	MinAttempts   int64   `json:"min_attempts"`
 	ErrorFactor   float64 `json:"error_factor"`
 	InFlight      int64   `json:"in_flight"`
 	LoadFactor    float64 `json:"load_factor"`
