@@ -66,7 +66,7 @@ func method(class engine.Class, rate float64, p50, p95, p99 time.Duration, delay
 // healthySnapshot: three independent endpoints, traffic flowing.
 func healthySnapshot() engine.Snapshot {
 	return engine.Snapshot{
-		Time: t0, Started: t0.Add(-(2*time.Hour + 5*time.Minute)), Chain: "evm", Routable: 3, MaxHead: 21_000_000, MaxLag: 5,
+		Time: t0, Started: t0.Add(-(2*time.Hour + 5*time.Minute)), Chain: "evm", Routable: 3, LastResort: 3, MaxHead: 21_000_000, MaxLag: 5,
 		Endpoints: []engine.EndpointSnapshot{
 			endpoint("alchemy", "alchemy", "us-east", "d1", 42*time.Millisecond, 95*time.Millisecond),
 			endpoint("infura", "infura", "eu-west", "d2", 55*time.Millisecond, 130*time.Millisecond),
@@ -104,7 +104,7 @@ func incidentSnapshot() engine.Snapshot {
 	c.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Rate: 1, Latency: 500 * time.Millisecond, Duration: time.Minute, Since: t0.Add(-18 * time.Second), Expires: t0.Add(42 * time.Second)}
 	c.Latency = lat(560*time.Millisecond, 610*time.Millisecond)
 	c.Series = series(560*time.Millisecond, 0, nil)
-	s.Routable = 1
+	s.Routable, s.LastResort = 1, 2
 	s.Hedge.BudgetTokens = 1.5
 	s.Client.Errors = 13
 	return s
