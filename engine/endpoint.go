@@ -206,6 +206,16 @@ func (ep *endpoint) silentNow(now time.Time, cooldown time.Duration) bool {
 	return at != 0 && now.UnixNano()-at < int64(cooldown)
 }
 
+// noteRefused marks it refusing when rep is a refused connection, whichever
+// attempt met it: a client's, panic routing's past an open breaker (which
+// gives the breaker no verdict), a loser's, a probe's. Only an answer
+// (heard) clears the mark.
+func (ep *endpoint) noteRefused(rep *upstreamReply) {
+	if rep.refused {
+		ep.refusing.Store(true)
+	}
+}
+
 // noAnswer notes an attempt that ended failed without an answer (a
 // JSON-RPC error answer is one): the endpoint is suspect.
 func (ep *endpoint) noAnswer(out outcome) {

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -77,5 +79,46 @@ func TestFailover_EndpointBackingOffIsNoLastResort(t *testing.T) {
 	}
 	if n := h.sims[1].MethodCount("eth_getBalance") - before; n != 0 {
 		t.Fatalf("s1, backing off after a 429, was sent %d of 5 reads as a last resort", n)
+	}
+}
+
+// /v1/status's last_resort is the engine's own count of the endpoints
+// panic routing may still send a read to (the console's NO ROUTABLE
+// ENDPOINT reads it): not the drained one, not the shadow, not the one
+// refusing connections; the one whose breaker is open on errors counts.
+func TestStatus_LastResortCountsWhatPanicRoutingMayUse(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute
+		c.Breaker.MaxOpenShare = 1
+		c.Endpoints[1].Role = "shadow"
+	}, sim.Config{}, sim.Config{}, sim.Config{}, sim.Config{})
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/drain", ""); code != http.StatusOK {
+		t.Fatalf("drain s0: HTTP %d %s", code, body)
+	}
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s2/fault", `{"mode":"refused"}`); code != http.StatusOK {
+		t.Fatalf("inject refused on s2: HTTP %d %s", code, body)
+	}
+	h.sims[3].SetMode(sim.ModeError)
+	for i := 0; h.endpoint("s2").Breaker.State != engine.BreakerOpen || h.endpoint("s3").Breaker.State != engine.BreakerOpen; i++ {
+		if i == 100 {
+			t.Fatalf("breakers not both open after 100 reads: s2 %s, s3 %s", h.endpoint("s2").Breaker.State, h.endpoint("s3").Breaker.State)
+		}
+		h.call(i, "eth_getBalance", addr, "latest")
+	}
+	var raw struct {
+		LastResort *int `json:"last_resort"`
+	}
+	_, b := h.adminDo(http.MethodGet, "/v1/status", "")
+	if err := json.Unmarshal(b, &raw); err != nil || raw.LastResort == nil {
+		t.Fatalf("/v1/status has no last_resort (%v)", err)
+	}
+	if st := h.status(); st.Routable != 0 || st.LastResort != 1 || *raw.LastResort != 1 {
+		t.Fatalf("routable %d, last_resort %d; want 0 and 1 (s3, open on errors)", st.Routable, st.LastResort)
+	}
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s3/drain", ""); code != http.StatusOK {
+		t.Fatalf("drain s3: HTTP %d %s", code, body)
+	}
+	if st := h.status(); st.LastResort != 0 {
+		t.Fatalf("last_resort %d with s3 drained too; want 0", st.LastResort)
 	}
 }

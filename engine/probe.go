@@ -176,6 +176,7 @@ func (e *Engine) lastStraw(ep *endpoint, now time.Time) bool {
 func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	ep, ms := a.ep, a.stats
 	end := a.start.Add(rtt)
+	ep.noteRefused(&rep)
 	switch rep.out {
 	case outAnswer:
 		if a.overdue.Load() {

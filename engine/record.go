@@ -33,6 +33,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	}
 	elapsed := end.Sub(a.start)
 	e.hedge.observeAttempt(rep.out)
+	ep.noteRefused(&rep)
 	if rep.out == outAnswer && a.overdue.Load() {
 		ms.lateAnswers.Add(1)
 	}
@@ -293,7 +294,6 @@ func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
 	e.countFailed(a, mc, rep.failure())
 	a.ep.setLastError(rep.cause, e.now())
 	if rep.refused {
-		a.ep.refusing.Store(true)
 		a.ep.breaker.HardFailure(a.trial, rep.cause)
 		return
 	}

@@ -13,13 +13,18 @@ type ScoreParts struct {
 	// methods, probes included, while the method has too few samples) or
 	// "pool" (the pool's best, while the endpoint has none).
 	LatencySource string
-	FailureRate   float64 // failures ÷ attempts over the window; 0 below minRateAttempts attempts
-	ErrorFactor   float64 // 1 + router.error_penalty × FailureRate
-	InFlight      int64
-	LoadFactor    float64 // 1 + InFlight
-	Lag           int64
-	LagCost       time.Duration // Lag × router.lag_penalty
-	Cost          time.Duration
+	FailureRate   float64 // failures ÷ attempts over the window; 0 below MinAttempts attempts
+	// Attempts is the endpoint's attempts over the window FailureRate is
+	// taken over; below MinAttempts its failures are not weighed (a run of
+	// them is the breaker's to judge), whatever the error rate says.
+	Attempts    int64
+	MinAttempts int64
+	ErrorFactor float64 // 1 + router.error_penalty × FailureRate
+	InFlight    int64
+	LoadFactor  float64 // 1 + InFlight
+	Lag         int64
+	LagCost     time.Duration // Lag × router.lag_penalty
+	Cost        time.Duration
 }
 
 // Latency figure sources of ScoreParts.
@@ -37,8 +42,10 @@ func (e *Engine) scoreParts(ep *endpoint, latMS float64, source string, best flo
 	if latMS < 0 {
 		latMS, source = best, scoreFromPool
 	}
-	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep)}
-	if t := ep.rates.Totals(); t.Attempts >= minRateAttempts {
+	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep),
+		MinAttempts: minRateAttempts}
+	t := ep.rates.Totals()
+	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(t.Attempts)
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate

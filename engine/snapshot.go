@@ -37,6 +37,10 @@ type Snapshot struct {
 	// and requests go to every endpoint of it, least bad first.
 	Panic       bool
 	PanicReason string
+	// LastResort counts the endpoints panic routing may still send a read
+	// to (not drained, not a shadow, not on the wrong chain, not refusing
+	// connections): with Routable 0, none means no request can be sent.
+	LastResort int
 	// StandbyActive: standby endpoints take client traffic now (the
 	// primaries cannot take it, see standby.go); StandbyReason says why.
 	StandbyActive bool
@@ -303,6 +307,7 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.Settings = e.settings()
 	s.Panic, s.PanicReason = e.panicInfo()
+	s.LastResort = e.lastResort()
 	s.StandbyActive, s.StandbyReason = e.standbyInfo()
 	s.Slowdown = e.slow.info()
 	s.MirrorsInFlight = e.mirrors.Load()

@@ -22,6 +22,7 @@ type statusWire struct {
 	Chain      string                `json:"chain"`
 	InFlight   int64                 `json:"in_flight"`
 	Routable   int                   `json:"routable"`
+	LastResort int                   `json:"last_resort"`
 	MaxHead    int64                 `json:"max_head"`
 	HeadPace   float64               `json:"head_pace"`
 	MaxLag     int64                 `json:"max_head_lag"`
@@ -237,6 +238,8 @@ type scoreWire struct {
 	LatencyMS     float64 `json:"latency_ms"`
 	LatencySource string  `json:"latency_source,omitempty"`
 	FailureRate   float64 `json:"failure_rate"`
+	Attempts      int64   `json:"attempts"`
+	MinAttempts   int64   `json:"min_attempts"`
 	ErrorFactor   float64 `json:"error_factor"`
 	InFlight      int64   `json:"in_flight"`
 	LoadFactor    float64 `json:"load_factor"`
@@ -329,7 +332,7 @@ func (h *HedgeStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (s Snapshot) wire() statusWire {
-	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable,
+	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable, LastResort: s.LastResort,
 		MaxHead: s.MaxHead, HeadPace: s.HeadPace, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
 		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
 		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire(),
@@ -359,7 +362,7 @@ func (s Snapshot) wire() statusWire {
 }
 
 func (w statusWire) snapshot() Snapshot {
-	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable,
+	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable, LastResort: w.LastResort,
 		MaxHead: w.MaxHead, HeadPace: w.HeadPace, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
 		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings(),

@@ -31,7 +31,7 @@ func TestView_EveryEndpointRefusingSaysNoRoutableEndpointWithEachReason(t *testi
 		ep.Routable, ep.Refusing = false, true
 		ep.Breaker.State = engine.BreakerOpen
 	}
-	s.Routable, s.Panic, s.PanicReason = 0, true, "0 of 3 endpoints routable, below router.panic_threshold 0.50"
+	s.Routable, s.LastResort, s.Panic, s.PanicReason = 0, 0, true, "0 of 3 endpoints routable, below router.panic_threshold 0.50"
 	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
 		m := fixedModel(s, themes.Default(), sz[0], sz[1])
 		got := bannerText(m)
@@ -69,5 +69,27 @@ func TestView_PanicBannerSaysWhyTheOthersAreOut(t *testing.T) {
 			t.Errorf("%d×%d: alchemy is routable, the banner gives it a reason: %q", sz[0], sz[1], got)
 		}
 		checkFits(t, m.View(), sz[0], sz[1])
+	}
+}
+
+// Whether panic routing has an endpoint left is the engine's fact
+// (Snapshot.LastResort, its own lastResort rule), not one the console
+// derives again from the endpoints' flags: here the endpoints look like
+// candidates (open breakers, none marked refusing) but the engine counts
+// none it may send a read to.
+func TestView_NoRoutableEndpointFollowsTheEnginesLastResortCount(t *testing.T) {
+	s := healthySnapshot()
+	for i := range s.Endpoints {
+		s.Endpoints[i].Routable = false
+		s.Endpoints[i].Breaker.State = engine.BreakerOpen
+	}
+	s.Routable, s.Panic, s.PanicReason = 0, true, "0 of 3 endpoints routable, below router.panic_threshold 0.50"
+	s.LastResort = 0
+	if got := bannerText(fixedModel(s, themes.Default(), 120, 36)); !strings.Contains(got, "NO ROUTABLE ENDPOINT: requests fail now") {
+		t.Errorf("last_resort 0: want NO ROUTABLE ENDPOINT: %q", got)
+	}
+	s.LastResort = 3
+	if got := bannerText(fixedModel(s, themes.Default(), 120, 36)); !strings.Contains(got, "PANIC ROUTING") || strings.Contains(got, "NO ROUTABLE") {
+		t.Errorf("last_resort 3: want PANIC ROUTING: %q", got)
 	}
 }

@@ -61,8 +61,8 @@ func (m Model) detailLines(width int) []string {
 	} else {
 		method = "all methods"
 	}
-	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%.1f%% failed) × load %.0f (%d in flight) + lag %s (%d behind)",
-		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, 100*score.FailureRate,
+	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × load %.0f (%d in flight) + lag %s (%d behind)",
+		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
 		score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
 	for _, l := range m.methodMarkLines(ep) {
 		add(l)
@@ -191,4 +191,14 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 		s += fmt.Sprintf("  last mismatch %s %s ago", lm.Method, fmtSpan(m.opts.Now().Sub(lm.At).Round(1e9)))
 	}
 	return s
+}
+
+// failedShare is what the score's error factor weighs: the failed share of
+// the window's attempts, or, while they are too few to weigh, the ERR%
+// share it leaves to the breaker.
+func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
+	if score.Attempts < score.MinAttempts {
+		return fmt.Sprintf("%.1f%% of %d attempts failed: not weighed below %d", 100*ep.Rates.ErrorRate, ep.Rates.Attempts, score.MinAttempts)
+	}
+	return fmt.Sprintf("%.1f%% of %d attempts failed", 100*score.FailureRate, score.Attempts)
 }

@@ -43,9 +43,9 @@ func endpoint(name, provider, region, domain string, p50, p95 time.Duration) eng
 		Latency: lat(p50, p95), Rates: engine.RateStats{Attempts: 1000, Successes: 990, Failures: 10, RateLimited: 2, ErrorRate: 0.01},
 		Head: 21_000_000, Accounting: engine.AccountSnapshot{Primary: 900, Hedge: 40, HedgesFired: 40, HedgesWon: 12},
 		Methods: map[string]engine.MethodSnapshot{"eth_call": {Latency: lat(p50, p95), AttemptTimeout: 3 * p95,
-			Score: engine.ScoreParts{Latency: p50, LatencySource: "method", ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10}}},
+			Score: engine.ScoreParts{Latency: p50, LatencySource: "method", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10}}},
 		Independence: &engine.IndependenceInfo{IPs: []string{"203.0.113." + name[:1]}, ASNs: []string{"AS64500 EXAMPLE-" + provider}, TLSIssuer: "O=Let's Encrypt, CN=R11", CheckedAt: t0},
-		Score:        engine.ScoreParts{Latency: p50, LatencySource: "endpoint", ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10},
+		Score:        engine.ScoreParts{Latency: p50, LatencySource: "endpoint", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10},
 		Series:       series(p50, 0, nil),
 	}
 }
@@ -66,7 +66,7 @@ func method(class engine.Class, rate float64, p50, p95, p99 time.Duration, delay
 // healthySnapshot: three independent endpoints, traffic flowing.
 func healthySnapshot() engine.Snapshot {
 	return engine.Snapshot{
-		Time: t0, Started: t0.Add(-(2*time.Hour + 5*time.Minute)), Chain: "evm", Routable: 3, MaxHead: 21_000_000, MaxLag: 5,
+		Time: t0, Started: t0.Add(-(2*time.Hour + 5*time.Minute)), Chain: "evm", Routable: 3, LastResort: 3, MaxHead: 21_000_000, MaxLag: 5,
 		Endpoints: []engine.EndpointSnapshot{
 			endpoint("alchemy", "alchemy", "us-east", "d1", 42*time.Millisecond, 95*time.Millisecond),
 			endpoint("infura", "infura", "eu-west", "d2", 55*time.Millisecond, 130*time.Millisecond),
@@ -104,7 +104,7 @@ func incidentSnapshot() engine.Snapshot {
 	c.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Rate: 1, Latency: 500 * time.Millisecond, Duration: time.Minute, Since: t0.Add(-18 * time.Second), Expires: t0.Add(42 * time.Second)}
 	c.Latency = lat(560*time.Millisecond, 610*time.Millisecond)
 	c.Series = series(560*time.Millisecond, 0, nil)
-	s.Routable = 1
+	s.Routable, s.LastResort = 1, 2
 	s.Hedge.BudgetTokens = 1.5
 	s.Client.Errors = 13
 	return s

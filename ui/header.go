@@ -133,7 +133,7 @@ func (m Model) bannerLines() []string {
 		out = append(out, m.banner(m.outReasons(true))...)
 	}
 	switch s := m.snap; {
-	case s.Routable == 0 && len(s.Endpoints) > 0 && !lastResortLeft(s):
+	case s.Routable == 0 && len(s.Endpoints) > 0 && s.LastResort == 0:
 		// Panic routing or not, no endpoint can be sent a request.
 		noRoute()
 	case s.Panic:
@@ -186,27 +186,6 @@ func (m Model) outReasons(all bool) string {
 		}
 	}
 	return strings.Join(why, "; ")
-}
-
-// lastResortLeft says whether panic routing still has an endpoint to send
-// a read to: one not drained, not a shadow, not on the wrong chain and not
-// refusing connections (the engine's lastResort).
-func lastResortLeft(s engine.Snapshot) bool {
-	for _, ep := range s.Endpoints {
-		if !ep.Drained && ep.Role != engine.RoleShadow && !ep.Refusing && !excludedFor(ep, engine.ExcludeWrongChain) {
-			return true
-		}
-	}
-	return false
-}
-
-func excludedFor(ep engine.EndpointSnapshot, kind string) bool {
-	for _, x := range ep.Exclusions {
-		if strings.HasPrefix(x, kind+":") {
-			return true
-		}
-	}
-	return false
 }
 
 // notRoutableReason names the first reason an endpoint takes no traffic.

@@ -1,0 +1,81 @@
+package engine_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// A refused connection marks its endpoint refusing whichever attempt meets
+// it, not only one that gives its breaker a verdict. Seen live: an answer
+// (here a probe's) cleared the mark while the breaker stayed open, and
+// panic routing, whose attempts past an open breaker give no verdict, went
+// on sending reads to an endpoint that refused every connection until the
+// next half-open trial. s0 refuses; s1 keeps failing, so both breakers are
+// open and every read is panic routing's.
+func TestRefusing_AnyAttemptRefusedMarksItAgain(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute // no half-open trial during the test
+		c.Breaker.MaxOpenShare = 1       // s1's breaker may open too
+	}, sim.Config{}, sim.Config{})
+	refuse := func() {
+		t.Helper()
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/fault", `{"mode":"refused"}`); code != http.StatusOK {
+			t.Fatalf("inject refused on s0: HTTP %d %s", code, body)
+		}
+	}
+	refuse()
+	h.sims[1].SetMode(sim.ModeError)
+	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen || h.endpoint("s1").Breaker.State != engine.BreakerOpen; i++ {
+		if i == 100 {
+			t.Fatalf("breakers not both open after 100 reads: s0 %s, s1 %s", h.endpoint("s0").Breaker.State, h.endpoint("s1").Breaker.State)
+		}
+		h.call(i, "eth_getBalance", addr, "latest")
+	}
+	if !h.endpoint("s0").Refusing {
+		t.Fatalf("s0 not refusing after its breaker opened on refused connections")
+	}
+
+	// s0 answers a probe (its breaker, open, is not asked), then refuses again.
+	answer := func() {
+		t.Helper()
+		if code, body := h.adminDo(http.MethodDelete, "/v1/endpoints/s0/fault", ""); code != http.StatusOK {
+			t.Fatalf("clear the fault on s0: HTTP %d %s", code, body)
+		}
+		if res, err := h.eng.Probe(ctxT(t, 5*time.Second), "s0", "eth_blockNumber", nil); err != nil || !res.OK {
+			t.Fatalf("probe of s0: %+v, %v; want an answer", res, err)
+		}
+		if ep := h.endpoint("s0"); ep.Refusing || ep.Breaker.State != engine.BreakerOpen {
+			t.Fatalf("after an answer: s0 refusing %v, breaker %s; want not refusing, still open", ep.Refusing, ep.Breaker.State)
+		}
+		refuse()
+	}
+
+	answer()
+	const reads = 10
+	before := h.endpoint("s0").Rates.Attempts
+	for i := range reads {
+		h.call(100+i, "eth_getBalance", addr, "latest")
+	}
+	sent := h.endpoint("s0").Rates.Attempts - before
+	if !h.status().Panic {
+		t.Fatalf("panic routing off with both breakers open")
+	}
+	if sent > 1 || !h.endpoint("s0").Refusing {
+		t.Fatalf("panic routing sent %d of %d reads to s0, which refused each (refusing %v); want 1, the one that shows it refuses",
+			sent, reads, h.endpoint("s0").Refusing)
+	}
+
+	// A probe that meets a refused connection marks it too.
+	answer()
+	if res, err := h.eng.Probe(ctxT(t, 5*time.Second), "s0", "eth_blockNumber", nil); err != nil || res.OK {
+		t.Fatalf("probe of s0 refusing: %+v, %v; want a failure", res, err)
+	}
+	if !h.endpoint("s0").Refusing {
+		t.Fatalf("a probe met a refused connection and s0 is not marked refusing")
+	}
+	t.Logf("%d of %d panic-routed reads reached s0 after it refused again", sent, reads)
+}
