@@ -55,6 +55,9 @@ type Engine struct {
 	// solanaFloors are the highest Solana slots and block heights returned
 	// at each commitment that are no head (solana_floors.go).
 	solanaFloors solanaFloors
+	// finality is the highest finalized and safe block numbers returned
+	// (finality.go).
+	finality finalityFloors
 
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served

@@ -23,6 +23,7 @@ func (x *execution) win(d attemptDone) result {
 	if isHeadMethod(x.req.Method) {
 		res.head = d.rep.head
 	}
+	res.final = d.rep.final
 	return res
 }
 

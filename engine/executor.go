@@ -24,6 +24,7 @@ type result struct {
 	body     *bytes.Buffer        // pooled winning answer, nil when err is set
 	info     jsonrpc.ResponseInfo // what the transport read of body
 	head     int64                // the head body is (eth_blockNumber, getSlot), 0 if none
+	final    int64                // the number of the finalized or safe block body is (plan.finality), 0 if none
 	err      *jsonrpc.Error
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
@@ -110,9 +111,12 @@ type plan struct {
 	// (affinity.go); a read it takes is not hedged elsewhere.
 	prefer  *endpoint
 	weight  float64
-	minHead int64   // the explicit block number the read names (0 = none)
-	acct    *counts // the method's counters, looked up once per request
-	trace   traceRef
+	minHead int64 // the explicit block number the read names (0 = none)
+	// finality: the tag of a read of the finalized or safe block ("" for
+	// none), whose answers never go back (finality.go).
+	finality string
+	acct     *counts // the method's counters, looked up once per request
+	trace    traceRef
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.
@@ -224,7 +228,8 @@ type execution struct {
 func (x *execution) setAside(d attemptDone) bool {
 	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull && x.e.blockExpected(x.p.minHead)
 	badHead := d.rep.head != 0 && (d.a.ep.ahead.Load() || x.e.behindPool(d.rep.head))
-	if !nullBlock && !badHead && !d.rep.behind {
+	wentBack := x.p.finality != "" && x.e.finalityWentBack(x.p.finality, d.rep.final)
+	if !nullBlock && !badHead && !wentBack && !d.rep.behind {
 		return false
 	}
 	if x.fallback != nil {
@@ -246,7 +251,7 @@ func asideWorth(d attemptDone) int64 {
 	if d.a.ep.ahead.Load() {
 		return 0
 	}
-	return d.rep.head
+	return max(d.rep.head, d.rep.final)
 }
 
 func (x *execution) run() result {

@@ -38,6 +38,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
+		p.finality = jsonrpc.FinalityTag(req.Method, req.Params)
 	}
 	p.prefer = e.affinityFor(req, cls, start)
 	mc := p.acct
@@ -89,6 +90,8 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		e.noteWrite(req, res)
 	} else if res.head > 0 {
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
+	} else if res.final > 0 {
+		e.noteFinality(p.finality, res.final, res.ep)
 	} else {
 		e.monotonicSolana(req, &res)
 	}

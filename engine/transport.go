@@ -73,7 +73,10 @@ type upstreamReply struct {
 	// head is the endpoint's head the answer shows (answerHead), 0 if none;
 	// the whole result of a head method's answer (isHeadMethod), which
 	// freezeHead and monotonicHead may rewrite.
-	head       int64
+	head int64
+	// final is the number of the block a read of the finalized or safe
+	// block was answered with, 0 if none (finality.go).
+	final      int64
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       jsonrpc.ResponseInfo
 	retryAfter time.Duration
@@ -196,6 +199,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	}
 	if r.out == outAnswer && !r.info.HasError {
 		r.head = answerHead(req, buf.Bytes())
+		if e.cfg.Chain.Kind == "evm" && jsonrpc.FinalityTag(req.Method, req.Params) != "" {
+			r.final = jsonrpc.ResultNumber(buf.Bytes())
+		}
 	}
 	if stale {
 		e.freezeHead(ep, req.Method, &r)

@@ -143,6 +143,22 @@ func ReadsLatestBlock(method string, params json.RawMessage) bool {
 		string(paramAt(TrimSpace(params), 0)) == `"latest"`
 }
 
+// FinalityTag is the tag an EVM read of a block by its finality names,
+// "finalized" or "safe" (eth_getBlockByNumber, geth's eth_getHeaderByNumber),
+// "" for any other read.
+func FinalityTag(method string, params json.RawMessage) string {
+	if method != "eth_getBlockByNumber" && method != "eth_getHeaderByNumber" {
+		return ""
+	}
+	switch string(paramAt(TrimSpace(params), 0)) {
+	case `"finalized"`:
+		return "finalized"
+	case `"safe"`:
+		return "safe"
+	}
+	return ""
+}
+
 // ResultNumber is the "number" member of an object result ("0x…", at most
 // 15 hex digits; a block's own number), 0 when there is none. It reads body
 // in place up to that member and no further: nodes write a block's number
