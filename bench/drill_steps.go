@@ -128,9 +128,13 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
 	}
-	if limit >= 0 {
+	switch {
+	case d.cfg.Mode == "http429" && failed == 0:
+		// A probe met the 429 first: it backs off the whole endpoint.
+		s.Summary = fmt.Sprintf("%s cut out by a probe's HTTP 429 before any client attempt reached it (%s), %s after the fault", d.endpoint, how, took)
+	case limit >= 0:
 		s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, plural(failed, what), how, took)
-	} else {
+	default:
 		s.Summary = fmt.Sprintf("%s cut out (%s), %s after the fault", d.endpoint, how, took)
 	}
 	if limit >= 0 && d.load == nil {
