@@ -221,6 +221,7 @@ type execution struct {
 //     very answer (headrule.go) or behind the pool head by more than
 //     chain.max_head_lag (behindPool): the client would see the chain jump,
 //     or go back. Its head was learnt all the same (finishAttempt).
+//   - a finalized or safe block below one already returned (finality.go).
 //
 // Of the answers held back, the one kept is the best (asideWorth). It says
 // whether d was held back; x.fallback then holds the one to relay if the
