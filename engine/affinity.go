@@ -162,14 +162,12 @@ func (e *Engine) affinityFor(req *jsonrpc.Request, cls jsonrpc.Class, start time
 	return nil
 }
 
-// readsOwnWrites says whether req is a read whose answer depends on writes
-// sent before it: a read of the pending state, or a lookup of a
-// transaction by hash or signature (a client knows the hash of what it
-// signed).
+// readsOwnWrites says whether req, a read, depends on writes sent before
+// it: it reads the pending state, or looks a transaction up by hash or
+// signature (a client knows the hash of what it signed).
 func (e *Engine) readsOwnWrites(req *jsonrpc.Request) bool {
-	return e.methods.Class(req.Method) == jsonrpc.ClassRead &&
-		(e.methods.ReadsPending(req.Method, req.Params) ||
-			e.methods.TxRefs(req.Method, req.Params, func(string) bool { return false }))
+	return e.methods.ReadsPending(req.Method, req.Params) ||
+		e.methods.TxRefs(req.Method, req.Params, func(string) bool { return false })
 }
 
 // txAffinity is the endpoint that took the transactions req looks up,

@@ -29,7 +29,8 @@ type batchOrder struct {
 // admit says what req, the batch's next element, waits for before it
 // starts, and the channel to close when it ends (nil: req is no write).
 func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct{}, done chan struct{}) {
-	if e.methods.Class(req.Method) == jsonrpc.ClassWrite {
+	cls := e.methods.Class(req.Method)
+	if cls == jsonrpc.ClassWrite {
 		if o.first != nil {
 			after = []chan struct{}{o.first}
 		}
@@ -40,7 +41,7 @@ func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct
 		}
 		return after, done
 	}
-	if len(o.writes) > 0 && e.readsOwnWrites(req) {
+	if len(o.writes) > 0 && cls == jsonrpc.ClassRead && e.readsOwnWrites(req) {
 		after = o.writes[:len(o.writes):len(o.writes)]
 	}
 	return after, nil

@@ -26,11 +26,11 @@ import (
 func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *jsonrpc.Request) {
 	switch {
 	case status == http.StatusTooManyRequests:
-		r.out, r.cause = outRateLimit, e.httpCause(status, r.body.Bytes())
+		r.out, r.cause = outRateLimit, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()))
 		r.retryAfter = parseRetryAfter(retryAfter, e.now())
 		return
 	case status >= 500:
-		r.out, r.cause = outHTTPError, e.httpCause(status, r.body.Bytes())
+		r.out, r.cause = outHTTPError, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()))
 		return
 	}
 	success := status >= 200 && status < 300
@@ -43,7 +43,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	if !r.info.Valid {
 		switch {
 		case !success:
-			r.out, r.cause = outHTTPError, e.httpCause(status, body)
+			r.out, r.cause = outHTTPError, e.httpCause(status, r.info)
 		case len(jsonrpc.TrimSpace(body)) > 0 && jsonrpc.TrimSpace(body)[0] == '[':
 			r.out, r.cause = outInvalid, "answer is a batch, to a single request"
 		default:
@@ -75,10 +75,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		}
 		r.out, r.cause = outInvalid, "answer carries another request's id"
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
-		r.out, r.cause = outHTTPError, fmt.Sprintf("HTTP %d", status)
-		if r.info.HasError {
-			r.cause += ": " + cause()
-		}
+		r.out, r.cause = outHTTPError, e.httpCause(status, r.info)
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
 	case b == jsonrpc.BlameEndpoint:
@@ -98,9 +95,9 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 // does not ("HTTP 403: JSON-RPC error -32002: rejected due to project ID
 // settings", "HTTP 429: … daily request count exceeded"): a client talking
 // to the provider directly would have read them.
-func (e *Engine) httpCause(status int, body []byte) string {
+func (e *Engine) httpCause(status int, info jsonrpc.ResponseInfo) string {
 	c := fmt.Sprintf("HTTP %d", status)
-	if info := jsonrpc.InspectResponse(body); info.Valid && info.HasError {
+	if info.Valid && info.HasError {
 		c += fmt.Sprintf(": JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
 	}
 	return c
