@@ -26,6 +26,19 @@ func readUntilClosed(t *testing.T, h *harness, name string) {
 	}
 }
 
+// readUntilOpen puts sim u, endpoint name, in error mode and sends reads
+// one at a time (each answered by a failover) until name's breaker opens.
+func readUntilOpen(t *testing.T, h *harness, name string, u *sim.Upstream) {
+	t.Helper()
+	u.SetMode(sim.ModeError)
+	for i := 0; h.endpoint(name).Breaker.State != engine.BreakerOpen; i++ {
+		if i == 100 {
+			t.Fatalf("%s not open after 100 reads: %+v", name, h.endpoint(name).Breaker)
+		}
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+}
+
 func countOf(list []string, s string) int {
 	n := 0
 	for _, v := range list {
@@ -149,15 +162,7 @@ func TestFailover_ReopeningSoonAfterClosingIsFlappingAndDoublesTheCooldown(t *te
 		c.Router.ErrorPenalty = 0 // s0, the fastest, gets every read it may take
 	}, sim.Config{}, slow, slow)
 	bad := h.sims[0]
-	openBreaker := func() {
-		bad.SetMode(sim.ModeError)
-		for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen; i++ {
-			if i == 100 {
-				t.Fatalf("s0 not open after 100 reads: %+v", h.endpoint("s0").Breaker)
-			}
-			mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-		}
-	}
+	openBreaker := func() { readUntilOpen(t, h, "s0", bad) }
 	closeBreaker := func() {
 		bad.SetMode(sim.ModeNormal)
 		next := h.endpoint("s0").Breaker.NextTrialAt

@@ -28,13 +28,7 @@ func TestFilters_PollReachesItsEndpointWhileItsBreakerIsOpen(t *testing.T) {
 	json.Unmarshal([]byte(resultString(t, r)), &id)
 	h.adminDo("POST", "/v1/endpoints/s1/undrain", "")
 
-	h.sims[0].SetMode(sim.ModeError)
-	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen; i++ {
-		if i == 100 {
-			t.Fatalf("s0 not open after 100 reads: %+v", h.endpoint("s0").Breaker)
-		}
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
+	readUntilOpen(t, h, "s0", h.sims[0])
 	h.sims[0].SetMode(sim.ModeNormal)
 
 	before := h.sims[0].Counters().ByMethod["eth_getFilterChanges"]

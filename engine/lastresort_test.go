@@ -18,13 +18,7 @@ import (
 // error: a client talking to s0 directly gets its answer.
 func TestFailover_ReadWhoseRoutableEndpointsFailedTriesTheOpenBreaker(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Breaker.Cooldown = time.Minute }, sim.Config{}, sim.Config{})
-	h.sims[0].SetMode(sim.ModeError)
-	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen; i++ {
-		if i == 100 {
-			t.Fatalf("s0 not open after 100 reads: %+v", h.endpoint("s0").Breaker)
-		}
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
+	readUntilOpen(t, h, "s0", h.sims[0])
 	h.sims[0].SetMode(sim.ModeNormal)
 	h.sims[1].SetMode(sim.ModeError)
 

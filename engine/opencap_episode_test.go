@@ -11,14 +11,13 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// An endpoint breaker.max_open_share keeps closed is said to be held once,
-// when the cap first refuses it, and once more when that ends, however
-// many failures ask again in between (the drill: 205 "breaker not opened"
-// events in a row, one per probe every 5 s, flooding GET /v1/events).
-func TestBreaker_CapRefusalIsOneEventPerEpisode(t *testing.T) {
+// failingPair is two failing sims on a test clock with breaker.cooldown
+// capCooldown, and a probe that must fail: with the shipped
+// breaker.max_open_share, once s0 opens the cap holds s1 closed.
+func failingPair(t *testing.T) (*harness, *testutil.Clock, func(name string)) {
+	t.Helper()
 	clock := testutil.NewClock(testutil.Epoch)
-	const cooldown = 10 * time.Second
-	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Breaker.Cooldown = cooldown },
+	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Breaker.Cooldown = capCooldown },
 		sim.Config{}, sim.Config{})
 	for _, s := range h.sims {
 		s.SetMode(sim.ModeError)
@@ -29,6 +28,17 @@ func TestBreaker_CapRefusalIsOneEventPerEpisode(t *testing.T) {
 			t.Fatalf("probe of a failing %s: ok=%v err=%v", name, res.OK, err)
 		}
 	}
+	return h, clock, probe
+}
+
+const capCooldown = 10 * time.Second
+
+// An endpoint breaker.max_open_share keeps closed is said to be held once,
+// when the cap first refuses it, and once more when that ends, however
+// many failures ask again in between (the drill: 205 "breaker not opened"
+// events in a row, one per probe every 5 s, flooding GET /v1/events).
+func TestBreaker_CapRefusalIsOneEventPerEpisode(t *testing.T) {
+	h, clock, probe := failingPair(t)
 	for range 3 {
 		probe("s0")
 	}
@@ -48,7 +58,7 @@ func TestBreaker_CapRefusalIsOneEventPerEpisode(t *testing.T) {
 		t.Fatalf("s1 %s: the cap should hold it closed", ep.Breaker.State)
 	}
 
-	clock.Advance(cooldown) // no refusal for a cooldown: the episode ends
+	clock.Advance(capCooldown) // no refusal for a cooldown: the episode ends
 	var ended engine.Event
 	testutil.WaitUntil(t, 5*time.Second, "the end of s1's held-closed episode", func() bool {
 		for _, ev := range h.events() {

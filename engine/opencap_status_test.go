@@ -1,13 +1,9 @@
 package engine_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/internal/testutil"
-	"github.com/rpcdash/rpcdash/sim"
 )
 
 // An endpoint that failed enough to open but that breaker.max_open_share
@@ -15,18 +11,10 @@ import (
 // showed it "● closed" beside its errors, with nothing saying why a
 // failing endpoint was still in the pool.
 func TestBreaker_HeldClosedByTheCapShowsInTheStatus(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	const cooldown = 10 * time.Second
-	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Breaker.Cooldown = cooldown },
-		sim.Config{}, sim.Config{})
-	for _, s := range h.sims {
-		s.SetMode(sim.ModeError)
-	}
+	h, clock, probe := failingPair(t)
 	for _, name := range []string{"s0", "s1"} {
 		for range 3 {
-			if res, err := h.eng.Probe(context.Background(), name, "eth_blockNumber", nil); err != nil || res.OK {
-				t.Fatalf("probe of a failing %s: ok=%v err=%v", name, res.OK, err)
-			}
+			probe(name)
 		}
 	}
 	s0, s1 := h.endpoint("s0").Breaker, h.endpoint("s1").Breaker
@@ -36,7 +24,7 @@ func TestBreaker_HeldClosedByTheCapShowsInTheStatus(t *testing.T) {
 	if s1.State != engine.BreakerClosed || !s1.HeldClosed {
 		t.Fatalf("s1: breaker %s, held_closed %v; want closed and held closed by breaker.max_open_share", s1.State, s1.HeldClosed)
 	}
-	clock.Advance(cooldown) // no refusal for a cooldown: no longer held
+	clock.Advance(capCooldown) // no refusal for a cooldown: no longer held
 	if b := h.endpoint("s1").Breaker; b.HeldClosed {
 		t.Fatalf("s1 still held closed a cooldown after the cap's last refusal")
 	}

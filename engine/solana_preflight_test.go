@@ -72,15 +72,23 @@ func TestSolana_PreflightBlockhashNotFoundFromAnEndpointBehindGoesToTheNext(t *t
 	}
 }
 
-// A blockhash every endpoint finds wanting (expired) from an endpoint at
-// the pool head: the failure is the transaction's, relayed as it came, one
-// send per transaction.
-func TestSolana_PreflightBlockhashNotFoundAtThePoolHeadIsRelayed(t *testing.T) {
+// expiredBlockhashRig is two Solana sims at the pool head and a blockhash
+// they made 200 s ago, expired on both.
+func expiredBlockhashRig(t *testing.T) (*headRig, string) {
+	t.Helper()
 	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
 	r.warmUp()
 	old := confirmedBlockhash(t, r.sims[0])
 	r.clock.Advance(200 * time.Second)
 	r.probeAll()
+	return r, old
+}
+
+// A blockhash every endpoint finds wanting (expired) from an endpoint at
+// the pool head: the failure is the transaction's, relayed as it came, one
+// send per transaction.
+func TestSolana_PreflightBlockhashNotFoundAtThePoolHeadIsRelayed(t *testing.T) {
+	r, old := expiredBlockhashRig(t)
 	before := r.upstreamCount("sendTransaction")
 	const sends = 4
 	for i := range sends {
@@ -132,11 +140,7 @@ func TestSolana_BlockhashReadsFromAnEndpointBehindAreSetAside(t *testing.T) {
 // An expired blockhash, asked of endpoints at the pool head: the answer is
 // the blockhash's, relayed from the first endpoint.
 func TestSolana_BlockhashReadsAtThePoolHeadAreRelayed(t *testing.T) {
-	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
-	r.warmUp()
-	old := confirmedBlockhash(t, r.sims[0])
-	r.clock.Advance(200 * time.Second)
-	r.probeAll()
+	r, old := expiredBlockhashRig(t)
 	before := r.upstreamCount("isBlockhashValid")
 	const reads = 4
 	for i := range reads {

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 func TestBase58_KnownVectors(t *testing.T) {
@@ -133,19 +136,27 @@ func solanaTx(t testing.TB, blockhash string) string {
 	return tx
 }
 
-// A node fails preflight for a blockhash it has not made yet (one a node
-// ahead of it handed out) or one expired, and takes the transaction with
-// preflight skipped; placeholder bytes are taken as before.
-func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
-	clock := newManualClock()
-	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
-	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
-	c := newClient(t)
+// blockhashPair is two Solana sims on one manual clock, behind 3 slots
+// after ahead, a client, and the confirmed blockhash ahead just made.
+func blockhashPair(t *testing.T) (clock *testutil.Clock, ahead, behind *Upstream, c *http.Client, blockhash string) {
+	t.Helper()
+	clock = newManualClock()
+	ahead = start(t, Config{Chain: ChainSolana, Clock: clock.Now})
+	behind = start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
+	c = newClient(t)
 	var bh struct {
 		Value struct{ Blockhash string } `json:"value"`
 	}
 	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
-	tx := solanaTx(t, bh.Value.Blockhash)
+	return clock, ahead, behind, c, bh.Value.Blockhash
+}
+
+// A node fails preflight for a blockhash it has not made yet (one a node
+// ahead of it handed out) or one expired, and takes the transaction with
+// preflight skipped; placeholder bytes are taken as before.
+func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
+	clock, ahead, behind, c, blockhash := blockhashPair(t)
+	tx := solanaTx(t, blockhash)
 	b64 := map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"}
 	var sig string
 	result(t, c, ahead, &sig, "sendTransaction", tx, b64)
@@ -164,26 +175,19 @@ func TestSolana_PreflightChecksTheBlockhash(t *testing.T) {
 // isBlockhashValid and simulateTransaction read the blockhash as preflight
 // does: a node behind has not made one from a node ahead.
 func TestSolana_BlockhashValidAndSimulate(t *testing.T) {
-	clock := newManualClock()
-	ahead := start(t, Config{Chain: ChainSolana, Clock: clock.Now})
-	behind := start(t, Config{Chain: ChainSolana, Clock: clock.Now, HeadLag: 3})
-	c := newClient(t)
-	var bh struct {
-		Value struct{ Blockhash string } `json:"value"`
-	}
-	result(t, c, ahead, &bh, "getLatestBlockhash", map[string]string{"commitment": "confirmed"})
+	_, ahead, behind, c, blockhash := blockhashPair(t)
 	confirmed := map[string]string{"commitment": "confirmed"}
 	var valid struct{ Value bool }
-	if result(t, c, ahead, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); !valid.Value {
+	if result(t, c, ahead, &valid, "isBlockhashValid", blockhash, confirmed); !valid.Value {
 		t.Fatal("the node that made the blockhash says it is not valid")
 	}
-	if result(t, c, behind, &valid, "isBlockhashValid", bh.Value.Blockhash, confirmed); valid.Value {
+	if result(t, c, behind, &valid, "isBlockhashValid", blockhash, confirmed); valid.Value {
 		t.Fatal("a node 3 slots behind says a blockhash it has not made is valid")
 	}
 	var sim struct {
 		Value struct{ Err any } `json:"value"`
 	}
-	tx := solanaTx(t, bh.Value.Blockhash)
+	tx := solanaTx(t, blockhash)
 	b64 := map[string]string{"encoding": "base64", "commitment": "confirmed"}
 	if result(t, c, ahead, &sim, "simulateTransaction", tx, b64); sim.Value.Err != nil {
 		t.Fatalf("simulation at the node that made the blockhash: %v", sim.Value.Err)
