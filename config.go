@@ -55,6 +55,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	}
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		wholeNumbersOnly(),
+		durationsWithUnits(),
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
 	))

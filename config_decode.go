@@ -197,6 +197,25 @@ func expected(key string, t reflect.Type) string {
 	return "a " + t.String()
 }
 
+// durationsWithUnits refuses a bare number for a duration key, which the
+// weakly typed decoder takes as nanoseconds: request_timeout = 5 was 5 ns,
+// and a methods.timeouts entry of 5 failed every call of its method at
+// once. 0 is 0 whatever the unit.
+func durationsWithUnits() mapstructure.DecodeHookFuncType {
+	return func(_ reflect.Type, t reflect.Type, data any) (any, error) {
+		if t != reflect.TypeOf(time.Duration(0)) {
+			return data, nil
+		}
+		v := reflect.ValueOf(data)
+		switch {
+		case !v.IsValid():
+		case v.CanInt() && v.Int() != 0, v.CanUint() && v.Uint() != 0, v.CanFloat() && v.Float() != 0:
+			return nil, errors.New("a number without a unit")
+		}
+		return data, nil
+	}
+}
+
 // wholeNumbersOnly refuses what the weakly typed decoder would otherwise
 // bend: a negative number for an unsigned key (chain.chain_id = -1 became
 // 0xffffffffffffffff) and a fraction for a whole-number key (1.5 became 1).

@@ -50,6 +50,10 @@ quantile = 2
 [breaker]
 cooldown = "ten"
 failures = -1
+backoff_base = 5
+[methods.timeouts]
+eth_getLogs = 5
+eth_call = "-1s"
 [[endpoints]]
 name = "a"
 url = "sim://nope"
@@ -72,6 +76,10 @@ url = ["` + secretURL + `"]
 		"unknown top-level keys: bogus",
 		`server.max_body_bytes: "lots" is not a whole number`,
 		`breaker.cooldown: "ten" is not a duration (e.g. 10s`,
+		// A bare number was nanoseconds.
+		`breaker.backoff_base: 5 is not a duration (e.g. 10s`,
+		`methods.timeouts[eth_getlogs]: 5 is not a duration (e.g. 10s`,
+		`methods.timeouts.eth_call: must be a positive duration, got -1s`,
 		`hedge.delay: must be "auto" or a duration such as "120ms", got "fast"`,
 		`hedge.quantile: must be in (0, 1), got 2`,
 		`breaker.failures: must be at least 1, got -1`,

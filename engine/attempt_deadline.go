@@ -3,13 +3,17 @@ package engine
 // An attempt's own deadline, learnt from the endpoint's latency for the
 // method; passing it races the next attempt and does not cut this one.
 
-import "time"
+import (
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
 
 // attemptTimeout is an attempt's own deadline: a high quantile of the
 // endpoint's recent latency for the method times a factor, clamped to
-// [breaker.attempt_timeout_min, server.request_timeout]. Passing it does not
-// cut a read: it charges the endpoint with a hang and starts the next
-// attempt beside it (attemptOverdue, run).
+// [breaker.attempt_timeout_min, the method's request deadline]. Passing it
+// does not cut a read: it charges the endpoint with a hang and starts the
+// next attempt beside it (attemptOverdue, run).
 func (e *Engine) attemptTimeout(ep *endpoint, s *methodStats) time.Duration {
 	d, _ := e.attemptDeadline(ep, s)
 	return d
@@ -19,14 +23,14 @@ func (e *Engine) attemptTimeout(ep *endpoint, s *methodStats) time.Duration {
 const (
 	deadlineCold    = "cold"    // too few answers yet: a third of the request's deadline
 	deadlineLearned = "learned" // factor × the quantile of the answers
+	deadlineFew     = "few"     // too few answers to learn from: what the method's few answers give, its own and other endpoints'
 	deadlineFloor   = "floor"   // raised to breaker.attempt_timeout_min
-	deadlineCeiling = "ceiling" // cut to server.request_timeout
+	deadlineCeiling = "ceiling" // cut to the request's deadline
 )
 
 // coldDeadline is an attempt's deadline while too few answers are known:
-// room for two more attempts beside it within the request's deadline.
-func (e *Engine) coldDeadline() time.Duration {
-	limit := e.cfg.Server.RequestTimeout
+// room for two more attempts beside it within the request's deadline limit.
+func (e *Engine) coldDeadline(limit time.Duration) time.Duration {
 	return min(max(limit/3, e.cfg.Breaker.AttemptTimeoutMin), limit)
 }
 
@@ -38,29 +42,88 @@ func (e *Engine) coldDeadline() time.Duration {
 // stretch its deadline with every attempt that beat it. Slow answers reach
 // the window because no read is cut at its deadline, and because one
 // overdue loser per endpoint at a time runs on to its answer (stopRest).
+//
+// A method the endpoint has answered too few times to learn from takes the
+// deadline its few answers and the other endpoints' answers to it give,
+// when there are any, never below what the endpoint's answers to every
+// method give. A method that
+// takes seconds by nature (a trace) would otherwise pass the deadline of
+// the endpoint's quick reads on every attempt until it had answered
+// enough: raced on a second endpoint each time (twice the cost of the
+// dearest calls) and counted against the breaker as a hang. A long read
+// nobody has answered yet gets the cold deadline of its own request
+// deadline.
 func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {
-	q, n := s.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
-	if n < minRouteSamples {
-		return e.endpointDeadline(ep)
+	limit := e.cfg.Server.RequestTimeout
+	if !s.shared {
+		limit = e.requestTimeout(s.method)
 	}
-	return e.deadlineAt(q)
+	q, n := s.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
+	if n >= minRouteSamples {
+		return e.deadlineAt(q, limit)
+	}
+	own, src := e.endpointDeadline(ep)
+	if s.shared {
+		return own, src
+	}
+	few, known := q, n > 0
+	if borrowed, ok := e.poolAnswerQuantile(ep, s.method); ok {
+		few, known = max(few, borrowed), true
+	}
+	if known {
+		if d, fsrc := e.deadlineAt(few, limit); d > own {
+			if fsrc == deadlineLearned {
+				fsrc = deadlineFew
+			}
+			return d, fsrc
+		}
+		return own, src
+	}
+	if _, source := e.requestTimeoutOf(s.method); source != jsonrpc.TimeoutGeneral {
+		if cold := e.coldDeadline(limit); cold > own {
+			return cold, deadlineCold
+		}
+	}
+	return own, src
+}
+
+// poolAnswerQuantile is the highest of the answer quantiles the other
+// endpoints' answers to method give (at least one answer each); ok is false
+// when none has answered it.
+func (e *Engine) poolAnswerQuantile(ep *endpoint, method string) (time.Duration, bool) {
+	var best time.Duration
+	found := false
+	for _, other := range e.endpoints {
+		if other == ep {
+			continue
+		}
+		st, ok := other.methods.lookup(method)
+		if !ok {
+			continue
+		}
+		if q, n := st.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile); n > 0 {
+			best, found = max(best, q), true
+		}
+	}
+	return best, found
 }
 
 // endpointDeadline is the attempt deadline ep's answers to every method
 // together give: the fallback for a method it has answered too few times,
 // and the yardstick of its own slowness (poolSlow).
 func (e *Engine) endpointDeadline(ep *endpoint) (time.Duration, string) {
+	limit := e.cfg.Server.RequestTimeout
 	q, n := ep.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
 	if n < minRouteSamples {
-		return e.coldDeadline(), deadlineCold
+		return e.coldDeadline(limit), deadlineCold
 	}
-	return e.deadlineAt(q)
+	return e.deadlineAt(q, limit)
 }
 
-// deadlineAt is the deadline for an endpoint whose latency quantile is q.
-func (e *Engine) deadlineAt(q time.Duration) (time.Duration, string) {
+// deadlineAt is the deadline for an endpoint whose latency quantile is q,
+// under the request deadline limit.
+func (e *Engine) deadlineAt(q, limit time.Duration) (time.Duration, string) {
 	b := e.cfg.Breaker
-	limit := e.cfg.Server.RequestTimeout
 	d := time.Duration(float64(q) * b.AttemptTimeoutFactor)
 	switch {
 	case d < b.AttemptTimeoutMin:

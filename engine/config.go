@@ -250,6 +250,10 @@ type MethodsConfig struct {
 	// Weights are cost units per method (lower-cased keys), for the hedge
 	// budget; a method not listed weighs 1.
 	Weights map[string]float64 `mapstructure:"weights"`
+	// Timeouts are request deadlines per method (lower-cased keys), in
+	// place of server.request_timeout and the built-in deadline of long
+	// reads.
+	Timeouts map[string]time.Duration `mapstructure:"timeouts"`
 }
 
 // DemoConfig is the built-in demo load: light, read-only traffic sent by

@@ -355,6 +355,9 @@ func (m MethodsConfig) validate(p *problems, kind string) {
 	for _, name := range slices.Sorted(maps.Keys(m.Weights)) {
 		p.inRange("methods.weights."+name, m.Weights[name], 0, math.Inf(1), true, true)
 	}
+	for _, name := range slices.Sorted(maps.Keys(m.Timeouts)) {
+		p.positive("methods.timeouts."+name, m.Timeouts[name])
+	}
 }
 
 func validateEndpointURL(raw string) error {

@@ -108,6 +108,7 @@ type endpoint struct {
 }
 
 type methodStats struct {
+	method  string // its key: the method, or otherMethod
 	latency *window.Latency
 	rates   *window.Rates
 	// since start: attempts that passed their deadline without an answer,
@@ -141,6 +142,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 	ep.shadow = newShadowStats(e)
 	ep.methods = newPerMethod(true, func(method string) *methodStats {
 		return &methodStats{
+			method:  method,
 			latency: window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 			rates:   window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 			shared:  method == otherMethod,

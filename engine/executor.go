@@ -434,11 +434,11 @@ func (x *execution) requestEnded() bool {
 	return ok && !time.Now().Before(dl)
 }
 
-// timedOut says that the request's deadline, server.request_timeout, ended
-// it, and which endpoints were still working on it: a client talking to one
-// of them directly, with a longer timeout, might have had the answer.
+// timedOut says that the request's deadline (requestTimeout) ended it, and
+// which endpoints were still working on it: a client talking to one of them
+// directly, with a longer timeout, might have had the answer.
 func (x *execution) timedOut() string {
-	why := "request timed out: no answer within server.request_timeout " + x.e.cfg.Server.RequestTimeout.String()
+	why := "request timed out: no answer within " + x.e.timeoutWords(x.p.method)
 	waited := x.cut
 	for _, a := range x.live {
 		waited = append(waited, a.ep.Name)

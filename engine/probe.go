@@ -133,7 +133,7 @@ func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang,
 	if d, source := e.attemptDeadline(ep, s); source != deadlineCold {
 		hang = max(hang, d)
 	}
-	wait = max(hang, e.coldDeadline())
+	wait = max(hang, e.coldDeadline(e.cfg.Server.RequestTimeout))
 	if trial {
 		hang = wait
 	}

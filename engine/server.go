@@ -107,11 +107,6 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	e.hedge.updatePause(n)
 	defer func() { e.hedge.updatePause(e.inflight.Add(-1)) }()
 
-	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Server.RequestTimeout)
-	defer cancel()
-	ctx, stop := e.cutAtShutdown(ctx)
-	defer stop()
-
 	body, perr := jsonrpc.ParseBodyLimit(raw, e.cfg.Server.MaxBatch)
 	if perr != nil {
 		e.traceRefused(w, start, perr.Code)
@@ -119,11 +114,16 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, perr)
 		return
 	}
+	began := time.Now()
+	ctx, cancel := context.WithDeadline(r.Context(), began.Add(e.bodyTimeout(body.Elements)))
+	defer cancel()
+	ctx, stop := e.cutAtShutdown(ctx)
+	defer stop()
 	if !body.Batch {
 		e.serveSingle(ctx, w, body.Elements[0], start)
 		return
 	}
-	e.serveBatch(ctx, w, body.Elements, start)
+	e.serveBatch(ctx, w, body.Elements, start, began)
 }
 
 // refuseBody answers a request whose body could not be read whole.
@@ -270,10 +270,14 @@ const batchFanout = 100
 // counted against the batch while they are read, and once the bound is
 // passed the batch's open elements are cut and answered -32003, as geth
 // answers a batch over its response limit.
-func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []jsonrpc.Element, start time.Time) {
+//
+// Each element has its own method's deadline from began (requestTimeout);
+// the body's is the longest of them.
+func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []jsonrpc.Element, start, began time.Time) {
 	ctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	ctx = withAnswerBudget(ctx, e.cfg.Server.MaxResponseBytes, cut)
+	bodyDeadline, _ := ctx.Deadline()
 	results := make([]result, len(els))
 	var traces []traceRef
 	if e.trace != nil {
@@ -307,6 +311,12 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 				case <-w:
 				case <-ctx.Done():
 				}
+			}
+			ctx := ctx
+			if own := began.Add(e.requestTimeout(el.Req.Method)); own.Before(bodyDeadline) {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, own)
+				defer cancel()
 			}
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		}()

@@ -197,7 +197,7 @@ func (e *Engine) release(res result) {
 
 // runMirror sends one mirror and compares its answer with the client's.
 func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
-	ctx, cancel := context.WithTimeout(e.base, e.cfg.Server.RequestTimeout)
+	ctx, cancel := context.WithTimeout(e.base, e.requestTimeout(job.req.Method))
 	defer cancel()
 	start := e.now()
 	rep := e.roundTrip(ctx, ep, job.req, false)

@@ -189,7 +189,9 @@ type MethodSnapshot struct {
 	// endpoint beside the running attempt, which is not cut.
 	AttemptTimeout time.Duration
 	// AttemptTimeoutSource: "learned" (factor × quantile of the answers,
-	// slow and censored ones included), "floor", "ceiling" or "cold".
+	// slow and censored ones included), "few" (too few answers of its own:
+	// its few and the other endpoints' answers to the method), "floor",
+	// "ceiling" or "cold".
 	AttemptTimeoutSource string
 	Score                ScoreParts // the endpoint's routing score for this method
 	// Since start: attempts that passed the deadline without an answer, and

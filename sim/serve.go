@@ -79,7 +79,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if !u.sleep(r.Context(), u.serviceTime(s)) {
+	if !u.sleep(r.Context(), u.serviceTime(s, reqs)) {
 		if r.Context().Err() != nil {
 			u.countCancelledTime(time.Since(arrived))
 		}

@@ -8,8 +8,9 @@ import (
 
 // serviceTime is how long the answer to a request arriving now takes: its
 // wait for capacity, then a draw from the latency model (a tail time when
-// it begins inside an incident window), plus any extra latency.
-func (u *Upstream) serviceTime(s settings) time.Duration {
+// it begins inside an incident window), plus any extra latency, its
+// methods' included.
+func (u *Upstream) serviceTime(s settings, reqs []request) time.Duration {
 	wait := u.queue.wait(time.Now(), u.cfg.Capacity)
 	window, shared := s.latency.Incidents(u.cfg.IncidentSeed).Window(u.cfg.Epoch.Since(u.cfg.Clock()))
 	u.rngMu.Lock()
@@ -43,7 +44,16 @@ func (u *Upstream) serviceTime(s settings) time.Duration {
 			}
 		})
 	}
-	return wait + d + s.extra
+	return wait + d + s.extra + s.methodLatency(reqs)
+}
+
+// methodLatency is the most SetMethodLatency adds to any of reqs.
+func (s settings) methodLatency(reqs []request) time.Duration {
+	var d time.Duration
+	for _, r := range reqs {
+		d = max(d, s.methodExtra[r.Method])
+	}
+	return d
 }
 
 // maxIncidentWindows bounds Counters.IncidentWindows (the newest are kept).

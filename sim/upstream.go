@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -44,6 +45,7 @@ type Upstream struct {
 type settings struct {
 	mode          Mode
 	extra         time.Duration
+	methodExtra   map[string]time.Duration // SetMethodLatency; replaced, never changed in place
 	latency       Latency
 	errorRate     float64
 	rateLimitRate float64
@@ -192,6 +194,25 @@ func (u *Upstream) Mode() Mode { return u.snapshot().mode }
 // SetExtraLatency adds d to the service time of every served request.
 func (u *Upstream) SetExtraLatency(d time.Duration) {
 	u.update(func(s *settings) { s.extra = max(d, 0) })
+}
+
+// SetMethodLatency adds d to the service time of requests that carry
+// method (a batch takes the most any of its calls adds), as a node's traces
+// or wide log queries take seconds while its other reads take milliseconds;
+// 0 removes it.
+func (u *Upstream) SetMethodLatency(method string, d time.Duration) {
+	u.update(func(s *settings) {
+		m := maps.Clone(s.methodExtra)
+		if m == nil {
+			m = map[string]time.Duration{}
+		}
+		if d > 0 {
+			m[method] = d
+		} else {
+			delete(m, method)
+		}
+		s.methodExtra = m
+	})
 }
 
 // SetLatency replaces the service-time model.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Class is how a method may be routed.
@@ -120,17 +121,21 @@ type MethodLists struct {
 	// budget; they override the built-in ones (evmWeights), and a method
 	// in neither weighs 1.
 	Weights map[string]float64
+	// Timeouts are request deadlines per method (lower-cased keys); they
+	// override the built-in ones of long reads (longReads).
+	Timeouts map[string]time.Duration
 }
 
 // MethodTable classifies methods of one chain kind. Lookups ignore ASCII
 // case: a write spelled oddly must never be hedged just because its case
 // differs. It is read-only after construction and safe for concurrent use.
 type MethodTable struct {
-	solana  bool
-	classes map[string]Class // lower-cased; methods not listed are sent once, like writes
-	noHedge map[string]bool
-	weights map[string]float64
-	tips    map[string]tipRule
+	solana   bool
+	classes  map[string]Class // lower-cased; methods not listed are sent once, like writes
+	noHedge  map[string]bool
+	weights  map[string]float64
+	timeouts map[string]time.Duration
+	tips     map[string]tipRule
 }
 
 // NewMethodTable builds the table for kind ("evm" or "solana"; anything
@@ -143,11 +148,12 @@ type MethodTable struct {
 // both, naming the key; see ConfigClassProblem).
 func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 	t := &MethodTable{
-		solana:  kind == "solana",
-		classes: map[string]Class{},
-		noHedge: map[string]bool{},
-		weights: map[string]float64{},
-		tips:    evmTips,
+		solana:   kind == "solana",
+		classes:  map[string]Class{},
+		noHedge:  map[string]bool{},
+		weights:  map[string]float64{},
+		timeouts: map[string]time.Duration{},
+		tips:     evmTips,
 	}
 	if t.solana {
 		t.tips = solanaTips
@@ -193,6 +199,9 @@ func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 	}
 	for m, w := range cfg.Weights {
 		t.weights[Lower(m)] = w
+	}
+	for m, d := range cfg.Timeouts {
+		t.timeouts[Lower(m)] = d
 	}
 	return t
 }

@@ -1,0 +1,55 @@
+package jsonrpc
+
+import "time"
+
+// LongReadTimeout is the built-in request deadline of the reads that take
+// seconds by nature: tracing, log queries, a block's receipts, a program's
+// accounts. A node serves them for as long as its own HTTP server lets it
+// (geth's write timeout is 30 s; archive providers run traces to a minute),
+// so a client talking to it directly gets answers that a general deadline
+// of a few seconds would fail.
+const LongReadTimeout = 60 * time.Second
+
+// evmLongReads and solanaLongReads are the methods LongReadTimeout applies
+// to, by lower-cased name; evmLongReadPrefixes by family.
+var (
+	evmLongReads        = map[string]bool{"eth_getlogs": true, "eth_getfilterlogs": true, "eth_getblockreceipts": true}
+	evmLongReadPrefixes = []string{"debug_trace", "trace_"}
+	solanaLongReads     = map[string]bool{"getprogramaccounts": true, "getlargestaccounts": true}
+)
+
+// Where a request deadline comes from (RequestTimeout).
+const (
+	TimeoutGeneral    = iota // server.request_timeout
+	TimeoutConfigured        // methods.timeouts names the method
+	TimeoutLongRead          // built in: LongReadTimeout
+)
+
+// RequestTimeout is the method's own request deadline and where it comes
+// from: methods.timeouts, else LongReadTimeout for a long read; for any
+// other method (TimeoutGeneral) the caller's general deadline applies.
+func (t *MethodTable) RequestTimeout(method string) (time.Duration, int) {
+	if d, ok := LookupFold(t.timeouts, method); ok {
+		return d, TimeoutConfigured
+	}
+	if t.longRead(method) {
+		return LongReadTimeout, TimeoutLongRead
+	}
+	return 0, TimeoutGeneral
+}
+
+func (t *MethodTable) longRead(method string) bool {
+	if t.solana {
+		_, ok := LookupFold(solanaLongReads, method)
+		return ok
+	}
+	if _, ok := LookupFold(evmLongReads, method); ok {
+		return true
+	}
+	for _, p := range evmLongReadPrefixes {
+		if hasPrefixFold(method, p) {
+			return true
+		}
+	}
+	return false
+}

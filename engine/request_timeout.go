@@ -1,0 +1,60 @@
+package engine
+
+// A request's own deadline: server.request_timeout, or longer for the
+// reads that take seconds by nature.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
+// requestTimeout is the deadline of a request for method: methods.timeouts,
+// else jsonrpc.LongReadTimeout for a long read (never shorter than
+// server.request_timeout), else server.request_timeout.
+func (e *Engine) requestTimeout(method string) time.Duration {
+	d, _ := e.requestTimeoutOf(method)
+	return d
+}
+
+func (e *Engine) requestTimeoutOf(method string) (time.Duration, int) {
+	if !isMethodName(method) { // counted as otherMethod: the general deadline
+		return e.cfg.Server.RequestTimeout, jsonrpc.TimeoutGeneral
+	}
+	d, source := e.methods.RequestTimeout(method)
+	switch source {
+	case jsonrpc.TimeoutConfigured:
+		return d, source
+	case jsonrpc.TimeoutLongRead:
+		return max(d, e.cfg.Server.RequestTimeout), source
+	}
+	return e.cfg.Server.RequestTimeout, source
+}
+
+// bodyTimeout is the deadline of a whole body: the longest of its calls'.
+func (e *Engine) bodyTimeout(els []jsonrpc.Element) time.Duration {
+	d := time.Duration(0)
+	for _, el := range els {
+		if el.Req != nil {
+			d = max(d, e.requestTimeout(el.Req.Method))
+		}
+	}
+	if d == 0 {
+		return e.cfg.Server.RequestTimeout
+	}
+	return d
+}
+
+// timeoutWords names the deadline a request for method ran out of and the
+// key that sets it, for the client's error.
+func (e *Engine) timeoutWords(method string) string {
+	d, source := e.requestTimeoutOf(method)
+	switch source {
+	case jsonrpc.TimeoutConfigured:
+		return fmt.Sprintf("methods.timeouts.%s %s", jsonrpc.Lower(method), d)
+	case jsonrpc.TimeoutLongRead:
+		return fmt.Sprintf("%s, the built-in deadline of long reads (methods.timeouts sets another)", d)
+	}
+	return "server.request_timeout " + d.String()
+}

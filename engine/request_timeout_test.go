@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// A trace or a wide log query takes seconds at a node that answers its other
+// reads in milliseconds; a client talking to the node directly gets the
+// answer, so server.request_timeout must not fail it.
+func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 400 * time.Millisecond },
+		sim.Config{Latency: fixed(5 * time.Millisecond)})
+	h.sims[0].SetMethodLatency("eth_getLogs", 700*time.Millisecond)
+	h.sims[0].SetMethodLatency("eth_call", 700*time.Millisecond)
+
+	r := h.call(1, "eth_getLogs", logsFilter)
+	mustOK(t, r)
+	if r.took < 700*time.Millisecond || r.attempts != 1 {
+		t.Fatalf("eth_getLogs: %d attempts in %s; want the one attempt's answer after 700 ms", r.attempts, r.took)
+	}
+	r = h.call(2, "eth_call", map[string]any{"to": addr}, "latest")
+	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "no answer within server.request_timeout 400ms") {
+		t.Fatalf("eth_call past server.request_timeout: got HTTP %d %s, want the request timeout naming its key", r.status, r.body)
+	}
+
+	// In a batch each call keeps its own method's deadline.
+	r = h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"` + addr + `"},"latest"]},` +
+		`{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{"fromBlock":"0x1","toBlock":"0x2"}]}]`)
+	var answers []struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != 2 {
+		t.Fatalf("batch: HTTP %d %s", r.status, r.body)
+	}
+	if answers[0].Error == nil || !strings.Contains(answers[0].Error.Message, "server.request_timeout 400ms") {
+		t.Fatalf("batch's eth_call: %s, want the request timeout", r.body)
+	}
+	if answers[1].Error != nil || answers[1].Result == nil {
+		t.Fatalf("batch's eth_getLogs: %s, want its answer", r.body)
+	}
+}
+
+func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = 400 * time.Millisecond
+		c.Methods.Timeouts = map[string]time.Duration{"eth_call": 2 * time.Second, "eth_getlogs": 300 * time.Millisecond}
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	h.sims[0].SetMethodLatency("eth_getLogs", 700*time.Millisecond)
+	h.sims[0].SetMethodLatency("eth_call", 700*time.Millisecond)
+
+	mustOK(t, h.call(1, "eth_call", map[string]any{"to": addr}, "latest"))
+	r := h.call(2, "eth_getLogs", logsFilter)
+	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "no answer within methods.timeouts.eth_getlogs 300ms") {
+		t.Fatalf("eth_getLogs past its methods.timeouts: got HTTP %d %s", r.status, r.body)
+	}
+	if r.took > 650*time.Millisecond {
+		t.Fatalf("eth_getLogs answered after %s: its 300 ms deadline did not end it", r.took)
+	}
+}
+
+// A method that takes seconds at every endpoint, while their other reads
+// take milliseconds, is not a hang: before, each attempt of it passed the
+// deadline of the endpoint's quick reads until the endpoint had answered it
+// five times, so each call was raced on the other endpoint (twice the cost
+// of the dearest calls) and charged to a breaker as a hang.
+func TestDeadline_ASlowMethodIsJudgedByItsOwnFewAnswers(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
+	warm(t, h)
+	for _, s := range h.sims {
+		s.SetMethodLatency("eth_call", 600*time.Millisecond)
+		s.SetMethodLatency("eth_getLogs", 600*time.Millisecond)
+	}
+	raced := 0
+	for i := range 10 {
+		// As in an indexer's traffic, the slow method stays well under 1 %
+		// of each endpoint's answers: their p99 stays the quick reads'.
+		for j := range 100 {
+			mustOK(t, h.call(j, "eth_getBalance", addr, "latest"))
+		}
+		r := h.call(i, "eth_call", map[string]any{"to": addr}, "latest")
+		mustOK(t, r)
+		if r.attempts > 1 {
+			raced++
+		}
+	}
+	// The first call has nothing but the quick reads to go by.
+	if raced > 1 {
+		t.Fatalf("%d of 10 eth_call raced past a deadline; want at most the first", raced)
+	}
+	overdue := int64(0)
+	for _, ep := range h.status().Endpoints {
+		m := ep.Methods["eth_call"]
+		overdue += m.Overdue
+		if ep.Breaker.ConsecutiveFailures != 0 {
+			t.Fatalf("%s: %d failures in a row", ep.Name, ep.Breaker.ConsecutiveFailures)
+		}
+		if src := m.AttemptTimeoutSource; src != "few" && src != "learned" {
+			t.Fatalf("%s: eth_call's deadline %s comes from %q; want its answers", ep.Name, m.AttemptTimeout, src)
+		}
+	}
+	if overdue > 2 {
+		t.Fatalf("%d eth_call attempts overdue; want at most the first call's", overdue)
+	}
+	// A long read nobody has answered yet has the cold deadline of its own
+	// request deadline, not the quick reads'.
+	r := h.call(99, "eth_getLogs", logsFilter)
+	mustOK(t, r)
+	if r.attempts != 1 {
+		t.Fatalf("the first eth_getLogs took %d attempts; want 1", r.attempts)
+	}
+	t.Logf("eth_call: %d of 10 raced, %d attempts overdue", raced, overdue)
+}
