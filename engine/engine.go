@@ -151,6 +151,9 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)
 	e.hedge = newHedger(cfg.Hedge, cfg.Server.StatsWindow, e.now, e.events.add)
+	e.hedge.maxDelayScale = func(method string) float64 {
+		return float64(e.requestTimeout(method)) / float64(cfg.Server.RequestTimeout)
+	}
 	for i, c := range cfg.Endpoints {
 		ep := newEndpoint(i, c, e)
 		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })

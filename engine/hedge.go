@@ -27,6 +27,9 @@ type hedger struct {
 	cfg    HedgeConfig
 	now    func() time.Time
 	events func(Event)
+	// maxDelayScale is a method's request deadline over the general one
+	// (nil: 1 for every method).
+	maxDelayScale func(method string) float64
 
 	mu        sync.RWMutex
 	enabled   bool
@@ -118,13 +121,29 @@ func (h *hedger) delayFor(method string) delayInfo {
 	if delay != AutoDelay {
 		return delayInfo{Delay: delay, Source: src, Enabled: enabled, Quantile: q}
 	}
+	cold := h.cfg.ColdDelay
 	if hm, _ := h.methods.lookup(method); hm != nil {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
-			d := min(max(hm.primaries.DelayQuantile(q), h.cfg.MinDelay), h.cfg.MaxDelay)
+			d := min(max(hm.primaries.DelayQuantile(q), h.cfg.MinDelay), h.maxDelayFor(method))
 			return delayInfo{Delay: d, Source: "auto", Enabled: enabled, Quantile: q}
 		}
+		// A method whose few answers already took longer than the cold
+		// delay (a trace) is not hedged on every call while it is learnt.
+		if few, n := hm.primaries.AnswerQuantile(q); n > 0 {
+			cold = max(cold, min(few, h.maxDelayFor(method)))
+		}
 	}
-	return delayInfo{Delay: h.cfg.ColdDelay, Source: "cold", Enabled: enabled, Quantile: q}
+	return delayInfo{Delay: cold, Source: "cold", Enabled: enabled, Quantile: q}
+}
+
+// maxDelayFor is hedge.max_delay for method: scaled by its own request
+// deadline over server.request_timeout (maxDelayScale), so that a trace
+// whose answers take 5 s is not hedged on every call at 2 s.
+func (h *hedger) maxDelayFor(method string) time.Duration {
+	if h.maxDelayScale == nil {
+		return h.cfg.MaxDelay
+	}
+	return time.Duration(float64(h.cfg.MaxDelay) * h.maxDelayScale(method))
 }
 
 // method returns the method's state, creating it on first use; nil past

@@ -82,7 +82,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	if d.Source == "auto" {
 		// From the copy just taken, so that the delay and the distribution
 		// it is drawn on agree (the window may have moved since delayFor).
-		md.Hedge.Delay = e.autoDelay(md.Primary, d.Quantile)
+		md.Hedge.Delay = e.autoDelay(key, md.Primary, d.Quantile)
 	}
 	md.Targets = e.hedgeTargets(key)
 	md.Trial = e.trials.get(key)
@@ -184,13 +184,13 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	case s == "current":
 		return md.Hedge.Delay, md.Hedge.Enabled, nil
 	case s == "auto":
-		return e.autoDelay(md.Primary, md.Hedge.Quantile), true, nil
+		return e.autoDelay(md.Method, md.Primary, md.Hedge.Quantile), true, nil
 	case strings.HasPrefix(s, "auto:"):
 		q, err := strconv.ParseFloat(strings.TrimPrefix(s, "auto:"), 64)
 		if err != nil || !(q > 0 && q < 1) {
 			return 0, false, fmt.Errorf("delays: %q: the quantile of auto:Q must be between 0 and 1", redact.Sanitize(spec, 64))
 		}
-		return e.autoDelay(md.Primary, q), true, nil
+		return e.autoDelay(md.Method, md.Primary, q), true, nil
 	}
 	d, err := time.ParseDuration(s)
 	switch {
@@ -205,16 +205,22 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	return d, true, nil
 }
 
-// autoDelay is what the auto delay at quantile q is for this distribution:
-// the hedger's rule (clamped to [min_delay, max_delay], cold_delay below
-// min_samples).
-func (e *Engine) autoDelay(p Distribution, q float64) time.Duration {
+// autoDelay is what the auto delay at quantile q is for method's
+// distribution p: the hedger's rule (delayFor: clamped to [min_delay, the
+// method's max_delay], below min_samples cold_delay or the few answers'
+// quantile when that is longer).
+func (e *Engine) autoDelay(method string, p Distribution, q float64) time.Duration {
 	h := e.cfg.Hedge
+	most := e.hedge.maxDelayFor(method)
 	if p.Samples() < int64(h.MinSamples) {
-		return h.ColdDelay
+		if p.Exact == 0 {
+			return h.ColdDelay
+		}
+		few, _ := p.Quantile(q)
+		return max(h.ColdDelay, min(few, most))
 	}
 	v, _ := p.DelayQuantile(q)
-	return min(max(v, h.MinDelay), h.MaxDelay)
+	return min(max(v, h.MinDelay), most)
 }
 
 // forecastNotes say what the forecast rests on and where it is weak.
