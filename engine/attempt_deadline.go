@@ -3,11 +3,7 @@ package engine
 // An attempt's own deadline, learnt from the endpoint's latency for the
 // method; passing it races the next attempt and does not cut this one.
 
-import (
-	"time"
-
-	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
-)
+import "time"
 
 // attemptTimeout is an attempt's own deadline: a high quantile of the
 // endpoint's recent latency for the method times a factor, clamped to
@@ -46,13 +42,12 @@ func (e *Engine) coldDeadline(limit time.Duration) time.Duration {
 // A method the endpoint has answered too few times to learn from takes the
 // deadline its few answers and the other endpoints' answers to it give,
 // when there are any, never below what the endpoint's answers to every
-// method give. A method that
-// takes seconds by nature (a trace) would otherwise pass the deadline of
-// the endpoint's quick reads on every attempt until it had answered
-// enough: raced on a second endpoint each time (twice the cost of the
-// dearest calls) and counted against the breaker as a hang. A long read
-// nobody has answered yet gets the cold deadline of its own request
-// deadline.
+// method give. A method that takes seconds by nature (a trace) would
+// otherwise pass the deadline of the endpoint's quick reads on every
+// attempt until it had answered enough: raced on a second endpoint each time (twice the cost of the
+// dearest calls) and counted against the breaker as a hang. A method no
+// endpoint has answered yet has only the endpoint's deadline to go by (one
+// race, rather than a long wait on an endpoint that may have hung).
 func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {
 	limit := e.cfg.Server.RequestTimeout
 	if !s.shared {
@@ -76,12 +71,6 @@ func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, s
 				fsrc = deadlineFew
 			}
 			return d, fsrc
-		}
-		return own, src
-	}
-	if _, source := e.requestTimeoutOf(s.method); source != jsonrpc.TimeoutGeneral {
-		if cold := e.coldDeadline(limit); cold > own {
-			return cold, deadlineCold
 		}
 	}
 	return own, src
