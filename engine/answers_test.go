@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,5 +217,36 @@ func TestAnswers_FailedStatusCarriesTheProvidersWords(t *testing.T) {
 				t.Fatalf("the URL's key reached the client or the status: %s / %s", r.body, h.endpoint("only").LastError)
 			}
 		})
+	}
+}
+
+// A redirect (a provider moved, or http:// to https://) is named with where
+// it points, scheme and host only: "HTTP 308" alone left the operator to
+// guess. It is not followed: the key would go wherever it says.
+func TestAnswers_RedirectNamesWhereItPoints(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef"
+	var followed atomic.Bool
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v4/") {
+			followed.Store(true)
+		}
+		w.Header().Set("Location", "/v4/"+key)
+		w.WriteHeader(http.StatusPermanentRedirect)
+	}))
+	t.Cleanup(up.Close)
+	h := startHarness(t, nil, func(c *engine.Config) {
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + "/v3/" + key})
+	})
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	e := r.rpcError()
+	if e == nil {
+		t.Fatalf("redirect relayed as an answer: %s", r.body)
+	}
+	msg := e["message"].(string)
+	if want := "HTTP 308 redirect to " + up.URL + "/REDACTED: redirects are not followed"; !strings.Contains(msg, want) {
+		t.Fatalf("error %q: want %q", msg, want)
+	}
+	if strings.Contains(string(r.body), key) || strings.Contains(h.endpoint("only").LastError, key) || followed.Load() {
+		t.Fatalf("the key reached the client or the status, or the redirect was followed: %s", r.body)
 	}
 }

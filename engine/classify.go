@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // classify decides what an upstream's answer to req comes to, from its
@@ -99,6 +100,18 @@ func (e *Engine) httpCause(status int, info jsonrpc.ResponseInfo) string {
 	c := fmt.Sprintf("HTTP %d", status)
 	if info.Valid && info.HasError {
 		c += fmt.Sprintf(": JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
+	}
+	return c
+}
+
+// redirectCause names a redirect and where it points (scheme and host
+// only: a provider's new URL carries the key as the old one did). rpcdash
+// does not follow it: the endpoint's URL is the operator's to change, and
+// its key would go wherever the redirect says.
+func redirectCause(resp *http.Response) string {
+	c := fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if to, err := resp.Location(); err == nil {
+		c += " redirect to " + redact.URL(to.String()) + ": redirects are not followed; set the endpoint's url to where it points"
 	}
 	return c
 }

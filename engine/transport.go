@@ -186,6 +186,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	}
 	r := upstreamReply{body: buf, sent: true, status: resp.StatusCode}
 	e.classify(&r, resp.StatusCode, resp.Header.Get("Retry-After"), req)
+	if r.out == outHTTPError && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		r.cause = redirectCause(resp)
+	}
 	if r.notYet {
 		e.placeNotYet(ep, req, &r)
 	}
