@@ -189,8 +189,10 @@ func endpointURLs(v *viper.Viper) []string {
 	if list, ok := v.Get("endpoints").([]any); ok {
 		for _, item := range list {
 			if m, ok := item.(map[string]any); ok {
-				if s, ok := m["url"].(string); ok {
-					urls = append(urls, s)
+				for _, key := range []string{"url", "proxy"} {
+					if s, ok := m[key].(string); ok {
+						urls = append(urls, s)
+					}
 				}
 			}
 		}

@@ -57,6 +57,7 @@ eth_call = "-1s"
 [[endpoints]]
 name = "a"
 url = "sim://nope"
+proxy = "ftp://ops:pw1234567890@proxy.corp"
 [[endpoints]]
 name = "b"
 url = "sim://fast?median=abc"
@@ -85,6 +86,7 @@ url = ["` + secretURL + `"]
 		`breaker.failures: must be at least 1, got -1`,
 		`chain.kind: must be "evm" or "solana", got "bitcoin"`,
 		`endpoints[0].url: sim: unknown preset "nope"`,
+		`endpoints[0].proxy: scheme must be http, https, socks5 or socks5h: ftp://REDACTED@proxy.corp`,
 		`endpoints[1].url: sim: url parameter median`,
 		`endpoints[2].url: scheme must be http or https`,
 		`endpoints[3].url: a list is not a string`,
@@ -97,6 +99,9 @@ url = ["` + secretURL + `"]
 		if strings.Contains(msg, raw) {
 			t.Errorf("error shows the decoder's own text %q:\n%s", raw, msg)
 		}
+	}
+	if strings.Contains(msg, "pw1234567890") {
+		t.Errorf("a proxy's password is shown:\n%s", msg)
 	}
 	if strings.Contains(msg, "endpoints[3].url: required") || strings.Count(msg, "breaker.cooldown") != 1 {
 		t.Errorf("a key that failed to decode is reported twice:\n%s", msg)

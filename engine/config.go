@@ -107,7 +107,17 @@ type EndpointConfig struct {
 	// takes, or the share of client reads mirrored to a shadow; nil is the
 	// role's default (defaultShare). Only canaries and shadows take one.
 	Share *float64 `mapstructure:"share"`
+	// Proxy is how the endpoint is reached: "" directly (environment
+	// proxies are not read: an RPC router's latency and independence
+	// checks are of the path it measures), ProxyFromEnv the environment's
+	// HTTPS_PROXY/HTTP_PROXY/NO_PROXY, or an http, https or socks5 proxy
+	// URL (its user info is a credential, never shown).
+	Proxy string `mapstructure:"proxy"`
 }
+
+// ProxyFromEnv is the [[endpoints]] proxy value that takes the
+// environment's proxy settings.
+const ProxyFromEnv = "env"
 
 // Endpoint roles ([[endpoints]] role).
 const (

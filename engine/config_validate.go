@@ -196,6 +196,9 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
+		if err := validateProxy(e.Proxy); err != nil {
+			p.add(key+".proxy", "%v", err)
+		}
 		if err := checkRole(e.Role); e.Role != "" && err != nil {
 			p.add(key+".role", "%v", err)
 		} else if e.Share != nil {
@@ -358,6 +361,22 @@ func (m MethodsConfig) validate(p *problems, kind string) {
 	for _, name := range slices.Sorted(maps.Keys(m.Timeouts)) {
 		p.positive("methods.timeouts."+name, m.Timeouts[name])
 	}
+}
+
+// validateProxy checks an [[endpoints]] proxy: "", "env", or a proxy URL.
+func validateProxy(raw string) error {
+	if raw == "" || raw == ProxyFromEnv {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("must be %q or a proxy URL such as http://proxy:3128, got %s", ProxyFromEnv, redact.URL(raw))
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+		return nil
+	}
+	return fmt.Errorf("scheme must be http, https, socks5 or socks5h: %s", redact.URL(raw))
 }
 
 func validateEndpointURL(raw string) error {

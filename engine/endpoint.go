@@ -17,9 +17,12 @@ type endpoint struct {
 	Name     string
 	Provider string
 	Region   string
-	index    int    // position in config, the tie-break of the router
-	url      string // may hold secrets: only the transport reads it
-	display  string // redacted URL
+	index    int       // position in config, the tie-break of the router
+	url      string    // may hold secrets: only the transport reads it
+	display  string    // redacted URL
+	proxy    proxyFunc // nil: reached directly
+	// proxyDisplay is the proxy as shown: "", "env" or its redacted URL.
+	proxyDisplay string
 
 	breaker *breaker.Breaker
 	latency *window.Latency // successful attempts, all methods
@@ -126,14 +129,16 @@ type methodStats struct {
 
 func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 	ep := &endpoint{
-		Name:     c.Name,
-		Provider: c.Provider,
-		Region:   c.Region,
-		index:    i,
-		url:      c.URL,
-		display:  redact.DisplayURL(c.URL, c.PublicURL),
-		latency:  window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
-		rates:    window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		Name:         c.Name,
+		Provider:     c.Provider,
+		Region:       c.Region,
+		index:        i,
+		url:          c.URL,
+		proxy:        proxyFor(c.Proxy),
+		display:      redact.DisplayURL(c.URL, c.PublicURL),
+		proxyDisplay: displayProxy(c.Proxy),
+		latency:      window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		rates:        window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 	}
 	ep.roles.Store(&roleState{role: c.RoleName(), share: c.ShareOrDefault()})
 	if c.RoleName() == RoleShadow {

@@ -146,7 +146,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.trace = newTraceRing(cfg.Server.TraceRequests, len(cfg.Endpoints)+cfg.Hedge.MaxExtra)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
-		urls = append(urls, c.URL)
+		urls = append(urls, c.URL, c.Proxy)
 	}
 	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)
@@ -210,6 +210,10 @@ func (e *Engine) Start() error {
 	go func() { e.serveErrs <- e.rpcSrv.Serve(e.rpcLn) }()
 	go func() { e.serveErrs <- e.adminSrv.Serve(e.adminLn) }()
 	e.warnIfRemote(e.rpcLn.Addr().String())
+	if name := unusedEnvProxy(e.cfg); name != "" {
+		e.events.add(Event{Type: EventConfig, Message: name + " is set, and endpoints are reached directly unless their proxy says otherwise: " +
+			`behind a proxy that is the only way out, set proxy = "env" on them ([[endpoints]] proxy)`})
+	}
 	e.log.Info("listening", "rpc", e.rpcLn.Addr().String(), "admin", e.adminLn.Addr().String())
 	e.startDemo()
 	return nil

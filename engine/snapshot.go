@@ -85,6 +85,7 @@ func (e *Engine) settings() Settings {
 type EndpointSnapshot struct {
 	Name     string
 	URL      string // redacted
+	Proxy    string // how it is reached: "" directly, "env", or the proxy's redacted URL
 	Provider string
 	Region   string
 	Domain   string          // failure domain ("" = unknown)
@@ -354,7 +355,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 	bi := ep.breaker.Info()
 	rs := ep.roleState()
 	es := EndpointSnapshot{
-		Name: ep.Name, URL: ep.display, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
+		Name: ep.Name, URL: ep.display, Proxy: ep.proxyDisplay, Provider: ep.Provider, Region: ep.Region, Domain: ep.Domain(),
 		Role:     rs.role,
 		Share:    rs.share,
 		Routable: routable,

@@ -82,6 +82,7 @@ func (w settingsWire) settings() Settings {
 type endpointWire struct {
 	Name         string                  `json:"name"`
 	URL          string                  `json:"url"`
+	Proxy        string                  `json:"proxy,omitempty"`
 	Provider     string                  `json:"provider,omitempty"`
 	Region       string                  `json:"region,omitempty"`
 	Domain       string                  `json:"domain,omitempty"`

@@ -11,7 +11,7 @@ import (
 // status_json.go).
 
 func (es EndpointSnapshot) wire() endpointWire {
-	w := endpointWire{Name: es.Name, URL: es.URL, Provider: es.Provider, Region: es.Region, Domain: es.Domain, Role: es.Role,
+	w := endpointWire{Name: es.Name, URL: es.URL, Proxy: es.Proxy, Provider: es.Provider, Region: es.Region, Domain: es.Domain, Role: es.Role,
 		Routable: es.Routable, Drained: es.Drained, Refusing: es.Refusing, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
 		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
@@ -41,7 +41,7 @@ func (es EndpointSnapshot) wire() endpointWire {
 }
 
 func (w endpointWire) snapshot() EndpointSnapshot {
-	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Provider: w.Provider, Region: w.Region, Domain: w.Domain, Role: w.Role,
+	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Proxy: w.Proxy, Provider: w.Provider, Region: w.Region, Domain: w.Domain, Role: w.Role,
 		Routable: w.Routable, Drained: w.Drained, Refusing: w.Refusing, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
 		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),

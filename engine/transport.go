@@ -102,7 +102,7 @@ const dialTimeout = 5 * time.Second
 
 func newHTTPClient() *http.Client {
 	tr := &http.Transport{
-		Proxy:               nil, // an RPC router must not be re-routed by env proxies
+		Proxy:               requestProxy, // only an endpoint's own ([[endpoints]] proxy), never the environment's unasked
 		DialContext:         (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 256,
@@ -165,7 +165,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	} else {
 		connected.Store(true) // unknown: assume it may have left
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, bytes.NewReader(req.Raw))
+	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(req.Raw))
 	if err != nil {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
