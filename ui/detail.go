@@ -23,7 +23,15 @@ func (m Model) detailLines(width int) []string {
 			out = append(out, fit(strings.TrimRight(l, " "), width))
 		}
 	}
-	add(st.title.Render(ep.Name) + "  " + strings.Trim(ep.Provider+"/"+ep.Region, "/") + "  " + ep.URL)
+	title := st.title.Render(ep.Name) + "  " + strings.Trim(ep.Provider+"/"+ep.Region, "/") + "  " + ep.URL
+	switch ep.Proxy {
+	case "":
+	case engine.ProxyFromEnv:
+		title += "  via the environment's proxy"
+	default:
+		title += "  via proxy " + ep.Proxy
+	}
+	add(title)
 	b := ep.Breaker
 	line := "breaker " + m.stateCell(ep)
 	switch b.State {
