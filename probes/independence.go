@@ -14,6 +14,9 @@ import (
 // appears in a Report or an error; Name stands for the endpoint.
 type Target struct {
 	Name, URL, Provider, Region string
+	// Proxied: rpcdash reaches the endpoint through a proxy
+	// ([[endpoints]] proxy), while these checks resolve and dial directly.
+	Proxied bool
 }
 
 // ASN is the autonomous system that announces an address.
@@ -184,6 +187,11 @@ func (c *Checker) checkEndpoint(ctx context.Context, t Target) (EndpointIndepend
 	if ref.tls {
 		info := c.readTLS(ctx, ref, addrs)
 		info.Error = red.clean(info.Error)
+		if info.Error != "" && t.Proxied {
+			// Behind a proxy that is the only way out the direct dial
+			// fails; say so rather than leave a bare timeout.
+			info.Error += " (the endpoint is reached through a proxy; this check dials it directly)"
+		}
 		ep.TLS = &info
 	}
 	return ep, addrs

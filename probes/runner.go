@@ -55,7 +55,7 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 	names := make([]string, 0, len(cfg.Endpoints))
 	for _, e := range cfg.Endpoints {
 		names = append(names, e.Name)
-		r.targets = append(r.targets, Target{Name: e.Name, URL: e.URL, Provider: e.Provider, Region: e.Region})
+		r.targets = append(r.targets, Target{Name: e.Name, URL: e.URL, Provider: e.Provider, Region: e.Region, Proxied: e.Proxy != ""})
 	}
 	// A configured chain identity (a proposed chain.chain_id) would be the
 	// last argument; until then the pool's majority decides.

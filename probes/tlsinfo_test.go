@@ -246,9 +246,15 @@ func TestTLS_RefusedAndPlainHTTP(t *testing.T) {
 	r := c.Check(context.Background(), []Target{
 		{Name: "alpha", URL: "https://127.0.0.1:" + closedPort(t)},
 		{Name: "beta", URL: "http://127.0.0.1:" + closedPort(t)},
+		{Name: "gamma", URL: "https://127.0.0.1:" + closedPort(t), Proxied: true},
 	})
-	if got := tlsOf(t, r, "alpha"); !strings.HasPrefix(got.Error, "handshake failed") || got.LeafFingerprint != "" {
+	if got := tlsOf(t, r, "alpha"); !strings.HasPrefix(got.Error, "handshake failed") || got.LeafFingerprint != "" || strings.Contains(got.Error, "proxy") {
 		t.Errorf("refused TLS = %+v", *got)
+	}
+	// Reached through a proxy, the endpoint may be out of the check's
+	// direct reach: the failure says so.
+	if got := tlsOf(t, r, "gamma"); !strings.HasPrefix(got.Error, "handshake failed") || !strings.HasSuffix(got.Error, "(the endpoint is reached through a proxy; this check dials it directly)") {
+		t.Errorf("proxied TLS = %+v", *got)
 	}
 	if r.Endpoints[1].TLS != nil {
 		t.Errorf("http endpoint has TLS info %+v", *r.Endpoints[1].TLS)
