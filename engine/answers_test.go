@@ -193,14 +193,10 @@ func TestAnswers_FailedStatusCarriesTheProvidersWords(t *testing.T) {
 		{503, "upstream node unavailable"},
 	} {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h, _ := onlyUpstream(t, "/v3/"+key, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(tc.status)
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":%q}}`, tc.msg)
-			}))
-			t.Cleanup(up.Close)
-			h := startHarness(t, nil, func(c *engine.Config) {
-				c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + "/v3/" + key})
 			})
 			r := h.call(1, "eth_getBalance", addr, "latest")
 			e := r.rpcError()
@@ -226,16 +222,12 @@ func TestAnswers_FailedStatusCarriesTheProvidersWords(t *testing.T) {
 func TestAnswers_RedirectNamesWhereItPoints(t *testing.T) {
 	const key = "0123456789abcdef0123456789abcdef"
 	var followed atomic.Bool
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h, upURL := onlyUpstream(t, "/v3/"+key, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v4/") {
 			followed.Store(true)
 		}
 		w.Header().Set("Location", "/v4/"+key)
 		w.WriteHeader(http.StatusPermanentRedirect)
-	}))
-	t.Cleanup(up.Close)
-	h := startHarness(t, nil, func(c *engine.Config) {
-		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + "/v3/" + key})
 	})
 	r := h.call(1, "eth_getBalance", addr, "latest")
 	e := r.rpcError()
@@ -243,10 +235,21 @@ func TestAnswers_RedirectNamesWhereItPoints(t *testing.T) {
 		t.Fatalf("redirect relayed as an answer: %s", r.body)
 	}
 	msg := e["message"].(string)
-	if want := "HTTP 308 redirect to " + up.URL + "/REDACTED: redirects are not followed"; !strings.Contains(msg, want) {
+	if want := "HTTP 308 redirect to " + upURL + "/REDACTED: redirects are not followed"; !strings.Contains(msg, want) {
 		t.Fatalf("error %q: want %q", msg, want)
 	}
 	if strings.Contains(string(r.body), key) || strings.Contains(h.endpoint("only").LastError, key) || followed.Load() {
 		t.Fatalf("the key reached the client or the status, or the redirect was followed: %s", r.body)
 	}
+}
+
+// onlyUpstream starts an engine whose one endpoint, "only", is handler on
+// loopback at path; it returns the harness and the upstream's base URL.
+func onlyUpstream(t *testing.T, path string, handler http.HandlerFunc) (*harness, string) {
+	t.Helper()
+	up := httptest.NewServer(handler)
+	t.Cleanup(up.Close)
+	return startHarness(t, nil, func(c *engine.Config) {
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + path})
+	}), up.URL
 }
