@@ -47,6 +47,10 @@ func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
 	if answers[1].Error != nil || answers[1].Result == nil {
 		t.Fatalf("batch's eth_getLogs: %s, want its answer", r.body)
 	}
+	st := h.status()
+	if logs, call := st.Methods["eth_getLogs"].RequestTimeout, st.Methods["eth_call"].RequestTimeout; logs != time.Minute || call != 400*time.Millisecond {
+		t.Fatalf("status request deadlines: eth_getLogs %s, eth_call %s; want 1m0s and 400ms", logs, call)
+	}
 }
 
 func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {

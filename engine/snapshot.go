@@ -230,8 +230,11 @@ type MethodStatus struct {
 	// deposits hedge.budget × it, each hedge withdraws it (methods.weights,
 	// else the built-in figure, else 1).
 	Weight float64
-	Hedge  *MethodHedge // nil unless Hedgeable
-	Client ClientStats  // what clients saw over the last minute
+	// RequestTimeout is the method's request deadline ([methods.timeouts],
+	// the built-in one of long reads, else server.request_timeout).
+	RequestTimeout time.Duration
+	Hedge          *MethodHedge // nil unless Hedgeable
+	Client         ClientStats  // what clients saw over the last minute
 }
 
 // MethodHedge is a hedgeable method's hedging now.
@@ -320,7 +323,7 @@ func (e *Engine) Snapshot() Snapshot {
 
 func (e *Engine) methodStatus(m string) MethodStatus {
 	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Weight: e.methods.Weight(m),
-		Client: e.recent.methodStats(m)}
+		RequestTimeout: e.requestTimeout(m), Client: e.recent.methodStats(m)}
 	if ms.Class == jsonrpc.ClassRead && e.methods.Hedgeable(m) {
 		d := e.hedge.delayFor(m)
 		now, peak := e.hedge.outstanding(m)

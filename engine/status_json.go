@@ -198,6 +198,7 @@ type methodWire struct {
 	Class          string     `json:"class"`
 	Hedgeable      bool       `json:"hedgeable"`
 	Weight         float64    `json:"weight"`
+	RequestTimeout float64    `json:"request_timeout_ms"`
 	Client         clientWire `json:"client"`
 }
 

@@ -134,7 +134,7 @@ func accountIn(w accountWire) AccountSnapshot {
 
 func methodOut(m MethodStatus) methodWire {
 	w := methodWire{accountWire: accountOut(m.AccountSnapshot), Class: m.Class.String(), Hedgeable: m.Hedgeable,
-		Weight: m.Weight, Client: clientOut(m.Client)}
+		Weight: m.Weight, RequestTimeout: ms(m.RequestTimeout), Client: clientOut(m.Client)}
 	if h := m.Hedge; h != nil {
 		enabled := h.Enabled
 		w.HedgeDelay, w.HedgeDelaySrc, w.HedgeDelayMS, w.HedgeEnabled = h.Delay.String(), h.DelaySource, ms(h.Delay), &enabled
@@ -145,7 +145,7 @@ func methodOut(m MethodStatus) methodWire {
 
 func methodIn(w methodWire) MethodStatus {
 	m := MethodStatus{AccountSnapshot: accountIn(w.accountWire), Class: parseClass(w.Class), Hedgeable: w.Hedgeable,
-		Weight: w.Weight, Client: clientIn(w.Client)}
+		Weight: w.Weight, RequestTimeout: fromMS(w.RequestTimeout), Client: clientIn(w.Client)}
 	if w.HedgeEnabled != nil {
 		m.Hedge = &MethodHedge{Enabled: *w.HedgeEnabled, Delay: fromMS(w.HedgeDelayMS), DelaySource: w.HedgeDelaySrc,
 			Outstanding: w.OutstandingNow, OutstandingPeak: w.OutstandingMax}
