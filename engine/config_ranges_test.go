@@ -30,6 +30,14 @@ func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
 		{"method delay above request_timeout", func(c *engine.Config) {
 			c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_call": {Delay: "11s"}}
 		}, "hedge.methods.eth_call.delay: 11s is above server.request_timeout (10s)"},
+		// A method with its own request deadline is held to it, not the general one.
+		{"trace delay above its own deadline", func(c *engine.Config) {
+			c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"debug_tracetransaction": {Delay: "61s"}}
+		}, "hedge.methods.debug_tracetransaction.delay: 1m1s is above debug_tracetransaction's request deadline (1m0s): the hedge would never fire"},
+		{"method delay above its methods.timeouts", func(c *engine.Config) {
+			c.Methods.Timeouts = map[string]time.Duration{"eth_call": 2 * time.Second}
+			c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_call": {Delay: "3s"}}
+		}, "hedge.methods.eth_call.delay: 3s is above eth_call's request deadline (2s)"},
 		{"attempt_timeout_min above request_timeout", func(c *engine.Config) { c.Breaker.AttemptTimeoutMin = 11 * time.Second }, "breaker.attempt_timeout_min: 11s is above server.request_timeout (10s)"},
 		{"NaN quantile", func(c *engine.Config) { c.Hedge.Quantile = math.NaN() }, "hedge.quantile: must be in (0, 1), got NaN"},
 		{"infinite budget_burst", func(c *engine.Config) { c.Hedge.BudgetBurst = math.Inf(1) }, "hedge.budget_burst: must be in [1, ∞), got +Inf"},
@@ -80,6 +88,13 @@ func TestConfig_HedgeDelayRuleMatchesTheAdminAPI(t *testing.T) {
 	}
 	if !strings.Contains(string(body), rule) {
 		t.Errorf("admin API: %s, want %q", body, rule)
+	}
+	// A trace's delay is held to its own 60 s deadline.
+	if code, body := h.adminDo("PUT", "/v1/hedge", `{"method":"debug_traceTransaction","delay":"6s"}`); code != 200 {
+		t.Errorf("PUT /v1/hedge debug_traceTransaction delay 6s: HTTP %d %s, want 200", code, body)
+	}
+	if code, body := h.adminDo("PUT", "/v1/hedge", `{"method":"debug_traceTransaction","delay":"61s"}`); code != 400 || !strings.Contains(string(body), "is above debug_traceTransaction's request deadline (1m0s)") {
+		t.Errorf("PUT /v1/hedge debug_traceTransaction delay 61s: HTTP %d %s, want 400 naming its deadline", code, body)
 	}
 }
 

@@ -52,8 +52,9 @@ func (c Config) Problems() []ConfigProblem {
 	c.Server.validate(&p)
 	c.Chain.validate(&p)
 	validateEndpoints(c.Endpoints, &p)
-	c.Hedge.validate(&p, c.Server.RequestTimeout)
-	c.Hedge.validateMethods(&p, jsonrpc.NewMethodTable(c.Chain.Kind, jsonrpc.MethodLists(c.Methods)))
+	table := jsonrpc.NewMethodTable(c.Chain.Kind, jsonrpc.MethodLists(c.Methods))
+	c.Hedge.validate(&p, c.Server.RequestTimeout, table)
+	c.Hedge.validateMethods(&p, table)
 	c.Breaker.validate(&p, c.Server.RequestTimeout)
 	c.Router.validate(&p)
 	c.Probes.validate(&p)
@@ -227,7 +228,7 @@ func checkShare(role string, share float64) error {
 	return nil
 }
 
-func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration) {
+func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration, table *jsonrpc.MethodTable) {
 	if d, err := ParseDelay(h.Delay); err != nil {
 		p.add("hedge.delay", "%v", err)
 	} else if err := checkFixedDelay(d, requestTimeout); err != nil {
@@ -252,9 +253,12 @@ func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration) {
 	for _, m := range slices.Sorted(maps.Keys(h.Methods)) {
 		mc := h.Methods[m]
 		if mc.Delay != "" {
-			if d, err := ParseDelay(mc.Delay); err != nil {
-				p.add("hedge.methods."+m+".delay", "%v", err)
-			} else if err := checkFixedDelay(d, requestTimeout); err != nil {
+			d, err := ParseDelay(mc.Delay)
+			if err == nil {
+				limit, _ := methodRequestTimeout(table, m, requestTimeout)
+				err = checkMethodDelay(d, m, limit, requestTimeout)
+			}
+			if err != nil {
 				p.add("hedge.methods."+m+".delay", "%v", err)
 			}
 		}

@@ -110,7 +110,11 @@ func (e *Engine) validateHedgeUpdate(u HedgeUpdate) error {
 		if err != nil {
 			return fmt.Errorf("delay: %v", err)
 		}
-		if err := checkFixedDelay(d, e.cfg.Server.RequestTimeout); err != nil {
+		limit := e.cfg.Server.RequestTimeout
+		if u.Method != "" && isMethodName(u.Method) {
+			limit = e.requestTimeout(u.Method)
+		}
+		if err := checkMethodDelay(d, u.Method, limit, e.cfg.Server.RequestTimeout); err != nil {
 			return fmt.Errorf("delay: %v", err)
 		}
 	}

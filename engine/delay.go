@@ -43,3 +43,15 @@ func checkFixedDelay(d, requestTimeout time.Duration) error {
 	}
 	return nil
 }
+
+// checkMethodDelay is checkFixedDelay for one method's delay, whose limit is
+// the method's own request deadline (a trace's 60 s).
+func checkMethodDelay(d time.Duration, method string, limit, general time.Duration) error {
+	if limit == general {
+		return checkFixedDelay(d, general)
+	}
+	if d != AutoDelay && d > limit {
+		return fmt.Errorf("%s is above %s's request deadline (%s): the hedge would never fire", d, method, limit)
+	}
+	return nil
+}

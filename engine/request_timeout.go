@@ -19,17 +19,23 @@ func (e *Engine) requestTimeout(method string) time.Duration {
 }
 
 func (e *Engine) requestTimeoutOf(method string) (time.Duration, int) {
+	return methodRequestTimeout(e.methods, method, e.cfg.Server.RequestTimeout)
+}
+
+// methodRequestTimeout is requestTimeout under table and the general
+// deadline, for the engine and for config validation alike.
+func methodRequestTimeout(table *jsonrpc.MethodTable, method string, general time.Duration) (time.Duration, int) {
 	if !isMethodName(method) { // counted as otherMethod: the general deadline
-		return e.cfg.Server.RequestTimeout, jsonrpc.TimeoutGeneral
+		return general, jsonrpc.TimeoutGeneral
 	}
-	d, source := e.methods.RequestTimeout(method)
+	d, source := table.RequestTimeout(method)
 	switch source {
 	case jsonrpc.TimeoutConfigured:
 		return d, source
 	case jsonrpc.TimeoutLongRead:
-		return max(d, e.cfg.Server.RequestTimeout), source
+		return max(d, general), source
 	}
-	return e.cfg.Server.RequestTimeout, source
+	return general, source
 }
 
 // bodyTimeout is the deadline of a whole body: the longest of its calls'.

@@ -199,7 +199,7 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	case d < 0:
 		return 0, false, fmt.Errorf("delays: %s is negative", d)
 	}
-	if err := checkFixedDelay(d, e.cfg.Server.RequestTimeout); err != nil {
+	if err := checkMethodDelay(d, md.Method, e.requestTimeout(md.Method), e.cfg.Server.RequestTimeout); err != nil {
 		return 0, false, fmt.Errorf("delays: %v", err)
 	}
 	return d, true, nil
