@@ -209,10 +209,19 @@ func (e *Engine) forgetHead(ep *endpoint) {
 // the moment the pool first saw its head, so an endpoint probed a while ago
 // is not taken for one that fell behind. A head that stopped advancing is
 // seen again by the next probe, at its old height, and its lag shows.
+//
+// Before the pace is known (the first probe rounds), a head seen before the
+// pool head appeared proves nothing: the chain may have made any number of
+// blocks in between (every endpoint slowed by a second just after start
+// shifted the probes apart and marked healthy ones lagging). Its next
+// sighting, after the pool head appeared, does.
 func (e *Engine) lagOf(ep *endpoint) int64 {
 	h := ep.head.Load()
 	top := e.heads.top.Load()
 	if h == 0 || top == 0 {
+		return 0
+	}
+	if e.heads.blocksPerSecond() == 0 && ep.headAt.Load() < e.heads.topAt.Load() {
 		return 0
 	}
 	// Every block the chain may have made since is credited (ceil): a

@@ -542,3 +542,28 @@ func TestHeads_CaughtUpEndpointCountsItsProbesInSync(t *testing.T) {
 		t.Fatalf("rounds after catching up: %v, want %v", seen, want)
 	}
 }
+
+// Before the chain's pace is known, heads seen at different moments cannot
+// be compared: an endpoint last seen before the pool head appeared may have
+// reached it since. Seen live: every endpoint slowed by 1 s five seconds
+// after start shifted the probes' phases, and two healthy endpoints were
+// marked 6 blocks behind (chain.max_head_lag 5), out of routing, with panic
+// routing on. A head seen after the pool head appeared still proves its lag.
+func TestHeads_BeforeThePaceIsKnownAnOlderSightingProvesNoLag(t *testing.T) {
+	r := newHeadRig(t, 3, nil)
+	r.eng.ObserveProbeHead("s0", r.sims[0].Head())
+	r.clock.Advance(7 * time.Second)
+	r.eng.ObserveProbeHead("s1", r.sims[1].Head())
+	r.eng.ObserveProbeHead("s2", r.sims[2].Head())
+	if p := r.status().HeadPace; p != 0 {
+		t.Fatalf("pace %v: the test needs it unknown", p)
+	}
+	if ep := r.endpoint("s0"); ep.LagExcluded || ep.Lag != 0 {
+		t.Fatalf("s0, seen 7 s before the pool head at an unknown pace: lag %d, excluded %v; want no lag proven (events %q)", ep.Lag, ep.LagExcluded, r.headEvents("s0"))
+	}
+	// s0 seen again, still at its old head, after the pool head appeared.
+	r.eng.ObserveProbeHead("s0", r.sims[0].Head()-7)
+	if ep := r.endpoint("s0"); !ep.LagExcluded || ep.Lag != 7 {
+		t.Fatalf("s0 7 behind, seen after the pool head: lag %d, excluded %v; want 7 and excluded", ep.Lag, ep.LagExcluded)
+	}
+}
