@@ -44,8 +44,9 @@ func (e *Engine) coldDeadline(limit time.Duration) time.Duration {
 // when there are any, never below what the endpoint's answers to every
 // method give. A method that takes seconds by nature (a trace) would
 // otherwise pass the deadline of the endpoint's quick reads on every
-// attempt until it had answered enough: raced on a second endpoint each time (twice the cost of the
-// dearest calls) and counted against the breaker as a hang. A method no
+// attempt until it had answered enough: raced on a second endpoint each
+// time (twice the cost of the dearest calls) and counted against the
+// breaker as a hang. A method no
 // endpoint has answered yet has only the endpoint's deadline to go by (one
 // race, rather than a long wait on an endpoint that may have hung).
 func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {

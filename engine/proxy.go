@@ -73,7 +73,8 @@ func unusedEnvProxy(cfg Config) string {
 		if u, err := url.Parse(c.URL); c.Proxy != "" || err == nil && isLoopbackAddr(net.JoinHostPort(u.Hostname(), "0")) {
 			continue
 		}
-		for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
+		// The variables "env" reads (curl's ALL_PROXY is not one of them).
+		for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
 			if strings.TrimSpace(os.Getenv(name)) != "" {
 				return name
 			}
