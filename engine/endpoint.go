@@ -93,6 +93,7 @@ type endpoint struct {
 	// head tracking (fed by probes and by passive answers)
 	head      atomic.Int64
 	headAt    atomic.Int64 // unix nanos of the last head observation
+	topSeen   atomic.Int64 // the pool head just after that observation (lagOf)
 	headSince atomic.Int64 // unix nanos when head reached its current height
 	ahead     atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
 	// While ahead (headTracker.mu held): the pool head it is counted

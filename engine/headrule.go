@@ -87,6 +87,7 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	if ep.excluded(ExcludeWrongChain) {
 		return false // excluded since observeHead looked
 	}
+	defer func() { ep.topSeen.Store(h.top.Load()) }() // before the unlock
 	changed := ep.head.Swap(v) != v || ep.headSince.Load() == 0
 	if changed {
 		ep.headSince.Store(now)

@@ -211,10 +211,10 @@ func (e *Engine) forgetHead(ep *endpoint) {
 // seen again by the next probe, at its old height, and its lag shows.
 //
 // Before the pace is known (the first probe rounds), a head seen before the
-// pool head appeared proves nothing: the chain may have made any number of
-// blocks in between (every endpoint slowed by a second just after start
-// shifted the probes apart and marked healthy ones lagging). Its next
-// sighting, after the pool head appeared, does.
+// pool head appeared proves only the lag it had then, behind the pool head
+// of that moment: the chain may have made any number of blocks since
+// (every endpoint slowed by a second just after start shifted the probes
+// apart and marked healthy ones lagging). Its next sighting proves more.
 func (e *Engine) lagOf(ep *endpoint) int64 {
 	h := ep.head.Load()
 	top := e.heads.top.Load()
@@ -222,7 +222,7 @@ func (e *Engine) lagOf(ep *endpoint) int64 {
 		return 0
 	}
 	if e.heads.blocksPerSecond() == 0 && ep.headAt.Load() < e.heads.topAt.Load() {
-		return 0
+		return max(min(ep.topSeen.Load(), top)-h, 0)
 	}
 	// Every block the chain may have made since is credited (ceil): a
 	// block boundary between the two sightings is not lag, and counting

@@ -566,4 +566,14 @@ func TestHeads_BeforeThePaceIsKnownAnOlderSightingProvesNoLag(t *testing.T) {
 	if ep := r.endpoint("s0"); !ep.LagExcluded || ep.Lag != 7 {
 		t.Fatalf("s0 7 behind, seen after the pool head: lag %d, excluded %v; want 7 and excluded", ep.Lag, ep.LagExcluded)
 	}
+	// The pool head rises again before s0 is seen again: the lag it proved
+	// stands (it showed 0 beside LAGGING).
+	r.clock.Advance(time.Second)
+	r.eng.ObserveProbeHead("s1", r.sims[1].Head())
+	if p := r.status().HeadPace; p != 0 {
+		t.Fatalf("pace %v: the test needs it unknown", p)
+	}
+	if ep := r.endpoint("s0"); !ep.LagExcluded || ep.Lag != 7 {
+		t.Fatalf("s0 between sightings: lag %d, excluded %v; want the 7 it proved, excluded", ep.Lag, ep.LagExcluded)
+	}
 }
