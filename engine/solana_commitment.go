@@ -16,7 +16,15 @@ const solanaCommitmentLead = 32
 // commitment run: solanaCommitmentLead for a Solana read at confirmed or
 // processed, 0 otherwise.
 func (e *Engine) commitmentLead(req *jsonrpc.Request) int64 {
-	if e.cfg.Chain.Kind != "solana" || jsonrpc.Commitment(req.Params) == jsonrpc.Finalized {
+	if e.cfg.Chain.Kind != "solana" {
+		return 0
+	}
+	return leadOf(jsonrpc.Commitment(req.Params))
+}
+
+// leadOf is how far ahead of the heads the slots of a Solana commitment run.
+func leadOf(commitment string) int64 {
+	if commitment == jsonrpc.Finalized {
 		return 0
 	}
 	return solanaCommitmentLead

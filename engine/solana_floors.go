@@ -31,7 +31,8 @@ func (e *Engine) solanaFloor(req *jsonrpc.Request) (*atomic.Int64, int64) {
 		return nil, 0
 	}
 	var c int
-	switch jsonrpc.Commitment(req.Params) {
+	commitment := jsonrpc.Commitment(req.Params)
+	switch commitment {
 	case jsonrpc.Finalized:
 		if m == 0 {
 			return nil, 0 // a head: monotonicHead
@@ -42,7 +43,7 @@ func (e *Engine) solanaFloor(req *jsonrpc.Request) (*atomic.Int64, int64) {
 	case jsonrpc.Processed:
 		c = 2
 	}
-	return &e.solanaFloors[m][c], e.commitmentLead(req)
+	return &e.solanaFloors[m][c], leadOf(commitment)
 }
 
 // monotonicSolana keeps a getSlot or getBlockHeight answer at or above the

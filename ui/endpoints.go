@@ -213,7 +213,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// It answered it cannot serve these: they go first to the others.
 		add(methodsBadge("no", ms), "no-m", m.styles.warn)
 	}
-	if ep.LagExcluded && catchingUp(ep, m.snap) {
+	if catchingUp(ep, m.snap) {
 		// Within the bound again, out until probes.recover probes agree.
 		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, m.snap.Settings.ProbeRecover), "RJN", m.styles.warn)
 	} else if ep.LagExcluded {

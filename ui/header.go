@@ -201,7 +201,7 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 		return "breaker " + ep.Breaker.State.String()
 	case !ep.BackoffUntil.IsZero():
 		return "backing off after 429"
-	case ep.LagExcluded && catchingUp(ep, s):
+	case catchingUp(ep, s):
 		return fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, s.Settings.ProbeRecover)
 	case ep.LagExcluded:
 		return fmt.Sprintf("lagging %d behind", ep.Lag)
