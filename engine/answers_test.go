@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -211,6 +212,54 @@ func TestAnswers_FailedStatusCarriesTheProvidersWords(t *testing.T) {
 			}
 			if strings.Contains(string(r.body), key) || strings.Contains(h.endpoint("only").LastError, key) {
 				t.Fatalf("the URL's key reached the client or the status: %s / %s", r.body, h.endpoint("only").LastError)
+			}
+		})
+	}
+}
+
+// A provider that refuses a request often says why in a body that is not
+// JSON-RPC: Infura's 401 "invalid project id" in plain text, a JSON object
+// of its own, a CDN's HTML error page. The client, who would have read it
+// talking to the provider directly, got "HTTP 401"; now the cause carries
+// the words: scrubbed of the URL's key, cut, never the page itself.
+func TestAnswers_FailedStatusNamesWhatItsBodySays(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		name, contentType, body string
+		status                  int
+		want                    string
+	}{
+		{"text", "text/plain", "invalid project id " + key + "\nsee docs\n", 401, "HTTP 401: invalid project id REDACTED"},
+		{"json error", "application/json", `{"error":"invalid API key"}`, 401, "HTTP 401: invalid API key"},
+		{"json message", "application/json", `{"code":403,"message":"IP not allowed"}`, 403, "HTTP 403: IP not allowed"},
+		{"json nested", "application/json", `{"error":{"code":"forbidden","message":"plan does not include archive data"}}`, 403, "HTTP 403: plan does not include archive data"},
+		{"html", "text/html", "<html><head><title>502 Bad\n  Gateway</title></head><body>" + strings.Repeat("<p>x</p>", 5000) + "</body></html>", 502, "HTTP 502: HTML page: 502 Bad Gateway"},
+		{"html untitled", "text/html", "<!DOCTYPE html><html><body>oops</body></html>", 503, "HTTP 503: an HTML page"},
+		{"terminal escapes", "text/plain", "bad\x1b[2Jrequest", 400, "HTTP 400: bad?[2Jrequest"},
+		{"long", "text/plain", strings.Repeat("a", 5000), 500, "HTTP 500: " + strings.Repeat("a", 200)},
+		{"empty", "text/plain", "", 401, "HTTP 401"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := onlyUpstream(t, "/v3/"+key, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			})
+			r := h.call(1, "eth_getBalance", addr, "latest")
+			e := r.rpcError()
+			if e == nil {
+				t.Fatalf("HTTP %d relayed as an answer: %s", tc.status, r.body)
+			}
+			msg := e["message"].(string)
+			t.Logf("the client reads: %s", msg)
+			if !strings.Contains(msg, tc.want) {
+				t.Fatalf("error %q: want %q", msg, tc.want)
+			}
+			if len(msg) > 600 || strings.Contains(msg, "<p>") || strings.Contains(msg, "see docs") {
+				t.Fatalf("error carries more than the body's words (%d bytes): %q", len(msg), msg)
+			}
+			if last := h.endpoint("only").LastError; strings.Contains(string(r.body), key) || strings.Contains(last, key) || !strings.Contains(last, tc.want) {
+				t.Fatalf("last error %q (want %q, without the key); body %s", last, tc.want, r.body)
 			}
 		})
 	}

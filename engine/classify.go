@@ -27,11 +27,11 @@ import (
 func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *jsonrpc.Request) {
 	switch {
 	case status == http.StatusTooManyRequests:
-		r.out, r.cause = outRateLimit, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()))
+		r.out, r.cause = outRateLimit, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()), r.body.Bytes())
 		r.retryAfter = parseRetryAfter(retryAfter, e.now())
 		return
 	case status >= 500:
-		r.out, r.cause = outHTTPError, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()))
+		r.out, r.cause = outHTTPError, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()), r.body.Bytes())
 		return
 	}
 	success := status >= 200 && status < 300
@@ -44,7 +44,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	if !r.info.Valid {
 		switch {
 		case !success:
-			r.out, r.cause = outHTTPError, e.httpCause(status, r.info)
+			r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
 		case len(jsonrpc.TrimSpace(body)) > 0 && jsonrpc.TrimSpace(body)[0] == '[':
 			r.out, r.cause = outInvalid, "answer is a batch, to a single request"
 		default:
@@ -76,7 +76,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		}
 		r.out, r.cause = outInvalid, "answer carries another request's id"
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
-		r.out, r.cause = outHTTPError, e.httpCause(status, r.info)
+		r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
 	case b == jsonrpc.BlameEndpoint:
@@ -95,11 +95,15 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 // a JSON-RPC error, by the provider's words, which say what a bare status
 // does not ("HTTP 403: JSON-RPC error -32002: rejected due to project ID
 // settings", "HTTP 429: … daily request count exceeded"): a client talking
-// to the provider directly would have read them.
-func (e *Engine) httpCause(status int, info jsonrpc.ResponseInfo) string {
+// to the provider directly would have read them. Any other body is named
+// by its words (statusWords): "HTTP 401: invalid project id".
+func (e *Engine) httpCause(status int, info jsonrpc.ResponseInfo, body []byte) string {
 	c := fmt.Sprintf("HTTP %d", status)
 	if info.Valid && info.HasError {
-		c += fmt.Sprintf(": JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
+		return c + fmt.Sprintf(": JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
+	}
+	if w := statusWords(body); w != "" {
+		c += ": " + e.upstreamText(w)
 	}
 	return c
 }
