@@ -134,18 +134,20 @@ func configKeys(t reflect.Type, prefix string) []string {
 // ("hedge.bogus", "endpoints[0].weight"), each list sorted.
 func unknownKeys(t reflect.Type, settings map[string]any, prefix string) (top, nested []string) {
 	fields := map[string]reflect.Type{}
+	var names []string
 	for i := 0; i < t.NumField(); i++ {
 		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" {
 			fields[tag] = t.Field(i).Type
+			names = append(names, tag)
 		}
 	}
 	for key, val := range settings {
 		ft, ok := fields[key]
 		switch {
 		case !ok && prefix == "":
-			top = append(top, key)
+			top = append(top, key+didYouMean(key, names, prefix))
 		case !ok:
-			nested = append(nested, prefix+key)
+			nested = append(nested, prefix+key+didYouMean(key, names, prefix))
 		default:
 			nested = append(nested, unknownBelow(ft, val, prefix+key)...)
 		}
@@ -153,6 +155,19 @@ func unknownKeys(t reflect.Type, settings map[string]any, prefix string) (top, n
 	sort.Strings(top)
 	sort.Strings(nested)
 	return top, nested
+}
+
+// didYouMean names the key of the same section an unknown key is a typo
+// of ("server.request_timout" for request_timeout), "" when none is near.
+func didYouMean(key string, siblings []string, prefix string) string {
+	edits := 2 // "dealy" for delay
+	if len(key) < 4 {
+		edits = 1
+	}
+	if near := closestKey(key, edits, siblings); near != "" {
+		return " (did you mean " + prefix + near + "?)"
+	}
+	return ""
 }
 
 // unknownBelow checks a value whose field has type t: a section (struct),

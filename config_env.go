@@ -66,10 +66,16 @@ func unknownEnv(environ, keys []string) []engine.ConfigProblem {
 // closest is the candidate nearest to name by edit distance, if it is
 // near enough to be a typo (at most 2 edits, 1 for short names).
 func closest(name string, candidates []string) string {
-	best, bestD := "", 3
+	edits := 2
 	if len(name)-len(envPrefix) < 6 {
-		bestD = 2
+		edits = 1
 	}
+	return closestKey(name, edits, candidates)
+}
+
+// closestKey is the candidate nearest to name, if at most edits away.
+func closestKey(name string, edits int, candidates []string) string {
+	best, bestD := "", edits+1
 	for _, c := range candidates {
 		if d := editDistance(name, c); d < bestD {
 			best, bestD = c, d

@@ -155,3 +155,38 @@ func TestLoadConfig_UnknownEnvironmentVariableIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A key the file misspells is an error naming it and, when one of its
+// section's keys is a likely typo of it, that key: "[[endpoint]]" or
+// "request_timout" would otherwise leave the operator to find the
+// difference by eye, mid-incident.
+func TestLoadConfig_UnknownKeyNamesTheKeyItIsATypoOf(t *testing.T) {
+	_, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint+`
+[[endpoint]]
+name = "b"
+url = "http://127.0.0.1:2"
+[hedge]
+quantil = 0.9
+zzz = 1
+[hedge.methods.eth_call]
+dealy = "10ms"
+`+"\n[breaker]\nfailurs = 3\n"))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"unknown top-level keys: endpoint (did you mean endpoints?)",
+		"hedge.quantil (did you mean hedge.quantile?)",
+		"hedge.methods.eth_call.dealy (did you mean hedge.methods.eth_call.delay?)",
+		"breaker.failurs (did you mean breaker.failures?)",
+		", hedge.zzz",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "zzz (did you mean") {
+		t.Errorf("suggested a key for one nothing is near:\n%s", msg)
+	}
+}
