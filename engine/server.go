@@ -35,6 +35,10 @@ const (
 func (e *Engine) RPCHandler() http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		get := r.Method == http.MethodGet || r.Method == http.MethodHead
+		if get && websocketUpgrade(r) {
+			writeRPCError(w, http.StatusNotImplemented, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: errNoWebsocket})
+			return
+		}
 		if get && (r.URL.Path == "/healthz" || r.URL.RawQuery == "" && r.ContentLength <= 0) {
 			e.serveHealth(w)
 			return
@@ -49,6 +53,24 @@ func (e *Engine) RPCHandler() http.Handler {
 	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
 		writeRPCError(w, status, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 	}).wrap(h)
+}
+
+// errNoWebsocket answers a websocket handshake, which would otherwise be
+// an empty GET and get the health answer: a client library then reports
+// only "unexpected response 200".
+const errNoWebsocket = "websocket is not supported: rpcdash serves JSON-RPC over HTTP POST on this port; " +
+	"use its http:// URL, and a provider's websocket URL for subscriptions (eth_subscribe, Solana's *Subscribe)"
+
+// websocketUpgrade says whether r asks to become a websocket.
+func websocketUpgrade(r *http.Request) bool {
+	for _, v := range r.Header.Values("Upgrade") {
+		for _, token := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(token), "websocket") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // serveHealth: "endpoints" counts those that may answer clients (shadows

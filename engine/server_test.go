@@ -111,11 +111,27 @@ func TestServer_BatchOrderNotificationsAndHeaders(t *testing.T) {
 			t.Fatalf("GET %q answered %d %s, want %d", path, resp.StatusCode, body, want)
 		}
 	}
-	resp, err := h.client.Post(h.rpc, "text/plain", nil)
+	// A websocket handshake is an empty GET too: it gets a refusal that
+	// says so, not the health answer ("unexpected response 200").
+	req, _ := http.NewRequest(http.MethodGet, h.rpc+"/", nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	resp, err := h.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotImplemented || !strings.Contains(string(body), "websocket is not supported") || !strings.Contains(string(body), `"error"`) {
+		t.Fatalf("websocket handshake answered %d %s, want 501 and a JSON-RPC error saying why", resp.StatusCode, body)
+	}
+	resp, err = h.client.Post(h.rpc, "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"error"`) {
 		t.Fatalf("empty POST answered %d %s, want a JSON-RPC error", resp.StatusCode, body)
