@@ -1,10 +1,14 @@
 package engine_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,5 +175,70 @@ func TestUpstreamBound_ProbeFindingsSanitised(t *testing.T) {
 		if len(ev.Message) > 2048 || strings.ContainsAny(ev.Message, "\x1b\x07") {
 			t.Fatalf("event %.200q", ev.Message)
 		}
+	}
+}
+
+// Providers compress their answers when asked, and rpcdash asks (Go's
+// transport sends Accept-Encoding: gzip and inflates the answer): a
+// compressed answer is relayed as the answer it is. A compressed answer
+// that inflates past server.max_response_bytes (a gzip bomb: 256 MiB from
+// a quarter of a megabyte) is cut at the bound while it inflates, with the
+// same clear error, never inflated whole.
+func TestUpstreamBound_GzipAnswersAreReadAndBombsBounded(t *testing.T) {
+	gzipped := func(w http.ResponseWriter, parts ...[]byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		for _, p := range parts {
+			zw.Write(p)
+		}
+		zw.Close()
+	}
+	var asked atomic.Value
+	zip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.Header.Get("Accept-Encoding"))
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		gzipped(w, []byte(`{"jsonrpc":"2.0","id":`), req.ID, []byte(`,"result":"0x2a"}`))
+	}))
+	t.Cleanup(zip.Close)
+	zeros := bytes.Repeat([]byte("0"), 1<<20)
+	bomb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":"0x`)}
+		for range 256 {
+			parts = append(parts, zeros)
+		}
+		gzipped(w, append(parts, []byte(`"}`))...)
+	}))
+	t.Cleanup(bomb.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.MaxResponseBytes = 1 << 20
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "zip", URL: zip.URL, Provider: "pz", Region: "rz"},
+			{Name: "bomb", URL: bomb.URL, Provider: "pb", Region: "rb"},
+		}
+	})
+	h.adminDo("POST", "/v1/endpoints/bomb/drain", "")
+	r := h.call(7, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if got := resultString(t, r); got != `"0x2a"` || r.endpoint != "zip" {
+		t.Fatalf("compressed answer relayed as %s by %s", got, r.endpoint)
+	}
+	if a, _ := asked.Load().(string); !strings.Contains(a, "gzip") {
+		t.Fatalf("Accept-Encoding %q: rpcdash does not ask providers to compress", a)
+	}
+
+	h.adminDo("POST", "/v1/endpoints/bomb/undrain", "")
+	h.adminDo("POST", "/v1/endpoints/zip/drain", "")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r = h.call(8, "eth_getBalance", addr, "latest")
+	runtime.ReadMemStats(&after)
+	e := r.rpcError()
+	if e == nil || !strings.Contains(e["message"].(string), "server.max_response_bytes (1048576 bytes)") {
+		t.Fatalf("HTTP %d %.300s: want the bomb cut at server.max_response_bytes", r.status, r.body)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("allocated %d MiB for a 256 MiB bomb cut at 1 MiB", grew>>20)
 	}
 }
