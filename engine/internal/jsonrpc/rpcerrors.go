@@ -42,6 +42,7 @@ var (
 		"rate limit", "rate-limit", "ratelimit", "too many requests", "requests per second",
 		"request rate", "capacity", "compute units", "daily request count", "quota",
 		"throughput", "server is busy", "overloaded", "try again later",
+		"request limit", "credits", // QuickNode's "100/second request limit reached", a plan's credits spent
 	}
 	notYetMessages = []string{
 		"header not found", "unknown block", "block not found", "beyond current head",

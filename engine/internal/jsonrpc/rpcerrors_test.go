@@ -59,6 +59,10 @@ func TestBlame_RequestsOwnErrorsVersusTheEndpoints(t *testing.T) {
 		{false, -32016, "Your app has exceeded its compute units per second capacity", BlameRateLimit},
 		{false, 429, "Too Many Requests", BlameRateLimit},
 		{false, -32000, "too many requests", BlameRateLimit},
+		// QuickNode's, sometimes with HTTP 200: read as the request's before
+		{false, -32007, "100/second request limit reached - reduce calls per second or upgrade your account at quicknode.com", BlameRateLimit},
+		{true, -32007, "100/second request limit reached - reduce calls per second or upgrade your account at quicknode.com", BlameRateLimit},
+		{false, -32000, "exceeded the monthly credits of your plan", BlameRateLimit},
 		// Solana
 		{true, -32002, "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1 (timeout)", BlameRequest},
 		{true, -32003, "Transaction signature verification failure", BlameRequest},
