@@ -182,6 +182,9 @@ type HedgeConfig struct {
 	MaxOutstanding int           `mapstructure:"max_outstanding"`
 	MaxInflight    int           `mapstructure:"max_inflight"`
 	PauseErrorRate float64       `mapstructure:"pause_error_rate"`
+	// PauseLatencyRatio pauses hedging while most endpoints answer at this
+	// multiple of their usual median at once (queueing.go); 0 turns it off.
+	PauseLatencyRatio float64 `mapstructure:"pause_latency_ratio"`
 	// Methods holds per-method overrides, keyed by lower-cased method name
 	// (viper lower-cases keys; lookups are case-insensitive for that reason).
 	Methods map[string]HedgeMethodConfig `mapstructure:"methods"`

@@ -42,6 +42,8 @@ func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
 		{"NaN quantile", func(c *engine.Config) { c.Hedge.Quantile = math.NaN() }, "hedge.quantile: must be in (0, 1), got NaN"},
 		{"infinite budget_burst", func(c *engine.Config) { c.Hedge.BudgetBurst = math.Inf(1) }, "hedge.budget_burst: must be in [1, ∞), got +Inf"},
 		{"NaN pause_error_rate", func(c *engine.Config) { c.Hedge.PauseErrorRate = math.NaN() }, "hedge.pause_error_rate: must be in (0, 1], got NaN"},
+		{"pause_latency_ratio near 1", func(c *engine.Config) { c.Hedge.PauseLatencyRatio = 1.2 }, "hedge.pause_latency_ratio: must be 0 (off) or in [1.5, 100], got 1.2"},
+		{"NaN pause_latency_ratio", func(c *engine.Config) { c.Hedge.PauseLatencyRatio = math.NaN() }, "hedge.pause_latency_ratio: must be 0 (off) or in [1.5, 100], got NaN"},
 		{"NaN tolerance", func(c *engine.Config) { c.Router.Tolerance = math.NaN() }, "router.tolerance: must be in [0, ∞), got NaN"},
 		{"infinite error_penalty", func(c *engine.Config) { c.Router.ErrorPenalty = math.Inf(1) }, "router.error_penalty: must be in [0, ∞), got +Inf"},
 		{"NaN attempt_timeout_factor", func(c *engine.Config) { c.Breaker.AttemptTimeoutFactor = math.NaN() }, "breaker.attempt_timeout_factor: must be in [1, ∞), got NaN"},

@@ -250,6 +250,9 @@ func (h HedgeConfig) validate(p *problems, requestTimeout time.Duration, table *
 	p.atLeastOne("hedge.max_outstanding", h.MaxOutstanding)
 	p.atLeastOne("hedge.max_inflight", h.MaxInflight)
 	p.inRange("hedge.pause_error_rate", h.PauseErrorRate, 0, 1, true, false)
+	if r := h.PauseLatencyRatio; r != 0 && !(r >= 1.5 && r <= 100) {
+		p.add("hedge.pause_latency_ratio", "must be 0 (off) or in [1.5, 100], got %v", r)
+	}
 	for _, m := range slices.Sorted(maps.Keys(h.Methods)) {
 		mc := h.Methods[m]
 		if mc.Delay != "" {

@@ -26,7 +26,10 @@ type endpoint struct {
 
 	breaker *breaker.Breaker
 	latency *window.Latency // successful attempts, all methods
-	rates   *window.Rates
+	// queueLatency: the same answers over the last queueSpan only, for the
+	// queue guard (queueing.go).
+	queueLatency *window.Latency
+	rates        *window.Rates
 
 	mu      sync.Mutex
 	methods *perMethod[*methodStats]
@@ -139,6 +142,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		display:      redact.DisplayURL(c.URL, c.PublicURL),
 		proxyDisplay: displayProxy(c.Proxy),
 		latency:      window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		queueLatency: newQueueWindow(e.now),
 		rates:        window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
 	}
 	ep.roles.Store(&roleState{role: c.RoleName(), share: c.ShareOrDefault()})

@@ -73,6 +73,7 @@ type Engine struct {
 
 	lag      lagMonitor // rpcdash's own scheduling lag
 	slow     slowdown   // the slowdown episode not charged to breakers
+	queue    queueGuard // hedging's queue guard (queueing.go)
 	openCap  openCap    // breaker.max_open_share
 	panicked panicState // router.panic_threshold
 	standby  standbyState
@@ -151,6 +152,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)
 	e.hedge = newHedger(cfg.Hedge, cfg.Server.StatsWindow, e.now, e.events.add)
+	e.hedge.queueing = e.queueing
 	e.hedge.maxDelayScale = func(method string) float64 {
 		return float64(e.requestTimeout(method)) / float64(cfg.Server.RequestTimeout)
 	}

@@ -30,6 +30,10 @@ type hedger struct {
 	// maxDelayScale is a method's request deadline over the general one
 	// (nil: 1 for every method).
 	maxDelayScale func(method string) float64
+	// queueing says why hedges would only join the endpoints' queues, ""
+	// when they would not (nil: never); with resume, at the lower threshold
+	// hedging resumes below (queueing.go).
+	queueing func(resume bool) string
 
 	mu        sync.RWMutex
 	enabled   bool
@@ -224,12 +228,13 @@ func (h *hedger) deposit(units float64) { h.budget.deposit(units) }
 func (h *hedger) refund(units float64) { h.budget.refund(units) }
 
 // updatePause applies the saturation guard with hysteresis: pause above
-// max_inflight or pause_error_rate, resume only below 80 % of the in-flight
-// limit and half the error share.
+// max_inflight or pause_error_rate or while most endpoints queue (queueing),
+// resume only below 80 % of the in-flight limit, half the error share and
+// the queue guard's lower ratio.
 func (h *hedger) updatePause(inflight int64) {
 	limit := int64(h.cfg.MaxInflight)
 	paused := h.paused.Load()
-	if !paused && inflight <= limit && !h.errorShareAbove(h.cfg.PauseErrorRate) {
+	if !paused && inflight <= limit && !h.errorShareAbove(h.cfg.PauseErrorRate) && h.queueWhy(false) == "" {
 		return
 	}
 	h.pauseMu.Lock()
@@ -242,6 +247,8 @@ func (h *hedger) updatePause(inflight int64) {
 			why = fmt.Sprintf("%d requests in flight exceed hedge.max_inflight %d", inflight, limit)
 		} else if h.errorShareAbove(h.cfg.PauseErrorRate) {
 			why = fmt.Sprintf("429/timeout share of the last %s exceeds hedge.pause_error_rate %.2f", guardSpan, h.cfg.PauseErrorRate)
+		} else {
+			why = h.queueWhy(false)
 		}
 		if why == "" {
 			return
@@ -249,11 +256,26 @@ func (h *hedger) updatePause(inflight int64) {
 		h.paused.Store(true)
 		h.pauseWhy = why
 		h.events(Event{Type: EventHedge, From: "active", To: "paused", Message: "hedging paused: " + why})
-	case inflight*10 < limit*8 && !h.errorShareAbove(h.cfg.PauseErrorRate/2):
+	case inflight*10 < limit*8 && !h.errorShareAbove(h.cfg.PauseErrorRate/2) && h.queueWhy(true) == "":
 		h.paused.Store(false)
 		h.pauseWhy = ""
 		h.events(Event{Type: EventHedge, From: "paused", To: "active", Message: "hedging resumed"})
 	}
+}
+
+// recheckPause lets paused hedging resume once its cause is gone, though no
+// hedge is due to ask (a pause is otherwise looked at only by tryFire).
+func (h *hedger) recheckPause(inflight int64) {
+	if h.paused.Load() {
+		h.updatePause(inflight)
+	}
+}
+
+func (h *hedger) queueWhy(resume bool) string {
+	if h.queueing == nil {
+		return ""
+	}
+	return h.queueing(resume)
 }
 
 func (h *hedger) errorShareAbove(limit float64) bool {

@@ -206,6 +206,7 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	if !a.ownSlow.Load() {
 		a.stats.latency.Record(elapsed)
 		a.ep.latency.Record(elapsed)
+		a.ep.queueLatency.Record(elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)
@@ -259,6 +260,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		if learn {
 			ms.latency.Record(elapsed)
 			ep.latency.Record(elapsed)
+			ep.queueLatency.Record(elapsed)
 		}
 	default:
 		if !a.overdue.Load() {

@@ -254,7 +254,8 @@ func (m *lagMonitor) within(d time.Duration) time.Duration {
 }
 
 // watch runs the lag monitor and the engine's periodic upkeep (ending
-// slowdown episodes, leaving panic routing) until stop closes.
+// slowdown episodes, leaving panic routing, resuming paused hedging) until
+// stop closes.
 func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(lagPeriod)
@@ -274,6 +275,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			last = woke
 			e.slow.settle(e, e.now())
 			e.settleOpenCap(e.now())
+			e.hedge.recheckPause(e.inflight.Load())
 			// One count of the pool serves panic routing and the standbys.
 			now := e.now()
 			routable, pool, prim := e.poolRoutable(now)

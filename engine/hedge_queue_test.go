@@ -1,0 +1,164 @@
+package engine_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// background keeps workers sending reads to the harness until the returned
+// stop is called (more than once is fine); stop returns how many were
+// sent and how many got no result.
+func background(h *harness, workers int) (stop func() (sent, failed int64)) {
+	var wg sync.WaitGroup
+	var sent, failed atomic.Int64
+	quit := make(chan struct{})
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(w*1_000_000+i) + `,"method":"eth_getBalance","params":["` + addr + `","latest"]}`
+				resp, err := h.client.Post(h.rpc, "application/json", strings.NewReader(body))
+				sent.Add(1)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"result"`)) {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() (int64, int64) {
+		once.Do(func() { close(quit) })
+		wg.Wait()
+		return sent.Load(), failed.Load()
+	}
+}
+
+func hedgingOn(c *engine.Config) { c.Hedge.Enabled = true }
+
+// waitHedge polls the status until cond holds of its hedging, for at most d.
+func waitHedge(t *testing.T, h *harness, d time.Duration, cond func(engine.HedgeStatus) bool) engine.Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := h.status()
+		if cond(s.Hedge) || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// When every endpoint turns ten times slower at once, as endpoints pushed
+// to their capacity do, a hedge only joins another queue, and its load is
+// what pushes them past capacity. Hedging pauses, naming the endpoints and
+// their medians, fires nothing while paused, and resumes once they answer
+// at their usual pace again, with no client error throughout.
+func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
+	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	stop := background(h, 8)
+	defer stop()
+	// Each endpoint sets its base: a median of 20 ms over the last 2 s.
+	waitHedge(t, h, 10*time.Second, func(engine.HedgeStatus) bool {
+		for _, ep := range h.status().Endpoints {
+			if ep.Rates.Attempts < 60 {
+				return false
+			}
+		}
+		return true
+	})
+	if s := h.status(); s.Hedge.Paused {
+		t.Fatalf("hedging paused at the endpoints' usual pace: %s", s.Hedge.PauseReason)
+	}
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("200ms")})
+	}
+	s := waitHedge(t, h, 10*time.Second, func(hs engine.HedgeStatus) bool { return hs.Paused })
+	if !s.Hedge.Paused || !strings.Contains(s.Hedge.PauseReason, "their best recent median") {
+		t.Fatalf("every endpoint 10× slower: hedging paused %v (%q)", s.Hedge.Paused, s.Hedge.PauseReason)
+	}
+	t.Logf("paused: %s", s.Hedge.PauseReason)
+	fired := s.Methods["eth_getBalance"].HedgesFired
+	time.Sleep(time.Second) // a second of reads, every one due a hedge at the 20 ms delay
+	s = h.status()
+	if m := s.Methods["eth_getBalance"]; s.Hedge.Paused && m.HedgesFired != fired {
+		t.Fatalf("%d hedges fired while paused", m.HedgesFired-fired)
+	}
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("0s")})
+	}
+	s = waitHedge(t, h, 10*time.Second, func(hs engine.HedgeStatus) bool { return !hs.Paused })
+	if s.Hedge.Paused {
+		t.Fatalf("endpoints back at 20 ms: hedging still paused (%q)", s.Hedge.PauseReason)
+	}
+	if sent, failed := stop(); failed != 0 {
+		t.Fatalf("%d of %d reads failed", failed, sent)
+	}
+	var paused, resumed bool
+	for _, ev := range h.events() {
+		paused = paused || ev.Type == engine.EventHedge && ev.To == "paused" && strings.Contains(ev.Message, "a duplicate would queue")
+		resumed = resumed || paused && ev.Type == engine.EventHedge && ev.To == "active"
+	}
+	if !paused || !resumed {
+		t.Fatalf("events: paused %v, resumed %v", paused, resumed)
+	}
+}
+
+// Slowness that is each endpoint's own is what hedging is for: answers in
+// a tail (3 % of them 10× slower, each endpoint on its own), and then
+// one endpoint 10× slower on everything, pause nothing, and hedges go on
+// firing.
+func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
+	tail := sim.Config{Latency: sim.Latency{Median: 20 * time.Millisecond, TailProb: 0.03, TailMin: 200 * time.Millisecond, TailMax: 300 * time.Millisecond}}
+	h := newHarness(t, hedgingOn, tail, tail, tail)
+	stop := background(h, 8)
+	defer stop()
+	waitHedge(t, h, 10*time.Second, func(engine.HedgeStatus) bool {
+		for _, ep := range h.status().Endpoints {
+			if ep.Rates.Attempts < 60 {
+				return false
+			}
+		}
+		return true
+	})
+	setMode(t, h.sims[0], sim.ControlRequest{ExtraLatency: ptr("200ms")})
+	fired := h.status().Methods["eth_getBalance"].HedgesFired
+	time.Sleep(3 * time.Second)
+	s := h.status()
+	if s.Hedge.Paused {
+		t.Fatalf("endpoints slow on their own paused hedging: %s", s.Hedge.PauseReason)
+	}
+	if m := s.Methods["eth_getBalance"]; m.HedgesFired == fired {
+		t.Fatal("no hedge fired in 3 s of reads with 3 % tails")
+	}
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventHedge && ev.To == "paused" {
+			t.Fatalf("hedging paused at some point: %s", ev.Message)
+		}
+	}
+	if sent, failed := stop(); failed != 0 {
+		t.Fatalf("%d of %d reads failed", failed, sent)
+	}
+}

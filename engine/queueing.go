@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
+)
+
+// Hedging's queue guard: a hedge buys a second, independent draw of an
+// endpoint's latency. When most endpoints are slower than usual at once,
+// the likely cause is load (their queues, or one link they share), and a
+// duplicate only joins a queue: the extra load can push endpoints near their
+// capacity past it, and the queue then grows without bound (bench, three
+// endpoints of 40 req/s at 117 req/s: hedging at p95 took the offered load
+// from 0.98 to 1.07 of capacity and the median from 59 ms to 1.1 s). The
+// tail-geometry seed asks a hedging policy for such a switch-off condition,
+// observable fast: an endpoint's median over the last queueSpan against the
+// lowest such median it had over the last queueBaseSpan (its latency
+// without a queue, as TCP Vegas's base RTT and BBR's min RTT filter keep
+// it; the median over the whole stats window would rise with a queue that
+// grew all along). Medians, so that the tail hedging exists for moves
+// neither. The base is short-lived because clients change what they ask:
+// a switch from eth_blockNumber polling to eth_getLogs raises every
+// endpoint's median at once with no queue, and pauses hedging until the
+// base gives way, queueBaseSpan later.
+const (
+	queueSpan     = 2 * time.Second
+	queueBuckets  = 4
+	queueBaseSpan = 30 * time.Second
+	// queueMinRecent: answers an endpoint needs in the last queueSpan to be
+	// judged at all, or to set its base.
+	queueMinRecent = 10
+	// queueMinRise keeps a few milliseconds on a fast endpoint from counting.
+	queueMinRise = 20 * time.Millisecond
+	// queueCheckEvery bounds how often the windows are read: the guard is
+	// asked before every hedge.
+	queueCheckEvery = 100 * time.Millisecond
+)
+
+func newQueueWindow(now func() time.Time) *window.Latency {
+	return window.NewLatency(queueSpan, queueBuckets, now)
+}
+
+// queueGuard caches the queue verdicts for queueCheckEvery, and keeps each
+// endpoint's base.
+type queueGuard struct {
+	mu      sync.Mutex
+	checked time.Time
+	pause   string // why hedges would queue at the pause ratio, "" if not
+	resume  string // the same at the resume ratio
+	bases   []queueBase
+}
+
+// queueBase is the lowest recent median an endpoint had, and when: one
+// older than queueBaseSpan gives way to the current median, so that an
+// endpoint that became slower for good (or is asked heavier calls) is
+// judged by its new pace after that long.
+type queueBase struct {
+	median time.Duration
+	at     time.Time
+}
+
+// queueing says why hedging should not run, "" when it may: at ratio
+// hedge.pause_latency_ratio (the pause threshold), or, with resume, at
+// halfway between 1 and it (the threshold hedging resumes below).
+func (e *Engine) queueing(resume bool) string {
+	ratio := e.cfg.Hedge.PauseLatencyRatio
+	if ratio == 0 {
+		return ""
+	}
+	g := &e.queue
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now := e.now(); now.Sub(g.checked) >= queueCheckEvery {
+		g.checked = now
+		g.pause, g.resume = e.queueVerdicts(now, ratio, 1+(ratio-1)/2)
+	}
+	if resume {
+		return g.resume
+	}
+	return g.pause
+}
+
+// queueVerdicts judges the endpoints at the pause and resume ratios,
+// updating their bases (under the guard's mu).
+func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (pause, resume string) {
+	g := &e.queue
+	if g.bases == nil {
+		g.bases = make([]queueBase, len(e.endpoints))
+	}
+	var recent, base []time.Duration
+	var names []string
+	for i, ep := range e.endpoints {
+		if ep.isShadow() {
+			continue
+		}
+		r, n := ep.queueLatency.AnswerQuantile(0.5)
+		if n < queueMinRecent {
+			continue
+		}
+		b := &g.bases[i]
+		if b.at.IsZero() || r <= b.median || now.Sub(b.at) > queueBaseSpan {
+			*b = queueBase{median: r, at: now}
+		}
+		recent, base, names = append(recent, r), append(base, b.median), append(names, ep.Name)
+	}
+	return queueVerdict(names, recent, base, pauseRatio), queueVerdict(names, recent, base, resumeRatio)
+}
+
+// queueVerdict names the endpoints whose recent median is at least ratio ×
+// their base (and queueMinRise more) when they are most of those judged,
+// at least two; "" otherwise.
+func queueVerdict(names []string, recent, base []time.Duration, ratio float64) string {
+	var slow []string
+	for i := range names {
+		if float64(recent[i]) >= ratio*float64(base[i]) && recent[i]-base[i] >= queueMinRise {
+			slow = append(slow, fmt.Sprintf("%s %s (at best %s)", names[i], recent[i].Round(time.Millisecond), base[i].Round(time.Millisecond)))
+		}
+	}
+	if len(slow) < 2 || 2*len(slow) <= len(names) {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d endpoints answer at %.3g× their best recent median or slower at once (%s): a duplicate would queue behind the others",
+		len(slow), len(names), ratio, strings.Join(slow, ", "))
+}
