@@ -57,6 +57,20 @@ func background(h *harness, workers int) (stop func() (sent, failed int64)) {
 
 func hedgingOn(c *engine.Config) { c.Hedge.Enabled = true }
 
+// waitForBases waits (at most 10 s) until every endpoint has had 60 attempts:
+// enough answers in the last 2 s for each to set its base.
+func waitForBases(t *testing.T, h *harness) {
+	t.Helper()
+	waitHedge(t, h, 10*time.Second, func(engine.HedgeStatus) bool {
+		for _, ep := range h.status().Endpoints {
+			if ep.Rates.Attempts < 60 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // waitHedge polls the status until cond holds of its hedging, for at most d.
 func waitHedge(t *testing.T, h *harness, d time.Duration, cond func(engine.HedgeStatus) bool) engine.Snapshot {
 	t.Helper()
@@ -80,15 +94,7 @@ func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
 		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	stop := background(h, 8)
 	defer stop()
-	// Each endpoint sets its base: a median of 20 ms over the last 2 s.
-	waitHedge(t, h, 10*time.Second, func(engine.HedgeStatus) bool {
-		for _, ep := range h.status().Endpoints {
-			if ep.Rates.Attempts < 60 {
-				return false
-			}
-		}
-		return true
-	})
+	waitForBases(t, h)
 	if s := h.status(); s.Hedge.Paused {
 		t.Fatalf("hedging paused at the endpoints' usual pace: %s", s.Hedge.PauseReason)
 	}
@@ -135,14 +141,7 @@ func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
 	h := newHarness(t, hedgingOn, tail, tail, tail)
 	stop := background(h, 8)
 	defer stop()
-	waitHedge(t, h, 10*time.Second, func(engine.HedgeStatus) bool {
-		for _, ep := range h.status().Endpoints {
-			if ep.Rates.Attempts < 60 {
-				return false
-			}
-		}
-		return true
-	})
+	waitForBases(t, h)
 	setMode(t, h.sims[0], sim.ControlRequest{ExtraLatency: ptr("200ms")})
 	fired := h.status().Methods["eth_getBalance"].HedgesFired
 	time.Sleep(3 * time.Second)
