@@ -1,7 +1,19 @@
 package engine
 
-import "github.com/rpcdash/rpcdash/engine/internal/window"
+import (
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
+)
 
 // WindowDistribution is distributionOf for the external tests, which fill
 // windows themselves.
 func WindowDistribution(w *window.Latency) Distribution { return distributionOf(w) }
+
+// SetQueueBaseSpan shortens how long the queue guard's bases hold, for a
+// test that cannot wait 30 s; it returns the restore.
+func SetQueueBaseSpan(d time.Duration) (restore func()) {
+	old := queueBaseSpan
+	queueBaseSpan = d
+	return func() { queueBaseSpan = old }
+}

@@ -161,3 +161,35 @@ func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
 		t.Fatalf("%d of %d reads failed", failed, sent)
 	}
 }
+
+// Every endpoint slower for good (or asked heavier calls: a switch from
+// polling eth_blockNumber to eth_getLogs) is no queue that hedging feeds:
+// the pause does not bring the medians down. Once the guard has held its
+// verdict for the base span (30 s; 3 s here), the bases give way to the new
+// pace and hedging resumes while the endpoints stay slow.
+func TestHedge_QueueGuardTakesANewPaceAfterItsBaseSpan(t *testing.T) {
+	t.Cleanup(engine.SetQueueBaseSpan(3 * time.Second))
+	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	stop := background(h, 8)
+	defer stop()
+	waitForBases(t, h)
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("200ms")})
+	}
+	s := waitHedge(t, h, 10*time.Second, func(hs engine.HedgeStatus) bool { return hs.Paused })
+	if !s.Hedge.Paused {
+		t.Fatal("every endpoint 10× slower: hedging not paused")
+	}
+	pausedAt := time.Now()
+	s = waitHedge(t, h, 15*time.Second, func(hs engine.HedgeStatus) bool { return !hs.Paused })
+	if s.Hedge.Paused {
+		t.Fatalf("endpoints steady at their new pace: hedging still paused after %s (%q)", time.Since(pausedAt).Round(time.Second), s.Hedge.PauseReason)
+	}
+	if took := time.Since(pausedAt); took < 2*time.Second {
+		t.Fatalf("resumed %s after pausing, before the base span (3 s) could have passed", took)
+	}
+	if sent, failed := stop(); failed != 0 {
+		t.Fatalf("%d of %d reads failed", failed, sent)
+	}
+}

@@ -22,14 +22,19 @@ import (
 // without a queue, as TCP Vegas's base RTT and BBR's min RTT filter keep
 // it; the median over the whole stats window would rise with a queue that
 // grew all along). Medians, so that the tail hedging exists for moves
-// neither. The base is short-lived because clients change what they ask:
-// a switch from eth_blockNumber polling to eth_getLogs raises every
+// neither. The base may rise because clients change what they ask: a
+// switch from eth_blockNumber polling to eth_getLogs raises every
 // endpoint's median at once with no queue, and pauses hedging until the
-// base gives way, queueBaseSpan later.
+// base gives way. It gives way only once the guard has held one verdict for
+// queueBaseSpan: a pause that long without the medians coming down is no
+// queue that hedging feeds. While the guard flips (hedges fill the queue, a
+// pause drains it, they resume before it is empty), the medians it sees are
+// the queue's, and a base rising to them would loosen the guard with every
+// span until the queue grew without bound (3 × 40 req/s at 119 req/s for
+// 90 s: median 1 s against 75 ms with hedging off).
 const (
-	queueSpan     = 2 * time.Second
-	queueBuckets  = 4
-	queueBaseSpan = 30 * time.Second
+	queueSpan    = 2 * time.Second
+	queueBuckets = 4
 	// queueMinRecent: answers an endpoint needs in the last queueSpan to be
 	// judged at all, or to set its base.
 	queueMinRecent = 10
@@ -39,6 +44,9 @@ const (
 	// asked before every hedge.
 	queueCheckEvery = 100 * time.Millisecond
 )
+
+// queueBaseSpan is how long a base holds (a variable for the tests).
+var queueBaseSpan = 30 * time.Second
 
 func newQueueWindow(now func() time.Time) *window.Latency {
 	return window.NewLatency(queueSpan, queueBuckets, now)
@@ -52,12 +60,16 @@ type queueGuard struct {
 	pause   string // why hedges would queue at the pause ratio, "" if not
 	resume  string // the same at the resume ratio
 	bases   []queueBase
+	// paused is the guard's own verdict with its hysteresis (pause, then
+	// resume below the lower ratio), flipped when it last changed.
+	paused  bool
+	flipped time.Time
 }
 
 // queueBase is the lowest recent median an endpoint had, and when: one
-// older than queueBaseSpan gives way to the current median, so that an
-// endpoint that became slower for good (or is asked heavier calls) is
-// judged by its new pace after that long.
+// older than queueBaseSpan gives way to the current median when the guard
+// has not flipped for as long, so that an endpoint that became slower for
+// good (or is asked heavier calls) is judged by its new pace.
 type queueBase struct {
 	median time.Duration
 	at     time.Time
@@ -77,6 +89,9 @@ func (e *Engine) queueing(resume bool) string {
 	if now := e.now(); now.Sub(g.checked) >= queueCheckEvery {
 		g.checked = now
 		g.pause, g.resume = e.queueVerdicts(now, ratio, 1+(ratio-1)/2)
+		if g.paused && g.resume == "" || !g.paused && g.pause != "" {
+			g.paused, g.flipped = !g.paused, now
+		}
 	}
 	if resume {
 		return g.resume
@@ -102,7 +117,8 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 			continue
 		}
 		b := &g.bases[i]
-		if b.at.IsZero() || r <= b.median || now.Sub(b.at) > queueBaseSpan {
+		settled := now.Sub(b.at) > queueBaseSpan && now.Sub(g.flipped) >= queueBaseSpan
+		if b.at.IsZero() || r <= b.median || settled {
 			*b = queueBase{median: r, at: now}
 		}
 		recent, base, names = append(recent, r), append(base, b.median), append(names, ep.Name)
