@@ -67,12 +67,41 @@ type queueGuard struct {
 }
 
 // queueBase is the lowest recent median an endpoint had, and when: one
-// older than queueBaseSpan gives way to the current median when the guard
-// has not flipped for as long, so that an endpoint that became slower for
-// good (or is asked heavier calls) is judged by its new pace.
+// older than queueBaseSpan gives way when the guard has not flipped for as
+// long, so that an endpoint that became slower for good (or is asked
+// heavier calls) is judged by its new pace: to the lowest median of the
+// last queueBaseSpan (lows, one per third of it), not the current one,
+// which a queue growing slowly all that time would have raised.
 type queueBase struct {
 	median time.Duration
 	at     time.Time
+	lows   [3]queueLow
+}
+
+type queueLow struct {
+	slot   int64 // which third of a queueBaseSpan, counted from the epoch
+	median time.Duration
+}
+
+// note keeps r among the lows of now's third of the span.
+func (b *queueBase) note(r time.Duration, now time.Time) {
+	slot := now.UnixNano() / int64(queueBaseSpan/3)
+	l := &b.lows[slot%3]
+	if l.slot != slot || r < l.median {
+		*l = queueLow{slot: slot, median: r}
+	}
+}
+
+// lowest is the lowest median noted in the last queueBaseSpan.
+func (b *queueBase) lowest(now time.Time) time.Duration {
+	slot := now.UnixNano() / int64(queueBaseSpan/3)
+	var low time.Duration
+	for _, l := range b.lows {
+		if slot-l.slot < 3 && (low == 0 || l.median < low) {
+			low = l.median
+		}
+	}
+	return low
 }
 
 // queueing says why hedging should not run, "" when it may: at ratio
@@ -117,9 +146,12 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 			continue
 		}
 		b := &g.bases[i]
-		settled := now.Sub(b.at) > queueBaseSpan && now.Sub(g.flipped) >= queueBaseSpan
-		if b.at.IsZero() || r <= b.median || settled {
-			*b = queueBase{median: r, at: now}
+		b.note(r, now)
+		switch {
+		case b.at.IsZero() || r <= b.median:
+			b.median, b.at = r, now
+		case now.Sub(b.at) > queueBaseSpan && now.Sub(g.flipped) >= queueBaseSpan:
+			b.median, b.at = b.lowest(now), now
 		}
 		recent, base, names = append(recent, r), append(base, b.median), append(names, ep.Name)
 	}
