@@ -214,7 +214,30 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 // budgetItem is the hedge budget spent out of what it may hold now. The
 // cap (the burst plus the last 10 s of deposits) is fractional; it is
 // shown rounded up, so what is spent never reads as more than the cap.
+// Past 100 units the tenths go, past 1000 the figures are in thousands,
+// and "used" goes before a figure is cut: at 120 reads/s the cap is over
+// 100 and "budget used 114.6/…" hid it.
 func budgetItem(h engine.HedgeStatus) string {
 	capacity := max(h.BudgetCap, h.BudgetBurst)
-	return fit(fmt.Sprintf("budget used %.1f/%.0f", capacity-h.BudgetTokens, math.Ceil(capacity)), 19)
+	spent, limit := fmtUnits(capacity-h.BudgetTokens, false), fmtUnits(math.Ceil(capacity), true)
+	s := "budget used " + spent + "/" + limit
+	if len(s) > budgetWidth {
+		s = "budget " + spent + "/" + limit
+	}
+	return fit(s, budgetWidth)
+}
+
+const budgetWidth = 19
+
+// fmtUnits prints budget units in at most 4 cells: 2.5, 115, 1.2k, 12k.
+func fmtUnits(x float64, whole bool) string {
+	switch {
+	case x < 100 && !whole:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case x < 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x < 10_000:
+		return strconv.FormatFloat(x/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(x/1e3, 'f', 0, 64) + "k"
 }
