@@ -135,8 +135,7 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 	if g.bases == nil {
 		g.bases = make([]queueBase, len(e.endpoints))
 	}
-	var recent, base []time.Duration
-	var names []string
+	var judged []queuePace
 	for i, ep := range e.endpoints {
 		if ep.isShadow() {
 			continue
@@ -153,24 +152,30 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 		case now.Sub(b.at) > queueBaseSpan && now.Sub(g.flipped) >= queueBaseSpan:
 			b.median, b.at = b.lowest(now), now
 		}
-		recent, base, names = append(recent, r), append(base, b.median), append(names, ep.Name)
+		judged = append(judged, queuePace{ep.Name, r, b.median})
 	}
-	return queueVerdict(names, recent, base, pauseRatio), queueVerdict(names, recent, base, resumeRatio)
+	return queueVerdict(judged, pauseRatio), queueVerdict(judged, resumeRatio)
+}
+
+// queuePace is an endpoint's recent median beside its base.
+type queuePace struct {
+	name         string
+	recent, base time.Duration
 }
 
 // queueVerdict names the endpoints whose recent median is at least ratio ×
 // their base (and queueMinRise more) when they are most of those judged,
 // at least two; "" otherwise.
-func queueVerdict(names []string, recent, base []time.Duration, ratio float64) string {
+func queueVerdict(judged []queuePace, ratio float64) string {
 	var slow []string
-	for i := range names {
-		if float64(recent[i]) >= ratio*float64(base[i]) && recent[i]-base[i] >= queueMinRise {
-			slow = append(slow, fmt.Sprintf("%s %s (at best %s)", names[i], recent[i].Round(time.Millisecond), base[i].Round(time.Millisecond)))
+	for _, p := range judged {
+		if float64(p.recent) >= ratio*float64(p.base) && p.recent-p.base >= queueMinRise {
+			slow = append(slow, fmt.Sprintf("%s %s (at best %s)", p.name, p.recent.Round(time.Millisecond), p.base.Round(time.Millisecond)))
 		}
 	}
-	if len(slow) < 2 || 2*len(slow) <= len(names) {
+	if len(slow) < 2 || 2*len(slow) <= len(judged) {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d endpoints answer at %.3g× their best recent median or slower at once (%s): a duplicate would queue behind the others",
-		len(slow), len(names), ratio, strings.Join(slow, ", "))
+		len(slow), len(judged), ratio, strings.Join(slow, ", "))
 }

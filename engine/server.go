@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Response headers on every proxied answer.
@@ -63,14 +64,7 @@ const errNoWebsocket = "websocket is not supported: rpcdash serves JSON-RPC over
 
 // websocketUpgrade says whether r asks to become a websocket.
 func websocketUpgrade(r *http.Request) bool {
-	for _, v := range r.Header.Values("Upgrade") {
-		for _, token := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(token), "websocket") {
-				return true
-			}
-		}
-	}
-	return false
+	return httpguts.HeaderValuesContainsToken(r.Header["Upgrade"], "websocket")
 }
 
 // serveHealth: "endpoints" counts those that may answer clients (shadows

@@ -30,6 +30,10 @@ func statusWords(body []byte) string {
 	case '<':
 		return htmlTitle(body)
 	}
+	return firstLine(body)
+}
+
+func firstLine(body []byte) string {
 	line, _, _ := bytes.Cut(body, []byte("\n"))
 	return string(bytes.TrimSpace(line))
 }
@@ -38,8 +42,7 @@ func statusWords(body []byte) string {
 func jsonWords(body []byte) string {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
-		line, _, _ := bytes.Cut(body, []byte("\n"))
-		return string(bytes.TrimSpace(line))
+		return firstLine(body)
 	}
 	for _, key := range []string{"error", "message", "msg", "detail", "error_description", "reason"} {
 		raw, ok := obj[key]

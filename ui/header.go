@@ -229,15 +229,11 @@ func budgetItem(h engine.HedgeStatus) string {
 
 const budgetWidth = 19
 
-// fmtUnits prints budget units in at most 4 cells: 2.5, 115, 1.2k, 12k.
+// fmtUnits prints budget units in at most 4 cells: 2.5, then as fmtCount
+// does (115, 1.2k, 12k).
 func fmtUnits(x float64, whole bool) string {
-	switch {
-	case x < 100 && !whole:
+	if x < 100 && !whole {
 		return strconv.FormatFloat(x, 'f', 1, 64)
-	case x < 1000:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case x < 10_000:
-		return strconv.FormatFloat(x/1e3, 'f', 1, 64) + "k"
 	}
-	return strconv.FormatFloat(x/1e3, 'f', 0, 64) + "k"
+	return fmtCount(int64(math.Round(x)))
 }
