@@ -5,16 +5,6 @@ package engine
 
 import "time"
 
-// attemptTimeout is an attempt's own deadline: a high quantile of the
-// endpoint's recent latency for the method times a factor, clamped to
-// [breaker.attempt_timeout_min, the method's request deadline]. Passing it
-// does not cut a read: it charges the endpoint with a hang and starts the
-// next attempt beside it (attemptOverdue, run).
-func (e *Engine) attemptTimeout(ep *endpoint, s *methodStats) time.Duration {
-	d, _ := e.attemptDeadline(ep, s)
-	return d
-}
-
 // Where an attempt deadline comes from, for the Snapshot.
 const (
 	deadlineCold    = "cold"    // too few answers yet: a third of the request's deadline
@@ -30,7 +20,13 @@ func (e *Engine) coldDeadline(limit time.Duration) time.Duration {
 	return min(max(limit/3, e.cfg.Breaker.AttemptTimeoutMin), limit)
 }
 
-// attemptDeadline is attemptTimeout with its source. Censored observations
+// attemptDeadline is an attempt's own deadline and where it comes from: a
+// high quantile of the endpoint's recent latency for the method times a
+// factor, clamped to [breaker.attempt_timeout_min, the method's request
+// deadline]. Passing it does not cut a read: it charges the endpoint with a
+// hang and starts the next attempt beside it (attemptOverdue, run).
+//
+// Censored observations
 // (attempts outrun by a hedge or a deadline race) count, so that cutting the
 // slow attempts short does not pull the quantile down, but only up to the
 // slowest answer the endpoint actually gave: a hung endpoint's losers say

@@ -16,7 +16,7 @@ func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		s.latency.Record(time.Duration(40+i%10) * time.Millisecond)
 	}
-	before := e.attemptTimeout(ep, s)
+	before, _ := e.attemptDeadline(ep, s)
 	if before < 3*40*time.Millisecond || before > 3*50*time.Millisecond {
 		t.Fatalf("deadline %s from answers of 40–49 ms, want 3 × p99", before)
 	}
@@ -24,14 +24,14 @@ func TestAttemptTimeout_LosersDoNotStretchItPastTheSlowestAnswer(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		s.latency.RecordCensored(120 * time.Millisecond)
 	}
-	if got := e.attemptTimeout(ep, s); got != before {
+	if got, _ := e.attemptDeadline(ep, s); got != before {
 		t.Fatalf("deadline moved from %s to %s on losers alone", before, got)
 	}
 	// A slow answer does stretch it.
 	for i := 0; i < 5; i++ {
 		s.latency.Record(200 * time.Millisecond)
 	}
-	if got := e.attemptTimeout(ep, s); got < 3*120*time.Millisecond {
+	if got, _ := e.attemptDeadline(ep, s); got < 3*120*time.Millisecond {
 		t.Fatalf("deadline %s after answers of 200 ms behind censored 120 ms losers", got)
 	}
 }

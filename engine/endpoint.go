@@ -30,6 +30,9 @@ type endpoint struct {
 	// queue guard (queueing.go).
 	queueLatency *window.Latency
 	rates        *window.Rates
+	// late: late answers held out of the windows while their run of
+	// failures lasts (lateanswers.go).
+	late lateHold
 
 	mu      sync.Mutex
 	methods *perMethod[*methodStats]

@@ -198,7 +198,9 @@ func (x *execution) sharesDomain(ep *endpoint) bool {
 func (x *execution) start(a *attempt) {
 	e := x.e
 	a.stats = a.ep.stats(x.p.method)
-	a.deadline = e.attemptTimeout(a.ep, a.stats)
+	var source string
+	a.deadline, source = e.attemptDeadline(a.ep, a.stats)
+	a.guessed = source == deadlineCold
 	read := x.p.class == jsonrpc.ClassRead
 	var actx context.Context
 	var cancelDL context.CancelFunc

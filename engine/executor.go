@@ -71,6 +71,12 @@ type attempt struct {
 	overdue atomic.Bool
 	charged atomic.Bool
 	excused atomic.Bool
+	// guessed: its deadline rests on no answers of its endpoint (cold).
+	// paceKnown: when charged, the deadline was not guessed and the
+	// endpoint had answered the method before: the method's own measure,
+	// whose late answer does not end the run of failures (lateanswers.go).
+	guessed   bool
+	paceKnown atomic.Bool
 	// ownSlow: excused because rpcdash itself was the slow part. Its timing
 	// is rpcdash's, not the endpoint's, and is not learned.
 	ownSlow atomic.Bool

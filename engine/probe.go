@@ -82,8 +82,8 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	req := jsonrpc.NewRequest(json.RawMessage("1"), method, params)
 	verdict, trial := ep.breaker.Acquire()
 	stats := ep.stats(method)
-	hang, wait := e.probeDeadlines(ep, stats, trial)
-	a := &attempt{ep: ep, role: rolePrimary, trial: trial, start: e.now(), stats: stats, deadline: hang}
+	hang, wait, guessed := e.probeDeadlines(ep, stats, trial)
+	a := &attempt{ep: ep, role: rolePrimary, trial: trial, start: e.now(), stats: stats, deadline: hang, guessed: guessed}
 	if !verdict {
 		a.settled.Store(true) // no breaker verdict to give
 	}
@@ -128,16 +128,19 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 // so a slow endpoint's answers are heard and its deadline learns them. A
 // half-open trial's verdict cannot be taken back by a late answer, and no
 // client waits on it: it waits the whole time before it is judged.
-func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang, wait time.Duration) {
+// guessed: nothing learned, hang is probes.timeout.
+func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang, wait time.Duration, guessed bool) {
 	hang = e.cfg.Probes.Timeout
-	if d, source := e.attemptDeadline(ep, s); source != deadlineCold {
+	d, source := e.attemptDeadline(ep, s)
+	guessed = source == deadlineCold
+	if !guessed {
 		hang = max(hang, d)
 	}
 	wait = max(hang, e.coldDeadline(e.cfg.Server.RequestTimeout))
 	if trial {
 		hang = wait
 	}
-	return hang, wait
+	return hang, wait, guessed
 }
 
 // probeOverdue charges a probe that passed its hang deadline unanswered, as

@@ -57,3 +57,62 @@ func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 	t.Logf("probes.timeout %s: 5 cold probes answered in %s, late, 0 failures; then deadline %s learned; a hang charged at %s, given up after %s",
 		probeTimeout, answer, learned.Deadline.Round(time.Millisecond), hung.Deadline, hung.RTT.Round(time.Millisecond))
 }
+
+// An endpoint whose answers leave their record for good (10 ms reads now
+// taking 600 ms) is cut by its breaker, not learnt: each probe passes the
+// deadline the endpoint's own answers set, its late answer does not end the
+// run of failures, and it waits out of the window, so the deadline does not
+// jump to the new pace before the breaker has had its say. Before, the
+// first late answer ended the run and its 600 ms became the window's p99
+// (deadline 1.8 s): nothing after was charged and the endpoint stayed in.
+func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
+	const slow = 600 * time.Millisecond
+	h := newHarness(t, func(c *engine.Config) {
+		c.Probes.Timeout = 100 * time.Millisecond
+		c.Breaker.Cooldown = time.Minute // probes after the open only observe
+	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	probe := func(answered bool) engine.ProbeResult {
+		t.Helper()
+		res, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil)
+		if err != nil || res.OK != answered {
+			t.Fatalf("probe: %+v %v; want answered %v", res, err, answered)
+		}
+		return res
+	}
+	for range 30 {
+		probe(true)
+	}
+	learned := h.endpoint("s0").Methods["eth_blockNumber"]
+	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= slow {
+		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, slow)
+	}
+
+	h.sims[0].SetExtraLatency(slow)
+	for i := 1; i <= 2; i++ {
+		res := probe(true)
+		ep := h.endpoint("s0")
+		m := ep.Methods["eth_blockNumber"]
+		if res.RTT < slow || ep.Breaker.State != engine.BreakerClosed || ep.Breaker.ConsecutiveFailures != i {
+			t.Fatalf("slow probe %d answered in %s: breaker %s, %d failures in a row; want closed, %d", i, res.RTT, ep.Breaker.State, ep.Breaker.ConsecutiveFailures, i)
+		}
+		if m.AttemptTimeout != learned.AttemptTimeout || m.Latency.Max >= slow || m.LateAnswers != int64(i) {
+			t.Fatalf("slow probe %d: deadline %s (was %s), window max %s, %d late answers: the run's late answers taught the deadline", i, m.AttemptTimeout, learned.AttemptTimeout, m.Latency.Max, m.LateAnswers)
+		}
+		// Held out of the window, not out of the router's sight.
+		if ep.Score.Latency < slow || m.Score.Latency < slow {
+			t.Fatalf("slow probe %d: the router's latency figure is %s (endpoint), %s (method); want at least the held %s", i, ep.Score.Latency, m.Score.Latency, slow)
+		}
+	}
+	cut := probe(false) // the third charge opens the breaker, and ends the probe
+	if ep := h.endpoint("s0"); ep.Breaker.State != engine.BreakerOpen {
+		t.Fatalf("third slow probe (rtt %s): breaker %s with %d failures in a row; want open", cut.RTT, ep.Breaker.State, ep.Breaker.ConsecutiveFailures)
+	}
+	// Once the run is over, the late answers go in with the next answer.
+	after := probe(true)
+	m := h.endpoint("s0").Methods["eth_blockNumber"]
+	if m.Latency.Max < slow || m.AttemptTimeout <= learned.AttemptTimeout {
+		t.Fatalf("after the open, an answer in %s: window max %s, deadline %s; want the late answers in the window", after.RTT, m.Latency.Max, m.AttemptTimeout)
+	}
+	t.Logf("deadline %s learned from 10 ms answers; +%s: two late answers held, the third probe opened the breaker; then the window max %s, deadline %s",
+		learned.AttemptTimeout, slow, m.Latency.Max, m.AttemptTimeout.Round(time.Millisecond))
+}

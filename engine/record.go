@@ -171,6 +171,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 // chargeHang gives a's breaker its verdict at a's deadline, now: a hang
 // (a client attempt's or a probe's). Under a.settle.
 func (a *attempt) chargeHang(msg string, now time.Time) {
+	a.paceKnown.Store(!a.guessed && a.stats.latency.Count() > 0)
 	a.charged.Store(true)
 	a.ep.setLastError(msg, now)
 	a.ep.hangAt.Store(now.UnixNano())
@@ -193,8 +194,9 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 	a.stats.served()
 	if a.settle() {
 		ep.breaker.Success(a.trial)
-	} else if a.charged.Load() && !a.trial {
-		// Slow, not hung: a success ends the run of failures in a row.
+	} else if a.charged.Load() && !a.trial && !a.paceKnown.Load() {
+		// Slow, not hung, past a deadline that was a guess: the run of
+		// failures in a row is over (lateanswers.go).
 		ep.breaker.Success(false)
 	}
 	ep.backOffSucceeded(a.stats)
@@ -204,9 +206,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 // state (answered).
 func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
 	if !a.ownSlow.Load() {
-		a.stats.latency.Record(elapsed)
-		a.ep.latency.Record(elapsed)
-		a.ep.queueLatency.Record(elapsed)
+		e.learnLatency(a, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)
@@ -258,9 +258,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	case rep.out == outAnswer:
 		ms.served()
 		if learn {
-			ms.latency.Record(elapsed)
-			ep.latency.Record(elapsed)
-			ep.queueLatency.Record(elapsed)
+			e.learnLatency(a, elapsed)
 		}
 	default:
 		if !a.overdue.Load() {
@@ -398,10 +396,10 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
 	if n < limit || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
 		return
 	}
-	ep.unanswered.Store(0)
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
-		return // rpcdash, not the endpoint, is the slow part
+		return // rpcdash, not the endpoint, is the slow part; the count stands for the next loss
 	}
+	ep.unanswered.Store(0)
 	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))

@@ -423,6 +423,7 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
 	if n >= fullSamples {
 		lat = (lat + p90) / 2
 	}
+	lat = max(lat, time.Duration(ep.late.slowest.Load())) // held out of the windows, not out of sight
 	return float64(lat) / float64(time.Millisecond), src, true
 }
 

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+)
+
+// A late answer — one that came after its attempt was charged to the
+// breaker at its deadline — says the endpoint is slow, not hung. Whether it
+// ends the run of failures depends on what the deadline it passed rested on:
+//   - a guess (the endpoint had not answered the method yet): the answer
+//     ends the run, so that a method slow by nature is learnt, not cut;
+//   - the method's own answers: the charge stands until an answer within
+//     its deadline ends the run. An endpoint whose every answer now passes
+//     the deadline its own answers set (20 ms reads now taking 2 s) has
+//     left its record, which is what the breaker is for; an endpoint with a
+//     heavy tail answers in time between its slow answers, which ends each
+//     run at once.
+//
+// While such a run lasts its late answers wait out of the latency windows
+// (lateHold): entered at once, two 2-s answers among twenty-odd fast ones
+// are the window's p99, the deadline jumps to three times that, and nothing
+// after is charged — the run the breaker is judging would be hidden by the
+// answers it is judging. They enter with the next answer that is not held:
+// one in time (the run was a tail), or any after the run ended (the breaker
+// opened; its trials are judged on their own deadline). The router does
+// not wait for them: it takes the endpoint to be at least as slow as the
+// slowest answer held (routeLatencyOf).
+
+// maxHeldAnswers bounds the late answers held for one endpoint; past it they
+// all go in (a run that long has opened the breaker).
+const maxHeldAnswers = 64
+
+type heldAnswer struct {
+	stats *methodStats
+	took  time.Duration
+}
+
+type lateHold struct {
+	mu   sync.Mutex
+	held []heldAnswer
+	// slowest of the held answers (nanos, 0 when none): the router's
+	// latency figure for the endpoint is at least this while they wait.
+	slowest atomic.Int64
+}
+
+// learnLatency feeds an answer's latency into the windows its endpoint's
+// deadlines and score come from, or holds it while its run lasts.
+func (e *Engine) learnLatency(a *attempt, took time.Duration) {
+	ep := a.ep
+	ep.queueLatency.Record(took)
+	if a.charged.Load() && a.paceKnown.Load() && ep.inRunOfFailures() && ep.late.hold(a.stats, took) {
+		return
+	}
+	for _, h := range ep.late.take() {
+		h.stats.latency.Record(h.took)
+		ep.latency.Record(h.took)
+	}
+	a.stats.latency.Record(took)
+	ep.latency.Record(took)
+}
+
+// inRunOfFailures: its breaker is closed and counting failures in a row.
+func (ep *endpoint) inRunOfFailures() bool {
+	info := ep.breaker.Info()
+	return info.State == breaker.Closed && info.ConsecutiveFailures > 0
+}
+
+// hold keeps a late answer's latency; false when the hold is full.
+func (l *lateHold) hold(s *methodStats, took time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.held) >= maxHeldAnswers {
+		return false
+	}
+	l.held = append(l.held, heldAnswer{s, took})
+	l.slowest.Store(max(l.slowest.Load(), int64(took)))
+	return true
+}
+
+// take empties the hold.
+func (l *lateHold) take() []heldAnswer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := l.held
+	l.held = nil
+	l.slowest.Store(0)
+	return h
+}
