@@ -114,26 +114,36 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		limit, what, failed = 2, "attempt", sent
 	case "stale":
 		limit = -1 // lag, not attempts, decides
-	case "latency":
-		// A slow endpoint fails nothing: its breaker hears of the attempts
-		// hedges outran or that passed their deadline, charged then (the
-		// attempt, or a probe listening for a late answer, ends later).
-		what, failed = "failed, outrun or overdue attempt", max(failed+outrun, overdue(ep)-overdue(b))
-	case "timeout", "unreachable":
-		// A hang is charged at the attempt's deadline; the attempt may end
-		// as a failure later.
+	case "latency", "timeout", "unreachable":
+		// A slow or hung endpoint is charged at the attempt's deadline; the
+		// attempt (or a probe listening for a late answer) may end later,
+		// as a late answer or a failure.
 		what, failed = "failed or overdue attempt", max(failed, overdue(ep)-overdue(b))
 	}
 	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
 	}
+	// Attempts outrun by hedges are no failures: a hang hedging hides
+	// trips the breaker after 2 × breaker.failures of them.
+	if hidden := int64(2 * f); limit >= 0 && d.cfg.Mode != "http429" && d.load != nil && outrun > hidden+inFlightSlack {
+		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (2 × breaker.failures) plus %d that may have been in flight",
+			d.endpoint, how, plural(outrun, "outrun attempt"), hidden, inFlightSlack)
+	}
 	switch {
 	case d.cfg.Mode == "http429" && failed == 0:
 		// A probe met the 429 first: it backs off the whole endpoint.
 		s.Summary = fmt.Sprintf("%s cut out by a probe's HTTP 429 before any client attempt reached it (%s), %s after the fault", d.endpoint, how, took)
 	case limit >= 0:
-		s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, plural(failed, what), how, took)
+		after := plural(failed, what)
+		if hidden := plural(outrun, "attempt") + " outrun by hedges"; outrun > 0 && d.cfg.Mode != "http429" {
+			if failed == 0 {
+				after = hidden
+			} else {
+				after += " and " + hidden
+			}
+		}
+		s.Summary = fmt.Sprintf("%s cut out after %s (%s), %s after the fault", d.endpoint, after, how, took)
 	default:
 		s.Summary = fmt.Sprintf("%s cut out (%s), %s after the fault", d.endpoint, how, took)
 	}
