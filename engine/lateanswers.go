@@ -26,7 +26,10 @@ import (
 // after is charged — the run the breaker is judging would be hidden by the
 // answers it is judging. They enter with the next answer that is not held:
 // one in time (the run was a tail), or any after the run ended (the breaker
-// opened; its trials are judged on their own deadline). The router does
+// opened; its trials are judged on their own deadline), or once
+// breaker.max_open_share has kept the breaker from opening: a run that
+// cannot end in a cut (the pool's only endpoint) is no reason to keep the
+// deadline from the pace, racing or charging every attempt meanwhile. The router does
 // not wait for them: it takes the endpoint to be at least as slow as the
 // slowest answer held (routeLatencyOf).
 
@@ -52,7 +55,7 @@ type lateHold struct {
 func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep := a.ep
 	ep.queueLatency.Record(took)
-	if a.charged.Load() && a.paceKnown.Load() && ep.inRunOfFailures() && ep.late.hold(a.stats, took) {
+	if a.charged.Load() && a.paceKnown.Load() && ep.inRunOfFailures() && !e.heldClosedByCap(ep, e.now()) && ep.late.hold(a.stats, took) {
 		return
 	}
 	for _, h := range ep.late.take() {
