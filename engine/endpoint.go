@@ -31,8 +31,9 @@ type endpoint struct {
 	queueLatency *window.Latency
 	rates        *window.Rates
 	// late: late answers held out of the windows while their run of
-	// failures lasts (lateanswers.go).
+	// failures lasts (lateanswers.go); last: its last three answers.
 	late lateHold
+	last lastAnswers
 
 	mu      sync.Mutex
 	methods *perMethod[*methodStats]
@@ -120,6 +121,7 @@ type endpoint struct {
 type methodStats struct {
 	method  string // its key: the method, or otherMethod
 	latency *window.Latency
+	last    lastAnswers // the last three answers (the router's floor)
 	rates   *window.Rates
 	// since start: attempts that passed their deadline without an answer,
 	// and those of them that answered afterwards.

@@ -55,6 +55,8 @@ type lateHold struct {
 func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep := a.ep
 	ep.queueLatency.Record(took)
+	ep.last.add(took)
+	a.stats.last.add(took)
 	if a.charged.Load() && a.paceKnown.Load() && ep.inRunOfFailures() && !e.heldClosedByCap(ep, e.now()) && ep.late.hold(a.stats, took) {
 		return
 	}

@@ -412,9 +412,9 @@ func (ep *endpoint) routeLatency(method string, e *Engine) (float64, string, boo
 // routeLatencyOf is routeLatency with the method's stats already looked up
 // (nil when the endpoint has none for it).
 func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
-	w, src := ep.latency, scoreFromEndpoint
+	w, src, last := ep.latency, scoreFromEndpoint, &ep.last
 	if ms != nil && ms.latency.Count() >= fullSamples {
-		w, src = ms.latency, scoreFromMethod
+		w, src, last = ms.latency, scoreFromMethod, &ms.last
 	}
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
@@ -422,6 +422,9 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
 	}
 	if n >= fullSamples {
 		lat = (lat + p90) / 2
+	}
+	if recent, ok := last.median(); ok {
+		lat = max(lat, recent) // the window remembers minutes; the last answers say now
 	}
 	lat = max(lat, time.Duration(ep.late.slowest.Load())) // held out of the windows, not out of sight
 	return float64(lat) / float64(time.Millisecond), src, true

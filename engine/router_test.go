@@ -29,3 +29,49 @@ func TestRouter_SlowEndpointAvoidedButExploredNowAndThen(t *testing.T) {
 	}
 	t.Logf("slow endpoint explored %d times in %d reads over %s", got, n, elapsed)
 }
+
+// The stats window is minutes of memory: an endpoint whose answers went
+// from 10 ms to 160 ms (under its deadline: nothing fails, nothing is
+// charged) kept its 10 ms figure until the slow answers were half the
+// window, taking every read. The median of its last three answers is a
+// floor under the figure: two slow answers steer the reads away, and
+// answers in time (an exploration) bring them back.
+func TestRouter_AnEndpointThatTurnsSlowIsLeftAfterTwoSlowAnswers(t *testing.T) {
+	const slow = 150 * time.Millisecond
+	h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Second },
+		sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(30 * time.Millisecond)})
+	warm(t, h)
+	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Count < 50 {
+		t.Fatalf("s0 answered %d reads of the warm-up; want most of them", m.Latency.Count)
+	}
+	served := func() (s0, s1 int64) {
+		return h.sims[0].MethodCount("eth_getBalance"), h.sims[1].MethodCount("eth_getBalance")
+	}
+
+	h.sims[0].SetExtraLatency(slow)
+	a0, a1 := served()
+	for i := range 20 {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	b0, b1 := served()
+	if got := b0 - a0; got > 3 || b1-a1 < 17 {
+		t.Fatalf("after s0 turned %s slower: 20 reads, %d to s0 and %d to s1; want at most 3 (two slow answers, one exploration) to s0", slow, got, b1-a1)
+	}
+	if ep := h.endpoint("s0"); ep.Breaker.ConsecutiveFailures != 0 || ep.Methods["eth_getBalance"].Overdue != 0 {
+		t.Fatalf("s0 was charged (%d in a row, %d overdue): the test wants slowness under the deadline", ep.Breaker.ConsecutiveFailures, ep.Methods["eth_getBalance"].Overdue)
+	}
+
+	h.sims[0].SetExtraLatency(0)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		mustOK(t, h.call(0, "eth_getBalance", addr, "latest"))
+		if c0, _ := served(); c0-b0 >= 10 {
+			break
+		}
+	}
+	c0, _ := served()
+	if c0-b0 < 10 {
+		t.Fatalf("s0 answers in 10 ms again but took %d reads in 10 s; want it back as the primary", c0-b0)
+	}
+	t.Logf("s0 +%s: %d of 20 reads, then back to s0 after it recovered", slow, b0-a0)
+}
