@@ -2,7 +2,6 @@ package engine
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
@@ -29,9 +28,9 @@ import (
 // opened; its trials are judged on their own deadline), or once
 // breaker.max_open_share has kept the breaker from opening: a run that
 // cannot end in a cut (the pool's only endpoint) is no reason to keep the
-// deadline from the pace, racing or charging every attempt meanwhile. The router does
-// not wait for them: it takes the endpoint to be at least as slow as the
-// slowest answer held (routeLatencyOf).
+// deadline from the pace, racing or charging every attempt meanwhile. The
+// router does not wait for them: they are among the endpoint's last answers
+// (lastanswers.go), two of which steer reads away.
 
 // maxHeldAnswers bounds the late answers held for one endpoint; past it they
 // all go in (a run that long has opened the breaker).
@@ -45,9 +44,6 @@ type heldAnswer struct {
 type lateHold struct {
 	mu   sync.Mutex
 	held []heldAnswer
-	// slowest of the held answers (nanos, 0 when none): the router's
-	// latency figure for the endpoint is at least this while they wait.
-	slowest atomic.Int64
 }
 
 // learnLatency feeds an answer's latency into the windows its endpoint's
@@ -82,7 +78,6 @@ func (l *lateHold) hold(s *methodStats, took time.Duration) bool {
 		return false
 	}
 	l.held = append(l.held, heldAnswer{s, took})
-	l.slowest.Store(max(l.slowest.Load(), int64(took)))
 	return true
 }
 
@@ -92,6 +87,5 @@ func (l *lateHold) take() []heldAnswer {
 	defer l.mu.Unlock()
 	h := l.held
 	l.held = nil
-	l.slowest.Store(0)
 	return h
 }

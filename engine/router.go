@@ -426,7 +426,6 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
 	if recent, ok := last.median(); ok {
 		lat = max(lat, recent) // the window remembers minutes; the last answers say now
 	}
-	lat = max(lat, time.Duration(ep.late.slowest.Load())) // held out of the windows, not out of sight
 	return float64(lat) / float64(time.Millisecond), src, true
 }
 
