@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
@@ -44,6 +45,8 @@ type heldAnswer struct {
 type lateHold struct {
 	mu   sync.Mutex
 	held []heldAnswer
+	// any: something is held (every answer looks; few take the lock).
+	any atomic.Bool
 }
 
 // learnLatency feeds an answer's latency into the windows its endpoint's
@@ -78,14 +81,19 @@ func (l *lateHold) hold(s *methodStats, took time.Duration) bool {
 		return false
 	}
 	l.held = append(l.held, heldAnswer{s, took})
+	l.any.Store(true)
 	return true
 }
 
 // take empties the hold.
 func (l *lateHold) take() []heldAnswer {
+	if !l.any.Load() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.held
 	l.held = nil
+	l.any.Store(false)
 	return h
 }
