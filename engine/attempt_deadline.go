@@ -46,10 +46,7 @@ func (e *Engine) coldDeadline(limit time.Duration) time.Duration {
 // endpoint has answered yet has only the endpoint's deadline to go by (one
 // race, rather than a long wait on an endpoint that may have hung).
 func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, string) {
-	limit := e.cfg.Server.RequestTimeout
-	if !s.shared {
-		limit = e.requestTimeout(s.method)
-	}
+	limit := e.methodLimit(s)
 	q, n := s.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
 	if n >= minRouteSamples {
 		return e.deadlineAt(q, limit)
@@ -71,6 +68,14 @@ func (e *Engine) attemptDeadline(ep *endpoint, s *methodStats) (time.Duration, s
 		}
 	}
 	return own, src
+}
+
+// methodLimit is the request deadline attempts of the method run under.
+func (e *Engine) methodLimit(s *methodStats) time.Duration {
+	if s.shared {
+		return e.cfg.Server.RequestTimeout
+	}
+	return e.requestTimeout(s.method)
 }
 
 // poolAnswerQuantile is the highest of the answer quantiles the other

@@ -56,7 +56,7 @@ func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep.queueLatency.Record(took)
 	ep.last.add(took)
 	a.stats.last.add(took)
-	if a.charged.Load() && a.paceKnown.Load() && ep.inRunOfFailures() && !e.heldClosedByCap(ep, e.now()) && ep.late.hold(a.stats, took) {
+	if e.holdsLate(a, took) && ep.late.hold(a.stats, took) {
 		return
 	}
 	for _, h := range ep.late.take() {
@@ -67,10 +67,28 @@ func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep.latency.Record(took)
 }
 
-// inRunOfFailures: its breaker is closed and counting failures in a row.
-func (ep *endpoint) inRunOfFailures() bool {
+// holdsLate says whether an answer waits out of the windows: a late one
+// while its endpoint's run of failures is judged (closed and counting, not
+// held closed by the cap), or, while its breaker is not closed, one too
+// slow for a trial: a failed trial's, or an observing probe's past the
+// endpoint's pace deadline (trial_deadline.go). Entered at once, the
+// answers of an endpoint cut for its slowness would move the pace its
+// trials are judged by while it is out; a slowness that lasts still
+// reaches the window, 64 answers at a time.
+func (e *Engine) holdsLate(a *attempt, took time.Duration) bool {
+	if !a.charged.Load() && took < e.cfg.Breaker.AttemptTimeoutMin {
+		return false // within any deadline: most answers, without the breaker's lock
+	}
+	ep := a.ep
 	info := ep.breaker.Info()
-	return info.State == breaker.Closed && info.ConsecutiveFailures > 0
+	switch {
+	case info.State == breaker.Closed:
+		return info.ConsecutiveFailures > 0 && a.charged.Load() && a.paceKnown.Load() && !e.heldClosedByCap(ep, e.now())
+	case a.trial:
+		return a.charged.Load()
+	}
+	d, ok := e.paceDeadline(ep, a.stats)
+	return ok && took > d
 }
 
 // hold keeps a late answer's latency; false when the hold is full.

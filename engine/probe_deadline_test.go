@@ -108,12 +108,19 @@ func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 	if ep := h.endpoint("s0"); ep.Breaker.State != engine.BreakerOpen {
 		t.Fatalf("third slow probe (rtt %s): breaker %s with %d failures in a row; want open", cut.RTT, ep.Breaker.State, ep.Breaker.ConsecutiveFailures)
 	}
-	// Once the run is over, the late answers go in with the next answer.
+	// While it is out, its slow answers wait too (a probe observing the
+	// cooldown): its next trial is judged by the pace that cut it.
+	during := probe(true)
+	if m := h.endpoint("s0").Methods["eth_blockNumber"]; m.Latency.Max >= slow || m.AttemptTimeout != learned.AttemptTimeout {
+		t.Fatalf("breaker open, a probe answered in %s: window max %s, deadline %s (was %s); want the answer held", during.RTT, m.Latency.Max, m.AttemptTimeout, learned.AttemptTimeout)
+	}
+	// Once it answers in time again, the held answers go in with that answer.
+	h.sims[0].SetExtraLatency(0)
 	after := probe(true)
 	m := h.endpoint("s0").Methods["eth_blockNumber"]
 	if m.Latency.Max < slow || m.AttemptTimeout <= learned.AttemptTimeout {
-		t.Fatalf("after the open, an answer in %s: window max %s, deadline %s; want the late answers in the window", after.RTT, m.Latency.Max, m.AttemptTimeout)
+		t.Fatalf("recovered, an answer in %s: window max %s, deadline %s; want the late answers in the window", after.RTT, m.Latency.Max, m.AttemptTimeout)
 	}
-	t.Logf("deadline %s learned from 10 ms answers; +%s: two late answers held, the third probe opened the breaker; then the window max %s, deadline %s",
+	t.Logf("deadline %s learned from 10 ms answers; +%s: two late answers held, the third probe opened the breaker, a slow answer while open held; recovered: the window max %s, deadline %s",
 		learned.AttemptTimeout, slow, m.Latency.Max, m.AttemptTimeout.Round(time.Millisecond))
 }

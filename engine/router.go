@@ -412,21 +412,33 @@ func (ep *endpoint) routeLatency(method string, e *Engine) (float64, string, boo
 // routeLatencyOf is routeLatency with the method's stats already looked up
 // (nil when the endpoint has none for it).
 func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
+	lat, src, last, ok := ep.usualLatency(ms)
+	if !ok {
+		return 0, "", false
+	}
+	if recent, ok := last.median(); ok {
+		lat = max(lat, recent) // the window remembers minutes; the last answers say now
+	}
+	return float64(lat) / float64(time.Millisecond), src, true
+}
+
+// usualLatency is the endpoint's usual pace for a method, from the window
+// (the method's once it holds fullSamples answers, else the endpoint's):
+// the median, blended with the p90 once the window is full. The last
+// answers of the same figure come with it.
+func (ep *endpoint) usualLatency(ms *methodStats) (time.Duration, string, *lastAnswers, bool) {
 	w, src, last := ep.latency, scoreFromEndpoint, &ep.last
 	if ms != nil && ms.latency.Count() >= fullSamples {
 		w, src, last = ms.latency, scoreFromMethod, &ms.last
 	}
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
-		return 0, "", false
+		return 0, "", nil, false
 	}
 	if n >= fullSamples {
 		lat = (lat + p90) / 2
 	}
-	if recent, ok := last.median(); ok {
-		lat = max(lat, recent) // the window remembers minutes; the last answers say now
-	}
-	return float64(lat) / float64(time.Millisecond), src, true
+	return lat, src, last, true
 }
 
 // noRouteError explains to a client why nothing could take its request.
