@@ -25,13 +25,14 @@ import (
 // are the window's p99, the deadline jumps to three times that, and nothing
 // after is charged — the run the breaker is judging would be hidden by the
 // answers it is judging. They enter with the next answer that is not held:
-// one in time (the run was a tail), or any after the run ended (the breaker
-// opened; its trials are judged on their own deadline), or once
-// breaker.max_open_share has kept the breaker from opening: a run that
+// one in time (the run was a tail, or the endpoint is back to its pace), or
+// any once breaker.max_open_share has kept the breaker from opening: a run that
 // cannot end in a cut (the pool's only endpoint) is no reason to keep the
 // deadline from the pace, racing or charging every attempt meanwhile. The
 // router does not wait for them: they are among the endpoint's last answers
-// (lastanswers.go), two of which steer reads away.
+// (lastanswers.go), two of which steer reads away. While the breaker is
+// open or half-open, answers too slow for a trial wait as well (holdsLate),
+// so that the pace its trials are judged by is the one it had.
 
 // maxHeldAnswers bounds the late answers held for one endpoint; past it they
 // all go in (a run that long has opened the breaker).

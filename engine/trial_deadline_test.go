@@ -101,3 +101,64 @@ func TestTrial_IsHeldToTheDeadlineOfTheReadsItStandsFor(t *testing.T) {
 	t.Logf("deadline %s learned from 10 ms answers; +%s: deadline raised to %s, the trial failed at %s and the breaker stayed open; the pool as slow: trial judged at %s, closed",
 		learned.AttemptTimeout, slow, raised.Round(time.Millisecond), learned.AttemptTimeout, res.Deadline.Round(time.Millisecond))
 }
+
+// Without probes the trials are client reads, held to the same pace: the
+// read given to a slowed endpoint's trial races the next endpoint at its
+// pace deadline (250 ms), not at the attempt deadline its slow answers
+// raised (1.8 s); the client has the other endpoint's answer, and the
+// breaker stays open. Before, the read waited the 600 ms answer, which
+// closed the breaker.
+func TestTrial_AClientReadTrialIsHeldToThePaceToo(t *testing.T) {
+	const slow = 600 * time.Millisecond
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Failures = 1
+		c.Breaker.Successes = 1
+		c.Breaker.Cooldown = 100 * time.Millisecond
+		c.Hedge.Enabled = false
+	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	for i := range 40 {
+		mustOK(t, h.call(i, "eth_blockNumber"))
+	}
+	for _, name := range []string{"s0", "s1"} {
+		for range 10 {
+			if _, err := h.eng.Probe(ctxT(t, 10*time.Second), name, "eth_blockNumber", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	h.sims[0].SetExtraLatency(slow)
+	for range 3 {
+		if _, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raised := h.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
+	if raised < 2*slow {
+		t.Fatalf("three answers of %s: deadline %s, want it raised past %s", slow, raised, 2*slow)
+	}
+	if code, body := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error"}`); code != 200 {
+		t.Fatalf("fault: %d %s", code, body)
+	}
+	if _, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := h.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
+		t.Fatalf("clear: %d %s", code, body)
+	}
+	if st := h.endpoint("s0").Breaker.State; st != engine.BreakerOpen {
+		t.Fatalf("s0 after an error with breaker.failures 1: %s, want open", st)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !h.eng.NeedsTrial("s0"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("s0 waits for no trial 10 s after it opened: %+v", h.endpoint("s0").Breaker)
+		}
+	}
+	r := h.call(100, "eth_blockNumber")
+	mustOK(t, r)
+	ep := h.endpoint("s0")
+	if r.attempts != 2 || r.endpoint != "s1" || r.took >= slow || ep.Breaker.State != engine.BreakerOpen {
+		t.Fatalf("the trial read: %d attempts, answered by %s in %s; s0's breaker %s (last error %q); want s0 tried, raced at its pace deadline, s1's answer, s0 open",
+			r.attempts, r.endpoint, r.took.Round(time.Millisecond), ep.Breaker.State, ep.LastError)
+	}
+	t.Logf("attempt deadline raised to %s; the trial read was raced on s1 and answered in %s; s0 open (%s)", raised.Round(time.Millisecond), r.took.Round(time.Millisecond), ep.LastError)
+}
