@@ -201,11 +201,6 @@ func (x *execution) start(a *attempt) {
 	var source string
 	a.deadline, source = e.attemptDeadline(a.ep, a.stats)
 	a.guessed = source == deadlineCold
-	if a.trial {
-		if th, ok := e.trialHang(a.ep, a.stats, e.now()); ok {
-			a.deadline, a.guessed = th, false // held to its usual pace, as a probe's trial is
-		}
-	}
 	read := x.p.class == jsonrpc.ClassRead
 	var actx context.Context
 	var cancelDL context.CancelFunc

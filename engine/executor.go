@@ -77,6 +77,9 @@ type attempt struct {
 	// whose late answer does not end the run of failures (lateanswers.go).
 	guessed   bool
 	paceKnown atomic.Bool
+	// slowTrial: a half-open trial that answered, slower than its
+	// endpoint's pace allows (trial_deadline.go): a failed trial.
+	slowTrial atomic.Bool
 	// ownSlow: excused because rpcdash itself was the slow part. Its timing
 	// is rpcdash's, not the endpoint's, and is not learned.
 	ownSlow atomic.Bool
@@ -92,7 +95,8 @@ type attempt struct {
 	explore bool
 	// deferred: a read answered with the endpoint's own JSON-RPC error, or
 	// over server.max_response_bytes; the breaker hears of it when the
-	// request ends (execution.settleDeferred).
+	// request ends (execution.settleDeferred). failCause is why, or why a
+	// slow trial failed.
 	deferred  bool
 	failCause string
 	hangTimer *time.Timer

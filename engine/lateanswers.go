@@ -86,7 +86,7 @@ func (e *Engine) holdsLate(a *attempt, took time.Duration) bool {
 	case info.State == breaker.Closed:
 		return info.ConsecutiveFailures > 0 && a.charged.Load() && a.paceKnown.Load() && !e.heldClosedByCap(ep, e.now())
 	case a.trial:
-		return a.charged.Load()
+		return a.charged.Load() || e.judgeTrialPace(a, took)
 	}
 	d, ok := e.paceDeadline(ep, a.stats)
 	return ok && took > d

@@ -126,10 +126,9 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 // endpoint is cut as fast as before). It listens at least as long as an
 // attempt with nothing learned would run (a third of the request timeout),
 // so a slow endpoint's answers are heard and its deadline learns them. A
-// half-open trial's verdict cannot be taken back by a late answer: it is
-// held to the endpoint's usual pace (trialHang); with no pace known, or
-// nobody else to take the reads, it waits the whole time before it is
-// judged.
+// half-open trial's verdict cannot be taken back by a late answer, and no
+// client waits on it: it waits the whole time before it is judged, and an
+// answer is judged by the endpoint's pace (trial_deadline.go).
 // guessed: nothing learned, hang is probes.timeout.
 func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang, wait time.Duration, guessed bool) {
 	hang = e.cfg.Probes.Timeout
@@ -141,9 +140,6 @@ func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang,
 	wait = max(hang, e.coldDeadline(e.cfg.Server.RequestTimeout))
 	if trial {
 		hang = wait
-		if th, ok := e.trialHang(ep, s, e.now()); ok {
-			hang = min(th, wait)
-		}
 	}
 	return hang, wait, guessed
 }

@@ -193,7 +193,12 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 	a.stats.rates.Count(window.Attempts, window.Success)
 	a.stats.served()
 	if a.settle() {
-		ep.breaker.Success(a.trial)
+		if a.slowTrial.Load() {
+			ep.setLastError("trial "+a.failCause, end)
+			ep.breaker.Failure(true, a.failCause)
+		} else {
+			ep.breaker.Success(a.trial)
+		}
 	} else if a.charged.Load() && !a.trial && !a.paceKnown.Load() {
 		// Slow, not hung, past a deadline that was a guess: the run of
 		// failures in a row is over (lateanswers.go).

@@ -1,25 +1,34 @@
 package engine
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A half-open trial stands for the client reads its endpoint would take
-// back, and is held to the endpoint's usual pace, not to probes.timeout or
-// to its attempt deadline: by the time a slowed endpoint's breaker opens,
-// the answers that showed the slowness (hedged attempts kept running as
-// tail samples, late answers) have already raised that deadline, a tail
-// measure (three times the p99), to the slow pace, and a trial judged by it
-// readmitted a 40 ms endpoint under a 500 ms fault at every cooldown
-// ("closed", then open again a second later). The usual pace is the body
-// of its answers (the router's figure without its last answers), which a
-// few slow ones do not move; a slowness that lasts until it is the body is
-// the endpoint's pace by then. An endpoint no slower than the rest of the
-// pool is no reason to keep out: when the other routable endpoints are slow
-// now too (a pool-wide slowdown), the deadline their recent pace gives
-// holds instead, if longer.
+// back, and an answer is not enough to pass it: it must come at about the
+// endpoint's usual pace. Judged by its deadline alone (a third of the
+// request timeout for a probe, the attempt deadline for a read), a 40 ms
+// endpoint under a 500 ms latency fault passed every trial and was
+// readmitted at every cooldown, "closed" for a second before it opened
+// again: the answers that showed the slowness (hedged attempts kept running
+// as tail samples) had raised its attempt deadline, a tail measure, to the
+// slow pace before its breaker opened.
+//
+// The usual pace is the body of its answers (the router's figure without
+// its last answers: median, blended with the p90), which a few slow ones
+// do not move; its pace deadline is breaker.attempt_timeout_factor times
+// that, clamped as attempt deadlines are. A trial fails when it answers
+// past that and so do its endpoint's last answers (the median of the last
+// three, this one included): one answer from a heavy tail is the
+// endpoint's usual self, a slowed endpoint is slow every time. An endpoint
+// no slower than the rest of the pool is no reason to keep out: when the
+// fastest other routable endpoint is slow now too (a pool-wide slowdown),
+// the deadline its recent pace gives holds instead, if longer. With no
+// pace known, or no other endpoint to take its reads, an answer passes.
 
 // paceDeadline is the deadline an endpoint's usual pace for the method
-// gives (breaker.attempt_timeout_factor times it, clamped as attempt
-// deadlines are); false before enough answers.
+// gives; false before enough answers.
 func (e *Engine) paceDeadline(ep *endpoint, s *methodStats) (time.Duration, bool) {
 	usual, _, _, ok := ep.usualLatency(s)
 	if !ok {
@@ -29,13 +38,11 @@ func (e *Engine) paceDeadline(ep *endpoint, s *methodStats) (time.Duration, bool
 	return d, true
 }
 
-// trialHang is when a half-open trial (a probe) that has not answered has
-// failed: the larger of the endpoint's pace deadline and the one the
-// fastest other routable endpoint's recent pace gives. ok is false before
-// the endpoint has a pace, or when no other endpoint can take its reads or
-// has a pace to go by: the pool needs it back whatever its pace, and the
-// trial waits its whole listening time.
-func (e *Engine) trialHang(ep *endpoint, s *methodStats, now time.Time) (time.Duration, bool) {
+// trialPace is how long a trial's answer may take: the larger of the
+// endpoint's pace deadline and the one the fastest other routable
+// endpoint's recent pace gives. ok is false when there is nothing to judge
+// by (see above).
+func (e *Engine) trialPace(ep *endpoint, s *methodStats, now time.Time) (time.Duration, bool) {
 	own, ok := e.paceDeadline(ep, s)
 	if !ok {
 		return 0, false
@@ -55,4 +62,23 @@ func (e *Engine) trialHang(ep *endpoint, s *methodStats, now time.Time) (time.Du
 	}
 	pool, _ := e.deadlineAt(time.Duration(best*float64(time.Millisecond)), e.methodLimit(s))
 	return max(own, pool), true
+}
+
+// judgeTrialPace says whether a trial's answer, in took, failed it for its
+// pace, and marks the attempt so (its verdict is given in answered). Its
+// latency is among the endpoint's last answers already.
+func (e *Engine) judgeTrialPace(a *attempt, took time.Duration) bool {
+	pace, ok := e.trialPace(a.ep, a.stats, e.now())
+	if !ok || took <= pace {
+		return false
+	}
+	_, _, last, _ := a.ep.usualLatency(a.stats)
+	recent, ok := last.median()
+	if !ok || recent <= pace {
+		return false
+	}
+	a.failCause = fmt.Sprintf("answered in %s (its last answers %s), slower than its pace allows (%s)",
+		took.Round(time.Millisecond), recent.Round(time.Millisecond), pace.Round(time.Millisecond))
+	a.slowTrial.Store(true)
+	return true
 }
