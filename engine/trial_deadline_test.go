@@ -9,6 +9,91 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
+const trialSlow = 600 * time.Millisecond
+
+// trialBench is two endpoints (s0 10 ms, s1 20 ms) whose breakers open at
+// one failure, close at one trial success and cool down in 100 ms, each
+// with 30 probe answers of eth_blockNumber after reads client reads of it.
+// With probeTrials the probes run the half-open trials, else client reads.
+type trialBench struct {
+	*harness
+}
+
+func newTrialBench(t *testing.T, probeTrials bool, reads int, mut func(*engine.Config)) trialBench {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Failures = 1
+		c.Breaker.Successes = 1
+		c.Breaker.Cooldown = 100 * time.Millisecond
+		if mut != nil {
+			mut(c)
+		}
+	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	if probeTrials {
+		h.eng.UseProbeTrials()
+	}
+	for i := range reads {
+		mustOK(t, h.call(i, "eth_blockNumber"))
+	}
+	b := trialBench{h}
+	for range 30 {
+		b.probe("s0")
+		b.probe("s1")
+	}
+	return b
+}
+
+func (b trialBench) probe(name string) engine.ProbeResult {
+	b.t.Helper()
+	res, err := b.eng.Probe(ctxT(b.t, 10*time.Second), name, "eth_blockNumber", nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return res
+}
+
+// openWithAnError opens s0's breaker with one probe under an error fault,
+// then clears the fault.
+func (b trialBench) openWithAnError() {
+	b.t.Helper()
+	if code, body := b.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error"}`); code != 200 {
+		b.t.Fatalf("fault: %d %s", code, body)
+	}
+	if res := b.probe("s0"); res.OK {
+		b.t.Fatalf("probe under an error fault answered: %+v", res)
+	}
+	if code, body := b.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
+		b.t.Fatalf("clear: %d %s", code, body)
+	}
+	if st := b.endpoint("s0").Breaker.State; st != engine.BreakerOpen {
+		b.t.Fatalf("s0 after an error with breaker.failures 1: %s, want open", st)
+	}
+}
+
+// awaitTrial waits until s0's breaker wants a trial.
+func (b trialBench) awaitTrial() {
+	b.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !b.eng.NeedsTrial("s0"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("s0 waits for no trial 10 s after it opened: %+v", b.endpoint("s0").Breaker)
+		}
+	}
+}
+
+// slowDown makes s0 answer trialSlow later and gives it three such answers
+// (not charged: probes.timeout is 2 s), which raise its attempt deadline.
+func (b trialBench) slowDown() time.Duration {
+	b.t.Helper()
+	b.sims[0].SetExtraLatency(trialSlow)
+	for range 3 {
+		b.probe("s0")
+	}
+	raised := b.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
+	if raised < 2*trialSlow {
+		b.t.Fatalf("three answers of %s among 30 of 10 ms: deadline %s, want it raised past %s", trialSlow, raised, 2*trialSlow)
+	}
+	return raised
+}
+
 // A half-open trial is judged by the endpoint's usual pace, not by the
 // probe's lenient listening time nor by an attempt deadline the slow
 // answers themselves raised: an endpoint still slowed (10 ms reads now
@@ -18,63 +103,18 @@ import (
 // every read was overdue. When the rest of the pool is as slow now, the
 // deadline their pace gives holds and the endpoint is back.
 func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
-	const slow = 600 * time.Millisecond
-	h := newHarness(t, func(c *engine.Config) {
-		c.Breaker.Failures = 1
-		c.Breaker.Successes = 1
-		c.Breaker.Cooldown = 100 * time.Millisecond
-	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	h.eng.UseProbeTrials()
-	probe := func(name string) engine.ProbeResult {
-		t.Helper()
-		res, err := h.eng.Probe(ctxT(t, 10*time.Second), name, "eth_blockNumber", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+	b := newTrialBench(t, true, 0, nil)
+	learned := b.endpoint("s0").Methods["eth_blockNumber"]
+	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= trialSlow {
+		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, trialSlow)
 	}
-	for range 30 {
-		probe("s0")
-		probe("s1")
-	}
-	learned := h.endpoint("s0").Methods["eth_blockNumber"]
-	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= slow {
-		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, slow)
-	}
+	raised := b.slowDown()
+	b.openWithAnError()
 
-	// s0 turns slow; its answers (not charged: probes.timeout is 2 s)
-	// raise its attempt deadline to the slow pace.
-	h.sims[0].SetExtraLatency(slow)
-	for range 3 {
-		probe("s0")
-	}
-	raised := h.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
-	if raised < 2*slow {
-		t.Fatalf("three answers of %s among 30 of 10 ms: deadline %s, want it raised past %s", slow, raised, 2*slow)
-	}
-	// Its breaker opens (an error), and it stays slow.
-	if code, body := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error"}`); code != 200 {
-		t.Fatalf("fault: %d %s", code, body)
-	}
-	if res := probe("s0"); res.OK {
-		t.Fatalf("probe under an error fault answered: %+v", res)
-	}
-	if code, body := h.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
-		t.Fatalf("clear: %d %s", code, body)
-	}
-	trial := func() (engine.ProbeResult, engine.EndpointSnapshot) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !h.eng.NeedsTrial("s0"); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("s0 waits for no trial 10 s after it opened: %+v", h.endpoint("s0").Breaker)
-			}
-		}
-		res := probe("s0")
-		return res, h.endpoint("s0")
-	}
-
-	res, ep := trial()
-	if !res.OK || res.RTT < slow || ep.Breaker.State != engine.BreakerOpen {
+	b.awaitTrial()
+	res := b.probe("s0")
+	ep := b.endpoint("s0")
+	if !res.OK || res.RTT < trialSlow || ep.Breaker.State != engine.BreakerOpen {
 		t.Fatalf("trial answering in %s (attempt deadline %s, probes.timeout 2s): ok=%v, breaker %s; want it answered, failed for its pace (%s) and the breaker open",
 			res.RTT.Round(time.Millisecond), raised, res.OK, ep.Breaker.State, learned.AttemptTimeout)
 	}
@@ -84,22 +124,23 @@ func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 	failed := ep.LastError
 
 	// The pool slows down too: s1's last answers take 600 ms as well.
-	h.sims[1].SetExtraLatency(slow)
+	b.sims[1].SetExtraLatency(trialSlow)
 	for range 3 {
-		if r := probe("s1"); !r.OK {
+		if r := b.probe("s1"); !r.OK {
 			t.Fatalf("s1 probe: %+v", r)
 		}
 	}
-	if s1 := h.endpoint("s1"); s1.Breaker.State != engine.BreakerClosed {
+	if s1 := b.endpoint("s1"); s1.Breaker.State != engine.BreakerClosed {
 		t.Fatalf("s1 (slow, not charged by probes.timeout 2s): breaker %s", s1.Breaker.State)
 	}
-	res, ep = trial()
-	if !res.OK || ep.Breaker.State != engine.BreakerClosed {
+	b.awaitTrial()
+	res = b.probe("s0")
+	if ep = b.endpoint("s0"); !res.OK || ep.Breaker.State != engine.BreakerClosed {
 		t.Fatalf("trial answering in %s while the rest of the pool answers in %s too: ok=%v, breaker %s (%s); want it passed and closed",
-			res.RTT.Round(time.Millisecond), slow, res.OK, ep.Breaker.State, ep.LastError)
+			res.RTT.Round(time.Millisecond), trialSlow, res.OK, ep.Breaker.State, ep.LastError)
 	}
-	t.Logf("deadline %s learned from 10 ms answers; +%s: deadline raised to %s; the trial failed (%s), open; the pool as slow: trial passed in %s, closed",
-		learned.AttemptTimeout, slow, raised.Round(time.Millisecond), failed, res.RTT.Round(time.Millisecond))
+	t.Logf("deadline %s learned from 10 ms answers; +%s: deadline raised to %s; %s, open; the pool as slow: trial passed in %s, closed",
+		learned.AttemptTimeout, trialSlow, raised.Round(time.Millisecond), failed, res.RTT.Round(time.Millisecond))
 }
 
 // Without probes the trials are client reads, judged by the same pace: the
@@ -107,54 +148,14 @@ func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 // attempt deadline its slow answers raised to 1.8 s) fails the trial and
 // the breaker stays open. Before, it closed the breaker.
 func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
-	const slow = 600 * time.Millisecond
-	h := newHarness(t, func(c *engine.Config) {
-		c.Breaker.Failures = 1
-		c.Breaker.Successes = 1
-		c.Breaker.Cooldown = 100 * time.Millisecond
-		c.Hedge.Enabled = false
-	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	for i := range 40 {
-		mustOK(t, h.call(i, "eth_blockNumber"))
-	}
-	for _, name := range []string{"s0", "s1"} {
-		for range 10 {
-			if _, err := h.eng.Probe(ctxT(t, 10*time.Second), name, "eth_blockNumber", nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	h.sims[0].SetExtraLatency(slow)
-	for range 3 {
-		if _, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raised := h.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
-	if raised < 2*slow {
-		t.Fatalf("three answers of %s: deadline %s, want it raised past %s", slow, raised, 2*slow)
-	}
-	if code, body := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error"}`); code != 200 {
-		t.Fatalf("fault: %d %s", code, body)
-	}
-	if _, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil); err != nil {
-		t.Fatal(err)
-	}
-	if code, body := h.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
-		t.Fatalf("clear: %d %s", code, body)
-	}
-	if st := h.endpoint("s0").Breaker.State; st != engine.BreakerOpen {
-		t.Fatalf("s0 after an error with breaker.failures 1: %s, want open", st)
-	}
-	for deadline := time.Now().Add(10 * time.Second); !h.eng.NeedsTrial("s0"); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("s0 waits for no trial 10 s after it opened: %+v", h.endpoint("s0").Breaker)
-		}
-	}
-	r := h.call(100, "eth_blockNumber")
+	b := newTrialBench(t, false, 40, func(c *engine.Config) { c.Hedge.Enabled = false })
+	raised := b.slowDown()
+	b.openWithAnError()
+	b.awaitTrial()
+	r := b.call(100, "eth_blockNumber")
 	mustOK(t, r)
-	ep := h.endpoint("s0")
-	if r.endpoint != "s0" || r.took < slow || ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "slower than its pace allows") {
+	ep := b.endpoint("s0")
+	if r.endpoint != "s0" || r.took < trialSlow || ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "slower than its pace allows") {
 		t.Fatalf("the trial read: answered by %s in %s; s0's breaker %s (last error %q); want s0's slow answer to fail the trial, s0 open",
 			r.endpoint, r.took.Round(time.Millisecond), ep.Breaker.State, ep.LastError)
 	}
@@ -165,40 +166,12 @@ func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
 // slowed one: a trial that lands in the tail, after answers at the usual
 // pace, passes.
 func TestTrial_OneTailAnswerPassesIt(t *testing.T) {
-	const slow = 600 * time.Millisecond
-	h := newHarness(t, func(c *engine.Config) {
-		c.Breaker.Failures = 1
-		c.Breaker.Successes = 1
-		c.Breaker.Cooldown = 100 * time.Millisecond
-	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	h.eng.UseProbeTrials()
-	for range 30 {
-		for _, name := range []string{"s0", "s1"} {
-			if _, err := h.eng.Probe(ctxT(t, 10*time.Second), name, "eth_blockNumber", nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if code, body := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"error"}`); code != 200 {
-		t.Fatalf("fault: %d %s", code, body)
-	}
-	if _, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil); err != nil {
-		t.Fatal(err)
-	}
-	if code, body := h.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
-		t.Fatalf("clear: %d %s", code, body)
-	}
-	h.sims[0].SetExtraLatency(slow) // the trial lands in the tail
-	for deadline := time.Now().Add(10 * time.Second); !h.eng.NeedsTrial("s0"); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("s0 waits for no trial 10 s after it opened: %+v", h.endpoint("s0").Breaker)
-		}
-	}
-	res, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ep := h.endpoint("s0"); !res.OK || res.RTT < slow || ep.Breaker.State != engine.BreakerClosed {
+	b := newTrialBench(t, true, 0, nil)
+	b.openWithAnError()
+	b.sims[0].SetExtraLatency(trialSlow) // the trial lands in the tail
+	b.awaitTrial()
+	res := b.probe("s0")
+	if ep := b.endpoint("s0"); !res.OK || res.RTT < trialSlow || ep.Breaker.State != engine.BreakerClosed {
 		t.Fatalf("a trial answered in %s after answers of 10 ms: ok=%v, breaker %s (%s); want it passed, closed", res.RTT.Round(time.Millisecond), res.OK, ep.Breaker.State, ep.LastError)
 	}
 }
