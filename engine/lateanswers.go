@@ -35,7 +35,8 @@ import (
 // so that the pace its trials are judged by is the one it had.
 
 // maxHeldAnswers bounds the late answers held for one endpoint; past it they
-// all go in (a run that long has opened the breaker).
+// all go in (a run that long has opened the breaker, and a slowness that
+// outlasts 64 answers while it is out is becoming its pace).
 const maxHeldAnswers = 64
 
 type heldAnswer struct {
