@@ -35,10 +35,14 @@ const (
 )
 
 type candidate struct {
-	ep     *endpoint
-	cost   float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
-	source string  // where the latency figure came from (ScoreParts.LatencySource)
-	trial  bool    // half-open: this request would be one of its trials
+	ep   *endpoint
+	cost float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
+	// tieCost: the cost with the latency figure taken as at least 1 ms,
+	// what decides equals (rotateEquals): sub-millisecond latency is noise,
+	// an error or load factor on it is not.
+	tieCost float64
+	source  string // where the latency figure came from (ScoreParts.LatencySource)
+	trial   bool   // half-open: this request would be one of its trials
 	// tier > 0: not routable now (1: lagging, behind the block asked for or
 	// unhealthy; 2: breaker open; 3: backing off after a 429, the whole
 	// endpoint or this method on it), taken by panic routing or when
@@ -340,7 +344,10 @@ func (e *Engine) score(cands []candidate, best float64) {
 	now := e.now()
 	for i := range cands {
 		c := &cands[i]
-		c.cost = float64(e.scoreParts(c.ep, c.cost, c.source, best).Cost) / float64(time.Millisecond)
+		p := e.scoreParts(c.ep, c.cost, c.source, best)
+		c.cost = float64(p.Cost) / float64(time.Millisecond)
+		lat := float64(p.Latency) / float64(time.Millisecond)
+		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.LoadFactor
 		c.silent = c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
 	}
 }
@@ -387,9 +394,9 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	if len(c)-start < 2 {
 		return c
 	}
-	limit := c[start].cost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
+	limit := c[start].tieCost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && c[start+n].cost <= limit {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && c[start+n].tieCost <= limit {
 		n++
 	}
 	if n < 2 {
