@@ -58,6 +58,7 @@ func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep.queueLatency.Record(took)
 	ep.last.add(took)
 	a.stats.last.add(took)
+	e.judgeTrialPace(a, took)
 	if e.holdsLate(a, took) && ep.late.hold(a.stats, took) {
 		return
 	}
@@ -87,9 +88,9 @@ func (e *Engine) holdsLate(a *attempt, took time.Duration) bool {
 	case info.State == breaker.Closed:
 		return info.ConsecutiveFailures > 0 && a.charged.Load() && a.paceKnown.Load() && !e.heldClosedByCap(ep, e.now())
 	case a.trial:
-		return a.charged.Load() || e.judgeTrialPace(a, took)
+		return a.charged.Load() || a.slowTrial.Load()
 	}
-	d, ok := e.paceDeadline(ep, a.stats)
+	d, _, ok := e.paceDeadline(ep, a.stats)
 	return ok && took > d
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 )
 
 // A half-open trial stands for the client reads its endpoint would take
@@ -28,57 +30,60 @@ import (
 // pace known, or no other endpoint to take its reads, an answer passes.
 
 // paceDeadline is the deadline an endpoint's usual pace for the method
-// gives; false before enough answers.
-func (e *Engine) paceDeadline(ep *endpoint, s *methodStats) (time.Duration, bool) {
-	usual, _, _, ok := ep.usualLatency(s)
+// gives, and the last answers of the same figure; false before enough
+// answers.
+func (e *Engine) paceDeadline(ep *endpoint, s *methodStats) (time.Duration, *lastAnswers, bool) {
+	usual, _, last, ok := ep.usualLatency(s)
 	if !ok {
-		return 0, false
+		return 0, nil, false
 	}
 	d, _ := e.deadlineAt(usual, e.methodLimit(s))
-	return d, true
+	return d, last, true
 }
 
 // trialPace is how long a trial's answer may take: the larger of the
 // endpoint's pace deadline and the one the fastest other routable
 // endpoint's recent pace gives. ok is false when there is nothing to judge
-// by (see above).
-func (e *Engine) trialPace(ep *endpoint, s *methodStats, now time.Time) (time.Duration, bool) {
-	own, ok := e.paceDeadline(ep, s)
+// by (see above). last: the endpoint's last answers of its pace's figure.
+func (e *Engine) trialPace(ep *endpoint, s *methodStats, now time.Time) (time.Duration, *lastAnswers, bool) {
+	own, last, ok := e.paceDeadline(ep, s)
 	if !ok {
-		return 0, false
+		return 0, nil, false
 	}
 	best, found := 0.0, false
 	for _, other := range e.endpoints {
 		if other == ep || !e.routable(other, now) {
 			continue
 		}
-		ms, _ := other.methods.lookup(s.method)
-		if lat, _, ok := other.routeLatencyOf(ms); ok && (!found || lat < best) {
+		if lat, _, ok := other.routeLatency(s.method, e); ok && (!found || lat < best) {
 			best, found = lat, true
 		}
 	}
 	if !found {
-		return 0, false
+		return 0, nil, false
 	}
 	pool, _ := e.deadlineAt(time.Duration(best*float64(time.Millisecond)), e.methodLimit(s))
-	return max(own, pool), true
+	return max(own, pool), last, true
 }
 
-// judgeTrialPace says whether a trial's answer, in took, failed it for its
-// pace, and marks the attempt so (its verdict is given in answered). Its
-// latency is among the endpoint's last answers already.
-func (e *Engine) judgeTrialPace(a *attempt, took time.Duration) bool {
-	pace, ok := e.trialPace(a.ep, a.stats, e.now())
-	if !ok || took <= pace {
-		return false
+// judgeTrialPace marks a half-open trial whose answer, in took, failed it
+// for its pace (slowTrial; its verdict is given in answered). Its latency
+// is among the endpoint's last answers already. A trial charged at its
+// deadline has failed already, and one that lands on a closed breaker
+// (another trial closed it) is no trial any more.
+func (e *Engine) judgeTrialPace(a *attempt, took time.Duration) {
+	if !a.trial || a.charged.Load() || took < e.cfg.Breaker.AttemptTimeoutMin || a.ep.breaker.State() == breaker.Closed {
+		return
 	}
-	_, _, last, _ := a.ep.usualLatency(a.stats)
+	pace, last, ok := e.trialPace(a.ep, a.stats, e.now())
+	if !ok || took <= pace {
+		return
+	}
 	recent, ok := last.median()
 	if !ok || recent <= pace {
-		return false
+		return
 	}
 	a.failCause = fmt.Sprintf("answered in %s (its last answers %s), slower than its pace allows (%s)",
 		took.Round(time.Millisecond), recent.Round(time.Millisecond), pace.Round(time.Millisecond))
 	a.slowTrial.Store(true)
-	return true
 }
