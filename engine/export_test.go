@@ -17,3 +17,14 @@ func SetQueueBaseSpan(d time.Duration) (restore func()) {
 	queueBaseSpan = d
 	return func() { queueBaseSpan = old }
 }
+
+// HeldAnswers is how many late answers wait out of the named endpoint's
+// windows (lateanswers.go); the Snapshot counts them in, so only this tells
+// held from learnt.
+func (e *Engine) HeldAnswers(name string) int {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		panic(err)
+	}
+	return len(ep.late.latencies(nil))
+}

@@ -106,6 +106,24 @@ func (l *lateHold) hold(s *methodStats, took time.Duration) bool {
 	return true
 }
 
+// latencies copies the held answers' latencies, of one method's stats or
+// (s nil) of all: what the Snapshot counts in, so that a screen shows every
+// answer while the windows the deadlines read wait for them.
+func (l *lateHold) latencies(s *methodStats) []time.Duration {
+	if !l.any.Load() {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []time.Duration
+	for _, h := range l.held {
+		if s == nil || h.stats == s {
+			out = append(out, h.took)
+		}
+	}
+	return out
+}
+
 // take empties the hold.
 func (l *lateHold) take() []heldAnswer {
 	if !l.any.Load() {

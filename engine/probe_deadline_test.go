@@ -95,8 +95,14 @@ func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 		if res.RTT < slow || ep.Breaker.State != engine.BreakerClosed || ep.Breaker.ConsecutiveFailures != i {
 			t.Fatalf("slow probe %d answered in %s: breaker %s, %d failures in a row; want closed, %d", i, res.RTT, ep.Breaker.State, ep.Breaker.ConsecutiveFailures, i)
 		}
-		if m.AttemptTimeout != learned.AttemptTimeout || m.Latency.Max >= slow || m.LateAnswers != int64(i) {
-			t.Fatalf("slow probe %d: deadline %s (was %s), window max %s, %d late answers: the run's late answers taught the deadline", i, m.AttemptTimeout, learned.AttemptTimeout, m.Latency.Max, m.LateAnswers)
+		if m.AttemptTimeout != learned.AttemptTimeout || m.LateAnswers != int64(i) {
+			t.Fatalf("slow probe %d: deadline %s (was %s), %d late answers: the run's late answers taught the deadline", i, m.AttemptTimeout, learned.AttemptTimeout, m.LateAnswers)
+		}
+		// Out of the deadline's window, not off the screen: the Snapshot's
+		// latency counts the held answers in.
+		if m.Latency.Max < slow || m.Latency.Count != learned.Latency.Count+int64(i) || ep.Latency.Max < slow {
+			t.Fatalf("slow probe %d: the Snapshot shows max %s over %d answers (endpoint max %s); want the %d held answers of %s among %d",
+				i, m.Latency.Max, m.Latency.Count, ep.Latency.Max, i, slow, learned.Latency.Count+int64(i))
 		}
 		// Held out of the window, not out of the router's sight: two slow
 		// answers in a row are the median of its last three.
@@ -110,15 +116,16 @@ func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 	}
 	// While it is out, its slow answers wait too (a probe observing the
 	// cooldown): its next trial is judged by the pace that cut it.
-	during := probe(true)
-	if m := h.endpoint("s0").Methods["eth_blockNumber"]; m.Latency.Max >= slow || m.AttemptTimeout != learned.AttemptTimeout {
-		t.Fatalf("breaker open, a probe answered in %s: window max %s, deadline %s (was %s); want the answer held", during.RTT, m.Latency.Max, m.AttemptTimeout, learned.AttemptTimeout)
+	during := probe(true) // the third probe was given up: two held answers, and this one
+	if m := h.endpoint("s0").Methods["eth_blockNumber"]; m.AttemptTimeout != learned.AttemptTimeout || m.Latency.Count != learned.Latency.Count+3 || h.eng.HeldAnswers("s0") != 3 {
+		t.Fatalf("breaker open, a probe answered in %s: deadline %s (was %s), %d answers shown; want the answer held, and shown (%d)",
+			during.RTT, m.AttemptTimeout, learned.AttemptTimeout, m.Latency.Count, learned.Latency.Count+3)
 	}
 	// Once it answers in time again, the held answers go in with that answer.
 	h.sims[0].SetExtraLatency(0)
 	after := probe(true)
 	m := h.endpoint("s0").Methods["eth_blockNumber"]
-	if m.Latency.Max < slow || m.AttemptTimeout <= learned.AttemptTimeout {
+	if m.Latency.Max < slow || m.AttemptTimeout <= learned.AttemptTimeout || h.eng.HeldAnswers("s0") != 0 {
 		t.Fatalf("recovered, an answer in %s: window max %s, deadline %s; want the late answers in the window", after.RTT, m.Latency.Max, m.AttemptTimeout)
 	}
 	t.Logf("deadline %s learned from 10 ms answers; +%s: two late answers held, the third probe opened the breaker, a slow answer while open held; recovered: the window max %s, deadline %s",

@@ -102,7 +102,7 @@ type EndpointSnapshot struct {
 	BackoffUntil time.Time // a 429 back-off of the whole endpoint running until then; zero = none
 	Fault        *FaultInfo
 	InFlight     int64
-	Latency      LatencyStats // successful attempts over the stats window
+	Latency      LatencyStats // successful attempts over the stats window, answers held out of the deadlines' windows included
 	Rates        RateStats
 	Head         int64
 	Lag          int64
@@ -263,8 +263,10 @@ type DemoStatus struct {
 	Rate    float64 // requests per second
 }
 
-func latencyStats(w *window.Latency) LatencyStats {
-	s := w.Summary()
+// latencyStats summarises a window with the answers held out of it
+// (lateanswers.go) counted in.
+func latencyStats(w *window.Latency, held []time.Duration) LatencyStats {
+	s := w.SummaryWith(held)
 	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: s.P50, P90: s.P90, P95: s.P95,
 		P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean}
 }
@@ -365,7 +367,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Drained:  ep.drained.Load(),
 		Refusing: ep.refusing.Load(),
 		InFlight: ep.inflight.Load(),
-		Latency:  latencyStats(ep.latency),
+		Latency:  latencyStats(ep.latency, ep.late.latencies(nil)),
 		Rates:    rateStats(ep.rates),
 		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
@@ -398,7 +400,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
 			d, src := e.attemptDeadline(ep, st)
-			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency), Rates: rateStats(st.rates),
+			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency, ep.late.latencies(st)), Rates: rateStats(st.rates),
 				AttemptTimeout: d, AttemptTimeoutSource: src,
 				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
 				BackoffUntil:     ep.pairBackoff(st, now),

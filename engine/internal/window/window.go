@@ -426,11 +426,34 @@ func total(h *hdr.PackedHistogram) int64 {
 func (w *Latency) Summary() Summary {
 	w.lockCurrent()
 	defer w.mu.Unlock()
-	s := Summary{Count: total(w.exact), Censored: total(w.cens)}
+	return summarize(w.exact, total(w.cens))
+}
+
+// SummaryWith is Summary with extra exact observations counted in: answers
+// a caller keeps out of the window for a while (what the window steers must
+// not see them yet) but that a display must not hide. It copies the
+// window's histogram, so it is for views, not for every request.
+func (w *Latency) SummaryWith(extra []time.Duration) Summary {
+	if len(extra) == 0 {
+		return w.Summary()
+	}
+	w.lockCurrent()
+	h, cens := newLatencyHistogram(), total(w.cens)
+	if w.exact != nil {
+		h = w.exact.Clone()
+	}
+	w.mu.Unlock()
+	for _, d := range extra {
+		_ = h.RecordValue(toMicros(d))
+	}
+	return summarize(h, cens)
+}
+
+func summarize(h *hdr.PackedHistogram, censored int64) Summary {
+	s := Summary{Count: total(h), Censored: censored}
 	if s.Count == 0 {
 		return s
 	}
-	h := w.exact
 	s.P50 = fromMicros(h.ValueAtPercentile(50))
 	s.P90 = fromMicros(h.ValueAtPercentile(90))
 	s.P95 = fromMicros(h.ValueAtPercentile(95))

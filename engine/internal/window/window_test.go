@@ -454,3 +454,35 @@ func TestLatencyWindow_CensoredEstimateStalenessBound(t *testing.T) {
 		t.Fatalf("after the first sub-window aged out: %s, want %s", got, us(bucketTop(9000)))
 	}
 }
+
+// SummaryWith counts the extra observations in without recording them: the
+// summary is the one the window would give with them, and the window is
+// left as it was.
+func TestLatencyWindow_SummaryWithCountsExtraObservationsIn(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	w, both := NewLatency(time.Minute, 0, clk.Now), NewLatency(time.Minute, 0, clk.Now)
+	if got := w.SummaryWith([]time.Duration{600 * time.Millisecond}); got.Count != 1 || got.Max != us(bucketTop(600000)) {
+		t.Fatalf("empty window with one extra: %+v", got)
+	}
+	for i := range 99 {
+		d := time.Duration(10+i%7) * time.Millisecond
+		w.Record(d)
+		both.Record(d)
+	}
+	w.RecordCensored(time.Second)
+	both.RecordCensored(time.Second)
+	extra := []time.Duration{600 * time.Millisecond, 610 * time.Millisecond, 620 * time.Millisecond}
+	for _, d := range extra {
+		both.Record(d)
+	}
+	before := w.Summary()
+	if got, want := w.SummaryWith(extra), both.Summary(); got != want {
+		t.Fatalf("SummaryWith = %+v, want the summary with them recorded %+v", got, want)
+	}
+	if after := w.Summary(); after != before || after.Max >= 600*time.Millisecond {
+		t.Fatalf("the window changed: %+v, was %+v", after, before)
+	}
+	if got := w.SummaryWith(nil); got != before {
+		t.Fatalf("SummaryWith(nil) = %+v, want Summary %+v", got, before)
+	}
+}
