@@ -60,6 +60,7 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case key.Matches(msg, k.Freeze):
 		m.frozen = !m.frozen
+		m.haveLive = false
 		if m.frozen {
 			m.frozenAt = m.opts.Now()
 			return m, nil
@@ -74,25 +75,28 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = statusLine{text: "events: filter cleared"}
 		}
 	case key.Matches(msg, k.Drain):
-		return m.drainKey()
+		return m.onLive(Model.drainKey)
 	case key.Matches(msg, k.Fault):
 		if ep, ok := m.selected(); ok {
 			m.fault = newFaultMenu(ep.Name)
 			m.overlay = overlayFault
 		}
 	case key.Matches(msg, k.Clear):
-		return m.clearKey()
+		return m.onLive(Model.clearKey)
 	case key.Matches(msg, k.Role):
-		if ep, ok := m.selected(); ok {
-			m.role = newRoleMenu(ep)
-			m.overlay = overlayRole
-		}
+		return m.onLive(func(m Model) (tea.Model, tea.Cmd) {
+			if ep, ok := m.selected(); ok {
+				m.role = newRoleMenu(ep)
+				m.overlay = overlayRole
+			}
+			return m, nil
+		})
 	case key.Matches(msg, k.Hedging):
-		return m.hedgingKey()
+		return m.onLive(Model.hedgingKey)
 	case key.Matches(msg, k.DelayUp):
-		return m.delayStep(+1)
+		return m.onLive(func(m Model) (tea.Model, tea.Cmd) { return m.delayStep(+1) })
 	case key.Matches(msg, k.DelayDown):
-		return m.delayStep(-1)
+		return m.onLive(func(m Model) (tea.Model, tea.Cmd) { return m.delayStep(-1) })
 	case key.Matches(msg, k.Auto):
 		return m.setDelay("auto")
 	case key.Matches(msg, k.Exact):
@@ -113,6 +117,32 @@ func (m Model) isMutatingKey(msg tea.KeyMsg) bool {
 		}
 	}
 	return false
+}
+
+// onLive runs an action key on the pool as it is now: while the screen is
+// frozen, on the newest Snapshot fetched behind it, with the cursors moved
+// to the same endpoint and method there. A drain confirmed on a frozen
+// screen counted routable endpoints that had since been drained, and left
+// out the "no endpoint would be left" warning. The screen stays frozen.
+func (m Model) onLive(act func(Model) (tea.Model, tea.Cmd)) (tea.Model, tea.Cmd) {
+	if !m.frozen || !m.haveLive {
+		return act(m)
+	}
+	shown, epCursor, mCursor := m.snap, m.epCursor, m.mCursor
+	ep, _ := m.selected()
+	method := m.selectedMethod()
+	m.snap = m.live
+	if i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == ep.Name }); i >= 0 {
+		m.epCursor = i
+	}
+	m.mCursor = 0
+	if method != "" {
+		m.mCursor = slices.Index(m.methodNames(), method) + 1 // 0, all methods, if it is gone
+	}
+	next, cmd := act(m)
+	nm := next.(Model)
+	nm.snap, nm.epCursor, nm.mCursor = shown, epCursor, mCursor
+	return nm, cmd
 }
 
 // move moves the focused panel's cursor.
@@ -158,6 +188,9 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		ep.Name, ep.InFlight, left)
 	if left == 0 {
 		q += " WARNING: no endpoint would be left to route to: every request fails."
+	}
+	if m.frozen {
+		q += " (The screen is frozen; these figures are the pool now.)"
 	}
 	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
 }
@@ -218,23 +251,36 @@ func (m Model) delayStep(dir int) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	cur := m.currentDelay()
-	next := delaySteps[0] * time.Millisecond
-	if dir > 0 {
-		next = delaySteps[len(delaySteps)-1] * time.Millisecond
-		for _, s := range delaySteps {
-			if d := s * time.Millisecond; d > cur {
-				next = d
-				break
-			}
+	next, ok := time.Duration(0), false
+	for _, s := range delaySteps {
+		d := s * time.Millisecond
+		if dir > 0 && d > cur && !ok {
+			next, ok = d, true
 		}
-	} else {
-		for _, s := range delaySteps {
-			if d := s * time.Millisecond; d < cur {
-				next = d
-			}
+		if dir < 0 && d < cur {
+			next, ok = d, true
 		}
 	}
+	if !ok {
+		// Past an end of the ladder: say so rather than set what is set
+		// (or, from 0s, climb while asked to go down).
+		end, verb := "top", "+"
+		if dir < 0 {
+			end, verb = "bottom", "-"
+		}
+		m.status = statusLine{text: fmt.Sprintf("hedge delay of %s is %s, at or past the %s of the %s ladder (%s–%s); = sets any delay",
+			m.delayTarget(), fmtDelay(cur), end, verb, fmtDelay(delaySteps[0]*time.Millisecond), fmtDelay(delaySteps[len(delaySteps)-1]*time.Millisecond))}
+		return m, nil
+	}
 	return m.setDelay(next.String())
+}
+
+// delayTarget names what the delay keys act on.
+func (m Model) delayTarget() string {
+	if name := m.selectedMethod(); name != "" {
+		return name
+	}
+	return "all methods"
 }
 
 // setDelay sets the delay ("auto" or a duration) of the selected method

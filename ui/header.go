@@ -43,10 +43,12 @@ func (m Model) headerLines() []string {
 		)
 	}
 	switch {
+	// FROZEN's and STALE's ages count up: fixed widths, and an error its
+	// own bounded width, so that the header keeps its lines while one lasts.
 	case m.frozen:
-		items = append(items, st.banner.Render(" FROZEN "+fmtAge(now.Sub(m.frozenAt))+" ")+st.faint.Render(" p resumes"))
+		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAge(now.Sub(m.frozenAt)), 6))+st.faint.Render(" p resumes"))
 	case m.fetchErr != nil:
-		items = append(items, st.banner.Render(" STALE "+fmtAge(now.Sub(m.staleFrom))+" ")+" "+st.err.Render(m.fetchErr.Error())+st.faint.Render(" · reconnecting"))
+		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+" "+st.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+st.faint.Render(" · reconnecting"))
 	case m.haveSnap:
 		items = append(items, st.faint.Render("snapshot "+fmtAge(now.Sub(s.Time))))
 	}
@@ -77,18 +79,30 @@ func fmtCount(n int64) string {
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
+// hedgeItem is hedging's state in one width, whichever it is (a live
+// delay is written without "on" to fit it): "+" turning "auto p95" into a
+// delay, or "h" turning it off, must not rewrap the header. A delay of
+// 1.25s set in config is the one form a cell wider.
 func (m Model) hedgeItem() string {
 	h := m.snap.Hedge
 	switch {
 	case !h.Enabled:
-		return m.styles.warn.Render("hedging OFF")
+		return m.styles.warn.Render(fit("hedging OFF", hedgeItemWidth))
 	case h.Paused:
-		return m.styles.warn.Render("hedging PAUSED")
+		return m.styles.warn.Render(fit("hedging PAUSED", hedgeItemWidth))
 	case h.Delay != engine.AutoDelay:
-		return "hedging on " + fmtDelay(h.Delay) + " " + h.DelaySource
+		return fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth+1)
 	}
-	return fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile)
+	return fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth)
 }
+
+// hedgeItemWidth is "hedging on auto p95"'s; staleErrWidth is what a
+// refresh error may take of the header ("dial tcp 127.0.0.1:8546: connect:
+// connection refused" is 55).
+const (
+	hedgeItemWidth = 19
+	staleErrWidth  = 56
+)
 
 // flow lays items out left to right, two spaces apart, wrapping between
 // items; an item wider than a line is wrapped on its own.

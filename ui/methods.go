@@ -57,6 +57,9 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 
 func (m Model) delayCell(r methodRow) string {
 	if r.name == "" {
+		if !m.snap.Hedge.Enabled {
+			return m.styles.warn.Render("off")
+		}
 		return fmtDelay(m.snap.Hedge.Delay)
 	}
 	h := r.st.Hedge

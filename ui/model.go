@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -82,6 +83,10 @@ type Model struct {
 
 	frozen   bool
 	frozenAt time.Time
+	// live is the newest Snapshot while the screen is frozen: what an
+	// action decides and warns by (onLive), never what is drawn.
+	live     engine.Snapshot
+	haveLive bool
 
 	// slowdown is the latest pool or rpcdash slowdown seen, kept for
 	// slowdownHold after its end (slowdownEnd) so that its banner line does
@@ -106,10 +111,33 @@ type Model struct {
 	quitting  bool
 }
 
-// statusLine is the result of the last action (or a hint).
+// statusLine is the result of the last action (or a hint). A result
+// gives way to the hint after statusHold (an error after statusErrHold):
+// left on, "steady has no fault to clear" contradicted the FAULT badge
+// that came later. Something still under way ("… drain steady") stays
+// until its result replaces it.
 type statusLine struct {
 	text string
 	err  bool
+	at   time.Time // when it was first shown; stamped by Update
+}
+
+const (
+	statusHold    = 10 * time.Second
+	statusErrHold = 30 * time.Second
+)
+
+// shown says whether the status line still shows s at now.
+func (s statusLine) shown(now time.Time) bool {
+	switch {
+	case s.text == "":
+		return false
+	case strings.HasPrefix(s.text, "… ") || s.at.IsZero():
+		return true
+	case s.err:
+		return now.Sub(s.at) < statusErrHold
+	}
+	return now.Sub(s.at) < statusHold
 }
 
 // New builds a console over opts.Backend.
@@ -148,9 +176,10 @@ func (m Model) Init() tea.Cmd {
 }
 
 // refresh marks a refresh in flight and returns its command, unless one is
-// already in flight or the view is frozen.
+// already in flight. Frozen, it still runs: its Snapshot is kept aside for
+// the actions (onLive), and its events wait for the thaw.
 func (m *Model) refresh() tea.Cmd {
-	if m.fetching || m.frozen || m.opts.Backend == nil {
+	if m.fetching || m.opts.Backend == nil {
 		return nil
 	}
 	m.fetching = true
@@ -160,6 +189,15 @@ func (m *Model) refresh() tea.Cmd {
 // Update changes the model for one message; anything that waits or
 // changes the engine is returned as a command.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	if nm, ok := next.(Model); ok && nm.status.text != "" && nm.status.at.IsZero() {
+		nm.status.at = nm.opts.Now()
+		next = nm
+	}
+	return next, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -195,7 +233,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.fetching = false
 	if m.frozen {
-		return // frozen while it was in flight: the screen stays as it was
+		// The screen stays as it was; the events are asked for again
+		// (lastSeq is unchanged) once it thaws.
+		if msg.err == nil {
+			m.live, m.haveLive = msg.snap, true
+		}
+		return
 	}
 	if msg.err != nil {
 		if m.fetchErr == nil {

@@ -188,8 +188,8 @@ func TestUpdate_NavigationFreezeFilterHelpDetailQuit(t *testing.T) {
 			t.Fatal("? shows no help")
 		}
 		m = press(t, m, "esc", "p")
-		if !m.frozen || m.refresh() != nil || !strings.Contains(m.View(), "FROZEN") {
-			t.Fatal("p did not freeze refreshes")
+		if !m.frozen || !strings.Contains(m.View(), "FROZEN") {
+			t.Fatal("p did not freeze the screen")
 		}
 		m = press(t, m, "p")
 		if m.frozen {
@@ -316,4 +316,118 @@ func settleSequence(t *testing.T, m Model, cmd tea.Cmd) Model {
 	}
 	mm, next := m.Update(msg)
 	return settle(t, mm.(Model), next)
+}
+
+// A frozen screen holds the picture, not the actions: what a key warns of
+// and acts on is the pool as it is now. Before, a drain confirmed on a
+// frozen screen counted endpoints drained since as routable, and left out
+// the warning that none would be left.
+func TestUpdate_FrozenScreenActsOnThePoolNow(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "p", "down", "down") // frozen, gamma selected
+		for _, name := range []string{"alpha", "beta"} {
+			if err := r.eng.Drain(engine.ActorAdmin, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		shown := m.View()
+		m = refreshed(t, m)
+		if m.View() != shown || strings.Contains(m.View(), "DRAINED") {
+			t.Fatalf("the frozen screen changed:\n%s", m.View())
+		}
+		m = press(t, m, "d")
+		q := m.confirm.question
+		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "0 other endpoint(s) stay routable") ||
+			!strings.Contains(q, "no endpoint would be left") || !strings.Contains(q, "frozen") {
+			t.Fatalf("drain on a frozen screen after the others were drained: %q", q)
+		}
+		m = press(t, m, "n")
+		wantCalls(t, sp)
+		if !m.frozen || m.View() == "" || strings.Contains(m.View(), "DRAINED") {
+			t.Fatal("answering the question thawed the screen")
+		}
+		m = press(t, m, "p")
+		m = refreshed(t, m)
+		if n := strings.Count(m.View(), "DRAINED"); n != 2 {
+			t.Fatalf("thawed: %d endpoints shown drained, want 2", n)
+		}
+	})
+}
+
+// + and - stop at the ends of their ladder and say so; - from 0s (a
+// duplicate at once) used to set 5ms, and + at 2s sent 2s again.
+func TestUpdate_DelayLadderStopsAtItsEnds(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "tab", "down") // eth_blockNumber, or the first method
+		name := m.selectedMethod()
+		if name == "" {
+			t.Fatal("no method row")
+		}
+		m = press(t, m, "=", "0", "s", "enter")
+		wantCalls(t, sp, "SetHedge delay=0s method="+name)
+		m = press(t, m, "-")
+		wantCalls(t, sp)
+		if !strings.Contains(m.status.text, "bottom") || m.snap.Methods[name].Hedge.Delay != 0 {
+			t.Fatalf("- at 0s: status %q, delay %s", m.status.text, m.snap.Methods[name].Hedge.Delay)
+		}
+		m = press(t, m, "=", "2", "s", "enter", "+")
+		wantCalls(t, sp, "SetHedge delay=2s method="+name)
+		if !strings.Contains(m.status.text, "top") {
+			t.Fatalf("+ at 2s: status %q", m.status.text)
+		}
+		m = press(t, m, "-")
+		wantCalls(t, sp, "SetHedge delay=1.5s method="+name)
+	})
+}
+
+// A result on the status line gives way to the hint after statusHold: left
+// on, "alpha has no fault to clear" contradicted the fault injected later.
+func TestUpdate_StatusResultGivesWayToTheHint(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	m := New(Options{Backend: Local{Engine: r.eng}, Location: time.UTC, Now: func() time.Time { return now }})
+	mm, _ := m.Update(sizeMsg(100, 30))
+	m = refreshed(t, mm.(Model))
+	m = press(t, m, "c")
+	if !strings.Contains(m.View(), "alpha has no fault to clear") {
+		t.Fatalf("no result shown:\n%s", m.View())
+	}
+	now = now.Add(statusHold - time.Second)
+	if !strings.Contains(m.View(), "alpha has no fault to clear") {
+		t.Fatal("the result went before statusHold")
+	}
+	now = now.Add(2 * time.Second)
+	if v := m.View(); strings.Contains(v, "no fault to clear") || !strings.Contains(v, "endpoint keys act on alpha") {
+		t.Fatalf("%s after the result: still shown, or no hint:\n%s", statusHold+time.Second, v)
+	}
+}
+
+// Hedging off reads off on the (all methods) row too, and turning it off
+// or setting a delay keeps the header on its lines.
+func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 80, 24, false)
+		lines := func(m Model) int { return len(m.headerLines()) }
+		before := lines(m)
+		m = press(t, m, "h", "y")
+		wantCalls(t, sp, "SetHedge enabled=false all")
+		row := ""
+		for _, l := range strings.Split(m.View(), "\n") {
+			if strings.Contains(l, "(all methods)") {
+				row = l
+			}
+		}
+		if !strings.Contains(row, "off") || strings.Contains(row, "auto") {
+			t.Fatalf("hedging off, the (all methods) row reads %q", row)
+		}
+		if lines(m) != before {
+			t.Fatalf("hedging off: header on %d lines, was %d", lines(m), before)
+		}
+		m = press(t, m, "h", "=", "1", "0", "0", "m", "s", "enter")
+		if lines(m) != before || !strings.Contains(m.View(), "hedging 100ms live") {
+			t.Fatalf("a live delay: header on %d lines (was %d):\n%s", lines(m), before, m.View())
+		}
+	})
 }

@@ -123,6 +123,9 @@ func (m Model) panel(l layout, f focus, title, content string, width, rows int) 
 // statusLineView is the last action's result, or what to do next.
 func (m Model) statusLineView() string {
 	s := m.status
+	if !s.shown(m.opts.Now()) {
+		s = statusLine{}
+	}
 	text := s.text
 	if text == "" {
 		// Say what the keys act on.
