@@ -44,6 +44,37 @@ func TestServer_EdgeRequestsAnsweredAsGethDoes(t *testing.T) {
 	}
 }
 
+// A member named like a request member but for case ("Method", "ID") is
+// read as that member by nodes decoding with Go's encoding/json: rpcdash,
+// reading JSON-RPC's exact names, would have routed one request and the
+// node carried out another. A write behind a read's name reached all three
+// endpoints (failed over as a read); "ID" beside "id" made every endpoint's
+// answer carry "another request's id" and opened breakers; a lone "Id" was
+// answered as a notification, nothing. Now each is refused, sent nowhere.
+func TestServer_AMemberNamedLikeAnotherButForCaseIsRefusedNotSent(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	for _, c := range []struct{ body, id, member string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","Method":"eth_sendRawTransaction","params":["0x02f8"]}`, `1`, `\"Method\" differs from \"method\"`},
+		{`{"jsonrpc":"2.0","id":1,"ID":2,"method":"eth_getBalance","params":["0x3535353535353535353535353535353535353535","latest"]}`, `null`, `\"ID\" differs from \"id\"`},
+		{`{"jsonrpc":"2.0","Id":7,"method":"eth_chainId"}`, `null`, `\"Id\" differs from \"id\"`},
+	} {
+		r := h.post(c.body)
+		if r.status != 200 || !strings.Contains(string(r.body), `"id":`+c.id+`,"error":{"code":-32600`) || !strings.Contains(string(r.body), c.member) {
+			t.Errorf("%s: HTTP %d %s; want a -32600 error with id %s naming the member (%s)", c.body, r.status, r.body, c.id, c.member)
+		}
+	}
+	for _, m := range []string{"eth_sendRawTransaction", "eth_getBalance", "eth_chainId"} {
+		if n := h.upstreamCount(m); n != 0 {
+			t.Errorf("%s reached the endpoints %d times", m, n)
+		}
+	}
+	for _, ep := range h.status().Endpoints {
+		if ep.Breaker.ConsecutiveFailures != 0 || ep.Rates.Attempts != 0 {
+			t.Errorf("%s charged: %d failures in a row, %d attempts", ep.Name, ep.Breaker.ConsecutiveFailures, ep.Rates.Attempts)
+		}
+	}
+}
+
 // Method names come from clients: a name no node serves (control
 // characters, kilobytes long) is counted as "other", never as a status row
 // or metrics label of its own.

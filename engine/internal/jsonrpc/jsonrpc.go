@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // JSON-RPC error codes rpcdash answers with.
@@ -156,6 +157,7 @@ func parseElement(raw []byte, r *Request) Element {
 // request's id even when the request is invalid, if the id itself is valid.
 func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 	var version, id, method, params []byte
+	folded := ""
 	for it := (memberIter{b: raw, i: 1}); it.next(); {
 		v := raw[it.vs:it.ve]
 		switch keyOf(raw[it.ks:it.ke]) {
@@ -167,6 +169,10 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 			method = v
 		case keyParams:
 			params = v
+		case keyOther:
+			if k, ok := foldedMember(raw[it.ks:it.ke]); ok && folded == "" {
+				folded = k
+			}
 		}
 	}
 	if id != nil {
@@ -177,6 +183,18 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 		default:
 			return nil, invalidRequest(`"id" must be a string, number or null`)
 		}
+	}
+	if folded != "" {
+		// "Method" is another member to JSON-RPC, but a node decoding
+		// with Go's encoding/json (geth, erigon) or Newtonsoft reads it as
+		// "method": rpcdash would route one request and the node carry out
+		// another (a write hidden behind a read's name, sent to every
+		// endpoint). Which id such a client waits for is as unclear.
+		if strings.EqualFold(folded, "id") {
+			id = nil
+		}
+		return id, invalidRequest(fmt.Sprintf(`member %q differs from %q only in case: JSON-RPC names are case-sensitive, and nodes disagree on such a request`,
+			folded, foldedName(folded)))
 	}
 	if !isVersion2(version) {
 		return id, invalidRequest(`"jsonrpc" must be "2.0"`)

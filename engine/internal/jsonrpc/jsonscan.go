@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -193,6 +194,37 @@ func keyOf(quoted []byte) int {
 		return keyMessage
 	}
 	return keyOther
+}
+
+// requestMembers are the members a request is read by.
+var requestMembers = [...]string{"jsonrpc", "id", "method", "params"}
+
+// foldedMember says whether a quoted key that is not a request member
+// matches one under Unicode case folding ("Method", "ID", "paramſ"), as
+// Go's encoding/json matches keys; k is the key, unescaped (only letters
+// fold to these names, so it is safe to quote).
+func foldedMember(quoted []byte) (k string, ok bool) {
+	if len(quoted) > 2+4*len("jsonrpc")+8 { // room for escapes and multi-byte folds
+		return "", false
+	}
+	s, valid := decodeString(quoted)
+	if !valid {
+		return "", false
+	}
+	if foldedName(s) == "" {
+		return "", false
+	}
+	return s, true
+}
+
+// foldedName is the request member k folds to, or "".
+func foldedName(k string) string {
+	for _, m := range requestMembers {
+		if strings.EqualFold(k, m) {
+			return m
+		}
+	}
+	return ""
 }
 
 // decodeString decodes a JSON string value; invalid UTF-8 becomes U+FFFD,
