@@ -99,6 +99,10 @@ func TestAdminValidation_DecodeErrorsAndNeverHedgedMethodsNameTheField(t *testin
 		{"PUT", "/v1/hedge", `{"quantile":"high"}`, `quantile: "high" is not a number`},
 		{"PUT", "/v1/hedge", `{"enabled":true,"bogus":1}`, `bogus: unknown field (fields: enabled, delay, method, all_methods, quantile, budget)`},
 		{"POST", "/v1/endpoints/s0/fault", `{"mode":"error","bogus":1}`, `bogus: unknown field (fields: mode, rate, latency, delay, latency_ms, duration, retry_after)`},
+		// A bare number used to be nanoseconds: a 5 ns fault, gone at once.
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"error","duration":5}`, `duration: must be a duration such as "150ms", got 5`},
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"latency","latency":500}`, `latency: must be a duration such as "150ms", got 500`},
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"http429","retry_after":1.5}`, `retry_after: must be a duration such as "150ms", got 1.5`},
 		{"PUT", "/v1/hedge", `{"enabled":true`, `request body: unexpected EOF`},
 		{"PUT", "/v1/hedge", `{"method":"eth_sendRawTransaction","enabled":true}`, `method: eth_sendRawTransaction is a write: never hedged`},
 		{"PUT", "/v1/hedge", `{"method":"eth_newFilter","delay":"20ms"}`, `method: eth_newFilter is stateful (pinned to the endpoint holding its state): never hedged`},

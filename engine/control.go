@@ -58,9 +58,13 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 	if spec.Mode == FaultStale {
 		ep.staleHead.Store(ep.head.Load())
 	}
-	ep.fault.Store(f)
+	old := ep.fault.Swap(f)
 	e.armFaultExpiry(ep, f)
 	msg := fmt.Sprintf("fault injected: %s", spec.Mode)
+	from := ""
+	if old != nil && (old.Expires.IsZero() || now.Before(old.Expires)) {
+		from = string(old.Mode)
+	}
 	if spec.Rate < 1 {
 		msg += fmt.Sprintf(" rate=%.2f", spec.Rate)
 	}
@@ -70,7 +74,10 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 	if spec.Duration > 0 {
 		msg += " for " + spec.Duration.D().String()
 	}
-	e.events.add(Event{Type: EventFault, Endpoint: name, To: string(spec.Mode), Actor: by, Message: msg})
+	if from != "" {
+		msg += " (replaces the " + from + " fault)"
+	}
+	e.events.add(Event{Type: EventFault, Endpoint: name, From: from, To: string(spec.Mode), Actor: by, Message: msg})
 	return nil
 }
 

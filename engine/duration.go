@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// Duration is a time.Duration that reads and writes JSON as "150ms" (and
-// also accepts a number of nanoseconds), for the admin API and Snapshot.
+// Duration is a time.Duration that reads and writes JSON as "150ms", for
+// the admin API and Snapshot. A bare number is refused, 0 aside: read as
+// nanoseconds, {"duration":5} meant for seconds injected a 5 ns fault
+// that was gone before it was seen, while the call said it succeeded.
 type Duration time.Duration
 
 func (d Duration) MarshalJSON() ([]byte, error) {
@@ -24,11 +26,14 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		*d = Duration(v)
 		return nil
 	}
-	var n int64
+	var n float64
 	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("not a duration: %s", b)
+		return fmt.Errorf("not a duration: %.40s", b)
 	}
-	*d = Duration(n)
+	if n != 0 {
+		return fmt.Errorf("a bare number (%.40s) is not a duration: give its unit, as in \"%gs\" or \"%gms\"", b, n, n)
+	}
+	*d = 0
 	return nil
 }
 
