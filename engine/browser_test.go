@@ -139,3 +139,44 @@ func TestBrowser_AnyHostWithStar(t *testing.T) {
 		t.Errorf("vhosts = [*]: HTTP %d %s", code, body)
 	}
 }
+
+// Refusals of the RPC port carry X-Rpcdash-Request-Id like every other
+// answer, and their trace says what was refused: the browser guard's 403,
+// a method other than POST and a websocket handshake had none.
+func TestBrowser_RefusalsCarryARequestID(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	for _, c := range []struct {
+		name, method string
+		headers      map[string]string
+		status       int
+	}{
+		{"a rebound Host", "POST", map[string]string{"Host": "rebind.example"}, 403},
+		{"a foreign Origin", "POST", map[string]string{"Origin": "https://evil.example"}, 403},
+		{"PUT", "PUT", nil, 405},
+		{"a websocket handshake", "GET", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}, 501},
+	} {
+		req, _ := http.NewRequest(c.method, h.rpc, strings.NewReader(chainID))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range c.headers {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		id := resp.Header.Get(engine.HeaderRequestID)
+		if resp.StatusCode != c.status || id == "" {
+			t.Errorf("%s: HTTP %d, request id %q; want %d with an id", c.name, resp.StatusCode, id, c.status)
+			continue
+		}
+		if code, b := h.adminDo("GET", "/v1/requests/"+id, ""); code != 200 || !strings.Contains(string(b), "-32600") {
+			t.Errorf("%s: trace %s: HTTP %d %s", c.name, id, code, b)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func (e *Engine) RPCHandler() http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		get := r.Method == http.MethodGet || r.Method == http.MethodHead
 		if get && websocketUpgrade(r) {
+			e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 			writeRPCError(w, http.StatusNotImplemented, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: errNoWebsocket})
 			return
 		}
@@ -46,12 +47,14 @@ func (e *Engine) RPCHandler() http.Handler {
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
+			e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 			writeRPCError(w, http.StatusMethodNotAllowed, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "JSON-RPC requests must be HTTP POST"})
 			return
 		}
 		e.serveRPC(w, r)
 	})
 	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
+		e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 		writeRPCError(w, status, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 	}).wrap(h)
 }
