@@ -62,6 +62,15 @@ func renderHead[T any](cols []column[T], st lipgloss.Style) string {
 	return st.Render(strings.Join(parts, " "))
 }
 
+// tableHead is a table's column-header line; marked, its first column (the
+// cursor's, blank in the header) holds the focus marker ▶.
+func tableHead[T any](cols []column[T], st styles, marked bool) string {
+	if !marked {
+		return renderHead(cols, st.faint)
+	}
+	return st.title.Render("▶") + st.faint.Render(" "+renderHead(cols[1:], lipgloss.NewStyle()))
+}
+
 // cellText fits styled text into exactly width cells.
 func cellText(s string, width int, right bool) string {
 	if right {
@@ -93,7 +102,7 @@ func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	cols := []column[engine.EndpointSnapshot]{
 		{title: " ", width: 1, cell: func(ep engine.EndpointSnapshot) string {
 			if m.haveSnap && ep.Name == m.snap.Endpoints[clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)].Name {
-				return st.accent.Render("▸")
+				return m.cursor(focusEndpoints)
 			}
 			return " "
 		}},
@@ -353,7 +362,7 @@ func (m Model) indepCell(ep engine.EndpointSnapshot, shared map[string][]string,
 // viewEndpoints renders the endpoint table in at most rows lines.
 func (m Model) viewEndpoints(l layout, rows int) string {
 	cols := m.endpointColumns(l)
-	lines := []string{renderHead(cols, m.styles.faint)}
+	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusEndpoints))}
 	eps := m.snap.Endpoints
 	start := window(len(eps), m.epCursor, rows-1)
 	for i := start; i < len(eps) && len(lines) < rows; i++ {

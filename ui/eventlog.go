@@ -32,11 +32,17 @@ func (m Model) viewEvents(width, rows int) string {
 		nameW = max(nameW, len(ep.Name))
 	}
 	nameW = min(nameW, 16)
-	title := "TIME     TYPE     " + fit("ENDPOINT", nameW) + " ACTOR   EVENT (newest first)"
+	title := "TYPE     " + fit("ENDPOINT", nameW) + " ACTOR   EVENT (newest first)"
 	if m.evFilter != "" {
 		title += " · only " + m.evFilter + "* (esc clears)"
 	}
-	lines := []string{st.faint.Render(fit(title, width))}
+	head := st.faint.Render(fit("TIME     "+title, width))
+	if m.marksFocus(focusEvents) {
+		// The marker goes where the tables have it, in the first cell; the
+		// other columns stay where they are.
+		head = st.title.Render("▶") + st.faint.Render(fit(" TIME   "+title, width-1))
+	}
+	lines := []string{head}
 	start := clamp(m.evOffset, 0, max(0, len(evs)-1))
 	for i := start; i < len(evs) && len(lines) < rows; i++ {
 		ev := evs[i]

@@ -2,7 +2,8 @@ package ui
 
 // The console is laid out for 100×30 and wider and degrades by explicit
 // rules, in this order, down to 80×24:
-//  1. panel borders go (below 100 columns or 30 rows);
+//  1. panel borders go (below 100 columns or 30 rows), and with them the
+//     focused panel's "▶ Title": its column-header line starts with ▶;
 //  2. the detail pane moves behind enter (below 150 columns or 40 rows);
 //  3. the independence column collapses to a one-cell flag (below 120
 //     columns);
@@ -30,7 +31,7 @@ type layout struct {
 func (m Model) layout() layout {
 	w, h := m.width, m.height
 	l := layout{
-		borders:      w >= bordersWidth && h >= bordersRows,
+		borders:      m.bordered(),
 		inlineDetail: w >= detailWidth && h >= detailRows,
 		fullIndep:    w >= independenceWidth,
 	}
@@ -52,3 +53,20 @@ func (m Model) layout() layout {
 }
 
 func (m Model) sparkWidth() int { return m.layout().sparkWidth }
+
+// bordered: the panels have frames, whose titles mark the focused panel.
+func (m Model) bordered() bool { return m.width >= bordersWidth && m.height >= bordersRows }
+
+// marksFocus says whether panel f's column-header line carries the focus
+// marker ▶: it has the keys and there is no frame to say so. The marker
+// takes the place of blanks, so it costs no row and moves no column.
+func (m Model) marksFocus(f focus) bool { return m.focus == f && !m.bordered() }
+
+// cursor is a table's row cursor: in the accent colour in the panel the
+// keys go to, faint in the others.
+func (m Model) cursor(f focus) string {
+	if m.focus == f {
+		return m.styles.accent.Render("▸")
+	}
+	return m.styles.faint.Render("▸")
+}
