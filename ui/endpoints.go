@@ -24,14 +24,7 @@ type column[T any] struct {
 // fitColumns drops optional columns, lowest rank first, until the row fits
 // in width (one space between columns).
 func fitColumns[T any](cols []column[T], width int) []column[T] {
-	total := func() int {
-		n := len(cols) - 1
-		for _, c := range cols {
-			n += c.width
-		}
-		return n
-	}
-	for total() > width {
+	for rowWidth(cols) > width {
 		best := -1
 		for i, c := range cols {
 			if c.drop > 0 && (best < 0 || c.drop < cols[best].drop) {
@@ -44,6 +37,15 @@ func fitColumns[T any](cols []column[T], width int) []column[T] {
 		cols = slices.Delete(slices.Clone(cols), best, best+1)
 	}
 	return cols
+}
+
+// rowWidth is the width of a row of cols, one space between columns.
+func rowWidth[T any](cols []column[T]) int {
+	n := len(cols) - 1
+	for _, c := range cols {
+		n += c.width
+	}
+	return n
 }
 
 func renderRow[T any](cols []column[T], row T) string {
@@ -79,8 +81,15 @@ func cellText(s string, width int, right bool) string {
 	return fit(s, width)
 }
 
-// endpointColumns are the endpoint table's columns for this layout.
+// endpointColumns are the endpoint table's columns for this layout: those
+// that fit.
 func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
+	return fitColumns(m.allEndpointColumns(l), l.content)
+}
+
+// allEndpointColumns are every column of the endpoint table, as wide as
+// this layout makes them.
+func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	st := m.styles
 	nameW := len("ENDPOINT")
 	for _, ep := range m.snap.Endpoints {
@@ -144,7 +153,7 @@ func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	if !l.fullIndep {
 		cols[len(cols)-1].title = "IND"
 	}
-	return fitColumns(cols, l.content)
+	return cols
 }
 
 func (m Model) share(v float64, have bool) string {
