@@ -24,14 +24,7 @@ type column[T any] struct {
 // fitColumns drops optional columns, lowest rank first, until the row fits
 // in width (one space between columns).
 func fitColumns[T any](cols []column[T], width int) []column[T] {
-	total := func() int {
-		n := len(cols) - 1
-		for _, c := range cols {
-			n += c.width
-		}
-		return n
-	}
-	for total() > width {
+	for rowWidth(cols) > width {
 		best := -1
 		for i, c := range cols {
 			if c.drop > 0 && (best < 0 || c.drop < cols[best].drop) {
@@ -44,6 +37,15 @@ func fitColumns[T any](cols []column[T], width int) []column[T] {
 		cols = slices.Delete(slices.Clone(cols), best, best+1)
 	}
 	return cols
+}
+
+// rowWidth is the width of a row of cols, one space between columns.
+func rowWidth[T any](cols []column[T]) int {
+	n := len(cols) - 1
+	for _, c := range cols {
+		n += c.width
+	}
+	return n
 }
 
 func renderRow[T any](cols []column[T], row T) string {
@@ -62,6 +64,15 @@ func renderHead[T any](cols []column[T], st lipgloss.Style) string {
 	return st.Render(strings.Join(parts, " "))
 }
 
+// tableHead is a table's column-header line; marked, its first column (the
+// cursor's, blank in the header) holds the focus marker ▶.
+func tableHead[T any](cols []column[T], st styles, marked bool) string {
+	if !marked {
+		return renderHead(cols, st.faint)
+	}
+	return st.title.Render("▶") + st.faint.Render(" "+renderHead(cols[1:], lipgloss.NewStyle()))
+}
+
 // cellText fits styled text into exactly width cells.
 func cellText(s string, width int, right bool) string {
 	if right {
@@ -70,8 +81,15 @@ func cellText(s string, width int, right bool) string {
 	return fit(s, width)
 }
 
-// endpointColumns are the endpoint table's columns for this layout.
+// endpointColumns are the endpoint table's columns for this layout: those
+// that fit.
 func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
+	return fitColumns(m.allEndpointColumns(l), l.content)
+}
+
+// allEndpointColumns are every column of the endpoint table, as wide as
+// this layout makes them.
+func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	st := m.styles
 	nameW := len("ENDPOINT")
 	for _, ep := range m.snap.Endpoints {
@@ -93,7 +111,7 @@ func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	cols := []column[engine.EndpointSnapshot]{
 		{title: " ", width: 1, cell: func(ep engine.EndpointSnapshot) string {
 			if m.haveSnap && ep.Name == m.snap.Endpoints[clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)].Name {
-				return st.accent.Render("▸")
+				return m.cursor(focusEndpoints)
 			}
 			return " "
 		}},
@@ -135,7 +153,7 @@ func (m Model) endpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	if !l.fullIndep {
 		cols[len(cols)-1].title = "IND"
 	}
-	return fitColumns(cols, l.content)
+	return cols
 }
 
 func (m Model) share(v float64, have bool) string {
@@ -353,7 +371,7 @@ func (m Model) indepCell(ep engine.EndpointSnapshot, shared map[string][]string,
 // viewEndpoints renders the endpoint table in at most rows lines.
 func (m Model) viewEndpoints(l layout, rows int) string {
 	cols := m.endpointColumns(l)
-	lines := []string{renderHead(cols, m.styles.faint)}
+	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusEndpoints))}
 	eps := m.snap.Endpoints
 	start := window(len(eps), m.epCursor, rows-1)
 	for i := start; i < len(eps) && len(lines) < rows; i++ {

@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -32,12 +35,30 @@ func (m Model) viewEvents(width, rows int) string {
 		nameW = max(nameW, len(ep.Name))
 	}
 	nameW = min(nameW, 16)
-	title := "TIME     TYPE     " + fit("ENDPOINT", nameW) + " ACTOR   EVENT (newest first)"
-	if m.evFilter != "" {
-		title += " · only " + m.evFilter + "* (esc clears)"
-	}
-	lines := []string{st.faint.Render(fit(title, width))}
 	start := clamp(m.evOffset, 0, max(0, len(evs)-1))
+	lead, cols, note := "TIME     ", "TYPE     "+fit("ENDPOINT", nameW)+" ACTOR   EVENT ", "(newest first)"
+	filter := ""
+	if m.evFilter != "" {
+		filter = " · only " + m.evFilter + "* (esc clears)"
+	}
+	mark := ""
+	if m.marksFocus(focusEvents) {
+		// The marker goes where the tables have it, in the first cell; the
+		// other columns stay where they are.
+		lead, mark = " TIME   ", st.title.Render("▶")
+	}
+	head := mark + st.faint.Render(fit(lead+cols+note+filter, width-lipgloss.Width(mark)))
+	if start > 0 {
+		// Scrolled down, the lines being read stay put while new events
+		// arrive above them (addEvents): say how many are hidden there,
+		// before the filter's note so that a long filter does not cut it.
+		head = mark + st.faint.Render(lead+cols) + st.warn.Render(fmt.Sprintf("↑ %d newer above (k)", start))
+		if filter != "" {
+			head += st.faint.Render(filter)
+		}
+		head = fit(head, width)
+	}
+	lines := []string{head}
 	for i := start; i < len(evs) && len(lines) < rows; i++ {
 		ev := evs[i]
 		head := ev.Time.In(m.opts.Location).Format("15:04:05") + " " + fit(string(ev.Type), 8) + " " + fit(ev.Endpoint, nameW) + " " + fit(string(ev.Actor), 7) + " "

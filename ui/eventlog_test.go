@@ -38,3 +38,63 @@ func TestUpdate_ScrolledEventsStayPutWhenNewOnesArrive(t *testing.T) {
 func firstEventRow(m Model) string {
 	return strings.Split(m.viewEvents(100, 5), "\n")[1]
 }
+
+// Scrolled down the events, the panel's header says how many newer events
+// are hidden above and which key brings them back, counting those that
+// arrive while the reader stays put; at the top it says nothing of the kind.
+func TestView_ScrolledEventsSayHowManyNewerAreAbove(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			m := fixedModel(healthySnapshot(), themes.Default(), sz[0], sz[1])
+			if head := eventsHead(m); strings.Contains(head, "newer") {
+				t.Fatalf("at the top, the header speaks of newer events: %q", head)
+			}
+			m = pressKeys(m, "tab", "tab", "j", "j")
+			wantNewer(t, m, 2)
+			var more []engine.Event
+			for i := range 3 {
+				more = append(more, engine.Event{Seq: uint64(10 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventBreaker,
+					Endpoint: "alchemy", From: "closed", To: "open", Actor: engine.ActorEngine, Message: fmt.Sprintf("breaker %d", i)})
+			}
+			m.onSnapshot(snapshotMsg{snap: healthySnapshot(), events: more})
+			wantNewer(t, m, 5)
+			m = pressKeys(m, "k")
+			wantNewer(t, m, 4)
+			m = pressKeys(m, "k", "k", "k", "k")
+			if head := eventsHead(m); strings.Contains(head, "newer") {
+				t.Fatalf("back at the top, the header still speaks of newer events: %q", head)
+			}
+		})
+	}
+}
+
+// The marker comes before the filter's note, so a long filter does not cut
+// it at 80 columns.
+func TestView_NewerEventsMarkerSurvivesAFilter(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[0].Name = "alchemy-mainnet-archive" // the widest ENDPOINT column
+	m := fixedModel(s, themes.Default(), 80, 24)
+	var evs []engine.Event
+	for i := range 6 {
+		evs = append(evs, engine.Event{Seq: uint64(10 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventFailover,
+			Endpoint: "alchemy-mainnet-archive", Actor: engine.ActorEngine, Message: fmt.Sprintf("failed over %d", i)})
+	}
+	m.onSnapshot(snapshotMsg{snap: s, events: evs})
+	m.evFilter = "alchemy-mainnet"
+	m = pressKeys(m, "tab", "tab", "j", "j", "j")
+	wantNewer(t, m, 3)
+}
+
+func wantNewer(t *testing.T, m Model, n int) {
+	t.Helper()
+	head := eventsHead(m)
+	if want := fmt.Sprintf("↑ %d newer", n); !strings.Contains(head, want) || !strings.Contains(head, "(k)") {
+		t.Errorf("want %q and the key (k) in the events header: %q\n%s", want, head, m.View())
+	}
+	if rows := strings.Split(m.View(), "\n"); len(rows) != m.height {
+		t.Errorf("%d rows on a %d-row terminal", len(rows), m.height)
+	}
+}
+
+// eventsHead is the events panel's column-header line as drawn.
+func eventsHead(m Model) string { return lineWith(m.View(), "ACTOR") }

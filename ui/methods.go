@@ -23,7 +23,7 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 	cols := []column[methodRow]{
 		{title: " ", width: 1, cell: func(r methodRow) string {
 			if r.name == m.selectedMethod() {
-				return m.styles.accent.Render("▸")
+				return m.cursor(focusMethods)
 			}
 			return " "
 		}},
@@ -97,7 +97,7 @@ func (m Model) methodRows() []methodRow {
 
 func (m Model) viewMethods(width, rows int) string {
 	cols := m.methodColumns(width)
-	lines := []string{renderHead(cols, m.styles.faint)}
+	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusMethods))}
 	all := m.methodRows()
 	start := window(len(all), m.mCursor, rows-1)
 	for i := start; i < len(all) && len(lines) < rows; i++ {

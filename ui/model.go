@@ -256,12 +256,16 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.snap, m.haveSnap = msg.snap, true
 	m.noteSlowdown()
 	m.addEvents(msg.events)
+	// The sparkline's width depends on the endpoints' names as well as the
+	// terminal's size.
+	sw := m.sparkWidth()
 	for _, ep := range m.snap.Endpoints {
 		sp := m.sparks[ep.Name]
 		if sp == nil {
-			sp = newSpark(m.sparkWidth(), m.styles)
+			sp = newSpark(sw, m.styles)
 			m.sparks[ep.Name] = sp
 		}
+		sp.resize(sw, m.styles)
 		sp.push(ep.Series, m.styles)
 	}
 	m.epCursor = clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)
