@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -52,6 +53,8 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.move(-1)
 	case key.Matches(msg, k.Down):
 		m.move(1)
+	case key.Matches(msg, k.Top):
+		m.move(-math.MaxInt / 2)
 	case key.Matches(msg, k.Enter):
 		if m.layout().inlineDetail {
 			m.status = statusLine{text: "the detail of the selected endpoint is on the right"}

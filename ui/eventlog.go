@@ -52,7 +52,7 @@ func (m Model) viewEvents(width, rows int) string {
 		// Scrolled down, the lines being read stay put while new events
 		// arrive above them (addEvents): say how many are hidden there,
 		// before the filter's note so that a long filter does not cut it.
-		head = mark + st.faint.Render(lead+cols) + st.warn.Render(fmt.Sprintf("↑ %d newer above (k)", start))
+		head = mark + st.faint.Render(lead+cols) + st.warn.Render(fmt.Sprintf("↑ %d newer above (g)", start))
 		if filter != "" {
 			head += st.faint.Render(filter)
 		}

@@ -64,6 +64,10 @@ func TestView_ScrolledEventsSayHowManyNewerAreAbove(t *testing.T) {
 			if head := eventsHead(m); strings.Contains(head, "newer") {
 				t.Fatalf("back at the top, the header still speaks of newer events: %q", head)
 			}
+			m = pressKeys(m, "j", "j", "j", "g")
+			if head := eventsHead(m); strings.Contains(head, "newer") || m.evOffset != 0 {
+				t.Fatalf("g: offset %d, header %q; want the top", m.evOffset, head)
+			}
 		})
 	}
 }
@@ -88,8 +92,8 @@ func TestView_NewerEventsMarkerSurvivesAFilter(t *testing.T) {
 func wantNewer(t *testing.T, m Model, n int) {
 	t.Helper()
 	head := eventsHead(m)
-	if want := fmt.Sprintf("↑ %d newer", n); !strings.Contains(head, want) || !strings.Contains(head, "(k)") {
-		t.Errorf("want %q and the key (k) in the events header: %q\n%s", want, head, m.View())
+	if want := fmt.Sprintf("↑ %d newer", n); !strings.Contains(head, want) || !strings.Contains(head, "(g)") {
+		t.Errorf("want %q and the key (g) in the events header: %q\n%s", want, head, m.View())
 	}
 	if rows := strings.Split(m.View(), "\n"); len(rows) != m.height {
 		t.Errorf("%d rows on a %d-row terminal", len(rows), m.height)

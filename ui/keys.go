@@ -6,13 +6,14 @@ import "github.com/charmbracelet/bubbles/key"
 // change the engine are listed in mutating(): --readonly disables them, and
 // the help says so.
 type keyMap struct {
-	Up, Down, Tab, ShiftTab, Enter key.Binding
-	Drain, Fault, Clear, Role      key.Binding
-	Hedging, DelayUp, DelayDown    key.Binding
-	Auto, Exact, Tune              key.Binding
-	Drill, Abort, Apply            key.Binding
-	Freeze, Filter, Help, Quit     key.Binding
-	Yes, No, Esc                   key.Binding
+	Up, Down, Top, Tab, ShiftTab key.Binding
+	Enter                        key.Binding
+	Drain, Fault, Clear, Role    key.Binding
+	Hedging, DelayUp, DelayDown  key.Binding
+	Auto, Exact, Tune            key.Binding
+	Drill, Abort, Apply          key.Binding
+	Freeze, Filter, Help, Quit   key.Binding
+	Yes, No, Esc                 key.Binding
 	// Menu keys (fault and role menus): left/right change the field's value.
 	Left, Right key.Binding
 }
@@ -21,6 +22,7 @@ func newKeyMap(readonly bool) keyMap {
 	k := keyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top (newest events)")),
 		Tab:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next panel")),
 		ShiftTab:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous panel")),
 		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "endpoint detail")),
@@ -76,9 +78,9 @@ func (k keyMap) TuningHelp() []key.Binding {
 // FullHelp is the help screen, one column per group.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Tab, k.ShiftTab, k.Enter, k.Esc},
+		{k.Up, k.Down, k.Top, k.Tab, k.ShiftTab, k.Enter},
 		{k.Drain, k.Fault, k.Clear, k.Role, k.Hedging, k.Drill},
-		{k.DelayUp, k.DelayDown, k.Auto, k.Exact, k.Tune},
+		{k.DelayUp, k.DelayDown, k.Auto, k.Exact, k.Tune, k.Esc},
 		{k.Freeze, k.Filter, k.Yes, k.No, k.Help, k.Quit},
 	}
 }
