@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -24,10 +25,16 @@ type column[T any] struct {
 // fitColumns drops optional columns, lowest rank first, until the row fits
 // in width (one space between columns).
 func fitColumns[T any](cols []column[T], width int) []column[T] {
+	return fitColumnsUpTo(cols, width, math.MaxInt)
+}
+
+// fitColumnsUpTo is fitColumns letting only columns of drop rank up to
+// maxRank go; the row may still be too wide.
+func fitColumnsUpTo[T any](cols []column[T], width, maxRank int) []column[T] {
 	for rowWidth(cols) > width {
 		best := -1
 		for i, c := range cols {
-			if c.drop > 0 && (best < 0 || c.drop < cols[best].drop) {
+			if c.drop > 0 && c.drop <= maxRank && (best < 0 || c.drop < cols[best].drop) {
 				best = i
 			}
 		}

@@ -7,9 +7,10 @@ package ui
 //  2. the detail pane moves behind enter (below 150 columns or 40 rows);
 //  3. the independence column collapses to a one-cell flag (below 120
 //     columns);
-//  4. sparklines shorten (60, 30, 20, then 10 cells), then optional columns
-//     go (provider, head, hedge wins, 429 %, p50, error %): the sparkline
-//     is the longest beside which every column fits, else 10 cells.
+//  4. the endpoint table gives way by sparkSteps: the sparkline shortens
+//     to 30 cells, then provider and head go, then it shortens to 20 and
+//     10, then hedge wins, 429 %, p50 and error % go; the sparkline then
+//     takes whatever room the columns that went leave.
 // The status line and each endpoint's name, state word, badges, p95 and lag
 // never go. Below 80×24 the console says so instead.
 
@@ -41,18 +42,35 @@ func (m Model) layout() layout {
 	}
 	// The sparkline's length follows the room the other columns leave,
 	// not the terminal's width alone: an endpoint's long name (names are
-	// the user's) must cost the sparkline cells before it costs a column.
-	l.sparkWidth = 0
-	others := rowWidth(m.allEndpointColumns(l))
+	// the user's) must cost the sparkline cells before it costs P50.
 	l.sparkWidth = sparkWidths[len(sparkWidths)-1]
-	for _, sw := range sparkWidths {
-		if others+sw <= l.content {
-			l.sparkWidth = sw
+	for _, step := range sparkSteps {
+		l.sparkWidth = step.width
+		if cols := fitColumnsUpTo(m.allEndpointColumns(l), l.content, step.drops); rowWidth(cols) <= l.content || step.drops == maxDrop {
+			// The columns that go are chosen at this length; the
+			// sparkline then takes what room they leave.
+			others := rowWidth(cols) - step.width
+			for _, sw := range sparkWidths {
+				if others+sw <= l.content {
+					l.sparkWidth = sw
+					break
+				}
+			}
 			break
 		}
 	}
 	return l
 }
+
+// sparkSteps say how the endpoint table gives way: the sparkline's length,
+// and up to which rank of optional columns may have gone at it (1
+// provider, 2 head: LAG says what matters of it; 3 hedge wins, 4 429 %, 5
+// p50, 6 error %). Provider and head go before the sparkline is shorter
+// than 30 cells (30 s of RTT is what an incident needs on screen), the
+// others only once it is at its shortest.
+var sparkSteps = []struct{ width, drops int }{{60, 0}, {30, 0}, {30, 2}, {20, 2}, {10, 2}, {10, maxDrop}}
+
+const maxDrop = 6
 
 // sparkWidths are the sparkline's lengths in cells, longest first.
 var sparkWidths = []int{60, 30, 20, 10}
