@@ -38,3 +38,15 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// roundShown rounds a duration for a message: to a tenth of a second from
+// a second up ("2m35.9s", not "2m35.862s"), to a millisecond from 10 ms.
+func roundShown(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}

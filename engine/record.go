@@ -368,7 +368,7 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 	msg := t.Reason
 	switch {
 	case t.To == breaker.Open && t.Flap > 0:
-		msg = fmt.Sprintf("%s; flapping: open again %s after it closed, cooldown %s (the last one doubled, at most breaker.max_cooldown)", t.Reason, t.Flap.Round(time.Millisecond), t.Cooldown)
+		msg = fmt.Sprintf("%s; flapping: open again %s after it closed, cooldown %s (the last one doubled, at most breaker.max_cooldown)", t.Reason, roundShown(t.Flap), t.Cooldown)
 	case t.To == breaker.Open:
 		msg = fmt.Sprintf("%s; cooldown %s", t.Reason, t.Cooldown)
 	}

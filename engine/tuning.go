@@ -241,7 +241,7 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	}
 	if h, dominated := md.Primary.Horizon(); dominated {
 		notes = append(notes, fmt.Sprintf("censoring dominates past %s (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
-			h.Round(10*time.Microsecond)))
+			roundShown(h)))
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {

@@ -77,7 +77,10 @@ func (m Model) viewEvents(width, rows int) string {
 		}
 		lines = append(lines, fit(st.faint.Render(head)+style.Render(msg), width))
 	}
-	if len(evs) == 0 {
+	switch {
+	case len(evs) == 0 && m.evFilter != "" && len(m.events) > 0:
+		lines = append(lines, st.faint.Render(fmt.Sprintf("no events of an endpoint whose name starts with %q (esc clears the filter)", m.evFilter)))
+	case len(evs) == 0:
 		lines = append(lines, st.faint.Render("no events yet"))
 	}
 	return strings.Join(lines, "\n")

@@ -102,3 +102,12 @@ func wantNewer(t *testing.T, m Model, n int) {
 
 // eventsHead is the events panel's column-header line as drawn.
 func eventsHead(m Model) string { return lineWith(m.View(), "ACTOR") }
+
+// A filter that matches no endpoint's events says so, not "no events yet".
+func TestView_AFilterMatchingNothingSaysSo(t *testing.T) {
+	m := fixedModel(healthySnapshot(), themes.Default(), 100, 30)
+	m.evFilter = "zzz"
+	if v := m.View(); !strings.Contains(v, `no events of an endpoint whose name starts with "zzz"`) || strings.Contains(v, "no events yet") {
+		t.Fatalf("filter zzz over the fixture's events:\n%s", v)
+	}
+}
