@@ -14,6 +14,15 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 //     early until the one before it arrives.
 //   - A read that must see the writes (readsOwnWrites) starts when every
 //     write before it in the batch has ended.
+//   - A call of a filter (eth_getFilterChanges, eth_getFilterLogs,
+//     eth_uninstallFilter) starts when the batch's previous call of the same
+//     filter has ended: run at once, an uninstall reached the node before
+//     the poll in front of it, whose changes were lost. Calls of different
+//     filters do not wait for each other (viem polls every filter it
+//     watches in one batch), nor does a filter's creation, which no call of
+//     the same batch can name. A stateful method of no filter role (one
+//     methods.stateful adds) keeps its place among all the batch's stateful
+//     calls: what state it touches is unknown.
 //   - Any other element starts at once.
 type batchOrder struct {
 	// first is closed when the batch's first write that sets the affinity
@@ -24,13 +33,23 @@ type batchOrder struct {
 	first chan struct{}
 	// writes are closed as each write of the batch so far ends.
 	writes []chan struct{}
+	// filters holds, for each filter id the batch has named so far, the
+	// channel closed when its latest call ends.
+	filters map[string]chan struct{}
+	// barrier is closed when the latest stateful call of no filter role
+	// has ended, and sinceBarrier as each filter call after it ends: the
+	// next such call waits for them all (each of which waited for the
+	// barrier before it).
+	barrier      chan struct{}
+	sinceBarrier []chan struct{}
 }
 
 // admit says what req, the batch's next element, waits for before it
-// starts, and the channel to close when it ends (nil: req is no write).
+// starts, and the channel to close when it ends (nil: nothing waits for
+// it).
 func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct{}, done chan struct{}) {
-	cls := e.methods.Class(req.Method)
-	if cls == jsonrpc.ClassWrite {
+	switch cls := e.methods.Class(req.Method); cls {
+	case jsonrpc.ClassWrite:
 		if o.first != nil {
 			after = []chan struct{}{o.first}
 		}
@@ -40,9 +59,53 @@ func (o *batchOrder) admit(e *Engine, req *jsonrpc.Request) (after []chan struct
 			o.first = done
 		}
 		return after, done
+	case jsonrpc.ClassStateful:
+		return o.admitStateful(e, req)
 	}
-	if len(o.writes) > 0 && cls == jsonrpc.ClassRead && e.readsOwnWrites(req) {
+	if len(o.writes) > 0 && e.readsOwnWrites(req) {
 		after = o.writes[:len(o.writes):len(o.writes)]
 	}
 	return after, nil
+}
+
+// admitStateful orders a stateful call: a filter's calls one after another,
+// and a call of unknown state (no filter role) after every stateful call
+// before it and before every one after it.
+func (o *batchOrder) admitStateful(e *Engine, req *jsonrpc.Request) (after []chan struct{}, done chan struct{}) {
+	creates, idParam, unsupported := e.methods.FilterRole(req.Method)
+	if unsupported {
+		return nil, nil // refused without asking an endpoint
+	}
+	if !creates && idParam < 0 {
+		after = o.sinceBarrier[:len(o.sinceBarrier):len(o.sinceBarrier)]
+		if o.barrier != nil {
+			after = append(after, o.barrier)
+		}
+		done = make(chan struct{})
+		o.barrier, o.sinceBarrier = done, nil
+		return after, done
+	}
+	var id string
+	if !creates {
+		var ok bool
+		if id, ok = jsonrpc.StringParam(req.Params, idParam); !ok {
+			return nil, nil // refused as invalid params, asking no endpoint
+		}
+	}
+	done = make(chan struct{})
+	if o.barrier != nil {
+		after = append(after, o.barrier)
+	}
+	if !creates {
+		// A creation is new state: no call of the batch can name it.
+		if prev := o.filters[id]; prev != nil {
+			after = append(after, prev)
+		}
+		if o.filters == nil {
+			o.filters = map[string]chan struct{}{}
+		}
+		o.filters[id] = done
+	}
+	o.sinceBarrier = append(o.sinceBarrier, done)
+	return after, done
 }

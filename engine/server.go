@@ -280,7 +280,7 @@ const batchFanout = 100
 
 // serveBatch runs every element on its own (each by its own method class)
 // and answers in request order. The elements run at once, except around
-// writes (batchOrder). X-Rpcdash-Endpoint lists the endpoints that
+// writes and filter calls (batchOrder). X-Rpcdash-Endpoint lists the endpoints that
 // answered, in element order without repeats. The answers together are
 // bounded by server.max_response_bytes, as each one is: upstream bytes are
 // counted against the batch while they are read, and once the bound is
@@ -314,13 +314,13 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
-		after, written := order.admit(e, el.Req)
+		after, done := order.admit(e, el.Req)
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			if written != nil {
-				defer close(written)
+			if done != nil {
+				defer close(done)
 			}
 			for _, w := range after {
 				select {

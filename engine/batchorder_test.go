@@ -1,0 +1,123 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// batchReply is one element of a batch's answer, errors included.
+type batchReply struct {
+	ID     int
+	Result json.RawMessage
+	Error  *struct {
+		Code    int
+		Message string
+	}
+}
+
+// batchReplies decodes a batch's n answers, error answers included.
+func batchReplies(t *testing.T, r reply, n int) []batchReply {
+	t.Helper()
+	var out []batchReply
+	if err := json.Unmarshal(r.body, &out); err != nil || len(out) != n {
+		t.Fatalf("batch answer HTTP %d %s: want %d answers (%v)", r.status, r.body, n, err)
+	}
+	return out
+}
+
+// newBlockFilter creates a block filter through rpcdash and returns its id.
+func newBlockFilter(t *testing.T, h *harness) string {
+	t.Helper()
+	r := h.call(1, "eth_newBlockFilter")
+	mustOK(t, r)
+	var id string
+	json.Unmarshal([]byte(resultString(t, r)), &id)
+	return id
+}
+
+func filterCall(id int, method, filter string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":[%q]}`, id, method, filter)
+}
+
+// A node runs a batch one call after another: a poll then an uninstall of
+// the same filter answers the poll's changes, then true; the reverse
+// answers true, then "filter not found". rpcdash ran the two at once, so
+// the faster one reached the node first: the poll, slower here, was
+// answered "filter not found" (and, the other way round, the poll that
+// came after the uninstall got []). A filter's calls now reach its
+// endpoint in the batch's order.
+func TestBatch_FilterCallsRunInTheBatchOrder(t *testing.T) {
+	const slow = 300 * time.Millisecond
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	u := h.sims[0]
+
+	id := newBlockFilter(t, h)
+	u.SetMethodLatency("eth_getFilterChanges", slow)
+	r := h.post("[" + filterCall(5, "eth_getFilterChanges", id) + "," + filterCall(6, "eth_uninstallFilter", id) + "]")
+	got := batchReplies(t, r, 2)
+	if got[0].Error != nil || string(got[0].Result) != "[]" || got[1].Error != nil || string(got[1].Result) != "true" {
+		t.Fatalf("poll then uninstall answered %s: want [] then true, as the node answers the batch", r.body)
+	}
+	u.SetMethodLatency("eth_getFilterChanges", 0)
+
+	id = newBlockFilter(t, h)
+	u.SetMethodLatency("eth_uninstallFilter", slow)
+	r = h.post("[" + filterCall(7, "eth_uninstallFilter", id) + "," + filterCall(8, "eth_getFilterChanges", id) + "]")
+	got = batchReplies(t, r, 2)
+	if got[0].Error != nil || string(got[0].Result) != "true" || got[1].Error == nil ||
+		got[1].Error.Code != -32000 || !strings.Contains(got[1].Error.Message, "filter not found") {
+		t.Fatalf("uninstall then poll answered %s: want true then -32000 filter not found, as the node answers the batch", r.body)
+	}
+}
+
+// Only the calls of one filter wait for each other: viem batches the polls
+// of every filter it watches in one tick, and polls of different filters
+// run one after another would cost a round trip each. The creation of a
+// filter waits for nothing either (no call of the batch can name it).
+func TestBatch_CallsOfDifferentFiltersRunAtOnce(t *testing.T) {
+	const slow = 200 * time.Millisecond
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	a, b := newBlockFilter(t, h), newBlockFilter(t, h)
+	h.sims[0].SetMethodLatency("eth_getFilterChanges", slow)
+	h.sims[0].SetMethodLatency("eth_newBlockFilter", slow)
+	r := h.post("[" + filterCall(1, "eth_getFilterChanges", a) + "," + filterCall(2, "eth_getFilterChanges", b) +
+		`,{"jsonrpc":"2.0","id":3,"method":"eth_newBlockFilter","params":[]}]`)
+	for _, g := range batchReplies(t, r, 3) {
+		if g.Error != nil {
+			t.Fatalf("element %d: %s", g.ID, g.Error.Message)
+		}
+	}
+	for i, id := range strings.Split(r.id, ",") {
+		if start := h.settledTrace(id).Attempts[0].StartMS; start >= float64(slow/time.Millisecond) {
+			t.Fatalf("element %d started at %.0f ms: it waited for a call of another filter", i, start)
+		}
+	}
+}
+
+// A stateful method rpcdash knows no filter role of (one methods.stateful
+// adds) touches state rpcdash cannot see: it keeps its place among the
+// batch's stateful calls, after those before it and before those after it.
+func TestBatch_StatefulMethodOfUnknownStateKeepsItsPlace(t *testing.T) {
+	const slow = 200 * time.Millisecond
+	h := newHarness(t, func(c *engine.Config) { c.Methods.Stateful = []string{"acme_session"} }, sim.Config{Latency: fixed(0)})
+	a, b := newBlockFilter(t, h), newBlockFilter(t, h)
+	h.sims[0].SetMethodLatency("eth_getFilterChanges", slow)
+	h.sims[0].SetMethodLatency("acme_session", slow)
+	r := h.post("[" + filterCall(1, "eth_getFilterChanges", a) + `,{"jsonrpc":"2.0","id":2,"method":"acme_session","params":[]},` +
+		filterCall(3, "eth_getFilterChanges", b) + "]")
+	batchReplies(t, r, 3)
+	var starts []float64
+	for _, id := range strings.Split(r.id, ",") {
+		starts = append(starts, h.settledTrace(id).Attempts[0].StartMS)
+	}
+	ms := float64(slow / time.Millisecond)
+	if starts[1] < ms || starts[2] < 2*ms {
+		t.Fatalf("first attempts started at %v ms: want the second after the first's %.0f ms, the third after both", starts, ms)
+	}
+}
