@@ -100,6 +100,34 @@ func TestBatch_CallsOfDifferentFiltersRunAtOnce(t *testing.T) {
 	}
 }
 
+// A write after the batch's first write waits for it (write affinity); if
+// the first never answers, the second is never sent. Its answer said
+// "request timed out … (s0 still working on it)" and its trace showed an
+// attempt that timed out: a client reading that would think the write may
+// have been carried out, when it is safe to send again.
+func TestBatch_WriteThatWaitedPastItsDeadlineSaysItWasNotSent(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 300 * time.Millisecond }, sim.Config{Latency: fixed(0)})
+	h.sims[0].SetMode(sim.ModeHang)
+	r := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x01"]},` +
+		`{"jsonrpc":"2.0","id":2,"method":"eth_sendRawTransaction","params":["0x02"]}]`)
+	got := batchReplies(t, r, 2)
+	if n := h.sims[0].MethodCount("eth_sendRawTransaction"); n != 1 {
+		t.Fatalf("the endpoint saw %d writes, want 1 (the second waits for the first)", n)
+	}
+	if e := got[0].Error; e == nil || !strings.Contains(e.Message, "still working on it") {
+		t.Fatalf("the hanging write answered %s: want the request's timeout", r.body)
+	}
+	e := got[1].Error
+	if e == nil || e.Code != -32603 || !strings.Contains(e.Message, "not sent") || !strings.Contains(e.Message, "first write") ||
+		strings.Contains(e.Message, "still working") || !strings.Contains(e.Message, "server.request_timeout 300ms") {
+		t.Fatalf("the write that was never sent answered %+v: want -32603 saying it was not sent, waiting for the first write", e)
+	}
+	tr := h.settledTrace(strings.Split(r.id, ",")[1])
+	if len(tr.Attempts) != 0 || tr.Outcome != "error" || tr.ErrorCode != -32603 || tr.Method != "eth_sendRawTransaction" {
+		t.Fatalf("the unsent write's trace: %+v; want an error with no attempt", tr)
+	}
+}
+
 // A stateful method rpcdash knows no filter role of (one methods.stateful
 // adds) touches state rpcdash cannot see: it keeps its place among the
 // batch's stateful calls, after those before it and before those after it.

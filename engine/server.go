@@ -303,12 +303,13 @@ const batchFanout = 100
 
 // serveBatch runs every element on its own (each by its own method class)
 // and answers in request order. The elements run at once, except around
-// writes and filter calls (batchOrder). X-Rpcdash-Endpoint lists the endpoints that
-// answered, in element order without repeats. The answers together are
-// bounded by server.max_response_bytes, as each one is: upstream bytes are
-// counted against the batch while they are read, and once the bound is
-// passed the batch's open elements are cut and answered -32003, as geth
-// answers a batch over its response limit.
+// writes and filter calls (batchOrder); an element whose turn never came
+// is answered that it was not sent (notSent). X-Rpcdash-Endpoint lists the
+// endpoints that answered, in element order without repeats. The answers
+// together are bounded by server.max_response_bytes, as each one is:
+// upstream bytes are counted against the batch while they are read, and
+// once the bound is passed the batch's open elements are cut and answered
+// -32003, as geth answers a batch over its response limit.
 //
 // Each element has its own method's deadline from began (requestTimeout);
 // the body's is the longest of them.
@@ -337,7 +338,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
-		after, done := order.admit(e, el.Req)
+		after, why, done := order.admit(e, el.Req)
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -345,17 +346,19 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			if done != nil {
 				defer close(done)
 			}
-			for _, w := range after {
-				select {
-				case <-w:
-				case <-ctx.Done():
-				}
-			}
 			ctx := ctx
 			if own := began.Add(e.requestTimeout(el.Req.Method)); own.Before(bodyDeadline) {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithDeadline(ctx, own)
 				defer cancel()
+			}
+			if len(after) > 0 {
+				turn, ok, stop := e.awaitTurn(ctx, el.Req, after)
+				defer stop()
+				if !ok {
+					results[i] = e.notSent(turn, el.Req, why, start, trace(i))
+					return
+				}
 			}
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		}()

@@ -60,6 +60,7 @@ func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
 
 	const (
 		again   = "cut at server.shutdown_timeout; send it again"
+		unsent  = "before it was sent to any endpoint; send it again"
 		checkTx = "after it was sent to a, which may have carried it out: check before sending it again (look a transaction up by its hash"
 		checkFi = "after it was sent to a, which may have carried it out (created the filter, taken its changes or uninstalled it)"
 	)
@@ -79,6 +80,9 @@ func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":3,"method":"eth_chainId"},{"jsonrpc":"2.0","id":4,"method":"eth_getBalance","params":["` + addr + `","latest"]}]`,
 			[]want{{-32603, again}, {-32603, again}}},
 		{tx(5, "mev_sendBundle", "0x05"), []want{{-32000, checkTx}}}, // in no table: sent once
+		// The second write waits for the first (write affinity): never sent.
+		{"[" + tx(6, "eth_sendRawTransaction", "0x06") + "," + tx(7, "eth_sendRawTransaction", "0x07") + "]",
+			[]want{{-32000, checkTx}, {-32603, unsent}}},
 		{tx(8, "eth_getFilterChanges", filter.Result), []want{{-32000, checkFi}}},
 	}
 	var wg sync.WaitGroup
@@ -91,7 +95,7 @@ func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
 			replies[i], errs[i] = post(c.body)
 		}()
 	}
-	testutil.WaitUntil(t, 5*time.Second, "six requests hanging upstream", func() bool { return u.Counters().Hanging == 6 })
+	testutil.WaitUntil(t, 5*time.Second, "seven requests hanging upstream", func() bool { return u.Counters().Hanging == 7 })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	began := time.Now()
@@ -127,5 +131,8 @@ func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
 				t.Errorf("request %d, element %d: %d %q; want %d saying %q", i, j, e.Code, e.Message, w.code, w.text)
 			}
 		}
+	}
+	if n := u.MethodCount("eth_sendRawTransaction"); n != 2 {
+		t.Errorf("the endpoint saw %d writes, want 2 (the batch's second never left)", n)
 	}
 }
