@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +149,45 @@ func TestBatch_StatefulMethodOfUnknownStateKeepsItsPlace(t *testing.T) {
 	ms := float64(slow / time.Millisecond)
 	if starts[1] < ms || starts[2] < 2*ms {
 		t.Fatalf("first attempts started at %v ms: want the second after the first's %.0f ms, the third after both", starts, ms)
+	}
+}
+
+// A write the client has handed over is sent even if the client goes away
+// (TestWrites_SentWhenTheClientLeavesBeforeItGoesOut); in a batch, one
+// waiting for the batch's first write still waits for it, then is sent.
+func TestBatch_WriteWaitingForTheFirstIsSentAfterItsClientLeaves(t *testing.T) {
+	const writeTime = 300 * time.Millisecond
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	u := h.sims[0]
+	u.SetMethodLatency("eth_sendRawTransaction", writeTime)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	left := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.rpc, strings.NewReader(
+			`[{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x01"]},`+
+				`{"jsonrpc":"2.0","id":2,"method":"eth_sendRawTransaction","params":["0x02"]}]`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := h.client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		left <- err
+	}()
+	wait, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if err := u.WaitMethod(wait, "eth_sendRawTransaction", 1); err != nil {
+		t.Fatal("the first write never arrived")
+	}
+	first := time.Now()
+	cancel()
+	if err := <-left; err == nil {
+		t.Fatal("the client got an answer before it left; the test needs the first write held")
+	}
+	if err := u.WaitMethod(wait, "eth_sendRawTransaction", 2); err != nil {
+		t.Fatalf("the second write was not sent after its client left: the endpoint saw %v", u.Submissions())
+	}
+	if d := time.Since(first); d < writeTime {
+		t.Fatalf("the second write arrived %v after the first, which takes %v: it did not wait for it", d, writeTime)
 	}
 }
