@@ -6,6 +6,12 @@ import "context"
 // deadline passes; stop releases it.
 func (e *Engine) cutAtShutdown(ctx context.Context) (context.Context, func()) {
 	ctx, cut := context.WithCancelCause(ctx)
+	if e.hardStop.Err() != nil {
+		// Made after the cut (a batch's write whose turn came with it):
+		// AfterFunc would cut it only later, from its own goroutine, and
+		// the write might leave meanwhile.
+		cut(errShuttingDown)
+	}
 	unlink := context.AfterFunc(e.hardStop, func() { cut(errShuttingDown) })
 	return ctx, func() { unlink(); cut(nil) }
 }

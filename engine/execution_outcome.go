@@ -3,7 +3,12 @@ package engine
 // Ending a request's race: the winner relayed, an error answered, the
 // other attempts stopped and the breaker's deferred verdicts given.
 
-import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+import (
+	"slices"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
 
 // win returns the winning answer and cancels the rest; their goroutines
 // finish on their own and a collector returns their buffers.
@@ -57,8 +62,24 @@ func (x *execution) fail(msg string) result {
 
 func (x *execution) failWith(err *jsonrpc.Error) result {
 	x.settleDeferred(false)
+	res := result{err: err, attempts: x.sent, hedged: x.hedges > 0}
+	if x.p.class != jsonrpc.ClassRead {
+		res.leftTo = x.leftTo()
+	}
 	x.stopRest(errRequestDone)
-	return result{err: err, attempts: x.sent, hedged: x.hedges > 0}
+	return res
+}
+
+// leftTo names the endpoints a request sent once may have reached: those
+// whose attempts ended after a connection was made, and those still
+// running, whose fate is unknown.
+func (x *execution) leftTo() string {
+	names := x.left
+	for _, a := range x.live {
+		names = append(names, a.ep.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ", ")
 }
 
 // panicNote says, for a request that failed in panic routing, why every

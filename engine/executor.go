@@ -37,6 +37,12 @@ type result struct {
 	// unhedged: a read that could not be hedged (a hedgeable method held
 	// to one endpoint by a recent write, affinity.go).
 	unhedged bool
+	// class is the request's method class (serveOne). leftTo names, for a
+	// request sent once (not a read) that failed, the endpoints it may have
+	// reached ("" when it provably reached none): what a client is told
+	// when shutdown cuts it (shuttingDownError).
+	class  jsonrpc.Class
+	leftTo string
 }
 
 // endpointName is who answered, "" when nobody did.
@@ -210,6 +216,9 @@ type execution struct {
 	// deferred are the reads whose endpoints answered with their own
 	// JSON-RPC error (settleDeferred).
 	deferred []*attempt
+	// left are the endpoints of the ended attempts of a request sent once
+	// that may have reached them (upstreamReply.sent); see result.leftTo.
+	left []string
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -322,6 +331,9 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
+			if d.rep.sent && x.p.class != jsonrpc.ClassRead {
+				x.left = append(x.left, d.a.ep.Name)
+			}
 			if d.rep.out != outAnswer && x.requestEnded() {
 				// Ended by the request's deadline (or its client), not a
 				// failure of the endpoint's own: the request's error says so.

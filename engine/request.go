@@ -79,10 +79,11 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	}
 
 	res := e.execute(ctx, req, p)
+	res.class = cls
 	if res.err != nil {
 		// Read off the context the request ran under: a write's is its own
 		// (detachFromClient), which shutdown may cut before the server's.
-		res.err = answerError(ctx, res.err)
+		res.err = answerError(ctx, res)
 		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
 		res = e.trackFilter(req, creates, filterID, res)

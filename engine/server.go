@@ -155,7 +155,8 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)}
 	case e.stopping.Err() != nil:
-		status, rerr = http.StatusServiceUnavailable, shuttingDownError()
+		status, rerr = http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeUpstream,
+			Message: "rpcdash is shutting down: the request was not run; send it again"}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		status, rerr = http.StatusRequestTimeout, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body not received within server.read_timeout (%s)", e.cfg.Server.ReadTimeout)}
@@ -191,21 +192,43 @@ func (e *Engine) traceStart(w http.ResponseWriter, start time.Time, refs []trace
 // errShuttingDown is the cause of requests cut at server.shutdown_timeout.
 var errShuttingDown = errors.New("rpcdash is shutting down")
 
-func shuttingDownError() *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: "rpcdash is shutting down: the request was cut at server.shutdown_timeout; send it again"}
+// shuttingDownError answers res, a request cut at server.shutdown_timeout.
+// Its code says whether a client may send it again on its own, as viem
+// decides (buildRequest's shouldRetry): -32603, the server's failure, it
+// retries, as it retries a timeout (see Failover and hangs); -32000 it
+// takes for invalid input and never retries. A read, and a request that
+// never left, is safe to send again: -32603, and rpcdash restarted or
+// another instance answers the retry. A request sent once (a write, a
+// method in no table, a stateful call) that may have left may have been
+// carried out: sent again it may be carried out twice, so -32000, and the
+// words say to check first.
+func shuttingDownError(res result) *jsonrpc.Error {
+	const cut = "rpcdash is shutting down: the request was cut at server.shutdown_timeout"
+	switch {
+	case res.class == jsonrpc.ClassRead:
+		return &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: cut + "; send it again"}
+	case res.leftTo == "":
+		return &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: cut + " before it was sent to any endpoint; send it again"}
+	case res.class == jsonrpc.ClassStateful:
+		return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: cut + " after it was sent to " + res.leftTo +
+			", which may have carried it out (created the filter, taken its changes or uninstalled it); " +
+			"the filters rpcdash holds end with it: create a new filter, and read what it missed with eth_getLogs"}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: cut + " after it was sent to " + res.leftTo +
+		", which may have carried it out: check before sending it again (look a transaction up by its hash or signature), or it may be carried out twice"}
 }
 
-// answerError is the error a client gets for a failed request: the
+// answerError is the error a client gets for res, a failed request: the
 // executor's, unless the request was cut by shutdown or by its batch's
 // answer bound, which the executor only sees as a cancellation.
-func answerError(ctx context.Context, err *jsonrpc.Error) *jsonrpc.Error {
+func answerError(ctx context.Context, res result) *jsonrpc.Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errShuttingDown):
-		return shuttingDownError()
+		return shuttingDownError(res)
 	case errors.Is(cause, errBatchTooLarge):
 		return &jsonrpc.Error{Code: jsonrpc.CodeResponseTooLarge, Message: errBatchTooLarge.Error()}
 	}
-	return err
+	return res.err
 }
 
 // writeDeadline gives the client server.write_timeout to take its answer:
@@ -240,7 +263,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		return
 	}
 	if res.err != nil {
-		err := answerError(ctx, res.err)
+		err := answerError(ctx, res)
 		if wait, ok := rateLimited(res, err); ok {
 			h.Set("Retry-After", retryAfterHeader(wait))
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -283,12 +306,13 @@ const batchFanout = 100
 
 // serveBatch runs every element on its own (each by its own method class)
 // and answers in request order. The elements run at once, except around
-// writes (batchOrder). X-Rpcdash-Endpoint lists the endpoints that
-// answered, in element order without repeats. The answers together are
-// bounded by server.max_response_bytes, as each one is: upstream bytes are
-// counted against the batch while they are read, and once the bound is
-// passed the batch's open elements are cut and answered -32003, as geth
-// answers a batch over its response limit.
+// writes and filter calls (batchOrder); an element whose turn never came
+// is answered that it was not sent (notSent). X-Rpcdash-Endpoint lists the
+// endpoints that answered, in element order without repeats. The answers
+// together are bounded by server.max_response_bytes, as each one is:
+// upstream bytes are counted against the batch while they are read, and
+// once the bound is passed the batch's open elements are cut and answered
+// -32003, as geth answers a batch over its response limit.
 //
 // Each element has its own method's deadline from began (requestTimeout);
 // the body's is the longest of them.
@@ -317,25 +341,27 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
-		after, written := order.admit(e, el.Req)
+		after, why, done := order.admit(e, el.Req)
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			if written != nil {
-				defer close(written)
-			}
-			for _, w := range after {
-				select {
-				case <-w:
-				case <-ctx.Done():
-				}
+			if done != nil {
+				defer close(done)
 			}
 			ctx := ctx
 			if own := began.Add(e.requestTimeout(el.Req.Method)); own.Before(bodyDeadline) {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithDeadline(ctx, own)
 				defer cancel()
+			}
+			if len(after) > 0 {
+				turn, ok, stop := e.awaitTurn(ctx, el.Req, after)
+				defer stop()
+				if !ok {
+					results[i] = e.notSent(turn, el.Req, why, start, trace(i))
+					return
+				}
 			}
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		}()
@@ -388,7 +414,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		case el.Err != nil:
 			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.ID, el.Err))
 		case res.err != nil:
-			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.Req.ID, answerError(ctx, res.err)))
+			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.Req.ID, answerError(ctx, res)))
 		default:
 			bw.Write(res.body.Bytes())
 		}
@@ -413,7 +439,7 @@ func rateLimited(res result, err *jsonrpc.Error) (time.Duration, bool) {
 // Retry-After resends nothing that ran; otherwise 200, each limited element
 // answered -32005 in its place. The Retry-After is the soonest of theirs.
 func batchRateLimited(ctx context.Context, els []jsonrpc.Element, results []result) (time.Duration, bool) {
-	if answerError(ctx, nil) != nil {
+	if answerError(ctx, result{}) != nil {
 		return 0, false // cut: every element's answer says so instead
 	}
 	var soonest time.Duration
