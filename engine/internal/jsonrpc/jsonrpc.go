@@ -36,7 +36,9 @@ const (
 	// CodeResponseTooLarge: a batch's answers together passed
 	// server.max_response_bytes (geth answers -32003 for the same).
 	CodeResponseTooLarge = -32003
-	// CodeShuttingDown: the request was cut by server.shutdown_timeout.
+	// CodeShuttingDown: a request sent once (a write) that may have been
+	// carried out was cut by server.shutdown_timeout; clients do not retry
+	// it on their own (a read cut so gets CodeUpstream, which they retry).
 	CodeShuttingDown = -32000
 )
 
