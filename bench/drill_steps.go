@@ -253,6 +253,10 @@ func (d *drill) clear(ctx context.Context, s *DrillStep) error {
 	return nil
 }
 
+// readmitSlack is what readmission allows beyond the trials' own pace
+// (a variable so that tests can shorten it).
+var readmitSlack = 5 * time.Second
+
 // readmitBound is how long readmission may take: the step timeout, and at
 // least four cooldowns (a trial failed while the fault was on doubles it)
 // and the trials.
@@ -261,7 +265,7 @@ func (d *drill) readmitBound() time.Duration {
 	if !d.settings.ProbeTrials {
 		probe = time.Second
 	}
-	return max(d.cfg.StepTimeout, 4*cooldown+time.Duration(d.settings.BreakerSuccesses+3)*probe+5*time.Second)
+	return max(d.cfg.StepTimeout, 4*cooldown+time.Duration(d.settings.BreakerSuccesses+3)*probe+readmitSlack)
 }
 
 // readmitted: back after the cooldown and breaker.successes trials.

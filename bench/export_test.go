@@ -19,6 +19,14 @@ var (
 	Summarize        = summarize
 )
 
+// SetReadmitSlack sets what the drill's readmission allows beyond the
+// trials' pace, until the test ends.
+func SetReadmitSlack(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := readmitSlack
+	readmitSlack = d
+	t.Cleanup(func() { readmitSlack = old })
+}
+
 // Plan exposes a row's plan as (offset, warm, control, methods, bodies).
 func (l Load) Plan() ([]PlannedOp, error) {
 	ops, err := l.plan()
