@@ -307,3 +307,52 @@ func TestDrill_ReadmitWaitIsTheBreakers(t *testing.T) {
 		t.Errorf("half-open: trial at %v, until %v, plan %q", trialAt, until, plan)
 	}
 }
+
+// Trials that keep failing after the fault was cleared are the endpoint's
+// own trouble: the drill gives up when the breaker reopens a second time
+// since the clear, saying so, rather than waiting out ever longer
+// cooldowns up to the step timeout. (A fault of the test's own, put back
+// as soon as the drill clears its.)
+func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.CloseAll(sims)
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 200 * time.Millisecond,
+		ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3}
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
+	}
+	eng, err := startEngine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Stop()
+	defer http.DefaultClient.CloseIdleConnections()
+	defer adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/endpoints/alpha/fault", "", nil)
+
+	start := time.Now()
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
+		Mode: "error", NoLoad: true}, func(s bench.DrillStep) {
+		if s.Name == bench.StepClear && s.State == bench.StepPassed {
+			adminDo(t, http.MethodPost, eng.AdminURL+"/v1/endpoints/alpha/fault", `{"mode":"error"}`, nil)
+		}
+	})
+	took := time.Since(start)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || de.Step != bench.StepReadmitted || rep == nil || rep.Passed {
+		t.Fatalf("err %v, report %+v: want the readmission step to fail", err, rep)
+	}
+	if !strings.Contains(err.Error(), "alpha's breaker trials kept failing after the fault was cleared: it reopened 2 times since") {
+		t.Errorf("message %q", err.Error())
+	}
+	if took > 15*time.Second { // the step timeout is 30s
+		t.Errorf("gave up after %s", took)
+	}
+}
