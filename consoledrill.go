@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/rpcdash/rpcdash/bench"
@@ -48,7 +49,23 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 		_, err := bench.Drill(ctx, cfg, func(s bench.DrillStep) {
 			onStep(ui.DrillStep{Index: s.Index, Name: s.Name, State: s.State, Took: s.Took, Summary: s.Summary, Evidence: s.Evidence})
 		})
-		return err
+		return consoleDrillError(err)
 	}
 	return &ui.Drill{Run: run, Steps: bench.DrillSteps, Modes: bench.DrillModes, Load: load}
 }
+
+// consoleDrillError is the drill's error in the console's words: the
+// console says "failover drill: " before it, so the error's own "drill: "
+// goes (`step "readmitted" failed: …`, not `drill: step …`). It still
+// unwraps to what it was.
+func consoleDrillError(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "drill: ") {
+		return err
+	}
+	return trimmedError{err}
+}
+
+type trimmedError struct{ error }
+
+func (e trimmedError) Error() string { return strings.TrimPrefix(e.error.Error(), "drill: ") }
+func (e trimmedError) Unwrap() error { return e.error }

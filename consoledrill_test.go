@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -124,5 +125,21 @@ func TestConsoleDrill_StopClearsTheFaultOfARunningDrill(t *testing.T) {
 	}
 	if st := get(t, eng.AdminURL+"/v1/status"); strings.Contains(st, `"fault"`) {
 		t.Fatalf("the fault outlived the stopped drill:\n%s", st)
+	}
+}
+
+// A failed drill's error reads after the console's "failover drill: "
+// without a "drill: " of its own, and is still the drill's error.
+func TestConsoleDrill_ErrorSaysDrillOnce(t *testing.T) {
+	eng := drillEngine(t)
+	drills := newConsoleDrills()
+	defer drills.stop()
+	d := drills.drill(eng.AdminURL, eng.RPCURL, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the first step fails at once
+	err := d.Run(ctx, "error", func(ui.DrillStep) {})
+	var de *bench.DrillError
+	if err == nil || strings.HasPrefix(err.Error(), "drill:") || !strings.HasPrefix(err.Error(), `step "serving" failed: `) || !errors.As(err, &de) {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -32,7 +32,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	latency := fs.Duration("latency", 2*time.Second, "the delay --mode latency adds")
 	noLoad := fs.Bool("no-load", false, "send no reads of its own; judge by the instance's own traffic")
 	rate := fs.Float64("rate", 20, "the drill's reads per second, one at a time")
-	stepTimeout := fs.Duration("step-timeout", 30*time.Second, "bound on waiting for the cut-out (readmission gets at least what the cooldown and trials need)")
+	stepTimeout := fs.Duration("step-timeout", 30*time.Second, "bound on waiting for the cut-out, and for readmission once the breaker's cooldown (as the instance reports it) is over")
 	format := fs.String("format", "text", "text or json")
 	seed := fs.Int64("seed", 1, "seed of the reads' params")
 	e := bench.DefaultEmbeddedDrill
@@ -73,6 +73,9 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Mode: *mode, Latency: *latency, NoLoad: *noLoad, Rate: *rate, StepTimeout: *stepTimeout, Seed: *seed}
 	text := *format == "text"
 	onStep := func(s bench.DrillStep) {
+		if text && s.State == bench.StepRunning && s.Summary != "" {
+			fmt.Fprintln(stdout, bench.StepLine(s)) // what it waits for (readmission)
+		}
 		if text && s.State != bench.StepRunning {
 			fmt.Fprintln(stdout, bench.StepLine(s))
 			for _, ev := range s.Evidence {

@@ -24,6 +24,13 @@ func TestDrill_EmbeddedPassesAndSaysEveryStep(t *testing.T) {
 	if !strings.Contains(out.String(), "PASSED in") {
 		t.Errorf("no verdict:\n%s", out.String())
 	}
+	// A running step is printed only when readmission says what it waits
+	// for (the breaker's own next trial, or its trials).
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "[..]") && !strings.HasPrefix(l, "[..] 7 readmitted: waiting: alpha's breaker is ") {
+			t.Errorf("running step line %q", l)
+		}
+	}
 }
 
 // The unreachable fault (no answer to the connection attempt) drills end to

@@ -21,8 +21,10 @@ type DrillConfig struct {
 	// drill sends one read at a time, at most Rate per second (0: 20).
 	NoLoad bool
 	Rate   float64
-	// StepTimeout bounds each wait (cut out, readmission); 0: 30s, and
-	// readmission gets at least what the instance's cooldown and trials need.
+	// StepTimeout bounds each wait (cut out, traffic moved); 0: 30s.
+	// Readmission waits as long as the breaker says, re-read while it
+	// waits: until its next trial (next_trial_at), then this (at least
+	// what its trials need) for the trials.
 	StepTimeout time.Duration
 	Seed        int64 // of the reads' params
 }
@@ -51,7 +53,7 @@ const (
 	StepMoved      = "traffic moved"    // reads go to the others
 	StepNoErrors   = "no client errors" // and none failed
 	StepClear      = "clear"            // the fault removed
-	StepReadmitted = "readmitted"       // back after the cooldown and the trial successes
+	StepReadmitted = "readmitted"       // back after the breaker's cooldown (as it reports it) and the trial successes
 )
 
 // DrillSteps lists the steps in order.
@@ -101,9 +103,11 @@ func (e *DrillError) Error() string {
 // confirm which endpoint serves and that it is the best healthy one, inject
 // the fault on it, check that it is cut out within breaker.failures failed
 // attempts, that reads move to the others and that none of them fails,
-// clear the fault, and check that it is readmitted after the cooldown and
+// clear the fault, and check that it is readmitted after its breaker's
+// cooldown (the one in force, which a flap or a failed trial doubles) and
 // breaker.successes trial successes. onStep (may be nil) sees each step
-// start and end. A failed step ends the drill with a *DrillError naming it;
+// start and end, and the readmission step again, still running, whenever
+// what it waits for changes (its Summary says it). A failed step ends the drill with a *DrillError naming it;
 // the fault is cleared whatever happens.
 func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*DrillReport, error) {
 	if !slices.Contains(DrillModes, cfg.Mode) {

@@ -99,10 +99,14 @@ func (r *DrillReport) WriteText(w io.Writer) error {
 	return err
 }
 
-// StepLine is a step in one line, as the CLI prints it live.
+// StepLine is a step in one line, as the CLI prints it live: a running
+// step with what it waits for (readmission says so), or an ended one.
 func StepLine(s DrillStep) string {
 	mark := map[string]string{StepRunning: "..", StepPassed: "ok", StepFailed: "!!"}[s.State]
 	if s.State == StepRunning {
+		if s.Summary != "" {
+			return fmt.Sprintf("[%s] %d %s: %s", mark, s.Index+1, s.Name, s.Summary)
+		}
 		return fmt.Sprintf("[%s] %d %s", mark, s.Index+1, s.Name)
 	}
 	return fmt.Sprintf("[%s] %d %s (%s): %s", mark, s.Index+1, s.Name, s.Took.Round(time.Millisecond), s.Summary)

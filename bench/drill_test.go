@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcdash/rpcdash/bench"
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -47,11 +48,23 @@ func TestDrill_PassesAgainstTheEmbeddedEngine(t *testing.T) {
 			if !rep.Passed || rep.Endpoint != "alpha" || len(rep.Steps) != len(bench.DrillSteps) {
 				t.Fatalf("report %+v", rep)
 			}
-			if len(log.steps) != 2*len(bench.DrillSteps) {
-				t.Fatalf("%d step reports, want a start and an end for each of %d steps", len(log.steps), len(bench.DrillSteps))
+			// A start and an end for each step; between them readmission says
+			// what it waits for, still running.
+			var steps []bench.DrillStep
+			for _, s := range log.steps {
+				if s.State == bench.StepRunning && s.Summary != "" {
+					if s.Name != bench.StepReadmitted || !strings.HasPrefix(s.Summary, "waiting: alpha") {
+						t.Errorf("a running step with a summary: %+v", s)
+					}
+					continue
+				}
+				steps = append(steps, s)
+			}
+			if len(steps) != 2*len(bench.DrillSteps) {
+				t.Fatalf("%d step reports, want a start and an end for each of %d steps", len(steps), len(bench.DrillSteps))
 			}
 			for i, name := range bench.DrillSteps {
-				start, end := log.steps[2*i], log.steps[2*i+1]
+				start, end := steps[2*i], steps[2*i+1]
 				if start.Name != name || start.State != bench.StepRunning || end.Name != name || end.State != bench.StepPassed || end.Summary == "" {
 					t.Errorf("step %d: %+v then %+v", i, start, end)
 				}
@@ -125,5 +138,221 @@ func TestDrill_FailsWhenTheBreakerNeverOpens(t *testing.T) {
 func TestDrill_RefusesAnUnknownMode(t *testing.T) {
 	if _, err := bench.Drill(context.Background(), bench.DrillConfig{Mode: "meteor"}, nil); err == nil || !strings.Contains(err.Error(), "meteor") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// adminDo sends one admin call of the test's own and decodes its answer
+// into out (nil: none).
+func adminDo(t *testing.T, method, url string, body string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: HTTP %d", method, url, resp.StatusCode)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func breakerOf(t *testing.T, adminURL, name string) engine.BreakerSnapshot {
+	t.Helper()
+	var st engine.Snapshot
+	adminDo(t, http.MethodGet, adminURL+"/v1/status", "", &st)
+	for _, ep := range st.Endpoints {
+		if ep.Name == name {
+			return ep.Breaker
+		}
+	}
+	t.Fatalf("no endpoint %s", name)
+	return engine.BreakerSnapshot{}
+}
+
+// An endpoint whose breaker flapped opens, in the drill, for double the
+// cooldown it last served, far beyond breaker.cooldown: the drill waits for
+// the next trial the breaker reports, and then for the trials, rather than
+// for a span reckoned from breaker.cooldown, so a healthy recovery passes.
+// (Before, it gave up at its own bound while the breaker's next trial was
+// still ahead: "not readmitted within …".)
+func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
+	// The old bound: max(step timeout, 4 × cooldown + (successes+3) probes
+	// + this slack) = max(1s, 0.8s + 0.3s + 0.2s) = 1.3s after the clear.
+	bench.SetReadmitSlack(t, 200*time.Millisecond)
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.CloseAll(sims)
+	const cooldown = 200 * time.Millisecond
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: cooldown,
+		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3}
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
+	}
+	eng, err := startEngine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Stop()
+	defer http.DefaultClient.CloseIdleConnections()
+
+	// alpha's probes fail under an error fault: its breaker opens, and
+	// each failed trial doubles its cooldown, up to 1.6s; cleared, it
+	// closes having served 1.6s. Opening again within 4 × 1.6s of that is
+	// a flap: the drill's own open will have a cooldown of 3.2s.
+	adminDo(t, http.MethodPost, eng.AdminURL+"/v1/endpoints/alpha/fault", `{"mode":"error"}`, nil)
+	if !testutil.Poll(10*time.Second, func() bool { return breakerOf(t, eng.AdminURL, "alpha").Cooldown >= 8*cooldown }) {
+		t.Fatalf("alpha's cooldown did not grow: %+v", breakerOf(t, eng.AdminURL, "alpha"))
+	}
+	adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/endpoints/alpha/fault", "", nil)
+	if !testutil.Poll(10*time.Second, func() bool { return breakerOf(t, eng.AdminURL, "alpha").State == engine.BreakerClosed }) {
+		t.Fatalf("alpha did not close: %+v", breakerOf(t, eng.AdminURL, "alpha"))
+	}
+	var evs struct{ Events []engine.Event }
+	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/events", "", &evs)
+	before := evs.Events[len(evs.Events)-1].Seq
+
+	// Without load of its own the drill takes the best endpoint by latency,
+	// alpha, at once: with load it would wait for alpha's failures to
+	// weigh less on its routing score than beta's latency, for longer
+	// than the flap span at times.
+	var log stepLog
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
+		Mode: "error", NoLoad: true, StepTimeout: time.Second}, log.add)
+	var text bytes.Buffer
+	if rep != nil {
+		rep.WriteText(&text)
+	}
+	t.Logf("\n%s", text.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed || rep.Endpoint != "alpha" {
+		t.Fatalf("report %+v", rep)
+	}
+	// While it waited, the step said for what: the cooldown the breaker
+	// has, and why.
+	said := false
+	for _, s := range log.steps {
+		said = said || s.Name == bench.StepReadmitted && s.State == bench.StepRunning &&
+			strings.Contains(s.Summary, "cooldown 3.2s, up from breaker.cooldown 200ms as it flapped: next trial at")
+	}
+	if !said {
+		t.Errorf("the readmission step did not say what it waits for: %+v", log.steps)
+	}
+	if sum := rep.Steps[len(rep.Steps)-1].Summary; !strings.Contains(sum, "cooldown 3.2s, up from breaker.cooldown 200ms as it flapped") {
+		t.Errorf("readmitted: %s", sum)
+	}
+	// The drill's open was a flap, with the doubled cooldown.
+	adminDo(t, http.MethodGet, fmt.Sprintf("%s/v1/events?since=%d", eng.AdminURL, before), "", &evs)
+	flapped := false
+	for _, ev := range evs.Events {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "alpha" && ev.To == "open" {
+			flapped = flapped || strings.Contains(ev.Message, "flapping") && strings.Contains(ev.Message, "cooldown 3.2s")
+		}
+	}
+	if !flapped {
+		t.Fatalf("the drill's open was not a flap with a 3.2s cooldown: %+v", evs.Events)
+	}
+}
+
+// The readmission wait is the breaker's: its next trial as the status says
+// it (carried onto the drill's clock by the status's own time, whatever
+// the instance's clock reads), then the trials, and it says why the
+// cooldown is longer than breaker.cooldown. The tester's case: tail
+// flapped, its breaker open for 1m20s against a breaker.cooldown of 10s.
+func TestDrill_ReadmitWaitIsTheBreakers(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 41, 36, 0, time.Local)
+	instance := now.Add(-time.Hour) // its clock an hour behind the drill's
+	st := engine.Snapshot{Time: instance,
+		Settings: engine.Settings{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 10 * time.Second, ProbeTrials: true, ProbeInterval: 2 * time.Second},
+		Endpoints: []engine.EndpointSnapshot{{Name: "tail", Breaker: engine.BreakerSnapshot{State: engine.BreakerOpen,
+			Cooldown: 80 * time.Second, Flaps: 1, OpenedAt: instance.Add(-16 * time.Second), NextTrialAt: instance.Add(64 * time.Second)}}}}
+	trialAt, until, plan := bench.ReadmitWait(30*time.Second, "tail", now.Add(-5*time.Second), now, st)
+	if want := now.Add(64 * time.Second); !trialAt.Equal(want) {
+		t.Errorf("next trial at %v, want %v", trialAt, want)
+	}
+	// 30s (the step timeout, more than 6 probes and the slack) for the trials.
+	if want := now.Add(94 * time.Second); !until.Equal(want) {
+		t.Errorf("gives up at %v, want %v", until, want)
+	}
+	for _, want := range []string{"tail's breaker is open, cooldown 1m20s, up from breaker.cooldown 10s as it flapped: next trial at 12:42:40 (1m9s after the clear)",
+		"then 3 trial successes in a row (probes every 2s)", "gives up at 12:43:10"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan %q lacks %q", plan, want)
+		}
+	}
+
+	// Half-open after a failed trial: its trials run from the end of the
+	// doubled cooldown.
+	st.Endpoints[0].Breaker = engine.BreakerSnapshot{State: engine.BreakerHalfOpen, Cooldown: 20 * time.Second, Reopens: 1, OpenedAt: instance.Add(-20 * time.Second)}
+	trialAt, until, plan = bench.ReadmitWait(30*time.Second, "tail", now.Add(-5*time.Second), now, st)
+	if !trialAt.Equal(now) || !until.Equal(now.Add(30*time.Second)) ||
+		!strings.Contains(plan, "tail's breaker is half-open (cooldown 20s, up from breaker.cooldown 10s as a trial failed): it needs 3 trial successes") {
+		t.Errorf("half-open: trial at %v, until %v, plan %q", trialAt, until, plan)
+	}
+}
+
+// Trials that keep failing after the fault was cleared are the endpoint's
+// own trouble: the drill gives up when the breaker reopens a second time
+// since the clear, saying so, rather than waiting out ever longer
+// cooldowns up to the step timeout. (A fault of the test's own, put back
+// as soon as the drill clears its.)
+func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.CloseAll(sims)
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 200 * time.Millisecond,
+		ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3}
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
+	}
+	eng, err := startEngine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Stop()
+	defer http.DefaultClient.CloseIdleConnections()
+	defer adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/endpoints/alpha/fault", "", nil)
+
+	start := time.Now()
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
+		Mode: "error", NoLoad: true}, func(s bench.DrillStep) {
+		if s.Name == bench.StepClear && s.State == bench.StepPassed {
+			adminDo(t, http.MethodPost, eng.AdminURL+"/v1/endpoints/alpha/fault", `{"mode":"error"}`, nil)
+		}
+	})
+	took := time.Since(start)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || de.Step != bench.StepReadmitted || rep == nil || rep.Passed {
+		t.Fatalf("err %v, report %+v: want the readmission step to fail", err, rep)
+	}
+	if !strings.Contains(err.Error(), "alpha's breaker trials kept failing after the fault was cleared: it reopened 2 times since") {
+		t.Errorf("message %q", err.Error())
+	}
+	if took > 15*time.Second { // the step timeout is 30s
+		t.Errorf("gave up after %s", took)
 	}
 }

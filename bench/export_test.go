@@ -19,6 +19,24 @@ var (
 	Summarize        = summarize
 )
 
+// SetReadmitSlack sets what the drill's readmission allows beyond the
+// trials' pace, until the test ends.
+func SetReadmitSlack(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := readmitSlack
+	readmitSlack = d
+	t.Cleanup(func() { readmitSlack = old })
+}
+
+// ReadmitWait is the drill's readmission wait for endpoint as one status
+// read at now sets it, the fault cleared at cleared: the breaker's next
+// trial and the give-up time on the drill's clock, and the wait in words.
+func ReadmitWait(stepTimeout time.Duration, endpoint string, cleared, now time.Time, st engine.Snapshot) (trialAt, until time.Time, plan string) {
+	d := &drill{cfg: DrillConfig{StepTimeout: stepTimeout}, settings: st.Settings, endpoint: endpoint}
+	ep, _ := endpointOf(st, endpoint)
+	w := d.readmitWaitOf(cleared, now, st, ep, readmitWait{})
+	return w.trialAt, w.until, d.plan(w, cleared)
+}
+
 // Plan exposes a row's plan as (offset, warm, control, methods, bodies).
 func (l Load) Plan() ([]PlannedOp, error) {
 	ops, err := l.plan()

@@ -19,6 +19,9 @@ type EngineSpec struct {
 	BreakerFailures  int
 	BreakerSuccesses int
 	BreakerCooldown  time.Duration
+	// BreakerMaxCooldown caps the cooldown a failed trial or a flap
+	// doubles (breaker.max_cooldown); 0: 4 × BreakerCooldown.
+	BreakerMaxCooldown time.Duration
 	// ProbeInterval > 0 runs active probes at that interval (they then take
 	// the half-open trials and watch the head); 0 runs none.
 	ProbeInterval time.Duration

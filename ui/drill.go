@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // The failover drill on D: the drill itself lives in bench, which ui may
@@ -34,8 +36,11 @@ const (
 
 // DrillFunc runs the failover drill against the engine the console shows,
 // injecting a fault of the given mode, and reports each step to onStep as
-// it starts and as it ends. It returns when the drill is over, its fault
-// cleared (an error names the step that failed), or when ctx ends.
+// it starts and as it ends (and a running step again when what it waits
+// for changes: its Summary says it). It returns when the drill is over,
+// its fault cleared (an error names the step that failed; the console
+// shows it after "failover drill: ", so it has no such prefix of its own),
+// or when ctx ends.
 type DrillFunc func(ctx context.Context, mode string, onStep func(DrillStep)) error
 
 // Drill is the failover drill a console can run.
@@ -66,6 +71,9 @@ type drillState struct {
 	err     error
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
+	// last: asked for another from a result (D in it), the result, which
+	// D shows again if the question is declined.
+	last *drillState
 }
 
 type (
@@ -79,24 +87,24 @@ type (
 	}
 )
 
-// drillKey opens the drill: its progress while one runs, else the
-// question.
+// drillKey opens the drill: its progress while one runs, its result once
+// one has ended (D in it asks for another), else the question.
 func (m Model) drillKey() (tea.Model, tea.Cmd) {
 	d := m.opts.Drill
 	if d == nil || d.Run == nil || len(d.Modes) == 0 {
 		m.status = statusLine{text: "no failover drill in this console", err: true}
 		return m, nil
 	}
-	if m.drill.phase != drillRunning {
-		run := m.drill.run
-		m.drill = drillState{phase: drillAsk, run: run}
+	if m.drill.phase == drillAsk {
+		m.drill = drillState{phase: drillAsk, run: m.drill.run, last: m.drill.last}
 	}
 	m.overlay = overlayDrill
 	return m, nil
 }
 
 // drillQuestion says what the drill will do, with the thresholds it will
-// judge by.
+// judge by: the readmission's wait is the breaker's own, which can be
+// longer than breaker.cooldown, and it says which endpoints' are now.
 func (m Model) drillQuestion() string {
 	d, s := m.opts.Drill, m.snap.Settings
 	mode := d.Modes[m.drill.mode]
@@ -104,11 +112,45 @@ func (m Model) drillQuestion() string {
 	if strings.IndexByte("aeiouh", mode[0]) >= 0 { // "an error", "an http429"
 		article = "an"
 	}
-	return fmt.Sprintf("Run a failover drill? It finds the endpoint that serves reads now, injects %s %s fault on it, "+
+	q := fmt.Sprintf("Run a failover drill? It finds the endpoint that serves reads now, injects %s %s fault on it, "+
 		"checks that its breaker cuts it out within breaker.failures (%d) failed attempts and that reads move to the others with no client error, "+
-		"clears the fault, and checks that it is readmitted after the cooldown (%s) and breaker.successes (%d) trial successes. "+
-		"%s. The fault is cleared whatever happens (x aborts).",
-		article, mode, s.BreakerFailures, fmtSpan(s.BreakerCooldown), s.BreakerSuccesses, d.Load)
+		"clears the fault, and checks that it is readmitted after its breaker's cooldown and breaker.successes (%d) trial successes, "+
+		"waiting as long as the breaker says (its next trial time: breaker.cooldown %s, doubled when it flaps or a trial fails).",
+		article, mode, s.BreakerFailures, s.BreakerSuccesses, fmtSpan(s.BreakerCooldown))
+	if notes := m.cooldownNotes(); len(notes) > 0 {
+		q += " Now " + strings.Join(notes, "; ") + "."
+	}
+	return q + fmt.Sprintf(" %s. The fault is cleared whatever happens (x aborts).", d.Load)
+}
+
+// cooldownNotes name the endpoints whose breaker would keep the drill
+// waiting longer than breaker.cooldown: open with a longer cooldown now,
+// or closed after flapping (opened again soon, it doubles the cooldown it
+// last served).
+func (m Model) cooldownNotes() []string {
+	base := m.snap.Settings.BreakerCooldown
+	var notes []string
+	for _, ep := range m.snap.Endpoints {
+		b := ep.Breaker
+		var why []string
+		if b.Flaps > 0 {
+			why = append(why, "it flapped")
+		}
+		if b.Reopens > 0 {
+			why = append(why, "a trial failed")
+		}
+		switch {
+		case b.State != engine.BreakerClosed && b.Cooldown > base:
+			note := ep.Name + "'s cooldown is " + fmtSpan(b.Cooldown)
+			if len(why) > 0 {
+				note += " (" + strings.Join(why, ", ") + ")"
+			}
+			notes = append(notes, note)
+		case b.State == engine.BreakerClosed && b.Flaps > 0:
+			notes = append(notes, ep.Name+" flapped lately: a drill on it opens its breaker for longer than "+fmtSpan(base))
+		}
+	}
+	return notes
 }
 
 func (m Model) onDrillKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
@@ -128,6 +170,9 @@ func (m Model) onDrillKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		default:
 			m.overlay = overlayNone
 			m.status = statusLine{text: "cancelled: failover drill"}
+			if d.last != nil {
+				m.drill = *d.last
+			}
 		}
 	case drillRunning:
 		if key.Matches(msg, k.Abort) && d.cancel != nil {
@@ -139,7 +184,8 @@ func (m Model) onDrillKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case msg.Type == tea.KeyEnter:
 			m.overlay = overlayNone
 		case key.Matches(msg, k.Drill):
-			m.drill = drillState{phase: drillAsk, run: d.run, mode: d.mode}
+			last := *d
+			m.drill = drillState{phase: drillAsk, run: d.run, mode: d.mode, last: &last}
 		}
 	}
 	return m, nil
@@ -201,11 +247,27 @@ func (m *Model) onDrillDone(msg drillDoneMsg) {
 	}
 	d.phase, d.err, d.took, d.cancel, d.ch = drillDone, msg.err, m.opts.Now().Sub(d.started), nil, nil
 	if msg.err != nil {
-		m.status = statusLine{text: "✗ failover drill: " + msg.err.Error(), err: true}
+		// The reason is long: the status line names the step, D shows it
+		// whole (the events log keeps it too).
+		text := "✗ failover drill: " + msg.err.Error()
+		if s, ok := d.failedStep(); ok {
+			text = fmt.Sprintf("✗ failover drill failed at step %d %s after %s · D shows why", s.Index+1, s.Name, fmtAge(d.took))
+		}
+		m.status = statusLine{text: text, err: true}
 		m.localEvent("failover drill failed: " + msg.err.Error())
 	} else {
 		m.status = statusLine{text: "✓ failover drill passed in " + fmtAge(d.took)}
 	}
+}
+
+// failedStep is the step the drill failed at, if one did.
+func (d drillState) failedStep() (DrillStep, bool) {
+	for _, s := range d.steps {
+		if s.State == DrillFailed {
+			return s, true
+		}
+	}
+	return DrillStep{}, false
 }
 
 // drillView draws the drill overlay's content in width.
@@ -242,8 +304,10 @@ func (m Model) drillView(width int) string {
 		indent := strings.Repeat(" ", 2+1+1+nameW+1+6+2)
 		sumW := max(width-len(indent), 10)
 		sum := strings.Split(wrap(s.Summary, sumW), "\n")
-		if len(sum) > 2 {
-			// Two lines a step: a longer summary says it goes on.
+		if len(sum) > 2 && s.State == DrillPassed {
+			// Two lines a passed step: a longer summary says it goes on.
+			// The running step's (what it waits for) and the failed
+			// step's reason are shown whole.
 			sum = []string{sum[0], ansi.Truncate(strings.TrimRight(sum[1], " ")+" "+strings.TrimLeft(sum[2], " "), sumW, "…")}
 		}
 		for i, l := range sum {
@@ -267,12 +331,14 @@ func (m Model) drillView(width int) string {
 		lines = append(lines, st.faint.Render(fmt.Sprintf("running %s · esc hides it (the drill goes on; D shows it again) · x aborts (its fault is cleared)",
 			fmtAge(m.opts.Now().Sub(d.started)))))
 	case drillDone:
-		if d.err != nil {
+		if s, ok := d.failedStep(); ok && d.err != nil {
+			lines = append(lines, st.err.Render(fmt.Sprintf("FAILED after %s at step %d %s: why above", fmtAge(d.took), s.Index+1, s.Name)))
+		} else if d.err != nil {
 			lines = append(lines, st.err.Render(wrap("FAILED after "+fmtAge(d.took)+": "+d.err.Error(), width)))
 		} else {
 			lines = append(lines, st.ok.Render("PASSED in "+fmtAge(d.took)))
 		}
-		lines = append(lines, st.faint.Render("esc or enter closes · D asks for another"))
+		lines = append(lines, st.faint.Render("esc or enter closes (D shows it again) · D asks for another"))
 	}
 	return strings.Join(lines, "\n")
 }

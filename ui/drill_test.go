@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
 )
@@ -23,6 +25,7 @@ type fakeDrill struct {
 	modes   []string
 	failAt  int // -1: none
 	blockAt int // -1: none
+	failWhy string
 	ended   chan error
 }
 
@@ -43,9 +46,13 @@ func (f *fakeDrill) run(ctx context.Context, mode string, onStep func(DrillStep)
 			return ctx.Err()
 		}
 		if i == f.failAt {
-			onStep(DrillStep{Index: i, Name: name, State: DrillFailed, Took: 30 * time.Second, Summary: "alpha still routable after 30s",
+			why := "alpha still routable after 30s"
+			if f.failWhy != "" {
+				why = f.failWhy
+			}
+			onStep(DrillStep{Index: i, Name: name, State: DrillFailed, Took: 30 * time.Second, Summary: why,
 				Evidence: []string{"breaker closed, 0 consecutive failures", "412 reads, 0 failed"}})
-			return errors.New(`drill: step "` + name + `" failed: alpha still routable after 30s`)
+			return errors.New(`step "` + name + `" failed: ` + why) // as main hands it over, without "drill: "
 		}
 		onStep(DrillStep{Index: i, Name: name, State: DrillPassed, Took: time.Duration(i+1) * 100 * time.Millisecond, Summary: name + " ok"})
 	}
@@ -206,7 +213,7 @@ func TestDrillView_Goldens(t *testing.T) {
 	}
 	failed := running
 	failed.drill.phase, failed.drill.took = drillDone, 34*time.Second
-	failed.drill.err = errors.New(`drill: step "cut out" failed: alpha still routable after 30s`)
+	failed.drill.err = errors.New(`step "cut out" failed: alpha still routable after 30s`)
 	failed.drill.steps = append([]DrillStep(nil), running.drill.steps...)
 	failed.drill.steps[2] = DrillStep{Index: 2, Name: "cut out", State: DrillFailed, Took: 30 * time.Second, Summary: "alpha still routable after 30s",
 		Evidence: []string{"breaker closed, 0 consecutive failures", "412 reads, 0 failed"}}
@@ -234,5 +241,95 @@ func TestView_DrillStepSummaryCutSaysSo(t *testing.T) {
 	lines := strings.Split(got, "\n")
 	if len(lines) < 4 || !strings.HasSuffix(strings.TrimRight(lines[3], " "), "…") {
 		t.Fatalf("the cut summary does not end in …:\n%s", got)
+	}
+}
+
+// The tester's case: a long reason (the readmission step's), which the
+// status line and the events row cut. The status line names the step and
+// says that D shows why; D shows the result, the reason whole, rather than
+// a new question, until D in it asks for another (declining it keeps the
+// result); the text says "drill" once.
+func TestUpdate_DrillResultStaysReadableOnD(t *testing.T) {
+	f := newFakeDrill()
+	f.failAt = 6
+	f.failWhy = "tail was not readmitted within 1m15s of clearing the fault (tail's breaker is open, cooldown 1m20s, up from breaker.cooldown 10s as it flapped: " +
+		"next trial at 12:42:40 (1m19s after the clear), then 3 trial successes in a row (probes every 2s); gives up at 12:43:10): routable false, breaker open (0 trial successes), " +
+		"lag-excluded false, backing off false"
+	m := press(t, drillConsole(t, f, false), "D", "y")
+	<-f.ended
+	if !m.status.err || !strings.Contains(m.status.text, "failed at step 7 readmitted") || !strings.Contains(m.status.text, "D shows why") || len(m.status.text) > 100 {
+		t.Errorf("status %q", m.status.text)
+	}
+	ev := m.events[len(m.events)-1].Message
+	if !strings.Contains(ev, "gives up at 12:43:10): routable false") || strings.Contains(ev, "drill: drill:") || strings.Count(ev, "drill") != 1 {
+		t.Errorf("event %q", ev)
+	}
+	m = press(t, m, "esc")
+	m = press(t, m, "D")
+	if m.overlay != overlayDrill || m.drill.phase != drillDone || strings.Contains(m.View(), "Run a failover drill?") {
+		t.Fatalf("D after the drill did not show its result:\n%s", m.View())
+	}
+	// Every word of the reason is on the screen, at 100×30.
+	flat := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+	inner := strings.NewReplacer("║", "", "│", "").Replace(flat)
+	inner = strings.Join(strings.Fields(inner), " ")
+	if !strings.Contains(inner, f.failWhy) || !strings.Contains(inner, "FAILED") {
+		t.Fatalf("the reason is not shown whole:\n%s", m.View())
+	}
+	m = press(t, m, "D")
+	if m.drill.phase != drillAsk || !strings.Contains(m.View(), "Run a failover drill?") {
+		t.Fatalf("D in the result did not ask for another:\n%s", m.View())
+	}
+	m = press(t, m, "n", "D")
+	if m.drill.phase != drillDone || !strings.Contains(m.View(), "FAILED") {
+		t.Fatalf("declining another lost the result:\n%s", m.View())
+	}
+}
+
+// The question says that readmission waits as long as the breaker says,
+// and names the endpoints whose breaker would make that longer than
+// breaker.cooldown now: tail flapped, and is closed again; head is open
+// with a doubled cooldown.
+func TestDrillQuestion_SaysTheBreakersOwnCooldown(t *testing.T) {
+	m := fixedModel(healthySnapshot(), themes.Default(), 100, 30)
+	m.opts.Drill = &Drill{Steps: drillSteps, Modes: []string{"error"}, Load: "It sends up to 20 reads a second of its own",
+		Run: func(context.Context, string, func(DrillStep)) error { return nil }}
+	m.snap.Settings = engineSettings()
+	m.snap.Endpoints[0].Breaker = engine.BreakerSnapshot{State: engine.BreakerClosed, Cooldown: 10 * time.Second, Flaps: 1}
+	m.snap.Endpoints[1].Breaker = engine.BreakerSnapshot{State: engine.BreakerOpen, Cooldown: 80 * time.Second, Flaps: 1,
+		OpenedAt: t0.Add(-16 * time.Second), NextTrialAt: t0.Add(64 * time.Second)}
+	q := m.drillQuestion()
+	for _, want := range []string{"readmitted after its breaker's cooldown", "waiting as long as the breaker says (its next trial time: breaker.cooldown 10s, doubled when it flaps or a trial fails)",
+		"alchemy flapped lately: a drill on it opens its breaker for longer than 10s", "infura's cooldown is 1m20s (it flapped)"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("question lacks %q:\n%s", want, q)
+		}
+	}
+	if strings.Contains(q, "after the cooldown (10s)") {
+		t.Errorf("question still promises breaker.cooldown:\n%s", q)
+	}
+}
+
+// While readmission waits, the step says for what (bench reports it again,
+// still running): the overlay shows it whole, the breaker's cooldown and
+// next trial included.
+func TestView_DrillRunningStepSaysWhatItWaitsFor(t *testing.T) {
+	m := fixedModel(healthySnapshot(), themes.Default(), 100, 30)
+	m.opts.Drill = &Drill{Steps: drillSteps, Modes: []string{"error"}}
+	m.overlay = overlayDrill
+	m.drill = drillState{phase: drillRunning, started: fixedNow().Add(-40 * time.Second)}
+	for i, name := range drillSteps {
+		s := DrillStep{Index: i, Name: name, State: DrillPassed, Took: time.Second, Summary: name + " ok"}
+		if i == 6 {
+			s = DrillStep{Index: i, Name: name, State: DrillRunning, Summary: "waiting: tail's breaker is open, cooldown 1m20s, up from breaker.cooldown 10s as it flapped: " +
+				"next trial at 12:42:40 (1m19s after the clear), then 3 trial successes in a row (probes every 2s); gives up at 12:43:10"}
+		}
+		m.drill.steps = append(m.drill.steps, s)
+	}
+	v := m.View()
+	checkFits(t, v, 100, 30)
+	inner := strings.Join(strings.Fields(strings.NewReplacer("║", "", "│", "").Replace(ansi.Strip(v))), " ")
+	if !strings.Contains(inner, m.drill.steps[6].Summary) {
+		t.Fatalf("the wait is not shown whole:\n%s", v)
 	}
 }

@@ -25,6 +25,7 @@ func Start(spec bench.EngineSpec) (bench.Engine, error) {
 	setIfGiven(&c.Breaker.Successes, spec.BreakerSuccesses)
 	setIfGiven(&c.Breaker.Cooldown, spec.BreakerCooldown)
 	setIfGiven(&c.Breaker.MaxCooldown, 4*spec.BreakerCooldown)
+	setIfGiven(&c.Breaker.MaxCooldown, spec.BreakerMaxCooldown)
 	setIfGiven(&c.Chain.MaxHeadLag, spec.MaxHeadLag)
 	c.Hedge.Enabled = spec.Hedging
 	setIfGiven(&c.Hedge.MaxExtra, spec.MaxExtra)
