@@ -170,6 +170,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	)
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
+	var back time.Time // when it was first seen readmitted
 	for {
 		var err error
 		if st, err = d.admin.status(ctx); err != nil {
@@ -178,6 +179,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 		now := time.Now()
 		ep, _ = endpointOf(st, d.endpoint)
 		if readmittedNow(ep) {
+			back = now
 			break
 		}
 		if ep.Breaker.State == engine.BreakerOpen {
@@ -226,7 +228,10 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 		bound := d.trialsTake()
 		wctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
-		for at := cleared; ; {
+		// A read it answered before it was back (a last-resort failover
+		// to an open breaker, a trial) is no evidence that it serves
+		// reads again: only those after it was seen readmitted count.
+		for at := back; ; {
 			reads := d.load.waitReads(wctx, at, 1)
 			if len(reads) == 0 {
 				return fail(s, "%s is routable again (%s) but served none of the reads in %s", d.endpoint, how, bound)
