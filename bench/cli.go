@@ -24,9 +24,10 @@ type Stdio struct {
 	In       io.Reader
 	Out, Err io.Writer
 	Terminal bool
-	// Usage takes the flag set's output (its help, a bad flag's error);
-	// nil: Err.
-	Usage io.Writer
+	// Flags makes the flag set Main defines its flags on (rpcdash's, with
+	// its usage line and where its output goes); nil: one of Main's own,
+	// writing to Err.
+	Flags func() *flag.FlagSet
 }
 
 // Remote targets are rate-capped: bench is a tool for this machine.
@@ -43,8 +44,12 @@ const (
 func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) error {
 	fs := flag.NewFlagSet("rpcdash bench", flag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
-	if stdio.Usage != nil {
-		fs.SetOutput(stdio.Usage)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage:\n  rpcdash bench [flags]\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if stdio.Flags != nil {
+		fs = stdio.Flags()
 	}
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
