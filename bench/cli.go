@@ -166,6 +166,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if err := confirmRemote(cfg, *yes, stdio); err != nil {
 		return err
 	}
+	if err := cfg.reachable(ctx); err != nil {
+		return err
+	}
 
 	var file *os.File
 	if *out != "" {
@@ -189,14 +192,22 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		}
 		return err
 	}
+	// The report is written either way; a row whose calls got no answer
+	// at all fails the run (exit 1).
 	if file != nil {
 		if err := c.Write(file, *format); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdio.Err, "rpcdash bench: wrote %s\n", *out)
-		return file.Close()
+		if err := file.Close(); err != nil {
+			return err
+		}
+		return c.Unanswered()
 	}
-	return c.Write(stdio.Out, *format)
+	if err := c.Write(stdio.Out, *format); err != nil {
+		return err
+	}
+	return c.Unanswered()
 }
 
 // confirmRemote lets a target off this machine through only rate-capped,

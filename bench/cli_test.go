@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +157,41 @@ func TestMain_BadValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		}
 		if out.Len() > 0 || strings.Contains(errb.String(), "about") {
 			t.Errorf("%v: ran: stdout %q, stderr %q", tc.args, out.String(), errb.String())
+		}
+	}
+}
+
+// A target that takes connections but answers none of the calls (here
+// HTTP 500 without a JSON-RPC body, a transport failure) fails the run:
+// the report is written, its latency figures left out (they would be the
+// failures' times), and Main's error, not a usage error, says no call got
+// an answer.
+func TestMain_RowWithoutAnswersFailsAndShowsNoLatencies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	for _, format := range []string{"table", "json"} {
+		io, out, _ := stdio("", false)
+		err := bench.Main(context.Background(), []string{"--target", srv.URL, "--rate", "50", "--duration", "200ms", "--warmup", "0s",
+			"--format", format}, io, startEngine)
+		var u cli.UsageError
+		if err == nil || errors.As(err, &u) || !strings.Contains(err.Error(), "none of 10 calls got an answer (10 transport failures") {
+			t.Errorf("%s: %v; want the run failed, saying no call got an answer", format, err)
+		}
+		switch format {
+		case "table":
+			if !strings.Contains(out.String(), "target         -  10    -    -    -      -    -") {
+				t.Errorf("the table shows latencies of failed calls:\n%s", out.String())
+			}
+		case "json":
+			var c bench.Comparison
+			if jerr := json.Unmarshal(out.Bytes(), &c); jerr != nil || len(c.Rows) != 1 {
+				t.Fatalf("%v:\n%s", jerr, out.String())
+			}
+			if f := c.Rows[0].Calls; !f.Unanswered || f.N != 10 || f.P50 != 0 || f.Max != 0 {
+				t.Errorf("calls %+v; want 10 unanswered, no figures", f)
+			}
 		}
 	}
 }
