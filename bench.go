@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"os"
 
@@ -18,9 +19,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // stdio is the process's standard streams as bench and the drill take
 // them: a progress bar only when stderr is a terminal.
 func stdio(stdout, stderr io.Writer) bench.Stdio {
-	s := bench.Stdio{In: os.Stdin, Out: stdout, Err: stderr}
+	s := bench.Stdio{In: os.Stdin, Out: stdout, Err: stderr, Flags: func() *flag.FlagSet { return newFlags("bench", stderr) }}
 	if c, ok := stderr.(*cmdStderr); ok {
-		s.Err, s.Usage = c.w, &c.usage
+		s.Err = c.w
 	}
 	f, ok := s.Err.(*os.File)
 	s.Terminal = ok && bench.IsTerminal(f)

@@ -58,6 +58,10 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 			return f, cli.Usage(err)
 		}
 	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return f, cli.Usagef("--log-level: %q is not debug, info, warn or error", f.logLevel)
+	}
 	return f, nil
 }
 

@@ -56,8 +56,22 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
 	case *admin != "" && *target == "" && !*noLoad:
 		return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
-	case *rate <= 0 || *rate > 200:
+	case !(*rate > 0 && *rate <= 200): // NaN included
 		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
+	case given["latency"] && *mode != "latency":
+		return cli.Usagef("drill: --latency is the delay --mode latency adds; --mode is %s", *mode)
+	case *latency <= 0 || *latency > time.Hour:
+		return cli.Usagef("drill: --latency %s: want (0s, 1h]", *latency)
+	case *stepTimeout <= 0:
+		return cli.Usagef("drill: --step-timeout %s: want a positive duration", *stepTimeout)
+	case e.BreakerFailures < 1:
+		return cli.Usagef("drill: --breaker-failures %d: want at least 1", e.BreakerFailures)
+	case e.BreakerSuccesses < 1:
+		return cli.Usagef("drill: --breaker-successes %d: want at least 1", e.BreakerSuccesses)
+	case e.BreakerCooldown <= 0:
+		return cli.Usagef("drill: --breaker-cooldown %s: want a positive duration", e.BreakerCooldown)
+	case e.ProbeInterval <= 0:
+		return cli.Usagef("drill: --probe-interval %s: want a positive duration", e.ProbeInterval)
 	}
 	if err := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target}); err != nil {
 		return err

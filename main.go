@@ -100,8 +100,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil && errw.usage.Len() > 0: // a bad flag: the flag package said which
 		_, _ = errw.usage.WriteTo(stderr)
 		return 2
-	case errors.As(err, &usage):
+	case errors.As(err, &usage): // a flag's bad value, a stray argument: the error, then the usage
 		fmt.Fprintln(stderr, "rpcdash:", err)
+		errw.printUsage(stderr)
 		return 2
 	case err != nil:
 		fmt.Fprintln(stderr, "rpcdash:", err)
@@ -112,13 +113,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // cmdStderr is the stderr a command runs with: what it writes goes
 // through, but its flag set's output (help, or a bad flag and the usage)
-// is held so that run can send help to stdout and errors to stderr.
+// is held so that run can send help to stdout and errors to stderr. fs is
+// the command's flag set (newFlags), whose usage follows a usage error.
 type cmdStderr struct {
 	w     io.Writer
 	usage bytes.Buffer
+	fs    *flag.FlagSet
 }
 
 func (c *cmdStderr) Write(p []byte) (int, error) { return c.w.Write(p) }
+
+// printUsage writes the command's usage and flags to w, as a bad flag
+// gets them from the flag package.
+func (c *cmdStderr) printUsage(w io.Writer) {
+	if c.fs == nil {
+		return
+	}
+	c.fs.SetOutput(w)
+	c.fs.Usage()
+}
 
 func commandIndex(name string) int {
 	for i, c := range commands {
@@ -145,6 +158,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	if c, ok := stderr.(*cmdStderr); ok {
 		fs.SetOutput(&c.usage)
+		c.fs = fs
 	}
 	fs.Usage = func() {
 		if i := commandIndex(name); i >= 0 {

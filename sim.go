@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -23,7 +24,8 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	host := fs.String("listen", "127.0.0.1", "host to listen on (loopback)")
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	names, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
 	given := map[string]bool{}
@@ -32,10 +34,18 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, n := range sim.ScenarioFlags {
 		scenarioGiven = scenarioGiven || given[n]
 	}
+	// Everything up to starting the sims is the command line's: a bad value
+	// is a usage error (exit 2) naming its flag or preset.
+	if *chain != sim.ChainEVM && *chain != sim.ChainSolana {
+		return cli.Usagef("sim: --chain: %q is not evm or solana", *chain)
+	}
+	if err := scenario.ValidateFlags(given); err != nil {
+		return cli.Usage(fmt.Errorf("sim: %w", err))
+	}
 	var cfgs []sim.Config
-	switch names := fs.Args(); {
+	switch {
 	case len(names) > 0 && given["endpoints"]:
-		return fmt.Errorf("sim: give presets or --endpoints, not both")
+		return cli.Usagef("sim: give presets or --endpoints, not both")
 	case len(names) > 0:
 		for i, n := range names {
 			spec := n
@@ -44,17 +54,17 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 			c, err := sim.ParseURL(spec)
 			if err != nil {
-				return err
+				return cli.Usage(err)
 			}
 			scenario.Apply(&c, i, given)
 			if err := c.Validate(); err != nil {
-				return fmt.Errorf("%s: %w", n, err)
+				return cli.Usage(fmt.Errorf("%s: %w", n, err))
 			}
 			cfgs = append(cfgs, c)
 		}
 	case scenarioGiven:
 		if err := scenario.Validate(); err != nil {
-			return err
+			return cli.Usage(fmt.Errorf("sim: %w", err))
 		}
 		cfgs = scenario.Configs(nil)
 		fmt.Fprintf(stdout, "scenario: %s\n", scenario)
@@ -79,4 +89,24 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// parseInterspersed parses args with fs, flags before, between and after
+// the other arguments (`rpcdash sim steady --median 5ms`), which it
+// returns in order; after "--" every argument is one of those.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,15 +36,15 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	switch {
 	case *format != "table" && *format != "csv" && *format != "json":
 		return cli.Usagef("status: --format %q is not one of table, csv, json", *format)
-	case *asJSON && *format == "csv":
-		return cli.Usagef("status: --json and --format csv disagree")
+	case *asJSON && *format != "json" && formatGiven(fs):
+		return cli.Usagef("status: --json and --format %s disagree", *format)
 	case *asJSON:
 		*format = "json"
 	}
 	if *requests && *format == "csv" {
 		return cli.Usagef("status: --requests applies to --format table")
 	}
-	base, err := engine.BaseURL("--admin", *admin)
+	base, err := engine.BaseURL("status: --admin", *admin)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -74,6 +75,13 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printSlowest(ctx, c, stdout, 5)
 	}
 	return nil
+}
+
+// formatGiven says whether --format was on the command line.
+func formatGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
+	return given
 }
 
 // printSlowest prints the n slowest requests of the trace ring, each with

@@ -24,9 +24,10 @@ type Stdio struct {
 	In       io.Reader
 	Out, Err io.Writer
 	Terminal bool
-	// Usage takes the flag set's output (its help, a bad flag's error);
-	// nil: Err.
-	Usage io.Writer
+	// Flags makes the flag set Main defines its flags on (rpcdash's, with
+	// its usage line and where its output goes); nil: one of Main's own,
+	// writing to Err.
+	Flags func() *flag.FlagSet
 }
 
 // Remote targets are rate-capped: bench is a tool for this machine.
@@ -43,8 +44,12 @@ const (
 func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) error {
 	fs := flag.NewFlagSet("rpcdash bench", flag.ContinueOnError)
 	fs.SetOutput(stdio.Err)
-	if stdio.Usage != nil {
-		fs.SetOutput(stdio.Usage)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage:\n  rpcdash bench [flags]\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if stdio.Flags != nil {
+		fs = stdio.Flags()
 	}
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
@@ -58,9 +63,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	warmup := fs.Duration("warmup", 3*time.Second, "warm-up before each row's measured span, at the same rate, not measured")
 	fanout := fs.String("fanout", "1", "K or K/Q: an operation of K parallel calls completes when all (or Q) answer")
 	control := fs.Float64("control-share", 0, "share of operations sent as an unhedged control tenant, alongside")
-	timeout := fs.Duration("timeout", defaultTimeout, "per call, from its scheduled send")
-	deadline := fs.Duration("deadline", 0, "count calls not answered within this as deadline misses")
-	maxExtra := fs.Int("max-extra", 0, "hedge.max_extra of the engine in front of the built-in sims: hedges per request, a delay apart (0: the default, 1)")
+	timeout := fs.Duration("timeout", defaultTimeout, "per call, from its scheduled send (at most 1h)")
+	deadline := fs.Duration("deadline", 0, "count calls not answered within this as deadline misses (0: none)")
+	maxExtra := fs.Int("max-extra", 1, "hedge.max_extra of the engine in front of the built-in sims: hedges per request, a delay apart (1 to 8)")
 	policies := fs.String("policies", "direct,off,immediate", "rows: direct, off, immediate, auto, auto:Q, or a fixed delay")
 	delays := fs.String("delays", "100ms", "fixed-delay rows, a list")
 	quantiles := fs.String("quantiles", "0.9,0.95,0.99", "auto rows, a list of quantiles")
@@ -81,15 +86,31 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if *asJSON {
+	// Every value is checked before anything is sent: a bad one is a usage
+	// error (exit 2) naming its flag, and a value given is never taken for
+	// "the default" (--count 0, --timeout 0s).
+	switch {
+	case *asJSON && given["format"] && *format != "json":
+		return cli.Usagef("bench: --json and --format %s disagree", *format)
+	case *asJSON:
 		*format = "json"
 	}
-	if !slices.Contains(Formats, *format) {
+	switch {
+	case !slices.Contains(Formats, *format):
 		return cli.Usagef("bench: --format: %q is not one of %s", *format, strings.Join(Formats, ", "))
+	case *maxExtra < 1 || *maxExtra > 8:
+		return cli.Usagef("bench: --max-extra: want 1 to 8, got %d", *maxExtra)
+	case given["count"] && *count < 1:
+		return cli.Usagef("bench: --count: want at least 1 (without it, each row runs for --duration), got %d", *count)
+	case *timeout <= 0 || *timeout > time.Hour:
+		return cli.Usagef("bench: --timeout: want (0s, 1h], got %s", *timeout)
+	case *deadline < 0 || *deadline > time.Hour:
+		return cli.Usagef("bench: --deadline: want [0s, 1h] (0s: none), got %s", *deadline)
+	case given["mix"] && given["method"]:
+		return cli.Usagef("bench: give --mix or --method, not both")
 	}
-
-	if *maxExtra < 0 || *maxExtra > 8 {
-		return cli.Usagef("bench: --max-extra: %d is outside [0, 8]", *maxExtra)
+	if err := scenario.ValidateFlags(given); err != nil {
+		return cli.Usage(fmt.Errorf("bench: %w", err))
 	}
 	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target}, cli.URLFlag{Name: "--admin", Value: admin},
 		cli.URLFlag{Name: "--control-target", Value: controlTarget}); err != nil {
@@ -105,17 +126,17 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		*mix = *method
 	}
 	if w.Mix, err = ParseMix(*mix); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if w.Arrivals, err = ParseArrivals(*arrivals); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if w.Fanout, err = ParseFanout(*fanout); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if *params != "" {
 		if !json.Valid([]byte(*params)) || !strings.HasPrefix(strings.TrimSpace(*params), "[") {
-			return errors.New("bench: --params is not a JSON array")
+			return cli.Usagef("bench: --params is not a JSON array")
 		}
 		cfg.Params = json.RawMessage(*params)
 	}
@@ -123,7 +144,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		*policies = "off,immediate"
 	}
 	if cfg.Policies, err = ParsePolicies(*policies, *delays, *quantiles); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if *target != "" && *admin == "" {
 		for _, name := range []string{"policies", "delays", "quantiles"} {
@@ -140,9 +161,12 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		}
 	}
 	if err := cfg.validate(); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if err := confirmRemote(cfg, *yes, stdio); err != nil {
+		return err
+	}
+	if err := cfg.reachable(ctx); err != nil {
 		return err
 	}
 
@@ -168,14 +192,22 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		}
 		return err
 	}
+	// The report is written either way; a row whose calls got no answer
+	// at all fails the run (exit 1).
 	if file != nil {
 		if err := c.Write(file, *format); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdio.Err, "rpcdash bench: wrote %s\n", *out)
-		return file.Close()
+		if err := file.Close(); err != nil {
+			return err
+		}
+		return c.Unanswered()
 	}
-	return c.Write(stdio.Out, *format)
+	if err := c.Write(stdio.Out, *format); err != nil {
+		return err
+	}
+	return c.Unanswered()
 }
 
 // confirmRemote lets a target off this machine through only rate-capped,

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
 func stdio(in string, terminal bool) (bench.Stdio, *bytes.Buffer, *bytes.Buffer) {
@@ -106,6 +110,88 @@ func TestMain_RemoteTargetsAreCappedAndConfirmed(t *testing.T) {
 		}
 		if tc.terminal && !strings.Contains(errb.String(), "about to send about 150 calls over 30s to 192.0.2.1:8545") {
 			t.Errorf("no warning before the prompt: %q", errb.String())
+		}
+	}
+}
+
+// Every bad value is a usage error (rpcdash exits 2 for it) naming its
+// flag, refused before anything is sent; a value given is never taken for
+// a default (--timeout 0s ran with 10s, --max-extra 0 with 1).
+func TestMain_BadValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--rate", "-5"}, "--rate"},
+		{[]string{"--duration", "0s"}, "--duration"},
+		{[]string{"--mix", "eth_call=abc"}, "--mix"},
+		{[]string{"--method", "eth_call", "--mix", "eth_call=1"}, "--mix"},
+		{[]string{"--policies", "bogus"}, "--policies"},
+		{[]string{"--policies", "auto:2"}, "--policies"},
+		{[]string{"--quantiles", "1.5"}, "--quantiles"},
+		{[]string{"--endpoints", "0"}, "--endpoints"},
+		{[]string{"--tail", "2"}, "--tail"},
+		{[]string{"--tail-min", "2s"}, "--tail-max"},
+		{[]string{"--correlated", "0.5", "--tail", "0"}, "--correlated"},
+		{[]string{"--fanout", "0"}, "--fanout"},
+		{[]string{"--count", "0"}, "--count"},
+		{[]string{"--params", "notjson"}, "--params"},
+		{[]string{"--delays", "-5ms"}, "--delays"},
+		{[]string{"--arrivals", "burst"}, "--arrivals"},
+		{[]string{"--control-share", "2"}, "--control-share"},
+		{[]string{"--timeout", "0s"}, "--timeout"},
+		{[]string{"--warmup", "-1s"}, "--warmup"},
+		{[]string{"--deadline", "-1s"}, "--deadline"},
+		{[]string{"--max-extra", "0"}, "--max-extra"},
+		{[]string{"--target", "127.0.0.1"}, "--target"},
+		{[]string{"--target", "http://127.0.0.1:1", "--capacity", "-1"}, "--capacity"},
+		{[]string{"--target", "http://127.0.0.1:1", "--control-share", "0.1"}, "--control-target"},
+	} {
+		io, out, errb := stdio("", false)
+		// Short, should it run; before the value under test, which wins.
+		args := append([]string{"--duration", "100ms", "--warmup", "0s"}, tc.args...)
+		err := bench.Main(context.Background(), args, io, startEngine)
+		var u cli.UsageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%v: %v; want a usage error naming %s", tc.args, err, tc.flag)
+		}
+		if out.Len() > 0 || strings.Contains(errb.String(), "about") {
+			t.Errorf("%v: ran: stdout %q, stderr %q", tc.args, out.String(), errb.String())
+		}
+	}
+}
+
+// A target that takes connections but answers none of the calls (here
+// HTTP 500 without a JSON-RPC body, a transport failure) fails the run:
+// the report is written, its latency figures left out (they would be the
+// failures' times), and Main's error, not a usage error, says no call got
+// an answer.
+func TestMain_RowWithoutAnswersFailsAndShowsNoLatencies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	for _, format := range []string{"table", "json"} {
+		io, out, _ := stdio("", false)
+		err := bench.Main(context.Background(), []string{"--target", srv.URL, "--rate", "50", "--duration", "200ms", "--warmup", "0s",
+			"--format", format}, io, startEngine)
+		var u cli.UsageError
+		if err == nil || errors.As(err, &u) || !strings.Contains(err.Error(), "none of 10 calls got an answer (10 transport failures") {
+			t.Errorf("%s: %v; want the run failed, saying no call got an answer", format, err)
+		}
+		switch format {
+		case "table":
+			if !strings.Contains(out.String(), "target         -  10    -    -    -      -    -") {
+				t.Errorf("the table shows latencies of failed calls:\n%s", out.String())
+			}
+		case "json":
+			var c bench.Comparison
+			if jerr := json.Unmarshal(out.Bytes(), &c); jerr != nil || len(c.Rows) != 1 {
+				t.Fatalf("%v:\n%s", jerr, out.String())
+			}
+			if f := c.Rows[0].Calls; !f.Unanswered || f.N != 10 || f.P50 != 0 || f.Max != 0 {
+				t.Errorf("calls %+v; want 10 unanswered, no figures", f)
+			}
 		}
 	}
 }

@@ -13,14 +13,17 @@ import (
 
 // Figures are latency percentiles over a set of calls or operations, in
 // milliseconds. Every member of the set counts: errors at the time they
-// came back, timeouts at the timeout.
+// came back, timeouts at the timeout. A set none of whose members got an
+// answer (connections refused, timeouts) has no latencies: Unanswered,
+// and the figures zero, never its failures' times.
 type Figures struct {
-	N    int     `json:"n"`
-	P50  float64 `json:"p50_ms"`
-	P95  float64 `json:"p95_ms"`
-	P99  float64 `json:"p99_ms"`
-	P999 float64 `json:"p999_ms"`
-	Max  float64 `json:"max_ms"`
+	N          int     `json:"n"`
+	Unanswered bool    `json:"unanswered,omitempty"`
+	P50        float64 `json:"p50_ms"`
+	P95        float64 `json:"p95_ms"`
+	P99        float64 `json:"p99_ms"`
+	P999       float64 `json:"p999_ms"`
+	Max        float64 `json:"max_ms"`
 	// Thin names the percentiles that rest on fewer than minBeyond values
 	// at or above them: read them as rough.
 	Thin []string `json:"thin,omitempty"`

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // checkTarget refuses a URL that is not http(s), and one off this machine
@@ -32,4 +34,38 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// reachable refuses a run against a --target or --control-target that
+// takes no connection (checked before the run is announced).
+func (cfg CompareConfig) reachable(ctx context.Context) error {
+	for _, f := range []struct{ flag, url string }{{"--target", cfg.Target.URL}, {"--control-target", cfg.Target.ControlURL}} {
+		if f.url == "" {
+			continue
+		}
+		if err := dialable(ctx, f.flag, f.url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dialable says whether anything takes a TCP connection at raw's host and
+// port (the scheme's when it has none): a target nobody listens on is
+// refused before the run, not measured as calls that failed in 1 ms.
+func dialable(ctx context.Context, flag, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("bench: %s: %w", flag, err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return fmt.Errorf("bench: %s %s: nothing answers there: %w", flag, raw, err)
+	}
+	return conn.Close()
 }

@@ -49,7 +49,7 @@ func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // pct marks a thin percentile with "~".
 func pct(f Figures, name string, v float64) string {
-	if f.N == 0 {
+	if f.N == 0 || f.Unanswered {
 		return dash
 	}
 	if slices.Contains(f.Thin, name) {
@@ -85,7 +85,12 @@ var columns = []column{
 	{head: "p95", cell: func(r Row) string { return pct(r.Calls, "p95", r.Calls.P95) }},
 	{head: "p99", cell: func(r Row) string { return pct(r.Calls, "p99", r.Calls.P99) }},
 	{head: "p99.9", cell: func(r Row) string { return pct(r.Calls, "p99.9", r.Calls.P999) }},
-	{head: "max", cell: func(r Row) string { return f1(r.Calls.Max) }},
+	{head: "max", cell: func(r Row) string {
+		if r.Calls.Unanswered {
+			return dash
+		}
+		return f1(r.Calls.Max)
+	}},
 	{head: "model p99", cell: func(r Row) string { return optF1(r.ModelP99MS) },
 		shown: anyRow(func(r Row) bool { return r.ModelP99MS != nil })},
 	{head: "ctl n", cell: func(r Row) string { return strconv.Itoa(r.Control.Calls.N) },
@@ -321,9 +326,16 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 		}
 		return num(*p)
 	}
+	// fig is a latency figure: empty where the calls got no answer.
+	fig := func(f Figures, v float64) string {
+		if f.Unanswered {
+			return ""
+		}
+		return num(v)
+	}
 	for _, r := range c.Rows {
 		rec := []string{r.Policy, r.Kind, opt(r.DelayMS), "", "", strconv.Itoa(r.Calls.N), strconv.Itoa(r.OK),
-			num(r.Calls.P50), num(r.Calls.P95), num(r.Calls.P99), num(r.Calls.P999), num(r.Calls.Max),
+			fig(r.Calls, r.Calls.P50), fig(r.Calls, r.Calls.P95), fig(r.Calls, r.Calls.P99), fig(r.Calls, r.Calls.P999), fig(r.Calls, r.Calls.Max),
 			strings.Join(r.Calls.Thin, " "), opt(r.ModelP99MS), "", strconv.Itoa(r.Incomplete),
 			strconv.Itoa(r.RPCErrors), strconv.Itoa(r.Transport), num(r.Share429), strconv.FormatInt(r.Upstream, 10),
 			num(r.Amplification), num(r.HedgedShare), "", "", opt(r.Load), strconv.FormatBool(r.Overload), opt(r.MaxLoad),
@@ -341,10 +353,10 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 			rec[22], rec[23] = strconv.FormatInt(r.Wasted.Cancelled, 10), num(r.Wasted.Seconds)
 		}
 		if r.Control != nil {
-			rec[27], rec[28], rec[29] = strconv.Itoa(r.Control.Calls.N), num(r.Control.Calls.P99), strconv.Itoa(r.Control.Errors)
+			rec[27], rec[28], rec[29] = strconv.Itoa(r.Control.Calls.N), fig(r.Control.Calls, r.Control.Calls.P99), strconv.Itoa(r.Control.Errors)
 		}
 		if o := r.Operations; o != nil {
-			rec[30], rec[31], rec[32], rec[33] = strconv.Itoa(o.Ops.N), num(o.Ops.P50), num(o.Ops.P99), strconv.Itoa(o.Failed)
+			rec[30], rec[31], rec[32], rec[33] = strconv.Itoa(o.Ops.N), fig(o.Ops, o.Ops.P50), fig(o.Ops, o.Ops.P99), strconv.Itoa(o.Failed)
 		}
 		_ = cw.Write(rec)
 	}

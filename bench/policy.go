@@ -63,13 +63,13 @@ func ParsePolicy(s string) (Policy, error) {
 	case strings.HasPrefix(s, "auto:"):
 		q, err := strconv.ParseFloat(strings.TrimPrefix(s, "auto:"), 64)
 		if err != nil || q <= 0 || q >= 1 {
-			return Policy{}, fmt.Errorf("bench: policy %q: the quantile must be in (0,1)", s)
+			return Policy{}, fmt.Errorf("bench: --policies: %q: the quantile must be in (0,1)", s)
 		}
 		return autoPolicy(q), nil
 	}
 	d, err := time.ParseDuration(strings.TrimPrefix(s, "fixed:"))
 	if err != nil || d <= 0 {
-		return Policy{}, fmt.Errorf("bench: unknown policy %q (want direct, off, immediate, auto, auto:Q or a delay such as 120ms)", s)
+		return Policy{}, fmt.Errorf("bench: --policies: unknown policy %q (want direct, off, immediate, auto, auto:Q or a delay such as 120ms)", s)
 	}
 	return fixedPolicy(d), nil
 }

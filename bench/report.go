@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -108,7 +109,7 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 	var main, ctl []time.Duration
 	var lags []time.Duration
 	ops := map[int][]Sample{}
-	ctlErrors, hedged, seen429 := 0, 0, 0
+	ctlErrors, ctlAnswered, hedged, seen429 := 0, 0, 0, 0
 	for _, s := range res.Samples {
 		if s.Warm {
 			continue
@@ -118,6 +119,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 			ctl = append(ctl, s.Latency)
 			if !s.OK() {
 				ctlErrors++
+			}
+			if answered(s) {
+				ctlAnswered++
 			}
 			continue
 		}
@@ -156,6 +160,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 		row.DeadlineMisses = ptr(0)
 	}
 	row.Calls = figuresOf(main)
+	if row.OK+row.RPCErrors == 0 {
+		row.Calls = unanswered(len(main))
+	}
 	row.Amplification = amplification(row.Upstream, len(main))
 	if len(main) > 0 {
 		row.HedgedShare = float64(hedged) / float64(len(main))
@@ -163,6 +170,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 	}
 	if w.ControlShare > 0 {
 		row.Control = &Tenant{Calls: figuresOf(ctl), Errors: ctlErrors}
+		if ctlAnswered == 0 {
+			row.Control.Calls = unanswered(len(ctl))
+		}
 	}
 	if w.Fanout.calls() > 1 {
 		o := &Operations{K: w.Fanout.calls(), Q: w.Fanout.quorum()}
@@ -175,6 +185,9 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 			}
 		}
 		o.Ops = figuresOf(lat)
+		if row.Calls.Unanswered {
+			o.Ops = unanswered(len(lat))
+		}
 		row.Operations = o
 	}
 	row.warnThin("calls", row.Calls)
@@ -191,6 +204,34 @@ func summarize(p Policy, res *Result, w Workload, deadline time.Duration) Row {
 		row.Warnings = append(row.Warnings, msg)
 	}
 	return row
+}
+
+// answered says whether a call got an answer: a result or a JSON-RPC
+// error, not a failed connection, an HTTP error or a timeout.
+func answered(s Sample) bool {
+	o := s.Outcome()
+	return o == OutcomeOK || o == OutcomeRPCError
+}
+
+// unanswered are the figures of n calls or operations none of which got
+// an answer: no latencies (n = 0: none at all).
+func unanswered(n int) Figures { return Figures{N: n, Unanswered: n > 0} }
+
+// Unanswered is an error naming each row whose calls of the main tenant,
+// or of the control tenant, got no answer at all (a target that refused
+// every connection, or never answered): the run failed. nil otherwise.
+func (c *Comparison) Unanswered() error {
+	var errs []error
+	for _, r := range c.Rows {
+		if r.Calls.Unanswered {
+			errs = append(errs, fmt.Errorf("bench: row %s: none of %d calls got an answer (%d transport failures, %d timeouts); the first: %s",
+				r.Policy, r.Calls.N, r.Transport, r.Incomplete, r.FirstFailure))
+		}
+		if r.Control != nil && r.Control.Calls.Unanswered {
+			errs = append(errs, fmt.Errorf("bench: row %s: none of the control tenant's %d calls got an answer", r.Policy, r.Control.Calls.N))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (r *Row) warnThin(what string, f Figures) {

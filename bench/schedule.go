@@ -24,7 +24,7 @@ func ParseArrivals(s string) (Arrivals, error) {
 	case "poisson":
 		return Poisson, nil
 	}
-	return 0, fmt.Errorf("bench: unknown arrivals %q (want uniform or poisson)", s)
+	return 0, fmt.Errorf("bench: --arrivals: %q is not uniform or poisson", s)
 }
 
 func (a Arrivals) String() string {

@@ -39,10 +39,10 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("bench: --duration: want (0, 1h], got %s", w.Duration)
 	case w.Warmup < 0 || w.Warmup > time.Hour:
 		return fmt.Errorf("bench: --warmup: want [0, 1h], got %s", w.Warmup)
-	case w.ControlShare < 0 || w.ControlShare >= 1:
+	case !(w.ControlShare >= 0 && w.ControlShare < 1): // NaN included
 		return fmt.Errorf("bench: --control-share: want [0, 1), got %v", w.ControlShare)
-	case w.Timeout < 0:
-		return fmt.Errorf("bench: --timeout: must not be negative")
+	case w.Timeout < 0 || w.Timeout > time.Hour:
+		return fmt.Errorf("bench: --timeout: want (0s, 1h], got %s", w.Timeout)
 	case w.Count > 0 && time.Duration(float64(w.Count)/w.Rate*float64(time.Second)) > time.Hour:
 		return fmt.Errorf("bench: --count %d at --rate %v lasts over an hour", w.Count, w.Rate)
 	}

@@ -3,22 +3,37 @@ package engine
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
 // BaseURL reads a command line's URL of a running rpcdash (status --admin,
 // console --attach, bench --target/--admin, drill --admin/--target): a
-// full URL (http://127.0.0.1:8546) or a bare host:port, which means http.
-// It returns scheme://host[/path] without a trailing slash; flag names the
-// flag in the error, and a credential in the value is never shown.
+// full URL (http://127.0.0.1:8546) or a bare host:port, which means http;
+// a bare host without its port (127.0.0.1) is refused, not taken for
+// port 80, and so is a port outside 1–65535. It returns
+// scheme://host[/path] without a trailing slash; flag names the flag in
+// the error, and a credential in the value is never shown.
 func BaseURL(flag, raw string) (string, error) {
 	s := strings.TrimSpace(raw)
-	if !strings.Contains(s, "://") {
+	bare := !strings.Contains(s, "://")
+	if bare {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
+		!portOK(u, bare) {
 		return "", fmt.Errorf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, ShowConfigValue(raw))
 	}
 	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
+}
+
+// portOK: a bare host:port needs its port; a URL's port, when it has the
+// colon of one, is a number in 1–65535.
+func portOK(u *url.URL, bare bool) bool {
+	if u.Port() == "" {
+		return !bare && !strings.HasSuffix(u.Host, ":")
+	}
+	n, err := strconv.Atoi(u.Port())
+	return err == nil && n >= 1 && n <= 65535
 }

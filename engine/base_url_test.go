@@ -17,13 +17,18 @@ func TestBaseURL_FullURLOrHostPort(t *testing.T) {
 		"localhost:8546":          "http://localhost:8546",
 		"[::1]:8546":              "http://[::1]:8546",
 		"https://rpc.example/v1/": "https://rpc.example/v1",
+		"http://127.0.0.1":        "http://127.0.0.1",
+		"https://[::1]:8546":      "https://[::1]:8546",
 	} {
 		got, err := engine.BaseURL("--admin", raw)
 		if err != nil || got != want {
 			t.Errorf("BaseURL(%q) = %q, %v; want %q", raw, got, err, want)
 		}
 	}
-	for _, raw := range []string{"", "ftp://127.0.0.1:1", "http://", "http://user:pw@127.0.0.1:1"} {
+	// A bare host is not a host:port (it was taken for port 80), nor is an
+	// empty or impossible port.
+	for _, raw := range []string{"", "ftp://127.0.0.1:1", "http://", "http://user:pw@127.0.0.1:1",
+		"127.0.0.1", "localhost", "[::1]", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "http://127.0.0.1:", "user:pw@127.0.0.1"} {
 		_, err := engine.BaseURL("--admin", raw)
 		if err == nil || !strings.HasPrefix(err.Error(), "--admin: ") {
 			t.Errorf("BaseURL(%q): %v, want an error naming --admin", raw, err)

@@ -3,6 +3,7 @@ package sim
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -66,14 +67,54 @@ func (s Scenario) Apply(c *Config, index int, given map[string]bool) {
 
 // Validate reports the first invalid value, naming its flag.
 func (s Scenario) Validate() error {
-	if s.Endpoints < 1 || s.Endpoints > 64 {
-		return fmt.Errorf("--endpoints: want 1 to 64, got %d", s.Endpoints)
+	if err := s.check(nil); err != nil {
+		return err
 	}
-	if s.Capacity < 0 {
-		return fmt.Errorf("--capacity: must not be negative, got %v", s.Capacity)
+	l := s.Latency
+	switch {
+	case l.TailProb > 0 && l.TailMax < l.TailMin:
+		return fmt.Errorf("--tail-max: %s is below --tail-min %s", l.TailMax, l.TailMin)
+	case l.Correlated > 0 && l.TailProb <= 0:
+		return fmt.Errorf("--correlated: %v shares tail events, but --tail is 0", l.Correlated)
 	}
-	if err := s.Latency.validate(); err != nil {
+	if err := l.validate(); err != nil {
 		return fmt.Errorf("scenario: %w", err)
+	}
+	return nil
+}
+
+// ValidateFlags reports the first of the given flags (given holds flag
+// names, as from flag.FlagSet.Visit) whose value is out of range, naming
+// the flag and the range. Only the given ones are checked: with presets
+// the others are not in force. A value given is never read as "the
+// default": --incident 0s is refused, where left out it means
+// DefaultIncident.
+func (s Scenario) ValidateFlags(given map[string]bool) error {
+	return s.check(given)
+}
+
+// check checks each flag's own range: of the given ones (nil: all).
+func (s Scenario) check(given map[string]bool) error {
+	l := s.Latency
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for _, c := range []struct {
+		flag, want string
+		bad        bool
+		got        any
+	}{
+		{"endpoints", "1 to 64", s.Endpoints < 1 || s.Endpoints > 64, s.Endpoints},
+		{"median", "a duration of 0s or more", l.Median < 0, l.Median},
+		{"sigma", "a number of 0 or more", !(l.Sigma >= 0) || !finite(l.Sigma), l.Sigma},
+		{"tail", "[0, 1]", !(l.TailProb >= 0 && l.TailProb <= 1), l.TailProb},
+		{"tail-min", "a duration of 0s or more", l.TailMin < 0, l.TailMin},
+		{"tail-max", "a duration of 0s or more", l.TailMax < 0, l.TailMax},
+		{"capacity", "requests per second, 0 or more (0: no limit)", !(s.Capacity >= 0) || !finite(s.Capacity), s.Capacity},
+		{"correlated", "[0, 1]", !isShare(l.Correlated), l.Correlated},
+		{"incident", "a positive duration", l.Incident < 0 || given != nil && l.Incident == 0, l.Incident},
+	} {
+		if (given == nil || given[c.flag]) && c.bad {
+			return fmt.Errorf("--%s: want %s, got %v", c.flag, c.want, c.got)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"flag"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,39 @@ func TestScenario_ValidateNamesTheFlag(t *testing.T) {
 		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: %v, want it to name %s", s, err, want)
 		}
+	}
+}
+
+// Each flag's own range is checked with the flag named; ValidateFlags
+// checks only the flags given (presets set the others), and refuses a
+// given --incident 0s, which left out means DefaultIncident.
+func TestScenario_ValidateFlagsChecksTheGivenOnes(t *testing.T) {
+	nan := math.NaN()
+	for want, s := range map[string]Scenario{
+		"--tail":     {Endpoints: 1, Latency: Latency{TailProb: nan}},
+		"--sigma":    {Endpoints: 1, Latency: Latency{Sigma: -1}},
+		"--median":   {Endpoints: 1, Latency: Latency{Median: -time.Millisecond}},
+		"--tail-max": {Endpoints: 1, Latency: Latency{TailProb: 0.1, TailMin: time.Second, TailMax: time.Millisecond}},
+		"--capacity": {Endpoints: 1, Capacity: nan},
+	} {
+		if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), want+": ") {
+			t.Errorf("Validate %+v: %v, want it to name %s", s, err, want)
+		}
+	}
+	bad := Scenario{Endpoints: 0, Latency: Latency{TailProb: 2, Correlated: 0.5}}
+	if err := bad.ValidateFlags(map[string]bool{"correlated": true}); err != nil {
+		t.Errorf("ValidateFlags checked flags not given: %v", err)
+	}
+	if err := bad.ValidateFlags(map[string]bool{"tail": true}); err == nil || !strings.HasPrefix(err.Error(), "--tail: want [0, 1]") {
+		t.Errorf("ValidateFlags(--tail 2): %v", err)
+	}
+	s := TailScenario()
+	s.Latency.Correlated = 0.5
+	if err := s.Validate(); err != nil {
+		t.Errorf("--correlated without --incident: %v", err)
+	}
+	if err := s.ValidateFlags(map[string]bool{"correlated": true, "incident": true}); err == nil || !strings.Contains(err.Error(), "--incident") {
+		t.Errorf("--incident 0s given: %v, want it refused", err)
 	}
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
+)
+
+// runBounded is run with a bound: a command line that should have been
+// refused but runs (a sim serving until SIGINT) fails the test instead of
+// hanging it.
+func runBounded(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(args, &out, &errb) }()
+	select {
+	case code = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%v ran instead of being refused", args)
+	}
+	return code, out.String(), errb.String()
+}
+
+// A flag's bad value, whichever the command, is a usage error: exit 2,
+// nothing on stdout, and on stderr the error naming the flag, then the
+// command's usage. A value given is never replaced by a default (drill
+// --breaker-failures 0 ran with 3, bench --timeout 0s with 10s), and a bare
+// host is not a HOST:PORT (it was taken for port 80).
+func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
+	// Before the value under test, so that it wins: a run that is not
+	// refused is short.
+	short := []string{"--duration", "200ms", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", ""}
+	bench := func(args ...string) []string { return append(append([]string{"bench"}, short...), args...) }
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{bench("--rate", "-5"), "--rate"},
+		{bench("--rate", "0"), "--rate"},
+		{bench("--duration", "0s"), "--duration"},
+		{bench("--mix", "eth_call=abc"), "--mix"},
+		{bench("--policies", "bogus"), "--policies"},
+		{bench("--quantiles", "1.5"), "--quantiles"},
+		{bench("--endpoints", "0"), "--endpoints"},
+		{bench("--tail", "2"), "--tail"},
+		{bench("--tail", "NaN"), "--tail"},
+		{bench("--sigma", "-1"), "--sigma"},
+		{bench("--incident", "0s", "--correlated", "0.5"), "--incident"},
+		{bench("--fanout", "0"), "--fanout"},
+		{bench("--count", "-1"), "--count"},
+		{bench("--count", "0"), "--count"},
+		{bench("--params", "notjson"), "--params"},
+		{bench("--delays", "-5ms"), "--delays"},
+		{bench("--arrivals", "burst"), "--arrivals"},
+		{bench("--control-share", "2"), "--control-share"},
+		{bench("--control-share", "NaN"), "--control-share"},
+		{bench("--timeout", "-1s"), "--timeout"},
+		{bench("--timeout", "0s"), "--timeout"},
+		{bench("--warmup", "-1s"), "--warmup"},
+		{bench("--deadline", "-1s"), "--deadline"},
+		{bench("--max-extra", "0"), "--max-extra"},
+		{bench("--format", "yaml"), "--format"},
+		{bench("--json", "--format", "csv"), "--format"},
+		{[]string{"bench", "--target", "127.0.0.1", "--duration", "200ms", "--warmup", "0s"}, "--target"},
+		{[]string{"bench", "--target", "127.0.0.1:1", "--admin", "localhost", "--duration", "200ms", "--warmup", "0s"}, "--admin"},
+		{[]string{"sim", "--endpoints", "0"}, "--endpoints"},
+		{[]string{"sim", "--tail", "1.5"}, "--tail"},
+		{[]string{"sim", "--tail", "1.5", "steady"}, "--tail"},
+		{[]string{"sim", "--sigma", "-1"}, "--sigma"},
+		{[]string{"sim", "--chain", "btc"}, "--chain"},
+		{[]string{"sim", "--capacity", "-1"}, "--capacity"},
+		{[]string{"sim", "steady", "--endpoints", "2"}, "--endpoints"},
+		{[]string{"sim", "nope"}, `"nope"`},
+		{[]string{"serve", "--log-level", "bogus"}, "--log-level"},
+		{[]string{"console", "--log-level", "bogus"}, "--log-level"},
+		{[]string{"console", "--attach", "127.0.0.1"}, "--attach"},
+		{[]string{"status", "--admin", "127.0.0.1"}, "--admin"},
+		{[]string{"status", "--admin", "127.0.0.1:0"}, "--admin"},
+		{[]string{"status", "--json", "--format", "table"}, "--format"},
+		{[]string{"drill", "--breaker-failures", "0"}, "--breaker-failures"},
+		{[]string{"drill", "--breaker-successes", "-2"}, "--breaker-successes"},
+		{[]string{"drill", "--breaker-cooldown", "-1s"}, "--breaker-cooldown"},
+		{[]string{"drill", "--probe-interval", "0s"}, "--probe-interval"},
+		{[]string{"drill", "--step-timeout", "0s"}, "--step-timeout"},
+		{[]string{"drill", "--mode", "latency", "--latency", "0s"}, "--latency"},
+		{[]string{"drill", "--mode", "error", "--latency", "1s"}, "--latency"},
+		{[]string{"drill", "--admin", "127.0.0.1", "--no-load"}, "--admin"},
+		{[]string{"drill", "--admin", "127.0.0.1:1", "--target", "127.0.0.1"}, "--target"},
+	} {
+		name := strings.Replace(strings.Join(tc.args, " "), strings.Join(short, " ")+" ", "", 1)
+		t.Run(name, func(t *testing.T) {
+			code, out, errb := runBounded(t, tc.args...)
+			if code != 2 || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 2 and nothing on stdout; stderr:\n%s", code, out, errb)
+			}
+			first, rest, _ := strings.Cut(errb, "\n")
+			if !strings.HasPrefix(first, "rpcdash: ") || !strings.Contains(first, tc.flag) {
+				t.Errorf("the error %q does not name %s", first, tc.flag)
+			}
+			if !strings.HasPrefix(rest, "usage:\n  rpcdash") || !strings.Contains(rest, "flags:") {
+				t.Errorf("no usage after the error:\n%s", errb)
+			}
+		})
+	}
+}
+
+// bench --help is headed like every other command's, not by the flag
+// package's "Usage of rpcdash bench:".
+func TestRun_BenchHelpIsHeadedLikeTheOthers(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "--help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "usage:\n  rpcdash bench [--mix") || strings.Contains(out.String(), "Usage of") {
+		t.Errorf("bench --help:\n%s", out.String())
+	}
+}
+
+// bench against a port nothing listens on fails (exit 1) before the run,
+// saying so, instead of reporting connection failures as 1 ms latencies
+// and exiting 0.
+func TestBench_UnreachableTargetFails(t *testing.T) {
+	refused := testutil.FreeAddrs(t, 1)[0] // closed again: nothing listens there
+	code, out, errb := runBounded(t, "bench", "--target", refused, "--duration", "1s", "--warmup", "1s", "--rate", "20")
+	if code != 1 || out != "" || !strings.Contains(errb, "--target http://"+refused+": nothing answers there") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, no report and the error naming the target", code, out, errb)
+	}
+	if strings.Contains(errb, "row(s)") {
+		t.Errorf("announced a run it could not make: %s", errb)
+	}
+}
+
+// Flags may follow the presets: `rpcdash sim steady --median 1ms` said
+// unknown preset "--median".
+func TestSim_FlagsAfterPresets(t *testing.T) {
+	p := startProc(t, "sim", "steady", "--median", "1ms", "fast")
+	for _, name := range []string{"steady", "fast"} {
+		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
+	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
