@@ -83,24 +83,7 @@ func TestDrill_PassesAgainstTheEmbeddedEngine(t *testing.T) {
 // expects it to, with a message that says so, and the fault does not
 // outlive the drill.
 func TestDrill_FailsWhenTheBreakerNeverOpens(t *testing.T) {
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.CloseAll(sims)
-	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 1_000_000, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond}
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i)})
-	}
-	eng, err := startEngine(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Stop()
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 1_000_000, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond})
 
 	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
 		Mode: "error", StepTimeout: 3 * time.Second}, nil)
@@ -188,28 +171,9 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 	// The old bound: max(step timeout, 4 × cooldown + (successes+3) probes
 	// + this slack) = max(1s, 0.8s + 0.3s + 0.2s) = 1.3s after the clear.
 	bench.SetReadmitSlack(t, 200*time.Millisecond)
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
-			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.CloseAll(sims)
 	const cooldown = 200 * time.Millisecond
-	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: cooldown,
-		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3}
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
-	}
-	eng, err := startEngine(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Stop()
-	defer http.DefaultClient.CloseIdleConnections()
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: cooldown,
+		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3})
 
 	// alpha's probes fail under an error fault: its breaker opens, and
 	// each failed trial doubles its cooldown, up to 1.6s; cleared, it
@@ -314,27 +278,8 @@ func TestDrill_ReadmitWaitIsTheBreakers(t *testing.T) {
 // cooldowns up to the step timeout. (A fault of the test's own, put back
 // as soon as the drill clears its.)
 func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
-			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.CloseAll(sims)
-	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 200 * time.Millisecond,
-		ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3}
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
-	}
-	eng, err := startEngine(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Stop()
-	defer http.DefaultClient.CloseIdleConnections()
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 200 * time.Millisecond,
+		ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3})
 	defer adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/endpoints/alpha/fault", "", nil)
 
 	start := time.Now()
@@ -355,4 +300,33 @@ func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
 	if took > 15*time.Second { // the step timeout is 30s
 		t.Errorf("gave up after %s", took)
 	}
+}
+
+// startDrillEngine starts three sims, alpha, beta and gamma (20, 40 and
+// 60 ms, a block every 250 ms), each its own provider and region, and an
+// engine over them as spec says; both stop with the test.
+func startDrillEngine(t *testing.T, spec bench.EngineSpec) bench.Engine {
+	t.Helper()
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.CloseAll(sims) })
+	for i, u := range sims {
+		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
+	}
+	eng, err := startEngine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		eng.Stop()
+		http.DefaultClient.CloseIdleConnections()
+	})
+	return eng
 }
