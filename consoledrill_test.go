@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -21,20 +20,13 @@ import (
 // and 60 ms apart, a one-second cooldown, probes every 200 ms.
 func drillEngine(t *testing.T) bench.Engine {
 	t.Helper()
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
-			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	sims, endpoints, err := bench.StartDrillPool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.CloseAll(sims) })
-	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond, MaxHeadLag: 3}
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprintf("p%d", i), Region: "r"})
-	}
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond,
+		MaxHeadLag: 3, Endpoints: endpoints}
 	eng, err := benchengine.Start(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -49,22 +49,13 @@ func DrillEmbedded(ctx context.Context, cfg DrillConfig, e EmbeddedDrill, start 
 	if e.ProbeInterval <= 0 {
 		e.ProbeInterval = def.ProbeInterval
 	}
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
-			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	sims, endpoints, err := StartDrillPool()
 	if err != nil {
 		return nil, err
 	}
 	defer sim.CloseAll(sims)
 	spec := EngineSpec{Hedging: true, BreakerFailures: e.BreakerFailures, BreakerSuccesses: e.BreakerSuccesses,
-		BreakerCooldown: e.BreakerCooldown, ProbeInterval: e.ProbeInterval, MaxHeadLag: 3}
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, EndpointSpec{Name: u.Name(), URL: u.URL(),
-			Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
-	}
+		BreakerCooldown: e.BreakerCooldown, ProbeInterval: e.ProbeInterval, MaxHeadLag: 3, Endpoints: endpoints}
 	eng, err := start(spec)
 	if err != nil {
 		return nil, fmt.Errorf("drill: start engine: %w", err)
@@ -110,4 +101,24 @@ func StepLine(s DrillStep) string {
 		return fmt.Sprintf("[%s] %d %s", mark, s.Index+1, s.Name)
 	}
 	return fmt.Sprintf("[%s] %d %s (%s): %s", mark, s.Index+1, s.Name, s.Took.Round(time.Millisecond), s.Summary)
+}
+
+// StartDrillPool starts the embedded drill's upstreams on loopback: sims
+// alpha, beta and gamma (20, 40 and 60 ms, a block every 250 ms), each its
+// own provider and region; close them with sim.CloseAll.
+func StartDrillPool() ([]*sim.Upstream, []EndpointSpec, error) {
+	var cfgs []sim.Config
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
+			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
+	}
+	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	if err != nil {
+		return nil, nil, err
+	}
+	var eps []EndpointSpec
+	for i, u := range sims {
+		eps = append(eps, EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprintf("provider-%d", i), Region: fmt.Sprintf("region-%d", i)})
+	}
+	return sims, eps, nil
 }

@@ -302,24 +302,16 @@ func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
 	}
 }
 
-// startDrillEngine starts three sims, alpha, beta and gamma (20, 40 and
-// 60 ms, a block every 250 ms), each its own provider and region, and an
-// engine over them as spec says; both stop with the test.
+// startDrillEngine starts the embedded drill's sims (bench.StartDrillPool)
+// and an engine over them as spec says; both stop with the test.
 func startDrillEngine(t *testing.T, spec bench.EngineSpec) bench.Engine {
 	t.Helper()
-	var cfgs []sim.Config
-	for i, name := range []string{"alpha", "beta", "gamma"} {
-		cfgs = append(cfgs, sim.Config{Name: name, Seed: int64(i + 1), BlockTime: 250 * time.Millisecond,
-			Latency: sim.Latency{Median: time.Duration(20*(i+1)) * time.Millisecond, Sigma: 0.1}})
-	}
-	sims, err := sim.StartSet(cfgs, "127.0.0.1")
+	sims, endpoints, err := bench.StartDrillPool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.CloseAll(sims) })
-	for i, u := range sims {
-		spec.Endpoints = append(spec.Endpoints, bench.EndpointSpec{Name: u.Name(), URL: u.URL(), Provider: fmt.Sprint(i), Region: fmt.Sprint(i)})
-	}
+	spec.Endpoints = endpoints
 	eng, err := startEngine(spec)
 	if err != nil {
 		t.Fatal(err)
