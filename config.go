@@ -21,6 +21,24 @@ import (
 // key.
 func loadConfig(path string) (engine.Config, error) { return loadConfigData(path, nil) }
 
+// fileSettings are the file's own settings, with their TOML types: what
+// the environment overrides and the decoder converts is not in them.
+func fileSettings(path string, data []byte) (map[string]any, error) {
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("toml")
+	if data != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			return nil, err
+		}
+		return v.AllSettings(), nil
+	}
+	if err := v.ReadInConfig(); err != nil {
+		return nil, err
+	}
+	return v.AllSettings(), nil
+}
+
 // loadConfigData is loadConfig over data (named path in messages) when
 // data is not nil: the shipped config embedded in the binary.
 func loadConfigData(path string, data []byte) (engine.Config, error) {
@@ -45,6 +63,11 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	problems := unknownEnv(os.Environ(), keys)
+	fileTypes, err := fileSettings(path, data)
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	typeProblems := fileTypeProblems(reflect.TypeOf(cfg), fileTypes, "")
 	if top, nested := unknownKeys(reflect.TypeOf(cfg), v.AllSettings(), ""); len(top)+len(nested) > 0 {
 		if len(top) > 0 {
 			problems = append(problems, engine.ConfigProblem{Why: "unknown top-level keys: " + strings.Join(top, ", ")})
@@ -67,6 +90,27 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		for _, d := range decodeProblems(err, reflect.TypeOf(cfg), v.AllSettings()) {
 			badKeys[d.Key] = true
 			problems = append(problems, d)
+		}
+	}
+	// The values of the wrong type the decoder converted rather than
+	// refused ("4" for a whole number); those it refused it has named.
+	typeProblems = slices.DeleteFunc(typeProblems, func(p engine.ConfigProblem) bool { return badKeys[p.Key] })
+	for _, p := range typeProblems {
+		badKeys[p.Key] = true
+		problems = append(problems, p)
+	}
+	// A value of the wrong type was converted by the decoder: it keeps the
+	// default, as a value that failed to decode does, so that validation
+	// does not judge what the file did not say (server.listen = true read
+	// as "1", then "not a loopback address").
+	def := reflect.ValueOf(engine.Default())
+	for _, p := range typeProblems {
+		if f, d := valueAt(reflect.ValueOf(&cfg).Elem(), p.Key), valueAt(def, p.Key); f.IsValid() && f.CanSet() {
+			if d.IsValid() {
+				f.Set(d)
+			} else {
+				f.SetZero()
+			}
 		}
 	}
 	for _, p := range validationProblems(cfg) {

@@ -237,3 +237,126 @@ func wholeNumbersOnly() mapstructure.DecodeHookFuncType {
 		return data, nil
 	}
 }
+
+// fileTypeProblems finds the values the file gives as another TOML type
+// than their key takes: `failures = "4"`, `enabled = "true"`, `listen =
+// true`. The decoder converts such values (it must: the environment's are
+// all text), so the file's are checked on their own, before it.
+func fileTypeProblems(t reflect.Type, settings map[string]any, prefix string) []engine.ConfigProblem {
+	var out []engine.ConfigProblem
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("mapstructure")
+		val, ok := settings[tag]
+		if tag == "" || !ok {
+			continue
+		}
+		key, ft := prefix+tag, t.Field(i).Type
+		switch {
+		case ft.Kind() == reflect.Struct:
+			if m, ok := val.(map[string]any); ok {
+				out = append(out, fileTypeProblems(ft, m, key+".")...)
+			}
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			for j, el := range sections(val) {
+				out = append(out, fileTypeProblems(ft.Elem(), el, fmt.Sprintf("%s[%d].", key, j))...)
+			}
+		case !fileTypeFits(ft, val):
+			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(val)})
+		}
+	}
+	return out
+}
+
+// sections are a list of tables as viper reads one.
+func sections(val any) []map[string]any {
+	switch l := val.(type) {
+	case []map[string]any:
+		return l
+	case []any:
+		var out []map[string]any
+		for _, el := range l {
+			if m, ok := el.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// fileTypeFits says whether a value read from TOML has a type the field
+// takes. Durations, numbers' wholeness and lists are the decode hooks' to
+// judge (their messages say more).
+func fileTypeFits(t reflect.Type, val any) bool {
+	if t == reflect.TypeOf(time.Duration(0)) {
+		return true
+	}
+	switch val.(type) {
+	case []any, map[string]any:
+		return true // the decoder refuses these itself
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		_, ok := val.(bool)
+		return ok
+	case reflect.String:
+		_, ok := val.(string)
+		return ok
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		switch val.(type) {
+		case int, int64, float64:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+func tomlType(val any) string {
+	switch val.(type) {
+	case string:
+		return "text"
+	case bool:
+		return "a boolean"
+	case int, int64, float64:
+		return "a number"
+	}
+	return "a " + fmt.Sprintf("%T", val)
+}
+
+func fileTypeHint(val any) string {
+	if _, ok := val.(string); ok {
+		return " (write it without quotes)"
+	}
+	return " (quote it)"
+}
+
+// valueAt is the settable field a key names in the config v points into,
+// or an invalid Value.
+func valueAt(v reflect.Value, key string) reflect.Value {
+	for _, step := range keyPath(key) {
+		switch v.Kind() {
+		case reflect.Struct:
+			next := reflect.Value{}
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).Tag.Get("mapstructure") == step {
+					next = v.Field(i)
+				}
+			}
+			v = next
+		case reflect.Slice:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= v.Len() {
+				return reflect.Value{}
+			}
+			v = v.Index(i)
+		default:
+			return reflect.Value{}
+		}
+		if !v.IsValid() {
+			return v
+		}
+	}
+	return v
+}

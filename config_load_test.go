@@ -190,3 +190,43 @@ dealy = "10ms"
 		t.Errorf("suggested a key for one nothing is near:\n%s", msg)
 	}
 }
+
+// A value of the wrong TOML type stops start-up even where the decoder
+// could convert it ("4" for a whole number, "true" for a boolean, true
+// for text), as README says; the environment's values, all text, are
+// still converted.
+func TestLoadConfig_AValueOfTheWrongTypeIsRefusedNotConverted(t *testing.T) {
+	body := `[server]
+listen = true
+[breaker]
+failures = "4"
+[hedge]
+enabled = "true"
+[[endpoints]]
+name = 5
+url = "sim://steady"
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`server.listen: true is a boolean, not a string (quote it)`,
+		`breaker.failures: "4" is text, not a whole number (write it without quotes)`,
+		`hedge.enabled: "true" is text, not true or false (write it without quotes)`,
+		`endpoints[0].name: 5 is a number, not a string (quote it)`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "loopback") || strings.Count(msg, "\n") != 4 {
+		t.Errorf("want the four type errors and nothing that follows from a converted value:\n%s", msg)
+	}
+	t.Setenv("RPCDASH_BREAKER_FAILURES", "4")
+	cfg, err := loadConfig(writeConfig(t, "[[endpoints]]\nname = \"a\"\nurl = \"sim://steady\"\n"))
+	if err != nil || cfg.Breaker.Failures != 4 {
+		t.Fatalf("RPCDASH_BREAKER_FAILURES=4: failures %d, %v", cfg.Breaker.Failures, err)
+	}
+}
