@@ -19,33 +19,31 @@ import (
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
 // over engine.Default, and rejects unknown keys and bad values naming each
 // key.
-func loadConfig(path string) (engine.Config, error) { return loadConfigData(path, nil) }
+func loadConfig(path string) (engine.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return engine.Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	return loadConfigData(path, data)
+}
 
 // fileSettings are the file's own settings, with their TOML types: what
 // the environment overrides and the decoder converts is not in them.
-func fileSettings(path string, data []byte) (map[string]any, error) {
+func fileSettings(data []byte) (map[string]any, error) {
 	v := viper.New()
-	v.SetConfigFile(path)
 	v.SetConfigType("toml")
-	if data != nil {
-		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-			return nil, err
-		}
-		return v.AllSettings(), nil
-	}
-	if err := v.ReadInConfig(); err != nil {
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, err
 	}
 	return v.AllSettings(), nil
 }
 
-// loadConfigData is loadConfig over data (named path in messages) when
-// data is not nil: the shipped config embedded in the binary.
+// loadConfigData is loadConfig over data, named path in messages (the
+// shipped config embedded in the binary, or the file read).
 func loadConfigData(path string, data []byte) (engine.Config, error) {
 	// Decoding over the defaults keeps every zero the file sets explicitly.
 	cfg := engine.Default()
 	v := viper.New()
-	v.SetConfigFile(path)
 	v.SetConfigType("toml")
 	// Each key is bound to its variable by name (envName): viper's prefix
 	// and key replacer apply only to AutomaticEnv, which is not used.
@@ -55,15 +53,11 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 			return cfg, err
 		}
 	}
-	read := v.ReadInConfig
-	if data != nil {
-		read = func() error { return v.ReadConfig(bytes.NewReader(data)) }
-	}
-	if err := read(); err != nil {
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	problems := unknownEnv(os.Environ(), keys)
-	fileTypes, err := fileSettings(path, data)
+	fileTypes, err := fileSettings(data)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,7 +48,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	if fs.NArg() > 0 {
 		return f, cli.Usagef("console: unexpected argument %q", fs.Arg(0))
 	}
-	fs.Visit(func(fl *flag.Flag) { f.configSet = f.configSet || fl.Name == "config" })
+	f.configSet = cli.Given(fs)["config"]
 	if f.token != "" && f.attach == "" {
 		return f, cli.Usagef("--token goes with --attach")
 	}

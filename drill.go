@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,8 +42,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := cli.Given(fs)
 	switch {
 	case fs.NArg() > 0:
 		return cli.Usagef("drill: unexpected arguments %q", fs.Args())

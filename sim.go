@@ -28,8 +28,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := cli.Given(fs)
 	scenarioGiven := false
 	for _, n := range sim.ScenarioFlags {
 		scenarioGiven = scenarioGiven || given[n]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -36,7 +35,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	switch {
 	case *format != "table" && *format != "csv" && *format != "json":
 		return cli.Usagef("status: --format %q is not one of table, csv, json", *format)
-	case *asJSON && *format != "json" && formatGiven(fs):
+	case *asJSON && *format != "json" && cli.Given(fs)["format"]:
 		return cli.Usagef("status: --json and --format %s disagree", *format)
 	case *asJSON:
 		*format = "json"
@@ -75,13 +74,6 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printSlowest(ctx, c, stdout, 5)
 	}
 	return nil
-}
-
-// formatGiven says whether --format was on the command line.
-func formatGiven(fs *flag.FlagSet) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
-	return given
 }
 
 // printSlowest prints the n slowest requests of the trace ring, each with

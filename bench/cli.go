@@ -84,8 +84,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if fs.NArg() > 0 {
 		return cli.Usagef("bench: unexpected arguments %q", fs.Args())
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := cli.Given(fs)
 	// Every value is checked before anything is sent: a bad one is a usage
 	// error (exit 2) naming its flag, and a value given is never taken for
 	// "the default" (--count 0, --timeout 0s).

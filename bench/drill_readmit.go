@@ -88,19 +88,7 @@ func cooldownWords(b engine.BreakerSnapshot, base time.Duration) string {
 	if b.Cooldown <= base || base <= 0 {
 		return "cooldown " + b.Cooldown.String()
 	}
-	var why []string
-	switch {
-	case b.Flaps == 1:
-		why = append(why, "it flapped")
-	case b.Flaps > 1:
-		why = append(why, fmt.Sprintf("it flapped %d times in a row", b.Flaps))
-	}
-	switch {
-	case b.Reopens == 1:
-		why = append(why, "a trial failed")
-	case b.Reopens > 1:
-		why = append(why, fmt.Sprintf("%d trials failed", b.Reopens))
-	}
+	why := b.WhyLonger()
 	s := fmt.Sprintf("cooldown %s, up from breaker.cooldown %s", b.Cooldown, base)
 	if len(why) > 0 {
 		s += " as " + strings.Join(why, " and ")

@@ -37,11 +37,7 @@ func TestDrill_PassesAgainstTheEmbeddedEngine(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			var log stepLog
 			rep, err := bench.DrillEmbedded(context.Background(), bench.DrillConfig{Mode: mode, Seed: 1}, bench.EmbeddedDrill{}, startEngine, log.add)
-			var text bytes.Buffer
-			if rep != nil {
-				rep.WriteText(&text)
-			}
-			t.Logf("\n%s", text.String())
+			text := logReport(t, rep)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,8 +68,8 @@ func TestDrill_PassesAgainstTheEmbeddedEngine(t *testing.T) {
 					t.Errorf("the cut-out step names no attempt that cut the endpoint out: %s", end.Summary)
 				}
 			}
-			if !strings.Contains(text.String(), "PASSED") {
-				t.Errorf("text report:\n%s", text.String())
+			if !strings.Contains(text, "PASSED") {
+				t.Errorf("text report:\n%s", text)
 			}
 		})
 	}
@@ -198,11 +194,7 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 	var log stepLog
 	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
 		Mode: "error", NoLoad: true, StepTimeout: time.Second}, log.add)
-	var text bytes.Buffer
-	if rep != nil {
-		rep.WriteText(&text)
-	}
-	t.Logf("\n%s", text.String())
+	logReport(t, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,4 +313,16 @@ func startDrillEngine(t *testing.T, spec bench.EngineSpec) bench.Engine {
 		http.DefaultClient.CloseIdleConnections()
 	})
 	return eng
+}
+
+// logReport puts a drill's report, as the CLI prints it, in the test's
+// log, and returns it.
+func logReport(t *testing.T, rep *bench.DrillReport) string {
+	t.Helper()
+	var text bytes.Buffer
+	if rep != nil {
+		rep.WriteText(&text)
+	}
+	t.Logf("\n%s", text.String())
+	return text.String()
 }

@@ -14,6 +14,13 @@ import (
 // send makes one request with the given headers ("Host" sets the Host).
 func (h *harness) send(method, url, body string, headers map[string]string) (int, string) {
 	h.t.Helper()
+	code, _, b := h.sendFor(method, url, body, headers)
+	return code, b
+}
+
+// sendFor is send that also returns the answer's headers.
+func (h *harness) sendFor(method, url, body string, headers map[string]string) (int, http.Header, string) {
+	h.t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	for k, v := range headers {
 		if k == "Host" {
@@ -28,7 +35,7 @@ func (h *harness) send(method, url, body string, headers map[string]string) (int
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, resp.Header, string(b)
 }
 
 const chainID = `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`
@@ -155,24 +162,14 @@ func TestBrowser_RefusalsCarryARequestID(t *testing.T) {
 		{"PUT", "PUT", nil, 405},
 		{"a websocket handshake", "GET", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}, 501},
 	} {
-		req, _ := http.NewRequest(c.method, h.rpc, strings.NewReader(chainID))
-		req.Header.Set("Content-Type", "application/json")
+		headers := map[string]string{"Content-Type": "application/json"}
 		for k, v := range c.headers {
-			if k == "Host" {
-				req.Host = v
-				continue
-			}
-			req.Header.Set(k, v)
+			headers[k] = v
 		}
-		resp, err := h.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		id := resp.Header.Get(engine.HeaderRequestID)
-		if resp.StatusCode != c.status || id == "" {
-			t.Errorf("%s: HTTP %d, request id %q; want %d with an id", c.name, resp.StatusCode, id, c.status)
+		code, h2, _ := h.sendFor(c.method, h.rpc, chainID, headers)
+		id := h2.Get(engine.HeaderRequestID)
+		if code != c.status || id == "" {
+			t.Errorf("%s: HTTP %d, request id %q; want %d with an id", c.name, code, id, c.status)
 			continue
 		}
 		if code, b := h.adminDo("GET", "/v1/requests/"+id, ""); code != 200 || !strings.Contains(string(b), "-32600") {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -121,6 +122,26 @@ type EndpointSnapshot struct {
 	Independence *IndependenceInfo
 	Score        ScoreParts    // the routing score over all methods
 	Series       []SeriesPoint // the last SeriesLength seconds, oldest first
+}
+
+// WhyLonger says why the breaker's cooldown is longer than
+// breaker.cooldown, if it knows: "it flapped", "a trial failed" (or how
+// many times), in that order; nil when neither.
+func (b BreakerSnapshot) WhyLonger() []string {
+	var why []string
+	switch {
+	case b.Flaps == 1:
+		why = append(why, "it flapped")
+	case b.Flaps > 1:
+		why = append(why, fmt.Sprintf("it flapped %d times in a row", b.Flaps))
+	}
+	switch {
+	case b.Reopens == 1:
+		why = append(why, "a trial failed")
+	case b.Reopens > 1:
+		why = append(why, fmt.Sprintf("%d trials failed", b.Reopens))
+	}
+	return why
 }
 
 // BreakerState is where an endpoint's circuit breaker stands; it reads

@@ -67,7 +67,7 @@ func (s Scenario) Apply(c *Config, index int, given map[string]bool) {
 
 // Validate reports the first invalid value, naming its flag.
 func (s Scenario) Validate() error {
-	if err := s.check(nil); err != nil {
+	if err := s.ValidateFlags(nil); err != nil {
 		return err
 	}
 	l := s.Latency
@@ -84,17 +84,12 @@ func (s Scenario) Validate() error {
 }
 
 // ValidateFlags reports the first of the given flags (given holds flag
-// names, as from flag.FlagSet.Visit) whose value is out of range, naming
+// names, as cli.Given returns them) whose value is out of range, naming
 // the flag and the range. Only the given ones are checked: with presets
 // the others are not in force. A value given is never read as "the
 // default": --incident 0s is refused, where left out it means
-// DefaultIncident.
+// DefaultIncident. nil checks every flag.
 func (s Scenario) ValidateFlags(given map[string]bool) error {
-	return s.check(given)
-}
-
-// check checks each flag's own range: of the given ones (nil: all).
-func (s Scenario) check(given map[string]bool) error {
 	l := s.Latency
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	for _, c := range []struct {

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -54,7 +53,7 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Down):
 		m.move(1)
 	case key.Matches(msg, k.Top):
-		m.move(-math.MaxInt / 2)
+		m.toTop()
 	case key.Matches(msg, k.Enter):
 		if m.layout().inlineDetail {
 			m.status = statusLine{text: "the detail of the selected endpoint is on the right"}
@@ -146,6 +145,19 @@ func (m Model) onLive(act func(Model) (tea.Model, tea.Cmd)) (tea.Model, tea.Cmd)
 	nm := next.(Model)
 	nm.snap, nm.epCursor, nm.mCursor = shown, epCursor, mCursor
 	return nm, cmd
+}
+
+// toTop puts the focused panel's cursor on its first row (the events:
+// the newest).
+func (m *Model) toTop() {
+	switch m.focus {
+	case focusEndpoints:
+		m.epCursor = 0
+	case focusMethods:
+		m.mCursor = 0
+	case focusEvents:
+		m.evOffset = 0
+	}
 }
 
 // move moves the focused panel's cursor.

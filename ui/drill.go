@@ -132,13 +132,7 @@ func (m Model) cooldownNotes() []string {
 	var notes []string
 	for _, ep := range m.snap.Endpoints {
 		b := ep.Breaker
-		var why []string
-		if b.Flaps > 0 {
-			why = append(why, "it flapped")
-		}
-		if b.Reopens > 0 {
-			why = append(why, "a trial failed")
-		}
+		why := b.WhyLonger()
 		switch {
 		case b.State != engine.BreakerClosed && b.Cooldown > base:
 			note := ep.Name + "'s cooldown is " + fmtSpan(b.Cooldown)

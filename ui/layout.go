@@ -43,7 +43,6 @@ func (m Model) layout() layout {
 	// The sparkline's length follows the room the other columns leave,
 	// not the terminal's width alone: an endpoint's long name (names are
 	// the user's) must cost the sparkline cells before it costs P50.
-	l.sparkWidth = sparkWidths[len(sparkWidths)-1]
 	for _, step := range sparkSteps {
 		l.sparkWidth = step.width
 		if cols := fitColumnsUpTo(m.allEndpointColumns(l), l.content, step.drops); rowWidth(cols) <= l.content || step.drops == maxDrop {
