@@ -226,6 +226,9 @@ type RouterConfig struct {
 	Tolerance float64 `mapstructure:"tolerance"`
 	// ErrorPenalty scales how much the recent failure rate raises the cost.
 	ErrorPenalty float64 `mapstructure:"error_penalty"`
+	// TailPenalty scales how much the share of an endpoint's answers far
+	// past its usual pace (its tail) raises the cost.
+	TailPenalty float64 `mapstructure:"tail_penalty"`
 	// LagPenalty is the cost added per block of head lag.
 	LagPenalty time.Duration `mapstructure:"lag_penalty"`
 	// ExploreAfter: a healthy endpoint that has served no read for this long

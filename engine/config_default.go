@@ -59,6 +59,7 @@ func Default() Config {
 		Router: RouterConfig{
 			Tolerance:      0.25,
 			ErrorPenalty:   10,
+			TailPenalty:    100,
 			LagPenalty:     50 * time.Millisecond,
 			ExploreAfter:   5 * time.Second,
 			PanicThreshold: 0.5,

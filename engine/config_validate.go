@@ -306,6 +306,7 @@ func (r RouterConfig) validate(p *problems) {
 	p.inRange("router.tolerance", r.Tolerance, 0, math.Inf(1), false, true)
 	p.positive("router.explore_after", r.ExploreAfter)
 	p.inRange("router.error_penalty", r.ErrorPenalty, 0, math.Inf(1), false, true)
+	p.inRange("router.tail_penalty", r.TailPenalty, 0, math.Inf(1), false, true)
 	if r.LagPenalty < 0 {
 		p.add("router.lag_penalty", "must not be negative (0 ignores head lag in the cost), got %s", r.LagPenalty)
 	}

@@ -272,6 +272,9 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
+			if leftBehind(a, ran) {
+				ep.suspect.Store(true)
+			}
 		}
 	}
 	if a.role == rolePrimary && learn {

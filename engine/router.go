@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // The router's score is a cost in milliseconds, lower is better:
@@ -36,13 +37,13 @@ const (
 
 type candidate struct {
 	ep   *endpoint
-	cost float64 // ms: the latency figure (-1 unmeasured), then the whole cost (scoreParts)
+	fig  routeFigure
+	cost float64 // ms: the whole cost (scoreParts)
 	// tieCost: the cost with the latency figure taken as at least 1 ms,
 	// what decides equals (rotateEquals): sub-millisecond latency is noise,
 	// an error or load factor on it is not.
 	tieCost float64
-	source  string // where the latency figure came from (ScoreParts.LatencySource)
-	trial   bool   // half-open: this request would be one of its trials
+	trial   bool // half-open: this request would be one of its trials
 	// tier > 0: not routable now (1: lagging, behind the block asked for or
 	// unhealthy; 2: breaker open; 3: backing off after a 429, the whole
 	// endpoint or this method on it), taken by panic routing or when
@@ -151,7 +152,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				routable++
 			}
 		}
-		c := candidate{ep: ep, trial: trial, cost: -1}
+		c := candidate{ep: ep, trial: trial, fig: unmeasured}
 		var methodOff bool
 		var methodUntil time.Time
 		if !blocked {
@@ -196,14 +197,14 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		if !explain {
 			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
 		}
-		if lat, src, ok := ep.routeLatencyOf(ms); ok {
-			c.cost, c.source = lat, src
+		if fig, ok := ep.routeLatencyOf(ms); ok {
+			c.fig = fig
 			b := &best
 			if aside {
 				b = &bestStandby
 			}
-			if *b < 0 || lat < *b {
-				*b = lat
+			if *b < 0 || fig.lat < *b {
+				*b = fig.lat
 			}
 		}
 		if aside {
@@ -284,8 +285,8 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	}
 	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 {
 		for i := range extras {
-			if lat, src, ok := extras[i].ep.routeLatency(method, e); ok {
-				extras[i].cost, extras[i].source = lat, src
+			if fig, ok := extras[i].ep.routeLatency(method); ok {
+				extras[i].fig = fig
 			}
 		}
 		e.score(extras, best)
@@ -344,10 +345,10 @@ func (e *Engine) score(cands []candidate, best float64) {
 	now := e.now()
 	for i := range cands {
 		c := &cands[i]
-		p := e.scoreParts(c.ep, c.cost, c.source, best)
+		p := e.scoreParts(c.ep, c.fig, best)
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
-		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.LoadFactor
+		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
 		c.silent = c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
 	}
 }
@@ -409,24 +410,34 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	return c
 }
 
-// routeLatency is the latency figure of the score, in milliseconds, and
-// which window it came from.
-func (ep *endpoint) routeLatency(method string, e *Engine) (float64, string, bool) {
+// routeFigure is what the score takes from an endpoint's latency window for
+// a method: its latency figure in milliseconds (-1: unmeasured, the pool's
+// best stands in), which window that came from, and its tail share.
+type routeFigure struct {
+	lat    float64
+	tail   float64
+	source string
+}
+
+var unmeasured = routeFigure{lat: -1}
+
+// routeLatency is the endpoint's routeFigure for method.
+func (ep *endpoint) routeLatency(method string) (routeFigure, bool) {
 	ms, _ := ep.methods.lookup(method)
 	return ep.routeLatencyOf(ms)
 }
 
 // routeLatencyOf is routeLatency with the method's stats already looked up
 // (nil when the endpoint has none for it).
-func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
-	lat, src, last, ok := ep.usualLatency(ms)
+func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
+	lat, src, w, last, ok := ep.usualPace(ms)
 	if !ok {
-		return 0, "", false
+		return unmeasured, false
 	}
 	if recent, ok := last.median(); ok {
 		lat = max(lat, recent) // the window remembers minutes; the last answers say now
 	}
-	return float64(lat) / float64(time.Millisecond), src, true
+	return routeFigure{lat: float64(lat) / float64(time.Millisecond), tail: tailOf(w), source: src}, true
 }
 
 // usualLatency is the endpoint's usual pace for a method, from the window
@@ -434,18 +445,24 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (float64, string, bool) {
 // the median, blended with the p90 once the window is full. The last
 // answers of the same figure come with it.
 func (ep *endpoint) usualLatency(ms *methodStats) (time.Duration, string, *lastAnswers, bool) {
+	lat, src, _, last, ok := ep.usualPace(ms)
+	return lat, src, last, ok
+}
+
+// usualPace is usualLatency with the window it read.
+func (ep *endpoint) usualPace(ms *methodStats) (time.Duration, string, *window.Latency, *lastAnswers, bool) {
 	w, src, last := ep.latency, scoreFromEndpoint, &ep.last
 	if ms != nil && ms.latency.Count() >= fullSamples {
 		w, src, last = ms.latency, scoreFromMethod, &ms.last
 	}
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
-		return 0, "", nil, false
+		return 0, "", nil, nil, false
 	}
 	if n >= fullSamples {
 		lat = (lat + p90) / 2
 	}
-	return lat, src, last, true
+	return lat, src, w, last, true
 }
 
 // noRouteError explains to a client why nothing could take its request.

@@ -5,7 +5,7 @@ import "time"
 // ScoreParts is an endpoint's routing cost for a method, part by part, as
 // the router computes it (see router.go):
 //
-//	Cost = (Latency + 10µs) × ErrorFactor × LoadFactor + LagCost
+//	Cost = (Latency + 10µs) × ErrorFactor × TailFactor × LoadFactor + LagCost
 type ScoreParts struct {
 	Latency time.Duration
 	// LatencySource says which figure Latency is: "method" (this method's
@@ -20,11 +20,16 @@ type ScoreParts struct {
 	Attempts    int64
 	MinAttempts int64
 	ErrorFactor float64 // 1 + router.error_penalty × FailureRate
-	InFlight    int64
-	LoadFactor  float64 // 1 + InFlight
-	Lag         int64
-	LagCost     time.Duration // Lag × router.lag_penalty
-	Cost        time.Duration
+	// TailShare is the share of the same window's attempts that went past
+	// twice its median, answered or cut short (window.TailShare), taken at
+	// its lower 95 % bound so that one slow answer among few is not a tail.
+	TailShare  float64
+	TailFactor float64 // 1 + router.tail_penalty × TailShare
+	InFlight   int64
+	LoadFactor float64 // 1 + InFlight
+	Lag        int64
+	LagCost    time.Duration // Lag × router.lag_penalty
+	Cost       time.Duration
 }
 
 // Latency figure sources of ScoreParts.
@@ -37,21 +42,23 @@ const (
 // scoreParts is the router's cost of ep given its latency figure latMS (in
 // milliseconds; negative when unmeasured, and best, the pool's best figure,
 // stands in).
-func (e *Engine) scoreParts(ep *endpoint, latMS float64, source string, best float64) ScoreParts {
+func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best float64) ScoreParts {
 	rc := e.cfg.Router
+	latMS, source := fig.lat, fig.source
 	if latMS < 0 {
 		latMS, source = best, scoreFromPool
 	}
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep),
-		MinAttempts: minRateAttempts}
+		MinAttempts: minRateAttempts, TailShare: fig.tail}
 	t := ep.rates.Totals()
 	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(t.Attempts)
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
+	p.TailFactor = 1 + rc.TailPenalty*p.TailShare
 	p.LoadFactor = float64(1 + p.InFlight)
 	p.LagCost = time.Duration(p.Lag) * rc.LagPenalty
-	costMS := (latMS+0.01)*p.ErrorFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
+	costMS := (latMS+0.01)*p.ErrorFactor*p.TailFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
 	p.Cost = msDuration(costMS)
 	return p
 }
@@ -62,22 +69,21 @@ func msDuration(v float64) time.Duration { return time.Duration(v * float64(time
 // with the pool's best latency taken over the endpoints that are routable
 // now, as rank takes it over its candidates.
 func (e *Engine) scores(method string, routable []bool) []ScoreParts {
-	lats := make([]float64, len(e.endpoints))
-	srcs := make([]string, len(e.endpoints))
+	figs := make([]routeFigure, len(e.endpoints))
 	best := -1.0
 	for i, ep := range e.endpoints {
-		lats[i] = -1
-		if lat, src, ok := ep.routeLatency(method, e); ok {
-			lats[i], srcs[i] = lat, src
-			if routable[i] && (best < 0 || lat < best) {
-				best = lat
+		figs[i] = unmeasured
+		if fig, ok := ep.routeLatency(method); ok {
+			figs[i] = fig
+			if routable[i] && (best < 0 || fig.lat < best) {
+				best = fig.lat
 			}
 		}
 	}
 	best = max(best, 0)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, lats[i], srcs[i], best)
+		out[i] = e.scoreParts(ep, figs[i], best)
 	}
 	return out
 }

@@ -243,6 +243,8 @@ type scoreWire struct {
 	Attempts      int64   `json:"attempts"`
 	MinAttempts   int64   `json:"min_attempts"`
 	ErrorFactor   float64 `json:"error_factor"`
+	TailShare     float64 `json:"tail_share"`
+	TailFactor    float64 `json:"tail_factor"`
 	InFlight      int64   `json:"in_flight"`
 	LoadFactor    float64 `json:"load_factor"`
 	Lag           int64   `json:"lag"`

@@ -55,8 +55,8 @@ func (e *Engine) trialPace(ep *endpoint, s *methodStats, now time.Time) (time.Du
 		if other == ep || !e.routable(other, now) {
 			continue
 		}
-		if lat, _, ok := other.routeLatency(s.method, e); ok && (!found || lat < best) {
-			best, found = lat, true
+		if fig, ok := other.routeLatency(s.method); ok && (!found || fig.lat < best) {
+			best, found = fig.lat, true
 		}
 	}
 	if !found {

@@ -89,6 +89,7 @@ type Latency struct {
 	cens  *hdr.PackedHistogram
 	cbuf  []bucketCount // scratch for QuantileCensored
 	km    kmCache
+	tail  tailCache
 
 	changes   uint64 // records so far
 	rotations uint64 // rotations that dropped observations
@@ -539,3 +540,63 @@ func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
 // Quantile is the q-quantile (0..1); 0 if empty.
 func (h *Histogram) Quantile(q float64) time.Duration { return fromMicros(quantileOf(h.h, q)) }
+
+// TailShare is the share of the window's observations far past the median
+// of its answers: answers slower than answered × the median, and attempts
+// cut short after lost × the median because another attempt answered
+// first; neither closer than slack to the median (a sub-millisecond
+// endpoint's scheduling jitter is no tail). The second are the slow answers hedging hides (a hedged primary's
+// answer never arrives, so only its censoring time says it had fallen
+// behind); a race lost that late, to an attempt that started after it, is
+// itself the mark of a slow one, and an attempt raced from its start loses
+// near its usual pace. n is how many observations the share rests on,
+// exact and censored. A median-relative threshold says nothing of how slow
+// the endpoint usually is (the cost's latency says that), only how often
+// it leaves its usual pace far behind. The product-limit estimate would
+// not do here: the censoring is not independent of the latency (exactly
+// the slow attempts are cut short), and it would hand their mass to the
+// few quick answers left at risk past them. Cached as QuantileCensored is,
+// for censoredRefresh.
+func (w *Latency) TailShare(answered, lost float64, slack time.Duration) (float64, int64) {
+	w.lockCurrent()
+	defer w.mu.Unlock()
+	nE, nC := total(w.exact), total(w.cens)
+	if nE == 0 {
+		return 0, nE + nC
+	}
+	t := w.now()
+	if c := w.tail; c.valid && c.answered == answered && c.lost == lost && c.slack == slack && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
+		return c.share, c.n
+	}
+	median, floor := quantileOf(w.exact, 0.5), toMicros(slack)
+	past := countPast(w.exact, max(int64(float64(median)*answered), median+floor)) +
+		countPast(w.cens, max(int64(float64(median)*lost), median+floor))
+	share := float64(past) / float64(nE+nC)
+	w.tail = tailCache{valid: true, answered: answered, lost: lost, slack: slack, share: share, n: nE + nC, at: t, changes: w.changes, rotations: w.rotations}
+	return share, nE + nC
+}
+
+type tailCache struct {
+	valid                 bool
+	answered, lost, share float64
+	slack                 time.Duration
+	n                     int64
+	at                    time.Time
+	changes, rotations    uint64
+}
+
+// countPast is how many of h's observations lie in buckets wholly past x.
+func countPast(h *hdr.PackedHistogram, x int64) int64 {
+	if h == nil {
+		return 0
+	}
+	var below int64
+	h.ForEachBucket(func(v, c int64) bool {
+		if v > x {
+			return false
+		}
+		below += c
+		return true
+	})
+	return h.TotalCount() - below
+}

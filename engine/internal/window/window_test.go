@@ -486,3 +486,43 @@ func TestLatencyWindow_SummaryWithCountsExtraObservationsIn(t *testing.T) {
 		t.Fatalf("SummaryWith(nil) = %+v, want Summary %+v", got, before)
 	}
 }
+
+// A 5 % tail far past the body is 5 % whether its answers arrive or are
+// cut short by hedges; a body without a tail has none, and races lost near
+// the usual pace are not a tail.
+func TestLatencyWindow_TailShareSeesTheTailHedgingCutShort(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	body := lognormalMicros(3, 1900, 50*time.Millisecond, 0.3)
+	rng := rand.New(rand.NewPCG(4, 1))
+
+	answered := NewLatency(time.Minute, 5, clk.Now)
+	hedged := NewLatency(time.Minute, 5, clk.Now)
+	for i, v := range body {
+		answered.Record(us(v))
+		hedged.Record(us(v))
+		if i%19 == 0 { // 100 tail answers of 400–1200 ms
+			answered.Record(400*time.Millisecond + time.Duration(rng.Int64N(int64(800*time.Millisecond))))
+			hedged.RecordCensored(110 * time.Millisecond) // a hedge won at 110 ms
+		}
+	}
+	for name, w := range map[string]*Latency{"answered": answered, "cut short by hedges": hedged} {
+		share, n := w.TailShare(4, 1.5, 5*time.Millisecond)
+		if n != 2000 || math.Abs(share-0.05) > 0.002 {
+			t.Errorf("%s: tail share %.4f of %d, want 0.05 of 2000", name, share, n)
+		}
+	}
+
+	steady := NewLatency(time.Minute, 5, clk.Now)
+	for i, v := range lognormalMicros(5, 2000, 40*time.Millisecond, 0.3) {
+		steady.Record(us(v))
+		if i%4 == 0 {
+			steady.RecordCensored(35 * time.Millisecond) // raced from the start (immediate hedging), lost
+		}
+	}
+	if share, n := steady.TailShare(4, 1.5, 5*time.Millisecond); share != 0 || n != 2500 {
+		t.Errorf("lognormal σ 0.3 without a tail: tail share %.4f of %d, want 0 of 2500", share, n)
+	}
+	if share, n := NewLatency(time.Minute, 5, clk.Now).TailShare(4, 1.5, 5*time.Millisecond); share != 0 || n != 0 {
+		t.Errorf("empty window: %v of %d", share, n)
+	}
+}
