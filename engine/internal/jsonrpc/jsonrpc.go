@@ -36,10 +36,11 @@ const (
 	// CodeResponseTooLarge: a batch's answers together passed
 	// server.max_response_bytes (geth answers -32003 for the same).
 	CodeResponseTooLarge = -32003
-	// CodeShuttingDown: a request sent once (a write) that may have been
-	// carried out was cut by server.shutdown_timeout; clients do not retry
-	// it on their own (a read cut so gets CodeUpstream, which they retry).
-	CodeShuttingDown = -32000
+	// CodeMayHaveRun: a request sent once (a write, a method in no table)
+	// that may have been carried out ended without an answer, cut by
+	// server.shutdown_timeout or by its own deadline; clients do not retry
+	// it on their own (a read ended so gets CodeUpstream, which they retry).
+	CodeMayHaveRun = -32000
 )
 
 // Request is one JSON-RPC request. Raw, ID and Params alias the body given
