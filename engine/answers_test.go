@@ -302,3 +302,111 @@ func onlyUpstream(t *testing.T, path string, handler http.HandlerFunc) (*harness
 		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "only", URL: up.URL + path})
 	}), up.URL
 }
+
+// Some providers and nodes answer without the "jsonrpc" member
+// ({"id":1,"result":"0x1"}). viem and ethers take such an answer, so a
+// client talking to the endpoint directly is served; rpcdash took it for
+// "answer is not JSON-RPC", the endpoint's failure: reads failed over and
+// charged the breaker, a write the node had carried out was answered an
+// error, and with every endpoint like that every request failed. Now an
+// answer with no "jsonrpc" member is judged as any other (its id, its
+// result or error object) and relayed as it came; one that says another
+// version ("jsonrpc":"1.0") is still not JSON-RPC 2.0.
+func TestAnswers_WithoutTheVersionMemberAreTheEndpointsAnswers(t *testing.T) {
+	var upstream atomic.Int64
+	bare := func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		upstream.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		switch req.Method {
+		case "eth_call":
+			fmt.Fprintf(w, `{"id":%s,"error":{"code":3,"message":"execution reverted","data":"0x08c3"}}`, req.ID)
+		case "eth_sendRawTransaction":
+			fmt.Fprintf(w, `{"id":%s,"result":"0x%064x"}`, req.ID, 7)
+		default:
+			fmt.Fprintf(w, `{"id":%s,"result":"0x1"}`, req.ID)
+		}
+	}
+	// Two such endpoints: a failover, if any, would reach the other.
+	a, b := httptest.NewServer(http.HandlerFunc(bare)), httptest.NewServer(http.HandlerFunc(bare))
+	t.Cleanup(a.Close)
+	t.Cleanup(b.Close)
+	h := startHarness(t, nil, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: a.URL, Provider: "pa", Region: "ra"},
+			{Name: "b", URL: b.URL, Provider: "pb", Region: "rb"}}
+	})
+	requests := 0
+	for i := 0; i < 10; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		requests++
+		if want := fmt.Sprintf(`{"id":%d,"result":"0x1"}`, i); r.status != 200 || string(r.body) != want || r.attempts != 1 {
+			t.Fatalf("read %d: HTTP %d after %d attempts: %s; want %s relayed as it came", i, r.status, r.attempts, r.body, want)
+		}
+		r = h.call(100+i, "eth_blockNumber")
+		requests++
+		mustOK(t, r)
+		if r.attempts != 1 {
+			t.Fatalf("eth_blockNumber %d: %d attempts: %s", i, r.attempts, r.body)
+		}
+	}
+	r := h.call(200, "eth_call", map[string]string{"to": addr, "data": "0xdeadbeef"}, "latest")
+	requests++
+	if e := r.rpcError(); e == nil || e["code"] != float64(3) || r.attempts != 1 {
+		t.Fatalf("revert: %d attempts, %s; want the revert relayed from the first endpoint", r.attempts, r.body)
+	}
+	r = h.call(300, "eth_sendRawTransaction", "0x01")
+	requests++
+	if want := fmt.Sprintf(`{"id":300,"result":"0x%064x"}`, 7); string(r.body) != want || r.attempts != 1 {
+		t.Fatalf("write: %d attempts, %s; want the hash the node answered", r.attempts, r.body)
+	}
+	r = h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["` + addr + `","latest"]}]`)
+	requests += 2
+	if ids := idsOf(t, r.body); strings.Join(ids, ",") != "1,2" || bytes.Contains(r.body, []byte(`"error"`)) {
+		t.Fatalf("batch: %s; want both answered", r.body)
+	}
+	for _, name := range []string{"a", "b"} {
+		p, err := h.eng.Probe(ctxT(t, 5*time.Second), name, "eth_blockNumber", nil)
+		requests++
+		if err != nil || !p.OK {
+			t.Fatalf("probe of %s: %v %s", name, err, p.Err)
+		}
+	}
+	if n := upstream.Load(); n != int64(requests) {
+		t.Fatalf("%d upstream requests for %d requests and probes: some were failed over", n, requests)
+	}
+	for _, ep := range h.status().Endpoints {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Accounting.Failures != 0 || ep.LastError != "" {
+			t.Fatalf("%s: breaker %s, %d failures, last error %q", ep.Name, ep.Breaker.State, ep.Accounting.Failures, ep.LastError)
+		}
+	}
+}
+
+// An answer that names another version than 2.0 is not JSON-RPC 2.0: the
+// endpoint's failure, failed over as before.
+func TestAnswers_AnotherVersionIsStillTheEndpointsFailure(t *testing.T) {
+	var seen atomic.Int64
+	v1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		seen.Add(1)
+		fmt.Fprintf(w, `{"jsonrpc":"1.0","id":%s,"result":"0xbad"}`, req.ID)
+	}))
+	t.Cleanup(v1.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = append([]engine.EndpointConfig{{Name: "v1", URL: v1.URL, Provider: "pv", Region: "rv"}}, c.Endpoints...)
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	for i := 0; i < 20; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint != "s0" || bytes.Contains(r.body, []byte("0xbad")) {
+			t.Fatalf("read %d answered by %s: %s", i, r.endpoint, r.body)
+		}
+	}
+	if last := h.endpoint("v1").LastError; seen.Load() == 0 || !strings.Contains(last, "not JSON-RPC") {
+		t.Fatalf("v1 asked %d times, last error %q; want its answers judged not JSON-RPC", seen.Load(), last)
+	}
+}

@@ -43,6 +43,21 @@ func TestClassify_StatusIDAndErrors(t *testing.T) {
 		{"missing trie node", req, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"missing trie node"}}`, outEndpointError},
 		{"method not found", req, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found"}}`, outUnsupported},
 		{"rate limit in the body", req, 200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"daily request count exceeded"}}`, outRateLimit},
+		// An answer without the "jsonrpc" member, as some providers and
+		// nodes give it: viem and ethers take it, so it is judged as any
+		// other. One naming another version is not JSON-RPC 2.0.
+		{"no version", req, 200, `{"id":1,"result":"0x1"}`, outAnswer},
+		{"no version, revert", req, 200, `{"id":1,"error":{"code":3,"message":"execution reverted","data":"0x08c3"}}`, outAnswer},
+		{"no version, missing trie node", req, 200, `{"id":1,"error":{"code":-32603,"message":"missing trie node"}}`, outEndpointError},
+		{"no version, foreign id", req, 200, `{"id":2,"result":"0x1"}`, outInvalid},
+		{"no version, no id", req, 200, `{"result":"0x1"}`, outInvalid},
+		{"no version, no result", req, 200, `{"id":1}`, outInvalid},
+		{"no version, 400 with the request's own error", req, 400, `{"id":1,"error":{"code":-32602,"message":"invalid params"}}`, outAnswer},
+		{"no version, null id rate limit", req, 200, `{"id":null,"error":{"code":-32005,"message":"rate limited"}}`, outRateLimit},
+		{"no version nor id, 403 with a provider's error", req, 403, `{"error":{"code":"forbidden","message":"plan does not include archive data"}}`, outHTTPError},
+		{"version 1.0", req, 200, `{"jsonrpc":"1.0","id":1,"result":"0x1"}`, outInvalid},
+		{"version null", req, 200, `{"jsonrpc":null,"id":1,"result":"0x1"}`, outInvalid},
+		{"version number", req, 200, `{"jsonrpc":2,"id":1,"result":"0x1"}`, outInvalid},
 		{"notification", note, 200, ``, outAnswer},
 		{"notification, 204", note, 204, ``, outAnswer},
 	}

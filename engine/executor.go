@@ -436,6 +436,13 @@ func (x *execution) run() result {
 					return res
 				}
 				why = x.timedOut()
+				if x.last != "" {
+					why += "; last failure: " + x.last
+				}
+				if res, ok := x.timedOutSentOnce(why); ok {
+					return res
+				}
+				return x.fail(why)
 			}
 			if x.last != "" {
 				why += "; last failure: " + x.last
@@ -454,6 +461,26 @@ func (x *execution) requestEnded() bool {
 	}
 	dl, ok := x.ctx.Deadline()
 	return ok && !time.Now().Before(dl)
+}
+
+// timedOutSentOnce fails a write (or a method in no table, sent once like
+// one) that its deadline ended after it may have reached an endpoint: that
+// endpoint may have carried it out. It is answered as shutdown answers such
+// a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a read's
+// timeout, is what viem retries on its own, and a write sent again may be
+// carried out twice, where a client talking to the node directly would
+// have waited, or had a timeout it does not resend blindly. why is the
+// timeout's words (timedOut). false when the request is not such a write,
+// or provably reached no endpoint (it is then safe to send again).
+func (x *execution) timedOutSentOnce(why string) (result, bool) {
+	if x.p.class != jsonrpc.ClassWrite {
+		return result{}, false
+	}
+	to := x.leftTo()
+	if to == "" {
+		return result{}, false
+	}
+	return x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: why + x.panicNote() + "; it was " + mayHaveRun(to)}), true
 }
 
 // timedOut says that the request's deadline (requestTimeout) ended it, and

@@ -201,7 +201,7 @@ var errShuttingDown = errors.New("rpcdash is shutting down")
 // another instance answers the retry. A request sent once (a write, a
 // method in no table, a stateful call) that may have left may have been
 // carried out: sent again it may be carried out twice, so -32000, and the
-// words say to check first.
+// words say to check first (mayHaveRun).
 func shuttingDownError(res result) *jsonrpc.Error {
 	const cut = "rpcdash is shutting down: the request was cut at server.shutdown_timeout"
 	switch {
@@ -210,12 +210,20 @@ func shuttingDownError(res result) *jsonrpc.Error {
 	case res.leftTo == "":
 		return &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: cut + " before it was sent to any endpoint; send it again"}
 	case res.class == jsonrpc.ClassStateful:
-		return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: cut + " after it was sent to " + res.leftTo +
+		return &jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: cut + " after it was sent to " + res.leftTo +
 			", which may have carried it out (created the filter, taken its changes or uninstalled it); " +
 			"the filters rpcdash holds end with it: create a new filter, and read what it missed with eth_getLogs"}
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeShuttingDown, Message: cut + " after it was sent to " + res.leftTo +
-		", which may have carried it out: check before sending it again (look a transaction up by its hash or signature), or it may be carried out twice"}
+	return &jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: cut + " after it was " + mayHaveRun(res.leftTo)}
+}
+
+// mayHaveRun is what a client is told of a write (or a method in no table)
+// that ended without an answer after it was sent to leftTo, the endpoints
+// it may have reached: cut at shutdown (shuttingDownError) or by its own
+// deadline (execution.timedOutSentOnce). Its error's code is
+// jsonrpc.CodeMayHaveRun, which clients do not retry on their own.
+func mayHaveRun(leftTo string) string {
+	return "sent to " + leftTo + ", which may have carried it out: check before sending it again (look a transaction up by its hash or signature), or it may be carried out twice"
 }
 
 // answerError is the error a client gets for res, a failed request: the

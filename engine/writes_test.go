@@ -130,3 +130,67 @@ func TestWrites_SentWhenTheClientLeavesBeforeItGoesOut(t *testing.T) {
 		t.Fatalf("the endpoint saw %d submissions of the write the client handed over, want 1", len(got))
 	}
 }
+
+// A request sent once (a write, a method in no table) that reaches its
+// deadline while its endpoint still works on it may have been carried out.
+// It was answered -32603 "request timed out … (s0 still working on it)",
+// which viem retries on its own: the transaction sent a second time, where
+// a client talking to the node directly would have waited, or had a
+// timeout it does not resend blindly. Now it is answered as shutdown
+// answers such a request cut: -32000, which viem never retries, naming the
+// endpoint and saying it may have carried it out and to check before
+// sending it again. A read that timed out keeps -32603 (safe to resend), in
+// a batch too.
+func TestWrites_TimedOutAfterItWasSentSaysCheckBeforeSendingAgain(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 300 * time.Millisecond },
+		sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	for _, s := range h.sims {
+		s.SetMode(sim.ModeHang) // reads the body, then never answers
+	}
+	const timedOut = "request timed out: no answer within server.request_timeout 300ms"
+	// sentOnce checks the answer of a request sent once that hung, and that
+	// it reached exactly one endpoint exactly once.
+	sentOnce := func(what, method string, code int, msg string) {
+		t.Helper()
+		testutil.WaitUntil(t, 5*time.Second, what+" seen upstream", func() bool { return h.upstreamCount(method) >= 1 })
+		if n := h.upstreamCount(method); n != 1 {
+			t.Fatalf("%s: delivered %d times upstream, want once", what, n)
+		}
+		to := "s0"
+		if h.sims[1].MethodCount(method) == 1 {
+			to = "s1"
+		}
+		if code != -32000 || !containsAll(msg, timedOut, "("+to+" still working on it)",
+			"sent to "+to+", which may have carried it out: check before sending it again") {
+			t.Fatalf("%s: %d %q; want -32000 naming %s, saying it may have carried it out and to check before sending it again", what, code, msg, to)
+		}
+		t.Logf("%s: %d %q", what, code, msg)
+	}
+	for i, method := range []string{"eth_sendRawTransaction", "mev_sendBundle"} {
+		r := h.call(i, method, fmt.Sprintf("0x%02x", i+1))
+		e := r.rpcError()
+		if e == nil || r.attempts != 1 {
+			t.Fatalf("%s: %d attempts, %s; want an error after one", method, r.attempts, r.body)
+		}
+		code, _ := e["code"].(float64)
+		msg, _ := e["message"].(string)
+		sentOnce(method, method, int(code), msg)
+	}
+	r := h.call(5, "eth_getBalance", addr, "latest")
+	e := r.rpcError()
+	if msg, _ := e["message"].(string); e == nil || e["code"] != float64(-32603) || !containsAll(msg, timedOut, "still working on it") ||
+		strings.Contains(msg, "carried") {
+		t.Fatalf("read: %s; want -32603, the request's timeout as before", r.body)
+	}
+
+	r = h.post(`[{"jsonrpc":"2.0","id":10,"method":"eth_sendTransaction","params":[{"from":"` + addr + `"}]},` +
+		`{"jsonrpc":"2.0","id":11,"method":"eth_getBalance","params":["` + addr + `","latest"]}]`)
+	got := batchReplies(t, r, 2)
+	if got[0].Error == nil || got[1].Error == nil {
+		t.Fatalf("batch: %s; want both elements timed out", r.body)
+	}
+	sentOnce("batch's write", "eth_sendTransaction", got[0].Error.Code, got[0].Error.Message)
+	if e := got[1].Error; e.Code != -32603 || strings.Contains(e.Message, "carried") {
+		t.Fatalf("batch's read: %+v; want -32603", e)
+	}
+}

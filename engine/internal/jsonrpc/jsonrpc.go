@@ -36,10 +36,11 @@ const (
 	// CodeResponseTooLarge: a batch's answers together passed
 	// server.max_response_bytes (geth answers -32003 for the same).
 	CodeResponseTooLarge = -32003
-	// CodeShuttingDown: a request sent once (a write) that may have been
-	// carried out was cut by server.shutdown_timeout; clients do not retry
-	// it on their own (a read cut so gets CodeUpstream, which they retry).
-	CodeShuttingDown = -32000
+	// CodeMayHaveRun: a request sent once (a write, a method in no table)
+	// that may have been carried out ended without an answer, cut by
+	// server.shutdown_timeout or by its own deadline; clients do not retry
+	// it on their own (a read ended so gets CodeUpstream, which they retry).
+	CodeMayHaveRun = -32000
 )
 
 // Request is one JSON-RPC request. Raw, ID and Params alias the body given
@@ -297,8 +298,9 @@ func AppendBatch(dst []byte, parts [][]byte) []byte {
 
 // ResponseInfo describes an upstream response body.
 type ResponseInfo struct {
-	// Valid: a JSON object with "jsonrpc":"2.0" and a result, or an error
-	// object. Batches, truncated bodies and anything else are not.
+	// Valid: a JSON object with a result, or an error object, and either
+	// "jsonrpc":"2.0" or no "jsonrpc" member but an "id" (isAnswer).
+	// Batches, truncated bodies and anything else are not.
 	Valid      bool
 	HasError   bool
 	ErrCode    int
@@ -310,7 +312,7 @@ type ResponseInfo struct {
 // result.
 func InspectResponse(body []byte) ResponseInfo {
 	r, ok := scanResponse(body)
-	if !ok || !isVersion2(r.version) {
+	if !ok || !r.isAnswer() {
 		return ResponseInfo{}
 	}
 	info := ResponseInfo{Valid: true}
@@ -368,7 +370,24 @@ func ResultUint64(body []byte) (uint64, bool) {
 }
 
 type response struct {
-	version, result, err []byte // err is set only when it is an object
+	version, id, result, err []byte // err is set only when it is an object
+}
+
+// isAnswer says whether a response object's members make it a JSON-RPC 2.0
+// answer. A request must say "jsonrpc":"2.0" (parseRequest), but an answer
+// without the member is taken: viem and ethers read an answer by its id,
+// result and error alone, so a provider or node that leaves it out serves
+// a client talking to it directly, and must serve one through rpcdash.
+// Such an answer must still have an id (which the caller compares with
+// the request's): without either it is no JSON-RPC at all, such as a
+// provider's {"error":{"message":"invalid API key"}} beside an HTTP 401.
+// A member naming anything but "2.0" ("1.0", null, 2.0 as a number) says
+// the answer is not JSON-RPC 2.0.
+func (r *response) isAnswer() bool {
+	if r.version == nil {
+		return r.id != nil
+	}
+	return isVersion2(r.version)
 }
 
 // scanResponse finds the members of a response object: a result, or an
@@ -387,6 +406,8 @@ func scanResponse(body []byte) (response, bool) {
 		switch keyOf(b[it.ks:it.ke]) {
 		case keyJSONRPC:
 			r.version = v
+		case keyID:
+			r.id = v
 		case keyResult:
 			r.result = v
 		case keyError:

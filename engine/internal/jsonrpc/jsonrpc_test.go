@@ -292,8 +292,27 @@ func TestInspectResponse(t *testing.T) {
 		{"null error only", `{"jsonrpc":"2.0","id":1,"error":null}`, ResponseInfo{}},
 		{"string error", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, ResponseInfo{}},
 		{"neither", `{"jsonrpc":"2.0","id":1}`, ResponseInfo{}},
-		{"no version", `{"id":1,"result":"0x1"}`, ResponseInfo{}},
+		// No "jsonrpc" member: viem and ethers take such an answer, and so
+		// does rpcdash, when it has an id; a member that says another
+		// version is not 2.0.
+		{"no version", `{"id":1,"result":"0x1"}`, ResponseInfo{Valid: true}},
+		{"no version, null result", `{"id":1,"result":null}`, ResponseInfo{Valid: true, ResultNull: true}},
+		{"no version, error", `{"id":1,"error":{"code":3,"message":"execution reverted"}}`, ResponseInfo{Valid: true, HasError: true, ErrCode: 3, ErrMessage: "execution reverted"}},
+		{"no version, 1.0's null error", `{"id":1,"result":"0x1","error":null}`, ResponseInfo{Valid: true}},
+		{"no version, neither", `{"id":1}`, ResponseInfo{}},
+		{"no version, null id", `{"id":null,"error":{"code":-32005,"message":"rate limited"}}`, ResponseInfo{Valid: true, HasError: true, ErrCode: -32005, ErrMessage: "rate limited"}},
+		{"no version, no id", `{"result":"0x1"}`, ResponseInfo{}},
+		{"no version, no id, a provider's error", `{"error":{"code":"forbidden","message":"plan does not include archive data"}}`, ResponseInfo{}},
+		{"version, no id", `{"jsonrpc":"2.0","result":"0x1"}`, ResponseInfo{Valid: true}},
+		{"no version, string error", `{"id":1,"error":"boom"}`, ResponseInfo{}},
+		{"escaped version", `{"js\u006fnrpc":"2\u002e0","id":1,"result":"0x1"}`, ResponseInfo{Valid: true}},
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"wrong version, escaped key", `{"js\u006fnrpc":"1.0","id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"version number", `{"jsonrpc":2.0,"id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"version null", `{"jsonrpc":null,"id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"version empty", `{"jsonrpc":"","id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"version 2.0 then 1.0", `{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"result":"0x1"}`, ResponseInfo{}},
+		{"version key case", `{"JSONRPC":"1.0","id":1,"result":"0x1"}`, ResponseInfo{Valid: true}},
 		{"result key case", `{"jsonrpc":"2.0","id":1,"Result":"0x1"}`, ResponseInfo{}},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"result":"0x1"}]`, ResponseInfo{}},
 		{"truncated", `{"jsonrpc":"2.0","id":1,"result":{"logs":[`, ResponseInfo{}},
@@ -599,6 +618,10 @@ func FuzzInspectResponse(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"m\u0041","code":3}}`,
 		`{"jsonrpc":"2.0","id":1,"error":"x","result":1}`,
 		`[{"jsonrpc":"2.0","result":1}]`,
+		`{"id":1,"result":"0x1"}`,
+		`{"jsonrpc":"1.0","id":1,"result":"0x1"}`,
+		`{"jsonrpc":null,"id":1,"error":{"code":3}}`,
+		`{"error":{"code":3}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -607,9 +630,18 @@ func FuzzInspectResponse(f *testing.F) {
 		var want ResponseInfo
 		var m map[string]json.RawMessage
 		trimmed := bytes.Trim(body, " \t\r\n")
-		var version string
-		if json.Valid(body) && trimmed[0] == '{' && json.Unmarshal(body, &m) == nil &&
-			m["jsonrpc"] != nil && m["jsonrpc"][0] == '"' && json.Unmarshal(m["jsonrpc"], &version) == nil && version == "2.0" {
+		// A "jsonrpc" member saying "2.0" (the last of duplicates, as
+		// json.Unmarshal reads them), or none and an "id".
+		version2 := func() bool {
+			v, has := m["jsonrpc"]
+			if !has {
+				_, id := m["id"]
+				return id
+			}
+			var version string
+			return v[0] == '"' && json.Unmarshal(v, &version) == nil && version == "2.0"
+		}
+		if json.Valid(body) && trimmed[0] == '{' && json.Unmarshal(body, &m) == nil && version2() {
 			e, res := m["error"], m["result"]
 			switch {
 			case e != nil && e[0] == '{':
