@@ -69,7 +69,7 @@ func (m Model) detailLines(width int) []string {
 	} else {
 		method = "all methods"
 	}
-	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s past 2× median) × load %.0f (%d in flight) + lag %s (%d behind)",
+	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s of attempts in the tail) × load %.0f (%d in flight) + lag %s (%d behind)",
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
 		score.TailFactor, pctText(score.TailShare), score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
 	for _, l := range m.methodMarkLines(ep) {

@@ -43,9 +43,9 @@ func endpoint(name, provider, region, domain string, p50, p95 time.Duration) eng
 		Latency: lat(p50, p95), Rates: engine.RateStats{Attempts: 1000, Successes: 990, Failures: 10, RateLimited: 2, ErrorRate: 0.01},
 		Head: 21_000_000, Accounting: engine.AccountSnapshot{Primary: 900, Hedge: 40, HedgesFired: 40, HedgesWon: 12},
 		Methods: map[string]engine.MethodSnapshot{"eth_call": {Latency: lat(p50, p95), AttemptTimeout: 3 * p95,
-			Score: engine.ScoreParts{Latency: p50, LatencySource: "method", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10}}},
+			Score: engine.ScoreParts{Latency: p50, LatencySource: "method", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, TailFactor: 1, LoadFactor: 1, Cost: p50 * 11 / 10}}},
 		Independence: &engine.IndependenceInfo{IPs: []string{"203.0.113." + name[:1]}, ASNs: []string{"AS64500 EXAMPLE-" + provider}, TLSIssuer: "O=Let's Encrypt, CN=R11", CheckedAt: t0},
-		Score:        engine.ScoreParts{Latency: p50, LatencySource: "endpoint", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, LoadFactor: 1, Cost: p50 * 11 / 10},
+		Score:        engine.ScoreParts{Latency: p50, LatencySource: "endpoint", FailureRate: 0.01, Attempts: 1000, MinAttempts: 20, ErrorFactor: 1.1, TailFactor: 1, LoadFactor: 1, Cost: p50 * 11 / 10},
 		Series:       series(p50, 0, nil),
 	}
 }
