@@ -123,6 +123,10 @@ type plan struct {
 	hedgeable bool
 	tip       bool
 	pinned    *endpoint // stateful: the endpoint that holds the state
+	// filterID: rpcdash's id of the filter a call names; creates: the call
+	// creates a filter (trackFilter).
+	filterID string
+	creates  bool
 	// prefer: the endpoint a recent write holds this request to first
 	// (affinity.go); a read it takes is not hedged elsewhere.
 	prefer  *endpoint

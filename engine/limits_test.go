@@ -296,11 +296,13 @@ func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
 	}
 }
 
-// A batch of geth's size is not sent upstream all at once: at most
-// batchFanout (100) of its calls are in flight, so one client call does not
-// open a thousand connections to a provider. With every call hanging until
-// the request's deadline, the endpoint hears 100 of a batch of 250, and the
-// client gets an answer for each of the 250.
+// A batch of geth's size is not sent upstream as a thousand calls at once:
+// its plain reads go in upstream batches of at most batchFanout (100), and
+// when those fail (here they hang past their attempt deadline) the calls
+// run alone, at most 100 at once. With every call hanging until the
+// request's deadline, the endpoint hears the three upstream batches of a
+// batch of 250 and then 100 calls on their own, and the client gets an
+// answer for each of the 250.
 func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second }, sim.Config{Latency: fixed(0)})
 	h.sims[0].SetMode(sim.ModeHang)
@@ -319,7 +321,7 @@ func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
 	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
 		t.Fatalf("HTTP %d, %d answers (%v): %.200s", r.status, len(answers), err, r.body)
 	}
-	if got := h.sims[0].Counters().Total; got != 100 {
-		t.Fatalf("the endpoint heard %d calls of a hanging batch of %d, want 100 (batchFanout) in flight at once", got, n)
+	if c := h.sims[0].Counters(); c.HTTP != 3+100 || c.Total != n+100 {
+		t.Fatalf("the endpoint heard %d requests carrying %d calls of a hanging batch of %d, want 3 upstream batches of at most 100 and then 100 calls alone (batchFanout in flight at once)", c.HTTP, c.Total, n)
 	}
 }

@@ -13,12 +13,23 @@ import (
 // the stateful rules, runs the executor and accounts for the request.
 func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.Time, tr traceRef) result {
 	cls := e.methods.Class(req.Method)
-	tr.setMethod(req.Method, cls)
 	if cls == jsonrpc.ClassWrite {
 		var done func()
 		ctx, done = e.detachFromClient(ctx)
 		defer done()
 	}
+	req, p, early, ok := e.planOne(req, cls, start, tr)
+	if !ok {
+		return early
+	}
+	return e.finishOne(ctx, req, p, e.execute(ctx, req, p), start)
+}
+
+// planOne is the plan of a request of class cls, counted as a request of
+// its method (the request it is to send: a pinned block, an endpoint's own
+// filter id), or the answer it gets without one (ok false).
+func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Time, tr traceRef) (*jsonrpc.Request, plan, result, bool) {
+	tr.setMethod(req.Method, cls)
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Pin != "" {
 		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
 			if pinned, err := req.WithParams(params); err == nil {
@@ -44,41 +55,43 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	mc := p.acct
 	mc.requests.Add(1)
 
-	var filterID string
-	creates := false
 	if cls == jsonrpc.ClassStateful {
-		var idParam int
-		var unsupported bool
-		creates, idParam, unsupported = e.methods.FilterRole(req.Method)
+		creates, idParam, unsupported := e.methods.FilterRole(req.Method)
+		p.creates = creates
 		switch {
 		case unsupported:
-			return e.clientError(mc, tr, start, subscriptionError(req.Method))
+			return req, p, e.clientError(mc, tr, start, subscriptionError(req.Method)), false
 		case idParam >= 0:
 			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
-				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)})
+				return req, p, e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: params[%d] must be a filter id string", req.Method, idParam)}), false
 			}
 			ep, upstream, ok := e.filters.lookup(id)
 			if !ok && req.Method == "eth_uninstallFilter" {
 				// A node answers false for a filter it does not hold (expired,
 				// uninstalled twice); clients uninstall when they stop
 				// watching and take an error there for a failure.
-				return e.localAnswer(tr, start, jsonrpc.AppendBoolResult(nil, req.ID, false))
+				return req, p, e.localAnswer(tr, start, jsonrpc.AppendBoolResult(nil, req.ID, false)), false
 			}
 			if !ok {
-				return e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"})
+				return req, p, e.clientError(mc, tr, start, &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: "filter not found: " + id + " was not created through rpcdash, was uninstalled or expired"}), false
 			}
 			// The endpoint knows the filter by its own id. (params[idParam]
 			// is a string, read above: it can be replaced.)
 			translated, _ := req.WithStringParam(idParam, upstream)
-			req, p.pinned, filterID = translated, ep, id
+			req, p.pinned, p.filterID = translated, ep, id
 		}
 	}
 	if cls == jsonrpc.ClassRead {
 		e.hedge.deposit(p.weight)
 	}
+	return req, p, result{}, true
+}
 
-	res := e.execute(ctx, req, p)
+// finishOne accounts for res, what execute (or a batch sent upstream whole)
+// gave req, and applies what the answer says to the engine's state.
+func (e *Engine) finishOne(ctx context.Context, req *jsonrpc.Request, p plan, res result, start time.Time) result {
+	cls, mc, tr := p.class, p.acct, p.trace
 	res.class = cls
 	if res.err != nil {
 		// Read off the context the request ran under: a write's is its own
@@ -86,7 +99,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		res.err = answerError(ctx, res)
 		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
-		res = e.trackFilter(req, creates, filterID, res)
+		res = e.trackFilter(req, p.creates, p.filterID, res)
 	} else if cls == jsonrpc.ClassWrite {
 		e.noteWrite(req, res)
 	} else if res.head > 0 {

@@ -341,28 +341,26 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		}
 		return traces[i]
 	}
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, min(len(els), batchFanout))
+	b := &batchRun{e: e, ctx: ctx, els: els, results: results, start: start, began: began, bodyDeadline: bodyDeadline,
+		trace: trace, slots: make(chan struct{}, min(len(els), batchFanout))}
 	var order batchOrder
+	var whole []int
 	for i, el := range els {
 		if el.Err != nil {
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
 		after, why, done := order.admit(e, el.Req)
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
+		if after == nil && done == nil && e.forwardable(el) {
+			whole = append(whole, i)
+			continue
+		}
+		b.spawn(func() {
 			if done != nil {
 				defer close(done)
 			}
-			ctx := ctx
-			if own := began.Add(e.requestTimeout(el.Req.Method)); own.Before(bodyDeadline) {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithDeadline(ctx, own)
-				defer cancel()
-			}
+			ctx, cancel := b.elementCtx(el.Req.Method)
+			defer cancel()
 			if len(after) > 0 {
 				turn, ok, stop := e.awaitTurn(ctx, el.Req, after)
 				defer stop()
@@ -372,9 +370,10 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 				}
 			}
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
-		}()
+		})
 	}
-	wg.Wait()
+	b.serveWhole(whole)
+	b.wg.Wait()
 	defer func() {
 		for _, res := range results {
 			e.release(res)

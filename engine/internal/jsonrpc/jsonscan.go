@@ -309,3 +309,17 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// ArrayElements returns the elements of a JSON array (slices of b), or
+// nil when b is not one. b must be valid JSON.
+func ArrayElements(b []byte) [][]byte {
+	b = TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		return nil
+	}
+	var out [][]byte
+	for it := (arrayIter{b: b, i: 1}); it.next(); {
+		out = append(out, b[it.vs:it.ve])
+	}
+	return out
+}
