@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -54,7 +55,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		}
 	}
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, syntaxError(path, err)
 	}
 	problems := unknownEnv(os.Environ(), keys)
 	fileTypes, err := fileSettings(data)
@@ -266,4 +267,21 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 		}
 	}
 	return append(problems, cfg.Problems()...)
+}
+
+// syntaxError names where in the file a TOML syntax error is: viper's
+// message ("While parsing config: toml: expected newline but got U+0073
+// 's'") does not say which of a long file's lines it is. The line itself
+// is not quoted: it may hold a URL with a key in it.
+func syntaxError(path string, err error) error {
+	var de *toml.DecodeError
+	if !errors.As(err, &de) {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	row, col := de.Position()
+	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	if key := de.Key(); len(key) > 0 {
+		msg += " (at key " + strings.Join(key, ".") + ")"
+	}
+	return fmt.Errorf("config %s: line %d, column %d: %s", path, row, col, msg)
 }

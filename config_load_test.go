@@ -230,3 +230,22 @@ url = "sim://steady"
 		t.Fatalf("RPCDASH_BREAKER_FAILURES=4: failures %d, %v", cfg.Breaker.Failures, err)
 	}
 }
+
+// A TOML syntax error names its line and column (it said only "toml:
+// expected newline but got U+0073 's'"), and never quotes the line: an
+// endpoint's URL may carry a key.
+func TestLoadConfig_ASyntaxErrorNamesItsLineNotItsText(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"[server]\nlisten = \"127.0.0.1:8545\"\nrequest_timeout = 10s\n", "line 3, column 21: expected newline but got U+0073 's'"},
+		{"[[endpoints]]\nname = \"a\"\nurl = \"https://node.example/v2/SECRETKEY\n", "line 3, column 41: basic strings cannot have new lines"},
+	} {
+		path := writeConfig(t, tc.body)
+		_, err := loadConfig(path)
+		if err == nil || !strings.Contains(err.Error(), "config "+path+": "+tc.want) {
+			t.Errorf("%q: %v, want %q", tc.body, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "SECRETKEY") {
+			t.Errorf("the error quotes the URL's key: %v", err)
+		}
+	}
+}
