@@ -53,12 +53,35 @@ func TestAnswers_ForeignIDIsNeverRelayedAndFailsOver(t *testing.T) {
 			if err := bad.Apply(sim.ControlRequest{Mode: ptr("foreign_id")}); err != nil {
 				t.Fatal(err)
 			}
+			// What the chain id and the balance are, from a healthy sim: an
+			// answer carrying the right id must carry its own call's result
+			// too (an upstream batch answered with neighbours' ids).
+			results := func(body []byte) []string {
+				var as []struct{ Result json.RawMessage }
+				json.Unmarshal(body, &as)
+				out := make([]string, len(as))
+				for i, a := range as {
+					out[i] = string(a.Result)
+				}
+				return out
+			}
+			resp, err := http.Post(h.sims[1].URL(), "application/json", strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["`+addr+`","latest"]}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			healthy, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			truth := results(healthy)
 			wrong := 0
 			for i := 0; i < 30; i++ {
 				body := fmt.Sprintf(`[{"jsonrpc":"2.0","id":%d,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"b-%d","method":"eth_getBalance","params":[%q,"latest"]},{"jsonrpc":"2.0","id":%d,"method":"eth_blockNumber"}]`, 1000+i, i, addr, 2000+i)
 				r := h.post(body)
 				ids := idsOf(t, r.body)
 				want := []string{fmt.Sprint(1000 + i), fmt.Sprintf(`"b-%d"`, i), fmt.Sprint(2000 + i)}
+				if got := results(r.body); len(got) != 3 || got[0] != truth[0] || got[1] != truth[1] {
+					wrong++
+					t.Errorf("batch %d: chain id and balance %v, want %v", i, got, truth)
+				}
 				if strings.Join(ids, ",") != strings.Join(want, ",") || bytes.Contains(r.body, []byte(`"error"`)) {
 					wrong++
 					t.Errorf("batch %d: answer %s", i, r.body)

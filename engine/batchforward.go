@@ -46,128 +46,228 @@ func (e *Engine) forwardable(el jsonrpc.Element) bool {
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
-// batch and returns the answers it gave (a zero result where none: that
-// call is rest) and the calls it did not answer well, for the caller to
-// run one by one. sent says whether the batch went out.
-func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []result, rest []batchCall, sent bool) {
+// batch and returns the answers it gave, a zero result for each call it
+// did not answer well (for the caller to run alone), and whether each call
+// went out in the batch.
+//
+// The endpoint is the first of the ranking that is closed, undrained,
+// without an injected fault, not a half-open trial and not refusing
+// batches lately (noBatchUntil); a call whose method it is backing off
+// or cannot serve stays out of the batch. An answer is taken only as the
+// call's own race would take it (setAside): not a null for a block the
+// pool has, a head from an endpoint behind or flagged ahead, a finalized
+// block going back, a Solana blockhash it has not seen. The batch has the
+// attempt deadline of its slowest method, twice over (a node may run a
+// batch one call after another), within the calls' own deadlines.
+func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []result, sent []bool) {
 	tip, minHead := false, int64(0)
 	for _, c := range calls {
 		tip = tip || c.p.tip
 		minHead = max(minHead, c.p.minHead)
 	}
+	now := e.now()
 	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, nil, false)
-	if len(rk.order) == 0 || rk.panic {
-		return nil, calls, false
+	var ep *endpoint
+	for _, c := range rk.order {
+		if c.trial || c.tier != 0 || c.fallback {
+			break // past the routable endpoints (or a trial first): each call's own race knows what to do
+		}
+		if !c.silent && !c.cannotServe && c.ep.breaker.State() == breaker.Closed && !c.ep.drained.Load() &&
+			e.faultOf(c.ep) == nil && now.UnixNano() >= c.ep.noBatchUntil.Load() {
+			ep = c.ep
+			break
+		}
 	}
-	first := rk.order[0]
-	ep := first.ep
-	if first.trial || first.tier != 0 || first.fallback || first.silent || first.cannotServe ||
-		ep.breaker.State() != breaker.Closed || ep.drained.Load() || e.faultOf(ep) != nil {
-		// A half-open trial, a fault being injected, anything but a plain
-		// healthy endpoint: each call's own race knows what to do.
-		return nil, calls, false
+	sent = make([]bool, len(calls))
+	if ep == nil || rk.panic {
+		return nil, sent
 	}
-
 	var limit time.Duration
-	for _, c := range calls {
-		d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
-		limit = max(limit, d)
-	}
-	bctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	parts := make([][]byte, len(calls))
+	parts := make([][]byte, 0, len(calls))
 	for k, c := range calls {
-		parts[k] = c.req.Raw
+		st := ep.stats(c.p.method)
+		if !ep.backoffEnd(c.p.method, now).IsZero() || st.cannotServe(now, e.cfg.Breaker.Cooldown) {
+			continue
+		}
+		d, _ := e.attemptDeadline(ep, st)
+		limit = max(limit, d)
+		parts = append(parts, c.req.Raw)
+		sent[k] = true
 		c.p.acct.attempts[rolePrimary].Add(1)
 		ep.acct.attempts[rolePrimary].Add(1)
 	}
-	n := int64(len(calls))
+	if len(parts) < 2 {
+		for k, c := range calls {
+			if sent[k] { // counted, but alone after all: its own race counts it
+				c.p.acct.attempts[rolePrimary].Add(-1)
+				ep.acct.attempts[rolePrimary].Add(-1)
+				sent[k] = false
+			}
+		}
+		return nil, sent
+	}
+	bctx, cancel := context.WithTimeout(ctx, 2*limit)
+	defer cancel()
+	n := int64(len(parts))
 	start := e.now()
 	ep.inflight.Add(n)
-	body, ok := e.postBatch(bctx, ep, jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts))
+	reply := e.postBatch(bctx, ep, jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts))
 	ep.inflight.Add(-n)
 	end := e.now()
-	if !ok {
-		return nil, calls, true
+	if reply.body == nil {
+		e.batchFailed(ctx, ep, reply, end)
+		return nil, sent
 	}
-	defer putBuf(body)
+	defer putBuf(reply.body)
 	ep.heard(end)
-
-	answers = make([]result, len(calls))
-	matched := make([]bool, len(calls))
-	byID := make(map[string]int, len(calls)) // ids as sent: what an endpoint echoes, nearly always
-	for j, c := range calls {
-		byID[string(c.req.ID)] = j
+	got := jsonrpc.ArrayElements(reply.body.Bytes())
+	if !inOrder(got, calls, sent) {
+		e.batchFailed(ctx, ep, batchReply{status: http.StatusOK}, end)
+		return nil, sent
 	}
-	for _, part := range jsonrpc.ArrayElements(body.Bytes()) {
-		id := jsonrpc.ResponseID(part)
-		k, ok := byID[string(id)]
-		if !ok || matched[k] {
-			k = slices.IndexFunc(calls, func(c batchCall) bool { return jsonrpc.SameID(c.req.ID, id) }) // 1.0 for 1
-		}
-		if k < 0 || matched[k] {
-			continue // an answer to nothing asked: the calls left run alone
-		}
-		matched[k] = true
-		c := calls[k]
-		r := upstreamReply{body: getBuf(), sent: true, status: http.StatusOK}
-		r.body.Write(part)
-		e.classify(&r, http.StatusOK, "", c.req)
-		if r.out != outAnswer {
-			putBuf(r.body)
-			matched[k] = false
+	answers = make([]result, len(calls))
+	taken := make([]bool, len(calls))
+	j := 0
+	for k, c := range calls {
+		if !sent[k] {
 			continue
 		}
-		res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: end.Sub(start), unhedged: true}
-		if !r.info.HasError {
-			if isHeadMethod(c.req.Method) {
-				res.head = answerHead(c.req, part)
-			}
-			if e.cfg.Chain.Kind == "evm" && c.p.finality != "" {
-				res.final = jsonrpc.ResultNumber(part)
-			}
+		if res, ok := e.takeElement(ep, c, got[j], end.Sub(start)); ok {
+			answers[k], taken[k] = res, true
 		}
-		answers[k] = res
-		ep.rates.Count(window.Attempts, window.Success)
-		st := ep.stats(c.p.method)
-		st.rates.Count(window.Attempts, window.Success)
-		st.served()
+		j++
 	}
-	for k, c := range calls {
-		if !matched[k] {
-			rest = append(rest, c)
-		}
-	}
-	if len(rest) < len(calls) {
+	if slices.Contains(taken, true) {
 		ep.breaker.Success(false)
 	}
-	return answers, rest, true
+	return answers, sent
 }
 
-// postBatch sends an upstream batch to ep and returns its answer when it
-// is one: HTTP 200 and a JSON array (each element is judged by the
-// caller). Anything else, the caller's calls run one by one.
-func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) (*bytes.Buffer, bool) {
+// takeElement judges one element of an upstream batch's answer as the
+// call's own attempt would be judged (classify, then setAside's rules),
+// and returns it as the call's result when it is one to relay.
+func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.Duration) (result, bool) {
+	r := upstreamReply{body: getBuf(), sent: true, status: http.StatusOK}
+	r.body.Write(part)
+	e.classify(&r, http.StatusOK, "", c.req)
+	if r.notYet {
+		e.placeNotYet(ep, c.req, &r)
+	}
+	if r.out != outAnswer || e.missedBlockhash(ep, c.req, &r) {
+		putBuf(r.body)
+		return result{}, false
+	}
+	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true}
+	if !r.info.HasError {
+		head := answerHead(c.req, part)
+		if head > 0 {
+			e.observeHead(ep, head, false) // a passive answer's head counts, as finishAttempt counts it
+		}
+		if isHeadMethod(c.req.Method) {
+			res.head = head
+		}
+		if e.cfg.Chain.Kind == "evm" && c.p.finality != "" {
+			res.final = jsonrpc.ResultNumber(part)
+		}
+		nullBlock := c.p.minHead != 0 && r.info.ResultNull && e.blockExpected(c.p.minHead)
+		badHead := head != 0 && (ep.ahead.Load() || e.behindPool(head))
+		wentBack := c.p.finality != "" && e.finalityWentBack(c.p.finality, res.final)
+		if nullBlock || badHead || wentBack {
+			putBuf(r.body)
+			return result{}, false
+		}
+	}
+	ep.rates.Count(window.Attempts, window.Success)
+	st := ep.stats(c.p.method)
+	st.rates.Count(window.Attempts, window.Success)
+	st.served()
+	return res, true
+}
+
+// batchFailed notes an upstream batch that failed as a whole: a 429 backs
+// the whole endpoint off (its limit is not one method's; its calls, sent
+// again alone at once, would each meet it), and any failure but the
+// client's leaving keeps upstream batches off the endpoint for
+// breaker.cooldown (a node that refuses batches, hangs on them or runs
+// them past their deadline; its single calls are judged as ever).
+func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, reply batchReply, end time.Time) {
+	if ctx.Err() != nil {
+		return // the calls' own deadline, a client gone, shutdown, the answer budget: nothing of the endpoint
+	}
+	ep.noBatchUntil.Store(end.Add(e.cfg.Breaker.Cooldown).UnixNano())
+	if reply.status != http.StatusTooManyRequests {
+		return
+	}
+	ep.heard(end)
+	ep.rates.Count(window.Attempts, window.RateLimited)
+	b := ep.backOffWhole(end, reply.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
+	ep.setLastError("HTTP 429 on an upstream batch", end)
+	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message("")})
+}
+
+// inOrder says whether an upstream batch's answers are one for each call
+// sent, in the order sent: only then are they taken. JSON-RPC lets a
+// server answer a batch in any order, but nodes and providers answer in
+// the order asked, and an id alone cannot tell an answer to the call that
+// bears it from one given another call's id: an endpoint answering each
+// call with its neighbour's id (a sim mode; a proxy mixing answers up)
+// had its balance taken for a chain id, and a balance for the head of the
+// chain, which flagged it ahead. Anything else and every call runs alone.
+func inOrder(parts [][]byte, calls []batchCall, sent []bool) bool {
+	j := 0
+	for k, c := range calls {
+		if !sent[k] {
+			continue
+		}
+		if j >= len(parts) {
+			return false
+		}
+		if id := jsonrpc.ResponseID(parts[j]); !bytes.Equal(id, c.req.ID) && !jsonrpc.SameID(id, c.req.ID) {
+			return false
+		}
+		j++
+	}
+	return j == len(parts)
+}
+
+// batchReply is what postBatch got: the answer's body when it is an array
+// answered HTTP 200 (nil otherwise), its status and Retry-After.
+type batchReply struct {
+	body       *bytes.Buffer
+	status     int
+	retryAfter time.Duration
+}
+
+// postBatch sends an upstream batch to ep. Only an array answered HTTP 200
+// is an answer (each element is judged by the caller); anything else and
+// the calls run one by one.
+func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
 	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, false
+		return batchReply{}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
 	resp, err := e.client.Do(hreq)
 	if err != nil {
-		return nil, false
+		return batchReply{}
 	}
 	defer resp.Body.Close()
+	out := batchReply{status: resp.StatusCode}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
+		return out
+	}
 	buf, _ := e.readAnswer(ctx, resp)
 	if buf == nil {
-		return nil, false
+		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
 		putBuf(buf)
-		return nil, false
+		return out
 	}
-	return buf, true
+	out.body = buf
+	return out
 }
 
 // batchRun is one client batch being served: where its elements' answers
@@ -250,7 +350,8 @@ func (b *batchRun) serveWhole(idx []int) {
 		case !ok:
 			b.results[i] = early
 			continue
-		case p.prefer != nil: // a recent write holds it to one endpoint
+		case p.prefer != nil, // a recent write holds it to one endpoint
+			p.minHead > e.heads.top.Load(): // a block beyond the pool's head: the endpoints behind stay eligible for the others
 			b.alone(batchCall{i: i, req: req, p: p}, false)
 			continue
 		}
@@ -282,14 +383,13 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, rest, sent := e.sendWhole(ctx, calls)
+	answers, sent := e.sendWhole(ctx, calls)
 	for k, c := range calls {
 		if answers != nil && answers[k].body != nil {
 			b.results[c.i] = e.finishOne(b.ctx, c.req, c.p, answers[k], b.start)
+		} else {
+			b.alone(c, sent[k])
 		}
-	}
-	for _, c := range rest {
-		b.alone(c, sent)
 	}
 }
 

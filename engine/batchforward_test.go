@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -130,11 +131,37 @@ func TestBatch_WhatAnUpstreamBatchDoesNotAnswerRunsAlone(t *testing.T) {
 			return 200, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}`)
 		}},
 		{"HTTP 500", func([]byte) (int, []byte) { return 500, []byte(`internal error`) }},
-		{"an element left out, another the endpoint's error", func(body []byte) (int, []byte) {
+		{"an element answered the endpoint's error", func(body []byte) (int, []byte) {
 			var parts []json.RawMessage
 			_ = json.Unmarshal(body, &parts)
 			parts[1] = json.RawMessage(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error: header not found"}}`)
-			parts = parts[:len(parts)-1]
+			out, _ := json.Marshal(parts)
+			return 200, out
+		}},
+		{"an element left out", func(body []byte) (int, []byte) {
+			var parts []json.RawMessage
+			_ = json.Unmarshal(body, &parts)
+			out, _ := json.Marshal(parts[:len(parts)-1])
+			return 200, out
+		}},
+		// Ids alone cannot tell an answer to the call that bears its id
+		// from one given another call's id: answers in another order than
+		// asked are not taken.
+		{"answers in another order", func(body []byte) (int, []byte) {
+			var parts []json.RawMessage
+			_ = json.Unmarshal(body, &parts)
+			slices.Reverse(parts)
+			out, _ := json.Marshal(parts)
+			return 200, out
+		}},
+		{"each element given its neighbour's id", func(body []byte) (int, []byte) {
+			var parts []map[string]json.RawMessage
+			_ = json.Unmarshal(body, &parts)
+			first := parts[0]["id"]
+			for i := range parts[:len(parts)-1] {
+				parts[i]["id"] = parts[i+1]["id"]
+			}
+			parts[len(parts)-1]["id"] = first
 			out, _ := json.Marshal(parts)
 			return 200, out
 		}},

@@ -86,7 +86,10 @@ type endpoint struct {
 	// overdueAt is when an attempt of it last passed its deadline;
 	// hangAt when such a deadline was last charged to its breaker, and
 	// hangOpenedAt when one of those charges opened it (see forgive).
-	overdueAt    atomic.Int64
+	overdueAt atomic.Int64
+	// noBatchUntil (unix nanos): an upstream batch to it failed as a whole
+	// (batchforward.go); until then its calls go to it one by one.
+	noBatchUntil atomic.Int64
 	hangAt       atomic.Int64
 	hangOpenedAt atomic.Int64
 	drained      atomic.Bool

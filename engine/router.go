@@ -412,10 +412,11 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 
 // routeFigure is what the score takes from an endpoint's latency window for
 // a method: its latency figure in milliseconds (-1: unmeasured, the pool's
-// best stands in), which window that came from, and its tail share.
+// best stands in), which window that came from (its tail share is taken
+// from it against the pool's best, scoreParts).
 type routeFigure struct {
 	lat    float64
-	tail   float64
+	window *window.Latency // what the tail share is taken from (nil: unmeasured)
 	source string
 }
 
@@ -437,7 +438,7 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
 	if recent, ok := last.median(); ok {
 		lat = max(lat, recent) // the window remembers minutes; the last answers say now
 	}
-	return routeFigure{lat: float64(lat) / float64(time.Millisecond), tail: tailOf(w), source: src}, true
+	return routeFigure{lat: float64(lat) / float64(time.Millisecond), window: w, source: src}, true
 }
 
 // usualLatency is the endpoint's usual pace for a method, from the window

@@ -20,9 +20,10 @@ type ScoreParts struct {
 	Attempts    int64
 	MinAttempts int64
 	ErrorFactor float64 // 1 + router.error_penalty × FailureRate
-	// TailShare is the share of the same window's attempts that went past
-	// twice its median, answered or cut short (window.TailShare), taken at
-	// its lower 95 % bound so that one slow answer among few is not a tail.
+	// TailShare is the share of the same window's attempts far past its
+	// median or the pool's best latency figure, whichever is higher,
+	// answered or cut short (tail.go), less one, taken at its lower 95 %
+	// bound so that one slow answer among few is not a tail.
 	TailShare  float64
 	TailFactor float64 // 1 + router.tail_penalty × TailShare
 	InFlight   int64
@@ -49,7 +50,10 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best float64) ScorePa
 		latMS, source = best, scoreFromPool
 	}
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep),
-		MinAttempts: minRateAttempts, TailShare: fig.tail}
+		MinAttempts: minRateAttempts}
+	if fig.window != nil {
+		p.TailShare = tailOf(fig.window, msDuration(best))
+	}
 	t := ep.rates.Totals()
 	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(t.Attempts)

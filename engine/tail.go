@@ -21,7 +21,11 @@ import (
 
 // An answer past tailAnswered × the endpoint's median, or an attempt cut
 // short past tailLost × it because another answered first, is in its tail
-// (window.TailShare). A lognormal body of σ 0.3 puts next to none of its
+// (window.TailShare); the median is taken as at least the pool's best
+// latency figure: a quick endpoint with a wide spread whose slow answers
+// are as quick as the others' usual ones (10 ms median, σ 0.8, p99 64 ms,
+// beside one of 40 ms and p99 71 ms) has no tail that matters, and was
+// left for the slower one, a client's median 11 → 42 ms. A lognormal body of σ 0.3 puts next to none of its
 // answers past four times its median, one of σ 0.6 1 %.
 // Neither is a tail within tailSlack of the median: a sub-millisecond
 // endpoint's scheduling jitter is not.
@@ -34,9 +38,10 @@ const (
 // tailZ is the one-sided 95 % normal quantile of tailBound.
 const tailZ = 1.6449
 
-// tailOf is w's tail share, less one slow attempt, at its lower bound.
-func tailOf(w *window.Latency) float64 {
-	share, n := w.TailShare(tailAnswered, tailLost, tailSlack)
+// tailOf is w's tail share against the pool's best latency figure, less
+// one slow attempt, at its lower bound.
+func tailOf(w *window.Latency, best time.Duration) float64 {
+	share, n := w.TailShare(best, tailAnswered, tailLost, tailSlack)
 	slow := math.Round(share*float64(n)) - 1 // one slow attempt is not a tail
 	if n <= 0 || slow <= 0 {
 		return 0

@@ -542,10 +542,12 @@ func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 func (h *Histogram) Quantile(q float64) time.Duration { return fromMicros(quantileOf(h.h, q)) }
 
 // TailShare is the share of the window's observations far past the median
-// of its answers: answers slower than answered × the median, and attempts
-// cut short after lost × the median because another attempt answered
-// first; neither closer than slack to the median (a sub-millisecond
-// endpoint's scheduling jitter is no tail). The second are the slow answers hedging hides (a hedged primary's
+// of its answers, or past base when that is higher (what the endpoint's
+// alternatives usually take: a quick endpoint's spread is no tail while
+// it stays within what the others take anyway): answers slower than
+// answered × that, and attempts cut short after lost × it because another
+// attempt answered first; neither closer than slack to the median (a
+// sub-millisecond endpoint's scheduling jitter is no tail). The second are the slow answers hedging hides (a hedged primary's
 // answer never arrives, so only its censoring time says it had fallen
 // behind); a race lost that late, to an attempt that started after it, is
 // itself the mark of a slow one, and an attempt raced from its start loses
@@ -557,7 +559,7 @@ func (h *Histogram) Quantile(q float64) time.Duration { return fromMicros(quanti
 // the slow attempts are cut short), and it would hand their mass to the
 // few quick answers left at risk past them. Cached as QuantileCensored is,
 // for censoredRefresh.
-func (w *Latency) TailShare(answered, lost float64, slack time.Duration) (float64, int64) {
+func (w *Latency) TailShare(base time.Duration, answered, lost float64, slack time.Duration) (float64, int64) {
 	w.lockCurrent()
 	defer w.mu.Unlock()
 	nE, nC := total(w.exact), total(w.cens)
@@ -565,19 +567,22 @@ func (w *Latency) TailShare(answered, lost float64, slack time.Duration) (float6
 		return 0, nE + nC
 	}
 	t := w.now()
-	if c := w.tail; c.valid && c.answered == answered && c.lost == lost && c.slack == slack && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
+	b := bucketTop(toMicros(base)) // a base that moves within its bucket keeps the cache
+	if c := w.tail; c.valid && c.base == b && c.answered == answered && c.lost == lost && c.slack == slack && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
 		return c.share, c.n
 	}
 	median, floor := quantileOf(w.exact, 0.5), toMicros(slack)
-	past := countPast(w.exact, max(int64(float64(median)*answered), median+floor)) +
-		countPast(w.cens, max(int64(float64(median)*lost), median+floor))
+	usual := max(median, b)
+	past := countPast(w.exact, max(int64(float64(usual)*answered), median+floor)) +
+		countPast(w.cens, max(int64(float64(usual)*lost), median+floor))
 	share := float64(past) / float64(nE+nC)
-	w.tail = tailCache{valid: true, answered: answered, lost: lost, slack: slack, share: share, n: nE + nC, at: t, changes: w.changes, rotations: w.rotations}
+	w.tail = tailCache{valid: true, base: b, answered: answered, lost: lost, slack: slack, share: share, n: nE + nC, at: t, changes: w.changes, rotations: w.rotations}
 	return share, nE + nC
 }
 
 type tailCache struct {
 	valid                 bool
+	base                  int64 // micros, a bucket's top
 	answered, lost, share float64
 	slack                 time.Duration
 	n                     int64

@@ -506,7 +506,7 @@ func TestLatencyWindow_TailShareSeesTheTailHedgingCutShort(t *testing.T) {
 		}
 	}
 	for name, w := range map[string]*Latency{"answered": answered, "cut short by hedges": hedged} {
-		share, n := w.TailShare(4, 1.5, 5*time.Millisecond)
+		share, n := w.TailShare(0, 4, 1.5, 5*time.Millisecond)
 		if n != 2000 || math.Abs(share-0.05) > 0.002 {
 			t.Errorf("%s: tail share %.4f of %d, want 0.05 of 2000", name, share, n)
 		}
@@ -519,10 +519,10 @@ func TestLatencyWindow_TailShareSeesTheTailHedgingCutShort(t *testing.T) {
 			steady.RecordCensored(35 * time.Millisecond) // raced from the start (immediate hedging), lost
 		}
 	}
-	if share, n := steady.TailShare(4, 1.5, 5*time.Millisecond); share != 0 || n != 2500 {
+	if share, n := steady.TailShare(0, 4, 1.5, 5*time.Millisecond); share != 0 || n != 2500 {
 		t.Errorf("lognormal σ 0.3 without a tail: tail share %.4f of %d, want 0 of 2500", share, n)
 	}
-	if share, n := NewLatency(time.Minute, 5, clk.Now).TailShare(4, 1.5, 5*time.Millisecond); share != 0 || n != 0 {
+	if share, n := NewLatency(time.Minute, 5, clk.Now).TailShare(0, 4, 1.5, 5*time.Millisecond); share != 0 || n != 0 {
 		t.Errorf("empty window: %v of %d", share, n)
 	}
 }
