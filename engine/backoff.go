@@ -12,8 +12,10 @@ import (
 // others, as it would for a client talking to it directly. The back-off
 // widens to the whole endpoint when 429s hit two distinct methods of it
 // within one back-off span (its limit is not one method's), or when a probe
-// gets one. Every client attempt upstream carries one method (a client's
-// batch is split into its elements), so every client 429 is attributable.
+// gets one. Every client attempt upstream carries one method, so every
+// client 429 is attributable: a 429 to an upstream batch of a client's
+// reads (batchforward.go) backs off the whole endpoint, and its calls
+// then run one by one, each 429 of theirs of one method.
 // A Retry-After is honoured up to breaker.backoff_max, never past it: an
 // endpoint asking for a day would otherwise be gone for a day.
 

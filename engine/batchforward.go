@@ -7,14 +7,15 @@ package engine
 // element a round trip of its own, at most batchFanout at once, and each
 // paying the slowest of many draws where the whole batch pays one. An
 // element the upstream batch does not answer well (an error that is the
-// endpoint's, a missing or foreign answer) and every element of an
-// upstream batch that failed as a whole (an HTTP error, a body that is no
-// array, no answer within the attempt deadline) runs on its own as any
-// request does, with failover and hedging, within its own deadline: never
-// an error a single request would not have been. Which elements qualify
-// (forwardable): reads that wait for nothing in the batch and that nothing
-// waits for, that a recent write does not hold to one endpoint, with an id
-// no other element of their upstream batch has.
+// endpoint's, an answer its own race would set aside) and every element of
+// an upstream batch that failed as a whole (an HTTP error, a body that is
+// no array, answers missing, foreign or out of order, no answer in time)
+// runs on its own as any request does, with failover and hedging, within
+// its own deadline: never an error a single request would not have been.
+// Which elements qualify: reads that wait for nothing in the batch and
+// that nothing waits for (forwardable), that a recent write does not hold
+// to one endpoint and that name no block beyond the pool's head, with an
+// id no other element of their upstream batch has.
 
 import (
 	"bytes"
