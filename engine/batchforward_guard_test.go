@@ -189,11 +189,8 @@ func TestBatch_ALaggingHeadInAnUpstreamBatchIsNotRelayed(t *testing.T) {
 // answered null for a block the pool has. A block beyond the pool head now
 // runs alone; the others keep their exclusion.
 func TestBatch_ABlockBeyondThePoolHeadLeavesTheOthersExclusion(t *testing.T) {
-	r := newHeadRig(t, 2, func(c *engine.Config) { c.Router.LagPenalty = 0 })
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	r.probeAll()
-	el := `{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x%x",false]}`
+	r := oneThreeBlocksBehind(t)
+	el := blockByNumber
 	for range 8 {
 		top := r.realHead()
 		before := r.sims[1].MethodCount("eth_getBlockByNumber")
@@ -213,11 +210,8 @@ func TestBatch_ABlockBeyondThePoolHeadLeavesTheOthersExclusion(t *testing.T) {
 
 // The same reads alone, or a batch without head+1, never answer null.
 func TestBatch_BlocksThePoolHasAreNeverNullAloneOrInABatch(t *testing.T) {
-	r := newHeadRig(t, 2, func(c *engine.Config) { c.Router.LagPenalty = 0 })
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	r.probeAll()
-	el := `{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x%x",false]}`
+	r := oneThreeBlocksBehind(t)
+	el := blockByNumber
 	for i := range 8 {
 		top := r.realHead()
 		rep := r.post(fmt.Sprintf(el, i, top-1))
@@ -229,4 +223,17 @@ func TestBatch_BlocksThePoolHasAreNeverNullAloneOrInABatch(t *testing.T) {
 			t.Fatalf("batch without head+1: null from %s", rep.endpoint)
 		}
 	}
+}
+
+// blockByNumber is an eth_getBlockByNumber element: id, block number.
+const blockByNumber = `{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x%x",false]}`
+
+// oneThreeBlocksBehind is two endpoints, s1 three blocks behind s0 and
+// known to be (probed), with head lag costing nothing in the score.
+func oneThreeBlocksBehind(t *testing.T) *headRig {
+	r := newHeadRig(t, 2, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	r.sims[1].SetHeadLag(3)
+	r.probeAll()
+	return r
 }
