@@ -343,9 +343,18 @@ func preferFirst(order []candidate, ep *endpoint, cls jsonrpc.Class) bool {
 // file); best stands in for an endpoint with no latency figure yet.
 func (e *Engine) score(cands []candidate, best float64) {
 	now := e.now()
+	least := 1.0 // the least tail share of the measured candidates, at its upper end
 	for i := range cands {
 		c := &cands[i]
-		p := e.scoreParts(c.ep, c.fig, best)
+		if c.fig.window != nil {
+			var high float64
+			c.fig.tail, high = tailOf(c.fig.window, msDuration(best))
+			least = min(least, high)
+		}
+	}
+	for i := range cands {
+		c := &cands[i]
+		p := e.scoreParts(c.ep, c.fig, best, least)
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
@@ -417,6 +426,7 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 type routeFigure struct {
 	lat    float64
 	window *window.Latency // what the tail share is taken from (nil: unmeasured)
+	tail   float64         // its tail share against the pool's best (score)
 	source string
 }
 

@@ -24,8 +24,11 @@ type ScoreParts struct {
 	// median or the pool's best latency figure, whichever is higher,
 	// answered or cut short (tail.go), less one, taken at its lower 95 %
 	// bound so that one slow answer among few is not a tail.
-	TailShare  float64
-	TailFactor float64 // 1 + router.tail_penalty × TailShare
+	TailShare float64
+	// TailFactor is 1 + router.tail_penalty × how far TailShare is above
+	// the least of the endpoints weighed with it, at the upper end of its
+	// interval (tail.go).
+	TailFactor float64
 	InFlight   int64
 	LoadFactor float64 // 1 + InFlight
 	Lag        int64
@@ -43,23 +46,20 @@ const (
 // scoreParts is the router's cost of ep given its latency figure latMS (in
 // milliseconds; negative when unmeasured, and best, the pool's best figure,
 // stands in).
-func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best float64) ScoreParts {
+func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float64) ScoreParts {
 	rc := e.cfg.Router
 	latMS, source := fig.lat, fig.source
 	if latMS < 0 {
 		latMS, source = best, scoreFromPool
 	}
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep),
-		MinAttempts: minRateAttempts}
-	if fig.window != nil {
-		p.TailShare = tailOf(fig.window, msDuration(best))
-	}
+		MinAttempts: minRateAttempts, TailShare: fig.tail}
 	t := ep.rates.Totals()
 	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(t.Attempts)
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
-	p.TailFactor = 1 + rc.TailPenalty*p.TailShare
+	p.TailFactor = 1 + rc.TailPenalty*max(p.TailShare-leastTail, 0)
 	p.LoadFactor = float64(1 + p.InFlight)
 	p.LagCost = time.Duration(p.Lag) * rc.LagPenalty
 	costMS := (latMS+0.01)*p.ErrorFactor*p.TailFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
@@ -84,10 +84,21 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 			}
 		}
 	}
+	least := 1.0 // the least tail share of the measured routable endpoints, at its upper end
+	for i := range figs {
+		if figs[i].window == nil {
+			continue
+		}
+		var high float64
+		figs[i].tail, high = tailOf(figs[i].window, msDuration(max(best, 0)))
+		if routable[i] {
+			least = min(least, high)
+		}
+	}
 	best = max(best, 0)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, figs[i], best)
+		out[i] = e.scoreParts(ep, figs[i], best, least)
 	}
 	return out
 }

@@ -17,7 +17,15 @@ import (
 // whole tail with hedging off, so the cost is raised by the share of its
 // attempts that left its usual pace far behind:
 //
-//	tail factor = 1 + router.tail_penalty × tail share
+//	tail factor = 1 + router.tail_penalty × (tail share − the least tail share of the endpoints weighed with it)
+//
+// where the tail share is taken at the lower end of its interval and the
+// least at the upper end of theirs: only a tail surely longer than the
+// best endpoint's counts. A tail every endpoint has (slow together, a
+// method that takes long at times anywhere) is no reason to prefer one,
+// and noise between equals must not become a preference: it skewed the
+// reads of three equal endpoints slow together (correlated incidents), and
+// with them the hedging forecast's targets.
 
 // An answer past tailAnswered × the endpoint's median, or an attempt cut
 // short past tailLost × it because another answered first, is in its tail
@@ -38,26 +46,30 @@ const (
 // tailZ is the one-sided 95 % normal quantile of tailBound.
 const tailZ = 1.6449
 
-// tailOf is w's tail share against the pool's best latency figure, less
-// one slow attempt, at its lower bound.
-func tailOf(w *window.Latency, best time.Duration) float64 {
+// tailOf is w's tail share against the pool's best latency figure: less
+// one slow attempt, at the lower end of its interval (low), and at the
+// upper end (high).
+func tailOf(w *window.Latency, best time.Duration) (low, high float64) {
 	share, n := w.TailShare(best, tailAnswered, tailLost, tailSlack)
-	slow := math.Round(share*float64(n)) - 1 // one slow attempt is not a tail
-	if n <= 0 || slow <= 0 {
-		return 0
+	if n <= 0 {
+		return 0, 1
 	}
-	return tailBound(slow/float64(n), n)
+	_, high = tailInterval(share, n)
+	if slow := math.Round(share*float64(n)) - 1; slow > 0 { // one slow attempt is not a tail
+		low, _ = tailInterval(slow/float64(n), n)
+	}
+	return low, high
 }
 
-// tailBound is the lower end of the Wilson score interval of a share seen
-// in n observations: two slow answers among twenty are not a 10 % tail
-// (1.1 %), a hundred among two thousand are about 5 % (4.2 %).
-func tailBound(share float64, n int64) float64 {
+// tailInterval is the Wilson score interval of a share seen in n
+// observations: two slow answers among twenty are not a 10 % tail (its
+// lower end 1.1 %), a hundred among two thousand are about 5 % (4.2 %).
+func tailInterval(share float64, n int64) (low, high float64) {
 	fn := float64(n)
 	z2 := tailZ * tailZ
 	centre := share + z2/(2*fn)
 	spread := tailZ * math.Sqrt(share*(1-share)/fn+z2/(4*fn*fn))
-	return max((centre-spread)/(1+z2/fn), 0)
+	return max((centre-spread)/(1+z2/fn), 0), min((centre+spread)/(1+z2/fn), 1)
 }
 
 // leftBehind says that a, outrun and cut short after ran without an
