@@ -94,18 +94,15 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 		limit = max(limit, d)
 		parts = append(parts, c.req.Raw)
 		sent[k] = true
-		c.p.acct.attempts[rolePrimary].Add(1)
-		ep.acct.attempts[rolePrimary].Add(1)
 	}
 	if len(parts) < 2 {
-		for k, c := range calls {
-			if sent[k] { // counted, but alone after all: its own race counts it
-				c.p.acct.attempts[rolePrimary].Add(-1)
-				ep.acct.attempts[rolePrimary].Add(-1)
-				sent[k] = false
-			}
+		return nil, make([]bool, len(calls)) // alone after all: each race counts its own attempts
+	}
+	for k, c := range calls {
+		if sent[k] {
+			c.p.acct.attempts[rolePrimary].Add(1)
+			ep.acct.attempts[rolePrimary].Add(1)
 		}
-		return nil, sent
 	}
 	bctx, cancel := context.WithTimeout(ctx, 2*limit)
 	defer cancel()
@@ -243,13 +240,7 @@ type batchReply struct {
 // is an answer (each element is judged by the caller); anything else and
 // the calls run one by one.
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
-	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(body))
-	if err != nil {
-		return batchReply{}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	resp, err := e.client.Do(hreq)
+	resp, err := e.post(ctx, ep, body)
 	if err != nil {
 		return batchReply{}
 	}

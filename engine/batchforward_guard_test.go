@@ -59,13 +59,7 @@ func TestBatch_AnEndpointThatFailsABatchTakesNoMoreForAWhile(t *testing.T) {
 		}
 		return true
 	}, nil)
-	h2 := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[0].URL = front.URL
-		c.Endpoints[1].URL = h.sims[1].URL()
-	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	for i := range 20 {
-		mustOK(t, h2.call(i, "eth_getBalance", addr, "latest"))
-	}
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
 	for k := range 6 {
 		r := h2.post(balanceBatch(10, strconv.Itoa))
 		decodeBatch(t, r, 10)
@@ -106,13 +100,7 @@ func TestBatch_A429ToAnUpstreamBatchBacksTheEndpointOff(t *testing.T) {
 		w.Write(answer)
 	}))
 	t.Cleanup(front.Close)
-	h2 := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[0].URL = front.URL
-		c.Endpoints[1].URL = h.sims[1].URL()
-	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	for i := range 20 {
-		mustOK(t, h2.call(i, "eth_getBalance", addr, "latest"))
-	}
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
 	const n = 50
 	r := h2.post(balanceBatch(n, strconv.Itoa))
 	for i, a := range decodeBatch(t, r, n) {

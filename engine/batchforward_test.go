@@ -193,14 +193,7 @@ func TestBatch_WhatAnUpstreamBatchDoesNotAnswerRunsAlone(t *testing.T) {
 				w.Write(answer)
 			}))
 			t.Cleanup(front.Close)
-			h2 := newHarness(t, func(c *engine.Config) {
-				c.Router.ErrorPenalty = 0
-				c.Endpoints[0].URL = front.URL
-				c.Endpoints[1].URL = h.sims[1].URL()
-			}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-			for i := range 20 { // both measured: s0 is the faster
-				mustOK(t, h2.call(i, "eth_getBalance", addr, "latest"))
-			}
+			h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Router.ErrorPenalty = 0 })
 			const n = 10
 			want := balancesOf(t, h.sims[0].URL(), n)
 			singlesBefore := singles.Load()
@@ -231,4 +224,21 @@ func BenchmarkBatch_100ReadsThroughTheEngine(b *testing.B) {
 			b.Fatalf("HTTP %d", r.status)
 		}
 	}
+}
+
+// frontedPair is an engine in front of two endpoints, s0 at fast (1 ms:
+// a server in front of a sim, which a test makes misbehave) and s1 at slow
+// (20 ms), both measured by 20 reads: s0 is the faster.
+func frontedPair(t *testing.T, fast, slow string, mut func(*engine.Config)) *harness {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL, c.Endpoints[1].URL = fast, slow
+		if mut != nil {
+			mut(c)
+		}
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	for i := range 20 {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	return h
 }

@@ -434,22 +434,21 @@ func (x *execution) run() result {
 			}
 		case <-x.ctx.Done():
 			why := "client went away"
-			if errors.Is(x.ctx.Err(), context.DeadlineExceeded) {
+			timedOut := errors.Is(x.ctx.Err(), context.DeadlineExceeded)
+			if timedOut {
 				// An answer set aside is still better than none.
 				if res, ok := x.heldAnswer(); ok {
 					return res
 				}
 				why = x.timedOut()
-				if x.last != "" {
-					why += "; last failure: " + x.last
-				}
-				if res, ok := x.timedOutSentOnce(why); ok {
-					return res
-				}
-				return x.fail(why)
 			}
 			if x.last != "" {
 				why += "; last failure: " + x.last
+			}
+			if timedOut {
+				if res, ok := x.timedOutSentOnce(why); ok {
+					return res
+				}
 			}
 			return x.fail(why)
 		}

@@ -345,10 +345,7 @@ func (e *Engine) score(cands []candidate, best float64) {
 	now := e.now()
 	least := 1.0 // the least tail share of the measured candidates, at its upper end
 	for i := range cands {
-		c := &cands[i]
-		if c.fig.window != nil {
-			var high float64
-			c.fig.tail, high = tailOf(c.fig.window, msDuration(best))
+		if high, ok := cands[i].fig.takeTail(best); ok {
 			least = min(least, high)
 		}
 	}

@@ -86,12 +86,7 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 	}
 	least := 1.0 // the least tail share of the measured routable endpoints, at its upper end
 	for i := range figs {
-		if figs[i].window == nil {
-			continue
-		}
-		var high float64
-		figs[i].tail, high = tailOf(figs[i].window, msDuration(max(best, 0)))
-		if routable[i] {
+		if high, ok := figs[i].takeTail(max(best, 0)); ok && routable[i] {
 			least = min(least, high)
 		}
 	}

@@ -46,6 +46,17 @@ const (
 // tailZ is the one-sided 95 % normal quantile of tailBound.
 const tailZ = 1.6449
 
+// takeTail sets f's tail share against the pool's best latency figure
+// (ms) and returns the upper end of its interval; ok is false when f is
+// unmeasured (no window, no share).
+func (f *routeFigure) takeTail(best float64) (high float64, ok bool) {
+	if f.window == nil {
+		return 0, false
+	}
+	f.tail, high = tailOf(f.window, msDuration(best))
+	return high, true
+}
+
 // tailOf is w's tail share against the pool's best latency figure: less
 // one slow attempt, at the lower end of its interval (low), and at the
 // upper end (high).

@@ -165,13 +165,10 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	} else {
 		connected.Store(true) // unknown: assume it may have left
 	}
-	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(req.Raw))
-	if err != nil {
+	resp, err := e.post(ctx, ep, req.Raw)
+	if errors.Is(err, errBadUpstreamRequest) {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	resp, err := e.client.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return e.ctxReply(ctx, connected.Load())
@@ -210,6 +207,22 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		e.freezeHead(ep, req.Method, &r)
 	}
 	return r
+}
+
+// errBadUpstreamRequest: the HTTP request to an endpoint could not be
+// built (post).
+var errBadUpstreamRequest = errors.New("bad request to upstream")
+
+// post sends a JSON-RPC body (one request or an upstream batch) to ep,
+// through its proxy if it has one.
+func (e *Engine) post(ctx context.Context, ep *endpoint, body []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, errBadUpstreamRequest
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	return e.client.Do(hreq)
 }
 
 // readAnswer reads an answer's body within server.max_response_bytes. An
