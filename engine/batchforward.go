@@ -151,29 +151,27 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	if r.notYet {
 		e.placeNotYet(ep, c.req, &r)
 	}
-	if r.out != outAnswer || e.missedBlockhash(ep, c.req, &r) {
+	if r.out != outAnswer {
 		putBuf(r.body)
 		return result{}, false
 	}
-	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true}
+	r.behind = e.missedBlockhash(ep, c.req, &r)
 	if !r.info.HasError {
-		head := answerHead(c.req, part)
-		if head > 0 {
-			e.observeHead(ep, head, false) // a passive answer's head counts, as finishAttempt counts it
-		}
-		if isHeadMethod(c.req.Method) {
-			res.head = head
+		r.head = answerHead(c.req, part)
+		if r.head > 0 {
+			e.observeHead(ep, r.head, false) // a passive answer's head counts, as finishAttempt counts it
 		}
 		if e.cfg.Chain.Kind == "evm" && c.p.finality != "" {
-			res.final = jsonrpc.ResultNumber(part)
+			r.final = jsonrpc.ResultNumber(part)
 		}
-		nullBlock := c.p.minHead != 0 && r.info.ResultNull && e.blockExpected(c.p.minHead)
-		badHead := head != 0 && (ep.ahead.Load() || e.behindPool(head))
-		wentBack := c.p.finality != "" && e.finalityWentBack(c.p.finality, res.final)
-		if nullBlock || badHead || wentBack {
-			putBuf(r.body)
-			return result{}, false
-		}
+	}
+	if e.heldBack(c.p, ep, &r) {
+		putBuf(r.body)
+		return result{}, false
+	}
+	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final}
+	if isHeadMethod(c.req.Method) {
+		res.head = r.head
 	}
 	ep.rates.Count(window.Attempts, window.Success)
 	st := ep.stats(c.p.method)

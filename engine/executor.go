@@ -250,10 +250,7 @@ type execution struct {
 // whether d was held back; x.fallback then holds the one to relay if the
 // request runs out of endpoints to ask.
 func (x *execution) setAside(d attemptDone) bool {
-	nullBlock := x.p.minHead != 0 && d.rep.info.ResultNull && x.e.blockExpected(x.p.minHead)
-	badHead := d.rep.head != 0 && (d.a.ep.ahead.Load() || x.e.behindPool(d.rep.head))
-	wentBack := x.p.finality != "" && x.e.finalityWentBack(x.p.finality, d.rep.final)
-	if !nullBlock && !badHead && !wentBack && !d.rep.behind {
+	if !x.e.heldBack(x.p, d.a.ep, &d.rep) {
 		return false
 	}
 	if x.fallback != nil {
@@ -266,6 +263,15 @@ func (x *execution) setAside(d attemptDone) bool {
 	f := d // a copy, so that d does not escape on every answer
 	x.fallback = &f
 	return true
+}
+
+// heldBack says whether rep, ep's answer to a request planned as p, is
+// one to hold back while another endpoint can do better (see setAside).
+func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) bool {
+	nullBlock := p.minHead != 0 && rep.info.ResultNull && e.blockExpected(p.minHead)
+	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
+	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final)
+	return nullBlock || badHead || wentBack || rep.behind
 }
 
 // asideWorth ranks answers set aside: a lagging head by its height, above
