@@ -52,3 +52,13 @@ func (br *budgetReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// giveBack returns bytes read for answers that were dropped and are read
+// again (an upstream batch that failed, whose calls then run alone), so
+// that a batch is not cut for bytes it reads twice. Bytes already over
+// the bound stay spent: the batch was cut.
+func (b *answerBudget) giveBack(n int64) {
+	if b.left.Load() >= 0 {
+		b.left.Add(n)
+	}
+}

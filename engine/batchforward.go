@@ -26,7 +26,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
@@ -34,10 +33,20 @@ import (
 // batchCall is one element of a client's batch planned for an upstream
 // batch.
 type batchCall struct {
-	i   int // its index in the client's batch
-	req *jsonrpc.Request
-	p   plan
+	i     int // its index in the client's batch
+	req   *jsonrpc.Request
+	p     plan
+	sends int // the upstream batches it went out in before
 }
+
+// upstreamBatchMax is the most calls one upstream batch holds: geth's
+// default batch limit, and the most the large providers take. A client's
+// batch goes upstream as it came where it can (one latency draw, as its
+// client talking to the endpoint directly would pay; splitting a batch of
+// 1000 into ten took 85 ms at the median where the endpoint answered the
+// whole in 60), and in batches of batchFanout to an endpoint that refused
+// a larger one (batchMax).
+const upstreamBatchMax = 1000
 
 // forwardable says whether el may go upstream in a batch with others (see
 // the top of the file); its place in the batch's order was admitted with
@@ -46,105 +55,10 @@ func (e *Engine) forwardable(el jsonrpc.Element) bool {
 	return el.Err == nil && !el.NoAnswer() && e.methods.Class(el.Req.Method) == jsonrpc.ClassRead
 }
 
-// sendWhole sends calls to the best endpoint for them as one upstream
-// batch and returns the answers it gave, a zero result for each call it
-// did not answer well (for the caller to run alone), and whether each call
-// went out in the batch.
-//
-// The endpoint is the first of the ranking that is closed, undrained,
-// without an injected fault, not a half-open trial and not refusing
-// batches lately (noBatchUntil); a call whose method it is backing off
-// or cannot serve stays out of the batch. An answer is taken only as the
-// call's own race would take it (setAside): not a null for a block the
-// pool has, a head from an endpoint behind or flagged ahead, a finalized
-// block going back, a Solana blockhash it has not seen. The batch has the
-// attempt deadline of its slowest method, twice over (a node may run a
-// batch one call after another), within the calls' own deadlines.
-func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []result, sent []bool) {
-	tip, minHead := false, int64(0)
-	for _, c := range calls {
-		tip = tip || c.p.tip
-		minHead = max(minHead, c.p.minHead)
-	}
-	now := e.now()
-	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, nil, false)
-	var ep *endpoint
-	for _, c := range rk.order {
-		if c.trial || c.tier != 0 || c.fallback {
-			break // past the routable endpoints (or a trial first): each call's own race knows what to do
-		}
-		if !c.silent && !c.cannotServe && c.ep.breaker.State() == breaker.Closed && !c.ep.drained.Load() &&
-			e.faultOf(c.ep) == nil && now.UnixNano() >= c.ep.noBatchUntil.Load() {
-			ep = c.ep
-			break
-		}
-	}
-	sent = make([]bool, len(calls))
-	if ep == nil || rk.panic {
-		return nil, sent
-	}
-	var limit time.Duration
-	parts := make([][]byte, 0, len(calls))
-	for k, c := range calls {
-		st := ep.stats(c.p.method)
-		if !ep.backoffEnd(c.p.method, now).IsZero() || st.cannotServe(now, e.cfg.Breaker.Cooldown) {
-			continue
-		}
-		d, _ := e.attemptDeadline(ep, st)
-		limit = max(limit, d)
-		parts = append(parts, c.req.Raw)
-		sent[k] = true
-	}
-	if len(parts) < 2 {
-		return nil, make([]bool, len(calls)) // alone after all: each race counts its own attempts
-	}
-	for k, c := range calls {
-		if sent[k] {
-			c.p.acct.attempts[rolePrimary].Add(1)
-			ep.acct.attempts[rolePrimary].Add(1)
-		}
-	}
-	bctx, cancel := context.WithTimeout(ctx, 2*limit)
-	defer cancel()
-	n := int64(len(parts))
-	start := e.now()
-	ep.inflight.Add(n)
-	reply := e.postBatch(bctx, ep, jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts))
-	ep.inflight.Add(-n)
-	end := e.now()
-	if reply.body == nil {
-		e.batchFailed(ctx, ep, reply, end)
-		return nil, sent
-	}
-	defer putBuf(reply.body)
-	ep.heard(end)
-	got := jsonrpc.ArrayElements(reply.body.Bytes())
-	if !inOrder(got, calls, sent) {
-		e.batchFailed(ctx, ep, batchReply{status: http.StatusOK}, end)
-		return nil, sent
-	}
-	answers = make([]result, len(calls))
-	taken := make([]bool, len(calls))
-	j := 0
-	for k, c := range calls {
-		if !sent[k] {
-			continue
-		}
-		if res, ok := e.takeElement(ep, c, got[j], end.Sub(start)); ok {
-			answers[k], taken[k] = res, true
-		}
-		j++
-	}
-	if slices.Contains(taken, true) {
-		ep.breaker.Success(false)
-	}
-	return answers, sent
-}
-
 // takeElement judges one element of an upstream batch's answer as the
 // call's own attempt would be judged (classify, then setAside's rules),
 // and returns it as the call's result when it is one to relay.
-func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.Duration) (result, bool) {
+func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.Duration) (result, outcome, bool) {
 	r := upstreamReply{body: getBuf(), sent: true, status: http.StatusOK}
 	r.body.Write(part)
 	e.classify(&r, http.StatusOK, "", c.req)
@@ -153,7 +67,7 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	}
 	if r.out != outAnswer {
 		putBuf(r.body)
-		return result{}, false
+		return result{}, r.out, false
 	}
 	r.behind = e.missedBlockhash(ep, c.req, &r)
 	if !r.info.HasError {
@@ -167,7 +81,7 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	}
 	if e.heldBack(c.p, ep, &r) {
 		putBuf(r.body)
-		return result{}, false
+		return result{}, outAnswer, false
 	}
 	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final}
 	if isHeadMethod(c.req.Method) {
@@ -177,18 +91,25 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	st := ep.stats(c.p.method)
 	st.rates.Count(window.Attempts, window.Success)
 	st.served()
-	return res, true
+	return res, outAnswer, true
 }
 
-// batchFailed notes an upstream batch that failed as a whole: a 429 backs
-// the whole endpoint off (its limit is not one method's; its calls, sent
-// again alone at once, would each meet it), and any failure but the
-// client's leaving keeps upstream batches off the endpoint for
-// breaker.cooldown (a node that refuses batches, hangs on them or runs
-// them past their deadline; its single calls are judged as ever).
-func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, reply batchReply, end time.Time) {
+// batchFailed notes an upstream batch of n calls that failed as a whole: a
+// 429 backs the whole endpoint off (its limit is not one method's; its
+// calls, sent again alone at once, would each meet it); a batch of more
+// than batchFanout calls the endpoint answered but not well (a provider's
+// limit on a batch's size, or on its answer's) leaves it batches of
+// batchFanout at most; any other failure but the client's leaving keeps
+// upstream batches off the endpoint for breaker.cooldown (a node that
+// refuses batches, hangs on them or runs them past their deadline; its
+// single calls are judged as ever).
+func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply batchReply, end time.Time) {
 	if ctx.Err() != nil {
 		return // the calls' own deadline, a client gone, shutdown, the answer budget: nothing of the endpoint
+	}
+	if n > batchFanout && reply.status != 0 && reply.status != http.StatusTooManyRequests {
+		ep.batchMax.Store(batchFanout)
+		return
 	}
 	ep.noBatchUntil.Store(end.Add(e.cfg.Breaker.Cooldown).UnixNano())
 	if reply.status != http.StatusTooManyRequests {
@@ -232,6 +153,7 @@ type batchReply struct {
 	body       *bytes.Buffer
 	status     int
 	retryAfter time.Duration
+	out        outcome // how it failed (outAnswer when it did not)
 }
 
 // postBatch sends an upstream batch to ep. Only an array answered HTTP 200
@@ -240,23 +162,26 @@ type batchReply struct {
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
 	resp, err := e.post(ctx, ep, body)
 	if err != nil {
-		return batchReply{}
+		return batchReply{out: batchReplyOutcome(err, ctx, 0)}
 	}
 	defer resp.Body.Close()
-	out := batchReply{status: resp.StatusCode}
+	out := batchReply{status: resp.StatusCode, out: batchReplyOutcome(nil, ctx, resp.StatusCode)}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
 		return out
 	}
-	buf, _ := e.readAnswer(ctx, resp)
+	buf, rep := e.readAnswer(ctx, resp)
 	if buf == nil {
+		if rep.out == outTimeout || rep.out == outCancelled || ctx.Err() != nil {
+			out.out = batchReplyOutcome(context.Canceled, ctx, 0)
+		}
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
 		putBuf(buf)
 		return out
 	}
-	out.body = buf
+	out.body, out.out = buf, outAnswer
 	return out
 }
 
@@ -325,7 +250,7 @@ func (b *batchRun) serveWhole(idx []int) {
 		chunk = nil
 		ids.reset()
 		if len(calls) == 1 {
-			b.alone(calls[0], false)
+			b.alone(calls[0])
 			return
 		}
 		b.wg.Add(1)
@@ -342,7 +267,7 @@ func (b *batchRun) serveWhole(idx []int) {
 			continue
 		case p.prefer != nil, // a recent write holds it to one endpoint
 			p.minHead > e.heads.top.Load(): // a block beyond the pool's head: the endpoints behind stay eligible for the others
-			b.alone(batchCall{i: i, req: req, p: p}, false)
+			b.alone(batchCall{i: i, req: req, p: p})
 			continue
 		}
 		if ids.has(req.ID, chunk) {
@@ -350,7 +275,7 @@ func (b *batchRun) serveWhole(idx []int) {
 		}
 		chunk = append(chunk, batchCall{i: i, req: req, p: p})
 		ids.add(req.ID)
-		if len(chunk) == batchFanout {
+		if len(chunk) == upstreamBatchMax {
 			flush()
 		}
 	}
@@ -373,26 +298,40 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, sent := e.sendWhole(ctx, calls)
+	answers, sends := e.sendWhole(ctx, calls)
+	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil {
+		// No endpoint took (or answered) so large a batch: in smaller ones.
+		for k := range calls {
+			calls[k].sends += sends[k]
+		}
+		for part := range slices.Chunk(calls, batchFanout) {
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				b.sendChunk(part)
+			}()
+		}
+		return
+	}
 	for k, c := range calls {
 		if answers != nil && answers[k].body != nil {
+			answers[k].attempts += c.sends
 			b.results[c.i] = e.finishOne(b.ctx, c.req, c.p, answers[k], b.start)
 		} else {
-			b.alone(c, sent[k])
+			c.sends += sends[k]
+			b.alone(c)
 		}
 	}
 }
 
-// alone runs a planned call on its own, as any request; sent says that it
-// already went upstream once in a batch (an attempt of its own count).
-func (b *batchRun) alone(c batchCall, sent bool) {
+// alone runs a planned call on its own, as any request, counting the
+// upstream batches it already went out in as attempts of its own.
+func (b *batchRun) alone(c batchCall) {
 	b.spawn(func() {
 		ctx, cancel := b.elementCtx(c.req.Method)
 		defer cancel()
 		res := b.e.execute(ctx, c.req, c.p)
-		if sent {
-			res.attempts++
-		}
+		res.attempts += c.sends
 		b.results[c.i] = b.e.finishOne(ctx, c.req, c.p, res, b.start)
 	})
 }

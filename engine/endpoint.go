@@ -90,9 +90,15 @@ type endpoint struct {
 	// noBatchUntil (unix nanos): an upstream batch to it failed as a whole
 	// (batchforward.go); until then its calls go to it one by one.
 	noBatchUntil atomic.Int64
-	hangAt       atomic.Int64
-	hangOpenedAt atomic.Int64
-	drained      atomic.Bool
+	// batchMax: the most calls an upstream batch to it may hold, 0 for
+	// upstreamBatchMax; batchFanout once it refused a larger one.
+	batchMax atomic.Int64
+	// batchSampling: an upstream batch to it that its hedge outran runs
+	// on to its answer (batchrace.go); no batch goes to it meanwhile.
+	batchSampling atomic.Bool
+	hangAt        atomic.Int64
+	hangOpenedAt  atomic.Int64
+	drained       atomic.Bool
 	// roles is its role and share ([[endpoints]] role, share), changed at
 	// runtime by SetRole: each request reads it once where it routes.
 	roles atomic.Pointer[roleState]
@@ -245,8 +251,11 @@ func (ep *endpoint) noAnswer(out outcome) {
 }
 
 // startAttempt counts an attempt in flight at t.
-func (ep *endpoint) startAttempt(t time.Time) {
-	if ep.inflight.Add(1) == 1 {
+func (ep *endpoint) startAttempt(t time.Time) { ep.startAttempts(1, t) }
+
+// startAttempts counts n calls in flight at t (an upstream batch's).
+func (ep *endpoint) startAttempts(n int64, t time.Time) {
+	if ep.inflight.Add(n) == n {
 		ep.busySince.Store(t.UnixNano())
 	}
 }

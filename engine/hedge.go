@@ -45,6 +45,9 @@ type hedger struct {
 	// all-methods update returns to.
 	fromConfig map[string]hedgeOverride
 	methods    *perMethod[*hedgeMethod] // none past maxTrackedMethods
+	// batches are the round trips of primary upstream batches
+	// (batchDelay's source).
+	batches *window.Latency
 
 	budget *budgetBucket
 
@@ -82,6 +85,7 @@ func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events
 			return &hedgeMethod{primaries: window.NewLatency(span, window.DefaultBuckets, now)}
 		}),
 		errorShare: window.NewRates(guardSpan, 10, now),
+		batches:    window.NewLatency(span, window.DefaultBuckets, now),
 	}
 	h.delay, _ = ParseDelay(cfg.Delay)
 	for m, mc := range cfg.Methods {

@@ -296,13 +296,12 @@ func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
 	}
 }
 
-// A batch of geth's size is not sent upstream as a thousand calls at once:
-// its plain reads go in upstream batches of at most batchFanout (100), and
-// when those fail (here they hang past their attempt deadline) the calls
-// run alone, at most 100 at once. With every call hanging until the
-// request's deadline, the endpoint hears the three upstream batches of a
-// batch of 250 and then 100 calls on their own, and the client gets an
-// answer for each of the 250.
+// A batch's plain reads go upstream as one batch, and when that fails
+// (here it hangs past its attempt deadline) the calls run alone, at most
+// batchFanout (100) at once, not all 250 at once. With every call hanging
+// until the request's deadline, the endpoint hears the upstream batch of
+// 250 and then 100 calls on their own, and the client gets an answer for
+// each of the 250.
 func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second }, sim.Config{Latency: fixed(0)})
 	h.sims[0].SetMode(sim.ModeHang)
@@ -321,7 +320,7 @@ func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
 	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
 		t.Fatalf("HTTP %d, %d answers (%v): %.200s", r.status, len(answers), err, r.body)
 	}
-	if c := h.sims[0].Counters(); c.HTTP != 3+100 || c.Total != n+100 {
-		t.Fatalf("the endpoint heard %d requests carrying %d calls of a hanging batch of %d, want 3 upstream batches of at most 100 and then 100 calls alone (batchFanout in flight at once)", c.HTTP, c.Total, n)
+	if c := h.sims[0].Counters(); c.HTTP != 1+100 || c.Total != n+100 {
+		t.Fatalf("the endpoint heard %d requests carrying %d calls of a hanging batch of %d, want 1 upstream batch and then 100 calls alone (batchFanout in flight at once)", c.HTTP, c.Total, n)
 	}
 }

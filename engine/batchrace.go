@@ -1,0 +1,448 @@
+package engine
+
+// An upstream batch's race: sent to the best endpoint for it and, when it
+// has not answered by the batch hedge delay (batchDelay), sent again to
+// the next endpoint, another failure domain first; the first to answer
+// every call in order wins and the other is cancelled, as a single read's
+// hedge. Without it an upstream batch that met a heavy-tail endpoint's
+// tail held its whole client batch there: 1000 eth_getBalance calls (ten
+// upstream batches over three endpoints, one of them with 5 % of answers
+// in 0.4–1.2 s) took up to 1182 ms where the same batch sent directly to
+// one steady endpoint never took more than 74 ms.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
+// batchTry is one send of an upstream batch: its primary or its hedge.
+type batchTry struct {
+	ep     *endpoint
+	role   role
+	start  time.Time
+	cancel context.CancelCauseFunc
+	// attempts stand for the try in its calls' traces (traced[k] is call
+	// k's index there, -1 for none).
+	attempt *attempt
+	traced  []int
+	release func() // the hedge's slot, nil for the primary
+}
+
+// batchEnd is how a try ended: its answers, one per call sent in the
+// order sent (nil unless it answered so), or what went wrong.
+type batchEnd struct {
+	t     *batchTry
+	reply batchReply
+	got   [][]byte
+	end   time.Time
+}
+
+// batchRace is one upstream batch being sent.
+type batchRace struct {
+	e        *Engine
+	calls    []batchCall
+	sent     []bool
+	body     []byte
+	n        int64
+	deadline time.Time // the calls' own, or twice the slowest method's attempt deadline
+	done     chan batchEnd
+}
+
+// sendWhole sends calls to the best endpoint for them as one upstream
+// batch, hedged on another (see the top of the file), and returns the
+// answers the winner gave, a zero result for each call it did not answer
+// well (for the caller to run alone), and the upstream sends each call
+// had (0 when it went out in no batch).
+//
+// The endpoints are those of the ranking that are closed, undrained,
+// without an injected fault, not a half-open trial and not refusing
+// batches lately (noBatchUntil); a call whose method the first is backing
+// off or cannot serve stays out of the batch, and the hedge goes only to
+// an endpoint that can serve all the batch holds. An answer is taken only
+// as the call's own race would take it (takeElement). The batch has the
+// attempt deadline of its slowest method, twice over (a node may run a
+// batch one call after another), within the calls' own deadlines.
+func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []result, sends []int) {
+	sends = make([]int, len(calls))
+	eps, ok := e.batchEndpoints(calls)
+	if !ok {
+		return nil, sends
+	}
+	now := e.now()
+	ep := eps[0]
+	sent := make([]bool, len(calls))
+	var limit time.Duration
+	parts := make([][]byte, 0, len(calls))
+	for k, c := range calls {
+		if !batchServes(ep, c, now, e.cfg.Breaker.Cooldown) {
+			continue
+		}
+		d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
+		limit = max(limit, d)
+		parts = append(parts, c.req.Raw)
+		sent[k] = true
+	}
+	if len(parts) < 2 {
+		return nil, sends // alone after all: each race counts its own attempts
+	}
+	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 2),
+		body:     jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts),
+		deadline: e.now().Add(2 * limit)}
+	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
+		r.deadline = d
+	}
+
+	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
+	var hedgeC <-chan time.Time
+	if delay, ok := r.hedgeDelay(); ok && len(eps) > 1 {
+		timer := time.NewTimer(delay)
+		defer timer.Stop()
+		hedgeC = timer.C
+	}
+	live := 1
+	done := ctx.Done()
+	var win *batchEnd
+	for live > 0 && win == nil {
+		select {
+		case end := <-r.done:
+			live--
+			if end.got != nil {
+				win = &end
+				continue
+			}
+			r.failed(ctx, end)
+		case <-hedgeC:
+			hedgeC = nil
+			if t := r.hedge(ctx, eps[1:], tries); t != nil {
+				tries = append(tries, t)
+				live++
+			}
+		case <-done:
+			// The tries run apart from ctx (a primary outrun by its hedge may
+			// run on, see letGo): its end ends them.
+			done, hedgeC = nil, nil
+			for _, t := range tries {
+				t.cancel(context.Cause(ctx))
+			}
+		}
+	}
+	for k := range calls {
+		if sent[k] {
+			sends[k] = len(tries)
+		}
+	}
+	if win == nil {
+		return nil, sends
+	}
+	r.letGo(win, tries, live)
+	defer putBuf(win.reply.body)
+	return r.take(ctx, win, len(tries)), sends
+}
+
+// batchEndpoints are the endpoints an upstream batch of calls may go to,
+// best first; false when there are fewer than one, or the pool is in
+// panic routing (each call's own race knows what to do then).
+func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
+	tip, minHead := false, int64(0)
+	for _, c := range calls {
+		tip = tip || c.p.tip
+		minHead = max(minHead, c.p.minHead)
+	}
+	now := e.now()
+	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, nil, false)
+	if rk.panic {
+		return nil, false
+	}
+	var eps []*endpoint
+	n := int64(len(calls))
+	for _, c := range rk.order {
+		if c.trial || c.tier != 0 || c.fallback {
+			break // past the routable endpoints (or a trial first): each call's own race knows what to do
+		}
+		if !c.silent && !c.cannotServe && c.ep.breaker.State() == breaker.Closed && !c.ep.drained.Load() && !c.ep.batchSampling.Load() &&
+			e.faultOf(c.ep) == nil && now.UnixNano() >= c.ep.noBatchUntil.Load() && (c.ep.batchMax.Load() == 0 || n <= c.ep.batchMax.Load()) {
+			eps = append(eps, c.ep)
+		}
+	}
+	return eps, len(eps) > 0
+}
+
+// batchServes says whether ep may carry call c in an upstream batch: it is
+// not backing off c's method and can serve it.
+func batchServes(ep *endpoint, c batchCall, now time.Time, cooldown time.Duration) bool {
+	return ep.backoffEnd(c.p.method, now).IsZero() && !ep.stats(c.p.method).cannotServe(now, cooldown)
+}
+
+// hedgeDelay is when the batch is hedged, false when it is not: a call
+// that may not be hedged (a method hedging is off for, one that is never
+// hedged) keeps the whole batch unhedged.
+func (r *batchRace) hedgeDelay() (time.Duration, bool) {
+	if r.e.cfg.Hedge.MaxExtra == 0 {
+		return 0, false
+	}
+	var methods []string
+	for k, c := range r.calls {
+		if !r.sent[k] {
+			continue
+		}
+		if !c.p.hedgeable {
+			return 0, false
+		}
+		if !slices.Contains(methods, c.p.method) {
+			methods = append(methods, c.p.method)
+		}
+	}
+	return r.e.hedge.batchDelay(methods)
+}
+
+// weight is the hedge budget a copy of the batch costs: its calls'.
+func (r *batchRace) weight() float64 {
+	w := 0.0
+	for k, c := range r.calls {
+		if r.sent[k] {
+			w += c.p.weight
+		}
+	}
+	return w
+}
+
+// hedge sends the batch to the best of eps that can serve every call in
+// it, of another failure domain than the primary's when one can (none of
+// it unless hedge.same_domain allows), if the hedging guard and budget
+// allow; nil when it is not sent.
+func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTry) *batchTry {
+	e := r.e
+	now := e.now()
+	var pick *endpoint
+	for _, ep := range eps {
+		if !r.servesAll(ep, now) {
+			continue
+		}
+		if ep.Domain() != tries[0].ep.Domain() || ep.Domain() == "" {
+			pick = ep
+			break
+		}
+		if pick == nil && e.cfg.Hedge.SameDomain {
+			pick = ep
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	w := r.weight()
+	ok, release := e.hedge.tryFire(r.calls[0].p.method, w, e.inflight.Load())
+	if !ok {
+		return nil
+	}
+	pick.acct.hedgesFired.Add(1)
+	pick.acct.addCost(w)
+	for k, c := range r.calls {
+		if r.sent[k] {
+			c.p.acct.hedgesFired.Add(1)
+			c.p.acct.addCost(c.p.weight)
+		}
+	}
+	return r.launch(ctx, pick, roleHedge, release)
+}
+
+func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {
+	for k, c := range r.calls {
+		if r.sent[k] && !batchServes(ep, c, now, r.e.cfg.Breaker.Cooldown) {
+			return false
+		}
+	}
+	return true
+}
+
+// launch sends the batch to ep in a goroutine of its own, which reports on
+// r.done.
+func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release func()) *batchTry {
+	e := r.e
+	// Apart from ctx, whose values it keeps (the answer budget): the race
+	// cancels it when ctx ends, unless it runs on (letGo).
+	dctx, stop := context.WithDeadline(context.WithoutCancel(ctx), r.deadline)
+	tctx, cancelCause := context.WithCancelCause(dctx)
+	cancel := func(cause error) { cancelCause(cause); stop() }
+	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
+	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, release: release, traced: make([]int, len(r.calls))}
+	t.attempt = &attempt{ep: ep, role: role, start: t.start}
+	for k, c := range r.calls {
+		t.traced[k] = -1
+		if r.sent[k] {
+			c.p.acct.attempts[role].Add(1)
+			ep.acct.attempts[role].Add(1)
+			t.traced[k] = c.p.trace.attempt(e.trace, t.attempt)
+		}
+	}
+	ep.startAttempts(r.n, t.start)
+	tracked := e.track(1)
+	go func() {
+		if tracked {
+			defer e.wg.Done()
+		}
+		reply := e.postBatch(tctx, ep, r.body)
+		unlink()
+		cancel(nil)
+		end := batchEnd{t: t, reply: reply, end: e.now()}
+		ep.inflight.Add(-r.n)
+		if release != nil {
+			release()
+		}
+		if reply.body != nil {
+			if end.got = jsonrpc.ArrayElements(reply.body.Bytes()); !inOrder(end.got, r.calls, r.sent) {
+				end.got = nil
+				end.reply.out = outInvalid
+			}
+		}
+		r.done <- end
+	}()
+	return t
+}
+
+// failed accounts for a try that did not answer: the endpoint's, unless
+// the calls' own deadline (or their client) ended it.
+func (r *batchRace) failed(ctx context.Context, end batchEnd) {
+	if end.reply.body != nil {
+		if b := budgetOf(ctx); b != nil {
+			b.giveBack(int64(end.reply.body.Len())) // its calls are read again, alone
+		}
+		putBuf(end.reply.body)
+	}
+	r.trace(end, func(int) outcome { return end.reply.out }, nil, nil)
+	r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
+}
+
+// letGo lets go of the tries still running once win has answered. A
+// primary its hedge outran runs on to its answer or its deadline, one per
+// endpoint at a time (batchSampling), as a single read's overdue loser
+// does: its round trip is learnt as it is, and an endpoint hanging on
+// batches is found out (batchFailed) rather than sent every batch and
+// outrun each time; meanwhile no batch goes to it first. Any other loser
+// is cancelled, and a primary's round trip learnt as censored.
+func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
+	e := r.e
+	if win.t.role == rolePrimary {
+		e.hedge.observeBatch(win.end.Sub(win.t.start), false)
+	}
+	cancelAt := e.now()
+	runsOn := map[*batchTry]bool{}
+	for _, t := range tries {
+		if t == win.t {
+			continue
+		}
+		t.attempt.cancelAt.Store(cancelAt.UnixNano())
+		if t.role == rolePrimary && t.ep.batchSampling.CompareAndSwap(false, true) {
+			t.attempt.sampling.Store(true)
+			runsOn[t] = true
+			continue
+		}
+		t.cancel(errLost)
+	}
+	if live == 0 {
+		return
+	}
+	tracked := e.track(1)
+	go func() {
+		if tracked {
+			defer e.wg.Done()
+		}
+		for range live {
+			end := <-r.done
+			putBuf(end.reply.body)
+			switch {
+			case runsOn[end.t]:
+				if end.got != nil {
+					e.hedge.observeBatch(end.end.Sub(end.t.start), false)
+					end.t.ep.heard(end.end)
+				} else if end.reply.out != outCancelled {
+					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
+				}
+				end.t.ep.batchSampling.Store(false)
+			case end.t.role == rolePrimary:
+				e.hedge.observeBatch(cancelAt.Sub(end.t.start), true)
+			}
+			out, cause := outCancelled, error(errLost)
+			if runsOn[end.t] {
+				out, cause = end.reply.out, nil
+			}
+			r.trace(end, func(int) outcome { return out }, cause, nil)
+		}
+	}()
+}
+
+// take judges each answer of the winning try as the call's own attempt
+// would be judged (takeElement) and returns those to relay.
+func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result {
+	e, ep := r.e, win.t.ep
+	answers := make([]result, len(r.calls))
+	outs := make([]outcome, len(r.calls))
+	took := win.end.Sub(win.t.start)
+	j := 0
+	for k, c := range r.calls {
+		if !r.sent[k] {
+			continue
+		}
+		part := win.got[j]
+		res, out, ok := e.takeElement(ep, c, part, took)
+		j++
+		outs[k] = out
+		if !ok {
+			if b := budgetOf(ctx); b != nil {
+				b.giveBack(int64(len(part))) // read again, alone
+			}
+			continue
+		}
+		res.attempts, res.hedged = tries, tries > 1
+		answers[k] = res
+		if win.t.role == roleHedge {
+			c.p.acct.hedgesWon.Add(1)
+		}
+	}
+	if win.t.role == roleHedge {
+		ep.acct.hedgesWon.Add(1)
+	}
+	if slices.ContainsFunc(answers, func(res result) bool { return res.body != nil }) {
+		ep.breaker.Success(false)
+	}
+	r.trace(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[k].body != nil })
+	return answers
+}
+
+// trace ends the try's attempt in each call's trace with out(k), marked
+// won where won(k) says its answer was taken.
+func (r *batchRace) trace(end batchEnd, out func(k int) outcome, cause error, won func(k int) bool) {
+	for k, c := range r.calls {
+		i := end.t.traced[k]
+		if i < 0 {
+			continue
+		}
+		o := out(k)
+		c.p.trace.endAttempt(i, end.t.attempt, upstreamReply{out: o, status: end.reply.status}, cause, end.end)
+		if won != nil && won(k) {
+			c.p.trace.won(i)
+		}
+	}
+}
+
+// batchReplyOutcome is how a failed upstream batch ended, for its traces.
+func batchReplyOutcome(err error, ctx context.Context, status int) outcome {
+	switch {
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return outTimeout
+	case ctx.Err() != nil:
+		return outCancelled
+	case err != nil:
+		return outConnError
+	case status == http.StatusTooManyRequests:
+		return outRateLimit
+	case status != http.StatusOK:
+		return outHTTPError
+	}
+	return outInvalid
+}

@@ -1,0 +1,169 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// batchSizes records the size of every upstream batch a front was sent.
+type batchSizes struct {
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (b *batchSizes) add(body []byte) int {
+	var calls []json.RawMessage
+	json.Unmarshal(body, &calls)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sizes = append(b.sizes, len(calls))
+	return len(calls)
+}
+
+func (b *batchSizes) since(k int) []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]int(nil), b.sizes[k:]...)
+}
+
+// An endpoint that takes batches of at most 100 calls (geth with
+// --rpc.batch-request-limit 100, a provider's limit) answers a larger one
+// as geth does: one error, "batch too large", with the first call's id.
+// The client's batch of 300 is answered in full, each element its own
+// balance; rpcdash sends that endpoint batches of 100 from then on, and
+// the next client batch goes in three of them at once.
+func TestBatch_AnEndpointThatTakesOnlySmallBatchesGetsThemInHundreds(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	var seen batchSizes
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if seen.add(body) <= 100 {
+			return false
+		}
+		var first []struct{ ID json.RawMessage }
+		json.Unmarshal(body, &first)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `[{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"batch too large"}}]`, first[0].ID)
+		return true
+	}, nil)
+	h2 := newHarness(t, func(c *engine.Config) { c.Endpoints[0].URL = front.URL }, sim.Config{})
+	const n = 300
+	want := balancesOf(t, h.sims[0].URL(), n)
+	for round := range 2 {
+		k := len(seen.since(0))
+		r := h2.post(balanceBatch(n, strconv.Itoa))
+		for i, a := range decodeBatch(t, r, n) {
+			if string(a.ID) != strconv.Itoa(i) || a.Result != want[i] || a.Error != nil {
+				t.Fatalf("round %d, answer %d: id %s result %q error %v, want id %d result %q", round, i, a.ID, a.Result, a.Error, i, want[i])
+			}
+		}
+		sizes := seen.since(k)
+		t.Logf("round %d: %v, upstream batches to s0 %v", round, r.took.Round(time.Millisecond), sizes)
+		wantSizes := []int{100, 100, 100}
+		if round == 0 {
+			wantSizes = append([]int{n}, wantSizes...)
+		}
+		if fmt.Sprint(sizes) != fmt.Sprint(wantSizes) {
+			t.Errorf("round %d: s0 was sent upstream batches of %v calls, want %v", round, sizes, wantSizes)
+		}
+		if r.took > time.Second {
+			t.Errorf("round %d took %v", round, r.took)
+		}
+	}
+}
+
+// An upstream batch is hedged as a single read is: s0, the faster, holds
+// this batch for two seconds; at the hedge delay (fixed here, 30 ms) the
+// batch goes to s1 too, whose answer the client gets. (Its 50 calls cost
+// 50 units of hedge budget, which a budget of 1 has after 70 reads.) The
+// batch s0 holds runs on to its deadline, twice s0's attempt deadline (no
+// batch goes to s0 meanwhile, nor for breaker.cooldown after it failed),
+// and the next client batch goes to s1 first. Without the hedge the
+// client waited until s0's batch failed (a heavy-tail endpoint's tail held
+// a thousand-read batch for 1.2 s against 74 ms at most sent directly).
+func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var held atomic.Int64
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if held.Add(1) == 1 {
+			select {
+			case <-r.Context().Done():
+				return true
+			case <-time.After(2 * time.Second):
+			}
+		}
+		return false
+	}, nil)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	const n = 50
+	want := balancesOf(t, h.sims[1].URL(), n)
+	before := h.sims[1].Counters()
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Result != want[i] {
+			t.Fatalf("answer %d: %q, want %q", i, a.Result, want[i])
+		}
+	}
+	if r.took > time.Second || r.endpoint != "s1" || !r.hedged || r.attempts != 2*n {
+		t.Errorf("the client batch took %v, answered by %q, hedged %v, %d attempts; want well under the 2 s s0 held it, by s1, hedged, %d attempts (two upstream batches of %d)",
+			r.took, r.endpoint, r.hedged, r.attempts, 2*n, n)
+	}
+	if c := h.sims[1].Counters(); c.HTTP-before.HTTP != 1 || c.Total-before.Total != n {
+		t.Errorf("s1 heard %d requests carrying %d calls, want the hedge: 1 upstream batch of %d", c.HTTP-before.HTTP, c.Total-before.Total, n)
+	}
+	m := h2.status().Methods["eth_getBalance"]
+	if m.HedgesFired < n || m.HedgesWon < n {
+		t.Errorf("eth_getBalance: %d hedges fired, %d won; want at least the batch's %d each", m.HedgesFired, m.HedgesWon, n)
+	}
+	tr := h2.settledTrace(strings.Split(r.id, ",")[0])
+	var got []string
+	for _, a := range tr.Attempts {
+		got = append(got, fmt.Sprintf("%s %s %s won=%v %s", a.Endpoint, a.Role, a.Outcome, a.Won, a.CancelReason))
+	}
+	if want := "[s0 primary timeout won=false kept_running s1 hedge answer won=true ]"; fmt.Sprint(got) != want {
+		t.Errorf("the first element's trace: %v, want %s (s0's batch kept running to its deadline)", got, want)
+	}
+	r = h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if r.endpoint != "s1" || r.took > time.Second {
+		t.Errorf("the next client batch: answered by %q in %v, want s1 at once (s0's held batch is still running)", r.endpoint, r.took)
+	}
+	if got := held.Load(); got != 1 {
+		t.Errorf("s0 was sent %d upstream batches, want 1", got)
+	}
+}
+
+// Hedging off: an upstream batch waits for its endpoint, as a direct
+// client's would, and is sent nowhere else.
+func TestBatch_HedgingOffSendsABatchOnce(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var batches atomic.Int64
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		batches.Add(1)
+		time.Sleep(300 * time.Millisecond)
+		return false
+	}, nil)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled = false })
+	before := h.sims[1].Counters()
+	r := h2.post(balanceBatch(20, strconv.Itoa))
+	decodeBatch(t, r, 20)
+	if r.endpoint != "s0" || r.hedged || r.attempts != 20 || batches.Load() != 1 {
+		t.Errorf("answered by %q, hedged %v, %d attempts, s0 sent %d batches; want s0's answer, unhedged, 20 attempts, 1 batch", r.endpoint, r.hedged, r.attempts, batches.Load())
+	}
+	if c := h.sims[1].Counters(); c.HTTP != before.HTTP {
+		t.Errorf("s1 heard %d requests, want none", c.HTTP-before.HTTP)
+	}
+	if !bytes.Contains(r.body, []byte(`"result"`)) {
+		t.Errorf("answer %.200s", r.body)
+	}
+}
