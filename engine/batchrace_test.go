@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,5 +167,51 @@ func TestBatch_HedgingOffSendsABatchOnce(t *testing.T) {
 	}
 	if !bytes.Contains(r.body, []byte(`"result"`)) {
 		t.Errorf("answer %.200s", r.body)
+	}
+}
+
+// The bytes of an upstream batch's answer that was not taken (here its
+// answers come in another order) are given back to the batch's bound on
+// its answers (server.max_response_bytes) before its calls run alone:
+// they were charged twice, and a batch whose answers fit the bound once
+// was cut with -32003, which a client sending it directly never sees.
+func TestBatch_AnUpstreamAnswerNotTakenIsNotChargedTwice(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 50
+	direct, err := http.Post(h.sims[0].URL(), "application/json", strings.NewReader(balanceBatch(n, strconv.Itoa)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := io.ReadAll(direct.Body)
+	direct.Body.Close()
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		resp, err := http.Post(h.sims[0].URL(), "application/json", bytes.NewReader(body))
+		if err != nil {
+			w.WriteHeader(502)
+			return true
+		}
+		var parts []json.RawMessage
+		json.NewDecoder(resp.Body).Decode(&parts)
+		resp.Body.Close()
+		slices.Reverse(parts)
+		out, _ := json.Marshal(parts)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+		return true
+	}, nil)
+	// Room for the answers once and a half: read twice, they do not fit.
+	bound := int64(len(whole)) * 3 / 2
+	h2 := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL = front.URL
+		c.Server.MaxResponseBytes = bound
+	}, sim.Config{})
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Error != nil || a.Result == "" {
+			t.Fatalf("answer %d of a batch whose answers take %d bytes, bound %d: %+v", i, len(whole), bound, a.Error)
+		}
+	}
+	if r.attempts != 2*n {
+		t.Errorf("%d attempts, want %d: the upstream batch, then each call alone", r.attempts, 2*n)
 	}
 }
