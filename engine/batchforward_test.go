@@ -217,9 +217,13 @@ func TestBatch_WhatAnUpstreamBatchDoesNotAnswerRunsAlone(t *testing.T) {
 // A 100-read batch through the engine to a sim answering at once: the
 // engine's cost of a batch (11 ms a batch when ids were matched pair by
 // pair, 2.5 ms with the sim's share).
-func BenchmarkBatch_100ReadsThroughTheEngine(b *testing.B) {
+func BenchmarkBatch_100ReadsThroughTheEngine(b *testing.B) { benchmarkBatch(b, 100) }
+
+func BenchmarkBatch_1000ReadsThroughTheEngine(b *testing.B) { benchmarkBatch(b, 1000) }
+
+func benchmarkBatch(b *testing.B, n int) {
 	h := newHarness(b, nil, sim.Config{Latency: fixed(0)})
-	body := balanceBatch(100, strconv.Itoa)
+	body := balanceBatch(n, strconv.Itoa)
 	b.ResetTimer()
 	for range b.N {
 		if r := h.post(body); r.status != http.StatusOK {

@@ -314,7 +314,7 @@ func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 		}
 		putBuf(end.reply.body)
 	}
-	r.trace(end, func(int) outcome { return end.reply.out }, nil, nil)
+	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
 	r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
 }
 
@@ -371,9 +371,28 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 			if runsOn[end.t] {
 				out, cause = end.reply.out, nil
 			}
-			r.trace(end, func(int) outcome { return out }, cause, nil)
+			r.countLoser(end, cancelAt)
+			r.ended(end, func(int) outcome { return out }, cause, nil)
 		}
 	}()
+}
+
+// countLoser counts a try that lost as its calls' lost attempts: the
+// upstream time they used and how long the endpoint took to let go.
+func (r *batchRace) countLoser(end batchEnd, cancelAt time.Time) {
+	elapsed, release := end.end.Sub(end.t.start), end.end.Sub(cancelAt)
+	for k, c := range r.calls {
+		if r.sent[k] {
+			c.p.acct.losers.Add(1)
+			c.p.acct.loserNanos.Add(int64(elapsed))
+			c.p.acct.releaseNanos.Add(int64(release))
+		}
+	}
+	acct := &end.t.ep.acct
+	acct.losers.Add(r.n)
+	acct.loserNanos.Add(r.n * int64(elapsed))
+	acct.releaseNanos.Add(r.n * int64(release))
+	r.e.metrics.release.Observe(release.Seconds())
 }
 
 // take judges each answer of the winning try as the call's own attempt
@@ -410,19 +429,23 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result
 	if slices.ContainsFunc(answers, func(res result) bool { return res.body != nil }) {
 		ep.breaker.Success(false)
 	}
-	r.trace(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[k].body != nil })
+	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[k].body != nil })
 	return answers
 }
 
-// trace ends the try's attempt in each call's trace with out(k), marked
-// won where won(k) says its answer was taken.
-func (r *batchRace) trace(end batchEnd, out func(k int) outcome, cause error, won func(k int) bool) {
+// ended ends the try's attempt in each call's trace and attempt metrics
+// with out(k), marked won where won(k) says its answer was taken.
+func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, won func(k int) bool) {
 	for k, c := range r.calls {
+		if !r.sent[k] {
+			continue
+		}
+		o := out(k)
+		r.e.metrics.attempt(end.t.ep.Name, c.p.acct.name, end.t.role, o.String())
 		i := end.t.traced[k]
 		if i < 0 {
 			continue
 		}
-		o := out(k)
 		c.p.trace.endAttempt(i, end.t.attempt, upstreamReply{out: o, status: end.reply.status}, cause, end.end)
 		if won != nil && won(k) {
 			c.p.trace.won(i)

@@ -135,6 +135,9 @@ func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
 	if want := "[s0 primary timeout won=false kept_running s1 hedge answer won=true ]"; fmt.Sprint(got) != want {
 		t.Errorf("the first element's trace: %v, want %s (s0's batch kept running to its deadline)", got, want)
 	}
+	if m := h2.status().Methods["eth_getBalance"]; m.Losers < n {
+		t.Errorf("eth_getBalance counted %d losers, want at least the %d calls of s0's batch", m.Losers, n)
+	}
 	r = h2.post(balanceBatch(n, strconv.Itoa))
 	decodeBatch(t, r, n)
 	if r.endpoint != "s1" || r.took > time.Second {
