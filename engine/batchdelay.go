@@ -32,14 +32,24 @@ func (h *hedger) batchDelay(methods []string) (time.Duration, bool) {
 	if !auto {
 		return fixed, true
 	}
+	learnt := h.learntBatchDelay()
+	if learnt == 0 {
+		learnt = single
+	}
+	return max(fixed, learnt), true
+}
+
+// learntBatchDelay is the hedge quantile of upstream batches' round trips
+// within hedge.min_delay and max_delay, 0 until hedge.min_samples are
+// known.
+func (h *hedger) learntBatchDelay() time.Duration {
+	if nE, nC := h.batches.Counts(); nE+nC < int64(h.cfg.MinSamples) {
+		return 0
+	}
 	h.mu.RLock()
 	q := h.quantile
 	h.mu.RUnlock()
-	learnt := single
-	if nE, nC := h.batches.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
-		learnt = min(max(h.batches.DelayQuantile(q), h.cfg.MinDelay), h.cfg.MaxDelay)
-	}
-	return max(fixed, learnt), true
+	return min(max(h.batches.DelayQuantile(q), h.cfg.MinDelay), h.cfg.MaxDelay)
 }
 
 // observeBatch feeds the batch delay a primary upstream batch's round

@@ -218,3 +218,22 @@ func TestBatch_AnUpstreamAnswerNotTakenIsNotChargedTwice(t *testing.T) {
 		t.Errorf("%d attempts, want %d: the upstream batch, then each call alone", r.attempts, 2*n)
 	}
 }
+
+// The batch hedge delay is learnt from upstream batches' own round trips
+// (15 ms here), shown in /v1/status once hedge.min_samples of them are
+// known; until then batches wait their methods' delays (cold: 250 ms).
+func TestBatch_TheBatchHedgeDelayIsLearntFromBatchRoundTrips(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = true },
+		sim.Config{Latency: fixed(15 * time.Millisecond)}, sim.Config{Latency: fixed(15 * time.Millisecond)})
+	for range 19 {
+		decodeBatch(t, h.post(balanceBatch(10, strconv.Itoa)), 10)
+	}
+	if hs := h.status().Hedge; hs.BatchRoundTrips != 19 || hs.BatchDelay != 0 {
+		t.Fatalf("after 19 upstream batches: %d round trips, delay %v; want 19, none learnt yet", hs.BatchRoundTrips, hs.BatchDelay)
+	}
+	decodeBatch(t, h.post(balanceBatch(10, strconv.Itoa)), 10)
+	hs := h.status().Hedge
+	if hs.BatchRoundTrips != 20 || hs.BatchDelay < 15*time.Millisecond || hs.BatchDelay > 150*time.Millisecond {
+		t.Errorf("after 20 upstream batches of 15 ms: %d round trips, delay %v; want 20 and their 95th percentile, at least 15 ms and far below the cold 250 ms", hs.BatchRoundTrips, hs.BatchDelay)
+	}
+}

@@ -435,6 +435,11 @@ type HedgeStatus struct {
 	BudgetCap    float64 // what it may hold now: the burst plus the last budgetTTL's deposits
 	Paused       bool
 	PauseReason  string
+	// BatchDelay is the auto delay of upstream batches (batchDelay), 0
+	// until hedge.min_samples of their round trips (BatchRoundTrips) are
+	// known: until then a batch waits its methods' own delays.
+	BatchDelay      time.Duration
+	BatchRoundTrips int64
 }
 
 func (h *hedger) status() HedgeStatus {
@@ -443,6 +448,8 @@ func (h *hedger) status() HedgeStatus {
 		MaxExtra: h.cfg.MaxExtra, SameDomain: h.cfg.SameDomain, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
 	s.Budget, s.BudgetTokens, s.BudgetCap = h.budget.state()
+	nE, nC := h.batches.Counts()
+	s.BatchRoundTrips, s.BatchDelay = nE+nC, h.learntBatchDelay()
 	s.Paused = h.paused.Load()
 	h.pauseMu.Lock()
 	s.PauseReason = h.pauseWhy

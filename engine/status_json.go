@@ -224,6 +224,10 @@ type hedgeWire struct {
 	BudgetCap    float64 `json:"budget_cap"`
 	Paused       bool    `json:"paused"`
 	PauseReason  string  `json:"pause_reason,omitempty"`
+	// BatchDelayMS: upstream batches' learnt delay, 0 until
+	// hedge.min_samples of their round trips are known.
+	BatchDelayMS    float64 `json:"batch_delay_ms"`
+	BatchRoundTrips int64   `json:"batch_round_trips"`
 }
 
 type faultWire struct {
