@@ -32,6 +32,7 @@ type batchTry struct {
 	attempt *attempt
 	traced  []int
 	release func() // the hedge's slot, nil for the primary
+	ended   bool   // its end was received (sendWhole's loop)
 }
 
 // batchEnd is how a try ended: its answers, one per call sent in the
@@ -112,6 +113,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 		select {
 		case end := <-r.done:
 			live--
+			end.t.ended = true
 			if end.got != nil {
 				win = &end
 				continue
@@ -333,8 +335,8 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 	cancelAt := e.now()
 	runsOn := map[*batchTry]bool{}
 	for _, t := range tries {
-		if t == win.t {
-			continue
+		if t.ended {
+			continue // the winner, or a try that failed before it won: nothing to let go of
 		}
 		t.attempt.cancelAt.Store(cancelAt.UnixNano())
 		if t.role == rolePrimary && t.ep.batchSampling.CompareAndSwap(false, true) {

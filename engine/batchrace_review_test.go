@@ -1,0 +1,47 @@
+package engine_test
+
+import (
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// A primary upstream batch that failed (HTTP 500 from s0) after its
+// hedge was sent, and before the hedge (s1) answered, has nothing left to
+// run on: it ended. It was taken for a primary outrun by its hedge and
+// marked running on (batchSampling) with nothing left to clear the mark,
+// so s0 took no upstream batch ever again, past breaker.cooldown too.
+func TestBatch_APrimaryThatFailedBeforeItsHedgeWonDoesNotKeepItsEndpointFromBatches(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var s0Batches atomic.Int64
+	front0 := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if s0Batches.Add(1) == 1 {
+			time.Sleep(80 * time.Millisecond) // past the 30 ms hedge delay
+			w.WriteHeader(http.StatusInternalServerError)
+			return true
+		}
+		return false
+	}, nil)
+	front1 := frontOf(t, h.sims[1], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		time.Sleep(200 * time.Millisecond) // answers after s0 failed
+		return false
+	}, nil)
+	h2 := frontedPair(t, front0.URL, front1.URL, func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	const n = 50
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if r.endpoint != "s1" || !r.hedged {
+		t.Fatalf("the first client batch: answered by %q, hedged %v; want s1's hedge (s0 failed)", r.endpoint, r.hedged)
+	}
+	time.Sleep(1200 * time.Millisecond) // breaker.cooldown (1 s): s0's failed batch is forgiven
+	r = h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if got := s0Batches.Load(); got != 2 || r.endpoint != "s0" {
+		t.Errorf("after breaker.cooldown: s0 was sent %d upstream batches in all and the next client batch answered by %q; want 2 and s0 (the faster) again", got, r.endpoint)
+	}
+}
