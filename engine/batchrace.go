@@ -167,12 +167,21 @@ func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
 		if c.trial || c.tier != 0 || c.fallback {
 			break // past the routable endpoints (or a trial first): each call's own race knows what to do
 		}
-		if !c.silent && !c.cannotServe && c.ep.breaker.State() == breaker.Closed && !c.ep.drained.Load() && !c.ep.batchSampling.Load() &&
-			e.faultOf(c.ep) == nil && now.UnixNano() >= c.ep.noBatchUntil.Load() && (c.ep.batchMax.Load() == 0 || n <= c.ep.batchMax.Load()) {
+		if !c.silent && !c.cannotServe && e.batchable(c.ep, n, now) {
 			eps = append(eps, c.ep)
 		}
 	}
 	return eps, len(eps) > 0
+}
+
+// batchable says whether ep may take an upstream batch of n calls now:
+// its breaker closed, undrained, without an injected fault, not refusing
+// batches lately (noBatchUntil), not running on a batch it lost
+// (batchSampling) and taking that many (batchMax). Asked when a batch's
+// endpoints are ranked, and again of its hedge's when the delay has passed.
+func (e *Engine) batchable(ep *endpoint, n int64, now time.Time) bool {
+	return ep.breaker.State() == breaker.Closed && !ep.drained.Load() && !ep.batchSampling.Load() &&
+		e.faultOf(ep) == nil && now.UnixNano() >= ep.noBatchUntil.Load() && (ep.batchMax.Load() == 0 || n <= ep.batchMax.Load())
 }
 
 // batchServes says whether ep may carry call c in an upstream batch: it is
@@ -223,7 +232,9 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 	now := e.now()
 	var pick *endpoint
 	for _, ep := range eps {
-		if !r.servesAll(ep, now) {
+		// eps were ranked a delay ago: one may have been drained, faulted,
+		// opened or found hung since.
+		if !e.batchable(ep, r.n, now) || ep.silentNow(now, e.cfg.Breaker.Cooldown) || !r.servesAll(ep, now) {
 			continue
 		}
 		if ep.Domain() != tries[0].ep.Domain() || ep.Domain() == "" {

@@ -45,3 +45,38 @@ func TestBatch_APrimaryThatFailedBeforeItsHedgeWonDoesNotKeepItsEndpointFromBatc
 		t.Errorf("after breaker.cooldown: s0 was sent %d upstream batches in all and the next client batch answered by %q; want 2 and s0 (the faster) again", got, r.endpoint)
 	}
 }
+
+// The endpoints an upstream batch may go to were chosen when it was sent;
+// its hedge, a delay later, went to the next of them as it was then, even
+// when it had been drained meanwhile (or its breaker opened, a fault was
+// injected, it failed a batch). s1 is drained while s0 holds the batch:
+// the hedge goes nowhere, and s1 hears nothing.
+func TestBatch_AHedgeDoesNotGoToAnEndpointDrainedDuringTheDelay(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var admin atomic.Value
+	var held atomic.Int64
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if held.Add(1) == 1 {
+			req, _ := http.NewRequest("POST", admin.Load().(string)+"/v1/endpoints/s1/drain", nil)
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			time.Sleep(300 * time.Millisecond) // past the 100 ms hedge delay
+		}
+		return false
+	}, nil)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "100ms", 1 })
+	admin.Store(h2.admin)
+	before := h.sims[1].Counters()
+	const n = 50
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if !h2.endpoint("s1").Drained {
+		t.Fatal("s1 was not drained: the test exercises nothing")
+	}
+	if c := h.sims[1].Counters(); c.HTTP != before.HTTP || r.hedged || r.endpoint != "s0" {
+		t.Errorf("s1, drained before the hedge delay passed, heard %d requests (%d calls); the batch answered by %q, hedged %v; want none, s0's answer unhedged",
+			c.HTTP-before.HTTP, c.Total-before.Total, r.endpoint, r.hedged)
+	}
+}
