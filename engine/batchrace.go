@@ -253,7 +253,7 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 	if !ok {
 		return nil
 	}
-	pick.acct.hedgesFired.Add(1)
+	pick.acct.hedgesFired.Add(r.n) // one per call, as its attempts and the methods' hedges are
 	pick.acct.addCost(w)
 	for k, c := range r.calls {
 		if r.sent[k] {
@@ -434,10 +434,8 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result
 		answers[k] = res
 		if win.t.role == roleHedge {
 			c.p.acct.hedgesWon.Add(1)
+			ep.acct.hedgesWon.Add(1)
 		}
-	}
-	if win.t.role == roleHedge {
-		ep.acct.hedgesWon.Add(1)
 	}
 	if slices.ContainsFunc(answers, func(res result) bool { return res.body != nil }) {
 		ep.breaker.Success(false)

@@ -80,3 +80,34 @@ func TestBatch_AHedgeDoesNotGoToAnEndpointDrainedDuringTheDelay(t *testing.T) {
 			c.HTTP-before.HTTP, c.Total-before.Total, r.endpoint, r.hedged)
 	}
 }
+
+// An endpoint's accounting counts a batch's calls as the methods' does:
+// the hedge of an upstream batch of 50 is 50 hedge attempts on s1, and
+// was counted 50 hedges fired and won for eth_getBalance but 1 for s1 (its
+// fire rate, hedges over primaries, and its losers counted by the call).
+func TestBatch_AHedgedBatchCountsItsCallsInTheEndpointsAccounting(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var held atomic.Int64
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if held.Add(1) == 1 {
+			select {
+			case <-r.Context().Done():
+				return true
+			case <-time.After(2 * time.Second):
+			}
+		}
+		return false
+	}, nil)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	const n = 50
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if r.endpoint != "s1" || !r.hedged {
+		t.Fatalf("answered by %q, hedged %v; want s1's hedge", r.endpoint, r.hedged)
+	}
+	a := h2.endpoint("s1").Accounting
+	m := h2.status().Methods["eth_getBalance"]
+	if a.Hedge != n || a.HedgesFired != a.Hedge || a.HedgesWon != a.Hedge {
+		t.Errorf("s1: %d hedge attempts, %d hedges fired, %d won; want %d each (eth_getBalance: %d fired, %d won)", a.Hedge, a.HedgesFired, a.HedgesWon, n, m.HedgesFired, m.HedgesWon)
+	}
+}
