@@ -107,7 +107,9 @@ func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply b
 	if ctx.Err() != nil {
 		return // the calls' own deadline, a client gone, shutdown, the answer budget: nothing of the endpoint
 	}
-	if n > batchFanout && reply.status != 0 && reply.status != http.StatusTooManyRequests {
+	if n > batchFanout && (reply.out == outHTTPError || reply.out == outInvalid) {
+		// It answered (an HTTP error, a body that is not its answers): not a
+		// timeout after its header, which is a hang as any other.
 		ep.batchMax.Store(batchFanout)
 		return
 	}

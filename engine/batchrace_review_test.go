@@ -111,3 +111,38 @@ func TestBatch_AHedgedBatchCountsItsCallsInTheEndpointsAccounting(t *testing.T) 
 		t.Errorf("s1: %d hedge attempts, %d hedges fired, %d won; want %d each (eth_getBalance: %d fired, %d won)", a.Hedge, a.HedgesFired, a.HedgesWon, n, m.HedgesFired, m.HedgesWon)
 	}
 }
+
+// An endpoint that hangs on an upstream batch after its answer's header
+// (a proxy that streams, a node stalling mid-answer) is found out after
+// one, as one hanging before its header is: the batch of 150 timed out
+// with status 200 and was taken for a refusal of its size (batches of 100
+// from then on), so its two batches of 100 and 50 went to s0 again, each
+// hanging to its deadline, before any call ran elsewhere.
+func TestBatch_AnEndpointHangingMidAnswerIsFoundOutAfterOneBatch(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var seen batchSizes
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		seen.add(body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("["))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		return true
+	}, nil)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
+	const n = 150
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Error != nil || a.Result == "" {
+			t.Fatalf("element %d: %+v", i, a.Error)
+		}
+	}
+	t.Logf("took %v, answered by %s, %d attempts", r.took.Round(time.Millisecond), r.endpoint, r.attempts)
+	if sizes := seen.since(0); len(sizes) != 1 {
+		t.Errorf("s0, which hangs mid-answer on batches, was sent upstream batches of %v calls; want one", sizes)
+	}
+}
