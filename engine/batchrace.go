@@ -94,7 +94,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	}
 	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 2),
 		body:     jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts),
-		deadline: e.now().Add(2 * limit)}
+		deadline: time.Now().Add(2 * limit)} // a context's: the wall clock's, as the request's
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
 		r.deadline = d
 	}

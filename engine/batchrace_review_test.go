@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -144,5 +145,26 @@ func TestBatch_AnEndpointHangingMidAnswerIsFoundOutAfterOneBatch(t *testing.T) {
 	t.Logf("took %v, answered by %s, %d attempts", r.took.Round(time.Millisecond), r.endpoint, r.attempts)
 	if sizes := seen.since(0); len(sizes) != 1 {
 		t.Errorf("s0, which hangs mid-answer on batches, was sent upstream batches of %v calls; want one", sizes)
+	}
+}
+
+// An engine on a clock of its own (Options.Now) sends a batch's reads
+// upstream as one batch too: the upstream batch's deadline, a context's,
+// was taken from the engine's clock (here 2025-01-01) where every other
+// context deadline is the wall clock's, so it had passed before the batch
+// was sent, and every call ran alone.
+func TestBatch_AnEngineOnItsOwnClockSendsUpstreamBatches(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 10
+	before := h.sims[0].Counters()
+	r := h.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Error != nil || a.Result == "" {
+			t.Fatalf("element %d: %+v", i, a.Error)
+		}
+	}
+	if c := h.sims[0].Counters(); c.HTTP-before.HTTP != 1 || c.Total-before.Total != n {
+		t.Errorf("s0 heard %d requests carrying %d calls, want 1 upstream batch of %d", c.HTTP-before.HTTP, c.Total-before.Total, n)
 	}
 }
