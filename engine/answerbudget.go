@@ -62,3 +62,13 @@ func (b *answerBudget) giveBack(n int64) {
 		b.left.Add(n)
 	}
 }
+
+// charge draws n bytes read apart from the budget (an upstream batch's
+// winning answer), and cuts the batch once it is overdrawn: false then.
+func (b *answerBudget) charge(n int64) bool {
+	if b.left.Add(-n) < 0 {
+		b.cut(errBatchTooLarge)
+		return false
+	}
+	return true
+}

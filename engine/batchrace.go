@@ -52,7 +52,10 @@ type batchRace struct {
 	body     []byte
 	n        int64
 	deadline time.Time // the calls' own, or twice the slowest method's attempt deadline
-	done     chan batchEnd
+	// ownDeadline: deadline is the batch's own, not its calls' (whose
+	// passing is not the endpoint's failure).
+	ownDeadline bool
+	done        chan batchEnd
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -95,8 +98,9 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 2),
 		body:     jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts),
 		deadline: time.Now().Add(2 * limit)} // a context's: the wall clock's, as the request's
+	r.ownDeadline = true
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
-		r.deadline = d
+		r.deadline, r.ownDeadline = d, false
 	}
 
 	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
@@ -144,6 +148,10 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	}
 	r.letGo(win, tries, live)
 	defer putBuf(win.reply.body)
+	if b := budgetOf(ctx); b != nil && !b.charge(int64(win.reply.body.Len())) {
+		r.ended(*win, func(int) outcome { return outCancelled }, nil, nil)
+		return nil, sends // the batch is cut: its calls get -32003
+	}
 	return r.take(ctx, win, len(tries)), sends
 }
 
@@ -249,7 +257,8 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 		return nil
 	}
 	w := r.weight()
-	ok, release := e.hedge.tryFire(r.calls[0].p.method, w, e.inflight.Load())
+	first := r.calls[slices.Index(r.sent, true)].p.method
+	ok, release := e.hedge.tryFire(first, w, e.inflight.Load())
 	if !ok {
 		return nil
 	}
@@ -277,9 +286,14 @@ func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {
 // r.done.
 func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release func()) *batchTry {
 	e := r.e
-	// Apart from ctx, whose values it keeps (the answer budget): the race
-	// cancels it when ctx ends, unless it runs on (letGo).
-	dctx, stop := context.WithDeadline(context.WithoutCancel(ctx), r.deadline)
+	// Apart from ctx: the race cancels it when ctx ends, unless it runs on
+	// (letGo). Its bytes are not charged to the batch's answer budget as
+	// they are read: only the winner's are (take), so that a hedged batch
+	// whose answers take over half the bound is not cut for answers read
+	// twice. (Each try's answer is bounded on its own by
+	// server.max_response_bytes.)
+	detached := context.WithValue(context.WithoutCancel(ctx), answerBudgetKey{}, (*answerBudget)(nil))
+	dctx, stop := context.WithDeadline(detached, r.deadline)
 	tctx, cancelCause := context.WithCancelCause(dctx)
 	cancel := func(cause error) { cancelCause(cause); stop() }
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
@@ -321,13 +335,11 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 // failed accounts for a try that did not answer: the endpoint's, unless
 // the calls' own deadline (or their client) ended it.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
-	if end.reply.body != nil {
-		if b := budgetOf(ctx); b != nil {
-			b.giveBack(int64(end.reply.body.Len())) // its calls are read again, alone
-		}
-		putBuf(end.reply.body)
-	}
+	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
+	if end.reply.out == outTimeout && !r.ownDeadline {
+		return // the calls' own deadline, which the try's is: not the endpoint's
+	}
 	r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
 }
 

@@ -237,3 +237,65 @@ func TestBatch_TheBatchHedgeDelayIsLearntFromBatchRoundTrips(t *testing.T) {
 		t.Errorf("after 20 upstream batches of 15 ms: %d round trips, delay %v; want 20 and their 95th percentile, at least 15 ms and far below the cold 250 ms", hs.BatchRoundTrips, hs.BatchDelay)
 	}
 }
+
+// A hedged upstream batch reads two answers, and only the one taken counts
+// against the batch's bound on its answers: s0 sends nine tenths of its
+// answer and stalls, the hedge's whole answer comes from s1. Charged as
+// they were read, the two took 1.9 times the answers' size, over a bound
+// of 1.5 times it, and the client's batch was cut with -32003, which the
+// same batch sent to either endpoint directly never is.
+func TestBatch_AHedgedBatchIsChargedOnlyTheAnswerTaken(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 50
+	answer := func(u *sim.Upstream, body []byte) []byte {
+		resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return b
+	}
+	whole := answer(h.sims[0], []byte(balanceBatch(n, strconv.Itoa)))
+	stalled, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	var s0Batches atomic.Int64
+	front0 := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if s0Batches.Add(1) > 1 {
+			return false
+		}
+		b := answer(h.sims[0], body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b[:len(b)*9/10])
+		w.(http.Flusher).Flush()
+		close(stalled)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	}, nil)
+	front1 := frontOf(t, h.sims[1], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		<-stalled
+		time.Sleep(50 * time.Millisecond) // s0's nine tenths are read meanwhile
+		return false
+	}, nil)
+	bound := int64(len(whole)) * 3 / 2
+	h2 := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL, c.Endpoints[1].URL = front0.URL, front1.URL
+		c.Server.MaxResponseBytes = bound
+		c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1
+	}, sim.Config{}, sim.Config{})
+	for i := range 50 { // budget for the hedge; s0 first by name when equal
+		mustOK(t, h2.call(i, "eth_chainId"))
+	}
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Error != nil || a.Result == "" {
+			t.Fatalf("answer %d (answers %d bytes, bound %d; answered by %q, hedged %v): %+v", i, len(whole), bound, r.endpoint, r.hedged, a.Error)
+		}
+	}
+	if r.endpoint != "s1" || !r.hedged {
+		t.Errorf("answered by %q, hedged %v; want the hedge's answer, from s1", r.endpoint, r.hedged)
+	}
+}
