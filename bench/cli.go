@@ -62,6 +62,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	count := fs.Int("count", 0, "measured operations per row, instead of --duration")
 	warmup := fs.Duration("warmup", 3*time.Second, "warm-up before each row's measured span, at the same rate, not measured")
 	fanout := fs.String("fanout", "1", "K or K/Q: an operation of K parallel calls completes when all (or Q) answer")
+	batch := fs.Int("batch", 0, "K: an operation is one JSON-RPC batch of K calls (at most 1000), instead of --fanout's parallel requests")
 	control := fs.Float64("control-share", 0, "share of operations sent as an unhedged control tenant, alongside")
 	timeout := fs.Duration("timeout", defaultTimeout, "per call, from its scheduled send (at most 1h)")
 	deadline := fs.Duration("deadline", 0, "count calls not answered within this as deadline misses (0: none)")
@@ -132,6 +133,15 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	}
 	if w.Fanout, err = ParseFanout(*fanout); err != nil {
 		return cli.Usage(err)
+	}
+	if *batch != 0 {
+		if *fanout != "1" {
+			return cli.Usagef("bench: --batch and --fanout: give one (a batch is one request of K calls, a fan-out K requests)")
+		}
+		w.Fanout, w.Batch = Fanout{K: *batch, Q: *batch}, true
+		if err := w.Fanout.validateBatch(); err != nil {
+			return cli.Usage(err)
+		}
 	}
 	if *params != "" {
 		if !json.Valid([]byte(*params)) || !strings.HasPrefix(strings.TrimSpace(*params), "[") {

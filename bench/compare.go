@@ -184,6 +184,10 @@ func (cfg CompareConfig) describe(env *environment) *Comparison {
 	c := &Comparison{Workload: WorkloadInfo{Mix: w.Mix.String(), Arrivals: w.Arrivals.String(), Rate: w.Rate,
 		Measured: w.Measured().String(), Count: w.Count, Warmup: w.Warmup.String(), Seed: w.Seed,
 		Fanout: w.Fanout.String(), ControlShare: w.ControlShare, Timeout: w.timeout().String()}}
+	if w.Batch {
+		c.Workload.Fanout, c.Workload.Batch = "none", w.Fanout.calls()
+		c.Workload.Notes = append(c.Workload.Notes, "each batch goes upstream whole: rpcdash hedges it at hedge.batch_delay_ms (its status), not at the method's delay the delay column shows and the model assumes")
+	}
 	if cfg.Deadline > 0 {
 		c.Workload.Deadline = cfg.Deadline.String()
 	}

@@ -171,6 +171,18 @@ dispatch:
 		lag := time.Since(at)
 		// One goroutine per call, never waiting for earlier answers: this
 		// is what makes the load open-loop.
+		if l.Batch {
+			wg.Go(func() {
+				ss := sendBatch(ctx, client, o.calls, at, timeout)
+				for k := range ss {
+					ss[k].Op, ss[k].Control, ss[k].Warm, ss[k].Offset, ss[k].SendLag = i, o.control, o.warm, o.at, lag
+				}
+				mu.Lock()
+				samples = append(samples, ss...)
+				mu.Unlock()
+			})
+			continue
+		}
 		for _, c := range o.calls {
 			wg.Go(func() {
 				s := send(ctx, client, c, at, timeout)
@@ -207,18 +219,65 @@ func requestBody(id int, method []byte, params json.RawMessage) []byte {
 
 // send posts one call; its deadline counts from the scheduled time.
 func send(ctx context.Context, c *http.Client, cl call, at time.Time, timeout time.Duration) Sample {
+	s, b := post(ctx, c, cl.url, cl.body, at, timeout)
+	s.Method = cl.method
+	if s.Err == "" {
+		s.judge(b)
+	}
+	return s
+}
+
+// sendBatch posts an operation's calls as one JSON-RPC batch: each call's
+// sample has the batch's latency, status and headers and its own answer's
+// error; the batch's X-Rpcdash-Attempts is shared out among them.
+func sendBatch(ctx context.Context, c *http.Client, calls []call, at time.Time, timeout time.Duration) []Sample {
+	var body bytes.Buffer
+	body.WriteByte('[')
+	for k, cl := range calls {
+		if k > 0 {
+			body.WriteByte(',')
+		}
+		body.Write(cl.body)
+	}
+	body.WriteByte(']')
+	base, b := post(ctx, c, calls[0].url, body.Bytes(), at, timeout)
+	var parts []json.RawMessage
+	whole := base.Err == "" && json.Unmarshal(b, &parts) == nil && len(parts) == len(calls)
+	out := make([]Sample, len(calls))
+	for k, cl := range calls {
+		s := base
+		s.Method = cl.method
+		s.Attempts = base.Attempts / len(calls)
+		if k < base.Attempts%len(calls) {
+			s.Attempts++
+		}
+		switch {
+		case s.Err != "":
+		case !whole:
+			s.Err = fmt.Sprintf("HTTP %d without one answer for each of the batch's %d calls", s.Status, len(calls))
+		default:
+			s.judge(parts[k])
+		}
+		out[k] = s
+	}
+	return out
+}
+
+// post sends body and reads the answer, whose deadline counts from the
+// scheduled time: the sample without its method and verdict, and the body.
+func post(ctx context.Context, c *http.Client, url string, body []byte, at time.Time, timeout time.Duration) (Sample, []byte) {
 	ctx, cancel := context.WithDeadline(ctx, at.Add(timeout))
 	defer cancel()
-	s := Sample{Method: cl.method}
-	fail := func(err error) Sample {
+	var s Sample
+	fail := func(err error) (Sample, []byte) {
 		s.Latency, s.Err = time.Since(at), err.Error()
 		s.Timeout = ctx.Err() != nil
 		if s.Timeout {
 			s.Err = fmt.Sprintf("no answer within %s", timeout)
 		}
-		return s
+		return s, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.url, bytes.NewReader(cl.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return fail(err)
 	}
@@ -237,15 +296,19 @@ func send(ctx context.Context, c *http.Client, cl call, at time.Time, timeout ti
 	s.Endpoint = resp.Header.Get(HeaderEndpoint)
 	s.Attempts, _ = strconv.Atoi(resp.Header.Get(HeaderAttempts))
 	s.Hedged = resp.Header.Get(HeaderHedged) == "1"
+	return s, b
+}
+
+// judge sets the sample's verdict from its answer b.
+func (s *Sample) judge(b []byte) {
 	switch isRPC, msg, hasErr := inspectAnswer(b); {
 	case !isRPC:
-		s.Err = fmt.Sprintf("HTTP %d without a JSON-RPC answer", resp.StatusCode)
+		s.Err = fmt.Sprintf("HTTP %d without a JSON-RPC answer", s.Status)
 	case hasErr:
 		s.RPCError, s.Message = true, msg
-	case resp.StatusCode != http.StatusOK:
-		s.Err = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	case s.Status != http.StatusOK:
+		s.Err = fmt.Sprintf("HTTP %d", s.Status)
 	}
-	return s
 }
 
 // maxAnswerBytes bounds what bench reads of one answer.

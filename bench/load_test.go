@@ -240,3 +240,61 @@ func TestRun_RequestsScheduledDuringAStallRecordIt(t *testing.T) {
 	}
 	t.Logf("%d of 150 requests held by the stall; p50 %.0f ms, p99 %.0f ms, max %.0f ms", stalled, rep.Calls.P50, rep.Calls.P99, rep.Calls.Max)
 }
+
+// With Batch, an operation's calls go as one JSON-RPC batch: one HTTP
+// request of K calls, each call's sample its own answer's verdict with the
+// batch's latency, and the batch's X-Rpcdash-Attempts shared out among
+// them (summing to it).
+func TestRun_BatchSendsEachOperationAsOneBatch(t *testing.T) {
+	const k, ops = 7, 5
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var qs []rpcReq
+		if err := json.NewDecoder(r.Body).Decode(&qs); err != nil || len(qs) != k {
+			t.Errorf("server: want a batch of %d calls, got %d (%v)", k, len(qs), err)
+			w.WriteHeader(400)
+			return
+		}
+		w.Header().Set(bench.HeaderAttempts, "9")
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, q := range qs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if i == 2 {
+				fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"nope"}}`, q.ID)
+			} else {
+				fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":"0x1"}`, q.ID)
+			}
+		}
+		b.WriteByte(']')
+		w.Write([]byte(b.String()))
+	}))
+	defer srv.Close()
+	res, err := bench.Run(context.Background(), bench.Load{URL: srv.URL, Method: "eth_getBalance",
+		Workload: bench.Workload{Rate: 100, Count: ops, Fanout: bench.Fanout{K: k, Q: k}, Batch: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load(); n != ops || len(res.Samples) != ops*k {
+		t.Fatalf("%d HTTP requests, %d samples; want %d and %d", n, len(res.Samples), ops, ops*k)
+	}
+	attempts := map[int]int{}
+	for i, s := range res.Samples {
+		attempts[s.Op] += s.Attempts
+		first := res.Samples[i-i%k]
+		if s.Op != first.Op || s.Latency != first.Latency {
+			t.Errorf("sample %d: op %d latency %v, want its batch's: op %d latency %v", i, s.Op, s.Latency, first.Op, first.Latency)
+		}
+		if wantErr := i%k == 2; s.RPCError != wantErr || (!wantErr && !s.OK()) {
+			t.Errorf("sample %d: rpc error %v ok %v (%s)", i, s.RPCError, s.OK(), s.Err)
+		}
+	}
+	for op, n := range attempts {
+		if n != 9 {
+			t.Errorf("op %d: attempts sum to %d, want the batch's 9", op, n)
+		}
+	}
+}

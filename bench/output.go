@@ -180,6 +180,9 @@ func (c *Comparison) head() []string {
 	if w.Fanout != "none" {
 		load += ", fan-out " + w.Fanout
 	}
+	if w.Batch > 0 {
+		load += fmt.Sprintf(", each operation one JSON-RPC batch of %d calls", w.Batch)
+	}
 	if w.ControlShare > 0 {
 		load += fmt.Sprintf(", control tenant %g%% (never hedged)", 100*w.ControlShare)
 	}

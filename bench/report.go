@@ -30,6 +30,7 @@ type WorkloadInfo struct {
 	Warmup       string   `json:"warmup"`
 	Seed         int64    `json:"seed"`
 	Fanout       string   `json:"fanout"`
+	Batch        int      `json:"batch,omitempty"` // calls in each operation's one JSON-RPC batch (--batch)
 	ControlShare float64  `json:"control_share,omitempty"`
 	Timeout      string   `json:"timeout"`
 	Deadline     string   `json:"deadline,omitempty"`

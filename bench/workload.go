@@ -20,6 +20,10 @@ type Workload struct {
 	Warmup   time.Duration // before the measured span, same rate, discarded
 	Seed     int64         // the schedule, the mix, the tenants, the params and the sims
 	Fanout   Fanout
+	// Batch: each operation's Fanout.K calls go as one JSON-RPC batch (one
+	// HTTP request), not K requests in parallel; it completes when its
+	// answer arrives.
+	Batch bool
 	// ControlShare is the share of operations sent as the control tenant:
 	// never hedged, alongside, to show what hedging costs everyone else.
 	ControlShare float64
@@ -45,6 +49,9 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("bench: --timeout: want (0s, 1h], got %s", w.Timeout)
 	case w.Count > 0 && time.Duration(float64(w.Count)/w.Rate*float64(time.Second)) > time.Hour:
 		return fmt.Errorf("bench: --count %d at --rate %v lasts over an hour", w.Count, w.Rate)
+	}
+	if w.Batch {
+		return w.Fanout.validateBatch()
 	}
 	return w.Fanout.validate()
 }
@@ -184,6 +191,16 @@ func (f Fanout) validate() error {
 	}
 	if f.K < 1 || f.K > 100 || f.Q < 1 || f.Q > f.K {
 		return fmt.Errorf("bench: --fanout: want 1 ≤ Q ≤ K ≤ 100, got %d/%d", f.K, f.Q)
+	}
+	return nil
+}
+
+// maxBatch is the largest --batch: server.max_batch's default, geth's.
+const maxBatch = 1000
+
+func (f Fanout) validateBatch() error {
+	if f.K < 1 || f.K > maxBatch || f.Q != f.K {
+		return fmt.Errorf("bench: --batch: want 1 ≤ K ≤ %d calls, got %d", maxBatch, f.K)
 	}
 	return nil
 }
