@@ -83,14 +83,20 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	sent := make([]bool, len(calls))
 	var limit time.Duration
 	parts := make([][]byte, 0, len(calls))
+	served := map[string]bool{} // by method: whether ep serves it now (its deadline counted in limit)
 	for k, c := range calls {
-		if !batchServes(ep, c, now, e.cfg.Breaker.Cooldown) {
-			continue
+		ok, seen := served[c.p.method]
+		if !seen {
+			if ok = batchServes(ep, c, now, e.cfg.Breaker.Cooldown); ok {
+				d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
+				limit = max(limit, d)
+			}
+			served[c.p.method] = ok
 		}
-		d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
-		limit = max(limit, d)
-		parts = append(parts, c.req.Raw)
-		sent[k] = true
+		if ok {
+			parts = append(parts, c.req.Raw)
+			sent[k] = true
+		}
 	}
 	if len(parts) < 2 {
 		return nil, sends // alone after all: each race counts its own attempts
@@ -274,10 +280,15 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 }
 
 func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {
+	asked := map[string]bool{}
 	for k, c := range r.calls {
-		if r.sent[k] && !batchServes(ep, c, now, r.e.cfg.Breaker.Cooldown) {
+		if !r.sent[k] || asked[c.p.method] {
+			continue
+		}
+		if !batchServes(ep, c, now, r.e.cfg.Breaker.Cooldown) {
 			return false
 		}
+		asked[c.p.method] = true
 	}
 	return true
 }
