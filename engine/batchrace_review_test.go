@@ -87,19 +87,7 @@ func TestBatch_AHedgeDoesNotGoToAnEndpointDrainedDuringTheDelay(t *testing.T) {
 // was counted 50 hedges fired and won for eth_getBalance but 1 for s1 (its
 // fire rate, hedges over primaries, and its losers counted by the call).
 func TestBatch_AHedgedBatchCountsItsCallsInTheEndpointsAccounting(t *testing.T) {
-	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	var held atomic.Int64
-	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if held.Add(1) == 1 {
-			select {
-			case <-r.Context().Done():
-				return true
-			case <-time.After(2 * time.Second):
-			}
-		}
-		return false
-	}, nil)
-	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	_, h2, _ := heldFirstBatchPair(t)
 	const n = 50
 	r := h2.post(balanceBatch(n, strconv.Itoa))
 	decodeBatch(t, r, n)

@@ -84,18 +84,13 @@ func TestBatch_AnEndpointThatTakesOnlySmallBatchesGetsThemInHundreds(t *testing.
 	}
 }
 
-// An upstream batch is hedged as a single read is: s0, the faster, holds
-// this batch for two seconds; at the hedge delay (fixed here, 30 ms) the
-// batch goes to s1 too, whose answer the client gets. (Its 50 calls cost
-// 50 units of hedge budget, which a budget of 1 has after 70 reads.) The
-// batch s0 holds runs on to its deadline, twice s0's attempt deadline (no
-// batch goes to s0 meanwhile, nor for breaker.cooldown after it failed),
-// and the next client batch goes to s1 first. Without the hedge the
-// client waited until s0's batch failed (a heavy-tail endpoint's tail held
-// a thousand-read batch for 1.2 s against 74 ms at most sent directly).
-func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
-	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	var held atomic.Int64
+// heldFirstBatchPair is frontedPair with hedging on at a fixed 30 ms (and
+// a budget of 1) and s0 holding the first upstream batch it is sent for
+// two seconds; held counts the upstream batches s0 was sent.
+func heldFirstBatchPair(t *testing.T) (h, h2 *harness, held *atomic.Int64) {
+	t.Helper()
+	h = newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	held = new(atomic.Int64)
 	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		if held.Add(1) == 1 {
 			select {
@@ -106,7 +101,21 @@ func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
 		}
 		return false
 	}, nil)
-	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	h2 = frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
+	return h, h2, held
+}
+
+// An upstream batch is hedged as a single read is: s0, the faster, holds
+// this batch for two seconds; at the hedge delay (fixed here, 30 ms) the
+// batch goes to s1 too, whose answer the client gets. (Its 50 calls cost
+// 50 units of hedge budget, which a budget of 1 has after 70 reads.) The
+// batch s0 holds runs on to its deadline, twice s0's attempt deadline (no
+// batch goes to s0 meanwhile, nor for breaker.cooldown after it failed),
+// and the next client batch goes to s1 first. Without the hedge the
+// client waited until s0's batch failed (a heavy-tail endpoint's tail held
+// a thousand-read batch for 1.2 s against 74 ms at most sent directly).
+func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
+	h, h2, held := heldFirstBatchPair(t)
 	const n = 50
 	want := balancesOf(t, h.sims[1].URL(), n)
 	before := h.sims[1].Counters()
