@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -156,6 +157,19 @@ type batchReply struct {
 	status     int
 	retryAfter time.Duration
 	out        outcome // how it failed (outAnswer when it did not)
+}
+
+// cause says how an upstream batch failed, for the failover's event.
+func (b batchReply) cause() string {
+	switch b.out {
+	case outHTTPError:
+		return fmt.Sprintf("HTTP %d", b.status)
+	case outRateLimit:
+		return "HTTP 429"
+	case outInvalid:
+		return "answers not one for each call in the order asked"
+	}
+	return b.out.String()
 }
 
 // postBatch sends an upstream batch to ep. Only an array answered HTTP 200

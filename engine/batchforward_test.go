@@ -118,10 +118,11 @@ func TestBatch_RepeatedIDsEachGetTheirOwnAnswer(t *testing.T) {
 	}
 }
 
-// What an upstream batch does not answer well runs alone, with failover:
-// an endpoint that refuses batches, one that fails the whole batch (HTTP
-// 500), and one that leaves an element out or answers it with its own
-// error. No client sees an error a single request would not have.
+// What an upstream batch does not answer well runs alone, with failover,
+// or fails over as a batch when the whole batch failed: an endpoint that
+// refuses batches, one that fails the whole batch (HTTP 500), and one that
+// leaves an element out or answers it with its own error. No client sees
+// an error a single request would not have.
 func TestBatch_WhatAnUpstreamBatchDoesNotAnswerRunsAlone(t *testing.T) {
 	for _, tc := range []struct {
 		name string

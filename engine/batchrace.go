@@ -59,7 +59,8 @@ type batchRace struct {
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
-// batch, hedged on another (see the top of the file), and returns the
+// batch, hedged on another and failed over once to another when it fails
+// as a whole (see the top of the file), and returns the
 // answers the winner gave, a zero result for each call it did not answer
 // well (for the caller to run alone), and the upstream sends each call
 // had (0 when it went out in no batch).
@@ -101,7 +102,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	if len(parts) < 2 {
 		return nil, sends // alone after all: each race counts its own attempts
 	}
-	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 2),
+	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 3),
 		body:     jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts),
 		deadline: time.Now().Add(2 * limit)} // a context's: the wall clock's, as the request's
 	r.ownDeadline = true
@@ -111,12 +112,14 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 
 	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
 	var hedgeC <-chan time.Time
-	if delay, ok := r.hedgeDelay(); ok && len(eps) > 1 {
-		timer := time.NewTimer(delay)
+	var timer *time.Timer
+	delay, hedging := r.hedgeDelay()
+	if hedging && len(eps) > 1 {
+		timer = time.NewTimer(delay)
 		defer timer.Stop()
 		hedgeC = timer.C
 	}
-	live := 1
+	live, failedOver := 1, false
 	done := ctx.Done()
 	var win *batchEnd
 	for live > 0 && win == nil {
@@ -129,9 +132,20 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 				continue
 			}
 			r.failed(ctx, end)
+			if live > 0 || failedOver || ctx.Err() != nil || !time.Now().Before(r.deadline) {
+				continue
+			}
+			failedOver = true
+			if t := r.failover(ctx, eps, tries, end); t != nil {
+				tries = append(tries, t)
+				live++
+				if hedgeC != nil {
+					timer.Reset(delay) // the hedge is a delay after the newest try
+				}
+			}
 		case <-hedgeC:
 			hedgeC = nil
-			if t := r.hedge(ctx, eps[1:], tries); t != nil {
+			if t := r.hedge(ctx, eps, tries); t != nil {
 				tries = append(tries, t)
 				live++
 			}
@@ -237,28 +251,48 @@ func (r *batchRace) weight() float64 {
 	return w
 }
 
-// hedge sends the batch to the best of eps that can serve every call in
-// it, of another failure domain than the primary's when one can (none of
-// it unless hedge.same_domain allows), if the hedging guard and budget
-// allow; nil when it is not sent.
-func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTry) *batchTry {
+// next is the best of eps for another try of the batch: not tried yet,
+// able to take it now and to serve every call in it (eps were ranked a
+// delay ago: one may have been drained, faulted, opened or found hung
+// since), of another failure domain than the tries' when one is; one that
+// shares a domain with them only when sameDomain allows. nil when none.
+func (r *batchRace) next(eps []*endpoint, tries []*batchTry, sameDomain bool) *endpoint {
 	e := r.e
 	now := e.now()
 	var pick *endpoint
 	for _, ep := range eps {
-		// eps were ranked a delay ago: one may have been drained, faulted,
-		// opened or found hung since.
-		if !e.batchable(ep, r.n, now) || ep.silentNow(now, e.cfg.Breaker.Cooldown) || !r.servesAll(ep, now) {
+		if slices.ContainsFunc(tries, func(t *batchTry) bool { return t.ep == ep }) ||
+			!e.batchable(ep, r.n, now) || ep.silentNow(now, e.cfg.Breaker.Cooldown) || !r.servesAll(ep, now) {
 			continue
 		}
-		if ep.Domain() != tries[0].ep.Domain() || ep.Domain() == "" {
-			pick = ep
-			break
+		if d := ep.Domain(); d == "" || !slices.ContainsFunc(tries, func(t *batchTry) bool { return t.ep.Domain() == d }) {
+			return ep
 		}
-		if pick == nil && e.cfg.Hedge.SameDomain {
+		if pick == nil && sameDomain {
 			pick = ep
 		}
 	}
+	return pick
+}
+
+// failover sends the batch to the next endpoint (next) when the tries so
+// far failed as a whole, as a read fails over: before its calls run
+// alone, a hundred requests where one would do.
+func (r *batchRace) failover(ctx context.Context, eps []*endpoint, tries []*batchTry, after batchEnd) *batchTry {
+	pick := r.next(eps, tries, true)
+	if pick == nil {
+		return nil
+	}
+	r.e.noteFailover(after.t.ep, "upstream batch: "+after.reply.cause())
+	return r.launch(ctx, pick, roleFailover, nil)
+}
+
+// hedge sends the batch to the next endpoint (next; one of a failure
+// domain the batch is in already only if hedge.same_domain allows), if the
+// hedging guard and budget allow; nil when it is not sent.
+func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTry) *batchTry {
+	e := r.e
+	pick := r.next(eps, tries, e.cfg.Hedge.SameDomain)
 	if pick == nil {
 		return nil
 	}

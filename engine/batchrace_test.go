@@ -308,3 +308,43 @@ func TestBatch_AHedgedBatchIsChargedOnlyTheAnswerTaken(t *testing.T) {
 		t.Errorf("answered by %q, hedged %v; want the hedge's answer, from s1", r.endpoint, r.hedged)
 	}
 }
+
+// An upstream batch that fails as a whole fails over as one batch to the
+// next endpoint, as a read fails over, before its calls would run alone:
+// s0 answers batches HTTP 500 (its single calls it serves), and the
+// client's batch of 20 is answered by s1 from one upstream batch, where
+// it was 20 single calls (to s0, the faster).
+func TestBatch_AFailedUpstreamBatchFailsOverAsABatch(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	var singles atomic.Int64
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		w.WriteHeader(http.StatusInternalServerError)
+		return true
+	}, &singles)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
+	const n = 20
+	want := balancesOf(t, h.sims[1].URL(), n)
+	singlesBefore, before := singles.Load(), h.sims[1].Counters()
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, n) {
+		if a.Result != want[i] {
+			t.Fatalf("answer %d: %q, want %q", i, a.Result, want[i])
+		}
+	}
+	c := h.sims[1].Counters()
+	if r.endpoint != "s1" || r.attempts != 2*n || c.HTTP-before.HTTP != 1 || c.Total-before.Total != n || singles.Load() != singlesBefore {
+		t.Errorf("answered by %q, %d attempts; s1 heard %d requests carrying %d calls, s0 %d single calls; want s1, %d attempts, one upstream batch of %d, none alone",
+			r.endpoint, r.attempts, c.HTTP-before.HTTP, c.Total-before.Total, singles.Load()-singlesBefore, 2*n, n)
+	}
+	if a := h2.endpoint("s1").Accounting; a.Failover != n {
+		t.Errorf("s1 counted %d failover attempts, want the batch's %d", a.Failover, n)
+	}
+	tr := h2.settledTrace(strings.Split(r.id, ",")[0])
+	var got []string
+	for _, a := range tr.Attempts {
+		got = append(got, fmt.Sprintf("%s %s %s %d won=%v", a.Endpoint, a.Role, a.Outcome, a.HTTPStatus, a.Won))
+	}
+	if want := "[s0 primary http_error 500 won=false s1 failover answer 200 won=true]"; fmt.Sprint(got) != want {
+		t.Errorf("the first element's trace: %v, want %s", got, want)
+	}
+}
