@@ -4,7 +4,8 @@ package engine
 // has not answered by the batch hedge delay (batchDelay), sent again to
 // the next endpoint, another failure domain first; the first to answer
 // every call in order wins and the other is cancelled, as a single read's
-// hedge. Without it an upstream batch that met a heavy-tail endpoint's
+// hedge. One that fails as a whole fails over once to the next endpoint,
+// as a batch, before its calls run alone. Without the hedge an upstream batch that met a heavy-tail endpoint's
 // tail held its whole client batch there: 1000 eth_getBalance calls (ten
 // upstream batches over three endpoints, one of them with 5 % of answers
 // in 0.4–1.2 s) took up to 1182 ms where the same batch sent directly to
@@ -21,17 +22,18 @@ import (
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
-// batchTry is one send of an upstream batch: its primary or its hedge.
+// batchTry is one send of an upstream batch: its primary, its hedge or
+// its failover.
 type batchTry struct {
 	ep     *endpoint
 	role   role
 	start  time.Time
 	cancel context.CancelCauseFunc
-	// attempts stand for the try in its calls' traces (traced[k] is call
+	// attempt stands for the try in its calls' traces (traced[k] is call
 	// k's index there, -1 for none).
 	attempt *attempt
 	traced  []int
-	release func() // the hedge's slot, nil for the primary
+	release func() // the hedge's slot, nil for the others
 	ended   bool   // its end was received (sendWhole's loop)
 }
 
