@@ -5,7 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -86,5 +94,87 @@ func TestBatch_MixedKnownAndUnknownMethodsKeepOrder(t *testing.T) {
 	}
 	if (*big.Int)(&chainID).Int64() != 1337 {
 		t.Errorf("eth_chainId in a batch = %s, want 1337", &chainID)
+	}
+}
+
+// TestBatch_GethsBatchLimitIsMetInHundreds runs geth with a batch limit of
+// 100 (--rpc.batch-request-limit), behind a proxy that notes the size of
+// every batch it is sent. A batch of 250 balances sent to geth directly is
+// refused ("batch too large"); through rpcdash each element gets geth's
+// own answer, in order: the first time from the refused upstream batch
+// sent again in batches of at most 100, the next time in those at once.
+func TestBatch_GethsBatchLimitIsMetInHundreds(t *testing.T) {
+	t.Parallel()
+	requireTools(t)
+	g := startGeth(t, "--rpc.batch-request-limit", "100")
+	var mu sync.Mutex
+	var sizes []int
+	target, _ := url.Parse(g.URL())
+	relay := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		if bytes.HasPrefix(body, []byte("[")) {
+			var calls []json.RawMessage
+			json.Unmarshal(body, &calls)
+			mu.Lock()
+			sizes = append(sizes, len(calls))
+			mu.Unlock()
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		relay.ServeHTTP(w, req)
+	}))
+	t.Cleanup(proxy.Close)
+	g.http = strings.TrimPrefix(proxy.URL, "http://") // rpcdash's endpoint "geth" is the proxy
+	r := startRpcdash(t, g)
+	r.drain("simA")
+	seen := func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(sizes)
+		sizes = nil
+		return out
+	}
+	const n = 250
+	var batch, one bytes.Buffer
+	batch.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			batch.WriteByte(',')
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["%s","latest"]}`, i, devAddr)
+	}
+	batch.WriteByte(']')
+	direct := mustPost(t, g.URL(), batch.String())
+	if !bytes.Contains(direct.Body, []byte("batch too large")) {
+		t.Fatalf("geth with a limit of 100 answered a batch of %d: %.200s; want its refusal", n, direct.Body)
+	}
+	fmt.Fprintf(&one, `{"jsonrpc":"2.0","id":0,"method":"eth_getBalance","params":["%s","latest"]}`, devAddr)
+	var want struct{ Result string }
+	if err := json.Unmarshal(mustPost(t, g.URL(), one.String()).Body, &want); err != nil || want.Result == "" {
+		t.Fatalf("the dev account's balance from geth: %v", err)
+	}
+	seen()
+	for round, wantSizes := range [][]int{{n, 100, 100, 50}, {100, 100, 50}} {
+		got := mustPost(t, r.URL(), batch.String())
+		answeredBy(t, "geth", got.Header)
+		var els []struct {
+			ID     int             `json:"id"`
+			Result string          `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(got.Body, &els); err != nil || len(els) != n {
+			t.Fatalf("round %d: %d answers (%v): %.300s", round, len(els), err, got.Body)
+		}
+		for i, el := range els {
+			if el.ID != i || el.Result != want.Result || el.Error != nil {
+				t.Fatalf("round %d, answer %d: id %d result %q error %s; want id %d, geth's %q", round, i, el.ID, el.Result, el.Error, i, want.Result)
+			}
+		}
+		sent := seen()
+		slices.Sort(sent) // the hundreds go at once, in any order
+		slices.Sort(wantSizes)
+		if !slices.Equal(sent, wantSizes) {
+			t.Errorf("round %d: geth was sent batches of %v calls, want %v", round, sent, wantSizes)
+		}
 	}
 }

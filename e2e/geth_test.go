@@ -25,16 +25,18 @@ type gethNode struct {
 	http    string // JSON-RPC, host:port
 	authrpc string
 	metrics string
+	extra   []string // flags beyond the dev chain's own
 	proc    *testutil.Proc
 }
 
 // URL is geth's own JSON-RPC address, for asking it directly.
 func (g *gethNode) URL() string { return "http://" + g.http }
 
-// startGeth starts a fresh dev chain and stops it when the test ends.
-func startGeth(t *testing.T) *gethNode {
+// startGeth starts a fresh dev chain, with extra flags, and stops it when
+// the test ends.
+func startGeth(t *testing.T, extra ...string) *gethNode {
 	t.Helper()
-	g := &gethNode{t: t, datadir: filepath.Join(t.TempDir(), "geth")}
+	g := &gethNode{t: t, datadir: filepath.Join(t.TempDir(), "geth"), extra: extra}
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		a := testutil.FreeAddrs(t, 3)
@@ -72,6 +74,7 @@ func (g *gethNode) start() error {
 		"--nodiscover", "--maxpeers", "0", "--port", "0", "--ipcdisable",
 		"--verbosity", "3",
 	}
+	args = append(args, g.extra...)
 	g.proc = testutil.Start(g.t, exec.Command(gethBin, args...))
 	return g.proc.WaitReady(30*time.Second, func(ctx context.Context) error {
 		_, err := rawCall(ctx, g.URL(), `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`)
