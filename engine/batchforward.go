@@ -46,7 +46,7 @@ type batchCall struct {
 // client talking to the endpoint directly would pay; splitting a batch of
 // 1000 into ten took 85 ms at the median where the endpoint answered the
 // whole in 60), and in batches of batchFanout to an endpoint that refused
-// a larger one (batchMax).
+// a larger one (smallBatchesUntil).
 const upstreamBatchMax = 1000
 
 // forwardable says whether el may go upstream in a batch with others (see
@@ -100,7 +100,9 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 // calls, sent again alone at once, would each meet it); a batch of more
 // than batchFanout calls the endpoint answered but not well (a provider's
 // limit on a batch's size, or on its answer's) leaves it batches of
-// batchFanout at most; any other failure but the client's leaving keeps
+// batchFanout at most for server.stats_window (a limit stays, an HTTP 500
+// may have been a passing one: a larger batch is tried again then); any
+// other failure but the client's leaving keeps
 // upstream batches off the endpoint for breaker.cooldown (a node that
 // refuses batches, hangs on them or runs them past their deadline; its
 // single calls are judged as ever).
@@ -111,7 +113,7 @@ func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply b
 	if n > batchFanout && (reply.out == outHTTPError || reply.out == outInvalid) {
 		// It answered (an HTTP error, a body that is not its answers): not a
 		// timeout after its header, which is a hang as any other.
-		ep.batchMax.Store(batchFanout)
+		ep.smallBatchesUntil.Store(end.Add(e.cfg.Server.StatsWindow).UnixNano())
 		return
 	}
 	ep.noBatchUntil.Store(end.Add(e.cfg.Breaker.Cooldown).UnixNano())

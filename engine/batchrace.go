@@ -207,11 +207,11 @@ func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
 // batchable says whether ep may take an upstream batch of n calls now:
 // its breaker closed, undrained, without an injected fault, not refusing
 // batches lately (noBatchUntil), not running on a batch it lost
-// (batchSampling) and taking that many (batchMax). Asked when a batch's
+// (batchSampling) and taking that many (smallBatchesUntil). Asked when a batch's
 // endpoints are ranked, and again of its hedge's when the delay has passed.
 func (e *Engine) batchable(ep *endpoint, n int64, now time.Time) bool {
 	return ep.breaker.State() == breaker.Closed && !ep.drained.Load() && !ep.batchSampling.Load() &&
-		e.faultOf(ep) == nil && now.UnixNano() >= ep.noBatchUntil.Load() && (ep.batchMax.Load() == 0 || n <= ep.batchMax.Load())
+		e.faultOf(ep) == nil && now.UnixNano() >= ep.noBatchUntil.Load() && (n <= batchFanout || now.UnixNano() >= ep.smallBatchesUntil.Load())
 }
 
 // batchServes says whether ep may carry call c in an upstream batch: it is

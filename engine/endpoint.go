@@ -90,9 +90,9 @@ type endpoint struct {
 	// noBatchUntil (unix nanos): an upstream batch to it failed as a whole
 	// (batchforward.go); until then its calls go to it one by one.
 	noBatchUntil atomic.Int64
-	// batchMax: the most calls an upstream batch to it may hold, 0 for
-	// upstreamBatchMax; batchFanout once it refused a larger one.
-	batchMax atomic.Int64
+	// smallBatchesUntil (unix nanos): it refused an upstream batch of over
+	// batchFanout calls; until then it takes none that large.
+	smallBatchesUntil atomic.Int64
 	// batchSampling: an upstream batch to it that its hedge outran runs
 	// on to its answer (batchrace.go); no batch goes to it meanwhile.
 	batchSampling atomic.Bool
