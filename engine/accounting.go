@@ -34,6 +34,20 @@ type counts struct {
 	clientErrors atomic.Int64 // requests answered with rpcdash's own error
 }
 
+// hedgeFired counts n hedges fired that cost units in all.
+func (c *counts) hedgeFired(n int64, units float64) {
+	c.hedgesFired.Add(n)
+	c.addCost(units)
+}
+
+// lost counts n attempts another answer won over, each having run elapsed
+// and let go release after it was cancelled.
+func (c *counts) lost(n int64, elapsed, release time.Duration) {
+	c.losers.Add(n)
+	c.loserNanos.Add(n * int64(elapsed))
+	c.releaseNanos.Add(n * int64(release))
+}
+
 func (c *counts) addCost(units float64) {
 	// stored as thousandths to stay atomic
 	c.extraCost.Add(uint64(units * 1000))

@@ -28,6 +28,13 @@ func withAnswerBudget(ctx context.Context, limit int64, cut context.CancelCauseF
 	return context.WithValue(ctx, answerBudgetKey{}, b)
 }
 
+// withoutAnswerBudget is ctx with no answer budget: what is read under it
+// is charged by whoever takes it (an upstream batch's answer, charged once
+// its race took it).
+func withoutAnswerBudget(ctx context.Context) context.Context {
+	return context.WithValue(ctx, answerBudgetKey{}, (*answerBudget)(nil))
+}
+
 func budgetOf(ctx context.Context) *answerBudget {
 	b, _ := ctx.Value(answerBudgetKey{}).(*answerBudget)
 	return b

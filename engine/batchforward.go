@@ -135,21 +135,16 @@ func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply b
 // call with its neighbour's id (a sim mode; a proxy mixing answers up)
 // had its balance taken for a chain id, and a balance for the head of the
 // chain, which flagged it ahead. Anything else and every call runs alone.
-func inOrder(parts [][]byte, calls []batchCall, sent []bool) bool {
-	j := 0
-	for k, c := range calls {
-		if !sent[k] {
-			continue
-		}
-		if j >= len(parts) {
-			return false
-		}
+func inOrder(parts [][]byte, calls []batchCall) bool {
+	if len(parts) != len(calls) {
+		return false
+	}
+	for j, c := range calls {
 		if id := jsonrpc.ResponseID(parts[j]); !bytes.Equal(id, c.req.ID) && !jsonrpc.SameID(id, c.req.ID) {
 			return false
 		}
-		j++
 	}
-	return j == len(parts)
+	return true
 }
 
 // batchReply is what postBatch got: the answer's body when it is an array
@@ -180,10 +175,10 @@ func (b batchReply) cause() string {
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
 	resp, err := e.post(ctx, ep, body)
 	if err != nil {
-		return batchReply{out: batchReplyOutcome(err, ctx, 0)}
+		return batchReply{out: cutOutcome(ctx)}
 	}
 	defer resp.Body.Close()
-	out := batchReply{status: resp.StatusCode, out: batchReplyOutcome(nil, ctx, resp.StatusCode)}
+	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode)}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
 		return out
@@ -191,7 +186,7 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batch
 	buf, rep := e.readAnswer(ctx, resp)
 	if buf == nil {
 		if rep.out == outTimeout || rep.out == outCancelled || ctx.Err() != nil {
-			out.out = batchReplyOutcome(context.Canceled, ctx, 0)
+			out.out = cutOutcome(ctx) // cut while its answer was read
 		}
 		return out
 	}

@@ -42,6 +42,17 @@ func frontOf(t *testing.T, u *sim.Upstream, batch func(w http.ResponseWriter, r 
 	return front
 }
 
+// holdFor holds r's answer for d, or until its client goes; true when the
+// client went.
+func holdFor(r *http.Request, d time.Duration) (gone bool) {
+	select {
+	case <-r.Context().Done():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // An endpoint that hangs on upstream batches (and answers single calls at
 // once) was sent every client batch: the batch's timeout was charged
 // nowhere, and each client batch waited out the attempt deadline before
@@ -53,10 +64,7 @@ func TestBatch_AnEndpointThatFailsABatchTakesNoMoreForAWhile(t *testing.T) {
 	var batches atomic.Int64
 	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
 		batches.Add(1)
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
+		holdFor(r, 5*time.Second)
 		return true
 	}, nil)
 	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)

@@ -33,8 +33,7 @@ type batchTry struct {
 	// k's index there, -1 for none).
 	attempt *attempt
 	traced  []int
-	release func() // the hedge's slot, nil for the others
-	ended   bool   // its end was received (sendWhole's loop)
+	ended   bool // its end was received (sendWhole's loop)
 }
 
 // batchEnd is how a try ended: its answers, one per call sent in the
@@ -49,8 +48,9 @@ type batchEnd struct {
 // batchRace is one upstream batch being sent.
 type batchRace struct {
 	e        *Engine
-	calls    []batchCall
-	sent     []bool
+	calls    []batchCall // the calls it carries
+	pos      []int       // each one's place among the calls sendWhole was given
+	methods  []string    // theirs, each once
 	body     []byte
 	n        int64
 	deadline time.Time // the calls' own, or twice the slowest method's attempt deadline
@@ -83,30 +83,34 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	}
 	now := e.now()
 	ep := eps[0]
-	sent := make([]bool, len(calls))
+	r := &batchRace{e: e, done: make(chan batchEnd, 3)}
 	var limit time.Duration
-	parts := make([][]byte, 0, len(calls))
 	served := map[string]bool{} // by method: whether ep serves it now (its deadline counted in limit)
 	for k, c := range calls {
 		ok, seen := served[c.p.method]
 		if !seen {
-			if ok = batchServes(ep, c, now, e.cfg.Breaker.Cooldown); ok {
+			if ok = batchServes(ep, c.p.method, now, e.cfg.Breaker.Cooldown); ok {
 				d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
 				limit = max(limit, d)
+				r.methods = append(r.methods, c.p.method)
 			}
 			served[c.p.method] = ok
 		}
 		if ok {
-			parts = append(parts, c.req.Raw)
-			sent[k] = true
+			r.calls = append(r.calls, c)
+			r.pos = append(r.pos, k)
 		}
 	}
-	if len(parts) < 2 {
+	if len(r.calls) < 2 {
 		return nil, sends // alone after all: each race counts its own attempts
 	}
-	r := &batchRace{e: e, calls: calls, sent: sent, n: int64(len(parts)), done: make(chan batchEnd, 3),
-		body:     jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts),
-		deadline: time.Now().Add(2 * limit)} // a context's: the wall clock's, as the request's
+	parts := make([][]byte, len(r.calls))
+	for j, c := range r.calls {
+		parts[j] = c.req.Raw
+	}
+	r.n = int64(len(r.calls))
+	r.body = jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts)
+	r.deadline = time.Now().Add(2 * limit) // a context's: the wall clock's, as the request's
 	r.ownDeadline = true
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
 		r.deadline, r.ownDeadline = d, false
@@ -160,10 +164,8 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 			}
 		}
 	}
-	for k := range calls {
-		if sent[k] {
-			sends[k] = len(tries)
-		}
+	for _, k := range r.pos {
+		sends[k] = len(tries)
 	}
 	if win == nil {
 		return nil, sends
@@ -174,7 +176,11 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 		r.ended(*win, func(int) outcome { return outCancelled }, nil, nil)
 		return nil, sends // the batch is cut: its calls get -32003
 	}
-	return r.take(ctx, win, len(tries)), sends
+	answers = make([]result, len(calls))
+	for j, res := range r.take(ctx, win, len(tries)) {
+		answers[r.pos[j]] = res
+	}
+	return answers, sends
 }
 
 // batchEndpoints are the endpoints an upstream batch of calls may go to,
@@ -214,41 +220,27 @@ func (e *Engine) batchable(ep *endpoint, n int64, now time.Time) bool {
 		e.faultOf(ep) == nil && now.UnixNano() >= ep.noBatchUntil.Load() && (n <= batchFanout || now.UnixNano() >= ep.smallBatchesUntil.Load())
 }
 
-// batchServes says whether ep may carry call c in an upstream batch: it is
-// not backing off c's method and can serve it.
-func batchServes(ep *endpoint, c batchCall, now time.Time, cooldown time.Duration) bool {
-	return ep.backoffEnd(c.p.method, now).IsZero() && !ep.stats(c.p.method).cannotServe(now, cooldown)
+// batchServes says whether ep may carry calls of method in an upstream
+// batch: it is not backing off the method and can serve it.
+func batchServes(ep *endpoint, method string, now time.Time, cooldown time.Duration) bool {
+	return ep.backoffEnd(method, now).IsZero() && !ep.stats(method).cannotServe(now, cooldown)
 }
 
 // hedgeDelay is when the batch is hedged, false when it is not: a call
 // that may not be hedged (a method hedging is off for, one that is never
 // hedged) keeps the whole batch unhedged.
 func (r *batchRace) hedgeDelay() (time.Duration, bool) {
-	if r.e.cfg.Hedge.MaxExtra == 0 {
+	if r.e.cfg.Hedge.MaxExtra == 0 || slices.ContainsFunc(r.calls, func(c batchCall) bool { return !c.p.hedgeable }) {
 		return 0, false
 	}
-	var methods []string
-	for k, c := range r.calls {
-		if !r.sent[k] {
-			continue
-		}
-		if !c.p.hedgeable {
-			return 0, false
-		}
-		if !slices.Contains(methods, c.p.method) {
-			methods = append(methods, c.p.method)
-		}
-	}
-	return r.e.hedge.batchDelay(methods)
+	return r.e.hedge.batchDelay(r.methods)
 }
 
 // weight is the hedge budget a copy of the batch costs: its calls'.
 func (r *batchRace) weight() float64 {
 	w := 0.0
-	for k, c := range r.calls {
-		if r.sent[k] {
-			w += c.p.weight
-		}
+	for _, c := range r.calls {
+		w += c.p.weight
 	}
 	return w
 }
@@ -299,34 +291,19 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 		return nil
 	}
 	w := r.weight()
-	first := r.calls[slices.Index(r.sent, true)].p.method
-	ok, release := e.hedge.tryFire(first, w, e.inflight.Load())
+	ok, release := e.hedge.tryFire(r.calls[0].p.method, w, e.inflight.Load())
 	if !ok {
 		return nil
 	}
-	pick.acct.hedgesFired.Add(r.n) // one per call, as its attempts and the methods' hedges are
-	pick.acct.addCost(w)
-	for k, c := range r.calls {
-		if r.sent[k] {
-			c.p.acct.hedgesFired.Add(1)
-			c.p.acct.addCost(c.p.weight)
-		}
+	pick.acct.hedgeFired(r.n, w) // one per call, as its attempts and the methods' hedges are
+	for _, c := range r.calls {
+		c.p.acct.hedgeFired(1, c.p.weight)
 	}
 	return r.launch(ctx, pick, roleHedge, release)
 }
 
 func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {
-	asked := map[string]bool{}
-	for k, c := range r.calls {
-		if !r.sent[k] || asked[c.p.method] {
-			continue
-		}
-		if !batchServes(ep, c, now, r.e.cfg.Breaker.Cooldown) {
-			return false
-		}
-		asked[c.p.method] = true
-	}
-	return true
+	return !slices.ContainsFunc(r.methods, func(m string) bool { return !batchServes(ep, m, now, r.e.cfg.Breaker.Cooldown) })
 }
 
 // launch sends the batch to ep in a goroutine of its own, which reports on
@@ -339,21 +316,18 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	// whose answers take over half the bound is not cut for answers read
 	// twice. (Each try's answer is bounded on its own by
 	// server.max_response_bytes.)
-	detached := context.WithValue(context.WithoutCancel(ctx), answerBudgetKey{}, (*answerBudget)(nil))
+	detached := withoutAnswerBudget(context.WithoutCancel(ctx))
 	dctx, stop := context.WithDeadline(detached, r.deadline)
 	tctx, cancelCause := context.WithCancelCause(dctx)
 	cancel := func(cause error) { cancelCause(cause); stop() }
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
-	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, release: release, traced: make([]int, len(r.calls))}
+	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, traced: make([]int, len(r.calls))}
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
-	for k, c := range r.calls {
-		t.traced[k] = -1
-		if r.sent[k] {
-			c.p.acct.attempts[role].Add(1)
-			ep.acct.attempts[role].Add(1)
-			t.traced[k] = c.p.trace.attempt(e.trace, t.attempt)
-		}
+	for j, c := range r.calls {
+		c.p.acct.attempts[role].Add(1)
+		t.traced[j] = c.p.trace.attempt(e.trace, t.attempt)
 	}
+	ep.acct.attempts[role].Add(r.n)
 	ep.startAttempts(r.n, t.start)
 	tracked := e.track(1)
 	go func() {
@@ -369,7 +343,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 			release()
 		}
 		if reply.body != nil {
-			if end.got = jsonrpc.ArrayElements(reply.body.Bytes()); !inOrder(end.got, r.calls, r.sent) {
+			if end.got = jsonrpc.ArrayElements(reply.body.Bytes()); !inOrder(end.got, r.calls) {
 				end.got = nil
 				end.reply.out = outInvalid
 			}
@@ -403,15 +377,13 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 		e.hedge.observeBatch(win.end.Sub(win.t.start), false)
 	}
 	cancelAt := e.now()
-	runsOn := map[*batchTry]bool{}
 	for _, t := range tries {
 		if t.ended {
 			continue // the winner, or a try that failed before it won: nothing to let go of
 		}
 		t.attempt.cancelAt.Store(cancelAt.UnixNano())
 		if t.role == rolePrimary && t.ep.batchSampling.CompareAndSwap(false, true) {
-			t.attempt.sampling.Store(true)
-			runsOn[t] = true
+			t.attempt.sampling.Store(true) // it runs on
 			continue
 		}
 		t.cancel(errLost)
@@ -428,7 +400,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 			end := <-r.done
 			putBuf(end.reply.body)
 			switch {
-			case runsOn[end.t]:
+			case end.t.attempt.sampling.Load():
 				if end.got != nil {
 					e.hedge.observeBatch(end.end.Sub(end.t.start), false)
 					end.t.ep.heard(end.end)
@@ -440,7 +412,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 				e.hedge.observeBatch(cancelAt.Sub(end.t.start), true)
 			}
 			out, cause := outCancelled, error(errLost)
-			if runsOn[end.t] {
+			if end.t.attempt.sampling.Load() {
 				out, cause = end.reply.out, nil
 			}
 			r.countLoser(end, cancelAt)
@@ -453,17 +425,10 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 // upstream time they used and how long the endpoint took to let go.
 func (r *batchRace) countLoser(end batchEnd, cancelAt time.Time) {
 	elapsed, release := end.end.Sub(end.t.start), end.end.Sub(cancelAt)
-	for k, c := range r.calls {
-		if r.sent[k] {
-			c.p.acct.losers.Add(1)
-			c.p.acct.loserNanos.Add(int64(elapsed))
-			c.p.acct.releaseNanos.Add(int64(release))
-		}
+	for _, c := range r.calls {
+		c.p.acct.lost(1, elapsed, release)
 	}
-	acct := &end.t.ep.acct
-	acct.losers.Add(r.n)
-	acct.loserNanos.Add(r.n * int64(elapsed))
-	acct.releaseNanos.Add(r.n * int64(release))
+	end.t.ep.acct.lost(r.n, elapsed, release)
 	r.e.metrics.release.Observe(release.Seconds())
 }
 
@@ -474,14 +439,9 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result
 	answers := make([]result, len(r.calls))
 	outs := make([]outcome, len(r.calls))
 	took := win.end.Sub(win.t.start)
-	j := 0
 	for k, c := range r.calls {
-		if !r.sent[k] {
-			continue
-		}
-		part := win.got[j]
+		part := win.got[k]
 		res, out, ok := e.takeElement(ep, c, part, took)
-		j++
 		outs[k] = out
 		if !ok {
 			if b := budgetOf(ctx); b != nil {
@@ -504,14 +464,17 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result
 }
 
 // ended ends the try's attempt in each call's trace and attempt metrics
-// with out(k), marked won where won(k) says its answer was taken.
+// with out(k), marked won where won(k) says its answer was taken. The
+// metrics are counted per method and outcome, not looked up per call.
 func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, won func(k int) bool) {
+	type series struct {
+		label string
+		o     outcome
+	}
+	counted := map[series]int{}
 	for k, c := range r.calls {
-		if !r.sent[k] {
-			continue
-		}
 		o := out(k)
-		r.e.metrics.attempt(end.t.ep.Name, c.p.acct.name, end.t.role, o.String())
+		counted[series{c.p.acct.name, o}]++
 		i := end.t.traced[k]
 		if i < 0 {
 			continue
@@ -521,17 +484,27 @@ func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, wo
 			c.p.trace.won(i)
 		}
 	}
+	for s, n := range counted {
+		r.e.metrics.attempt(end.t.ep.Name, s.label, end.t.role, s.o.String(), n)
+	}
 }
 
-// batchReplyOutcome is how a failed upstream batch ended, for its traces.
-func batchReplyOutcome(err error, ctx context.Context, status int) outcome {
+// cutOutcome is how an upstream batch's exchange that was cut short
+// ended: at its deadline, cancelled, or its connection failed.
+func cutOutcome(ctx context.Context) outcome {
 	switch {
 	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		return outTimeout
 	case ctx.Err() != nil:
 		return outCancelled
-	case err != nil:
-		return outConnError
+	}
+	return outConnError
+}
+
+// statusOutcome is how an upstream batch answered status failed: a 429,
+// another HTTP error, or a 200 whose body is not its answers.
+func statusOutcome(status int) outcome {
+	switch {
 	case status == http.StatusTooManyRequests:
 		return outRateLimit
 	case status != http.StatusOK:

@@ -116,10 +116,7 @@ func TestBatch_AnEndpointHangingMidAnswerIsFoundOutAfterOneBatch(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 		w.Write([]byte("["))
 		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
+		holdFor(r, 5*time.Second)
 		return true
 	}, nil)
 	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)

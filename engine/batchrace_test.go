@@ -99,14 +99,7 @@ func heldFirstBatchPair(t *testing.T) (h, h2 *harness, held *atomic.Int64) {
 	h = newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	held = new(atomic.Int64)
 	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if held.Add(1) == 1 {
-			select {
-			case <-r.Context().Done():
-				return true
-			case <-time.After(2 * time.Second):
-			}
-		}
-		return false
+		return held.Add(1) == 1 && holdFor(r, 2*time.Second) // then s0's answer, if its client waited
 	}, nil)
 	h2 = frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "30ms", 1 })
 	return h, h2, held

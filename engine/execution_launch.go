@@ -63,12 +63,9 @@ func (x *execution) fireHedge() bool {
 }
 
 func (x *execution) countHedge(ep *endpoint, w float64) {
-	ep.acct.hedgesFired.Add(1)
-	ep.acct.addCost(w)
+	ep.acct.hedgeFired(1, w)
 	x.hedges++
-	mc := x.p.acct
-	mc.hedgesFired.Add(1)
-	mc.addCost(w)
+	x.p.acct.hedgeFired(1, w)
 }
 
 func (x *execution) launch(role role, otherDomain bool) bool {

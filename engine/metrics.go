@@ -50,8 +50,9 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *metrics) attempt(endpoint, label string, role role, outcome string) {
-	m.attempts.WithLabelValues(endpoint, label, role.String(), outcome).Inc()
+// attempt counts n attempts alike (one, or an upstream batch's calls).
+func (m *metrics) attempt(endpoint, label string, role role, outcome string, n int) {
+	m.attempts.WithLabelValues(endpoint, label, role.String(), outcome).Add(float64(n))
 }
 
 func (m *metrics) shadow(endpoint, outcome string) {

@@ -68,14 +68,14 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		case !a.overdue.Load(): // an overdue one was counted failed above
 			ep.series.ended(end)
 		}
-		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled")
+		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled", 1)
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
 		}
 		return elapsed
 	}
 
-	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String())
+	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String(), 1)
 	switch rep.out {
 	case outAnswer:
 		e.recordAnswer(a, elapsed, end)
@@ -285,11 +285,8 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		}
 	}
 	release := end.Sub(letGo)
-	for _, c := range []*counts{p.acct, &ep.acct} {
-		c.losers.Add(1)
-		c.loserNanos.Add(int64(elapsed))
-		c.releaseNanos.Add(int64(release))
-	}
+	p.acct.lost(1, elapsed, release)
+	ep.acct.lost(1, elapsed, release)
 	e.metrics.release.Observe(release.Seconds())
 }
 
