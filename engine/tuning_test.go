@@ -27,10 +27,17 @@ func tailSims() []sim.Config {
 // load sends n reads of eth_getBalance from 8 clients at once.
 func (h *harness) load(n int) {
 	h.t.Helper()
+	h.loadBy(n, 8)
+}
+
+// loadBy sends n reads of eth_getBalance from the given number of clients
+// at once.
+func (h *harness) loadBy(n, clients int) {
+	h.t.Helper()
 	var wg sync.WaitGroup
-	for c := range 8 {
+	for c := range clients {
 		wg.Go(func() {
-			for i := c; i < n; i += 8 {
+			for i := c; i < n; i += clients {
 				mustOK(h.t, h.call(i, "eth_getBalance", addr, "latest"))
 			}
 		})
