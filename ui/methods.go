@@ -85,6 +85,20 @@ func (m Model) sourceCell(r methodRow) string {
 	return r.st.Hedge.DelaySource
 }
 
+// methodsTitle is the methods panel's title, with the delay upstream
+// batches hedge at once it is learnt (hedge.batch_delay_ms): a batch of
+// many methods waits one delay, the quantile of batches' own round trips,
+// not any method's in the table.
+func (m Model) methodsTitle() string {
+	h := m.snap.Hedge
+	if !m.haveSnap || !h.Enabled || h.Delay != engine.AutoDelay || h.BatchDelay <= 0 {
+		return "Methods"
+	}
+	// At most 66 cells: the panel is 88 wide inside where it has a title.
+	return fmt.Sprintf("Methods · batches hedge at %s (p%g of %d round trips)",
+		strings.TrimSpace(fmtDelay(h.BatchDelay)), 100*h.Quantile, h.BatchRoundTrips)
+}
+
 // methodRows is the "all methods" row, then every method by name.
 func (m Model) methodRows() []methodRow {
 	all := methodRow{st: engine.MethodStatus{AccountSnapshot: m.snap.Totals, Client: m.snap.Client}}

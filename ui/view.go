@@ -68,11 +68,11 @@ func (m Model) panels(l layout, rows int) string {
 	if l.inlineDetail {
 		mw := min(96, m.width*3/5)
 		dw := m.width - mw
-		meth := m.panel(l, focusMethods, "Methods", m.viewMethods(mw-frame, mRows), mw, mRows)
+		meth := m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(mw-frame, mRows), mw, mRows)
 		det := m.panel(l, -1, "Detail", strings.Join(m.detailLines(dw-frame), "\n"), dw, mRows)
 		middle = lipgloss.JoinHorizontal(lipgloss.Top, meth, det)
 	} else {
-		middle = m.panel(l, focusMethods, "Methods", m.viewMethods(m.width-frame, mRows), m.width, mRows)
+		middle = m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(m.width-frame, mRows), m.width, mRows)
 	}
 	evs := m.panel(l, focusEvents, "Events", m.viewEvents(m.width-frame, evRows), m.width, evRows)
 	// Every panel is exactly m.width wide: no need to measure and pad them.
