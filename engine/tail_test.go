@@ -42,15 +42,15 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 				tc.hedge(c)
 			}, sim.Config{Name: "quick", Latency: quick}, sim.Config{Name: "tailed", Latency: tailed, Seed: 11},
 				sim.Config{Name: "slow", Latency: slow})
-			drain := func(name, action string) {
+			act := func(name, action string) {
 				if code, b := h.adminDo("POST", "/v1/endpoints/"+name+"/"+action, ""); code != 200 {
 					t.Fatalf("%s %s: HTTP %d %s", action, name, code, b)
 				}
 			}
-			drain("tailed", "drain")
+			act("tailed", "drain")
 			h.load(150)
-			drain("tailed", "undrain")
-			drain("quick", "drain")
+			act("tailed", "undrain")
+			act("quick", "drain")
 			const learn = 300 // a 6 % tail is sure in 200 attempts (lower end of its interval 3.3 %)
 			h.loadBy(learn, 4)
 			learnt := h.endpoint("tailed")
@@ -66,14 +66,14 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 			if a := learnt.Accounting; (a.HedgesFired > 0 && a.Losers >= tails/2) != tc.cut {
 				t.Fatalf("the tailed endpoint fired %d hedges and lost %d attempts of its %d tails, want them cut short: %v", a.HedgesFired, a.Losers, tails, tc.cut)
 			}
-			drain("quick", "undrain")
+			act("quick", "undrain")
 			const n = 150
 			for i := range n {
 				mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 			}
 			after := h.endpoint("tailed")
 			took := after.Accounting.Primary - learnt.Accounting.Primary
-			t.Logf("tailed: %d of the first %d reads, %d of the next %d; tail share %.3f (factor %.2f); quick's %.3f",
+			t.Logf("tailed: %d of %d reads beside slow, %d of the next %d beside quick; tail share %.3f (factor %.2f); quick's %.3f",
 				learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, h.endpoint("quick").Score.TailShare)
 			if took > n/20 {
 				t.Errorf("the tailed endpoint took %d of %d reads once its tail was known, want at most %d", took, n, n/20)
