@@ -42,16 +42,14 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 				tc.hedge(c)
 			}, sim.Config{Name: "quick", Latency: quick}, sim.Config{Name: "tailed", Latency: tailed, Seed: 11},
 				sim.Config{Name: "slow", Latency: slow})
-			act := func(name, action string) {
-				if code, b := h.adminDo("POST", "/v1/endpoints/"+name+"/"+action, ""); code != 200 {
-					t.Fatalf("%s %s: HTTP %d %s", action, name, code, b)
-				}
+			act := func(name, action string) { // drain or undrain
+				h.mustDo(h.mustRequest("POST", "/v1/endpoints/"+name+"/"+action, ""))
 			}
 			act("tailed", "drain")
 			h.load(150)
 			act("tailed", "undrain")
 			act("quick", "drain")
-			const learn = 300 // a 6 % tail is sure in 200 attempts (lower end of its interval 3.3 %)
+			const learn = 300 // at least 200 of them the tailed one's: a 6 % tail is sure in 200 (lower end of its interval 3.3 %)
 			h.loadBy(learn, 4)
 			learnt := h.endpoint("tailed")
 			if learnt.Accounting.Primary < learn*2/3 {
