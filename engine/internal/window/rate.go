@@ -103,14 +103,18 @@ func (r *Rates) Add(kind Kind, n int64) {
 
 // Count counts one event of each kind given, under one lock (an attempt
 // and its outcome, say); unknown kinds are ignored.
-func (r *Rates) Count(kinds ...Kind) {
+func (r *Rates) Count(kinds ...Kind) { r.CountN(1, kinds...) }
+
+// CountN counts n events of each kind given, under one lock: the calls of
+// an upstream batch, answered together.
+func (r *Rates) CountN(n int64, kinds ...Kind) {
 	t := r.now()
 	r.mu.Lock()
 	r.rotateLocked(t)
 	slot := &r.slots[r.ring.slot(r.ring.head)]
 	for _, k := range kinds {
 		if k < numKinds {
-			slot[k]++
+			slot[k] += n
 		}
 	}
 	r.mu.Unlock()

@@ -154,14 +154,18 @@ func bucketTop(v int64) int64 {
 }
 
 // Record adds one exact observation.
-func (w *Latency) Record(d time.Duration) { w.record(d, false) }
+func (w *Latency) Record(d time.Duration) { w.record(d, 1, false) }
+
+// RecordN adds n exact observations of d under one lock: the calls of a
+// batch, answered together.
+func (w *Latency) RecordN(d time.Duration, n int64) { w.record(d, n, false) }
 
 // RecordCensored adds an observation known only to exceed d, such as a
 // hedged primary cancelled after d because the hedge answered first.
 // Quantile ignores it; QuantileCensored uses it.
-func (w *Latency) RecordCensored(d time.Duration) { w.record(d, true) }
+func (w *Latency) RecordCensored(d time.Duration) { w.record(d, 1, true) }
 
-func (w *Latency) record(d time.Duration, censored bool) {
+func (w *Latency) record(d time.Duration, n int64, censored bool) {
 	v, t := toMicros(d), w.now()
 	w.mu.Lock()
 	w.rotateLocked(t)
@@ -177,8 +181,8 @@ func (w *Latency) record(d time.Duration, censored bool) {
 		*agg = newLatencyHistogram()
 	}
 	// v is clamped into range, so recording cannot fail.
-	_ = (*slot).RecordValue(v)
-	_ = (*agg).RecordValue(v)
+	_ = (*slot).RecordValues(v, n)
+	_ = (*agg).RecordValues(v, n)
 	w.changes++
 	w.mu.Unlock()
 }

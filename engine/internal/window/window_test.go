@@ -526,3 +526,40 @@ func TestLatencyWindow_TailShareSeesTheTailHedgingCutShort(t *testing.T) {
 		t.Errorf("empty window: %v of %d", share, n)
 	}
 }
+
+// A batch's calls are counted at once: n of a kind under one lock count
+// as n counted one by one, and n observations of one latency recorded
+// together weigh as n recorded apart.
+func TestWindows_CountNAndRecordNAreNOfOne(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	together, apart := NewRates(10*time.Second, 5, clk.Now), NewRates(10*time.Second, 5, clk.Now)
+	together.CountN(250, Attempts, Success)
+	together.CountN(3, Attempts, Failure, numKinds) // the unknown kind ignored
+	for range 250 {
+		apart.Count(Attempts, Success)
+	}
+	for range 3 {
+		apart.Count(Attempts, Failure)
+	}
+	if a, b := together.Totals(), apart.Totals(); a != b || a.Attempts != 253 || a.Success != 250 || a.Failure != 3 {
+		t.Fatalf("CountN totals %+v, one by one %+v", a, b)
+	}
+
+	lt, la := NewLatency(time.Minute, 12, clk.Now), NewLatency(time.Minute, 12, clk.Now)
+	lt.RecordN(40*time.Millisecond, 990)
+	lt.RecordN(700*time.Millisecond, 10)
+	for range 990 {
+		la.Record(40 * time.Millisecond)
+	}
+	for range 10 {
+		la.Record(700 * time.Millisecond)
+	}
+	for _, q := range []float64{0.5, 0.98, 0.99, 0.995} {
+		if a, b := lt.Quantile(q), la.Quantile(q); a != b {
+			t.Errorf("q%g: RecordN %s, one by one %s", q, a, b)
+		}
+	}
+	if lt.Count() != 1000 || lt.Quantile(0.995) < 700*time.Millisecond || lt.Quantile(0.98) > 41*time.Millisecond {
+		t.Fatalf("RecordN: %d observations, p98 %s, p99.5 %s", lt.Count(), lt.Quantile(0.98), lt.Quantile(0.995))
+	}
+}
