@@ -200,8 +200,7 @@ func (e *Engine) notSent(ctx context.Context, req *jsonrpc.Request, why string, 
 	}
 	mc.clientErrors.Add(1)
 	took := e.now().Sub(start)
-	e.metrics.request(mc.name, cls, false, took)
-	e.recent.observe(mc.name, took, false)
+	e.countRequests(mc.name, cls, false, took, 1)
 	tr.finish(took, res, res.err.Code)
 	return res
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // batchTry is one send of an upstream batch: its primary, its hedge or
@@ -83,7 +84,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	}
 	now := e.now()
 	ep := eps[0]
-	r := &batchRace{e: e, done: make(chan batchEnd, 3)}
+	r := &batchRace{e: e, done: make(chan batchEnd, 3), pos: make([]int, 0, len(calls))}
 	var limit time.Duration
 	served := map[string]bool{} // by method: whether ep serves it now (its deadline counted in limit)
 	for k, c := range calls {
@@ -97,19 +98,27 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 			served[c.p.method] = ok
 		}
 		if ok {
-			r.calls = append(r.calls, c)
 			r.pos = append(r.pos, k)
+		}
+	}
+	r.calls = calls // all of them, as a rule: not copied
+	if len(r.pos) < len(calls) {
+		r.calls = make([]batchCall, len(r.pos))
+		for j, k := range r.pos {
+			r.calls[j] = calls[k]
 		}
 	}
 	if len(r.calls) < 2 {
 		return nil, sends // alone after all: each race counts its own attempts
 	}
 	parts := make([][]byte, len(r.calls))
+	size := len(parts) + 1 // the brackets and commas
 	for j, c := range r.calls {
 		parts[j] = c.req.Raw
+		size += len(c.req.Raw)
 	}
 	r.n = int64(len(r.calls))
-	r.body = jsonrpc.AppendBatch(make([]byte, 0, 64*len(parts)), parts)
+	r.body = jsonrpc.AppendBatch(make([]byte, 0, size), parts)
 	r.deadline = time.Now().Add(2 * limit) // a context's: the wall clock's, as the request's
 	r.ownDeadline = true
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
@@ -177,9 +186,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 		return nil, sends // the batch is cut: its calls get -32003
 	}
 	answers = make([]result, len(calls))
-	for j, res := range r.take(ctx, win, len(tries)) {
-		answers[r.pos[j]] = res
-	}
+	r.take(ctx, win, len(tries), answers)
 	return answers, sends
 }
 
@@ -433,12 +440,25 @@ func (r *batchRace) countLoser(end batchEnd, cancelAt time.Time) {
 }
 
 // take judges each answer of the winning try as the call's own attempt
-// would be judged (takeElement) and returns those to relay.
-func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result {
+// would be judged (takeElement) and puts those to relay in answers, at
+// their calls' places among sendWhole's.
+func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers []result) {
 	e, ep := r.e, win.t.ep
-	answers := make([]result, len(r.calls))
 	outs := make([]outcome, len(r.calls))
 	took := win.end.Sub(win.t.start)
+	// The successes are counted as one run per method, not one by one.
+	var taken int64
+	var run struct {
+		method string
+		n      int64
+	}
+	success := func() {
+		if run.n > 0 {
+			st := ep.stats(run.method)
+			st.rates.CountN(run.n, window.Attempts, window.Success)
+			st.served()
+		}
+	}
 	for k, c := range r.calls {
 		part := win.got[k]
 		res, out, ok := e.takeElement(ep, c, part, took)
@@ -450,17 +470,24 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int) []result
 			continue
 		}
 		res.attempts, res.hedged = tries, tries > 1
-		answers[k] = res
+		answers[r.pos[k]] = res
 		if win.t.role == roleHedge {
 			c.p.acct.hedgesWon.Add(1)
 			ep.acct.hedgesWon.Add(1)
 		}
+		if c.p.method != run.method {
+			success()
+			run.method, run.n = c.p.method, 0
+		}
+		run.n++
+		taken++
 	}
-	if slices.ContainsFunc(answers, func(res result) bool { return res.body != nil }) {
+	success()
+	if taken > 0 {
+		ep.rates.CountN(taken, window.Attempts, window.Success)
 		ep.breaker.Success(false)
 	}
-	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[k].body != nil })
-	return answers
+	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[r.pos[k]].body != nil })
 }
 
 // ended ends the try's attempt in each call's trace and attempt metrics
@@ -471,10 +498,22 @@ func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, wo
 		label string
 		o     outcome
 	}
-	counted := map[series]int{}
+	// Counted as runs of one series: a map looked up per call cost more
+	// than the count.
+	var cur series
+	n := 0
+	count := func() {
+		if n > 0 {
+			r.e.metrics.attempt(end.t.ep.Name, cur.label, end.t.role, cur.o.String(), n)
+		}
+	}
 	for k, c := range r.calls {
 		o := out(k)
-		counted[series{c.p.acct.name, o}]++
+		if s := (series{c.p.acct.name, o}); s != cur {
+			count()
+			cur, n = s, 0
+		}
+		n++
 		i := end.t.traced[k]
 		if i < 0 {
 			continue
@@ -484,9 +523,7 @@ func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, wo
 			c.p.trace.won(i)
 		}
 	}
-	for s, n := range counted {
-		r.e.metrics.attempt(end.t.ep.Name, s.label, end.t.role, s.o.String(), n)
-	}
+	count()
 }
 
 // cutOutcome is how an upstream batch's exchange that was cut short

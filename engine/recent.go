@@ -34,12 +34,12 @@ func newRecentWindow(now func() time.Time) *recentWindow {
 	return &recentWindow{latency: window.NewLatency(recentSpan, recentBuckets, now), rates: window.NewRates(recentSpan, recentBuckets, now)}
 }
 
-func (w *recentWindow) observe(d time.Duration, ok bool) {
-	w.latency.Record(d)
+func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
+	w.latency.RecordN(d, n)
 	if ok {
-		w.rates.Count(window.Attempts)
+		w.rates.CountN(n, window.Attempts)
 	} else {
-		w.rates.Count(window.Attempts, window.Failure)
+		w.rates.CountN(n, window.Attempts, window.Failure)
 	}
 }
 
@@ -64,10 +64,10 @@ func newRecentTraffic(now func() time.Time) *recentTraffic {
 		methods: newPerMethod(true, func(string) *recentWindow { return newRecentWindow(now) })}
 }
 
-// observe records one client request of method that took d.
-func (r *recentTraffic) observe(method string, d time.Duration, ok bool) {
-	r.pool.observe(d, ok)
-	r.method(method).observe(d, ok)
+// observe records n client requests of method that took d each.
+func (r *recentTraffic) observe(method string, d time.Duration, ok bool, n int64) {
+	r.pool.observe(d, ok, n)
+	r.method(method).observe(d, ok, n)
 }
 
 func (r *recentTraffic) method(m string) *recentWindow {

@@ -46,7 +46,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		c.attempts[rolePrimary].Add(1000)
 		e.hedge.observePrimary(m, 30*time.Millisecond, false)
 		for k := range 200 {
-			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, true)
+			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, true, 1)
 		}
 	}
 	b.ReportAllocs()
