@@ -396,6 +396,15 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	parts := batchAnswerParts(ctx, els, results)
+	// With its length announced, the client has the whole answer at its
+	// last byte (flushed below), not once the handler has returned the
+	// answers' buffers (release) and ended the chunked body.
+	size := 1 // "]"
+	for _, p := range parts {
+		size += len(p) + 1 // and "[" or ","
+	}
+	h.Set("Content-Length", strconv.Itoa(size))
 	if wait, ok := batchRateLimited(ctx, els, results); ok {
 		h.Set("Retry-After", retryAfterHeader(wait))
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -404,34 +413,38 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	bw := batchWriters.Get().(*bufio.Writer)
 	bw.Reset(w)
 	defer func() { bw.Reset(nil); batchWriters.Put(bw) }()
-	bw.WriteByte('[')
-	first := true
-	for i, el := range els {
-		res := results[i]
-		if el.NoAnswer() {
-			continue
-		}
-		if !first {
+	for k, p := range parts {
+		if k == 0 {
+			bw.WriteByte('[')
+		} else {
 			bw.WriteByte(',')
 		}
-		first = false
-		// An error part is appended straight into the writer's free space
-		// (after the comma: the two share it).
-		switch {
-		case el.Err != nil:
-			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.ID, el.Err))
-		case res.err != nil:
-			bw.Write(jsonrpc.AppendError(bw.AvailableBuffer(), el.Req.ID, answerError(ctx, res)))
-		default:
-			bw.Write(res.body.Bytes())
-		}
+		bw.Write(p)
 	}
 	bw.WriteByte(']')
 	bw.Flush()
-	if slices.ContainsFunc(results, func(r result) bool { return r.mirror != nil }) {
-		// On the wire before the mirrors start (release).
-		http.NewResponseController(w).Flush()
+	// On the wire before the handler returns: before the mirrors start and
+	// the buffers go back (release).
+	http.NewResponseController(w).Flush()
+}
+
+// batchAnswerParts are the answers of a batch's elements in order, the
+// notifications' left out: each answer's body, or its error object.
+func batchAnswerParts(ctx context.Context, els []jsonrpc.Element, results []result) [][]byte {
+	parts := make([][]byte, 0, len(els))
+	for i, el := range els {
+		res := results[i]
+		switch {
+		case el.NoAnswer():
+		case el.Err != nil:
+			parts = append(parts, jsonrpc.AppendError(nil, el.ID, el.Err))
+		case res.err != nil:
+			parts = append(parts, jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res)))
+		default:
+			parts = append(parts, res.body.Bytes())
+		}
 	}
+	return parts
 }
 
 // rateLimited says whether a failed request's answer, err as it goes out

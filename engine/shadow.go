@@ -149,9 +149,9 @@ func (e *Engine) planMirror(req *jsonrpc.Request, p plan, res result) *mirrorJob
 // has been written and flushed, so a mirror never delays a client. Once
 // the engine is stopping no mirror starts (each is counted dropped).
 func (e *Engine) release(res result) {
-	job := res.mirror
+	job, body := res.mirror, res.body // res itself is not captured: it would be moved to the heap for every answer
 	if job == nil {
-		putBuf(res.body)
+		putBuf(body)
 		return
 	}
 	var sent []*endpoint
@@ -173,13 +173,13 @@ func (e *Engine) release(res result) {
 		sent = nil
 	}
 	if len(sent) == 0 {
-		putBuf(res.body)
+		putBuf(body)
 		return
 	}
 	// The answer is shared by the mirrors; the last one returns it.
 	var left atomic.Int32
 	left.Store(int32(len(sent)))
-	client := newClientAnswer(res.body.Bytes())
+	client := newClientAnswer(body.Bytes())
 	for _, ep := range sent {
 		ep.shadow.mu.Lock()
 		ep.shadow.mirrored++
@@ -189,7 +189,7 @@ func (e *Engine) release(res result) {
 			defer e.mirrors.Add(-1)
 			e.runMirror(ep, job, client)
 			if left.Add(-1) == 0 {
-				putBuf(res.body)
+				putBuf(body)
 			}
 		}()
 	}
