@@ -282,8 +282,9 @@ func (b *batchRun) serveWhole(idx []int) {
 			b.sendChunk(calls)
 		}()
 	}
+	var memo methodFacts
 	for _, i := range idx {
-		req, p, early, ok := e.planOne(b.els[i].Req, jsonrpc.ClassRead, b.start, b.trace(i))
+		req, p, early, ok := e.planOne(b.els[i].Req, jsonrpc.ClassRead, b.start, b.trace(i), &memo)
 		left--
 		weight += p.weight
 		switch {

@@ -18,7 +18,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 		ctx, done = e.detachFromClient(ctx)
 		defer done()
 	}
-	req, p, early, ok := e.planOne(req, cls, start, tr)
+	req, p, early, ok := e.planOne(req, cls, start, tr, nil)
 	if !ok {
 		return early
 	}
@@ -32,8 +32,9 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 // its method (the request it is to send: a pinned block, an endpoint's own
 // filter id), or the answer it gets without one (ok false). A read's
 // weight is the caller's to deposit in the hedge budget (the calls of an
-// upstream batch deposit theirs at once).
-func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Time, tr traceRef) (*jsonrpc.Request, plan, result, bool) {
+// upstream batch deposit theirs at once). memo, when not nil, keeps the
+// facts of the last method planned (factsOf).
+func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Time, tr traceRef, memo *methodFacts) (*jsonrpc.Request, plan, result, bool) {
 	tr.setMethod(req.Method, cls)
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Pin != "" {
 		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, e.cfg.Chain.Pin, req.Method, req.Params); ok {
@@ -42,14 +43,14 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 			}
 		}
 	}
-	name := statsName(req.Method)
+	f := e.factsOf(req.Method, memo)
 	p := plan{
-		method:    name,
+		method:    f.name,
 		class:     cls,
-		hedgeable: cls == jsonrpc.ClassRead && e.methods.Hedgeable(req.Method),
-		tip:       e.methods.TipDependent(req.Method, req.Params),
-		weight:    e.methods.Weight(req.Method),
-		acct:      e.acct.method(name),
+		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable,
+		tip:       e.methods.TipDependentValid(req.Method, req.Params), // a parsed request's
+		weight:    f.weight,
+		acct:      f.acct,
 		trace:     tr,
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
@@ -88,6 +89,31 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		}
 	}
 	return req, p, result{}, true
+}
+
+// methodFacts are what planning a request looks up by its method's name
+// alone.
+type methodFacts struct {
+	method    string // as requests name it
+	name      string // its accounting label (statsName)
+	hedgeable bool
+	weight    float64
+	acct      *counts
+}
+
+// factsOf are method's facts: memo's when it holds method's, else looked up
+// and, when memo is not nil, kept there (a batch's calls come in runs of
+// one method: looked up call by call they were a quarter of planning them).
+func (e *Engine) factsOf(method string, memo *methodFacts) methodFacts {
+	if memo != nil && memo.acct != nil && memo.method == method {
+		return *memo
+	}
+	name := statsName(method)
+	f := methodFacts{method: method, name: name, hedgeable: e.methods.Hedgeable(method), weight: e.methods.Weight(method), acct: e.acct.method(name)}
+	if memo != nil {
+		*memo = f
+	}
+	return f
 }
 
 // finishOne accounts for res, what execute gave req, and applies what the

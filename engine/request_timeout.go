@@ -41,10 +41,11 @@ func methodRequestTimeout(table *jsonrpc.MethodTable, method string, general tim
 // bodyTimeout is the deadline of a whole body: the longest of its calls'.
 func (e *Engine) bodyTimeout(els []jsonrpc.Element) time.Duration {
 	d := time.Duration(0)
-	for _, el := range els {
-		if el.Req != nil {
-			d = max(d, e.requestTimeout(el.Req.Method))
+	for i, el := range els {
+		if el.Req == nil || i > 0 && els[i-1].Req != nil && els[i-1].Req.Method == el.Req.Method {
+			continue // the one before had its method: a batch's calls come in runs of one
 		}
+		d = max(d, e.requestTimeout(el.Req.Method))
 	}
 	if d == 0 {
 		return e.cfg.Server.RequestTimeout

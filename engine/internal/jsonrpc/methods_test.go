@@ -264,6 +264,12 @@ func TestMethodTable_TipDependent(t *testing.T) {
 		if got := tt.tab.TipDependent(tt.method, p); got != tt.want {
 			t.Errorf("TipDependent(%s, %s) = %v, want %v", tt.method, tt.params, got, tt.want)
 		}
+		// Of valid params, the variant that does not check them again agrees.
+		if len(p) == 0 || json.Valid(p) {
+			if got := tt.tab.TipDependentValid(tt.method, p); got != tt.want {
+				t.Errorf("TipDependentValid(%s, %s) = %v, want %v", tt.method, tt.params, got, tt.want)
+			}
+		}
 	}
 }
 

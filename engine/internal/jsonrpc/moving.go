@@ -12,7 +12,7 @@ import "encoding/json"
 // TipDependent differs: it also counts an explicit block number (an endpoint
 // may not have it yet) and not safe/finalized (they lag the tip by design).
 func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
-	return t.followsChain(method, params, movingTag)
+	return t.followsChain(method, params, movingTag, false)
 }
 
 // movingTag: an absent block parameter or a moving tag.

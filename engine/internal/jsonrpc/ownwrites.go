@@ -36,7 +36,7 @@ func (t *MethodTable) ReadsPending(method string, params json.RawMessage) bool {
 	if !bytes.Contains(params, pendingBytes) {
 		return false // most reads: a scan, not a parse
 	}
-	kind, arg, known := t.tipArg(method, params)
+	kind, arg, known := t.tipArg(method, params, false)
 	switch {
 	case !known || len(arg) == 0:
 		return false
