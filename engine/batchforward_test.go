@@ -225,21 +225,7 @@ func BenchmarkBatch_1000ReadsThroughTheEngine(b *testing.B) { benchmarkBatch(b, 
 // The same 1000-read batch sent straight to the sim: the engine's cost is
 // the difference from ThroughTheEngine, measured side by side.
 func BenchmarkBatch_1000ReadsDirect(b *testing.B) {
-	u := zeroLatencySim(b)
-	c := overheadClient(b)
-	body := balanceBatch(1000, strconv.Itoa)
-	b.ReportAllocs()
-	for b.Loop() {
-		resp, err := c.Post(u.URL(), "application/json", strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("HTTP %d, %v", resp.StatusCode, err)
-		}
-	}
+	benchPosts(b, overheadClient(b), zeroLatencySim(b).URL(), balanceBatch(1000, strconv.Itoa))
 }
 
 func benchmarkBatch(b *testing.B, n int) {

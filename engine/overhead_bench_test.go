@@ -39,9 +39,14 @@ func overheadClient(b *testing.B) *http.Client {
 }
 
 func benchRoundTrips(b *testing.B, c *http.Client, target string) {
+	benchPosts(b, c, target, overheadCall)
+}
+
+// benchPosts posts body to target over c, one at a time, for b.N rounds.
+func benchPosts(b *testing.B, c *http.Client, target, body string) {
 	b.ReportAllocs()
 	for b.Loop() {
-		resp, err := c.Post(target, "application/json", strings.NewReader(overheadCall))
+		resp, err := c.Post(target, "application/json", strings.NewReader(body))
 		if err != nil {
 			b.Fatal(err)
 		}
