@@ -25,15 +25,15 @@ func TestBatch_UpstreamBatchIsCountedCallForCall(t *testing.T) {
 	var els []string
 	balances, codes := 0, 0
 	for run, n := range []int{100, 50, 100, 50} {
-		method, params := "eth_getBalance", `["0x%040x","latest"]`
+		method := "eth_getBalance"
 		if run%2 == 1 {
-			method, params = "eth_getCode", `["0x%040x","latest"]`
+			method = "eth_getCode"
 			codes += n
 		} else {
 			balances += n
 		}
 		for range n {
-			els = append(els, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":`+params+`}`, len(els), method, len(els)+1))
+			els = append(els, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":["0x%040x","latest"]}`, len(els), method, len(els)+1))
 		}
 	}
 	els = append(els, `{"jsonrpc":"2.0","id":"no method"}`, `{"jsonrpc":"2.0","method":"eth_chainId","params":[]}`)

@@ -286,13 +286,13 @@ func (b *batchRun) serveWhole(idx []int) {
 	for _, i := range idx {
 		req, p, early, ok := e.planOne(b.els[i].Req, jsonrpc.ClassRead, b.start, b.trace(i), &memo)
 		left--
-		weight += p.weight
-		switch {
-		case !ok:
+		if !ok {
 			b.results[i] = early
 			continue
-		case p.prefer != nil, // a recent write holds it to one endpoint
-			p.minHead > e.heads.top.Load(): // a block beyond the pool's head: the endpoints behind stay eligible for the others
+		}
+		weight += p.weight
+		if p.prefer != nil || // a recent write holds it to one endpoint
+			p.minHead > e.heads.top.Load() { // a block beyond the pool's head: the endpoints behind stay eligible for the others
 			deposit()
 			b.alone(batchCall{i: i, req: req, p: p})
 			continue
