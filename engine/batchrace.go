@@ -214,6 +214,7 @@ func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
 			eps = append(eps, c.ep)
 		}
 	}
+	e.orderByBatchPace(eps)
 	return eps, len(eps) > 0
 }
 
@@ -345,7 +346,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}
-		ep.inflight.Add(-r.n)
+		ep.endAttempts(r.n)
 		if release != nil {
 			release()
 		}
@@ -383,6 +384,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 	if win.t.role == rolePrimary {
 		e.hedge.observeBatch(win.end.Sub(win.t.start), false)
 	}
+	win.t.ep.batchPace.Record(win.end.Sub(win.t.start))
 	cancelAt := e.now()
 	for _, t := range tries {
 		if t.ended {
@@ -410,6 +412,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 			case end.t.attempt.sampling.Load():
 				if end.got != nil {
 					e.hedge.observeBatch(end.end.Sub(end.t.start), false)
+					end.t.ep.batchPace.Record(end.end.Sub(end.t.start))
 					end.t.ep.heard(end.end)
 				} else if end.reply.out != outCancelled {
 					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
@@ -417,6 +420,9 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 				end.t.ep.batchSampling.Store(false)
 			case end.t.role == rolePrimary:
 				e.hedge.observeBatch(cancelAt.Sub(end.t.start), true)
+			}
+			if !end.t.attempt.sampling.Load() {
+				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start)) // cancelled: slower than that
 			}
 			out, cause := outCancelled, error(errLost)
 			if end.t.attempt.sampling.Load() {

@@ -99,7 +99,7 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	}
 	ep.startAttempt(a.start)
 	rep := e.roundTrip(pctx, ep, req, false)
-	ep.inflight.Add(-1)
+	ep.endAttempts(1)
 	if overdue != nil && !overdue.Stop() {
 		<-charged // its verdict is in before the outcome is recorded
 	}

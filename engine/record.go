@@ -22,7 +22,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	ep, ms := a.ep, a.stats
 	end := e.now()
 	p.trace.endAttempt(a.traceIdx, a, rep, cause, end)
-	ep.inflight.Add(-1)
+	ep.endAttempts(1)
 	a.hangTimer.Stop()
 	if a.hedgeDone != nil {
 		a.hedgeDone()

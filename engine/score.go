@@ -29,7 +29,7 @@ type ScoreParts struct {
 	// the least of the endpoints weighed with it, at the upper end of its
 	// interval (tail.go).
 	TailFactor float64
-	InFlight   int64
+	InFlight   int64   // requests in flight to the endpoint, an upstream batch one
 	LoadFactor float64 // 1 + InFlight
 	Lag        int64
 	LagCost    time.Duration // Lag × router.lag_penalty
@@ -52,7 +52,7 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	if latMS < 0 {
 		latMS, source = best, scoreFromPool
 	}
-	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.inflight.Load(), Lag: e.lagOf(ep),
+	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.exchanges.Load(), Lag: e.lagOf(ep),
 		MinAttempts: minRateAttempts, TailShare: fig.tail}
 	t := ep.rates.Totals()
 	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
