@@ -138,6 +138,12 @@ func (d *drill) plan(w readmitWait, cleared time.Time) string {
 	return strings.Join(parts, "; ") + "; gives up at " + w.until.Format("15:04:05")
 }
 
+// named says whether the wait names what it waits for: the breaker, a
+// back-off or the lag.
+func (w readmitWait) named() bool {
+	return w.breaker.State != engine.BreakerClosed || !w.backoff.IsZero() || w.lagging
+}
+
 func readmittedNow(ep engine.EndpointSnapshot) bool {
 	return ep.Routable && ep.Breaker.State == engine.BreakerClosed && !ep.LagExcluded && ep.BackoffUntil.IsZero()
 }
@@ -177,8 +183,11 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 			reopens0 = ep.Breaker.Reopens
 		}
 		w = d.readmitWaitOf(cleared, now, st, ep, w)
-		// Say the wait when it starts and when the breaker changes it.
-		if key := fmt.Sprint(ep.Breaker.State, ep.Breaker.OpenedAt.UnixNano(), ep.Breaker.Cooldown, w.backoff.Unix(), w.lagging); key != said {
+		// Say the wait when it starts and when the breaker changes it, once
+		// it names what it waits for: a poll can see the breaker closed
+		// before the endpoint is routable again (a drill in CI printed
+		// "alpha is not routable yet" for it).
+		if key := fmt.Sprint(ep.Breaker.State, ep.Breaker.OpenedAt.UnixNano(), ep.Breaker.Cooldown, w.backoff.Unix(), w.lagging); key != said && w.named() {
 			said = key
 			d.onStep(DrillStep{Index: s.Index, Name: s.Name, State: StepRunning, Started: s.Started, Summary: "waiting: " + d.plan(w, cleared)})
 		}
