@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,5 +88,27 @@ func TestBatch_BatchesGoToTheEndpointThatAnswersBatchesFaster(t *testing.T) {
 	}
 	if slow := slices.Index(took, "s0"); slow < 0 {
 		t.Errorf("s0 took no batch: nothing to learn its pace from (the test learns nothing)")
+	}
+	// The status says each one's pace: s1's a few ms, s0's at least its 20.
+	slow, fast := h.endpoint("s0"), h.endpoint("s1")
+	if slow.BatchRoundTrips < 5 || fast.BatchRoundTrips < learn/2 || slow.BatchPace < 20*time.Millisecond || fast.BatchPace >= slow.BatchPace {
+		t.Errorf("batch pace: s0 %s of %d round trips, s1 %s of %d", slow.BatchPace, slow.BatchRoundTrips, fast.BatchPace, fast.BatchRoundTrips)
+	}
+	st := h.status()
+	var wire struct {
+		Endpoints []struct {
+			Name            string  `json:"name"`
+			BatchPaceMS     float64 `json:"batch_pace_ms"`
+			BatchRoundTrips int64   `json:"batch_round_trips"`
+		} `json:"endpoints"`
+	}
+	code, body := h.adminDo("GET", "/v1/status", "")
+	if err := json.Unmarshal(body, &wire); code != http.StatusOK || err != nil || len(wire.Endpoints) != len(st.Endpoints) {
+		t.Fatalf("status: HTTP %d, %v", code, err)
+	}
+	for _, w := range wire.Endpoints {
+		if ep := h.endpoint(w.Name); w.BatchRoundTrips != ep.BatchRoundTrips || w.BatchPaceMS < 1 {
+			t.Errorf("%s in /v1/status: batch_pace_ms %v, batch_round_trips %d (snapshot %s, %d)", w.Name, w.BatchPaceMS, w.BatchRoundTrips, ep.BatchPace, ep.BatchRoundTrips)
+		}
 	}
 }

@@ -103,11 +103,16 @@ type EndpointSnapshot struct {
 	BackoffUntil time.Time // a 429 back-off of the whole endpoint running until then; zero = none
 	Fault        *FaultInfo
 	InFlight     int64
-	Latency      LatencyStats // successful attempts over the stats window, answers held out of the deadlines' windows included
-	Rates        RateStats
-	Head         int64
-	Lag          int64
-	LagExcluded  bool
+	// BatchPace is the Kaplan–Meier median round trip of its upstream batches
+	// over the stats window (0 before any), of BatchRoundTrips (outrun ones
+	// censored): what orders an upstream batch's endpoints (batchpace.go).
+	BatchPace       time.Duration
+	BatchRoundTrips int64
+	Latency         LatencyStats // successful attempts over the stats window, answers held out of the deadlines' windows included
+	Rates           RateStats
+	Head            int64
+	Lag             int64
+	LagExcluded     bool
 	// LagInSync counts, while LagExcluded, the probes in a row that found
 	// the endpoint within chain.max_head_lag: it is readmitted at
 	// Settings.ProbeRecover (hysteresis), so "lag 0, still excluded" is
@@ -396,6 +401,9 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,
 			HeldClosed: bi.State == breaker.Closed && e.heldClosedByCap(ep, now)},
 		Series: ep.series.points(now, make([]SeriesPoint, 0, SeriesLength)),
+	}
+	if exact, censored := ep.batchPace.Counts(); exact > 0 {
+		es.BatchPace, es.BatchRoundTrips = ep.batchPace.QuantileCensored(0.5), exact+censored
 	}
 	if bi.State != breaker.Closed {
 		es.Breaker.OpenedAt = bi.OpenedAt

@@ -96,6 +96,8 @@ type endpointWire struct {
 	BackoffUntil *time.Time              `json:"backoff_until,omitempty"`
 	Fault        *faultWire              `json:"fault,omitempty"`
 	InFlight     int64                   `json:"in_flight"`
+	BatchPaceMS  float64                 `json:"batch_pace_ms"`
+	BatchTrips   int64                   `json:"batch_round_trips"`
 	Latency      latencyWire             `json:"latency"`
 	Rates        rateWire                `json:"rates"`
 	Head         int64                   `json:"head"`

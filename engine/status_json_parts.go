@@ -16,7 +16,8 @@ func (es EndpointSnapshot) wire() endpointWire {
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
 		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
 		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
-		Series: make([]seriesWire, 0, len(es.Series)), Share: es.Share, Shadow: shadowOut(es.Shadow)}
+		Series: make([]seriesWire, 0, len(es.Series)), Share: es.Share, Shadow: shadowOut(es.Shadow),
+		BatchPaceMS: ms(es.BatchPace), BatchTrips: es.BatchRoundTrips}
 	if f := es.Fault; f != nil {
 		w.Fault = &faultWire{Mode: f.Mode, Rate: f.Rate, Latency: Duration(f.Latency), Duration: Duration(f.Duration),
 			RetryAfter: Duration(f.RetryAfter), Since: f.Since, Expires: timePtr(f.Expires)}
@@ -46,7 +47,7 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
 		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
 		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score),
-		Share: w.Share, Shadow: w.Shadow.snapshot()}
+		Share: w.Share, Shadow: w.Shadow.snapshot(), BatchPace: fromMS(w.BatchPaceMS), BatchRoundTrips: w.BatchTrips}
 	if f := w.Fault; f != nil {
 		es.Fault = &FaultInfo{Mode: f.Mode, Rate: f.Rate, Latency: f.Latency.D(), Duration: f.Duration.D(),
 			RetryAfter: f.RetryAfter.D(), Since: f.Since, Expires: timeOf(f.Expires)}
