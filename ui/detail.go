@@ -72,6 +72,11 @@ func (m Model) detailLines(width int) []string {
 	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s of attempts in the tail) × load %.0f (%d in flight) + lag %s (%d behind)",
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
 		score.TailFactor, pctText(score.TailShare), score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
+	if ep.BatchRoundTrips > 0 {
+		// The latency columns are single calls' and probes': a client sending
+		// only batches leaves them empty.
+		add(fmt.Sprintf("upstream batches: median round trip %s over %d (what orders a batch's endpoints)", fmtDelay(ep.BatchPace), ep.BatchRoundTrips))
+	}
 	for _, l := range m.methodMarkLines(ep) {
 		add(l)
 	}
