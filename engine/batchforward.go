@@ -343,23 +343,23 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 		}
 		return
 	}
-	// The answered calls are counted as one run per method (requestRun),
-	// each as waited for until the upstream batch's answer was judged.
+	// The answered calls are counted in runs of one series (runOf), each as
+	// waited for until the upstream batch's answer was judged.
 	took := e.now().Sub(b.start)
-	var run requestRun
+	run := runOf[requestSeries]{flush: func(s requestSeries, n int64) { e.countRequests(s.label, s.cls, s.ok, took, n) }}
 	for k, c := range calls {
 		if answers != nil && answers[k].body != nil {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
 			e.traceTook(c.p, res, took)
-			run.add(e, c.p.acct.name, c.p.class, res.err == nil, took)
+			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
 			b.results[c.i] = res
 		} else {
 			c.sends += sends[k]
 			b.alone(c)
 		}
 	}
-	run.flush(e)
+	run.done()
 }
 
 // alone runs a planned call on its own, as any request, counting the

@@ -452,19 +452,13 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 	e, ep := r.e, win.t.ep
 	outs := make([]outcome, len(r.calls))
 	took := win.end.Sub(win.t.start)
-	// The successes are counted as one run per method, not one by one.
+	// The successes are counted in runs of one method (runOf).
 	var taken int64
-	var run struct {
-		method string
-		n      int64
-	}
-	success := func() {
-		if run.n > 0 {
-			st := ep.stats(run.method)
-			st.rates.CountN(run.n, window.Attempts, window.Success)
-			st.served()
-		}
-	}
+	success := runOf[string]{flush: func(method string, n int64) {
+		st := ep.stats(method)
+		st.rates.CountN(n, window.Attempts, window.Success)
+		st.served()
+	}}
 	for k, c := range r.calls {
 		part := win.got[k]
 		res, out, ok := e.takeElement(ep, c, part, took)
@@ -481,14 +475,10 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 			c.p.acct.hedgesWon.Add(1)
 			ep.acct.hedgesWon.Add(1)
 		}
-		if c.p.method != run.method {
-			success()
-			run.method, run.n = c.p.method, 0
-		}
-		run.n++
+		success.add(c.p.method)
 		taken++
 	}
-	success()
+	success.done()
 	if taken > 0 {
 		ep.rates.CountN(taken, window.Attempts, window.Success)
 		ep.breaker.Success(false)
@@ -504,22 +494,14 @@ func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, wo
 		label string
 		o     outcome
 	}
-	// Counted as runs of one series: a map looked up per call cost more
-	// than the count.
-	var cur series
-	n := 0
-	count := func() {
-		if n > 0 {
-			r.e.metrics.attempt(end.t.ep.Name, cur.label, end.t.role, cur.o.String(), n)
-		}
-	}
+	// Counted in runs of one series (runOf): a map looked up per call cost
+	// more than the count.
+	counted := runOf[series]{flush: func(s series, n int64) {
+		r.e.metrics.attempt(end.t.ep.Name, s.label, end.t.role, s.o.String(), int(n))
+	}}
 	for k, c := range r.calls {
 		o := out(k)
-		if s := (series{c.p.acct.name, o}); s != cur {
-			count()
-			cur, n = s, 0
-		}
-		n++
+		counted.add(series{c.p.acct.name, o})
 		i := end.t.traced[k]
 		if i < 0 {
 			continue
@@ -529,7 +511,7 @@ func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, wo
 			c.p.trace.won(i)
 		}
 	}
-	count()
+	counted.done()
 }
 
 // cutOutcome is how an upstream batch's exchange that was cut short

@@ -175,30 +175,12 @@ func (e *Engine) countRequests(label string, cls jsonrpc.Class, ok bool, took ti
 	e.recent.observe(label, took, ok, n)
 }
 
-// requestRun gathers consecutive requests of one series (countRequests),
-// as an upstream batch's calls mostly come, to count them at once: counted
-// one by one they were a fifth of the engine's time for a 1000-call batch.
-type requestRun struct {
+// requestSeries is what countRequests counts a request under, but its
+// latency.
+type requestSeries struct {
 	label string
 	cls   jsonrpc.Class
 	ok    bool
-	took  time.Duration
-	n     int64
-}
-
-func (r *requestRun) add(e *Engine, label string, cls jsonrpc.Class, ok bool, took time.Duration) {
-	if r.n > 0 && (r.label != label || r.cls != cls || r.ok != ok || r.took != took) {
-		r.flush(e)
-	}
-	r.label, r.cls, r.ok, r.took = label, cls, ok, took
-	r.n++
-}
-
-func (r *requestRun) flush(e *Engine) {
-	if r.n > 0 {
-		e.countRequests(r.label, r.cls, r.ok, r.took, r.n)
-	}
-	r.n = 0
 }
 
 // localAnswer is an answer rpcdash gives without asking an endpoint.
