@@ -279,18 +279,29 @@ func (r traceRef) won(i int) {
 	}
 }
 
+// maxRequestIDList bounds the comma-separated form of a batch's
+// X-Rpcdash-Request-Id. Clients and proxies cap a header: aiohttp at 8190
+// bytes a field, nginx's proxy_buffer_size at one page (4 or 8 KB) for all
+// of them; a 1000-call batch's list reaches 8 KB once ids have 7 digits.
+const maxRequestIDList = 2048
+
 // requestIDs is the X-Rpcdash-Request-Id value of n requests from first:
-// their ids in element order, comma-separated.
+// their ids in element order, comma-separated, or, when that list would
+// pass maxRequestIDList bytes, the range "first-last" of the same
+// consecutive ids.
 func requestIDs(first uint64, n int) string {
 	if n == 1 {
 		return strconv.FormatUint(first, 10)
 	}
-	b := make([]byte, 0, n*8)
+	b := make([]byte, 0, min(n*8, maxRequestIDList+24))
 	for i := range n {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = strconv.AppendUint(b, first+uint64(i), 10)
+		if len(b) > maxRequestIDList {
+			return strconv.FormatUint(first, 10) + "-" + strconv.FormatUint(first+uint64(n-1), 10)
+		}
 	}
 	return string(b)
 }

@@ -149,6 +149,44 @@ func TestTrace_BatchGetsAnIDPerElement(t *testing.T) {
 	}
 }
 
+// A batch's ids are listed while the list stays short; past 2 KB the header
+// gives their range, so a 1000-call batch's answer stays within what
+// clients and proxies accept of a header (aiohttp 8190 bytes).
+func TestTrace_LargeBatchGetsTheRangeOfItsIDs(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{})
+	batch := func(n int) string {
+		calls := make([]string, n)
+		for i := range calls {
+			m := "eth_chainId"
+			if i == 0 {
+				m = "eth_blockNumber"
+			}
+			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":[]}`, i, m)
+		}
+		return "[" + strings.Join(calls, ",") + "]"
+	}
+	listed := h.post(batch(300))
+	if listed.status != 200 {
+		t.Fatalf("HTTP %d %s", listed.status, listed.body)
+	}
+	if ids := strings.Split(listed.id, ","); len(ids) != 300 || ids[0] != "1" || ids[299] != "300" {
+		t.Fatalf("300 calls: %s = %q, want the ids 1 to 300 listed", engine.HeaderRequestID, listed.id)
+	}
+	large := h.post(batch(1000))
+	if large.status != 200 {
+		t.Fatalf("HTTP %d %s", large.status, large.body)
+	}
+	if large.id != "301-1300" {
+		t.Fatalf("1000 calls: %s = %q (%d bytes), want the range 301-1300", engine.HeaderRequestID, large.id, len(large.id))
+	}
+	if tr := h.trace("301"); tr.Method != "eth_blockNumber" || tr.Outcome != "answered" {
+		t.Errorf("first element: %+v", tr)
+	}
+	if tr := h.trace("1300"); tr.Method != "eth_chainId" || tr.Outcome != "answered" {
+		t.Errorf("last element: %+v", tr)
+	}
+}
+
 func TestTrace_FiltersSelectTheRequests(t *testing.T) {
 	h := newHarness(t, hedgeOn("30ms"), sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
 	fast := h.call(1, "eth_blockNumber")
