@@ -267,7 +267,7 @@ func (e *Engine) serveTrace(w http.ResponseWriter, r *http.Request) {
 	raw := r.PathValue("id")
 	id, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil || id == 0 {
-		writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("id: must be a request id (a positive integer, as X-Rpcdash-Request-Id gives it), got %q", redact.Sanitize(raw, 64)))
+		writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("id: must be one request's id, a positive integer (X-Rpcdash-Request-Id lists a batch's ids, or gives their range FIRST-LAST: ask for one of them), got %q", redact.Sanitize(raw, 64)))
 		return
 	}
 	if e.trace == nil {

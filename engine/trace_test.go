@@ -185,6 +185,9 @@ func TestTrace_LargeBatchGetsTheRangeOfItsIDs(t *testing.T) {
 	if tr := h.trace("1300"); tr.Method != "eth_chainId" || tr.Outcome != "answered" {
 		t.Errorf("last element: %+v", tr)
 	}
+	if code, b := h.adminDo("GET", "/v1/requests/301-1300", ""); code != 400 || !strings.Contains(string(b), "FIRST-LAST") {
+		t.Errorf("GET /v1/requests/301-1300: HTTP %d %s, want a 400 saying to ask for one id of the range", code, b)
+	}
 }
 
 func TestTrace_FiltersSelectTheRequests(t *testing.T) {
