@@ -1,6 +1,11 @@
 package engine_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -87,5 +92,52 @@ func TestRedaction_ShortPathKeyHiddenPublicURLShown(t *testing.T) {
 	}
 	if got := byName["open"]; got != "http://127.0.0.1:1/public/rpc?chain=1" {
 		t.Errorf("public url shown as %q", got)
+	}
+}
+
+// A provider refusing a key may quote the URL it was called at in its
+// JSON-RPC error. The error reaches the client (it is the answer a direct
+// client would get) without the key: in its message and in its data, for
+// a single call and in a batch, the rest of the answer unchanged.
+func TestRedaction_UpstreamErrorQuotingItsURLReachesTheClientWithoutTheKey(t *testing.T) {
+	const key, query = "0123456789abcdefKEY", "QUERYSECRET77"
+	quoting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		answer := func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"invalid project id in %s","data":{"url":"http://%s%s","n":12345678901234567890}}}`,
+				id, r.URL.RequestURI(), r.Host, r.URL.RequestURI())
+		}
+		var batch []struct{ ID json.RawMessage }
+		if json.Unmarshal(body, &batch) == nil {
+			parts := make([]string, len(batch))
+			for i, c := range batch {
+				parts[i] = answer(c.ID)
+			}
+			io.WriteString(w, "["+strings.Join(parts, ",")+"]")
+			return
+		}
+		var one struct{ ID json.RawMessage }
+		json.Unmarshal(body, &one)
+		io.WriteString(w, answer(one.ID))
+	}))
+	t.Cleanup(quoting.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{{Name: "quoting", URL: quoting.URL + "/v3/" + key + "?apikey=" + query}}
+	})
+	single := h.call(41, "eth_getBalance", addr, "latest")
+	batch := h.post(`[{"jsonrpc":"2.0","id":"a","method":"eth_getBalance","params":["` + addr + `","latest"]},` +
+		`{"jsonrpc":"2.0","id":"b","method":"eth_getBalance","params":["` + addr + `","latest"]}]`)
+	for _, r := range []reply{single, batch} {
+		got := string(r.body)
+		if strings.Contains(got, key) || strings.Contains(got, query) {
+			t.Fatalf("the endpoint's key reached the client: %s", got)
+		}
+		if !json.Valid(r.body) || !strings.Contains(got, `"code":-32602`) || !strings.Contains(got, "invalid project id in /REDACTED") ||
+			!strings.Contains(got, `"n":12345678901234567890`) {
+			t.Fatalf("the endpoint's error lost more than its key: %s", got)
+		}
+	}
+	if !strings.Contains(string(single.body), `"id":41`) || !strings.Contains(string(batch.body), `"id":"a"`) || !strings.Contains(string(batch.body), `"id":"b"`) {
+		t.Fatalf("ids: %s / %s", single.body, batch.body)
 	}
 }

@@ -279,7 +279,7 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		w.Write(jsonrpc.AppendError(nil, el.Req.ID, err))
 		return
 	}
-	body := res.body.Bytes()
+	body := e.answerBody(res)
 	if res.mirror != nil {
 		// On the wire before the mirrors start (release); the length set
 		// keeps the flushed answer from being sent chunked.
@@ -396,7 +396,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	parts := batchAnswerParts(ctx, els, results)
+	parts := e.batchAnswerParts(ctx, els, results)
 	// With its length announced, the client has the whole answer at its
 	// last byte (flushed below), not once the handler has returned the
 	// answers' buffers (release) and ended the chunked body.
@@ -430,7 +430,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 
 // batchAnswerParts are the answers of a batch's elements in order, the
 // notifications' left out: each answer's body, or its error object.
-func batchAnswerParts(ctx context.Context, els []jsonrpc.Element, results []result) [][]byte {
+func (e *Engine) batchAnswerParts(ctx context.Context, els []jsonrpc.Element, results []result) [][]byte {
 	parts := make([][]byte, 0, len(els))
 	for i, el := range els {
 		res := results[i]
@@ -441,7 +441,7 @@ func batchAnswerParts(ctx context.Context, els []jsonrpc.Element, results []resu
 		case res.err != nil:
 			parts = append(parts, jsonrpc.AppendError(nil, el.Req.ID, answerError(ctx, res)))
 		default:
-			parts = append(parts, res.body.Bytes())
+			parts = append(parts, e.answerBody(res))
 		}
 	}
 	return parts
