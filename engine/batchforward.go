@@ -26,6 +26,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/window"
@@ -297,7 +298,7 @@ func (b *batchRun) serveWhole(idx []int) {
 			b.alone(batchCall{i: i, req: req, p: p})
 			continue
 		}
-		if ids.has(req.ID, chunk) {
+		if ids.has(req.ID) {
 			flush() // its answer must be told apart from the other's
 		}
 		chunk = append(chunk, batchCall{i: i, req: req, p: p})
@@ -375,45 +376,46 @@ func (b *batchRun) alone(c batchCall) {
 }
 
 // chunkIDs tells whether an id is already in an upstream batch being
-// built, by value as jsonrpc.SameID compares them, without comparing every
-// pair: an id in its plainest spelling (digits, or a string without an
-// escape) is looked up as it is written; the rare other spellings (1.0,
-// 1e0, "\u0061") are compared with each one.
+// built, by value as jsonrpc.SameID compares them: each id is looked up by
+// its canonical spelling, so a batch's ids cost their length, however
+// they are spelt (compared pair by pair, 40 calls with ids such as
+// 1e999999 held a core for 40 s).
 type chunkIDs struct {
-	size  int // the most ids a chunk holds
-	plain map[string]struct{}
-	other bool // the chunk holds an id not in its plainest spelling
+	size int // the most ids a chunk holds
+	seen map[string]struct{}
 }
 
-func (c *chunkIDs) reset() { clear(c.plain); c.other = false }
+func (c *chunkIDs) reset() { clear(c.seen) }
 
 func (c *chunkIDs) add(id json.RawMessage) {
-	if !plainID(id) {
-		c.other = true
+	if c.seen == nil {
+		c.seen = make(map[string]struct{}, c.size) // grown from empty, it was rehashed at every doubling
+	}
+	if plainID(id) {
+		c.seen[string(id)] = struct{}{}
 		return
 	}
-	if c.plain == nil {
-		c.plain = make(map[string]struct{}, c.size) // grown from empty, it was rehashed at every doubling
-	}
-	c.plain[string(id)] = struct{}{}
+	c.seen[jsonrpc.CanonicalID(id)] = struct{}{}
 }
 
-func (c *chunkIDs) has(id json.RawMessage, chunk []batchCall) bool {
-	if plainID(id) && !c.other {
-		_, ok := c.plain[string(id)]
+func (c *chunkIDs) has(id json.RawMessage) bool {
+	if plainID(id) {
+		_, ok := c.seen[string(id)] // not copied to be looked up
 		return ok
 	}
-	return slices.ContainsFunc(chunk, func(b batchCall) bool { return jsonrpc.SameID(b.req.ID, id) })
+	_, ok := c.seen[jsonrpc.CanonicalID(id)]
+	return ok
 }
 
-// plainID: an id no other spelling of which is plain (a whole number
-// without sign, exponent or leading zero; a string without escapes).
+// plainID: an id that is its own canonical spelling (jsonrpc.CanonicalID)
+// at a glance: a whole number without sign, exponent or leading zero, or a
+// string of valid UTF-8 without escapes.
 func plainID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
 	if id[0] == '"' {
-		return !bytes.ContainsRune(id, '\\')
+		return !bytes.ContainsRune(id, '\\') && utf8.Valid(id)
 	}
 	if len(id) > 1 && id[0] == '0' {
 		return false

@@ -118,6 +118,39 @@ func TestBatch_RepeatedIDsEachGetTheirOwnAnswer(t *testing.T) {
 	}
 }
 
+// Ids in any spelling go upstream together and each call gets its own
+// answer with its own id, byte for byte; ids equal in value (1 and 1.0,
+// "a" and "\u0061") never share an upstream batch. Numbers with huge
+// exponents cost their length: compared as exact rationals, 40 of them
+// held a core for 40 s and every call timed out.
+func TestBatch_IDsOfAnySpellingAreCheapAndEachGetsItsAnswer(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 48
+	want := balancesOf(t, h.sims[0].URL(), n)
+	id := func(i int) string {
+		switch {
+		case i < 40:
+			return strconv.Itoa(i+1) + "e999999"
+		case i%2 == 0:
+			return `1.0`
+		default:
+			return `"\u0061"`
+		}
+	}
+	before := h.sims[0].Counters()
+	r := h.post(balanceBatch(n, id))
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != id(i) || a.Result != want[i] {
+			t.Fatalf("answer %d: id %s result %q, want id %s result %q", i, a.ID, a.Result, id(i), want[i])
+		}
+	}
+	// 1.0 and "\u0061" come four times each: four upstream batches.
+	after := h.sims[0].Counters()
+	if http, calls := after.HTTP-before.HTTP, after.Total-before.Total; http != 4 || calls != n {
+		t.Fatalf("the endpoint heard %d requests carrying %d calls, want 4 upstream batches carrying %d", http, calls, n)
+	}
+}
+
 // What an upstream batch does not answer well runs alone, with failover,
 // or fails over as a batch when the whole batch failed: an endpoint that
 // refuses batches, one that fails the whole batch (HTTP 500), and one that

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 )
@@ -541,14 +540,7 @@ func SameID(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
-	if a[0] == '"' || b[0] == '"' {
-		sa, okA := decodeString(a)
-		sb, okB := decodeString(b)
-		return okA && okB && sa == sb
-	}
-	ra, okA := new(big.Rat).SetString(string(a))
-	rb, okB := new(big.Rat).SetString(string(b))
-	return okA && okB && ra.Cmp(rb) == 0
+	return CanonicalID(a) == CanonicalID(b)
 }
 
 // Result is a response's result as it stands in body (not copied), or
