@@ -65,8 +65,11 @@ func (a Admin) events(ctx context.Context, since uint64) ([]engine.Event, error)
 	return out.Events, a.do(ctx, http.MethodGet, fmt.Sprintf("/v1/events?since=%d", since), nil, &out)
 }
 
-func (a Admin) injectFault(ctx context.Context, endpoint string, spec map[string]any) error {
-	return a.do(ctx, http.MethodPost, "/v1/endpoints/"+endpoint+"/fault", spec, nil)
+// injectFault puts spec on endpoint and returns the endpoint as the fault
+// found it.
+func (a Admin) injectFault(ctx context.Context, endpoint string, spec map[string]any) (engine.EndpointSnapshot, error) {
+	var ep engine.EndpointSnapshot
+	return ep, a.do(ctx, http.MethodPost, "/v1/endpoints/"+endpoint+"/fault", spec, &ep)
 }
 
 func (a Admin) clearFault(ctx context.Context, endpoint string) error {

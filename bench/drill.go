@@ -170,7 +170,10 @@ type drill struct {
 	injectedAt time.Time       //
 	injectSeq  uint64          // the last event before the fault
 	before     engine.Snapshot // at injection
-	cutAt      time.Time
+	// inFlightAtFault: the endpoint's attempts in flight as the fault was
+	// put on it, which may still succeed and break a run of failures.
+	inFlightAtFault int64
+	cutAt           time.Time
 }
 
 func (d *drill) run(ctx context.Context) error {

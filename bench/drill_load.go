@@ -69,9 +69,25 @@ func (l *drillLoad) run(ctx context.Context) {
 	}
 }
 
+// stopGrace is how long a read in flight as the drill ends may take to
+// finish: rpcdash counts a request whose client left as a client error, and
+// a drill cutting its own last read showed as one on the console.
+const stopGrace = 2 * time.Second
+
 func (l *drillLoad) read(ctx context.Context, body []byte) drillRead {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	stopped := ctx
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	stopWatch := context.AfterFunc(stopped, func() {
+		grace := time.NewTimer(stopGrace)
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	defer stopWatch()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.url, bytes.NewReader(body))
 	if err != nil {
 		return drillRead{at: time.Now(), err: err.Error()}

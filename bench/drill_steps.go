@@ -44,9 +44,11 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 		spec["latency"] = d.cfg.Latency.String()
 	}
 	d.injectedAt = time.Now()
-	if err := d.admin.injectFault(ctx, d.endpoint, spec); err != nil {
+	faulted, err := d.admin.injectFault(ctx, d.endpoint, spec)
+	if err != nil {
 		return err
 	}
+	d.inFlightAtFault = faulted.InFlight
 	d.injected = true
 	body, _ := json.Marshal(spec)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("POST /v1/endpoints/%s/fault %s", d.endpoint, body))
@@ -120,7 +122,24 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		// as a late answer or a failure.
 		what, failed = "failed or overdue attempt", max(failed, overdue(ep)-overdue(b))
 	}
-	if limit >= 0 && d.load != nil && failed > limit+inFlightSlack {
+	// Client traffic beside the drill's (attempts in flight as the fault
+	// came, past the drill's read and a probe): such an attempt may still
+	// succeed, and a success starts the run of failures again
+	// (breaker.failures - 1 more each); and traffic that busy has as many
+	// attempts in flight when the breaker opens, to fail after it.
+	others := max(0, d.inFlightAtFault-inFlightSlack)
+	busy := int64(f) * others
+	if d.cfg.Mode == "http429" {
+		busy = others // no run to start again: the first 429 backs off
+	}
+	if others > 0 {
+		s.Evidence = append(s.Evidence, fmt.Sprintf("other clients' attempts in flight on %s as the fault came: %d (a success starts the run of failures again)", d.endpoint, others))
+	}
+	if limit >= 0 && d.load != nil && failed > limit+busy+inFlightSlack {
+		if busy > 0 {
+			return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures), plus %d for the other clients' %s in flight as the fault came (a success starts the run of failures again; as many may be in flight at the cut), plus %d of the drill's and the probes'",
+				d.endpoint, how, plural(failed, what), limit, busy, plural(others, "attempt"), inFlightSlack)
+		}
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
 	}

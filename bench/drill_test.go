@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -325,4 +327,74 @@ func logReport(t *testing.T, rep *bench.DrillReport) string {
 	}
 	t.Logf("\n%s", text.String())
 	return text.String()
+}
+
+// The drill's end lets its read in flight finish: cut, it was a client gone
+// that rpcdash counts as a client error, one the drill itself caused.
+func TestDrill_LoadLetsItsLastReadFinish(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	cutByClient := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(started) })
+		<-release
+		cutByClient <- r.Context().Err()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":0,"result":"0x1"}`)
+	}))
+	t.Cleanup(srv.Close)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bench.RunDrillLoad(ctx, srv.URL)
+	}()
+	<-started
+	stop()
+	select {
+	case <-done:
+		t.Fatal("the load returned at once, cutting its read in flight")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-done
+	if err := <-cutByClient; err != nil {
+		t.Fatalf("the read was cut by its client: %v", err)
+	}
+}
+
+// A drill runs while the operator's clients keep sending: their attempts in
+// flight as the fault comes may succeed and start the run of failures
+// again, and the cut-out step allows for them (at 60 req/s beside it, the
+// console's drill failed "cut out only after 6 failed attempts; the limit
+// is 3 plus 2").
+func TestDrill_PassesWithClientTrafficBesideIt(t *testing.T) {
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 2, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond, MaxHeadLag: 3})
+	ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil && i < 20000; i++ {
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["0x%040x","latest"]}`, i, g*100000+i)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, eng.RPCURL, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				if resp, err := client.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	rep, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL}, Mode: "error", Seed: 1}, nil)
+	stop()
+	wg.Wait()
+	logReport(t, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -96,3 +97,8 @@ func (c *Comparison) Model() { c.model(defaultModelSettings()) }
 
 // Describe is the report's head for cfg, without running anything.
 func Describe(cfg CompareConfig) *Comparison { return cfg.describe(nil) }
+
+// RunDrillLoad runs the drill's own load on url until ctx ends.
+func RunDrillLoad(ctx context.Context, url string) {
+	newDrillLoad(url, NewClient(), 50, 1).run(ctx)
+}
