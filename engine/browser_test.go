@@ -80,8 +80,10 @@ func TestBrowser_RebindingCrossSiteAndSimpleRequestsRefused(t *testing.T) {
 	if n := h.sims[0].Counters().Total; n != 0 {
 		t.Fatalf("the upstream got %d requests from refused calls", n)
 	}
-	// The loopback names a local client uses are accepted, with any port.
-	for _, host := range []string{"localhost", "localhost:8545", "127.0.0.1", "[::1]:8545", "LOCALHOST."} {
+	// The loopback names a local client uses are accepted, with any port;
+	// so is any IP address, as geth accepts it (rebinding needs a name): a
+	// client through a port forward or a container's gateway.
+	for _, host := range []string{"localhost", "localhost:8545", "127.0.0.1", "[::1]:8545", "LOCALHOST.", "10.1.2.3", "172.17.0.1:8545", "[fe80::1]:8545"} {
 		if code, body := h.send("POST", h.rpc, chainID, with("Host", host)); code != 200 {
 			t.Errorf("Host %s: HTTP %d %s", host, code, body)
 		}
@@ -120,14 +122,18 @@ func TestBrowser_ListedHostsAndOriginsAllowed(t *testing.T) {
 		req.Host = "rpcdash.lan"
 		req.Header.Set("Origin", origin)
 		req.Header.Set("Access-Control-Request-Method", "POST")
-		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		// The headers an SDK adds (thirdweb's x-client-id) are allowed, as
+		// geth allows them.
+		req.Header.Set("Access-Control-Request-Headers", "content-type,x-client-id")
 		resp, err := h.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode/100 != 2 || resp.Header.Get("Access-Control-Allow-Origin") != origin {
-			t.Errorf("preflight from %s: HTTP %d, Allow-Origin %q", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+		if resp.StatusCode/100 != 2 || resp.Header.Get("Access-Control-Allow-Origin") != origin ||
+			!strings.Contains(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")), "x-client-id") {
+			t.Errorf("preflight from %s: HTTP %d, Allow-Origin %q, Allow-Headers %q", origin, resp.StatusCode,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Headers"))
 		}
 		code, body := h.send("POST", h.rpc, chainID, with("Host", "rpcdash.lan", "Origin", origin))
 		var a struct{ Result string }

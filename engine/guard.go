@@ -34,10 +34,16 @@ func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter
 	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, admin: admin}
 	g.anyHost = slices.Contains(g.hosts, "*")
 	if len(s.CORSOrigins) > 0 {
+		headers := []string{"Content-Type", "Authorization"}
+		if !admin {
+			// A listed origin's page may send the headers its SDK adds
+			// (thirdweb's x-client-id, viem's fetchOptions), as geth allows.
+			headers = []string{"*"}
+		}
 		g.cors = cors.New(cors.Options{
 			AllowedOrigins: s.CORSOrigins,
 			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete},
-			AllowedHeaders: []string{"Content-Type", "Authorization"},
+			AllowedHeaders: headers,
 			ExposedHeaders: []string{HeaderEndpoint, HeaderAttempts, HeaderHedged, HeaderRequestID},
 			MaxAge:         600,
 			// Listing a public page's origin is asking for it to reach
@@ -64,7 +70,7 @@ func (g *browserGuard) wrap(next http.Handler) http.Handler {
 		inner = g.cors.Handler(inner)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if host := requestHost(r.Host); host != "" && !g.anyHost && !slices.Contains(g.hosts, host) {
+		if host := requestHost(r.Host); host != "" && !g.anyHost && !slices.Contains(g.hosts, host) && net.ParseIP(host) == nil {
 			g.refuse(w, http.StatusForbidden, "Host "+quoteShort(r.Host)+
 				" is not allowed: add it to server.vhosts (a guard against DNS rebinding)")
 			return
@@ -80,7 +86,9 @@ func (g *browserGuard) wrap(next http.Handler) http.Handler {
 
 // requestHost is the Host header's name: lower-case, without port,
 // brackets or a trailing dot. An empty Host (HTTP/1.0) is let through, as
-// geth does: browsers always send one.
+// geth does: browsers always send one. So is an IP address, as geth does:
+// DNS rebinding needs a name, and a client reaching rpcdash through a port
+// forward or a container's gateway names the address it dialled.
 func requestHost(h string) string {
 	if host, _, err := net.SplitHostPort(h); err == nil {
 		h = host
