@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
@@ -146,5 +147,54 @@ func TestSim_FlagsAfterPresets(t *testing.T) {
 	p.Signal(t, syscall.SIGINT)
 	if code := p.Wait(t, 5*time.Second); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
+// The admin token of the environment is never printed: it was the token
+// flags' default, which the flag package shows in help and after a usage
+// error. Help names the variable instead.
+func TestRun_EnvironmentAdminTokenIsNeverPrinted(t *testing.T) {
+	const secret = "SECRETTOK-5e0d"
+	t.Setenv(cli.AdminTokenEnv, secret)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"status", "--help"}, 0},
+		{[]string{"help", "status"}, 0},
+		{[]string{"console", "--help"}, 0},
+		{[]string{"drill", "--help"}, 0},
+		{[]string{"bench", "--help"}, 0},
+		{[]string{"status", "--format", "xml"}, 2},
+		{[]string{"status", "--bogus"}, 2},
+		{[]string{"console", "--bogus"}, 2},
+		{[]string{"drill", "--mode", "nope"}, 2},
+		{[]string{"bench", "--format", "xml"}, 2},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errb := runBounded(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errb)
+			}
+			if strings.Contains(out+errb, secret) {
+				t.Errorf("the token is printed:\n%s%s", out, errb)
+			}
+			if !strings.Contains(out+errb, "(default: $"+cli.AdminTokenEnv+")") {
+				t.Errorf("the token flag's help does not name %s:\n%s%s", cli.AdminTokenEnv, out, errb)
+			}
+		})
+	}
+}
+
+// The environment's token is still sent when the flag is not given, and a
+// token given beats it. (serve takes the same variable as server.admin_token.)
+func TestStatus_TokenFromTheEnvironmentUnlessGiven(t *testing.T) {
+	t.Setenv(cli.AdminTokenEnv, "tok-7a1b")
+	_, admin := statusServe(t, "")
+	if out, errb, code := runStatus(t, "--admin", admin, "--json"); code != 0 || !strings.Contains(out, `"endpoints"`) {
+		t.Errorf("with the environment's token: exit %d, stderr %s", code, errb)
+	}
+	if _, errb, code := runStatus(t, "--admin", admin, "--token", "wrong"); code != 1 || !strings.Contains(errb, "401") {
+		t.Errorf("--token wrong: exit %d, stderr %s; want 1 and HTTP 401", code, errb)
 	}
 }

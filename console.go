@@ -37,7 +37,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	fs := newFlags("console", stderr)
 	fs.StringVar(&f.config, "config", "config.toml", "config file (TOML); without it and without ./config.toml, the shipped config")
 	fs.StringVar(&f.attach, "attach", "", "admin `URL` (http://HOST:PORT or HOST:PORT) of a running rpcdash serve to attach to instead of starting an engine")
-	fs.StringVar(&f.token, "token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of the attached admin API (server.admin_token)")
+	cli.TokenFlag(fs, "token", "bearer token of the attached admin API (server.admin_token)")
 	fs.StringVar(&f.theme, "theme", "", "theme: dark, light, contrast or a .toml file (default: ui.theme)")
 	fs.BoolVar(&f.readonly, "readonly", false, "watch only: keys that would change the engine are off")
 	fs.StringVar(&f.logFile, "log-file", "", "log file (default: rpcdash/rpcdash.log in the user cache directory)")
@@ -49,6 +49,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 		return f, cli.Usagef("console: unexpected argument %q", fs.Arg(0))
 	}
 	f.configSet = cli.Given(fs)["config"]
+	f.token = cli.TokenOf(fs, "token")
 	if f.token != "" && f.attach == "" {
 		return f, cli.Usagef("--token goes with --attach")
 	}

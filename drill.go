@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ import (
 func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("drill", stderr)
 	admin := fs.String("admin", "", "admin URL of a running rpcdash (default: an embedded engine over sims)")
-	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	cli.TokenFlag(fs, "admin-token", "bearer token of --admin")
 	target := fs.String("target", "", "the instance's JSON-RPC URL (server.listen), for the drill's own reads")
 	allowRemote := fs.Bool("allow-remote", false, "allow an instance off this machine")
 	mode := fs.String("mode", bench.DrillDefaultMode, "the fault: "+strings.Join(bench.DrillModes, ", "))
@@ -43,6 +42,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	given := cli.Given(fs)
+	token := cli.TokenOf(fs, "admin-token")
 	switch {
 	case fs.NArg() > 0:
 		return cli.Usagef("drill: unexpected arguments %q", fs.Args())
@@ -81,7 +81,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
-	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: *token, AllowRemote: *allowRemote},
+	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: token, AllowRemote: *allowRemote},
 		Mode: *mode, Latency: *latency, NoLoad: *noLoad, Rate: *rate, StepTimeout: *stepTimeout, Seed: *seed}
 	text := *format == "text"
 	onStep := func(s bench.DrillStep) {

@@ -72,7 +72,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	quantiles := fs.String("quantiles", "0.9,0.95,0.99", "auto rows, a list of quantiles")
 	target := fs.String("target", "", "a JSON-RPC URL to load instead of the built-in sims (one row; with --admin, every policy)")
 	admin := fs.String("admin", "", "admin URL of the rpcdash at --target: rows switch its policy through PUT /v1/hedge")
-	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	cli.TokenFlag(fs, "admin-token", "bearer token of --admin")
 	controlTarget := fs.String("control-target", "", "where the control tenant goes with --target (a JSON-RPC URL that does not hedge)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --target off this machine (rate-capped, asks to confirm)")
 	yes := fs.Bool("yes", false, "confirm a remote --target without asking")
@@ -86,6 +86,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: unexpected arguments %q", fs.Args())
 	}
 	given := cli.Given(fs)
+	token := cli.TokenOf(fs, "admin-token")
 	// Every value is checked before anything is sent: a bad one is a usage
 	// error (exit 2) naming its flag, and a value given is never taken for
 	// "the default" (--count 0, --timeout 0s).
@@ -117,7 +118,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return err
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
-		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
+		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: token}, ControlURL: *controlTarget,
 			AllowRemote: *allowRemote, Capacity: scenario.Capacity}}
 	var err error
 	w := &cfg.Workload
