@@ -48,11 +48,14 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	if fs.NArg() > 0 {
 		return f, cli.Usagef("console: unexpected argument %q", fs.Arg(0))
 	}
-	f.configSet = cli.Given(fs)["config"]
-	f.token = cli.TokenOf(fs, "token")
-	if f.token != "" && f.attach == "" {
+	given := cli.Given(fs)
+	f.configSet = given["config"]
+	// In process, RPCDASH_SERVER_ADMIN_TOKEN is server.admin_token, the
+	// engine's: only a --token given is a mistake there.
+	if given["token"] && f.attach == "" {
 		return f, cli.Usagef("--token goes with --attach")
 	}
+	f.token = cli.TokenOf(fs, "token")
 	if f.attach != "" {
 		if _, err := engine.BaseURL("--attach", f.attach); err != nil {
 			return f, cli.Usage(err)
