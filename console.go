@@ -139,20 +139,19 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
+	uiCfg := engine.Default().UI
+	if f.configSet {
+		var err error
+		if uiCfg, err = loadUIConfig(f.config); err != nil {
+			return err
+		}
+	}
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {
 		return cli.Usage(err)
 	}
 	defer remote.Close()
-	def := engine.Default()
-	refresh, themeName := def.UI.Refresh, def.UI.Theme
-	if f.configSet {
-		cfg, err := loadConfig(f.config)
-		if err != nil {
-			return err
-		}
-		refresh, themeName = cfg.UI.Refresh, cfg.UI.Theme
-	}
+	refresh, themeName := uiCfg.Refresh, uiCfg.Theme
 	log.Info("attaching", "admin", remote.URL())
 	drills := newConsoleDrills()
 	defer drills.stop()

@@ -315,3 +315,27 @@ func TestConsole_EnvironmentAdminTokenConfiguresTheInProcessEngine(t *testing.T)
 		t.Errorf("the token shows on the screen or in the log:\n%s\n%s", screen, log)
 	}
 }
+
+// An attached console whose --config holds only [ui] runs (it exited 1:
+// "at least one [[endpoints]] entry is required").
+func TestConsole_AttachedWithAUIOnlyConfig(t *testing.T) {
+	bin := testutil.Binary(t, false)
+	dir := t.TempDir()
+	serve := startProc(t, "serve", "--config", writeConfig(t, loopbackServer+"[[endpoints]]\nname = \"uionly\"\nurl = \"sim://fast\"\n"))
+	admin := serve.Line(t, addrLine)[2]
+	uiOnly := writeConfig(t, "[ui]\ntheme = \"light\"\n")
+	tm := newTerm(t, dir, fmt.Sprintf("%s console --attach http://%s --config %s --log-file %s", bin, admin, uiOnly, filepath.Join(dir, "console.log")))
+	tm.waitText(10*time.Second, "attached http://"+admin, "uionly")
+	tm.keys("q")
+	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("console exited with %q:\n%s", b, tm.screen())
+	}
+	serve.Signal(t, os.Interrupt)
+	if code := serve.Wait(t, 10*time.Second); code != 0 {
+		t.Errorf("serve exit %d: %s", code, serve.Stderr())
+	}
+}
