@@ -31,7 +31,8 @@ func runBounded(t *testing.T, args ...string) (code int, stdout, stderr string) 
 // A flag's bad value, whichever the command, is a usage error: exit 2,
 // nothing on stdout, and on stderr the error naming the flag, then the
 // command's usage. A value given is never replaced by a default (drill
-// --breaker-failures 0 ran with 3, bench --timeout 0s with 10s), and a bare
+// --breaker-failures 0 ran with 3, bench --timeout 0s with 10s, bench
+// --batch 0 without batches), and a bare
 // host is not a HOST:PORT (it was taken for port 80).
 func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	// Before the value under test, so that it wins: a run that is not
@@ -54,6 +55,7 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{bench("--sigma", "-1"), "--sigma"},
 		{bench("--incident", "0s", "--correlated", "0.5"), "--incident"},
 		{bench("--fanout", "0"), "--fanout"},
+		{bench("--batch", "0"), "--batch"},
 		{bench("--count", "-1"), "--count"},
 		{bench("--count", "0"), "--count"},
 		{bench("--params", "notjson"), "--params"},

@@ -135,7 +135,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if w.Fanout, err = ParseFanout(*fanout); err != nil {
 		return cli.Usage(err)
 	}
-	if *batch != 0 {
+	if given["batch"] {
 		if *fanout != "1" {
 			return cli.Usagef("bench: --batch and --fanout: give one (a batch is one request of K calls, a fan-out K requests)")
 		}
