@@ -32,8 +32,10 @@ func runBounded(t *testing.T, args ...string) (code int, stdout, stderr string) 
 // nothing on stdout, and on stderr the error naming the flag, then the
 // command's usage. A value given is never replaced by a default (drill
 // --breaker-failures 0 ran with 3, bench --timeout 0s with 10s, bench
-// --batch 0 without batches), and a bare
-// host is not a HOST:PORT (it was taken for port 80).
+// --batch 0 without batches), a bare host is not a HOST:PORT (it was
+// taken for port 80), and a flag that goes with another is refused
+// without it, naming that one (drill and bench --admin-token without
+// --admin, drill --rate with --no-load, were ignored).
 func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	// Before the value under test, so that it wins: a run that is not
 	// refused is short.
@@ -95,6 +97,11 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"drill", "--mode", "error", "--latency", "1s"}, "--latency"},
 		{[]string{"drill", "--admin", "127.0.0.1", "--no-load"}, "--admin"},
 		{[]string{"drill", "--admin", "127.0.0.1:1", "--target", "127.0.0.1"}, "--target"},
+		{[]string{"drill", "--admin-token", "x"}, "--admin-token goes with --admin"},
+		{[]string{"drill", "--allow-remote"}, "--allow-remote goes with --admin"},
+		{[]string{"drill", "--no-load", "--rate", "5"}, "--rate"},
+		{[]string{"drill", "--admin", "127.0.0.1:1", "--no-load", "--seed", "3"}, "--seed"},
+		{bench("--admin-token", "x"), "--admin-token goes with --admin"},
 	} {
 		name := strings.Replace(strings.Join(tc.args, " "), strings.Join(short, " ")+" ", "", 1)
 		t.Run(name, func(t *testing.T) {
@@ -198,5 +205,16 @@ func TestStatus_TokenFromTheEnvironmentUnlessGiven(t *testing.T) {
 	}
 	if _, errb, code := runStatus(t, "--admin", admin, "--token", "wrong"); code != 1 || !strings.Contains(errb, "401") {
 		t.Errorf("--token wrong: exit %d, stderr %s; want 1 and HTTP 401", code, errb)
+	}
+}
+
+// The environment's token is not an --admin-token given: bench without
+// --admin runs under it.
+func TestRun_EnvironmentTokenWithoutAdminRuns(t *testing.T) {
+	t.Setenv(cli.AdminTokenEnv, "tok-c41d")
+	code, out, errb := runBounded(t, "bench", "--duration", "200ms", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", "",
+		"--rate", "20", "--median", "1ms")
+	if code != 0 || !strings.Contains(out, "off") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want a report", code, out, errb)
 	}
 }

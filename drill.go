@@ -54,6 +54,14 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
 	case *admin != "" && *target == "" && !*noLoad:
 		return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+	case *admin == "" && given["admin-token"]:
+		return cli.Usagef("drill: --admin-token goes with --admin; the embedded engine has no token")
+	case *admin == "" && given["allow-remote"]:
+		return cli.Usagef("drill: --allow-remote goes with --admin; the embedded engine is on this machine")
+	case *noLoad && given["rate"]:
+		return cli.Usagef("drill: --rate paces the drill's own reads, which --no-load turns off")
+	case *noLoad && given["seed"]:
+		return cli.Usagef("drill: --seed seeds the drill's own reads, which --no-load turns off")
 	case !(*rate > 0 && *rate <= 200): // NaN included
 		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
 	case given["latency"] && *mode != "latency":

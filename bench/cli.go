@@ -109,6 +109,8 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: --deadline: want [0s, 1h] (0s: none), got %s", *deadline)
 	case given["mix"] && given["method"]:
 		return cli.Usagef("bench: give --mix or --method, not both")
+	case given["admin-token"] && *admin == "":
+		return cli.Usagef("bench: --admin-token goes with --admin")
 	}
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
