@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"regexp"
 	"strings"
 	"syscall"
@@ -84,6 +85,8 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"sim", "nope"}, `"nope"`},
 		{[]string{"serve", "--log-level", "bogus"}, "--log-level"},
 		{[]string{"console", "--log-level", "bogus"}, "--log-level"},
+		{[]string{"serve", "--log-level", "error+100"}, "--log-level"},
+		{[]string{"console", "--log-level", "INFO-2"}, "--log-level"},
 		{[]string{"console", "--attach", "127.0.0.1"}, "--attach"},
 		{[]string{"status", "--admin", "127.0.0.1"}, "--admin"},
 		{[]string{"status", "--admin", "127.0.0.1:0"}, "--admin"},
@@ -216,5 +219,20 @@ func TestRun_EnvironmentTokenWithoutAdminRuns(t *testing.T) {
 		"--rate", "20", "--median", "1ms")
 	if code != 0 || !strings.Contains(out, "off") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want a report", code, out, errb)
+	}
+}
+
+// --log-level takes the four levels its usage names, in any case, and
+// nothing else: slog's offsets ("error+100") were let through.
+func TestParseLogLevel_TheFourLevelsOnly(t *testing.T) {
+	for s, want := range map[string]slog.Level{"debug": slog.LevelDebug, "INFO": slog.LevelInfo, "Warn": slog.LevelWarn, "error": slog.LevelError} {
+		if got, err := parseLogLevel(s); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"error+100", "INFO-2", "warning", "", "0"} {
+		if got, err := parseLogLevel(s); err == nil {
+			t.Errorf("%q read as %v", s, got)
+		}
 	}
 }

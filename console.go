@@ -30,6 +30,7 @@ var shippedConfig []byte
 type consoleFlags struct {
 	config, attach, token, theme, logFile, logLevel string
 	configSet, readonly                             bool
+	level                                           slog.Level
 }
 
 func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
@@ -61,10 +62,11 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 			return f, cli.Usage(err)
 		}
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return f, cli.Usagef("--log-level: %q is not debug, info, warn or error", f.logLevel)
+	level, err := parseLogLevel(f.logLevel)
+	if err != nil {
+		return f, cli.Usage(err)
 	}
+	f.level = level
 	return f, nil
 }
 
@@ -91,10 +93,6 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %v", err)
-	}
 	logPath, logFile, err := openLogFile(f.logFile)
 	if err != nil {
 		return err
@@ -103,7 +101,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		logFile.Close()
 		fmt.Fprintln(stdout, "rpcdash: logs in", logPath)
 	}()
-	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: f.level}))
 
 	if os.Getenv("NO_COLOR") != "" {
 		lipgloss.SetColorProfile(termenv.Ascii)
