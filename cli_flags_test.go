@@ -83,6 +83,9 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"sim", "--capacity", "-1"}, "--capacity"},
 		{[]string{"sim", "steady", "--endpoints", "2"}, "--endpoints"},
 		{[]string{"sim", "nope"}, `"nope"`},
+		{[]string{"sim", "--listen", "0.0.0.0"}, "--listen"},
+		{[]string{"sim", "--listen", ""}, "--listen"},
+		{[]string{"sim", "--listen", "192.0.2.1", "steady"}, "--listen"},
 		{[]string{"serve", "--log-level", "bogus"}, "--log-level"},
 		{[]string{"console", "--log-level", "bogus"}, "--log-level"},
 		{[]string{"serve", "--log-level", "error+100"}, "--log-level"},
@@ -234,5 +237,16 @@ func TestParseLogLevel_TheFourLevelsOnly(t *testing.T) {
 		if got, err := parseLogLevel(s); err == nil {
 			t.Errorf("%q read as %v", s, got)
 		}
+	}
+}
+
+// sim --listen takes a loopback host other than the default; any other
+// host is refused (TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag).
+func TestSim_ListenOnAnotherLoopbackHost(t *testing.T) {
+	p := startProc(t, "sim", "--listen", "localhost", "fast")
+	p.Line(t, regexp.MustCompile(`^fast\thttp://(127\.0\.0\.1|\[::1\]):\d+\t`))
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
 	}
 }
