@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
@@ -30,8 +32,11 @@ func runBounded(t *testing.T, args ...string) (code int, stdout, stderr string) 
 // A flag's bad value, whichever the command, is a usage error: exit 2,
 // nothing on stdout, and on stderr the error naming the flag, then the
 // command's usage. A value given is never replaced by a default (drill
-// --breaker-failures 0 ran with 3, bench --timeout 0s with 10s), and a bare
-// host is not a HOST:PORT (it was taken for port 80).
+// --breaker-failures 0 ran with 3, bench --timeout 0s with 10s, bench
+// --batch 0 without batches), a bare host is not a HOST:PORT (it was
+// taken for port 80), and a flag that goes with another is refused
+// without it, naming that one (drill and bench --admin-token without
+// --admin, drill --rate with --no-load, were ignored).
 func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	// Before the value under test, so that it wins: a run that is not
 	// refused is short.
@@ -53,6 +58,7 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{bench("--sigma", "-1"), "--sigma"},
 		{bench("--incident", "0s", "--correlated", "0.5"), "--incident"},
 		{bench("--fanout", "0"), "--fanout"},
+		{bench("--batch", "0"), "--batch"},
 		{bench("--count", "-1"), "--count"},
 		{bench("--count", "0"), "--count"},
 		{bench("--params", "notjson"), "--params"},
@@ -77,8 +83,13 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"sim", "--capacity", "-1"}, "--capacity"},
 		{[]string{"sim", "steady", "--endpoints", "2"}, "--endpoints"},
 		{[]string{"sim", "nope"}, `"nope"`},
+		{[]string{"sim", "--listen", "0.0.0.0"}, "--listen"},
+		{[]string{"sim", "--listen", ""}, "--listen"},
+		{[]string{"sim", "--listen", "192.0.2.1", "steady"}, "--listen"},
 		{[]string{"serve", "--log-level", "bogus"}, "--log-level"},
 		{[]string{"console", "--log-level", "bogus"}, "--log-level"},
+		{[]string{"serve", "--log-level", "error+100"}, "--log-level"},
+		{[]string{"console", "--log-level", "INFO-2"}, "--log-level"},
 		{[]string{"console", "--attach", "127.0.0.1"}, "--attach"},
 		{[]string{"status", "--admin", "127.0.0.1"}, "--admin"},
 		{[]string{"status", "--admin", "127.0.0.1:0"}, "--admin"},
@@ -92,6 +103,11 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"drill", "--mode", "error", "--latency", "1s"}, "--latency"},
 		{[]string{"drill", "--admin", "127.0.0.1", "--no-load"}, "--admin"},
 		{[]string{"drill", "--admin", "127.0.0.1:1", "--target", "127.0.0.1"}, "--target"},
+		{[]string{"drill", "--admin-token", "x"}, "--admin-token goes with --admin"},
+		{[]string{"drill", "--allow-remote"}, "--allow-remote goes with --admin"},
+		{[]string{"drill", "--no-load", "--rate", "5"}, "--rate"},
+		{[]string{"drill", "--admin", "127.0.0.1:1", "--no-load", "--seed", "3"}, "--seed"},
+		{bench("--admin-token", "x"), "--admin-token goes with --admin"},
 	} {
 		name := strings.Replace(strings.Join(tc.args, " "), strings.Join(short, " ")+" ", "", 1)
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +159,92 @@ func TestSim_FlagsAfterPresets(t *testing.T) {
 	for _, name := range []string{"steady", "fast"} {
 		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
 	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
+// The admin token of the environment is never printed: it was the token
+// flags' default, which the flag package shows in help and after a usage
+// error. Help names the variable instead.
+func TestRun_EnvironmentAdminTokenIsNeverPrinted(t *testing.T) {
+	const secret = "SECRETTOK-5e0d"
+	t.Setenv(cli.AdminTokenEnv, secret)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"status", "--help"}, 0},
+		{[]string{"help", "status"}, 0},
+		{[]string{"console", "--help"}, 0},
+		{[]string{"drill", "--help"}, 0},
+		{[]string{"bench", "--help"}, 0},
+		{[]string{"status", "--format", "xml"}, 2},
+		{[]string{"status", "--bogus"}, 2},
+		{[]string{"console", "--bogus"}, 2},
+		{[]string{"drill", "--mode", "nope"}, 2},
+		{[]string{"bench", "--format", "xml"}, 2},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errb := runBounded(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errb)
+			}
+			if strings.Contains(out+errb, secret) {
+				t.Errorf("the token is printed:\n%s%s", out, errb)
+			}
+			if !strings.Contains(out+errb, "(default: $"+cli.AdminTokenEnv+")") {
+				t.Errorf("the token flag's help does not name %s:\n%s%s", cli.AdminTokenEnv, out, errb)
+			}
+		})
+	}
+}
+
+// The environment's token is still sent when the flag is not given, and a
+// token given beats it. (serve takes the same variable as server.admin_token.)
+func TestStatus_TokenFromTheEnvironmentUnlessGiven(t *testing.T) {
+	t.Setenv(cli.AdminTokenEnv, "tok-7a1b")
+	_, admin := statusServe(t, "")
+	if out, errb, code := runStatus(t, "--admin", admin, "--json"); code != 0 || !strings.Contains(out, `"endpoints"`) {
+		t.Errorf("with the environment's token: exit %d, stderr %s", code, errb)
+	}
+	if _, errb, code := runStatus(t, "--admin", admin, "--token", "wrong"); code != 1 || !strings.Contains(errb, "401") {
+		t.Errorf("--token wrong: exit %d, stderr %s; want 1 and HTTP 401", code, errb)
+	}
+}
+
+// The environment's token is not an --admin-token given: bench without
+// --admin runs under it.
+func TestRun_EnvironmentTokenWithoutAdminRuns(t *testing.T) {
+	t.Setenv(cli.AdminTokenEnv, "tok-c41d")
+	code, out, errb := runBounded(t, "bench", "--duration", "200ms", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", "",
+		"--rate", "20", "--median", "1ms")
+	if code != 0 || !strings.Contains(out, "off") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want a report", code, out, errb)
+	}
+}
+
+// --log-level takes the four levels its usage names, in any case, and
+// nothing else: slog's offsets ("error+100") were let through.
+func TestParseLogLevel_TheFourLevelsOnly(t *testing.T) {
+	for s, want := range map[string]slog.Level{"debug": slog.LevelDebug, "INFO": slog.LevelInfo, "Warn": slog.LevelWarn, "error": slog.LevelError} {
+		if got, err := parseLogLevel(s); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"error+100", "INFO-2", "warning", "", "0"} {
+		if got, err := parseLogLevel(s); err == nil {
+			t.Errorf("%q read as %v", s, got)
+		}
+	}
+}
+
+// sim --listen takes a loopback host other than the default; any other
+// host is refused (TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag).
+func TestSim_ListenOnAnotherLoopbackHost(t *testing.T) {
+	p := startProc(t, "sim", "--listen", "localhost", "fast")
+	p.Line(t, regexp.MustCompile(`^fast\thttp://(127\.0\.0\.1|\[::1\]):\d+\t`))
 	p.Signal(t, syscall.SIGINT)
 	if code := p.Wait(t, 5*time.Second); code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())

@@ -28,6 +28,30 @@ func loadConfig(path string) (engine.Config, error) {
 	return loadConfigData(path, data)
 }
 
+// loadUIConfig reads only the [ui] section of FILE, and RPCDASH_UI_*,
+// checked as loadConfig checks them: an attached console takes nothing
+// else from the file, so the other sections are neither read nor judged.
+func loadUIConfig(path string) (engine.UIConfig, error) {
+	def := engine.Default().UI
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return def, fmt.Errorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return def, syntaxError(path, err)
+	}
+	var ui []byte
+	if section := v.Get("ui"); section != nil {
+		if ui, err = toml.Marshal(map[string]any{"ui": section}); err != nil {
+			return def, fmt.Errorf("config %s: [ui]: %w", path, err)
+		}
+	}
+	cfg, err := decodeConfig(path, ui, "ui")
+	return cfg.UI, err
+}
+
 // fileSettings are the file's own settings, with their TOML types: what
 // the environment overrides and the decoder converts is not in them.
 func fileSettings(data []byte) (map[string]any, error) {
@@ -42,13 +66,22 @@ func fileSettings(data []byte) (map[string]any, error) {
 // loadConfigData is loadConfig over data, named path in messages (the
 // shipped config embedded in the binary, or the file read).
 func loadConfigData(path string, data []byte) (engine.Config, error) {
+	return decodeConfig(path, data, "")
+}
+
+// decodeConfig is loadConfigData; with a section ("ui"), only that
+// section's keys and variables are read and only its values judged.
+func decodeConfig(path string, data []byte, section string) (engine.Config, error) {
+	inSection := func(key string) bool {
+		return section == "" || key == section || strings.HasPrefix(key, section+".")
+	}
 	// Decoding over the defaults keeps every zero the file sets explicitly.
 	cfg := engine.Default()
 	v := viper.New()
 	v.SetConfigType("toml")
 	// Each key is bound to its variable by name (envName): viper's prefix
 	// and key replacer apply only to AutomaticEnv, which is not used.
-	keys := configKeys(reflect.TypeOf(cfg), "")
+	keys := slices.DeleteFunc(configKeys(reflect.TypeOf(cfg), ""), func(k string) bool { return !inSection(k) })
 	for _, key := range keys {
 		if err := v.BindEnv(key, envName(key)); err != nil {
 			return cfg, err
@@ -57,7 +90,11 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return cfg, syntaxError(path, err)
 	}
-	problems := unknownEnv(os.Environ(), keys)
+	environ := os.Environ()
+	if section != "" {
+		environ = slices.DeleteFunc(environ, func(kv string) bool { return !strings.HasPrefix(kv, envName(section)+"_") })
+	}
+	problems := unknownEnv(environ, keys)
 	fileTypes, err := fileSettings(data)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
@@ -109,7 +146,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		}
 	}
 	for _, p := range validationProblems(cfg) {
-		if !badKeys[p.Key] {
+		if !badKeys[p.Key] && inSection(p.Key) {
 			problems = append(problems, p)
 		}
 	}

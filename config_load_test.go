@@ -1,8 +1,10 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // chain.chain_id = -1 used to decode to 0xffffffffffffffff and exclude
@@ -247,5 +249,49 @@ func TestLoadConfig_ASyntaxErrorNamesItsLineNotItsText(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "SECRETKEY") {
 			t.Errorf("the error quotes the URL's key: %v", err)
 		}
+	}
+}
+
+// With --attach, --config is read only for [ui] (README): a file holding
+// only [ui] is enough (it was refused for having no [[endpoints]]), the
+// other sections and their variables are neither read nor judged, and an
+// error in [ui], or in an RPCDASH_UI_ variable, still names its key.
+func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
+	uiOnly := writeConfig(t, "[ui]\ntheme = \"light\"\nrefresh = \"250ms\"\n")
+	t.Setenv("RPCDASH_HEDGE_DELAY", "soon") // another section's: not read
+	u, err := loadUIConfig(uiOnly)
+	if err != nil || u.Theme != "light" || u.Refresh != 250*time.Millisecond {
+		t.Errorf("[ui] only: %+v, %v", u, err)
+	}
+	for _, tc := range []struct {
+		body, env string
+		want      []string
+	}{
+		{"[ui]\nrefresh = \"1ms\"\n[hedge]\nquantile = 2\n", "", []string{"ui.refresh: must be between 50ms and 10s, got 1ms"}},
+		{"bogus = 1\n[ui]\nthme = \"light\"\n", "", []string{"unknown keys: ui.thme (did you mean ui.theme?)"}},
+		{"ui = 3\n", "", []string{"ui: 3 is not a table"}},
+		{"[ui]\n", "abc", []string{"ui.refresh (from RPCDASH_UI_REFRESH): \"abc\" is not a duration"}},
+	} {
+		t.Run(tc.body, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("RPCDASH_UI_REFRESH", tc.env)
+			}
+			dir := t.TempDir()
+			code, out, errb := runBounded(t, "console", "--attach", "127.0.0.1:1", "--config", writeConfig(t, tc.body),
+				"--log-file", filepath.Join(dir, "console.log"))
+			if code != 1 || strings.Contains(out, "invalid config") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 1, the error on stderr", code, out, errb)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errb, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, errb)
+				}
+			}
+			for _, other := range []string{"endpoints", "hedge.", "top-level", "RPCDASH_HEDGE_DELAY"} {
+				if strings.Contains(errb, other) {
+					t.Errorf("stderr judges %s, not of [ui]:\n%s", other, errb)
+				}
+			}
+		})
 	}
 }

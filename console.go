@@ -30,6 +30,7 @@ var shippedConfig []byte
 type consoleFlags struct {
 	config, attach, token, theme, logFile, logLevel string
 	configSet, readonly                             bool
+	level                                           slog.Level
 }
 
 func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
@@ -37,7 +38,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	fs := newFlags("console", stderr)
 	fs.StringVar(&f.config, "config", "config.toml", "config file (TOML); without it and without ./config.toml, the shipped config")
 	fs.StringVar(&f.attach, "attach", "", "admin `URL` (http://HOST:PORT or HOST:PORT) of a running rpcdash serve to attach to instead of starting an engine")
-	fs.StringVar(&f.token, "token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of the attached admin API (server.admin_token)")
+	cli.TokenFlag(fs, "token", "bearer token of the attached admin API (server.admin_token)")
 	fs.StringVar(&f.theme, "theme", "", "theme: dark, light, contrast or a .toml file (default: ui.theme)")
 	fs.BoolVar(&f.readonly, "readonly", false, "watch only: keys that would change the engine are off")
 	fs.StringVar(&f.logFile, "log-file", "", "log file (default: rpcdash/rpcdash.log in the user cache directory)")
@@ -48,19 +49,24 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	if fs.NArg() > 0 {
 		return f, cli.Usagef("console: unexpected argument %q", fs.Arg(0))
 	}
-	f.configSet = cli.Given(fs)["config"]
-	if f.token != "" && f.attach == "" {
+	given := cli.Given(fs)
+	f.configSet = given["config"]
+	// In process, RPCDASH_SERVER_ADMIN_TOKEN is server.admin_token, the
+	// engine's: only a --token given is a mistake there.
+	if given["token"] && f.attach == "" {
 		return f, cli.Usagef("--token goes with --attach")
 	}
+	f.token = cli.TokenOf(fs, "token")
 	if f.attach != "" {
 		if _, err := engine.BaseURL("--attach", f.attach); err != nil {
 			return f, cli.Usage(err)
 		}
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return f, cli.Usagef("--log-level: %q is not debug, info, warn or error", f.logLevel)
+	level, err := parseLogLevel(f.logLevel)
+	if err != nil {
+		return f, cli.Usage(err)
 	}
+	f.level = level
 	return f, nil
 }
 
@@ -87,10 +93,6 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %v", err)
-	}
 	logPath, logFile, err := openLogFile(f.logFile)
 	if err != nil {
 		return err
@@ -99,7 +101,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		logFile.Close()
 		fmt.Fprintln(stdout, "rpcdash: logs in", logPath)
 	}()
-	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: f.level}))
 
 	if os.Getenv("NO_COLOR") != "" {
 		lipgloss.SetColorProfile(termenv.Ascii)
@@ -135,20 +137,19 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
+	uiCfg := engine.Default().UI
+	if f.configSet {
+		var err error
+		if uiCfg, err = loadUIConfig(f.config); err != nil {
+			return err
+		}
+	}
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {
 		return cli.Usage(err)
 	}
 	defer remote.Close()
-	def := engine.Default()
-	refresh, themeName := def.UI.Refresh, def.UI.Theme
-	if f.configSet {
-		cfg, err := loadConfig(f.config)
-		if err != nil {
-			return err
-		}
-		refresh, themeName = cfg.UI.Refresh, cfg.UI.Theme
-	}
+	refresh, themeName := uiCfg.Refresh, uiCfg.Theme
 	log.Info("attaching", "admin", remote.URL())
 	drills := newConsoleDrills()
 	defer drills.stop()

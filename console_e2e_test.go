@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,3 +271,71 @@ func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
 // colourSGR matches an SGR sequence that sets a foreground or background
 // colour (30–37, 38;…, 40–47, 48;…, 90–97, 100–107).
 var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9]+;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9]+)*m`)
+
+// RPCDASH_SERVER_ADMIN_TOKEN is server.admin_token: in process it sets the
+// engine's token (the console refused to start, taking it for a --token
+// without --attach), and it shows on neither the screen nor the log.
+func TestConsole_EnvironmentAdminTokenConfiguresTheInProcessEngine(t *testing.T) {
+	const token = "tok-93c2"
+	bin := testutil.Binary(t, false)
+	dir := t.TempDir()
+	addrs := testutil.FreeAddrs(t, 2)
+	rpc, admin := addrs[0], addrs[1]
+	tm := newTerm(t, dir, fmt.Sprintf("cd %s && RPCDASH_SERVER_ADMIN_TOKEN=%s RPCDASH_SERVER_LISTEN=%s RPCDASH_SERVER_ADMIN=%s %s --log-file %s",
+		dir, token, rpc, admin, bin, filepath.Join(dir, "console.log")))
+	screen := tm.waitText(20*time.Second, "steady", "● closed")
+	statusCode := func(auth string) int {
+		req, err := http.NewRequest(http.MethodGet, "http://"+admin+"/v1/status", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if without, with := statusCode(""), statusCode(token); without != http.StatusUnauthorized || with != http.StatusOK {
+		t.Errorf("GET /v1/status: HTTP %d without the token, %d with it; want 401 and 200", without, with)
+	}
+	tm.keys("q")
+	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("console exited with %q:\n%s", b, tm.screen())
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "console.log"))
+	if strings.Contains(screen+tm.screen(), token) || strings.Contains(string(log), token) {
+		t.Errorf("the token shows on the screen or in the log:\n%s\n%s", screen, log)
+	}
+}
+
+// An attached console whose --config holds only [ui] runs (it exited 1:
+// "at least one [[endpoints]] entry is required").
+func TestConsole_AttachedWithAUIOnlyConfig(t *testing.T) {
+	bin := testutil.Binary(t, false)
+	dir := t.TempDir()
+	serve := startProc(t, "serve", "--config", writeConfig(t, loopbackServer+"[[endpoints]]\nname = \"uionly\"\nurl = \"sim://fast\"\n"))
+	admin := serve.Line(t, addrLine)[2]
+	uiOnly := writeConfig(t, "[ui]\ntheme = \"light\"\n")
+	tm := newTerm(t, dir, fmt.Sprintf("%s console --attach http://%s --config %s --log-file %s", bin, admin, uiOnly, filepath.Join(dir, "console.log")))
+	tm.waitText(10*time.Second, "attached http://"+admin, "uionly")
+	tm.keys("q")
+	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
+		return len(b) > 0
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+		t.Fatalf("console exited with %q:\n%s", b, tm.screen())
+	}
+	serve.Signal(t, os.Interrupt)
+	if code := serve.Wait(t, 10*time.Second); code != 0 {
+		t.Errorf("serve exit %d: %s", code, serve.Stderr())
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ import (
 func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("drill", stderr)
 	admin := fs.String("admin", "", "admin URL of a running rpcdash (default: an embedded engine over sims)")
-	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	cli.TokenFlag(fs, "admin-token", "bearer token of --admin")
 	target := fs.String("target", "", "the instance's JSON-RPC URL (server.listen), for the drill's own reads")
 	allowRemote := fs.Bool("allow-remote", false, "allow an instance off this machine")
 	mode := fs.String("mode", bench.DrillDefaultMode, "the fault: "+strings.Join(bench.DrillModes, ", "))
@@ -43,6 +42,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	given := cli.Given(fs)
+	token := cli.TokenOf(fs, "admin-token")
 	switch {
 	case fs.NArg() > 0:
 		return cli.Usagef("drill: unexpected arguments %q", fs.Args())
@@ -54,6 +54,14 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
 	case *admin != "" && *target == "" && !*noLoad:
 		return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+	case *admin == "" && given["admin-token"]:
+		return cli.Usagef("drill: --admin-token goes with --admin; the embedded engine has no token")
+	case *admin == "" && given["allow-remote"]:
+		return cli.Usagef("drill: --allow-remote goes with --admin; the embedded engine is on this machine")
+	case *noLoad && given["rate"]:
+		return cli.Usagef("drill: --rate paces the drill's own reads, which --no-load turns off")
+	case *noLoad && given["seed"]:
+		return cli.Usagef("drill: --seed seeds the drill's own reads, which --no-load turns off")
 	case !(*rate > 0 && *rate <= 200): // NaN included
 		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
 	case given["latency"] && *mode != "latency":
@@ -81,7 +89,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
-	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: *token, AllowRemote: *allowRemote},
+	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: token, AllowRemote: *allowRemote},
 		Mode: *mode, Latency: *latency, NoLoad: *noLoad, Rate: *rate, StepTimeout: *stepTimeout, Seed: *seed}
 	text := *format == "text"
 	onStep := func(s bench.DrillStep) {

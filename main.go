@@ -75,6 +75,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := commands[0].name
 	if len(args) > 0 {
 		switch a := args[0]; {
+		case a == "help" && len(args) > 2:
+			fmt.Fprintf(stderr, "rpcdash: help: unexpected argument %q\n\n", args[2])
+			printUsage(stderr)
+			return 2
 		case a == "help" && len(args) > 1: // help CMD: CMD's flags
 			name, args = args[1], []string{"--help"}
 		case a == "help" || a == "-h" || a == "-help" || a == "--help":

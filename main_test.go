@@ -642,6 +642,8 @@ func TestRun_CommandHelpListsItsFlags(t *testing.T) {
 func TestRun_UsageErrorsExit2OnStderr(t *testing.T) {
 	for _, args := range [][]string{
 		{"frobnicate"},
+		{"help", "serve", "extra"},
+		{"help", "nope"},
 		{"serve", "--bogus"},
 		{"serve", "stray"},
 		{"console", "--bogus"},

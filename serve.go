@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
@@ -22,9 +23,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return cli.Usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return cli.Usagef("serve: --log-level: %q is not debug, info, warn or error", *logLevel)
+	level, err := parseLogLevel(*logLevel)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("serve: %w", err))
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
@@ -45,4 +46,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("shutting down", "cause", context.Cause(ctx).Error(), "bound", cfg.Server.ShutdownTimeout)
 	st.stop(log)
 	return nil
+}
+
+// parseLogLevel reads --log-level: debug, info, warn or error, in any case;
+// not slog's offsets ("error+100", "INFO-2"), which its usage does not offer.
+func parseLogLevel(s string) (slog.Level, error) {
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+		if strings.EqualFold(s, l.String()) {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("--log-level: %q is not debug, info, warn or error", s)
 }

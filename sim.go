@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 
 	"github.com/rpcdash/rpcdash/internal/cli"
@@ -21,7 +22,7 @@ import (
 func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", stderr)
 	chain := fs.String("chain", "evm", "evm or solana")
-	host := fs.String("listen", "127.0.0.1", "host to listen on (loopback)")
+	host := fs.String("listen", "127.0.0.1", "host to listen on: a loopback one (127.0.0.1, ::1, localhost)")
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
 	names, err := parseInterspersed(fs, args)
@@ -37,6 +38,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// is a usage error (exit 2) naming its flag or preset.
 	if *chain != sim.ChainEVM && *chain != sim.ChainSolana {
 		return cli.Usagef("sim: --chain: %q is not evm or solana", *chain)
+	}
+	if !isLoopbackHost(*host) {
+		return cli.Usagef("sim: --listen: %q is not a loopback host (127.0.0.1, ::1, localhost): simulated upstreams stay on this machine", *host)
 	}
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("sim: %w", err))
@@ -108,4 +112,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest, args = append(rest, left[0]), left[1:]
 	}
+}
+
+// isLoopbackHost says whether host is localhost or a loopback address ("",
+// all interfaces, is not).
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -22,7 +21,7 @@ import (
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("status", stderr)
 	admin := fs.String("admin", "127.0.0.1:8546", "admin `URL` of a running rpcdash (http://HOST:PORT, or HOST:PORT)")
-	token := fs.String("token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token (server.admin_token)")
+	cli.TokenFlag(fs, "token", "bearer token (server.admin_token)")
 	format := fs.String("format", "table", "`table`, csv (the endpoint table, for recording measurements over time) or json (the raw status JSON)")
 	asJSON := fs.Bool("json", false, "print the raw JSON (--format json)")
 	requests := fs.Bool("requests", false, "also print the 5 slowest requests the trace ring holds (GET /v1/requests)")
@@ -32,6 +31,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return cli.Usagef("status: unexpected argument %q", fs.Arg(0))
 	}
+	token := cli.TokenOf(fs, "token")
 	switch {
 	case *format != "table" && *format != "csv" && *format != "json":
 		return cli.Usagef("status: --format %q is not one of table, csv, json", *format)
@@ -50,7 +50,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var body []byte
-	c := engine.AdminClient{Base: base, Token: *token}
+	c := engine.AdminClient{Base: base, Token: token}
 	if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, &body); err != nil {
 		var ae *engine.AdminError
 		if errors.As(err, &ae) && ae.Code != 0 {

@@ -72,7 +72,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	quantiles := fs.String("quantiles", "0.9,0.95,0.99", "auto rows, a list of quantiles")
 	target := fs.String("target", "", "a JSON-RPC URL to load instead of the built-in sims (one row; with --admin, every policy)")
 	admin := fs.String("admin", "", "admin URL of the rpcdash at --target: rows switch its policy through PUT /v1/hedge")
-	token := fs.String("admin-token", os.Getenv("RPCDASH_SERVER_ADMIN_TOKEN"), "bearer token of --admin")
+	cli.TokenFlag(fs, "admin-token", "bearer token of --admin")
 	controlTarget := fs.String("control-target", "", "where the control tenant goes with --target (a JSON-RPC URL that does not hedge)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --target off this machine (rate-capped, asks to confirm)")
 	yes := fs.Bool("yes", false, "confirm a remote --target without asking")
@@ -86,6 +86,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: unexpected arguments %q", fs.Args())
 	}
 	given := cli.Given(fs)
+	token := cli.TokenOf(fs, "admin-token")
 	// Every value is checked before anything is sent: a bad one is a usage
 	// error (exit 2) naming its flag, and a value given is never taken for
 	// "the default" (--count 0, --timeout 0s).
@@ -108,6 +109,8 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: --deadline: want [0s, 1h] (0s: none), got %s", *deadline)
 	case given["mix"] && given["method"]:
 		return cli.Usagef("bench: give --mix or --method, not both")
+	case given["admin-token"] && *admin == "":
+		return cli.Usagef("bench: --admin-token goes with --admin")
 	}
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
@@ -117,7 +120,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return err
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,
-		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: *token}, ControlURL: *controlTarget,
+		Target: Target{URL: *target, Admin: Admin{URL: *admin, Token: token}, ControlURL: *controlTarget,
 			AllowRemote: *allowRemote, Capacity: scenario.Capacity}}
 	var err error
 	w := &cfg.Workload
@@ -134,7 +137,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if w.Fanout, err = ParseFanout(*fanout); err != nil {
 		return cli.Usage(err)
 	}
-	if *batch != 0 {
+	if given["batch"] {
 		if *fanout != "1" {
 			return cli.Usagef("bench: --batch and --fanout: give one (a batch is one request of K calls, a fan-out K requests)")
 		}

@@ -116,7 +116,8 @@ func TestMain_RemoteTargetsAreCappedAndConfirmed(t *testing.T) {
 
 // Every bad value is a usage error (rpcdash exits 2 for it) naming its
 // flag, refused before anything is sent; a value given is never taken for
-// a default (--timeout 0s ran with 10s, --max-extra 0 with 1).
+// a default (--timeout 0s ran with 10s, --max-extra 0 with 1, --batch 0
+// without batches).
 func TestMain_BadValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -134,6 +135,7 @@ func TestMain_BadValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"--tail-min", "2s"}, "--tail-max"},
 		{[]string{"--correlated", "0.5", "--tail", "0"}, "--correlated"},
 		{[]string{"--fanout", "0"}, "--fanout"},
+		{[]string{"--batch", "0"}, "--batch"},
 		{[]string{"--batch", "1001"}, "--batch"},
 		{[]string{"--batch", "-1"}, "--batch"},
 		{[]string{"--batch", "10", "--fanout", "3"}, "--batch"},

@@ -1,8 +1,8 @@
 // Package cli holds what main's commands and `rpcdash bench` share about
-// a command line: the error that makes rpcdash exit 2 (UsageError) and the
-// reading of flags that name a running rpcdash (BaseURLs). It imports the
-// standard library and engine only, so that bench and main may both import
-// it.
+// a command line: the error that makes rpcdash exit 2 (UsageError), the
+// reading of flags that name a running rpcdash (BaseURLs) and of admin
+// token flags (TokenFlag, TokenOf). It imports the standard library and
+// engine only, so that bench and main may both import it.
 package cli
 
 import "fmt"
