@@ -17,6 +17,10 @@ import (
 func (e *Engine) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		if err := onlyParams(r.URL.Query()); err != nil {
+			writeAPIError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 		writeJSON(w, http.StatusOK, e.Snapshot())
 	})
 	mux.HandleFunc("POST /v1/endpoints/{name}/drain", e.endpointAction(e.Drain))
@@ -48,6 +52,10 @@ func (e *Engine) AdminHandler() http.Handler {
 		writeJSON(w, http.StatusOK, e.hedge.status())
 	})
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
+		if err := onlyParams(r.URL.Query(), "since"); err != nil {
+			writeAPIError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 		var after uint64
 		if s := r.URL.Query().Get("since"); s != "" {
 			v, err := strconv.ParseUint(s, 10, 64)
@@ -69,16 +77,22 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("GET /v1/requests/{id}", e.serveTrace)
 	mux.Handle("GET /metrics", e.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, http.StatusNotFound, "no such admin call: "+r.Method+" "+r.URL.Path)
+		if allowed := allowedMethods(mux, r); len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeAPIError(w, http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, " or ")+", not "+redact.Sanitize(r.Method, 16))
+			return
+		}
+		writeAPIError(w, http.StatusNotFound, "no such admin call: "+redact.Sanitize(r.Method, 16)+" "+redact.Sanitize(r.URL.Path, 128))
 	})
 	guard := newBrowserGuard(e.cfg.Server, true, writeAPIError)
 	if e.cfg.Server.AdminToken == "" {
 		return guard.wrap(mux)
 	}
-	want := []byte("Bearer " + e.cfg.Server.AdminToken)
+	want := []byte(e.cfg.Server.AdminToken)
 	return guard.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" too.
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimLeft(got, " ")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpcdash"`)
 			writeAPIError(w, http.StatusUnauthorized, "a valid bearer token (server.admin_token) is required")
 			return
@@ -89,6 +103,10 @@ func (e *Engine) AdminHandler() http.Handler {
 
 func (e *Engine) endpointAction(fn func(Actor, string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := noBody(r); err != nil {
+			writeAPIError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 		name := r.PathValue("name")
 		e.respond(w, name, fn(actorOf(r), name))
 	}
@@ -151,11 +169,11 @@ func given(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 func (f faultRequest) spec() (FaultSpec, error) {
 	var s FaultSpec
 	if !given(f.Mode) {
-		return s, errors.New("mode: required (latency, error, http429, timeout or stale)")
+		return s, errors.New("mode: required (" + faultModeList() + ")")
 	}
 	var mode string
 	if json.Unmarshal(f.Mode, &mode) != nil {
-		return s, errors.New("mode: must be a string (latency, error, http429, timeout or stale)")
+		return s, errors.New("mode: must be a string (" + faultModeList() + ")")
 	}
 	s.Mode = FaultMode(mode)
 	if given(f.Rate) {
@@ -216,4 +234,22 @@ func durationField(name string, v json.RawMessage) (Duration, error) {
 		return 0, fmt.Errorf("%s: must be a duration such as \"150ms\", got %s", name, redact.Sanitize(string(v), 64))
 	}
 	return d, nil
+}
+
+// allowedMethods are the methods the admin API serves r's path with, when
+// it serves it at all with another than r's: a wrong method is a 405
+// naming them, not a 404.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	return allowed
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -23,13 +25,49 @@ func decodeJSON(r *http.Request, v any) error {
 	if err != nil {
 		return errors.New("request body: could not be read")
 	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
+		return errors.New("request body: a JSON object is required")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("request body: a JSON object is required")
-		}
 		return fieldError(err, body, v)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("request body: must be one JSON object, and more follows it")
+	}
+	return nil
+}
+
+// noBody refuses a body on an admin call that takes none (drain, undrain,
+// clearing a fault): empty, or an empty object {}.
+func noBody(r *http.Request) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return errors.New("request body: could not be read")
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 {
+		var obj map[string]json.RawMessage
+		dec := json.NewDecoder(bytes.NewReader(t))
+		if dec.Decode(&obj) != nil || obj == nil || len(obj) > 0 || dec.More() {
+			return fmt.Errorf("request body: %s %s takes none (or {}), got %s", r.Method, r.URL.Path, redact.Sanitize(string(t), 64))
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return fmt.Errorf("request body: %s %s takes none (or {}), got %s", r.Method, r.URL.Path, redact.Sanitize(string(t), 64))
+		}
+	}
+	return nil
+}
+
+// onlyParams refuses query parameters a GET does not take, naming the first.
+func onlyParams(q url.Values, known ...string) error {
+	for key := range q {
+		if !slices.Contains(known, key) {
+			if len(known) == 0 {
+				return fmt.Errorf("%s: unknown parameter (this call takes none)", redact.Sanitize(key, 64))
+			}
+			return fmt.Errorf("%s: unknown parameter (%s)", redact.Sanitize(key, 64), strings.Join(known, ", "))
+		}
 	}
 	return nil
 }

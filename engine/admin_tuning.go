@@ -8,6 +8,10 @@ import (
 // GET /v1/methods/{method}/distribution: the method's primary-latency
 // distribution, its hedge targets' and its hedging now.
 func (e *Engine) serveDistribution(w http.ResponseWriter, r *http.Request) {
+	if err := onlyParams(r.URL.Query()); err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	md, err := e.MethodDistribution(r.PathValue("method"))
 	if err != nil {
 		writeAPIError(w, http.StatusBadRequest, err.Error())
@@ -20,6 +24,10 @@ func (e *Engine) serveDistribution(w http.ResponseWriter, r *http.Request) {
 // prediction for each delay (defaultForecastDelays when none are given).
 func (e *Engine) serveForecast(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if err := onlyParams(q, "method", "delays"); err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	var delays []string
 	for _, v := range q["delays"] {
 		for _, d := range strings.Split(v, ",") {

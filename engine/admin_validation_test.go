@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -109,6 +111,20 @@ func TestAdminValidation_DecodeErrorsAndNeverHedgedMethodsNameTheField(t *testin
 		{"PUT", "/v1/hedge", `{"method":"mev_sendBundle","enabled":true}`, `method: mev_sendBundle is in no method table, so it is sent once like a write (methods.reads makes it a read): never hedged`},
 		{"GET", "/v1/methods/eth_sendRawTransaction/distribution", ``, `method: eth_sendRawTransaction is a write: never hedged`},
 		{"GET", "/v1/hedge/forecast?method=eth_sendRawTransaction", ``, `method: eth_sendRawTransaction is a write: never hedged`},
+		// One JSON object, nothing after it; calls that take no body take none.
+		{"PUT", "/v1/hedge", `{"enabled":false} x`, `request body: must be one JSON object, and more follows it`},
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"error"} {"mode":"latency"}`, `request body: must be one JSON object, and more follows it`},
+		{"POST", "/v1/endpoints/s0/fault", `null`, `request body: a JSON object is required`},
+		{"PUT", "/v1/endpoints/s0/role", `["primary"]`, `request body: a JSON object is required`},
+		{"POST", "/v1/endpoints/s0/drain", `notjson`, `request body: POST /v1/endpoints/s0/drain takes none (or {}), got notjson`},
+		{"POST", "/v1/endpoints/s0/drain", `{"now":true}`, `request body: POST /v1/endpoints/s0/drain takes none (or {}), got {"now":true}`},
+		{"POST", "/v1/endpoints/s0/fault", `{}`, `mode: required (latency, error, http429, timeout, stale, refused, unreachable)`},
+		{"PUT", "/v1/hedge", `{"quantile":1}`, `quantile: must be in (0, 1), 0 and 1 excluded, got 1`},
+		// A query a GET does not take is refused, as /v1/requests refuses one.
+		{"GET", "/v1/events?snce=3", ``, `snce: unknown parameter (since)`},
+		{"GET", "/v1/status?verbose=1", ``, `verbose: unknown parameter (this call takes none)`},
+		{"GET", "/v1/hedge/forecast?method=eth_getBalance&delay=50ms", ``, `delay: unknown parameter (method, delays)`},
+		{"GET", "/v1/methods/eth_getBalance/distribution?window=5m", ``, `window: unknown parameter (this call takes none)`},
 	}
 	for _, c := range cases {
 		code, b := h.adminDo(c.method, c.path, c.body)
@@ -121,10 +137,42 @@ func TestAdminValidation_DecodeErrorsAndNeverHedgedMethodsNameTheField(t *testin
 	if _, ok := h.status().Methods["eth_sendRawTransaction"]; ok {
 		t.Error("a refused setting created state for the method")
 	}
+	if ep := h.endpoint("s0"); ep.Drained || ep.Fault != nil || ep.Role != "primary" {
+		t.Errorf("a refused call changed s0: drained %v fault %+v role %s", ep.Drained, ep.Fault, ep.Role)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/drain", " {} "); code != 200 {
+		t.Errorf("drain with {}: HTTP %d %s", code, b)
+	}
 	if s := h.status().Hedge; s.DelaySource == "live" {
 		t.Errorf("a refused call changed hedging: %+v", s)
 	}
 	if evs := h.events(); len(evs) > 0 && strings.Contains(evs[len(evs)-1].Message, "hedging") {
 		t.Errorf("a refused call logged a change: %s", evs[len(evs)-1].Message)
+	}
+}
+
+// A path the admin API serves with another method is a 405 naming the
+// methods it takes (Allow), not a 404 saying there is no such call.
+func TestAdminValidation_WrongMethodIs405(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	for _, c := range []struct{ method, path, allow string }{
+		{"DELETE", "/v1/status", "GET"},
+		{"GET", "/v1/endpoints/s0/drain", "POST"},
+		{"PUT", "/v1/endpoints/s0/fault", "POST, DELETE"},
+	} {
+		req, _ := http.NewRequest(c.method, h.admin+c.path, nil)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != c.allow || !strings.Contains(string(b), "takes") {
+			t.Errorf("%s %s: HTTP %d Allow %q %s, want 405 Allow %q", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), b, c.allow)
+		}
+	}
+	if code, b := h.adminDo("GET", "/v1/nothing", ""); code != http.StatusNotFound || !strings.Contains(string(b), "no such admin call") {
+		t.Errorf("GET /v1/nothing: HTTP %d %s", code, b)
 	}
 }

@@ -318,9 +318,9 @@ func (u HedgeUpdate) validate() (time.Duration, error) {
 	case u.Enabled == nil && u.Delay == nil && u.Quantile == nil && u.Budget == nil:
 		return 0, fmt.Errorf("nothing to change: give enabled, delay, quantile and/or budget")
 	case u.Quantile != nil && !(*u.Quantile > 0 && *u.Quantile < 1):
-		return 0, fmt.Errorf("quantile: must be between 0 and 1, got %v", *u.Quantile)
+		return 0, fmt.Errorf("quantile: must be in (0, 1), 0 and 1 excluded, got %v", *u.Quantile)
 	case u.Budget != nil && !(*u.Budget >= 0 && *u.Budget <= 1):
-		return 0, fmt.Errorf("budget: must be between 0 and 1, got %v", *u.Budget)
+		return 0, fmt.Errorf("budget: must be in [0, 1], got %v", *u.Budget)
 	case u.Budget != nil && u.Method != "":
 		return 0, fmt.Errorf("budget: the hedge budget is pool-wide; give it without method")
 	}

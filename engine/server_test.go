@@ -264,6 +264,19 @@ func TestAdmin_TokenRequiredWhenConfigured(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("with token: %d", resp.StatusCode)
 	}
+	// The scheme is case-insensitive (RFC 9110); the token is not.
+	for auth, want := range map[string]int{"bearer s3cret-token": 200, "BEARER s3cret-token": 200, "Bearer S3CRET-TOKEN": 401, "Basic s3cret-token": 401, "s3cret-token": 401} {
+		req, _ := http.NewRequest("GET", h.admin+"/v1/status", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Authorization %q: HTTP %d, want %d", auth, resp.StatusCode, want)
+		}
+	}
 	cfg := baseConfig()
 	cfg.Server.Admin = "0.0.0.0:0"
 	cfg.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
