@@ -249,3 +249,55 @@ func TestLoadConfig_ASyntaxErrorNamesItsLineNotItsText(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint URL put by mistake into a key that takes no URL is shown, as
+// in every other message, as scheme, host and port: the validation
+// messages quoted such a value whole, its key with it.
+func TestLoadConfig_AURLInANonURLKeyIsNeverShown(t *testing.T) {
+	const secret = "SECRETKEYZ"
+	const u = "https://mainnet.infura.io/v3/" + secret
+	body := `[server]
+listen = "` + u + `"
+admin = "` + u + `"
+vhosts = ["` + u + `"]
+cors_origins = ["` + u + `"]
+[chain]
+kind = "` + u + `"
+pin = "` + u + `"
+[hedge]
+delay = "` + u + `"
+[hedge.methods.eth_call]
+delay = "` + u + `"
+[probes]
+asn = "` + u + `"
+[demo]
+enabled = true
+mix = ["` + u + `"]
+[[endpoints]]
+name = "` + u + `"
+url = "http://127.0.0.1:1"
+role = "` + u + `"
+[[endpoints]]
+name = "` + u + `"
+url = "http://127.0.0.1:2"
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	// server.listen and server.admin are named by the keys they require.
+	for _, key := range []string{"server.allow_remote", "server.admin_token", "server.vhosts[0]", "server.cors_origins[0]",
+		"chain.kind", "chain.pin", "hedge.delay", "hedge.methods.eth_call.delay", "probes.asn", "demo.mix",
+		"endpoints[0].name", "endpoints[0].role", "endpoints[1].name"} {
+		if !strings.Contains(msg, "\n  "+key+": ") {
+			t.Errorf("error does not name %s:\n%s", key, msg)
+		}
+	}
+	if strings.Contains(msg, secret) {
+		t.Errorf("error shows the URL's key:\n%s", msg)
+	}
+	if !strings.Contains(msg, `"https://mainnet.infura.io/REDACTED"`) {
+		t.Errorf("error does not show the value redacted:\n%s", msg)
+	}
+}

@@ -108,11 +108,11 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 func (s ServerConfig) validate(p *problems) {
 	for _, a := range []struct{ key, addr string }{{"server.listen", s.Listen}, {"server.admin", s.Admin}} {
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {
-			p.add(a.key, "not a host:port address: %q", a.addr)
+			p.add(a.key, "not a host:port address: %s", ShowConfigValue(a.addr))
 		}
 	}
 	if s.Admin != "" && !isLoopbackAddr(s.Admin) && s.AdminToken == "" {
-		p.add("server.admin_token", "required when server.admin (%s) is not a loopback address", s.Admin)
+		p.add("server.admin_token", "required: server.admin %s is not a loopback address", ShowConfigValue(s.Admin))
 	}
 	p.positive("server.request_timeout", s.RequestTimeout)
 	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
@@ -139,11 +139,11 @@ func (s ServerConfig) validate(p *problems) {
 		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
 	}
 	if s.Listen != "" && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
-		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", s.Listen)
+		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", ShowConfigValue(s.Listen))
 	}
 	for i, h := range s.VHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /\t") {
-			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%q is not a host name (or \"*\")", h)
+			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%s is not a host name (or \"*\")", ShowConfigValue(h))
 		}
 	}
 	for i, o := range s.CORSOrigins {
@@ -157,7 +157,7 @@ func (c ChainConfig) validate(p *problems) {
 	switch c.Kind {
 	case "evm", "solana":
 	default:
-		p.add("chain.kind", "must be \"evm\" or \"solana\", got %q", c.Kind)
+		p.add("chain.kind", "must be \"evm\" or \"solana\", got %s", ShowConfigValue(c.Kind))
 	}
 	if c.ChainID != 0 && c.Kind != "evm" {
 		p.add("chain.chain_id", "applies to chain.kind \"evm\"; use chain.genesis_hash for solana")
@@ -173,7 +173,7 @@ func (c ChainConfig) validate(p *problems) {
 	case c.Kind == "evm" && (c.Pin == "finalized" || c.Pin == "safe"):
 	case c.Kind == "solana" && (c.Pin == "finalized" || c.Pin == "confirmed"):
 	default:
-		p.add("chain.pin", "%q is not a finality level for chain.kind %q", c.Pin, c.Kind)
+		p.add("chain.pin", "%s is not a finality level for chain.kind %s", ShowConfigValue(c.Pin), ShowConfigValue(c.Kind))
 	}
 }
 
@@ -189,9 +189,9 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		case e.Name == "":
 			p.add(key+".name", "required")
 		case seen[e.Name]:
-			p.add(key+".name", "duplicate endpoint name %q", e.Name)
+			p.add(key+".name", "duplicate endpoint name %s", ShowConfigValue(e.Name))
 		case strings.ContainsAny(e.Name, "/ \t"):
-			p.add(key+".name", "%q must not contain '/' or spaces", e.Name)
+			p.add(key+".name", "%s must not contain '/' or spaces", ShowConfigValue(e.Name))
 		}
 		seen[e.Name] = true
 		if err := validateEndpointURL(e.URL); err != nil {
@@ -328,7 +328,7 @@ func (c ProbesConfig) validate(p *problems) {
 			p.add("probes.asn_db", "required when probes.asn = \"db\"")
 		}
 	default:
-		p.add("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %q", c.ASN)
+		p.add("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %s", ShowConfigValue(c.ASN))
 	}
 }
 
@@ -427,7 +427,7 @@ func validateOrigin(o string) error {
 	u, err := url.Parse(strings.Replace(o, "*.", "wildcard.", 1))
 	if err != nil || u.Scheme == "" || u.Host == "" ||
 		u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
-		return fmt.Errorf("%q is not an origin such as \"http://localhost:3000\" (or \"*\")", o)
+		return fmt.Errorf("%s is not an origin such as \"http://localhost:3000\" (or \"*\")", ShowConfigValue(o))
 	}
 	return nil
 }
