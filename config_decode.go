@@ -23,7 +23,7 @@ func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []
 			out = append(out, engine.ConfigProblem{Key: "config", Why: err.Error()})
 			continue
 		}
-		key := de.Name()
+		key := dottedKey(cfgType, de.Name())
 		val, found := settingAt(settings, key)
 		t := fieldTypeAt(cfgType, key)
 		switch {
@@ -86,6 +86,49 @@ func keyPath(key string) []string {
 		}
 	}
 	return out
+}
+
+// dottedKey writes the decoder's name of a key as the README does: a map's
+// entry dotted (methods.timeouts.eth_call, not methods.timeouts[eth_call]),
+// a list's item indexed (endpoints[0].url).
+func dottedKey(t reflect.Type, name string) string {
+	var b strings.Builder
+	for i, step := range keyPath(name) {
+		switch {
+		case i == 0:
+		case t != nil && t.Kind() == reflect.Slice:
+			b.WriteString("[" + step + "]")
+			t = t.Elem()
+			continue
+		default:
+			b.WriteString(".")
+		}
+		b.WriteString(step)
+		t = stepType(t, step)
+	}
+	return b.String()
+}
+
+// stepType is the type one step of a key below t leads to, nil when t has
+// no such step.
+func stepType(t reflect.Type, step string) reflect.Type {
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == nil:
+		return nil
+	case t.Kind() == reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).Tag.Get("mapstructure") == step {
+				return t.Field(i).Type
+			}
+		}
+		return nil
+	case t.Kind() == reflect.Map:
+		return t.Elem()
+	}
+	return nil
 }
 
 // settingAt is the raw value viper holds at key.

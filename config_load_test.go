@@ -79,7 +79,7 @@ url = ["` + secretURL + `"]
 		`breaker.cooldown: "ten" is not a duration (e.g. 10s`,
 		// A bare number was nanoseconds.
 		`breaker.backoff_base: 5 is not a duration (e.g. 10s`,
-		`methods.timeouts[eth_getlogs]: 5 is not a duration (e.g. 10s`,
+		`methods.timeouts.eth_getlogs: 5 is not a duration (e.g. 10s`,
 		`methods.timeouts.eth_call: must be a positive duration, got -1s`,
 		`hedge.delay: must be "auto" or a duration such as "120ms", got "fast"`,
 		`hedge.quantile: must be in (0, 1), got 2`,
@@ -299,5 +299,35 @@ url = "http://127.0.0.1:2"
 	}
 	if !strings.Contains(msg, `"https://mainnet.infura.io/REDACTED"`) {
 		t.Errorf("error does not show the value redacted:\n%s", msg)
+	}
+}
+
+// A bad value of a map's entry is named by the key the README gives
+// (methods.timeouts.<method>), as out-of-range values already were: the
+// decoder's own name was methods.timeouts[eth_call].
+func TestLoadConfig_AMapEntryIsNamedByItsDottedKey(t *testing.T) {
+	_, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint+`
+[methods.timeouts]
+eth_call = 5
+[methods.weights]
+eth_call = "x"
+[hedge.methods.eth_getbalance]
+enabled = "yes"
+`))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`methods.timeouts.eth_call: 5 is not a duration`,
+		`methods.weights.eth_call: "x" is not a number`,
+		`hedge.methods.eth_getbalance.enabled: "yes" is not true or false`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "[eth_") {
+		t.Errorf("an entry is named in brackets:\n%s", msg)
 	}
 }
