@@ -92,6 +92,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	typeProblems = slices.DeleteFunc(typeProblems, func(p engine.ConfigProblem) bool { return badKeys[p.Key] })
 	for _, p := range typeProblems {
 		badKeys[p.Key] = true
+		badKeys[listOf(p.Key)] = true
 		problems = append(problems, p)
 	}
 	// A value of the wrong type was converted by the decoder: it keeps the
@@ -100,7 +101,8 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 	// as "1", then "not a loopback address").
 	def := reflect.ValueOf(engine.Default())
 	for _, p := range typeProblems {
-		if f, d := valueAt(reflect.ValueOf(&cfg).Elem(), p.Key), valueAt(def, p.Key); f.IsValid() && f.CanSet() {
+		key := listOf(p.Key) // a bad item: the whole list keeps its default
+		if f, d := valueAt(reflect.ValueOf(&cfg).Elem(), key), valueAt(def, key); f.IsValid() && f.CanSet() {
 			if d.IsValid() {
 				f.Set(d)
 			} else {
@@ -117,6 +119,15 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		return cfg, configError(path, problems, endpointURLs(v))
 	}
 	return cfg, nil
+}
+
+// listOf is the list key of an item's key (server.vhosts for
+// server.vhosts[0]); any other key is itself.
+func listOf(key string) string {
+	if i := strings.LastIndexByte(key, '['); i > 0 && strings.HasSuffix(key, "]") {
+		return key[:i]
+	}
+	return key
 }
 
 // configError is every problem of a config on a line of its own, each

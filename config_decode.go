@@ -25,6 +25,13 @@ func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []
 		}
 		key := dottedKey(cfgType, de.Name())
 		val, found := settingAt(settings, key)
+		if list := listOf(key); !found && list != key {
+			// A table given for a list is an item to the decoder
+			// (methods.no_hedge[0]); it is the list's value that is wrong.
+			if v, ok := settingAt(settings, list); ok {
+				key, val, found = list, v, true
+			}
+		}
 		t := fieldTypeAt(cfgType, key)
 		switch {
 		case !found || t == nil:
@@ -303,11 +310,34 @@ func fileTypeProblems(t reflect.Type, settings map[string]any, prefix string) []
 			for j, el := range sections(val) {
 				out = append(out, fileTypeProblems(ft.Elem(), el, fmt.Sprintf("%s[%d].", key, j))...)
 			}
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			out = append(out, listTypeProblems(key, ft, val)...)
 		case !fileTypeFits(ft, val):
 			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(val)})
 		}
 	}
 	return out
+}
+
+// listTypeProblems checks a list of strings (methods.no_hedge,
+// server.vhosts), which the decoder would build from any value: 5 became
+// ["5"], false ["0"], [5, true] ["5", "1"]. One string is a comma-separated
+// list; each item of a list must be a string.
+func listTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProblem {
+	switch v := val.(type) {
+	case string, map[string]any: // a table the decoder refuses itself
+		return nil
+	case []any:
+		var out []engine.ConfigProblem
+		for i, item := range v {
+			if !fileTypeFits(t.Elem(), item) {
+				k := fmt.Sprintf("%s[%d]", key, i)
+				out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, item) + " is " + tomlType(item) + ", not a string" + fileTypeHint(item)})
+			}
+		}
+		return out
+	}
+	return []engine.ConfigProblem{{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, t)}}
 }
 
 // sections are a list of tables as viper reads one.
@@ -328,8 +358,8 @@ func sections(val any) []map[string]any {
 }
 
 // fileTypeFits says whether a value read from TOML has a type the field
-// takes. Durations, numbers' wholeness and lists are the decode hooks' to
-// judge (their messages say more).
+// takes. Durations and numbers' wholeness are the decode hooks' to judge
+// (their messages say more); lists of strings are listTypeProblems'.
 func fileTypeFits(t reflect.Type, val any) bool {
 	if t == reflect.TypeOf(time.Duration(0)) {
 		return true

@@ -331,3 +331,42 @@ enabled = "yes"
 		t.Errorf("an entry is named in brackets:\n%s", msg)
 	}
 }
+
+// A list key given a value that is not a list of strings stops start-up
+// naming the key (or the item): the decoder made 5 into ["5"] and false
+// into ["0"], so methods.no_hedge = 5 started as if it were fine and
+// cors_origins = false was reported as the origin "0". One string is still
+// a comma-separated list.
+func TestLoadConfig_AListKeyOfTheWrongTypeIsRefused(t *testing.T) {
+	for body, want := range map[string][]string{
+		"[methods]\nno_hedge = 5\n":                         {`methods.no_hedge: 5 is a number, not a list of strings`},
+		"[methods]\nreads = true\n":                         {`methods.reads: true is a boolean, not a list of strings`},
+		"[methods]\nwrites = 7\n":                           {`methods.writes: 7 is a number, not a list of strings`},
+		"[methods]\nno_hedge = [5, true]\n":                 {`methods.no_hedge[0]: 5 is a number, not a string (quote it)`, `methods.no_hedge[1]: true is a boolean, not a string (quote it)`},
+		"[methods.no_hedge]\neth_call = 1\n":                {`methods.no_hedge: a table is not a list of strings`},
+		"[demo]\nenabled = true\nmix = [\"eth_call\", 5]\n": {`demo.mix[1]: 5 is a number, not a string (quote it)`},
+		"vhosts = 3\n":                                      {`server.vhosts: 3 is a number, not a list of strings`},
+		"cors_origins = false\n":                            {`server.cors_origins: false is a boolean, not a list of strings`},
+	} {
+		_, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint))
+		if err == nil {
+			t.Errorf("%q: loaded", body)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q: error lacks %q:\n%s", body, w, msg)
+			}
+		}
+		// Nothing that follows from a converted value ("0" is not an origin,
+		// demo.mix's "" has no method name), nor the decoder's own words.
+		if n := strings.Count(msg, "\n"); n != len(want) {
+			t.Errorf("%q: want %d lines:\n%s", body, len(want), msg)
+		}
+	}
+	cfg, err := loadConfig(writeConfig(t, loopbackServer+"vhosts = \"a.example, b.example\"\n"+"[methods]\nno_hedge = [\"eth_call\"]\n"+validEndpoint))
+	if err != nil || len(cfg.Server.VHosts) != 2 || len(cfg.Methods.NoHedge) != 1 {
+		t.Fatalf("a comma-separated string and a list: vhosts %q, no_hedge %q, %v", cfg.Server.VHosts, cfg.Methods.NoHedge, err)
+	}
+}
