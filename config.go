@@ -135,15 +135,27 @@ func listOf(key string) string {
 func configError(path string, problems []engine.ConfigProblem, urls []string) error {
 	lines := make([]string, len(problems))
 	fromEnv := false
+	keys := configKeys(reflect.TypeOf(engine.Config{}), "")
 	for i, p := range problems {
 		lines[i] = p.String()
 		if p.Key == "" {
 			continue
 		}
-		if env := envOf(p.Key); env != "" {
-			lines[i] = p.Key + " (from " + env + "): " + p.Why
-			fromEnv = true
+		// Another key the message names may be the environment's too
+		// (server.admin_token: required: server.admin "0.0.0.0:1" …).
+		why := p.Why
+		for _, k := range keys {
+			if env := envOf(k); env != "" && k != listOf(p.Key) {
+				if named, ok := nameEnv(why, k, env); ok {
+					why, fromEnv = named, true
+				}
+			}
 		}
+		key := p.Key
+		if env := envOf(listOf(p.Key)); env != "" { // an item's: its list's
+			key, fromEnv = key+" (from "+env+")", true
+		}
+		lines[i] = key + ": " + why
 	}
 	where := path
 	if fromEnv {
@@ -152,6 +164,26 @@ func configError(path string, problems []engine.ConfigProblem, urls []string) er
 	// Decoders may quote an offending value, which may be a URL's secret.
 	msg := fmt.Sprintf("invalid config (%s):\n  %s", where, strings.Join(lines, "\n  "))
 	return errors.New(engine.ScrubConfigError(msg, urls))
+}
+
+// nameEnv adds "(from ENV)" after the first mention of key in text, a
+// whole key only (server.admin, not server.admin_token).
+func nameEnv(text, key, env string) (string, bool) {
+	keyByte := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], key)
+		if i < 0 {
+			return text, false
+		}
+		i += from
+		end := i + len(key)
+		if (i == 0 || !keyByte(text[i-1])) && (end == len(text) || !keyByte(text[end]) || text[end] == '.') {
+			return text[:end] + " (from " + env + ")" + text[end:], true
+		}
+		from = end
+	}
 }
 
 // configKeys lists the dotted keys of every scalar config field, so that

@@ -370,3 +370,35 @@ func TestLoadConfig_AListKeyOfTheWrongTypeIsRefused(t *testing.T) {
 		t.Fatalf("a comma-separated string and a list: vhosts %q, no_hedge %q, %v", cfg.Server.VHosts, cfg.Methods.NoHedge, err)
 	}
 }
+
+// A value the environment set is named as such wherever a message shows
+// it: as an item of a list (server.vhosts[0]) and as the other key a
+// message is about (server.admin, for server.admin_token), where the
+// variable went unnamed.
+func TestLoadConfig_AnEnvironmentValueIsNamedWhereverItIsShown(t *testing.T) {
+	t.Setenv("RPCDASH_SERVER_VHOSTS", "a b")
+	t.Setenv("RPCDASH_SERVER_CORS_ORIGINS", "nope")
+	t.Setenv("RPCDASH_SERVER_ADMIN", "0.0.0.0:19311")
+	t.Setenv("RPCDASH_SERVER_LISTEN", "0.0.0.0:19310")
+	t.Setenv("RPCDASH_HEDGE_MAX_DELAY", "1ms")
+	_, err := loadConfig(writeConfig(t, validEndpoint))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"and the environment",
+		`server.vhosts[0] (from RPCDASH_SERVER_VHOSTS): "a b" is not a host name`,
+		`server.cors_origins[0] (from RPCDASH_SERVER_CORS_ORIGINS): "nope" is not an origin`,
+		`server.admin_token: required: server.admin (from RPCDASH_SERVER_ADMIN) "0.0.0.0:19311" is not a loopback address`,
+		`server.allow_remote: server.listen (from RPCDASH_SERVER_LISTEN) "0.0.0.0:19310" is not a loopback address`,
+		`hedge.min_delay: 5ms is above hedge.max_delay (from RPCDASH_HEDGE_MAX_DELAY) 1ms`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "server.admin_token (from") || strings.Count(msg, "(from ") != 5 {
+		t.Errorf("a key the environment did not set is named as its:\n%s", msg)
+	}
+}
