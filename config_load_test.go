@@ -402,3 +402,33 @@ func TestLoadConfig_AnEnvironmentValueIsNamedWhereverItIsShown(t *testing.T) {
 		t.Errorf("a key the environment did not set is named as its:\n%s", msg)
 	}
 }
+
+// An admin token of whitespace only, or with whitespace at an end, is
+// refused naming server.admin_token and never shown: HTTP trims a header's
+// ends, so no request could carry it and the admin API (left open to the
+// network when server.admin is not loopback) would refuse every call.
+func TestLoadConfig_AnAdminTokenNoRequestCouldCarryIsRefused(t *testing.T) {
+	const offLoopback = "[server]\nlisten = \"127.0.0.1:0\"\nadmin = \"0.0.0.0:0\"\n"
+	for _, tc := range []struct{ body, env, want string }{
+		{offLoopback + "admin_token = \"   \"\n", "", "server.admin_token: is only whitespace"},
+		{loopbackServer + "admin_token = \"\\t\"\n", "", "server.admin_token: is only whitespace"},
+		{offLoopback + "admin_token = \"s3cret-tok \"\n", "", "server.admin_token: starts or ends with whitespace"},
+		{offLoopback, "   ", "server.admin_token (from RPCDASH_SERVER_ADMIN_TOKEN): is only whitespace"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("RPCDASH_SERVER_ADMIN_TOKEN", tc.env)
+			}
+			_, err := loadConfig(writeConfig(t, tc.body+validEndpoint))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%q: %v, want %q", tc.body, err, tc.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the token is shown: %v", err)
+			}
+		})
+	}
+	if _, err := loadConfig(writeConfig(t, offLoopback+"admin_token = \"s3cret tok\"\n"+validEndpoint)); err != nil {
+		t.Fatalf("a token with a space inside: %v", err)
+	}
+}

@@ -111,7 +111,14 @@ func (s ServerConfig) validate(p *problems) {
 			p.add(a.key, "not a host:port address: %s", ShowConfigValue(a.addr))
 		}
 	}
-	if s.Admin != "" && !isLoopbackAddr(s.Admin) && s.AdminToken == "" {
+	// Go's HTTP server trims a header value's ends, so a token that has
+	// whitespace there never matches: the admin API would refuse every call.
+	switch tok := s.AdminToken; {
+	case tok != "" && strings.TrimSpace(tok) == "":
+		p.add("server.admin_token", "is only whitespace: no request could carry it")
+	case tok != strings.TrimSpace(tok):
+		p.add("server.admin_token", "starts or ends with whitespace, which no request could carry")
+	case s.Admin != "" && !isLoopbackAddr(s.Admin) && tok == "":
 		p.add("server.admin_token", "required: server.admin %s is not a loopback address", ShowConfigValue(s.Admin))
 	}
 	p.positive("server.request_timeout", s.RequestTimeout)
