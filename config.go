@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/probes"
 )
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
@@ -298,9 +299,10 @@ func endpointURLs(v *viper.Viper) []string {
 }
 
 // validationProblems checks every sim:// URL, then the whole config as
-// the engine will see it once the sims run, so that every config error
-// names its key before anything listens (starting the sims would otherwise
-// trip over a bad chain.kind first). A bad sim URL hides nothing else.
+// the engine will see it once the sims run, and the probes' settings, so
+// that every config error names its key before anything listens (starting
+// the sims would otherwise trip over a bad chain.kind first). A bad sim URL
+// hides nothing else.
 func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 	_, problems := parseSims(cfg)
 	cfg.Endpoints = slices.Clone(cfg.Endpoints)
@@ -309,7 +311,8 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 			cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 		}
 	}
-	return append(problems, cfg.Problems()...)
+	problems = append(problems, cfg.Problems()...)
+	return append(problems, probes.ConfigProblems(cfg.Probes)...)
 }
 
 // syntaxError names where in the file a TOML syntax error is: viper's

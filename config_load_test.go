@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -270,6 +271,7 @@ delay = "` + u + `"
 delay = "` + u + `"
 [probes]
 asn = "` + u + `"
+resolver = "` + u + `"
 [demo]
 enabled = true
 mix = ["` + u + `"]
@@ -286,9 +288,8 @@ url = "http://127.0.0.1:2"
 		t.Fatal("loaded")
 	}
 	msg := err.Error()
-	// server.listen and server.admin are named by the keys they require.
-	for _, key := range []string{"server.allow_remote", "server.admin_token", "server.vhosts[0]", "server.cors_origins[0]",
-		"chain.kind", "chain.pin", "hedge.delay", "hedge.methods.eth_call.delay", "probes.asn", "demo.mix",
+	for _, key := range []string{"server.listen", "server.admin", "server.vhosts[0]", "server.cors_origins[0]",
+		"chain.kind", "chain.pin", "hedge.delay", "hedge.methods.eth_call.delay", "probes.asn", "probes.resolver", "demo.mix",
 		"endpoints[0].name", "endpoints[0].role", "endpoints[1].name"} {
 		if !strings.Contains(msg, "\n  "+key+": ") {
 			t.Errorf("error does not name %s:\n%s", key, msg)
@@ -299,6 +300,12 @@ url = "http://127.0.0.1:2"
 	}
 	if !strings.Contains(msg, `"https://mainnet.infura.io/REDACTED"`) {
 		t.Errorf("error does not show the value redacted:\n%s", msg)
+	}
+	// probes.asn_db is read only in asn mode db, which the URL in
+	// probes.asn is not.
+	_, err = loadConfig(writeConfig(t, loopbackServer+"[probes]\nasn_db = \""+u+"\"\n"+validEndpoint))
+	if err == nil || !strings.Contains(err.Error(), "\n  probes.asn_db: ") || strings.Contains(err.Error(), secret) {
+		t.Errorf("probes.asn_db: %v", err)
 	}
 }
 
@@ -430,5 +437,71 @@ func TestLoadConfig_AnAdminTokenNoRequestCouldCarryIsRefused(t *testing.T) {
 	}
 	if _, err := loadConfig(writeConfig(t, offLoopback+"admin_token = \"s3cret tok\"\n"+validEndpoint)); err != nil {
 		t.Fatalf("a token with a space inside: %v", err)
+	}
+}
+
+// probes.resolver, probes.asn_db and the ports of server.listen and
+// server.admin are checked with every other key, before anything listens:
+// they failed after "listening", one at a time and not in key: value form
+// (probes: resolver …, probes: asn_db: open …), or at bind, or ("a b c" as
+// a resolver) not at all.
+func TestServe_ProbesAndAddressErrorsAreReportedBeforeAnythingListens(t *testing.T) {
+	// A short path, which messages show whole (a value is cut past 80 bytes).
+	f, err := os.CreateTemp("", "asn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	f.Close()
+	notADB := f.Name()
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`[server]
+listen = "127.0.0.1:abc"
+admin = "127.0.0.1:99999"
+[hedge]
+quantile = 2
+[probes]
+resolver = "::bad::"
+asn_db = "/nonexistent/asn.mmdb"
+` + validEndpoint, []string{
+			`server.listen: the port of "127.0.0.1:abc" is not a number from 0 to 65535`,
+			`server.admin: the port of "127.0.0.1:99999" is not a number from 0 to 65535`,
+			`hedge.quantile: must be in (0, 1), got 2`,
+			`probes.resolver: "::bad::" is not the host:port of a DNS server`,
+			`probes.asn_db: cannot read "/nonexistent/asn.mmdb": no such file or directory`,
+		}},
+		{loopbackServer + "[probes]\nresolver = \"a b c\"\nasn = \"db\"\nasn_db = \"" + notADB + "\"\n" + validEndpoint, []string{
+			`probes.resolver: "a b c" is not the host:port of a DNS server`,
+			`probes.asn_db: "` + notADB + `" is not a MaxMind DB`,
+		}},
+		{loopbackServer + "[probes]\nresolver = \"127.0.0.1:0\"\n" + validEndpoint, []string{
+			`probes.resolver: "127.0.0.1:0" is not the host:port of a DNS server`,
+		}},
+	} {
+		code, stdout, stderr := serveConfig(t, tc.body)
+		if code != 1 || stdout != "" || strings.Contains(stderr, "listening") {
+			t.Errorf("exit code %d, stdout %q; stderr:\n%s", code, stdout, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, "\n  "+w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr)
+			}
+		}
+		if n := strings.Count(stderr, "\n  "); n != len(tc.want) {
+			t.Errorf("want %d errors, got %d:\n%s", len(tc.want), n, stderr)
+		}
+	}
+	// The README's host:port, and a bare host (port 53), load; the
+	// database is not read while the probes are off.
+	for _, body := range []string{
+		"[probes]\nresolver = \"127.0.0.1:5353\"\n", "[probes]\nresolver = \"[::1]:53\"\n", "[probes]\nresolver = \"dns.example\"\n",
+		"[probes]\nenabled = false\nasn_db = \"/nonexistent/asn.mmdb\"\n",
+	} {
+		if _, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint)); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
 	}
 }

@@ -106,10 +106,18 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 }
 
 func (s ServerConfig) validate(p *problems) {
+	badAddr := map[string]bool{}
 	for _, a := range []struct{ key, addr string }{{"server.listen", s.Listen}, {"server.admin", s.Admin}} {
-		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+		_, port, err := net.SplitHostPort(a.addr)
+		switch {
+		case err != nil:
 			p.add(a.key, "not a host:port address: %s", ShowConfigValue(a.addr))
+		case !listenPort(port):
+			p.add(a.key, "the port of %s is not a number from 0 to 65535 (nor a service name such as http)", ShowConfigValue(a.addr))
+		default:
+			continue
 		}
+		badAddr[a.key] = true
 	}
 	// Go's HTTP server trims a header value's ends, so a token that has
 	// whitespace there never matches: the admin API would refuse every call.
@@ -118,7 +126,7 @@ func (s ServerConfig) validate(p *problems) {
 		p.add("server.admin_token", "is only whitespace: no request could carry it")
 	case tok != strings.TrimSpace(tok):
 		p.add("server.admin_token", "starts or ends with whitespace, which no request could carry")
-	case s.Admin != "" && !isLoopbackAddr(s.Admin) && tok == "":
+	case !badAddr["server.admin"] && !isLoopbackAddr(s.Admin) && tok == "":
 		p.add("server.admin_token", "required: server.admin %s is not a loopback address", ShowConfigValue(s.Admin))
 	}
 	p.positive("server.request_timeout", s.RequestTimeout)
@@ -145,7 +153,7 @@ func (s ServerConfig) validate(p *problems) {
 	if s.TraceRequests < 0 || s.TraceRequests > maxTraceRequests {
 		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
 	}
-	if s.Listen != "" && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
+	if !badAddr["server.listen"] && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
 		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", ShowConfigValue(s.Listen))
 	}
 	for i, h := range s.VHosts {
@@ -437,6 +445,13 @@ func validateOrigin(o string) error {
 		return fmt.Errorf("%s is not an origin such as \"http://localhost:3000\" (or \"*\")", ShowConfigValue(o))
 	}
 	return nil
+}
+
+// listenPort says whether a listener can bind port: a number in 0-65535
+// or a service name, as net.Listen reads it (which fails only at bind).
+func listenPort(port string) bool {
+	_, err := net.LookupPort("tcp", port)
+	return err == nil
 }
 
 // isLoopbackAddr says whether host:port listens on loopback only.
