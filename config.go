@@ -117,7 +117,7 @@ func loadConfigData(path string, data []byte) (engine.Config, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return cfg, configError(path, problems, endpointURLs(v))
+		return cfg, configError(path, problems, append(endpointURLs(v), urlsIn(v.AllSettings())...))
 	}
 	return cfg, nil
 }
@@ -296,6 +296,33 @@ func endpointURLs(v *viper.Viper) []string {
 		}
 	}
 	return urls
+}
+
+// urlsIn are the strings of settings, keys and values, that hold a URL,
+// whose secrets configError scrubs wherever a message shows one: a key
+// names a method (methods.weights."https://…/KEY") and is shown as it is.
+func urlsIn(settings any) []string {
+	var out []string
+	switch x := settings.(type) {
+	case string:
+		if strings.Contains(x, "://") {
+			out = append(out, x)
+		}
+	case map[string]any:
+		for k, v := range x {
+			out = append(out, urlsIn(k)...)
+			out = append(out, urlsIn(v)...)
+		}
+	case []any:
+		for _, v := range x {
+			out = append(out, urlsIn(v)...)
+		}
+	case []map[string]any:
+		for _, v := range x {
+			out = append(out, urlsIn(v)...)
+		}
+	}
+	return out
 }
 
 // validationProblems checks every sim:// URL, then the whole config as

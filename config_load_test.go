@@ -307,6 +307,12 @@ url = "http://127.0.0.1:2"
 	if err == nil || !strings.Contains(err.Error(), "\n  probes.asn_db: ") || strings.Contains(err.Error(), secret) {
 		t.Errorf("probes.asn_db: %v", err)
 	}
+	// A URL as a method's name, which a key shows as it is (lower-cased).
+	const k = `"https://node:8545/v3/` + secret + `"`
+	_, err = loadConfig(writeConfig(t, loopbackServer+validEndpoint+"[methods.weights]\n"+k+" = -1\n[methods.timeouts]\n"+k+" = 5\n[hedge.methods."+k+"]\ndelay = \"5ms\"\n"))
+	if err == nil || strings.Count(err.Error(), "https://node:8545/REDACTED") < 3 || strings.Contains(strings.ToUpper(err.Error()), secret) {
+		t.Errorf("a URL as a method's name: %v", err)
+	}
 }
 
 // A bad value of a map's entry is named by the key the README gives
