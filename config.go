@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/probes"
 )
 
 // loadConfig reads FILE through viper with RPCDASH_* environment overrides
@@ -129,6 +130,7 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 	typeProblems = slices.DeleteFunc(typeProblems, func(p engine.ConfigProblem) bool { return badKeys[p.Key] })
 	for _, p := range typeProblems {
 		badKeys[p.Key] = true
+		badKeys[listOf(p.Key)] = true
 		problems = append(problems, p)
 	}
 	// A value of the wrong type was converted by the decoder: it keeps the
@@ -137,7 +139,8 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 	// as "1", then "not a loopback address").
 	def := reflect.ValueOf(engine.Default())
 	for _, p := range typeProblems {
-		if f, d := valueAt(reflect.ValueOf(&cfg).Elem(), p.Key), valueAt(def, p.Key); f.IsValid() && f.CanSet() {
+		key := listOf(p.Key) // a bad item: the whole list keeps its default
+		if f, d := valueAt(reflect.ValueOf(&cfg).Elem(), key), valueAt(def, key); f.IsValid() && f.CanSet() {
 			if d.IsValid() {
 				f.Set(d)
 			} else {
@@ -151,9 +154,18 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 		}
 	}
 	if len(problems) > 0 {
-		return cfg, configError(path, problems, endpointURLs(v))
+		return cfg, configError(path, problems, append(endpointURLs(v), urlsIn(v.AllSettings())...))
 	}
 	return cfg, nil
+}
+
+// listOf is the list key of an item's key (server.vhosts for
+// server.vhosts[0]); any other key is itself.
+func listOf(key string) string {
+	if i := strings.LastIndexByte(key, '['); i > 0 && strings.HasSuffix(key, "]") {
+		return key[:i]
+	}
+	return key
 }
 
 // configError is every problem of a config on a line of its own, each
@@ -161,15 +173,27 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 func configError(path string, problems []engine.ConfigProblem, urls []string) error {
 	lines := make([]string, len(problems))
 	fromEnv := false
+	keys := configKeys(reflect.TypeOf(engine.Config{}), "")
 	for i, p := range problems {
 		lines[i] = p.String()
 		if p.Key == "" {
 			continue
 		}
-		if env := envOf(p.Key); env != "" {
-			lines[i] = p.Key + " (from " + env + "): " + p.Why
-			fromEnv = true
+		// Another key the message names may be the environment's too
+		// (server.admin_token: required: server.admin "0.0.0.0:1" …).
+		why := p.Why
+		for _, k := range keys {
+			if env := envOf(k); env != "" && k != listOf(p.Key) {
+				if named, ok := nameEnv(why, k, env); ok {
+					why, fromEnv = named, true
+				}
+			}
 		}
+		key := p.Key
+		if env := envOf(listOf(p.Key)); env != "" { // an item's: its list's
+			key, fromEnv = key+" (from "+env+")", true
+		}
+		lines[i] = key + ": " + why
 	}
 	where := path
 	if fromEnv {
@@ -178,6 +202,26 @@ func configError(path string, problems []engine.ConfigProblem, urls []string) er
 	// Decoders may quote an offending value, which may be a URL's secret.
 	msg := fmt.Sprintf("invalid config (%s):\n  %s", where, strings.Join(lines, "\n  "))
 	return errors.New(engine.ScrubConfigError(msg, urls))
+}
+
+// nameEnv adds "(from ENV)" after the first mention of key in text, a
+// whole key only (server.admin, not server.admin_token).
+func nameEnv(text, key, env string) (string, bool) {
+	keyByte := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], key)
+		if i < 0 {
+			return text, false
+		}
+		i += from
+		end := i + len(key)
+		if (i == 0 || !keyByte(text[i-1])) && (end == len(text) || !keyByte(text[end]) || text[end] == '.') {
+			return text[:end] + " (from " + env + ")" + text[end:], true
+		}
+		from = end
+	}
 }
 
 // configKeys lists the dotted keys of every scalar config field, so that
@@ -291,10 +335,38 @@ func endpointURLs(v *viper.Viper) []string {
 	return urls
 }
 
+// urlsIn are the strings of settings, keys and values, that hold a URL,
+// whose secrets configError scrubs wherever a message shows one: a key
+// names a method (methods.weights."https://…/KEY") and is shown as it is.
+func urlsIn(settings any) []string {
+	var out []string
+	switch x := settings.(type) {
+	case string:
+		if strings.Contains(x, "://") {
+			out = append(out, x)
+		}
+	case map[string]any:
+		for k, v := range x {
+			out = append(out, urlsIn(k)...)
+			out = append(out, urlsIn(v)...)
+		}
+	case []any:
+		for _, v := range x {
+			out = append(out, urlsIn(v)...)
+		}
+	case []map[string]any:
+		for _, v := range x {
+			out = append(out, urlsIn(v)...)
+		}
+	}
+	return out
+}
+
 // validationProblems checks every sim:// URL, then the whole config as
-// the engine will see it once the sims run, so that every config error
-// names its key before anything listens (starting the sims would otherwise
-// trip over a bad chain.kind first). A bad sim URL hides nothing else.
+// the engine will see it once the sims run, and the probes' settings, so
+// that every config error names its key before anything listens (starting
+// the sims would otherwise trip over a bad chain.kind first). A bad sim URL
+// hides nothing else.
 func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 	_, problems := parseSims(cfg)
 	cfg.Endpoints = slices.Clone(cfg.Endpoints)
@@ -303,7 +375,8 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 			cfg.Endpoints[i].URL = "http://127.0.0.1:1" // a stand-in, never dialled
 		}
 	}
-	return append(problems, cfg.Problems()...)
+	problems = append(problems, cfg.Problems()...)
+	return append(problems, probes.ConfigProblems(cfg.Probes)...)
 }
 
 // syntaxError names where in the file a TOML syntax error is: viper's

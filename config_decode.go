@@ -23,8 +23,15 @@ func decodeProblems(err error, cfgType reflect.Type, settings map[string]any) []
 			out = append(out, engine.ConfigProblem{Key: "config", Why: err.Error()})
 			continue
 		}
-		key := de.Name()
+		key := dottedKey(cfgType, de.Name())
 		val, found := settingAt(settings, key)
+		if list := listOf(key); !found && list != key {
+			// A table given for a list is an item to the decoder
+			// (methods.no_hedge[0]); it is the list's value that is wrong.
+			if v, ok := settingAt(settings, list); ok {
+				key, val, found = list, v, true
+			}
+		}
 		t := fieldTypeAt(cfgType, key)
 		switch {
 		case !found || t == nil:
@@ -86,6 +93,49 @@ func keyPath(key string) []string {
 		}
 	}
 	return out
+}
+
+// dottedKey writes the decoder's name of a key as the README does: a map's
+// entry dotted (methods.timeouts.eth_call, not methods.timeouts[eth_call]),
+// a list's item indexed (endpoints[0].url).
+func dottedKey(t reflect.Type, name string) string {
+	var b strings.Builder
+	for i, step := range keyPath(name) {
+		switch {
+		case i == 0:
+		case t != nil && t.Kind() == reflect.Slice:
+			b.WriteString("[" + step + "]")
+			t = t.Elem()
+			continue
+		default:
+			b.WriteString(".")
+		}
+		b.WriteString(step)
+		t = stepType(t, step)
+	}
+	return b.String()
+}
+
+// stepType is the type one step of a key below t leads to, nil when t has
+// no such step.
+func stepType(t reflect.Type, step string) reflect.Type {
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == nil:
+		return nil
+	case t.Kind() == reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).Tag.Get("mapstructure") == step {
+				return t.Field(i).Type
+			}
+		}
+		return nil
+	case t.Kind() == reflect.Map:
+		return t.Elem()
+	}
+	return nil
 }
 
 // settingAt is the raw value viper holds at key.
@@ -260,11 +310,34 @@ func fileTypeProblems(t reflect.Type, settings map[string]any, prefix string) []
 			for j, el := range sections(val) {
 				out = append(out, fileTypeProblems(ft.Elem(), el, fmt.Sprintf("%s[%d].", key, j))...)
 			}
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			out = append(out, listTypeProblems(key, ft, val)...)
 		case !fileTypeFits(ft, val):
 			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(val)})
 		}
 	}
 	return out
+}
+
+// listTypeProblems checks a list of strings (methods.no_hedge,
+// server.vhosts), which the decoder would build from any value: 5 became
+// ["5"], false ["0"], [5, true] ["5", "1"]. One string is a comma-separated
+// list; each item of a list must be a string.
+func listTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProblem {
+	switch v := val.(type) {
+	case string, map[string]any: // a table the decoder refuses itself
+		return nil
+	case []any:
+		var out []engine.ConfigProblem
+		for i, item := range v {
+			if !fileTypeFits(t.Elem(), item) {
+				k := fmt.Sprintf("%s[%d]", key, i)
+				out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, item) + " is " + tomlType(item) + ", not a string" + fileTypeHint(item)})
+			}
+		}
+		return out
+	}
+	return []engine.ConfigProblem{{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, t)}}
 }
 
 // sections are a list of tables as viper reads one.
@@ -285,8 +358,8 @@ func sections(val any) []map[string]any {
 }
 
 // fileTypeFits says whether a value read from TOML has a type the field
-// takes. Durations, numbers' wholeness and lists are the decode hooks' to
-// judge (their messages say more).
+// takes. Durations and numbers' wholeness are the decode hooks' to judge
+// (their messages say more); lists of strings are listTypeProblems'.
 func fileTypeFits(t reflect.Type, val any) bool {
 	if t == reflect.TypeOf(time.Duration(0)) {
 		return true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,7 +82,7 @@ url = ["` + secretURL + `"]
 		`breaker.cooldown: "ten" is not a duration (e.g. 10s`,
 		// A bare number was nanoseconds.
 		`breaker.backoff_base: 5 is not a duration (e.g. 10s`,
-		`methods.timeouts[eth_getlogs]: 5 is not a duration (e.g. 10s`,
+		`methods.timeouts.eth_getlogs: 5 is not a duration (e.g. 10s`,
 		`methods.timeouts.eth_call: must be a positive duration, got -1s`,
 		`hedge.delay: must be "auto" or a duration such as "120ms", got "fast"`,
 		`hedge.quantile: must be in (0, 1), got 2`,
@@ -293,5 +294,266 @@ func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An endpoint URL put by mistake into a key that takes no URL is shown, as
+// in every other message, as scheme, host and port: the validation
+// messages quoted such a value whole, its key with it.
+func TestLoadConfig_AURLInANonURLKeyIsNeverShown(t *testing.T) {
+	const secret = "SECRETKEYZ"
+	const u = "https://mainnet.infura.io/v3/" + secret
+	body := `[server]
+listen = "` + u + `"
+admin = "` + u + `"
+vhosts = ["` + u + `"]
+cors_origins = ["` + u + `"]
+[chain]
+kind = "` + u + `"
+pin = "` + u + `"
+[hedge]
+delay = "` + u + `"
+[hedge.methods.eth_call]
+delay = "` + u + `"
+[probes]
+asn = "` + u + `"
+resolver = "` + u + `"
+[demo]
+enabled = true
+mix = ["` + u + `"]
+[[endpoints]]
+name = "` + u + `"
+url = "http://127.0.0.1:1"
+role = "` + u + `"
+[[endpoints]]
+name = "` + u + `"
+url = "http://127.0.0.1:2"
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, key := range []string{"server.listen", "server.admin", "server.vhosts[0]", "server.cors_origins[0]",
+		"chain.kind", "chain.pin", "hedge.delay", "hedge.methods.eth_call.delay", "probes.asn", "probes.resolver", "demo.mix",
+		"endpoints[0].name", "endpoints[0].role", "endpoints[1].name"} {
+		if !strings.Contains(msg, "\n  "+key+": ") {
+			t.Errorf("error does not name %s:\n%s", key, msg)
+		}
+	}
+	if strings.Contains(msg, secret) {
+		t.Errorf("error shows the URL's key:\n%s", msg)
+	}
+	if !strings.Contains(msg, `"https://mainnet.infura.io/REDACTED"`) {
+		t.Errorf("error does not show the value redacted:\n%s", msg)
+	}
+	// probes.asn_db is read only in asn mode db, which the URL in
+	// probes.asn is not.
+	_, err = loadConfig(writeConfig(t, loopbackServer+"[probes]\nasn_db = \""+u+"\"\n"+validEndpoint))
+	if err == nil || !strings.Contains(err.Error(), "\n  probes.asn_db: ") || strings.Contains(err.Error(), secret) {
+		t.Errorf("probes.asn_db: %v", err)
+	}
+	// A URL as a method's name, which a key shows as it is (lower-cased).
+	const k = `"https://node:8545/v3/` + secret + `"`
+	_, err = loadConfig(writeConfig(t, loopbackServer+validEndpoint+"[methods.weights]\n"+k+" = -1\n[methods.timeouts]\n"+k+" = 5\n[hedge.methods."+k+"]\ndelay = \"5ms\"\n"))
+	if err == nil || strings.Count(err.Error(), "https://node:8545/REDACTED") < 3 || strings.Contains(strings.ToUpper(err.Error()), secret) {
+		t.Errorf("a URL as a method's name: %v", err)
+	}
+}
+
+// A bad value of a map's entry is named by the key the README gives
+// (methods.timeouts.<method>), as out-of-range values already were: the
+// decoder's own name was methods.timeouts[eth_call].
+func TestLoadConfig_AMapEntryIsNamedByItsDottedKey(t *testing.T) {
+	_, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint+`
+[methods.timeouts]
+eth_call = 5
+[methods.weights]
+eth_call = "x"
+[hedge.methods.eth_getbalance]
+enabled = "yes"
+`))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`methods.timeouts.eth_call: 5 is not a duration`,
+		`methods.weights.eth_call: "x" is not a number`,
+		`hedge.methods.eth_getbalance.enabled: "yes" is not true or false`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "[eth_") {
+		t.Errorf("an entry is named in brackets:\n%s", msg)
+	}
+}
+
+// A list key given a value that is not a list of strings stops start-up
+// naming the key (or the item): the decoder made 5 into ["5"] and false
+// into ["0"], so methods.no_hedge = 5 started as if it were fine and
+// cors_origins = false was reported as the origin "0". One string is still
+// a comma-separated list.
+func TestLoadConfig_AListKeyOfTheWrongTypeIsRefused(t *testing.T) {
+	for body, want := range map[string][]string{
+		"[methods]\nno_hedge = 5\n":                         {`methods.no_hedge: 5 is a number, not a list of strings`},
+		"[methods]\nreads = true\n":                         {`methods.reads: true is a boolean, not a list of strings`},
+		"[methods]\nwrites = 7\n":                           {`methods.writes: 7 is a number, not a list of strings`},
+		"[methods]\nno_hedge = [5, true]\n":                 {`methods.no_hedge[0]: 5 is a number, not a string (quote it)`, `methods.no_hedge[1]: true is a boolean, not a string (quote it)`},
+		"[methods.no_hedge]\neth_call = 1\n":                {`methods.no_hedge: a table is not a list of strings`},
+		"[demo]\nenabled = true\nmix = [\"eth_call\", 5]\n": {`demo.mix[1]: 5 is a number, not a string (quote it)`},
+		"vhosts = 3\n":                                      {`server.vhosts: 3 is a number, not a list of strings`},
+		"cors_origins = false\n":                            {`server.cors_origins: false is a boolean, not a list of strings`},
+	} {
+		_, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint))
+		if err == nil {
+			t.Errorf("%q: loaded", body)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q: error lacks %q:\n%s", body, w, msg)
+			}
+		}
+		// Nothing that follows from a converted value ("0" is not an origin,
+		// demo.mix's "" has no method name), nor the decoder's own words.
+		if n := strings.Count(msg, "\n"); n != len(want) {
+			t.Errorf("%q: want %d lines:\n%s", body, len(want), msg)
+		}
+	}
+	cfg, err := loadConfig(writeConfig(t, loopbackServer+"vhosts = \"a.example, b.example\"\n"+"[methods]\nno_hedge = [\"eth_call\"]\n"+validEndpoint))
+	if err != nil || len(cfg.Server.VHosts) != 2 || len(cfg.Methods.NoHedge) != 1 {
+		t.Fatalf("a comma-separated string and a list: vhosts %q, no_hedge %q, %v", cfg.Server.VHosts, cfg.Methods.NoHedge, err)
+	}
+}
+
+// A value the environment set is named as such wherever a message shows
+// it: as an item of a list (server.vhosts[0]) and as the other key a
+// message is about (server.admin, for server.admin_token), where the
+// variable went unnamed.
+func TestLoadConfig_AnEnvironmentValueIsNamedWhereverItIsShown(t *testing.T) {
+	t.Setenv("RPCDASH_SERVER_VHOSTS", "a b")
+	t.Setenv("RPCDASH_SERVER_CORS_ORIGINS", "nope")
+	t.Setenv("RPCDASH_SERVER_ADMIN", "0.0.0.0:19311")
+	t.Setenv("RPCDASH_SERVER_LISTEN", "0.0.0.0:19310")
+	t.Setenv("RPCDASH_HEDGE_MAX_DELAY", "1ms")
+	_, err := loadConfig(writeConfig(t, validEndpoint))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"and the environment",
+		`server.vhosts[0] (from RPCDASH_SERVER_VHOSTS): "a b" is not a host name`,
+		`server.cors_origins[0] (from RPCDASH_SERVER_CORS_ORIGINS): "nope" is not an origin`,
+		`server.admin_token: required: server.admin (from RPCDASH_SERVER_ADMIN) "0.0.0.0:19311" is not a loopback address`,
+		`server.allow_remote: server.listen (from RPCDASH_SERVER_LISTEN) "0.0.0.0:19310" is not a loopback address`,
+		`hedge.min_delay: 5ms is above hedge.max_delay (from RPCDASH_HEDGE_MAX_DELAY) 1ms`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "server.admin_token (from") || strings.Count(msg, "(from ") != 5 {
+		t.Errorf("a key the environment did not set is named as its:\n%s", msg)
+	}
+}
+
+// An admin token of whitespace only, or with whitespace at an end, is
+// refused naming server.admin_token and never shown: HTTP trims a header's
+// ends, so no request could carry it and the admin API (left open to the
+// network when server.admin is not loopback) would refuse every call.
+func TestLoadConfig_AnAdminTokenNoRequestCouldCarryIsRefused(t *testing.T) {
+	const offLoopback = "[server]\nlisten = \"127.0.0.1:0\"\nadmin = \"0.0.0.0:0\"\n"
+	for _, tc := range []struct{ body, env, want string }{
+		{offLoopback + "admin_token = \"   \"\n", "", "server.admin_token: is only whitespace"},
+		{loopbackServer + "admin_token = \"\\t\"\n", "", "server.admin_token: is only whitespace"},
+		{offLoopback + "admin_token = \"s3cret-tok \"\n", "", "server.admin_token: starts or ends with whitespace"},
+		{offLoopback, "   ", "server.admin_token (from RPCDASH_SERVER_ADMIN_TOKEN): is only whitespace"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("RPCDASH_SERVER_ADMIN_TOKEN", tc.env)
+			}
+			_, err := loadConfig(writeConfig(t, tc.body+validEndpoint))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%q: %v, want %q", tc.body, err, tc.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the token is shown: %v", err)
+			}
+		})
+	}
+	if _, err := loadConfig(writeConfig(t, offLoopback+"admin_token = \"s3cret tok\"\n"+validEndpoint)); err != nil {
+		t.Fatalf("a token with a space inside: %v", err)
+	}
+}
+
+// probes.resolver, probes.asn_db and the ports of server.listen and
+// server.admin are checked with every other key, before anything listens:
+// they failed after "listening", one at a time and not in key: value form
+// (probes: resolver …, probes: asn_db: open …), or at bind, or ("a b c" as
+// a resolver) not at all.
+func TestServe_ProbesAndAddressErrorsAreReportedBeforeAnythingListens(t *testing.T) {
+	// A short path, which messages show whole (a value is cut past 80 bytes).
+	f, err := os.CreateTemp("", "asn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	f.Close()
+	notADB := f.Name()
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`[server]
+listen = "127.0.0.1:abc"
+admin = "127.0.0.1:99999"
+[hedge]
+quantile = 2
+[probes]
+resolver = "::bad::"
+asn_db = "/nonexistent/asn.mmdb"
+` + validEndpoint, []string{
+			`server.listen: the port of "127.0.0.1:abc" is not a number from 0 to 65535`,
+			`server.admin: the port of "127.0.0.1:99999" is not a number from 0 to 65535`,
+			`hedge.quantile: must be in (0, 1), got 2`,
+			`probes.resolver: "::bad::" is not the host:port of a DNS server`,
+			`probes.asn_db: cannot read "/nonexistent/asn.mmdb": no such file or directory`,
+		}},
+		{loopbackServer + "[probes]\nresolver = \"a b c\"\nasn = \"db\"\nasn_db = \"" + notADB + "\"\n" + validEndpoint, []string{
+			`probes.resolver: "a b c" is not the host:port of a DNS server`,
+			`probes.asn_db: "` + notADB + `" is not a MaxMind DB`,
+		}},
+		{loopbackServer + "[probes]\nresolver = \"127.0.0.1:0\"\n" + validEndpoint, []string{
+			`probes.resolver: "127.0.0.1:0" is not the host:port of a DNS server`,
+		}},
+	} {
+		code, stdout, stderr := serveConfig(t, tc.body)
+		if code != 1 || stdout != "" || strings.Contains(stderr, "listening") {
+			t.Errorf("exit code %d, stdout %q; stderr:\n%s", code, stdout, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, "\n  "+w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr)
+			}
+		}
+		if n := strings.Count(stderr, "\n  "); n != len(tc.want) {
+			t.Errorf("want %d errors, got %d:\n%s", len(tc.want), n, stderr)
+		}
+	}
+	// The README's host:port, and a bare host (port 53), load; the
+	// database is not read while the probes are off.
+	for _, body := range []string{
+		"[probes]\nresolver = \"127.0.0.1:5353\"\n", "[probes]\nresolver = \"[::1]:53\"\n", "[probes]\nresolver = \"dns.example\"\n",
+		"[probes]\nenabled = false\nasn_db = \"/nonexistent/asn.mmdb\"\n",
+	} {
+		if _, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint)); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
 	}
 }

@@ -692,7 +692,8 @@ func TestBench_EveryPolicyKindRuns(t *testing.T) {
 // naming both keeps the explicit mode.
 func TestLoadConfig_ASNDatabaseImpliesDBMode(t *testing.T) {
 	for body, want := range map[string]string{
-		"[probes]\nasn_db = \"/tmp/asn.mmdb\"\n":                  "db",
+		// With the probes off the (absent) database is not read.
+		"[probes]\nenabled = false\nasn_db = \"/tmp/asn.mmdb\"\n": "db",
 		"[probes]\nasn_db = \"/tmp/asn.mmdb\"\nasn = \"cymru\"\n": "cymru",
 		"": "cymru",
 	} {

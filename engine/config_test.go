@@ -144,3 +144,33 @@ func TestConfig_HedgeMethodsRefusesNeverHedgedMethods(t *testing.T) {
 		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// A listen or admin address whose port cannot be bound is refused by
+// Validate, naming its key, rather than at bind, where only the first was
+// reported; what net.Listen takes (0, a service name, an empty port) passes.
+func TestConfig_ListenAndAdminPortsAreChecked(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Server.Listen, c.Server.Admin = "127.0.0.1:abc", "127.0.0.1:99999"
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`server.listen: the port of "127.0.0.1:abc" is not a number from 0 to 65535`,
+		`server.admin: the port of "127.0.0.1:99999" is not a number from 0 to 65535`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Count(err.Error(), "\n") != 2 {
+		t.Errorf("want the two addresses' errors only (no loopback or token error for them):\n%v", err)
+	}
+	for _, addr := range []string{"127.0.0.1:0", "127.0.0.1:", "localhost:http", "[::1]:65535"} {
+		c.Server.Listen, c.Server.Admin = addr, "127.0.0.1:0"
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+}

@@ -106,13 +106,28 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 }
 
 func (s ServerConfig) validate(p *problems) {
+	badAddr := map[string]bool{}
 	for _, a := range []struct{ key, addr string }{{"server.listen", s.Listen}, {"server.admin", s.Admin}} {
-		if _, _, err := net.SplitHostPort(a.addr); err != nil {
-			p.add(a.key, "not a host:port address: %q", a.addr)
+		_, port, err := net.SplitHostPort(a.addr)
+		switch {
+		case err != nil:
+			p.add(a.key, "not a host:port address: %s", ShowConfigValue(a.addr))
+		case !listenPort(port):
+			p.add(a.key, "the port of %s is not a number from 0 to 65535 (nor a service name such as http)", ShowConfigValue(a.addr))
+		default:
+			continue
 		}
+		badAddr[a.key] = true
 	}
-	if s.Admin != "" && !isLoopbackAddr(s.Admin) && s.AdminToken == "" {
-		p.add("server.admin_token", "required when server.admin (%s) is not a loopback address", s.Admin)
+	// Go's HTTP server trims a header value's ends, so a token that has
+	// whitespace there never matches: the admin API would refuse every call.
+	switch tok := s.AdminToken; {
+	case tok != "" && strings.TrimSpace(tok) == "":
+		p.add("server.admin_token", "is only whitespace: no request could carry it")
+	case tok != strings.TrimSpace(tok):
+		p.add("server.admin_token", "starts or ends with whitespace, which no request could carry")
+	case !badAddr["server.admin"] && !isLoopbackAddr(s.Admin) && tok == "":
+		p.add("server.admin_token", "required: server.admin %s is not a loopback address", ShowConfigValue(s.Admin))
 	}
 	p.positive("server.request_timeout", s.RequestTimeout)
 	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
@@ -138,12 +153,12 @@ func (s ServerConfig) validate(p *problems) {
 	if s.TraceRequests < 0 || s.TraceRequests > maxTraceRequests {
 		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
 	}
-	if s.Listen != "" && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
-		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", s.Listen)
+	if !badAddr["server.listen"] && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
+		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", ShowConfigValue(s.Listen))
 	}
 	for i, h := range s.VHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /\t") {
-			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%q is not a host name (or \"*\")", h)
+			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%s is not a host name (or \"*\")", ShowConfigValue(h))
 		}
 	}
 	for i, o := range s.CORSOrigins {
@@ -157,7 +172,7 @@ func (c ChainConfig) validate(p *problems) {
 	switch c.Kind {
 	case "evm", "solana":
 	default:
-		p.add("chain.kind", "must be \"evm\" or \"solana\", got %q", c.Kind)
+		p.add("chain.kind", "must be \"evm\" or \"solana\", got %s", ShowConfigValue(c.Kind))
 	}
 	if c.ChainID != 0 && c.Kind != "evm" {
 		p.add("chain.chain_id", "applies to chain.kind \"evm\"; use chain.genesis_hash for solana")
@@ -173,7 +188,7 @@ func (c ChainConfig) validate(p *problems) {
 	case c.Kind == "evm" && (c.Pin == "finalized" || c.Pin == "safe"):
 	case c.Kind == "solana" && (c.Pin == "finalized" || c.Pin == "confirmed"):
 	default:
-		p.add("chain.pin", "%q is not a finality level for chain.kind %q", c.Pin, c.Kind)
+		p.add("chain.pin", "%s is not a finality level for chain.kind %s", ShowConfigValue(c.Pin), ShowConfigValue(c.Kind))
 	}
 }
 
@@ -189,9 +204,9 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 		case e.Name == "":
 			p.add(key+".name", "required")
 		case seen[e.Name]:
-			p.add(key+".name", "duplicate endpoint name %q", e.Name)
+			p.add(key+".name", "duplicate endpoint name %s", ShowConfigValue(e.Name))
 		case strings.ContainsAny(e.Name, "/ \t"):
-			p.add(key+".name", "%q must not contain '/' or spaces", e.Name)
+			p.add(key+".name", "%s must not contain '/' or spaces", ShowConfigValue(e.Name))
 		}
 		seen[e.Name] = true
 		if err := validateEndpointURL(e.URL); err != nil {
@@ -328,7 +343,7 @@ func (c ProbesConfig) validate(p *problems) {
 			p.add("probes.asn_db", "required when probes.asn = \"db\"")
 		}
 	default:
-		p.add("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %q", c.ASN)
+		p.add("probes.asn", "must be \"cymru\", \"db\" or \"off\", got %s", ShowConfigValue(c.ASN))
 	}
 }
 
@@ -427,9 +442,16 @@ func validateOrigin(o string) error {
 	u, err := url.Parse(strings.Replace(o, "*.", "wildcard.", 1))
 	if err != nil || u.Scheme == "" || u.Host == "" ||
 		u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
-		return fmt.Errorf("%q is not an origin such as \"http://localhost:3000\" (or \"*\")", o)
+		return fmt.Errorf("%s is not an origin such as \"http://localhost:3000\" (or \"*\")", ShowConfigValue(o))
 	}
 	return nil
+}
+
+// listenPort says whether a listener can bind port: a number in 0-65535
+// or a service name, as net.Listen reads it (which fails only at bind).
+func listenPort(port string) bool {
+	_, err := net.LookupPort("tcp", port)
+	return err == nil
 }
 
 // isLoopbackAddr says whether host:port listens on loopback only.

@@ -17,10 +17,10 @@ func ParseDelay(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("must be \"auto\" or a duration such as \"120ms\", got %q", s)
+		return 0, fmt.Errorf("must be \"auto\" or a duration such as \"120ms\", got %s", ShowConfigValue(s))
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("must not be negative, got %q", s)
+		return 0, fmt.Errorf("must not be negative, got %s", ShowConfigValue(s))
 	}
 	return d, nil
 }

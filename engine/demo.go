@@ -64,17 +64,17 @@ func parseDemoMix(mix []string, kind string, table *jsonrpc.MethodTable) ([]demo
 		name, w, hasW := strings.Cut(strings.TrimSpace(item), ":")
 		m := demoMethod{Method: strings.TrimSpace(name), Weight: 1}
 		if m.Method == "" {
-			return nil, fmt.Errorf("%q: no method name", item)
+			return nil, fmt.Errorf("%s: no method name", ShowConfigValue(item))
 		}
 		if hasW {
 			v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
 			if err != nil || v <= 0 {
-				return nil, fmt.Errorf("%q: the weight after ':' must be a positive number", item)
+				return nil, fmt.Errorf("%s: the weight after ':' must be a positive number", ShowConfigValue(item))
 			}
 			m.Weight = v
 		}
 		if c := table.Class(m.Method); c != jsonrpc.ClassRead {
-			return nil, fmt.Errorf("%q: the demo sends reads only; %s is a %s", item, m.Method, c)
+			return nil, fmt.Errorf("%s: the demo sends reads only; %s is a %s", ShowConfigValue(item), ShowConfigValue(m.Method), c)
 		}
 		out = append(out, m)
 	}

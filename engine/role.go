@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-
-	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // Roles at runtime. An endpoint's role and share are one immutable value
@@ -149,7 +147,7 @@ func (r roleState) label() string { return RoleLabel(r.role, r.share) }
 // checkRole is the one check of a role's name (config, SetRole).
 func checkRole(role string) error {
 	if !slices.Contains(Roles, role) {
-		return fmt.Errorf("must be %q, %q, %q or %q, got %q", RolePrimary, RoleStandby, RoleShadow, RoleCanary, redact.Sanitize(role, 64))
+		return fmt.Errorf("must be %q, %q, %q or %q, got %s", RolePrimary, RoleStandby, RoleShadow, RoleCanary, ShowConfigValue(role))
 	}
 	return nil
 }

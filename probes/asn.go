@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/oschwald/maxminddb-golang"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 type asnResult struct {
@@ -170,15 +173,29 @@ func openASNDB(path string) (*dbSource, error) {
 	if path == "" {
 		return nil, errors.New("probes: asn mode db needs an asn_db path")
 	}
-	b, err := os.ReadFile(path)
+	r, err := readASNDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("probes: asn_db: %w", err)
 	}
+	return &dbSource{r: r}, nil
+}
+
+// readASNDB reads a MaxMind DB whole. Its errors show the path as config
+// values are shown (probes.asn_db may hold a misplaced endpoint URL).
+func readASNDB(path string) (*maxminddb.Reader, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path, again, without redaction
+		}
+		return nil, fmt.Errorf("cannot read %s: %w", engine.ShowConfigValue(path), err)
+	}
 	r, err := maxminddb.FromBytes(b)
 	if err != nil {
-		return nil, fmt.Errorf("probes: asn_db %s is not a MaxMind DB: %w", path, err)
+		return nil, fmt.Errorf("%s is not a MaxMind DB: %w", engine.ShowConfigValue(path), err)
 	}
-	return &dbSource{r: r}, nil
+	return r, nil
 }
 
 type mmdbASNRecord struct {

@@ -132,7 +132,7 @@ func NewChecker(opts CheckerOptions) (*Checker, error) {
 	} else {
 		server, err := resolverAddr(opts.Resolver)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("probes: resolver: %w", err)
 		}
 		c.dns = &serverDNS{server: server, timeout: c.timeout}
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // pool is a made-up world: names resolve to documentation addresses that
@@ -257,6 +259,10 @@ func TestNewChecker_RejectsBadOptions(t *testing.T) {
 		{ASN: ASNDB},
 		{ASN: ASNDB, ASNDB: filepath.Join(t.TempDir(), "missing.mmdb")},
 		{Resolver: "::1:53:"},
+		{Resolver: "a b c"},
+		{Resolver: "127.0.0.1:0"},
+		{Resolver: "dns.test:99999"},
+		{Resolver: "https://dns.test/x"},
 		{Timeout: -time.Second},
 	} {
 		if _, err := NewChecker(opts); err == nil {
@@ -267,5 +273,39 @@ func TestNewChecker_RejectsBadOptions(t *testing.T) {
 		if got, err := resolverAddr(in); err != nil || got != want {
 			t.Errorf("resolverAddr(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+// ConfigProblems names probes.resolver and probes.asn_db as config errors
+// (main reports them with the rest, before anything listens), and reads
+// the database only when the probes run in asn mode db.
+func TestConfigProblems_ResolverAndASNDatabase(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "asn.mmdb")
+	if err := os.WriteFile(good, writeTestMMDB(t, []mmdbASN{{prefix: "192.0.2.0/24", asn: 64500, org: "Example"}}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.mmdb")
+	if err := os.WriteFile(bad, []byte("not a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []engine.ProbesConfig{
+		{Enabled: true, Resolver: "127.0.0.1:5353", ASNDB: good},
+		{Enabled: true, Resolver: "dns.test", ASN: ASNDB, ASNDB: good},
+		{Enabled: true, ASN: ASNCymru, ASNDB: bad},
+		{Enabled: false, ASNDB: filepath.Join(dir, "missing.mmdb")},
+	} {
+		if p := ConfigProblems(c); len(p) != 0 {
+			t.Errorf("%+v: %v", c, p)
+		}
+	}
+	got := ConfigProblems(engine.ProbesConfig{Enabled: true, Resolver: "a b c", ASNDB: bad})
+	if len(got) != 2 || got[0].Key != "probes.resolver" || got[1].Key != "probes.asn_db" ||
+		!strings.Contains(got[1].Why, "is not a MaxMind DB") {
+		t.Errorf("got %v", got)
+	}
+	got = ConfigProblems(engine.ProbesConfig{Enabled: true, ASNDB: filepath.Join(dir, "missing.mmdb")})
+	if len(got) != 1 || !strings.HasSuffix(got[0].Why, ": no such file or directory") || strings.Count(got[0].Why, "missing.mmdb") != 1 {
+		t.Errorf("got %v", got)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 type endpointRef struct {
@@ -40,15 +43,39 @@ func parseEndpointURL(raw string) (endpointRef, error) {
 	return ref, nil
 }
 
+// resolverAddr reads probes.resolver: the host:port of a DNS server, or a
+// bare host (port 53). The host must be an IP address or a DNS name and
+// the port a number from 1 to 65535: "a b c" used to pass as "a b c:53"
+// and fail only at the first lookup.
 func resolverAddr(s string) (string, error) {
-	if _, _, err := net.SplitHostPort(s); err == nil {
-		return s, nil
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		host, port = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), "53"
+		if _, err := netip.ParseAddr(host); err != nil && strings.Contains(host, ":") {
+			host = ""
+		}
 	}
-	host := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-	if _, err := netip.ParseAddr(host); err == nil || (host != "" && !strings.Contains(host, ":")) {
-		return net.JoinHostPort(host, "53"), nil
+	n, err := strconv.Atoi(port)
+	if !dnsHost(host) || err != nil || n < 1 || n > 65535 || port[0] == '+' {
+		return "", fmt.Errorf("%s is not the host:port of a DNS server (such as \"1.1.1.1:53\")", engine.ShowConfigValue(s))
 	}
-	return "", fmt.Errorf("probes: resolver %q is not host:port", s)
+	return net.JoinHostPort(host, port), nil
+}
+
+// dnsHost says whether host is an IP address or a DNS name.
+func dnsHost(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	if host == "" || len(host) > 253 || strings.HasPrefix(host, ".") || strings.Contains(host, "..") {
+		return false
+	}
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // redactor scrubs the secret parts of one URL from error text, in case a
