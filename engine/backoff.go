@@ -31,8 +31,13 @@ type backoffState struct {
 
 // backoff is what one 429 did.
 type backoff struct {
-	d     time.Duration // the back-off started
-	asked time.Duration // the Retry-After, when it asked for more than breaker.backoff_max
+	// running: the back-off it reports (the whole endpoint's, or the
+	// pair's) was running already: the 429 answered an attempt sent before
+	// it began (one of a burst in flight), panic routing's or a probe's. It
+	// is the same limit, not news: no event, no longer back-off.
+	running bool
+	d       time.Duration // the back-off started
+	asked   time.Duration // the Retry-After, when it asked for more than breaker.backoff_max
 	// whole: the endpoint backs off, for wholeD (also is the other method
 	// backing off, "" after a probe's 429).
 	whole  bool
@@ -42,8 +47,15 @@ type backoff struct {
 
 // hit applies one 429 to the back-off: its Retry-After capped at max, else
 // base·2^streak capped at max, extends until (never shortens it) and counts
-// the streak. asked is the Retry-After when it was capped.
-func (s *backoffState) hit(now time.Time, retryAfter, base, max time.Duration) (d, asked time.Duration) {
+// the streak. asked is the Retry-After when it was capped. A 429 while the
+// back-off runs (running) only honours a longer Retry-After: a burst of
+// attempts in flight when the limit hit is one 429, not a streak that
+// doubles the back-off at each of them.
+func (s *backoffState) hit(now time.Time, retryAfter, base, max time.Duration) (d, asked time.Duration, running bool) {
+	running = now.Before(s.until)
+	if running && retryAfter <= 0 {
+		return s.until.Sub(now), 0, true
+	}
 	switch {
 	case retryAfter > 0 && retryAfter > max:
 		d, asked = max, retryAfter
@@ -55,19 +67,21 @@ func (s *backoffState) hit(now time.Time, retryAfter, base, max time.Duration) (
 			d = max
 		}
 	}
-	s.streak++
+	if !running {
+		s.streak++
+	}
 	if until := now.Add(d); until.After(s.until) {
 		s.until = until
 	}
-	return d, asked
+	return d, asked, running
 }
 
 // backOffWhole starts (or extends) a back-off of the whole endpoint.
 func (ep *endpoint) backOffWhole(now time.Time, retryAfter, base, max time.Duration) backoff {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	d, asked := ep.backoff.hit(now, retryAfter, base, max)
-	return backoff{d: d, asked: asked, whole: true, wholeD: d}
+	d, asked, running := ep.backoff.hit(now, retryAfter, base, max)
+	return backoff{running: running, d: d, asked: asked, whole: true, wholeD: d}
 }
 
 // backOffMethod backs off the pair (ep, method) after a client attempt's
@@ -87,15 +101,15 @@ func (ep *endpoint) backOffMethod(now time.Time, ms *methodStats, method string,
 			also = st.backoff.method
 		}
 	}
-	d, asked := ms.backoff.hit(now, retryAfter, base, max)
+	d, asked, running := ms.backoff.hit(now, retryAfter, base, max)
 	ms.backoff.method = method
 	if n := ms.backoff.until.UnixNano(); n > ep.methodOffUntil.Load() {
 		ep.methodOffUntil.Store(n)
 	}
-	b := backoff{d: d, asked: asked, also: also}
+	b := backoff{running: running, d: d, asked: asked, also: also}
 	if also != "" {
 		b.whole = true
-		b.wholeD, _ = ep.backoff.hit(now, retryAfter, base, max)
+		b.wholeD, _, b.running = ep.backoff.hit(now, retryAfter, base, max)
 	}
 	return b
 }
@@ -140,6 +154,21 @@ func (ep *endpoint) pairBackoff(ms *methodStats, now time.Time) time.Time {
 		return ms.backoff.until
 	}
 	return time.Time{}
+}
+
+// liftBackoffs ends every 429 back-off of ep, the whole endpoint's and its
+// methods', and says whether one was running.
+func (ep *endpoint) liftBackoffs(now time.Time) bool {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	running := now.Before(ep.backoff.until)
+	ep.backoff = backoffState{}
+	for _, st := range ep.methods.all() {
+		running = running || now.Before(st.backoff.until)
+		st.backoff = backoffState{}
+	}
+	ep.methodOffUntil.Store(0)
+	return running
 }
 
 // backOffSucceeded resets the exponential streaks (the endpoint's and the

@@ -121,7 +121,9 @@ func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply b
 	ep.rates.Count(window.Attempts, window.RateLimited)
 	b := ep.backOffWhole(end, reply.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
 	ep.setLastError("HTTP 429 on an upstream batch", end)
-	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message("")})
+	if !b.running {
+		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message("")})
+	}
 }
 
 // inOrder says whether an upstream batch's answers are one for each call

@@ -89,10 +89,21 @@ func (e *Engine) ClearFault(by Actor, name string) error {
 	}
 	if old := ep.fault.Swap(nil); old != nil {
 		e.armFaultExpiry(ep, nil)
-		ep.staleHead.Store(0)
-		e.events.add(Event{Type: EventFault, Endpoint: name, From: string(old.Mode), Actor: by, Message: "fault cleared"})
+		e.faultEnded(ep, old, by, "fault cleared")
 	}
 	return nil
+}
+
+// faultEnded undoes what fault f did to ep, now that it is gone, and says
+// so. The 429 back-offs an http429 fault caused are lifted: they answered
+// no provider's limit, and the operator who cleared the fault expects the
+// endpoint back (a 1 m back-off outlived the fault, with no key to end it).
+func (e *Engine) faultEnded(ep *endpoint, f *activeFault, by Actor, msg string) {
+	ep.staleHead.Store(0)
+	if f.Mode == Fault429 && ep.liftBackoffs(e.now()) {
+		msg += "; its 429 back-offs lifted"
+	}
+	e.events.add(Event{Type: EventFault, Endpoint: ep.Name, From: string(f.Mode), Actor: by, Message: msg})
 }
 
 // SetHedge changes hedging live; it applies to the next request.
@@ -158,8 +169,7 @@ func (e *Engine) armFaultExpiry(ep *endpoint, f *activeFault) {
 // (faultOf); the compare-and-swap lets only one of them report it.
 func (e *Engine) expireFault(ep *endpoint, f *activeFault) {
 	if ep.fault.CompareAndSwap(f, nil) {
-		ep.staleHead.Store(0)
-		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, From: string(f.Mode), Actor: ActorEngine, Message: "fault expired"})
+		e.faultEnded(ep, f, ActorEngine, "fault expired")
 	}
 }
 
@@ -179,10 +189,9 @@ func (e *Engine) stopFaultTimers() {
 // run its duration is cleared here, with an event, if its timer has not
 // done so yet.
 func (e *Engine) faultOf(ep *endpoint) *activeFault {
-	f, expired := ep.currentFault(e.now())
-	if expired {
-		ep.staleHead.Store(0)
-		e.events.add(Event{Type: EventFault, Endpoint: ep.Name, Actor: ActorEngine, Message: "fault expired"})
+	f, ended := ep.currentFault(e.now())
+	if ended != nil {
+		e.faultEnded(ep, ended, ActorEngine, "fault expired")
 	}
 	return f
 }

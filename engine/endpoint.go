@@ -324,16 +324,16 @@ func (ep *endpoint) exclusion(kind string) (string, bool) {
 }
 
 // currentFault returns the active fault, clearing it if it has expired.
-func (ep *endpoint) currentFault(now time.Time) (f *activeFault, expired bool) {
+func (ep *endpoint) currentFault(now time.Time) (f, ended *activeFault) {
 	f = ep.fault.Load()
 	if f == nil {
-		return nil, false
+		return nil, nil
 	}
 	if f.expired(now) {
 		if ep.fault.CompareAndSwap(f, nil) {
-			return nil, true
+			return nil, f
 		}
-		return ep.fault.Load(), false
+		return ep.fault.Load(), nil
 	}
-	return f, false
+	return f, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -130,5 +131,69 @@ func TestRateLimit_PanicRoutingSendsNo429OnToBackedOffEndpoints(t *testing.T) {
 	mustRateLimited(t, h, r, 10)
 	if !h.status().Panic {
 		t.Error("the pool was not in panic routing: the test does not test it")
+	}
+}
+
+// A burst of attempts in flight as a provider's limit hits is one 429: one
+// event, and the back-off its first 429 started, not doubled at each of the
+// others (here two reached s0 before the first 429: events "for 1s" then
+// "for 2s"; the console showed three alike in one second under a fault).
+func TestRateLimit_ABurstInFlightIsOneBackoff(t *testing.T) {
+	h := newHarness(t, nil,
+		sim.Config{Latency: fixed(100 * time.Millisecond), RateLimitMethods: []string{"eth_getBalance"}},
+		sim.Config{Latency: fixed(300 * time.Millisecond)})
+	h.sims[0].SetMode(sim.ModeRateLimit)
+	before := len(h.events())
+	const burst = 8
+	done := make(chan reply, burst)
+	for i := range burst {
+		go func() { done <- h.call(i, "eth_getBalance", addr, "latest") }()
+	}
+	for range burst {
+		mustOK(t, <-done) // s1 answers every one
+	}
+	var backoffs []string
+	for _, ev := range h.events()[before:] {
+		if ev.Type == engine.EventBackoff && ev.Endpoint == "s0" {
+			backoffs = append(backoffs, ev.Message)
+		}
+	}
+	if len(backoffs) != 1 || !strings.Contains(backoffs[0], "for 1s") {
+		t.Fatalf("s0's back-off events: %q; want one, for 1s (breaker.backoff_base)", backoffs)
+	}
+	for _, m := range h.endpoint("s0").Methods {
+		if left := time.Until(m.BackoffUntil); left > 2*time.Second {
+			t.Fatalf("s0 backs off eth_getBalance for %s more, want at most the 1s the first 429 started", left)
+		}
+	}
+}
+
+// An injected http429 fault's back-offs end with it: cleared (the console's
+// c) or run out, the endpoint serves again at once, as the operator
+// expects, instead of sitting out a Retry-After no provider asked for.
+func TestRateLimit_ClearingA429FaultLiftsItsBackoffs(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"http429","retry_after":"1m"}`); code != 200 {
+		t.Fatalf("fault: HTTP %d %s", code, b)
+	}
+	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
+	if until := h.endpoint("s0").Methods["eth_getBalance"].BackoffUntil; time.Until(until) < 30*time.Second {
+		t.Fatalf("s0 backs off eth_getBalance until %s, want the fault's Retry-After 1m", until)
+	}
+	if code, b := h.adminDo("DELETE", "/v1/endpoints/s0/fault", ""); code != 200 {
+		t.Fatalf("clear: HTTP %d %s", code, b)
+	}
+	ep := h.endpoint("s0")
+	if !ep.BackoffUntil.IsZero() || !ep.Routable {
+		t.Fatalf("after the fault was cleared s0 still backs off until %s (routable %v)", ep.BackoffUntil, ep.Routable)
+	}
+	for m, ms := range ep.Methods {
+		if !ms.BackoffUntil.IsZero() {
+			t.Fatalf("after the fault was cleared s0 still backs off %s until %s", m, ms.BackoffUntil)
+		}
+	}
+	evs := h.events()
+	if last := evs[len(evs)-1]; last.Type != engine.EventFault || !strings.Contains(last.Message, "fault cleared; its 429 back-offs lifted") {
+		t.Fatalf("last event %+v", last)
 	}
 }

@@ -241,7 +241,9 @@ func (e *Engine) recordRateLimit(a *attempt, method string, rep upstreamReply, e
 		last += " on " + method
 	}
 	ep.setLastError(last, end)
-	e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message(method)})
+	if !b.running {
+		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message(method)})
+	}
 }
 
 // recordLoser accounts for an attempt the request let go of because another
