@@ -51,23 +51,27 @@ type writeAffinityWire struct {
 	Hashes   int       `json:"hashes"`
 }
 
-// settingsWire: durations as Go duration strings ("10s").
+// settingsWire: durations as Go duration strings ("10s") and, as every
+// other duration of the status, as …_ms numbers.
 type settingsWire struct {
-	BreakerFailures  int     `json:"breaker_failures"`
-	BreakerSuccesses int     `json:"breaker_successes"`
-	BreakerCooldown  string  `json:"breaker_cooldown"`
-	RouterTolerance  float64 `json:"router_tolerance"`
-	RequestTimeout   string  `json:"request_timeout"`
-	ProbeTrials      bool    `json:"probe_trials"`
-	ProbeInterval    string  `json:"probe_interval"`
-	ProbeRecover     int     `json:"probe_recover"`
+	BreakerFailures   int     `json:"breaker_failures"`
+	BreakerSuccesses  int     `json:"breaker_successes"`
+	BreakerCooldown   string  `json:"breaker_cooldown"`
+	BreakerCooldownMS float64 `json:"breaker_cooldown_ms"`
+	RouterTolerance   float64 `json:"router_tolerance"`
+	RequestTimeout    string  `json:"request_timeout"`
+	RequestTimeoutMS  float64 `json:"request_timeout_ms"`
+	ProbeTrials       bool    `json:"probe_trials"`
+	ProbeInterval     string  `json:"probe_interval"`
+	ProbeIntervalMS   float64 `json:"probe_interval_ms"`
+	ProbeRecover      int     `json:"probe_recover"`
 }
 
 func (s Settings) wire() settingsWire {
 	return settingsWire{BreakerFailures: s.BreakerFailures, BreakerSuccesses: s.BreakerSuccesses,
-		BreakerCooldown: s.BreakerCooldown.String(), RouterTolerance: s.RouterTolerance,
-		RequestTimeout: s.RequestTimeout.String(), ProbeTrials: s.ProbeTrials, ProbeInterval: s.ProbeInterval.String(),
-		ProbeRecover: s.ProbeRecover}
+		BreakerCooldown: s.BreakerCooldown.String(), BreakerCooldownMS: ms(s.BreakerCooldown), RouterTolerance: s.RouterTolerance,
+		RequestTimeout: s.RequestTimeout.String(), RequestTimeoutMS: ms(s.RequestTimeout), ProbeTrials: s.ProbeTrials,
+		ProbeInterval: s.ProbeInterval.String(), ProbeIntervalMS: ms(s.ProbeInterval), ProbeRecover: s.ProbeRecover}
 }
 
 func (w settingsWire) settings() Settings {
