@@ -52,6 +52,9 @@ type Engine struct {
 	heads    headTracker
 	// servedHead is the highest head returned to a client (monotonicHead).
 	servedHead atomic.Int64
+	// servedHeadAbove is since when servedHead has stood above the pool
+	// head (unix ns; 0: it does not), see monotonicHead.
+	servedHeadAbove atomic.Int64
 	// solanaFloors are the highest Solana slots and block heights returned
 	// at each commitment that are no head (solana_floors.go).
 	solanaFloors solanaFloors

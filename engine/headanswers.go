@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
@@ -125,15 +126,45 @@ func (e *Engine) behindPool(v int64) bool {
 // to a number no healthy endpoint will reach for years would hide every
 // new block from it, and a client of that endpoint alone would see the
 // same drop when it is fixed.
+//
+// Nor does the floor outlive the chain it came from: when the pool head
+// itself stays below it for rollbackAfter (a dev chain rolled back by
+// debug_setHead or evm_revert, every endpoint agreeing on the lower head),
+// it follows the chain down. An endpoint a block or two behind the one
+// that set it catches up within a few blocks, well before.
 func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64, from *endpoint) {
-	e.keepMonotonic(&e.servedHead, 0, method, body, v, from)
+	e.keepMonotonic(&e.servedHead, &e.servedHeadAbove, 0, method, body, v, from)
+}
+
+// rollbackAfter is how long the pool head may stay below the served floor
+// before the floor follows it: four blocks at the chain's pace, at least 5 s.
+func (e *Engine) rollbackAfter() time.Duration {
+	d := 5 * time.Second
+	if bps := e.heads.blocksPerSecond(); bps > 0 {
+		d = max(d, time.Duration(4/bps*float64(time.Second)))
+	}
+	return d
+}
+
+// floorAbovePool says whether floor value served has stood above the pool
+// head for rollbackAfter, keeping since (0: it does not stand above it).
+func (e *Engine) floorAbovePool(served int64, since *atomic.Int64) bool {
+	if top := e.heads.top.Load(); top == 0 || top >= served {
+		since.Store(0)
+		return false
+	}
+	now := e.now().UnixNano()
+	if since.CompareAndSwap(0, now) {
+		return false
+	}
+	return now-since.Load() >= int64(e.rollbackAfter())
 }
 
 // keepMonotonic is monotonicHead's rule for the answers kept at or above
 // floor, whose values run lead ahead of the heads (a Solana slot or block
 // height at a commitment ahead of finalized; a block height is below its
 // slot, so the slots' bound holds for it too).
-func (e *Engine) keepMonotonic(floor *atomic.Int64, lead int64, method string, body *bytes.Buffer, v int64, from *endpoint) {
+func (e *Engine) keepMonotonic(floor, abovePool *atomic.Int64, lead int64, method string, body *bytes.Buffer, v int64, from *endpoint) {
 	if from != nil && from.ahead.Load() {
 		return
 	}
@@ -141,6 +172,16 @@ func (e *Engine) keepMonotonic(floor *atomic.Int64, lead int64, method string, b
 		served := floor.Load()
 		if v >= served {
 			if floor.CompareAndSwap(served, v) {
+				if abovePool != nil {
+					abovePool.Store(0)
+				}
+				return
+			}
+			continue
+		}
+		if abovePool != nil && e.floorAbovePool(served, abovePool) {
+			if floor.CompareAndSwap(served, v) {
+				abovePool.Store(0)
 				return
 			}
 			continue

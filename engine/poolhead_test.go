@@ -577,3 +577,37 @@ func TestHeads_BeforeThePaceIsKnownAnOlderSightingProvesNoLag(t *testing.T) {
 		t.Fatalf("s0 between sightings: lag %d, excluded %v; want the 7 it proved, excluded", ep.Lag, ep.LagExcluded)
 	}
 }
+
+// A chain rolled back (geth's debug_setHead, anvil's evm_revert) is
+// followed once the pool head has stood below the served floor for
+// rollbackAfter: every endpoint agrees on the lower head, and a floor kept
+// above it named a block that no longer exists (eth_getBlockByNumber of it
+// null) for as long as the dev chain stood still. Within that time the
+// floor holds, as it does for an endpoint a block or two behind.
+func TestHeads_AChainRolledBackIsFollowedOnceThePoolAgrees(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	head := func(id int) string {
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	h.sims[0].SetHeadFixed(0x100) // a dev chain: no block until a transaction
+	if got := head(1); got != "0x100" {
+		t.Fatalf("head %s, want 0x100", got)
+	}
+	h.sims[0].SetHeadFixed(0xfd) // rolled back three blocks
+	if got := head(2); got != "0x100" {
+		t.Fatalf("just after the rollback: head %s, want the floor 0x100 held (within chain.max_head_lag)", got)
+	}
+	clock.Advance(4 * time.Second)
+	if got := head(3); got != "0x100" {
+		t.Fatalf("4s after: head %s, want the floor 0x100 held (rollbackAfter is 5s)", got)
+	}
+	clock.Advance(2 * time.Second)
+	for id := 4; id < 7; id++ {
+		if got := head(id); got != "0xfd" {
+			t.Fatalf("6s after the pool head came down: head %s, want the chain's 0xfd", got)
+		}
+	}
+}

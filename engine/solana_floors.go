@@ -54,6 +54,6 @@ func (e *Engine) monotonicSolana(req *jsonrpc.Request, res *result) {
 		return
 	}
 	if v, ok := jsonrpc.ResultUint64(res.body.Bytes()); ok && v > 0 {
-		e.keepMonotonic(floor, lead, req.Method, res.body, int64(v), res.ep)
+		e.keepMonotonic(floor, nil, lead, req.Method, res.body, int64(v), res.ep)
 	}
 }
