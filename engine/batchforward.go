@@ -14,8 +14,9 @@ package engine
 // its own deadline: never an error a single request would not have been.
 // Which elements qualify: reads that wait for nothing in the batch and
 // that nothing waits for (forwardable), that a recent write does not hold
-// to one endpoint and that name no block beyond the pool's head, with an
-// id no other element of their upstream batch has.
+// to one endpoint and that name no block beyond the pool's head. An id
+// another element of the upstream batch bears already goes under one of
+// rpcdash's own (upID), put back in its answer.
 
 import (
 	"bytes"
@@ -24,6 +25,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -39,6 +41,25 @@ type batchCall struct {
 	req   *jsonrpc.Request
 	p     plan
 	sends int // the upstream batches it went out in before
+	// upID is the id it goes upstream under when its own is already in its
+	// upstream batch (nil: its own), put back in its answer.
+	upID json.RawMessage
+}
+
+// upstreamRaw is the call as its upstream batch carries it.
+func (c batchCall) upstreamRaw() []byte {
+	if c.upID == nil {
+		return c.req.Raw
+	}
+	return c.req.RawWithID(c.upID)
+}
+
+// upstreamID is the id its answer in the upstream batch bears.
+func (c batchCall) upstreamID() json.RawMessage {
+	if c.upID == nil {
+		return c.req.ID
+	}
+	return c.upID
 }
 
 // upstreamBatchMax is the most calls one upstream batch holds: geth's
@@ -61,6 +82,9 @@ func (e *Engine) forwardable(el jsonrpc.Element) bool {
 // call's own attempt would be judged (classify, then setAside's rules),
 // and returns it as the call's result when it is one to relay.
 func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.Duration) (result, outcome, bool) {
+	if c.upID != nil {
+		part = jsonrpc.WithResponseID(part, c.req.ID)
+	}
 	r := upstreamReply{body: getBuf(), sent: true, status: http.StatusOK}
 	r.body.Write(part)
 	e.classify(&r, http.StatusOK, "", c.req)
@@ -139,7 +163,7 @@ func inOrder(parts [][]byte, calls []batchCall) bool {
 		return false
 	}
 	for j, c := range calls {
-		if id := jsonrpc.ResponseID(parts[j]); !bytes.Equal(id, c.req.ID) && !jsonrpc.SameID(id, c.req.ID) {
+		if id, want := jsonrpc.ResponseID(parts[j]), c.upstreamID(); !bytes.Equal(id, want) && !jsonrpc.SameID(id, want) {
 			return false
 		}
 	}
@@ -300,11 +324,22 @@ func (b *batchRun) serveWhole(idx []int) {
 			b.alone(batchCall{i: i, req: req, p: p})
 			continue
 		}
+		// Its answer must be told apart from the other's: it goes under an
+		// id of rpcdash's own (1000 calls all with id 1, as a hand-written
+		// script sends them, were 1000 upstream requests).
+		var upID json.RawMessage
 		if ids.has(req.ID) {
-			flush() // its answer must be told apart from the other's
+			if upID = json.RawMessage(`"rpcdash-` + strconv.Itoa(i) + `"`); ids.has(upID) {
+				flush()
+				upID = nil
+			}
 		}
-		chunk = append(chunk, batchCall{i: i, req: req, p: p})
-		ids.add(req.ID)
+		chunk = append(chunk, batchCall{i: i, req: req, p: p, upID: upID})
+		if upID != nil {
+			ids.add(upID)
+		} else {
+			ids.add(req.ID)
+		}
 		if len(chunk) == upstreamBatchMax {
 			flush()
 		}

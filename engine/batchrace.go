@@ -114,8 +114,8 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	parts := make([][]byte, len(r.calls))
 	size := len(parts) + 1 // the brackets and commas
 	for j, c := range r.calls {
-		parts[j] = c.req.Raw
-		size += len(c.req.Raw)
+		parts[j] = c.upstreamRaw()
+		size += len(parts[j])
 	}
 	r.n = int64(len(r.calls))
 	r.body = jsonrpc.AppendBatch(make([]byte, 0, size), parts)
