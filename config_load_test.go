@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -555,5 +556,17 @@ asn_db = "/nonexistent/asn.mmdb"
 		if _, err := loadConfig(writeConfig(t, loopbackServer+body+validEndpoint)); err != nil {
 			t.Errorf("%q: %v", body, err)
 		}
+	}
+}
+
+// An endpoint URL given as the console's theme by mistake is shown in the
+// warning as endpoint URLs are, without its key.
+func TestPickTheme_AURLAsThemeIsShownWithoutItsKey(t *testing.T) {
+	var stderr, logs strings.Builder
+	const secret = "SECRETKEYT"
+	pickTheme("", "https://mainnet.infura.io/v3/"+secret, slog.New(slog.NewTextHandler(&logs, nil)), &stderr)
+	out := stderr.String() + logs.String()
+	if strings.Contains(out, secret) || !strings.Contains(stderr.String(), "https://mainnet.infura.io/REDACTED") || !strings.Contains(stderr.String(), "using the dark theme") {
+		t.Fatalf("warning:\n%s", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -167,8 +168,13 @@ func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) t
 	}
 	t, err := themes.LoadOrDefault(name)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpcdash: %v; using the %s theme\n", err, themes.DefaultName)
-		log.Warn("theme", "err", err)
+		msg := err.Error()
+		if strings.Contains(name, "://") || strings.Contains(name, "@") {
+			// An endpoint URL given as a theme by mistake carries its key.
+			msg = strings.ReplaceAll(msg, name, strings.Trim(engine.ShowConfigValue(name), `"`))
+		}
+		fmt.Fprintf(stderr, "rpcdash: %s; using the %s theme\n", msg, themes.DefaultName)
+		log.Warn("theme", "err", msg)
 	}
 	return t
 }
