@@ -130,15 +130,6 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if perr != nil {
 		e.traceRefused(w, start, perr.Code)
 		e.writeDeadline(w)
-		if perr.Code == jsonrpc.CodeLimitExceeded {
-			// A batch over server.max_batch is answered as geth answers one
-			// over its limit: an array of one error bearing the first call's
-			// id. A client's batch call reads an array (go-ethereum's failed
-			// whole on an object).
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(jsonrpc.AppendBatch(nil, [][]byte{jsonrpc.AppendError(nil, jsonrpc.FirstCallID(raw), perr)}))
-			return
-		}
 		writeRPCError(w, http.StatusOK, perr)
 		return
 	}

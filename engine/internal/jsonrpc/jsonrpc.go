@@ -517,23 +517,6 @@ func spliceParams(raw, p []byte) (out []byte, at int) {
 	return append(out, raw[last:]...), at
 }
 
-// FirstCallID is the id of the first element of batch b that has a string
-// or number id, nil when none has: what geth puts in its answer to a batch
-// over its limit.
-func FirstCallID(b []byte) json.RawMessage {
-	b = TrimSpace(b)
-	if len(b) == 0 || b[0] != '[' {
-		return nil
-	}
-	for it := (arrayIter{b: b, i: 1}); it.next(); {
-		id := ResponseID(b[it.vs:it.ve])
-		if len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
-			return id
-		}
-	}
-	return nil
-}
-
 // ResponseID is the id member of a response object, nil when absent.
 func ResponseID(body []byte) json.RawMessage {
 	b := TrimSpace(body)
