@@ -17,10 +17,6 @@ import (
 func (e *Engine) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
-		if err := onlyParams(r.URL.Query()); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
-			return
-		}
 		writeJSON(w, http.StatusOK, e.Snapshot())
 	})
 	mux.HandleFunc("POST /v1/endpoints/{name}/drain", e.endpointAction(e.Drain))

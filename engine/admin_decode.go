@@ -40,13 +40,13 @@ func decodeJSON(r *http.Request, v any) error {
 }
 
 // noBody refuses a body on an admin call that takes none (drain, undrain,
-// clearing a fault): empty, or an empty object {}.
+// clearing a fault): empty, null or an empty object {}.
 func noBody(r *http.Request) error {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		return errors.New("request body: could not be read")
 	}
-	if t := bytes.TrimSpace(body); len(t) > 0 {
+	if t := bytes.TrimSpace(body); len(t) > 0 && string(t) != "null" {
 		var obj map[string]json.RawMessage
 		dec := json.NewDecoder(bytes.NewReader(t))
 		if dec.Decode(&obj) != nil || obj == nil || len(obj) > 0 || dec.More() {
@@ -59,13 +59,12 @@ func noBody(r *http.Request) error {
 	return nil
 }
 
-// onlyParams refuses query parameters a GET does not take, naming the first.
+// onlyParams refuses query parameters a GET with parameters does not take,
+// naming the first: a misspelt one (snce) would otherwise be dropped and
+// the answer would not be the one asked for.
 func onlyParams(q url.Values, known ...string) error {
 	for key := range q {
 		if !slices.Contains(known, key) {
-			if len(known) == 0 {
-				return fmt.Errorf("%s: unknown parameter (this call takes none)", redact.Sanitize(key, 64))
-			}
 			return fmt.Errorf("%s: unknown parameter (%s)", redact.Sanitize(key, 64), strings.Join(known, ", "))
 		}
 	}

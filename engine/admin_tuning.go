@@ -8,10 +8,6 @@ import (
 // GET /v1/methods/{method}/distribution: the method's primary-latency
 // distribution, its hedge targets' and its hedging now.
 func (e *Engine) serveDistribution(w http.ResponseWriter, r *http.Request) {
-	if err := onlyParams(r.URL.Query()); err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
-		return
-	}
 	md, err := e.MethodDistribution(r.PathValue("method"))
 	if err != nil {
 		writeAPIError(w, http.StatusBadRequest, err.Error())
