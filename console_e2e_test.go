@@ -110,6 +110,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	before := statusOf(t, admin).Totals.Requests
 	testutil.WaitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
 
+	checkQClosesOverlays(t, tm, dir, admin)
 	tm.keys("d")
 	tm.waitText(5*time.Second, "Drain steady?")
 	tm.keys("y")
@@ -147,6 +148,36 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	after := tm.waitText(5*time.Second, "rpcdash: logs in")
 	if strings.Contains(after, "ENDPOINT") || strings.Contains(after, "╭") {
 		t.Fatalf("the console's screen is still there after exit:\n%s", after)
+	}
+}
+
+// checkQClosesOverlays: q at the drain question, in the fault menu and in
+// the tuning view answers no or closes it, as esc does; it used to quit
+// the console (in process: the proxy with it) with steady undrained.
+func checkQClosesOverlays(t *testing.T, tm *term, dir, admin string) {
+	t.Helper()
+	for _, open := range []struct {
+		keys  []string
+		shows string
+	}{{[]string{"d"}, "Drain steady?"}, {[]string{"f"}, "Inject a fault on steady"}, {[]string{"Tab", "Down", "t"}, "Hedge tuning · eth_"}} {
+		for _, k := range open.keys {
+			tm.keys(k)
+		}
+		tm.waitText(5*time.Second, open.shows)
+		tm.keys("q")
+		tm.waitFor(open.shows+" closed by q", 5*time.Second, func(s string) bool {
+			return !strings.Contains(s, open.shows) && strings.Contains(s, "Endpoints")
+		})
+		if open.keys[0] == "Tab" {
+			tm.keys("BTab")
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a quit would have ended the program by now
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); len(b) > 0 {
+		t.Fatalf("q at an overlay quit the console (%s):\n%s", b, tm.screen())
+	}
+	if s := statusOf(t, admin); s.Endpoints[0].Drained || s.Endpoints[0].Fault != nil {
+		t.Fatalf("q at an overlay changed steady: %+v", s.Endpoints[0])
 	}
 }
 

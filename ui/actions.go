@@ -26,7 +26,10 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return cur, tea.Sequence(cmds...)
 	}
-	if key.Matches(msg, m.keys.Quit) && (m.overlay != overlayInput || msg.String() == "ctrl+c") {
+	// ctrl+c quits from anywhere; q only with nothing open: a question,
+	// menu or view takes it (no, or closed as esc closes it), since
+	// quitting an in-process console stops the proxy.
+	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c") {
 		m.quitting = true
 		if m.drill.cancel != nil {
 			m.drill.cancel() // the drill stops and clears its fault

@@ -160,6 +160,10 @@ func TestUpdate_DrillHidesAbortsAndStopsWithTheConsole(t *testing.T) {
 	m = mm.(Model)
 	mm, _ = m.Update(cmd()) // the first step
 	m = mm.(Model)
+	mm, _ = m.Update(keyMsg("q")) // q hides the drill's box, as esc does
+	if m = mm.(Model); m.overlay != overlayNone || m.quitting {
+		t.Fatalf("q at the running drill: overlay %v, quitting %v", m.overlay, m.quitting)
+	}
 	m.Update(keyMsg("q"))
 	select {
 	case err := <-f2.ended:

@@ -107,10 +107,11 @@ func (m *Model) openInput(kind inputKind) {
 	m.overlay = overlayInput
 }
 
-// onOverlayKey handles keys while an overlay is open; Esc closes any.
+// onOverlayKey handles keys while an overlay is open; Esc closes any, and
+// so does q (but in the text input, where it is a letter).
 func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
-	if key.Matches(msg, k.Esc) {
+	if key.Matches(msg, k.Esc) || m.overlay != overlayInput && key.Matches(msg, k.Quit) {
 		m.overlay = overlayNone
 		if m.confirm.act.desc != "" {
 			m.overlay = m.confirm.back

@@ -431,3 +431,46 @@ func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
 		}
 	})
 }
+
+// q with a question, menu or view open is that overlay's key (a question:
+// no; a menu or view: closed, as esc closes it), never quit: quitting an
+// in-process console stops the proxy, and "d q" drained nothing but ended
+// everything. ctrl+c still quits from anywhere.
+func TestUpdate_QAtAnOverlayClosesItAndDoesNotQuit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		for _, keys := range [][]string{{"d"}, {"f"}, {"f", "right", "enter"}, {"r"}, {"h"}, {"?"}, {"enter"}, {"tab", "down", "t"}} {
+			m = press(t, m, keys...)
+			if m.overlay == overlayNone {
+				t.Fatalf("%v opened nothing", keys)
+			}
+			mm, cmd := m.Update(keyMsg("q"))
+			m = mm.(Model)
+			if cmd != nil {
+				if _, ok := cmd().(tea.QuitMsg); ok {
+					t.Fatalf("%v then q quits", keys)
+				}
+			}
+			if m.quitting || m.overlay != overlayNone {
+				t.Fatalf("%v then q: quitting %v, overlay %d", keys, m.quitting, m.overlay)
+			}
+			if keys[0] == "tab" {
+				m = press(t, m, "shift+tab")
+			}
+		}
+		wantCalls(t, sp)
+		if ep := r.eng.Snapshot().Endpoints[0]; ep.Drained || ep.Fault != nil || !r.eng.Snapshot().Hedge.Enabled {
+			t.Fatalf("q at an overlay changed the engine: %+v", ep)
+		}
+		// In the text input q is a letter.
+		m = press(t, m, "/", "q")
+		if m.overlay != overlayInput || m.input.Value() != "q" {
+			t.Fatalf("q in the filter input: overlay %d, value %q", m.overlay, m.input.Value())
+		}
+		_, cmd := m.Update(keyMsg("ctrl+c"))
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatal("ctrl+c at an overlay does not quit")
+		}
+		wantCalls(t, sp)
+	})
+}
