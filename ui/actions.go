@@ -58,10 +58,10 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Top):
 		m.toTop()
 	case key.Matches(msg, k.Enter):
-		if m.layout().inlineDetail {
+		if m.layout().inlineDetail && !m.detailCut() {
 			m.status = statusLine{text: "the detail of the selected endpoint is on the right"}
 		} else if _, ok := m.selected(); ok {
-			m.overlay = overlayDetail
+			m.overlay, m.detailTop = overlayDetail, 0
 		}
 	case key.Matches(msg, k.Freeze):
 		m.frozen = !m.frozen

@@ -126,3 +126,11 @@ func fit(s string, w int) string {
 	}
 	return s + strings.Repeat(" ", w-n)
 }
+
+// plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

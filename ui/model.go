@@ -105,6 +105,7 @@ type Model struct {
 	role      roleMenu
 	input     textinput.Model
 	inputKind inputKind
+	detailTop int // the detail box's first line shown (it scrolls)
 	tuning    tuningView
 	drill     drillState
 	status    statusLine

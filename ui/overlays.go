@@ -123,8 +123,20 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.overlay {
 	case overlayHelp, overlayDetail:
-		if key.Matches(msg, k.Help) || key.Matches(msg, k.Enter) {
+		switch {
+		case key.Matches(msg, k.Help) || key.Matches(msg, k.Enter):
 			m.overlay = overlayNone
+		case m.overlay != overlayDetail:
+		case key.Matches(msg, k.Up):
+			m.detailTop--
+		case key.Matches(msg, k.Down):
+			m.detailTop++
+		case key.Matches(msg, k.Top):
+			m.detailTop = 0
+		}
+		if m.overlay == overlayDetail {
+			_, top, _ := m.detailWindow()
+			m.detailTop = top
 		}
 	case overlayConfirm:
 		a := m.confirm.act
