@@ -218,11 +218,38 @@ func (m Model) tuningFoot(width int) [][]string {
 		out = append(out, wrapLines(st.warn.Render("⚠ the endpoints are not independent: the model is optimistic ("+why+")"), width))
 	}
 	for _, n := range t.notes {
-		if !strings.Contains(n, "not independent") {
+		// The engine's lower-bound note counts p50 and p95, which the
+		// table does not show: it is said of the table's own ≥ instead.
+		if !strings.Contains(n, "not independent") && n != engine.NoteLowerBounds {
 			out = append(out, wrapLines(st.faint.Render(n), width))
 		}
 	}
+	if which := t.lowerBounds(); which != "" {
+		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): censoring ends the data before it"), width))
+	}
 	return out
+}
+
+// lowerBounds names the table's columns with a "≥" figure ("p99.9",
+// "p99, p99.9"), "" when none has.
+func (t tuningView) lowerBounds() string {
+	var open [2]bool
+	for _, r := range t.rows {
+		for i, q := range []int{2, 3} {
+			if r.f.Open[q] && r.f.Samples > 0 && []time.Duration{r.f.P99, r.f.P999}[i] > 0 {
+				open[i] = true
+			}
+		}
+	}
+	switch open {
+	case [2]bool{true, true}:
+		return "p99, p99.9"
+	case [2]bool{true, false}:
+		return "p99"
+	case [2]bool{false, true}:
+		return "p99.9"
+	}
+	return ""
 }
 
 // clipFoot flattens the foot's items into at most n lines: when they do not
