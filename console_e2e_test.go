@@ -111,6 +111,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	testutil.WaitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
 
 	checkQClosesOverlays(t, tm, dir, admin)
+	checkFreezeKeepsTheLayout(t, tm)
 	tm.keys("d")
 	tm.waitText(5*time.Second, "Drain steady?")
 	tm.keys("y")
@@ -178,6 +179,28 @@ func checkQClosesOverlays(t *testing.T, tm *term, dir, admin string) {
 	}
 	if s := statusOf(t, admin); s.Endpoints[0].Drained || s.Endpoints[0].Fault != nil {
 		t.Fatalf("q at an overlay changed steady: %+v", s.Endpoints[0])
+	}
+}
+
+// checkFreezeKeepsTheLayout: p at 120×36 shows FROZEN in the header's
+// own lines (it took a third one, moving every panel down a row).
+func checkFreezeKeepsTheLayout(t *testing.T, tm *term) {
+	t.Helper()
+	panelsAt := func(s string) int {
+		for i, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "Endpoints") && strings.Contains(l, "╭") {
+				return i
+			}
+		}
+		return -1
+	}
+	before := panelsAt(tm.waitText(5*time.Second, "snapshot"))
+	tm.keys("p")
+	frozen := tm.waitText(5*time.Second, "FROZEN", "p resumes")
+	tm.keys("p")
+	tm.waitFor("the thaw", 5*time.Second, func(s string) bool { return !strings.Contains(s, "FROZEN") })
+	if got := panelsAt(frozen); got != before || before < 0 {
+		t.Fatalf("frozen, the panels start on line %d, were on %d:\n%s", got, before, frozen)
 	}
 }
 

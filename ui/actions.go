@@ -68,8 +68,10 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.haveLive = false
 		if m.frozen {
 			m.frozenAt = m.opts.Now()
+			m.status = statusLine{text: "screen frozen, p resumes: the console fetches behind it, and keys act on the pool as it is now"}
 			return m, nil
 		}
+		m.status = statusLine{text: "screen live again"}
 		cmd := m.refresh() // before m is returned: it marks the refresh on m
 		return m, cmd
 	case key.Matches(msg, k.Filter):

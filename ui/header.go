@@ -46,14 +46,16 @@ func (m Model) headerLines() []string {
 		)
 	}
 	switch {
-	// FROZEN's and STALE's ages count up: fixed widths, and an error its
-	// own bounded width, so that the header keeps its lines while one lasts.
+	// The snapshot's age and FROZEN take the same width, so that p keeps
+	// the header on its lines (the status line says p resumes); STALE's
+	// age counts up in a fixed width and its error has its own bounded
+	// width, so that the header keeps its lines while it lasts.
 	case m.frozen:
-		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAge(now.Sub(m.frozenAt)), 6))+h.faint.Render(" p resumes"))
+		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAgeCoarse(now.Sub(m.frozenAt)), 3)+" "))
 	case m.fetchErr != nil:
 		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+h.text.Render(" ")+h.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+h.faint.Render(" · reconnecting"))
 	case m.haveSnap:
-		items = append(items, h.faint.Render("snapshot "+fmtAge(now.Sub(s.Time))))
+		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(now.Sub(s.Time)), ageItemWidth)))
 	}
 	return flow(items, m.width, h.text)
 }
@@ -106,6 +108,9 @@ const (
 	hedgeItemWidth = 19
 	staleErrWidth  = 56
 )
+
+// ageItemWidth is the snapshot age's and FROZEN's (" FROZEN 12s ").
+const ageItemWidth = 12
 
 // flow lays items out left to right, two spaces apart, wrapping between
 // items; an item wider than a line is wrapped on its own. The gaps and

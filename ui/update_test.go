@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
 )
 
 // Each key and action through Update, with the control calls it makes
@@ -473,4 +474,32 @@ func TestUpdate_QAtAnOverlayClosesItAndDoesNotQuit(t *testing.T) {
 		}
 		wantCalls(t, sp)
 	})
+}
+
+// p freezes the picture without moving it: at 120×36 "FROZEN 2s     p
+// resumes" took a third header line, and the events panel a row less. The
+// snapshot's age and FROZEN take one width (p resumes is said on the
+// status line), at every width and however long the freeze lasts.
+func TestView_FreezingKeepsTheHeadersLines(t *testing.T) {
+	for _, fx := range fixtures {
+		for w := 80; w <= 200; w += 3 {
+			m := fixedModel(fx.snap(), themes.Default(), w, 36)
+			before := m.headerLines()
+			m = pressKeys(m, "p")
+			for _, age := range []time.Duration{0, 9 * time.Second, 59 * time.Second, 65 * time.Second, 3 * time.Hour, 200 * time.Hour} {
+				m.frozenAt = fixedNow().Add(-age)
+				got := m.headerLines()
+				if len(got) != len(before) || !strings.Contains(strings.Join(got, ""), "FROZEN "+fmtAgeCoarse(age)) {
+					t.Fatalf("%s at %d columns, frozen %s: header\n%s\nwas\n%s", fx.name, w, age, strings.Join(got, "\n"), strings.Join(before, "\n"))
+				}
+			}
+			if !strings.Contains(m.View(), "p resumes") {
+				t.Fatalf("%s at %d columns: nothing says p resumes:\n%s", fx.name, w, m.View())
+			}
+			m.status = statusLine{}
+			if !strings.Contains(m.statusLineView(), "frozen, p resumes") {
+				t.Fatalf("the hint does not say the screen is frozen: %q", m.statusLineView())
+			}
+		}
+	}
 }

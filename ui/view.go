@@ -162,6 +162,9 @@ func (m Model) statusLineView() string {
 			ep = e.Name
 		}
 		text = "endpoint keys act on " + ep + ", delay keys on " + method + " (tab, ↑/↓ to choose; ? for all keys)"
+		if m.frozen {
+			text = "frozen, p resumes · " + text
+		}
 	}
 	if s.err {
 		return fit(m.styles.err.Render(text), m.width)
