@@ -163,15 +163,12 @@ func (m Model) bannerLines() []string {
 	case s.Routable == 0 && len(s.Endpoints) > 0 && s.LastResort == 0:
 		// Panic routing or not, no endpoint can be sent a request.
 		noRoute()
-	case s.Panic:
-		// Reads still flow: to every endpoint not drained or refusing,
-		// least bad first.
-		out = append(out, m.banner("⚠ PANIC ROUTING: "+s.PanicReason+"; reads go to every endpoint not drained or refusing, least bad first.")...)
-		if why := m.outReasons(false); why != "" {
-			out = append(out, m.banner("out: "+why)...)
-		}
-	case s.Routable == 0 && len(s.Endpoints) > 0:
+	case s.Routable == 0 && len(s.Endpoints) > 0 && !s.Panic:
 		noRoute()
+	default:
+		// Reads still flow: to every endpoint not drained or refusing,
+		// least bad first (or panic routing is over, held a while).
+		out = append(out, m.panicBanner()...)
 	}
 	if m.snap.StandbyActive {
 		var names []string
@@ -191,17 +188,7 @@ func (m Model) bannerLines() []string {
 }
 
 // banner is msg on at most two lines; a cut one ends in "…".
-func (m Model) banner(msg string) []string {
-	lines := strings.Split(wrap(msg, m.width-2), "\n")
-	if len(lines) > 2 {
-		lines = lines[:2]
-		lines[1] = strings.TrimRight(lines[1], " ") + "…"
-	}
-	for i := range lines {
-		lines[i] = m.styles.banner.Width(m.width).Render(" " + strings.TrimRight(lines[i], " "))
-	}
-	return lines
-}
+func (m Model) banner(msg string) []string { return m.bannerIn(m.styles.banner, msg, 2) }
 
 // outReasons names each endpoint that takes no traffic and why (every
 // endpoint when all is true: none does).

@@ -93,6 +93,8 @@ type Model struct {
 	// not come and go with each short one.
 	slowdown    *engine.SlowdownInfo
 	slowdownEnd time.Time
+	// lastPanic is the latest panic routing, held as the slowdown is.
+	lastPanic *panicHeld
 
 	focus     focus
 	epCursor  int
@@ -253,9 +255,11 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// Another instance (a restart): its events number from 1 again.
 		m.events, m.lastSeq = nil, 0
 		m.sparks = map[string]*spark{}
+		m.lastPanic = nil
 	}
 	m.snap, m.haveSnap = msg.snap, true
 	m.noteSlowdown()
+	m.notePanic()
 	m.addEvents(msg.events)
 	// The sparkline's width depends on the endpoints' names as well as the
 	// terminal's size.

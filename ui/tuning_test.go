@@ -145,11 +145,11 @@ var (
 // how many more; the histogram keeps minHistRows, and the delay's bucket
 // spans at most maxDelayBucketSpan.
 func TestTuningView_SmallTerminalNeitherClipsSilentlyNorHidesTheDelay(t *testing.T) {
-	panic := sharedFateSnapshot()
-	panic.Panic, panic.PanicReason = true, "1 of 3 endpoints routable, below router.panic_threshold 0.50"
-	panic.Endpoints[0].Routable, panic.Endpoints[1].Routable, panic.Routable = false, false, 1
+	panicky := sharedFateSnapshot()
+	panicky.Panic, panicky.PanicReason = true, "1 of 3 endpoints routable, below router.panic_threshold 0.50"
+	panicky.Endpoints[0].Routable, panicky.Endpoints[1].Routable, panicky.Routable = false, false, 1
 	for _, delay := range []time.Duration{120 * time.Millisecond, 565 * time.Millisecond, 2 * time.Second, 5 * time.Millisecond} {
-		for _, snap := range []engine.Snapshot{sharedFateSnapshot(), panic} {
+		for _, snap := range []engine.Snapshot{sharedFateSnapshot(), panicky} {
 			for _, sz := range [][2]int{{80, 24}, {80, 27}, {100, 24}, {120, 30}} {
 				name := fmt.Sprintf("delay %s, panic %v, %dx%d", delay, snap.Panic, sz[0], sz[1])
 				md := withTrial(tuningDistribution(), true)
