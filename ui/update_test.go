@@ -77,7 +77,7 @@ func TestUpdate_FaultMenuInjectsWithADurationAndClearClears(t *testing.T) {
 		if m.overlay != overlayFault || !strings.Contains(m.View(), "Inject a fault on beta") {
 			t.Fatalf("no fault menu:\n%s", m.View())
 		}
-		m = press(t, m, "right", "down", "right", "down", "down", "left", "enter") // mode error, rate 50%, duration 30s
+		m = press(t, m, "right", "down", "left", "down", "down", "left", "enter") // mode error, rate 50%, duration 30s
 		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "error fault on beta") || !strings.Contains(m.confirm.question, "50% of") {
 			t.Fatalf("no confirmation saying what will happen: %q", m.confirm.question)
 		}
@@ -502,4 +502,54 @@ func TestView_FreezingKeepsTheHeadersLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// → goes up on every menu field: on the rate it went 100% → 50% → 25%
+// while on latency and duration it went up. And the fields stop at their
+// ends, saying so on the status line (→ past 10m gave 5s).
+func TestUpdate_MenuValuesGoUpWithRightAndStopAtTheEnds(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := press(t, console(t, sp, 100, 30, false), "f", "down") // the rate field, at 100%
+		rate := func() float64 { return faultRates[m.fault.rate] }
+		m = press(t, m, "right")
+		if rate() != 1 || !strings.Contains(m.status.text, "rate stops at 100%, its highest (5%–100%)") {
+			t.Fatalf("→ at 100%%: rate %g, status %q", rate(), m.status.text)
+		}
+		m = press(t, m, "left", "left")
+		if rate() != 0.25 {
+			t.Fatalf("← ←: rate %g, want 0.25", rate())
+		}
+		m = press(t, m, "right")
+		if rate() != 0.5 {
+			t.Fatalf("→: rate %g, want 0.5 (up)", rate())
+		}
+		m = press(t, m, "left", "left", "left", "left", "left")
+		if rate() != 0.05 || !strings.Contains(m.status.text, "lowest") {
+			t.Fatalf("← past 5%%: rate %g, status %q", rate(), m.status.text)
+		}
+		m = press(t, m, "down", "right", "right", "right", "right") // latency: 500ms up to 2s, and past it
+		if faultLatencies[m.fault.latency] != 2*time.Second || !strings.Contains(m.status.text, "latency stops at 2.0s") {
+			t.Fatalf("latency %s, status %q", faultLatencies[m.fault.latency], m.status.text)
+		}
+		m = press(t, m, "down")
+		for range len(faultDurations) {
+			m = press(t, m, "right")
+		}
+		if faultDurations[m.fault.duration] != 10*time.Minute || !strings.Contains(m.status.text, "duration stops at 10m, its highest (5s–10m)") {
+			t.Fatalf("→ past 10m: duration %s, status %q", faultDurations[m.fault.duration], m.status.text)
+		}
+		m = press(t, m, "enter", "y")
+		wantCalls(t, sp, "InjectFault alpha latency rate=0.05 latency=2s duration=10m0s")
+
+		// The role menu's share stops at its ends too.
+		m = press(t, m, "r", "right", "right", "right", "down") // canary, its share field at 5%
+		for range len(roleShares) {
+			m = press(t, m, "right")
+		}
+		if m.role.shareValue() != 1 || !strings.Contains(m.status.text, "share stops at 100%") {
+			t.Fatalf("share past 100%%: %g, status %q", m.role.shareValue(), m.status.text)
+		}
+		m = press(t, m, "esc")
+		wantCalls(t, sp)
+	})
 }

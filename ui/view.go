@@ -287,7 +287,7 @@ func (m Model) faultMenuView(width int) string {
 		"",
 		wrap(f.describe(), width),
 		"",
-		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),
+		m.styles.faint.Render("↑/↓ field · ←/→ value, → up · enter: review and confirm · esc: cancel"),
 	}
 	return strings.Join(lines, "\n")
 }
@@ -308,5 +308,6 @@ func (m Model) menuField(selected bool, name string, nameWidth int, value string
 	return cur + fit(name, nameWidth) + value
 }
 
-// step moves *v by d through n values, wrapping around.
+// step moves *v by d through n values, wrapping around (a list of names:
+// modes, roles).
 func step(v *int, n, d int) { *v = (*v + d + n) % n }
