@@ -209,8 +209,15 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	if left == 0 {
 		q += " WARNING: no endpoint would be left to route to: every request fails."
 	}
-	if m.frozen {
+	switch {
+	case m.fetchErr != nil:
+		// The figures are the last answer's, frozen or not.
+		q += fmt.Sprintf(" (STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
+			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.opts.Now().Sub(m.snap.Time)))
+	case m.frozen && m.haveLive:
 		q += " (The screen is frozen; these figures are the pool now.)"
+	case m.frozen:
+		q += " (The screen is frozen and nothing newer has come since: these figures are from when it froze.)"
 	}
 	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
 }

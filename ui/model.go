@@ -235,15 +235,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // on screen, marked stale, and the next tick tries again.
 func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.fetching = false
-	if m.frozen {
-		// The screen stays as it was; the events are asked for again
-		// (lastSeq is unchanged) once it thaws.
-		if msg.err == nil {
-			m.live, m.haveLive = msg.snap, true
-		}
-		return
-	}
 	if msg.err != nil {
+		// Frozen too: an action's question says its figures are stale.
 		if m.fetchErr == nil {
 			m.staleFrom = m.opts.Now()
 		}
@@ -251,6 +244,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		return
 	}
 	m.fetchErr = nil
+	if m.frozen {
+		// The screen stays as it was; the events are asked for again
+		// (lastSeq is unchanged) once it thaws.
+		m.live, m.haveLive = msg.snap, true
+		return
+	}
 	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
 		// Another instance (a restart): its events number from 1 again.
 		m.events, m.lastSeq = nil, 0

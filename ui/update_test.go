@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -552,4 +553,46 @@ func TestUpdate_MenuValuesGoUpWithRightAndStopAtTheEnds(t *testing.T) {
 		m = press(t, m, "esc")
 		wantCalls(t, sp)
 	})
+}
+
+// Attached to an instance that stopped answering (STALE), d asked "its 0
+// in flight finish. 1 other endpoint(s) stay routable" from the last
+// answer with no word that it was old; a frozen screen's question says
+// what its figures are. Now a stale one says so too, frozen or not.
+func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	remote, _ := NewRemote("http://"+r.eng.AdminAddr(), "")
+	defer remote.Close()
+	now := time.Now()
+	m := New(Options{Backend: remote, Location: time.UTC, Now: func() time.Time { return now }})
+	mm, _ := m.Update(sizeMsg(100, 30))
+	m = refreshed(t, mm.(Model))
+	took := m.snap.Time
+	m = press(t, m, "d")
+	if q := m.confirm.question; strings.Contains(q, "STALE") || strings.Contains(q, "frozen") {
+		t.Fatalf("a fresh question says it is stale: %q", q)
+	}
+	m = press(t, m, "n")
+	for _, frozen := range []bool{false, true} {
+		m.frozen = frozen
+		mm, _ = m.Update(snapshotMsg{err: errUnreachable})
+		m = mm.(Model)
+		now = now.Add(8 * time.Second)
+		m = press(t, m, "d")
+		want := fmt.Sprintf("(STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
+			fmtAge(now.Sub(m.staleFrom)), fmtAge(now.Sub(took)))
+		if q := m.confirm.question; m.overlay != overlayConfirm || !strings.Contains(q, "Drain alpha?") || !strings.Contains(q, want) {
+			t.Fatalf("frozen %v: the question does not say its figures are stale: %q", frozen, q)
+		}
+		m = press(t, m, "n")
+	}
+	if r.eng.Snapshot().Endpoints[0].Drained {
+		t.Fatal("drained")
+	}
+	// Back in touch: no note.
+	m.frozen = false
+	m = refreshed(t, m)
+	if m = press(t, m, "d"); strings.Contains(m.confirm.question, "STALE") {
+		t.Fatalf("after a good refresh: %q", m.confirm.question)
+	}
 }
