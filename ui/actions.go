@@ -204,8 +204,19 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 			left++
 		}
 	}
-	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %d in flight finish. %d other endpoint(s) stay routable.",
-		ep.Name, ep.InFlight, left)
+	finish, stay := "finish", "stay"
+	if ep.InFlight == 1 {
+		finish = "finishes"
+	}
+	others := plural(left, "other endpoint")
+	switch left {
+	case 0:
+		others, stay = "No other endpoint", "stays"
+	case 1:
+		stay = "stays"
+	}
+	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %s in flight %s. %s %s routable.",
+		ep.Name, plural(ep.InFlight, "request"), finish, others, stay)
 	if left == 0 {
 		q += " WARNING: no endpoint would be left to route to: every request fails."
 	}

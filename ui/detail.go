@@ -43,9 +43,9 @@ func (m Model) detailLines(width int) []string {
 		}
 		line += ")"
 	case engine.BreakerHalfOpen:
-		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
+		line += "  " + plural(b.TrialSuccesses, "trial success") + " so far"
 	default:
-		line += fmt.Sprintf("  %d consecutive failures", b.ConsecutiveFailures)
+		line += "  " + plural(b.ConsecutiveFailures, "consecutive failure")
 		if b.HeldClosed {
 			line += st.warn.Render("  held closed by breaker.max_open_share: it failed enough to open, but breakers may not take more of the pool out; ranked last")
 		}
@@ -241,7 +241,7 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 // share it leaves to the breaker.
 func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
 	if score.Attempts < score.MinAttempts {
-		return fmt.Sprintf("%.1f%% of %d attempts failed: not weighed below %d", 100*ep.Rates.ErrorRate, ep.Rates.Attempts, score.MinAttempts)
+		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, plural(ep.Rates.Attempts, "attempt"), score.MinAttempts)
 	}
-	return fmt.Sprintf("%.1f%% of %d attempts failed", 100*score.FailureRate, score.Attempts)
+	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, plural(score.Attempts, "attempt"))
 }

@@ -143,7 +143,7 @@ func fit(s string, w int) string {
 }
 
 // plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".
-func plural(n int, noun string) string {
+func plural[N ~int | ~int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

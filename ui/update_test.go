@@ -340,7 +340,7 @@ func TestUpdate_FrozenScreenActsOnThePoolNow(t *testing.T) {
 		}
 		m = press(t, m, "d")
 		q := m.confirm.question
-		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "0 other endpoint(s) stay routable") ||
+		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "No other endpoint stays routable") ||
 			!strings.Contains(q, "no endpoint would be left") || !strings.Contains(q, "frozen") {
 			t.Fatalf("drain on a frozen screen after the others were drained: %q", q)
 		}
@@ -421,8 +421,8 @@ func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
 				row = l
 			}
 		}
-		if !strings.Contains(row, "off") || strings.Contains(row, "auto") {
-			t.Fatalf("hedging off, the (all methods) row reads %q", row)
+		if !strings.Contains(row, "off") || strings.Contains(row, "auto") || strings.Contains(row, "p95") {
+			t.Fatalf("hedging off, the (all methods) row reads %q (off has no source)", row)
 		}
 		if lines(m) != before {
 			t.Fatalf("hedging off: header on %d lines, was %d", lines(m), before)
@@ -594,5 +594,27 @@ func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
 	m = refreshed(t, m)
 	if m = press(t, m, "d"); strings.Contains(m.confirm.question, "STALE") {
 		t.Fatalf("after a good refresh: %q", m.confirm.question)
+	}
+}
+
+// One and many in words: "its 1 in flight finish", "1 other endpoint(s)
+// stay routable", "1 consecutive failures" read wrong.
+func TestView_OneAndManyInWords(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[0].InFlight = 1
+	s.Endpoints[1].Routable, s.Routable = false, 2
+	s.Endpoints[0].Breaker.ConsecutiveFailures = 1
+	m := fixedModel(s, themes.Default(), 100, 30)
+	q := pressKeys(m, "d").confirm.question
+	if !strings.Contains(q, "its 1 request in flight finishes. 1 other endpoint stays routable.") || strings.Contains(q, "(s)") {
+		t.Errorf("drain question: %q", q)
+	}
+	s.Endpoints[0].InFlight, s.Endpoints[1].Routable, s.Routable = 3, true, 3
+	m = fixedModel(s, themes.Default(), 100, 30)
+	if q := pressKeys(m, "d").confirm.question; !strings.Contains(q, "its 3 requests in flight finish. 2 other endpoints stay routable.") {
+		t.Errorf("drain question: %q", q)
+	}
+	if d := strings.Join(m.detailLines(200), " "); !strings.Contains(d, "1 consecutive failure") || strings.Contains(d, "1 consecutive failures") {
+		t.Errorf("detail: %q", d)
 	}
 }

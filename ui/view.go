@@ -263,7 +263,7 @@ func (m Model) clipLines(s string, n int) string {
 		return s
 	}
 	more := len(lines) - n + 1
-	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", more))), "\n")
+	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %s (a taller terminal shows them)", plural(more, "more line")))), "\n")
 }
 
 func (m Model) faultMenuView(width int) string {
