@@ -78,13 +78,17 @@ func (m Model) detailLines(width int) []string {
 		add(l)
 	}
 	// The first error shares the heading's line: a cut never leaves the
-	// heading without one.
+	// heading without one. Each is indented under the first, wrapped too.
+	const heading = "last errors: "
 	for i, e := range ep.Errors {
-		head := "            "
-		if i == 0 {
-			head = "last errors:"
+		entry := st.faint.Render(e.Time.In(m.opts.Location).Format("15:04:05")) + " " + st.err.Render(e.Text)
+		for j, l := range strings.Split(wrap(entry, width-len(heading)), "\n") {
+			head := strings.Repeat(" ", len(heading))
+			if i == 0 && j == 0 {
+				head = heading
+			}
+			out = append(out, fit(head+strings.TrimRight(l, " "), width))
 		}
-		add(head + " " + st.faint.Render(e.Time.In(m.opts.Location).Format("15:04:05")) + " " + st.err.Render(e.Text))
 	}
 	if len(ep.Errors) == 0 {
 		add(st.faint.Render("no errors"))

@@ -139,3 +139,26 @@ func TestUpdate_DetailBoxShowsTheFaultAndScrolls(t *testing.T) {
 		wantCalls(t, sp)
 	})
 }
+
+// An error longer than the line goes on under its own text, not under the
+// heading: the list still reads as a list.
+func TestView_DetailLastErrorsWrapUnderTheirText(t *testing.T) {
+	s := busyDetailSnapshot()
+	s.Endpoints[0].Errors = append(s.Endpoints[0].Errors, engine.EndpointError{Time: t0.Add(-4 * time.Second),
+		Text: "HTTP 500: JSON-RPC error -32603: upstream error while reading the answer of the node behind the load balancer"})
+	m := fixedModel(s, themes.Default(), 80, 24)
+	var errs []string
+	for _, l := range m.detailLines(72) {
+		if l := ansi.Strip(l); strings.HasPrefix(l, "last errors: ") || strings.HasPrefix(l, strings.Repeat(" ", 13)) {
+			errs = append(errs, strings.TrimRight(l, " "))
+		}
+	}
+	if len(errs) < 4 || !strings.HasPrefix(errs[2], "             11:59:56 HTTP 500") {
+		t.Fatalf("errors:\n%s", strings.Join(errs, "\n"))
+	}
+	for _, l := range errs[3:] { // the long one's next lines, under its text
+		if !strings.HasPrefix(l, "             ") || l[13] == ' ' || l[13] == '1' {
+			t.Fatalf("errors:\n%s", strings.Join(errs, "\n"))
+		}
+	}
+}
