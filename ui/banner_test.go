@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,13 +118,20 @@ func TestView_PanicBannerIsHeldAfterItEnds(t *testing.T) {
 		if text := strings.Join(live, " "); !strings.Contains(text, "PANIC ROUTING: 1 of 3") || !strings.Contains(text, "alchemy: breaker open") {
 			t.Fatalf("%d: live panic banner %q", w, text)
 		}
+		// Recovering: the engine's reason says so for its last second.
+		recovering := panicky
+		recovering.Endpoints = slices.Clone(panicky.Endpoints)
+		recovering.Endpoints[1].Routable, recovering.Endpoints[1].Breaker.State, recovering.Routable = true, engine.BreakerClosed, 2
+		recovering.PanicReason = "2 of 3 endpoints routable again, at or above router.panic_threshold 0.50; panic routing ends after 1s of it"
+		m.onSnapshot(at(recovering, 1500*time.Millisecond))
+		live = m.bannerLines() // what its end must not move
 		m.onSnapshot(at(calm, 2*time.Second))
 		for _, d := range []time.Duration{2 * time.Second, 5 * time.Second, 2*time.Second + slowdownHold - time.Millisecond} {
 			m.onSnapshot(at(calm, d))
 			held := m.bannerLines()
 			text := bannerText(m)
-			if len(held) != len(live) || !strings.Contains(text, "PANIC ROUTING over "+fmtAge(d-2*time.Second)+" ago (12:00:01–12:00:02)") ||
-				!strings.Contains(text, "out then: alchemy: breaker open") {
+			if len(held) != len(live) || !strings.Contains(text, "PANIC ROUTING over "+fmtAge(d-2*time.Second)+" ago (12:00:01–12:00:02), at its worst: 1 of 3") ||
+				!strings.Contains(text, "out: alchemy: breaker open; infura: breaker open") {
 				t.Fatalf("%d, %s after the end: %d lines (live %d): %q", w, d-2*time.Second, len(held), len(live), text)
 			}
 			checkFits(t, m.View(), w, 36)

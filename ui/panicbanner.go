@@ -9,13 +9,17 @@ import (
 )
 
 // panicHeld is the latest panic routing seen: its reason and the
-// endpoints out as they last were, since when it ran and, once over, when
-// it ended. Its banner stays slowdownHold after the end, as the slowdown's
-// does: a panic of a second put three banner lines on and off and moved
-// the whole screen down and back.
+// endpoints out at its worst (the fewest routable; the engine's last
+// reason is its recovery, "routable again … ends after 1s of it") and as
+// they last were, since when it ran and, once over, when it ended. Its
+// banner stays slowdownHold after the end, as the slowdown's does: a panic
+// of a second put three banner lines on and off and moved the whole
+// screen down and back.
 type panicHeld struct {
-	reason, out string
-	since, end  time.Time
+	reason, out         string // at its worst
+	lastReason, lastOut string // the last live banner's: its line count
+	worst               int    // the fewest routable
+	since, end          time.Time
 }
 
 // notePanic follows the snapshot's panic routing: the one in progress, or
@@ -24,10 +28,15 @@ func (m *Model) notePanic() {
 	now, s := m.snap.Time, m.snap
 	switch {
 	case s.Panic:
-		if m.lastPanic == nil || !m.lastPanic.end.IsZero() {
-			m.lastPanic = &panicHeld{since: now}
+		p := m.lastPanic
+		if p == nil || !p.end.IsZero() {
+			p = &panicHeld{since: now, worst: s.Routable + 1}
+			m.lastPanic = p
 		}
-		m.lastPanic.reason, m.lastPanic.out, m.lastPanic.end = s.PanicReason, m.outReasons(false), time.Time{}
+		p.lastReason, p.lastOut, p.end = s.PanicReason, m.outReasons(false), time.Time{}
+		if s.Routable < p.worst {
+			p.worst, p.reason, p.out = s.Routable, p.lastReason, p.lastOut
+		}
 	case m.lastPanic == nil:
 	case m.lastPanic.end.IsZero():
 		m.lastPanic.end = now
@@ -49,12 +58,16 @@ func (m Model) panicBanner() []string {
 	if p == nil || p.end.IsZero() {
 		return nil
 	}
-	head, out := m.livePanic(p.reason, p.out)
+	head, out := m.livePanic(p.lastReason, p.lastOut)
 	clock := func(t time.Time) string { return t.In(m.opts.Location).Format("15:04:05") }
-	lines := m.bannerLinesN(m.styles.warn, fmt.Sprintf("⚠ PANIC ROUTING over %s ago (%s–%s): %s",
+	lines := m.bannerLinesN(m.styles.warn, fmt.Sprintf("⚠ PANIC ROUTING over %s ago (%s–%s), at its worst: %s",
 		fmtAge(m.snap.Time.Sub(p.end)), clock(p.since), clock(p.end), p.reason), len(head))
 	if len(out) > 0 {
-		lines = append(lines, m.bannerLinesN(m.styles.warn, "out then: "+p.out, len(out))...)
+		why := "none out"
+		if p.out != "" {
+			why = "out: " + p.out
+		}
+		lines = append(lines, m.bannerLinesN(m.styles.warn, why, len(out))...)
 	}
 	return lines
 }
