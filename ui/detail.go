@@ -139,7 +139,7 @@ func (m Model) detailPane(width, rows int) string {
 	lines := m.detailLines(width)
 	if len(lines) > rows && rows > 0 {
 		more := len(lines) - rows + 1
-		lines = append(lines[:rows-1], m.styles.faint.Render(fit(fmt.Sprintf("… %s more: enter shows them all", plural(more, "line")), width)))
+		lines = append(lines[:rows-1], m.styles.faint.Render(fit(fmt.Sprintf("… %s: enter shows them all", plural(more, "more line")), width)))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -50,7 +50,7 @@ func TestView_DetailPaneKeepsFaultExclusionsAndErrorsAndSaysWhenCut(t *testing.T
 			t.Errorf("%dx%d: a bare last errors heading:\n%s", sz[0], sz[1], v)
 		}
 		cut := m.detailCut()
-		if said := strings.Contains(v, "more: enter shows them all"); said != cut {
+		if said := strings.Contains(v, "more lines: enter shows them all"); said != cut {
 			t.Errorf("%dx%d: the pane is cut %v, says so %v:\n%s", sz[0], sz[1], cut, said, v)
 		}
 		if sz[0] == 150 && !cut {
