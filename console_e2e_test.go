@@ -111,6 +111,8 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	before := statusOf(t, admin).Totals.Requests
 	testutil.WaitUntil(t, 10*time.Second, "traffic", func() bool { return statusOf(t, admin).Totals.Requests > before })
 
+	checkQClosesOverlays(t, tm, dir, admin)
+	checkFreezeKeepsTheLayout(t, tm)
 	tm.keys("d")
 	tm.waitText(5*time.Second, "Drain steady?")
 	tm.keys("y")
@@ -148,6 +150,58 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 	after := tm.waitText(5*time.Second, "rpcdash: logs in")
 	if strings.Contains(after, "ENDPOINT") || strings.Contains(after, "╭") {
 		t.Fatalf("the console's screen is still there after exit:\n%s", after)
+	}
+}
+
+// checkQClosesOverlays: q at the drain question, in the fault menu and in
+// the tuning view answers no or closes it, as esc does; it used to quit
+// the console (in process: the proxy with it) with steady undrained.
+func checkQClosesOverlays(t *testing.T, tm *term, dir, admin string) {
+	t.Helper()
+	for _, open := range []struct {
+		keys  []string
+		shows string
+	}{{[]string{"d"}, "Drain steady?"}, {[]string{"f"}, "Inject a fault on steady"}, {[]string{"Tab", "Down", "t"}, "Hedge tuning · eth_"}} {
+		for _, k := range open.keys {
+			tm.keys(k)
+		}
+		tm.waitText(5*time.Second, open.shows)
+		tm.keys("q")
+		tm.waitFor(open.shows+" closed by q", 5*time.Second, func(s string) bool {
+			return !strings.Contains(s, open.shows) && strings.Contains(s, "Endpoints")
+		})
+		if open.keys[0] == "Tab" {
+			tm.keys("BTab")
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a quit would have ended the program by now
+	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); len(b) > 0 {
+		t.Fatalf("q at an overlay quit the console (%s):\n%s", b, tm.screen())
+	}
+	if s := statusOf(t, admin); s.Endpoints[0].Drained || s.Endpoints[0].Fault != nil {
+		t.Fatalf("q at an overlay changed steady: %+v", s.Endpoints[0])
+	}
+}
+
+// checkFreezeKeepsTheLayout: p at 120×36 shows FROZEN in the header's
+// own lines (it took a third one, moving every panel down a row).
+func checkFreezeKeepsTheLayout(t *testing.T, tm *term) {
+	t.Helper()
+	panelsAt := func(s string) int {
+		for i, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "Endpoints") && strings.Contains(l, "╭") {
+				return i
+			}
+		}
+		return -1
+	}
+	before := panelsAt(tm.waitText(5*time.Second, "snapshot"))
+	tm.keys("p")
+	frozen := tm.waitText(5*time.Second, "FROZEN", "p resumes")
+	tm.keys("p")
+	tm.waitFor("the thaw", 5*time.Second, func(s string) bool { return !strings.Contains(s, "FROZEN") })
+	if got := panelsAt(frozen); got != before || before < 0 {
+		t.Fatalf("frozen, the panels start on line %d, were on %d:\n%s", got, before, frozen)
 	}
 }
 
@@ -203,6 +257,11 @@ func checkConsoleSurvivesAnOutage(t *testing.T, tm *term, serve *testutil.Proc) 
 	serve.Signal(t, os.Interrupt)
 	serve.Wait(t, 15*time.Second)
 	tm.waitText(10*time.Second, "STALE", "reconnecting", "steady")
+	// A drain asked now says its figures are the last answer's.
+	tm.keys("d")
+	tm.waitText(5*time.Second, "Drain steady?", "(STALE:")
+	tm.keys("n")
+	tm.waitFor("the question closed", 5*time.Second, func(s string) bool { return !strings.Contains(s, "Drain steady?") })
 	tm.keys("p")
 	tm.waitText(5*time.Second, "FROZEN")
 	tm.keys("p")

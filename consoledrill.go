@@ -51,7 +51,8 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 		})
 		return consoleDrillError(err)
 	}
-	return &ui.Drill{Run: run, Steps: bench.DrillSteps, Modes: bench.DrillModes, Load: load}
+	cutOut := func(mode string, failures int) string { return bench.DrillCutOutRule(mode, failures, rpcURL != "") }
+	return &ui.Drill{Run: run, Steps: bench.DrillSteps, Modes: bench.DrillModes, Load: load, CutOut: cutOut}
 }
 
 // consoleDrillError is the drill's error in the console's words: the

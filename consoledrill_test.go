@@ -68,6 +68,14 @@ func TestConsoleDrill_RunsBenchsDrillAsTheConsole(t *testing.T) {
 	if len(d.Steps) != len(bench.DrillSteps) || d.Modes[0] != "error" || !strings.Contains(d.Load, eng.RPCURL) {
 		t.Fatalf("drill %+v", d)
 	}
+	// The question's cut-out bound is the step's own, with its own reads
+	// or (attached) without.
+	if got, want := d.CutOut("timeout", 3), bench.DrillCutOutRule("timeout", 3, true); got != want {
+		t.Fatalf("the console says the cut-out step checks %q, bench %q", got, want)
+	}
+	if got, want := drills.drill(eng.AdminURL, "", "").CutOut("error", 3), bench.DrillCutOutRule("error", 3, false); got != want {
+		t.Fatalf("attached, the console says the cut-out step checks %q, bench %q", got, want)
+	}
 	var log stepLog
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -108,19 +108,13 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
 	}
 	took := d.cutAt.Sub(d.injectedAt).Round(time.Millisecond)
-	limit, what := int64(f), "failed attempt"
+	bound := cutOutBoundOf(d.cfg.Mode, f)
+	limit, what := bound.limit, bound.what
 	switch d.cfg.Mode {
 	case "http429":
-		// A 429 backs off its method; the second method's (the drill reads
-		// two) widens it to the endpoint, as does a probe's.
-		limit, what, failed = 2, "attempt", sent
-	case "stale":
-		limit = -1 // lag, not attempts, decides
+		failed = sent
 	case "latency", "timeout", "unreachable":
-		// A slow or hung endpoint is charged at the attempt's deadline; the
-		// attempt (or a probe listening for a late answer) may end later,
-		// as a late answer or a failure.
-		what, failed = "failed or overdue attempt", max(failed, overdue(ep)-overdue(b))
+		failed = max(failed, overdue(ep)-overdue(b))
 	}
 	// Client traffic beside the drill's (attempts in flight as the fault
 	// came, past the drill's read and a probe): such an attempt may still
@@ -143,9 +137,7 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
 	}
-	// Attempts outrun by hedges are no failures: a hang hedging hides
-	// trips the breaker after 2 × breaker.failures of them.
-	if hidden := int64(2 * f); limit >= 0 && d.cfg.Mode != "http429" && d.load != nil && outrun > hidden+inFlightSlack {
+	if hidden := bound.outrun; hidden >= 0 && d.load != nil && outrun > hidden+inFlightSlack {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (2 × breaker.failures) plus %d that may have been in flight",
 			d.endpoint, how, plural(outrun, "outrun attempt"), hidden, inFlightSlack)
 	}
@@ -170,6 +162,63 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		s.Summary += "; the attempt bound is not checked without the drill's own load"
 	}
 	return nil
+}
+
+// cutOutBound is what the cut-out step holds a mode's endpoint to: at
+// most limit attempts of the kind what (-1: none, lag decides), and at
+// most outrun attempts outrun by hedges (-1: not counted), each plus
+// inFlightSlack.
+type cutOutBound struct {
+	limit  int64
+	what   string
+	outrun int64
+}
+
+func cutOutBoundOf(mode string, failures int) cutOutBound {
+	b := cutOutBound{limit: int64(failures), what: "failed attempt", outrun: int64(2 * failures)}
+	switch mode {
+	case "http429":
+		// A 429 backs off its method; the second method's (the drill reads
+		// two) widens it to the endpoint, as does a probe's.
+		b = cutOutBound{limit: 2, what: "attempt", outrun: -1}
+	case "stale":
+		b = cutOutBound{limit: -1, outrun: -1} // lag, not attempts, decides
+	case "latency", "timeout", "unreachable":
+		// A slow or hung endpoint is charged at the attempt's deadline; the
+		// attempt (or a probe listening for a late answer) may end later,
+		// as a late answer or a failure.
+		b.what = "failed or overdue attempt"
+	}
+	// Attempts outrun by hedges are no failures: a hang hedging hides
+	// trips the breaker after 2 × breaker.failures of them.
+	return b
+}
+
+// DrillCutOutRule says what the cut-out step checks for a fault of mode,
+// with breaker.failures failures, in the words of a question ("checks that
+// …"): the bounds cutOut holds the endpoint to, in-flight slack included.
+// ownLoad: the drill sends reads of its own (without, it bounds nothing).
+func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
+	b := cutOutBoundOf(mode, failures)
+	how := "its breaker cuts it out"
+	switch {
+	case mode == "stale":
+		return "it is cut out for lagging past chain.max_head_lag"
+	case mode == "http429":
+		how = "it backs off as a whole after HTTP 429s (one per method of the drill's two)"
+	}
+	if !ownLoad {
+		return how + " (the attempts it takes first are not bounded without the drill's own reads)"
+	}
+	s := how + " within " + plural(b.limit, b.what)
+	if mode != "http429" {
+		s = fmt.Sprintf("%s within breaker.failures (%d) %ss", how, b.limit, b.what)
+	}
+	s += fmt.Sprintf(", plus up to %d that were in flight (more when other clients' attempts were in flight as the fault came)", inFlightSlack)
+	if b.outrun >= 0 {
+		s += fmt.Sprintf(" (attempts outrun by hedges: up to %d, 2 × breaker.failures, plus the same)", b.outrun)
+	}
+	return s
 }
 
 // moved: the reads go to the other endpoints.

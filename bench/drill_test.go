@@ -398,3 +398,32 @@ func TestDrill_PassesWithClientTrafficBesideIt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The console asks before a drill, saying what the cut-out step checks:
+// it promised "within breaker.failures (3) failed attempts" while the step
+// lets 2 more in flight pass (a run cut the endpoint out after 5). The
+// words come from the bounds the step checks, mode by mode.
+func TestDrillCutOutRule_SaysWhatTheStepChecks(t *testing.T) {
+	for _, c := range []struct {
+		mode    string
+		load    bool
+		want    []string
+		notWant string
+	}{
+		{"error", true, []string{"its breaker cuts it out within breaker.failures (3) failed attempts, plus up to 2 that were in flight", "outrun by hedges: up to 6"}, "overdue"},
+		{"timeout", true, []string{"within breaker.failures (3) failed or overdue attempts, plus up to 2"}, ""},
+		{"http429", true, []string{"backs off as a whole", "within 2 attempts, plus up to 2"}, "breaker.failures"},
+		{"stale", true, []string{"lagging past chain.max_head_lag"}, "attempts"},
+		{"error", false, []string{"its breaker cuts it out", "not bounded without the drill's own reads"}, "within"},
+	} {
+		got := bench.DrillCutOutRule(c.mode, 3, c.load)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s (own load %v): %q lacks %q", c.mode, c.load, got, w)
+			}
+		}
+		if c.notWant != "" && strings.Contains(got, c.notWant) {
+			t.Errorf("%s (own load %v): %q says %q", c.mode, c.load, got, c.notWant)
+		}
+	}
+}

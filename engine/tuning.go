@@ -223,6 +223,11 @@ func (e *Engine) autoDelay(method string, p Distribution, q float64) time.Durati
 	return min(max(v, h.MinDelay), most)
 }
 
+// NoteLowerBounds is the forecast's note when a row has a percentile that
+// censoring leaves a lower bound (a reader showing only some percentiles
+// may say it of those instead).
+const NoteLowerBounds = "censoring ends the data before some percentiles: those figures are lower bounds"
+
 // forecastNotes say what the forecast rests on and where it is weak.
 func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []string {
 	var notes []string
@@ -245,7 +250,7 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {
-		notes = append(notes, "censoring ends the data before some percentiles: those figures are lower bounds")
+		notes = append(notes, NoteLowerBounds)
 	}
 	if shared := e.sharedFate(); shared != "" {
 		notes = append(notes, "endpoints are not independent ("+shared+"): the model is optimistic")

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
 // The wire shapes of GET /v1/methods/{method}/distribution and
 // GET /v1/hedge/forecast, read back by an attached console. Latencies in
-// milliseconds; a forecast row carries exactly the fields issue 12 names.
+// milliseconds; a forecast row carries the fields issue 12 names, and which of its
+// percentiles are lower bounds.
 
 type distributionWire struct {
 	Exact    int64          `json:"exact"`
@@ -81,7 +83,14 @@ type forecastRowWire struct {
 	ExtraLoad    float64 `json:"extra_load"`
 	BudgetCapped bool    `json:"budget_capped"`
 	Samples      int64   `json:"samples"`
+	// LowerBounds names the percentile fields that censoring leaves
+	// lower bounds (HedgeForecast.Open): "p99_ms", "p999_ms".
+	LowerBounds []string `json:"lower_bounds"`
 }
+
+// percentileFields are the wire names of HedgeForecast's percentiles, in
+// Open's order.
+var percentileFields = [4]string{"p50_ms", "p95_ms", "p99_ms", "p999_ms"}
 
 type forecastReportWire struct {
 	Method string            `json:"method"`
@@ -168,13 +177,19 @@ func (r ForecastReport) MarshalJSON() ([]byte, error) {
 	}
 	for i, f := range r.Rows {
 		w.Rows[i] = forecastRowWire{DelayMS: ms(f.Delay), FireRate: f.FireRate, P50MS: ms(f.P50), P95MS: ms(f.P95),
-			P99MS: ms(f.P99), P999MS: ms(f.P999), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples}
+			P99MS: ms(f.P99), P999MS: ms(f.P999), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples,
+			LowerBounds: []string{}}
+		for j, open := range f.Open {
+			if open {
+				w.Rows[i].LowerBounds = append(w.Rows[i].LowerBounds, percentileFields[j])
+			}
+		}
 	}
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads a forecast document: the wire's fields only (which
-// percentiles are lower bounds, and what the cap leaves, stay behind).
+// UnmarshalJSON reads a forecast document: the wire's fields only (what
+// the cap leaves stays behind).
 func (r *ForecastReport) UnmarshalJSON(b []byte) error {
 	var w forecastReportWire
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -182,8 +197,14 @@ func (r *ForecastReport) UnmarshalJSON(b []byte) error {
 	}
 	*r = ForecastReport{Method: w.Method, Notes: w.Notes}
 	for _, f := range w.Rows {
-		r.Rows = append(r.Rows, HedgeForecast{Delay: fromMS(f.DelayMS), FireRate: f.FireRate, P50: fromMS(f.P50MS), P95: fromMS(f.P95MS),
-			P99: fromMS(f.P99MS), P999: fromMS(f.P999MS), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples})
+		row := HedgeForecast{Delay: fromMS(f.DelayMS), FireRate: f.FireRate, P50: fromMS(f.P50MS), P95: fromMS(f.P95MS),
+			P99: fromMS(f.P99MS), P999: fromMS(f.P999MS), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples}
+		for _, name := range f.LowerBounds {
+			if j := slices.Index(percentileFields[:], name); j >= 0 {
+				row.Open[j] = true
+			}
+		}
+		r.Rows = append(r.Rows, row)
 	}
 	return nil
 }

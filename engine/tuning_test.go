@@ -93,7 +93,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 		Rows []map[string]any `json:"rows"`
 	}
 	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=50ms,90ms,auto", &raw)
-	want := []string{"budget_capped", "delay_ms", "extra_load", "fire_rate", "p50_ms", "p95_ms", "p999_ms", "p99_ms", "samples"}
+	want := []string{"budget_capped", "delay_ms", "extra_load", "fire_rate", "lower_bounds", "p50_ms", "p95_ms", "p999_ms", "p99_ms", "samples"}
 	for i, r := range raw.Rows {
 		if got := slices.Sorted(maps.Keys(r)); !slices.Equal(got, want) {
 			t.Errorf("row %d has fields %v, want %v", i, got, want)
@@ -244,7 +244,8 @@ func TestTuning_JSONRoundTrips(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", back, md)
 	}
 	rep := engine.ForecastReport{Method: "eth_call", Notes: []string{"x"}, Rows: []engine.HedgeForecast{{Delay: 90 * ms, FireRate: 0.05, ExtraLoad: 0.05,
-		P50: 50 * ms, P95: 88 * ms, P99: 140 * ms, P999: 170 * ms, BudgetCapped: true, Samples: 1000}}}
+		P50: 50 * ms, P95: 88 * ms, P99: 140 * ms, P999: 170 * ms, BudgetCapped: true, Samples: 1000}, {Delay: 120 * ms,
+		P50: 50 * ms, P95: 88 * ms, P99: 133 * ms, P999: 133 * ms, Open: [4]bool{false, false, true, true}, Samples: 1000}}}
 	b, _ = json.Marshal(rep)
 	var rback engine.ForecastReport
 	if err := json.Unmarshal(b, &rback); err != nil {
@@ -252,6 +253,11 @@ func TestTuning_JSONRoundTrips(t *testing.T) {
 	}
 	if !reflect.DeepEqual(rback, rep) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", rback, rep)
+	}
+	// The lower bounds are named on the wire, [] when none (an attached
+	// console drew them as exact figures).
+	if !strings.Contains(string(b), `"lower_bounds":[]`) || !strings.Contains(string(b), `"lower_bounds":["p99_ms","p999_ms"]`) {
+		t.Errorf("wire: %s", b)
 	}
 }
 

@@ -59,3 +59,43 @@ func TestLoadOrDefault_FallsBackWithTheReason(t *testing.T) {
 		t.Fatalf("a theme file: %v, %q", err, th.Name)
 	}
 }
+
+// WCAG 2's contrast, checked against known pairs; Readable moves a colour
+// that does not reach the minimum just far enough, keeping its hue.
+func TestContrast_AndReadable(t *testing.T) {
+	near := func(got, want float64) bool { return got > want-0.05 && got < want+0.05 }
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{{"#000000", "#ffffff", 21}, {"#ffffff", "#ffffff", 1}, {"#f0e442", "#ffffff", 1.32}, {"#e69f00", "#ffffff", 2.25}, {"#767676", "#ffffff", 4.54}, {"196", "#000000", 5.25}} {
+		if got := Contrast(c.a, c.b); !near(got, c.want) {
+			t.Errorf("Contrast(%s, %s) = %.2f, want %.2f", c.a, c.b, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		n       string
+		r, g, b uint8
+	}{{"196", 255, 0, 0}, {"16", 0, 0, 0}, {"231", 255, 255, 255}, {"232", 8, 8, 8}, {"7", 229, 229, 229}, {"#0a0B0c", 10, 11, 12}} {
+		if r, g, b, ok := RGB(c.n); !ok || r != c.r || g != c.g || b != c.b {
+			t.Errorf("RGB(%s) = %d,%d,%d %v", c.n, r, g, b, ok)
+		}
+	}
+	got := Readable("#f0e442", "#ffffff", MinContrast)
+	r, g, b, _ := RGB(got)
+	if Contrast(got, "#ffffff") < MinContrast || Contrast(got, "#ffffff") > 6 || !(r > b && g > b) {
+		t.Errorf("yellow on white: %s (%.2f:1), want a dark yellow just past %.1f:1", got, Contrast(got, "#ffffff"), MinContrast)
+	}
+	if got := Readable("#707070", "#262626", MinContrast); Contrast(got, "#262626") < MinContrast || got == "#ffffff" {
+		t.Errorf("grey on dark grey: %s", got)
+	}
+	if got := Readable("#ffaf00", "#262626", MinContrast); got != "#ffaf00" {
+		t.Errorf("a colour that reads already changed: %s", got)
+	}
+	// Each embedded theme's header text reads on its bar as it is.
+	for _, n := range Names() {
+		th, _ := Load(n)
+		if c := Contrast(th.Color(HeaderFg), th.Color(HeaderBg)); c < MinContrast {
+			t.Errorf("%s: header_fg on header_bg %.2f:1", n, c)
+		}
+	}
+}

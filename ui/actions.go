@@ -26,7 +26,10 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return cur, tea.Sequence(cmds...)
 	}
-	if key.Matches(msg, m.keys.Quit) && (m.overlay != overlayInput || msg.String() == "ctrl+c") {
+	// ctrl+c quits from anywhere; q only with nothing open: a question,
+	// menu or view takes it (no, or closed as esc closes it), since
+	// quitting an in-process console stops the proxy.
+	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c") {
 		m.quitting = true
 		if m.drill.cancel != nil {
 			m.drill.cancel() // the drill stops and clears its fault
@@ -55,18 +58,20 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Top):
 		m.toTop()
 	case key.Matches(msg, k.Enter):
-		if m.layout().inlineDetail {
+		if m.layout().inlineDetail && !m.detailCut() {
 			m.status = statusLine{text: "the detail of the selected endpoint is on the right"}
 		} else if _, ok := m.selected(); ok {
-			m.overlay = overlayDetail
+			m.overlay, m.detailTop = overlayDetail, 0
 		}
 	case key.Matches(msg, k.Freeze):
 		m.frozen = !m.frozen
 		m.haveLive = false
 		if m.frozen {
 			m.frozenAt = m.opts.Now()
+			m.status = statusLine{text: "screen frozen, p resumes: the console fetches behind it, and keys act on the pool as it is now"}
 			return m, nil
 		}
+		m.status = statusLine{text: "screen live again"}
 		cmd := m.refresh() // before m is returned: it marks the refresh on m
 		return m, cmd
 	case key.Matches(msg, k.Filter):
@@ -199,13 +204,31 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 			left++
 		}
 	}
-	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %d in flight finish. %d other endpoint(s) stay routable.",
-		ep.Name, ep.InFlight, left)
+	finish, stay := "finish", "stay"
+	if ep.InFlight == 1 {
+		finish = "finishes"
+	}
+	others := plural(left, "other endpoint")
+	switch left {
+	case 0:
+		others, stay = "No other endpoint", "stays"
+	case 1:
+		stay = "stays"
+	}
+	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %s in flight %s. %s %s routable.",
+		ep.Name, plural(ep.InFlight, "request"), finish, others, stay)
 	if left == 0 {
 		q += " WARNING: no endpoint would be left to route to: every request fails."
 	}
-	if m.frozen {
+	switch {
+	case m.fetchErr != nil:
+		// The figures are the last answer's, frozen or not.
+		q += fmt.Sprintf(" (STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
+			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.opts.Now().Sub(m.snap.Time)))
+	case m.frozen && m.haveLive:
 		q += " (The screen is frozen; these figures are the pool now.)"
+	case m.frozen:
+		q += " (The screen is frozen and nothing newer has come since: these figures are from when it froze.)"
 	}
 	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
 }

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
@@ -91,5 +93,61 @@ func TestView_NoRoutableEndpointFollowsTheEnginesLastResortCount(t *testing.T) {
 	s.LastResort = 3
 	if got := bannerText(fixedModel(s, themes.Default(), 120, 36)); !strings.Contains(got, "PANIC ROUTING") || strings.Contains(got, "NO ROUTABLE") {
 		t.Errorf("last_resort 3: want PANIC ROUTING: %q", got)
+	}
+}
+
+// A panic of a second put its three banner lines on and off within a
+// second or two, moving the whole screen down and back. Its banner is
+// held slowdownHold after the end, as many lines, saying it is over, when
+// it ran and what it was; then it goes.
+func TestView_PanicBannerIsHeldAfterItEnds(t *testing.T) {
+	calm := healthySnapshot()
+	panicky := healthySnapshot()
+	panicky.Endpoints[0].Routable, panicky.Endpoints[1].Routable = false, false
+	panicky.Endpoints[0].Breaker.State, panicky.Endpoints[1].Breaker.State = engine.BreakerOpen, engine.BreakerOpen
+	panicky.Routable, panicky.Panic, panicky.PanicReason = 1, true, "1 of 3 endpoints routable, below router.panic_threshold 0.50"
+	at := func(s engine.Snapshot, d time.Duration) snapshotMsg {
+		s.Time = t0.Add(d)
+		return snapshotMsg{snap: s}
+	}
+	for _, w := range []int{80, 120, 160} {
+		m := fixedModel(calm, themes.Default(), w, 36)
+		normal := len(m.bannerLines())
+		m.onSnapshot(at(panicky, time.Second))
+		live := m.bannerLines()
+		if text := strings.Join(live, " "); !strings.Contains(text, "PANIC ROUTING: 1 of 3") || !strings.Contains(text, "alchemy: breaker open") {
+			t.Fatalf("%d: live panic banner %q", w, text)
+		}
+		// Recovering: the engine's reason says so for its last second.
+		recovering := panicky
+		recovering.Endpoints = slices.Clone(panicky.Endpoints)
+		recovering.Endpoints[1].Routable, recovering.Endpoints[1].Breaker.State, recovering.Routable = true, engine.BreakerClosed, 2
+		recovering.PanicReason = "2 of 3 endpoints routable again, at or above router.panic_threshold 0.50; panic routing ends after 1s of it"
+		m.onSnapshot(at(recovering, 1500*time.Millisecond))
+		live = m.bannerLines() // what its end must not move
+		m.onSnapshot(at(calm, 2*time.Second))
+		for _, d := range []time.Duration{2 * time.Second, 5 * time.Second, 2*time.Second + slowdownHold - time.Millisecond} {
+			m.onSnapshot(at(calm, d))
+			held := m.bannerLines()
+			text := bannerText(m)
+			if len(held) != len(live) || !strings.Contains(text, "PANIC ROUTING over "+fmtAge(d-2*time.Second)+" ago (12:00:01–12:00:02), at its worst: 1 of 3") ||
+				!strings.Contains(text, "out: alchemy: breaker open; infura: breaker open") {
+				t.Fatalf("%d, %s after the end: %d lines (live %d): %q", w, d-2*time.Second, len(held), len(live), text)
+			}
+			checkFits(t, m.View(), w, 36)
+		}
+		m.onSnapshot(at(calm, 2*time.Second+slowdownHold))
+		if n := len(m.bannerLines()); n != normal || strings.Contains(bannerText(m), "PANIC") {
+			t.Fatalf("%d: %s after the end the banner is still there: %q", w, slowdownHold, bannerText(m))
+		}
+		// A panic that comes back while held is live again, from its own start.
+		m.onSnapshot(at(panicky, 20*time.Second))
+		m.onSnapshot(at(calm, 21*time.Second))
+		m.onSnapshot(at(panicky, 22*time.Second))
+		m.onSnapshot(at(calm, 23*time.Second))
+		m.onSnapshot(at(calm, 24*time.Second))
+		if text := bannerText(m); !strings.Contains(text, "(12:00:22–12:00:23)") {
+			t.Fatalf("%d: a second panic: %q", w, text)
+		}
 	}
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/rpcdash/rpcdash/engine"
 )
 
-// detailLines describe the selected endpoint: why it ranks where it does,
-// where it lives, what it shares with others, its fault, exclusions and
-// last errors.
+// detailLines describe the selected endpoint, the most urgent first: a
+// pane or box too short for them all cuts the end, so its fault,
+// exclusions and last errors come before the routing score, where it
+// lives and what it shares with others.
 func (m Model) detailLines(width int) []string {
 	ep, ok := m.selected()
 	if !ok {
@@ -42,9 +43,9 @@ func (m Model) detailLines(width int) []string {
 		}
 		line += ")"
 	case engine.BreakerHalfOpen:
-		line += fmt.Sprintf("  %d trial successes so far", b.TrialSuccesses)
+		line += "  " + plural(b.TrialSuccesses, "trial success") + " so far"
 	default:
-		line += fmt.Sprintf("  %d consecutive failures", b.ConsecutiveFailures)
+		line += "  " + plural(b.ConsecutiveFailures, "consecutive failure")
 		if b.HeldClosed {
 			line += st.warn.Render("  held closed by breaker.max_open_share: it failed enough to open, but breakers may not take more of the pool out; ranked last")
 		}
@@ -58,6 +59,39 @@ func (m Model) detailLines(width int) []string {
 	}
 	if l := roleLine(ep); l != "" {
 		add(l)
+	}
+	if f := ep.Fault; f != nil {
+		left := "until cleared"
+		if !f.Expires.IsZero() {
+			left = fmtLeft(f.Expires.Sub(m.opts.Now())) + " left"
+		}
+		what := string(f.Mode)
+		if f.Mode == engine.FaultLatency {
+			what += " +" + fmtDelay(f.Latency)
+		}
+		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %.0f%% of requests, %s", what, 100*f.Rate, left))
+	}
+	for _, x := range ep.Exclusions {
+		add(st.err.Render("excluded: ") + x)
+	}
+	for _, l := range m.methodMarkLines(ep) {
+		add(l)
+	}
+	// The first error shares the heading's line: a cut never leaves the
+	// heading without one. Each is indented under the first, wrapped too.
+	const heading = "last errors: "
+	for i, e := range ep.Errors {
+		entry := st.faint.Render(e.Time.In(m.opts.Location).Format("15:04:05")) + " " + st.err.Render(e.Text)
+		for j, l := range strings.Split(wrap(entry, width-len(heading)), "\n") {
+			head := strings.Repeat(" ", len(heading))
+			if i == 0 && j == 0 {
+				head = heading
+			}
+			out = append(out, fit(head+strings.TrimRight(l, " "), width))
+		}
+	}
+	if len(ep.Errors) == 0 {
+		add(st.faint.Render("no errors"))
 	}
 	if sh := ep.Shadow; sh != nil {
 		add(m.shadowLine(sh))
@@ -76,9 +110,6 @@ func (m Model) detailLines(width int) []string {
 		// The latency columns are single calls' and probes': a client sending
 		// only batches leaves them empty.
 		add(fmt.Sprintf("upstream batches: median round trip %s over %d (what orders a batch's endpoints)", fmtDelay(ep.BatchPace), ep.BatchRoundTrips))
-	}
-	for _, l := range m.methodMarkLines(ep) {
-		add(l)
 	}
 	if in := ep.Independence; in != nil {
 		add("IPs " + orDash(strings.Join(in.IPs, " ")) + "  ASN " + orDash(strings.Join(in.ASNs, ", ")) + "  TLS " + orDash(in.TLSIssuer))
@@ -99,29 +130,32 @@ func (m Model) detailLines(width int) []string {
 			}
 		}
 	}
-	if f := ep.Fault; f != nil {
-		left := "until cleared"
-		if !f.Expires.IsZero() {
-			left = fmtLeft(f.Expires.Sub(m.opts.Now())) + " left"
-		}
-		what := string(f.Mode)
-		if f.Mode == engine.FaultLatency {
-			what += " +" + fmtDelay(f.Latency)
-		}
-		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %.0f%% of requests, %s", what, 100*f.Rate, left))
-	}
-	for _, x := range ep.Exclusions {
-		add(st.err.Render("excluded: ") + x)
-	}
-	if len(ep.Errors) == 0 {
-		add(st.faint.Render("no errors"))
-	} else {
-		add("last errors:")
-		for _, e := range ep.Errors {
-			add("  " + st.faint.Render(e.Time.In(m.opts.Location).Format("15:04:05")) + " " + st.err.Render(e.Text))
-		}
-	}
 	return out
+}
+
+// detailPane is the detail beside the methods in rows lines: when it is
+// cut, its last line says how much and that enter shows it all.
+func (m Model) detailPane(width, rows int) string {
+	lines := m.detailLines(width)
+	if len(lines) > rows && rows > 0 {
+		more := len(lines) - rows + 1
+		lines = append(lines[:rows-1], m.styles.faint.Render(fit(fmt.Sprintf("… %s: enter shows them all", plural(more, "more line")), width)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// detailCut says whether the detail beside the methods cuts lines.
+func (m Model) detailCut() bool {
+	l := m.layout()
+	if !l.inlineDetail {
+		return false
+	}
+	_, rows, _ := m.panelRows(l, m.bodyRows())
+	_, w := m.middleWidths()
+	if l.borders {
+		w -= 2
+	}
+	return len(m.detailLines(w)) > rows
 }
 
 // breakerWhy is the event that put the breaker where it is (open,
@@ -211,7 +245,7 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 // share it leaves to the breaker.
 func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
 	if score.Attempts < score.MinAttempts {
-		return fmt.Sprintf("%.1f%% of %d attempts failed: not weighed below %d", 100*ep.Rates.ErrorRate, ep.Rates.Attempts, score.MinAttempts)
+		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, plural(ep.Rates.Attempts, "attempt"), score.MinAttempts)
 	}
-	return fmt.Sprintf("%.1f%% of %d attempts failed", 100*score.FailureRate, score.Attempts)
+	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, plural(score.Attempts, "attempt"))
 }

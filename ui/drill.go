@@ -49,6 +49,10 @@ type Drill struct {
 	Steps []string // the steps' names, in order
 	Modes []string // the fault modes it takes; the first is the default
 	Load  string   // what traffic it judges by, in words
+	// CutOut says what the drill checks of the endpoint's cut-out for a
+	// mode and breaker.failures, after "checks that" (bench's own words:
+	// its in-flight slack included); nil: the question names no bound.
+	CutOut func(mode string, failures int) string
 }
 
 // drillPhase is where the drill overlay is.
@@ -112,11 +116,15 @@ func (m Model) drillQuestion() string {
 	if strings.IndexByte("aeiouh", mode[0]) >= 0 { // "an error", "an http429"
 		article = "an"
 	}
+	cut := "it is cut out of routing"
+	if d.CutOut != nil {
+		cut = d.CutOut(mode, s.BreakerFailures)
+	}
 	q := fmt.Sprintf("Run a failover drill? It finds the endpoint that serves reads now, injects %s %s fault on it, "+
-		"checks that its breaker cuts it out within breaker.failures (%d) failed attempts and that reads move to the others with no client error, "+
+		"checks that %s, and that reads move to the others with no client error, "+
 		"clears the fault, and checks that it is readmitted after its breaker's cooldown and breaker.successes (%d) trial successes, "+
 		"waiting as long as the breaker says (its next trial time: breaker.cooldown %s, doubled when it flaps or a trial fails).",
-		article, mode, s.BreakerFailures, s.BreakerSuccesses, fmtSpan(s.BreakerCooldown))
+		article, mode, cut, s.BreakerSuccesses, fmtSpan(s.BreakerCooldown))
 	if notes := m.cooldownNotes(); len(notes) > 0 {
 		q += " Now " + strings.Join(notes, "; ") + "."
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -67,11 +68,22 @@ func (f *fakeDrill) taken() []string {
 	return out
 }
 
+// cutOutWords stands in for bench.DrillCutOutRule (main hands the console
+// bench's): what the drill checks of the cut-out, by mode.
+func cutOutWords(mode string, failures int) string {
+	what := "failed attempts"
+	if mode == "timeout" {
+		what = "failed or overdue attempts"
+	}
+	return fmt.Sprintf("its breaker cuts it out within breaker.failures (%d) %s, plus up to 2 that were in flight", failures, what)
+}
+
 func drillConsole(t *testing.T, f *fakeDrill, readonly bool) Model {
 	t.Helper()
 	r := newRig(t, "alpha", "beta")
 	m := New(Options{Backend: Local{Engine: r.eng}, ReadOnly: readonly, Location: time.UTC,
-		Drill: &Drill{Run: f.run, Steps: drillSteps, Modes: []string{"error", "timeout", "http429", "stale", "latency"}, Load: "It sends up to 20 reads a second of its own"}})
+		Drill: &Drill{Run: f.run, Steps: drillSteps, Modes: []string{"error", "timeout", "http429", "stale", "latency"}, Load: "It sends up to 20 reads a second of its own",
+			CutOut: cutOutWords}})
 	mm, _ := m.Update(sizeMsg(100, 30))
 	return refreshed(t, mm.(Model))
 }
@@ -84,8 +96,13 @@ func TestUpdate_DrillAsksThenRunsAndShowsItsSteps(t *testing.T) {
 	m = press(t, m, "D")
 	v := m.View()
 	if m.overlay != overlayDrill || !strings.Contains(v, "Run a failover drill?") || !strings.Contains(v, "error fault") ||
-		!strings.Contains(m.drillQuestion(), "breaker.failures (3)") || !strings.Contains(m.drillQuestion(), "cleared whatever happens") {
+		!strings.Contains(m.drillQuestion(), "checks that its breaker cuts it out within breaker.failures (3) failed attempts, plus up to 2 that were in flight, and that reads move") ||
+		!strings.Contains(m.drillQuestion(), "cleared whatever happens") {
 		t.Fatalf("D did not ask what it will do:\n%s", v)
+	}
+	// The bound said is the chosen mode's.
+	if q := press(t, m, "right").drillQuestion(); !strings.Contains(q, "(3) failed or overdue attempts, plus up to 2") {
+		t.Fatalf("→ to timeout: %q", q)
 	}
 	m = press(t, m, "n")
 	if m.overlay != overlayNone || len(f.taken()) != 0 {
@@ -160,6 +177,10 @@ func TestUpdate_DrillHidesAbortsAndStopsWithTheConsole(t *testing.T) {
 	m = mm.(Model)
 	mm, _ = m.Update(cmd()) // the first step
 	m = mm.(Model)
+	mm, _ = m.Update(keyMsg("q")) // q hides the drill's box, as esc does
+	if m = mm.(Model); m.overlay != overlayNone || m.quitting {
+		t.Fatalf("q at the running drill: overlay %v, quitting %v", m.overlay, m.quitting)
+	}
 	m.Update(keyMsg("q"))
 	select {
 	case err := <-f2.ended:
@@ -190,7 +211,7 @@ func TestUpdate_DrillRefusedReadOnlyAndWithoutADrill(t *testing.T) {
 // The drill overlay, asked, running and failed, at 100×30.
 func TestDrillView_Goldens(t *testing.T) {
 	d := &Drill{Steps: drillSteps, Modes: []string{"error", "timeout"}, Load: "It sends up to 20 reads a second of its own to http://127.0.0.1:8545",
-		Run: func(context.Context, string, func(DrillStep)) error { return nil }}
+		Run: func(context.Context, string, func(DrillStep)) error { return nil }, CutOut: cutOutWords}
 	base := func() Model {
 		m := fixedModel(healthySnapshot(), themes.Default(), 100, 30)
 		m.opts.Drill = d

@@ -72,6 +72,21 @@ func fmtAge(d time.Duration) string {
 	}
 }
 
+// fmtAgeCoarse is fmtAge in at most 3 cells, rounded down to the unit:
+// "12s", "2m" (2m59s), "3h", "4d".
+func fmtAgeCoarse(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 100*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", min(int(d.Hours()/24), 999))
+}
+
 // fmtLeft prints time left, rounded up: a fault with 41.8 s to go shows
 // 42s, and 0s only once it is over.
 func fmtLeft(d time.Duration) string {
@@ -125,4 +140,12 @@ func fit(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-n)
+}
+
+// plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".
+func plural[N ~int | ~int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -12,58 +12,63 @@ import (
 )
 
 // headerLines are the pool at a glance. Items flow onto as many lines as
-// the width needs: the header is never cut off.
+// the width needs: the header is never cut off. Every item, the gaps
+// between them and the rest of each line are drawn on the bar's
+// background (an item's colour reset would otherwise end the bar after it).
 func (m Model) headerLines() []string {
 	st, s := m.styles, m.snap
+	h := st.hdr
 	now := m.opts.Now()
 	var items []string
-	items = append(items, st.accent.Render("rpcdash"))
+	items = append(items, h.accent.Render("rpcdash"))
 	if m.opts.Source.Attached != "" {
-		items = append(items, "attached "+m.opts.Source.Attached)
+		items = append(items, h.text.Render("attached "+m.opts.Source.Attached))
 	} else {
-		items = append(items, "rpc "+m.opts.Source.RPC, "admin "+m.opts.Source.Admin)
+		items = append(items, h.text.Render("rpc "+m.opts.Source.RPC), h.text.Render("admin "+m.opts.Source.Admin))
 	}
 	if m.haveSnap {
-		items = append(items, s.Chain, "up "+fit(fmtAge(s.Time.Sub(s.Started)), 6))
+		items = append(items, h.text.Render(s.Chain), h.text.Render("up "+fit(fmtAge(s.Time.Sub(s.Started)), 6)))
 		if s.Demo.Enabled {
-			items = append(items, st.warn.Render(fmt.Sprintf("demo load %g/s", s.Demo.Rate)))
+			items = append(items, h.warn.Render(fmt.Sprintf("demo load %g/s", s.Demo.Rate)))
 		}
 		items = append(items,
 			// Fixed widths: a header that rewraps between ticks would
 			// move everything below it.
-			"client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10),
-			"p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11),
-			clientErrorsItem(s.Client, st),
+			h.text.Render("client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10)),
+			h.text.Render("p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11)),
+			clientErrorsItem(s.Client, h),
 			m.hedgeItem(),
-			budgetItem(s.Hedge),
-			fmt.Sprintf("amp %4.2f×", s.Totals.Amplification),
+			h.text.Render(budgetItem(s.Hedge)),
+			h.text.Render(fmt.Sprintf("amp %4.2f×", s.Totals.Amplification)),
 			// Against the endpoints that may answer: a shadow never does
 			// (its row says SHD), so it does not count as one missing.
-			fmt.Sprintf("%d/%d routable", s.Routable, s.Serving()),
+			h.text.Render(fmt.Sprintf("%d/%d routable", s.Routable, s.Serving())),
 		)
 	}
 	switch {
-	// FROZEN's and STALE's ages count up: fixed widths, and an error its
-	// own bounded width, so that the header keeps its lines while one lasts.
+	// The snapshot's age and FROZEN take the same width, so that p keeps
+	// the header on its lines (the status line says p resumes); STALE's
+	// age counts up in a fixed width and its error has its own bounded
+	// width, so that the header keeps its lines while it lasts.
 	case m.frozen:
-		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAge(now.Sub(m.frozenAt)), 6))+st.faint.Render(" p resumes"))
+		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAgeCoarse(now.Sub(m.frozenAt)), 3)+" "))
 	case m.fetchErr != nil:
-		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+" "+st.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+st.faint.Render(" · reconnecting"))
+		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+h.text.Render(" ")+h.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+h.faint.Render(" · reconnecting"))
 	case m.haveSnap:
-		items = append(items, st.faint.Render("snapshot "+fmtAge(now.Sub(s.Time))))
+		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(now.Sub(s.Time)), ageItemWidth)))
 	}
-	return flow(items, m.width, st.header)
+	return flow(items, m.width, h.text)
 }
 
 // clientErrorsItem is how many requests of the last minute got rpcdash's
 // own error, and their share: red when any, so that an operator sees a
 // drill or an incident reach clients. Fixed width, as the items before it.
-func clientErrorsItem(c engine.ClientStats, st styles) string {
+func clientErrorsItem(c engine.ClientStats, h headerStyles) string {
 	if c.Errors == 0 {
-		return "err " + fit("0", 8)
+		return h.text.Render("err " + fit("0", 8))
 	}
 	share := pctText(float64(c.Errors) / float64(max(c.Requests, c.Errors)))
-	return st.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, 8))
+	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, 8))
 }
 
 // fmtCount prints a count in at most 4 cells: 999, 1.2k, 12k, 999k, 1.2M.
@@ -84,16 +89,16 @@ func fmtCount(n int64) string {
 // delay, or "h" turning it off, must not rewrap the header. A delay of
 // 1.25s set in config is the one form a cell wider.
 func (m Model) hedgeItem() string {
-	h := m.snap.Hedge
+	h, st := m.snap.Hedge, m.styles.hdr
 	switch {
 	case !h.Enabled:
-		return m.styles.warn.Render(fit("hedging OFF", hedgeItemWidth))
+		return st.warn.Render(fit("hedging OFF", hedgeItemWidth))
 	case h.Paused:
-		return m.styles.warn.Render(fit("hedging PAUSED", hedgeItemWidth))
+		return st.warn.Render(fit("hedging PAUSED", hedgeItemWidth))
 	case h.Delay != engine.AutoDelay:
-		return fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth+1)
+		return st.text.Render(fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth+1))
 	}
-	return fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth)
+	return st.text.Render(fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth))
 }
 
 // hedgeItemWidth is "hedging on auto p95"'s; staleErrWidth is what a
@@ -104,9 +109,13 @@ const (
 	staleErrWidth  = 56
 )
 
+// ageItemWidth is the snapshot age's and FROZEN's (" FROZEN 12s ").
+const ageItemWidth = 12
+
 // flow lays items out left to right, two spaces apart, wrapping between
-// items; an item wider than a line is wrapped on its own.
-func flow(items []string, width int, st lipgloss.Style) []string {
+// items; an item wider than a line is wrapped on its own. The gaps and
+// the end of each line are drawn in bar, the header's style.
+func flow(items []string, width int, bar lipgloss.Style) []string {
 	var lines []string
 	cur := ""
 	for _, it := range items {
@@ -114,7 +123,7 @@ func flow(items []string, width int, st lipgloss.Style) []string {
 		case cur == "":
 			cur = it
 		case lipgloss.Width(cur)+2+lipgloss.Width(it) <= width:
-			cur += "  " + it
+			cur += bar.Render("  ") + it
 		default:
 			lines = append(lines, cur)
 			cur = it
@@ -128,8 +137,12 @@ func flow(items []string, width int, st lipgloss.Style) []string {
 	if cur != "" {
 		lines = append(lines, cur)
 	}
-	for i := range lines {
-		lines[i] = st.Width(width).Render(lines[i])
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ") // wrap pads with unstyled blanks
+		if w := lipgloss.Width(l); w < width {
+			l += bar.Render(strings.Repeat(" ", width-w))
+		}
+		lines[i] = l
 	}
 	return lines
 }
@@ -150,15 +163,12 @@ func (m Model) bannerLines() []string {
 	case s.Routable == 0 && len(s.Endpoints) > 0 && s.LastResort == 0:
 		// Panic routing or not, no endpoint can be sent a request.
 		noRoute()
-	case s.Panic:
-		// Reads still flow: to every endpoint not drained or refusing,
-		// least bad first.
-		out = append(out, m.banner("⚠ PANIC ROUTING: "+s.PanicReason+"; reads go to every endpoint not drained or refusing, least bad first.")...)
-		if why := m.outReasons(false); why != "" {
-			out = append(out, m.banner("out: "+why)...)
-		}
-	case s.Routable == 0 && len(s.Endpoints) > 0:
+	case s.Routable == 0 && len(s.Endpoints) > 0 && !s.Panic:
 		noRoute()
+	default:
+		// Reads still flow: to every endpoint not drained or refusing,
+		// least bad first (or panic routing is over, held a while).
+		out = append(out, m.panicBanner()...)
 	}
 	if m.snap.StandbyActive {
 		var names []string
@@ -178,17 +188,7 @@ func (m Model) bannerLines() []string {
 }
 
 // banner is msg on at most two lines; a cut one ends in "…".
-func (m Model) banner(msg string) []string {
-	lines := strings.Split(wrap(msg, m.width-2), "\n")
-	if len(lines) > 2 {
-		lines = lines[:2]
-		lines[1] = strings.TrimRight(lines[1], " ") + "…"
-	}
-	for i := range lines {
-		lines[i] = m.styles.banner.Width(m.width).Render(" " + strings.TrimRight(lines[i], " "))
-	}
-	return lines
-}
+func (m Model) banner(msg string) []string { return m.bannerIn(m.styles.banner, msg, 2) }
 
 // outReasons names each endpoint that takes no traffic and why (every
 // endpoint when all is true: none does).

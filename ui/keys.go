@@ -14,6 +14,9 @@ type keyMap struct {
 	Drill, Abort, Apply          key.Binding
 	Freeze, Filter, Help, Quit   key.Binding
 	Yes, No, Esc                 key.Binding
+	// Leave is esc and q in the tuning view's help bar: q closes the
+	// view there, it does not quit.
+	Leave key.Binding
 	// Menu keys (fault and role menus): left/right change the field's value.
 	Left, Right key.Binding
 }
@@ -46,6 +49,7 @@ func newKeyMap(readonly bool) keyMap {
 		Yes:       key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:        key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n", "no")),
 		Esc:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+		Leave:     key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "leave")),
 		Left:      key.NewBinding(key.WithKeys("left"), key.WithHelp("←/→", "change")),
 		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("←/→", "change")),
 	}
@@ -72,7 +76,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 // TuningHelp is the help bar of the tuning view.
 func (k keyMap) TuningHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Apply, k.Auto, k.Esc, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Apply, k.Auto, k.Leave}
 }
 
 // FullHelp is the help screen, one column per group.

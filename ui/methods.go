@@ -74,12 +74,15 @@ func (m Model) delayCell(r methodRow) string {
 
 func (m Model) sourceCell(r methodRow) string {
 	if r.name == "" {
-		if m.snap.Hedge.Delay == engine.AutoDelay {
+		switch {
+		case !m.snap.Hedge.Enabled:
+			return "" // "off" has no source ("off p95" read as a delay)
+		case m.snap.Hedge.Delay == engine.AutoDelay:
 			return fmt.Sprintf("p%.0f", 100*m.snap.Hedge.Quantile)
 		}
 		return m.snap.Hedge.DelaySource
 	}
-	if r.st.Hedge == nil {
+	if r.st.Hedge == nil || !r.st.Hedge.Enabled {
 		return ""
 	}
 	return r.st.Hedge.DelaySource

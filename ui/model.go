@@ -93,6 +93,8 @@ type Model struct {
 	// not come and go with each short one.
 	slowdown    *engine.SlowdownInfo
 	slowdownEnd time.Time
+	// lastPanic is the latest panic routing, held as the slowdown is.
+	lastPanic *panicHeld
 
 	focus     focus
 	epCursor  int
@@ -105,6 +107,7 @@ type Model struct {
 	role      roleMenu
 	input     textinput.Model
 	inputKind inputKind
+	detailTop int // the detail box's first line shown (it scrolls)
 	tuning    tuningView
 	drill     drillState
 	status    statusLine
@@ -232,15 +235,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // on screen, marked stale, and the next tick tries again.
 func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.fetching = false
-	if m.frozen {
-		// The screen stays as it was; the events are asked for again
-		// (lastSeq is unchanged) once it thaws.
-		if msg.err == nil {
-			m.live, m.haveLive = msg.snap, true
-		}
-		return
-	}
 	if msg.err != nil {
+		// Frozen too: an action's question says its figures are stale.
 		if m.fetchErr == nil {
 			m.staleFrom = m.opts.Now()
 		}
@@ -248,13 +244,21 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		return
 	}
 	m.fetchErr = nil
+	if m.frozen {
+		// The screen stays as it was; the events are asked for again
+		// (lastSeq is unchanged) once it thaws.
+		m.live, m.haveLive = msg.snap, true
+		return
+	}
 	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
 		// Another instance (a restart): its events number from 1 again.
 		m.events, m.lastSeq = nil, 0
 		m.sparks = map[string]*spark{}
+		m.lastPanic = nil
 	}
 	m.snap, m.haveSnap = msg.snap, true
 	m.noteSlowdown()
+	m.notePanic()
 	m.addEvents(msg.events)
 	// The sparkline's width depends on the endpoints' names as well as the
 	// terminal's size.

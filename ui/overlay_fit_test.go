@@ -38,7 +38,8 @@ func TestView_HelpShowsEveryKeyAtEverySize(t *testing.T) {
 }
 
 // An overlay taller than the room under the header is cut inside its box,
-// saying so, and keeps its frame and the line that says how to close it.
+// saying so (the detail: what more is below, to scroll to), and keeps its
+// frame and the line that says how to close it.
 func TestView_TallOverlayKeepsItsFrameAndCloseHint(t *testing.T) {
 	s := healthySnapshot()
 	for i := range 12 {
@@ -54,7 +55,7 @@ func TestView_TallOverlayKeepsItsFrameAndCloseHint(t *testing.T) {
 	}
 	got := m.View()
 	checkFits(t, got, 80, 24)
-	for _, want := range []string{"╔", "╚", "enter or esc closes", "more lines"} {
+	for _, want := range []string{"╔", "╚", "enter or esc closes", "more below"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("80×24 detail lacks %q:\n%s", want, got)
 		}

@@ -36,15 +36,16 @@ const (
 	numFields
 )
 
+// The values ←/→ step through, lowest first: → goes up on every field.
 var (
 	faultModes     = engine.FaultModes
-	faultRates     = []float64{1, 0.5, 0.25, 0.1, 0.05}
+	faultRates     = []float64{0.05, 0.1, 0.25, 0.5, 1}
 	faultLatencies = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 	faultDurations = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
 )
 
 func newFaultMenu(endpoint string) faultMenu {
-	return faultMenu{endpoint: endpoint, latency: 2, duration: 3}
+	return faultMenu{endpoint: endpoint, rate: len(faultRates) - 1, latency: 2, duration: 3}
 }
 
 func (f faultMenu) spec() engine.FaultSpec {
@@ -107,10 +108,11 @@ func (m *Model) openInput(kind inputKind) {
 	m.overlay = overlayInput
 }
 
-// onOverlayKey handles keys while an overlay is open; Esc closes any.
+// onOverlayKey handles keys while an overlay is open; Esc closes any, and
+// so does q (but in the text input, where it is a letter).
 func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
-	if key.Matches(msg, k.Esc) {
+	if key.Matches(msg, k.Esc) || m.overlay != overlayInput && key.Matches(msg, k.Quit) {
 		m.overlay = overlayNone
 		if m.confirm.act.desc != "" {
 			m.overlay = m.confirm.back
@@ -122,8 +124,20 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.overlay {
 	case overlayHelp, overlayDetail:
-		if key.Matches(msg, k.Help) || key.Matches(msg, k.Enter) {
+		switch {
+		case key.Matches(msg, k.Help) || key.Matches(msg, k.Enter):
 			m.overlay = overlayNone
+		case m.overlay != overlayDetail:
+		case key.Matches(msg, k.Up):
+			m.detailTop--
+		case key.Matches(msg, k.Down):
+			m.detailTop++
+		case key.Matches(msg, k.Top):
+			m.detailTop = 0
+		}
+		if m.overlay == overlayDetail {
+			_, top, _ := m.detailWindow()
+			m.detailTop = top
 		}
 	case overlayConfirm:
 		a := m.confirm.act
@@ -175,13 +189,13 @@ func (m Model) onFaultKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case d != 0:
 		switch f.field {
 		case fieldMode:
-			step(&f.mode, len(faultModes), d)
+			step(&f.mode, len(faultModes), d) // a list of names: it wraps
 		case fieldRate:
-			step(&f.rate, len(faultRates), d)
+			m.stepOrSay(&f.rate, len(faultRates), d, "rate", func(i int) string { return fmt.Sprintf("%.0f%%", 100*faultRates[i]) })
 		case fieldLatency:
-			step(&f.latency, len(faultLatencies), d)
+			m.stepOrSay(&f.latency, len(faultLatencies), d, "latency", func(i int) string { return fmtDelay(faultLatencies[i]) })
 		case fieldDuration:
-			step(&f.duration, len(faultDurations), d)
+			m.stepOrSay(&f.duration, len(faultDurations), d, "duration", func(i int) string { return fmtSpan(faultDurations[i]) })
 		}
 	case key.Matches(msg, k.Enter):
 		a := action{kind: actFault, endpoint: f.endpoint, spec: f.spec(),
@@ -210,4 +224,19 @@ func (m Model) submitInput() (tea.Model, tea.Cmd) {
 		}
 		return m.setDelay(v)
 	}
+}
+
+// stepOrSay moves *v by d through n ordered values, stopping at the ends:
+// there it stays and the status line says so, as + and - do for the delay
+// (a duration past the longest wrapped to the shortest).
+func (m *Model) stepOrSay(v *int, n, d int, name string, label func(int) string) {
+	if next := *v + d; next >= 0 && next < n {
+		*v = next
+		return
+	}
+	end := "highest"
+	if d < 0 {
+		end = "lowest"
+	}
+	m.status = statusLine{text: fmt.Sprintf("%s stops at %s, its %s (%s–%s)", name, label(*v), end, label(0), label(n-1))}
 }

@@ -55,8 +55,8 @@ func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
 // takes none yet (canary or shadow).
 const menuStartShare = 0.05
 
-// presetBeside is the preset just above v (d > 0) or just below it,
-// wrapping as the field does.
+// presetBeside is the preset just above v (d > 0) or just below it; -1
+// when there is none on that side.
 func presetBeside(v float64, d int) int {
 	if d > 0 {
 		for i, s := range roleShares {
@@ -64,14 +64,14 @@ func presetBeside(v float64, d int) int {
 				return i
 			}
 		}
-		return 0
+		return -1
 	}
 	for i := len(roleShares) - 1; i >= 0; i-- {
 		if roleShares[i] < v {
 			return i
 		}
 	}
-	return len(roleShares) - 1
+	return -1
 }
 
 func closestShare(v float64) int {
@@ -132,14 +132,18 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if r.field == roleFieldRole {
 			step(&r.role, len(engine.Roles), d)
 		} else {
-			if r.exact > 0 && roleShares[r.share] != r.exact {
+			label := func(i int) string { return engine.ShareLabel(roleShares[i]) }
+			switch i := presetBeside(r.exact, d); {
+			case r.exact > 0 && roleShares[r.share] != r.exact && i >= 0:
 				// The first move leaves the exact share for the preset
 				// on that side of it.
-				r.share = presetBeside(r.exact, d)
-			} else {
-				step(&r.share, len(roleShares), d)
+				r.share, r.exact = i, 0
+			case r.exact > 0 && roleShares[r.share] != r.exact:
+				m.status = statusLine{text: fmt.Sprintf("share stops at %s, no preset beyond it (%s–%s)", engine.ShareLabel(r.exact), label(0), label(len(roleShares)-1))}
+			default:
+				m.stepOrSay(&r.share, len(roleShares), d, "share", label)
+				r.exact = 0
 			}
-			r.exact = 0
 		}
 	case key.Matches(msg, k.Enter):
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
@@ -173,7 +177,7 @@ func (m Model) roleMenuView(width int) string {
 		wrap(r.describe(), width),
 		"",
 		m.styles.faint.Render("cutover: shadow → compare → canary → primary; the old one → standby"),
-		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),
+		m.styles.faint.Render("↑/↓ field · ←/→ value, → up · enter: review and confirm · esc: cancel"),
 	}
 	return strings.Join(lines, "\n")
 }

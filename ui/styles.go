@@ -14,6 +14,13 @@ type styles struct {
 	drained, fault, spark, sparkFail   lipgloss.Style
 	overlay                            lipgloss.Style
 	border, borderFocus                lipgloss.Color
+	// hdr are the header's items: on the bar's background, each colour as
+	// readable there as themes.MinContrast asks.
+	hdr headerStyles
+}
+
+type headerStyles struct {
+	text, faint, accent, warn, err lipgloss.Style
 }
 
 func newStyles(t themes.Theme) styles {
@@ -32,5 +39,11 @@ func newStyles(t themes.Theme) styles {
 		border: c(themes.Border), borderFocus: c(themes.BorderFocus),
 	}
 	s.overlay = lipgloss.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(s.borderFocus).Padding(0, 1)
+	bar := t.Color(themes.HeaderBg)
+	onBar := func(r themes.Role) lipgloss.Style {
+		return lipgloss.NewStyle().Foreground(lipgloss.Color(themes.Readable(t.Color(r), bar, themes.MinContrast))).Background(lipgloss.Color(bar))
+	}
+	s.hdr = headerStyles{text: onBar(themes.HeaderFg), faint: onBar(themes.Faint), accent: onBar(themes.Accent).Bold(true),
+		warn: onBar(themes.Warn).Bold(true), err: onBar(themes.Error).Bold(true)}
 	return s
 }

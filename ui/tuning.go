@@ -259,9 +259,12 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 		what += ", hedging on"
 	}
 	q := fmt.Sprintf("Set the hedge delay of %s to %s? The model predicts: %s of requests fire a hedge, p99 %s, p99.9 %s, extra upstream load %s",
-		t.method, what, pctText(r.f.FireRate), msText(r.f.P99), msText(r.f.P999), pctText(r.f.ExtraLoad))
+		t.method, what, pctText(r.f.FireRate), boundText(r.f.P99, r.f.Open[2]), boundText(r.f.P999, r.f.Open[3]), pctText(r.f.ExtraLoad))
 	if cur := t.currentRow(); cur != nil {
-		q += fmt.Sprintf(" (now: p99 %s, %s fire)", msText(cur.f.P99), pctText(cur.f.FireRate))
+		q += fmt.Sprintf(" (now: p99 %s, %s fire)", boundText(cur.f.P99, cur.f.Open[2]), pctText(cur.f.FireRate))
+	}
+	if r.f.Open[2] || r.f.Open[3] {
+		q += " (≥: a lower bound, censoring ends the data before it)"
 	}
 	q += "."
 	if r.f.BudgetCapped {
@@ -299,6 +302,15 @@ func (t tuningView) recommended() int {
 }
 
 func msText(d time.Duration) string { return strings.TrimSpace(fmtMS(d)) }
+
+// boundText is a predicted latency as the table shows it: "≥" when it is a
+// lower bound.
+func boundText(d time.Duration, open bool) string {
+	if open && d > 0 {
+		return "≥" + msText(d)
+	}
+	return msText(d)
+}
 
 func pctText(v float64) string {
 	if v > 0 && v < 0.0005 {

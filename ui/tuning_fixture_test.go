@@ -43,28 +43,34 @@ func tuningDistribution() engine.MethodDistribution {
 }
 
 // forecastRows are the view's rows for md as an engine would forecast
-// them (the delays resolved as engine.HedgeForecast resolves them).
+// them.
 func forecastRows(md engine.MethodDistribution) []tuningRow {
 	rows := tuningCandidates(md)
 	fs := make([]engine.HedgeForecast, len(rows))
 	for i, r := range rows {
-		d, hedged := md.Hedge.Delay, md.Hedge.Enabled
-		switch {
-		case strings.HasPrefix(r.spec, "auto:"):
-			q, _ := strconv.ParseFloat(strings.TrimPrefix(r.spec, "auto:"), 64)
-			d, _ = md.Primary.DelayQuantile(q)
-			d, hedged = max(d, 5*time.Millisecond), true
-		case r.spec != "current":
-			d, _ = time.ParseDuration(r.spec)
-			hedged = true
-		}
-		in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
-		if hedged {
-			in.MaxExtra = md.Hedge.MaxExtra
-		}
-		fs[i] = engine.Forecast(in)
+		fs[i] = forecastOne(md, r.spec)
 	}
 	return mergeRows(rows, fs, md.Hedge.Enabled)
+}
+
+// forecastOne is the forecast at one candidate delay, resolved as
+// engine.HedgeForecast resolves it.
+func forecastOne(md engine.MethodDistribution, spec string) engine.HedgeForecast {
+	d, hedged := md.Hedge.Delay, md.Hedge.Enabled
+	switch {
+	case strings.HasPrefix(spec, "auto:"):
+		q, _ := strconv.ParseFloat(strings.TrimPrefix(spec, "auto:"), 64)
+		d, _ = md.Primary.DelayQuantile(q)
+		d, hedged = max(d, 5*time.Millisecond), true
+	case spec != "current":
+		d, _ = time.ParseDuration(spec)
+		hedged = true
+	}
+	in := engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: d, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
+	if hedged {
+		in.MaxExtra = md.Hedge.MaxExtra
+	}
+	return engine.Forecast(in)
 }
 
 // tuningModel is a console at w×h with the tuning view of md open.

@@ -8,13 +8,18 @@ import (
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/canvas/graph"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
 
-// histogram draws the distribution in log buckets (1-2-5 milliseconds),
-// one row each: exact answers as a bar, the censored count beside it, the
-// bucket holding the delay marked. At most rows lines.
+// histogram draws the distribution in round log buckets (1, 1.5, 2, 3, 5,
+// 7 × 10^k ms), one row each: exact answers as a bar, the censored count
+// beside it, the bucket holding the delay marked. At most rows lines:
+// neighbours with the fewest primaries fold first, but never into the
+// delay's bucket beyond maxDelayBucketSpan, so that where the delay falls
+// reads as a range that means something (not "50ms–2.00s").
 func (m Model) histogram(width, rows int) []string {
 	t, st := m.tuning, m.styles
 	p := t.dist.Primary
@@ -25,7 +30,12 @@ func (m Model) histogram(width, rows int) []string {
 		lo, hi      time.Duration
 		exact, cens int64
 	}
-	edges := histogramEdges(p.Buckets[0].Low, p.Max())
+	cur := t.dist.Hedge.Delay
+	lo, hi := p.Buckets[0].Low, p.Max()
+	if cur > 0 { // the delay has a bucket, even outside the data
+		lo, hi = min(lo, cur), max(hi, cur)
+	}
+	edges := histogramEdges(lo, hi)
 	bins := make([]bin, len(edges)-1)
 	for i := range bins {
 		bins[i] = bin{lo: edges[i], hi: edges[i+1]}
@@ -39,42 +49,69 @@ func (m Model) histogram(width, rows int) []string {
 			}
 		}
 	}
+	dk := -1 // the delay's bucket
+	for i, b := range bins {
+		if cur > 0 && cur >= b.lo && cur < b.hi {
+			dk = i
+		}
+	}
+	count := func(i int) int64 { return bins[i].exact + bins[i].cens }
 	for len(bins) > rows { // fold the smallest neighbours until they fit
-		k := 0
-		for i := 1; i < len(bins)-1; i++ {
-			if bins[i].exact+bins[i].cens+bins[i+1].exact+bins[i+1].cens < bins[k].exact+bins[k].cens+bins[k+1].exact+bins[k+1].cens {
+		k := -1
+		for i := 0; i+1 < len(bins); i++ {
+			if (i == dk || i+1 == dk) && float64(bins[i+1].hi) > maxDelayBucketSpan*float64(bins[i].lo) {
+				continue
+			}
+			if k < 0 || count(i)+count(i+1) < count(k)+count(k+1) {
 				k = i
 			}
 		}
+		if k < 0 {
+			break // only folds into the delay's bucket are left
+		}
 		bins[k] = bin{lo: bins[k].lo, hi: bins[k+1].hi, exact: bins[k].exact + bins[k+1].exact, cens: bins[k].cens + bins[k+1].cens}
 		bins = append(bins[:k+1], bins[k+2:]...)
+		if dk > k {
+			dk--
+		}
 	}
 	var most int64 = 1
-	for _, b := range bins {
+	notes := make([]string, len(bins))
+	noteW := 0
+	for i, b := range bins {
 		most = max(most, b.exact)
+		notes[i] = pctText(float64(b.exact+b.cens) / float64(p.Samples()))
+		if b.cens > 0 {
+			notes[i] += fmt.Sprintf(", %d cut short", b.cens)
+		}
+		if i == dk {
+			notes[i] += st.warn.Render(" ◀ delay " + fmtDelay(cur))
+		}
+		noteW = max(noteW, lipgloss.Width(notes[i]))
 	}
-	const labelW, noteW = 14, 30
+	const labelW = 14
 	barW := max(width-labelW-noteW-2, 5)
 	cv := canvas.New(barW, len(bins))
 	for i, b := range bins {
 		graph.DrawRowLeftToRight(&cv, canvas.Point{X: 0, Y: i}, float64(b.exact)/float64(most)*float64(barW), st.spark)
 	}
 	bars := strings.Split(cv.View(), "\n")
-	cur := t.dist.Hedge.Delay
 	var out []string
 	for i, b := range bins {
 		label := fmt.Sprintf("%s–%s", strings.TrimSpace(fmtMS(b.lo)), strings.TrimSpace(fmtMS(b.hi)))
-		note := pctText(float64(b.exact+b.cens) / float64(p.Samples()))
-		if b.cens > 0 {
-			note += fmt.Sprintf(", %d cut short", b.cens)
-		}
-		if cur >= b.lo && cur < b.hi {
-			note += st.warn.Render(" ◀ delay " + fmtDelay(cur))
-		}
-		out = append(out, pad(label, labelW-1)+" "+bars[i]+" "+note)
+		out = append(out, pad(label, labelW-1)+" "+bars[i]+" "+notes[i])
 	}
 	return out
 }
+
+// maxDelayBucketSpan bounds the delay's histogram bucket: its high edge at
+// most this many times its low one (300ms–700ms is the widest fold of
+// 500ms–700ms, 300ms–1.00s is not).
+const maxDelayBucketSpan = 3
+
+// minHistRows is what the histogram keeps of the rows: the delay's bucket
+// and its neighbours, the notes under the table giving way first.
+const minHistRows = 4
 
 // histogramEdges are round millisecond edges (1, 1.5, 2, 3, 5, 7 × 10^k)
 // covering [lo, hi]: the first at or below lo, the last above hi.
@@ -161,27 +198,84 @@ func extraText(f engine.HedgeForecast) string {
 }
 
 // tuningFoot is what the highlighted row costs, how the last change is
-// doing, and the model's caveats.
-func (m Model) tuningFoot(width int) []string {
+// doing, and the model's caveats: one item each, wrapped whole to width,
+// in the order they give way (the last first) when rows are short.
+func (m Model) tuningFoot(width int) [][]string {
 	t, st := m.tuning, m.styles
-	var out []string
+	var out [][]string
 	if len(t.rows) > 0 {
 		r := t.rows[t.cursor]
 		if r.f.BudgetCapped {
 			wanted := t.dist.Primary.SurvivalAt(r.f.Delay)
-			out = append(out, fit(st.warn.Render(fmt.Sprintf("budget: at %s about %s of requests would want a hedge; hedge.budget %g lets %s fire, and the figures count the ones it refuses",
+			out = append(out, wrapLines(st.warn.Render(fmt.Sprintf("budget: at %s about %s of requests would want a hedge; hedge.budget %g lets %s fire, and the figures count the ones it refuses",
 				fmtDelay(r.f.Delay), pctText(wanted), t.dist.Hedge.Budget, pctText(r.f.FireRate))), width))
 		}
 	}
 	if tr := t.dist.Trial; tr != nil {
-		out = append(out, wrapLines(m.trialLine(*tr), width, 2)...)
+		out = append(out, wrapLines(m.trialLine(*tr), width))
 	}
 	if why := m.modelOptimistic(); why != "" {
-		out = append(out, wrapLines(st.warn.Render("⚠ the endpoints are not independent: the model is optimistic ("+why+")"), width, 2)...)
+		out = append(out, wrapLines(st.warn.Render("⚠ the endpoints are not independent: the model is optimistic ("+why+")"), width))
 	}
 	for _, n := range t.notes {
-		if !strings.Contains(n, "not independent") {
-			out = append(out, fit(st.faint.Render(n), width))
+		// The engine's lower-bound note counts p50 and p95, which the
+		// table does not show: it is said of the table's own ≥ instead.
+		if !strings.Contains(n, "not independent") && n != engine.NoteLowerBounds {
+			out = append(out, wrapLines(st.faint.Render(n), width))
+		}
+	}
+	if which := t.lowerBounds(); which != "" {
+		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): censoring ends the data before it"), width))
+	}
+	return out
+}
+
+// lowerBounds names the table's columns with a "≥" figure ("p99.9",
+// "p99, p99.9"), "" when none has.
+func (t tuningView) lowerBounds() string {
+	var open [2]bool
+	for _, r := range t.rows {
+		for i, q := range []int{2, 3} {
+			if r.f.Open[q] && r.f.Samples > 0 && []time.Duration{r.f.P99, r.f.P999}[i] > 0 {
+				open[i] = true
+			}
+		}
+	}
+	switch open {
+	case [2]bool{true, true}:
+		return "p99, p99.9"
+	case [2]bool{true, false}:
+		return "p99"
+	case [2]bool{false, true}:
+		return "p99.9"
+	}
+	return ""
+}
+
+// clipFoot flattens the foot's items into at most n lines: when they do not
+// fit, a cut item's last line ends in "…" and the last line says how many
+// more there are.
+func (m Model) clipFoot(items [][]string, width, n int) []string {
+	var all []string
+	for _, it := range items {
+		all = append(all, it...)
+	}
+	if len(all) <= n || n < 1 {
+		return all[:min(len(all), max(n, 0))]
+	}
+	var out []string
+	for _, it := range items {
+		for i, l := range it {
+			if len(out) == n-1 {
+				if i > 0 { // the item shown so far goes on
+					last := out[len(out)-1]
+					keep := min(lipgloss.Width(strings.TrimRight(ansi.Strip(last), " ")), width-2)
+					out[len(out)-1] = fit(ansi.Truncate(last, keep, "")+" …", width)
+				}
+				more := len(all) - len(out)
+				return append(out, m.styles.faint.Render(fit(fmt.Sprintf("… %s (a taller terminal shows them)", plural(more, "more line")), width)))
+			}
+			out = append(out, l)
 		}
 	}
 	return out
@@ -236,11 +330,11 @@ func (m Model) modelOptimistic() string {
 	return strings.Join(why, "; ")
 }
 
-// wrapLines wraps s (styled) to width, at most n lines.
-func wrapLines(s string, width, n int) []string {
+// wrapLines wraps s (styled) to width.
+func wrapLines(s string, width int) []string {
 	w := strings.Split(wrap(s, width), "\n")
-	out := make([]string, 0, n)
-	for _, l := range w[:min(len(w), n)] {
+	out := make([]string, 0, len(w))
+	for _, l := range w {
 		out = append(out, fit(strings.TrimRight(l, " "), width))
 	}
 	return out

@@ -3,11 +3,15 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
 )
 
 // The tuning view at a wide terminal (the percentile plot) and at 80×24
@@ -40,7 +44,7 @@ func TestTuningView_Goldens(t *testing.T) {
 				if wide := sz[0] >= 100; plot != wide {
 					t.Errorf("%dx%d: percentile plot shown %v:\n%s", sz[0], sz[1], plot, got)
 				}
-				if hist := strings.Contains(got, "30ms–50ms"); hist == (sz[0] >= 100) {
+				if hist := histogramLines.MatchString(got); hist == (sz[0] >= 100) {
 					t.Errorf("%dx%d: histogram shown %v:\n%s", sz[0], sz[1], hist, got)
 				}
 			})
@@ -118,5 +122,88 @@ func TestView_TuningHelpBarReadOnlyOffersNoApply(t *testing.T) {
 	}
 	if !strings.Contains(bar, "READ-ONLY") {
 		t.Errorf("read-only tuning help bar does not say so: %q", bar)
+	}
+}
+
+// tuningNotes are notes as the engine gives them for a censored window.
+var tuningNotes = []string{
+	"no hedges sent in the window: duplicates are modelled on the primaries' distribution",
+	"censoring dominates past 133ms (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
+}
+
+// histogramRow is a line of the view's histogram: a label "lo–hi" then a bar.
+var (
+	histogramRow   = regexp.MustCompile(`^\s*([0-9.]+m?s)–([0-9.]+m?s) `)
+	histogramLines = regexp.MustCompile(`(?m)^\s*([0-9.]+m?s)–([0-9.]+m?s) `)
+)
+
+// At 80×24 the view cut its notes mid-sentence with nothing to say so
+// ("…the model is optimistic (shared-fate" / "warnings in the pool; …
+// departs from the"), and the histogram folded down to a bucket such as
+// 50ms–2.00s with the delay somewhere inside (with a PANIC banner, two
+// buckets in all). Now a note is whole or cut with "…" and a line saying
+// how many more; the histogram keeps minHistRows, and the delay's bucket
+// spans at most maxDelayBucketSpan.
+func TestTuningView_SmallTerminalNeitherClipsSilentlyNorHidesTheDelay(t *testing.T) {
+	panicky := sharedFateSnapshot()
+	panicky.Panic, panicky.PanicReason = true, "1 of 3 endpoints routable, below router.panic_threshold 0.50"
+	panicky.Endpoints[0].Routable, panicky.Endpoints[1].Routable, panicky.Routable = false, false, 1
+	for _, delay := range []time.Duration{120 * time.Millisecond, 565 * time.Millisecond, 2 * time.Second, 5 * time.Millisecond} {
+		for _, snap := range []engine.Snapshot{sharedFateSnapshot(), panicky} {
+			for _, sz := range [][2]int{{80, 24}, {80, 27}, {100, 24}, {120, 30}} {
+				name := fmt.Sprintf("delay %s, panic %v, %dx%d", delay, snap.Panic, sz[0], sz[1])
+				md := withTrial(tuningDistribution(), true)
+				md.Hedge.Delay = delay
+				m := tuningModel(snap, md, sz[0], sz[1])
+				m.tuning.notes = tuningNotes
+				v := ansi.Strip(m.View())
+				checkFits(t, v, sz[0], sz[1])
+				if strings.Contains(v, "━━") {
+					continue // the percentile plot, not the histogram
+				}
+				var buckets int
+				for _, l := range strings.Split(v, "\n") {
+					g := histogramRow.FindStringSubmatch(l)
+					if g == nil {
+						continue
+					}
+					buckets++
+					if !strings.Contains(l, "◀ delay") {
+						continue
+					}
+					lo, _ := time.ParseDuration(g[1])
+					hi, _ := time.ParseDuration(g[2])
+					if hi > maxDelayBucketSpan*lo || delay < lo || delay >= hi {
+						t.Errorf("%s: the delay's bucket %s–%s:\n%s", name, lo, hi, v)
+					}
+				}
+				if buckets < 3 || !strings.Contains(v, "◀ delay "+fmtDelay(delay)) {
+					t.Errorf("%s: %d buckets, the delay marked %v:\n%s", name, buckets, strings.Contains(v, "◀ delay"), v)
+				}
+				// Each note is on screen whole, or the foot says more
+				// lines are left out.
+				flat := strings.Join(strings.Fields(v), " ")
+				cut := strings.Contains(v, "more lines (a taller terminal shows them)") || strings.Contains(v, "more line (a taller terminal shows them)")
+				for _, n := range append([]string{"⚠ the endpoints are not independent: the model is optimistic (shared-fate warnings in the pool; the measured p99 departs from the prediction beyond its confidence)"}, tuningNotes...) {
+					if !strings.Contains(flat, n) && !cut {
+						t.Errorf("%s: note neither whole nor said to be cut: %q\n%s", name, n, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A foot cut mid-item ends that item's last line in "…" and says how many
+// lines are left out.
+func TestTuningFoot_ClipSaysSo(t *testing.T) {
+	m := fixedModel(healthySnapshot(), themes.Default(), 80, 24)
+	items := [][]string{{"one"}, {"two a", "two b", "two c"}, {"three"}}
+	got := m.clipFoot(items, 20, 3)
+	if len(got) != 3 || strings.TrimSpace(got[1]) != "two a …" || !strings.Contains(got[2], "… 3 more lines") {
+		t.Fatalf("clipped: %q", got)
+	}
+	if got := m.clipFoot(items, 20, 5); len(got) != 5 || strings.TrimSpace(got[4]) != "three" {
+		t.Fatalf("fits: %q", got)
 	}
 }

@@ -66,6 +66,10 @@ func testTuningKeys(t *testing.T, r *rig, sp *spy) {
 		if m.overlay != overlayTuning {
 			t.Fatalf("n left the view: overlay %v", m.overlay)
 		}
+		m = press(t, m, "enter", "q") // q is no too, and quits nothing
+		if m.overlay != overlayTuning || m.quitting {
+			t.Fatalf("q at the question left the view: overlay %v, quitting %v", m.overlay, m.quitting)
+		}
 		wantCalls(t, sp)
 		m = press(t, m, "enter", "y")
 		wantCalls(t, sp, "SetHedge delay="+row.policy.delay+" method=eth_getBalance")
@@ -96,6 +100,10 @@ func testTuningKeys(t *testing.T, r *rig, sp *spy) {
 		m = press(t, m, "esc")
 		if m.overlay != overlayNone {
 			t.Fatalf("esc: overlay %v", m.overlay)
+		}
+		m = press(t, m, "t", "q") // q leaves the view as esc does
+		if m.overlay != overlayNone || m.quitting {
+			t.Fatalf("q in the view: overlay %v, quitting %v", m.overlay, m.quitting)
 		}
 		wantCalls(t, sp)
 	}

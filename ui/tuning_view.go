@@ -22,7 +22,9 @@ import (
 // (an 80×24 terminal) the view shows the histogram.
 const minPlotRows = 8
 
-// tuningBody draws the view in exactly width×rows.
+// tuningBody draws the view in exactly width×rows: the table whole, the
+// percentile plot when the notes under it leave it minPlotRows, else the
+// histogram, which keeps minHistRows before the notes (cut saying so).
 func (m Model) tuningBody(width, rows int) string {
 	t, st := m.tuning, m.styles
 	lines := []string{m.tuningTitle(width)}
@@ -39,15 +41,35 @@ func (m Model) tuningBody(width, rows int) string {
 	}
 	table := m.tuningTable(width)
 	foot := m.tuningFoot(width)
-	left := rows - len(lines) - len(table) - len(foot) - 1 // a blank line under the chart
-	if left-3 >= minPlotRows {
-		lines = append(lines, m.percentilePlot(width, left)...)
-	} else {
-		lines = append(lines, m.histogram(width, max(left, 1))...)
+	footRows := 0
+	for _, it := range foot {
+		footRows += len(it)
 	}
-	lines = append(lines, "")
+	avail := rows - len(lines) - len(table) // the chart, a blank line, the foot
+	if left := avail - footRows - 1; left-3 >= minPlotRows {
+		lines = append(lines, m.percentilePlot(width, left)...)
+		lines = append(lines, "")
+		lines = append(lines, table...)
+		lines = append(lines, m.clipFoot(foot, width, footRows)...)
+		return strings.Join(fitLines(lines, width, rows), "\n")
+	}
+	blank := 1
+	hist := avail - footRows - blank
+	if hist < minHistRows {
+		blank, hist = 0, avail-footRows
+	}
+	if hist < minHistRows {
+		// The notes give way (one line saying so stays) before the
+		// histogram does.
+		hist = max(min(minHistRows, avail-1), 3)
+	}
+	chart := m.histogram(width, hist)
+	lines = append(lines, chart...)
+	if blank > 0 {
+		lines = append(lines, "")
+	}
 	lines = append(lines, table...)
-	lines = append(lines, foot...)
+	lines = append(lines, m.clipFoot(foot, width, avail-len(chart)-blank)...)
 	return strings.Join(fitLines(lines, width, rows), "\n")
 }
 
@@ -77,7 +99,10 @@ func (m Model) tuningTitle(width int) string {
 		s += "delay " + fmtDelay(h.Delay) + " " + sourceText(h)
 	}
 	if t.have {
-		s += fmt.Sprintf(" · %d primaries over %s, %d cut short by winning hedges (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored)
+		long := s + fmt.Sprintf(" · %d primaries over %s, %d cut short by winning hedges (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored)
+		if s += fmt.Sprintf(" · %d primaries over %s, %d cut short (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored); lipgloss.Width(long) <= width {
+			s = long
+		}
 	}
 	return fit(s, width)
 }

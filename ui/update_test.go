@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
 )
 
 // Each key and action through Update, with the control calls it makes
@@ -76,7 +78,7 @@ func TestUpdate_FaultMenuInjectsWithADurationAndClearClears(t *testing.T) {
 		if m.overlay != overlayFault || !strings.Contains(m.View(), "Inject a fault on beta") {
 			t.Fatalf("no fault menu:\n%s", m.View())
 		}
-		m = press(t, m, "right", "down", "right", "down", "down", "left", "enter") // mode error, rate 50%, duration 30s
+		m = press(t, m, "right", "down", "left", "down", "down", "left", "enter") // mode error, rate 50%, duration 30s
 		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "error fault on beta") || !strings.Contains(m.confirm.question, "50% of") {
 			t.Fatalf("no confirmation saying what will happen: %q", m.confirm.question)
 		}
@@ -338,7 +340,7 @@ func TestUpdate_FrozenScreenActsOnThePoolNow(t *testing.T) {
 		}
 		m = press(t, m, "d")
 		q := m.confirm.question
-		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "0 other endpoint(s) stay routable") ||
+		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "No other endpoint stays routable") ||
 			!strings.Contains(q, "no endpoint would be left") || !strings.Contains(q, "frozen") {
 			t.Fatalf("drain on a frozen screen after the others were drained: %q", q)
 		}
@@ -419,8 +421,8 @@ func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
 				row = l
 			}
 		}
-		if !strings.Contains(row, "off") || strings.Contains(row, "auto") {
-			t.Fatalf("hedging off, the (all methods) row reads %q", row)
+		if !strings.Contains(row, "off") || strings.Contains(row, "auto") || strings.Contains(row, "p95") {
+			t.Fatalf("hedging off, the (all methods) row reads %q (off has no source)", row)
 		}
 		if lines(m) != before {
 			t.Fatalf("hedging off: header on %d lines, was %d", lines(m), before)
@@ -430,4 +432,189 @@ func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
 			t.Fatalf("a live delay: header on %d lines (was %d):\n%s", lines(m), before, m.View())
 		}
 	})
+}
+
+// q with a question, menu or view open is that overlay's key (a question:
+// no; a menu or view: closed, as esc closes it), never quit: quitting an
+// in-process console stops the proxy, and "d q" drained nothing but ended
+// everything. ctrl+c still quits from anywhere.
+func TestUpdate_QAtAnOverlayClosesItAndDoesNotQuit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		for _, keys := range [][]string{{"d"}, {"f"}, {"f", "right", "enter"}, {"r"}, {"h"}, {"?"}, {"enter"}, {"tab", "down", "t"}} {
+			m = press(t, m, keys...)
+			if m.overlay == overlayNone {
+				t.Fatalf("%v opened nothing", keys)
+			}
+			mm, cmd := m.Update(keyMsg("q"))
+			m = mm.(Model)
+			if cmd != nil {
+				if _, ok := cmd().(tea.QuitMsg); ok {
+					t.Fatalf("%v then q quits", keys)
+				}
+			}
+			if m.quitting || m.overlay != overlayNone {
+				t.Fatalf("%v then q: quitting %v, overlay %d", keys, m.quitting, m.overlay)
+			}
+			if keys[0] == "tab" {
+				m = press(t, m, "shift+tab")
+			}
+		}
+		wantCalls(t, sp)
+		if ep := r.eng.Snapshot().Endpoints[0]; ep.Drained || ep.Fault != nil || !r.eng.Snapshot().Hedge.Enabled {
+			t.Fatalf("q at an overlay changed the engine: %+v", ep)
+		}
+		// In the text input q is a letter.
+		m = press(t, m, "/", "q")
+		if m.overlay != overlayInput || m.input.Value() != "q" {
+			t.Fatalf("q in the filter input: overlay %d, value %q", m.overlay, m.input.Value())
+		}
+		_, cmd := m.Update(keyMsg("ctrl+c"))
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatal("ctrl+c at an overlay does not quit")
+		}
+		wantCalls(t, sp)
+	})
+}
+
+// p freezes the picture without moving it: at 120×36 "FROZEN 2s     p
+// resumes" took a third header line, and the events panel a row less. The
+// snapshot's age and FROZEN take one width (p resumes is said on the
+// status line), at every width and however long the freeze lasts.
+func TestView_FreezingKeepsTheHeadersLines(t *testing.T) {
+	for _, fx := range fixtures {
+		for w := 80; w <= 200; w += 3 {
+			m := fixedModel(fx.snap(), themes.Default(), w, 36)
+			before := m.headerLines()
+			m = pressKeys(m, "p")
+			for _, age := range []time.Duration{0, 9 * time.Second, 59 * time.Second, 65 * time.Second, 3 * time.Hour, 200 * time.Hour} {
+				m.frozenAt = fixedNow().Add(-age)
+				got := m.headerLines()
+				if len(got) != len(before) || !strings.Contains(strings.Join(got, ""), "FROZEN "+fmtAgeCoarse(age)) {
+					t.Fatalf("%s at %d columns, frozen %s: header\n%s\nwas\n%s", fx.name, w, age, strings.Join(got, "\n"), strings.Join(before, "\n"))
+				}
+			}
+			if !strings.Contains(m.View(), "p resumes") {
+				t.Fatalf("%s at %d columns: nothing says p resumes:\n%s", fx.name, w, m.View())
+			}
+			m.status = statusLine{}
+			if !strings.Contains(m.statusLineView(), "frozen, p resumes") {
+				t.Fatalf("the hint does not say the screen is frozen: %q", m.statusLineView())
+			}
+		}
+	}
+}
+
+// → goes up on every menu field: on the rate it went 100% → 50% → 25%
+// while on latency and duration it went up. And the fields stop at their
+// ends, saying so on the status line (→ past 10m gave 5s).
+func TestUpdate_MenuValuesGoUpWithRightAndStopAtTheEnds(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := press(t, console(t, sp, 100, 30, false), "f", "down") // the rate field, at 100%
+		rate := func() float64 { return faultRates[m.fault.rate] }
+		m = press(t, m, "right")
+		if rate() != 1 || !strings.Contains(m.status.text, "rate stops at 100%, its highest (5%–100%)") {
+			t.Fatalf("→ at 100%%: rate %g, status %q", rate(), m.status.text)
+		}
+		m = press(t, m, "left", "left")
+		if rate() != 0.25 {
+			t.Fatalf("← ←: rate %g, want 0.25", rate())
+		}
+		m = press(t, m, "right")
+		if rate() != 0.5 {
+			t.Fatalf("→: rate %g, want 0.5 (up)", rate())
+		}
+		m = press(t, m, "left", "left", "left", "left", "left")
+		if rate() != 0.05 || !strings.Contains(m.status.text, "lowest") {
+			t.Fatalf("← past 5%%: rate %g, status %q", rate(), m.status.text)
+		}
+		m = press(t, m, "down", "right", "right", "right", "right") // latency: 500ms up to 2s, and past it
+		if faultLatencies[m.fault.latency] != 2*time.Second || !strings.Contains(m.status.text, "latency stops at 2.0s") {
+			t.Fatalf("latency %s, status %q", faultLatencies[m.fault.latency], m.status.text)
+		}
+		m = press(t, m, "down")
+		for range len(faultDurations) {
+			m = press(t, m, "right")
+		}
+		if faultDurations[m.fault.duration] != 10*time.Minute || !strings.Contains(m.status.text, "duration stops at 10m, its highest (5s–10m)") {
+			t.Fatalf("→ past 10m: duration %s, status %q", faultDurations[m.fault.duration], m.status.text)
+		}
+		m = press(t, m, "enter", "y")
+		wantCalls(t, sp, "InjectFault alpha latency rate=0.05 latency=2s duration=10m0s")
+
+		// The role menu's share stops at its ends too.
+		m = press(t, m, "r", "right", "right", "right", "down") // canary, its share field at 5%
+		for range len(roleShares) {
+			m = press(t, m, "right")
+		}
+		if m.role.shareValue() != 1 || !strings.Contains(m.status.text, "share stops at 100%") {
+			t.Fatalf("share past 100%%: %g, status %q", m.role.shareValue(), m.status.text)
+		}
+		m = press(t, m, "esc")
+		wantCalls(t, sp)
+	})
+}
+
+// Attached to an instance that stopped answering (STALE), d asked "its 0
+// in flight finish. 1 other endpoint(s) stay routable" from the last
+// answer with no word that it was old; a frozen screen's question says
+// what its figures are. Now a stale one says so too, frozen or not.
+func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
+	r := newRig(t, "alpha", "beta")
+	remote, _ := NewRemote("http://"+r.eng.AdminAddr(), "")
+	defer remote.Close()
+	now := time.Now()
+	m := New(Options{Backend: remote, Location: time.UTC, Now: func() time.Time { return now }})
+	mm, _ := m.Update(sizeMsg(100, 30))
+	m = refreshed(t, mm.(Model))
+	took := m.snap.Time
+	m = press(t, m, "d")
+	if q := m.confirm.question; strings.Contains(q, "STALE") || strings.Contains(q, "frozen") {
+		t.Fatalf("a fresh question says it is stale: %q", q)
+	}
+	m = press(t, m, "n")
+	for _, frozen := range []bool{false, true} {
+		m.frozen = frozen
+		mm, _ = m.Update(snapshotMsg{err: errUnreachable})
+		m = mm.(Model)
+		now = now.Add(8 * time.Second)
+		m = press(t, m, "d")
+		want := fmt.Sprintf("(STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
+			fmtAge(now.Sub(m.staleFrom)), fmtAge(now.Sub(took)))
+		if q := m.confirm.question; m.overlay != overlayConfirm || !strings.Contains(q, "Drain alpha?") || !strings.Contains(q, want) {
+			t.Fatalf("frozen %v: the question does not say its figures are stale: %q", frozen, q)
+		}
+		m = press(t, m, "n")
+	}
+	if r.eng.Snapshot().Endpoints[0].Drained {
+		t.Fatal("drained")
+	}
+	// Back in touch: no note.
+	m.frozen = false
+	m = refreshed(t, m)
+	if m = press(t, m, "d"); strings.Contains(m.confirm.question, "STALE") {
+		t.Fatalf("after a good refresh: %q", m.confirm.question)
+	}
+}
+
+// One and many in words: "its 1 in flight finish", "1 other endpoint(s)
+// stay routable", "1 consecutive failures" read wrong.
+func TestView_OneAndManyInWords(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[0].InFlight = 1
+	s.Endpoints[1].Routable, s.Routable = false, 2
+	s.Endpoints[0].Breaker.ConsecutiveFailures = 1
+	m := fixedModel(s, themes.Default(), 100, 30)
+	q := pressKeys(m, "d").confirm.question
+	if !strings.Contains(q, "its 1 request in flight finishes. 1 other endpoint stays routable.") || strings.Contains(q, "(s)") {
+		t.Errorf("drain question: %q", q)
+	}
+	s.Endpoints[0].InFlight, s.Endpoints[1].Routable, s.Routable = 3, true, 3
+	m = fixedModel(s, themes.Default(), 100, 30)
+	if q := pressKeys(m, "d").confirm.question; !strings.Contains(q, "its 3 requests in flight finish. 2 other endpoints stay routable.") {
+		t.Errorf("drain question: %q", q)
+	}
+	if d := strings.Join(m.detailLines(200), " "); !strings.Contains(d, "1 consecutive failure") || strings.Contains(d, "1 consecutive failures") {
+		t.Errorf("detail: %q", d)
+	}
 }

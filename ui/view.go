@@ -51,25 +51,13 @@ func (m Model) panels(l layout, rows int) string {
 	if l.borders {
 		frame = 2
 	}
-	nEp := max(1, len(m.snap.Endpoints))
-	epRows := min(1+nEp, max(4, rows/2)-frame)
-	rest := rows - epRows - frame
-	mRows := min(2+len(m.snap.Methods), max(3, rest/2)-frame)
-	if l.inlineDetail {
-		mRows = max(mRows, min(14, rest/2-frame))
-	}
-	evRows := rest - mRows - 2*frame
-	if evRows < 2 {
-		mRows -= 2 - evRows
-		evRows = 2
-	}
+	epRows, mRows, evRows := m.panelRows(l, rows)
 	eps := m.panel(l, focusEndpoints, "Endpoints", m.viewEndpoints(l, epRows), m.width, epRows)
 	var middle string
 	if l.inlineDetail {
-		mw := min(96, m.width*3/5)
-		dw := m.width - mw
+		mw, dw := m.middleWidths()
 		meth := m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(mw-frame, mRows), mw, mRows)
-		det := m.panel(l, -1, "Detail", strings.Join(m.detailLines(dw-frame), "\n"), dw, mRows)
+		det := m.panel(l, -1, "Detail", m.detailPane(dw-frame, mRows), dw, mRows)
 		middle = lipgloss.JoinHorizontal(lipgloss.Top, meth, det)
 	} else {
 		middle = m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(m.width-frame, mRows), m.width, mRows)
@@ -77,6 +65,42 @@ func (m Model) panels(l layout, rows int) string {
 	evs := m.panel(l, focusEvents, "Events", m.viewEvents(m.width-frame, evRows), m.width, evRows)
 	// Every panel is exactly m.width wide: no need to measure and pad them.
 	return eps + "\n" + middle + "\n" + evs
+}
+
+// panelRows are the rows inside each panel when the body has rows lines.
+// They depend on the terminal and the pool's size only, never on what the
+// panels hold now: nothing moves between ticks.
+func (m Model) panelRows(l layout, rows int) (epRows, mRows, evRows int) {
+	frame := 0
+	if l.borders {
+		frame = 2
+	}
+	nEp := max(1, len(m.snap.Endpoints))
+	epRows = min(1+nEp, max(4, rows/2)-frame)
+	rest := rows - epRows - frame
+	mRows = min(2+len(m.snap.Methods), max(3, rest/2)-frame)
+	if l.inlineDetail {
+		// The detail beside the methods takes half of what is left.
+		mRows = max(mRows, rest/2-frame)
+	}
+	evRows = rest - mRows - 2*frame
+	if evRows < 2 {
+		mRows -= 2 - evRows
+		evRows = 2
+	}
+	return epRows, mRows, evRows
+}
+
+// middleWidths are the methods' and the detail's widths side by side.
+func (m Model) middleWidths() (methods, detail int) {
+	mw := min(96, m.width*3/5)
+	return mw, m.width - mw
+}
+
+// bodyRows are the lines between the header (and banners) and the status
+// and help lines.
+func (m Model) bodyRows() int {
+	return m.height - len(m.headerLines()) - len(m.bannerLines()) - 2
 }
 
 // panel frames content in width×rows (plus its border when there are
@@ -138,6 +162,9 @@ func (m Model) statusLineView() string {
 			ep = e.Name
 		}
 		text = "endpoint keys act on " + ep + ", delay keys on " + method + " (tab, ↑/↓ to choose; ? for all keys)"
+		if m.frozen {
+			text = "frozen, p resumes · " + text
+		}
 	}
 	if s.err {
 		return fit(m.styles.err.Render(text), m.width)
@@ -164,7 +191,7 @@ func (m Model) helpBar() string {
 // line that says how to close it stays.
 func (m Model) overlayView(rows int) string {
 	var content, hint string
-	w := min(m.width-4, 100)
+	w := m.overlayWidth()
 	switch m.overlay {
 	case overlayHelp:
 		content = m.styles.title.Render("Keys") + m.styles.faint.Render("  · esc or ? closes")
@@ -186,8 +213,9 @@ func (m Model) overlayView(rows int) string {
 		content = m.input.View()
 		hint = m.styles.faint.Render("enter applies, esc cancels")
 	case overlayDetail:
-		content = strings.Join(m.detailLines(w-4), "\n")
-		hint = m.styles.faint.Render("enter or esc closes")
+		var lines []string
+		lines, _, hint = m.detailWindow()
+		content = strings.Join(lines, "\n")
 	case overlayDrill:
 		content = m.drillView(w - 4)
 	}
@@ -203,6 +231,30 @@ func (m Model) overlayView(rows int) string {
 	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)
 }
 
+// detailWindow is what the detail box shows of the detail: every line, or
+// when they do not fit, as many as fit from top (clamped), the hint saying
+// what more there is above and below and how to scroll to it.
+func (m Model) detailWindow() (lines []string, top int, hint string) {
+	all := m.detailLines(m.overlayWidth() - 4)
+	room := m.bodyRows() - 4 // the box's edges, the hint and the blank before it
+	if len(all) <= room || room < 1 {
+		return all, 0, m.styles.faint.Render("enter or esc closes")
+	}
+	top = clamp(m.detailTop, 0, len(all)-room)
+	var more []string
+	if top > 0 {
+		more = append(more, fmt.Sprintf("↑ %d more above", top))
+	}
+	if below := len(all) - top - room; below > 0 {
+		more = append(more, fmt.Sprintf("↓ %d more below", below))
+	}
+	hint = m.styles.accent.Render(strings.Join(more, " · ")) + m.styles.faint.Render(" · j/k scroll · enter or esc closes")
+	return all[top : top+room], top, hint
+}
+
+// overlayWidth is the width of an overlay's box.
+func (m Model) overlayWidth() int { return min(m.width-4, 100) }
+
 // clipLines keeps at most n lines of s, the last of them saying how many
 // more there were.
 func (m Model) clipLines(s string, n int) string {
@@ -211,7 +263,7 @@ func (m Model) clipLines(s string, n int) string {
 		return s
 	}
 	more := len(lines) - n + 1
-	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", more))), "\n")
+	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %s (a taller terminal shows them)", plural(more, "more line")))), "\n")
 }
 
 func (m Model) faultMenuView(width int) string {
@@ -235,7 +287,7 @@ func (m Model) faultMenuView(width int) string {
 		"",
 		wrap(f.describe(), width),
 		"",
-		m.styles.faint.Render("↑/↓ field · ←/→ value · enter: review and confirm · esc: cancel"),
+		m.styles.faint.Render("↑/↓ field · ←/→ value, → up · enter: review and confirm · esc: cancel"),
 	}
 	return strings.Join(lines, "\n")
 }
@@ -256,5 +308,6 @@ func (m Model) menuField(selected bool, name string, nameWidth int, value string
 	return cur + fit(name, nameWidth) + value
 }
 
-// step moves *v by d through n values, wrapping around.
+// step moves *v by d through n values, wrapping around (a list of names:
+// modes, roles).
 func step(v *int, n, d int) { *v = (*v + d + n) % n }
