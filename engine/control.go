@@ -21,7 +21,7 @@ func (e *Engine) Drain(by Actor, name string) error {
 		return nil
 	}
 	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by,
-		Message: fmt.Sprintf("drained; %d %s in flight finish", ep.inflight.Load(), plural(int(ep.inflight.Load()), "request", "requests"))})
+		Message: "drained; " + inFlightFinish(ep.inflight.Load())})
 	e.poolChanged() // a drained endpoint's head is no longer the pool's
 	return nil
 }

@@ -120,7 +120,7 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (R
 	}
 	e.roleMu.Unlock()
 	if prev != next {
-		msg := fmt.Sprintf("role changed for the next request; %d %s in flight finish", ep.inflight.Load(), plural(int(ep.inflight.Load()), "request", "requests"))
+		msg := "role changed for the next request; " + inFlightFinish(ep.inflight.Load())
 		if n := e.filters.heldBy(ep); n > 0 && (next.role == RoleShadow || next.role == RoleStandby) {
 			// A filter's state lives only where it was created (pinned,
 			// not ranked): its polls keep going there.
