@@ -51,7 +51,7 @@ func (m Model) headerLines() []string {
 	// age counts up in a fixed width and its error has its own bounded
 	// width, so that the header keeps its lines while it lasts.
 	case m.frozen:
-		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAgeCoarse(now.Sub(m.frozenAt)), 3)+" "))
+		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAgeCoarse(now.Sub(m.frozenAt)), 3)))
 	case m.fetchErr != nil:
 		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+h.text.Render(" ")+h.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+h.faint.Render(" · reconnecting"))
 	case m.haveSnap:
@@ -96,21 +96,23 @@ func (m Model) hedgeItem() string {
 	case h.Paused:
 		return st.warn.Render(fit("hedging PAUSED", hedgeItemWidth))
 	case h.Delay != engine.AutoDelay:
-		return st.text.Render(fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth+1))
+		return st.text.Render(fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth))
 	}
 	return st.text.Render(fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth))
 }
 
-// hedgeItemWidth is "hedging on auto p95"'s; staleErrWidth is what a
-// refresh error may take of the header ("dial tcp 127.0.0.1:8546: connect:
-// connection refused" is 55).
+// hedgeItemWidth is every hedging state's: "hedging 12.5ms live" and
+// "hedging on auto p95" are 19, "hedging 125ms config" 20; staleErrWidth
+// is what a refresh error may take of the header ("dial tcp
+// 127.0.0.1:8546: connect: connection refused" is 55).
 const (
-	hedgeItemWidth = 19
+	hedgeItemWidth = 20
 	staleErrWidth  = 56
 )
 
-// ageItemWidth is the snapshot age's and FROZEN's (" FROZEN 12s ").
-const ageItemWidth = 12
+// ageItemWidth is the snapshot age's and FROZEN's (" FROZEN 12s"): at
+// 120 columns the second header line holds it with a live delay too.
+const ageItemWidth = 11
 
 // flow lays items out left to right, two spaces apart, wrapping between
 // items; an item wider than a line is wrapped on its own. The gaps and

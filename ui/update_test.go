@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
@@ -409,8 +410,16 @@ func TestUpdate_StatusResultGivesWayToTheHint(t *testing.T) {
 // Hedging off reads off on the (all methods) row too, and turning it off
 // or setting a delay keeps the header on its lines.
 func TestUpdate_HedgingOffShowsOnEveryRowWithoutMovingTheHeader(t *testing.T) {
+	// At 120 columns the second header line is full: a live delay's item
+	// one cell wider than auto's moved the snapshot's age to a third line.
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) { hedgingOffAndLive(t, size[0], size[1]) })
+	}
+}
+
+func hedgingOffAndLive(t *testing.T, width, height int) {
 	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
-		m := console(t, sp, 80, 24, false)
+		m := console(t, sp, width, height, false)
 		lines := func(m Model) int { return len(m.headerLines()) }
 		before := lines(m)
 		m = press(t, m, "h", "y")
@@ -617,4 +626,32 @@ func TestView_OneAndManyInWords(t *testing.T) {
 	if d := strings.Join(m.detailLines(200), " "); !strings.Contains(d, "1 consecutive failure") || strings.Contains(d, "1 consecutive failures") {
 		t.Errorf("detail: %q", d)
 	}
+}
+
+// Every hedging state's header item is one width, as the README says, and
+// the snapshot's age is FROZEN's: an item a cell wider in one state moved
+// everything below the header when it wrapped (at 120 columns, a live
+// delay put "snapshot 0s" on a third line).
+func TestHeader_HedgingStatesAndAgeAreOneWidth(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 120, 36, false)
+		for _, h := range []engine.HedgeStatus{
+			{Enabled: true, Delay: engine.AutoDelay, Quantile: 0.95},
+			{Enabled: false},
+			{Enabled: true, Paused: true},
+			{Enabled: true, Delay: 125 * time.Millisecond, DelaySource: "live"},
+			{Enabled: true, Delay: 12500 * time.Microsecond, DelaySource: "live"},
+			{Enabled: true, Delay: 125 * time.Millisecond, DelaySource: "config"},
+		} {
+			m.snap.Hedge = h
+			if got := lipgloss.Width(m.hedgeItem()); got != hedgeItemWidth {
+				t.Errorf("%+v: %q is %d cells, want %d", h, m.hedgeItem(), got, hedgeItemWidth)
+			}
+		}
+		age := m.headerLines()
+		m.frozen, m.frozenAt = true, m.opts.Now().Add(-12*time.Second)
+		if frozen := m.headerLines(); len(frozen) != len(age) || lipgloss.Width(frozen[len(frozen)-1]) != lipgloss.Width(age[len(age)-1]) {
+			t.Errorf("frozen header %q, live %q: not one width", frozen[len(frozen)-1], age[len(age)-1])
+		}
+	})
 }
