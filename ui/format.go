@@ -147,5 +147,8 @@ func plural[N ~int | ~int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun) // successes, not successs
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -626,6 +626,13 @@ func TestView_OneAndManyInWords(t *testing.T) {
 	if d := strings.Join(m.detailLines(200), " "); !strings.Contains(d, "1 consecutive failure") || strings.Contains(d, "1 consecutive failures") {
 		t.Errorf("detail: %q", d)
 	}
+	// A noun ending in s: "0 trial successs so far" was on a half-open
+	// endpoint's detail.
+	for n, want := range map[int]string{0: "0 trial successes", 1: "1 trial success", 2: "2 trial successes"} {
+		if got := plural(n, "trial success"); got != want {
+			t.Errorf("plural(%d): %q, want %q", n, got, want)
+		}
+	}
 }
 
 // Every hedging state's header item is one width, as the README says, and
