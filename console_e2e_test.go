@@ -29,6 +29,7 @@ var termCount atomic.Int64
 type term struct {
 	t    *testing.T
 	sock string
+	exit string // the file the pane writes the program's exit status to
 }
 
 func newTerm(t *testing.T, dir, command string) *term {
@@ -39,9 +40,9 @@ func newTerm(t *testing.T, dir, command string) *term {
 		}
 		t.Skip("tmux not installed: apt-get install -y tmux (.ci/run does)")
 	}
-	tm := &term{t: t, sock: fmt.Sprintf("rpcdash-e2e-%d-%d", os.Getpid(), termCount.Add(1))}
+	tm := &term{t: t, sock: fmt.Sprintf("rpcdash-e2e-%d-%d", os.Getpid(), termCount.Add(1)), exit: filepath.Join(dir, "exit")}
 	// The pane outlives the program so its last screen can be read.
-	script := command + "; echo EXIT=$? > " + filepath.Join(dir, "exit") + "; sleep 120"
+	script := command + "; echo EXIT=$? > " + tm.exit + "; sleep 120"
 	out, err := exec.Command("tmux", "-L", tm.sock, "-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "120", "-y", "36",
 		"env", "TERM=xterm-256color", "sh", "-c", script).CombinedOutput()
 	if err != nil {
@@ -49,6 +50,17 @@ func newTerm(t *testing.T, dir, command string) *term {
 	}
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
 	return tm
+}
+
+// exited waits for the program to end and returns its "EXIT=N" line.
+func (tm *term) exited() string {
+	tm.t.Helper()
+	var b []byte
+	testutil.WaitUntil(tm.t, 15*time.Second, "exit", func() bool {
+		b, _ = os.ReadFile(tm.exit)
+		return len(b) > 0
+	})
+	return strings.TrimSpace(string(b))
 }
 
 func (tm *term) screen() string {
@@ -138,11 +150,7 @@ func checkConsole(t *testing.T, tm *term, dir, admin string) {
 		t.Fatalf("drained steady took %d new attempts", attempts(s2.Endpoints[0])-attempts(s1.Endpoints[0]))
 	}
 	tm.keys("q")
-	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
-		return len(b) > 0
-	})
-	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+	if b := tm.exited(); b != "EXIT=0" {
 		t.Fatalf("console exited with %q", b)
 	}
 	// The terminal is back: the alternate screen is gone, the normal one
@@ -175,7 +183,7 @@ func checkQClosesOverlays(t *testing.T, tm *term, dir, admin string) {
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // a quit would have ended the program by now
-	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); len(b) > 0 {
+	if b, _ := os.ReadFile(tm.exit); len(b) > 0 {
 		t.Fatalf("q at an overlay quit the console (%s):\n%s", b, tm.screen())
 	}
 	if s := statusOf(t, admin); s.Endpoints[0].Drained || s.Endpoints[0].Fault != nil {
@@ -311,11 +319,7 @@ func TestConsole_SIGTERMExitsCleanlyWithoutColourUnderNO_COLOR(t *testing.T) {
 	if err := testutil.Terminate(childPID, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
-		return len(b) > 0
-	})
-	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+	if b := tm.exited(); b != "EXIT=0" {
 		t.Fatalf("SIGTERM: console exited with %q", b)
 	}
 	after := tm.waitText(5*time.Second, "rpcdash: logs in")
@@ -362,11 +366,7 @@ func TestConsole_EnvironmentAdminTokenConfiguresTheInProcessEngine(t *testing.T)
 		t.Errorf("GET /v1/status: HTTP %d without the token, %d with it; want 401 and 200", without, with)
 	}
 	tm.keys("q")
-	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
-		return len(b) > 0
-	})
-	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+	if b := tm.exited(); b != "EXIT=0" {
 		t.Fatalf("console exited with %q:\n%s", b, tm.screen())
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "console.log"))
@@ -386,11 +386,7 @@ func TestConsole_AttachedWithAUIOnlyConfig(t *testing.T) {
 	tm := newTerm(t, dir, fmt.Sprintf("%s console --attach http://%s --config %s --log-file %s", bin, admin, uiOnly, filepath.Join(dir, "console.log")))
 	tm.waitText(10*time.Second, "attached http://"+admin, "uionly")
 	tm.keys("q")
-	testutil.WaitUntil(t, 15*time.Second, "exit", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dir, "exit"))
-		return len(b) > 0
-	})
-	if b, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(b)) != "EXIT=0" {
+	if b := tm.exited(); b != "EXIT=0" {
 		t.Fatalf("console exited with %q:\n%s", b, tm.screen())
 	}
 	serve.Signal(t, os.Interrupt)
