@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/window"
@@ -428,39 +427,14 @@ func (c *chunkIDs) add(id json.RawMessage) {
 	if c.seen == nil {
 		c.seen = make(map[string]struct{}, c.size) // grown from empty, it was rehashed at every doubling
 	}
-	if plainID(id) {
-		c.seen[string(id)] = struct{}{}
-		return
-	}
 	c.seen[jsonrpc.CanonicalID(id)] = struct{}{}
 }
 
 func (c *chunkIDs) has(id json.RawMessage) bool {
-	if plainID(id) {
+	if jsonrpc.PlainID(id) {
 		_, ok := c.seen[string(id)] // not copied to be looked up
 		return ok
 	}
 	_, ok := c.seen[jsonrpc.CanonicalID(id)]
 	return ok
-}
-
-// plainID: an id that is its own canonical spelling (jsonrpc.CanonicalID)
-// at a glance: a whole number without sign, exponent or leading zero, or a
-// string of valid UTF-8 without escapes.
-func plainID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	if id[0] == '"' {
-		return !bytes.ContainsRune(id, '\\') && utf8.Valid(id)
-	}
-	if len(id) > 1 && id[0] == '0' {
-		return false
-	}
-	for _, b := range id {
-		if b < '0' || b > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,19 +161,4 @@ func (e *Engine) standbyInfo() (bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.on, s.why
-}
-
-// inFlightFinish says that n requests in flight finish, in words.
-func inFlightFinish(n int64) string {
-	if n == 1 {
-		return "1 request in flight finishes"
-	}
-	return strconv.FormatInt(n, 10) + " requests in flight finish"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

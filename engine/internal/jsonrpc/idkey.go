@@ -23,17 +23,38 @@ func CanonicalID(id json.RawMessage) string {
 	if len(id) == 0 {
 		return ""
 	}
+	if PlainID(id) {
+		return string(id)
+	}
 	switch c := id[0]; {
 	case c == '"':
-		if bytes.IndexByte(id, '\\') < 0 && utf8.Valid(id) {
-			return string(id)
-		}
 		s, _ := decodeString(id)
 		return string(appendString(nil, s))
 	case c == '-' || c >= '0' && c <= '9':
 		return canonicalNumber(id)
 	}
 	return string(id)
+}
+
+// PlainID says at a glance that id is its own canonical spelling: a whole
+// number without sign, exponent or leading zero, or a string of valid
+// UTF-8 without escapes. Such an id can be looked up as written.
+func PlainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		return bytes.IndexByte(id, '\\') < 0 && utf8.Valid(id)
+	}
+	if len(id) > 1 && id[0] == '0' {
+		return false
+	}
+	for _, b := range id {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func canonicalNumber(n []byte) string {
