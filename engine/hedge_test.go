@@ -267,10 +267,14 @@ func TestHedge_AutoDelayUnbiasedWhenHedgesWin(t *testing.T) {
 		t.Fatalf("hedges fired for %.1f%% of requests, want 5%% ± 2%%", 100*rate)
 	}
 	// A delay drifting down as hedges win would show as a fire rate above
-	// 7 % (checked above) and a delay below the distribution's p95. Above
-	// it, only the machine's scheduling noise can push the delay, which is
-	// why the upper bound is loose: it is the unhedged phase's own p95.
-	if ms(m.Hedge.Delay) < 0.85*model || ms(m.Hedge.Delay) > 1.15*max(ref, model) {
+	// 7 % (checked above) and a delay below the distribution's p95; one
+	// pushed up by censored losers, as a fire rate below 3 %. The delay has
+	// no upper bound of its own: the machine's scheduling noise adds to
+	// every latency the primaries show, so a loaded machine raises their
+	// real p95 (measured 104 ms against an unhedged phase's 74 ms under a
+	// parallel build, with the fire rate in range), and the fire rate is
+	// what says the delay sits at that p95.
+	if ms(m.Hedge.Delay) < 0.85*model {
 		t.Fatalf("delay settled at %.2fms; unhedged p95 %.2fms, distribution p95 %.2fms", ms(m.Hedge.Delay), ref, model)
 	}
 	for _, ep := range st.Endpoints {
