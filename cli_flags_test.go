@@ -126,6 +126,35 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	}
 }
 
+// A flag that a combination would leave unread is refused: exit 2,
+// nothing on stdout, the error naming it and the flag it goes with (or
+// against), then the usage. Each was accepted and silently ignored.
+func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		flags []string // named on the error's line
+	}{
+		// --no-load sends no reads, and --target is only where they go.
+		{[]string{"drill", "--admin", "127.0.0.1:1", "--no-load", "--target", "127.0.0.1:2"}, []string{"--target", "--no-load"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errb := runBounded(t, tc.args...)
+			if code != 2 || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 2 and nothing on stdout; stderr:\n%s", code, out, errb)
+			}
+			first, rest, _ := strings.Cut(errb, "\n")
+			for _, f := range tc.flags {
+				if !strings.HasPrefix(first, "rpcdash: ") || !strings.Contains(first, f) {
+					t.Errorf("the error %q does not name %s", first, f)
+				}
+			}
+			if !strings.HasPrefix(rest, "usage:\n  rpcdash") || !strings.Contains(rest, "flags:") {
+				t.Errorf("no usage after the error:\n%s", errb)
+			}
+		})
+	}
+}
+
 // bench --help is headed like every other command's, not by the flag
 // package's "Usage of rpcdash bench:".
 func TestRun_BenchHelpIsHeadedLikeTheOthers(t *testing.T) {
