@@ -130,12 +130,19 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 // nothing on stdout, the error naming it and the flag it goes with (or
 // against), then the usage. Each was accepted and silently ignored.
 func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
+	// A bench not refused is short.
+	bench := func(args ...string) []string {
+		return append([]string{"bench", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", "", "--rate", "20", "--median", "1ms"}, args...)
+	}
 	for _, tc := range []struct {
 		args  []string
 		flags []string // named on the error's line
 	}{
 		// --no-load sends no reads, and --target is only where they go.
 		{[]string{"drill", "--admin", "127.0.0.1:1", "--no-load", "--target", "127.0.0.1:2"}, []string{"--target", "--no-load"}},
+		// A row measures --count operations or for --duration: the count
+		// won and the duration was dropped.
+		{bench("--count", "5", "--duration", "1h"), []string{"--count", "--duration"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)

@@ -103,6 +103,8 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: --max-extra: want 1 to 8, got %d", *maxExtra)
 	case given["count"] && *count < 1:
 		return cli.Usagef("bench: --count: want at least 1 (without it, each row runs for --duration), got %d", *count)
+	case given["count"] && given["duration"]:
+		return cli.Usagef("bench: --count and --duration: give one (a row measures --count operations, or for --duration)")
 	case *timeout <= 0 || *timeout > time.Hour:
 		return cli.Usagef("bench: --timeout: want (0s, 1h], got %s", *timeout)
 	case *deadline < 0 || *deadline > time.Hour:
