@@ -143,6 +143,12 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// A row measures --count operations or for --duration: the count
 		// won and the duration was dropped.
 		{bench("--count", "5", "--duration", "1h"), []string{"--count", "--duration"}},
+		// --yes confirms what --allow-remote lets through, and
+		// --allow-remote lets a --target through: the built-in sims and a
+		// loopback target ran, the flags unread.
+		{bench("--duration", "200ms", "--yes"), []string{"--yes", "--allow-remote"}},
+		{bench("--duration", "200ms", "--allow-remote"), []string{"--allow-remote", "--target"}},
+		{bench("--duration", "200ms", "--allow-remote", "--yes"), []string{"--allow-remote", "--target"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)

@@ -113,6 +113,10 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: give --mix or --method, not both")
 	case given["admin-token"] && *admin == "":
 		return cli.Usagef("bench: --admin-token goes with --admin")
+	case given["allow-remote"] && *target == "":
+		return cli.Usagef("bench: --allow-remote goes with --target; the built-in sims are on this machine")
+	case given["yes"] && !*allowRemote:
+		return cli.Usagef("bench: --yes goes with --allow-remote: it confirms a target off this machine, which only --allow-remote lets through")
 	}
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
