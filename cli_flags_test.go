@@ -149,6 +149,9 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		{bench("--duration", "200ms", "--yes"), []string{"--yes", "--allow-remote"}},
 		{bench("--duration", "200ms", "--allow-remote"), []string{"--allow-remote", "--target"}},
 		{bench("--duration", "200ms", "--allow-remote", "--yes"), []string{"--allow-remote", "--target"}},
+		// A batch is one request of K calls, a fan-out K requests: --fanout
+		// 1 (an operation of one call) was let through and unread.
+		{bench("--duration", "200ms", "--batch", "3", "--fanout", "1"), []string{"--batch", "--fanout"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)

@@ -144,7 +144,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usage(err)
 	}
 	if given["batch"] {
-		if *fanout != "1" {
+		// Any --fanout, 1 included: a batch of K calls is not an operation
+		// of one call, and the value given would go unread.
+		if given["fanout"] {
 			return cli.Usagef("bench: --batch and --fanout: give one (a batch is one request of K calls, a fan-out K requests)")
 		}
 		w.Fanout, w.Batch = Fanout{K: *batch, Q: *batch}, true
