@@ -152,6 +152,11 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// A batch is one request of K calls, a fan-out K requests: --fanout
 		// 1 (an operation of one call) was let through and unread.
 		{bench("--duration", "200ms", "--batch", "3", "--fanout", "1"), []string{"--batch", "--fanout"}},
+		// The control tenant goes to --control-target only with --target
+		// (on the built-in sims, to the sims), and only with a share: it
+		// was dialled, named in the report's target line, and sent nothing.
+		{bench("--duration", "200ms", "--control-share", "0.2", "--control-target", "127.0.0.1:1"), []string{"--control-target", "--target"}},
+		{[]string{"bench", "--target", "127.0.0.1:1", "--control-target", "127.0.0.1:2", "--duration", "200ms", "--warmup", "0s"}, []string{"--control-target", "--control-share"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)

@@ -113,6 +113,10 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: give --mix or --method, not both")
 	case given["admin-token"] && *admin == "":
 		return cli.Usagef("bench: --admin-token goes with --admin")
+	case given["control-target"] && *target == "":
+		return cli.Usagef("bench: --control-target goes with --target; on the built-in sims the control tenant goes to the sims directly")
+	case given["control-target"] && !(*control > 0):
+		return cli.Usagef("bench: --control-target goes with --control-share: it is where that share of operations goes, and the share is 0")
 	case given["allow-remote"] && *target == "":
 		return cli.Usagef("bench: --allow-remote goes with --target; the built-in sims are on this machine")
 	case given["yes"] && !*allowRemote:
