@@ -157,6 +157,10 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// was dialled, named in the report's target line, and sent nothing.
 		{bench("--duration", "200ms", "--control-share", "0.2", "--control-target", "127.0.0.1:1"), []string{"--control-target", "--target"}},
 		{[]string{"bench", "--target", "127.0.0.1:1", "--control-target", "127.0.0.1:2", "--duration", "200ms", "--warmup", "0s"}, []string{"--control-target", "--control-share"}},
+		// --requests adds to the table; the JSON is the raw status, and
+		// the slowest requests were left out of it without a word.
+		{[]string{"status", "--admin", "127.0.0.1:1", "--format", "json", "--requests"}, []string{"--requests", "--format json"}},
+		{[]string{"status", "--admin", "127.0.0.1:1", "--json", "--requests"}, []string{"--requests", "--json"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)
