@@ -161,6 +161,12 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// the slowest requests were left out of it without a word.
 		{[]string{"status", "--admin", "127.0.0.1:1", "--format", "json", "--requests"}, []string{"--requests", "--format json"}},
 		{[]string{"status", "--admin", "127.0.0.1:1", "--json", "--requests"}, []string{"--requests", "--json"}},
+		// A scenario flag that changes no sim: tail bounds without a tail,
+		// an incident length without shared tails (TestSim_AScenarioFlagThatChangesOnePresetIsTaken).
+		{bench("--duration", "200ms", "--incident", "1s"), []string{"--incident", "--correlated"}},
+		{bench("--duration", "200ms", "--tail", "0", "--tail-min", "100ms"), []string{"--tail-min", "--tail"}},
+		{[]string{"sim", "--incident", "1s"}, []string{"--incident", "--correlated"}},
+		{[]string{"sim", "steady", "fast", "--tail-max", "2s"}, []string{"--tail-max", "--tail"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)
@@ -211,6 +217,19 @@ func TestBench_UnreachableTargetFails(t *testing.T) {
 func TestSim_FlagsAfterPresets(t *testing.T) {
 	p := startProc(t, "sim", "steady", "--median", "1ms", "fast")
 	for _, name := range []string{"steady", "fast"} {
+		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
+	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
+// A scenario flag given with presets is taken when it changes any of them:
+// --tail-min shapes heavy-tail's tail, though steady has none.
+func TestSim_AScenarioFlagThatChangesOnePresetIsTaken(t *testing.T) {
+	p := startProc(t, "sim", "steady", "heavy-tail", "--tail-min", "300ms")
+	for _, name := range []string{"steady", "heavy-tail"} {
 		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
 	}
 	p.Signal(t, syscall.SIGINT)

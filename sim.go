@@ -70,12 +70,21 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return cli.Usage(fmt.Errorf("sim: %w", err))
 		}
 		cfgs = scenario.Configs(nil)
-		fmt.Fprintf(stdout, "scenario: %s\n", scenario)
 	default:
 		for _, n := range []string{"steady", "heavy-tail", "flaky"} {
 			c, _ := sim.Preset(n)
 			cfgs = append(cfgs, c)
 		}
+	}
+	ls := make([]sim.Latency, len(cfgs))
+	for i, c := range cfgs {
+		ls[i] = c.Latency
+	}
+	if err := sim.InertFlag(given, ls...); err != nil {
+		return cli.Usage(fmt.Errorf("sim: %w", err))
+	}
+	if len(names) == 0 && scenarioGiven {
+		fmt.Fprintf(stdout, "scenario: %s\n", scenario)
 	}
 	for i := range cfgs {
 		if cfgs[i].Chain == "" {

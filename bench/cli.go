@@ -184,6 +184,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 			}
 		}
 	}
+	if err := sim.InertFlag(given, scenario.Latency); err != nil {
+		return cli.Usage(fmt.Errorf("bench: %w", err))
+	}
 	if err := cfg.validate(); err != nil {
 		return cli.Usage(err)
 	}
