@@ -238,6 +238,20 @@ func TestSim_AScenarioFlagThatChangesOnePresetIsTaken(t *testing.T) {
 	}
 }
 
+// sim --chain given overrides a URL's chain=, as the scenario flags
+// override its other values: the URL's won, the flag unread.
+func TestSim_ChainFlagOverridesTheURLs(t *testing.T) {
+	p := startProc(t, "sim", "--chain", "solana", "sim://fast?chain=evm")
+	m := p.Line(t, regexp.MustCompile(`^fast\thttp://(127\.0\.0\.1:\d+)\t`))
+	if a := call(t, m[1], "getSlot"); a.Error != nil {
+		t.Errorf("getSlot: %+v; want the sim on solana", *a.Error)
+	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
 // The admin token of the environment is never printed: it was the token
 // flags' default, which the flag package shows in help and after a usage
 // error. Help names the variable instead.
