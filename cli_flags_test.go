@@ -167,6 +167,9 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		{bench("--duration", "200ms", "--tail", "0", "--tail-min", "100ms"), []string{"--tail-min", "--tail"}},
 		{[]string{"sim", "--incident", "1s"}, []string{"--incident", "--correlated"}},
 		{[]string{"sim", "steady", "fast", "--tail-max", "2s"}, []string{"--tail-max", "--tail"}},
+		// --max-extra is the hedges per request: rows that send none
+		// (here only off) ran with it unread.
+		{bench("--duration", "200ms", "--max-extra", "2"), []string{"--max-extra", "--policies"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errb := runBounded(t, tc.args...)

@@ -184,6 +184,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 			}
 		}
 	}
+	if given["max-extra"] && !slices.ContainsFunc(cfg.Policies, Policy.Hedged) {
+		return cli.Usagef("bench: --max-extra goes with a hedged row (--policies immediate, auto or a delay, --delays, --quantiles): no row here sends a duplicate")
+	}
 	if err := sim.InertFlag(given, scenario.Latency); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
 	}
