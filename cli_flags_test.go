@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/internal/testutil"
+	"github.com/rpcdash/rpcdash/sim"
 )
 
 // runBounded is run with a bound: a command line that should have been
@@ -128,8 +129,17 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 
 // A flag that a combination would leave unread is refused: exit 2,
 // nothing on stdout, the error naming it and the flag it goes with (or
-// against), then the usage. Each was accepted and silently ignored.
+// against), then the usage. Each was accepted and silently ignored: the
+// command ran (against SIM, a simulated upstream, and ADMIN, a running
+// rpcdash's admin API) as if it had not been given.
 func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
+	up := sim.New(sim.Config{Name: "fast"})
+	if err := up.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	_, admin := statusServe(t, "")
+	at := strings.NewReplacer("SIM", up.URL(), "ADMIN", admin)
 	// A bench not refused is short.
 	bench := func(args ...string) []string {
 		return append([]string{"bench", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", "", "--rate", "20", "--median", "1ms"}, args...)
@@ -144,8 +154,8 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// won and the duration was dropped.
 		{bench("--count", "5", "--duration", "1h"), []string{"--count", "--duration"}},
 		// --yes confirms what --allow-remote lets through, and
-		// --allow-remote lets a --target through: the built-in sims and a
-		// loopback target ran, the flags unread.
+		// --allow-remote lets a --target through: on the built-in sims
+		// they ran unread.
 		{bench("--duration", "200ms", "--yes"), []string{"--yes", "--allow-remote"}},
 		{bench("--duration", "200ms", "--allow-remote"), []string{"--allow-remote", "--target"}},
 		{bench("--duration", "200ms", "--allow-remote", "--yes"), []string{"--allow-remote", "--target"}},
@@ -155,12 +165,12 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		// The control tenant goes to --control-target only with --target
 		// (on the built-in sims, to the sims), and only with a share: it
 		// was dialled, named in the report's target line, and sent nothing.
-		{bench("--duration", "200ms", "--control-share", "0.2", "--control-target", "127.0.0.1:1"), []string{"--control-target", "--target"}},
-		{[]string{"bench", "--target", "127.0.0.1:1", "--control-target", "127.0.0.1:2", "--duration", "200ms", "--warmup", "0s"}, []string{"--control-target", "--control-share"}},
+		{bench("--duration", "200ms", "--control-share", "0.2", "--control-target", "SIM"), []string{"--control-target", "--target"}},
+		{[]string{"bench", "--target", "SIM", "--control-target", "SIM", "--duration", "200ms", "--warmup", "0s", "--rate", "20"}, []string{"--control-target", "--control-share"}},
 		// --requests adds to the table; the JSON is the raw status, and
 		// the slowest requests were left out of it without a word.
-		{[]string{"status", "--admin", "127.0.0.1:1", "--format", "json", "--requests"}, []string{"--requests", "--format json"}},
-		{[]string{"status", "--admin", "127.0.0.1:1", "--json", "--requests"}, []string{"--requests", "--json"}},
+		{[]string{"status", "--admin", "ADMIN", "--format", "json", "--requests"}, []string{"--requests", "--format json"}},
+		{[]string{"status", "--admin", "ADMIN", "--json", "--requests"}, []string{"--requests", "--json"}},
 		// A scenario flag that changes no sim: tail bounds without a tail,
 		// an incident length without shared tails (TestSim_AScenarioFlagThatChangesOnePresetIsTaken).
 		{bench("--duration", "200ms", "--incident", "1s"), []string{"--incident", "--correlated"}},
@@ -172,7 +182,11 @@ func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
 		{bench("--duration", "200ms", "--max-extra", "2"), []string{"--max-extra", "--policies"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, out, errb := runBounded(t, tc.args...)
+			args := make([]string, len(tc.args))
+			for i, a := range tc.args {
+				args[i] = at.Replace(a)
+			}
+			code, out, errb := runBounded(t, args...)
 			if code != 2 || out != "" {
 				t.Fatalf("exit %d, stdout %q; want 2 and nothing on stdout; stderr:\n%s", code, out, errb)
 			}
