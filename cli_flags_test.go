@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/internal/testutil"
+	"github.com/rpcdash/rpcdash/sim"
 )
 
 // runBounded is run with a bound: a command line that should have been
@@ -126,6 +127,82 @@ func TestRun_BadFlagValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	}
 }
 
+// A flag that a combination would leave unread is refused: exit 2,
+// nothing on stdout, the error naming it and the flag it goes with (or
+// against), then the usage. Each was accepted and silently ignored: the
+// command ran (against SIM, a simulated upstream, and ADMIN, a running
+// rpcdash's admin API) as if it had not been given.
+func TestRun_FlagsTheCombinationWouldIgnoreAreUsageErrors(t *testing.T) {
+	up := sim.New(sim.Config{Name: "fast"})
+	if err := up.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	_, admin := statusServe(t, "")
+	at := strings.NewReplacer("SIM", up.URL(), "ADMIN", admin)
+	// A bench not refused is short.
+	bench := func(args ...string) []string {
+		return append([]string{"bench", "--warmup", "0s", "--policies", "off", "--delays", "", "--quantiles", "", "--rate", "20", "--median", "1ms"}, args...)
+	}
+	for _, tc := range []struct {
+		args  []string
+		flags []string // named on the error's line
+	}{
+		// --no-load sends no reads, and --target is only where they go.
+		{[]string{"drill", "--admin", "127.0.0.1:1", "--no-load", "--target", "127.0.0.1:2"}, []string{"--target", "--no-load"}},
+		// A row measures --count operations or for --duration: the count
+		// won and the duration was dropped.
+		{bench("--count", "5", "--duration", "1h"), []string{"--count", "--duration"}},
+		// --yes confirms what --allow-remote lets through, and
+		// --allow-remote lets a --target through: on the built-in sims
+		// they ran unread.
+		{bench("--duration", "200ms", "--yes"), []string{"--yes", "--allow-remote"}},
+		{bench("--duration", "200ms", "--allow-remote"), []string{"--allow-remote", "--target"}},
+		{bench("--duration", "200ms", "--allow-remote", "--yes"), []string{"--allow-remote", "--target"}},
+		// A batch is one request of K calls, a fan-out K requests: --fanout
+		// 1 (an operation of one call) was let through and unread.
+		{bench("--duration", "200ms", "--batch", "3", "--fanout", "1"), []string{"--batch", "--fanout"}},
+		// The control tenant goes to --control-target only with --target
+		// (on the built-in sims, to the sims), and only with a share: it
+		// was dialled, named in the report's target line, and sent nothing.
+		{bench("--duration", "200ms", "--control-share", "0.2", "--control-target", "SIM"), []string{"--control-target", "--target"}},
+		{[]string{"bench", "--target", "SIM", "--control-target", "SIM", "--duration", "200ms", "--warmup", "0s", "--rate", "20"}, []string{"--control-target", "--control-share"}},
+		// --requests adds to the table; the JSON is the raw status, and
+		// the slowest requests were left out of it without a word.
+		{[]string{"status", "--admin", "ADMIN", "--format", "json", "--requests"}, []string{"--requests", "--format json"}},
+		{[]string{"status", "--admin", "ADMIN", "--json", "--requests"}, []string{"--requests", "--json"}},
+		// A scenario flag that changes no sim: tail bounds without a tail,
+		// an incident length without shared tails (TestSim_AScenarioFlagThatChangesOnePresetIsTaken).
+		{bench("--duration", "200ms", "--incident", "1s"), []string{"--incident", "--correlated"}},
+		{bench("--duration", "200ms", "--tail", "0", "--tail-min", "100ms"), []string{"--tail-min", "--tail"}},
+		{[]string{"sim", "--incident", "1s"}, []string{"--incident", "--correlated"}},
+		{[]string{"sim", "steady", "fast", "--tail-max", "2s"}, []string{"--tail-max", "--tail"}},
+		// --max-extra is the hedges per request: rows that send none
+		// (here only off) ran with it unread.
+		{bench("--duration", "200ms", "--max-extra", "2"), []string{"--max-extra", "--policies"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := make([]string, len(tc.args))
+			for i, a := range tc.args {
+				args[i] = at.Replace(a)
+			}
+			code, out, errb := runBounded(t, args...)
+			if code != 2 || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 2 and nothing on stdout; stderr:\n%s", code, out, errb)
+			}
+			first, rest, _ := strings.Cut(errb, "\n")
+			for _, f := range tc.flags {
+				if !strings.HasPrefix(first, "rpcdash: ") || !strings.Contains(first, f) {
+					t.Errorf("the error %q does not name %s", first, f)
+				}
+			}
+			if !strings.HasPrefix(rest, "usage:\n  rpcdash") || !strings.Contains(rest, "flags:") {
+				t.Errorf("no usage after the error:\n%s", errb)
+			}
+		})
+	}
+}
+
 // bench --help is headed like every other command's, not by the flag
 // package's "Usage of rpcdash bench:".
 func TestRun_BenchHelpIsHeadedLikeTheOthers(t *testing.T) {
@@ -158,6 +235,33 @@ func TestSim_FlagsAfterPresets(t *testing.T) {
 	p := startProc(t, "sim", "steady", "--median", "1ms", "fast")
 	for _, name := range []string{"steady", "fast"} {
 		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
+	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
+// A scenario flag given with presets is taken when it changes any of them:
+// --tail-min shapes heavy-tail's tail, though steady has none.
+func TestSim_AScenarioFlagThatChangesOnePresetIsTaken(t *testing.T) {
+	p := startProc(t, "sim", "steady", "heavy-tail", "--tail-min", "300ms")
+	for _, name := range []string{"steady", "heavy-tail"} {
+		p.Line(t, regexp.MustCompile(`^`+name+`\thttp://127\.0\.0\.1:\d+\t`))
+	}
+	p.Signal(t, syscall.SIGINT)
+	if code := p.Wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
+	}
+}
+
+// sim --chain given overrides a URL's chain=, as the scenario flags
+// override its other values: the URL's won, the flag unread.
+func TestSim_ChainFlagOverridesTheURLs(t *testing.T) {
+	p := startProc(t, "sim", "--chain", "solana", "sim://fast?chain=evm")
+	m := p.Line(t, regexp.MustCompile(`^fast\thttp://(127\.0\.0\.1:\d+)\t`))
+	if a := call(t, m[1], "getSlot"); a.Error != nil {
+		t.Errorf("getSlot: %+v; want the sim on solana", *a.Error)
 	}
 	p.Signal(t, syscall.SIGINT)
 	if code := p.Wait(t, 5*time.Second); code != 0 {

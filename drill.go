@@ -58,6 +58,8 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cli.Usagef("drill: --admin-token goes with --admin; the embedded engine has no token")
 	case *admin == "" && given["allow-remote"]:
 		return cli.Usagef("drill: --allow-remote goes with --admin; the embedded engine is on this machine")
+	case *noLoad && given["target"]:
+		return cli.Usagef("drill: --target is where the drill's own reads go, which --no-load turns off")
 	case *noLoad && given["rate"]:
 		return cli.Usagef("drill: --rate paces the drill's own reads, which --no-load turns off")
 	case *noLoad && given["seed"]:

@@ -16,7 +16,8 @@ import (
 // (SIGINT or SIGTERM). With scenario flags (the same as rpcdash bench's: --median, --sigma,
 // --tail, --tail-min, --tail-max, --endpoints, --capacity, --correlated,
 // --incident, --seed) and no presets it starts the scenario's endpoints;
-// with presets or URLs, the flags given override each of them. Incident
+// with presets or URLs, the flags given (--chain too) override each of
+// them, a URL's own parameters included. Incident
 // windows are on the wall clock (the Unix epoch), so separate runs with
 // the same parameters are slow at the same moments.
 func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,15 +71,26 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return cli.Usage(fmt.Errorf("sim: %w", err))
 		}
 		cfgs = scenario.Configs(nil)
-		fmt.Fprintf(stdout, "scenario: %s\n", scenario)
 	default:
 		for _, n := range []string{"steady", "heavy-tail", "flaky"} {
 			c, _ := sim.Preset(n)
 			cfgs = append(cfgs, c)
 		}
 	}
+	ls := make([]sim.Latency, len(cfgs))
+	for i, c := range cfgs {
+		ls[i] = c.Latency
+	}
+	if err := sim.InertFlag(given, ls...); err != nil {
+		return cli.Usage(fmt.Errorf("sim: %w", err))
+	}
+	if len(names) == 0 && scenarioGiven {
+		fmt.Fprintf(stdout, "scenario: %s\n", scenario)
+	}
 	for i := range cfgs {
-		if cfgs[i].Chain == "" {
+		// A --chain given overrides a URL's chain=, as the scenario flags
+		// override its other values; not given, it is only the default.
+		if given["chain"] || cfgs[i].Chain == "" {
 			cfgs[i].Chain = *chain
 		}
 	}

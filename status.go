@@ -32,16 +32,18 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return cli.Usagef("status: unexpected argument %q", fs.Arg(0))
 	}
 	token := cli.TokenOf(fs, "token")
+	given := cli.Given(fs)
 	switch {
 	case *format != "table" && *format != "csv" && *format != "json":
 		return cli.Usagef("status: --format %q is not one of table, csv, json", *format)
-	case *asJSON && *format != "json" && cli.Given(fs)["format"]:
+	case *asJSON && *format != "json" && given["format"]:
 		return cli.Usagef("status: --json and --format %s disagree", *format)
+	case *requests && *asJSON:
+		return cli.Usagef("status: --requests applies to --format table; --json prints the raw status JSON")
+	case *requests && *format != "table":
+		return cli.Usagef("status: --requests applies to --format table, not --format %s", *format)
 	case *asJSON:
 		*format = "json"
-	}
-	if *requests && *format == "csv" {
-		return cli.Usagef("status: --requests applies to --format table")
 	}
 	base, err := engine.BaseURL("status: --admin", *admin)
 	if err != nil {

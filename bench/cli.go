@@ -103,6 +103,8 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: --max-extra: want 1 to 8, got %d", *maxExtra)
 	case given["count"] && *count < 1:
 		return cli.Usagef("bench: --count: want at least 1 (without it, each row runs for --duration), got %d", *count)
+	case given["count"] && given["duration"]:
+		return cli.Usagef("bench: --count and --duration: give one (a row measures --count operations, or for --duration)")
 	case *timeout <= 0 || *timeout > time.Hour:
 		return cli.Usagef("bench: --timeout: want (0s, 1h], got %s", *timeout)
 	case *deadline < 0 || *deadline > time.Hour:
@@ -111,6 +113,14 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usagef("bench: give --mix or --method, not both")
 	case given["admin-token"] && *admin == "":
 		return cli.Usagef("bench: --admin-token goes with --admin")
+	case given["control-target"] && *target == "":
+		return cli.Usagef("bench: --control-target goes with --target; on the built-in sims the control tenant goes to the sims directly")
+	case given["control-target"] && !(*control > 0):
+		return cli.Usagef("bench: --control-target goes with --control-share: it is where that share of operations goes, and the share is 0")
+	case given["allow-remote"] && *target == "":
+		return cli.Usagef("bench: --allow-remote goes with --target; the built-in sims are on this machine")
+	case given["yes"] && !*allowRemote:
+		return cli.Usagef("bench: --yes goes with --allow-remote: it confirms a target off this machine, which only --allow-remote lets through")
 	}
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
@@ -138,7 +148,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		return cli.Usage(err)
 	}
 	if given["batch"] {
-		if *fanout != "1" {
+		// Any --fanout, 1 included: a batch of K calls is not an operation
+		// of one call, and the value given would go unread.
+		if given["fanout"] {
 			return cli.Usagef("bench: --batch and --fanout: give one (a batch is one request of K calls, a fan-out K requests)")
 		}
 		w.Fanout, w.Batch = Fanout{K: *batch, Q: *batch}, true
@@ -171,6 +183,12 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 				return cli.Usagef("bench: --%s describes the built-in sims; it means nothing with --target", name)
 			}
 		}
+	}
+	if given["max-extra"] && !slices.ContainsFunc(cfg.Policies, Policy.Hedged) {
+		return cli.Usagef("bench: --max-extra goes with a hedged row (--policies immediate, auto or a delay, --delays, --quantiles): no row here sends a duplicate")
+	}
+	if err := sim.InertFlag(given, scenario.Latency); err != nil {
+		return cli.Usage(fmt.Errorf("bench: %w", err))
 	}
 	if err := cfg.validate(); err != nil {
 		return cli.Usage(err)

@@ -15,8 +15,8 @@ type Workload struct {
 	Mix      Mix
 	Arrivals Arrivals
 	Rate     float64       // operations per second
-	Duration time.Duration // measured span; with Count, the bound on it
-	Count    int           // measured operations; 0 = Rate × Duration
+	Duration time.Duration // measured span, when Count is 0
+	Count    int           // measured operations, instead of Duration; 0 = Rate × Duration
 	Warmup   time.Duration // before the measured span, same rate, discarded
 	Seed     int64         // the schedule, the mix, the tenants, the params and the sims
 	Fanout   Fanout

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -109,6 +110,31 @@ func (s Scenario) ValidateFlags(given map[string]bool) error {
 	} {
 		if (given == nil || given[c.flag]) && c.bad {
 			return fmt.Errorf("--%s: want %s, got %v", c.flag, c.want, c.got)
+		}
+	}
+	return nil
+}
+
+// InertFlag reports the first of the given flags (given holds flag names,
+// as cli.Given returns them) that changes none of ls, the latencies of the
+// sims it was given for, naming the flag that would give it a meaning:
+// --tail-min and --tail-max bound tail times, which only a --tail above 0
+// draws, and --incident is the length of the windows only a --correlated
+// above 0 shares. A value that changes nothing is the user's mistake to be
+// told of, not one to drop in silence.
+func InertFlag(given map[string]bool, ls ...Latency) error {
+	tails := func(l Latency) bool { return l.TailProb > 0 }
+	for _, c := range []struct {
+		flag, partner, why string
+		used               func(Latency) bool
+	}{
+		{"tail-min", "--tail", "it bounds tail times, and no sim has a tail", tails},
+		{"tail-max", "--tail", "it bounds tail times, and no sim has a tail", tails},
+		{"incident", "--correlated", "it is the length of the windows shared tails fall in, and no sim shares its tails",
+			func(l Latency) bool { return l.Correlated > 0 }},
+	} {
+		if given[c.flag] && !slices.ContainsFunc(ls, c.used) {
+			return fmt.Errorf("--%s goes with %s above 0: %s", c.flag, c.partner, c.why)
 		}
 	}
 	return nil

@@ -97,6 +97,32 @@ func TestScenario_ValidateFlagsChecksTheGivenOnes(t *testing.T) {
 	}
 }
 
+// A given flag that changes none of the sims is refused, naming the one it
+// goes with; one that changes any of them is not.
+func TestInertFlag_RefusesAFlagThatChangesNoSim(t *testing.T) {
+	none := Latency{Median: time.Millisecond}
+	tail := Latency{Median: time.Millisecond, TailProb: 0.1, TailMin: time.Millisecond, TailMax: time.Second}
+	shared := tail
+	shared.Correlated = 0.5
+	for _, tc := range []struct {
+		flag string
+		ls   []Latency
+		want string // "": accepted
+	}{
+		{"tail-min", []Latency{none}, "--tail-min goes with --tail above 0"},
+		{"tail-max", []Latency{none, none}, "--tail-max goes with --tail above 0"},
+		{"tail-min", []Latency{none, tail}, ""},
+		{"incident", []Latency{tail}, "--incident goes with --correlated above 0"},
+		{"incident", []Latency{tail, shared}, ""},
+		{"median", []Latency{none}, ""},
+	} {
+		err := InertFlag(map[string]bool{tc.flag: true}, tc.ls...)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("--%s over %d sims: %v, want %q", tc.flag, len(tc.ls), err, tc.want)
+		}
+	}
+}
+
 func TestParseURL_ScenarioParameters(t *testing.T) {
 	c, err := ParseURL("sim://steady?tail=0.02&tail_min=500ms&tail_max=1s&correlated=0.5&incident=300ms&incident_seed=9&capacity=80")
 	if err != nil {
