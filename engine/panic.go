@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,10 +83,12 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	if !below && !p.active.Load() {
 		return false // the common case, without the lock
 	}
+	// Counted before the lock (it reads each endpoint's own state).
+	left := e.leftOutOfPool(pool)
 	p.mu.Lock()
 	var ev *Event
 	why := func() string {
-		return fmt.Sprintf("%d of %d endpoints routable, below router.panic_threshold %.2f", routable, pool, th)
+		return fmt.Sprintf("%d of %d endpoints routable%s, below router.panic_threshold %.2f", routable, pool, left, th)
 	}
 	switch {
 	case below && !p.on:
@@ -96,13 +99,13 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 		// The reason is shown as the state now: it follows the count.
 		p.okSince, p.why = time.Time{}, why()
 	case p.on && p.okSince.IsZero():
-		p.okSince, p.why = now, recovering(routable, pool, th)
+		p.okSince, p.why = now, recovering(routable, pool, left, th)
 	case p.on && now.Sub(p.okSince) >= panicHold:
 		p.on, p.why = false, ""
 		ev = &Event{Type: EventPool, From: "panic", To: "normal",
-			Message: fmt.Sprintf("panic routing over: %d of %d endpoints routable for %s", routable, pool, panicHold)}
+			Message: fmt.Sprintf("panic routing over: %d of %d endpoints routable%s for %s", routable, pool, left, panicHold)}
 	case p.on:
-		p.why = recovering(routable, pool, th)
+		p.why = recovering(routable, pool, left, th)
 	}
 	on := p.on
 	p.active.Store(on)
@@ -115,8 +118,57 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 
 // recovering is the panic reason while the share is good again but panic
 // routing holds on for panicHold.
-func recovering(routable, pool int, th float64) string {
-	return fmt.Sprintf("%d of %d endpoints routable again, at or above router.panic_threshold %.2f; panic routing ends after %s of it", routable, pool, th, panicHold)
+func recovering(routable, pool int, left string, th float64) string {
+	return fmt.Sprintf("%d of %d endpoints routable again%s, at or above router.panic_threshold %.2f; panic routing ends after %s of it", routable, pool, left, th, panicHold)
+}
+
+// leftOutOfPool names the endpoints that may answer clients (every one but
+// the shadows: what the console's header and rpcdash status count, "1/3
+// routable") which the pool of pool endpoints leaves out: " (1 drained not
+// counted)", empty when it leaves none out. Without it the panic banner's
+// "1 of 2 endpoints routable" stood under the header's "1/3 routable", one
+// endpoint drained: both true, on one screen a contradiction.
+func (e *Engine) leftOutOfPool(pool int) string {
+	var serving, drained, wrongChain, standbys, canaries int
+	for _, ep := range e.endpoints {
+		if !ep.isShadow() {
+			serving++
+		}
+		switch {
+		case ep.isShadow():
+		case ep.drained.Load():
+			drained++
+		case ep.excluded(ExcludeWrongChain):
+			wrongChain++
+		case ep.roleState().role == RoleStandby:
+			standbys++
+		case ep.roleState().role == RoleCanary:
+			canaries++
+		}
+	}
+	// Standbys and canaries are in the pool while the primaries call for
+	// them (poolRoutable): then it leaves out only the drained and those
+	// on the wrong chain.
+	if serving-pool == drained+wrongChain {
+		standbys, canaries = 0, 0
+	}
+	var parts []string
+	if drained > 0 {
+		parts = append(parts, fmt.Sprintf("%d drained", drained))
+	}
+	if wrongChain > 0 {
+		parts = append(parts, fmt.Sprintf("%d on the wrong chain", wrongChain))
+	}
+	if standbys > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", standbys, plural(standbys, "standby", "standbys")))
+	}
+	if canaries > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", canaries, plural(canaries, "canary", "canaries")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + " not counted)"
 }
 
 func (e *Engine) panicInfo() (bool, string) {

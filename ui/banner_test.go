@@ -57,11 +57,17 @@ func TestView_PanicBannerSaysWhyTheOthersAreOut(t *testing.T) {
 	s.Endpoints[2].Routable = false
 	s.Endpoints[2].BackoffUntil = t0.Add(20e9)
 	s.Endpoints[0].Routable, s.Endpoints[0].Breaker.State = true, engine.BreakerHalfOpen
-	s.Routable, s.Panic, s.PanicReason = 1, true, "1 of 2 endpoints routable, below router.panic_threshold 0.60"
+	s.Routable, s.Panic, s.PanicReason = 1, true, "1 of 2 endpoints routable (1 drained not counted), below router.panic_threshold 0.60"
 	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
 		m := fixedModel(s, themes.Default(), sz[0], sz[1])
 		got := bannerText(m)
-		for _, want := range []string{"PANIC ROUTING: 1 of 2 endpoints routable", "reads go to every endpoint not drained or refusing",
+		// At 80 columns what panic routing does is said in fewer words
+		// (TestView_PanicBannerAndHeaderCountTheSameEndpoints).
+		does := "reads go to every endpoint not drained or refusing"
+		if sz[0] == 80 {
+			does = "reads go to the least bad endpoints"
+		}
+		for _, want := range []string{"PANIC ROUTING: 1 of 2 endpoints routable (1 drained not counted)", does,
 			"out: infura: drained; quicknode: backing off after 429"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%d×%d: banner lacks %q: %q", sz[0], sz[1], want, got)
@@ -148,6 +154,39 @@ func TestView_PanicBannerIsHeldAfterItEnds(t *testing.T) {
 		m.onSnapshot(at(calm, 24*time.Second))
 		if text := bannerText(m); !strings.Contains(text, "(12:00:22–12:00:23)") {
 			t.Fatalf("%d: a second panic: %q", w, text)
+		}
+	}
+}
+
+// One endpoint drained and another out: the header says 1/3 routable (of
+// every endpoint but the shadows) and panic routing's reason, which counts
+// its pool without the drained, says so ("1 of 2 … (1 drained not
+// counted)"), so that the two add up on one screen. The reason is the
+// banner's first words and stays whole at 80 columns, live and while
+// panic only holds on; what panic routing does takes the room left.
+func TestView_PanicBannerAndHeaderCountTheSameEndpoints(t *testing.T) {
+	s := incidentSnapshot() // alchemy open, infura drained, quicknode routable
+	s.Panic = true
+	reasons := []string{
+		"1 of 2 endpoints routable (1 drained not counted), below router.panic_threshold 0.60",
+		"1 of 2 endpoints routable again (1 drained not counted), at or above router.panic_threshold 0.50; panic routing ends after 1s of it",
+	}
+	for _, reason := range reasons {
+		s.PanicReason = reason
+		for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}, {160, 48}} {
+			m := fixedModel(s, themes.Default(), sz[0], sz[1])
+			header := strings.Join(m.headerLines(), " ")
+			if !strings.Contains(header, "1/3 routable") {
+				t.Errorf("%d×%d: header %q, want 1/3 routable", sz[0], sz[1], header)
+			}
+			got := bannerText(m)
+			if !strings.Contains(got, "PANIC ROUTING: "+reason) || strings.Contains(got, "…") {
+				t.Errorf("%d×%d: banner %q, want the reason whole: %q", sz[0], sz[1], got, reason)
+			}
+			if !strings.Contains(got, "out: alchemy: breaker open; infura: drained") {
+				t.Errorf("%d×%d: banner %q lacks the endpoints out", sz[0], sz[1], got)
+			}
+			checkFits(t, m.View(), sz[0], sz[1])
 		}
 	}
 }

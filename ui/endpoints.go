@@ -134,8 +134,18 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return ""
 		}},
-		{title: "P50", width: 6, right: true, drop: 5, cell: func(ep engine.EndpointSnapshot) string { return fmtMS(ep.Latency.P50) }},
-		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string { return fmtMS(ep.Latency.P95) }},
+		{title: "P50", width: 6, right: true, drop: 5, cell: func(ep engine.EndpointSnapshot) string {
+			if batchesOnly(ep) {
+				return pad(batchMark+strings.TrimSpace(fmtMS(ep.BatchPace)), 6)
+			}
+			return fmtMS(ep.Latency.P50)
+		}},
+		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string {
+			if batchesOnly(ep) {
+				return pad("batch", 6)
+			}
+			return fmtMS(ep.Latency.P95)
+		}},
 		{title: "HEAD", width: 10, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {
 				return dash
@@ -162,6 +172,19 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	}
 	return cols
 }
+
+// batchesOnly: the endpoint answered upstream batches and no single call
+// or probe in the stats window (a client sending only batches, the probes
+// off). Its latency columns would be "—", no data, while it answers:
+// P50 shows its batch pace marked b (b42ms: the median round trip of its
+// batches, what orders a batch's endpoints; the detail says it whole),
+// and P95, which batches do not give, says "batch".
+func batchesOnly(ep engine.EndpointSnapshot) bool {
+	return ep.Latency.Count == 0 && ep.BatchPace > 0
+}
+
+// batchMark marks a batch pace in the latency columns.
+const batchMark = "b"
 
 func (m Model) share(v float64, have bool) string {
 	s := fmtPct(v, have)

@@ -53,11 +53,25 @@ func (m Model) headerLines() []string {
 	case m.frozen:
 		items = append(items, st.banner.Render(" FROZEN "+fit(fmtAgeCoarse(now.Sub(m.frozenAt)), 3)))
 	case m.fetchErr != nil:
-		items = append(items, st.banner.Render(" STALE "+fit(fmtAge(now.Sub(m.staleFrom)), 6))+h.text.Render(" ")+h.err.Render(fit(m.fetchErr.Error(), staleErrWidth))+h.faint.Render(" · reconnecting"))
+		items = append(items, m.staleItems()...)
 	case m.haveSnap:
 		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(now.Sub(s.Time)), ageItemWidth)))
 	}
 	return flow(items, m.width, h.text)
+}
+
+// staleItems are STALE, its age and the refresh error: one item where it
+// fits on a line, else (80 columns) two, STALE and the error each whole
+// on its line: one item wider than the line was wrapped mid-word
+// ("· reconne" / "cting").
+func (m Model) staleItems() []string {
+	st, h := m.styles, m.styles.hdr
+	stale := st.banner.Render(" STALE " + fit(fmtAge(m.opts.Now().Sub(m.staleFrom)), 6))
+	why := h.err.Render(fit(m.fetchErr.Error(), staleErrWidth)) + h.faint.Render(" · reconnecting")
+	if one := stale + h.text.Render(" ") + why; lipgloss.Width(one) <= m.width {
+		return []string{one}
+	}
+	return []string{stale, why}
 }
 
 // clientErrorsItem is how many requests of the last minute got rpcdash's

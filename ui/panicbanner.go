@@ -75,11 +75,27 @@ func (m Model) panicBanner() []string {
 // livePanic is the live banner's headline and its line of endpoints out
 // (none when none is).
 func (m Model) livePanic(reason, out string) (head, outLines []string) {
-	head = m.banner("⚠ PANIC ROUTING: " + reason + "; reads go to every endpoint not drained or refusing, least bad first.")
+	head = m.panicHeadline(reason)
 	if out != "" {
 		outLines = m.banner("out: " + out)
 	}
 	return head, outLines
+}
+
+// panicHeadline is the engine's reason whole, then what panic routing
+// does in as many words as the banner's two lines leave room for: at 80
+// columns a reason that names the endpoints it does not count ("1 of 2
+// endpoints routable (1 drained not counted), below …") left "… not
+// drained or…" of the sentence after it. The reason's figures come first;
+// the out line names the endpoints left out and why.
+func (m Model) panicHeadline(reason string) []string {
+	msg := "⚠ PANIC ROUTING: " + reason
+	for _, does := range []string{"; reads go to every endpoint not drained or refusing, least bad first.", "; reads go to the least bad endpoints."} {
+		if len(strings.Split(wrap(msg+does, m.width-2), "\n")) <= 2 {
+			return m.banner(msg + does)
+		}
+	}
+	return m.banner(msg + ".")
 }
 
 // bannerIn is msg in style on at most n lines of the terminal's width; a

