@@ -1,9 +1,10 @@
 package themes
 
 import (
-	"fmt"
-	"math"
 	"strconv"
+
+	"github.com/lucasb-eyer/go-colorful"
+	"github.com/muesli/termenv"
 )
 
 // MinContrast is WCAG 2's AA contrast for text: the console's header
@@ -11,58 +12,43 @@ import (
 const MinContrast = 4.5
 
 // RGB is a colour's red, green and blue, 0-255: "#rrggbb" as written, an
-// ANSI number as xterm draws it (0-15 are the terminal's own; xterm's
-// defaults stand for them). ok is false for anything else.
+// ANSI number as termenv converts it when it downsamples (0-15 are the
+// terminal's own; termenv's table stands for them). ok is false for
+// anything else.
 func RGB(c string) (r, g, b uint8, ok bool) {
-	if colorRe.MatchString(c) {
-		v, _ := strconv.ParseUint(c[1:], 16, 32)
-		return uint8(v >> 16), uint8(v >> 8), uint8(v), true
-	}
-	n, err := strconv.Atoi(c)
-	switch {
-	case err != nil || n < 0 || n > 255:
+	col, ok := rgb(c)
+	if !ok {
 		return 0, 0, 0, false
-	case n < 16:
-		v := xterm16[n]
-		return v[0], v[1], v[2], true
-	case n < 232:
-		n -= 16
-		level := func(i int) uint8 {
-			if i == 0 {
-				return 0
-			}
-			return uint8(55 + 40*i)
-		}
-		return level(n / 36), level(n / 6 % 6), level(n % 6), true
 	}
-	v := uint8(8 + 10*(n-232))
-	return v, v, v, true
+	r, g, b = col.RGB255()
+	return r, g, b, true
 }
 
-var xterm16 = [16][3]uint8{{0, 0, 0}, {205, 0, 0}, {0, 205, 0}, {205, 205, 0}, {0, 0, 238}, {205, 0, 205}, {0, 205, 205}, {229, 229, 229},
-	{127, 127, 127}, {255, 0, 0}, {0, 255, 0}, {255, 255, 0}, {92, 92, 255}, {255, 0, 255}, {0, 255, 255}, {255, 255, 255}}
+func rgb(c string) (colorful.Color, bool) {
+	if !colorRe.MatchString(c) {
+		// termenv indexes its table without a bound check.
+		if n, err := strconv.Atoi(c); err != nil || n < 0 || n > 255 {
+			return colorful.Color{}, false
+		}
+	}
+	return termenv.ConvertToRGB(termenv.TrueColor.Color(c)), true
+}
 
 // luminance is WCAG 2's relative luminance.
-func luminance(r, g, b uint8) float64 {
-	lin := func(v uint8) float64 {
-		c := float64(v) / 255
-		if c <= 0.03928 {
-			return c / 12.92
-		}
-		return math.Pow((c+0.055)/1.055, 2.4)
-	}
-	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+func luminance(c colorful.Color) float64 {
+	r, g, b := c.LinearRgb()
+	return 0.2126*r + 0.7152*g + 0.0722*b
 }
 
 // Contrast is WCAG 2's contrast ratio of two colours, 1 to 21 (0 when
 // either is not a colour).
 func Contrast(a, b string) float64 {
-	ar, ag, ab, ok1 := RGB(a)
-	br, bg, bb, ok2 := RGB(b)
+	ca, ok1 := rgb(a)
+	cb, ok2 := rgb(b)
 	if !ok1 || !ok2 {
 		return 0
 	}
-	la, lb := luminance(ar, ag, ab), luminance(br, bg, bb)
+	la, lb := luminance(ca), luminance(cb)
 	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }
 
@@ -74,21 +60,19 @@ func Readable(fg, bg string, minimum float64) string {
 	if Contrast(fg, bg) >= minimum {
 		return fg
 	}
-	r, g, b, ok := RGB(fg)
+	c, ok := rgb(fg)
 	if !ok {
 		return fg
 	}
-	target := uint8(0)
+	target := colorful.Color{}
 	if Contrast("#ffffff", bg) > Contrast("#000000", bg) {
-		target = 255
+		target = colorful.Color{R: 1, G: 1, B: 1}
 	}
-	mix := func(v uint8, t float64) uint8 { return uint8(math.Round(float64(v) + (float64(target)-float64(v))*t)) }
 	for i := 1; i <= 20; i++ {
-		t := float64(i) / 20
-		c := fmt.Sprintf("#%02x%02x%02x", mix(r, t), mix(g, t), mix(b, t))
-		if Contrast(c, bg) >= minimum {
-			return c
+		moved := c.BlendRgb(target, float64(i)/20).Hex()
+		if Contrast(moved, bg) >= minimum {
+			return moved
 		}
 	}
-	return fmt.Sprintf("#%02x%02x%02x", target, target, target)
+	return target.Hex()
 }
