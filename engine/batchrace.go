@@ -385,6 +385,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 		e.hedge.observeBatch(win.end.Sub(win.t.start), false)
 	}
 	win.t.ep.batchPace.Record(win.end.Sub(win.t.start))
+	win.t.ep.series.answered(win.end, win.end.Sub(win.t.start))
 	cancelAt := e.now()
 	for _, t := range tries {
 		if t.ended {
@@ -413,6 +414,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 				if end.got != nil {
 					e.hedge.observeBatch(end.end.Sub(end.t.start), false)
 					end.t.ep.batchPace.Record(end.end.Sub(end.t.start))
+					end.t.ep.series.answered(end.end, end.end.Sub(end.t.start))
 					end.t.ep.heard(end.end)
 				} else if end.reply.out != outCancelled {
 					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
@@ -423,6 +425,7 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 			}
 			if !end.t.attempt.sampling.Load() {
 				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start)) // cancelled: slower than that
+				end.t.ep.series.ended(end.end)
 			}
 			out, cause := outCancelled, error(errLost)
 			if end.t.attempt.sampling.Load() {

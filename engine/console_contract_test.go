@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +50,31 @@ func TestSeries_CountsEachSecondOfAnEndpoint(t *testing.T) {
 		t.Fatalf("series ends at %s", last.Start)
 	}
 	t.Logf("%d attempts, max RTT %s", reqs, maxRTT)
+}
+
+// An endpoint sent only upstream batches (probes off, as in the harness)
+// shows them in its series, each round trip one answered attempt: the
+// console's sparkline was blank, which it says means no traffic.
+func TestSeries_CountsUpstreamBatches(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	const n = 5
+	for range n {
+		if r := h.post(balanceBatch(10, strconv.Itoa)); r.status != http.StatusOK {
+			t.Fatalf("HTTP %d", r.status)
+		}
+	}
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
+	var reqs, answers int64
+	for _, p := range h.endpoint("s0").Series {
+		reqs += p.Requests
+		answers += p.Answers
+		if p.Answers > 0 && p.MeanRTT < 20*time.Millisecond {
+			t.Errorf("second %s: mean RTT %s for a 20ms upstream", p.Start, p.MeanRTT)
+		}
+	}
+	if reqs != n || answers != n {
+		t.Fatalf("series counted %d attempts, %d answers for %d upstream batches", reqs, answers, n)
+	}
 }
 
 func TestSnapshot_ClientStatsOfTheLastMinute(t *testing.T) {

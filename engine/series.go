@@ -9,8 +9,9 @@ import (
 // holds: the last minute.
 const SeriesLength = 60
 
-// SeriesPoint is one second of an endpoint's traffic (client attempts and
-// probes alike, as the endpoint saw them).
+// SeriesPoint is one second of an endpoint's traffic (client attempts,
+// upstream batches and probes alike, as the endpoint saw them: a batch is
+// one request of one round trip).
 type SeriesPoint struct {
 	Start    time.Time     // the second this point covers, [Start, Start+1s)
 	Requests int64         // attempts that ended in this second
