@@ -88,7 +88,7 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	p.mu.Lock()
 	var ev *Event
 	why := func() string {
-		return fmt.Sprintf("%d of %d endpoints routable%s, below router.panic_threshold %.2f", routable, pool, left, th)
+		return fmt.Sprintf("%s routable%s, below router.panic_threshold %.2f", ofEndpoints(routable, pool), left, th)
 	}
 	switch {
 	case below && !p.on:
@@ -103,7 +103,7 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	case p.on && now.Sub(p.okSince) >= panicHold:
 		p.on, p.why = false, ""
 		ev = &Event{Type: EventPool, From: "panic", To: "normal",
-			Message: fmt.Sprintf("panic routing over: %d of %d endpoints routable%s for %s", routable, pool, left, panicHold)}
+			Message: fmt.Sprintf("panic routing over: %s routable%s for %s", ofEndpoints(routable, pool), left, panicHold)}
 	case p.on:
 		p.why = recovering(routable, pool, left, th)
 	}
@@ -119,7 +119,7 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 // recovering is the panic reason while the share is good again but panic
 // routing holds on for panicHold.
 func recovering(routable, pool int, left string, th float64) string {
-	return fmt.Sprintf("%d of %d endpoints routable again%s, at or above router.panic_threshold %.2f; panic routing ends after %s of it", routable, pool, left, th, panicHold)
+	return fmt.Sprintf("%s routable again%s, at or above router.panic_threshold %.2f; panic routing ends after %s of it", ofEndpoints(routable, pool), left, th, panicHold)
 }
 
 // leftOutOfPool names the endpoints that may answer clients (every one but

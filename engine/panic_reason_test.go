@@ -65,7 +65,7 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 		}
 	}
 	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
-	if st = h.status(); st.Panic && !strings.HasPrefix(st.PanicReason, "1 of 1 endpoints routable again (2 drained not counted), at or above") {
+	if st = h.status(); st.Panic && !strings.HasPrefix(st.PanicReason, "1 of 1 endpoint routable again (2 drained not counted), at or above") {
 		t.Fatalf("panic routing holding on with s2 alone routable: reason %q", st.PanicReason)
 	}
 	for _, name := range []string{"s0", "s1"} {

@@ -18,3 +18,8 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// ofEndpoints is "k of n endpoints", "0 of 1 endpoint".
+func ofEndpoints(k, n int) string {
+	return strconv.Itoa(k) + " of " + strconv.Itoa(n) + " " + plural(n, "endpoint", "endpoints")
+}
