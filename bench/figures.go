@@ -110,7 +110,8 @@ func loadCheck(upstreamPerSec float64, endpoints int, capacity float64) (load fl
 
 // Wasted is the work thrown away upstream: requests cancelled because
 // another attempt won (or, seen from the upstreams, cut at their attempt
-// deadline), and the upstream time they had used.
+// deadline), and the upstream time they had used. Requests are JSON-RPC
+// calls, each call of a batch one, as Row.Upstream counts them.
 type Wasted struct {
 	Cancelled int64   `json:"cancelled"`
 	Seconds   float64 `json:"upstream_seconds"`

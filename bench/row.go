@@ -206,7 +206,9 @@ func (r *Row) fromUpstreams(env *environment, before, after []sim.Counters, span
 	w := Wasted{Source: "upstreams"}
 	busiest, most := "", int64(-1)
 	for i := range after {
-		w.Cancelled += after[i].Cancelled - before[i].Cancelled
+		// The calls the cancelled requests carried: each call of a batch is
+		// one upstream request, as in the upstream column.
+		w.Cancelled += after[i].CancelledCalls - before[i].CancelledCalls
 		w.Seconds += after[i].CancelledSeconds - before[i].CancelledSeconds
 		if n := after[i].Total - before[i].Total; n > most {
 			busiest, most = env.sims[i].Name(), n

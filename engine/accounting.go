@@ -40,8 +40,9 @@ func (c *counts) hedgeFired(n int64, units float64) {
 	c.addCost(units)
 }
 
-// lost counts n attempts another answer won over, each having run elapsed
-// and let go release after it was cancelled.
+// lost counts n attempts another answer won over, each having used elapsed
+// of upstream time (the calls of an upstream batch share its time) and let
+// go release after it was cancelled.
 func (c *counts) lost(n int64, elapsed, release time.Duration) {
 	c.losers.Add(n)
 	c.loserNanos.Add(n * int64(elapsed))

@@ -155,6 +155,10 @@ type methodStats struct {
 }
 
 func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
+	// Its methods' windows count their sub-windows from its own start, so
+	// that they age out with its own: a method's figures and the
+	// endpoint's cover the same span, whenever the method first came.
+	epoch, span := e.now(), e.cfg.Server.StatsWindow
 	ep := &endpoint{
 		Name:         c.Name,
 		Provider:     c.Provider,
@@ -164,10 +168,10 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 		proxy:        proxyFor(c.Proxy),
 		display:      redact.DisplayURL(c.URL, c.PublicURL),
 		proxyDisplay: displayProxy(c.Proxy),
-		latency:      window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
-		batchPace:    window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		latency:      window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
+		batchPace:    window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 		queueLatency: newQueueWindow(e.now),
-		rates:        window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+		rates:        window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
 	}
 	ep.roles.Store(&roleState{role: c.RoleName(), share: c.ShareOrDefault()})
 	if c.RoleName() == RoleShadow {
@@ -177,8 +181,8 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 	ep.methods = newPerMethod(true, func(method string) *methodStats {
 		return &methodStats{
 			method:  method,
-			latency: window.NewLatency(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
-			rates:   window.NewRates(e.cfg.Server.StatsWindow, window.DefaultBuckets, e.now),
+			latency: window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
+			rates:   window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
 			shared:  method == otherMethod,
 		}
 	})

@@ -30,8 +30,14 @@ type recentWindow struct {
 	rates   *window.Rates   // RateAttempts per request, RateFailure per error
 }
 
-func newRecentWindow(now func() time.Time) *recentWindow {
-	return &recentWindow{latency: window.NewLatency(recentSpan, recentBuckets, now), rates: window.NewRates(recentSpan, recentBuckets, now)}
+// newRecentWindow counts its sub-windows from epoch, the pool window's
+// start: a method's window made when the method first came then ages out
+// with the pool's, so that its last minute is the pool's last minute (the
+// methods' requests add up to the pool's, and their rates are over the
+// same time: the method had none before it was first seen).
+func newRecentWindow(now func() time.Time, epoch time.Time) *recentWindow {
+	return &recentWindow{latency: window.NewLatencyFrom(recentSpan, recentBuckets, now, epoch),
+		rates: window.NewRatesFrom(recentSpan, recentBuckets, now, epoch)}
 }
 
 func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
@@ -60,8 +66,9 @@ type recentTraffic struct {
 }
 
 func newRecentTraffic(now func() time.Time) *recentTraffic {
-	return &recentTraffic{pool: newRecentWindow(now),
-		methods: newPerMethod(true, func(string) *recentWindow { return newRecentWindow(now) })}
+	epoch := now()
+	return &recentTraffic{pool: newRecentWindow(now, epoch),
+		methods: newPerMethod(true, func(string) *recentWindow { return newRecentWindow(now, epoch) })}
 }
 
 // observe records n client requests of method that took d each.

@@ -18,6 +18,10 @@ type Counters struct {
 	InFlight  int64            `json:"in_flight"` // HTTP requests being handled now
 	Hanging   int64            `json:"hanging"`   // of those, held by hang mode now
 
+	// CancelledCalls are the JSON-RPC requests the cancelled HTTP requests
+	// carried (each batch element counts once, as in Total).
+	CancelledCalls int64 `json:"cancelled_calls"`
+
 	// CancelledSeconds is the upstream time used by requests whose client
 	// went away during their service time (hedge losers, timeouts).
 	CancelledSeconds float64 `json:"cancelled_seconds"`
@@ -143,8 +147,13 @@ func (u *Upstream) countStatus(code int) {
 	u.counters.change(func(c *Counters) { c.ByStatus[code]++ })
 }
 
-func (u *Upstream) countCancelled() {
-	u.counters.change(func(c *Counters) { c.Cancelled++ })
+// countCancelled counts an HTTP request whose client went away, carrying
+// calls JSON-RPC requests.
+func (u *Upstream) countCancelled(calls int) {
+	u.counters.change(func(c *Counters) {
+		c.Cancelled++
+		c.CancelledCalls += int64(calls)
+	})
 }
 
 func (u *Upstream) countCancelledTime(d time.Duration) {

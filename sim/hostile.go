@@ -57,7 +57,7 @@ func (u *Upstream) serveHostile(w http.ResponseWriter, r *http.Request, mode Mod
 	case ModeHugeAnswer:
 		u.serveHuge(w, r.Context(), reqs, h.hugeBytes)
 	case ModeTrickle:
-		u.serveTrickle(w, r.Context(), encodeResponses(reqs, batch, u.answer), h.trickleInterval)
+		u.serveTrickle(w, r.Context(), encodeResponses(reqs, batch, u.answer), h.trickleInterval, len(reqs))
 	case ModeMalformedStatus:
 		u.serveMalformedStatus(w, h.junkBytes)
 	default:
@@ -93,8 +93,9 @@ func (u *Upstream) serveHuge(w http.ResponseWriter, ctx context.Context, reqs []
 	w.Write([]byte(`"}`))
 }
 
-// serveTrickle sends body one byte per interval.
-func (u *Upstream) serveTrickle(w http.ResponseWriter, ctx context.Context, body []byte, interval time.Duration) {
+// serveTrickle sends body, the answer to calls JSON-RPC requests, one byte
+// per interval.
+func (u *Upstream) serveTrickle(w http.ResponseWriter, ctx context.Context, body []byte, interval time.Duration, calls int) {
 	u.countStatus(http.StatusOK)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -109,7 +110,7 @@ func (u *Upstream) serveTrickle(w http.ResponseWriter, ctx context.Context, body
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			u.countCancelled()
+			u.countCancelled(calls)
 			return
 		case <-u.closing:
 			return

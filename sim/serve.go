@@ -65,7 +65,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	switch mode {
 	case ModeHang:
-		u.hang(r.Context())
+		u.hang(r.Context(), len(reqs))
 		return
 	case ModeError:
 		u.writeBody(w, http.StatusInternalServerError, encodeError(reqs, batch, &Error{Code: CodeInternal, Message: "sim: upstream error"}))
@@ -79,7 +79,7 @@ func (u *Upstream) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if !u.sleep(r.Context(), u.serviceTime(s, reqs)) {
+	if !u.sleep(r.Context(), u.serviceTime(s, reqs), len(reqs)) {
 		if r.Context().Err() != nil {
 			u.countCancelledTime(time.Since(arrived))
 		}
@@ -137,8 +137,9 @@ func confinedTo(methods []string, method string) bool {
 }
 
 // sleep waits d; it reports false when the request must not be answered,
-// because the client went away (counted) or the upstream is closing.
-func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
+// because the client went away (counted, with the calls it carried) or the
+// upstream is closing.
+func (u *Upstream) sleep(ctx context.Context, d time.Duration, calls int) bool {
 	if d <= 0 {
 		return true
 	}
@@ -149,7 +150,7 @@ func (u *Upstream) sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		u.abortIfClosing()
-		u.countCancelled()
+		u.countCancelled(calls)
 	case <-u.closing:
 		abort()
 	}
@@ -167,13 +168,13 @@ func (u *Upstream) abortIfClosing() {
 	}
 }
 
-func (u *Upstream) hang(ctx context.Context) {
+func (u *Upstream) hang(ctx context.Context, calls int) {
 	u.counters.change(func(c *Counters) { c.Hanging++ })
 	defer u.counters.change(func(c *Counters) { c.Hanging-- })
 	select {
 	case <-ctx.Done():
 		u.abortIfClosing()
-		u.countCancelled()
+		u.countCancelled(calls)
 	case <-u.closing:
 		abort()
 	}

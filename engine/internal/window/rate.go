@@ -85,7 +85,16 @@ func NewRates(span time.Duration, buckets int, now func() time.Time) *Rates {
 	if now == nil {
 		now = time.Now
 	}
-	r := newRing(span, buckets, now())
+	return NewRatesFrom(span, buckets, now, now())
+}
+
+// NewRatesFrom is NewRates with its sub-windows counted from epoch, as
+// NewLatencyFrom.
+func NewRatesFrom(span time.Duration, buckets int, now func() time.Time, epoch time.Time) *Rates {
+	if now == nil {
+		now = time.Now
+	}
+	r := newRing(span, buckets, epoch)
 	return &Rates{now: now, ring: r, slots: make([][numKinds]int64, r.n)}
 }
 

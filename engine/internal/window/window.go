@@ -132,7 +132,17 @@ func NewLatency(span time.Duration, buckets int, now func() time.Time) *Latency 
 	if now == nil {
 		now = time.Now
 	}
-	r := newRing(span, buckets, now())
+	return NewLatencyFrom(span, buckets, now, now())
+}
+
+// NewLatencyFrom is NewLatency with its sub-windows counted from epoch
+// rather than from now: windows made at different times from one epoch
+// age out together, so each covers the same span as the others.
+func NewLatencyFrom(span time.Duration, buckets int, now func() time.Time, epoch time.Time) *Latency {
+	if now == nil {
+		now = time.Now
+	}
+	r := newRing(span, buckets, epoch)
 	return &Latency{now: now, ring: r, slots: make([]latencySlot, r.n)}
 }
 
