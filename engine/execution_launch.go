@@ -72,13 +72,31 @@ func (x *execution) launch(role role, otherDomain bool) bool {
 	return x.launchWith(role, otherDomain, nil) != nil
 }
 
+// launchRace starts the race of an overdue attempt: a failover of another
+// failure domain first, never to a stale candidate while a current
+// endpoint answers (noStale). waiting says a stale candidate is left that
+// may take the race later.
+func (x *execution) launchRace() (started, waiting bool) {
+	if x.launchWith(roleFailover, true, nil) != nil {
+		return true, false
+	}
+	for i, c := range x.order {
+		if !x.used[i] && c.stale {
+			return false, true
+		}
+	}
+	return false, false
+}
+
 // launchWith starts an attempt on the best unused candidate (of another
 // failure domain than the live attempts when otherDomain is set and one
-// exists).
+// exists). A hedge, or a race beside a live attempt (otherDomain), goes
+// to no stale candidate while a current endpoint answers.
 func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *endpoint {
 	onlyOther := role == roleHedge && !x.e.cfg.Hedge.SameDomain
+	noStale := (role == roleHedge || otherDomain && len(x.live) > 0) && x.noStale()
 	for {
-		i := x.pick(otherDomain, role == roleFailover)
+		i := x.pick(otherDomain, role == roleFailover, noStale)
 		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
 			return nil // hedge.same_domain = false: no hedge into shared fate
 		}
@@ -109,7 +127,7 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 		}
 		return nil
 	}
-	a := &attempt{ep: c.ep, role: role, trial: trial, hedgeDone: hedgeDone, explore: explore}
+	a := &attempt{ep: c.ep, role: role, trial: trial, stale: c.stale, hedgeDone: hedgeDone, explore: explore}
 	if !ok {
 		a.settled.Store(true) // sent by panic routing: no verdict for the breaker
 	}
@@ -160,10 +178,10 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 // attempt is in when otherDomain is set and one exists. Standbys kept as
 // a fallback (candidate.fallback) are only for failover. After a 429 an
 // endpoint backing off for the method is no candidate (ratelimited.go).
-func (x *execution) pick(otherDomain, failover bool) int {
+func (x *execution) pick(otherDomain, failover, noStale bool) int {
 	first := -1
 	for i, c := range x.order {
-		if x.used[i] || c.fallback && !failover || x.rateLimited > 0 && x.backingOff(c.ep) {
+		if x.used[i] || c.fallback && !failover || x.rateLimited > 0 && x.backingOff(c.ep) || c.stale && noStale {
 			continue
 		}
 		if first < 0 {
@@ -177,6 +195,22 @@ func (x *execution) pick(otherDomain, failover bool) int {
 		}
 	}
 	return first
+}
+
+// noStale: a live attempt is on a current endpoint that answers, heard
+// from within that attempt's deadline (the rule that calls an endpoint
+// silent, record.go). Then a stale candidate takes no hedge and no race: a
+// slow current answer is worth waiting for, an old one relayed as current
+// is not. Once the current endpoints have been quiet a whole deadline, an
+// old answer is the only one there is.
+func (x *execution) noStale() bool {
+	now := x.e.now()
+	for _, a := range x.live {
+		if !a.stale && now.Sub(time.Unix(0, a.ep.heardAt.Load())) < a.deadline {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *execution) sharesDomain(ep *endpoint) bool {

@@ -58,6 +58,7 @@ type attempt struct {
 	ep       *endpoint
 	role     role
 	trial    bool
+	stale    bool // its endpoint's head is behind what the read needs (candidate.stale)
 	start    time.Time
 	deadline time.Duration
 	cancel   context.CancelCauseFunc
@@ -329,7 +330,13 @@ func (x *execution) run() result {
 		heldC = heldTimer.C
 	}
 	race := func(a *attempt) {
-		if !x.launch(roleFailover, true) {
+		started, waiting := x.launchRace()
+		if !started {
+			if waiting {
+				// Only a stale endpoint is left and a current one still
+				// answers: looked at again a deadline later.
+				hold(a)
+			}
 			return
 		}
 		e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))

@@ -46,14 +46,23 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 		e.addEnded(ended)
 		return true
 	}
-	pool, held := 0, 0
+	// An endpoint excluded for head lag is held out too: it takes no read
+	// of the chain's tip, most reads, and counting it as the pool's let the
+	// last current endpoint's breaker open on a slowdown, which left the
+	// tip reads to the lagging one (stale answers, relayed as any other).
+	pool, held, lagging := 0, 0, 0
 	for _, o := range e.endpoints {
 		if o.refusing.Load() || !o.answersClients() {
 			continue
 		}
 		pool++
-		if o != ep && c.held[o] {
+		switch {
+		case o == ep:
+		case c.held[o]:
 			held++
+		case o.lagExcluded.Load():
+			held++
+			lagging++
 		}
 	}
 	limit := openLimit(e.cfg.Breaker.MaxOpenShare, pool)
@@ -75,8 +84,8 @@ func (e *Engine) allowOpen(ep *endpoint, hard bool, why string) bool {
 	c.kept[ep] = &keptClosed{since: now, refused: 1}
 	c.mu.Unlock()
 	e.events.add(Event{Type: EventPool, Endpoint: ep.Name, From: "closed", To: "open refused",
-		Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers, breaker.max_open_share %.2f allows %d; "+
-			"while it is held closed, further refusals are counted, not repeated", why, held, pool, e.cfg.Breaker.MaxOpenShare, limit)})
+		Message: fmt.Sprintf("breaker not opened (%s): %d of %d endpoints already held out by breakers%s, breaker.max_open_share %.2f allows %d; "+
+			"while it is held closed, further refusals are counted, not repeated", why, held, pool, lagNote(lagging), e.cfg.Breaker.MaxOpenShare, limit)})
 	return false
 }
 
@@ -127,6 +136,14 @@ func (e *Engine) settleOpenCap(now time.Time) {
 func (e *Engine) heldClosedByCap(ep *endpoint, now time.Time) bool {
 	at := ep.openRefusedAt.Load()
 	return at != 0 && now.Sub(time.Unix(0, at)) < e.cfg.Breaker.Cooldown
+}
+
+// lagNote says how many of the endpoints held out are out for head lag.
+func lagNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" or head lag (%d lagging)", n)
 }
 
 // openLimit is how many of pool endpoints breakers may hold open at once:

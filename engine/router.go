@@ -50,6 +50,13 @@ type candidate struct {
 	// nothing else can take the request, lowest tier first; otherwise only
 	// as a failover after every routable candidate (fallback).
 	tier int
+	// stale: in tier 1 because its head is behind what the read needs
+	// (lagging on a read of the tip, or below the block asked for): its
+	// answer would be an old one, relayed as any other. Panic routing takes
+	// an open breaker that still answers before it (panicOrder), and no
+	// hedge or deadline race goes to it while a current endpoint answers
+	// (execution.noStale).
+	stale bool
 	// backoffEnd: in tier 3, when its back-off for this method ends (panic
 	// routing takes the soonest first).
 	backoffEnd time.Time
@@ -173,12 +180,12 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 				return "backing off after HTTP 429 for " + methodUntil.Sub(now).Round(time.Millisecond).String() + " (" + method + " only)"
 			})
 		case minHead > 0 && ep.head.Load() > 0 && ep.head.Load() < minHead && e.heads.top.Load() >= minHead:
-			c.tier = 1
+			c.tier, c.stale = 1, true
 			skip(ep, func() string {
 				return fmt.Sprintf("head %d is below the requested block %d", ep.head.Load(), minHead)
 			})
 		case tipDependent && ep.lagExcluded.Load():
-			c.tier = 1
+			c.tier, c.stale = 1, true
 			skip(ep, func() string { return "lagging behind the chain head" })
 		case !ok:
 			c.tier, c.trial = 2, false
@@ -291,8 +298,8 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		e.score(extras, best)
 		slices.SortStableFunc(extras, func(a, b candidate) int {
-			if a.tier != b.tier {
-				return a.tier - b.tier
+			if pa, pb := e.panicOrder(a, now), e.panicOrder(b, now); pa != pb {
+				return pa - pb
 			}
 			// The endpoint whose back-off ends first is the likeliest to
 			// answer: its limit's window is the furthest gone.
@@ -318,6 +325,27 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		r.order = append(r.order, extras...)
 	}
 	return r
+}
+
+// panicOrder is where a candidate that is not routable goes among the
+// others, lowest first: unhealthy ones, then open breakers of endpoints
+// heard from within breaker.cooldown (slow or failing, but current), then
+// the stale, then open breakers of endpoints gone quiet, then back-offs.
+// A stale answer is relayed as if current, so it comes after an endpoint
+// that still answers, but before one that may never: then an old answer
+// is the only one there is.
+func (e *Engine) panicOrder(c candidate, now time.Time) int {
+	switch {
+	case c.stale:
+		return 3
+	case c.tier == 2 && now.Sub(time.Unix(0, c.ep.heardAt.Load())) < e.cfg.Breaker.Cooldown:
+		return 2
+	case c.tier == 2:
+		return 4
+	case c.tier == 3:
+		return 5
+	}
+	return c.tier
 }
 
 // preferFirst moves ep to the front of the routable candidates when it is
