@@ -44,11 +44,15 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		}
 	}
 	f := e.factsOf(req.Method, memo)
+	// Tip-dependence is of what the read asks for once pinned (a parsed
+	// request's params, valid JSON): the pinned level is as tip-dependent
+	// as the absent tag it fills in (blockTagTip), so chain.pin never takes
+	// a read out of lag protection.
 	p := plan{
 		method:    f.name,
 		class:     cls,
 		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable,
-		tip:       e.methods.TipDependentValid(req.Method, req.Params), // a parsed request's
+		tip:       e.methods.TipDependentValid(req.Method, req.Params),
 		weight:    f.weight,
 		acct:      f.acct,
 		trace:     tr,

@@ -376,10 +376,10 @@ func Lower(s string) string {
 //   - never: chain constants (eth_chainId, net_version, web3_clientVersion,
 //     Solana getGenesisHash, getVersion, getHealth …);
 //   - by block parameter (EVM methods taking a block tag): "latest",
-//     "pending", absent, null and block numbers are tip-dependent;
-//     "earliest", "safe", "finalized" and block hashes (a 32-byte hex string
-//     or EIP-1898 {"blockHash":…}) are not. eth_getLogs looks at the
-//     filter's blockHash, else its toBlock;
+//     "pending", "safe", "finalized", absent, null and block numbers are
+//     tip-dependent; "earliest" and block hashes (a 32-byte hex string or
+//     EIP-1898 {"blockHash":…}) are not. eth_getLogs looks at the filter's
+//     blockHash, else its toBlock;
 //   - always: everything else, including eth_blockNumber, fee methods,
 //     lookups by transaction or block hash (a lagging node has not seen the
 //     recent ones) and every Solana read whatever its commitment (a lagging
@@ -520,6 +520,16 @@ func paramAt(params []byte, idx int) []byte {
 	return nil
 }
 
+// blockTagTip says whether a read at block tag v (nil: absent) follows the
+// tip. "safe" and "finalized" do, as "latest" does: a node derives them
+// from its own chain, so one N blocks behind the pool's head has them
+// about N behind the pool's (a lagging Solana node's finalized slot lags
+// the same way), and a state read at them carries no block number the
+// finality floor could check. The bound is chain.max_head_lag, as for
+// "latest", not a wider one: the gap is the head's lag, the one staleness
+// the operator allows and lag exclusion measures; a wider bound would let
+// an endpoint answer a finalized read from further back than any latest
+// one. "earliest" and a block hash name one block for good.
 func blockTagTip(v []byte) bool {
 	if len(v) == 0 {
 		return true
@@ -527,8 +537,7 @@ func blockTagTip(v []byte) bool {
 	switch v[0] {
 	case '"':
 		s, _ := decodeString(v)
-		switch s {
-		case "earliest", "safe", "finalized":
+		if s == "earliest" {
 			return false
 		}
 		return !(len(s) == 66 && (s[:2] == "0x" || s[:2] == "0X"))

@@ -10,7 +10,7 @@ import "encoding/json"
 // the tip and both be right. A block number, a block hash or "earliest"
 // names one block; methods that read no block (eth_chainId) never move.
 // TipDependent differs: it also counts an explicit block number (an endpoint
-// may not have it yet) and not safe/finalized (they lag the tip by design).
+// may not have it yet).
 func (t *MethodTable) MovingBlock(method string, params json.RawMessage) bool {
 	return t.followsChain(method, params, movingTag, false)
 }
