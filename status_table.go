@@ -16,7 +16,15 @@ import (
 // table ("结果表": name, provider, region, median and p95 RTT, head lag,
 // error rate, notes), with the p99 and the breaker beside them, so that an
 // operator recording the seed's measurements reads them off as they are.
-var endpointColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES"}
+// 429% is the share of attempts answered HTTP 429 (the console's 429 %,
+// RateStats.RateLimitedShare), which ERR% does not count: the hedging seed
+// asks for the 429 rate beside the latencies. The table has it beside
+// ERR%; the CSV appends it after NOTES (csvColumns), so that the columns a
+// recording script reads by position stay where they were.
+var endpointColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "429%", "STATE", "NOTES"}
+
+// csvColumns are the CSV's: the table's before 429% was added, then 429%.
+var csvColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%"}
 
 // defaultWidth is the table's width when COLUMNS does not say.
 const defaultWidth = 120
@@ -25,7 +33,12 @@ const defaultWidth = 120
 func endpointRow(ep engine.EndpointSnapshot) []string {
 	return []string{ep.Name, orDash(ep.Provider), orDash(ep.Region),
 		fmt.Sprintf("%.1f", msOf(ep.Latency.P50)), fmt.Sprintf("%.1f", msOf(ep.Latency.P95)), fmt.Sprintf("%.1f", msOf(ep.Latency.P99)),
-		strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), endpointState(ep), ""}
+		strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), rate429(ep), endpointState(ep), ""}
+}
+
+// rate429 is the 429% cell.
+func rate429(ep engine.EndpointSnapshot) string {
+	return fmt.Sprintf("%.1f", 100*ep.Rates.RateLimitedShare())
 }
 
 // endpointState is the breaker's state, and drained when it is.
@@ -81,7 +94,7 @@ func printEndpointTable(w io.Writer, eps []engine.EndpointSnapshot, width int) {
 		var b strings.Builder
 		for c, cell := range r[:len(widths)] {
 			pad := strings.Repeat(" ", widths[c]-utf8.RuneCountInString(cell))
-			if c >= 3 && c <= 7 { // the figures, right-aligned
+			if c >= 3 && c <= 8 { // the figures, right-aligned
 				b.WriteString(pad + cell + " ")
 			} else {
 				b.WriteString(cell + pad + " ")
@@ -118,15 +131,16 @@ func fitNotes(notes []string, room int) string {
 	return out
 }
 
-// printEndpointCSV prints the same columns as CSV, one row per endpoint,
-// nothing cut: for recording measurements over time.
+// printEndpointCSV prints the same columns as CSV (429% last, see
+// csvColumns), one row per endpoint, nothing cut: for recording
+// measurements over time.
 func printEndpointCSV(w io.Writer, eps []engine.EndpointSnapshot) error {
 	cw := csv.NewWriter(w)
-	cw.Write(endpointColumns)
+	cw.Write(csvColumns)
 	for _, ep := range eps {
-		r := endpointRow(ep)
-		r[len(r)-1] = strings.Join(endpointNotes(ep), "; ")
-		cw.Write(r)
+		r := endpointRow(ep) // …, ERR%, 429%, STATE, NOTES
+		state, notes := r[9], strings.Join(endpointNotes(ep), "; ")
+		cw.Write(append(r[:8:8], state, notes, rate429(ep)))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -147,7 +147,7 @@ func TestStatus_TableHasTheSeedsResultsColumns(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(out, "\n")
-	header := regexp.MustCompile(`^ENDPOINT +PROVIDER +REGION +P50ms +P95ms +P99ms +LAG +ERR% +STATE +NOTES$`)
+	header := regexp.MustCompile(`^ENDPOINT +PROVIDER +REGION +P50ms +P95ms +P99ms +LAG +ERR% +429% +STATE +NOTES$`)
 	if len(lines) < 5 || !header.MatchString(lines[1]) {
 		t.Fatalf("no endpoint table header in:\n%s", out)
 	}
@@ -163,20 +163,22 @@ func TestStatus_TableHasTheSeedsResultsColumns(t *testing.T) {
 	num := regexp.MustCompile(`^\d+(\.\d)?$`)
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		f := row(name)
-		for _, cell := range f[3:8] {
+		for _, cell := range f[3:9] {
 			if !num.MatchString(cell) {
 				t.Errorf("%s: figure %q in %v", name, cell, f)
 			}
 		}
 	}
-	if a := row("alpha"); a[1] != "pa" || a[2] != "eu-west" || a[8] != "closed" || a[9] != "primary" || len(a) != 10 {
+	if a := row("alpha"); a[1] != "pa" || a[2] != "eu-west" || a[9] != "closed" || a[10] != "primary" || len(a) != 11 {
 		t.Errorf("alpha row %v", a)
 	}
-	if b := row("beta"); b[1] != "-" || b[2] != "-" || b[8] != "closed,drained" || b[9] != "standby" {
+	if b := row("beta"); b[1] != "-" || b[2] != "-" || b[9] != "closed,drained" || b[10] != "standby" {
 		t.Errorf("beta row %v", b)
 	}
 	g := strings.Join(row("gamma"), " ")
-	if !strings.Contains(g, " - - ") || !strings.HasSuffix(g, " primary …") {
+	// With 429% beside ERR% the role alone fills the 80 columns here: the
+	// rest of the notes is left out, marked when there is room for it.
+	if !strings.Contains(g, " - - ") || !strings.HasSuffix(g, " primary …") && !strings.HasSuffix(g, " primary") {
 		t.Errorf("gamma row %q at 80 columns: want its notes cut to fit", g)
 	}
 	for _, l := range lines[1:5] {
@@ -223,14 +225,14 @@ func TestStatus_FormatCSVAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES"}
+	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%"}
 	if len(recs) != 4 || strings.Join(recs[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("csv:\n%s", out)
 	}
 	by := map[string][]string{}
 	for _, r := range recs[1:] {
 		by[r[0]] = r
-		for _, cell := range r[3:8] {
+		for _, cell := range append(r[3:8:8], r[10]) {
 			if _, err := strconv.ParseFloat(cell, 64); err != nil {
 				t.Errorf("%s: figure %q", r[0], cell)
 			}
@@ -258,4 +260,107 @@ func TestStatus_FormatCSVAndJSON(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error, exit 2", args, code, errs)
 		}
 	}
+}
+
+// statusRates is each endpoint's rates in GET /v1/status.
+func statusRates(t *testing.T, adminAddr string) map[string]struct{ Attempts, RateLimited int64 } {
+	t.Helper()
+	var s struct {
+		Endpoints []struct {
+			Name  string `json:"name"`
+			Rates struct {
+				Attempts    int64 `json:"attempts"`
+				RateLimited int64 `json:"rate_limited"`
+			} `json:"rates"`
+		} `json:"endpoints"`
+	}
+	if err := json.Unmarshal([]byte(get(t, "http://"+adminAddr+"/v1/status")), &s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]struct{ Attempts, RateLimited int64 }{}
+	for _, ep := range s.Endpoints {
+		out[ep.Name] = struct{ Attempts, RateLimited int64 }{ep.Rates.Attempts, ep.Rates.RateLimited}
+	}
+	return out
+}
+
+// An endpoint answering 429 shows it in the status: the 429% column (the
+// console's 429 %, the share of its attempts answered HTTP 429), which
+// ERR% does not count, beside ERR% in the table and last in the CSV, whose
+// other columns keep their places.
+func TestStatus_Shows429RateOfEachEndpoint(t *testing.T) {
+	rpcAddr, adminAddr := statusServe(t, "")
+	adminPost(t, adminAddr, "/v1/endpoints/alpha/fault", `{"mode":"http429"}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for statusRates(t, adminAddr)["alpha"].RateLimited == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha answered no 429 in 10s: %+v", statusRates(t, adminAddr))
+		}
+		tryCall(rpcAddr, "eth_blockNumber")
+		time.Sleep(20 * time.Millisecond)
+	}
+	// share is the status JSON's 429 share of name's attempts, in percent,
+	// read before and after the command: the command's figure lies between
+	// (probes go on meanwhile).
+	share := func(name string) float64 {
+		r := statusRates(t, adminAddr)[name]
+		if r.Attempts == 0 {
+			return 0
+		}
+		return 100 * float64(r.RateLimited) / float64(r.Attempts)
+	}
+	between := func(cell string, lo, hi float64) bool {
+		v, err := strconv.ParseFloat(cell, 64)
+		return err == nil && v >= min(lo, hi)-0.05 && v <= max(lo, hi)+0.05
+	}
+
+	t.Setenv("COLUMNS", "120")
+	before := share("alpha")
+	out, errs, code := runStatus(t, "--admin", adminAddr)
+	after := share("alpha")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 5 || !regexp.MustCompile(`^ENDPOINT +PROVIDER +REGION +P50ms +P95ms +P99ms +LAG +ERR% +429% +STATE +NOTES$`).MatchString(lines[1]) {
+		t.Fatalf("no 429%% column beside ERR%% in:\n%s", out)
+	}
+	cells := map[string][]string{}
+	for _, l := range lines[2:5] {
+		if f := strings.Fields(l); len(f) > 9 {
+			cells[f[0]] = f
+		}
+	}
+	if a := cells["alpha"]; a == nil || !between(a[8], before, after) || a[8] == "0.0" {
+		t.Errorf("alpha's 429%% %v; the status says %.1f%% then %.1f%% of its attempts were answered 429:\n%s", a, before, after, out)
+	}
+	for _, name := range []string{"beta", "gamma"} {
+		if f := cells[name]; f == nil || f[8] != "0.0" {
+			t.Errorf("%s row %v: want 429%% 0.0", name, f)
+		}
+	}
+	t.Logf("table:\n%s", strings.Join(lines[:5], "\n"))
+
+	before = share("alpha")
+	out, errs, code = runStatus(t, "--admin", adminAddr, "--format", "csv")
+	after = share("alpha")
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("csv: %v:\n%s", err, out)
+	}
+	if got := strings.Join(recs[0], ","); got != "ENDPOINT,PROVIDER,REGION,P50ms,P95ms,P99ms,LAG,ERR%,STATE,NOTES,429%" {
+		t.Fatalf("csv header %s: want 429%% appended after NOTES", got)
+	}
+	for _, r := range recs[1:] {
+		switch {
+		case r[0] == "alpha" && (!between(r[10], before, after) || r[10] == "0.0" || !strings.HasPrefix(r[9], "primary; fault http429")):
+			t.Errorf("alpha csv row %q; the status says %.1f%% then %.1f%% answered 429", r, before, after)
+		case r[0] != "alpha" && r[10] != "0.0":
+			t.Errorf("%s csv row %q: want 429%% 0.0", r[0], r)
+		}
+	}
+	t.Logf("csv:\n%s", out)
 }

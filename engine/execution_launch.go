@@ -45,8 +45,9 @@ func (x *execution) hedgesLeft() bool {
 func (x *execution) fireHedge() bool {
 	e := x.e
 	w := x.p.weight
-	ok, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
-	if !ok {
+	why, release := e.hedge.tryFireWhy(x.p.method, w, e.inflight.Load())
+	if why != hedgeSent {
+		x.p.trace.hedgeRefused(why)
 		return false
 	}
 	ep := x.launchWith(roleHedge, true, release)
@@ -56,6 +57,7 @@ func (x *execution) fireHedge() bool {
 	if ep == nil {
 		release()
 		e.hedge.refund(w)
+		x.p.trace.hedgeRefused(refusedNoEndpoint)
 		return false
 	}
 	x.countHedge(ep, w)

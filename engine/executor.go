@@ -301,6 +301,7 @@ func (x *execution) run() result {
 	if x.mayHedge() {
 		delay = e.hedge.delayFor(x.p.method)
 		if delay.Enabled {
+			x.p.trace.hedgeDelay(delay.Delay)
 			x.exploreHedge()
 			hedgeTimer = time.NewTimer(delay.Delay)
 			hedgeC, hedgeDue = hedgeTimer.C, time.Now().Add(delay.Delay)
@@ -439,8 +440,12 @@ func (x *execution) run() result {
 			// waiting unread, and a hedge now adds work exactly when
 			// rpcdash cannot keep up. It looks again a delay later.
 			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) {
+				x.p.trace.hedgeRefused(refusedLate)
 				armHedge()
 				continue
+			}
+			if x.rateLimited > 0 {
+				x.p.trace.hedgeRefused(refusedRateLimited)
 			}
 			if x.hedgesLeft() && x.rateLimited == 0 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
 				armHedge()

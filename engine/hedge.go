@@ -52,6 +52,7 @@ type hedger struct {
 	budget *budgetBucket
 
 	paused     atomic.Bool
+	pauseKind  atomic.Uint32 // refusedPaused or refusedQueue: which guard paused it
 	pauseMu    sync.Mutex
 	pauseWhy   string
 	errorShare *window.Rates // pool-wide, short: the saturation guard's view
@@ -195,25 +196,32 @@ func (h *hedger) observeOverdue() { h.errorShare.Count(window.Timeout) }
 // takes a slot and tokens when it says yes. done must be called when the
 // hedge attempt ends.
 func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool, done func()) {
+	why, done := h.tryFireWhy(method, units, inflight)
+	return why == hedgeSent, done
+}
+
+// tryFireWhy is tryFire saying which check refused the hedge (hedgeSent
+// when none did), for the request's trace.
+func (h *hedger) tryFireWhy(method string, units float64, inflight int64) (why hedgeRefusal, done func()) {
 	if h.updatePause(inflight); h.paused.Load() {
-		return false, nil
+		return hedgeRefusal(h.pauseKind.Load()), nil
 	}
 	hm := h.method(method)
 	if hm == nil {
-		return false, nil
+		return refusedUntracked, nil
 	}
 	n := hm.outstanding.Add(1)
 	if n > int64(h.cfg.MaxOutstanding) {
 		hm.outstanding.Add(-1)
-		return false, nil
+		return refusedOutstanding, nil
 	}
 	if !h.budget.withdraw(units) {
 		hm.outstanding.Add(-1)
-		return false, nil
+		return refusedBudget, nil
 	}
 	for p := hm.peak.Load(); n > p && !hm.peak.CompareAndSwap(p, n); p = hm.peak.Load() {
 	}
-	return true, func() { hm.outstanding.Add(-1) }
+	return hedgeSent, func() { hm.outstanding.Add(-1) }
 }
 
 // outstanding returns the hedges in flight for method now and the peak.
@@ -246,17 +254,18 @@ func (h *hedger) updatePause(inflight int64) {
 	paused = h.paused.Load()
 	switch {
 	case !paused:
-		why := ""
+		why, kind := "", refusedPaused
 		if inflight > limit {
 			why = fmt.Sprintf("%d requests in flight exceed hedge.max_inflight %d", inflight, limit)
 		} else if h.errorShareAbove(h.cfg.PauseErrorRate) {
 			why = fmt.Sprintf("429/timeout share of the last %s exceeds hedge.pause_error_rate %.2f", guardSpan, h.cfg.PauseErrorRate)
 		} else {
-			why = h.queueWhy(false)
+			why, kind = h.queueWhy(false), refusedQueue
 		}
 		if why == "" {
 			return
 		}
+		h.pauseKind.Store(uint32(kind)) // before paused: a hedge that sees paused reads its kind
 		h.paused.Store(true)
 		h.pauseWhy = why
 		h.events(Event{Type: EventHedge, From: "active", To: "paused", Message: "hedging paused: " + why})

@@ -74,6 +74,13 @@ type requestTrace struct {
 	omitted   int // attempts past maxAttempts (none expected)
 	inline    [traceInline]attemptTrace
 	more      []attemptTrace // past the inline ones, reused by the slot
+
+	// hedgeDelay is the hedge delay in force when the request's hedge timer
+	// was armed (hedgeArmed; not armed: the request is not hedged), refused
+	// why the last hedge that fell due was not sent then.
+	hedgeDelay time.Duration
+	hedgeArmed bool
+	refused    hedgeRefusal
 }
 
 type traceOutcome uint8
@@ -119,6 +126,26 @@ const (
 
 func (c cancelWhy) String() string {
 	return [...]string{"", "another_won", "request_done", "request_cut", "kept_running"}[c]
+}
+
+// hedgeRefusal is why a hedge that fell due was not sent (a trace's
+// hedge_refused).
+type hedgeRefusal uint8
+
+const (
+	hedgeSent          hedgeRefusal = iota
+	refusedBudget                   // the hedge budget had not the method's weight
+	refusedOutstanding              // hedge.max_outstanding of the method's hedges were in flight
+	refusedPaused                   // the saturation guard: hedge.max_inflight or hedge.pause_error_rate
+	refusedQueue                    // the queue guard: most endpoints queue, a duplicate would join a queue
+	refusedLate                     // the timer fired too late (rpcdash stalled): it looks again a delay later
+	refusedRateLimited              // an attempt was answered 429: never hedged
+	refusedNoEndpoint               // no endpoint to send it to (hedge.same_domain, every candidate used or refusing)
+	refusedUntracked                // a method past the first maxTrackedMethods names, never hedged
+)
+
+func (h hedgeRefusal) String() string {
+	return [...]string{"", "budget", "max_outstanding", "paused", "queue", "late", "rate_limited", "no_endpoint", "untracked"}[h]
 }
 
 // newTraceRing is nil when size is 0 (tracing off).
@@ -194,6 +221,22 @@ func (r traceRef) finish(took time.Duration, res result, errCode int) {
 // run (no method, or its element was invalid).
 func (r traceRef) refuse(took time.Duration, code int) {
 	r.finish(took, result{}, code)
+}
+
+// hedgeDelay records the hedge delay the request's timer was armed with.
+func (r traceRef) hedgeDelay(d time.Duration) {
+	if tr := r.lock(); tr != nil {
+		tr.hedgeDelay, tr.hedgeArmed = d, true
+		r.unlock()
+	}
+}
+
+// hedgeRefused records why a hedge that fell due was not sent.
+func (r traceRef) hedgeRefused(why hedgeRefusal) {
+	if tr := r.lock(); tr != nil {
+		tr.refused = why
+		r.unlock()
+	}
 }
 
 // attempt records an attempt's start and returns its index (-1 when not

@@ -23,11 +23,19 @@ type RequestTrace struct {
 	LatencyMS float64 `json:"latency_ms"`
 	// Outcome: answered, rpc_error (an endpoint's JSON-RPC error relayed),
 	// error (rpcdash's own error answer) or in_flight.
-	Outcome   string         `json:"outcome"`
-	ErrorCode int            `json:"error_code,omitempty"`
-	Endpoint  string         `json:"endpoint,omitempty"` // whose answer was relayed
-	Hedged    bool           `json:"hedged"`
-	Attempts  []AttemptTrace `json:"attempts"`
+	Outcome   string `json:"outcome"`
+	ErrorCode int    `json:"error_code,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"` // whose answer was relayed
+	Hedged    bool   `json:"hedged"`
+	// HedgeDelayMS is the hedge delay in force for the request (its method's
+	// at the time); absent when the request was not hedged by design (not a
+	// hedgeable read, hedging off for its method, held to one endpoint).
+	HedgeDelayMS *float64 `json:"hedge_delay_ms,omitempty"`
+	// HedgeRefused is why the last hedge that fell due was not sent then:
+	// budget, max_outstanding, paused, queue, late, rate_limited,
+	// no_endpoint, untracked (see hedgeRefusal); absent when none was.
+	HedgeRefused string         `json:"hedge_refused,omitempty"`
+	Attempts     []AttemptTrace `json:"attempts"`
 	// AttemptsOmitted counts attempts past the most the engine can send
 	// (one per endpoint plus hedge.max_extra): none expected.
 	AttemptsOmitted int `json:"attempts_omitted,omitempty"`
@@ -217,6 +225,10 @@ func (tr *requestTrace) view(now time.Time) RequestTrace {
 	if tr.methodCut {
 		v.Method += "…"
 	}
+	if tr.hedgeArmed {
+		v.HedgeDelayMS = msp(tr.hedgeDelay)
+	}
+	v.HedgeRefused = tr.refused.String()
 	if tr.class >= 0 {
 		v.Class = jsonrpc.Class(tr.class).String()
 	}
