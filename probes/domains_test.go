@@ -99,16 +99,17 @@ func TestGroupDomains(t *testing.T) {
 			warnings: []string{"tls-leaf:alpha and gamma", "pool:alpha and gamma"},
 		},
 		{
-			name: "provider and region, case folded; half a pair does not count",
+			name: "provider and region, case folded; the provider alone or the region alone counts",
 			eps: []EndpointIndependence{
 				ep("alpha", "Provider-1", "us-east", "", "198.51.100.10@64500"),
 				ep("gamma", "provider-1", "US-East ", "", "203.0.113.5@64510"),
 				ep("theta", "provider-1", "", "", "192.0.2.7@64501"),
 				ep("iota", "", "us-east", "", "2001:db8:9::1@64520"),
 			},
-			domains:  map[string]string{"alpha": "d1", "gamma": "d1", "iota": "d2", "theta": "d3"},
-			count:    3,
-			warnings: []string{"provider-region:alpha and gamma"},
+			domains: map[string]string{"alpha": "d1", "gamma": "d1", "iota": "d1", "theta": "d1"},
+			count:   1,
+			warnings: []string{"provider-region:alpha and gamma", "provider-region:alpha and iota", "provider-region:alpha and theta",
+				"provider-region:gamma and iota", "provider-region:gamma and theta", "pool:alpha, gamma, iota and theta"},
 		},
 		{
 			name:     "unknown ASN is warned, and unresolved endpoints too",
@@ -201,5 +202,73 @@ func TestGroupDomains_DoesNotDependOnInputOrder(t *testing.T) {
 	d2, n2, w2 := GroupDomains(reversed)
 	if !maps.Equal(d1, d2) || n1 != n2 || !reflect.DeepEqual(w1, w2) {
 		t.Fatalf("order changed the result:\n%v %d %v\n%v %d %v", d1, n1, w1, d2, n2, w2)
+	}
+}
+
+// The failover seed's planning rule: endpoints that share a provider, or a
+// region, share a blast radius and are one failure domain, though nothing
+// else (IP, network, AS, certificate) ties them.
+func TestGroupDomains_SameProviderOrSameRegionIsOneDomain(t *testing.T) {
+	cases := []struct {
+		name     string
+		eps      []EndpointIndependence
+		domains  map[string]string
+		count    int
+		warnings []string // texts
+	}{
+		{
+			name: "one provider in two regions",
+			eps: []EndpointIndependence{
+				ep("infura-us", "infura", "us-east", "", "198.51.100.10@64500"),
+				ep("infura-eu", "Infura", "eu-west", "", "203.0.113.5@64510"),
+				ep("quicknode", "quicknode", "ap-south", "", "192.0.2.7@64501"),
+			},
+			domains:  map[string]string{"infura-eu": "d1", "infura-us": "d1", "quicknode": "d2"},
+			count:    2,
+			warnings: []string{"infura-eu and infura-us have the same provider Infura: one provider outage takes both, whatever their regions"},
+		},
+		{
+			name: "two providers in one region",
+			eps: []EndpointIndependence{
+				ep("infura", "infura", "us-east", "", "198.51.100.10@64500"),
+				ep("alchemy", "alchemy", "US-East", "", "203.0.113.5@64510"),
+				ep("quicknode", "quicknode", "ap-south", "", "192.0.2.7@64501"),
+			},
+			domains:  map[string]string{"alchemy": "d1", "infura": "d1", "quicknode": "d2"},
+			count:    2,
+			warnings: []string{"alchemy and infura are in the same region US-East: one regional outage takes both, whatever their providers"},
+		},
+		{
+			name: "a provider and a region chain three endpoints into one domain",
+			eps: []EndpointIndependence{
+				ep("a", "infura", "us-east", "", "198.51.100.10@64500"),
+				ep("b", "infura", "eu-west", "", "203.0.113.5@64510"),
+				ep("c", "alchemy", "eu-west", "", "192.0.2.7@64501"),
+			},
+			domains: map[string]string{"a": "d1", "b": "d1", "c": "d1"},
+			count:   1,
+			warnings: []string{
+				"a and b have the same provider infura: one provider outage takes both, whatever their regions",
+				"b and c are in the same region eu-west: one regional outage takes both, whatever their providers",
+				"only one failure domain: a single outage can take every endpoint",
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			domains, count, warnings := GroupDomains(c.eps)
+			if !maps.Equal(domains, c.domains) || count != c.count {
+				t.Errorf("domains %v (%d), want %v (%d)", domains, count, c.domains, c.count)
+			}
+			var got []string
+			for _, w := range warnings {
+				if w.Reason == ReasonProviderRegion || w.Reason == ReasonPool {
+					got = append(got, w.Text)
+				}
+			}
+			if !slices.Equal(got, c.warnings) {
+				t.Errorf("warnings\n got %q\nwant %q", got, c.warnings)
+			}
+		})
 	}
 }

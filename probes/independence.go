@@ -67,7 +67,7 @@ const (
 	ReasonPrefix48       = "prefix48"
 	ReasonASN            = "asn"
 	ReasonTLSLeaf        = "tls-leaf"
-	ReasonProviderRegion = "provider-region"
+	ReasonProviderRegion = "provider-region" // the same provider, the same region, or both
 	ReasonASNUnknown     = "asn-unknown"
 	ReasonPool           = "pool"
 )

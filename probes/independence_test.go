@@ -101,10 +101,30 @@ func TestCheck_GroupsByWhatEndpointsShare(t *testing.T) {
 			targets: []Target{
 				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
 				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-1", Region: "us-east"},
-				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-1", Region: "eu-west"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "eu-west"},
 			},
 			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
 			warnings: []string{"provider-region:alpha and kappa"},
+		},
+		{
+			name: "the same provider in another region",
+			targets: []Target{
+				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
+				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-1", Region: "eu-west"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "ap-south"},
+			},
+			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
+			warnings: []string{"provider-region:alpha and kappa"},
+		},
+		{
+			name: "another provider in the same region",
+			targets: []Target{
+				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
+				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-2", Region: "ap-south"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-3", Region: "us-east"},
+			},
+			domains:  map[string]string{"alpha": "d1", "kappa": "d2", "lambda": "d1"},
+			warnings: []string{"provider-region:alpha and lambda"},
 		},
 	}
 	for _, tc := range cases {
