@@ -15,7 +15,8 @@ import (
 // first endpoint by name, so the result depends only on the endpoints, not on
 // their order. Warnings name every sharing pair once per reason (a /24 or /48
 // already explained by a shared IP is not repeated), then every endpoint whose
-// AS is unknown, then the pool when it has fewer than two domains.
+// AS is unknown, then the pool when it has fewer than two domains, or advice
+// when it has exactly two.
 func GroupDomains(eps []EndpointIndependence) (domains map[string]string, count int, warnings []Warning) {
 	order := make([]int, len(eps))
 	for i := range order {
@@ -57,8 +58,11 @@ func GroupDomains(eps []EndpointIndependence) (domains map[string]string, count 
 			warnings = append(warnings, w)
 		}
 	}
-	if count < 2 {
+	switch {
+	case count < 2:
 		warnings = append(warnings, poolWarning(eps, order, count))
+	case count == 2:
+		warnings = append(warnings, twoDomainsWarning())
 	}
 	return domains, count, warnings
 }
@@ -217,6 +221,18 @@ func poolWarning(eps []EndpointIndependence, order []int, count int) Warning {
 		text = "no endpoints: nothing to fail over to"
 	}
 	return Warning{Endpoints: names, Reason: ReasonPool, Text: text}
+}
+
+// twoDomainsWarning is advice, not a fault: two domains fail over, but
+// while one is out the other has no independent partner (the failover seed
+// plans for three). It names no endpoint: it is about the whole pool, so
+// no endpoint is shown as sharing fate for it.
+func twoDomainsWarning() Warning {
+	return Warning{
+		Reason: ReasonTwoDomains,
+		Text: "only two failure domains: while one is out, every request rides on the other with no independent endpoint to fail over " +
+			"or hedge to; a third (another provider in another region) keeps failover and hedging through an outage",
+	}
 }
 
 func find(parent []int, i int) int {

@@ -69,7 +69,8 @@ const (
 	ReasonTLSLeaf        = "tls-leaf"
 	ReasonProviderRegion = "provider-region" // the same provider, the same region, or both
 	ReasonASNUnknown     = "asn-unknown"
-	ReasonPool           = "pool"
+	ReasonPool           = "pool"        // fewer than two failure domains
+	ReasonTwoDomains     = "two-domains" // exactly two: advice, names no endpoint
 )
 
 // Report groups endpoints into failure domains.

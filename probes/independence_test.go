@@ -104,7 +104,7 @@ func TestCheck_GroupsByWhatEndpointsShare(t *testing.T) {
 				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "eu-west"},
 			},
 			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
-			warnings: []string{"provider-region:alpha and kappa"},
+			warnings: []string{"provider-region:alpha and kappa", "two-domains:"},
 		},
 		{
 			name: "the same provider in another region",
@@ -114,7 +114,7 @@ func TestCheck_GroupsByWhatEndpointsShare(t *testing.T) {
 				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "ap-south"},
 			},
 			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
-			warnings: []string{"provider-region:alpha and kappa"},
+			warnings: []string{"provider-region:alpha and kappa", "two-domains:"},
 		},
 		{
 			name: "another provider in the same region",
@@ -124,7 +124,7 @@ func TestCheck_GroupsByWhatEndpointsShare(t *testing.T) {
 				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-3", Region: "us-east"},
 			},
 			domains:  map[string]string{"alpha": "d1", "kappa": "d2", "lambda": "d1"},
-			warnings: []string{"provider-region:alpha and lambda"},
+			warnings: []string{"provider-region:alpha and lambda", "two-domains:"},
 		},
 	}
 	for _, tc := range cases {
@@ -212,7 +212,7 @@ func TestCheck_ASNFromDatabase(t *testing.T) {
 	}
 	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNDB, ASNDB: path})
 	r := c.Check(context.Background(), targets("alpha", "zeta", "gamma"))
-	want := []string{"asn:alpha and zeta", "asn-unknown:gamma"}
+	want := []string{"asn:alpha and zeta", "asn-unknown:gamma", "two-domains:"}
 	if got := reasons(r.Warnings); !slices.Equal(got, want) {
 		t.Fatalf("warnings %q, want %q", got, want)
 	}
@@ -230,7 +230,8 @@ func TestCheck_ASNOffAsksNothing(t *testing.T) {
 	f := pool(t)
 	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNOff})
 	r := c.Check(context.Background(), targets("alpha", "gamma"))
-	if len(r.Warnings) != 0 || r.DomainCount != 2 {
+	// No asn-unknown warnings: only the advice about a pool of two domains.
+	if got := reasons(r.Warnings); !slices.Equal(got, []string{"two-domains:"}) || r.DomainCount != 2 {
 		t.Fatalf("report = %+v", r)
 	}
 	if ip := r.Endpoints[1].IPs[0]; ip.ASN != nil || ip.ASNError != "" {
