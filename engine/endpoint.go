@@ -193,17 +193,9 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 	}, e.now, func(t breaker.Transition) { e.onBreakerTransition(ep, t) })
 	ep.lastRead.Store(e.now().UnixNano()) // no exploration before it had its chance
 	ep.heardAt.Store(e.now().UnixNano())
-	d := domainOf(c.Provider, c.Region)
+	d := ""
 	ep.domain.Store(&d)
 	return ep
-}
-
-// domainOf is the failure domain until independence checks say otherwise.
-func domainOf(provider, region string) string {
-	if provider == "" && region == "" {
-		return ""
-	}
-	return provider + "/" + region
 }
 
 // Domain is the endpoint's failure domain ("" = unknown, shares with none).

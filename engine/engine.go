@@ -159,8 +159,10 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.hedge.maxDelayScale = func(method string) float64 {
 		return float64(e.requestTimeout(method)) / float64(cfg.Server.RequestTimeout)
 	}
+	domains := configuredDomains(cfg.Endpoints)
 	for i, c := range cfg.Endpoints {
 		ep := newEndpoint(i, c, e)
+		ep.domain.Store(&domains[i])
 		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep

@@ -92,3 +92,41 @@ func TestHedge_SameDomainFalseExploresOnlyBesideAnotherDomain(t *testing.T) {
 	}
 	t.Logf("exploring hedges to s1 beside each primary: %v", beside)
 }
+
+// Before independence checks refine them (and for good with probes off),
+// failure domains come from the configured provider and region, and either
+// one shared is one domain (the failover seed: the same provider or the same
+// region is a shared blast radius). The hedge after the slow primary s0
+// skips s1, its provider's other region or another provider in its region,
+// for s2: independent of s0 though no faster than s1.
+func TestHedge_SameProviderOrSameRegionIsOneFailureDomain(t *testing.T) {
+	slow, fast := sim.Config{Latency: fixed(300 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)}
+	for _, tc := range []struct {
+		name      string
+		providers [3]string
+		regions   [3]string
+	}{
+		{"one provider in two regions", [3]string{"infura", "Infura", "alchemy"}, [3]string{"us-east", "eu-west", "ap-south"}},
+		{"two providers in one region", [3]string{"infura", "alchemy", "quicknode"}, [3]string{"us-east", "US-East", "ap-south"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(c *engine.Config) {
+				hedgeOn("50ms")(c)
+				for i := range c.Endpoints {
+					c.Endpoints[i].Provider, c.Endpoints[i].Region = tc.providers[i], tc.regions[i]
+				}
+			}, slow, fast, fast)
+			st := h.status()
+			d := []string{st.Endpoints[0].Domain, st.Endpoints[1].Domain, st.Endpoints[2].Domain}
+			if d[0] == "" || d[0] != d[1] || d[2] == "" || d[2] == d[0] {
+				t.Errorf("domains %q: want s0 and s1 in one, s2 in another", d)
+			}
+			r := h.call(1, "eth_getBalance", addr, "latest") // cold: s0 is the primary
+			mustOK(t, r)
+			if !r.hedged || r.endpoint != "s2" || h.sims[1].MethodCount("eth_getBalance") != 0 {
+				t.Fatalf("hedged=%v answered by %s, s1 asked %d times; want the hedge to s2, s1 never asked",
+					r.hedged, r.endpoint, h.sims[1].MethodCount("eth_getBalance"))
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -24,6 +26,57 @@ type Warning struct {
 	Endpoints []string
 	Reason    string // e.g. "ip", "asn", "provider-region", "asn-unknown", "pool" (see probes)
 	Text      string
+}
+
+// configuredDomains is each endpoint's failure domain until independence
+// checks say otherwise (and for good, with probes off): endpoints that
+// share a provider, or a region, are one domain ("d1", "d2", … in the
+// order of each domain's first endpoint by name, as the checks number
+// them), transitively; one with neither configured is "" (unknown, shares
+// with none). Names are compared trimmed and case-folded.
+func configuredDomains(eps []EndpointConfig) []string {
+	order := make([]int, len(eps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(eps[a].Name, eps[b].Name) })
+	parent := make([]int, len(eps))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	type key struct{ kind, value string }
+	first := map[key]int{} // {"provider", "infura"} → its first endpoint
+	for _, i := range order {
+		for _, k := range []key{{"provider", eps[i].Provider}, {"region", eps[i].Region}} {
+			if k.value = strings.ToLower(strings.TrimSpace(k.value)); k.value == "" {
+				continue
+			}
+			if j, ok := first[k]; ok {
+				parent[root(i)] = root(j)
+			} else {
+				first[k] = i
+			}
+		}
+	}
+	out := make([]string, len(eps))
+	ids := map[int]string{}
+	for _, i := range order {
+		if strings.TrimSpace(eps[i].Provider) == "" && strings.TrimSpace(eps[i].Region) == "" {
+			continue
+		}
+		r := root(i)
+		if _, ok := ids[r]; !ok {
+			ids[r] = "d" + strconv.Itoa(len(ids)+1)
+		}
+		out[i] = ids[r]
+	}
+	return out
 }
 
 func cloneWarnings(ws []Warning) []Warning {

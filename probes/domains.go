@@ -9,12 +9,14 @@ import (
 )
 
 // GroupDomains puts endpoints that share an IP, an IPv4 /24, an IPv6 /48, an
-// AS number, a leaf certificate or a (non-empty) provider and region into one
-// failure domain. Domain ids are "d1", "d2", … in the order of each domain's
+// AS number, a leaf certificate, a (non-empty) provider or a (non-empty)
+// region into one failure domain: sharing any one of them is a shared blast
+// radius, and the sharing is transitive. Domain ids are "d1", "d2", … in the order of each domain's
 // first endpoint by name, so the result depends only on the endpoints, not on
 // their order. Warnings name every sharing pair once per reason (a /24 or /48
 // already explained by a shared IP is not repeated), then every endpoint whose
-// AS is unknown, then the pool when it has fewer than two domains.
+// AS is unknown, then the pool when it has fewer than two domains, or advice
+// when it has exactly two.
 func GroupDomains(eps []EndpointIndependence) (domains map[string]string, count int, warnings []Warning) {
 	order := make([]int, len(eps))
 	for i := range order {
@@ -56,8 +58,11 @@ func GroupDomains(eps []EndpointIndependence) (domains map[string]string, count 
 			warnings = append(warnings, w)
 		}
 	}
-	if count < 2 {
+	switch {
+	case count < 2:
 		warnings = append(warnings, poolWarning(eps, order, count))
+	case count == 2:
+		warnings = append(warnings, twoDomainsWarning())
 	}
 	return domains, count, warnings
 }
@@ -68,8 +73,10 @@ type endpointFacts struct {
 	asns          []uint32
 	asnNames      map[uint32]string
 	leaf          string
-	provider      string // "provider\x00region" folded, "" unless both set
-	providerText  string
+	// The configured provider and region, each case-folded for comparing
+	// ("" when unset) and as written for the warning.
+	provider, providerText string
+	region, regionText     string
 }
 
 func factsOf(ep *EndpointIndependence) endpointFacts {
@@ -100,11 +107,8 @@ func factsOf(ep *EndpointIndependence) endpointFacts {
 	if ep.TLS != nil {
 		f.leaf = ep.TLS.LeafFingerprint
 	}
-	p, r := strings.TrimSpace(ep.Provider), strings.TrimSpace(ep.Region)
-	if p != "" && r != "" {
-		f.provider = strings.ToLower(p) + "\x00" + strings.ToLower(r)
-		f.providerText = p + " in " + r
-	}
+	f.providerText, f.regionText = strings.TrimSpace(ep.Provider), strings.TrimSpace(ep.Region)
+	f.provider, f.region = strings.ToLower(f.providerText), strings.ToLower(f.regionText)
 	return f
 }
 
@@ -113,7 +117,8 @@ type sharedFacts struct {
 	ips, p24, p48 []string
 	asns          []string // "AS13335 (CLOUDFLARENET - Cloudflare, Inc.)"
 	leaf          string
-	provider      string
+	provider      string // as the first endpoint writes it, "" if not shared
+	region        string
 }
 
 func (f *endpointFacts) shared(g *endpointFacts) sharedFacts {
@@ -137,8 +142,13 @@ func (f *endpointFacts) shared(g *endpointFacts) sharedFacts {
 	if f.leaf != "" && f.leaf == g.leaf {
 		s.leaf = f.leaf
 	}
+	// One provider is one blast radius whatever the regions, and one region
+	// whatever the providers (the failover seed's planning rule).
 	if f.provider != "" && f.provider == g.provider {
 		s.provider = f.providerText
+	}
+	if f.region != "" && f.region == g.region {
+		s.region = f.regionText
 	}
 	return s
 }
@@ -164,8 +174,13 @@ func (s sharedFacts) warnings(a, b string) []Warning {
 	if s.leaf != "" {
 		add(ReasonTLSLeaf, fmt.Sprintf("present the same TLS certificate (sha256 %.12s…): likely one server or load balancer, one outage takes both", s.leaf))
 	}
-	if s.provider != "" {
-		add(ReasonProviderRegion, fmt.Sprintf("are both %s: one provider or region outage takes both", s.provider))
+	switch {
+	case s.provider != "" && s.region != "":
+		add(ReasonProviderRegion, fmt.Sprintf("are both %s in %s: one provider or region outage takes both", s.provider, s.region))
+	case s.provider != "":
+		add(ReasonProviderRegion, fmt.Sprintf("have the same provider %s: one provider outage takes both, whatever their regions", s.provider))
+	case s.region != "":
+		add(ReasonProviderRegion, fmt.Sprintf("are in the same region %s: one regional outage takes both, whatever their providers", s.region))
 	}
 	return out
 }
@@ -206,6 +221,18 @@ func poolWarning(eps []EndpointIndependence, order []int, count int) Warning {
 		text = "no endpoints: nothing to fail over to"
 	}
 	return Warning{Endpoints: names, Reason: ReasonPool, Text: text}
+}
+
+// twoDomainsWarning is advice, not a fault: two domains fail over, but
+// while one is out the other has no independent partner (the failover seed
+// plans for three). It names no endpoint: it is about the whole pool, so
+// no endpoint is shown as sharing fate for it.
+func twoDomainsWarning() Warning {
+	return Warning{
+		Reason: ReasonTwoDomains,
+		Text: "only two failure domains: while one is out, every request rides on the other with no independent endpoint to fail over " +
+			"or hedge to; a third (another provider in another region) keeps failover and hedging through an outage",
+	}
 }
 
 func find(parent []int, i int) int {

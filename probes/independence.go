@@ -67,9 +67,10 @@ const (
 	ReasonPrefix48       = "prefix48"
 	ReasonASN            = "asn"
 	ReasonTLSLeaf        = "tls-leaf"
-	ReasonProviderRegion = "provider-region"
+	ReasonProviderRegion = "provider-region" // the same provider, the same region, or both
 	ReasonASNUnknown     = "asn-unknown"
-	ReasonPool           = "pool"
+	ReasonPool           = "pool"        // fewer than two failure domains
+	ReasonTwoDomains     = "two-domains" // exactly two: advice, names no endpoint
 )
 
 // Report groups endpoints into failure domains.

@@ -101,10 +101,30 @@ func TestCheck_GroupsByWhatEndpointsShare(t *testing.T) {
 			targets: []Target{
 				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
 				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-1", Region: "us-east"},
-				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-1", Region: "eu-west"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "eu-west"},
 			},
 			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
-			warnings: []string{"provider-region:alpha and kappa"},
+			warnings: []string{"provider-region:alpha and kappa", "two-domains:"},
+		},
+		{
+			name: "the same provider in another region",
+			targets: []Target{
+				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
+				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-1", Region: "eu-west"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-2", Region: "ap-south"},
+			},
+			domains:  map[string]string{"alpha": "d1", "kappa": "d1", "lambda": "d2"},
+			warnings: []string{"provider-region:alpha and kappa", "two-domains:"},
+		},
+		{
+			name: "another provider in the same region",
+			targets: []Target{
+				{Name: "alpha", URL: "http://alpha.test", Provider: "provider-1", Region: "us-east"},
+				{Name: "kappa", URL: "http://kappa.test", Provider: "provider-2", Region: "ap-south"},
+				{Name: "lambda", URL: "http://lambda.test", Provider: "provider-3", Region: "us-east"},
+			},
+			domains:  map[string]string{"alpha": "d1", "kappa": "d2", "lambda": "d1"},
+			warnings: []string{"provider-region:alpha and lambda", "two-domains:"},
 		},
 	}
 	for _, tc := range cases {
@@ -192,7 +212,7 @@ func TestCheck_ASNFromDatabase(t *testing.T) {
 	}
 	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNDB, ASNDB: path})
 	r := c.Check(context.Background(), targets("alpha", "zeta", "gamma"))
-	want := []string{"asn:alpha and zeta", "asn-unknown:gamma"}
+	want := []string{"asn:alpha and zeta", "asn-unknown:gamma", "two-domains:"}
 	if got := reasons(r.Warnings); !slices.Equal(got, want) {
 		t.Fatalf("warnings %q, want %q", got, want)
 	}
@@ -210,7 +230,8 @@ func TestCheck_ASNOffAsksNothing(t *testing.T) {
 	f := pool(t)
 	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNOff})
 	r := c.Check(context.Background(), targets("alpha", "gamma"))
-	if len(r.Warnings) != 0 || r.DomainCount != 2 {
+	// No asn-unknown warnings: only the advice about a pool of two domains.
+	if got := reasons(r.Warnings); !slices.Equal(got, []string{"two-domains:"}) || r.DomainCount != 2 {
 		t.Fatalf("report = %+v", r)
 	}
 	if ip := r.Endpoints[1].IPs[0]; ip.ASN != nil || ip.ASNError != "" {
