@@ -221,6 +221,13 @@ func (p Promotion) evidence() string {
 // below router.promote_match_rate 1.00; promote with "force": true to
 // override`.
 func (p Promotion) Why() string {
+	return p.Failed() + "; promote with \"force\": true to override"
+}
+
+// Failed names the failed checks' figures: "shadow c: match_rate 0.00 over
+// 100 compared (0 mismatch, 100 errors), below router.promote_match_rate
+// 1.00" ("" when none failed).
+func (p Promotion) Failed() string {
 	var failed []string
 	if c := p.Comparison; c.Verdict == VerdictFail {
 		failed = append(failed, fmt.Sprintf("%s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate)))
@@ -228,7 +235,10 @@ func (p Promotion) Why() string {
 	if r := p.ErrorRate; r.Verdict == VerdictFail {
 		failed = append(failed, fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh)))
 	}
-	return fmt.Sprintf("%s %s: %s; promote with \"force\": true to override", p.From, p.Endpoint, strings.Join(failed, "; "))
+	if len(failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s: %s", p.From, p.Endpoint, strings.Join(failed, "; "))
 }
 
 // PromotionOf judges, on this Snapshot, making name's role to: what the
@@ -276,10 +286,12 @@ func (e *Engine) promotionFigures(ep *endpoint) PromotionFigures {
 	return f
 }
 
-// errPromotionRefused: a promotion the endpoint's evidence says fails.
-type errPromotionRefused struct{ p Promotion }
+// PromotionRefusedError is a promotion refused because the endpoint's own
+// evidence says it fails (SetRole; the admin API's 409 with "promotion",
+// which AdminClient turns back into one).
+type PromotionRefusedError struct{ Promotion Promotion }
 
-func (e *errPromotionRefused) Error() string { return e.p.Why() }
+func (e *PromotionRefusedError) Error() string { return e.Promotion.Why() }
 
 // eventText is what an accepted promotion's event says it rests on.
 func (p Promotion) eventText() string {

@@ -113,9 +113,9 @@ func (e *Engine) setRoleNamed(by Actor, name, role string, share *float64, force
 // IsPromotionRefused says whether err is a promotion refused on the
 // endpoint's evidence, and returns its judgement.
 func IsPromotionRefused(err error) (Promotion, bool) {
-	var r *errPromotionRefused
+	var r *PromotionRefusedError
 	if errors.As(err, &r) {
-		return r.p, true
+		return r.Promotion, true
 	}
 	return Promotion{}, false
 }
@@ -143,7 +143,7 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64, fo
 	if promoting && promo.Refused {
 		if !force {
 			e.roleMu.Unlock()
-			return RoleInfo{}, &errPromotionRefused{p: promo}
+			return RoleInfo{}, &PromotionRefusedError{Promotion: promo}
 		}
 		promo.Forced = true
 	}
