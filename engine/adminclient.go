@@ -33,7 +33,7 @@ type AdminError struct {
 	Text              string
 	FromAPI           bool
 	Reading, Decoding bool
-	// Err is also, with a Code, a *PromotionRefusedError when the answer
+	// Err is also, with a Code, a *promotionRefusedError when the answer
 	// was a promotion refused on the endpoint's evidence (409 with
 	// "promotion"), so that errors.As finds it as it does in process.
 	Err error
@@ -103,7 +103,7 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
 			ae := &AdminError{Code: resp.StatusCode, Text: e.Error, FromAPI: true}
 			if e.Promotion != nil && resp.StatusCode == http.StatusConflict {
-				ae.Err = &PromotionRefusedError{Promotion: *e.Promotion}
+				ae.Err = &promotionRefusedError{Promotion: *e.Promotion}
 			}
 			return ae
 		}

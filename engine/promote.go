@@ -33,10 +33,10 @@ const minJudged = minRateAttempts
 
 // Verdicts of one check of a promotion.
 const (
-	VerdictPass     = "pass"
-	VerdictFail     = "fail"
-	VerdictUnjudged = "unjudged" // too few comparisons or attempts
-	VerdictNone     = "none"     // no evidence of this kind (never mirrored to; no primary to compare with)
+	verdictPass     = "pass"
+	verdictFail     = "fail"
+	verdictUnjudged = "unjudged" // too few comparisons or attempts
+	verdictNone     = "none"     // no evidence of this kind (never mirrored to; no primary to compare with)
 )
 
 // roleExposure orders roles by how much client traffic they take.
@@ -52,12 +52,12 @@ func roleExposure(role string) int {
 	return 0 // shadow: answers no client
 }
 
-// IsPromotion says whether changing from → to puts the endpoint in front
+// isPromotion says whether changing from → to puts the endpoint in front
 // of more clients: out of shadow, standby → canary, anything → primary.
-func IsPromotion(from, to string) bool { return roleExposure(to) > roleExposure(from) }
+func isPromotion(from, to string) bool { return roleExposure(to) > roleExposure(from) }
 
-// PromotionFigures is the evidence a promotion is judged on.
-type PromotionFigures struct {
+// promotionFigures is the evidence a promotion is judged on.
+type promotionFigures struct {
 	Shadow             *ShadowSnapshot // nil: never mirrored to
 	Attempts, Failures int64           // the endpoint's, over the rates window
 	// PrimaryAttempts, PrimaryFailures: the other primaries' together.
@@ -107,48 +107,48 @@ type Promotion struct {
 	ErrorRate  ErrorRateCheck  `json:"error_rate"`
 }
 
-// JudgePromotion judges name's change from → to on f; the zero Promotion
+// judgePromotion judges name's change from → to on f; the zero Promotion
 // (and false) when the change is no promotion.
-func JudgePromotion(name, from, to string, f PromotionFigures) (Promotion, bool) {
-	if !IsPromotion(from, to) {
+func judgePromotion(name, from, to string, f promotionFigures) (Promotion, bool) {
+	if !isPromotion(from, to) {
 		return Promotion{}, false
 	}
 	p := Promotion{Endpoint: name, From: from, To: to}
 	c := &p.Comparison
-	c.MinMatchRate, c.MinCompared, c.Verdict = f.MinMatchRate, minJudged, VerdictNone
+	c.MinMatchRate, c.MinCompared, c.Verdict = f.MinMatchRate, minJudged, verdictNone
 	if sh := f.Shadow; sh != nil {
 		c.Compared, c.Match, c.Mismatch, c.Errors, c.Tip, c.MatchRate = sh.Compared, sh.Match, sh.Mismatch, sh.Errors, sh.Tip, sh.MatchRate
 		c.Judged = sh.Match + sh.Mismatch + sh.Errors
 		switch {
 		case c.Judged == 0:
 		case c.Judged < minJudged:
-			c.Verdict = VerdictUnjudged
+			c.Verdict = verdictUnjudged
 		case sh.MatchRate < f.MinMatchRate:
-			c.Verdict = VerdictFail
+			c.Verdict = verdictFail
 		default:
-			c.Verdict = VerdictPass
+			c.Verdict = verdictPass
 		}
 	}
 	r := &p.ErrorRate
-	r.MinAttempts, r.Verdict = minJudged, VerdictNone
+	r.MinAttempts, r.Verdict = minJudged, verdictNone
 	r.Attempts, r.Failures, r.PrimaryAttempts, r.PrimaryFailures = f.Attempts, f.Failures, f.PrimaryAttempts, f.PrimaryFailures
 	r.Rate, r.PrimaryRate = share(f.Failures, f.Attempts), share(f.PrimaryFailures, f.PrimaryAttempts)
 	switch {
 	case f.Primaries == 0:
 	case f.Attempts < minJudged || f.PrimaryAttempts < minJudged:
-		r.Verdict = VerdictUnjudged
+		r.Verdict = verdictUnjudged
 	default:
 		if slip := f.Failures - 1; slip > 0 {
 			r.Low, _ = tailInterval(float64(slip)/float64(f.Attempts), f.Attempts)
 		}
 		_, r.PrimaryHigh = tailInterval(r.PrimaryRate, f.PrimaryAttempts)
-		r.Verdict = VerdictPass
+		r.Verdict = verdictPass
 		if r.Low > r.PrimaryHigh {
-			r.Verdict = VerdictFail
+			r.Verdict = verdictFail
 		}
 	}
-	p.Judged = c.Verdict == VerdictPass || c.Verdict == VerdictFail || r.Verdict == VerdictPass || r.Verdict == VerdictFail
-	p.Refused = c.Verdict == VerdictFail || r.Verdict == VerdictFail
+	p.Judged = c.Verdict == verdictPass || c.Verdict == verdictFail || r.Verdict == verdictPass || r.Verdict == verdictFail
+	p.Refused = c.Verdict == verdictFail || r.Verdict == verdictFail
 	p.Evidence = p.evidence()
 	return p, true
 }
@@ -190,21 +190,21 @@ func (p Promotion) evidence() string {
 	c, r := p.Comparison, p.ErrorRate
 	var parts []string
 	switch c.Verdict {
-	case VerdictPass:
+	case verdictPass:
 		parts = append(parts, fmt.Sprintf("comparison passed: %s, at least %s needed", c.text(), rateText(c.MinMatchRate)))
-	case VerdictFail:
+	case verdictFail:
 		parts = append(parts, fmt.Sprintf("comparison failed: %s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate)))
-	case VerdictUnjudged:
+	case verdictUnjudged:
 		parts = append(parts, fmt.Sprintf("comparison unjudged: %d compared, fewer than %d (%s)", c.Judged, c.MinCompared, c.text()))
 	default:
 		parts = append(parts, "no comparison (never mirrored to as a shadow)")
 	}
 	switch r.Verdict {
-	case VerdictPass:
+	case verdictPass:
 		parts = append(parts, r.text()+", not surely higher")
-	case VerdictFail:
+	case verdictFail:
 		parts = append(parts, fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh)))
-	case VerdictUnjudged:
+	case verdictUnjudged:
 		parts = append(parts, fmt.Sprintf("error rate unjudged: %s, fewer than %d attempts on a side", r.text(), r.MinAttempts))
 	default:
 		parts = append(parts, "error rate unjudged: no other primary to compare with")
@@ -229,10 +229,10 @@ func (p Promotion) Why() string {
 // 1.00" ("" when none failed).
 func (p Promotion) Failed() string {
 	var failed []string
-	if c := p.Comparison; c.Verdict == VerdictFail {
+	if c := p.Comparison; c.Verdict == verdictFail {
 		failed = append(failed, fmt.Sprintf("%s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate)))
 	}
-	if r := p.ErrorRate; r.Verdict == VerdictFail {
+	if r := p.ErrorRate; r.Verdict == verdictFail {
 		failed = append(failed, fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh)))
 	}
 	if len(failed) == 0 {
@@ -245,7 +245,7 @@ func (p Promotion) Failed() string {
 // engine would decide now (the console asks before it sends). ok is false
 // for an unknown endpoint or a change that is no promotion.
 func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
-	f := PromotionFigures{MinMatchRate: s.Settings.PromoteMatchRate}
+	f := promotionFigures{MinMatchRate: s.Settings.PromoteMatchRate}
 	var from string
 	found := false
 	for _, ep := range s.Endpoints {
@@ -263,12 +263,12 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 	if !found {
 		return Promotion{}, false
 	}
-	return JudgePromotion(name, from, to, f)
+	return judgePromotion(name, from, to, f)
 }
 
 // promotionFigures is ep's evidence now (the engine's own judgement).
-func (e *Engine) promotionFigures(ep *endpoint) PromotionFigures {
-	f := PromotionFigures{MinMatchRate: e.cfg.Router.PromoteMatchRate}
+func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
+	f := promotionFigures{MinMatchRate: e.cfg.Router.PromoteMatchRate}
 	if sh := ep.shadow.snapshot(); sh.Mirrored > 0 || sh.Compared > 0 {
 		f.Shadow = sh
 	}
@@ -286,12 +286,12 @@ func (e *Engine) promotionFigures(ep *endpoint) PromotionFigures {
 	return f
 }
 
-// PromotionRefusedError is a promotion refused because the endpoint's own
+// promotionRefusedError is a promotion refused because the endpoint's own
 // evidence says it fails (SetRole; the admin API's 409 with "promotion",
 // which AdminClient turns back into one).
-type PromotionRefusedError struct{ Promotion Promotion }
+type promotionRefusedError struct{ Promotion Promotion }
 
-func (e *PromotionRefusedError) Error() string { return e.Promotion.Why() }
+func (e *promotionRefusedError) Error() string { return e.Promotion.Why() }
 
 // eventText is what an accepted promotion's event says it rests on.
 func (p Promotion) eventText() string {

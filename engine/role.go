@@ -113,7 +113,7 @@ func (e *Engine) setRoleNamed(by Actor, name, role string, share *float64, force
 // IsPromotionRefused says whether err is a promotion refused on the
 // endpoint's evidence, and returns its judgement.
 func IsPromotionRefused(err error) (Promotion, bool) {
-	var r *PromotionRefusedError
+	var r *promotionRefusedError
 	if errors.As(err, &r) {
 		return r.Promotion, true
 	}
@@ -139,11 +139,11 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64, fo
 	}
 	// Judged under roleMu against the role it has now: two changes cannot
 	// both be judged as from shadow.
-	promo, promoting := JudgePromotion(name, ep.role(), role, e.promotionFigures(ep))
+	promo, promoting := judgePromotion(name, ep.role(), role, e.figuresOf(ep))
 	if promoting && promo.Refused {
 		if !force {
 			e.roleMu.Unlock()
-			return RoleInfo{}, &PromotionRefusedError{Promotion: promo}
+			return RoleInfo{}, &promotionRefusedError{Promotion: promo}
 		}
 		promo.Forced = true
 	}

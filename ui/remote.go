@@ -49,7 +49,7 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) err
 	case !errors.As(err, &ae):
 		return err
 	case ae.Code != 0 && ae.FromAPI && ae.Err != nil:
-		return fmt.Errorf("HTTP %d: %w", ae.Code, ae.Err) // a refused promotion, found by errors.As
+		return fmt.Errorf("HTTP %d: %w", ae.Code, ae.Err) // a refused promotion: engine.IsPromotionRefused finds it
 	case ae.Code != 0 && ae.FromAPI:
 		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
 	case ae.Code != 0:
