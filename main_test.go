@@ -91,6 +91,7 @@ func TestServe_ConfigErrorsNameTheKey(t *testing.T) {
 		{"negative breaker failures", loopbackServer + validEndpoint + "[breaker]\nfailures = -1\n", []string{"breaker.failures"}},
 		{"max_open_share zero", loopbackServer + validEndpoint + "[breaker]\nmax_open_share = 0\n", []string{"breaker.max_open_share"}},
 		{"panic_threshold above 1", loopbackServer + validEndpoint + "[router]\npanic_threshold = 1.5\n", []string{"router.panic_threshold"}},
+		{"promote_match_rate below 0", loopbackServer + validEndpoint + "[router]\npromote_match_rate = -0.1\n", []string{"router.promote_match_rate"}},
 		{"negative write_affinity", loopbackServer + validEndpoint + "[router]\nwrite_affinity = \"-1s\"\n", []string{"router.write_affinity", "-1s", "0s turns write affinity off"}},
 		{"write_affinity not a duration", loopbackServer + validEndpoint + "[router]\nwrite_affinity = \"half a minute\"\n", []string{"router.write_affinity", "half a minute"}},
 		{"unknown chain", loopbackServer + "[chain]\nkind = \"btc\"\n" + validEndpoint, []string{"chain.kind", "btc"}},

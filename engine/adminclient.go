@@ -33,7 +33,10 @@ type AdminError struct {
 	Text              string
 	FromAPI           bool
 	Reading, Decoding bool
-	Err               error
+	// Err is also, with a Code, a *promotionRefusedError when the answer
+	// was a promotion refused on the endpoint's evidence (409 with
+	// "promotion"), so that errors.As finds it as it does in process.
+	Err error
 }
 
 func (e *AdminError) Error() string {
@@ -93,9 +96,16 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 		return &AdminError{Reading: true, Err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
+		var e struct {
+			Error     string
+			Promotion *Promotion
+		}
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return &AdminError{Code: resp.StatusCode, Text: e.Error, FromAPI: true}
+			ae := &AdminError{Code: resp.StatusCode, Text: e.Error, FromAPI: true}
+			if e.Promotion != nil && resp.StatusCode == http.StatusConflict {
+				ae.Err = &promotionRefusedError{Promotion: *e.Promotion}
+			}
+			return ae
 		}
 		return &AdminError{Code: resp.StatusCode, Text: strings.TrimSpace(string(data[:min(len(data), 200)]))}
 	}

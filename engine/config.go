@@ -242,6 +242,10 @@ type RouterConfig struct {
 	// client's later writes and the reads that must see them go to that
 	// endpoint first (affinity.go); 0 turns it off.
 	WriteAffinity time.Duration `mapstructure:"write_affinity"`
+	// PromoteMatchRate is the least shadow comparison match_rate on which
+	// a role change that puts an endpoint in front of more clients is
+	// taken without "force" (promote.go); 0 turns that check off.
+	PromoteMatchRate float64 `mapstructure:"promote_match_rate"`
 }
 
 type ProbesConfig struct {

@@ -64,6 +64,9 @@ func Default() Config {
 			ExploreAfter:   5 * time.Second,
 			PanicThreshold: 0.5,
 			WriteAffinity:  30 * time.Second,
+			// Any mismatch is to be investigated before going on (the
+			// cutover's compare step; the console marks below 100 %).
+			PromoteMatchRate: 1,
 		},
 		Probes: ProbesConfig{
 			Enabled:              true,

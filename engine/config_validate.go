@@ -326,6 +326,7 @@ func (r RouterConfig) validate(p *problems) {
 		p.add("router.lag_penalty", "must not be negative (0 ignores head lag in the cost), got %s", r.LagPenalty)
 	}
 	p.inRange("router.panic_threshold", r.PanicThreshold, 0, 1, false, false)
+	p.inRange("router.promote_match_rate", r.PromoteMatchRate, 0, 1, false, false)
 	if r.WriteAffinity < 0 {
 		p.add("router.write_affinity", "must not be negative (0s turns write affinity off), got %s", r.WriteAffinity)
 	}

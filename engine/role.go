@@ -71,6 +71,9 @@ type RoleInfo struct {
 	Name  string  `json:"name"`
 	Role  string  `json:"role"`
 	Share float64 `json:"share"`
+	// Promotion: the judgement a promotion rests on (promote.go); nil
+	// for any other change.
+	Promotion *Promotion `json:"promotion,omitempty"`
 }
 
 // errNoAnswerer: a role change would leave no endpoint able to answer.
@@ -85,16 +88,39 @@ func (r *roleError) Error() string { return r.Field + ": " + r.Why }
 
 // SetRole changes an endpoint's role (and share: nil is the role's
 // default) for the next request. It refuses a change that would leave no
-// endpoint able to answer now (answersClients; errNoAnswerer).
+// endpoint able to answer now (answersClients; errNoAnswerer), and a
+// promotion the endpoint's own evidence says fails (promote.go;
+// IsPromotionRefused): ForceRole takes that one.
 func (e *Engine) SetRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
+	return e.setRoleNamed(by, name, role, share, false)
+}
+
+// ForceRole is SetRole taking a promotion whose evidence says it fails
+// (the admin API's "force": true); the event says it was forced, and why
+// it would have been refused.
+func (e *Engine) ForceRole(by Actor, name, role string, share *float64) (RoleInfo, error) {
+	return e.setRoleNamed(by, name, role, share, true)
+}
+
+func (e *Engine) setRoleNamed(by Actor, name, role string, share *float64, force bool) (RoleInfo, error) {
 	ep, err := e.endpoint(name)
 	if err != nil {
 		return RoleInfo{}, err
 	}
-	return e.setRole(by, ep, role, share)
+	return e.setRole(by, ep, role, share, force)
 }
 
-func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (RoleInfo, error) {
+// IsPromotionRefused says whether err is a promotion refused on the
+// endpoint's evidence, and returns its judgement.
+func IsPromotionRefused(err error) (Promotion, bool) {
+	var r *promotionRefusedError
+	if errors.As(err, &r) {
+		return r.Promotion, true
+	}
+	return Promotion{}, false
+}
+
+func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64, force bool) (RoleInfo, error) {
 	name := ep.Name
 	if err := checkRole(role); err != nil {
 		return RoleInfo{}, &roleError{Field: "role", Why: err.Error()}
@@ -111,6 +137,16 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (R
 		e.roleMu.Unlock()
 		return RoleInfo{}, fmt.Errorf("%w: every other endpoint is a shadow, drained or on the wrong chain, so %s is the last that can answer clients (a primary, standby or canary must remain able to)", errNoAnswerer, name)
 	}
+	// Judged under roleMu against the role it has now: two changes cannot
+	// both be judged as from shadow.
+	promo, promoting := judgePromotion(name, ep.role(), role, e.figuresOf(ep))
+	if promoting && promo.Refused {
+		if !force {
+			e.roleMu.Unlock()
+			return RoleInfo{}, &promotionRefusedError{Promotion: promo}
+		}
+		promo.Forced = true
+	}
 	prev := *ep.roles.Swap(&next)
 	switch {
 	case prev.role != RoleShadow && next.role == RoleShadow:
@@ -126,10 +162,17 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64) (R
 			// not ranked): its polls keep going there.
 			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, plural(n, "filter", "filters"), plural(n, "is", "are"))
 		}
+		if promoting {
+			msg += "; " + promo.eventText()
+		}
 		e.events.add(Event{Type: EventRole, Endpoint: name, From: prev.label(), To: next.label(), Actor: by, Message: msg})
 		e.poolChanged()
 	}
-	return RoleInfo{Name: name, Role: next.role, Share: next.share}, nil
+	info := RoleInfo{Name: name, Role: next.role, Share: next.share}
+	if promoting {
+		info.Promotion = &promo
+	}
+	return info, nil
 }
 
 // RoleLabel is a role as events, `rpcdash status`, the console's badges

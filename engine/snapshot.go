@@ -72,6 +72,11 @@ type Settings struct {
 	// ProbeRecover is how many probes in a row within chain.max_head_lag
 	// readmit a lagging endpoint (probes.recover).
 	ProbeRecover int
+	// PromoteMatchRate is router.promote_match_rate; PromoteMinSamples how
+	// many comparisons (or attempts) a promotion is judged on at least
+	// (promote.go).
+	PromoteMatchRate  float64
+	PromoteMinSamples int64
 }
 
 func (e *Engine) settings() Settings {
@@ -79,7 +84,8 @@ func (e *Engine) settings() Settings {
 	return Settings{BreakerFailures: c.Breaker.Failures, BreakerSuccesses: c.Breaker.Successes,
 		BreakerCooldown: c.Breaker.Cooldown, RouterTolerance: c.Router.Tolerance,
 		RequestTimeout: c.Server.RequestTimeout,
-		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval, ProbeRecover: c.Probes.Recover}
+		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval, ProbeRecover: c.Probes.Recover,
+		PromoteMatchRate: c.Router.PromoteMatchRate, PromoteMinSamples: minJudged}
 }
 
 // EndpointSnapshot is one endpoint's state.

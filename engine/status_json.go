@@ -65,18 +65,22 @@ type settingsWire struct {
 	ProbeInterval     string  `json:"probe_interval"`
 	ProbeIntervalMS   float64 `json:"probe_interval_ms"`
 	ProbeRecover      int     `json:"probe_recover"`
+	PromoteMatchRate  float64 `json:"promote_match_rate"`
+	PromoteMinSamples int64   `json:"promote_min_samples"`
 }
 
 func (s Settings) wire() settingsWire {
 	return settingsWire{BreakerFailures: s.BreakerFailures, BreakerSuccesses: s.BreakerSuccesses,
 		BreakerCooldown: s.BreakerCooldown.String(), BreakerCooldownMS: ms(s.BreakerCooldown), RouterTolerance: s.RouterTolerance,
 		RequestTimeout: s.RequestTimeout.String(), RequestTimeoutMS: ms(s.RequestTimeout), ProbeTrials: s.ProbeTrials,
-		ProbeInterval: s.ProbeInterval.String(), ProbeIntervalMS: ms(s.ProbeInterval), ProbeRecover: s.ProbeRecover}
+		ProbeInterval: s.ProbeInterval.String(), ProbeIntervalMS: ms(s.ProbeInterval), ProbeRecover: s.ProbeRecover,
+		PromoteMatchRate: s.PromoteMatchRate, PromoteMinSamples: s.PromoteMinSamples}
 }
 
 func (w settingsWire) settings() Settings {
 	s := Settings{BreakerFailures: w.BreakerFailures, BreakerSuccesses: w.BreakerSuccesses,
-		RouterTolerance: w.RouterTolerance, ProbeTrials: w.ProbeTrials, ProbeRecover: w.ProbeRecover}
+		RouterTolerance: w.RouterTolerance, ProbeTrials: w.ProbeTrials, ProbeRecover: w.ProbeRecover,
+		PromoteMatchRate: w.PromoteMatchRate, PromoteMinSamples: w.PromoteMinSamples}
 	s.BreakerCooldown, _ = time.ParseDuration(w.BreakerCooldown)
 	s.RequestTimeout, _ = time.ParseDuration(w.RequestTimeout)
 	s.ProbeInterval, _ = time.ParseDuration(w.ProbeInterval)

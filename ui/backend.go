@@ -19,7 +19,9 @@ type Backend interface {
 	ClearFault(ctx context.Context, endpoint string) error
 	SetHedge(ctx context.Context, u engine.HedgeUpdate) error
 	// SetRole changes an endpoint's role (share nil: the role's default).
-	SetRole(ctx context.Context, endpoint, role string, share *float64) error
+	// A promotion the endpoint's evidence says fails is refused
+	// (engine.IsPromotionRefused) unless force.
+	SetRole(ctx context.Context, endpoint, role string, share *float64, force bool) error
 	// Distribution is a hedgeable method's primary-latency distribution,
 	// where its hedges go and its hedging now (the tuning view).
 	Distribution(ctx context.Context, method string) (engine.MethodDistribution, error)
@@ -58,8 +60,12 @@ func (l Local) SetHedge(_ context.Context, u engine.HedgeUpdate) error {
 	return l.Engine.SetHedge(engine.ActorConsole, u)
 }
 
-func (l Local) SetRole(_ context.Context, name, role string, share *float64) error {
-	_, err := l.Engine.SetRole(engine.ActorConsole, name, role, share)
+func (l Local) SetRole(_ context.Context, name, role string, share *float64, force bool) error {
+	set := l.Engine.SetRole
+	if force {
+		set = l.Engine.ForceRole
+	}
+	_, err := set(engine.ActorConsole, name, role, share)
 	return err
 }
 

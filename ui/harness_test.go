@@ -105,13 +105,16 @@ func (s *spy) ClearFault(ctx context.Context, n string) error {
 	return s.Backend.ClearFault(ctx, n)
 }
 
-func (s *spy) SetRole(ctx context.Context, n, role string, share *float64) error {
+func (s *spy) SetRole(ctx context.Context, n, role string, share *float64, force bool) error {
 	c := "SetRole " + n + " " + role
 	if share != nil {
 		c += fmt.Sprintf(" share=%g", *share)
 	}
+	if force {
+		c += " force"
+	}
 	s.record(c)
-	return s.Backend.SetRole(ctx, n, role, share)
+	return s.Backend.SetRole(ctx, n, role, share, force)
 }
 
 func (s *spy) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {

@@ -72,6 +72,7 @@ type action struct {
 	hedge    engine.HedgeUpdate
 	role     string   // actRole
 	share    *float64 // actRole: nil is the role's default
+	force    bool     // actRole: take a promotion the engine would refuse
 	desc     string   // "drain tail", "hedge delay of eth_call → 120ms"
 }
 
@@ -86,7 +87,7 @@ func (a action) run(ctx context.Context, be Backend) error {
 	case actClearFault:
 		return be.ClearFault(ctx, a.endpoint)
 	case actRole:
-		return be.SetRole(ctx, a.endpoint, a.role, a.share)
+		return be.SetRole(ctx, a.endpoint, a.role, a.share, a.force)
 	default:
 		return be.SetHedge(ctx, a.hedge)
 	}

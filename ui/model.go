@@ -310,6 +310,11 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		m.status = statusLine{text: "✗ " + msg.act.desc + ": " + msg.err.Error(), err: true}
 		m.localEvent("failed: " + msg.act.desc + ": " + msg.err.Error())
+		if p, ok := engine.IsPromotionRefused(msg.err); ok && msg.act.kind == actRole && !msg.act.force && m.overlay == overlayNone {
+			// The engine judged on newer figures than the question did:
+			// it says so, and forcing is offered, never done.
+			m.confirm, m.overlay = forceQuestion(p, msg.act), overlayConfirm
+		}
 		return m, nil
 	}
 	m.status = statusLine{text: "✓ " + msg.act.desc}

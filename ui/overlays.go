@@ -17,6 +17,9 @@ type confirmDialog struct {
 	question string
 	act      action
 	back     overlay
+	// then is a second question y opens instead of acting (forcing a
+	// promotion the engine would refuse); nil: y acts.
+	then *confirmDialog
 }
 
 // faultMenu builds a fault: mode, share of requests, added latency (latency
@@ -140,8 +143,14 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.detailTop = top
 		}
 	case overlayConfirm:
-		a := m.confirm.act
+		a, then := m.confirm.act, m.confirm.then
 		m.overlay, m.confirm = m.confirm.back, confirmDialog{}
+		if key.Matches(msg, k.Yes) && then != nil {
+			next := *then
+			next.back = m.overlay
+			m.confirm, m.overlay = next, overlayConfirm
+			return m, nil
+		}
 		if key.Matches(msg, k.Yes) {
 			return m.do(a)
 		}

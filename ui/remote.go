@@ -48,6 +48,8 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) err
 	switch {
 	case !errors.As(err, &ae):
 		return err
+	case ae.Code != 0 && ae.FromAPI && ae.Err != nil:
+		return fmt.Errorf("HTTP %d: %w", ae.Code, ae.Err) // a refused promotion: engine.IsPromotionRefused finds it
 	case ae.Code != 0 && ae.FromAPI:
 		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
 	case ae.Code != 0:
@@ -103,10 +105,13 @@ func (r *Remote) SetHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	return r.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
 }
 
-func (r *Remote) SetRole(ctx context.Context, name, role string, share *float64) error {
+func (r *Remote) SetRole(ctx context.Context, name, role string, share *float64, force bool) error {
 	body := map[string]any{"role": role}
 	if share != nil {
 		body["share"] = *share
+	}
+	if force {
+		body["force"] = true
 	}
 	return r.do(ctx, http.MethodPut, "/v1/endpoints/"+url.PathEscape(name)+"/role", body, nil)
 }

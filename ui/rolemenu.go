@@ -148,9 +148,41 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Enter):
 		a := action{kind: actRole, endpoint: r.endpoint, role: r.roleName(), share: r.shareOf(),
 			desc: "role of " + r.endpoint + " → " + engine.RoleLabel(r.roleName(), r.shareValue())}
-		return m.ask("Change the role? "+r.describe(), a)
+		q := "Change the role? " + r.describe()
+		// A promotion is judged as the engine judges it, on the pool as it
+		// is now (the newest Snapshot, behind a frozen screen too).
+		now := m.snap
+		if m.frozen && m.haveLive {
+			now = m.live
+		}
+		p, promoting := now.PromotionOf(r.endpoint, r.roleName())
+		switch {
+		case !promoting:
+		case !p.Refused:
+			q += " The promotion rests on: " + p.Evidence + "."
+		default:
+			// Never sent as it is (it would be refused), never forced
+			// silently: y leads to a second question that forces it.
+			q += " The engine would refuse it: " + p.Failed() + ". y asks once more, to force it; any other key cancels."
+			next, cmd := m.ask(q, a)
+			nm := next.(Model)
+			force := forceQuestion(p, a)
+			nm.confirm.then = &force
+			return nm, cmd
+		}
+		return m.ask(q, a)
 	}
 	return m, nil
+}
+
+// forceQuestion is the deliberate second confirmation of a promotion the
+// engine refuses on the endpoint's own evidence: y sends it with force.
+func forceQuestion(p engine.Promotion, a action) confirmDialog {
+	a.force = true
+	a.desc += " (forced)"
+	return confirmDialog{act: a, question: fmt.Sprintf(
+		"Force %s from %s to %s? The engine refuses it on %s's own evidence: %s. Forced, it takes clients' requests anyway, and its role event says it was forced over these figures. y forces it; any other key cancels.",
+		p.Endpoint, p.From, p.To, p.Endpoint, p.Failed())}
 }
 
 func (m Model) roleMenuView(width int) string {
