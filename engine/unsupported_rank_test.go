@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -15,7 +16,11 @@ import (
 // breaker.cooldown one call tries it again, and once it serves the method
 // it is first again.
 func TestUnsupported_EndpointThatCannotServeAMethodIsRankedAfterTheOthers(t *testing.T) {
-	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
+	// A cooldown of 3 s, not the harness's 1 s: 20 calls of 40 ms to s1 ran
+	// past 1 s on a loaded machine under -race, the mark ran out and s0 was
+	// asked again before the test had read it.
+	h := newHarness(t, func(c *engine.Config) { c.Breaker.Cooldown = 3 * time.Second },
+		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
 	s0, s1 := h.sims[0], h.sims[1]
 	s0.SetRPCError(-32601, "the method eth_getLogs does not exist/is not available")
 	s0.SetRPCErrorMethods([]string{"eth_getLogs"})
