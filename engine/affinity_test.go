@@ -387,7 +387,11 @@ func TestWriteAffinity_BatchOfManyWritesRunsAtOnceAfterTheFirst(t *testing.T) {
 	oneByOne := float64(n-1) * float64(writeTime/time.Millisecond)
 	t.Logf("%d writes of %v: the last started at %.0f ms (one after another: %.0f ms); a took %d, b %d",
 		n, writeTime, last, oneByOne, len(nodes["a"].takenNonces()), len(nodes["b"].takenNonces()))
-	if last > oneByOne/4 {
+	// Half the one-after-another time: at once they start within a few
+	// rounds of the batch's calls in flight (measured 150-400 ms idle, up to
+	// 1.4 s under -race on a loaded 2-core machine); one after another is
+	// 3980 ms at the least, longer on a loaded machine.
+	if last > oneByOne/2 {
 		t.Fatalf("the last of %d writes started at %.0f ms: they ran one after another (%.0f ms)", n, last, oneByOne)
 	}
 	if a, b := len(nodes["a"].takenNonces()), len(nodes["b"].takenNonces()); a != n && b != n {
