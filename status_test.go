@@ -223,7 +223,7 @@ func TestStatus_FormatCSVAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES"}
+	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "LOWER_BOUNDS"}
 	if len(recs) != 4 || strings.Join(recs[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("csv:\n%s", out)
 	}
