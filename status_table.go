@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -23,22 +24,49 @@ import (
 // recording script reads by position stay where they were.
 var endpointColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "429%", "STATE", "NOTES"}
 
-// csvColumns are the CSV's: the table's before 429% was added, then 429%.
-var csvColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%"}
+// csvColumns are the CSV's: the table's before 429% was added, then 429%,
+// then LOWER_BOUNDS, the latency columns censoring leaves lower bounds
+// ("P95ms P99ms"; empty when none), the figures staying plain numbers.
+var csvColumns = []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%", "LOWER_BOUNDS"}
 
 // defaultWidth is the table's width when COLUMNS does not say.
 const defaultWidth = 120
 
-// endpointRow is one endpoint's cells, in endpointColumns' order.
-func endpointRow(ep engine.EndpointSnapshot) []string {
-	return []string{ep.Name, orDash(ep.Provider), orDash(ep.Region),
-		fmt.Sprintf("%.1f", msOf(ep.Latency.P50)), fmt.Sprintf("%.1f", msOf(ep.Latency.P95)), fmt.Sprintf("%.1f", msOf(ep.Latency.P99)),
-		strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), rate429(ep), endpointState(ep), ""}
+// latencyColumns are the table's latency figures, with their percentiles.
+var latencyColumns = []struct {
+	name string
+	pct  int
+}{{"P50ms", engine.PctP50}, {"P95ms", engine.PctP95}, {"P99ms", engine.PctP99}}
+
+// endpointRow is one endpoint's cells, in endpointColumns' order; marked,
+// a latency figure that is only a lower bound reads "≥" before it (the
+// endpoint's slow attempts were cut short when another won).
+func endpointRow(ep engine.EndpointSnapshot, marked bool) []string {
+	r := []string{ep.Name, orDash(ep.Provider), orDash(ep.Region)}
+	for i, d := range []time.Duration{ep.Latency.P50, ep.Latency.P95, ep.Latency.P99} {
+		cell := fmt.Sprintf("%.1f", msOf(d))
+		if marked && ep.Latency.LowerBound(latencyColumns[i].pct) {
+			cell = "≥" + cell
+		}
+		r = append(r, cell)
+	}
+	return append(r, strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), rate429(ep), endpointState(ep), "")
 }
 
 // rate429 is the 429% cell.
 func rate429(ep engine.EndpointSnapshot) string {
 	return fmt.Sprintf("%.1f", 100*ep.Rates.RateLimitedShare())
+}
+
+// lowerBounds names the latency columns that are lower bounds.
+func lowerBounds(ep engine.EndpointSnapshot) string {
+	var out []string
+	for _, c := range latencyColumns {
+		if ep.Latency.LowerBound(c.pct) {
+			out = append(out, c.name)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // endpointState is the breaker's state, and drained when it is.
@@ -82,7 +110,7 @@ func orDash(s string) string {
 func printEndpointTable(w io.Writer, eps []engine.EndpointSnapshot, width int) {
 	rows := [][]string{endpointColumns}
 	for _, ep := range eps {
-		rows = append(rows, endpointRow(ep))
+		rows = append(rows, endpointRow(ep, true))
 	}
 	widths := make([]int, len(endpointColumns)-1)
 	for _, r := range rows {
@@ -138,9 +166,9 @@ func printEndpointCSV(w io.Writer, eps []engine.EndpointSnapshot) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvColumns)
 	for _, ep := range eps {
-		r := endpointRow(ep) // …, ERR%, 429%, STATE, NOTES
+		r := endpointRow(ep, false) // …, ERR%, 429%, STATE, NOTES
 		state, notes := r[9], strings.Join(endpointNotes(ep), "; ")
-		cw.Write(append(r[:8:8], state, notes, rate429(ep)))
+		cw.Write(append(r[:8:8], state, notes, rate429(ep), lowerBounds(ep)))
 	}
 	cw.Flush()
 	return cw.Error()

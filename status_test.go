@@ -225,7 +225,7 @@ func TestStatus_FormatCSVAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%"}
+	want := []string{"ENDPOINT", "PROVIDER", "REGION", "P50ms", "P95ms", "P99ms", "LAG", "ERR%", "STATE", "NOTES", "429%", "LOWER_BOUNDS"}
 	if len(recs) != 4 || strings.Join(recs[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("csv:\n%s", out)
 	}
@@ -351,8 +351,8 @@ func TestStatus_Shows429RateOfEachEndpoint(t *testing.T) {
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("csv: %v:\n%s", err, out)
 	}
-	if got := strings.Join(recs[0], ","); got != "ENDPOINT,PROVIDER,REGION,P50ms,P95ms,P99ms,LAG,ERR%,STATE,NOTES,429%" {
-		t.Fatalf("csv header %s: want 429%% appended after NOTES", got)
+	if got := strings.Join(recs[0], ","); got != "ENDPOINT,PROVIDER,REGION,P50ms,P95ms,P99ms,LAG,ERR%,STATE,NOTES,429%,LOWER_BOUNDS" {
+		t.Fatalf("csv header %s: want 429%% appended after NOTES, then LOWER_BOUNDS", got)
 	}
 	for _, r := range recs[1:] {
 		switch {

@@ -78,7 +78,8 @@ var (
 	descInflight  = prometheus.NewDesc("rpcdash_endpoint_in_flight", "Attempts in flight.", []string{"endpoint"}, nil)
 	descHead      = prometheus.NewDesc("rpcdash_endpoint_head", "Last head height seen.", []string{"endpoint"}, nil)
 	descLag       = prometheus.NewDesc("rpcdash_endpoint_head_lag", "Blocks or slots behind the pool's highest head.", []string{"endpoint"}, nil)
-	descLatency   = prometheus.NewDesc("rpcdash_endpoint_latency_seconds", "Rolling-window latency of successful attempts.", []string{"endpoint", "quantile"}, nil)
+	descLatency   = prometheus.NewDesc("rpcdash_endpoint_latency_seconds", "Rolling-window latency of attempts: answers, and attempts cut short when another won counted as longer than they ran (Kaplan-Meier). Where rpcdash_endpoint_latency_lower_bound is 1 the figure is a lower bound.", []string{"endpoint", "quantile"}, nil)
+	descLatBound  = prometheus.NewDesc("rpcdash_endpoint_latency_lower_bound", "1 when censoring (attempts cut short when another won) leaves that rpcdash_endpoint_latency_seconds quantile only a lower bound.", []string{"endpoint", "quantile"}, nil)
 	descErrRate   = prometheus.NewDesc("rpcdash_endpoint_error_rate", "Rolling-window failure share of attempts.", []string{"endpoint"}, nil)
 	descFault     = prometheus.NewDesc("rpcdash_endpoint_fault", "1 while a fault is injected.", []string{"endpoint", "mode"}, nil)
 	descLosers    = prometheus.NewDesc("rpcdash_cancelled_losers_total", "Attempts cancelled because another won.", []string{"endpoint"}, nil)
@@ -102,7 +103,7 @@ var (
 type stateCollector struct{ e *Engine }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency,
+	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency, descLatBound,
 		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descCost, descAmp, descDelay,
 		descPaused, descTokens, descBudgetCap, descClientIn, descInfo, descWarnings, descEpFired, descEpWon} {
 		ch <- d
@@ -130,8 +131,13 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descInflight, float64(ep.InFlight), ep.Name)
 		gauge(descHead, float64(ep.Head), ep.Name)
 		gauge(descLag, float64(ep.Lag), ep.Name)
-		for q, v := range map[string]time.Duration{"0.5": ep.Latency.P50, "0.9": ep.Latency.P90, "0.95": ep.Latency.P95, "0.99": ep.Latency.P99} {
-			gauge(descLatency, v.Seconds(), ep.Name, q)
+		for _, q := range []struct {
+			label string
+			v     time.Duration
+			i     int
+		}{{"0.5", ep.Latency.P50, PctP50}, {"0.9", ep.Latency.P90, PctP90}, {"0.95", ep.Latency.P95, PctP95}, {"0.99", ep.Latency.P99, PctP99}} {
+			gauge(descLatency, q.v.Seconds(), ep.Name, q.label)
+			gauge(descLatBound, b2f(ep.Latency.LowerBound(q.i)), ep.Name, q.label)
 		}
 		gauge(descErrRate, ep.Rates.ErrorRate, ep.Name)
 		if ep.Fault != nil {

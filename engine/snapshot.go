@@ -181,7 +181,12 @@ type BreakerSnapshot struct {
 	HeldClosed bool
 }
 
-// LatencyStats are rolling-window latencies.
+// LatencyStats are rolling-window latencies. The percentiles count the
+// attempts cut short when another won (Censored: known only to take
+// longer than they ran) by the Kaplan–Meier estimate, as the hedge delay
+// does: dropping them would drop exactly a hedged endpoint's tail. Open
+// marks the percentiles censoring leaves lower bounds (see
+// LatencyStats.LowerBound). Max and Mean are of the answers (Count).
 type LatencyStats struct {
 	Count    int64
 	Censored int64
@@ -192,7 +197,24 @@ type LatencyStats struct {
 	P999     time.Duration
 	Max      time.Duration
 	Mean     time.Duration
+	// Open[i] is true when percentile i (P50, P90, P95, P99, P999) is a
+	// lower bound: the answers end, or censoring dominates them, before
+	// it (the slow attempts were cut short, so the figure is "at least").
+	Open [5]bool
 }
+
+// Percentile indexes of LatencyStats.Open.
+const (
+	PctP50 = iota
+	PctP90
+	PctP95
+	PctP99
+	PctP999
+)
+
+// LowerBound says whether percentile i (PctP50 … PctP999) is only a lower
+// bound.
+func (l LatencyStats) LowerBound(i int) bool { return i >= 0 && i < len(l.Open) && l.Open[i] }
 
 // RateStats are rolling-window counts and the failure share.
 type RateStats struct {
@@ -300,7 +322,7 @@ type DemoStatus struct {
 func latencyStats(w *window.Latency, held []time.Duration) LatencyStats {
 	s := w.SummaryWith(held)
 	return LatencyStats{Count: s.Count, Censored: s.Censored, P50: s.P50, P90: s.P90, P95: s.P95,
-		P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean}
+		P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean, Open: s.Open}
 }
 
 func rateStats(r *window.Rates) RateStats {

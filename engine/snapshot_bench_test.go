@@ -11,7 +11,14 @@ import (
 // BenchmarkSnapshot is the console's per-tick cost on a large pool: 20
 // endpoints each with stats for 30 methods, full minute series, client
 // windows for every method.
-func BenchmarkSnapshot(b *testing.B) {
+func BenchmarkSnapshot(b *testing.B) { benchmarkSnapshot(b, 0) }
+
+// BenchmarkSnapshotCensored is BenchmarkSnapshot with one attempt in
+// every censorEvery cut short (a hedged primary outrun): the latency
+// percentiles then take the Kaplan–Meier walk.
+func BenchmarkSnapshotCensored(b *testing.B) { benchmarkSnapshot(b, 20) }
+
+func benchmarkSnapshot(b *testing.B, censorEvery int) {
 	cfg := Default()
 	cfg.Server.Listen, cfg.Server.Admin = "127.0.0.1:0", "127.0.0.1:0"
 	for i := range 20 {
@@ -32,8 +39,13 @@ func BenchmarkSnapshot(b *testing.B) {
 			st := ep.stats(m)
 			for k := range 200 {
 				d := time.Duration(20+(i+j+k)%80) * time.Millisecond
-				st.latency.Record(d)
-				ep.latency.Record(d)
+				if censorEvery > 0 && k%censorEvery == 0 {
+					st.latency.RecordCensored(d)
+					ep.latency.RecordCensored(d)
+				} else {
+					st.latency.Record(d)
+					ep.latency.Record(d)
+				}
 				st.rates.Count(window.Attempts, window.Success)
 				ep.rates.Count(window.Attempts, window.Success)
 				ep.series.answered(now.Add(-time.Duration(k%60)*time.Second), d)

@@ -146,7 +146,15 @@ type latencyWire struct {
 	P999     float64 `json:"p999_ms"`
 	Max      float64 `json:"max_ms"`
 	Mean     float64 `json:"mean_ms"`
+	// LowerBounds names the percentile fields censoring leaves lower
+	// bounds ("p99_ms", "p999_ms"), as the forecast's rows do; absent
+	// when none.
+	LowerBounds []string `json:"lower_bounds,omitempty"`
 }
+
+// latencyFields are the wire names of LatencyStats' percentiles, in
+// Open's order.
+var latencyFields = [5]string{"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms"}
 
 type rateWire struct {
 	Attempts    int64   `json:"attempts"`

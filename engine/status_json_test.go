@@ -164,6 +164,10 @@ func fill(v reflect.Value, r *rand.Rand, depth int) {
 		for i := range n {
 			fill(v.Index(i), r, depth+1)
 		}
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(v.Index(i), r, depth+1)
+		}
 	case reflect.Map:
 		v.Set(reflect.MakeMap(v.Type()))
 		for range 1 + r.IntN(3) {

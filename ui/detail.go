@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +107,9 @@ func (m Model) detailLines(width int) []string {
 	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s of attempts in the tail) × load %.0f (%d in flight) + lag %s (%d behind)",
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
 		score.TailFactor, pctText(score.TailShare), score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
+	if l := latencyLine(ep.Latency); l != "" {
+		add(l)
+	}
 	if ep.BatchRoundTrips > 0 {
 		// The latency columns are single calls' and probes': a client sending
 		// only batches leaves them empty.
@@ -248,4 +252,33 @@ func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
 		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, plural(ep.Rates.Attempts, "attempt"), score.MinAttempts)
 	}
 	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, plural(score.Attempts, "attempt"))
+}
+
+// latencyLine is the endpoint's latency percentiles over the stats window,
+// a lower bound marked "≥" (its attempts cut short when another won ran
+// past it, and the answers end before it); "" before any answer.
+func latencyLine(l engine.LatencyStats) string {
+	if l.Count == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("latency")
+	for i, p := range []struct {
+		name string
+		v    time.Duration
+	}{{"p50", l.P50}, {"p90", l.P90}, {"p95", l.P95}, {"p99", l.P99}, {"p99.9", l.P999}} {
+		v := strings.TrimSpace(fmtMS(p.v))
+		if l.LowerBound(i) {
+			v = "≥" + v
+		}
+		fmt.Fprintf(&b, " %s %s", p.name, v)
+	}
+	fmt.Fprintf(&b, " over %s", plural(int(l.Count), "answer"))
+	if l.Censored > 0 {
+		fmt.Fprintf(&b, ", %d cut short", l.Censored)
+	}
+	if slices.Contains(l.Open[:], true) {
+		b.WriteString(" (≥ a lower bound: the attempts cut short ran past it)")
+	}
+	return b.String()
 }

@@ -138,13 +138,13 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			if batchesOnly(ep) {
 				return pad(batchMark+strings.TrimSpace(fmtMS(ep.BatchPace)), 6)
 			}
-			return fmtMS(ep.Latency.P50)
+			return boundMS(ep.Latency.P50, ep.Latency.LowerBound(engine.PctP50))
 		}},
 		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if batchesOnly(ep) {
 				return pad("batch", 6)
 			}
-			return fmtMS(ep.Latency.P95)
+			return boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95))
 		}},
 		{title: "HEAD", width: 10, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {

@@ -203,6 +203,24 @@ var fixtures = []struct {
 	{"standby-active", standbyActiveSnapshot},
 	{"cutover", cutoverSnapshot},
 	{"cannot-serve", cannotServeSnapshot},
+	{"hedged-tail", hedgedTailSnapshot},
+}
+
+// hedgedTailSnapshot: alchemy's slow primaries were cut short by hedges
+// that won, so its p95 and beyond are lower bounds (the answers end before
+// them); quicknode's tail is answered past its censoring, then ends.
+func hedgedTailSnapshot() engine.Snapshot {
+	s := healthySnapshot()
+	a := &s.Endpoints[0]
+	a.Latency = engine.LatencyStats{Count: 952, Censored: 48, P50: 42 * time.Millisecond, P90: 71 * time.Millisecond,
+		P95: 131 * time.Millisecond, P99: 131 * time.Millisecond, P999: 131 * time.Millisecond, Max: 88 * time.Millisecond, Mean: 45 * time.Millisecond,
+		Open: [5]bool{engine.PctP95: true, engine.PctP99: true, engine.PctP999: true}}
+	a.Methods["eth_call"] = engine.MethodSnapshot{Latency: a.Latency, AttemptTimeout: 400 * time.Millisecond, Score: a.Score}
+	c := &s.Endpoints[2]
+	c.Latency = engine.LatencyStats{Count: 990, Censored: 10, P50: 61 * time.Millisecond, P90: 150 * time.Millisecond,
+		P95: 1250 * time.Millisecond, P99: 2400 * time.Millisecond, P999: 2400 * time.Millisecond, Max: 2400 * time.Millisecond, Mean: 90 * time.Millisecond,
+		Open: [5]bool{engine.PctP999: true}}
+	return s
 }
 
 // fixedModel is a console showing snap at w×h, as a tick would leave it.

@@ -31,6 +31,16 @@ func fmtMS(d time.Duration) string {
 	}
 }
 
+// boundMS is fmtMS with "≥" before a figure that is only a lower bound
+// (censoring: the attempts past it were cut short), in the same 6 cells
+// ("≥312ms", "≥1.2s").
+func boundMS(d time.Duration, lower bool) string {
+	if !lower || d <= 0 {
+		return fmtMS(d)
+	}
+	return pad("≥"+strings.TrimSpace(fmtMS(d)), 6)
+}
+
 // fmtPct prints a share as a percentage in 5 cells (" 4.2%", "  0% ").
 func fmtPct(v float64, have bool) string {
 	if !have {

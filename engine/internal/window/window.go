@@ -113,19 +113,6 @@ type latencySlot struct{ exact, cens *hdr.PackedHistogram }
 
 type bucketCount struct{ value, count int64 }
 
-// Summary describes a latency window.
-type Summary struct {
-	Count    int64 // exact observations
-	Censored int64 // observations known only as "longer than"
-	P50      time.Duration
-	P90      time.Duration
-	P95      time.Duration
-	P99      time.Duration
-	P999     time.Duration
-	Max      time.Duration
-	Mean     time.Duration
-}
-
 // NewLatency keeps latencies for span in buckets sub-windows
 // (buckets < 1 means 5). now nil means time.Now.
 func NewLatency(span time.Duration, buckets int, now func() time.Time) *Latency {
@@ -435,48 +422,6 @@ func total(h *hdr.PackedHistogram) int64 {
 		return 0
 	}
 	return h.TotalCount()
-}
-
-// Summary describes the exact observations in the window.
-func (w *Latency) Summary() Summary {
-	w.lockCurrent()
-	defer w.mu.Unlock()
-	return summarize(w.exact, total(w.cens))
-}
-
-// SummaryWith is Summary with extra exact observations counted in: answers
-// a caller keeps out of the window for a while (what the window steers must
-// not see them yet) but that a display must not hide. It copies the
-// window's histogram, so it is for views, not for every request.
-func (w *Latency) SummaryWith(extra []time.Duration) Summary {
-	if len(extra) == 0 {
-		return w.Summary()
-	}
-	w.lockCurrent()
-	h, cens := newLatencyHistogram(), total(w.cens)
-	if w.exact != nil {
-		h = w.exact.Clone()
-	}
-	w.mu.Unlock()
-	for _, d := range extra {
-		_ = h.RecordValue(toMicros(d))
-	}
-	return summarize(h, cens)
-}
-
-func summarize(h *hdr.PackedHistogram, censored int64) Summary {
-	s := Summary{Count: total(h), Censored: censored}
-	if s.Count == 0 {
-		return s
-	}
-	s.P50 = fromMicros(h.ValueAtPercentile(50))
-	s.P90 = fromMicros(h.ValueAtPercentile(90))
-	s.P95 = fromMicros(h.ValueAtPercentile(95))
-	s.P99 = fromMicros(h.ValueAtPercentile(99))
-	s.P999 = fromMicros(h.ValueAtPercentile(99.9))
-	s.Max = fromMicros(h.Max())
-	s.Mean = time.Duration(h.Mean() * float64(time.Microsecond))
-	return s
 }
 
 // Recent returns the median of each sub-window, oldest first, the current
