@@ -193,3 +193,31 @@ func TestHedge_QueueGuardTakesANewPaceAfterItsBaseSpan(t *testing.T) {
 		t.Fatalf("%d of %d reads failed", failed, sent)
 	}
 }
+
+// A pool-wide slowdown that starts while the pool is idle is still a queue
+// when traffic comes back: the bases kept from before the lull are the
+// endpoints' pace, and a base gives way only to lows seen through a whole
+// base span. Before, the first check after the lull took the slow median
+// as the base (the only low of the span), and hedging never paused: a
+// +200 ms slowdown after 40 s idle fired 34 hedges into it.
+func TestHedge_QueueGuardPausesForASlowdownThatStartedWhileIdle(t *testing.T) {
+	t.Cleanup(engine.SetQueueBaseSpan(3 * time.Second))
+	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	stop := background(h, 8)
+	waitForBases(t, h)
+	if sent, failed := stop(); failed != 0 {
+		t.Fatalf("%d of %d reads failed", failed, sent)
+	}
+	time.Sleep(4 * time.Second) // idle past the base span
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("200ms")})
+	}
+	stop = background(h, 8)
+	defer stop()
+	s := waitHedge(t, h, 5*time.Second, func(hs engine.HedgeStatus) bool { return hs.Paused })
+	if !s.Hedge.Paused {
+		t.Fatal("every endpoint 10× slower after a lull: hedging not paused")
+	}
+	t.Logf("paused: %s", s.Hedge.PauseReason)
+}

@@ -92,16 +92,23 @@ func (b *queueBase) note(r time.Duration, now time.Time) {
 	}
 }
 
-// lowest is the lowest median noted in the last queueBaseSpan.
-func (b *queueBase) lowest(now time.Time) time.Duration {
+// lowest is the lowest median noted in the last queueBaseSpan; whole says
+// every third of it noted one. A span with a lull in it says nothing of the
+// pace before the lull: after 40 s idle the only low was the first median
+// seen, already the slowdown's, and the base gave way to it.
+func (b *queueBase) lowest(now time.Time) (low time.Duration, whole bool) {
 	slot := now.UnixNano() / int64(queueBaseSpan/3)
-	var low time.Duration
+	whole = true
 	for _, l := range b.lows {
-		if slot-l.slot < 3 && (low == 0 || l.median < low) {
+		if slot-l.slot >= 3 {
+			whole = false
+			continue
+		}
+		if low == 0 || l.median < low {
 			low = l.median
 		}
 	}
-	return low
+	return low, whole
 }
 
 // queueing says why hedging should not run, "" when it may: at ratio
@@ -150,7 +157,9 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 		case b.at.IsZero() || r <= b.median:
 			b.median, b.at = r, now
 		case now.Sub(b.at) > queueBaseSpan && now.Sub(g.flipped) >= queueBaseSpan:
-			b.median, b.at = b.lowest(now), now
+			if low, whole := b.lowest(now); whole {
+				b.median, b.at = low, now
+			}
 		}
 		judged = append(judged, queuePace{ep.Name, r, b.median})
 	}

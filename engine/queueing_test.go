@@ -18,11 +18,16 @@ func TestQueueBase_GivesWayToTheLowestMedianOfTheSpan(t *testing.T) {
 	now := t0.Add(40 * time.Second)
 	// The last 30 s began at 20+2·10 = 40 ms; the lows are kept per 10 s,
 	// so the lowest is at most one third of the span older.
-	if got := b.lowest(now); got < 40*time.Millisecond || got > 60*time.Millisecond {
-		t.Fatalf("lowest of the last 30 s of a median rising from 20 to 100 ms: %s, want 40–60 ms", got)
+	if got, whole := b.lowest(now); got < 40*time.Millisecond || got > 60*time.Millisecond || !whole {
+		t.Fatalf("lowest of the last 30 s of a median rising from 20 to 100 ms: %s (whole %v), want 40–60 ms over the whole span", got, whole)
 	}
 	// Nothing noted for over a span: nothing to go by.
-	if got := b.lowest(now.Add(time.Minute)); got != 0 {
-		t.Fatalf("lowest a minute after the last median: %s, want 0", got)
+	if got, whole := b.lowest(now.Add(time.Minute)); got != 0 || whole {
+		t.Fatalf("lowest a minute after the last median: %s (whole %v), want 0, not whole", got, whole)
+	}
+	// A lull, then one median: the span is not whole, the base holds.
+	b.note(300*time.Millisecond, now.Add(time.Minute))
+	if got, whole := b.lowest(now.Add(time.Minute)); got != 300*time.Millisecond || whole {
+		t.Fatalf("one median after a lull: %s (whole %v), want 300ms, not whole", got, whole)
 	}
 }
