@@ -286,15 +286,31 @@ func (t tuningView) currentRow() *tuningRow {
 	return nil
 }
 
-// recommended is the row with the lowest predicted p99 among those the
-// budget does not cap (ties: the one with less extra load); -1 if none.
+// bestP99Slack is how far above the lowest predicted p99 a row still
+// counts as as good: the model's figures are estimates, and a p99 lower by
+// a hair is not worth more hedges (the tail seed: the decision is not one
+// p99 figure but p99 against its cost).
+const bestP99Slack = 0.05
+
+// recommended is, among the rows the budget does not cap, the one with the
+// least extra load whose predicted p99 is within bestP99Slack of the
+// lowest (ties: the lower p99); -1 if none.
 func (t tuningView) recommended() int {
+	eligible := func(r tuningRow) bool {
+		return r.f.Samples > 0 && !r.f.BudgetCapped && r.f.P99 > 0 && !r.f.Open[2]
+	}
+	var lowest time.Duration
+	for _, r := range t.rows {
+		if eligible(r) && (lowest == 0 || r.f.P99 < lowest) {
+			lowest = r.f.P99
+		}
+	}
 	best := -1
 	for i, r := range t.rows {
-		if r.f.Samples == 0 || r.f.BudgetCapped || r.f.P99 <= 0 || r.f.Open[2] {
+		if !eligible(r) || float64(r.f.P99) > (1+bestP99Slack)*float64(lowest) {
 			continue
 		}
-		if b := t.rows[max(best, 0)]; best < 0 || r.f.P99 < b.f.P99 || r.f.P99 == b.f.P99 && r.f.ExtraLoad < b.f.ExtraLoad {
+		if b := t.rows[max(best, 0)]; best < 0 || r.f.ExtraLoad < b.f.ExtraLoad || r.f.ExtraLoad == b.f.ExtraLoad && r.f.P99 < b.f.P99 {
 			best = i
 		}
 	}

@@ -141,7 +141,7 @@ func (m Model) tuningTable(width int) []string {
 	}
 	labelW = min(labelW, max(width-58, 12))
 	head := fmt.Sprintf("  %6s  %-*s %6s %7s %7s %7s  %-6s", "DELAY", labelW, "CANDIDATE", "FIRE%", "P99", "P99.9", "EXTRA", "BUDGET")
-	if legend := "  ★ best = lowest p99 within the budget"; len(head)+len(legend) <= width {
+	if legend := "  ★ best = least load, p99 within 5 %"; len(head)+len(legend) <= width {
 		head += legend
 	}
 	out := []string{st.faint.Render(head)}

@@ -100,12 +100,35 @@ func TestTuningRows_CandidatesAndRecommendation(t *testing.T) {
 		t.Fatal("no recommendation")
 	}
 	for i, r := range rows {
-		if !r.f.BudgetCapped && r.f.P99 < rows[best].f.P99 {
-			t.Errorf("row %d (%s) has a lower p99 %s within the budget than the recommended %s", i, r.label(), r.f.P99, rows[best].f.P99)
+		if !r.f.BudgetCapped && float64(r.f.P99)*(1+bestP99Slack) < float64(rows[best].f.P99) {
+			t.Errorf("row %d (%s) has a p99 %s within the budget more than 5 %% below the recommended %s", i, r.label(), r.f.P99, rows[best].f.P99)
 		}
 	}
 	if !rows[1].f.BudgetCapped { // auto p80 wants ~20 % of requests, twice the budget
 		t.Errorf("auto p80 not capped: %+v", rows[1].f)
+	}
+}
+
+// A p99 lower by a hair is not worth more hedges: of two rows within 5 %
+// of the lowest p99, the one with less extra load is best (before, 0.2 ms
+// of predicted p99 bought twice the hedges).
+func TestTuningRows_BestWeighsTheP99AgainstItsCost(t *testing.T) {
+	row := func(p99 time.Duration, extra float64, capped bool) tuningRow {
+		return tuningRow{f: engine.HedgeForecast{Samples: 500, P99: p99, ExtraLoad: extra, BudgetCapped: capped}}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []tuningRow
+		want int
+	}{
+		{"a hair lower p99 at twice the load", []tuningRow{row(100*time.Millisecond, 0.10, false), row(100200*time.Microsecond, 0.05, false)}, 1},
+		{"a clearly lower p99", []tuningRow{row(100*time.Millisecond, 0.10, false), row(120*time.Millisecond, 0.05, false)}, 0},
+		{"the cheaper one capped", []tuningRow{row(100*time.Millisecond, 0.10, false), row(101*time.Millisecond, 0.30, true)}, 0},
+		{"equal load, the lower p99", []tuningRow{row(103*time.Millisecond, 0.05, false), row(100*time.Millisecond, 0.05, false)}, 1},
+	} {
+		if got := (tuningView{rows: tc.rows}).recommended(); got != tc.want {
+			t.Errorf("%s: best row %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }
 
