@@ -199,20 +199,31 @@ func (x *execution) pick(otherDomain, failover, noStale bool) int {
 	return first
 }
 
-// noStale: a live attempt is on a current endpoint that answers, heard
-// from within that attempt's deadline (the rule that calls an endpoint
-// silent, record.go). Then a stale candidate takes no hedge and no race: a
+// noStale: a live attempt is on a current endpoint that has not gone
+// quiet (staleQuiet). Then a stale candidate takes no hedge and no race: a
 // slow current answer is worth waiting for, an old one relayed as current
-// is not. Once the current endpoints have been quiet a whole deadline, an
-// old answer is the only one there is.
+// is not. Once the current endpoints have been quiet that long, an old
+// answer is the only one there is.
 func (x *execution) noStale() bool {
 	now := x.e.now()
 	for _, a := range x.live {
-		if !a.stale && now.Sub(time.Unix(0, a.ep.heardAt.Load())) < a.deadline {
+		if !a.stale && a.ep.silentFor(now) < staleQuiet(a.deadline) {
 			return true
 		}
 	}
 	return false
+}
+
+// staleQuiet is how long an endpoint with work in flight must have said
+// nothing (silentFor) before a stale endpoint may answer in its place: the
+// attempt's deadline, at least a second. Heard within the deadline alone
+// was too short: an endpoint slowed to 800 ms past a 250 ms deadline says
+// nothing for most of each deadline, and 12 of 60 reads of the pending
+// block went to an endpoint 20 blocks behind. A hung one has said nothing
+// for longer than that after its first second, and its reads race the
+// stale endpoint at their deadline, as before.
+func staleQuiet(deadline time.Duration) time.Duration {
+	return max(deadline, time.Second)
 }
 
 func (x *execution) sharesDomain(ep *endpoint) bool {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +32,10 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 					hedgeOn("50ms")(c)
 				}
 				if tc.uncapped {
-					c.Breaker.MaxOpenShare = 1
+					// Its first overdue attempt opens s0's breaker: reads
+					// four at a time answer between the overdue ones, and
+					// an answer starts a run of failures again.
+					c.Breaker.MaxOpenShare, c.Breaker.Failures = 1, 1
 				}
 			})
 			r.warmUp()
@@ -42,19 +46,28 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 			if ep := r.endpoint("s1"); !ep.LagExcluded {
 				t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
 			}
-			mustInject(t, r.harness, "s0", `{"mode":"latency","latency":"600ms","duration":"1m"}`)
-			const n = 12
-			for i := range n {
-				rep := r.call(i, "eth_getBalance", addr, "latest")
-				mustOK(t, rep)
-				if rep.endpoint != "s0" {
-					t.Fatalf("read %d answered by %s, lagging %d blocks, in %s (attempts %d, hedged %v)",
-						i, rep.endpoint, r.endpoint("s1").Lag, rep.took.Round(time.Millisecond), rep.attempts, rep.hedged)
-				}
-				if rep.took < 600*time.Millisecond {
-					t.Fatalf("read %d in %s: not through the fault", i, rep.took)
-				}
+			// Enough answers that s0's attempt deadline is learnt (the
+			// 250 ms floor), not the cold third of the request's deadline.
+			for i := range 30 {
+				mustOK(t, r.call(i, "eth_getBalance", addr, "latest"))
 			}
+			mustInject(t, r.harness, "s0", `{"mode":"latency","latency":"600ms","duration":"1m"}`)
+			// The engine's clock runs as time does while clients read, four
+			// at a time: how long s0 has been quiet is what decides, and a
+			// clock standing still would hide it (the heads stay as the
+			// last probes saw them).
+			stopClock := r.runClock()
+			defer stopClock()
+			const n = 24
+			lag := r.endpoint("s1").Lag
+			parallel(n, 4, func(i int) {
+				rep := r.call(i, "eth_getBalance", addr, "latest")
+				if rep.status != 200 || rep.endpoint != "s0" || rep.took < 600*time.Millisecond {
+					t.Errorf("read %d answered by %s (HTTP %d), lagging %d blocks, in %s (attempts %d, hedged %v); want s0 through its 600 ms fault",
+						i, rep.endpoint, rep.status, lag, rep.took.Round(time.Millisecond), rep.attempts, rep.hedged)
+				}
+			})
+			stopClock()
 			st, s0 := r.status(), r.endpoint("s0")
 			switch {
 			case tc.uncapped && (!st.Panic || s0.Breaker.State == engine.BreakerClosed):
@@ -69,7 +82,7 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 }
 
 // A current endpoint that has gone quiet (hung: nothing heard from it for
-// a whole attempt deadline) leaves the lagging one's old answer as the
+// its attempt deadline, at least a second) leaves the lagging one's old answer as the
 // only answer there is: the deadline's race still takes it, as before,
 // rather than waiting out the request's deadline into an error.
 func TestLag_AHungCurrentEndpointStillFailsOverToTheLaggingOne(t *testing.T) {
@@ -79,15 +92,42 @@ func TestLag_AHungCurrentEndpointStillFailsOverToTheLaggingOne(t *testing.T) {
 	for range 8 {
 		r.round()
 	}
-	mustOK(t, r.call(0, "eth_getBalance", addr, "latest")) // s0 heard now
+	for i := range 30 { // s0's deadline learnt (250 ms), s0 heard now
+		mustOK(t, r.call(i, "eth_getBalance", addr, "latest"))
+	}
 	r.sims[0].SetMode(sim.ModeHang)
-	// Quiet for longer than any attempt deadline (the engine's clock).
-	r.clock.Advance(5 * time.Second)
-	for i := range 3 {
+	defer r.runClock()()
+	for i := range 4 {
 		rep := r.call(i, "eth_getBalance", addr, "latest")
 		mustOK(t, rep)
 		if rep.endpoint != "s1" || rep.took > 2*time.Second {
-			t.Fatalf("read %d: answered by %s in %s; want the lagging s1 at the attempt deadline", i, rep.endpoint, rep.took)
+			t.Fatalf("read %d: answered by %s in %s; want the lagging s1 once s0 has been quiet a second", i, rep.endpoint, rep.took)
 		}
+	}
+}
+
+// runClock moves the rig's clock on with real time, in 5 ms steps, until
+// the returned stop (which may be called more than once).
+func (r *headRig) runClock() (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				r.clock.Advance(now.Sub(last))
+				last = now
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(quit) })
+		<-done
 	}
 }
