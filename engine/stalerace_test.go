@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +55,7 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 			// at a time: how long s0 has been quiet is what decides, and a
 			// clock standing still would hide it (the heads stay as the
 			// last probes saw them).
-			stopClock := r.runClock()
+			stopClock := r.clock.Run()
 			defer stopClock()
 			const n = 24
 			lag := r.endpoint("s1").Lag
@@ -96,38 +95,12 @@ func TestLag_AHungCurrentEndpointStillFailsOverToTheLaggingOne(t *testing.T) {
 		mustOK(t, r.call(i, "eth_getBalance", addr, "latest"))
 	}
 	r.sims[0].SetMode(sim.ModeHang)
-	defer r.runClock()()
+	defer r.clock.Run()()
 	for i := range 4 {
 		rep := r.call(i, "eth_getBalance", addr, "latest")
 		mustOK(t, rep)
 		if rep.endpoint != "s1" || rep.took > 2*time.Second {
 			t.Fatalf("read %d: answered by %s in %s; want the lagging s1 once s0 has been quiet a second", i, rep.endpoint, rep.took)
 		}
-	}
-}
-
-// runClock moves the rig's clock on with real time, in 5 ms steps, until
-// the returned stop (which may be called more than once).
-func (r *headRig) runClock() (stop func()) {
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		last := time.Now()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				r.clock.Advance(now.Sub(last))
-				last = now
-			}
-		}
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() { close(quit) })
-		<-done
 	}
 }

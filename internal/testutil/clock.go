@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -27,3 +28,30 @@ func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).In(c.loc) }
 
 // Advance moves the clock on by d.
 func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// Run moves the clock on with real time, in 5 ms steps, until the returned
+// stop (which may be called more than once): for a stretch of a test where
+// how long something has lasted must be what it is.
+func (c *Clock) Run() (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				c.Advance(now.Sub(last))
+				last = now
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+}
