@@ -87,17 +87,43 @@ func TestForecast_CensoredWindowMatchesTheFullDistribution(t *testing.T) {
 }
 
 // The exported survival curve is the one the auto delay reads: its
-// quantiles are QuantileCensored's, bucket for bucket, with and without
-// censoring.
+// quantiles are QuantileCensored's, DelayQuantile's and the Summary's,
+// bucket for bucket, with and without censoring, and where censoring
+// dominates the tail (hedges at 15 ms cut most of it short). The window
+// and the Distribution compute the curve apart, so each checks the other.
 func TestDistribution_QuantilesAreTheAutoDelays(t *testing.T) {
 	cw, fw, _ := hedgedWindows(seedsTail, 80*time.Millisecond, 50_000, 22)
-	for name, w := range map[string]*window.Latency{"censored": cw, "exact only": fw} {
+	dw, _, _ := hedgedWindows(seedsTail, 15*time.Millisecond, 2_000, 23)
+	for name, w := range map[string]*window.Latency{"censored": cw, "exact only": fw, "mostly censored": dw} {
 		d := engine.WindowDistribution(w)
 		for _, q := range []float64{0.5, 0.8, 0.9, 0.95, 0.99, 0.999} {
 			got, _ := d.Quantile(q)
 			if want := w.QuantileCensored(q); got != want {
 				t.Errorf("%s: q%v: distribution %s, QuantileCensored %s", name, q, got, want)
 			}
+			if got, want := w.DelayQuantile(q), firstOf(d.DelayQuantile(q)); got != want {
+				t.Errorf("%s: q%v: DelayQuantile %s, the distribution's %s", name, q, got, want)
+			}
+		}
+		horizon, dominated := d.Horizon()
+		sum := w.Summary()
+		shown := []time.Duration{sum.P50, sum.P90, sum.P95, sum.P99, sum.P999}
+		for i, q := range window.SummaryQuantiles {
+			want, ok := d.Quantile(q)
+			open := !ok || dominated && want > horizon
+			switch {
+			case open && dominated:
+				want = horizon
+			case open:
+				want = d.Max()
+			}
+			if shown[i] != want || sum.Open[i] != open {
+				t.Errorf("%s: q%v: Summary %s (lower bound %v), the distribution's %s (%v); horizon %s, dominated %v",
+					name, q, shown[i], sum.Open[i], want, open, horizon, dominated)
+			}
+		}
+		if name == "mostly censored" && !dominated {
+			t.Errorf("%s: censoring never dominates (%d exact, %d censored): the case shows nothing", name, d.Exact, d.Censored)
 		}
 		exact, cens := w.Counts()
 		var be, bc int64
@@ -201,3 +227,5 @@ func TestDistribution_DelayQuantileIsTheProductLimitOneUnderOrdinaryHedging(t *t
 		}
 	}
 }
+
+func firstOf[T any](v T, _ bool) T { return v }

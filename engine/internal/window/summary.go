@@ -1,10 +1,6 @@
 package window
 
-import (
-	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-)
+import "time"
 
 // Summary describes a latency window.
 type Summary struct {
@@ -54,73 +50,19 @@ func (w *Latency) SummaryWith(extra []time.Duration) Summary {
 	}
 	s.Max = fromMicros(h.Max())
 	s.Mean = time.Duration(h.Mean() * float64(time.Microsecond))
-	vals := [5]*time.Duration{&s.P50, &s.P90, &s.P95, &s.P99, &s.P999}
+	var vals [5]time.Duration
 	if s.Censored == 0 {
 		for i, q := range SummaryQuantiles {
-			*vals[i] = fromMicros(h.ValueAtPercentile(q * 100))
+			vals[i] = fromMicros(h.ValueAtPercentile(q * 100))
 		}
-		return s
+	} else {
+		// Dropping the censored ones would bias the tail low, exactly the
+		// slow attempts being the ones cut short (a primary its hedge
+		// outran). Censoring leaves a quantile open (a lower bound) where
+		// the curve ends above 1 − q or censoring dominates it first: the
+		// horizon the hedge delay and the forecast stop at too.
+		w.productLimitLocked(h, SummaryQuantiles[:], vals[:], s.Open[:], kmHorizon)
 	}
-	w.productLimitSummaryLocked(h, vals, &s.Open)
+	s.P50, s.P90, s.P95, s.P99, s.P999 = vals[0], vals[1], vals[2], vals[3], vals[4]
 	return s
-}
-
-// productLimitSummaryLocked puts the Kaplan–Meier quantiles of exact
-// (h, the window's answers and any extra) and the window's censored
-// observations into vals, in one walk over the buckets. Dropping the
-// censored ones would bias the tail low, exactly the slow attempts being
-// the ones cut short (a primary its hedge outran). A quantile is open (a
-// lower bound) where censoring leaves the estimate short of it: the curve
-// ends above 1 − q (every observation past some point cut short: then it
-// is the largest observation), or censoring dominates the curve before it
-// reaches q with fewer than MinTailAnswers answers left to carry it (then
-// it is the last answer before that point): the same horizon the hedge
-// delay and the forecast stop at (DelayQuantile, Distribution.Horizon).
-func (w *Latency) productLimitSummaryLocked(h *hdr.PackedHistogram, vals [5]*time.Duration, open *[5]bool) {
-	w.cbuf = w.cbuf[:0]
-	w.cens.ForEachBucket(func(v, c int64) bool {
-		w.cbuf = append(w.cbuf, bucketCount{v, c})
-		return true
-	})
-	const eps = 1e-9 // rounding of the product, as in productLimitLocked
-	nE := h.TotalCount()
-	atRisk, left := nE+w.cens.TotalCount(), nE
-	s, g := 1.0, 1.0 // the survival, and Ĝ: the share not yet cut short
-	next, ci, last, dominated := 0, 0, int64(-1), false
-	h.ForEachBucket(func(v, d int64) bool {
-		// A censored observation is at risk in its own bucket and leaves
-		// the risk set after it, as in Distribution.Horizon.
-		for ci < len(w.cbuf) && w.cbuf[ci].value < v {
-			if c := w.cbuf[ci].count; atRisk > 0 {
-				g *= 1 - float64(c)/float64(atRisk)
-				atRisk -= c
-			}
-			ci++
-		}
-		if g < CensoringDominates && left < MinTailAnswers {
-			if last < 0 {
-				last = v // dominated from the first answer: that answer
-			}
-			dominated = true
-			return false
-		}
-		last = v
-		if atRisk > 0 {
-			s *= 1 - float64(d)/float64(atRisk)
-		}
-		atRisk -= d
-		left -= d
-		for next < len(vals) && s <= 1-SummaryQuantiles[next]+eps {
-			*vals[next] = fromMicros(bucketTop(v))
-			next++
-		}
-		return next < len(vals)
-	})
-	bound := fromMicros(bucketTop(last))
-	if !dominated {
-		bound = fromMicros(max(h.Max(), w.cens.Max()))
-	}
-	for ; next < len(vals); next++ {
-		*vals[next], open[next] = bound, true
-	}
 }

@@ -320,7 +320,7 @@ func (w *Latency) DelayQuantile(q float64) time.Duration {
 	case nC == 0:
 		return fromMicros(quantileOf(w.exact, q))
 	}
-	return w.cachedLocked(q, true, nE, nC)
+	return w.cachedLocked(q, true)
 }
 
 func (w *Latency) quantileCensoredLocked(q float64) time.Duration {
@@ -331,71 +331,23 @@ func (w *Latency) quantileCensoredLocked(q float64) time.Duration {
 	case nE == 0:
 		return fromMicros(w.cens.Max())
 	}
-	return w.cachedLocked(q, false, nE, nC)
+	return w.cachedLocked(q, false)
 }
 
-func (w *Latency) cachedLocked(q float64, bounded bool, nE, nC int64) time.Duration {
+func (w *Latency) cachedLocked(q float64, bounded bool) time.Duration {
 	t := w.now()
 	if c := w.km; c.valid && c.q == q && c.bounded == bounded && c.rotations == w.rotations && (c.changes == w.changes || t.Sub(c.at) < censoredRefresh) {
 		return c.v
 	}
-	v := w.productLimitLocked(q, nE, nC, bounded)
+	stop := kmCurveEnd
+	if bounded {
+		stop = kmLastAnswer
+	}
+	qs, vals, open := [1]float64{q}, [1]time.Duration{}, [1]bool{}
+	w.productLimitLocked(w.exact, qs[:], vals[:], open[:], stop)
+	v := vals[0]
 	w.km = kmCache{valid: true, q: q, bounded: bounded, v: v, at: t, changes: w.changes, rotations: w.rotations}
 	return v
-}
-
-// productLimitLocked is the Kaplan–Meier q-quantile; bounded stops it at
-// the last answer before censoring dominates (see DelayQuantile).
-func (w *Latency) productLimitLocked(q float64, nE, nC int64, bounded bool) time.Duration {
-	w.cbuf = w.cbuf[:0]
-	w.cens.ForEachBucket(func(v, c int64) bool {
-		w.cbuf = append(w.cbuf, bucketCount{v, c})
-		return true
-	})
-	// Between censored buckets the product telescopes: S = s0·atRisk/n0,
-	// where s0 and n0 are S and the number at risk where the stretch began.
-	// So each stretch needs one division, and each bucket a comparison of
-	// counts against the at-risk limit where S reaches 1−q.
-	const eps = 1e-9 // rounding of the product, far below 1/count
-	target := 1 - q + eps
-	atRisk := nE + nC
-	inv, n0 := 1.0, atRisk // inv is 1/s0
-	limit := target * float64(n0)
-	// Ĝ before an answer's bucket is n0·inv/N: each censored stretch
-	// multiplies it by (at risk after)/(at risk before).
-	ci, hit, trusted, seen := 0, int64(-1), int64(-1), int64(0) // seen: answers below v
-	w.exact.ForEachBucket(func(v, d int64) bool {
-		if ci < len(w.cbuf) && w.cbuf[ci].value < v {
-			inv *= float64(n0) / float64(atRisk) // atRisk > 0: cbuf[ci] is in it
-			for ci < len(w.cbuf) && w.cbuf[ci].value < v {
-				atRisk -= w.cbuf[ci].count
-				ci++
-			}
-			n0 = atRisk
-			limit = target * float64(n0) * inv
-		}
-		if bounded && float64(n0)*inv < CensoringDominates*float64(nE+nC) && nE-seen < MinTailAnswers {
-			if trusted < 0 {
-				trusted = v // dominated from the first answer: that answer
-			}
-			return false // before any hit: hit stays -1
-		}
-		trusted = v
-		seen += d
-		atRisk -= d
-		if float64(atRisk) <= limit {
-			hit = v
-			return false
-		}
-		return true
-	})
-	switch {
-	case bounded && hit < 0:
-		return fromMicros(bucketTop(trusted))
-	case hit < 0:
-		return fromMicros(max(w.exact.Max(), w.cens.Max()))
-	}
-	return fromMicros(bucketTop(hit))
 }
 
 // Counts are the numbers of exact and censored observations in the window.
