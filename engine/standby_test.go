@@ -160,13 +160,15 @@ func TestStandby_JoinsBelowThePanicThresholdOfPrimaries(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) {
 		c.Endpoints[3].Role = engine.RoleStandby
 		c.Breaker.Cooldown, c.Breaker.MaxCooldown = time.Hour, time.Hour
-	}, sim.Config{Name: "p0"}, sim.Config{Name: "p1"}, sim.Config{Name: "p2"}, sim.Config{Name: "sb"})
+	}, sim.Config{Name: "p0", Latency: fixed(5 * time.Millisecond)}, sim.Config{Name: "p1", Latency: fixed(5 * time.Millisecond)},
+		sim.Config{Name: "p2", Latency: fixed(5 * time.Millisecond)}, sim.Config{Name: "sb", Latency: fixed(5 * time.Millisecond)})
 	sb := h.sims[3]
-	read := func(n int) {
-		for i := 0; i < n; i++ {
-			mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-		}
-	}
+	// Four clients at once: the reads in flight spread them over the
+	// endpoints of equal cost. One client at a time, which of equals takes
+	// each read turned on scheduling: on a loaded machine the failing p1
+	// got none of 60 (its breaker never opened), or the joined standby
+	// none of 60 beside p2.
+	read := func(n int) { h.loadBy(n, 4) }
 	h.sims[0].SetMode(sim.ModeError)
 	read(60)
 	if h.endpoint("p0").Breaker.State != engine.BreakerOpen {

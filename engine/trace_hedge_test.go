@@ -200,8 +200,13 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 // While the queue guard holds hedging (every endpoint ten times slower at
 // once), a read whose hedge falls due says so: queue, not paused.
 func TestTrace_SaysTheQueueGuardHeldItsHedge(t *testing.T) {
-	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	// A fixed delay between the answers before (20 ms) and during (220 ms)
+	// the slowdown: every slow read's hedge falls due. The auto delay
+	// follows the slowdown up, and on a loaded machine it passed 220 ms
+	// before the guard paused, so no hedge fell due to be held.
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay = true, "60ms" },
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)})
 	stop := background(h, 8)
 	defer stop()
 	waitForBases(t, h)
