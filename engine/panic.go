@@ -29,6 +29,11 @@ type panicState struct {
 	on      bool
 	why     string
 	okSince time.Time // while panicking: since when the share has been good
+	// The reason at the fewest routable of the episode in progress or the
+	// last one: a console refreshing once a second may see a short panic
+	// only as it recovers ("routable again").
+	worst    string
+	worstFew int
 }
 
 // poolRoutable counts the pool (non-drained endpoints on the right chain)
@@ -93,11 +98,15 @@ func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	switch {
 	case below && !p.on:
 		p.on, p.okSince, p.why = true, time.Time{}, why()
+		p.worst, p.worstFew = p.why, routable
 		ev = &Event{Type: EventPool, From: "normal", To: "panic",
 			Message: "panic routing: " + p.why + "; requests go to every endpoint not drained, refusing or on the wrong chain, least bad first"}
 	case below:
 		// The reason is shown as the state now: it follows the count.
 		p.okSince, p.why = time.Time{}, why()
+		if routable < p.worstFew {
+			p.worst, p.worstFew = p.why, routable
+		}
 	case p.on && p.okSince.IsZero():
 		p.okSince, p.why = now, recovering(routable, pool, left, th)
 	case p.on && now.Sub(p.okSince) >= panicHold:
@@ -171,9 +180,9 @@ func (e *Engine) leftOutOfPool(pool int) string {
 	return " (" + strings.Join(parts, ", ") + " not counted)"
 }
 
-func (e *Engine) panicInfo() (bool, string) {
+func (e *Engine) panicInfo() (on bool, why, worst string) {
 	p := &e.panicked
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.on, p.why
+	return p.on, p.why, p.worst
 }

@@ -68,6 +68,11 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 	if st = h.status(); st.Panic && !strings.HasPrefix(st.PanicReason, "1 of 1 endpoint routable again (2 drained not counted), at or above") {
 		t.Fatalf("panic routing holding on with s2 alone routable: reason %q", st.PanicReason)
 	}
+	// The episode's worst stays, through its recovery and after its end: a
+	// console that saw only the recovery shows it.
+	if !strings.HasPrefix(st.PanicWorst, "1 of 3 endpoints routable, below") {
+		t.Fatalf("panic_worst %q while the reason is %q, want the episode's 1 of 3", st.PanicWorst, st.PanicReason)
+	}
 	for _, name := range []string{"s0", "s1"} {
 		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/undrain", ""); code != http.StatusOK {
 			t.Fatalf("undrain %s: HTTP %d %s", name, code, body)
@@ -78,6 +83,9 @@ func TestPanic_ReasonCountsTheRoutableEndpointsNow(t *testing.T) {
 	st = settled(0)
 	if !st.Panic || st.Routable != 0 || !strings.HasPrefix(st.PanicReason, "0 of 3 endpoints routable") {
 		t.Fatalf("every endpoint refusing: panic %v, routable %d, reason %q; want it to say 0 of 3", st.Panic, st.Routable, st.PanicReason)
+	}
+	if st.PanicWorst != st.PanicReason {
+		t.Fatalf("panic_worst %q at the episode's fewest routable, reason %q", st.PanicWorst, st.PanicReason)
 	}
 	// Panic routing has no endpoint left to send a read to: the status says
 	// so, endpoint by endpoint (the console's NO ROUTABLE ENDPOINT reads it).

@@ -87,7 +87,7 @@ func (e *Engine) serveHealth(w http.ResponseWriter) {
 	// With none routable, panic routing still serves reads while an endpoint
 	// is left that is not drained, on the wrong chain or refusing.
 	ok := routable > 0 || e.lastResort() > 0
-	panicking, _ := e.panicInfo()
+	panicking, _, _ := e.panicInfo()
 	w.Header().Set("Content-Type", "application/json")
 	status := http.StatusOK
 	if !ok {

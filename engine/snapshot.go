@@ -38,6 +38,9 @@ type Snapshot struct {
 	// and requests go to every endpoint of it, least bad first.
 	Panic       bool
 	PanicReason string
+	// PanicWorst is the reason at the fewest routable of the panic in
+	// progress or, once over, the last one; empty if none has been.
+	PanicWorst string
 	// LastResort counts the endpoints panic routing may still send a read
 	// to (not drained, not a shadow, not on the wrong chain, not refusing
 	// connections): with Routable 0, none means no request can be sent.
@@ -368,7 +371,7 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Methods[m] = e.methodStatus(m)
 	}
 	s.Settings = e.settings()
-	s.Panic, s.PanicReason = e.panicInfo()
+	s.Panic, s.PanicReason, s.PanicWorst = e.panicInfo()
 	s.LastResort = e.lastResort()
 	s.StandbyActive, s.StandbyReason = e.standbyInfo()
 	s.Slowdown = e.slow.info()

@@ -37,6 +37,7 @@ type statusWire struct {
 	Settings   settingsWire          `json:"settings"`
 	Panic      bool                  `json:"panic"`
 	PanicWhy   string                `json:"panic_reason,omitempty"`
+	PanicWorst string                `json:"panic_worst,omitempty"`
 	Standby    bool                  `json:"standby_active"`
 	StandbyWhy string                `json:"standby_reason,omitempty"`
 	Slowdown   *slowdownWire         `json:"slowdown,omitempty"`
@@ -362,7 +363,7 @@ func (s Snapshot) wire() statusWire {
 		MaxHead: s.MaxHead, HeadPace: s.HeadPace, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
 		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
 		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire(),
-		Panic: s.Panic, PanicWhy: s.PanicReason, Standby: s.StandbyActive, StandbyWhy: s.StandbyReason,
+		Panic: s.Panic, PanicWhy: s.PanicReason, PanicWorst: s.PanicWorst, Standby: s.StandbyActive, StandbyWhy: s.StandbyReason,
 		Mirrors: s.MirrorsInFlight}
 	if d := s.Slowdown; d != nil {
 		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
@@ -392,7 +393,7 @@ func (w statusWire) snapshot() Snapshot {
 		MaxHead: w.MaxHead, HeadPace: w.HeadPace, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
 		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings(),
-		Panic: w.Panic, PanicReason: w.PanicWhy, StandbyActive: w.Standby, StandbyReason: w.StandbyWhy,
+		Panic: w.Panic, PanicReason: w.PanicWhy, PanicWorst: w.PanicWorst, StandbyActive: w.Standby, StandbyReason: w.StandbyWhy,
 		MirrorsInFlight: w.Mirrors}
 	if d := w.Slowdown; d != nil {
 		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused}

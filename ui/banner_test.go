@@ -158,6 +158,31 @@ func TestView_PanicBannerIsHeldAfterItEnds(t *testing.T) {
 	}
 }
 
+// A panic of a second between two refreshes is seen only as it recovers:
+// its held banner said "at its worst: 2 of 3 endpoints routable again, at
+// or above …". It takes the engine's worst reason, panic_worst.
+func TestView_PanicSeenOnlyAsItRecoveredHoldsItsWorst(t *testing.T) {
+	recovering := healthySnapshot()
+	recovering.Endpoints[0].Routable, recovering.Endpoints[0].Breaker.State = false, engine.BreakerOpen
+	recovering.Routable, recovering.Panic = 2, true
+	recovering.PanicReason = "2 of 3 endpoints routable again, at or above router.panic_threshold 0.50; panic routing ends after 1s of it"
+	recovering.PanicWorst = "1 of 3 endpoints routable, below router.panic_threshold 0.50"
+	recovering.Time = t0.Add(time.Second)
+	calm := healthySnapshot()
+	calm.PanicWorst = recovering.PanicWorst // the engine keeps the last one's
+	for _, w := range []int{80, 120} {
+		m := fixedModel(healthySnapshot(), themes.Default(), w, 36)
+		m.onSnapshot(snapshotMsg{snap: recovering})
+		calm.Time = t0.Add(2 * time.Second)
+		m.onSnapshot(snapshotMsg{snap: calm})
+		text := bannerText(m)
+		if !strings.Contains(text, "at its worst: 1 of 3 endpoints routable, below") || strings.Contains(text, "again") {
+			t.Fatalf("%d: held banner of a panic seen only as it recovered: %q", w, text)
+		}
+		checkFits(t, m.View(), w, 36)
+	}
+}
+
 // One endpoint drained and another out: the header says 1/3 routable (of
 // every endpoint but the shadows) and panic routing's reason, which counts
 // its pool without the drained, says so ("1 of 2 … (1 drained not

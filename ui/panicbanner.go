@@ -8,9 +8,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// panicHeld is the latest panic routing seen: its reason and the
-// endpoints out at its worst (the fewest routable; the engine's last
-// reason is its recovery, "routable again … ends after 1s of it") and as
+// panicHeld is the latest panic routing seen: its reason at its worst (the
+// engine's PanicWorst: its last reason is its recovery, "routable again …
+// ends after 1s of it"), the endpoints out at the worst the console saw, and as
 // they last were, since when it ran and, once over, when it ended. Its
 // banner stays slowdownHold after the end, as the slowdown's does: a panic
 // of a second put three banner lines on and off and moved the whole
@@ -36,6 +36,11 @@ func (m *Model) notePanic() {
 		p.lastReason, p.lastOut, p.end = s.PanicReason, m.outReasons(false), time.Time{}
 		if s.Routable < p.worst {
 			p.worst, p.reason, p.out = s.Routable, p.lastReason, p.lastOut
+		}
+		// The engine kept the episode's worst reason: a panic seen only as
+		// it recovered held "at its worst: 1 of 2 endpoints routable again".
+		if s.PanicWorst != "" {
+			p.reason = s.PanicWorst
 		}
 	case m.lastPanic == nil:
 	case m.lastPanic.end.IsZero():
