@@ -38,6 +38,11 @@ func startExploreRun(t *testing.T, hedgingOn bool) *exploreRun {
 		// No half-open trial within a run: without probes (as here) a
 		// trial is a client read, first in the order by design.
 		c.Breaker.Cooldown = time.Minute
+		// A hang passed while rpcdash itself stalled for half the deadline
+		// is excused and marks nothing silent (slowdown.go): with the 250 ms
+		// floor, a loaded machine's stalls of 125 ms let the hung endpoints
+		// keep first reads. 600 ms asks for a stall of 300 ms.
+		c.Breaker.AttemptTimeoutMin = 600 * time.Millisecond
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
 		sim.Config{Latency: fixed(5 * time.Millisecond)})
 	x := &exploreRun{h: h, sent: map[string]time.Time{}}
