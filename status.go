@@ -115,8 +115,12 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	if n := s.Shadows(); n > 0 {
 		shadows = fmt.Sprintf(" (+%d shadow)", n)
 	}
+	hedging := onOff(s.Hedge.Enabled)
+	if s.Hedge.Enabled && s.Hedge.Paused {
+		hedging = "paused"
+	}
 	fmt.Fprintf(w, "%d/%d endpoints routable%s, %d requests in flight, hedging %s (delay %s)\n",
-		s.Routable, s.Serving(), shadows, s.InFlight, onOff(s.Hedge.Enabled && !s.Hedge.Paused), delay)
+		s.Routable, s.Serving(), shadows, s.InFlight, hedging, delay)
 	printEndpointTable(w, s.Endpoints, width)
 	for _, ep := range s.Endpoints {
 		if sh := ep.Shadow; sh != nil {
@@ -146,6 +150,35 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	for _, warn := range s.Warnings {
 		fmt.Fprintln(w, "warning:", warn.Text)
 	}
+	for _, line := range inForce(s) {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// inForce are the pool-wide states the console shows as banners, a line
+// each, last so that the summary line and the table keep their places:
+// a script or an operator reading the table alone saw "hedging off" while
+// the queue guard had paused it, and nothing of panic routing.
+func inForce(s engine.Snapshot) []string {
+	var out []string
+	if s.Panic {
+		out = append(out, "panic routing: "+s.PanicReason)
+	}
+	if sd := s.Slowdown; sd != nil {
+		who := "the pool"
+		if sd.Kind == "self" {
+			who = "rpcdash itself"
+		}
+		out = append(out, fmt.Sprintf("slowdown of %s since %s, not charged to breakers (%d deadlines excused): %s",
+			who, sd.Since.Format(time.TimeOnly), sd.Excused, sd.Reason))
+	}
+	if s.StandbyActive {
+		out = append(out, "standby active: "+s.StandbyReason)
+	}
+	if s.Hedge.Enabled && s.Hedge.Paused {
+		out = append(out, "hedging paused: "+s.Hedge.PauseReason)
+	}
+	return out
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
