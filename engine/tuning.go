@@ -146,8 +146,9 @@ const maxForecastDelays = 32
 
 // HedgeForecast predicts hedging of method at each delay of delays: a
 // duration ("90ms", "0s": at once), "auto" (the method's auto delay now),
-// "auto:Q" (the auto delay at quantile Q) or "current" (the delay in force,
-// not hedged if hedging is off for the method).
+// "auto:Q" (the auto delay at quantile Q), "current" (the delay in force,
+// not hedged if hedging is off for the method) or "off" (not hedged: the
+// baseline a delay's p99 is weighed against).
 func (e *Engine) HedgeForecast(method string, delays []string) (ForecastReport, error) {
 	md, err := e.MethodDistribution(method)
 	if err != nil {
@@ -183,6 +184,8 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	switch {
 	case s == "current":
 		return md.Hedge.Delay, md.Hedge.Enabled, nil
+	case s == "off":
+		return 0, false, nil
 	case s == "auto":
 		return e.autoDelay(md.Method, md.Primary, md.Hedge.Quantile), true, nil
 	case strings.HasPrefix(s, "auto:"):
@@ -195,7 +198,7 @@ func (e *Engine) candidateDelay(md MethodDistribution, spec string) (time.Durati
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9 or current)", redact.Sanitize(spec, 64))
+		return 0, false, fmt.Errorf("delays: %q is not a delay (a duration such as 90ms, auto, auto:0.9, current or off)", redact.Sanitize(spec, 64))
 	case d < 0:
 		return 0, false, fmt.Errorf("delays: %s is negative", d)
 	}

@@ -127,6 +127,15 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 && !rep.Rows[0].BudgetCapped {
 		t.Errorf("an earlier hedge should fire more and, unless capped, cut more: %+v", rep.Rows)
 	}
+	// "off" is the unhedged baseline: no hedge fires, and its p99 is the
+	// primaries' own, never below a hedged row's unless a lower bound.
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=off,current", &rep)
+	if off, cur := rep.Rows[0], rep.Rows[1]; off.FireRate != 0 || off.ExtraLoad != 0 || off.Delay != 0 || off.P99 < cur.P99 && !off.Open[2] {
+		t.Errorf("off %+v beside current %+v", off, cur)
+	}
+	if code, b := h.adminDo("GET", "/v1/hedge/forecast?method=eth_getBalance&delays=never", ""); code != 400 || !strings.Contains(string(b), "current or off") {
+		t.Errorf("a delay that is none: HTTP %d %s", code, b)
+	}
 	// No delays: the default candidates (README: current, auto:0.8,
 	// auto:0.9, auto:0.95, auto:0.99).
 	h.getJSON("/v1/hedge/forecast?method=eth_getBalance", &rep)

@@ -45,6 +45,7 @@ type tuningRow struct {
 // delayPolicy is what enter applies for a row.
 type delayPolicy struct {
 	current  bool    // in force already
+	off      bool    // hedging off for the method
 	delay    string  // "auto" or a duration
 	quantile float64 // with auto: the quantile to set
 }
@@ -71,14 +72,19 @@ var autoQuantiles = []float64{0.80, 0.90, 0.95, 0.99}
 const maxRoundRows = 3
 
 // tuningCandidates are the rows to forecast for md: the delay in force,
-// auto at p80, p90, p95 and p99, and a few round values within the
-// method's p50–p99.9.
+// hedging off (the baseline each delay's p99 is weighed against: where
+// hedging buys no p99 worth its load, off is the best row; the hedging
+// seed: do not hedge what is already fast), auto at p80, p90, p95 and p99,
+// and a few round values within the method's p50–p99.9.
 func tuningCandidates(md engine.MethodDistribution) []tuningRow {
 	cur := "current"
 	if !md.Hedge.Enabled {
 		cur = "current: hedging off"
 	}
-	rows := []tuningRow{{labels: []string{cur}, spec: "current", policy: delayPolicy{current: true}}}
+	rows := []tuningRow{{labels: []string{cur}, spec: "current", policy: delayPolicy{current: true, off: !md.Hedge.Enabled}}}
+	if md.Hedge.Enabled {
+		rows = append(rows, tuningRow{labels: []string{"hedging off"}, spec: "off", policy: delayPolicy{off: true}})
+	}
 	for _, q := range autoQuantiles {
 		rows = append(rows, tuningRow{labels: []string{fmt.Sprintf("auto p%g", 100*q)}, spec: "auto:" + strconv.FormatFloat(q, 'f', -1, 64),
 			policy: delayPolicy{delay: "auto", quantile: q}})
@@ -110,7 +116,7 @@ func tuningCandidates(md engine.MethodDistribution) []tuningRow {
 // p95"). The current row of a method whose hedging is off (on is false)
 // is not hedged, and folds into nothing.
 func mergeRows(rows []tuningRow, fs []engine.HedgeForecast, on bool) []tuningRow {
-	hedged := func(r tuningRow) bool { return on || !r.policy.current }
+	hedged := func(r tuningRow) bool { return !r.policy.off && (on || !r.policy.current) }
 	var out []tuningRow
 	for i, r := range rows {
 		if i >= len(fs) {
@@ -245,6 +251,9 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 		m.status = statusLine{text: "the current row is what " + t.method + " runs with now"}
 		return m, nil
 	}
+	if r.policy.off {
+		return m.askHedgingOff(r)
+	}
 	delay := r.policy.delay
 	u := engine.HedgeUpdate{Method: t.method, Delay: &delay}
 	what := fmtDelay(r.f.Delay) + " (fixed)"
@@ -272,6 +281,26 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 	}
 	q += " Logged as a console action; the view then shows the measured p99 beside this prediction."
 	a := action{kind: actHedge, hedge: u, desc: "hedge delay of " + t.method + " → " + r.label() + " (" + fmtDelay(r.f.Delay) + ")"}
+	m.confirm = confirmDialog{question: q, act: a, back: overlayTuning}
+	m.overlay = overlayConfirm
+	return m, nil
+}
+
+// askHedgingOff asks before turning the method's hedging off, stating
+// what the model predicts without it beside what it runs with now.
+func (m Model) askHedgingOff(r tuningRow) (tea.Model, tea.Cmd) {
+	t := m.tuning
+	off := false
+	q := fmt.Sprintf("Turn hedging of %s off? The model predicts: p99 %s, p99.9 %s, no extra upstream load",
+		t.method, boundText(r.f.P99, r.f.Open[2]), boundText(r.f.P999, r.f.Open[3]))
+	if cur := t.currentRow(); cur != nil {
+		q += fmt.Sprintf(" (now: p99 %s, %s fire, extra load %s)", boundText(cur.f.P99, cur.f.Open[2]), pctText(cur.f.FireRate), pctText(cur.f.ExtraLoad))
+	}
+	if r.f.Open[2] || r.f.Open[3] {
+		q += " (≥: a lower bound, censoring ends the data before it)"
+	}
+	q += ". Logged as a console action; enter on a delay row of this view turns it back on."
+	a := action{kind: actHedge, hedge: engine.HedgeUpdate{Method: t.method, Enabled: &off}, desc: "hedging of " + t.method + " → off"}
 	m.confirm = confirmDialog{question: q, act: a, back: overlayTuning}
 	m.overlay = overlayConfirm
 	return m, nil

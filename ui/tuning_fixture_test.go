@@ -62,6 +62,8 @@ func forecastOne(md engine.MethodDistribution, spec string) engine.HedgeForecast
 		q, _ := strconv.ParseFloat(strings.TrimPrefix(spec, "auto:"), 64)
 		d, _ = md.Primary.DelayQuantile(q)
 		d, hedged = max(d, 5*time.Millisecond), true
+	case spec == "off":
+		d, hedged = 0, false
 	case spec != "current":
 		d, _ = time.ParseDuration(spec)
 		hedged = true

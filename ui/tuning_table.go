@@ -160,15 +160,28 @@ func (m Model) tuningTable(width int) []string {
 		}
 		f := r.f
 		budget := "within"
-		if f.BudgetCapped {
+		switch {
+		case r.policy.off:
+			budget = dash // no hedges to budget
+		case f.BudgetCapped:
 			budget = "capped"
 		}
-		cells := fmt.Sprintf("%6s  %-*s %6s %7s %7s %7s  %-6s", fmtDelay(f.Delay), labelW, fit(r.label(), labelW),
+		delay := fmtDelay(f.Delay)
+		if r.policy.off {
+			delay = "off"
+		}
+		cells := fmt.Sprintf("%6s  %-*s %6s %7s %7s %7s  %-6s", delay, labelW, fit(r.label(), labelW),
 			fmtPct(f.FireRate, f.Samples > 0), openMS(f.P99, f.Open[2], f.Samples), openMS(f.P999, f.Open[3], f.Samples),
 			extraText(f), budget)
 		line := cur + cells
 		if len(marks) > 0 {
-			line += "  " + st.accent.Render(strings.Join(marks, " · "))
+			mark := strings.Join(marks, " · ")
+			if room := width - lipgloss.Width(line) - 2; lipgloss.Width(mark) > room {
+				// At 80 columns "◀ now · ★ best" was cut to "◀ now · …",
+				// losing the recommendation: the glyphs alone.
+				mark = strings.NewReplacer(" · ", " ", "◀ now", "◀", "★ best", "★").Replace(mark)
+			}
+			line += "  " + st.accent.Render(mark)
 		}
 		if i == t.cursor {
 			line = st.selected.Render(line)

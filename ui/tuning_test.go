@@ -2,8 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,9 +88,14 @@ func TestTuningRows_CandidatesAndRecommendation(t *testing.T) {
 	if rows[0].label() != "current = auto p95" || !rows[0].policy.current {
 		t.Fatalf("first row %q", rows[0].label())
 	}
+	// Unhedged, the tail past the hedges that won is known only as "longer
+	// than": the p99 is a lower bound, and such a row is never best.
+	if off := rows[1]; off.spec != "off" || !off.policy.off || off.f.FireRate != 0 || off.f.ExtraLoad != 0 || !off.f.Open[2] {
+		t.Fatalf("second row %q: want hedging off, no hedges, its p99 a lower bound: %+v", off.label(), off.f)
+	}
 	p50, _ := md.Primary.Quantile(0.5)
 	for _, r := range rows {
-		if r.spec == "current" || strings.HasPrefix(r.spec, "auto") {
+		if r.spec == "current" || r.spec == "off" || strings.HasPrefix(r.spec, "auto") {
 			continue
 		}
 		if d, _ := time.ParseDuration(r.spec); d < p50 {
@@ -104,8 +112,8 @@ func TestTuningRows_CandidatesAndRecommendation(t *testing.T) {
 			t.Errorf("row %d (%s) has a p99 %s within the budget more than 5 %% below the recommended %s", i, r.label(), r.f.P99, rows[best].f.P99)
 		}
 	}
-	if !rows[1].f.BudgetCapped { // auto p80 wants ~20 % of requests, twice the budget
-		t.Errorf("auto p80 not capped: %+v", rows[1].f)
+	if p80 := rows[slices.IndexFunc(rows, func(r tuningRow) bool { return r.spec == "auto:0.8" })]; !p80.f.BudgetCapped { // ~20 % of requests want a hedge, twice the budget
+		t.Errorf("auto p80 not capped: %+v", p80.f)
 	}
 }
 
@@ -130,6 +138,68 @@ func TestTuningRows_BestWeighsTheP99AgainstItsCost(t *testing.T) {
 			t.Errorf("%s: best row %d, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// Hedging off is the baseline each delay's p99 is weighed against: where
+// hedging buys no p99 worth its load (a method without a tail), off is
+// the best row; where it does (the seeds' tail), a delay is.
+func TestTuningRows_OffIsBestWhereHedgingBuysNoP99(t *testing.T) {
+	// Hedged at its p95 (46 ms) as auto would, the primaries a winning
+	// hedge cut short censored, as the engine records them.
+	r := rand.New(rand.NewPCG(7, 1))
+	draw := func() time.Duration {
+		return time.Duration(float64(40*time.Millisecond) * math.Exp(0.1*r.NormFloat64()))
+	}
+	const delay = 47 * time.Millisecond
+	var exact, censored []time.Duration
+	for range 5000 {
+		x := draw()
+		if won := delay + draw(); x > delay && won < x {
+			censored = append(censored, won)
+			continue
+		}
+		exact = append(exact, x)
+	}
+	p := engine.DistributionOf(exact, censored)
+	auto, _ := p.DelayQuantile(0.95)
+	flat := engine.MethodDistribution{Method: "eth_blockNumber", Window: 5 * time.Minute, Primary: p,
+		Targets: []engine.HedgeTarget{{Endpoint: "beta", Weight: 250, Dist: p}},
+		Hedge:   engine.MethodHedgeSettings{Enabled: true, Delay: auto, Source: "auto", Quantile: 0.95, MaxExtra: 1, Budget: 0.1, BudgetBurst: 10}}
+	for _, tc := range []struct {
+		name    string
+		md      engine.MethodDistribution
+		wantOff bool
+	}{{"no tail", flat, true}, {"the seeds' tail", tuningDistribution(), false}} {
+		v := tuningView{rows: forecastRows(tc.md)}
+		best := v.recommended()
+		if best < 0 {
+			t.Fatalf("%s: no best row", tc.name)
+		}
+		if got := v.rows[best].policy.off; got != tc.wantOff {
+			t.Errorf("%s: best row %q (p99 %s, extra %.3f), want hedging off %v; rows %v", tc.name, v.rows[best].label(), v.rows[best].f.P99, v.rows[best].f.ExtraLoad, tc.wantOff, rowSummary(v.rows))
+		}
+	}
+	m := tuningModel(healthySnapshot(), flat, 120, 36)
+	if view := m.View(); !regexp.MustCompile(`off  hedging off +0%.*\+0%.*★ best`).MatchString(view) {
+		t.Errorf("the off row is not shown as best:\n%s", view)
+	}
+	// Hedging off already: the current row is the baseline, and at 80
+	// columns its marks keep the star ("◀ now · …" lost it).
+	flat.Hedge.Enabled = false
+	m = tuningModel(healthySnapshot(), flat, 80, 24)
+	view := ansi.Strip(m.View())
+	checkFits(t, view, 80, 24)
+	if !regexp.MustCompile(`off  current: hedging off .*◀ ★`).MatchString(view) || strings.Contains(view, "off  hedging off") {
+		t.Errorf("hedging off, at 80 columns:\n%s", view)
+	}
+}
+
+func rowSummary(rows []tuningRow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "[%s p99 %s extra %.3f] ", r.label(), r.f.P99, r.f.ExtraLoad)
+	}
+	return b.String()
 }
 
 // Read-only, the tuning view's help bar offers neither enter (apply) nor

@@ -47,7 +47,7 @@ func testTuningKeys(t *testing.T, r *rig, sp *spy) {
 		wantCalls(t, sp)
 
 		// The first round value: a fixed delay.
-		i := slices.IndexFunc(m.tuning.rows, func(r tuningRow) bool { return !r.policy.current && r.policy.quantile == 0 })
+		i := slices.IndexFunc(m.tuning.rows, func(r tuningRow) bool { return !r.policy.current && !r.policy.off && r.policy.quantile == 0 })
 		if i < 0 {
 			t.Fatalf("no round value among %d rows", len(m.tuning.rows))
 		}
@@ -92,6 +92,21 @@ func testTuningKeys(t *testing.T, r *rig, sp *spy) {
 		q := m.tuning.rows[j].policy.quantile
 		m = press(t, m, "enter", "y")
 		wantCalls(t, sp, "SetHedge delay=auto method=eth_getBalance quantile="+trimFloat(q))
+		// The hedging-off row turns the method's hedging off, after asking.
+		k := slices.IndexFunc(m.tuning.rows, func(r tuningRow) bool { return r.policy.off })
+		if k < 0 {
+			t.Fatalf("no hedging-off row among %d rows", len(m.tuning.rows))
+		}
+		m.tuning.cursor = k
+		m = press(t, m, "enter")
+		if m.overlay != overlayConfirm || !strings.Contains(m.confirm.question, "Turn hedging of eth_getBalance off? The model predicts: p99") {
+			t.Fatalf("enter on hedging off did not ask:\n%s", m.View())
+		}
+		m = press(t, m, "y")
+		wantCalls(t, sp, "SetHedge enabled=false method=eth_getBalance")
+		if h := m.snap.Methods["eth_getBalance"].Hedge; h == nil || h.Enabled {
+			t.Fatalf("after hedging off: %+v", h)
+		}
 		m = press(t, m, "a")
 		wantCalls(t, sp, "SetHedge delay=auto method=eth_getBalance quantile=0.95")
 		if h := m.snap.Methods["eth_getBalance"].Hedge; h.DelaySource != "auto" && h.DelaySource != "cold" {
