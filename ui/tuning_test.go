@@ -183,6 +183,12 @@ func TestTuningRows_OffIsBestWhereHedgingBuysNoP99(t *testing.T) {
 	if view := m.View(); !regexp.MustCompile(`off  hedging off +0%.*\+0%.*★ best`).MatchString(view) {
 		t.Errorf("the off row is not shown as best:\n%s", view)
 	}
+	// Highlighted, the off row draws no delay line: its delay of 0 drew
+	// one at 0s, stretching the plot's log axis down to a microsecond.
+	m.tuning.cursor = slices.IndexFunc(m.tuning.rows, func(r tuningRow) bool { return r.policy.off })
+	if view := ansi.Strip(m.View()); strings.Contains(view, "highlighted") || strings.Contains(view, "µs") {
+		t.Errorf("the off row highlighted:\n%s", view)
+	}
 	// Hedging off already: the current row is the baseline, and at 80
 	// columns its marks keep the star ("◀ now · …" lost it).
 	flat.Hedge.Enabled = false

@@ -171,7 +171,7 @@ func (m Model) percentilePlot(width, rows int) []string {
 	gw, gh := width-yLabelW-1, rows-3
 	cur := t.dist.Hedge.Delay
 	sel := cur
-	if len(t.rows) > 0 {
+	if len(t.rows) > 0 && !t.rows[t.cursor].policy.off { // hedging off has no delay to draw
 		sel = t.rows[t.cursor].f.Delay
 	}
 	legend := st.faint.Render("ms (log) by percentile  ") + st.warn.Render("━━") +
