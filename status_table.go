@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -43,9 +42,9 @@ var latencyColumns = []struct {
 // endpoint's slow attempts were cut short when another won).
 func endpointRow(ep engine.EndpointSnapshot, marked bool) []string {
 	r := []string{ep.Name, orDash(ep.Provider), orDash(ep.Region)}
-	for i, d := range []time.Duration{ep.Latency.P50, ep.Latency.P95, ep.Latency.P99} {
-		cell := fmt.Sprintf("%.1f", msOf(d))
-		if marked && ep.Latency.LowerBound(latencyColumns[i].pct) {
+	for _, c := range latencyColumns {
+		cell := fmt.Sprintf("%.1f", msOf(ep.Latency.Percentile(c.pct)))
+		if marked && ep.Latency.LowerBound(c.pct) {
 			cell = "≥" + cell
 		}
 		r = append(r, cell)

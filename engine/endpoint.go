@@ -154,7 +154,9 @@ type methodStats struct {
 	shared bool
 }
 
-func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
+// newEndpoint is endpoint i of the config, in failure domain domain (until
+// the independence checks say otherwise).
+func newEndpoint(i int, c EndpointConfig, domain string, e *Engine) *endpoint {
 	// Its methods' windows count their sub-windows from its own start, so
 	// that they age out with its own: a method's figures and the
 	// endpoint's cover the same span, whenever the method first came.
@@ -193,8 +195,7 @@ func newEndpoint(i int, c EndpointConfig, e *Engine) *endpoint {
 	}, e.now, func(t breaker.Transition) { e.onBreakerTransition(ep, t) })
 	ep.lastRead.Store(e.now().UnixNano()) // no exploration before it had its chance
 	ep.heardAt.Store(e.now().UnixNano())
-	d := ""
-	ep.domain.Store(&d)
+	ep.domain.Store(&domain)
 	return ep
 }
 

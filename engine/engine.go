@@ -161,8 +161,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	}
 	domains := configuredDomains(cfg.Endpoints)
 	for i, c := range cfg.Endpoints {
-		ep := newEndpoint(i, c, e)
-		ep.domain.Store(&domains[i])
+		ep := newEndpoint(i, c, domains[i], e)
 		ep.breaker.SetOpenGate(func(hard bool, why string) bool { return e.allowOpen(ep, hard, why) })
 		e.endpoints = append(e.endpoints, ep)
 		e.byName[ep.Name] = ep

@@ -131,13 +131,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descInflight, float64(ep.InFlight), ep.Name)
 		gauge(descHead, float64(ep.Head), ep.Name)
 		gauge(descLag, float64(ep.Lag), ep.Name)
-		for _, q := range []struct {
-			label string
-			v     time.Duration
-			i     int
-		}{{"0.5", ep.Latency.P50, PctP50}, {"0.9", ep.Latency.P90, PctP90}, {"0.95", ep.Latency.P95, PctP95}, {"0.99", ep.Latency.P99, PctP99}} {
-			gauge(descLatency, q.v.Seconds(), ep.Name, q.label)
-			gauge(descLatBound, b2f(ep.Latency.LowerBound(q.i)), ep.Name, q.label)
+		for i, label := range [...]string{PctP50: "0.5", PctP90: "0.9", PctP95: "0.95", PctP99: "0.99"} {
+			gauge(descLatency, ep.Latency.Percentile(i).Seconds(), ep.Name, label)
+			gauge(descLatBound, b2f(ep.Latency.LowerBound(i)), ep.Name, label)
 		}
 		gauge(descErrRate, ep.Rates.ErrorRate, ep.Name)
 		if ep.Fault != nil {

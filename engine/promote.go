@@ -172,7 +172,7 @@ func rateText(r float64) string {
 
 func pct(r float64) string { return fmt.Sprintf("%.1f%%", 100*r) }
 
-// comparisonText: "match_rate 0.00 over 100 compared (0 mismatch, 100 errors)".
+// text: "match_rate 0.00 over 100 compared (0 mismatch, 100 errors)".
 func (c ComparisonCheck) text() string {
 	s := fmt.Sprintf("match_rate %s over %d compared (%d mismatch, %d errors", rateText(c.MatchRate), c.Judged, c.Mismatch, c.Errors)
 	if c.Tip > 0 {
@@ -185,6 +185,16 @@ func (r ErrorRateCheck) text() string {
 	return fmt.Sprintf("error rate %s of %d attempts against the primaries' %s of %d", pct(r.Rate), r.Attempts, pct(r.PrimaryRate), r.PrimaryAttempts)
 }
 
+// failedText is a failed comparison's figures and what they fall short of.
+func (c ComparisonCheck) failedText() string {
+	return fmt.Sprintf("%s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate))
+}
+
+// failedText is a failed error rate's figures and its interval's bounds.
+func (r ErrorRateCheck) failedText() string {
+	return fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh))
+}
+
 // evidence says what the promotion rests on, check by check.
 func (p Promotion) evidence() string {
 	c, r := p.Comparison, p.ErrorRate
@@ -193,7 +203,7 @@ func (p Promotion) evidence() string {
 	case verdictPass:
 		parts = append(parts, fmt.Sprintf("comparison passed: %s, at least %s needed", c.text(), rateText(c.MinMatchRate)))
 	case verdictFail:
-		parts = append(parts, fmt.Sprintf("comparison failed: %s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate)))
+		parts = append(parts, "comparison failed: "+c.failedText())
 	case verdictUnjudged:
 		parts = append(parts, fmt.Sprintf("comparison unjudged: %d compared, fewer than %d (%s)", c.Judged, c.MinCompared, c.text()))
 	default:
@@ -203,7 +213,7 @@ func (p Promotion) evidence() string {
 	case verdictPass:
 		parts = append(parts, r.text()+", not surely higher")
 	case verdictFail:
-		parts = append(parts, fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh)))
+		parts = append(parts, r.failedText())
 	case verdictUnjudged:
 		parts = append(parts, fmt.Sprintf("error rate unjudged: %s, fewer than %d attempts on a side", r.text(), r.MinAttempts))
 	default:
@@ -230,10 +240,10 @@ func (p Promotion) Why() string {
 func (p Promotion) Failed() string {
 	var failed []string
 	if c := p.Comparison; c.Verdict == verdictFail {
-		failed = append(failed, fmt.Sprintf("%s, below router.promote_match_rate %s", c.text(), rateText(c.MinMatchRate)))
+		failed = append(failed, c.failedText())
 	}
 	if r := p.ErrorRate; r.Verdict == verdictFail {
-		failed = append(failed, fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh)))
+		failed = append(failed, r.failedText())
 	}
 	if len(failed) == 0 {
 		return ""
@@ -266,7 +276,7 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 	return judgePromotion(name, from, to, f)
 }
 
-// promotionFigures is ep's evidence now (the engine's own judgement).
+// figuresOf is ep's evidence now (the engine's own judgement).
 func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
 	f := promotionFigures{MinMatchRate: e.cfg.Router.PromoteMatchRate}
 	if sh := ep.shadow.snapshot(); sh.Mirrored > 0 || sh.Compared > 0 {

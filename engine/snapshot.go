@@ -219,6 +219,23 @@ const (
 // bound.
 func (l LatencyStats) LowerBound(i int) bool { return i >= 0 && i < len(l.Open) && l.Open[i] }
 
+// Percentile is percentile i (PctP50 … PctP999), 0 for any other i.
+func (l LatencyStats) Percentile(i int) time.Duration {
+	switch i {
+	case PctP50:
+		return l.P50
+	case PctP90:
+		return l.P90
+	case PctP95:
+		return l.P95
+	case PctP99:
+		return l.P99
+	case PctP999:
+		return l.P999
+	}
+	return 0
+}
+
 // RateStats are rolling-window counts and the failure share.
 type RateStats struct {
 	Attempts    int64

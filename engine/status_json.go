@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -156,6 +157,27 @@ type latencyWire struct {
 // latencyFields are the wire names of LatencyStats' percentiles, in
 // Open's order.
 var latencyFields = [5]string{"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms"}
+
+// lowerBoundNames are the wire names of the open percentiles (open and
+// fields in the same order): a "lower_bounds" list, empty when none.
+func lowerBoundNames(open []bool, fields []string) []string {
+	names := []string{}
+	for i, o := range open {
+		if o {
+			names = append(names, fields[i])
+		}
+	}
+	return names
+}
+
+// openFromNames marks in open the percentiles a "lower_bounds" list names.
+func openFromNames(names, fields []string, open []bool) {
+	for _, name := range names {
+		if i := slices.Index(fields, name); i >= 0 {
+			open[i] = true
+		}
+	}
+}
 
 type rateWire struct {
 	Attempts    int64   `json:"attempts"`

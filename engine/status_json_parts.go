@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
@@ -103,24 +102,14 @@ func parseBreakerState(s string) breaker.State {
 }
 
 func latencyOut(l LatencyStats) latencyWire {
-	w := latencyWire{Count: l.Count, Censored: l.Censored, P50: ms(l.P50), P90: ms(l.P90), P95: ms(l.P95),
-		P99: ms(l.P99), P999: ms(l.P999), Max: ms(l.Max), Mean: ms(l.Mean)}
-	for i, open := range l.Open {
-		if open {
-			w.LowerBounds = append(w.LowerBounds, latencyFields[i])
-		}
-	}
-	return w
+	return latencyWire{Count: l.Count, Censored: l.Censored, P50: ms(l.P50), P90: ms(l.P90), P95: ms(l.P95),
+		P99: ms(l.P99), P999: ms(l.P999), Max: ms(l.Max), Mean: ms(l.Mean), LowerBounds: lowerBoundNames(l.Open[:], latencyFields[:])}
 }
 
 func latencyIn(w latencyWire) LatencyStats {
 	l := LatencyStats{Count: w.Count, Censored: w.Censored, P50: fromMS(w.P50), P90: fromMS(w.P90), P95: fromMS(w.P95),
 		P99: fromMS(w.P99), P999: fromMS(w.P999), Max: fromMS(w.Max), Mean: fromMS(w.Mean)}
-	for _, name := range w.LowerBounds {
-		if i := slices.Index(latencyFields[:], name); i >= 0 {
-			l.Open[i] = true
-		}
-	}
+	openFromNames(w.LowerBounds, latencyFields[:], l.Open[:])
 	return l
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"slices"
 	"time"
 )
 
@@ -178,12 +177,7 @@ func (r ForecastReport) MarshalJSON() ([]byte, error) {
 	for i, f := range r.Rows {
 		w.Rows[i] = forecastRowWire{DelayMS: ms(f.Delay), FireRate: f.FireRate, P50MS: ms(f.P50), P95MS: ms(f.P95),
 			P99MS: ms(f.P99), P999MS: ms(f.P999), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples,
-			LowerBounds: []string{}}
-		for j, open := range f.Open {
-			if open {
-				w.Rows[i].LowerBounds = append(w.Rows[i].LowerBounds, percentileFields[j])
-			}
-		}
+			LowerBounds: lowerBoundNames(f.Open[:], percentileFields[:])}
 	}
 	return json.Marshal(w)
 }
@@ -199,11 +193,7 @@ func (r *ForecastReport) UnmarshalJSON(b []byte) error {
 	for _, f := range w.Rows {
 		row := HedgeForecast{Delay: fromMS(f.DelayMS), FireRate: f.FireRate, P50: fromMS(f.P50MS), P95: fromMS(f.P95MS),
 			P99: fromMS(f.P99MS), P999: fromMS(f.P999MS), ExtraLoad: f.ExtraLoad, BudgetCapped: f.BudgetCapped, Samples: f.Samples}
-		for _, name := range f.LowerBounds {
-			if j := slices.Index(percentileFields[:], name); j >= 0 {
-				row.Open[j] = true
-			}
-		}
+		openFromNames(f.LowerBounds, percentileFields[:], row.Open[:])
 		r.Rows = append(r.Rows, row)
 	}
 	return nil

@@ -263,15 +263,8 @@ func latencyLine(l engine.LatencyStats) string {
 	}
 	var b strings.Builder
 	b.WriteString("latency")
-	for i, p := range []struct {
-		name string
-		v    time.Duration
-	}{{"p50", l.P50}, {"p90", l.P90}, {"p95", l.P95}, {"p99", l.P99}, {"p99.9", l.P999}} {
-		v := strings.TrimSpace(fmtMS(p.v))
-		if l.LowerBound(i) {
-			v = "≥" + v
-		}
-		fmt.Fprintf(&b, " %s %s", p.name, v)
+	for i, name := range [...]string{engine.PctP50: "p50", engine.PctP90: "p90", engine.PctP95: "p95", engine.PctP99: "p99", engine.PctP999: "p99.9"} {
+		fmt.Fprintf(&b, " %s %s", name, boundText(l.Percentile(i), l.LowerBound(i)))
 	}
 	fmt.Fprintf(&b, " over %s", plural(int(l.Count), "answer"))
 	if l.Censored > 0 {

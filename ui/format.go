@@ -38,7 +38,7 @@ func boundMS(d time.Duration, lower bool) string {
 	if !lower || d <= 0 {
 		return fmtMS(d)
 	}
-	return pad("≥"+strings.TrimSpace(fmtMS(d)), 6)
+	return pad(boundText(d, true), 6)
 }
 
 // fmtPct prints a share as a percentage in 5 cells (" 4.2%", "  0% ").

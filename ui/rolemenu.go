@@ -164,11 +164,9 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			// Never sent as it is (it would be refused), never forced
 			// silently: y leads to a second question that forces it.
 			q += " The engine would refuse it: " + p.Failed() + ". y asks once more, to force it; any other key cancels."
-			next, cmd := m.ask(q, a)
-			nm := next.(Model)
 			force := forceQuestion(p, a)
-			nm.confirm.then = &force
-			return nm, cmd
+			m.confirm, m.overlay = confirmDialog{question: q, act: a, then: &force}, overlayConfirm
+			return m, nil
 		}
 		return m.ask(q, a)
 	}
