@@ -73,6 +73,7 @@ func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
 // deadline takes the new pace after breaker.failures answers, instead of
 // charging every read until the hold is full.
 func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing.T) {
+	t.Parallel()
 	const slow = 700 * time.Millisecond
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
 	warm(t, h)
@@ -97,6 +98,7 @@ func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing
 }
 
 func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
 	warm(t, h)
 	// Both endpoints now answer after their deadline: s0 in about 600 ms,
@@ -141,6 +143,7 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 }
 
 func TestDeadline_WriteIsNeitherCutNorRaced(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
 	warm(t, h)
 	for _, s := range h.sims {
@@ -159,6 +162,7 @@ func TestDeadline_WriteIsNeitherCutNorRaced(t *testing.T) {
 // Issue 14's single-endpoint case: every tail answer used to be cut at the
 // 250 ms floor and lost. Now the last candidate runs to its answer.
 func TestDeadline_OneEndpointWithTailsAnswersEveryRead(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: tailModel})
 	replies := openLoop(h, 10*time.Millisecond, 5*time.Second, nil)
 	slow := 0
@@ -178,6 +182,7 @@ func TestDeadline_OneEndpointWithTailsAnswersEveryRead(t *testing.T) {
 // endpoints (hedging off), each endpoint's deadline is at least the true
 // p99 of its model, not three times the body's.
 func TestDeadline_LearnsTheTrueTailNotTheBody(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: tailModel}, sim.Config{Latency: tailModel})
 	replies := openLoop(h, 10*time.Millisecond, 8*time.Second, nil)
 	for _, tr := range replies {

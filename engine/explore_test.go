@@ -134,6 +134,7 @@ func (x *exploreRun) checkNeverFirst(t *testing.T, trs []engine.RequestTrace) {
 }
 
 func TestExplore_SuspectEndpointNotExploredWithoutHedging(t *testing.T) {
+	t.Parallel()
 	x := startExploreRun(t, false)
 	x.loop(5 * time.Second)
 	trs := x.traces(x.faultAt.Add(time.Second), time.Now())
@@ -154,6 +155,7 @@ func TestExplore_SuspectEndpointNotExploredWithoutHedging(t *testing.T) {
 }
 
 func TestExplore_SuspectEndpointExploredAsImmediateHedge(t *testing.T) {
+	t.Parallel()
 	x := startExploreRun(t, false)
 	x.loop(2 * time.Second) // both hung endpoints suspect, the cost steers away
 	if code, b := x.h.adminDo("PUT", "/v1/hedge", `{"enabled":true}`); code != 200 {
@@ -233,6 +235,7 @@ func TestExplore_SuspectEndpointExploredAsImmediateHedge(t *testing.T) {
 // other, held closed, is ranked after s2 (silent) instead of staying a
 // primary that makes one read in three wait the hedge delay.
 func TestRouter_HungEndpointHeldClosedByTheCapIsRankedLast(t *testing.T) {
+	t.Parallel()
 	x := startExploreRun(t, true)
 	x.loop(2 * time.Second) // the hedges outrun the hung primaries; the breakers trip
 	from := time.Now()

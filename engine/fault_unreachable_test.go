@@ -69,6 +69,7 @@ func TestFault_UnreachableReadsRaceOnWithNoClientErrorAndTheBreakerOpens(t *test
 // A write to an unreachable endpoint was never sent: at the dial timeout it
 // fails over, and is delivered once, elsewhere.
 func TestFault_UnreachableWriteFailsOverAtTheDialTimeoutDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) {
 		c.Server.RequestTimeout = 10 * time.Second // past the 5 s dial timeout
 		c.Router.ErrorPenalty = 0                  // s0, the fastest, is tried first

@@ -43,6 +43,7 @@ func openLoop(h *harness, interval, dur time.Duration, at func(elapsed time.Dura
 }
 
 func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
+	t.Parallel()
 	for _, hedging := range []bool{false, true} {
 		name := "hedging-off"
 		dur := 20 * time.Second

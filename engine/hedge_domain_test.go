@@ -63,6 +63,7 @@ func TestHedge_SameDomainFalseNeverHedgesIntoSharedFate(t *testing.T) {
 // s2 explore it. Its breaker never opens here (breaker.failures is out of
 // reach), so it stays closed, suspect and due for exploration.
 func TestHedge_SameDomainFalseExploresOnlyBesideAnotherDomain(t *testing.T) {
+	t.Parallel()
 	fast := sim.Config{Latency: fixed(5 * time.Millisecond)}
 	h := newHarness(t, func(c *engine.Config) {
 		hedgeOn("400ms")(c) // past the 250 ms attempt deadline: a hung primary is overdue, hence suspect

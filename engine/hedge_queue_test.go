@@ -90,6 +90,7 @@ func waitHedge(t *testing.T, h *harness, d time.Duration, cond func(engine.Hedge
 // their medians, fires nothing while paused, and resumes once they answer
 // at their usual pace again, with no client error throughout.
 func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
 		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	stop := background(h, 8)
@@ -137,6 +138,7 @@ func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
 // one endpoint 10× slower on everything, pause nothing, and hedges go on
 // firing.
 func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
+	t.Parallel()
 	tail := sim.Config{Latency: sim.Latency{Median: 20 * time.Millisecond, TailProb: 0.03, TailMin: 200 * time.Millisecond, TailMax: 300 * time.Millisecond}}
 	h := newHarness(t, hedgingOn, tail, tail, tail)
 	stop := background(h, 8)

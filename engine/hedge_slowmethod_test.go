@@ -22,6 +22,7 @@ func hedgeEverything(c *engine.Config) {
 // first 20 calls, twice the cost of each (the dearest calls: traces, logs)
 // for hedges that could not win.
 func TestHedge_ASlowMethodIsNotHedgedAtTheColdDelayWhileItIsLearnt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hedgeEverything, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
 	for _, s := range h.sims {
 		s.SetMethodLatency("eth_call", 600*time.Millisecond)
@@ -50,6 +51,7 @@ func TestHedge_ASlowMethodIsNotHedgedAtTheColdDelayWhileItIsLearnt(t *testing.T)
 // answering in 400 ms is hedged at its quantile, not at the clamp meant for
 // reads with the general deadline.
 func TestHedge_MaxDelayScalesWithTheMethodsDeadline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) {
 		hedgeEverything(c)
 		c.Server.RequestTimeout = time.Second

@@ -28,6 +28,7 @@ type statusLatency struct {
 // only "at least" (the answers end before it), the status says so:
 // `lower_bounds` names it, for the endpoint and for its method.
 func TestStatus_HedgedEndpointsTailIsCountedOrMarkedALowerBound(t *testing.T) {
+	t.Parallel()
 	tailed := sim.Latency{Median: 30 * time.Millisecond, Sigma: 0.3, TailProb: 0.05, TailMin: 300 * time.Millisecond, TailMax: 800 * time.Millisecond}
 	h := newHarness(t, func(c *engine.Config) {
 		hedgeOn("80ms")(c)

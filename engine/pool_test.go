@@ -83,6 +83,7 @@ func untilUnstalled(t *testing.T, run func() *harness) {
 }
 
 func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
+	t.Parallel()
 	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
 	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (*harness, []timedReply, float64) {
 		h := newHarness(t, nil, sim.Config{Latency: lat}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
@@ -140,6 +141,7 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 // others show it was the pool's. Its charges are taken back then, and a
 // breaker they opened closes again.
 func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
+	t.Parallel()
 	// On a loaded machine the deadlines learned may come out in another
 	// order; then the scenario runs again (at most three times).
 	for try := 1; ; try++ {
@@ -211,6 +213,7 @@ func slowdownSeenLateIsForgiven(t *testing.T) bool {
 // not count as rpcdash's overload: a hung endpoint under load is still the
 // endpoint's fault.)
 func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
+	t.Parallel()
 	load := func(t *testing.T, limit int, extra ...time.Duration) (*harness, int64) {
 		h := newHarness(t, func(c *engine.Config) { c.Hedge.MaxInflight = limit },
 			sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
@@ -323,6 +326,7 @@ func TestBreaker_RefusedConnectionsAreNotCapped(t *testing.T) {
 }
 
 func TestPanic_EveryBreakerOpenStillAnswersAndLeavesWithHysteresis(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) {
 		c.Breaker.MaxOpenShare = 1 // no cap: let every breaker open
 		c.Breaker.Cooldown = 2 * time.Second

@@ -15,6 +15,7 @@ import (
 // late answer, which ends the run of failures. Once the endpoint's deadline
 // is learned and longer than probes.timeout, that is the probe's deadline.
 func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
+	t.Parallel()
 	const probeTimeout, coldWait = 100 * time.Millisecond, time.Second
 	const answer = 3 * probeTimeout
 	h := newHarness(t, func(c *engine.Config) {
@@ -66,6 +67,7 @@ func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 // first late answer ended the run and its 600 ms became the window's p99
 // (deadline 1.8 s): nothing after was charged and the endpoint stayed in.
 func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
+	t.Parallel()
 	const slow = 600 * time.Millisecond
 	h := newHarness(t, func(c *engine.Config) {
 		c.Probes.Timeout = 100 * time.Millisecond

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRateLimit_BackedOffUntilRetryAfterAndNoClientError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{RetryAfter: 2 * time.Second}, sim.Config{}, sim.Config{})
 	h.sims[0].SetMode(sim.ModeRateLimit)
 	mustOK(t, h.call(0, "eth_getBalance", addr, "latest")) // s0 first (cold rotation): 429, failover

@@ -14,6 +14,7 @@ import (
 // reads in milliseconds; a client talking to the node directly gets the
 // answer, so server.request_timeout must not fail it.
 func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 400 * time.Millisecond },
 		sim.Config{Latency: fixed(5 * time.Millisecond)})
 	h.sims[0].SetMethodLatency("eth_getLogs", 700*time.Millisecond)
@@ -77,6 +78,7 @@ func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {
 // five times, so each call was raced on the other endpoint (twice the cost
 // of the dearest calls) and charged to a breaker as a hang.
 func TestDeadline_ASlowMethodIsJudgedByItsOwnFewAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
 	warm(t, h)
 	for _, s := range h.sims {

@@ -37,6 +37,7 @@ func TestRouter_SlowEndpointAvoidedButExploredNowAndThen(t *testing.T) {
 // floor under the figure: two slow answers steer the reads away, and
 // answers in time (an exploration) bring them back.
 func TestRouter_AnEndpointThatTurnsSlowIsLeftAfterTwoSlowAnswers(t *testing.T) {
+	t.Parallel()
 	const slow = 150 * time.Millisecond
 	h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Second },
 		sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(30 * time.Millisecond)})

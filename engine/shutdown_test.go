@@ -26,6 +26,7 @@ import (
 // "send it again" too, an invitation to send a transaction twice; now it
 // says to check first, with -32000, which viem never retries.
 func TestShutdown_CutRequestsAreAnswered(t *testing.T) {
+	t.Parallel()
 	cfg := baseConfig()
 	u := sim.New(sim.Config{Latency: fixed(0)})
 	if err := u.Start("127.0.0.1:0"); err != nil {

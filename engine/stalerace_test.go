@@ -17,6 +17,7 @@ import (
 // the current one's breaker (the lagging one counted as the pool's), and
 // panic routing ranked lagging before an open breaker.
 func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		hedging bool
@@ -85,6 +86,7 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 // only answer there is: the deadline's race still takes it, as before,
 // rather than waiting out the request's deadline into an error.
 func TestLag_AHungCurrentEndpointStillFailsOverToTheLaggingOne(t *testing.T) {
+	t.Parallel()
 	r := newHeadRig(t, 2, nil)
 	r.warmUp()
 	r.sims[1].SetHeadFrozen(true)

@@ -59,6 +59,7 @@ func TestStandby_GetsNoReadsWhileThePrimaryIsRoutableExplorationIncluded(t *test
 // when it starts and stops taking traffic. Once the primary is readmitted
 // the standby gets no new read.
 func TestStandby_TakesOverWhenThePrimaryFailsAndStepsBackWhenItRecovers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) {
 		c.Endpoints[1].Role = engine.RoleStandby
 	}, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})

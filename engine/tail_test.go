@@ -24,6 +24,7 @@ import (
 // weighs reads in flight: eight clients at once made the quick one dearer
 // than the tailed one idle).
 func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
+	t.Parallel()
 	quick := sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.1}
 	tailed := quick
 	tailed.TailProb, tailed.TailMin, tailed.TailMax = 0.06, 250*time.Millisecond, 400*time.Millisecond
@@ -94,6 +95,7 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 // every read to the slower one (a client's median 11 → 42 ms); measured
 // against what the pool's best takes anyway, it keeps them.
 func TestRouter_AQuickEndpointsSpreadIsNoTail(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Hour },
 		sim.Config{Name: "quick", Latency: sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.8}, Seed: 3},
 		sim.Config{Name: "steady", Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.25}, Seed: 5})

@@ -103,6 +103,7 @@ func (b trialBench) slowDown() time.Duration {
 // every read was overdue. When the rest of the pool is as slow now, the
 // deadline their pace gives holds and the endpoint is back.
 func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
+	t.Parallel()
 	b := newTrialBench(t, true, 0, nil)
 	learned := b.endpoint("s0").Methods["eth_blockNumber"]
 	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= trialSlow {
@@ -148,6 +149,7 @@ func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 // attempt deadline its slow answers raised to 1.8 s) fails the trial and
 // the breaker stays open. Before, it closed the breaker.
 func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
+	t.Parallel()
 	b := newTrialBench(t, false, 40, func(c *engine.Config) { c.Hedge.Enabled = false })
 	raised := b.slowDown()
 	b.openWithAnError()

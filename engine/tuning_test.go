@@ -148,6 +148,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 // was made on, and from then on the distribution carries the prediction
 // beside what clients have seen since, counted request by request.
 func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
+	t.Parallel()
 	// Three times the latencies of tailSims: at 10 ms, beside three busy
 	// loops, the unhedged phase's scheduling stalls predicted a p99 of
 	// 105 ms that the trial measured at 55 ms (departs).
@@ -283,6 +284,7 @@ func TestTuning_JSONRoundTrips(t *testing.T) {
 // requests bound the measured p99 the trial says the measurement departs
 // from the prediction.
 func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
+	t.Parallel()
 	// Latencies large enough that a loaded machine's scheduling noise (and
 	// -race) stays small beside them: at a 10 ms median the noise alone
 	// moved the measured p99 on a busy 2-core machine.

@@ -13,6 +13,7 @@ import (
 // call): it is sent once, whatever happens to it, unless methods.reads says
 // it is a read.
 func TestUnknownMethod_SentOnceUnlessConfiguredAsARead(t *testing.T) {
+	t.Parallel()
 	for _, asRead := range []bool{false, true} {
 		name := "unknown"
 		if asRead {

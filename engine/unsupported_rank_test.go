@@ -16,6 +16,7 @@ import (
 // breaker.cooldown one call tries it again, and once it serves the method
 // it is first again.
 func TestUnsupported_EndpointThatCannotServeAMethodIsRankedAfterTheOthers(t *testing.T) {
+	t.Parallel()
 	// A cooldown of 3 s, not the harness's 1 s: 20 calls of 40 ms to s1 ran
 	// past 1 s on a loaded machine under -race, the mark ran out and s0 was
 	// asked again before the test had read it.

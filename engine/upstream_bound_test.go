@@ -145,6 +145,7 @@ func TestUpstreamBound_MalformedStatusLineSanitised(t *testing.T) {
 // A trickling answer is cut by the attempt's deadline and the read fails
 // over to the healthy endpoint; the client never waits for the trickle.
 func TestUpstreamBound_TrickleCutByAttemptDeadline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Breaker.AttemptTimeoutMin = 200 * time.Millisecond },
 		sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
 	setMode(t, h.sims[0], sim.ControlRequest{Mode: ptr(string(sim.ModeTrickle)), TrickleInterval: ptr("100ms")})

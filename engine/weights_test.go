@@ -35,6 +35,7 @@ func hedgesUnderBudget(t *testing.T, method string, params []any, weights map[st
 // hedges eth_blockNumber (10 CU, weight 1) buys; with methods.weights
 // setting eth_getLogs to 1, it buys as many.
 func TestBudget_HeavyMethodHedgesDrawTheBudgetFasterAndTheConfigWeightWins(t *testing.T) {
+	t.Parallel()
 	logs := []any{map[string]any{"fromBlock": "0x1", "toBlock": "0x2"}}
 	light, lw := hedgesUnderBudget(t, "eth_blockNumber", nil, nil)
 	heavy, hw := hedgesUnderBudget(t, "eth_getLogs", logs, nil)
