@@ -404,3 +404,63 @@ func TestPanic_EveryBreakerOpenStillAnswersAndLeavesWithHysteresis(t *testing.T)
 		t.Fatalf("error %q", msg)
 	}
 }
+
+// Probes are judged by the same rule as client attempts: when every
+// endpoint stops answering at once, the probes passing their deadlines
+// together are the pool's slowdown, not each endpoint's hang, and open no
+// breaker. One endpoint slowed alone is still charged by its probes.
+func TestPool_ProbesInASlowdownOfEveryEndpointOpenNoBreaker(t *testing.T) {
+	t.Parallel()
+	probeRounds := func(t *testing.T, slowed int) *harness {
+		h := newHarness(t, func(c *engine.Config) {
+			c.Server.RequestTimeout = 1500 * time.Millisecond // probes listen 500 ms
+			c.Probes.Timeout = 200 * time.Millisecond
+		}, sim.Config{}, sim.Config{}, sim.Config{})
+		for _, s := range h.sims[:slowed] {
+			s.SetExtraLatency(5 * time.Second)
+		}
+		for range 4 { // breaker.failures is 3
+			var wg sync.WaitGroup
+			for _, name := range []string{"s0", "s1", "s2"} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := h.eng.Probe(ctxT(t, 5*time.Second), name, "eth_blockNumber", nil); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		return h
+	}
+	t.Run("all-three", func(t *testing.T) {
+		h := probeRounds(t, 3)
+		if opened := breakerEvents(h); len(opened) > 0 {
+			t.Fatalf("probes of a pool slowed as a whole moved breakers: %+v", opened)
+		}
+		for _, name := range []string{"s0", "s1", "s2"} {
+			if n := h.endpoint(name).Breaker.ConsecutiveFailures; n != 0 {
+				t.Fatalf("%s charged with %d failures in a row for the pool's slowdown", name, n)
+			}
+		}
+		if len(poolEvents(h, "slow")) == 0 {
+			t.Fatalf("no slowdown episode: %+v", h.events())
+		}
+	})
+	t.Run("one-endpoint-only", func(t *testing.T) {
+		untilUnstalled(t, func() *harness {
+			h := probeRounds(t, 1)
+			if stalled(h) {
+				return h
+			}
+			if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
+				t.Fatalf("probes of the one slowed endpoint did not open its breaker: %v (events %+v)", tr, h.events())
+			}
+			if tr := append(h.transitions("s1"), h.transitions("s2")...); len(tr) > 0 {
+				t.Fatalf("healthy endpoints' breakers moved: %v", tr)
+			}
+			return h
+		})
+	})
+}

@@ -145,7 +145,8 @@ func (e *Engine) probeDeadlines(ep *endpoint, s *methodStats, trial bool) (hang,
 }
 
 // probeOverdue charges a probe that passed its hang deadline unanswered, as
-// attemptOverdue does a client attempt's; it goes on listening. A charge
+// attemptOverdue does a client attempt's, unless the slowness is the pool's
+// or rpcdash's own (excusedHang); it goes on listening. A charge
 // that would open the breaker ends the probe instead (stop), and is given
 // as any failure's (recordProbe: the rates, then the breaker): a late
 // answer could no longer help, and the hang is seen as soon as before.
@@ -157,6 +158,9 @@ func (e *Engine) probeOverdue(a *attempt, stop context.CancelFunc) {
 	a.ep.suspect.Store(true)
 	if a.settled.Load() {
 		return // no verdict to give
+	}
+	if e.excusedHang(a, now) {
+		return // the pool's slowness or rpcdash's, as for a client attempt
 	}
 	if e.lastStraw(a.ep, now) {
 		stop()
@@ -204,6 +208,16 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 			ep.heard(end)
 		}
 		ep.noAnswer(rep.out)
+		if a.excused.Load() && rep.out == outTimeout {
+			// Overdue while the whole pool (or rpcdash) was slow, then given
+			// up: not the endpoint's fault either.
+			ep.rates.Count(window.Attempts, window.Timeout)
+			ms.rates.Count(window.Attempts, window.Timeout)
+			if a.settle() {
+				ep.breaker.Release(a.trial)
+			}
+			return
+		}
 		if !a.settle() {
 			if a.charged.Load() { // at its hang deadline (probeOverdue)
 				e.countFailed(a, nil, rep.failure())

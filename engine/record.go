@@ -144,28 +144,37 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		// its deadline (stopRest).
 		a.cancel(errLost)
 	}
-	kind := e.excuse(a, now)
-	a.ownSlow.Store(kind == "self")
+	excused := e.excusedHang(a, now)
 	if x.p.class == jsonrpc.ClassRead {
 		select {
 		case x.overdue <- a:
 		default:
 		}
 	}
-	if kind != "" {
-		a.excused.Store(true)
-		// Its breaker hears nothing of the hang. Silent only when nothing
-		// of it was heard for the attempt's whole deadline (one heavy call
-		// overdue everywhere says nothing of the endpoints' other answers),
-		// and never for rpcdash's own slowness.
-		if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
-			a.ep.silentAt.Store(now.UnixNano())
-		}
+	if excused {
 		return
 	}
 	if a.settle() {
 		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), now)
 	}
+}
+
+// excusedHang says whether a's hang at now is not its endpoint's fault
+// (excuse), and marks a so: its breaker hears nothing of it. The endpoint is
+// silent only when nothing of it was heard for the attempt's whole deadline
+// (one heavy call overdue everywhere says nothing of the endpoints' other
+// answers), and never for rpcdash's own slowness.
+func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
+	kind := e.excuse(a, now)
+	a.ownSlow.Store(kind == "self")
+	if kind == "" {
+		return false
+	}
+	a.excused.Store(true)
+	if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
+		a.ep.silentAt.Store(now.UnixNano())
+	}
+	return true
 }
 
 // chargeHang gives a's breaker its verdict at a's deadline, now: a hang
