@@ -73,6 +73,7 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("GET /v1/requests/{id}", e.serveTrace)
 	mux.Handle("GET /metrics", e.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		if allowed := allowedMethods(mux, r); len(allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			writeAPIError(w, http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, " or ")+", not "+redact.Sanitize(r.Method, 16))
@@ -89,6 +90,7 @@ func (e *Engine) AdminHandler() http.Handler {
 		// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" too.
 		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimLeft(got, " ")), want) != 1 {
+			closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpcdash"`)
 			writeAPIError(w, http.StatusUnauthorized, "a valid bearer token (server.admin_token) is required")
 			return
