@@ -23,8 +23,8 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("POST /v1/endpoints/{name}/undrain", e.endpointAction(e.Undrain))
 	mux.HandleFunc("POST /v1/endpoints/{name}/fault", func(w http.ResponseWriter, r *http.Request) {
 		var req faultRequest
-		if err := decodeJSON(r, &req); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		spec, err := req.spec()
@@ -37,8 +37,8 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("PUT /v1/endpoints/{name}/role", e.serveSetRole)
 	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
 		var u HedgeUpdate
-		if err := decodeJSON(r, &u); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := decodeJSON(w, r, &u); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		if err := e.SetHedge(actorOf(r), u); err != nil {
@@ -101,8 +101,8 @@ func (e *Engine) AdminHandler() http.Handler {
 
 func (e *Engine) endpointAction(fn func(Actor, string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := noBody(r); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := noBody(w, r); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		name := r.PathValue("name")

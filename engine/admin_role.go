@@ -27,8 +27,8 @@ func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req roleRequest
-	if err := decodeJSON(r, &req); err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeBodyError(w, err)
 		return
 	}
 	if req.Role == nil {
