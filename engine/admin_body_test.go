@@ -35,3 +35,38 @@ func TestAdminBody_OverTheLimitIs413(t *testing.T) {
 		t.Fatalf("a refused body changed the pool: hedging %v, s0 fault %+v drained %v, s1 %s", s.Hedge.Enabled, ep.Fault, ep.Drained, s.Endpoints[1].Role)
 	}
 }
+
+// Admin field names are matched exactly and given once. encoding/json
+// matched "Mode" as "mode" and let the last of two "enabled" win: a
+// body a reader (or a proxy's filter) took for a latency fault injected an
+// error fault, one that read as enabling hedging disabled it.
+func TestAdminBody_FieldNamesExactAndGivenOnce(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = true }, sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
+	cases := []struct{ method, path, body, field string }{
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"latency","Mode":"error"}`, "Mode"},
+		{"POST", "/v1/endpoints/s0/fault", `{"MODE":"error"}`, "MODE"},
+		{"POST", "/v1/endpoints/s0/fault", `{"mode":"latency","mode":"error"}`, "mode"},
+		{"PUT", "/v1/hedge", `{"enabled":true,"Enabled":false}`, "Enabled"},
+		{"PUT", "/v1/hedge", `{"enabled":true,"enabled":false}`, "enabled"},
+		{"PUT", "/v1/hedge", `{"enabled":true,"en\u0061bled":false}`, "enabled"},
+		{"PUT", "/v1/hedge", `{"ALL_METHODS":true,"enabled":false}`, "ALL_METHODS"},
+		{"PUT", "/v1/endpoints/s1/role", `{"Role":"standby"}`, "Role"},
+		{"PUT", "/v1/endpoints/s1/role", `{"role":"primary","role":"standby"}`, "role"},
+	}
+	for _, c := range cases {
+		code, b := h.adminDo(c.method, c.path, c.body)
+		var e struct{ Error string }
+		json.Unmarshal(b, &e)
+		if code != 400 || !strings.HasPrefix(e.Error, c.field+":") {
+			t.Errorf("%s %s %s: HTTP %d %q; want 400 starting with %q", c.method, c.path, c.body, code, e.Error, c.field+":")
+		}
+	}
+	s := h.status()
+	if ep := s.Endpoints[0]; !s.Hedge.Enabled || ep.Fault != nil || s.Endpoints[1].Role != "primary" {
+		t.Fatalf("a refused body changed the pool: hedging %v, s0 fault %+v, s1 %s", s.Hedge.Enabled, ep.Fault, s.Endpoints[1].Role)
+	}
+	// The exact names still work.
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"enabled":false}`); code != 200 {
+		t.Fatalf("PUT /v1/hedge {\"enabled\":false}: HTTP %d %s", code, b)
+	}
+}

@@ -47,7 +47,8 @@ func readAdminBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 }
 
 // decodeJSON reads an admin request body into the struct v, refusing
-// unknown fields. Its errors start with the field at fault, as every
+// unknown fields, fields named in another case and fields given twice
+// (exactMembers). Its errors start with the field at fault, as every
 // admin 400 does: `enabled: "no" is not a boolean`, `bogus: unknown field
 // (fields: enabled, delay, …)`; "request body: …" when the body as a whole
 // is at fault.
@@ -59,6 +60,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
 		return errors.New("request body: a JSON object is required")
 	}
+	if err := exactMembers(body, jsonFields(v)); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -66,6 +70,48 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("request body: must be one JSON object, and more follows it")
+	}
+	return nil
+}
+
+// exactMembers checks the members of the JSON object body against fields,
+// the names its struct takes, where encoding/json is lenient: it matches a
+// name in any case ("Mode" is read as "mode") and lets the last of two
+// members of a name win, so a body that reads as one call to a person, a
+// log or a proxy's filter would be applied as another. The RPC port
+// refuses "Method" for the same reason (jsonrpc.parseRequest). Admin
+// bodies are flat: only the object's own members are checked. A body
+// that is not valid JSON is left to the decoder to describe.
+func exactMembers(body []byte, fields []string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	seen := make(map[string]bool, len(fields))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		quoted := redact.Sanitize(name, 64)
+		switch {
+		case seen[name]:
+			return fmt.Errorf("%s: given more than once", quoted)
+		case slices.Contains(fields, name):
+			seen[name] = true
+		default:
+			for _, f := range fields {
+				if strings.EqualFold(name, f) {
+					return fmt.Errorf("%s: differs from %s only in case: field names are case-sensitive", quoted, f)
+				}
+			}
+			return fmt.Errorf("%s: unknown field (fields: %s)", quoted, strings.Join(fields, ", "))
+		}
 	}
 	return nil
 }
