@@ -23,6 +23,7 @@ type roleRequest struct {
 func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
 	ep, err := e.endpoint(r.PathValue("name"))
 	if err != nil {
+		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		writeAPIError(w, http.StatusNotFound, err.Error())
 		return
 	}
