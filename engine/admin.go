@@ -81,7 +81,11 @@ func (e *Engine) AdminHandler() http.Handler {
 		}
 		writeAPIError(w, http.StatusNotFound, "no such admin call: "+redact.Sanitize(r.Method, 16)+" "+redact.Sanitize(r.URL.Path, 128))
 	})
-	guard := newBrowserGuard(e.cfg.Server, true, writeAPIError)
+	routed := func(r *http.Request) bool {
+		_, pattern := mux.Handler(r)
+		return pattern != "/" // the catch-all answers 404 and 405
+	}
+	guard := newBrowserGuard(e.cfg.Server, routed, writeAPIError)
 	if e.cfg.Server.AdminToken == "" {
 		return guard.wrap(mux)
 	}

@@ -28,17 +28,20 @@ type browserGuard struct {
 	anyHost bool
 	cors    *cors.Cors // nil when server.cors_origins is empty
 	refuse  func(w http.ResponseWriter, status int, msg string)
-	admin   bool
+	// adminRoutes, on the admin API (nil on the RPC port), says whether it
+	// takes r's method on r's path: a call it does not take is its 404 or
+	// 405, not a 415.
+	adminRoutes func(r *http.Request) bool
 	// readTimeout bounds what is read of a refused request's body.
 	readTimeout time.Duration
 }
 
-func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter, int, string)) *browserGuard {
-	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, admin: admin, readTimeout: s.ReadTimeout}
+func newBrowserGuard(s ServerConfig, adminRoutes func(*http.Request) bool, refuse func(http.ResponseWriter, int, string)) *browserGuard {
+	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, adminRoutes: adminRoutes, readTimeout: s.ReadTimeout}
 	g.anyHost = slices.Contains(g.hosts, "*")
 	if len(s.CORSOrigins) > 0 {
 		headers := []string{"Content-Type", "Authorization"}
-		if !admin {
+		if adminRoutes == nil {
 			// A listed origin's page may send the headers its SDK adds
 			// (thirdweb's x-client-id, viem's fetchOptions), as geth allows.
 			headers = []string{"*"}
@@ -59,9 +62,9 @@ func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter
 
 func (g *browserGuard) wrap(next http.Handler) http.Handler {
 	inner := next
-	if g.admin {
+	if g.adminRoutes != nil {
 		inner = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if mutating(r.Method) && !isJSONContentType(r.Header.Get("Content-Type")) {
+			if mutating(r.Method) && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
 				closeUnreadBody(w, r, g.readTimeout)
 				g.refuse(w, http.StatusUnsupportedMediaType, r.Method+" "+r.URL.Path+
 					" needs Content-Type: application/json (a guard against cross-site requests; browser pages are allowed through server.cors_origins)")

@@ -54,7 +54,7 @@ func (e *Engine) RPCHandler() http.Handler {
 		}
 		e.serveRPC(w, r)
 	})
-	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
+	return newBrowserGuard(e.cfg.Server, nil, func(w http.ResponseWriter, status int, msg string) {
 		e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 		writeRPCError(w, status, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 	}).wrap(h)
