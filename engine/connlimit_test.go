@@ -72,6 +72,9 @@ func TestConnLimit_EndlessHeaderReadOnlyToTheBound(t *testing.T) {
 	}
 	defer c.Close()
 	const stream = 10 << 20
+	// A fixed send buffer: what the kernels hold for the client stays far
+	// below the stream, so its writes fail once the server has closed.
+	c.(*net.TCPConn).SetWriteBuffer(64 << 10)
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	written, _ := io.WriteString(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Junk: ")
 	line := bytes.Repeat([]byte("a"), 64<<10)
