@@ -23,8 +23,8 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("POST /v1/endpoints/{name}/undrain", e.endpointAction(e.Undrain))
 	mux.HandleFunc("POST /v1/endpoints/{name}/fault", func(w http.ResponseWriter, r *http.Request) {
 		var req faultRequest
-		if err := decodeJSON(r, &req); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		spec, err := req.spec()
@@ -37,8 +37,8 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("PUT /v1/endpoints/{name}/role", e.serveSetRole)
 	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
 		var u HedgeUpdate
-		if err := decodeJSON(r, &u); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := decodeJSON(w, r, &u); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		if err := e.SetHedge(actorOf(r), u); err != nil {
@@ -73,6 +73,7 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("GET /v1/requests/{id}", e.serveTrace)
 	mux.Handle("GET /metrics", e.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		if allowed := allowedMethods(mux, r); len(allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			writeAPIError(w, http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, " or ")+", not "+redact.Sanitize(r.Method, 16))
@@ -80,7 +81,11 @@ func (e *Engine) AdminHandler() http.Handler {
 		}
 		writeAPIError(w, http.StatusNotFound, "no such admin call: "+redact.Sanitize(r.Method, 16)+" "+redact.Sanitize(r.URL.Path, 128))
 	})
-	guard := newBrowserGuard(e.cfg.Server, true, writeAPIError)
+	routed := func(r *http.Request) bool {
+		_, pattern := mux.Handler(r)
+		return pattern != "/" // the catch-all answers 404 and 405
+	}
+	guard := newBrowserGuard(e.cfg.Server, routed, writeAPIError)
 	if e.cfg.Server.AdminToken == "" {
 		return guard.wrap(mux)
 	}
@@ -89,6 +94,7 @@ func (e *Engine) AdminHandler() http.Handler {
 		// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" too.
 		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimLeft(got, " ")), want) != 1 {
+			closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpcdash"`)
 			writeAPIError(w, http.StatusUnauthorized, "a valid bearer token (server.admin_token) is required")
 			return
@@ -99,8 +105,8 @@ func (e *Engine) AdminHandler() http.Handler {
 
 func (e *Engine) endpointAction(fn func(Actor, string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := noBody(r); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
+		if err := noBody(w, r); err != nil {
+			writeBodyError(w, err)
 			return
 		}
 		name := r.PathValue("name")

@@ -15,18 +15,53 @@ import (
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
+// adminBodyLimit bounds an admin call's body.
+const adminBodyLimit = 1 << 20
+
+// errAdminBodyTooLarge refuses a body over adminBodyLimit (HTTP 413).
+var errAdminBodyTooLarge = fmt.Errorf("request body: over the admin API's limit of %d bytes (1 MiB)", adminBodyLimit)
+
+// writeBodyError answers an admin call whose body decodeJSON or noBody
+// refused: 413 when it was too large, else 400.
+func writeBodyError(w http.ResponseWriter, err error) {
+	status := http.StatusBadRequest
+	if errors.Is(err, errAdminBodyTooLarge) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	writeAPIError(w, status, err.Error())
+}
+
+// readAdminBody reads an admin call's body whole. One over adminBodyLimit
+// is refused, not cut: what was left of a cut body could decode, and be
+// applied, without what followed it.
+func readAdminBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminBodyLimit))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, errAdminBodyTooLarge
+	case err != nil:
+		return nil, errors.New("request body: could not be read")
+	}
+	return body, nil
+}
+
 // decodeJSON reads an admin request body into the struct v, refusing
-// unknown fields. Its errors start with the field at fault, as every admin
-// 400 does: `enabled: "no" is not a boolean`, `bogus: unknown field
+// unknown fields, fields named in another case and fields given twice
+// (exactMembers). Its errors start with the field at fault, as every
+// admin 400 does: `enabled: "no" is not a boolean`, `bogus: unknown field
 // (fields: enabled, delay, …)`; "request body: …" when the body as a whole
 // is at fault.
-func decodeJSON(r *http.Request, v any) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readAdminBody(w, r)
 	if err != nil {
-		return errors.New("request body: could not be read")
+		return err
 	}
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
 		return errors.New("request body: a JSON object is required")
+	}
+	if err := exactMembers(body, jsonFields(v)); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -39,12 +74,54 @@ func decodeJSON(r *http.Request, v any) error {
 	return nil
 }
 
+// exactMembers checks the members of the JSON object body against fields,
+// the names its struct takes, where encoding/json is lenient: it matches a
+// name in any case ("Mode" is read as "mode") and lets the last of two
+// members of a name win, so a body that reads as one call to a person, a
+// log or a proxy's filter would be applied as another. The RPC port
+// refuses "Method" for the same reason (jsonrpc.parseRequest). Admin
+// bodies are flat: only the object's own members are checked. A body
+// that is not valid JSON is left to the decoder to describe.
+func exactMembers(body []byte, fields []string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	seen := make(map[string]bool, len(fields))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		quoted := redact.Sanitize(name, 64)
+		switch {
+		case seen[name]:
+			return fmt.Errorf("%s: given more than once", quoted)
+		case slices.Contains(fields, name):
+			seen[name] = true
+		default:
+			for _, f := range fields {
+				if strings.EqualFold(name, f) {
+					return fmt.Errorf("%s: differs from %s only in case: field names are case-sensitive", quoted, f)
+				}
+			}
+			return fmt.Errorf("%s: unknown field (fields: %s)", quoted, strings.Join(fields, ", "))
+		}
+	}
+	return nil
+}
+
 // noBody refuses a body on an admin call that takes none (drain, undrain,
 // clearing a fault): empty, null or an empty object {}.
-func noBody(r *http.Request) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+func noBody(w http.ResponseWriter, r *http.Request) error {
+	body, err := readAdminBody(w, r)
 	if err != nil {
-		return errors.New("request body: could not be read")
+		return err
 	}
 	switch t := bytes.TrimSpace(body); {
 	case len(t) == 0, string(t) == "null":

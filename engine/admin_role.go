@@ -23,12 +23,13 @@ type roleRequest struct {
 func (e *Engine) serveSetRole(w http.ResponseWriter, r *http.Request) {
 	ep, err := e.endpoint(r.PathValue("name"))
 	if err != nil {
+		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		writeAPIError(w, http.StatusNotFound, err.Error())
 		return
 	}
 	var req roleRequest
-	if err := decodeJSON(r, &req); err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeBodyError(w, err)
 		return
 	}
 	if req.Role == nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -29,6 +30,11 @@ type connLimitListener struct {
 const (
 	maxRefusing   = 64
 	refuseTimeout = 500 * time.Millisecond
+	// refuseHeaderBytes bounds what a refusal reads of its request: a
+	// client streaming an endless header line would otherwise grow the
+	// line's buffer for as long as refuseTimeout lets it, 100+ MB a
+	// connection on loopback.
+	refuseHeaderBytes = 64 << 10
 )
 
 func newConnLimitListener(ln net.Listener, limit int, setting string) *connLimitListener {
@@ -63,14 +69,18 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 }
 
 // refuse answers an over-cap connection's first request with 503. The
-// request is read first (within refuseTimeout) so that closing does not
-// reset the connection before the client has read the answer.
+// request is read first (within refuseTimeout and refuseHeaderBytes) so
+// that closing does not reset the connection before the client has read
+// the answer; one whose header does not fit the bound is closed unanswered.
 func (l *connLimitListener) refuse(c net.Conn) {
 	defer func() { <-l.refusing; l.wg.Done() }()
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(refuseTimeout))
-	if req, err := http.ReadRequest(bufio.NewReaderSize(c, 4096)); err == nil {
+	bounded := &io.LimitedReader{R: c, N: refuseHeaderBytes}
+	if req, err := http.ReadRequest(bufio.NewReaderSize(bounded, 4096)); err == nil {
 		req.Body.Close()
+	} else if bounded.N == 0 {
+		return
 	}
 	// The answer gets its own time: a client that had not sent its request
 	// by the read deadline still finds the 503 waiting, not a bare close.

@@ -194,9 +194,10 @@ func (e *Engine) Start() error {
 	e.adminLn = newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns")
 	errLog := slog.NewLogLogger(e.log.Handler(), slog.LevelDebug)
 	// The RPC server has no ReadTimeout: it would cancel a request served
-	// longer than it. readBody puts server.read_timeout on the body alone,
-	// writeDeadline server.write_timeout on the answer (net/http clears it
-	// after each request).
+	// longer than it. readBody puts server.read_timeout on the body alone
+	// (closeUnreadBody on a body an answer leaves unread), writeDeadline
+	// server.write_timeout on the answer (net/http clears it after each
+	// request).
 	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: s.ReadTimeout,
 		IdleTimeout: s.IdleTimeout, ConnState: e.fresh.track, ErrorLog: errLog}
 	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: s.ReadTimeout, ReadTimeout: s.ReadTimeout,

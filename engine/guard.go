@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
 	"github.com/rs/cors"
@@ -27,15 +28,20 @@ type browserGuard struct {
 	anyHost bool
 	cors    *cors.Cors // nil when server.cors_origins is empty
 	refuse  func(w http.ResponseWriter, status int, msg string)
-	admin   bool
+	// adminRoutes, on the admin API (nil on the RPC port), says whether it
+	// takes r's method on r's path: a call it does not take is its 404 or
+	// 405, not a 415.
+	adminRoutes func(r *http.Request) bool
+	// readTimeout bounds what is read of a refused request's body.
+	readTimeout time.Duration
 }
 
-func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter, int, string)) *browserGuard {
-	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, admin: admin}
+func newBrowserGuard(s ServerConfig, adminRoutes func(*http.Request) bool, refuse func(http.ResponseWriter, int, string)) *browserGuard {
+	g := &browserGuard{hosts: s.AllowedHosts(), refuse: refuse, adminRoutes: adminRoutes, readTimeout: s.ReadTimeout}
 	g.anyHost = slices.Contains(g.hosts, "*")
 	if len(s.CORSOrigins) > 0 {
 		headers := []string{"Content-Type", "Authorization"}
-		if !admin {
+		if adminRoutes == nil {
 			// A listed origin's page may send the headers its SDK adds
 			// (thirdweb's x-client-id, viem's fetchOptions), as geth allows.
 			headers = []string{"*"}
@@ -56,9 +62,10 @@ func newBrowserGuard(s ServerConfig, admin bool, refuse func(http.ResponseWriter
 
 func (g *browserGuard) wrap(next http.Handler) http.Handler {
 	inner := next
-	if g.admin {
+	if g.adminRoutes != nil {
 		inner = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if mutating(r.Method) && !isJSONContentType(r.Header.Get("Content-Type")) {
+			if mutating(r.Method) && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
+				closeUnreadBody(w, r, g.readTimeout)
 				g.refuse(w, http.StatusUnsupportedMediaType, r.Method+" "+r.URL.Path+
 					" needs Content-Type: application/json (a guard against cross-site requests; browser pages are allowed through server.cors_origins)")
 				return
@@ -70,12 +77,19 @@ func (g *browserGuard) wrap(next http.Handler) http.Handler {
 		inner = g.cors.Handler(inner)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !mutating(r.Method) {
+			// Neither port reads the body of a GET, HEAD or OPTIONS (a
+			// CORS preflight is answered by rs/cors).
+			closeUnreadBody(w, r, g.readTimeout)
+		}
 		if host := requestHost(r.Host); host != "" && !g.anyHost && !slices.Contains(g.hosts, host) && net.ParseIP(host) == nil {
+			closeUnreadBody(w, r, g.readTimeout)
 			g.refuse(w, http.StatusForbidden, "Host "+quoteShort(r.Host)+
 				" is not allowed: add it to server.vhosts (a guard against DNS rebinding)")
 			return
 		}
 		if origin, sent := r.Header["Origin"]; sent && (g.cors == nil || !g.cors.OriginAllowed(r)) {
+			closeUnreadBody(w, r, g.readTimeout)
 			g.refuse(w, http.StatusForbidden, "Origin "+quoteShort(strings.Join(origin, ","))+
 				" is not allowed: add it to server.cors_origins")
 			return

@@ -46,6 +46,7 @@ func (e *Engine) RPCHandler() http.Handler {
 			return
 		}
 		if r.Method != http.MethodPost {
+			closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 			w.Header().Set("Allow", http.MethodPost)
 			e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 			writeRPCError(w, http.StatusMethodNotAllowed, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "JSON-RPC requests must be HTTP POST"})
@@ -53,7 +54,7 @@ func (e *Engine) RPCHandler() http.Handler {
 		}
 		e.serveRPC(w, r)
 	})
-	return newBrowserGuard(e.cfg.Server, false, func(w http.ResponseWriter, status int, msg string) {
+	return newBrowserGuard(e.cfg.Server, nil, func(w http.ResponseWriter, status int, msg string) {
 		e.traceRefused(w, e.now(), jsonrpc.CodeInvalidRequest)
 		writeRPCError(w, status, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 	}).wrap(h)
@@ -107,6 +108,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// Admission comes before any work, the body's read included.
 	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) {
 		e.admitted.Add(-1)
+		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		e.traceRefused(w, e.now(), jsonrpc.CodeLimitExceeded)
 		w.Header().Set("Retry-After", "1")
 		writeRPCError(w, http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
@@ -148,6 +150,10 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 // refuseBody answers a request whose body could not be read whole.
 func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	e.writeDeadline(w)
+	// What is left of the body is not waited for before the answer (a
+	// Content-Length over server.max_body_bytes is refused unread); the
+	// read deadline readBody set still bounds what follows it.
+	w.Header().Set("Connection", "close")
 	var tooBig *http.MaxBytesError
 	status, rerr := http.StatusBadRequest, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "could not read request body"}
 	switch {
