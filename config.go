@@ -109,17 +109,17 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 			problems = append(problems, engine.ConfigProblem{Why: "unknown keys: " + strings.Join(nested, ", ")})
 		}
 	}
-	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+	hook := mapstructure.ComposeDecodeHookFunc(
 		wholeNumbersOnly(),
 		durationsWithUnits(),
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
-	))
+	)
 	// Decoding goes on past a bad value (mapstructure joins every field's
 	// error); the keys that failed keep their default, so the validation
 	// below runs on the rest and every error is reported at once.
 	badKeys := map[string]bool{}
-	if err := v.Unmarshal(&cfg, hook); err != nil {
+	if err := v.Unmarshal(&cfg, viper.DecodeHook(hook)); err != nil {
 		for _, d := range decodeProblems(err, reflect.TypeOf(cfg), v.AllSettings()) {
 			badKeys[d.Key] = true
 			problems = append(problems, d)
@@ -148,6 +148,7 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 			}
 		}
 	}
+	keepGoodMapEntries(&cfg, v.AllSettings(), badKeys, hook)
 	for _, p := range validationProblems(cfg) {
 		if !badKeys[p.Key] && inSection(p.Key) {
 			problems = append(problems, p)

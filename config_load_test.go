@@ -113,6 +113,54 @@ url = ["` + secretURL + `"]
 	assertNoSecrets(t, "error", msg)
 }
 
+// Every error is reported, not only the first (README): a bad value in a
+// [hedge.methods.<method>] table dropped the whole table, so its other
+// values (and whether the method is ever hedged) went unjudged; demo.mix
+// named its first bad item only; and a value of the wrong type in a table
+// of methods was taken, converted.
+func TestLoadConfig_EveryErrorOfAMethodTableAndOfTheDemoMix(t *testing.T) {
+	body := `[hedge.methods.eth_call]
+quantile = 1.5
+enabled = "no"
+[hedge.methods.eth_sendRawTransaction]
+enabled = "no"
+[hedge.methods.eth_getBalance]
+quantile = "0.5"
+[methods.weights]
+eth_call = "2"
+[demo]
+enabled = true
+mix = ["eth_call:x", "eth_getBalance:-1", "eth_sendRawTransaction"]
+[[endpoints]]
+name = "a"
+url = "sim://fast"
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	want := []string{
+		`hedge.methods.eth_call.enabled: "no" is not true or false`,
+		`hedge.methods.eth_call.quantile: must be in (0, 1), got 1.5`,
+		`hedge.methods.eth_sendrawtransaction.enabled: "no" is not true or false`,
+		`hedge.methods.eth_sendrawtransaction: eth_sendrawtransaction is a write: never hedged`,
+		`hedge.methods.eth_getbalance.quantile: "0.5" is text, not a number (write it without quotes)`,
+		`methods.weights.eth_call: "2" is text, not a number (write it without quotes)`,
+		`demo.mix: "eth_call:x": the weight after ':' must be a positive number`,
+		`demo.mix: "eth_getBalance:-1": the weight after ':' must be a positive number`,
+		`demo.mix: "eth_sendRawTransaction": the demo sends reads only`,
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error lacks %q:\n%s", w, msg)
+		}
+	}
+	if n := strings.Count(msg, "\n"); n != len(want) {
+		t.Errorf("%d problems, want the %d above:\n%s", n, len(want), msg)
+	}
+}
+
 // A bad value from the environment names the variable, not the file.
 func TestLoadConfig_BadEnvironmentValueNamesTheVariable(t *testing.T) {
 	t.Setenv("RPCDASH_BREAKER_FAILURES", "abc")

@@ -353,7 +353,12 @@ func (d DemoConfig) validate(p *problems, kind string, methods MethodsConfig) {
 	if !d.Enabled {
 		return // the mix is read only when the demo starts
 	}
-	if _, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods))); err != nil {
+	_, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods)))
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() { // each bad item on its own line
+			p.add("demo.mix", "%v", e)
+		}
+	} else if err != nil {
 		p.add("demo.mix", "%v", err)
 	}
 }
