@@ -183,13 +183,33 @@ func (c ChainConfig) validate(p *problems) {
 	if c.MaxHeadLag < 0 {
 		p.add("chain.max_head_lag", "must not be negative, got %d", c.MaxHeadLag)
 	}
-	switch {
-	case c.Pin == "":
-	case c.Kind == "evm" && (c.Pin == "finalized" || c.Pin == "safe"):
-	case c.Kind == "solana" && (c.Pin == "finalized" || c.Pin == "confirmed"):
-	default:
-		p.add("chain.pin", "%s is not a finality level for chain.kind %s", ShowConfigValue(c.Pin), ShowConfigValue(c.Kind))
+	c.validatePin(p)
+}
+
+// validatePin judges chain.pin by the levels of chain.kind; under an
+// unknown kind (reported as such), by those of every kind.
+func (c ChainConfig) validatePin(p *problems) {
+	levels, known := pinLevels[c.Kind]
+	if !known {
+		for _, kind := range slices.Sorted(maps.Keys(pinLevels)) {
+			levels = append(levels, pinLevels[kind]...)
+		}
+		levels = slices.Compact(slices.Sorted(slices.Values(levels)))
 	}
+	if c.PinLevel() == "" || slices.Contains(levels, c.Pin) {
+		return
+	}
+	quoted := make([]string, len(levels))
+	for i, l := range levels {
+		quoted[i] = strconv.Quote(l)
+	}
+	if !known {
+		p.add("chain.pin", "%s is not a finality level of any chain.kind: it takes %s or %q (no pinning, the default)",
+			ShowConfigValue(c.Pin), strings.Join(quoted, ", "), pinOff)
+		return
+	}
+	p.add("chain.pin", "%s is not a finality level for chain.kind %s: it takes %s or %q (no pinning, the default)",
+		ShowConfigValue(c.Pin), ShowConfigValue(c.Kind), strings.Join(quoted, ", "), pinOff)
 }
 
 func validateEndpoints(eps []EndpointConfig, p *problems) {
