@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // chain.chain_id = -1 used to decode to 0xffffffffffffffff and exclude
@@ -309,7 +312,7 @@ func TestLoadConfig_ASyntaxErrorNamesItsLineNotItsText(t *testing.T) {
 func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
 	uiOnly := writeConfig(t, "[ui]\ntheme = \"light\"\nrefresh = \"250ms\"\n")
 	t.Setenv("RPCDASH_HEDGE_DELAY", "soon") // another section's: not read
-	u, err := loadUIConfig(uiOnly)
+	u, err := attachUIConfig(consoleFlags{config: uiOnly, configSet: true})
 	if err != nil || u.Theme != "light" || u.Refresh != 250*time.Millisecond {
 		t.Errorf("[ui] only: %+v, %v", u, err)
 	}
@@ -344,6 +347,70 @@ func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Without --config an attached console applies and checks RPCDASH_UI_*
+// all the same (RPCDASH_UI_REFRESH=2ms started it, RPCDASH_UI_THEME was
+// not applied: an RPCDASH_ variable is never silently dropped), over the
+// [ui] of ./config.toml when there is one, as the console in process
+// reads ./config.toml, and over the shipped config's [ui] when there is
+// none.
+func TestConsoleAttach_WithoutConfigAppliesTheEnvironmentAndConfigToml(t *testing.T) {
+	attach := func(t *testing.T) (stderr string) {
+		t.Helper()
+		code, out, errb := runBounded(t, "console", "--attach", "127.0.0.1:1", "--log-file", filepath.Join(t.TempDir(), "console.log"))
+		if code != 1 || strings.Contains(out, "invalid config") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want 1, the error on stderr", code, out, errb)
+		}
+		return errb
+	}
+	uiOf := func(t *testing.T) engine.UIConfig {
+		t.Helper()
+		f, err := parseConsoleFlags([]string{"--attach", "127.0.0.1:1"}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := attachUIConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	t.Run("no ./config.toml", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		t.Setenv("RPCDASH_UI_THEME", "contrast")
+		if u := uiOf(t); u.Theme != "contrast" || u.Refresh != engine.Default().UI.Refresh {
+			t.Errorf("RPCDASH_UI_THEME=contrast: %+v", u)
+		}
+		t.Setenv("RPCDASH_UI_REFRESH", "2ms")
+		if errb := attach(t); !strings.Contains(errb, "ui.refresh (from RPCDASH_UI_REFRESH): must be between 50ms and 10s, got 2ms") {
+			t.Errorf("stderr does not name the variable:\n%s", errb)
+		}
+	})
+	t.Run("./config.toml", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		if err := os.WriteFile("config.toml", []byte("[ui]\ntheme = \"light\"\n[hedge]\nquantile = 2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("RPCDASH_HEDGE_DELAY", "soon") // another section's: not read
+		if u := uiOf(t); u.Theme != "light" {
+			t.Errorf("./config.toml's ui.theme not read: %+v", u)
+		}
+		t.Setenv("RPCDASH_UI_THEME", "contrast")
+		if u := uiOf(t); u.Theme != "contrast" {
+			t.Errorf("RPCDASH_UI_THEME=contrast over ./config.toml: %+v", u)
+		}
+		if err := os.WriteFile("config.toml", []byte("[ui]\nrefresh = \"1ms\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		errb := attach(t)
+		if !strings.Contains(errb, "invalid config (config.toml):\n  ui.refresh: must be between 50ms and 10s, got 1ms") {
+			t.Errorf("stderr does not name ./config.toml's ui.refresh:\n%s", errb)
+		}
+		if strings.Contains(errb, "hedge") {
+			t.Errorf("stderr judges another section:\n%s", errb)
+		}
+	})
 }
 
 // An endpoint URL put by mistake into a key that takes no URL is shown, as
