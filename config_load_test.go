@@ -93,9 +93,9 @@ url = ["` + secretURL + `"]
 		`breaker.failures: must be at least 1, got -1`,
 		`chain.kind: must be "evm" or "solana", got "bitcoin"`,
 		`endpoints[0].url: sim: unknown preset "nope"`,
-		`endpoints[0].proxy: scheme must be http, https, socks5 or socks5h: ftp://REDACTED@proxy.corp`,
+		`endpoints[0].proxy: scheme "ftp" is not http, https, socks5 or socks5h`,
 		`endpoints[1].url: sim: url parameter median`,
-		`endpoints[2].url: scheme must be http or https`,
+		`endpoints[2].url: scheme "ftp" is not http or https`,
 		`endpoints[3].url: a list is not a string`,
 	} {
 		if !strings.Contains(msg, want) {
@@ -411,6 +411,38 @@ func TestConsoleAttach_WithoutConfigAppliesTheEnvironmentAndConfigToml(t *testin
 			t.Errorf("stderr judges another section:\n%s", errb)
 		}
 	})
+}
+
+// An endpoint URL given as a bad value is never shown (README), not even
+// redacted: the errors said `port 70000 is outside 1-65535 in
+// http://127.0.0.1:70000/REDACTED`, and a URL the parser reads wrongly
+// (no scheme) would show its key as its host. They say what is wrong.
+func TestLoadConfig_ABadEndpointURLIsNeverShown(t *testing.T) {
+	ep := func(url string) string { return "[[endpoints]]\nname = \"e\"\nurl = \"" + url + "\"\n" }
+	for url, want := range map[string]string{
+		"http://127.0.0.1:70000/SECRETKEY": "endpoints[0].url: port 70000 is outside 1-65535",
+		"ftp://127.0.0.1:17001/SECRETKEY":  `endpoints[0].url: scheme "ftp" is not http or https`,
+		"http:///SECRETKEY":                "endpoints[0].url: has no host",
+		"mainnet.infura.io/v3/SECRETKEY":   "endpoints[0].url: has no scheme: write http:// or https:// before the host",
+		"http://127.0.0.1:/SECRETKEY":      "endpoints[0].url: has an empty port",
+		"http://[::1/SECRETKEY":            "endpoints[0].url: not a URL such as https://host:port/path",
+	} {
+		_, err := loadConfig(writeConfig(t, ep(url)+"proxy = \"socks4://u:SECRETPW@127.0.0.1:1\"\n"))
+		if err == nil {
+			t.Fatalf("%s: loaded", url)
+		}
+		msg := err.Error()
+		for _, w := range []string{want, `endpoints[0].proxy: scheme "socks4" is not http, https, socks5 or socks5h`} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error lacks %q:\n%s", url, w, msg)
+			}
+		}
+		for _, shown := range []string{"SECRET", "127.0.0.1", "infura", "REDACTED"} {
+			if strings.Contains(msg, shown) {
+				t.Errorf("%s: error shows the URL (%s):\n%s", url, shown, msg)
+			}
+		}
+	}
 }
 
 // An endpoint URL put by mistake into a key that takes no URL is shown, as
