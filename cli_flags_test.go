@@ -354,3 +354,20 @@ func TestSim_ListenOnAnotherLoopbackHost(t *testing.T) {
 		t.Errorf("exit %d; stderr:\n%s", code, p.Stderr())
 	}
 }
+
+// A malformed URL flag and a flag missing beside it are both said, each a
+// usage error (README): `drill --admin 127.0.0.1` said only that --target
+// was missing, `bench --admin 127.0.0.1` only that the URL was malformed.
+func TestRun_AMalformedURLAndAMissingTargetAreBothSaid(t *testing.T) {
+	for _, args := range [][]string{{"drill", "--admin", "127.0.0.1"}, {"bench", "--admin", "127.0.0.1"}} {
+		code, out, errb := runBounded(t, args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", args, code, out)
+		}
+		for _, want := range []string{args[0] + `: --admin: "127.0.0.1" is not a URL`, args[0] + ": --admin needs --target"} {
+			if !strings.Contains(errb, want) {
+				t.Errorf("%v: stderr does not say %q:\n%s", args, want, errb)
+			}
+		}
+	}
+}

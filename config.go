@@ -29,15 +29,12 @@ func loadConfig(path string) (engine.Config, error) {
 	return loadConfigData(path, data)
 }
 
-// loadUIConfig reads only the [ui] section of FILE, and RPCDASH_UI_*,
-// checked as loadConfig checks them: an attached console takes nothing
-// else from the file, so the other sections are neither read nor judged.
-func loadUIConfig(path string) (engine.UIConfig, error) {
+// loadUIConfigData reads only the [ui] section of data (the file named
+// path in messages), and RPCDASH_UI_*, checked as loadConfig checks them:
+// an attached console takes nothing else from the file, so the other
+// sections are neither read nor judged.
+func loadUIConfigData(path string, data []byte) (engine.UIConfig, error) {
 	def := engine.Default().UI
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return def, fmt.Errorf("config %s: %w", path, err)
-	}
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
@@ -45,6 +42,7 @@ func loadUIConfig(path string) (engine.UIConfig, error) {
 	}
 	var ui []byte
 	if section := v.Get("ui"); section != nil {
+		var err error
 		if ui, err = toml.Marshal(map[string]any{"ui": section}); err != nil {
 			return def, fmt.Errorf("config %s: [ui]: %w", path, err)
 		}
@@ -109,17 +107,17 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 			problems = append(problems, engine.ConfigProblem{Why: "unknown keys: " + strings.Join(nested, ", ")})
 		}
 	}
-	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+	hook := mapstructure.ComposeDecodeHookFunc(
 		wholeNumbersOnly(),
 		durationsWithUnits(),
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
-	))
+	)
 	// Decoding goes on past a bad value (mapstructure joins every field's
 	// error); the keys that failed keep their default, so the validation
 	// below runs on the rest and every error is reported at once.
 	badKeys := map[string]bool{}
-	if err := v.Unmarshal(&cfg, hook); err != nil {
+	if err := v.Unmarshal(&cfg, viper.DecodeHook(hook)); err != nil {
 		for _, d := range decodeProblems(err, reflect.TypeOf(cfg), v.AllSettings()) {
 			badKeys[d.Key] = true
 			problems = append(problems, d)
@@ -148,6 +146,7 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 			}
 		}
 	}
+	keepGoodMapEntries(&cfg, v.AllSettings(), badKeys, hook)
 	for _, p := range validationProblems(cfg) {
 		if !badKeys[p.Key] && inSection(p.Key) {
 			problems = append(problems, p)

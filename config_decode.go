@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -312,6 +314,8 @@ func fileTypeProblems(t reflect.Type, settings map[string]any, prefix string) []
 			}
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
 			out = append(out, listTypeProblems(key, ft, val)...)
+		case ft.Kind() == reflect.Map:
+			out = append(out, mapTypeProblems(key, ft, val)...)
 		case !fileTypeFits(ft, val):
 			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(val)})
 		}
@@ -338,6 +342,27 @@ func listTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProble
 		return out
 	}
 	return []engine.ConfigProblem{{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, t)}}
+}
+
+// mapTypeProblems checks the entries of a map: each table of
+// [hedge.methods.<method>] key by key, each value of [methods.weights]
+// (quantile = "0.5" and eth_call = "2" were taken as numbers).
+func mapTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProblem {
+	m, ok := val.(map[string]any)
+	if !ok {
+		return nil // not a table: the decoder refuses it itself
+	}
+	var out []engine.ConfigProblem
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		k := key + "." + name
+		switch entry, isTable := m[name].(map[string]any); {
+		case t.Elem().Kind() == reflect.Struct && isTable:
+			out = append(out, fileTypeProblems(t.Elem(), entry, k+".")...)
+		case t.Elem().Kind() != reflect.Struct && !fileTypeFits(t.Elem(), m[name]):
+			out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, m[name]) + " is " + tomlType(m[name]) + ", not " + expected(k, t.Elem()) + fileTypeHint(m[name])})
+		}
+	}
+	return out
 }
 
 // sections are a list of tables as viper reads one.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // chain.chain_id = -1 used to decode to 0xffffffffffffffff and exclude
@@ -90,9 +93,9 @@ url = ["` + secretURL + `"]
 		`breaker.failures: must be at least 1, got -1`,
 		`chain.kind: must be "evm" or "solana", got "bitcoin"`,
 		`endpoints[0].url: sim: unknown preset "nope"`,
-		`endpoints[0].proxy: scheme must be http, https, socks5 or socks5h: ftp://REDACTED@proxy.corp`,
+		`endpoints[0].proxy: scheme "ftp" is not http, https, socks5 or socks5h`,
 		`endpoints[1].url: sim: url parameter median`,
-		`endpoints[2].url: scheme must be http or https`,
+		`endpoints[2].url: scheme "ftp" is not http or https`,
 		`endpoints[3].url: a list is not a string`,
 	} {
 		if !strings.Contains(msg, want) {
@@ -111,6 +114,54 @@ url = ["` + secretURL + `"]
 		t.Errorf("a key that failed to decode is reported twice:\n%s", msg)
 	}
 	assertNoSecrets(t, "error", msg)
+}
+
+// Every error is reported, not only the first (README): a bad value in a
+// [hedge.methods.<method>] table dropped the whole table, so its other
+// values (and whether the method is ever hedged) went unjudged; demo.mix
+// named its first bad item only; and a value of the wrong type in a table
+// of methods was taken, converted.
+func TestLoadConfig_EveryErrorOfAMethodTableAndOfTheDemoMix(t *testing.T) {
+	body := `[hedge.methods.eth_call]
+quantile = 1.5
+enabled = "no"
+[hedge.methods.eth_sendRawTransaction]
+enabled = "no"
+[hedge.methods.eth_getBalance]
+quantile = "0.5"
+[methods.weights]
+eth_call = "2"
+[demo]
+enabled = true
+mix = ["eth_call:x", "eth_getBalance:-1", "eth_sendRawTransaction"]
+[[endpoints]]
+name = "a"
+url = "sim://fast"
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	want := []string{
+		`hedge.methods.eth_call.enabled: "no" is not true or false`,
+		`hedge.methods.eth_call.quantile: must be in (0, 1), got 1.5`,
+		`hedge.methods.eth_sendrawtransaction.enabled: "no" is not true or false`,
+		`hedge.methods.eth_sendrawtransaction: eth_sendrawtransaction is a write: never hedged`,
+		`hedge.methods.eth_getbalance.quantile: "0.5" is text, not a number (write it without quotes)`,
+		`methods.weights.eth_call: "2" is text, not a number (write it without quotes)`,
+		`demo.mix: "eth_call:x": the weight after ':' must be a positive number`,
+		`demo.mix: "eth_getBalance:-1": the weight after ':' must be a positive number`,
+		`demo.mix: "eth_sendRawTransaction": the demo sends reads only`,
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error lacks %q:\n%s", w, msg)
+		}
+	}
+	if n := strings.Count(msg, "\n"); n != len(want) {
+		t.Errorf("%d problems, want the %d above:\n%s", n, len(want), msg)
+	}
 }
 
 // A bad value from the environment names the variable, not the file.
@@ -261,7 +312,7 @@ func TestLoadConfig_ASyntaxErrorNamesItsLineNotItsText(t *testing.T) {
 func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
 	uiOnly := writeConfig(t, "[ui]\ntheme = \"light\"\nrefresh = \"250ms\"\n")
 	t.Setenv("RPCDASH_HEDGE_DELAY", "soon") // another section's: not read
-	u, err := loadUIConfig(uiOnly)
+	u, err := attachUIConfig(consoleFlags{config: uiOnly, configSet: true})
 	if err != nil || u.Theme != "light" || u.Refresh != 250*time.Millisecond {
 		t.Errorf("[ui] only: %+v, %v", u, err)
 	}
@@ -295,6 +346,102 @@ func TestConsoleAttach_ConfigIsReadOnlyForUI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Without --config an attached console applies and checks RPCDASH_UI_*
+// all the same (RPCDASH_UI_REFRESH=2ms started it, RPCDASH_UI_THEME was
+// not applied: an RPCDASH_ variable is never silently dropped), over the
+// [ui] of ./config.toml when there is one, as the console in process
+// reads ./config.toml, and over the shipped config's [ui] when there is
+// none.
+func TestConsoleAttach_WithoutConfigAppliesTheEnvironmentAndConfigToml(t *testing.T) {
+	attach := func(t *testing.T) (stderr string) {
+		t.Helper()
+		code, out, errb := runBounded(t, "console", "--attach", "127.0.0.1:1", "--log-file", filepath.Join(t.TempDir(), "console.log"))
+		if code != 1 || strings.Contains(out, "invalid config") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want 1, the error on stderr", code, out, errb)
+		}
+		return errb
+	}
+	uiOf := func(t *testing.T) engine.UIConfig {
+		t.Helper()
+		f, err := parseConsoleFlags([]string{"--attach", "127.0.0.1:1"}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := attachUIConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	t.Run("no ./config.toml", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		t.Setenv("RPCDASH_UI_THEME", "contrast")
+		if u := uiOf(t); u.Theme != "contrast" || u.Refresh != engine.Default().UI.Refresh {
+			t.Errorf("RPCDASH_UI_THEME=contrast: %+v", u)
+		}
+		t.Setenv("RPCDASH_UI_REFRESH", "2ms")
+		if errb := attach(t); !strings.Contains(errb, "ui.refresh (from RPCDASH_UI_REFRESH): must be between 50ms and 10s, got 2ms") {
+			t.Errorf("stderr does not name the variable:\n%s", errb)
+		}
+	})
+	t.Run("./config.toml", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		if err := os.WriteFile("config.toml", []byte("[ui]\ntheme = \"light\"\n[hedge]\nquantile = 2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("RPCDASH_HEDGE_DELAY", "soon") // another section's: not read
+		if u := uiOf(t); u.Theme != "light" {
+			t.Errorf("./config.toml's ui.theme not read: %+v", u)
+		}
+		t.Setenv("RPCDASH_UI_THEME", "contrast")
+		if u := uiOf(t); u.Theme != "contrast" {
+			t.Errorf("RPCDASH_UI_THEME=contrast over ./config.toml: %+v", u)
+		}
+		if err := os.WriteFile("config.toml", []byte("[ui]\nrefresh = \"1ms\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		errb := attach(t)
+		if !strings.Contains(errb, "invalid config (config.toml):\n  ui.refresh: must be between 50ms and 10s, got 1ms") {
+			t.Errorf("stderr does not name ./config.toml's ui.refresh:\n%s", errb)
+		}
+		if strings.Contains(errb, "hedge") {
+			t.Errorf("stderr judges another section:\n%s", errb)
+		}
+	})
+}
+
+// An endpoint URL given as a bad value is never shown (README), not even
+// redacted: the errors said `port 70000 is outside 1-65535 in
+// http://127.0.0.1:70000/REDACTED`, and a URL the parser reads wrongly
+// (no scheme) would show its key as its host. They say what is wrong.
+func TestLoadConfig_ABadEndpointURLIsNeverShown(t *testing.T) {
+	ep := func(url string) string { return "[[endpoints]]\nname = \"e\"\nurl = \"" + url + "\"\n" }
+	for url, want := range map[string]string{
+		"http://127.0.0.1:70000/SECRETKEY": "endpoints[0].url: port 70000 is outside 1-65535",
+		"ftp://127.0.0.1:17001/SECRETKEY":  `endpoints[0].url: scheme "ftp" is not http or https`,
+		"http:///SECRETKEY":                "endpoints[0].url: has no host",
+		"mainnet.infura.io/v3/SECRETKEY":   "endpoints[0].url: has no scheme: write http:// or https:// before the host",
+		"http://127.0.0.1:/SECRETKEY":      "endpoints[0].url: has an empty port",
+		"http://[::1/SECRETKEY":            "endpoints[0].url: not a URL such as https://host:port/path",
+	} {
+		_, err := loadConfig(writeConfig(t, ep(url)+"proxy = \"socks4://u:SECRETPW@127.0.0.1:1\"\n"))
+		if err == nil {
+			t.Fatalf("%s: loaded", url)
+		}
+		msg := err.Error()
+		for _, w := range []string{want, `endpoints[0].proxy: scheme "socks4" is not http, https, socks5 or socks5h`} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error lacks %q:\n%s", url, w, msg)
+			}
+		}
+		for _, shown := range []string{"SECRET", "127.0.0.1", "infura", "REDACTED"} {
+			if strings.Contains(msg, shown) {
+				t.Errorf("%s: error shows the URL (%s):\n%s", url, shown, msg)
+			}
+		}
 	}
 }
 

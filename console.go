@@ -71,19 +71,42 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	return f, nil
 }
 
-// consoleConfig is the configuration the console runs: --config, else
-// ./config.toml, else the shipped one (note says so).
+// consoleConfigFile is the config file the console reads, and its name in
+// messages: --config, else ./config.toml, else the shipped one (shipped).
+func consoleConfigFile(f consoleFlags) (path string, data []byte, shipped bool, err error) {
+	if _, statErr := os.Stat(f.config); f.configSet || statErr == nil {
+		data, err := os.ReadFile(f.config)
+		if err != nil {
+			return f.config, nil, false, fmt.Errorf("config %s: %w", f.config, err)
+		}
+		return f.config, data, false, nil
+	}
+	return "config.toml (shipped, embedded)", shippedConfig, true, nil
+}
+
+// consoleConfig is the configuration the console runs (consoleConfigFile;
+// note says when it is the shipped one).
 func consoleConfig(f consoleFlags) (cfg engine.Config, note string, err error) {
-	if f.configSet {
-		cfg, err = loadConfig(f.config)
-		return cfg, "", err
+	path, data, shipped, err := consoleConfigFile(f)
+	if err != nil {
+		return engine.Default(), "", err
 	}
-	if _, statErr := os.Stat(f.config); statErr == nil {
-		cfg, err = loadConfig(f.config)
-		return cfg, "", err
+	if shipped {
+		note = "no ./config.toml and no --config: running the shipped config (three simulated endpoints, demo load)"
 	}
-	cfg, err = loadConfigData("config.toml (shipped, embedded)", shippedConfig)
-	return cfg, "no ./config.toml and no --config: running the shipped config (three simulated endpoints, demo load)", err
+	cfg, err = loadConfigData(path, data)
+	return cfg, note, err
+}
+
+// attachUIConfig is the [ui] an attached console runs with: of the file
+// the console in process would read (consoleConfigFile), with
+// RPCDASH_UI_* applied and checked over it, --config given or not.
+func attachUIConfig(f consoleFlags) (engine.UIConfig, error) {
+	path, data, _, err := consoleConfigFile(f)
+	if err != nil {
+		return engine.Default().UI, err
+	}
+	return loadUIConfigData(path, data)
 }
 
 // cmdConsole is `rpcdash` and `rpcdash console`: the engine and its console
@@ -138,12 +161,9 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr io.Writer) error {
-	uiCfg := engine.Default().UI
-	if f.configSet {
-		var err error
-		if uiCfg, err = loadUIConfig(f.config); err != nil {
-			return err
-		}
+	uiCfg, err := attachUIConfig(f)
+	if err != nil {
+		return err
 	}
 	remote, err := ui.NewRemote(f.attach, f.token)
 	if err != nil {

@@ -43,46 +43,52 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	given := cli.Given(fs)
 	token := cli.TokenOf(fs, "admin-token")
-	switch {
-	case fs.NArg() > 0:
-		return cli.Usagef("drill: unexpected arguments %q", fs.Args())
-	case !slices.Contains(bench.DrillModes, *mode):
-		return cli.Usagef("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
-	case *format != "text" && *format != "json":
-		return cli.Usagef("drill: --format %q is not text or json", *format)
-	case *admin == "" && *target != "":
-		return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
-	case *admin != "" && *target == "" && !*noLoad:
-		return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
-	case *admin == "" && given["admin-token"]:
-		return cli.Usagef("drill: --admin-token goes with --admin; the embedded engine has no token")
-	case *admin == "" && given["allow-remote"]:
-		return cli.Usagef("drill: --allow-remote goes with --admin; the embedded engine is on this machine")
-	case *noLoad && given["target"]:
-		return cli.Usagef("drill: --target is where the drill's own reads go, which --no-load turns off")
-	case *noLoad && given["rate"]:
-		return cli.Usagef("drill: --rate paces the drill's own reads, which --no-load turns off")
-	case *noLoad && given["seed"]:
-		return cli.Usagef("drill: --seed seeds the drill's own reads, which --no-load turns off")
-	case !(*rate > 0 && *rate <= 200): // NaN included
-		return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
-	case given["latency"] && *mode != "latency":
-		return cli.Usagef("drill: --latency is the delay --mode latency adds; --mode is %s", *mode)
-	case *latency <= 0 || *latency > time.Hour:
-		return cli.Usagef("drill: --latency %s: want (0s, 1h]", *latency)
-	case *stepTimeout <= 0:
-		return cli.Usagef("drill: --step-timeout %s: want a positive duration", *stepTimeout)
-	case e.BreakerFailures < 1:
-		return cli.Usagef("drill: --breaker-failures %d: want at least 1", e.BreakerFailures)
-	case e.BreakerSuccesses < 1:
-		return cli.Usagef("drill: --breaker-successes %d: want at least 1", e.BreakerSuccesses)
-	case e.BreakerCooldown <= 0:
-		return cli.Usagef("drill: --breaker-cooldown %s: want a positive duration", e.BreakerCooldown)
-	case e.ProbeInterval <= 0:
-		return cli.Usagef("drill: --probe-interval %s: want a positive duration", e.ProbeInterval)
-	}
-	if err := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target}); err != nil {
-		return err
+	// A malformed URL and a flag missing beside it are both said (--admin
+	// 127.0.0.1 alone said only that --target was missing).
+	urlProblem := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target})
+	flagProblem := func() error {
+		switch {
+		case fs.NArg() > 0:
+			return cli.Usagef("drill: unexpected arguments %q", fs.Args())
+		case !slices.Contains(bench.DrillModes, *mode):
+			return cli.Usagef("drill: --mode %q is not one of %s", *mode, strings.Join(bench.DrillModes, ", "))
+		case *format != "text" && *format != "json":
+			return cli.Usagef("drill: --format %q is not text or json", *format)
+		case *admin == "" && *target != "":
+			return cli.Usagef("drill: --target names a running instance's JSON-RPC port; give its --admin too")
+		case *admin != "" && *target == "" && !*noLoad:
+			return cli.Usagef("drill: --admin needs --target, the instance's JSON-RPC URL, for the drill's own reads (or --no-load)")
+		case *admin == "" && given["admin-token"]:
+			return cli.Usagef("drill: --admin-token goes with --admin; the embedded engine has no token")
+		case *admin == "" && given["allow-remote"]:
+			return cli.Usagef("drill: --allow-remote goes with --admin; the embedded engine is on this machine")
+		case *noLoad && given["target"]:
+			return cli.Usagef("drill: --target is where the drill's own reads go, which --no-load turns off")
+		case *noLoad && given["rate"]:
+			return cli.Usagef("drill: --rate paces the drill's own reads, which --no-load turns off")
+		case *noLoad && given["seed"]:
+			return cli.Usagef("drill: --seed seeds the drill's own reads, which --no-load turns off")
+		case !(*rate > 0 && *rate <= 200): // NaN included
+			return cli.Usagef("drill: --rate %v: want (0, 200] reads per second", *rate)
+		case given["latency"] && *mode != "latency":
+			return cli.Usagef("drill: --latency is the delay --mode latency adds; --mode is %s", *mode)
+		case *latency <= 0 || *latency > time.Hour:
+			return cli.Usagef("drill: --latency %s: want (0s, 1h]", *latency)
+		case *stepTimeout <= 0:
+			return cli.Usagef("drill: --step-timeout %s: want a positive duration", *stepTimeout)
+		case e.BreakerFailures < 1:
+			return cli.Usagef("drill: --breaker-failures %d: want at least 1", e.BreakerFailures)
+		case e.BreakerSuccesses < 1:
+			return cli.Usagef("drill: --breaker-successes %d: want at least 1", e.BreakerSuccesses)
+		case e.BreakerCooldown <= 0:
+			return cli.Usagef("drill: --breaker-cooldown %s: want a positive duration", e.BreakerCooldown)
+		case e.ProbeInterval <= 0:
+			return cli.Usagef("drill: --probe-interval %s: want a positive duration", e.ProbeInterval)
+		}
+		return nil
+	}()
+	if err := errors.Join(urlProblem, flagProblem); err != nil {
+		return cli.Usage(err)
 	}
 	if *admin != "" {
 		for _, f := range []string{"breaker-failures", "breaker-successes", "breaker-cooldown", "probe-interval"} {

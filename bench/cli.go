@@ -127,6 +127,9 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	}
 	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target}, cli.URLFlag{Name: "--admin", Value: admin},
 		cli.URLFlag{Name: "--control-target", Value: controlTarget}); err != nil {
+		if *admin != "" && *target == "" { // what validate would say next: both are said
+			return cli.Usage(errors.Join(err, errAdminNeedsTarget))
+		}
 		return err
 	}
 	cfg := CompareConfig{Scenario: scenario, Deadline: *deadline, MaxExtra: *maxExtra, Start: start,

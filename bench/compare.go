@@ -100,6 +100,10 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 	return c, nil
 }
 
+// errAdminNeedsTarget: an instance's admin API switches its policy, but
+// the load goes to its JSON-RPC port.
+var errAdminNeedsTarget = errors.New("bench: --admin needs --target, the instance's JSON-RPC URL (its server.listen)")
+
 func (cfg CompareConfig) validate() error {
 	if err := cfg.Workload.Validate(); err != nil {
 		return err
@@ -111,7 +115,7 @@ func (cfg CompareConfig) validate() error {
 	case t.URL == "" && cfg.Start == nil:
 		return errors.New("bench: the built-in sims need an EngineStarter")
 	case t.URL == "" && t.Admin.URL != "":
-		return errors.New("bench: --admin needs --target, the instance's JSON-RPC URL (its server.listen)")
+		return errAdminNeedsTarget
 	case t.URL != "" && cfg.Workload.ControlShare > 0 && t.ControlURL == "":
 		return errors.New("bench: --control-share against --target needs --control-target, a JSON-RPC URL that does not hedge")
 	case t.Admin.URL != "" && slices.ContainsFunc(cfg.Policies, func(p Policy) bool { return p.Kind == KindDirect }):

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // BaseURL reads a command line's URL of a running rpcdash (status --admin,
@@ -23,9 +25,25 @@ func BaseURL(flag, raw string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
 		!portOK(u, bare) {
-		return "", fmt.Errorf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, ShowConfigValue(raw))
+		return "", fmt.Errorf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, showFlagURL(raw))
 	}
 	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
+}
+
+// showFlagURL is a URL flag's value as its error shows it: as an endpoint
+// URL is shown (scheme, host and port; user info, path and query
+// REDACTED), a bare host:port's path too (mainnet.infura.io/v3/KEY was
+// shown whole, having no "://" to be known for a URL by).
+func showFlagURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if strings.Contains(s, "://") {
+		return ShowConfigValue(s)
+	}
+	shown, ok := strings.CutPrefix(redact.URL("http://"+s), "http://")
+	if !ok {
+		return strconv.Quote(redact.URL(s)) // unparseable either way
+	}
+	return strconv.Quote(redact.Sanitize(shown, 80))
 }
 
 // portOK: a bare host:port needs its port; a URL's port, when it has the

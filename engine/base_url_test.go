@@ -28,13 +28,19 @@ func TestBaseURL_FullURLOrHostPort(t *testing.T) {
 	// A bare host is not a host:port (it was taken for port 80), nor is an
 	// empty or impossible port.
 	for _, raw := range []string{"", "ftp://127.0.0.1:1", "http://", "http://user:pw@127.0.0.1:1",
-		"127.0.0.1", "localhost", "[::1]", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "http://127.0.0.1:", "user:pw@127.0.0.1"} {
+		"127.0.0.1", "localhost", "[::1]", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "http://127.0.0.1:", "user:pw@127.0.0.1",
+		"mainnet.infura.io/v3/pwKEY", "127.0.0.1/pwKEY?pwq=1", "[::1/pwKEY"} {
 		_, err := engine.BaseURL("--admin", raw)
 		if err == nil || !strings.HasPrefix(err.Error(), "--admin: ") {
 			t.Errorf("BaseURL(%q): %v, want an error naming --admin", raw, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {
-			t.Errorf("BaseURL(%q) shows the password: %v", raw, err)
+			t.Errorf("BaseURL(%q) shows the password or key: %v", raw, err)
 		}
+	}
+	// A bare value is shown as a URL is: its host, its path REDACTED (it
+	// was shown whole, having no "://").
+	if _, err := engine.BaseURL("--admin", "mainnet.infura.io/v3/pwKEY"); err == nil || !strings.Contains(err.Error(), `"mainnet.infura.io/REDACTED"`) {
+		t.Errorf("bare host with a path: %v", err)
 	}
 }

@@ -82,12 +82,27 @@ func (s ServerConfig) AllowedHosts() []string {
 type ChainConfig struct {
 	Kind       string `mapstructure:"kind"`
 	MaxHeadLag int64  `mapstructure:"max_head_lag"`
-	// Pin is the finality level given to reads that name none ("" = off).
+	// Pin is the finality level given to reads that name none ("" or
+	// pinOff: none); PinLevel is the one in force.
 	Pin string `mapstructure:"pin"`
 	// ChainID (EVM) and GenesisHash (Solana) name the chain the pool must be
 	// on; unset, the majority of the endpoints' first answers decides.
 	ChainID     uint64 `mapstructure:"chain_id"`
 	GenesisHash string `mapstructure:"genesis_hash"`
+}
+
+// pinOff is chain.pin's default written out: no pinning, as unset.
+const pinOff = "off"
+
+// pinLevels are the finality levels chain.pin takes, by chain.kind.
+var pinLevels = map[string][]string{"evm": {"finalized", "safe"}, "solana": {"finalized", "confirmed"}}
+
+// PinLevel is the finality level reads are pinned to, "" for none.
+func (c ChainConfig) PinLevel() string {
+	if c.Pin == pinOff {
+		return ""
+	}
+	return c.Pin
 }
 
 type EndpointConfig struct {

@@ -174,3 +174,24 @@ func TestConfig_ListenAndAdminPortsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// chain.pin takes "off", the default the README documents (it was refused:
+// `"off" is not a finality level`), and a bad level is refused with the
+// levels chain.kind takes.
+func TestConfig_PinTakesOffAndNamesTheLevelsOfTheChain(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	c.Chain.Pin = "off"
+	if err := c.Validate(); err != nil {
+		t.Fatalf("chain.pin = \"off\": %v", err)
+	}
+	for _, tc := range []struct{ kind, pin, want string }{
+		{"evm", "confirmed", `chain.pin: "confirmed" is not a finality level for chain.kind "evm": it takes "finalized", "safe" or "off"`},
+		{"solana", "safe", `chain.pin: "safe" is not a finality level for chain.kind "solana": it takes "finalized", "confirmed" or "off"`},
+	} {
+		c.Chain.Kind, c.Chain.Pin = tc.kind, tc.pin
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s pin %q: %v, want %q", tc.kind, tc.pin, err, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -183,13 +184,33 @@ func (c ChainConfig) validate(p *problems) {
 	if c.MaxHeadLag < 0 {
 		p.add("chain.max_head_lag", "must not be negative, got %d", c.MaxHeadLag)
 	}
-	switch {
-	case c.Pin == "":
-	case c.Kind == "evm" && (c.Pin == "finalized" || c.Pin == "safe"):
-	case c.Kind == "solana" && (c.Pin == "finalized" || c.Pin == "confirmed"):
-	default:
-		p.add("chain.pin", "%s is not a finality level for chain.kind %s", ShowConfigValue(c.Pin), ShowConfigValue(c.Kind))
+	c.validatePin(p)
+}
+
+// validatePin judges chain.pin by the levels of chain.kind; under an
+// unknown kind (reported as such), by those of every kind.
+func (c ChainConfig) validatePin(p *problems) {
+	levels, known := pinLevels[c.Kind]
+	if !known {
+		for _, kind := range slices.Sorted(maps.Keys(pinLevels)) {
+			levels = append(levels, pinLevels[kind]...)
+		}
+		levels = slices.Compact(slices.Sorted(slices.Values(levels)))
 	}
+	if c.PinLevel() == "" || slices.Contains(levels, c.Pin) {
+		return
+	}
+	quoted := make([]string, len(levels))
+	for i, l := range levels {
+		quoted[i] = strconv.Quote(l)
+	}
+	if !known {
+		p.add("chain.pin", "%s is not a finality level of any chain.kind: it takes %s or %q (no pinning, the default)",
+			ShowConfigValue(c.Pin), strings.Join(quoted, ", "), pinOff)
+		return
+	}
+	p.add("chain.pin", "%s is not a finality level for chain.kind %s: it takes %s or %q (no pinning, the default)",
+		ShowConfigValue(c.Pin), ShowConfigValue(c.Kind), strings.Join(quoted, ", "), pinOff)
 }
 
 func validateEndpoints(eps []EndpointConfig, p *problems) {
@@ -353,7 +374,12 @@ func (d DemoConfig) validate(p *problems, kind string, methods MethodsConfig) {
 	if !d.Enabled {
 		return // the mix is read only when the demo starts
 	}
-	if _, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods))); err != nil {
+	_, err := parseDemoMix(d.Mix, kind, jsonrpc.NewMethodTable(kind, jsonrpc.MethodLists(methods)))
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() { // each bad item on its own line
+			p.add("demo.mix", "%v", e)
+		}
+	} else if err != nil {
 		p.add("demo.mix", "%v", err)
 	}
 }
@@ -388,47 +414,54 @@ func (m MethodsConfig) validate(p *problems, kind string) {
 }
 
 // validateProxy checks an [[endpoints]] proxy: "", "env", or a proxy URL.
+// A bad one is never shown: a proxy URL may carry a password.
 func validateProxy(raw string) error {
 	if raw == "" || raw == ProxyFromEnv {
 		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
-		return fmt.Errorf("must be %q or a proxy URL such as http://proxy:3128, got %s", ProxyFromEnv, redact.URL(raw))
+		return fmt.Errorf("must be %q or a proxy URL such as http://proxy:3128", ProxyFromEnv)
 	}
 	switch u.Scheme {
 	case "http", "https", "socks5", "socks5h":
 		return nil
 	}
-	return fmt.Errorf("scheme must be http, https, socks5 or socks5h: %s", redact.URL(raw))
+	return fmt.Errorf("scheme %q is not http, https, socks5 or socks5h", u.Scheme)
 }
 
+// validateEndpointURL checks an [[endpoints]] url. Its errors never show
+// the URL, whole or redacted (README): a malformed one may hold its key
+// where a redaction would take it for the host. The scheme and port the
+// parser found are shown, as what was wrong.
 func validateEndpointURL(raw string) error {
 	if raw == "" {
-		return fmt.Errorf("required")
+		return errors.New("required")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("not a URL: %s", redact.URL(raw))
+		return errors.New("not a URL such as https://host:port/path") // url.Parse's error quotes the URL
 	}
 	switch u.Scheme {
 	case "http", "https":
 		if u.Hostname() == "" {
-			return fmt.Errorf("no host in %s", redact.URL(raw))
+			return errors.New("has no host")
 		}
 		if port := u.Port(); port != "" {
 			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return fmt.Errorf("port %s is outside 1-65535 in %s", port, redact.URL(raw))
+				return fmt.Errorf("port %s is outside 1-65535", port)
 			}
 		} else if strings.HasSuffix(u.Host, ":") {
-			return fmt.Errorf("empty port in %s", redact.URL(raw))
+			return errors.New("has an empty port")
 		}
 	case "sim":
 		// sim://NAME is started in-process by main.go and rewritten to
 		// http before the engine sees it.
-		return fmt.Errorf("sim:// URLs must be started by the command line before the engine starts: %s", redact.URL(raw))
+		return errors.New("sim:// URLs must be started by the command line before the engine starts")
+	case "":
+		return errors.New("has no scheme: write http:// or https:// before the host")
 	default:
-		return fmt.Errorf("scheme must be http or https: %s", redact.URL(raw))
+		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -54,31 +55,46 @@ type demoMethod struct {
 }
 
 // parseDemoMix reads demo.mix ("method" or "method:weight"); an empty mix is
-// the default one of the chain's kind. Every method must be a read.
+// the default one of the chain's kind. Every method must be a read. The
+// error names every bad item (errors.Join), not only the first.
 func parseDemoMix(mix []string, kind string, table *jsonrpc.MethodTable) ([]demoMethod, error) {
 	if len(mix) == 0 {
 		return defaultMix(kind, table)
 	}
 	out := make([]demoMethod, 0, len(mix))
+	var errs []error
 	for _, item := range mix {
-		name, w, hasW := strings.Cut(strings.TrimSpace(item), ":")
-		m := demoMethod{Method: strings.TrimSpace(name), Weight: 1}
-		if m.Method == "" {
-			return nil, fmt.Errorf("%s: no method name", ShowConfigValue(item))
-		}
-		if hasW {
-			v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
-			if err != nil || v <= 0 {
-				return nil, fmt.Errorf("%s: the weight after ':' must be a positive number", ShowConfigValue(item))
-			}
-			m.Weight = v
-		}
-		if c := table.Class(m.Method); c != jsonrpc.ClassRead {
-			return nil, fmt.Errorf("%s: the demo sends reads only; %s is a %s", ShowConfigValue(item), ShowConfigValue(m.Method), c)
+		m, err := parseDemoItem(item, table)
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, m)
 	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	return out, nil
+}
+
+// parseDemoItem reads one item of demo.mix.
+func parseDemoItem(item string, table *jsonrpc.MethodTable) (demoMethod, error) {
+	name, w, hasW := strings.Cut(strings.TrimSpace(item), ":")
+	m := demoMethod{Method: strings.TrimSpace(name), Weight: 1}
+	if m.Method == "" {
+		return m, fmt.Errorf("%s: no method name", ShowConfigValue(item))
+	}
+	if hasW {
+		v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+		if err != nil || v <= 0 {
+			return m, fmt.Errorf("%s: the weight after ':' must be a positive number", ShowConfigValue(item))
+		}
+		m.Weight = v
+	}
+	if c := table.Class(m.Method); c != jsonrpc.ClassRead {
+		return m, fmt.Errorf("%s: the demo sends reads only; %s is a %s", ShowConfigValue(item), ShowConfigValue(m.Method), c)
+	}
+	return m, nil
 }
 
 // defaultMix is the default mix of chain.kind without the methods [methods]

@@ -76,6 +76,16 @@ func TestHeads_BlockNumberNeverGoesBackwards(t *testing.T) {
 	t.Logf("lagging endpoint answered %d of 1000 eth_blockNumber calls", lagging)
 }
 
+// chain.pin = "off" pins nothing, as unset: a read without a tag goes
+// upstream as the client sent it.
+func TestPin_OffSendsReadsAsGiven(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Chain.Pin = "off" }, sim.Config{})
+	mustOK(t, h.call(1, "eth_getBalance", addr))
+	if got := h.sims[0].Requests("eth_getBalance"); len(got) != 1 || strings.Contains(string(got[0]), "off") || strings.Contains(string(got[0]), "finalized") {
+		t.Fatalf("params seen upstream: %s", got)
+	}
+}
+
 func TestPin_FinalizedAddedOnlyWhereNoTagWasGiven(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Chain.Pin = "finalized" }, sim.Config{})
 	mustOK(t, h.call(1, "eth_getBalance", addr))

@@ -100,6 +100,10 @@ var (
 	descEpWon     = prometheus.NewDesc("rpcdash_endpoint_hedges_won_total", "Hedges the endpoint won.", []string{"endpoint"}, nil)
 )
 
+// latencyQuantiles label rpcdash_endpoint_latency_seconds and _lower_bound:
+// every percentile of the status's latency.
+var latencyQuantiles = [...]string{PctP50: "0.5", PctP90: "0.9", PctP95: "0.95", PctP99: "0.99", PctP999: "0.999"}
+
 type stateCollector struct{ e *Engine }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -131,7 +135,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descInflight, float64(ep.InFlight), ep.Name)
 		gauge(descHead, float64(ep.Head), ep.Name)
 		gauge(descLag, float64(ep.Lag), ep.Name)
-		for i, label := range [...]string{PctP50: "0.5", PctP90: "0.9", PctP95: "0.95", PctP99: "0.99"} {
+		for i, label := range latencyQuantiles {
 			gauge(descLatency, ep.Latency.Percentile(i).Seconds(), ep.Name, label)
 			gauge(descLatBound, b2f(ep.Latency.LowerBound(i)), ep.Name, label)
 		}

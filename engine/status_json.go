@@ -10,9 +10,13 @@ import (
 // The wire shape of GET /v1/status (and of the endpoint a control call
 // returns, and of PUT /v1/hedge's answer). The Snapshot is Go values; this
 // file alone decides how they read as JSON: durations in milliseconds as
-// numbers ("p99_ms") or as Go duration strings ("cooldown": "10s"), absent
-// instants left out. Existing names and units are a contract that scripts
-// and tests read: add fields, never rename or retype one. The console's
+// numbers ("p99_ms") or as Go duration strings ("cooldown": "10s"). Every
+// field is present whatever its value (0, "", [] or {} when there is
+// nothing to count), except the few the README says are absent when there
+// is none (omitempty): an instant that has not come, a state not in force,
+// a method's hedging fields for a method never hedged. Existing names and
+// units are a contract that scripts and tests read: add fields, never
+// rename or retype one. The console's
 // attach mode reads the same JSON back into a Snapshot (UnmarshalJSON), so
 // every Snapshot field must have a place here; TestStatusJSON_RoundTrips
 // fails when one is missing.
@@ -29,18 +33,18 @@ type statusWire struct {
 	MaxLag     int64                 `json:"max_head_lag"`
 	Endpoints  []endpointWire        `json:"endpoints"`
 	Hedge      hedgeWire             `json:"hedge"`
-	Totals     accountWire           `json:"totals"`
+	Totals     requestAccountWire    `json:"totals"`
 	Methods    map[string]methodWire `json:"methods"`
 	Client     clientWire            `json:"client"`
-	Warnings   []string              `json:"warnings,omitempty"` // the texts, as before
-	Details    []warningWire         `json:"warning_details,omitempty"`
+	Warnings   []string              `json:"warnings"` // the texts, as before
+	Details    []warningWire         `json:"warning_details"`
 	Demo       demoWire              `json:"demo"`
 	Settings   settingsWire          `json:"settings"`
 	Panic      bool                  `json:"panic"`
-	PanicWhy   string                `json:"panic_reason,omitempty"`
+	PanicWhy   string                `json:"panic_reason"`
 	PanicWorst string                `json:"panic_worst,omitempty"`
 	Standby    bool                  `json:"standby_active"`
-	StandbyWhy string                `json:"standby_reason,omitempty"`
+	StandbyWhy string                `json:"standby_reason"`
 	Slowdown   *slowdownWire         `json:"slowdown,omitempty"`
 	Mirrors    int64                 `json:"mirrors_in_flight"`
 	Affinity   *writeAffinityWire    `json:"write_affinity,omitempty"`
@@ -93,9 +97,9 @@ type endpointWire struct {
 	Name         string                  `json:"name"`
 	URL          string                  `json:"url"`
 	Proxy        string                  `json:"proxy,omitempty"`
-	Provider     string                  `json:"provider,omitempty"`
-	Region       string                  `json:"region,omitempty"`
-	Domain       string                  `json:"domain,omitempty"`
+	Provider     string                  `json:"provider"`
+	Region       string                  `json:"region"`
+	Domain       string                  `json:"domain"`
 	Role         string                  `json:"role"`
 	Share        float64                 `json:"share"`
 	Shadow       *shadowWire             `json:"shadow,omitempty"`
@@ -114,12 +118,12 @@ type endpointWire struct {
 	Lag          int64                   `json:"lag"`
 	LagExcluded  bool                    `json:"lag_excluded"`
 	LagInSync    int64                   `json:"lag_in_sync"`
-	Exclusions   []string                `json:"exclusions,omitempty"`
-	LastError    string                  `json:"last_error,omitempty"`
+	Exclusions   []string                `json:"exclusions"`
+	LastError    string                  `json:"last_error"`
 	LastErrorAt  *time.Time              `json:"last_error_at,omitempty"`
-	Errors       []errorWire             `json:"errors,omitempty"`
+	Errors       []errorWire             `json:"errors"`
 	Accounting   accountWire             `json:"accounting"`
-	Methods      map[string]epMethodWire `json:"methods,omitempty"`
+	Methods      map[string]epMethodWire `json:"methods"`
 	Independence *IndependenceInfo       `json:"independence,omitempty"`
 	Score        scoreWire               `json:"score"`
 	Series       []seriesWire            `json:"series"`
@@ -140,7 +144,7 @@ type breakerWire struct {
 
 type latencyWire struct {
 	Count    int64   `json:"count"`
-	Censored int64   `json:"censored,omitempty"`
+	Censored int64   `json:"censored"`
 	P50      float64 `json:"p50_ms"`
 	P90      float64 `json:"p90_ms"`
 	P95      float64 `json:"p95_ms"`
@@ -209,8 +213,9 @@ type slowdownWire struct {
 	Excused int64     `json:"excused"`
 }
 
+// accountWire is the attempts' side of the accounting: an endpoint's, and
+// part of a method's or the totals' (requestAccountWire).
 type accountWire struct {
-	Requests      int64   `json:"requests,omitempty"`
 	Primary       int64   `json:"primary"`
 	Hedge         int64   `json:"hedge"`
 	Failover      int64   `json:"failover"`
@@ -220,22 +225,32 @@ type accountWire struct {
 	Losers        int64   `json:"cancelled_losers"`
 	LoserTime     string  `json:"loser_upstream_time"`
 	LoserSeconds  float64 `json:"loser_upstream_seconds"`
-	MeanRelease   string  `json:"mean_cancel_to_release,omitempty"`
+	MeanRelease   string  `json:"mean_cancel_to_release"`
 	ExtraCost     float64 `json:"extra_cost_units"`
-	ClientErrors  int64   `json:"client_errors,omitempty"`
 	FireRate      float64 `json:"fire_rate"`
 	WinRate       float64 `json:"win_rate"`
 	Amplification float64 `json:"amplification"`
 }
 
-type methodWire struct {
+// requestAccountWire is a method's or the totals' accounting: the
+// client requests and the errors rpcdash answered them with, beside their
+// attempts (an endpoint has attempts only).
+type requestAccountWire struct {
+	Requests int64 `json:"requests"`
 	accountWire
-	HedgeDelay     string     `json:"hedge_delay,omitempty"`
-	HedgeDelaySrc  string     `json:"hedge_delay_source,omitempty"`
-	HedgeDelayMS   float64    `json:"hedge_delay_ms,omitempty"`
+	ClientErrors int64 `json:"client_errors"`
+}
+
+type methodWire struct {
+	requestAccountWire
+	// The hedging fields are nil for a method never hedged (absent), and
+	// present whatever their value for one that is: a delay of 0s is 0.
+	HedgeDelay     *string    `json:"hedge_delay,omitempty"`
+	HedgeDelaySrc  *string    `json:"hedge_delay_source,omitempty"`
+	HedgeDelayMS   *float64   `json:"hedge_delay_ms,omitempty"`
 	HedgeEnabled   *bool      `json:"hedge_enabled,omitempty"`
-	OutstandingNow int64      `json:"outstanding_hedges,omitempty"`
-	OutstandingMax int64      `json:"outstanding_hedges_peak,omitempty"`
+	OutstandingNow *int64     `json:"outstanding_hedges,omitempty"`
+	OutstandingMax *int64     `json:"outstanding_hedges_peak,omitempty"`
 	Class          string     `json:"class"`
 	Hedgeable      bool       `json:"hedgeable"`
 	Weight         float64    `json:"weight"`
@@ -264,7 +279,7 @@ type hedgeWire struct {
 	BudgetTokens float64 `json:"budget_tokens"`
 	BudgetCap    float64 `json:"budget_cap"`
 	Paused       bool    `json:"paused"`
-	PauseReason  string  `json:"pause_reason,omitempty"`
+	PauseReason  string  `json:"pause_reason"`
 	// BatchDelayMS: upstream batches' learnt delay, 0 until
 	// hedge.min_samples of their round trips are known.
 	BatchDelayMS    float64 `json:"batch_delay_ms"`
@@ -273,17 +288,17 @@ type hedgeWire struct {
 
 type faultWire struct {
 	Mode       FaultMode  `json:"mode"`
-	Rate       float64    `json:"rate,omitempty"`
-	Latency    Duration   `json:"latency,omitempty"`
-	Duration   Duration   `json:"duration,omitempty"`
-	RetryAfter Duration   `json:"retry_after,omitempty"`
+	Rate       float64    `json:"rate"`
+	Latency    Duration   `json:"latency"`
+	Duration   Duration   `json:"duration"`
+	RetryAfter Duration   `json:"retry_after"`
 	Since      time.Time  `json:"since"`
 	Expires    *time.Time `json:"expires,omitempty"`
 }
 
 type scoreWire struct {
 	LatencyMS     float64 `json:"latency_ms"`
-	LatencySource string  `json:"latency_source,omitempty"`
+	LatencySource string  `json:"latency_source"`
 	FailureRate   float64 `json:"failure_rate"`
 	Attempts      int64   `json:"attempts"`
 	MinAttempts   int64   `json:"min_attempts"`
@@ -383,10 +398,10 @@ func (h *HedgeStatus) UnmarshalJSON(b []byte) error {
 func (s Snapshot) wire() statusWire {
 	w := statusWire{Time: s.Time, Started: s.Started, Chain: s.Chain, InFlight: s.InFlight, Routable: s.Routable, LastResort: s.LastResort,
 		MaxHead: s.MaxHead, HeadPace: s.HeadPace, MaxLag: s.MaxLag, Endpoints: make([]endpointWire, 0, len(s.Endpoints)),
-		Hedge: s.Hedge.wire(), Totals: accountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
+		Hedge: s.Hedge.wire(), Totals: requestAccountOut(s.Totals), Methods: make(map[string]methodWire, len(s.Methods)),
 		Client: clientOut(s.Client), Demo: demoWire{Enabled: s.Demo.Enabled, Rate: s.Demo.Rate}, Settings: s.Settings.wire(),
 		Panic: s.Panic, PanicWhy: s.PanicReason, PanicWorst: s.PanicWorst, Standby: s.StandbyActive, StandbyWhy: s.StandbyReason,
-		Mirrors: s.MirrorsInFlight}
+		Mirrors: s.MirrorsInFlight, Warnings: []string{}, Details: []warningWire{}}
 	if d := s.Slowdown; d != nil {
 		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
 	}
@@ -412,7 +427,7 @@ func (s Snapshot) wire() statusWire {
 
 func (w statusWire) snapshot() Snapshot {
 	s := Snapshot{Time: w.Time, Started: w.Started, Chain: w.Chain, InFlight: w.InFlight, Routable: w.Routable, LastResort: w.LastResort,
-		MaxHead: w.MaxHead, HeadPace: w.HeadPace, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: accountIn(w.Totals),
+		MaxHead: w.MaxHead, HeadPace: w.HeadPace, MaxLag: w.MaxLag, Hedge: w.Hedge.status(), Totals: requestAccountIn(w.Totals),
 		Methods: make(map[string]MethodStatus, len(w.Methods)), Client: clientIn(w.Client),
 		Demo: DemoStatus{Enabled: w.Demo.Enabled, Rate: w.Demo.Rate}, Settings: w.Settings.settings(),
 		Panic: w.Panic, PanicReason: w.PanicWhy, PanicWorst: w.PanicWorst, StandbyActive: w.Standby, StandbyReason: w.StandbyWhy,

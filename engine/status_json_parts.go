@@ -14,10 +14,11 @@ func (es EndpointSnapshot) wire() endpointWire {
 	w := endpointWire{Name: es.Name, URL: es.URL, Proxy: es.Proxy, Provider: es.Provider, Region: es.Region, Domain: es.Domain, Role: es.Role,
 		Routable: es.Routable, Drained: es.Drained, Refusing: es.Refusing, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, Lag: es.Lag,
-		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: es.Exclusions, LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
+		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: nonNil(es.Exclusions), LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
 		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
 		Series: make([]seriesWire, 0, len(es.Series)), Share: es.Share, Shadow: shadowOut(es.Shadow),
-		BatchPaceMS: ms(es.BatchPace), BatchTrips: es.BatchRoundTrips}
+		BatchPaceMS: ms(es.BatchPace), BatchTrips: es.BatchRoundTrips,
+		Errors: make([]errorWire, 0, len(es.Errors)), Methods: make(map[string]epMethodWire, len(es.Methods))}
 	if f := es.Fault; f != nil {
 		w.Fault = &faultWire{Mode: f.Mode, Rate: f.Rate, Latency: Duration(f.Latency), Duration: Duration(f.Duration),
 			RetryAfter: Duration(f.RetryAfter), Since: f.Since, Expires: timePtr(f.Expires)}
@@ -25,14 +26,11 @@ func (es EndpointSnapshot) wire() endpointWire {
 	for _, e := range es.Errors {
 		w.Errors = append(w.Errors, errorWire(e))
 	}
-	if len(es.Methods) > 0 {
-		w.Methods = make(map[string]epMethodWire, len(es.Methods))
-		for m, st := range es.Methods {
-			w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
-				AttemptTimeoutMS: ms(st.AttemptTimeout), AttemptTimeoutSource: st.AttemptTimeoutSource,
-				Overdue: st.Overdue, LateAnswers: st.LateAnswers, BackoffUntil: timePtr(st.BackoffUntil),
-				CannotServeUntil: timePtr(st.CannotServeUntil), Score: scoreOut(st.Score)}
-		}
+	for m, st := range es.Methods {
+		w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
+			AttemptTimeoutMS: ms(st.AttemptTimeout), AttemptTimeoutSource: st.AttemptTimeoutSource,
+			Overdue: st.Overdue, LateAnswers: st.LateAnswers, BackoffUntil: timePtr(st.BackoffUntil),
+			CannotServeUntil: timePtr(st.CannotServeUntil), Score: scoreOut(st.Score)}
 	}
 	for _, p := range es.Series {
 		w.Series = append(w.Series, seriesWire{Start: p.Start, Requests: p.Requests, Failures: p.Failures,
@@ -45,9 +43,12 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Proxy: w.Proxy, Provider: w.Provider, Region: w.Region, Domain: w.Domain, Role: w.Role,
 		Routable: w.Routable, Drained: w.Drained, Refusing: w.Refusing, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, Lag: w.Lag,
-		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, Exclusions: w.Exclusions, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
+		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
 		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score),
 		Share: w.Share, Shadow: w.Shadow.snapshot(), BatchPace: fromMS(w.BatchPaceMS), BatchRoundTrips: w.BatchTrips}
+	if len(w.Exclusions) > 0 {
+		es.Exclusions = w.Exclusions
+	}
 	if f := w.Fault; f != nil {
 		es.Fault = &FaultInfo{Mode: f.Mode, Rate: f.Rate, Latency: f.Latency.D(), Duration: f.Duration.D(),
 			RetryAfter: f.RetryAfter.D(), Since: f.Since, Expires: timeOf(f.Expires)}
@@ -113,47 +114,72 @@ func latencyIn(w latencyWire) LatencyStats {
 	return l
 }
 
+// accountOut is the attempts' side of an accounting: the whole of an
+// endpoint's (AccountSnapshot's Requests and ClientErrors are 0 for one).
 func accountOut(a AccountSnapshot) accountWire {
-	w := accountWire{Requests: a.Requests, Primary: a.Primary, Hedge: a.Hedge, Failover: a.Failover, Failures: a.Failures,
+	return accountWire{Primary: a.Primary, Hedge: a.Hedge, Failover: a.Failover, Failures: a.Failures,
 		HedgesFired: a.HedgesFired, HedgesWon: a.HedgesWon, Losers: a.Losers, LoserTime: a.LoserTime.String(),
-		LoserSeconds: a.LoserTime.Seconds(), ExtraCost: a.ExtraCost, ClientErrors: a.ClientErrors,
+		LoserSeconds: a.LoserTime.Seconds(), MeanRelease: a.MeanRelease.String(), ExtraCost: a.ExtraCost,
 		FireRate: a.FireRate, WinRate: a.WinRate, Amplification: a.Amplification}
-	if a.MeanRelease > 0 {
-		w.MeanRelease = a.MeanRelease.String()
-	}
-	return w
 }
 
 func accountIn(w accountWire) AccountSnapshot {
-	a := AccountSnapshot{Requests: w.Requests, Primary: w.Primary, Hedge: w.Hedge, Failover: w.Failover, Failures: w.Failures,
+	a := AccountSnapshot{Primary: w.Primary, Hedge: w.Hedge, Failover: w.Failover, Failures: w.Failures,
 		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Losers: w.Losers, ExtraCost: w.ExtraCost,
-		ClientErrors: w.ClientErrors, FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
+		FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
 	a.LoserTime, _ = time.ParseDuration(w.LoserTime)
-	if w.MeanRelease != "" {
-		a.MeanRelease, _ = time.ParseDuration(w.MeanRelease)
-	}
+	a.MeanRelease, _ = time.ParseDuration(w.MeanRelease) // "" from an engine that left 0 out
+	return a
+}
+
+func requestAccountOut(a AccountSnapshot) requestAccountWire {
+	return requestAccountWire{Requests: a.Requests, accountWire: accountOut(a), ClientErrors: a.ClientErrors}
+}
+
+func requestAccountIn(w requestAccountWire) AccountSnapshot {
+	a := accountIn(w.accountWire)
+	a.Requests, a.ClientErrors = w.Requests, w.ClientErrors
 	return a
 }
 
 func methodOut(m MethodStatus) methodWire {
-	w := methodWire{accountWire: accountOut(m.AccountSnapshot), Class: m.Class.String(), Hedgeable: m.Hedgeable,
+	w := methodWire{requestAccountWire: requestAccountOut(m.AccountSnapshot), Class: m.Class.String(), Hedgeable: m.Hedgeable,
 		Weight: m.Weight, RequestTimeout: ms(m.RequestTimeout), Client: clientOut(m.Client)}
-	if h := m.Hedge; h != nil {
-		enabled := h.Enabled
-		w.HedgeDelay, w.HedgeDelaySrc, w.HedgeDelayMS, w.HedgeEnabled = h.Delay.String(), h.DelaySource, ms(h.Delay), &enabled
-		w.OutstandingNow, w.OutstandingMax = h.Outstanding, h.OutstandingPeak
+	if m.Hedge != nil {
+		h := *m.Hedge // a copy, which the wire's pointers point into
+		delay, delayMS := h.Delay.String(), ms(h.Delay)
+		w.HedgeDelay, w.HedgeDelaySrc, w.HedgeDelayMS, w.HedgeEnabled = &delay, &h.DelaySource, &delayMS, &h.Enabled
+		w.OutstandingNow, w.OutstandingMax = &h.Outstanding, &h.OutstandingPeak
 	}
 	return w
 }
 
 func methodIn(w methodWire) MethodStatus {
-	m := MethodStatus{AccountSnapshot: accountIn(w.accountWire), Class: parseClass(w.Class), Hedgeable: w.Hedgeable,
+	m := MethodStatus{AccountSnapshot: requestAccountIn(w.requestAccountWire), Class: parseClass(w.Class), Hedgeable: w.Hedgeable,
 		Weight: w.Weight, RequestTimeout: fromMS(w.RequestTimeout), Client: clientIn(w.Client)}
 	if w.HedgeEnabled != nil {
-		m.Hedge = &MethodHedge{Enabled: *w.HedgeEnabled, Delay: fromMS(w.HedgeDelayMS), DelaySource: w.HedgeDelaySrc,
-			Outstanding: w.OutstandingNow, OutstandingPeak: w.OutstandingMax}
+		m.Hedge = &MethodHedge{Enabled: *w.HedgeEnabled, Delay: fromMS(deref(w.HedgeDelayMS)), DelaySource: deref(w.HedgeDelaySrc),
+			Outstanding: deref(w.OutstandingNow), OutstandingPeak: deref(w.OutstandingMax)}
 	}
 	return m
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// nonNil is l, or an empty list for nil: the wire shows [] rather than
+// null.
+func nonNil[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
 }
 
 func parseClass(s string) jsonrpc.Class {

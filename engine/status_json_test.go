@@ -117,6 +117,12 @@ func TestStatusJSON_RoundTrips(t *testing.T) {
 	for i := range 20 {
 		var want engine.Snapshot
 		fill(reflect.ValueOf(&want).Elem(), r, 0)
+		for j := range want.Endpoints {
+			// An endpoint has attempts, no client requests of its own
+			// (AccountSnapshot: 0 for an endpoint): the wire has no place
+			// for them.
+			want.Endpoints[j].Accounting.Requests, want.Endpoints[j].Accounting.ClientErrors = 0, 0
+		}
 		var got engine.Snapshot
 		if err := json.Unmarshal(mustJSON(t, want), &got); err != nil {
 			t.Fatal(err)
@@ -238,5 +244,80 @@ func TestStatus_ServesTheSnapshotShape(t *testing.T) {
 		if got[p] == "" {
 			t.Errorf("/v1/status lacks %s", p)
 		}
+	}
+}
+
+// A documented field of the status is there when its value is 0 (it
+// vanished: hedge_delay_ms with delay "0s", totals.client_errors,
+// latency.censored, accounting.mean_cancel_to_release were omitempty),
+// and only the fields the README says are absent when none are left out.
+func TestStatusJSON_DocumentedFieldsArePresentAtZero(t *testing.T) {
+	s := engine.Snapshot{Chain: "evm", Endpoints: []engine.EndpointSnapshot{{Name: "a", URL: "http://x", Role: engine.RolePrimary}},
+		Methods: map[string]engine.MethodStatus{
+			"eth_call":               {Hedgeable: true, Hedge: &engine.MethodHedge{Enabled: true, DelaySource: "fixed"}},
+			"eth_sendRawTransaction": {Class: jsonrpc.ClassWrite}}}
+	var doc map[string]any
+	if err := json.Unmarshal(mustJSON(t, s), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	paths("", doc, got)
+	for _, p := range []string{"totals.requests", "totals.client_errors", "totals.mean_cancel_to_release",
+		"endpoints[].latency.censored", "endpoints[].accounting.mean_cancel_to_release", "endpoints[].provider",
+		"endpoints[].region", "endpoints[].domain", "endpoints[].exclusions", "endpoints[].last_error", "endpoints[].errors",
+		"endpoints[].methods", "endpoints[].score.latency_source", "hedge.pause_reason", "panic_reason", "standby_reason",
+		"warnings", "warning_details"} {
+		if got[p] == "" {
+			t.Errorf("%s is missing at 0", p)
+		}
+	}
+	for _, p := range []string{"panic_worst", "slowdown", "write_affinity", "endpoints[].proxy", "endpoints[].shadow",
+		"endpoints[].fault", "endpoints[].backoff_until", "endpoints[].breaker.opened_at", "endpoints[].breaker.next_trial_at",
+		"endpoints[].last_error_at", "endpoints[].independence", "endpoints[].latency.lower_bounds",
+		"endpoints[].accounting.requests", "endpoints[].accounting.client_errors"} {
+		if got[p] != "" {
+			t.Errorf("%s is shown (%s), the README says absent when none", p, got[p])
+		}
+	}
+	hedgeFields := []string{"hedge_delay", "hedge_delay_ms", "hedge_delay_source", "hedge_enabled", "outstanding_hedges", "outstanding_hedges_peak"}
+	methods := doc["methods"].(map[string]any)
+	for _, f := range hedgeFields {
+		if v, ok := methods["eth_call"].(map[string]any)[f]; !ok || v == nil {
+			t.Errorf("methods.eth_call.%s is missing at 0 (delay 0s)", f)
+		}
+		if _, ok := methods["eth_sendRawTransaction"].(map[string]any)[f]; ok {
+			t.Errorf("methods.eth_sendRawTransaction.%s is shown for a method never hedged", f)
+		}
+	}
+	if ms := methods["eth_call"].(map[string]any)["hedge_delay_ms"]; ms != 0.0 {
+		t.Errorf("hedge_delay_ms %v, want 0", ms)
+	}
+	var back engine.Snapshot
+	if err := json.Unmarshal(mustJSON(t, s), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Methods["eth_sendRawTransaction"].Hedge != nil || back.Methods["eth_call"].Hedge == nil {
+		t.Errorf("read back, a write has hedging %v, eth_call %v", back.Methods["eth_sendRawTransaction"].Hedge, back.Methods["eth_call"].Hedge)
+	}
+}
+
+// Through the real port: `[hedge] delay = "0s"` shows as hedge_delay_ms 0,
+// and a pool with no client error yet as totals.client_errors 0.
+func TestStatus_ZeroDelayAndNoClientErrorAreShown(t *testing.T) {
+	h := newHarness(t, hedgeOn("0s"), sim.Config{})
+	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
+	_, b := h.adminDo("GET", "/v1/status", "")
+	var st struct {
+		Totals  map[string]any            `json:"totals"`
+		Methods map[string]map[string]any `json:"methods"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := st.Methods["eth_getBalance"]["hedge_delay_ms"]; !ok || v != 0.0 {
+		t.Errorf("methods.eth_getBalance.hedge_delay_ms %v (present %v), want 0: %s", v, ok, b)
+	}
+	if v, ok := st.Totals["client_errors"]; !ok || v != 0.0 {
+		t.Errorf("totals.client_errors %v (present %v), want 0", v, ok)
 	}
 }
