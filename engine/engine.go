@@ -150,7 +150,10 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.trace = newTraceRing(cfg.Server.TraceRequests, len(cfg.Endpoints)+cfg.Hedge.MaxExtra)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
-		urls = append(urls, c.URL, c.Proxy)
+		urls = append(urls, c.URL)
+		if c.Proxy != ProxyFromEnv { // a word, not a URL: "env" scrubbed from "environment"
+			urls = append(urls, c.Proxy)
+		}
 	}
 	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)

@@ -218,3 +218,23 @@ func TestRedaction_UserNameAndPasswordQuotedOnTheirOwn(t *testing.T) {
 		t.Errorf("the endpoint's failure lost its cause:\n%.3000s", all)
 	}
 }
+
+// proxy = "env" names no URL: its word is no secret. It was scrubbed from
+// every text as one, an upstream's "check the environment" relayed as
+// "check the <unparseable url>ironment".
+func TestRedaction_ProxyFromEnvIsNoSecret(t *testing.T) {
+	const msg = "check the environment of the node"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct{ ID json.RawMessage }
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &call)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%q}}`, call.ID, msg)
+	}))
+	t.Cleanup(up.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{{Name: "up", URL: up.URL, Proxy: engine.ProxyFromEnv}}
+	})
+	if r := h.call(1, "eth_getBalance", addr, "latest"); !strings.Contains(string(r.body), msg) {
+		t.Fatalf("HTTP %d %s, want the upstream's %q unchanged", r.status, r.body, msg)
+	}
+}
