@@ -51,7 +51,7 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 	p := plan{
 		method:    f.name,
 		class:     cls,
-		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable,
+		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable && !req.IsNotification(), // an answer no one reads is worth no hedge
 		tip:       e.methods.TipDependentValid(req.Method, req.Params),
 		weight:    f.weight,
 		acct:      f.acct,
