@@ -31,6 +31,7 @@ type Engine struct {
 	now     func() time.Time
 	log     *slog.Logger
 	methods *jsonrpc.MethodTable
+	names   *methodNames // the name each client method is counted under
 	scrub   *redact.Scrubber
 	client  *http.Client
 
@@ -131,6 +132,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		acct:        newAccounts(),
 		failoverLog: map[string]failoverStat{},
 	}
+	e.names = newMethodNames(e.methods)
 	if e.now == nil {
 		e.now = time.Now
 	}
