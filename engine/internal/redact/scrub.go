@@ -83,6 +83,10 @@ func secretParts(raw string, u *url.URL) []replacement {
 			whole(u.User.String(), redacted)
 			whole(info, redacted)
 			fragment(minScrubValue, p, password)
+			// As Go spells the URL with its password hidden: the HTTP
+			// client's errors (name:***@host) and URL.Redacted.
+			whole(u.User.Username()+":***@"+u.Host, redacted+"@"+u.Host)
+			whole(url.UserPassword(u.User.Username(), "xxxxx").String()+"@"+u.Host, redacted+"@"+u.Host)
 		}
 		fragment(minScrubValue, u.User.Username(), name)
 		whole(u.User.String()+"@"+u.Host, redacted+"@"+u.Host) // a short user name before its host

@@ -28,14 +28,18 @@ func TestScrub_UserNameAndPasswordOnTheirOwn(t *testing.T) {
 
 // A fragment shorter than its threshold is not scrubbed on its own (a user
 // name "x" replaced in every word holding an x would leave no message to
-// read); the user info whole always is, whatever its length.
+// read); the user info whole always is, whatever its length, and before
+// its host, as Go spells it with the password hidden (the HTTP client's
+// errors: x:***@host).
 func TestScrub_ShortFragmentsOnlyWhole(t *testing.T) {
 	s := NewScrubber([]string{"http://x:abc@127.0.0.1:1/", "http://a@127.0.0.1:2/rpc?k=v"})
 	for in, want := range map[string]string{
-		"exit x with abc at a node":     "exit x with abc at a node",
-		"sent x:abc":                    "sent REDACTED",
-		"path /rpc?k=v, query k=v":      "path /REDACTED?REDACTED, query REDACTED",
-		"dial http://a@127.0.0.1:2/rpc": "dial http://REDACTED@127.0.0.1:2/REDACTED",
+		"exit x with abc at a node":        "exit x with abc at a node",
+		"sent x:abc":                       "sent REDACTED",
+		`Post "http://x:***@127.0.0.1:1/"`: `Post "http://REDACTED@127.0.0.1:1/"`,
+		"http://x:xxxxx@127.0.0.1:1/":      "http://REDACTED@127.0.0.1:1/",
+		"path /rpc?k=v, query k=v":         "path /REDACTED?REDACTED, query REDACTED",
+		"dial http://a@127.0.0.1:2/rpc":    "dial http://REDACTED@127.0.0.1:2/REDACTED",
 	} {
 		if got := s.Scrub(in); got != want {
 			t.Errorf("Scrub(%q)\n = %q\nwant %q", in, got, want)
