@@ -8,14 +8,14 @@ import (
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
-// Method names come from clients, and the first maxTrackedMethods of them
-// get state and a metrics label of their own: 128 junk names (junk_1,
-// junk_2 …, each answered -32601 method not found) took every slot for
-// good, and every method seen after them, eth_getBalance too, was counted
-// as otherMethod until restart, its hedging off. A name now gets an entry
-// only once it is known to exist: listed in a method table as it is spelt
-// there, or answered by an endpoint as a method it has (proven). The cap
-// still bounds the entries, of names that exist.
+// Method names come from clients, so per-method state and metrics labels
+// are capped (maxTrackedMethods). The slots went to the first names seen,
+// whatever they were: 128 junk names (junk_1, junk_2 …, each answered
+// -32601 method not found) took them for good, and every method seen
+// after them, eth_getBalance too, was counted as otherMethod until
+// restart, its hedging off. A name takes a slot only once it is known to
+// exist: listed in a method table as it is spelt there, or answered by an
+// endpoint as a method it has (proven).
 
 // methodNames says which name each client method is counted under.
 type methodNames struct {
