@@ -16,7 +16,10 @@ package engine
 // that nothing waits for (forwardable), that a recent write does not hold
 // to one endpoint and that name no block beyond the pool's head. An id
 // another element of the upstream batch bears already goes under one of
-// rpcdash's own (upID), put back in its answer.
+// rpcdash's own (upID), put back in its answer. Read notifications go in
+// upstream batches of their own, never hedged: 1000 eth_blockNumber
+// notifications, each a request of its own and hedged, were 1014 upstream
+// requests (0.25 s against 0.02 s sent directly).
 
 import (
 	"bytes"
@@ -72,9 +75,10 @@ const upstreamBatchMax = 1000
 
 // forwardable says whether el may go upstream in a batch with others (see
 // the top of the file); its place in the batch's order was admitted with
-// nothing to wait for and nothing waiting for it.
+// nothing to wait for and nothing waiting for it. A read notification is
+// one too, in an upstream batch of notifications (serveWhole).
 func (e *Engine) forwardable(el jsonrpc.Element) bool {
-	return el.Err == nil && !el.NoAnswer() && e.methods.Class(el.Req.Method) == jsonrpc.ClassRead
+	return el.Err == nil && e.methods.Class(el.Req.Method) == jsonrpc.ClassRead
 }
 
 // takeElement judges one element of an upstream batch's answer as the
@@ -192,9 +196,11 @@ func (b batchReply) cause() string {
 }
 
 // postBatch sends an upstream batch to ep. Only an array answered HTTP 200
-// is an answer (each element is judged by the caller); anything else and
+// is an answer (each element is judged by the caller), or to a batch of
+// notifications (unanswered) any 2xx, as to a single notification: a node
+// answers them nothing, some answer each with id null; anything else and
 // the calls run one by one.
-func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
+func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered bool) batchReply {
 	resp, err := e.post(ctx, ep, body)
 	if err != nil {
 		return batchReply{out: cutOutcome(ctx)}
@@ -210,6 +216,10 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batch
 		if rep.out == outTimeout || rep.out == outCancelled || ctx.Err() != nil {
 			out.out = cutOutcome(ctx) // cut while its answer was read
 		}
+		return out
+	}
+	if unanswered && resp.StatusCode/100 == 2 {
+		out.body, out.out = buf, outAnswer
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
@@ -263,6 +273,8 @@ func (b *batchRun) elementCtx(method string) (context.Context, context.CancelFun
 // serveWhole serves the forwardable elements idx: in upstream batches of
 // at most batchFanout, each to the best endpoint for it, the calls those
 // do not answer well one by one. A single one runs as any element does.
+// idx are all calls or all notifications (an upstream batch of
+// notifications has no answers to match, see postBatch).
 func (b *batchRun) serveWhole(idx []int) {
 	e := b.e
 	if len(idx) < 2 {
@@ -325,18 +337,20 @@ func (b *batchRun) serveWhole(idx []int) {
 		}
 		// Its answer must be told apart from the other's: it goes under an
 		// id of rpcdash's own (1000 calls all with id 1, as a hand-written
-		// script sends them, were 1000 upstream requests).
+		// script sends them, were 1000 upstream requests). A notification
+		// has no answer to tell apart.
 		var upID json.RawMessage
-		if ids.has(req.ID) {
+		if !req.IsNotification() && ids.has(req.ID) {
 			if upID = json.RawMessage(`"rpcdash-` + strconv.Itoa(i) + `"`); ids.has(upID) {
 				flush()
 				upID = nil
 			}
 		}
 		chunk = append(chunk, batchCall{i: i, req: req, p: p, upID: upID})
-		if upID != nil {
+		switch {
+		case upID != nil:
 			ids.add(upID)
-		} else {
+		case !req.IsNotification():
 			ids.add(req.ID)
 		}
 		if len(chunk) == upstreamBatchMax {

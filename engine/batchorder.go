@@ -185,7 +185,7 @@ func ctxErr(ctx context.Context) error {
 func (e *Engine) notSent(ctx context.Context, req *jsonrpc.Request, why string, start time.Time, tr traceRef) result {
 	cls := e.methods.Class(req.Method)
 	tr.setMethod(req.Method, cls)
-	mc := e.acct.method(statsName(req.Method))
+	mc := e.acct.method(e.names.statsName(req.Method))
 	mc.requests.Add(1)
 	msg := "not sent: the request was cut while it waited for " + why
 	if errors.Is(ctxErr(ctx), context.DeadlineExceeded) {

@@ -58,7 +58,10 @@ type batchRace struct {
 	// ownDeadline: deadline is the batch's own, not its calls' (whose
 	// passing is not the endpoint's failure).
 	ownDeadline bool
-	done        chan batchEnd
+	// unanswered: its calls are notifications, never hedged (plan): any
+	// 2xx is their answer (postBatch).
+	unanswered bool
+	done       chan batchEnd
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -111,6 +114,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	if len(r.calls) < 2 {
 		return nil, sends // alone after all: each race counts its own attempts
 	}
+	r.unanswered = r.calls[0].req.IsNotification() // one is as all are (serveWhole)
 	parts := make([][]byte, len(r.calls))
 	size := len(parts) + 1 // the brackets and commas
 	for j, c := range r.calls {
@@ -342,7 +346,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		if tracked {
 			defer e.wg.Done()
 		}
-		reply := e.postBatch(tctx, ep, r.body)
+		reply := e.postBatch(tctx, ep, r.body, r.unanswered)
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}
@@ -350,7 +354,11 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		if release != nil {
 			release()
 		}
-		if reply.body != nil {
+		switch {
+		case reply.body == nil:
+		case r.unanswered:
+			end.got = make([][]byte, len(r.calls)) // none to take: the 2xx answered each
+		default:
 			if end.got = jsonrpc.ArrayElements(reply.body.Bytes()); !inOrder(end.got, r.calls) {
 				end.got = nil
 				end.reply.out = outInvalid

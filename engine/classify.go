@@ -79,6 +79,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
+		e.names.answered(req.Method, r.info)
 	case b == jsonrpc.BlameEndpoint:
 		r.out, r.cause = outEndpointError, cause()
 	case b == jsonrpc.BlameNotYet:

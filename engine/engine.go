@@ -31,6 +31,7 @@ type Engine struct {
 	now     func() time.Time
 	log     *slog.Logger
 	methods *jsonrpc.MethodTable
+	names   *methodNames // the name each client method is counted under
 	scrub   *redact.Scrubber
 	client  *http.Client
 
@@ -131,6 +132,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		acct:        newAccounts(),
 		failoverLog: map[string]failoverStat{},
 	}
+	e.names = newMethodNames(e.methods)
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -150,7 +152,10 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	e.trace = newTraceRing(cfg.Server.TraceRequests, len(cfg.Endpoints)+cfg.Hedge.MaxExtra)
 	urls := make([]string, 0, len(cfg.Endpoints))
 	for _, c := range cfg.Endpoints {
-		urls = append(urls, c.URL, c.Proxy)
+		urls = append(urls, c.URL)
+		if c.Proxy != ProxyFromEnv { // a word, not a URL: "env" scrubbed from "environment"
+			urls = append(urls, c.Proxy)
+		}
 	}
 	e.scrub = redact.NewScrubber(urls)
 	e.events = newEventLog(e.now, e.logEvent)

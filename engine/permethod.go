@@ -9,11 +9,12 @@ import (
 )
 
 // maxTrackedMethods bounds per-method state: method names come from
-// clients, and each tracked method holds windows or counters.
+// clients, and each tracked method holds windows or counters. Only names
+// known to exist take entries (methodNames).
 const maxTrackedMethods = 128
 
 // otherMethod is the entry methods past the cap share, where they share
-// one (and their metrics label).
+// one (and their metrics label), with the names not known to exist.
 const otherMethod = "other"
 
 // maxMethodName bounds the method names rpcdash keeps statistics under and
@@ -24,17 +25,6 @@ const maxMethodName = 128
 // bytes, printable, without spaces or quotes.
 func isMethodName(m string) bool {
 	return m != "" && len(m) <= maxMethodName && redact.Sanitize(m, maxMethodName) == m && !strings.ContainsAny(m, " \"")
-}
-
-// statsName is the name a client's method is counted under: itself, or
-// otherMethod for a name that is no method name (control characters, 10 KB
-// long …), which would otherwise take one of the maxTrackedMethods slots
-// and a metrics label no dashboard can show.
-func statsName(m string) string {
-	if isMethodName(m) {
-		return m
-	}
-	return otherMethod
 }
 
 // perMethod is per-method state created on first use, at most

@@ -141,3 +141,100 @@ func TestRedaction_UpstreamErrorQuotingItsURLReachesTheClientWithoutTheKey(t *te
 		t.Fatalf("ids: %s / %s", single.body, batch.body)
 	}
 }
+
+// An upstream may quote an endpoint URL's user name or password on their
+// own, not only its user info whole: "auth failed for PASSWD789 (user
+// userx) at /key/SECRETKEY999" reached the client with only the path
+// scrubbed. Each is a secret on its own, in a read's and a write's error
+// relayed to the client, whichever endpoint quotes them, and in the
+// status, events, metrics and logs of an endpoint failing with them in its
+// error.
+func TestRedaction_UserNameAndPasswordQuotedOnTheirOwn(t *testing.T) {
+	const user, password, key = "userx", "PASSWD789", "SECRETKEY999"
+	quote := "auth failed for " + password + " (user " + user + ") at /key/" + key
+	quoting := func() *httptest.Server {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var call struct {
+				ID     json.RawMessage
+				Method string
+			}
+			body, _ := io.ReadAll(r.Body)
+			json.Unmarshal(body, &call)
+			if call.Method == "eth_getCode" { // the endpoint's failure, not the request's
+				w.WriteHeader(http.StatusBadGateway)
+				io.WriteString(w, quote)
+				return
+			}
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%q,"data":%q}}`, call.ID, quote, user+" "+password)
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	own, other := quoting(), quoting()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "own", URL: strings.Replace(own.URL, "http://", "http://"+user+":"+password+"@", 1) + "/key/" + key},
+			{Name: "other", URL: other.URL},
+		}
+		c.Breaker.Failures = 100
+	})
+	var seen []string
+	for _, ep := range []string{"own", "other"} {
+		off := map[string]string{"own": "other", "other": "own"}[ep]
+		if code, b := h.adminDo("POST", "/v1/endpoints/"+off+"/drain", ""); code != 200 {
+			t.Fatalf("drain %s: %d %s", off, code, b)
+		}
+		for _, r := range []reply{
+			h.call(1, "eth_getBalance", addr, "latest"),
+			h.call(2, "eth_sendRawTransaction", "0x02f86b"),
+		} {
+			if r.endpoint != ep || !strings.Contains(string(r.body), `"code":-32000`) ||
+				!strings.Contains(string(r.body), "auth failed for REDACTED (user REDACTED) at /REDACTED") {
+				t.Fatalf("from %s: HTTP %d %s, want its error relayed, scrubbed", r.endpoint, r.status, r.body)
+			}
+			seen = append(seen, string(r.body))
+		}
+		r := h.call(3, "eth_getCode", addr, "latest")
+		if r.rpcError() == nil {
+			t.Fatalf("eth_getCode: %s, want an error", r.body)
+		}
+		seen = append(seen, string(r.body))
+		if code, b := h.adminDo("POST", "/v1/endpoints/"+off+"/undrain", ""); code != 200 {
+			t.Fatalf("undrain %s: %d %s", off, code, b)
+		}
+	}
+	for _, path := range []string{"/v1/status", "/v1/events", "/metrics"} {
+		_, b := h.adminDo("GET", path, "")
+		seen = append(seen, string(b))
+	}
+	seen = append(seen, h.logs.String())
+	all := strings.Join(seen, "\n")
+	for _, s := range []string{user, password, key} {
+		if strings.Contains(all, s) {
+			t.Errorf("%q leaked:\n%s", s, all)
+		}
+	}
+	if !strings.Contains(all, "HTTP 502: auth failed for REDACTED (user REDACTED)") {
+		t.Errorf("the endpoint's failure lost its cause:\n%.3000s", all)
+	}
+}
+
+// proxy = "env" names no URL: its word is no secret. It was scrubbed from
+// every text as one, an upstream's "check the environment" relayed as
+// "check the <unparseable url>ironment".
+func TestRedaction_ProxyFromEnvIsNoSecret(t *testing.T) {
+	const msg = "check the environment of the node"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct{ ID json.RawMessage }
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &call)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%q}}`, call.ID, msg)
+	}))
+	t.Cleanup(up.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{{Name: "up", URL: up.URL, Proxy: engine.ProxyFromEnv}}
+	})
+	if r := h.call(1, "eth_getBalance", addr, "latest"); !strings.Contains(string(r.body), msg) {
+		t.Fatalf("HTTP %d %s, want the upstream's %q unchanged", r.status, r.body, msg)
+	}
+}

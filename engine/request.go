@@ -51,7 +51,7 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 	p := plan{
 		method:    f.name,
 		class:     cls,
-		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable,
+		hedgeable: cls == jsonrpc.ClassRead && f.hedgeable && !req.IsNotification(), // an answer no one reads is worth no hedge
 		tip:       e.methods.TipDependentValid(req.Method, req.Params),
 		weight:    f.weight,
 		acct:      f.acct,
@@ -99,7 +99,7 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 // alone.
 type methodFacts struct {
 	method    string // as requests name it
-	name      string // its accounting label (statsName)
+	name      string // its accounting label (methodNames.statsName)
 	hedgeable bool
 	weight    float64
 	acct      *counts
@@ -112,7 +112,7 @@ func (e *Engine) factsOf(method string, memo *methodFacts) methodFacts {
 	if memo != nil && memo.acct != nil && memo.method == method {
 		return *memo
 	}
-	name := statsName(method)
+	name := e.names.statsName(method)
 	f := methodFacts{method: method, name: name, hedgeable: e.methods.Hedgeable(method), weight: e.methods.Weight(method), acct: e.acct.method(name)}
 	if memo != nil {
 		*memo = f

@@ -350,7 +350,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 	b := &batchRun{e: e, ctx: ctx, els: els, results: results, start: start, began: began, bodyDeadline: bodyDeadline,
 		trace: trace, slots: make(chan struct{}, min(len(els), batchFanout))}
 	var order batchOrder
-	var whole []int
+	var whole, unanswered []int
 	for i, el := range els {
 		if el.Err != nil {
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
@@ -358,7 +358,11 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		}
 		after, why, done := order.admit(e, el.Req)
 		if after == nil && done == nil && e.forwardable(el) {
-			whole = append(whole, i)
+			if el.Req.IsNotification() {
+				unanswered = append(unanswered, i)
+			} else {
+				whole = append(whole, i)
+			}
 			continue
 		}
 		b.spawn(func() {
@@ -379,6 +383,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		})
 	}
 	b.serveWhole(whole)
+	b.serveWhole(unanswered) // apart: the calls' upstream batches are hedged, theirs never
 	b.wg.Wait()
 	defer func() {
 		for _, res := range results {

@@ -132,6 +132,7 @@ type MethodLists struct {
 type MethodTable struct {
 	solana   bool
 	classes  map[string]Class // lower-cased; methods not listed are sent once, like writes
+	listed   map[string]bool  // the classes' methods as their lists spell them (Listed)
 	noHedge  map[string]bool
 	weights  map[string]float64
 	timeouts map[string]time.Duration
@@ -150,10 +151,20 @@ func NewMethodTable(kind string, cfg MethodLists) *MethodTable {
 	t := &MethodTable{
 		solana:   kind == "solana",
 		classes:  map[string]Class{},
+		listed:   map[string]bool{},
 		noHedge:  map[string]bool{},
 		weights:  map[string]float64{},
 		timeouts: map[string]time.Duration{},
 		tips:     evmTips,
+	}
+	lists := [][]string{evmReads, evmWrites, evmStateful}
+	if t.solana {
+		lists = [][]string{solanaReads, solanaWrites}
+	}
+	for _, l := range append(lists, cfg.Reads, cfg.Stateful, cfg.Writes) {
+		for _, m := range l {
+			t.listed[m] = true
+		}
 	}
 	if t.solana {
 		t.tips = solanaTips
@@ -265,6 +276,12 @@ func (t *MethodTable) Class(method string) Class {
 	}
 	return ClassWrite
 }
+
+// Listed says whether a class's list names method as it is spelt (the
+// built-in tables, or the config's methods.reads, .writes, .stateful):
+// the method is known to exist. Class and the other lookups ignore case;
+// a node does not (geth answers ETH_GETBALANCE -32601).
+func (t *MethodTable) Listed(method string) bool { return t.listed[method] }
 
 // Hedgeable reports whether a duplicate of the method may be sent: reads
 // not listed in no_hedge.
