@@ -195,7 +195,7 @@ func (b batchReply) cause() string {
 // is an answer (each element is judged by the caller); anything else and
 // the calls run one by one.
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte) batchReply {
-	resp, err := e.post(ctx, ep, body)
+	resp, err := e.post(ctx, ep, body, true) // reads only (forwardable)
 	if err != nil {
 		return batchReply{out: cutOutcome(ctx)}
 	}

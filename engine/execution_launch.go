@@ -286,7 +286,7 @@ func (x *execution) start(a *attempt) {
 		if tracked {
 			defer e.wg.Done()
 		}
-		rep := e.roundTrip(actx, a.ep, x.req, !read)
+		rep := e.roundTrip(actx, a.ep, x.req, read)
 		unlink()
 		if cancelDL != nil {
 			cancelDL()
