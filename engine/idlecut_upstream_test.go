@@ -28,6 +28,7 @@ type idleCutUpstream struct {
 	cut       map[string]int // requests of a method on reused connections left to cut
 	// received, answered and wasCut count by method.
 	received, answered, wasCut map[string]int
+	keyHeaders                 int // requests that carried an idempotency key header
 }
 
 // servedConn is what the upstream knows of one of its connections.
@@ -91,6 +92,9 @@ func (u *idleCutUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	u.mu.Lock()
 	u.received[method]++
+	if _, ok := r.Header["X-Idempotency-Key"]; ok {
+		u.keyHeaders++
+	}
 	conn.served++
 	reused := conn.served > 1
 	idle := reused && u.idleLimit > 0 && time.Since(conn.lastAnswer) >= u.idleLimit

@@ -47,6 +47,12 @@ func TestKeepAlive_ReusedConnectionCutBeforeAnyAnswer(t *testing.T) {
 		t.Fatalf("the batch's calls went out alone too (%d)", received)
 	}
 
+	u.mu.Lock()
+	keys := u.keyHeaders
+	u.mu.Unlock()
+	if keys != 0 {
+		t.Fatalf("%d requests carried an idempotency key on the wire", keys)
+	}
 	if ep := h.endpoint("u"); ep.Rates.Failures != 0 || ep.LastError != "" {
 		t.Fatalf("reads answered after a resend were charged: %d failures, last error %q", ep.Rates.Failures, ep.LastError)
 	}
