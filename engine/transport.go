@@ -291,7 +291,21 @@ func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Bu
 		}
 		return nil, upstreamReply{out: outConnError, sent: true, cause: e.upstreamText("reading answer: " + connErrorText(err))}
 	}
+	dropBOM(buf)
 	return buf, upstreamReply{}
+}
+
+// utf8BOM is the byte order mark some servers put before a JSON body.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
+// dropBOM removes a leading byte order mark from an answer: clients take
+// such a body as JSON (fetch's res.json() drops it), so it is an answer,
+// and it is relayed without the mark, which JSON itself does not allow.
+func dropBOM(buf *bytes.Buffer) {
+	if b := buf.Bytes(); bytes.HasPrefix(b, utf8BOM) {
+		n := copy(b, b[len(utf8BOM):])
+		buf.Truncate(n)
+	}
 }
 
 // upstreamText makes text an upstream had a hand in fit to show: no
