@@ -68,6 +68,13 @@ func (u *idleCutUpstream) counts(method string) (received, answered, cut int) {
 	return u.received[method], u.answered[method], u.wasCut[method]
 }
 
+// keyHeadersSeen is how many requests carried an X-Idempotency-Key header.
+func (u *idleCutUpstream) keyHeadersSeen() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.keyHeaders
+}
+
 func (u *idleCutUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -47,10 +47,7 @@ func TestKeepAlive_ReusedConnectionCutBeforeAnyAnswer(t *testing.T) {
 		t.Fatalf("the batch's calls went out alone too (%d)", received)
 	}
 
-	u.mu.Lock()
-	keys := u.keyHeaders
-	u.mu.Unlock()
-	if keys != 0 {
+	if keys := u.keyHeadersSeen(); keys != 0 {
 		t.Fatalf("%d requests carried an idempotency key on the wire", keys)
 	}
 	if ep := h.endpoint("u"); ep.Rates.Failures != 0 || ep.LastError != "" {
