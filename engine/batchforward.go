@@ -201,7 +201,7 @@ func (b batchReply) cause() string {
 // answers them nothing, some answer each with id null; anything else and
 // the calls run one by one.
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered bool) batchReply {
-	resp, err := e.post(ctx, ep, body)
+	resp, err := e.post(ctx, ep, body, true) // reads only (forwardable)
 	if err != nil {
 		return batchReply{out: cutOutcome(ctx)}
 	}

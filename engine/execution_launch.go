@@ -25,8 +25,7 @@ func (x *execution) mayHedge() bool {
 }
 
 // mayFailOver: reads move on after any failure; a write only when its
-// connection provably never carried it, or its endpoint said it sent
-// nothing (a Solana node's -32005, solana_preflight.go).
+// endpoint provably did not run it (notRun).
 func (x *execution) mayFailOver(d attemptDone) bool {
 	if x.p.pinned != nil || d.rep.out == outCancelled {
 		return false
@@ -34,7 +33,16 @@ func (x *execution) mayFailOver(d attemptDone) bool {
 	if x.p.class == jsonrpc.ClassRead {
 		return true
 	}
-	return !d.rep.sent && d.rep.out == outConnError || x.e.unsentRefusal(x.req, &d.rep)
+	return x.notRun(d.rep)
+}
+
+// notRun says that the endpoint provably did not run the request: its
+// connection never carried it, the endpoint said it sent nothing (a Solana
+// node's -32005, solana_preflight.go), or it does not have the method
+// (-32601: a node or provider answers so before running anything).
+func (x *execution) notRun(rep upstreamReply) bool {
+	return !rep.sent && rep.out == outConnError || x.e.unsentRefusal(x.req, &rep) ||
+		rep.out == outUnsupported && rep.info.ErrCode == jsonrpc.CodeMethodNotFound
 }
 
 // hedgesLeft: hedge.max_extra allows the request another hedge.
@@ -286,7 +294,7 @@ func (x *execution) start(a *attempt) {
 		if tracked {
 			defer e.wg.Done()
 		}
-		rep := e.roundTrip(actx, a.ep, x.req, !read)
+		rep := e.roundTrip(actx, a.ep, x.req, read)
 		unlink()
 		if cancelDL != nil {
 			cancelDL()

@@ -33,13 +33,15 @@ func (x *execution) win(d attemptDone) result {
 }
 
 // heldAnswer relays the best answer held back, if any: one set aside while
-// another endpoint was asked, else an endpoint's own error answer.
+// another endpoint was asked, else an endpoint's own error answer. Not a
+// request sent once that an endpoint may have run after another said it
+// did not (a -32601): that answer would say the request failed.
 func (x *execution) heldAnswer() (result, bool) {
 	if f := x.fallback; f != nil {
 		x.fallback = nil
 		return x.win(*f), true
 	}
-	if ea := x.errAnswer; ea != nil {
+	if ea := x.errAnswer; ea != nil && !(x.p.class != jsonrpc.ClassRead && x.notRun(ea.rep) && x.leftTo() != "") {
 		x.errAnswer = nil
 		return x.relayError(*ea), true
 	}

@@ -349,7 +349,7 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
-			if d.rep.sent && x.p.class != jsonrpc.ClassRead {
+			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) {
 				x.left = append(x.left, d.a.ep.Name)
 			}
 			if d.rep.out != outAnswer && x.requestEnded() {

@@ -98,7 +98,7 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 		})
 	}
 	ep.startAttempt(a.start)
-	rep := e.roundTrip(pctx, ep, req, false)
+	rep := e.roundTrip(pctx, ep, req, e.methods.Class(method) == jsonrpc.ClassRead)
 	ep.endAttempts(1)
 	if overdue != nil && !overdue.Stop() {
 		<-charged // its verdict is in before the outcome is recorded

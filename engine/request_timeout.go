@@ -1,7 +1,8 @@
 package engine
 
 // A request's own deadline: server.request_timeout, or longer for the
-// reads that take seconds by nature.
+// reads that take seconds by nature and the writes that wait for their
+// receipt.
 
 import (
 	"fmt"
@@ -11,8 +12,9 @@ import (
 )
 
 // requestTimeout is the deadline of a request for method: methods.timeouts,
-// else jsonrpc.LongReadTimeout for a long read (never shorter than
-// server.request_timeout), else server.request_timeout.
+// else jsonrpc.LongReadTimeout for a long read and
+// jsonrpc.ReceiptWaitTimeout for a write that waits for its receipt (never
+// shorter than server.request_timeout), else server.request_timeout.
 func (e *Engine) requestTimeout(method string) time.Duration {
 	d, _ := e.requestTimeoutOf(method)
 	return d
@@ -32,7 +34,7 @@ func methodRequestTimeout(table *jsonrpc.MethodTable, method string, general tim
 	switch source {
 	case jsonrpc.TimeoutConfigured:
 		return d, source
-	case jsonrpc.TimeoutLongRead:
+	case jsonrpc.TimeoutLongRead, jsonrpc.TimeoutReceiptWait:
 		return max(d, general), source
 	}
 	return general, source
@@ -62,6 +64,8 @@ func (e *Engine) timeoutWords(method string) string {
 		return fmt.Sprintf("methods.timeouts.%s %s", jsonrpc.Lower(method), d)
 	case jsonrpc.TimeoutLongRead:
 		return fmt.Sprintf("%s, the built-in deadline of long reads (methods.timeouts sets another)", d)
+	case jsonrpc.TimeoutReceiptWait:
+		return fmt.Sprintf("%s, the built-in deadline of writes that wait for their receipt (methods.timeouts sets another)", d)
 	}
 	return "server.request_timeout " + d.String()
 }

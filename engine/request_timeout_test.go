@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,4 +134,52 @@ func TestDeadline_ALongReadOnAHungEndpointIsRacedAtTheEndpointsDeadline(t *testi
 		t.Fatalf("answered by %s after %s (%d attempts); want s1 within the hung s0's deadline", r.endpoint, r.took, r.attempts)
 	}
 	t.Logf("answered by %s after %s, %d attempts", r.endpoint, r.took.Round(time.Millisecond), r.attempts)
+}
+
+// eth_sendRawTransactionSync answers once the transaction is in a block: on
+// L1 a direct client has its receipt after 12 s or so, where the general
+// 10 s deadline cut it with an error saying the endpoint may have carried
+// it out. It has a built-in deadline of its own.
+func TestRequestTimeout_AWriteWaitingForItsReceiptOutlivesTheGeneralDeadline(t *testing.T) {
+	t.Parallel()
+	const general = 300 * time.Millisecond
+	var received atomic.Int32
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.NewDecoder(r.Body).Decode(&call) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		result := `"0x1"`
+		if call.Method == "eth_sendRawTransactionSync" {
+			received.Add(1)
+			select { // included in a block three general deadlines later
+			case <-time.After(3 * general):
+			case <-r.Context().Done():
+				return
+			}
+			result = `{"transactionHash":"0x` + strings.Repeat("ab", 32) + `","status":"0x1"}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(call.ID) + `,"result":` + result + `}`))
+	}))
+	defer node.Close()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = general
+		c.Endpoints = []engine.EndpointConfig{{Name: "node", URL: node.URL}}
+	})
+	r := h.call(1, "eth_sendRawTransactionSync", "0xf86b80")
+	mustOK(t, r)
+	if !strings.Contains(string(r.body), `"transactionHash"`) || r.took < 3*general || received.Load() != 1 {
+		t.Fatalf("after %s, the node asked %d times: %s; want the receipt from one send", r.took, received.Load(), r.body)
+	}
+	if d := h.status().Methods["eth_sendRawTransactionSync"].RequestTimeout; d != time.Minute {
+		t.Fatalf("status: eth_sendRawTransactionSync's request deadline %s, want 1m0s", d)
+	}
+	if ep := h.endpoint("node"); ep.Rates.Failures != 0 || ep.Breaker.ConsecutiveFailures != 0 {
+		t.Fatalf("the receipt's wait was charged to the node: %d failures, %d in a row", ep.Rates.Failures, ep.Breaker.ConsecutiveFailures)
+	}
 }

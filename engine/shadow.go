@@ -200,7 +200,7 @@ func (e *Engine) runMirror(ep *endpoint, job *mirrorJob, client *clientAnswer) {
 	ctx, cancel := context.WithTimeout(e.base, e.requestTimeout(job.req.Method))
 	defer cancel()
 	start := e.now()
-	rep := e.roundTrip(ctx, ep, job.req, false)
+	rep := e.roundTrip(ctx, ep, job.req, true) // mirrors are reads
 	end := e.now()
 	took := end.Sub(start)
 	defer putBuf(rep.body)

@@ -305,7 +305,8 @@ type MethodStatus struct {
 	// else the built-in figure, else 1).
 	Weight float64
 	// RequestTimeout is the method's request deadline ([methods.timeouts],
-	// the built-in one of long reads, else server.request_timeout).
+	// the built-in one of long reads or of writes that wait for their
+	// receipt, else server.request_timeout).
 	RequestTimeout time.Duration
 	Hedge          *MethodHedge // nil unless Hedgeable
 	Client         ClientStats  // what clients saw over the last minute

@@ -100,13 +100,24 @@ type upstreamReply struct {
 // dialTimeout bounds a connection attempt that gets no answer.
 const dialTimeout = 5 * time.Second
 
+// idleConnTimeout is how long a keep-alive connection to an endpoint is
+// kept unused. A server closing it as idle just as a request goes out on
+// it breaks that request: a read is sent again (post), a write that may
+// have been read is not. Under the shortest keep-alive timeout servers
+// commonly use (Node's 5 s; undici keeps its own 4 s for that reason;
+// nginx 75 s, AWS ALB 60 s, geth 120 s), a write meets no such close; the
+// cost is a new connection (a TLS handshake) after 4 s without traffic to
+// an endpoint. Under load the transport reuses the most recently used
+// connection first, which is never that idle.
+const idleConnTimeout = 4 * time.Second
+
 func newHTTPClient() *http.Client {
 	tr := &http.Transport{
 		Proxy:               requestProxy, // only an endpoint's own ([[endpoints]] proxy), never the environment's unasked
 		DialContext:         (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 256,
-		IdleConnTimeout:     90 * time.Second,
+		IdleConnTimeout:     idleConnTimeout,
 		TLSHandshakeTimeout: 5 * time.Second,
 		ForceAttemptHTTP2:   true,
 
@@ -119,10 +130,12 @@ func newHTTPClient() *http.Client {
 
 // roundTrip sends body to ep through the fault layer. It never returns an
 // error value: every way it can end is an outcome, with a redacted cause.
-// trackSent asks whether a failed request provably never left (a write's
-// only licence to fail over); the connection trace it needs costs
-// allocations that reads, which fail over anyway, do without.
-func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Request, trackSent bool) upstreamReply {
+// A read (read set) is replayable: the transport sends it again on a fresh
+// connection when a reused one broke before any answer. Any other request
+// is sent once, and its trace says whether a failure provably never left
+// (a write's only licence to fail over); reads, which fail over anyway, do
+// without the allocations that trace costs.
+func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Request, read bool) upstreamReply {
 	f := e.faultOf(ep)
 	stale := false
 	if f != nil && f.hits() {
@@ -159,13 +172,13 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	}
 
 	var connected atomic.Bool
-	if trackSent {
+	if !read {
 		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
 		ctx = httptrace.WithClientTrace(ctx, trace)
 	} else {
 		connected.Store(true) // unknown: assume it may have left
 	}
-	resp, err := e.post(ctx, ep, req.Raw)
+	resp, err := e.post(ctx, ep, req.Raw, read)
 	if errors.Is(err, errBadUpstreamRequest) {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
@@ -214,16 +227,27 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 var errBadUpstreamRequest = errors.New("bad request to upstream")
 
 // post sends a JSON-RPC body (one request or an upstream batch) to ep,
-// through its proxy if it has one.
-func (e *Engine) post(ctx context.Context, ep *endpoint, body []byte) (*http.Response, error) {
+// through its proxy if it has one. A replayable body (reads only) may be
+// sent again by the transport, on a fresh connection, when a reused one
+// broke before any byte of the answer: an upstream closing a keep-alive
+// connection as idle just as the request went out on it (net/http retries
+// a POST only when it says it is idempotent).
+func (e *Engine) post(ctx context.Context, ep *endpoint, body []byte, replayable bool) (*http.Response, error) {
 	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, errBadUpstreamRequest
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
+	if replayable {
+		hreq.Header[idempotentMark] = nil // marks it idempotent; a nil value is not sent
+	}
 	return e.client.Do(hreq)
 }
+
+// idempotentMark is the header key net/http's Transport reads as a POST's
+// promise that it may be sent twice (Request.isReplayable).
+const idempotentMark = "X-Idempotency-Key"
 
 // readAnswer reads an answer's body within server.max_response_bytes. An
 // answer over the bound is cut, without reading further when its
@@ -267,7 +291,21 @@ func (e *Engine) readAnswer(ctx context.Context, resp *http.Response) (*bytes.Bu
 		}
 		return nil, upstreamReply{out: outConnError, sent: true, cause: e.upstreamText("reading answer: " + connErrorText(err))}
 	}
+	dropBOM(buf)
 	return buf, upstreamReply{}
+}
+
+// utf8BOM is the byte order mark some servers put before a JSON body.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
+// dropBOM removes a leading byte order mark from an answer: clients take
+// such a body as JSON (fetch's res.json() drops it), so it is an answer,
+// and it is relayed without the mark, which JSON itself does not allow.
+func dropBOM(buf *bytes.Buffer) {
+	if b := buf.Bytes(); bytes.HasPrefix(b, utf8BOM) {
+		n := copy(b, b[len(utf8BOM):])
+		buf.Truncate(n)
+	}
 }
 
 // upstreamText makes text an upstream had a hand in fit to show: no

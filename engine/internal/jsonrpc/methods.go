@@ -122,7 +122,8 @@ type MethodLists struct {
 	// in neither weighs 1.
 	Weights map[string]float64
 	// Timeouts are request deadlines per method (lower-cased keys); they
-	// override the built-in ones of long reads (longReads).
+	// override the built-in ones of long reads (longRead) and of writes
+	// that wait for their receipt (evmReceiptWaits).
 	Timeouts map[string]time.Duration
 }
 

@@ -18,22 +18,42 @@ var (
 	solanaLongReads     = map[string]bool{"getprogramaccounts": true, "getlargestaccounts": true}
 )
 
+// ReceiptWaitTimeout is the built-in request deadline of the writes that
+// wait for their transaction's receipt before answering (EIP-7966's
+// eth_sendRawTransactionSync): the node answers once the transaction is in
+// a block, an L1 block every 12 s, or at its own timeout (which the client
+// may set in the call), so a general deadline of 10 s cut what a direct
+// client got a receipt for, with an error saying it may have been carried
+// out.
+const ReceiptWaitTimeout = 60 * time.Second
+
+// evmReceiptWaits are the methods ReceiptWaitTimeout applies to, by
+// lower-cased name.
+var evmReceiptWaits = map[string]bool{"eth_sendrawtransactionsync": true}
+
 // Where a request deadline comes from (RequestTimeout).
 const (
-	TimeoutGeneral    = iota // server.request_timeout
-	TimeoutConfigured        // methods.timeouts names the method
-	TimeoutLongRead          // built in: LongReadTimeout
+	TimeoutGeneral     = iota // server.request_timeout
+	TimeoutConfigured         // methods.timeouts names the method
+	TimeoutLongRead           // built in: LongReadTimeout
+	TimeoutReceiptWait        // built in: ReceiptWaitTimeout
 )
 
 // RequestTimeout is the method's own request deadline and where it comes
-// from: methods.timeouts, else LongReadTimeout for a long read; for any
-// other method (TimeoutGeneral) the caller's general deadline applies.
+// from: methods.timeouts, else LongReadTimeout for a long read and
+// ReceiptWaitTimeout for a write that waits for its receipt; for any other
+// method (TimeoutGeneral) the caller's general deadline applies.
 func (t *MethodTable) RequestTimeout(method string) (time.Duration, int) {
 	if d, ok := LookupFold(t.timeouts, method); ok {
 		return d, TimeoutConfigured
 	}
 	if t.longRead(method) {
 		return LongReadTimeout, TimeoutLongRead
+	}
+	if !t.solana {
+		if _, ok := LookupFold(evmReceiptWaits, method); ok {
+			return ReceiptWaitTimeout, TimeoutReceiptWait
+		}
 	}
 	return 0, TimeoutGeneral
 }
