@@ -232,10 +232,11 @@ type execution struct {
 // another endpoint can do better, though a client of that endpoint alone
 // would have had them:
 //   - a null answer to a read of an explicit block number the pool expects
-//     to exist (blockExpected): this endpoint may just not have the block
-//     yet. A block beyond that exists nowhere yet: its null is relayed as a
-//     direct client gets it, without asking the pool again (indexers poll
-//     head+1).
+//     to exist (blockExpected), or an empty list ([], a log filter's
+//     range) from an endpoint whose known head is below that block: this
+//     endpoint may just not have the block yet. A block beyond that exists
+//     nowhere yet: its null is relayed as a direct client gets it, without
+//     asking the pool again (indexers poll head+1).
 //   - an error saying the endpoint lacks the block asked for, from an
 //     endpoint behind (notyet_error.go), or a Solana transaction's
 //     blockhash (a preflight failure, isBlockhashValid false, a simulation's
@@ -269,10 +270,13 @@ func (x *execution) setAside(d attemptDone) bool {
 // heldBack says whether rep, ep's answer to a request planned as p, is
 // one to hold back while another endpoint can do better (see setAside).
 func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) bool {
-	nullBlock := p.minHead != 0 && rep.info.ResultNull && e.blockExpected(p.minHead)
+	// An empty list is also the answer for a range with no logs: it is
+	// suspect only from an endpoint not known to have the block.
+	lacks := rep.info.ResultNull || rep.info.ResultEmptyList && ep.head.Load() < p.minHead
+	missing := p.minHead != 0 && lacks && e.blockExpected(p.minHead)
 	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
 	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final)
-	return nullBlock || badHead || wentBack || rep.behind
+	return missing || badHead || wentBack || rep.behind
 }
 
 // asideWorth ranks answers set aside: a lagging head by its height, above
