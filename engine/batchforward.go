@@ -108,7 +108,7 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 			r.final = jsonrpc.ResultNumber(part)
 		}
 	}
-	if e.heldBack(c.p, ep, &r) {
+	if e.heldBack(c.p, ep, &r) != holdNone {
 		putBuf(r.body)
 		return result{}, outAnswer, false
 	}

@@ -212,8 +212,10 @@ type execution struct {
 	// cut are the endpoints whose attempts the request's own deadline ended.
 	cut []string
 	// fallback is an answer set aside while another endpoint is asked (see
-	// setAside).
-	fallback *attemptDone
+	// setAside). askedAgain: one was set aside for one more endpoint
+	// (holdOnce), so the next such answer is relayed.
+	fallback   *attemptDone
+	askedAgain bool
 	// errAnswer is the last JSON-RPC error answer that failed over (the
 	// endpoint's error, or one it could not serve): relayed if no attempt
 	// does better, as the client talking to that endpoint would have had it.
@@ -232,9 +234,14 @@ type execution struct {
 // another endpoint can do better, though a client of that endpoint alone
 // would have had them:
 //   - a null answer to a read of an explicit block number the pool expects
-//     to exist (blockExpected): this endpoint may just not have the block
-//     yet. A block beyond that exists nowhere yet: its null is relayed as a
-//     direct client gets it, without asking the pool again (indexers poll
+//     to exist (blockExpected), or an empty list ([], a log filter's
+//     range) from an endpoint whose known head is below that block: this
+//     endpoint may just not have the block yet. For the block after the
+//     expected head (blockMaybeMade) one more endpoint is asked, no more:
+//     the pool head is seen late, so it may exist, but a client polling
+//     the next block must not cost one request per endpoint. A block
+//     beyond that exists nowhere yet: its null is relayed as a direct
+//     client gets it, without asking the pool again (indexers poll
 //     head+1).
 //   - an error saying the endpoint lacks the block asked for, from an
 //     endpoint behind (notyet_error.go), or a Solana transaction's
@@ -251,8 +258,14 @@ type execution struct {
 // whether d was held back; x.fallback then holds the one to relay if the
 // request runs out of endpoints to ask.
 func (x *execution) setAside(d attemptDone) bool {
-	if !x.e.heldBack(x.p, d.a.ep, &d.rep) {
+	switch x.e.heldBack(x.p, d.a.ep, &d.rep) {
+	case holdNone:
 		return false
+	case holdOnce:
+		if x.askedAgain {
+			return false
+		}
+		x.askedAgain = true
 	}
 	if x.fallback != nil {
 		if asideWorth(*x.fallback) > asideWorth(d) {
@@ -266,13 +279,38 @@ func (x *execution) setAside(d attemptDone) bool {
 	return true
 }
 
+// hold is whether an answer is held back while another endpoint is asked.
+type hold int8
+
+const (
+	holdNone hold = iota
+	holdAll       // while any endpoint is left to ask
+	holdOnce      // while one more endpoint is asked (blockMaybeMade)
+)
+
 // heldBack says whether rep, ep's answer to a request planned as p, is
 // one to hold back while another endpoint can do better (see setAside).
-func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) bool {
-	nullBlock := p.minHead != 0 && rep.info.ResultNull && e.blockExpected(p.minHead)
+func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) hold {
 	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
 	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final)
-	return nullBlock || badHead || wentBack || rep.behind
+	if badHead || wentBack || rep.behind {
+		return holdAll
+	}
+	if rep.nextBlock {
+		return holdOnce
+	}
+	// An empty list is also the answer for a range with no logs: it is
+	// suspect only from an endpoint not known to have the block.
+	lacks := rep.info.ResultNull || rep.info.ResultEmptyList && ep.head.Load() < p.minHead
+	switch {
+	case p.minHead == 0 || !lacks:
+		return holdNone
+	case e.blockExpected(p.minHead):
+		return holdAll
+	case e.blockMaybeMade(p.minHead):
+		return holdOnce
+	}
+	return holdNone
 }
 
 // asideWorth ranks answers set aside: a lagging head by its height, above

@@ -146,6 +146,15 @@ func (e *Engine) blockExpected(n int64) bool {
 	return top == 0 || n <= top
 }
 
+// blockMaybeMade says whether block n is the one after expectedHead. The
+// pool head is seen late (a probe comes up to probes.interval after the
+// block), so that block may already exist on an endpoint, and a client
+// that follows the head elsewhere (a newHeads feed) asks for it at once.
+func (e *Engine) blockMaybeMade(n int64) bool {
+	top := e.expectedHead(e.now().UnixNano())
+	return top > 0 && n == top+1
+}
+
 // observeHead records a head height seen for an endpoint (by a probe or in
 // a passive answer), applies the credibility rule to it, then the lag rule;
 // probe says whether this observation counts towards readmission.

@@ -45,11 +45,6 @@ func (e *Engine) askedBlock(job *mirrorJob, result json.RawMessage) int64 {
 	if n := jsonrpc.RequiredHead(job.req.Method, job.req.Params); n > 0 {
 		return n
 	}
-	if job.req.Method == "eth_getLogs" {
-		if n := jsonrpc.LogsToBlock(job.req.Params); n > 0 {
-			return n
-		}
-	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(result, &obj) != nil {
 		return 0

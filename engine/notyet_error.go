@@ -8,9 +8,14 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 // (jsonrpc.BlameNotYet). Whose error that is depends on the block the read
 // names, judged as a null answer to it is (setAside):
 //   - beyond the pool head carried at the pace (blockExpected), the block
-//     exists nowhere yet: the error is the request's, relayed from the
-//     first endpoint as a direct client gets it. An indexer polling head+1
-//     costs one upstream request per poll and counts against no endpoint.
+//     after it aside, the block exists nowhere yet: the error is the
+//     request's, relayed from the first endpoint as a direct client gets
+//     it, counted against no endpoint.
+//   - the block right after it (blockMaybeMade) may exist somewhere: the
+//     error is set aside while one more endpoint is asked (an indexer
+//     polling that block costs two upstream requests per poll, not one
+//     per endpoint). A read judged with a slack (below) has its allowance
+//     for a head seen late in the slack.
 //   - a block the pool has, above the endpoint's last known head or within
 //     chain.max_head_lag of the pool head: the endpoint is behind (a
 //     provider's backend a block late), not broken. The error is set aside
@@ -42,6 +47,8 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 		n -= lead // in finalized slots, as the heads are
 	}
 	switch {
+	case expected > 0 && slack == 0 && n == expected+1:
+		r.out, r.cause, r.nextBlock = outAnswer, "", true
 	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:

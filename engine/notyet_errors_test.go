@@ -19,11 +19,14 @@ func (h *harness) failuresCounted() (failures int64, opened []string) {
 	return failures, opened
 }
 
-// An indexer polls a block after the pool head with a read naming it, and
-// every node answers as geth does for a block it does not have yet. The
-// block exists nowhere yet: the error is the request's, relayed from the
-// first endpoint as a direct client gets it (one upstream request per
-// poll, not one per endpoint), and nothing is counted against anyone.
+// An indexer polls a block beyond the pool head with a read naming it, and
+// every node answers as geth does for a block it does not have yet. Two
+// blocks on, the block exists nowhere yet: the error is the request's,
+// relayed from the first endpoint as a direct client gets it (one upstream
+// request per poll), and nothing is counted against anyone. The block
+// right after the pool head may exist on an endpoint the probes have not
+// caught up with: one more endpoint is asked, no more (two upstream
+// requests per poll of three endpoints).
 func TestNotYet_ErrorForABlockBeyondThePoolHeadIsRelayedFromTheFirstEndpoint(t *testing.T) {
 	for _, tc := range []struct {
 		method  string
@@ -44,20 +47,26 @@ func TestNotYet_ErrorForABlockBeyondThePoolHeadIsRelayedFromTheFirstEndpoint(t *
 			r.warmUp()
 			answerWith(r.sims, tc.method, tc.code, tc.message)
 			top := r.status().MaxHead
-			before := r.upstreamCount(tc.method)
 			const polls = 10
-			for i := range polls {
-				rep := r.call(i, tc.method, tc.params(top+1)...)
-				mustError(t, rep, tc.message)
-				if rep.attempts != 1 {
-					t.Errorf("poll %d of block %d (pool head %d): %d attempts", i, top+1, top, rep.attempts)
+			for _, poll := range []struct {
+				ahead    int64
+				attempts int
+			}{{2, 1}, {1, 2}} {
+				ahead, attempts := poll.ahead, poll.attempts
+				before := r.upstreamCount(tc.method)
+				for i := range polls {
+					rep := r.call(i, tc.method, tc.params(top+ahead)...)
+					mustError(t, rep, tc.message)
+					if rep.attempts != attempts {
+						t.Errorf("poll %d of block %d (pool head %d): %d attempts, want %d", i, top+ahead, top, rep.attempts, attempts)
+					}
 				}
-			}
-			n := r.upstreamCount(tc.method) - before
-			failures, opened := r.failuresCounted()
-			t.Logf("%d polls of block pool head + 1: %d upstream requests, %d failures counted, breakers not closed: %v", polls, n, failures, opened)
-			if n != polls || failures != 0 || len(opened) > 0 {
-				t.Fatalf("%d polls cost %d upstream requests (want %d); %d failures counted, breakers not closed %v (want none)", polls, n, polls, failures, opened)
+				n := r.upstreamCount(tc.method) - before
+				failures, opened := r.failuresCounted()
+				t.Logf("%d polls of block pool head + %d: %d upstream requests, %d failures counted, breakers not closed: %v", polls, ahead, n, failures, opened)
+				if n != int64(polls*attempts) || failures != 0 || len(opened) > 0 {
+					t.Fatalf("%d polls of pool head + %d cost %d upstream requests (want %d); %d failures counted, breakers not closed %v (want none)", polls, ahead, n, polls*attempts, failures, opened)
+				}
 			}
 			for _, ep := range r.status().Endpoints {
 				if until := ep.Methods[tc.method].CannotServeUntil; !until.IsZero() {
@@ -69,8 +78,9 @@ func TestNotYet_ErrorForABlockBeyondThePoolHeadIsRelayedFromTheFirstEndpoint(t *
 }
 
 // The endpoint that has made the next block answers it; the others do not
-// have it yet. Polling that block never opens a breaker: a direct client of
-// the slower endpoints gets their "header not found" and no harm done.
+// have it yet. Polling that block never opens a breaker, and costs at most
+// one more upstream request per poll: the slower endpoint's "header not
+// found" is set aside while one more endpoint is asked.
 func TestNotYet_PollingTheNextBlockNeverOpensBreakers(t *testing.T) {
 	r := newHeadRig(t, 3, nil)
 	r.warmUp()
@@ -87,8 +97,8 @@ func TestNotYet_PollingTheNextBlockNeverOpensBreakers(t *testing.T) {
 	n := r.upstreamCount("eth_call") - before
 	_, opened := r.failuresCounted()
 	t.Logf("%d polls of the next block: %d upstream requests, breakers not closed: %v", polls, n, opened)
-	if len(opened) > 0 || n != polls {
-		t.Fatalf("%d polls of the next block cost %d upstream requests (want %d) and left breakers not closed: %v", polls, n, polls, opened)
+	if len(opened) > 0 || n > 2*polls {
+		t.Fatalf("%d polls of the next block cost %d upstream requests (want at most %d) and left breakers not closed: %v", polls, n, 2*polls, opened)
 	}
 }
 
@@ -117,9 +127,10 @@ func TestNotYet_ErrorForAnOldBlockIsTheEndpoints(t *testing.T) {
 	}
 }
 
-// The same on Solana: a slot beyond every head, asked for by slot or as a
-// read's minContextSlot, is the request's (relayed from the first
-// endpoint); a slot the pool has fails over as the endpoint's lag. A
+// The same on Solana: a slot beyond every head (past the one after the
+// pool head), asked for by slot or as a read's minContextSlot, is the
+// request's (relayed from the first endpoint); a slot the pool has fails
+// over as the endpoint's lag. A
 // minContextSlot is a slot the client read in an answer, which the pool
 // head may trail by a slot or two: it is beyond every head only past
 // chain.max_head_lag above the pool head.
@@ -142,9 +153,9 @@ func TestNotYet_SolanaSlotBeyondThePoolHeadIsTheRequests(t *testing.T) {
 			r.warmUp()
 			answerWith(r.sims, tc.method, tc.code, tc.message)
 			top := r.status().MaxHead
-			beyond := top + 1
+			beyond := top + 2 // the slot after the pool head may exist: one more endpoint is asked
 			if tc.slack {
-				beyond += r.lag
+				beyond = top + 1 + r.lag
 			}
 			before := r.upstreamCount(tc.method)
 			const polls = 10
@@ -218,7 +229,7 @@ func TestNotYet_LogsFromABlockTheEndpointLacksToLatestFailsOverAsLag(t *testing.
 		name   string
 		params []any
 	}{
-		{"beyond the pool head", logs(top+1, "latest")},
+		{"beyond the block after the pool head", logs(top+2, "latest")},
 		{"both ends numbers", logs(top, hexBlock(top-2))},
 	} {
 		rep := r.call(1, "eth_getLogs", tc.params...)

@@ -90,7 +90,9 @@ type upstreamReply struct {
 	// notYet: a JSON-RPC error saying the endpoint lacks the block the
 	// request names, whose blame placeNotYet settles. behind: settled as
 	// the endpoint's lag, an answer set aside while another is asked.
-	notYet, behind bool
+	// nextBlock: settled as a lack of the block after the pool's expected
+	// head (blockMaybeMade), set aside while one more endpoint is asked.
+	notYet, behind, nextBlock bool
 	// tooBig: the answer was over server.max_response_bytes and cut. For a
 	// read, its breaker verdict waits on the others' (settleDeferred): a
 	// size every endpoint answers is the request's.

@@ -15,7 +15,7 @@ var evmMethods = map[string]method{
 	"eth_gasPrice":                    constant("0x3b9aca00"),
 	"eth_estimateGas":                 constant("0x5208"),
 	"eth_getCode":                     constant("0x"),
-	"eth_getLogs":                     constant([]any{}),
+	"eth_getLogs":                     evmGetLogs,
 	"eth_getTransactionReceipt":       constant(nil),
 	"eth_getBalance":                  evmGetBalance,
 	"eth_getTransactionCount":         evmGetTransactionCount,

@@ -288,3 +288,30 @@ func TestFilters_SequentialIDsCollideAcrossUpstreams(t *testing.T) {
 		t.Fatalf("ids a: %s %s, b: %s; want 0x1 0x2, 0x1", a1, a2, b1)
 	}
 }
+
+// One log per block of a numeric range, up to the upstream's head: a range
+// past it has none, as a lagging node answers it.
+func TestGetLogs_OneLogPerBlockUpToTheHead(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Clock: clock.Now})
+	c := newClient(t)
+	head := u.Head()
+	count := func(filter map[string]any) int {
+		var logs []map[string]any
+		result(t, c, u, &logs, "eth_getLogs", filter)
+		return len(logs)
+	}
+	for _, tc := range []struct {
+		filter map[string]any
+		want   int
+	}{
+		{map[string]any{"fromBlock": hexUint(head - 2), "toBlock": hexUint(head)}, 3},
+		{map[string]any{"fromBlock": hexUint(head), "toBlock": hexUint(head + 1)}, 1},
+		{map[string]any{"fromBlock": hexUint(head + 1), "toBlock": hexUint(head + 1)}, 0},
+		{map[string]any{"fromBlock": hexUint(head - 2), "toBlock": "latest"}, 0},
+	} {
+		if got := count(tc.filter); got != tc.want {
+			t.Errorf("%v (head %d): %d logs, want %d", tc.filter, head, got, tc.want)
+		}
+	}
+}

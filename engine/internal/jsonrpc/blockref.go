@@ -9,10 +9,15 @@ import (
 // blockParam is where EVM reads name an explicit block number.
 var blockParam = map[string]int{
 	"eth_getBlockByNumber":                    0,
+	"eth_getHeaderByNumber":                   0,
 	"eth_getBlockTransactionCountByNumber":    0,
 	"eth_getTransactionByBlockNumberAndIndex": 0,
 	"eth_getUncleCountByBlockNumber":          0,
+	"eth_getUncleByBlockNumberAndIndex":       0,
 	"eth_getBlockReceipts":                    0,
+	"debug_traceBlockByNumber":                0,
+	"trace_block":                             0,
+	"trace_replayBlockTransactions":           0,
 	"eth_getBalance":                          1,
 	"eth_getCode":                             1,
 	"eth_getTransactionCount":                 1,
@@ -21,11 +26,19 @@ var blockParam = map[string]int{
 	"eth_getProof":                            2,
 }
 
+// logFilterReads take a log filter {fromBlock, toBlock, blockHash} as their
+// first parameter. A node answers [] for a range past its head, where a
+// read of one block answers null.
+var logFilterReads = map[string]bool{"eth_getLogs": true, "trace_filter": true}
+
 // RequiredHead is the block number an EVM read names explicitly (0 when it
 // names a tag or nothing): an endpoint whose head is below it would answer
-// "not found" or null. It reads the parameter in place, without decoding the
-// params (eth_call's calldata can be large).
+// "not found", null, or [] for a log filter's range. It reads the parameter
+// in place, without decoding the params (eth_call's calldata can be large).
 func RequiredHead(method string, params json.RawMessage) int64 {
+	if logFilterReads[method] {
+		return filterRequiredHead(paramAt(TrimSpace(params), 0))
+	}
 	i, ok := blockParam[method]
 	if !ok {
 		return 0
@@ -41,6 +54,34 @@ func RequiredHead(method string, params json.RawMessage) int64 {
 		arg = num
 	}
 	return hexQuantity(arg)
+}
+
+// filterRequiredHead is the block a log filter needs the node to have: its
+// toBlock when that is a number; its fromBlock when toBlock is a tip tag or
+// absent ("latest", which the node resolves below fromBlock until it has
+// it); none for a blockHash, which names a block by hash.
+func filterRequiredHead(filter []byte) int64 {
+	if len(filter) == 0 || filter[0] != '{' {
+		return 0
+	}
+	var from, to []byte
+	for it := (memberIter{b: filter, i: 1}); it.next(); {
+		switch string(filter[it.ks:it.ke]) {
+		case `"fromBlock"`:
+			from = filter[it.vs:it.ve]
+		case `"toBlock"`:
+			to = filter[it.vs:it.ve]
+		case `"blockHash"`:
+			return 0
+		}
+	}
+	if n := hexQuantity(to); n > 0 {
+		return n
+	}
+	if to == nil || isTipTag(to) {
+		return hexQuantity(from)
+	}
+	return 0
 }
 
 // hexQuantity reads a JSON string "0x…" of at most 15 hex digits (0 when it
@@ -112,22 +153,6 @@ func appendResultHead(dst []byte, id json.RawMessage) []byte {
 		dst = append(dst, id...)
 	}
 	return append(dst, `,"result":`...)
-}
-
-// LogsToBlock is the block number an eth_getLogs filter names as its
-// toBlock (0 for a tag, a blockHash or none).
-func LogsToBlock(params json.RawMessage) int64 {
-	arg := paramAt(TrimSpace(params), 0)
-	if len(arg) == 0 || arg[0] != '{' {
-		return 0
-	}
-	var num []byte
-	for it := (memberIter{b: arg, i: 1}); it.next(); {
-		if string(arg[it.ks:it.ke]) == `"toBlock"` {
-			num = arg[it.vs:it.ve]
-		}
-	}
-	return hexQuantity(num)
 }
 
 // Quantity reads a JSON string "0x…" of at most 15 hex digits (0 when it is

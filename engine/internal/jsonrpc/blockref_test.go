@@ -23,6 +23,19 @@ func TestRequiredHead(t *testing.T) {
 		{"eth_getBalance", `["0xabc"]`, 0},
 		{"eth_chainId", `[]`, 0},
 		{"eth_getBalance", ``, 0},
+		{"eth_getHeaderByNumber", `["0x2a"]`, 42},
+		{"trace_block", `["0x2a"]`, 42},
+		// A log filter: its toBlock, else its fromBlock when the range runs
+		// to the node's latest; nothing for a blockHash.
+		{"eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2a"}]`, 42},
+		{"eth_getLogs", `[{"fromBlock":"0x2a"}]`, 42},
+		{"eth_getLogs", `[{"fromBlock":"0x2a","toBlock":"latest"}]`, 42},
+		{"eth_getLogs", `[{"fromBlock":"0x2a","toBlock":"earliest"}]`, 0},
+		{"eth_getLogs", `[{"toBlock":"latest"}]`, 0},
+		{"eth_getLogs", `[{"blockHash":"0xab","toBlock":"0x2a"}]`, 0},
+		{"eth_getLogs", `[{}]`, 0},
+		{"eth_getLogs", `[]`, 0},
+		{"trace_filter", `[{"fromBlock":"0x1","toBlock":"0x2a"}]`, 42},
 	} {
 		if got := RequiredHead(c.method, json.RawMessage(c.params)); got != c.want {
 			t.Errorf("requiredHead(%s, %s) = %d, want %d", c.method, c.params, got, c.want)
@@ -97,19 +110,7 @@ func TestAppendStringResult(t *testing.T) {
 	}
 }
 
-func TestLogsToBlockAndQuantity(t *testing.T) {
-	for params, want := range map[string]int64{
-		`[{"fromBlock":"0x1","toBlock":"0x2a"}]`: 42,
-		`[{"toBlock":"latest"}]`:                 0,
-		`[{"blockHash":"0xab"}]`:                 0,
-		`[{}]`:                                   0,
-		`[]`:                                     0,
-		`["0x2a"]`:                               0,
-	} {
-		if got := LogsToBlock(json.RawMessage(params)); got != want {
-			t.Errorf("LogsToBlock(%s) = %d, want %d", params, got, want)
-		}
-	}
+func TestQuantity(t *testing.T) {
 	for v, want := range map[string]int64{`"0x2a"`: 42, ` "0x10" `: 16, `"42"`: 0, `42`: 0, `null`: 0, ``: 0} {
 		if got := Quantity(json.RawMessage(v)); got != want {
 			t.Errorf("Quantity(%s) = %d, want %d", v, got, want)

@@ -305,6 +305,9 @@ type ResponseInfo struct {
 	ErrCode    int
 	ErrMessage string
 	ResultNull bool
+	// ResultEmptyList: the result is [] (eth_getLogs of a range with no
+	// logs, or past the node's head).
+	ResultEmptyList bool
 }
 
 // InspectResponse looks at an upstream's response body without copying the
@@ -331,6 +334,7 @@ func InspectResponse(body []byte) ResponseInfo {
 		return info
 	}
 	info.ResultNull = r.result[0] == 'n'
+	info.ResultEmptyList = r.result[0] == '[' && len(TrimSpace(r.result[1:len(r.result)-1])) == 0
 	return info
 }
 

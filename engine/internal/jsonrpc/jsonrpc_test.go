@@ -284,6 +284,8 @@ func TestInspectResponse(t *testing.T) {
 		{"result", `{"jsonrpc":"2.0","id":1,"result":"0x1b4"}`, ResponseInfo{Valid: true}},
 		{"result object with nested error key", ` {"jsonrpc":"2.0","id":1,"result":{"error":{"code":1}}} `, ResponseInfo{Valid: true}},
 		{"null result", `{"jsonrpc":"2.0","id":1,"result":null}`, ResponseInfo{Valid: true, ResultNull: true}},
+		{"empty list result", `{"jsonrpc":"2.0","id":1,"result":[ ]}`, ResponseInfo{Valid: true, ResultEmptyList: true}},
+		{"list result", `{"jsonrpc":"2.0","id":1,"result":[{}]}`, ResponseInfo{Valid: true}},
 		{"error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method eth_x does not exist"}}`, ResponseInfo{Valid: true, HasError: true, ErrCode: -32601, ErrMessage: "the method eth_x does not exist"}},
 		{"error with data, message first", `{"error":{"message":"exec\u0020reverted","data":"0x08c3","code":3},"id":1,"jsonrpc":"2.0"}`, ResponseInfo{Valid: true, HasError: true, ErrCode: 3, ErrMessage: "exec reverted"}},
 		{"error with odd code", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":7}}`, ResponseInfo{Valid: true, HasError: true}},
@@ -656,7 +658,9 @@ func FuzzInspectResponse(f *testing.F) {
 				}
 			case e != nil && e[0] != 'n':
 			case res != nil:
-				want = ResponseInfo{Valid: true, ResultNull: string(res) == "null"}
+				var list []json.RawMessage
+				empty := res[0] == '[' && json.Unmarshal(res, &list) == nil && len(list) == 0
+				want = ResponseInfo{Valid: true, ResultNull: string(res) == "null", ResultEmptyList: empty}
 			}
 		}
 		if got != want {
