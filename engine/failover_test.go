@@ -50,7 +50,6 @@ func countOf(list []string, s string) int {
 }
 
 func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *testing.T) {
-	t.Parallel()
 	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
 	bad := h.sims[0]
 	bad.SetMode(sim.ModeError)
@@ -99,7 +98,6 @@ func TestFailover_500EndpointCutAfterThresholdThenReadmittedWithHysteresis(t *te
 }
 
 func TestFailover_InjectedErrorFaultCountedByEngine(t *testing.T) {
-	t.Parallel()
 	h := newHarness(t, nil, sim.Config{}, sim.Config{}, sim.Config{})
 	if code, b := h.adminDo("POST", "/v1/endpoints/s1/fault", `{"mode":"error"}`); code != 200 {
 		t.Fatalf("inject: %d %s", code, b)

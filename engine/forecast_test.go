@@ -168,7 +168,6 @@ var (
 )
 
 func TestForecast_MatchesMonteCarloLognormal(t *testing.T) {
-	t.Parallel()
 	p := distOf(bodyOnly, mcSamples, 1)
 	for _, d := range []time.Duration{40 * time.Millisecond, 70 * time.Millisecond} {
 		f := engine.Forecast(engine.ForecastInput{Primary: p, Delay: d, MaxExtra: 1, Budget: 1, Burst: 10})
@@ -177,7 +176,6 @@ func TestForecast_MatchesMonteCarloLognormal(t *testing.T) {
 }
 
 func TestForecast_MatchesMonteCarloWithTheSeedsTail(t *testing.T) {
-	t.Parallel()
 	p := distOf(seedsTail, mcSamples, 3)
 	auto, ok := p.Quantile(0.95)
 	if !ok {
@@ -190,7 +188,6 @@ func TestForecast_MatchesMonteCarloWithTheSeedsTail(t *testing.T) {
 }
 
 func TestForecast_MatchesMonteCarloWithAHeavyTail(t *testing.T) {
-	t.Parallel()
 	p := distOf(heavyTail, mcSamples, 5)
 	d := 90 * time.Millisecond
 	f := engine.Forecast(engine.ForecastInput{Primary: p, Delay: d, MaxExtra: 1, Budget: 1, Burst: 10})
@@ -201,7 +198,6 @@ func TestForecast_MatchesMonteCarloWithAHeavyTail(t *testing.T) {
 // target twice as fast as the primary (and another half as fast) changes
 // the prediction, and the forecast follows the simulation for each.
 func TestForecast_UsesTheHedgeTargetsDistribution(t *testing.T) {
-	t.Parallel()
 	p := distOf(seedsTail, mcSamples, 7)
 	fast := lognormal(25*time.Millisecond, 0.2, 0, 0, 0)
 	slow := lognormal(100*time.Millisecond, 0.4, 0, 0, 0)
@@ -236,7 +232,6 @@ func TestForecast_UsesTheHedgeTargetsDistribution(t *testing.T) {
 // the budget allows 5 %: the cap binds, a quarter of the wanted duplicates
 // go, and the prediction (and the simulated bucket) say what that costs.
 func TestForecast_BudgetCapBinding(t *testing.T) {
-	t.Parallel()
 	p := distOf(seedsTail, mcSamples, 13)
 	d, _ := p.Quantile(0.80)
 	const budget, burst = 0.05, 10
@@ -257,7 +252,6 @@ func TestForecast_BudgetCapBinding(t *testing.T) {
 // Two duplicates, the second one delay after the first, with and without
 // the cap.
 func TestForecast_MatchesMonteCarloWithTwoDuplicates(t *testing.T) {
-	t.Parallel()
 	p := distOf(seedsTail, mcSamples, 15)
 	d := 60 * time.Millisecond
 	for _, budget := range []float64{1, 0.15} {

@@ -21,7 +21,6 @@ func resultString(t testing.TB, r reply) string {
 }
 
 func TestHeads_BlockNumberNeverGoesBackwards(t *testing.T) {
-	t.Parallel()
 	fast := sim.Latency{Median: time.Millisecond}
 	h := newHarness(t, func(c *engine.Config) {
 		c.Chain.MaxHeadLag = 20               // well above the 3-block lag, so a loaded machine does not exclude s1

@@ -138,7 +138,6 @@ func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
 // one endpoint 10× slower on everything, pause nothing, and hedges go on
 // firing.
 func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
-	t.Parallel()
 	tail := sim.Config{Latency: sim.Latency{Median: 20 * time.Millisecond, TailProb: 0.03, TailMin: 200 * time.Millisecond, TailMax: 300 * time.Millisecond}}
 	h := newHarness(t, hedgingOn, tail, tail, tail)
 	stop := background(h, 8)

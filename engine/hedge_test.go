@@ -212,7 +212,6 @@ func trueQuantile(median time.Duration, sigma, z float64) time.Duration {
 }
 
 func TestHedge_AutoDelayFollowsTheDistribution(t *testing.T) {
-	t.Parallel()
 	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.3}
 	h := newHarness(t, hedgeOn("auto"), sim.Config{Latency: lat})
 	const n = 2000
@@ -239,7 +238,6 @@ func TestHedge_AutoDelayFollowsTheDistribution(t *testing.T) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func TestHedge_AutoDelayUnbiasedWhenHedgesWin(t *testing.T) {
-	t.Parallel()
 	// Latencies large enough that scheduling noise on a loaded machine (and
 	// under -race) stays small beside them.
 	lat := sim.Latency{Median: 30 * time.Millisecond, Sigma: 0.5}

@@ -83,7 +83,6 @@ func untilUnstalled(t *testing.T, run func() *harness) {
 }
 
 func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
-	t.Parallel()
 	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
 	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (*harness, []timedReply, float64) {
 		h := newHarness(t, nil, sim.Config{Latency: lat}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
@@ -141,7 +140,6 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 // others show it was the pool's. Its charges are taken back then, and a
 // breaker they opened closes again.
 func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
-	t.Parallel()
 	// On a loaded machine the deadlines learned may come out in another
 	// order; then the scenario runs again (at most three times).
 	for try := 1; ; try++ {

@@ -201,7 +201,6 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 // While the queue guard holds hedging (every endpoint ten times slower at
 // once), a read whose hedge falls due says so: queue, not paused.
 func TestTrace_SaysTheQueueGuardHeldItsHedge(t *testing.T) {
-	t.Parallel()
 	// A fixed delay between the answers before (20 ms) and during (220 ms)
 	// the slowdown: every slow read's hedge falls due. The auto delay
 	// follows the slowdown up, and on a loaded machine it passed 220 ms
