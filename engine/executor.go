@@ -226,6 +226,11 @@ type execution struct {
 	// left are the endpoints of the ended attempts of a request sent once
 	// that may have reached them (upstreamReply.sent); see result.leftTo.
 	left []string
+	// retryOn is the first endpoint whose read attempt failed in a way a
+	// second ask may not (transientFailure); retried: it was asked again
+	// (retryFailed).
+	retryOn *endpoint
+	retried bool
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -371,10 +376,16 @@ func (x *execution) run() result {
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
 		if !started {
-			if waiting {
+			switch {
+			case waiting:
 				// Only a stale endpoint is left and a current one still
 				// answers: looked at again a deadline later.
 				hold(a)
+			case x.retryFailed():
+				e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s and no endpoint left; asking again the one that failed", a.deadline.Round(time.Millisecond)))
+				if hedgeC != nil {
+					armHedge()
+				}
 			}
 			return
 		}
@@ -425,7 +436,10 @@ func (x *execution) run() result {
 				ea := d // a copy, so that d does not escape on every receive
 				x.errAnswer = &ea
 			}
-			if x.mayFailOver(d) && x.launch(roleFailover, false) {
+			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) {
+				x.retryOn = d.a.ep
+			}
+			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryFailed()) {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.

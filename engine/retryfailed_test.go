@@ -1,0 +1,66 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Every candidate has had its attempt: one answered HTTP 500, the other
+// hangs. The read asks the one that failed again once the hung attempt
+// passes its deadline, rather than waiting out the request's deadline to
+// fail: a client of the failing endpoint would have had its error at once,
+// and the next ask usually succeeds. Either order is covered: the 500
+// first (then the hang's deadline), or the hang first (its race gets the
+// 500, then asks again).
+func TestRetryFailed_AReadAsksAgainTheEndpointThatFailedWhenTheRestHang(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		if asked.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, req.ID)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+	}))
+	t.Cleanup(flaky.Close)
+	released := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-released:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(released) }) // before hung.Close, which waits for its handlers
+	const requestTimeout = 6 * time.Second
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = requestTimeout
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "flaky", URL: flaky.URL, Provider: "pf", Region: "rf"},
+			{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
+		}
+	})
+	for i := range 2 { // breaker.failures is 3: the hung endpoint stays a candidate
+		before := asked.Load()
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint != "flaky" || r.took >= requestTimeout/2 {
+			t.Fatalf("call %d: answered by %q after %s (request deadline %s): want flaky's second answer well before", i, r.endpoint, r.took, requestTimeout)
+		}
+		if n := asked.Load() - before; n != 2 {
+			t.Fatalf("call %d: flaky asked %d times, want 2 (the 500, then once more)", i, n)
+		}
+		t.Logf("call %d: answered in %s after %d attempts", i, r.took.Round(time.Millisecond), r.attempts)
+	}
+}
