@@ -376,16 +376,20 @@ func (x *execution) run() result {
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
 		if !started {
-			switch {
-			case waiting:
+			if waiting {
 				// Only a stale endpoint is left and a current one still
 				// answers: looked at again a deadline later.
 				hold(a)
-			case x.retryFailed():
+				return
+			}
+			switch retried, later := x.retryFailed(); {
+			case retried:
 				e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s and no endpoint left; asking again the one that failed", a.deadline.Round(time.Millisecond)))
 				if hedgeC != nil {
 					armHedge()
 				}
+			case later:
+				hold(a) // the one that failed is backing off: a deadline later
 			}
 			return
 		}
@@ -439,7 +443,7 @@ func (x *execution) run() result {
 			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) {
 				x.retryOn = d.a.ep
 			}
-			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryFailed()) {
+			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {
 				e.noteFailover(d.a.ep, d.rep.cause)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.

@@ -11,10 +11,11 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 
 // transientFailure says whether a read attempt that ended so may succeed
 // if asked again: an HTTP error, a broken connection, a malformed answer,
-// the endpoint's own JSON-RPC error. Not a 429 (its back-off says when),
-// a method the endpoint cannot serve, or a deadline.
+// the endpoint's own JSON-RPC error, or a 429 once its back-off is over (as
+// a client honouring Retry-After asks again). Not a method the endpoint
+// cannot serve, or a deadline.
 func transientFailure(o outcome) bool {
-	return o == outHTTPError || o == outConnError || o == outInvalid || o == outEndpointError
+	return o == outHTTPError || o == outConnError || o == outInvalid || o == outEndpointError || o == outRateLimit
 }
 
 // allOverdue: attempts are live and every one has passed its deadline
@@ -28,22 +29,36 @@ func (x *execution) allOverdue() bool {
 	return len(x.live) > 0
 }
 
-// retryFailed asks retryOn once more, when it is still routable (its
-// breaker closed, not drained, not backing off, not pinned elsewhere).
-func (x *execution) retryFailed() bool {
+// retryFailed asks retryOn once more (started) when it is still routable:
+// its breaker closed, not drained, not pinned elsewhere. later: it is
+// backing off after a 429, and may be asked once that is over.
+func (x *execution) retryFailed() (started, later bool) {
 	ep := x.retryOn
-	if ep == nil || x.retried || x.p.pinned != nil || x.p.class != jsonrpc.ClassRead ||
-		ep.drained.Load() || x.backingOff(ep) {
-		return false
+	if ep == nil || x.retried || x.p.pinned != nil || x.p.class != jsonrpc.ClassRead || ep.drained.Load() {
+		return false, false
+	}
+	if x.backingOff(ep) {
+		return false, true
 	}
 	ok, trial := ep.breaker.Acquire()
 	if !ok || trial {
 		if ok {
 			ep.breaker.Release(trial)
 		}
-		return false
+		return false, false
 	}
 	x.retried = true
 	x.start(&attempt{ep: ep, role: roleFailover})
-	return true
+	return true, false
+}
+
+// retryNow is retryFailed for a failure that ends while every live attempt
+// is overdue (their races have found no one): one of them is held to look
+// again a deadline later when the endpoint is backing off.
+func (x *execution) retryNow(hold func(*attempt)) bool {
+	started, later := x.retryFailed()
+	if later {
+		hold(x.live[0])
+	}
+	return started
 }

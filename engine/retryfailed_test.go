@@ -12,8 +12,8 @@ import (
 	"github.com/rpcdash/rpcdash/engine"
 )
 
-// Every candidate has had its attempt: one answered HTTP 500, the other
-// hangs. The read asks the one that failed again once the hung attempt
+// Every candidate has had its attempt: one answered HTTP 500 (or 429 with
+// Retry-After: 1), the other hangs. The read asks the one that failed again once the hung attempt
 // passes its deadline, rather than waiting out the request's deadline to
 // fail: a client of the failing endpoint would have had its error at once,
 // and the next ask usually succeeds. Either order is covered: the 500
@@ -21,46 +21,64 @@ import (
 // 500, then asks again).
 func TestRetryFailed_AReadAsksAgainTheEndpointThatFailedWhenTheRestHang(t *testing.T) {
 	t.Parallel()
-	var asked atomic.Int64
-	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ ID json.RawMessage }
-		json.NewDecoder(r.Body).Decode(&req)
-		w.Header().Set("Content-Type", "application/json")
-		if asked.Add(1)%2 == 1 {
+	for _, tc := range []struct {
+		name string
+		fail func(w http.ResponseWriter, id json.RawMessage)
+	}{
+		{"http 500", func(w http.ResponseWriter, id json.RawMessage) {
 			w.WriteHeader(http.StatusInternalServerError)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, req.ID)
-			return
-		}
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
-	}))
-	t.Cleanup(flaky.Close)
-	released := make(chan struct{})
-	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-released:
-		}
-	}))
-	t.Cleanup(hung.Close)
-	t.Cleanup(func() { close(released) }) // before hung.Close, which waits for its handlers
-	const requestTimeout = 6 * time.Second
-	h := newHarness(t, func(c *engine.Config) {
-		c.Server.RequestTimeout = requestTimeout
-		c.Endpoints = []engine.EndpointConfig{
-			{Name: "flaky", URL: flaky.URL, Provider: "pf", Region: "rf"},
-			{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
-		}
-	})
-	for i := range 2 { // breaker.failures is 3: the hung endpoint stays a candidate
-		before := asked.Load()
-		r := h.call(i, "eth_getBalance", addr, "latest")
-		mustOK(t, r)
-		if r.endpoint != "flaky" || r.took >= requestTimeout/2 {
-			t.Fatalf("call %d: answered by %q after %s (request deadline %s): want flaky's second answer well before", i, r.endpoint, r.took, requestTimeout)
-		}
-		if n := asked.Load() - before; n != 2 {
-			t.Fatalf("call %d: flaky asked %d times, want 2 (the 500, then once more)", i, n)
-		}
-		t.Logf("call %d: answered in %s after %d attempts", i, r.took.Round(time.Millisecond), r.attempts)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, id)
+		}},
+		{"429 for a second", func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32005,"message":"rate limited"}}`, id)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Int64
+			flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var req struct{ ID json.RawMessage }
+				json.NewDecoder(r.Body).Decode(&req)
+				w.Header().Set("Content-Type", "application/json")
+				if asked.Add(1)%2 == 1 {
+					tc.fail(w, req.ID)
+					return
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+			}))
+			t.Cleanup(flaky.Close)
+			released := make(chan struct{})
+			hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-released:
+				}
+			}))
+			t.Cleanup(hung.Close)
+			t.Cleanup(func() { close(released) })  // before hung.Close, which waits for its handlers
+			const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
+			h := newHarness(t, func(c *engine.Config) {
+				c.Server.RequestTimeout = requestTimeout
+				c.Endpoints = []engine.EndpointConfig{
+					{Name: "flaky", URL: flaky.URL, Provider: "pf", Region: "rf"},
+					{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
+				}
+			})
+			for i := range 2 { // breaker.failures is 3: the hung endpoint stays a candidate
+				before := asked.Load()
+				r := h.call(i, "eth_getBalance", addr, "latest")
+				mustOK(t, r)
+				// At most two deadlines: the hang's, and for a 429 one more
+				// while the back-off runs.
+				if r.endpoint != "flaky" || r.took >= requestTimeout-time.Second {
+					t.Fatalf("call %d: answered by %q after %s (request deadline %s): want flaky's second answer before", i, r.endpoint, r.took, requestTimeout)
+				}
+				if n := asked.Load() - before; n != 2 {
+					t.Fatalf("call %d: flaky asked %d times, want 2 (the failure, then once more)", i, n)
+				}
+				t.Logf("call %d: answered in %s after %d attempts", i, r.took.Round(time.Millisecond), r.attempts)
+			}
+		})
 	}
 }
