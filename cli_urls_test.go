@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,5 +55,27 @@ func TestCLI_RunningInstanceByURLOrHostPort(t *testing.T) {
 	p.Signal(t, syscall.SIGINT)
 	if code := p.Wait(t, 5*time.Second); code != 0 {
 		t.Errorf("serve exit %d", code)
+	}
+}
+
+// A provider's key is often in its URL's path: a URL flag's errors show
+// its scheme, host and port, never the path (nor what Go's HTTP client
+// quotes of it).
+func TestCLI_AKeyInAURLFlagIsNeverShown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v3/SECRETKEY123"
+	ln.Close() // nothing answers there
+	for _, args := range [][]string{
+		{"status", "--admin", closed},
+		{"bench", "--target", closed, "--duration", "1s"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		if code == 0 || strings.Contains(errb.String()+out.String(), "SECRETKEY123") || !strings.Contains(errb.String(), "REDACTED") {
+			t.Errorf("%v: exit %d, stderr %q: want a failure naming the URL with its path REDACTED", args, code, errb.String())
+		}
 	}
 }

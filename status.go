@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -58,7 +59,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.As(err, &ae) && ae.Code != 0 {
 			return fmt.Errorf("admin API: %v", err)
 		}
-		return fmt.Errorf("no rpcdash admin API at %s: %v", *admin, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the URL, path included
+		}
+		return fmt.Errorf("no rpcdash admin API at %s: %v", engine.ShownURL(base), err)
 	}
 	if *format == "json" {
 		_, err := stdout.Write(body)

@@ -218,13 +218,13 @@ func (cfg CompareConfig) describe(env *environment) *Comparison {
 			c.Workload.Notes = append(c.Workload.Notes, "independent tails and no capacity limit: the optimistic case for hedging; --correlated Q (incidents every endpoint shares) and --capacity (load that duplicates add to) show the others")
 		}
 	case cfg.Target.Admin.URL != "":
-		c.Target = fmt.Sprintf("rpcdash at %s (admin %s)", cfg.Target.URL, cfg.Target.Admin.URL)
+		c.Target = fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.Target.URL), engine.ShownURL(cfg.Target.Admin.URL))
 		c.Warnings = append(c.Warnings, "upstream requests, 429s and waste come from the instance's counters: they assume bench is its only client of these methods during the run")
 	default:
-		c.Target = cfg.Target.URL
+		c.Target = engine.ShownURL(cfg.Target.URL)
 	}
 	if cfg.Target.ControlURL != "" {
-		c.Target += "; control tenant to " + cfg.Target.ControlURL
+		c.Target += "; control tenant to " + engine.ShownURL(cfg.Target.ControlURL)
 	}
 	return c
 }

@@ -133,7 +133,7 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		return nil, err
 	}
 	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
-		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", cfg.RPCURL, admin.URL), Mode: cfg.Mode}}
+		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL)), Mode: cfg.Mode}}
 	if !cfg.NoLoad {
 		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
 		loadCtx, stopLoad := context.WithCancel(ctx)

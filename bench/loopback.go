@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // checkTarget refuses a URL that is not http(s), and one off this machine
@@ -20,7 +22,7 @@ func checkTarget(raw string, allowRemote bool) error {
 		return fmt.Errorf("bench: target scheme %q is not http or https", u.Scheme)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("bench: target URL %q has no host", raw)
+		return fmt.Errorf("bench: target URL %q has no host", engine.ShownURL(raw))
 	}
 	if allowRemote || isLoopbackHost(u.Hostname()) {
 		return nil
@@ -65,7 +67,7 @@ func dialable(ctx context.Context, flag, raw string) error {
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err != nil {
-		return fmt.Errorf("bench: %s %s: nothing answers there: %w", flag, raw, err)
+		return fmt.Errorf("bench: %s %s: nothing answers there: %w", flag, engine.ShownURL(raw), err)
 	}
 	return conn.Close()
 }

@@ -55,3 +55,8 @@ func portOK(u *url.URL, bare bool) bool {
 	n, err := strconv.Atoi(u.Port())
 	return err == nil && n >= 1 && n <= 65535
 }
+
+// ShownURL is raw as rpcdash shows a URL it was given (a flag's target, an
+// admin URL): scheme, host and port, its user info, path and query each
+// REDACTED, since a provider's key is often in its path.
+func ShownURL(raw string) string { return redact.URL(raw) }
