@@ -107,33 +107,9 @@ func TestBatch_GethsBatchLimitIsMetInHundreds(t *testing.T) {
 	t.Parallel()
 	requireTools(t)
 	g := startGeth(t, "--rpc.batch-request-limit", "100")
-	var mu sync.Mutex
-	var sizes []int
-	target, _ := url.Parse(g.URL())
-	relay := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		if bytes.HasPrefix(body, []byte("[")) {
-			var calls []json.RawMessage
-			json.Unmarshal(body, &calls)
-			mu.Lock()
-			sizes = append(sizes, len(calls))
-			mu.Unlock()
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		relay.ServeHTTP(w, req)
-	}))
-	t.Cleanup(proxy.Close)
-	g.http = strings.TrimPrefix(proxy.URL, "http://") // rpcdash's endpoint "geth" is the proxy
+	seen := batchSizes(t, g)
 	r := startRpcdash(t, g)
 	r.drain("simA")
-	seen := func() []int {
-		mu.Lock()
-		defer mu.Unlock()
-		out := slices.Clone(sizes)
-		sizes = nil
-		return out
-	}
 	const n = 250
 	var batch, one bytes.Buffer
 	batch.WriteByte('[')
@@ -190,6 +166,45 @@ func TestBatch_ReadNotificationsReachGethInOneBatch(t *testing.T) {
 	t.Parallel()
 	requireTools(t)
 	g := startGeth(t)
+	seen := batchSizes(t, g)
+	r := startRpcdash(t, g)
+	r.drain("simA")
+
+	const n = 100
+	var notes, batch bytes.Buffer
+	for i := range n {
+		if i > 0 {
+			notes.WriteByte(',')
+		}
+		fmt.Fprintf(&notes, `{"jsonrpc":"2.0","method":"eth_getBalance","params":["%s","latest"]}`, devAddr)
+	}
+	if direct := mustPost(t, g.URL(), "["+notes.String()+"]"); len(direct.Body) != 0 {
+		t.Fatalf("geth answered a batch of notifications %.200q, want nothing", direct.Body)
+	}
+	want := mustPost(t, g.URL(), fmt.Sprintf(`[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["%s","latest"]}]`, devAddr))
+	fmt.Fprintf(&batch, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},%s,{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["%s","latest"]}]`, notes.String(), devAddr)
+	seen()
+	got := mustPost(t, r.URL(), batch.String())
+	answeredBy(t, "geth", got.Header)
+	var gotEls, wantEls []json.RawMessage
+	if err := json.Unmarshal(got.Body, &gotEls); err != nil || json.Unmarshal(want.Body, &wantEls) != nil || len(gotEls) != 2 ||
+		!bytes.Equal(gotEls[0], wantEls[0]) || !bytes.Equal(gotEls[1], wantEls[1]) {
+		t.Fatalf("rpcdash answered %s (%v), want geth's %s", got.Body, err, want.Body)
+	}
+	if a := got.Header.Get("X-Rpcdash-Attempts"); a != fmt.Sprint(n+2) {
+		t.Errorf("X-Rpcdash-Attempts %s, want %d: one per element, none sent alone", a, n+2)
+	}
+	sent := seen()
+	slices.Sort(sent)
+	if !slices.Equal(sent, []int{2, n}) {
+		t.Errorf("geth was sent batches of %v calls, want one of the 2 calls and one of the %d notifications", sent, n)
+	}
+}
+
+// batchSizes puts a proxy that notes the size of every batch it relays in
+// front of g (rpcdash's endpoint "geth" is then the proxy); seen returns
+// the sizes since it was last called.
+func batchSizes(t *testing.T, g *gethNode) (seen func() []int) {
 	var mu sync.Mutex
 	var sizes []int
 	target, _ := url.Parse(g.URL())
@@ -207,41 +222,12 @@ func TestBatch_ReadNotificationsReachGethInOneBatch(t *testing.T) {
 		relay.ServeHTTP(w, req)
 	}))
 	t.Cleanup(proxy.Close)
-	g.http = strings.TrimPrefix(proxy.URL, "http://") // rpcdash's endpoint "geth" is the proxy
-	r := startRpcdash(t, g)
-	r.drain("simA")
-
-	const n = 100
-	var notes, batch bytes.Buffer
-	for i := range n {
-		if i > 0 {
-			notes.WriteByte(',')
-		}
-		fmt.Fprintf(&notes, `{"jsonrpc":"2.0","method":"eth_getBalance","params":["%s","latest"]}`, devAddr)
-	}
-	if direct := mustPost(t, g.URL(), "["+notes.String()+"]"); len(direct.Body) != 0 {
-		t.Fatalf("geth answered a batch of notifications %.200q, want nothing", direct.Body)
-	}
-	want := mustPost(t, g.URL(), fmt.Sprintf(`[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["%s","latest"]}]`, devAddr))
-	fmt.Fprintf(&batch, `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},%s,{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["%s","latest"]}]`, notes.String(), devAddr)
-	mu.Lock()
-	sizes = nil
-	mu.Unlock()
-	got := mustPost(t, r.URL(), batch.String())
-	answeredBy(t, "geth", got.Header)
-	var gotEls, wantEls []json.RawMessage
-	if err := json.Unmarshal(got.Body, &gotEls); err != nil || json.Unmarshal(want.Body, &wantEls) != nil || len(gotEls) != 2 ||
-		!bytes.Equal(gotEls[0], wantEls[0]) || !bytes.Equal(gotEls[1], wantEls[1]) {
-		t.Fatalf("rpcdash answered %s (%v), want geth's %s", got.Body, err, want.Body)
-	}
-	if a := got.Header.Get("X-Rpcdash-Attempts"); a != fmt.Sprint(n+2) {
-		t.Errorf("X-Rpcdash-Attempts %s, want %d: one per element, none sent alone", a, n+2)
-	}
-	mu.Lock()
-	sent := slices.Clone(sizes)
-	mu.Unlock()
-	slices.Sort(sent)
-	if !slices.Equal(sent, []int{2, n}) {
-		t.Errorf("geth was sent batches of %v calls, want one of the 2 calls and one of the %d notifications", sent, n)
+	g.http = strings.TrimPrefix(proxy.URL, "http://")
+	return func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(sizes)
+		sizes = nil
+		return out
 	}
 }

@@ -1,7 +1,5 @@
 package engine
 
-import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
-
 // A read whose every candidate has had its attempt, with one failed and the
 // others passed their deadlines unanswered (a hang, or an endpoint slow for
 // good), would wait for the request's deadline and fail: seconds later than
@@ -34,7 +32,7 @@ func (x *execution) allOverdue() bool {
 // backing off after a 429, and may be asked once that is over.
 func (x *execution) retryFailed() (started, later bool) {
 	ep := x.retryOn
-	if ep == nil || x.retried || x.p.pinned != nil || x.p.class != jsonrpc.ClassRead || ep.drained.Load() {
+	if ep == nil || x.retried || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
 		return false, false
 	}
 	if x.backingOff(ep) {
