@@ -103,6 +103,12 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		nameW = max(nameW, lipgloss.Width(ep.Name))
 	}
 	nameW = min(nameW, 16)
+	// A lag is never cut: 123456 cut to its 4 cells read 1234, and lost
+	// the ! that says it is excluded.
+	lagW := 4
+	for _, ep := range m.snap.Endpoints {
+		lagW = max(lagW, len(lagText(ep)))
+	}
 	badgeW, short := 22, false
 	switch {
 	case l.content < 96:
@@ -152,11 +158,11 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return fmt.Sprint(ep.Head)
 		}},
-		{title: "LAG", width: 4, right: true, cell: func(ep engine.EndpointSnapshot) string {
+		{title: "LAG", width: lagW, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.LagExcluded {
-				return st.warn.Render(fmt.Sprintf("%d!", ep.Lag))
+				return st.warn.Render(lagText(ep))
 			}
-			return fmt.Sprint(ep.Lag)
+			return lagText(ep)
 		}},
 		{title: "ERR%", width: 5, right: true, drop: 6, cell: func(ep engine.EndpointSnapshot) string {
 			return m.share(ep.Rates.ErrorRate, ep.Rates.Attempts > 0)
@@ -171,6 +177,15 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		cols[len(cols)-1].title = "IND"
 	}
 	return cols
+}
+
+// lagText is the endpoint's lag in blocks or slots, "!" after it when it
+// is excluded for it.
+func lagText(ep engine.EndpointSnapshot) string {
+	if ep.LagExcluded {
+		return fmt.Sprintf("%d!", ep.Lag)
+	}
+	return fmt.Sprint(ep.Lag)
 }
 
 // batchesOnly: the endpoint answered upstream batches and no single call
