@@ -170,7 +170,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		{title: "429%", width: 5, right: true, drop: 4, cell: func(ep engine.EndpointSnapshot) string {
 			return m.share(ep.Rates.RateLimitedShare(), ep.Rates.Attempts > 0)
 		}},
-		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmt.Sprint(ep.Accounting.HedgesWon) }},
+		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmtCount(ep.Accounting.HedgesWon) }},
 		{title: "INDEP", width: indepW, cell: func(ep engine.EndpointSnapshot) string { return m.indepCell(ep, shared, l.fullIndep) }},
 	}
 	if !l.fullIndep {
