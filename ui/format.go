@@ -15,16 +15,18 @@ import (
 const dash = "—"
 
 // fmtMS prints a latency in milliseconds in 6 cells ("  45ms", " 1.2s ").
+// The unit is chosen by the figure as rounded, so that it is at most 5
+// cells and a "≥" or "b" before it still fits: 999.7ms is "1.00s", not
+// "1000ms", which "≥" cut to "≥1000m".
 func fmtMS(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return pad(dash, 6)
-	case d < 10*time.Millisecond:
+	case d < 9950*time.Microsecond:
 		return pad(fmt.Sprintf("%.1fms", float64(d)/1e6), 6)
-	case d < 10*time.Second:
-		if d < time.Second {
-			return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
-		}
+	case d < 999500*time.Microsecond:
+		return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
+	case d < 9995*time.Millisecond:
 		return pad(fmt.Sprintf("%.2fs", d.Seconds()), 6)
 	default:
 		return pad(fmt.Sprintf("%.0fs", d.Seconds()), 6)

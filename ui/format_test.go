@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -42,6 +46,30 @@ func TestBudgetItem_BothFiguresFitAtAnyRate(t *testing.T) {
 		got := budgetItem(engine.HedgeStatus{BudgetCap: c.cap, BudgetBurst: 10, BudgetTokens: c.tokens})
 		if strings.TrimSpace(got) != c.want || len(got) != budgetWidth {
 			t.Errorf("cap %v, tokens %v: %q, want %q in %d cells", c.cap, c.tokens, got, c.want, budgetWidth)
+		}
+	}
+}
+
+// A latency next to a unit's end rounded up into the next one's figures:
+// 999.7ms printed "1000ms", which a lower bound's "≥" pushed past the 6
+// cells, cut to "≥1000m"; 9.996s lost its unit ("≥10.00") and 9.96ms read
+// "≥10.0m". Every figure, marked or not, is whole in its 6 cells and says
+// the latency it stands for.
+func TestLatencyCells_AWholeFigureAtEveryUnitsEnd(t *testing.T) {
+	var ds []time.Duration
+	for _, edge := range []time.Duration{10 * time.Millisecond, time.Second, 10 * time.Second} {
+		for off := -time.Duration(edge / 100); off <= edge/100; off += edge / 2000 {
+			ds = append(ds, edge+off)
+		}
+	}
+	ds = append(ds, 100*time.Microsecond, 42*time.Millisecond, 131*time.Millisecond, 2500*time.Millisecond, 99*time.Second)
+	for _, d := range ds {
+		for _, cell := range []string{fmtMS(d), boundMS(d, true), pad(batchMark+msText(d), 6)} {
+			text := strings.TrimLeft(strings.TrimSpace(cell), "≥"+batchMark)
+			got, err := time.ParseDuration(text)
+			if lipgloss.Width(cell) != 6 || err != nil || math.Abs(float64(got-d)) > 0.05*float64(d) {
+				t.Errorf("%v reads %q", d, cell)
+			}
 		}
 	}
 }
