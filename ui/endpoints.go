@@ -418,22 +418,27 @@ func (m Model) viewEndpoints(l layout, rows int) string {
 	cols := m.endpointColumns(l)
 	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusEndpoints))}
 	eps := m.snap.Endpoints
-	start := window(len(eps), m.epCursor, rows-1)
-	for i := start; i < len(eps) && len(lines) < rows; i++ {
-		lines = append(lines, renderRow(cols, eps[i]))
+	start, shown, cut := tableWindow(len(eps), m.epCursor, rows-1)
+	for _, ep := range eps[start : start+shown] {
+		lines = append(lines, renderRow(cols, ep))
+	}
+	if cut {
+		out := 0
+		for _, ep := range slices.Concat(eps[:start], eps[start+shown:]) {
+			if !ep.Routable && ep.Role != engine.RoleShadow {
+				out++
+			}
+		}
+		note := ""
+		if out > 0 {
+			note = fmt.Sprintf(", %d of them not routable", out)
+		}
+		lines = append(lines, m.outOfSight(start, len(eps)-start-shown, note, l.content))
 	}
 	if !m.haveSnap {
 		lines = append(lines, m.styles.faint.Render("waiting for the first snapshot…"))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// window is the first row shown so that cursor is visible in n rows.
-func window(total, cursor, n int) int {
-	if n <= 0 || total <= n {
-		return 0
-	}
-	return clamp(cursor-n+1, 0, total-n)
 }
 
 // catchingUp: a lagging endpoint back within chain.max_head_lag, kept out

@@ -116,9 +116,12 @@ func (m Model) viewMethods(width, rows int) string {
 	cols := m.methodColumns(width)
 	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusMethods))}
 	all := m.methodRows()
-	start := window(len(all), m.mCursor, rows-1)
-	for i := start; i < len(all) && len(lines) < rows; i++ {
-		lines = append(lines, renderRow(cols, all[i]))
+	start, shown, cut := tableWindow(len(all), m.mCursor, rows-1)
+	for _, r := range all[start : start+shown] {
+		lines = append(lines, renderRow(cols, r))
+	}
+	if cut {
+		lines = append(lines, m.outOfSight(start, len(all)-start-shown, "", width))
 	}
 	return strings.Join(lines, "\n")
 }
