@@ -128,7 +128,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return " "
 		}},
-		{title: "ENDPOINT", width: nameW, cell: func(ep engine.EndpointSnapshot) string { return ep.Name }},
+		{title: "ENDPOINT", width: nameW, cell: func(ep engine.EndpointSnapshot) string { return fitName(ep.Name, nameW) }},
 		{title: "PROVIDER/REGION", width: 16, drop: 1, cell: func(ep engine.EndpointSnapshot) string {
 			return fit(strings.Trim(ep.Provider+"/"+ep.Region, "/"), 16)
 		}},

@@ -154,6 +154,18 @@ func fit(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
+// fitName is fit for a name, cut in its middle: names of one pool often
+// differ only at their end (alchemy-mainnet-1, alchemy-mainnet-2), which a
+// cut at the end made two rows read the same.
+func fitName(s string, w int) string {
+	n := lipgloss.Width(s)
+	if n <= w || w < 3 {
+		return fit(s, w)
+	}
+	tail := (w - 1) / 2
+	return ansi.Truncate(s, w-1-tail, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
+}
+
 // plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".
 func plural[N ~int | ~int64](n N, noun string) string {
 	if n == 1 {

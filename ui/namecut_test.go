@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// Two endpoints whose names differ only past their 15th character
+// (steady-with-a-very-long-name and the same with -6) read
+// "steady-with-a-v…" both, in the endpoint table and the events: which
+// row was which could not be told. A name too long for its 16 cells is
+// cut in its middle and keeps its end.
+func TestView_LongNamesCutStayApart(t *testing.T) {
+	s := healthySnapshot()
+	a, b := "prod-eth-mainnet-alchemy-primary", "prod-eth-mainnet-alchemy-backup"
+	s.Endpoints[0].Name, s.Endpoints[1].Name = a, b
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(s, themes.Default(), size[0], size[1])
+		m.onSnapshot(snapshotMsg{snap: s, events: []engine.Event{
+			{Seq: 10, Time: t0, Type: engine.EventDrain, Endpoint: a, Actor: engine.ActorConsole, Message: "drained"},
+			{Seq: 11, Time: t0, Type: engine.EventFault, Endpoint: b, Actor: engine.ActorConsole, Message: "fault injected"},
+		}})
+		v := m.View()
+		rowA, rowB := lineWith(v, "● closed"), ""
+		for _, l := range strings.Split(v, "\n") {
+			if strings.Contains(l, "● closed") && l != rowA {
+				rowB = l
+				break
+			}
+		}
+		cellA, cellB := nameCell(rowA), nameCell(rowB)
+		if cellA == cellB || !strings.HasSuffix(cellA, "primary") || !strings.HasSuffix(cellB, "-backup") {
+			t.Errorf("%d×%d: the two names read %q and %q:\n%s", size[0], size[1], cellA, cellB, v)
+		}
+		if evA, evB := lineWith(v, "drained"), lineWith(v, "fault injected"); !strings.Contains(evA, "…primary") || !strings.Contains(evB, "…-backup") {
+			t.Errorf("%d×%d: the events name them:\n%s\n%s", size[0], size[1], evA, evB)
+		}
+	}
+}
+
+// nameCell is the endpoint name in an endpoint table row.
+func nameCell(row string) string {
+	f := strings.Fields(strings.Trim(row, "│ ▸"))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
