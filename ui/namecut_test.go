@@ -49,3 +49,17 @@ func nameCell(row string) string {
 	}
 	return f[0]
 }
+
+// The status line said "endpoint keys act on " and the name, cut at the
+// line's end at 80 columns: the endpoint the keys act on read as the
+// other one, and the method the delay keys act on was not said.
+func TestStatusLine_ALongNameLeavesBothTargetsInSight(t *testing.T) {
+	s := healthySnapshot()
+	long := "steady-with-a-very-long-endpoint-name-for-testing-truncation"
+	s.Endpoints[0].Name, s.Endpoints[1].Name = long, long+"-6"
+	m := pressKeys(fixedModel(s, themes.Default(), 80, 24), "j")
+	line := m.statusLineView()
+	if !strings.Contains(line, "endpoint keys act on steady") || !strings.Contains(line, "ation-6, delay keys on all methods") {
+		t.Errorf("status line %q", line)
+	}
+}
