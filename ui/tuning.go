@@ -167,6 +167,7 @@ func (m Model) openTuning() (tea.Model, tea.Cmd) {
 	}
 	m.tuning = tuningView{method: name}
 	m.overlay = overlayTuning
+	m.status = statusLine{}
 	cmd := m.fetchTuning(true) // before m is returned: it marks the fetch on m
 	return m, cmd
 }
