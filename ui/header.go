@@ -35,7 +35,7 @@ func (m Model) headerLines() []string {
 			// Fixed widths: a header that rewraps between ticks would
 			// move everything below it.
 			h.text.Render("client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10)),
-			h.text.Render("p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11)),
+			h.text.Render("p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 10)),
 			clientErrorsItem(s.Client, h),
 			m.hedgeItem(),
 			h.text.Render(budgetItem(s.Hedge)),
@@ -79,11 +79,16 @@ func (m Model) staleItems() []string {
 // drill or an incident reach clients. Fixed width, as the items before it.
 func clientErrorsItem(c engine.ClientStats, h headerStyles) string {
 	if c.Errors == 0 {
-		return h.text.Render("err " + fit("0", 8))
+		return h.text.Render("err " + fit("0", errItemWidth))
 	}
 	share := pctText(float64(c.Errors) / float64(max(c.Requests, c.Errors)))
-	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, 8))
+	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, errItemWidth))
 }
+
+// errItemWidth holds a count and a share whole, "1.2k 100%" (every request
+// of a minute failing, at 20/s) and "999 <0.1%": at 8 the first read
+// "1.2k 10…". The cell it takes is the p99 item's spare one.
+const errItemWidth = 9
 
 // fmtCount prints a count in at most 4 cells: 999, 1.2k, 12k, 999k, 1.2M.
 func fmtCount(n int64) string {
