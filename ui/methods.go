@@ -31,7 +31,7 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			if r.name == "" {
 				return m.styles.accent.Render("(all methods)")
 			}
-			return r.name
+			return fitName(r.name, nameW)
 		}},
 		{title: "CLASS", width: 8, drop: 3, cell: func(r methodRow) string {
 			if r.name == "" {

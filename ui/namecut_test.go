@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
@@ -61,5 +62,35 @@ func TestStatusLine_ALongNameLeavesBothTargetsInSight(t *testing.T) {
 	line := m.statusLineView()
 	if !strings.Contains(line, "endpoint keys act on steady") || !strings.Contains(line, "ation-6, delay keys on all methods") {
 		t.Errorf("status line %q", line)
+	}
+}
+
+// Methods of the EVM table longer than the METHOD column's 26 cells read
+// the same in pairs: eth_getBlockTransactionCountByNumber and …ByHash both
+// "eth_getBlockTransactionCo…" (seen live at 120x40). Cut in the middle,
+// each keeps its end.
+func TestView_LongMethodNamesCutStayApart(t *testing.T) {
+	s := healthySnapshot()
+	pairs := [][2]string{
+		{"eth_getBlockTransactionCountByNumber", "eth_getBlockTransactionCountByHash"},
+		{"eth_getTransactionByBlockNumberAndIndex", "eth_getTransactionByBlockHashAndIndex"},
+	}
+	for _, p := range pairs {
+		for _, name := range p {
+			s.Methods[name] = method(engine.ClassRead, 1, 40*time.Millisecond, 90*time.Millisecond, 160*time.Millisecond, 88*time.Millisecond, "auto")
+		}
+	}
+	v := fixedModel(s, themes.Default(), 120, 40).View()
+	cells := map[string]bool{}
+	for _, l := range strings.Split(v, "\n") {
+		if f := strings.Fields(strings.Trim(l, "│ ▸")); len(f) > 1 && f[1] == "read" {
+			if cells[f[0]] {
+				t.Errorf("two method rows read %q:\n%s", f[0], v)
+			}
+			cells[f[0]] = true
+		}
+	}
+	if len(cells) < 4 {
+		t.Fatalf("%d method rows found:\n%s", len(cells), v)
 	}
 }
