@@ -51,11 +51,15 @@ func fmtPct(v float64, have bool) string {
 	return pad(pctText(v), 5)
 }
 
-// fmtRate prints requests per second in 6 cells.
+// fmtRate prints requests per second in 6 cells. A rate that rounds to
+// 0.0 but is not 0 (one request in the last minute) is "<0.1": "0.0" read
+// as no traffic at all.
 func fmtRate(v float64) string {
 	switch {
 	case v <= 0:
 		return pad("0", 6)
+	case v < 0.05:
+		return pad("<0.1", 6)
 	case v < 10:
 		return pad(fmt.Sprintf("%.1f", v), 6)
 	default:

@@ -73,3 +73,13 @@ func TestLatencyCells_AWholeFigureAtEveryUnitsEnd(t *testing.T) {
 		}
 	}
 }
+
+// One call of a method in the last minute (0.017/s) read "0.0" in REQ/S,
+// as if none had come; 0 stays 0.
+func TestFmtRate_ALittleTrafficIsNotNone(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 1.0 / 60: "<0.1", 0.05: "0.1", 2.5: "2.5", 27: "27"} {
+		if got := strings.TrimSpace(fmtRate(v)); got != want {
+			t.Errorf("fmtRate(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
