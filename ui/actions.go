@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -199,9 +200,14 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		return m.do(action{kind: actUndrain, endpoint: ep.Name, desc: "undrain " + ep.Name})
 	}
 	left := 0
+	var resort []string // what panic routing would still send to
 	for _, o := range m.snap.Endpoints {
-		if o.Name != ep.Name && o.Routable {
+		switch {
+		case o.Name == ep.Name:
+		case o.Routable:
 			left++
+		case lastResort(o):
+			resort = append(resort, o.Name+": "+notRoutableReason(o, m.snap))
 		}
 	}
 	finish, stay := "finish", "stay"
@@ -217,8 +223,12 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	}
 	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %s in flight %s. %s %s routable.",
 		ep.Name, plural(ep.InFlight, "request"), finish, others, stay)
-	if left == 0 {
+	switch {
+	case left == 0 && len(resort) == 0:
 		q += " WARNING: no endpoint would be left to route to: every request fails."
+	case left == 0:
+		q += fmt.Sprintf(" WARNING: panic routing would send every request to the %s left, least bad first (%s).",
+			plural(len(resort), "endpoint"), strings.Join(resort, "; "))
 	}
 	switch {
 	case m.fetchErr != nil:

@@ -1,0 +1,37 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// Two endpoints, one out of routing (lagging under a stale fault): d on
+// the other asked "WARNING: no endpoint would be left to route to: every
+// request fails", and once drained every request, reads and a write, was
+// answered by the lagging one through panic routing, err 0. Only an
+// endpoint drained, a shadow, on the wrong chain or refusing connections
+// is out of panic routing's reach; the question says which way it goes.
+func TestDrain_TheLastRoutableSaysWhatPanicRoutingWouldDo(t *testing.T) {
+	s := healthySnapshot()
+	for i := 1; i < 3; i++ {
+		ep := &s.Endpoints[i]
+		ep.Routable, ep.Breaker.State = false, engine.BreakerOpen
+	}
+	s.Routable = 1
+	q := pressKeys(fixedModel(s, themes.Default(), 120, 36), "d").confirm.question
+	if strings.Contains(q, "every request fails") || !strings.Contains(q, "panic routing would send every request to the 2 endpoints left, least bad first (infura: breaker open; quicknode: breaker open)") {
+		t.Errorf("breakers open, not refusing: %q", q)
+	}
+
+	for i := 1; i < 3; i++ {
+		s.Endpoints[i].Refusing = true
+	}
+	s.Endpoints[2].Refusing, s.Endpoints[2].Drained = false, true
+	q = pressKeys(fixedModel(s, themes.Default(), 120, 36), "d").confirm.question
+	if !strings.Contains(q, "every request fails") || strings.Contains(q, "panic routing") {
+		t.Errorf("one refusing, one drained: %q", q)
+	}
+}
