@@ -252,7 +252,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	}
 	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
 		// Another instance (a restart): its events number from 1 again.
+		// Those that came with this Snapshot were asked for after the old
+		// instance's last: the next refresh asks for them all.
 		m.events, m.lastSeq = nil, 0
+		msg.events = nil
 		m.sparks = map[string]*spark{}
 		m.lastPanic = nil
 	}
