@@ -75,7 +75,9 @@ func fmtSpan(d time.Duration) string {
 	return fmtAge(d)
 }
 
-// fmtAge prints a duration as a short age ("3s", "2m05s", "1h02m").
+// fmtAge prints a duration as a short age in at most 6 cells ("3s",
+// "2m05s", "1h02m", "7d02h"): a serve up for a week read "168h0…" in the
+// header's 6 cells.
 func fmtAge(d time.Duration) string {
 	d = max(d, 0)
 	switch {
@@ -83,8 +85,12 @@ func fmtAge(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
+	case d < 100*time.Hour:
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d < 100*24*time.Hour:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours())/24)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
 )
 
 // A share just under 10% reads as 10%, like one just over: the decimal is
@@ -80,6 +81,22 @@ func TestFmtRate_ALittleTrafficIsNotNone(t *testing.T) {
 	for v, want := range map[float64]string{0: "0", 1.0 / 60: "<0.1", 0.05: "0.1", 2.5: "2.5", 27: "27"} {
 		if got := strings.TrimSpace(fmtRate(v)); got != want {
 			t.Errorf("fmtRate(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A serve up for a week (168h05m) read "up 168h0…" in the header, its
+// uptime cut in its 6 cells: past 99 hours an age is in days.
+func TestView_AWeekOfUptimeIsWhole(t *testing.T) {
+	s := healthySnapshot()
+	s.Started = s.Time.Add(-(168*time.Hour + 5*time.Minute))
+	head := strings.Join(fixedModel(s, themes.Default(), 120, 36).headerLines(), "\n")
+	if !strings.Contains(head, "up 7d00h ") {
+		t.Errorf("a week's uptime:\n%s", head)
+	}
+	for _, d := range []time.Duration{59 * time.Second, 99*time.Hour + 59*time.Minute, 100 * time.Hour, 999*24*time.Hour + 23*time.Hour, 5000 * 24 * time.Hour} {
+		if got := fmtAge(d); lipgloss.Width(got) > 6 {
+			t.Errorf("fmtAge(%v) = %q, over 6 cells", d, got)
 		}
 	}
 }
