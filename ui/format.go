@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,6 +143,12 @@ func fmtDelay(d time.Duration) string {
 	default:
 		return strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0") + "s"
 	}
+}
+
+// quantileLabel names a quantile as a percentile, "p95", "p97.5",
+// "p99.9": rounded to a whole one, 0.999 read p100 and 0.975 p98.
+func quantileLabel(q float64) string {
+	return "p" + strconv.FormatFloat(math.Round(q*1e4)/100, 'f', -1, 64)
 }
 
 // pad right-aligns s in w cells (cut when longer).

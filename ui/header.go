@@ -118,7 +118,11 @@ func (m Model) hedgeItem() string {
 	case h.Delay != engine.AutoDelay:
 		return st.text.Render(fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth))
 	}
-	return st.text.Render(fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth))
+	item := "hedging on auto " + quantileLabel(h.Quantile)
+	if len(item) > hedgeItemWidth {
+		item = "hedging auto " + quantileLabel(h.Quantile) // p99.9
+	}
+	return st.text.Render(fit(item, hedgeItemWidth))
 }
 
 // hedgeItemWidth is every hedging state's: "hedging 12.5ms live" and

@@ -78,7 +78,7 @@ func (m Model) sourceCell(r methodRow) string {
 		case !m.snap.Hedge.Enabled:
 			return "" // "off" has no source ("off p95" read as a delay)
 		case m.snap.Hedge.Delay == engine.AutoDelay:
-			return fmt.Sprintf("p%.0f", 100*m.snap.Hedge.Quantile)
+			return quantileLabel(m.snap.Hedge.Quantile)
 		}
 		return m.snap.Hedge.DelaySource
 	}
@@ -98,8 +98,8 @@ func (m Model) methodsTitle() string {
 		return "Methods"
 	}
 	// At most 66 cells: the panel is 88 wide inside where it has a title.
-	return fmt.Sprintf("Methods · batches hedge at %s (p%g of %d round trips)",
-		strings.TrimSpace(fmtDelay(h.BatchDelay)), 100*h.Quantile, h.BatchRoundTrips)
+	return fmt.Sprintf("Methods · batches hedge at %s (%s of %d round trips)",
+		strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
 }
 
 // methodRows is the "all methods" row, then every method by name.
