@@ -234,7 +234,7 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	case m.fetchErr != nil:
 		// The figures are the last answer's, frozen or not.
 		q += fmt.Sprintf(" (STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
-			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.opts.Now().Sub(m.snap.Time)))
+			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.engineNow().Sub(m.snap.Time)))
 	case m.frozen && m.haveLive:
 		q += " (The screen is frozen; these figures are the pool now.)"
 	case m.frozen:

@@ -236,7 +236,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		}
 		bs = append(bs, badge{long, abbr, st})
 	}
-	now := m.opts.Now()
+	now := m.engineNow()
 	if f := ep.Fault; f != nil {
 		left, short := "∞", "∞"
 		if !f.Expires.IsZero() {

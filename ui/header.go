@@ -56,7 +56,7 @@ func (m Model) headerLines() []string {
 	case m.fetchErr != nil:
 		items = append(items, m.staleItems()...)
 	case m.haveSnap:
-		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(now.Sub(s.Time)), ageItemWidth)))
+		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(m.engineNow().Sub(s.Time)), ageItemWidth)))
 	}
 	return flow(items, m.width, h.text)
 }
