@@ -243,6 +243,26 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
 }
 
+// redoDrainQuestion asks an open drain question again on the pool as it
+// is now: asked once from the figures of its Snapshot, it still said "2
+// other endpoints stay routable" after both had gone out of routing.
+func (m *Model) redoDrainQuestion() {
+	c := m.confirm
+	if m.overlay != overlayConfirm || c.act.kind != actDrain || c.then != nil {
+		return
+	}
+	i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == c.act.endpoint })
+	if i < 0 {
+		return
+	}
+	asked := *m
+	asked.epCursor = i
+	next, _ := asked.onLive(Model.drainKey) // drained since: an undrain, never run
+	if n := next.(Model); n.overlay == overlayConfirm && n.confirm.act.kind == actDrain {
+		m.confirm.question = n.confirm.question
+	}
+}
+
 func (m Model) clearKey() (tea.Model, tea.Cmd) {
 	ep, ok := m.selected()
 	if !ok {

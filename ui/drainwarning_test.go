@@ -35,3 +35,27 @@ func TestDrain_TheLastRoutableSaysWhatPanicRoutingWouldDo(t *testing.T) {
 		t.Errorf("one refusing, one drained: %q", q)
 	}
 }
+
+// The drain question is asked from the figures of one Snapshot; left open
+// while the others went out of routing, it still said "2 other endpoints
+// stay routable" and no warning. It is asked again as each Snapshot comes.
+func TestDrain_TheQuestionFollowsThePool(t *testing.T) {
+	s := healthySnapshot()
+	m := pressKeys(fixedModel(s, themes.Default(), 120, 36), "d")
+	if q := m.confirm.question; !strings.Contains(q, "2 other endpoints stay routable") {
+		t.Fatalf("question %q", q)
+	}
+	for i := 1; i < 3; i++ {
+		ep := &s.Endpoints[i]
+		ep.Routable, ep.Refusing, ep.Breaker.State = false, true, engine.BreakerOpen
+	}
+	s.Routable = 1
+	m.onSnapshot(snapshotMsg{snap: s})
+	if q := m.confirm.question; m.overlay != overlayConfirm || !strings.Contains(q, "No other endpoint stays routable") || !strings.Contains(q, "every request fails") {
+		t.Errorf("after the others went: %q", q)
+	}
+	m = pressKeys(m, "n")
+	if m.overlay != overlayNone {
+		t.Errorf("n left overlay %v", m.overlay)
+	}
+}

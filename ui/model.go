@@ -248,6 +248,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	}
 	m.fetchErr = nil
 	m.clockAhead = m.opts.Now().Sub(msg.snap.Time)
+	defer m.redoDrainQuestion()
 	if m.frozen {
 		// The screen stays as it was; the events are asked for again
 		// (lastSeq is unchanged) once it thaws.
