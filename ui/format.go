@@ -131,14 +131,16 @@ func fmtLeftCoarse(d time.Duration) string {
 	return fmt.Sprintf("%dd", int((d+24*time.Hour-1)/(24*time.Hour)))
 }
 
-// fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
+// fmtDelay prints a hedge delay compactly ("120ms", "1.5s"), in at most 6
+// cells: the unit and decimals follow the figure as rounded (99.97ms is
+// "100ms", not "100.0ms", which the DELAY column cut to "100.0m").
 func fmtDelay(d time.Duration) string {
 	switch {
 	case d < 0: // engine.AutoDelay; 0 is a real delay (duplicate at once)
 		return "auto"
-	case d < 100*time.Millisecond && d%time.Millisecond != 0:
+	case d < 99950*time.Microsecond && d%time.Millisecond != 0:
 		return fmt.Sprintf("%.1fms", float64(d)/1e6)
-	case d < time.Second:
+	case d < 999500*time.Microsecond:
 		return fmt.Sprintf("%.0fms", float64(d)/1e6)
 	default:
 		return strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0") + "s"

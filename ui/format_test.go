@@ -100,3 +100,29 @@ func TestView_AWeekOfUptimeIsWhole(t *testing.T) {
 		}
 	}
 }
+
+// An auto delay a hair under 100ms (99.97ms, a histogram's value) printed
+// "100.0ms", 7 cells: the methods' DELAY column cut it to "100.0m". Every
+// delay is whole in 6 cells and reads back as itself.
+func TestFmtDelay_AWholeFigureAtEveryUnitsEnd(t *testing.T) {
+	var ds []time.Duration
+	for _, edge := range []time.Duration{10 * time.Millisecond, 100 * time.Millisecond, time.Second, 10 * time.Second} {
+		for off := -time.Duration(edge / 100); off <= edge/100; off += edge / 2000 {
+			ds = append(ds, edge+off)
+		}
+	}
+	for _, d := range ds {
+		got := fmtDelay(d)
+		back, err := time.ParseDuration(got)
+		if lipgloss.Width(got) > 6 || err != nil || math.Abs(float64(back-d)) > 0.01*float64(d) {
+			t.Errorf("fmtDelay(%v) = %q", d, got)
+		}
+	}
+	s := healthySnapshot()
+	mst := s.Methods["eth_call"]
+	mst.Hedge.Delay, mst.Hedge.DelaySource = 99970*time.Microsecond, "auto"
+	s.Methods["eth_call"] = mst
+	if row := lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "eth_call"); !strings.Contains(row, " 100ms auto") {
+		t.Errorf("eth_call's delay of 99.97ms:\n%s", row)
+	}
+}
