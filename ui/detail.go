@@ -70,7 +70,7 @@ func (m Model) detailLines(width int) []string {
 		if f.Mode == engine.FaultLatency {
 			what += " +" + fmtDelay(f.Latency)
 		}
-		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %.0f%% of requests, %s", what, 100*f.Rate, left))
+		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %s of requests, %s", what, pctText(f.Rate), left))
 	}
 	for _, x := range ep.Exclusions {
 		add(st.err.Render("excluded: ") + x)
