@@ -103,11 +103,13 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		nameW = max(nameW, lipgloss.Width(ep.Name))
 	}
 	nameW = min(nameW, 16)
-	// A lag is never cut: 123456 cut to its 4 cells read 1234, and lost
-	// the ! that says it is excluded.
-	lagW := 4
+	// A lag or a head is never cut: 123456 cut to its 4 cells read 1234,
+	// and lost the ! that says it is excluded; a garbage head of
+	// 999999999999 read 9999999999.
+	lagW, headW := 4, 10
 	for _, ep := range m.snap.Endpoints {
 		lagW = max(lagW, len(lagText(ep)))
+		headW = max(headW, len(fmt.Sprint(ep.Head)))
 	}
 	badgeW, short := 22, false
 	switch {
@@ -152,7 +154,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95))
 		}},
-		{title: "HEAD", width: 10, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
+		{title: "HEAD", width: headW, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {
 				return dash
 			}

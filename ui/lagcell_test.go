@@ -35,3 +35,15 @@ func endCell(line, s string) int {
 	}
 	return utf8.RuneCountInString(line[:i+len(s)])
 }
+
+// An endpoint answering a garbage head (sim head_fixed 999999999999, a
+// misconfigured node or a proxy) showed HEAD 9999999999 beside its AHEAD
+// badge at 160 columns: the column's 10 cells cut two digits off.
+func TestView_AHeadIsNeverCut(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[2].Head = 999_999_999_999
+	row := lineWith(fixedModel(s, themes.Default(), 160, 48).View(), "quicknode")
+	if !strings.Contains(row, " 999999999999 ") {
+		t.Errorf("the head 999999999999 is not whole:\n%s", row)
+	}
+}
