@@ -711,7 +711,7 @@ asn_db = "/nonexistent/asn.mmdb"
 func TestPickTheme_AURLAsThemeIsShownWithoutItsKey(t *testing.T) {
 	var stderr, logs strings.Builder
 	const secret = "SECRETKEYT"
-	pickTheme("", "https://mainnet.infura.io/v3/"+secret, slog.New(slog.NewTextHandler(&logs, nil)), &stderr)
+	_, _ = pickTheme("", "https://mainnet.infura.io/v3/"+secret, slog.New(slog.NewTextHandler(&logs, nil)), &stderr)
 	out := stderr.String() + logs.String()
 	if strings.Contains(out, secret) || !strings.Contains(stderr.String(), "https://mainnet.infura.io/REDACTED") || !strings.Contains(stderr.String(), "using the dark theme") {
 		t.Fatalf("warning:\n%s", out)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -150,7 +151,8 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	opts := ui.Options{Backend: ui.Local{Engine: eng}, Refresh: cfg.UI.Refresh, ReadOnly: f.readonly,
 		Source: ui.Source{RPC: eng.RPCAddr(), Admin: eng.AdminAddr()},
 		Drill:  drills.drill("http://"+eng.AdminAddr(), "http://"+eng.RPCAddr(), cfg.Server.AdminToken)}
-	runErr := runConsole(ctx, opts, pickTheme(f.theme, cfg.UI.Theme, log, stderr), note)
+	theme, warning := pickTheme(f.theme, cfg.UI.Theme, log, stderr)
+	runErr := runConsole(ctx, opts, theme, note, warning)
 	drills.stop() // a drill still running clears its fault before the engine goes
 
 	// q, ctrl+c, SIGINT or SIGTERM: the engine stops taking requests and
@@ -176,12 +178,14 @@ func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr
 	defer drills.stop()
 	opts := ui.Options{Backend: remote, Refresh: refresh, ReadOnly: f.readonly, Source: ui.Source{Attached: remote.URL()},
 		Drill: drills.drill(remote.URL(), "", f.token)}
-	return runConsole(ctx, opts, pickTheme(f.theme, themeName, log, stderr), "")
+	theme, warning := pickTheme(f.theme, themeName, log, stderr)
+	return runConsole(ctx, opts, theme, warning)
 }
 
 // pickTheme loads --theme, else ui.theme; an unusable theme falls back to
-// the default with a warning.
-func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) themes.Theme {
+// the default with a warning, which it returns for the console to show:
+// on stderr alone it is under the console's screen until it quits.
+func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) (themes.Theme, string) {
 	name := cfgTheme
 	if flagTheme != "" {
 		name = flagTheme
@@ -193,21 +197,19 @@ func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) t
 			// An endpoint URL given as a theme by mistake carries its key.
 			msg = strings.ReplaceAll(msg, name, strings.Trim(engine.ShowConfigValue(name), `"`))
 		}
-		fmt.Fprintf(stderr, "rpcdash: %s; using the %s theme\n", msg, themes.DefaultName)
+		warning := fmt.Sprintf("%s; using the %s theme", msg, themes.DefaultName)
+		fmt.Fprintln(stderr, "rpcdash:", warning)
 		log.Warn("theme", "err", msg)
+		return t, warning
 	}
-	return t
+	return t, ""
 }
 
 // runConsole runs the Bubble Tea program until q, ctrl+c or ctx ends, and
 // restores the terminal. Signals are main's (its context), not Bubble
 // Tea's.
-func runConsole(ctx context.Context, opts ui.Options, theme themes.Theme, note string) error {
-	opts.Theme = theme
-	m := ui.New(opts)
-	if note != "" {
-		m = m.WithStatus(note)
-	}
+func runConsole(ctx context.Context, opts ui.Options, theme themes.Theme, notes ...string) error {
+	m := consoleModel(opts, theme, notes...)
 	// 20 frames a second at most: the screen changes a few times a second
 	// (ui.refresh), and the default 60 wakes an idle console for nothing.
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20), tea.WithContext(ctx), tea.WithoutSignalHandler())
@@ -216,6 +218,17 @@ func runConsole(ctx context.Context, opts ui.Options, theme themes.Theme, note s
 		return nil // SIGINT or SIGTERM: a graceful exit like q
 	}
 	return err
+}
+
+// consoleModel is the console's first model: its status line says the
+// notes given (the shipped config, a theme that fell back), not empty.
+func consoleModel(opts ui.Options, theme themes.Theme, notes ...string) ui.Model {
+	opts.Theme = theme
+	m := ui.New(opts)
+	if note := strings.Join(slices.DeleteFunc(notes, func(n string) bool { return n == "" }), " · "); note != "" {
+		m = m.WithStatus(note)
+	}
+	return m
 }
 
 // openLogFile opens (appending) the console's log file: logs must never

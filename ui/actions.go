@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -199,9 +200,14 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		return m.do(action{kind: actUndrain, endpoint: ep.Name, desc: "undrain " + ep.Name})
 	}
 	left := 0
+	var resort []string // what panic routing would still send to
 	for _, o := range m.snap.Endpoints {
-		if o.Name != ep.Name && o.Routable {
+		switch {
+		case o.Name == ep.Name:
+		case o.Routable:
 			left++
+		case lastResort(o):
+			resort = append(resort, o.Name+": "+notRoutableReason(o, m.snap))
 		}
 	}
 	finish, stay := "finish", "stay"
@@ -217,20 +223,44 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	}
 	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %s in flight %s. %s %s routable.",
 		ep.Name, plural(ep.InFlight, "request"), finish, others, stay)
-	if left == 0 {
+	switch {
+	case left == 0 && len(resort) == 0:
 		q += " WARNING: no endpoint would be left to route to: every request fails."
+	case left == 0:
+		q += fmt.Sprintf(" WARNING: panic routing would send every request to the %s left, least bad first (%s).",
+			plural(len(resort), "endpoint"), strings.Join(resort, "; "))
 	}
 	switch {
 	case m.fetchErr != nil:
 		// The figures are the last answer's, frozen or not.
 		q += fmt.Sprintf(" (STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
-			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.opts.Now().Sub(m.snap.Time)))
+			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.engineNow().Sub(m.snap.Time)))
 	case m.frozen && m.haveLive:
 		q += " (The screen is frozen; these figures are the pool now.)"
 	case m.frozen:
 		q += " (The screen is frozen and nothing newer has come since: these figures are from when it froze.)"
 	}
 	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
+}
+
+// redoDrainQuestion asks an open drain question again on the pool as it
+// is now: asked once from the figures of its Snapshot, it still said "2
+// other endpoints stay routable" after both had gone out of routing.
+func (m *Model) redoDrainQuestion() {
+	c := m.confirm
+	if m.overlay != overlayConfirm || c.act.kind != actDrain || c.then != nil {
+		return
+	}
+	i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == c.act.endpoint })
+	if i < 0 {
+		return
+	}
+	asked := *m
+	asked.epCursor = i
+	next, _ := asked.onLive(Model.drainKey) // drained since: an undrain, never run
+	if n := next.(Model); n.overlay == overlayConfirm && n.confirm.act.kind == actDrain {
+		m.confirm.question = n.confirm.question
+	}
 }
 
 func (m Model) clearKey() (tea.Model, tea.Cmd) {

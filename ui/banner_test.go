@@ -50,7 +50,9 @@ func TestView_EveryEndpointRefusingSaysNoRoutableEndpointWithEachReason(t *testi
 }
 
 // Panic routing with one endpoint of three routable: the banner says why
-// the other two are out, whole, at 80 columns too (the reasons were only
+// the other two are out, whole, and that requests, not reads only, go to
+// the least bad (it said "reads go to…" while a write,
+// eth_sendRawTransaction, was answered by the lagging endpoint it left), at 80 columns too (the reasons were only
 // given when none was routable, and then cut at the banner's second line).
 func TestView_PanicBannerSaysWhyTheOthersAreOut(t *testing.T) {
 	s := incidentSnapshot() // alchemy open, infura drained
@@ -63,9 +65,9 @@ func TestView_PanicBannerSaysWhyTheOthersAreOut(t *testing.T) {
 		got := bannerText(m)
 		// At 80 columns what panic routing does is said in fewer words
 		// (TestView_PanicBannerAndHeaderCountTheSameEndpoints).
-		does := "reads go to every endpoint not drained or refusing"
+		does := "requests go to every endpoint not drained or refusing"
 		if sz[0] == 80 {
-			does = "reads go to the least bad endpoints"
+			does = "requests go to the least bad endpoints"
 		}
 		for _, want := range []string{"PANIC ROUTING: 1 of 2 endpoints routable (1 drained not counted)", does,
 			"out: infura: drained; quicknode: backing off after 429"} {

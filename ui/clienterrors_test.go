@@ -28,6 +28,33 @@ func TestView_HeaderCountsClientErrors(t *testing.T) {
 	}
 }
 
+// Every request of a minute failing, 1145 at 20/s with nothing routable
+// (the upstreams gone), read "err 1.1k 10…": the 100% was cut to what
+// looked like a tenth. Count and share are whole, and the header keeps its
+// lines at 120 columns, where it fills two exactly.
+func TestView_HeaderErrorShareIsNeverCut(t *testing.T) {
+	for _, c := range []struct {
+		errors, requests int64
+		want             string
+	}{
+		{1145, 1145, "err 1.1k 100%"},
+		{999, 2_500_000, "err 999 <0.1%"},
+	} {
+		s := incidentSnapshot()
+		s.Client.Errors, s.Client.Requests = c.errors, c.requests
+		for _, size := range [][2]int{{80, 24}, {120, 36}} {
+			m := fixedModel(s, themes.Default(), size[0], size[1])
+			got := strings.Join(m.headerLines(), "\n")
+			if !strings.Contains(got, c.want) {
+				t.Errorf("%v: want %q:\n%s", size, c.want, got)
+			}
+			if h := len(fixedModel(healthySnapshot(), themes.Default(), size[0], size[1]).headerLines()); h != len(m.headerLines()) {
+				t.Errorf("%v: header %d lines healthy, %d with %q", size, h, len(m.headerLines()), c.want)
+			}
+		}
+	}
+}
+
 // Over a real engine, in process and attached: a read every endpoint fails
 // is counted in the header.
 func TestView_HeaderCountsClientErrorsOfARealEngine(t *testing.T) {

@@ -38,7 +38,7 @@ func (m Model) detailLines(width int) []string {
 	line := "breaker " + m.stateCell(ep)
 	switch b.State {
 	case engine.BreakerOpen:
-		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×", fmtLeft(b.NextTrialAt.Sub(m.opts.Now())), b.Cooldown, b.Reopens)
+		line += fmt.Sprintf("  next trial in %s (cooldown %s, reopened %d×", fmtLeft(b.NextTrialAt.Sub(m.engineNow())), b.Cooldown, b.Reopens)
 		if b.Flaps > 0 {
 			line += fmt.Sprintf(", flapping %d×", b.Flaps)
 		}
@@ -64,13 +64,13 @@ func (m Model) detailLines(width int) []string {
 	if f := ep.Fault; f != nil {
 		left := "until cleared"
 		if !f.Expires.IsZero() {
-			left = fmtLeft(f.Expires.Sub(m.opts.Now())) + " left"
+			left = fmtLeft(f.Expires.Sub(m.engineNow())) + " left"
 		}
 		what := string(f.Mode)
 		if f.Mode == engine.FaultLatency {
 			what += " +" + fmtDelay(f.Latency)
 		}
-		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %.0f%% of requests, %s", what, 100*f.Rate, left))
+		add(st.fault.Render("fault: ") + fmt.Sprintf("%s on %s of requests, %s", what, pctText(f.Rate), left))
 	}
 	for _, x := range ep.Exclusions {
 		add(st.err.Render("excluded: ") + x)
@@ -201,7 +201,7 @@ func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
 
 // untilText is "until 12:00:10 (10s left)".
 func (m Model) untilText(t time.Time) string {
-	return "until " + t.In(m.opts.Location).Format("15:04:05") + " (" + fmtLeft(t.Sub(m.opts.Now())) + " left)"
+	return "until " + t.In(m.opts.Location).Format("15:04:05") + " (" + fmtLeft(t.Sub(m.engineNow())) + " left)"
 }
 
 func orDash(s string) string {
@@ -239,7 +239,7 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 		rate, sh.Mirrored, sh.Compared, sh.Match, sh.Mismatch, sh.Tip, sh.Errors, sh.Dropped,
 		fmtDelay(sh.P50), fmtDelay(sh.P95), fmtDelay(sh.PrimaryP50), fmtDelay(sh.PrimaryP95))
 	if lm := sh.LastMismatch; lm != nil {
-		s += fmt.Sprintf("  last mismatch %s %s ago", lm.Method, fmtSpan(m.opts.Now().Sub(lm.At).Round(1e9)))
+		s += fmt.Sprintf("  last mismatch %s %s ago", lm.Method, fmtSpan(m.engineNow().Sub(lm.At).Round(1e9)))
 	}
 	return s
 }

@@ -103,6 +103,14 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		nameW = max(nameW, lipgloss.Width(ep.Name))
 	}
 	nameW = min(nameW, 16)
+	// A lag or a head is never cut: 123456 cut to its 4 cells read 1234,
+	// and lost the ! that says it is excluded; a garbage head of
+	// 999999999999 read 9999999999.
+	lagW, headW := 4, 10
+	for _, ep := range m.snap.Endpoints {
+		lagW = max(lagW, len(lagText(ep)))
+		headW = max(headW, len(fmt.Sprint(ep.Head)))
+	}
 	badgeW, short := 22, false
 	switch {
 	case l.content < 96:
@@ -122,7 +130,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return " "
 		}},
-		{title: "ENDPOINT", width: nameW, cell: func(ep engine.EndpointSnapshot) string { return ep.Name }},
+		{title: "ENDPOINT", width: nameW, cell: func(ep engine.EndpointSnapshot) string { return fitName(ep.Name, nameW) }},
 		{title: "PROVIDER/REGION", width: 16, drop: 1, cell: func(ep engine.EndpointSnapshot) string {
 			return fit(strings.Trim(ep.Provider+"/"+ep.Region, "/"), 16)
 		}},
@@ -146,17 +154,17 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			}
 			return boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95))
 		}},
-		{title: "HEAD", width: 10, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
+		{title: "HEAD", width: headW, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {
 				return dash
 			}
 			return fmt.Sprint(ep.Head)
 		}},
-		{title: "LAG", width: 4, right: true, cell: func(ep engine.EndpointSnapshot) string {
+		{title: "LAG", width: lagW, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.LagExcluded {
-				return st.warn.Render(fmt.Sprintf("%d!", ep.Lag))
+				return st.warn.Render(lagText(ep))
 			}
-			return fmt.Sprint(ep.Lag)
+			return lagText(ep)
 		}},
 		{title: "ERR%", width: 5, right: true, drop: 6, cell: func(ep engine.EndpointSnapshot) string {
 			return m.share(ep.Rates.ErrorRate, ep.Rates.Attempts > 0)
@@ -164,13 +172,22 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		{title: "429%", width: 5, right: true, drop: 4, cell: func(ep engine.EndpointSnapshot) string {
 			return m.share(ep.Rates.RateLimitedShare(), ep.Rates.Attempts > 0)
 		}},
-		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmt.Sprint(ep.Accounting.HedgesWon) }},
+		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmtCount(ep.Accounting.HedgesWon) }},
 		{title: "INDEP", width: indepW, cell: func(ep engine.EndpointSnapshot) string { return m.indepCell(ep, shared, l.fullIndep) }},
 	}
 	if !l.fullIndep {
 		cols[len(cols)-1].title = "IND"
 	}
 	return cols
+}
+
+// lagText is the endpoint's lag in blocks or slots, "!" after it when it
+// is excluded for it.
+func lagText(ep engine.EndpointSnapshot) string {
+	if ep.LagExcluded {
+		return fmt.Sprintf("%d!", ep.Lag)
+	}
+	return fmt.Sprint(ep.Lag)
 }
 
 // batchesOnly: the endpoint answered upstream batches and no single call
@@ -221,7 +238,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		}
 		bs = append(bs, badge{long, abbr, st})
 	}
-	now := m.opts.Now()
+	now := m.engineNow()
 	if f := ep.Fault; f != nil {
 		left, short := "∞", "∞"
 		if !f.Expires.IsZero() {
@@ -403,22 +420,27 @@ func (m Model) viewEndpoints(l layout, rows int) string {
 	cols := m.endpointColumns(l)
 	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusEndpoints))}
 	eps := m.snap.Endpoints
-	start := window(len(eps), m.epCursor, rows-1)
-	for i := start; i < len(eps) && len(lines) < rows; i++ {
-		lines = append(lines, renderRow(cols, eps[i]))
+	start, shown, cut := tableWindow(len(eps), m.epCursor, rows-1)
+	for _, ep := range eps[start : start+shown] {
+		lines = append(lines, renderRow(cols, ep))
+	}
+	if cut {
+		out := 0
+		for _, ep := range slices.Concat(eps[:start], eps[start+shown:]) {
+			if !ep.Routable && ep.Role != engine.RoleShadow {
+				out++
+			}
+		}
+		note := ""
+		if out > 0 {
+			note = fmt.Sprintf(", %d of them not routable", out)
+		}
+		lines = append(lines, m.outOfSight(start, len(eps)-start-shown, note, l.content))
 	}
 	if !m.haveSnap {
 		lines = append(lines, m.styles.faint.Render("waiting for the first snapshot…"))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// window is the first row shown so that cursor is visible in n rows.
-func window(total, cursor, n int) int {
-	if n <= 0 || total <= n {
-		return 0
-	}
-	return clamp(cursor-n+1, 0, total-n)
 }
 
 // catchingUp: a lagging endpoint back within chain.max_head_lag, kept out

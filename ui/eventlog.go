@@ -61,7 +61,7 @@ func (m Model) viewEvents(width, rows int) string {
 	lines := []string{head}
 	for i := start; i < len(evs) && len(lines) < rows; i++ {
 		ev := evs[i]
-		head := ev.Time.In(m.opts.Location).Format("15:04:05") + " " + fit(string(ev.Type), 8) + " " + fit(ev.Endpoint, nameW) + " " + fit(string(ev.Actor), 7) + " "
+		head := ev.Time.In(m.opts.Location).Format("15:04:05") + " " + fit(string(ev.Type), 8) + " " + fitName(ev.Endpoint, nameW) + " " + fit(string(ev.Actor), 7) + " "
 		msg := ev.Message
 		if ev.From != "" && ev.To != "" {
 			msg = ev.From + "→" + ev.To + " " + msg

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,16 +17,18 @@ import (
 const dash = "—"
 
 // fmtMS prints a latency in milliseconds in 6 cells ("  45ms", " 1.2s ").
+// The unit is chosen by the figure as rounded, so that it is at most 5
+// cells and a "≥" or "b" before it still fits: 999.7ms is "1.00s", not
+// "1000ms", which "≥" cut to "≥1000m".
 func fmtMS(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return pad(dash, 6)
-	case d < 10*time.Millisecond:
+	case d < 9950*time.Microsecond:
 		return pad(fmt.Sprintf("%.1fms", float64(d)/1e6), 6)
-	case d < 10*time.Second:
-		if d < time.Second {
-			return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
-		}
+	case d < 999500*time.Microsecond:
+		return pad(fmt.Sprintf("%.0fms", float64(d)/1e6), 6)
+	case d < 9995*time.Millisecond:
 		return pad(fmt.Sprintf("%.2fs", d.Seconds()), 6)
 	default:
 		return pad(fmt.Sprintf("%.0fs", d.Seconds()), 6)
@@ -49,11 +53,15 @@ func fmtPct(v float64, have bool) string {
 	return pad(pctText(v), 5)
 }
 
-// fmtRate prints requests per second in 6 cells.
+// fmtRate prints requests per second in 6 cells. A rate that rounds to
+// 0.0 but is not 0 (one request in the last minute) is "<0.1": "0.0" read
+// as no traffic at all.
 func fmtRate(v float64) string {
 	switch {
 	case v <= 0:
 		return pad("0", 6)
+	case v < 0.05:
+		return pad("<0.1", 6)
 	case v < 10:
 		return pad(fmt.Sprintf("%.1f", v), 6)
 	default:
@@ -69,7 +77,9 @@ func fmtSpan(d time.Duration) string {
 	return fmtAge(d)
 }
 
-// fmtAge prints a duration as a short age ("3s", "2m05s", "1h02m").
+// fmtAge prints a duration as a short age in at most 6 cells ("3s",
+// "2m05s", "1h02m", "7d02h"): a serve up for a week read "168h0…" in the
+// header's 6 cells.
 func fmtAge(d time.Duration) string {
 	d = max(d, 0)
 	switch {
@@ -77,8 +87,12 @@ func fmtAge(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
+	case d < 100*time.Hour:
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d < 100*24*time.Hour:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours())/24)
 	}
 }
 
@@ -117,18 +131,26 @@ func fmtLeftCoarse(d time.Duration) string {
 	return fmt.Sprintf("%dd", int((d+24*time.Hour-1)/(24*time.Hour)))
 }
 
-// fmtDelay prints a hedge delay compactly ("120ms", "1.5s").
+// fmtDelay prints a hedge delay compactly ("120ms", "1.5s"), in at most 6
+// cells: the unit and decimals follow the figure as rounded (99.97ms is
+// "100ms", not "100.0ms", which the DELAY column cut to "100.0m").
 func fmtDelay(d time.Duration) string {
 	switch {
 	case d < 0: // engine.AutoDelay; 0 is a real delay (duplicate at once)
 		return "auto"
-	case d < 100*time.Millisecond && d%time.Millisecond != 0:
+	case d < 99950*time.Microsecond && d%time.Millisecond != 0:
 		return fmt.Sprintf("%.1fms", float64(d)/1e6)
-	case d < time.Second:
+	case d < 999500*time.Microsecond:
 		return fmt.Sprintf("%.0fms", float64(d)/1e6)
 	default:
 		return strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0") + "s"
 	}
+}
+
+// quantileLabel names a quantile as a percentile, "p95", "p97.5",
+// "p99.9": rounded to a whole one, 0.999 read p100 and 0.975 p98.
+func quantileLabel(q float64) string {
+	return "p" + strconv.FormatFloat(math.Round(q*1e4)/100, 'f', -1, 64)
 }
 
 // pad right-aligns s in w cells (cut when longer).
@@ -150,6 +172,18 @@ func fit(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-n)
+}
+
+// fitName is fit for a name, cut in its middle: names of one pool often
+// differ only at their end (alchemy-mainnet-1, alchemy-mainnet-2), which a
+// cut at the end made two rows read the same.
+func fitName(s string, w int) string {
+	n := lipgloss.Width(s)
+	if n <= w || w < 3 {
+		return fit(s, w)
+	}
+	tail := (w - 1) / 2
+	return ansi.Truncate(s, w-1-tail, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
 }
 
 // plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,7 @@ func (m Model) headerLines() []string {
 			// Fixed widths: a header that rewraps between ticks would
 			// move everything below it.
 			h.text.Render("client "+fit(strings.TrimSpace(fmtRate(s.Client.PerSecond))+" req/s", 10)),
-			h.text.Render("p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 11)),
+			h.text.Render("p50 "+fit(strings.TrimSpace(fmtMS(s.Client.P50)), 6)+"p99 "+fit(strings.TrimSpace(fmtMS(s.Client.P99))+" (1m)", 10)),
 			clientErrorsItem(s.Client, h),
 			m.hedgeItem(),
 			h.text.Render(budgetItem(s.Hedge)),
@@ -55,7 +56,7 @@ func (m Model) headerLines() []string {
 	case m.fetchErr != nil:
 		items = append(items, m.staleItems()...)
 	case m.haveSnap:
-		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(now.Sub(s.Time)), ageItemWidth)))
+		items = append(items, h.faint.Render(fit("snapshot "+fmtAgeCoarse(m.engineNow().Sub(s.Time)), ageItemWidth)))
 	}
 	return flow(items, m.width, h.text)
 }
@@ -79,11 +80,16 @@ func (m Model) staleItems() []string {
 // drill or an incident reach clients. Fixed width, as the items before it.
 func clientErrorsItem(c engine.ClientStats, h headerStyles) string {
 	if c.Errors == 0 {
-		return h.text.Render("err " + fit("0", 8))
+		return h.text.Render("err " + fit("0", errItemWidth))
 	}
 	share := pctText(float64(c.Errors) / float64(max(c.Requests, c.Errors)))
-	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, 8))
+	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, errItemWidth))
 }
+
+// errItemWidth holds a count and a share whole, "1.2k 100%" (every request
+// of a minute failing, at 20/s) and "999 <0.1%": at 8 the first read
+// "1.2k 10…". The cell it takes is the p99 item's spare one.
+const errItemWidth = 9
 
 // fmtCount prints a count in at most 4 cells: 999, 1.2k, 12k, 999k, 1.2M.
 func fmtCount(n int64) string {
@@ -112,7 +118,11 @@ func (m Model) hedgeItem() string {
 	case h.Delay != engine.AutoDelay:
 		return st.text.Render(fit("hedging "+strings.TrimSpace(fmtDelay(h.Delay))+" "+h.DelaySource, hedgeItemWidth))
 	}
-	return st.text.Render(fit(fmt.Sprintf("hedging on auto p%.0f", 100*h.Quantile), hedgeItemWidth))
+	item := "hedging on auto " + quantileLabel(h.Quantile)
+	if len(item) > hedgeItemWidth {
+		item = "hedging auto " + quantileLabel(h.Quantile) // p99.9
+	}
+	return st.text.Render(fit(item, hedgeItemWidth))
 }
 
 // hedgeItemWidth is every hedging state's: "hedging 12.5ms live" and
@@ -216,6 +226,14 @@ func (m Model) outReasons(all bool) string {
 		}
 	}
 	return strings.Join(why, "; ")
+}
+
+// lastResort: panic routing may still send ep a request though it is not
+// routable, by the engine's rule (Snapshot.LastResort counts these): not
+// drained, not a shadow, not on the wrong chain, not refusing connections.
+func lastResort(ep engine.EndpointSnapshot) bool {
+	wrongChain := slices.ContainsFunc(ep.Exclusions, func(x string) bool { return strings.HasPrefix(x, engine.ExcludeWrongChain+":") })
+	return !ep.Drained && ep.Role != engine.RoleShadow && !ep.Refusing && !wrongChain
 }
 
 // notRoutableReason names the first reason an endpoint takes no traffic.

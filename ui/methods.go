@@ -31,7 +31,7 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			if r.name == "" {
 				return m.styles.accent.Render("(all methods)")
 			}
-			return r.name
+			return fitName(r.name, nameW)
 		}},
 		{title: "CLASS", width: 8, drop: 3, cell: func(r methodRow) string {
 			if r.name == "" {
@@ -78,7 +78,7 @@ func (m Model) sourceCell(r methodRow) string {
 		case !m.snap.Hedge.Enabled:
 			return "" // "off" has no source ("off p95" read as a delay)
 		case m.snap.Hedge.Delay == engine.AutoDelay:
-			return fmt.Sprintf("p%.0f", 100*m.snap.Hedge.Quantile)
+			return quantileLabel(m.snap.Hedge.Quantile)
 		}
 		return m.snap.Hedge.DelaySource
 	}
@@ -98,8 +98,8 @@ func (m Model) methodsTitle() string {
 		return "Methods"
 	}
 	// At most 66 cells: the panel is 88 wide inside where it has a title.
-	return fmt.Sprintf("Methods · batches hedge at %s (p%g of %d round trips)",
-		strings.TrimSpace(fmtDelay(h.BatchDelay)), 100*h.Quantile, h.BatchRoundTrips)
+	return fmt.Sprintf("Methods · batches hedge at %s (%s of %d round trips)",
+		strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
 }
 
 // methodRows is the "all methods" row, then every method by name.
@@ -116,9 +116,12 @@ func (m Model) viewMethods(width, rows int) string {
 	cols := m.methodColumns(width)
 	lines := []string{tableHead(cols, m.styles, m.marksFocus(focusMethods))}
 	all := m.methodRows()
-	start := window(len(all), m.mCursor, rows-1)
-	for i := start; i < len(all) && len(lines) < rows; i++ {
-		lines = append(lines, renderRow(cols, all[i]))
+	start, shown, cut := tableWindow(len(all), m.mCursor, rows-1)
+	for _, r := range all[start : start+shown] {
+		lines = append(lines, renderRow(cols, r))
+	}
+	if cut {
+		lines = append(lines, m.outOfSight(start, len(all)-start-shown, "", width))
 	}
 	return strings.Join(lines, "\n")
 }

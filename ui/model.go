@@ -78,8 +78,11 @@ type Model struct {
 	fetchErr  error     // the last refresh failed (stale data is marked)
 	staleFrom time.Time // when refreshes started failing
 	lastSeq   uint64    // newest event seen
-	events    []engine.Event
-	sparks    map[string]*spark
+	// clockAhead is how far this clock is ahead of the engine's, as the
+	// last Snapshot's time said on arrival (engineNow).
+	clockAhead time.Duration
+	events     []engine.Event
+	sparks     map[string]*spark
 
 	frozen   bool
 	frozenAt time.Time
@@ -244,6 +247,8 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		return
 	}
 	m.fetchErr = nil
+	m.clockAhead = m.opts.Now().Sub(msg.snap.Time)
+	defer m.redoDrainQuestion()
 	if m.frozen {
 		// The screen stays as it was; the events are asked for again
 		// (lastSeq is unchanged) once it thaws.
@@ -252,7 +257,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	}
 	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
 		// Another instance (a restart): its events number from 1 again.
+		// Those that came with this Snapshot were asked for after the old
+		// instance's last: the next refresh asks for them all.
 		m.events, m.lastSeq = nil, 0
+		msg.events = nil
 		m.sparks = map[string]*spark{}
 		m.lastPanic = nil
 	}
@@ -360,6 +368,12 @@ func clamp(v, lo, hi int) int {
 }
 
 // WithStatus starts the console with a note in the status line.
+// engineNow is the engine's clock now. The instants a Snapshot gives (a
+// fault's end, a back-off's, the Snapshot's own time) are the engine's:
+// attached to a host whose clock is 5 minutes behind this one, the local
+// clock read every fresh Snapshot as 5 minutes old and every fault as over.
+func (m Model) engineNow() time.Time { return m.opts.Now().Add(-m.clockAhead) }
+
 func (m Model) WithStatus(text string) Model {
 	m.status = statusLine{text: text}
 	return m

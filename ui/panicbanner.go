@@ -95,7 +95,7 @@ func (m Model) livePanic(reason, out string) (head, outLines []string) {
 // the out line names the endpoints left out and why.
 func (m Model) panicHeadline(reason string) []string {
 	msg := "⚠ PANIC ROUTING: " + reason
-	for _, does := range []string{"; reads go to every endpoint not drained or refusing, least bad first.", "; reads go to the least bad endpoints."} {
+	for _, does := range []string{"; requests go to every endpoint not drained or refusing, least bad first.", "; requests go to the least bad endpoints."} {
 		if len(strings.Split(wrap(msg+does, m.width-2), "\n")) <= 2 {
 			return m.banner(msg + does)
 		}

@@ -86,7 +86,7 @@ func tuningCandidates(md engine.MethodDistribution) []tuningRow {
 		rows = append(rows, tuningRow{labels: []string{"hedging off"}, spec: "off", policy: delayPolicy{off: true}})
 	}
 	for _, q := range autoQuantiles {
-		rows = append(rows, tuningRow{labels: []string{fmt.Sprintf("auto p%g", 100*q)}, spec: "auto:" + strconv.FormatFloat(q, 'f', -1, 64),
+		rows = append(rows, tuningRow{labels: []string{"auto " + quantileLabel(q)}, spec: "auto:" + strconv.FormatFloat(q, 'f', -1, 64),
 			policy: delayPolicy{delay: "auto", quantile: q}})
 	}
 	lo, okLo := md.Primary.Quantile(0.5)
@@ -167,6 +167,7 @@ func (m Model) openTuning() (tea.Model, tea.Cmd) {
 	}
 	m.tuning = tuningView{method: name}
 	m.overlay = overlayTuning
+	m.status = statusLine{}
 	cmd := m.fetchTuning(true) // before m is returned: it marks the fetch on m
 	return m, cmd
 }
@@ -235,7 +236,7 @@ func (m Model) onTuningKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if q > 0 {
 			u.Quantile = &q
 		}
-		return m.do(action{kind: actHedge, hedge: u, desc: fmt.Sprintf("hedge delay of %s → auto (p%g)", t.method, 100*q)})
+		return m.do(action{kind: actHedge, hedge: u, desc: fmt.Sprintf("hedge delay of %s → auto (%s)", t.method, quantileLabel(q))})
 	}
 	return m, nil
 }
@@ -260,7 +261,7 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 	if r.policy.quantile > 0 {
 		q := r.policy.quantile
 		u.Quantile = &q
-		what = fmt.Sprintf("auto at p%g (%s now; it follows the distribution)", 100*q, fmtDelay(r.f.Delay))
+		what = fmt.Sprintf("auto at %s (%s now; it follows the distribution)", quantileLabel(q), fmtDelay(r.f.Delay))
 	}
 	if !t.dist.Hedge.Enabled {
 		on := true

@@ -88,7 +88,7 @@ func tuningModel(snap engine.Snapshot, md engine.MethodDistribution, w, h int) M
 func withTrial(md engine.MethodDistribution, departs bool) engine.MethodDistribution {
 	md.Hedge.Delay, md.Hedge.Source = 120*time.Millisecond, "live"
 	ms := time.Millisecond
-	md.Trial = &engine.HedgeTrial{Since: fixedNow().Add(-80 * time.Second), Enabled: true, Delay: 120 * ms, DelaySource: "live",
+	md.Trial = &engine.HedgeTrial{Since: t0.Add(-80 * time.Second), Enabled: true, Delay: 120 * ms, DelaySource: "live",
 		Predicted: 170 * ms, PredictedLow: 163 * ms, PredictedHigh: 178 * ms,
 		Measured: 174 * ms, MeasuredLow: 166 * ms, MeasuredHigh: 183 * ms, Samples: 2345}
 	if departs {

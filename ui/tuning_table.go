@@ -302,7 +302,7 @@ func (m Model) trialLine(tr engine.HedgeTrial) string {
 	if !tr.Enabled {
 		what = "hedging off"
 	}
-	s := fmt.Sprintf("since the change %s ago (%s): ", fmtAge(m.opts.Now().Sub(tr.Since)), what)
+	s := fmt.Sprintf("since the change %s ago (%s): ", fmtAge(m.engineNow().Sub(tr.Since)), what)
 	switch {
 	case tr.Predicted <= 0:
 		s += "no prediction (nothing to forecast from then)"

@@ -146,7 +146,7 @@ func (m Model) tuningTitle(width int) string {
 
 func sourceText(h engine.MethodHedgeSettings) string {
 	if h.Source == "auto" || h.Source == "cold" {
-		return fmt.Sprintf("(%s p%g)", h.Source, 100*h.Quantile)
+		return fmt.Sprintf("(%s %s)", h.Source, quantileLabel(h.Quantile))
 	}
 	return "(" + h.Source + ")"
 }

@@ -161,7 +161,14 @@ func (m Model) statusLineView() string {
 		if e, ok := m.selected(); ok {
 			ep = e.Name
 		}
-		text = "endpoint keys act on " + ep + ", delay keys on " + method + " (tab, ↑/↓ to choose; ? for all keys)"
+		// A long name keeps its end and leaves the method in sight: cut
+		// at the line's end, two endpoints of one prefix read the same
+		// and the method was not said at all.
+		lead, mid := "endpoint keys act on ", ", delay keys on "+method
+		if room := m.width - lipgloss.Width(lead+mid) - 2; lipgloss.Width(ep) > room {
+			ep = fitName(ep, max(room, 16))
+		}
+		text = lead + ep + mid + " (tab, ↑/↓ to choose; ? for all keys)"
 		if m.frozen {
 			text = "frozen, p resumes · " + text
 		}

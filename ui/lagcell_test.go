@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// An endpoint far behind (a node resyncing, 123456 blocks) showed LAG
+// 1234 in the table, its 4 cells cutting the figure and the ! that says
+// it is excluded, where rpcdash status said 123456.
+func TestView_ALagIsNeverCut(t *testing.T) {
+	s := healthySnapshot()
+	ep := &s.Endpoints[2]
+	ep.Lag, ep.LagExcluded, ep.Head = 123456, true, s.MaxHead-123456
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 36}, {160, 48}} {
+		v := fixedModel(s, themes.Default(), size[0], size[1]).View()
+		row := lineWith(v, "quicknode")
+		if !strings.Contains(row, " 123456! ") {
+			t.Errorf("%d×%d: the lag 123456 excluded is not whole in its row:\n%s", size[0], size[1], row)
+		}
+		if head := lineWith(v, "LAG"); endCell(head, "LAG") != endCell(row, "123456!") {
+			t.Errorf("%d×%d: LAG is not over its figure:\n%s\n%s", size[0], size[1], head, row)
+		}
+	}
+}
+
+// endCell is the cell just after s in line.
+func endCell(line, s string) int {
+	i := strings.Index(line, s)
+	if i < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(line[:i+len(s)])
+}
+
+// An endpoint answering a garbage head (sim head_fixed 999999999999, a
+// misconfigured node or a proxy) showed HEAD 9999999999 beside its AHEAD
+// badge at 160 columns: the column's 10 cells cut two digits off.
+func TestView_AHeadIsNeverCut(t *testing.T) {
+	s := healthySnapshot()
+	s.Endpoints[2].Head = 999_999_999_999
+	row := lineWith(fixedModel(s, themes.Default(), 160, 48).View(), "quicknode")
+	if !strings.Contains(row, " 999999999999 ") {
+		t.Errorf("the head 999999999999 is not whole:\n%s", row)
+	}
+}
