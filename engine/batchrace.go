@@ -310,6 +310,7 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 	pick.acct.hedgeFired(r.n, w) // one per call, as its attempts and the methods' hedges are
 	for _, c := range r.calls {
 		c.p.acct.hedgeFired(1, c.p.weight)
+		e.recent.count(c.p.acct.name, window.Hedge, 1)
 	}
 	return r.launch(ctx, pick, roleHedge, release)
 }
@@ -337,6 +338,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
 	for j, c := range r.calls {
 		c.p.acct.attempts[role].Add(1)
+		e.recent.count(c.p.acct.name, window.Upstream, 1)
 		t.traced[j] = c.p.trace.attempt(e.trace, t.attempt)
 	}
 	ep.acct.attempts[role].Add(r.n)
@@ -489,6 +491,7 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 		if win.t.role == roleHedge {
 			c.p.acct.hedgesWon.Add(1)
 			ep.acct.hedgesWon.Add(1)
+			r.e.recent.count(c.p.acct.name, window.HedgeWon, 1)
 		}
 		success.add(c.p.method)
 		taken++

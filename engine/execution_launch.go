@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 func (x *execution) mayHedge() bool {
@@ -76,6 +77,7 @@ func (x *execution) countHedge(ep *endpoint, w float64) {
 	ep.acct.hedgeFired(1, w)
 	x.hedges++
 	x.p.acct.hedgeFired(1, w)
+	x.e.recent.count(x.p.acct.name, window.Hedge, 1)
 }
 
 func (x *execution) launch(role role, otherDomain bool) bool {
@@ -289,6 +291,7 @@ func (x *execution) start(a *attempt) {
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
 	a.ep.acct.attempts[a.role].Add(1)
+	e.recent.count(x.p.acct.name, window.Upstream, 1)
 	tracked := e.track(1)
 	go func() {
 		if tracked {

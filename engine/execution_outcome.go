@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // win returns the winning answer and cancels the rest; their goroutines
@@ -16,6 +17,7 @@ func (x *execution) win(d attemptDone) result {
 	if d.a.role == roleHedge {
 		x.p.acct.hedgesWon.Add(1)
 		d.a.ep.acct.hedgesWon.Add(1)
+		x.e.recent.count(x.p.acct.name, window.HedgeWon, 1)
 	}
 	x.p.trace.won(d.a.traceIdx)
 	x.settleDeferred(true)

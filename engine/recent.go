@@ -16,6 +16,11 @@ const (
 )
 
 // ClientStats is client-side latency and throughput over the last minute.
+//
+// The hedging figures are over the same minute, not since start as the
+// accounting's: after hedging was turned off or its delay raised, the
+// since-start fire rate kept reading what it was for as long as the
+// engine had run before, beside this minute's latencies.
 type ClientStats struct {
 	Requests  int64   // requests answered or failed in the window
 	Errors    int64   // of which got rpcdash's own error
@@ -23,6 +28,14 @@ type ClientStats struct {
 	P50       time.Duration
 	P95       time.Duration
 	P99       time.Duration
+	// Counted when they happen: hedges fired, hedges that answered first,
+	// attempts sent upstream (every role).
+	HedgesFired   int64
+	HedgesWon     int64
+	Upstream      int64
+	FireRate      float64 // HedgesFired ÷ Requests
+	WinRate       float64 // HedgesWon ÷ HedgesFired
+	Amplification float64 // Upstream ÷ Requests
 }
 
 type recentWindow struct {
@@ -55,7 +68,16 @@ func (w *recentWindow) stats() ClientStats {
 	// Over at least a second: a window a few milliseconds old would turn a
 	// handful of requests into a huge rate.
 	per := float64(t.Attempts) / max(t.Covered, time.Second).Seconds()
-	return ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: per, P50: s.P50, P95: s.P95, P99: s.P99}
+	c := ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: per, P50: s.P50, P95: s.P95, P99: s.P99,
+		HedgesFired: t.Hedges, HedgesWon: t.HedgesWon, Upstream: t.Upstream}
+	if c.Requests > 0 {
+		c.FireRate = float64(c.HedgesFired) / float64(c.Requests)
+		c.Amplification = float64(c.Upstream) / float64(c.Requests)
+	}
+	if c.HedgesFired > 0 {
+		c.WinRate = float64(c.HedgesWon) / float64(c.HedgesFired)
+	}
+	return c
 }
 
 // recentTraffic holds the pool's window and one per method (keyed by the
@@ -75,6 +97,13 @@ func newRecentTraffic(now func() time.Time) *recentTraffic {
 func (r *recentTraffic) observe(method string, d time.Duration, ok bool, n int64) {
 	r.pool.observe(d, ok, n)
 	r.method(method).observe(d, ok, n)
+}
+
+// count counts n events of kind (window.Hedge, window.HedgeWon,
+// window.Upstream) of method, its accounting label, as they happen.
+func (r *recentTraffic) count(method string, kind window.Kind, n int64) {
+	r.pool.rates.Add(kind, n)
+	r.method(method).rates.Add(kind, n)
 }
 
 func (r *recentTraffic) method(m string) *recentWindow {

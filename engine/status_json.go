@@ -265,6 +265,13 @@ type clientWire struct {
 	P50       float64 `json:"p50_ms"`
 	P95       float64 `json:"p95_ms"`
 	P99       float64 `json:"p99_ms"`
+	// The minute's hedging, not since start as accounting's.
+	HedgesFired      int64   `json:"hedges_fired"`
+	HedgesWon        int64   `json:"hedges_won"`
+	UpstreamAttempts int64   `json:"upstream_attempts"`
+	FireRate         float64 `json:"fire_rate"`
+	WinRate          float64 `json:"win_rate"`
+	Amplification    float64 `json:"amplification"`
 }
 
 type hedgeWire struct {

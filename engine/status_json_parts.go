@@ -192,11 +192,13 @@ func parseClass(s string) jsonrpc.Class {
 }
 
 func clientOut(c ClientStats) clientWire {
-	return clientWire{Requests: c.Requests, Errors: c.Errors, PerSecond: c.PerSecond, P50: ms(c.P50), P95: ms(c.P95), P99: ms(c.P99)}
+	return clientWire{Requests: c.Requests, Errors: c.Errors, PerSecond: c.PerSecond, P50: ms(c.P50), P95: ms(c.P95), P99: ms(c.P99),
+		HedgesFired: c.HedgesFired, HedgesWon: c.HedgesWon, UpstreamAttempts: c.Upstream, FireRate: c.FireRate, WinRate: c.WinRate, Amplification: c.Amplification}
 }
 
 func clientIn(w clientWire) ClientStats {
-	return ClientStats{Requests: w.Requests, Errors: w.Errors, PerSecond: w.PerSecond, P50: fromMS(w.P50), P95: fromMS(w.P95), P99: fromMS(w.P99)}
+	return ClientStats{Requests: w.Requests, Errors: w.Errors, PerSecond: w.PerSecond, P50: fromMS(w.P50), P95: fromMS(w.P95), P99: fromMS(w.P99),
+		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Upstream: w.UpstreamAttempts, FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
 }
 
 func (h HedgeStatus) wire() hedgeWire {

@@ -53,12 +53,15 @@ func endpoint(name, provider, region, domain string, p50, p95 time.Duration) eng
 func method(class engine.Class, rate float64, p50, p95, p99 time.Duration, delay time.Duration, src string) engine.MethodStatus {
 	m := engine.MethodStatus{Class: class, AccountSnapshot: engine.AccountSnapshot{Requests: 10_000, Primary: 10_000, HedgesFired: 480, HedgesWon: 150,
 		FireRate: 0.048, WinRate: 0.31, Amplification: 1.05},
-		Client: engine.ClientStats{Requests: int64(rate * 60), PerSecond: rate, P50: p50, P95: p95, P99: p99}}
+		Client: engine.ClientStats{Requests: int64(rate * 60), PerSecond: rate, P50: p50, P95: p95, P99: p99,
+			FireRate: 0.048, WinRate: 0.31, Amplification: 1.05}}
+	m.Client.HedgesFired = int64(float64(m.Client.Requests) * m.Client.FireRate)
 	if class == engine.ClassRead {
 		m.Hedgeable = true
 		m.Hedge = &engine.MethodHedge{Enabled: true, Delay: delay, DelaySource: src}
 	} else {
 		m.AccountSnapshot.HedgesFired, m.AccountSnapshot.HedgesWon, m.FireRate, m.WinRate = 0, 0, 0, 0
+		m.Client.HedgesFired, m.Client.FireRate, m.Client.WinRate, m.Client.Amplification = 0, 0, 0, 1
 	}
 	return m
 }
@@ -81,8 +84,9 @@ func healthySnapshot() engine.Snapshot {
 			"eth_getBalance":         method(engine.ClassRead, 6, 45*time.Millisecond, 100*time.Millisecond, 210*time.Millisecond, 250*time.Millisecond, "cold"),
 			"eth_sendRawTransaction": method(engine.ClassWrite, 0.2, 80*time.Millisecond, 150*time.Millisecond, 300*time.Millisecond, 0, ""),
 		},
-		Client: engine.ClientStats{Requests: 1617, PerSecond: 26.95, P50: 44 * time.Millisecond, P95: 110 * time.Millisecond, P99: 230 * time.Millisecond},
-		Demo:   engine.DemoStatus{Enabled: true, Rate: 20},
+		Client: engine.ClientStats{Requests: 1617, PerSecond: 26.95, P50: 44 * time.Millisecond, P95: 110 * time.Millisecond, P99: 230 * time.Millisecond,
+			HedgesFired: 76, HedgesWon: 23, FireRate: 0.047, WinRate: 0.3, Amplification: 1.05},
+		Demo: engine.DemoStatus{Enabled: true, Rate: 20},
 	}
 }
 

@@ -40,7 +40,7 @@ func (m Model) headerLines() []string {
 			clientErrorsItem(s.Client, h),
 			m.hedgeItem(),
 			h.text.Render(budgetItem(s.Hedge)),
-			h.text.Render(fmt.Sprintf("amp %4.2f×", s.Totals.Amplification)),
+			h.text.Render(ampItem(s.Client)),
 			// Against the endpoints that may answer: a shadow never does
 			// (its row says SHD), so it does not count as one missing.
 			h.text.Render(fmt.Sprintf("%d/%d routable", s.Routable, s.Serving())),
@@ -284,4 +284,14 @@ func fmtUnits(x float64, whole bool) string {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
 	return fmtCount(int64(math.Round(x)))
+}
+
+// ampItem is the last minute's amplification, upstream attempts per client
+// request, beside the minute's latencies (since start, it kept the hedges
+// of a delay long since raised); "—" in a minute with no request.
+func ampItem(c engine.ClientStats) string {
+	if c.Requests == 0 {
+		return fit("amp "+dash, 10)
+	}
+	return fmt.Sprintf("amp %4.2f×", c.Amplification)
 }

@@ -46,10 +46,10 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 		{title: "DELAY", width: 6, right: true, cell: func(r methodRow) string { return m.delayCell(r) }},
 		{title: "SOURCE", width: 6, cell: func(r methodRow) string { return m.sourceCell(r) }},
 		{title: "FIRE%", width: 5, right: true, drop: 4, cell: func(r methodRow) string {
-			return fmtPct(r.st.FireRate, r.st.Requests > 0 && (r.name == "" || r.st.Hedge != nil))
+			return fmtPct(r.st.Client.FireRate, r.st.Client.Requests > 0 && (r.name == "" || r.st.Hedge != nil))
 		}},
 		{title: "WIN%", width: 5, right: true, drop: 1, cell: func(r methodRow) string {
-			return fmtPct(r.st.WinRate, r.st.HedgesFired > 0)
+			return fmtPct(r.st.Client.WinRate, r.st.Client.HedgesFired > 0)
 		}},
 	}
 	return fitColumns(cols, width)

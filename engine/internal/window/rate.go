@@ -16,11 +16,13 @@ const (
 	Timeout
 	RateLimited
 	Cancelled
-	Hedge // hedge attempts (per endpoint and method: where hedges go)
+	Hedge    // hedge attempts (per endpoint and method: where hedges go)
+	HedgeWon // hedges that answered first
+	Upstream // attempts sent upstream, where Attempts counts client requests
 	numKinds
 )
 
-var kindNames = [numKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled", "hedge"}
+var kindNames = [numKinds]string{"attempts", "success", "failure", "timeout", "http429", "cancelled", "hedge", "hedge_won", "upstream"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -39,6 +41,8 @@ type Totals struct {
 	RateLimited int64
 	Cancelled   int64
 	Hedges      int64
+	HedgesWon   int64
+	Upstream    int64
 	Covered     time.Duration
 }
 
@@ -59,6 +63,10 @@ func (t Totals) Get(k Kind) int64 {
 		return t.Cancelled
 	case Hedge:
 		return t.Hedges
+	case HedgeWon:
+		return t.HedgesWon
+	case Upstream:
+		return t.Upstream
 	}
 	return 0
 }
@@ -151,6 +159,6 @@ func (r *Rates) Totals() Totals {
 	return Totals{
 		Attempts: sum[Attempts], Success: sum[Success], Failure: sum[Failure],
 		Timeout: sum[Timeout], RateLimited: sum[RateLimited], Cancelled: sum[Cancelled],
-		Hedges: sum[Hedge], Covered: r.ring.covered(t),
+		Hedges: sum[Hedge], HedgesWon: sum[HedgeWon], Upstream: sum[Upstream], Covered: r.ring.covered(t),
 	}
 }
