@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
@@ -114,7 +115,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if text {
 		where := "an embedded engine over sims"
 		if *admin != "" {
-			where = *admin
+			where = engine.ShownURL(*admin)
 		}
 		fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
 	}
