@@ -44,12 +44,14 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 		spec["latency"] = d.cfg.Latency.String()
 	}
 	d.injectedAt = time.Now()
+	// Before the call: its answer may be lost (an interruption, a proxy's
+	// error) after the fault went in; clearing no fault is harmless.
+	d.injected = true
 	faulted, err := d.admin.injectFault(ctx, d.endpoint, spec)
 	if err != nil {
 		return err
 	}
 	d.inFlightAtFault = faulted.InFlight
-	d.injected = true
 	body, _ := json.Marshal(spec)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("POST /v1/endpoints/%s/fault %s", d.endpoint, body))
 	for _, ev := range d.since(ctx, d.injectSeq) {
