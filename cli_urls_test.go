@@ -71,6 +71,9 @@ func TestCLI_AKeyInAURLFlagIsNeverShown(t *testing.T) {
 	for _, args := range [][]string{
 		{"status", "--admin", closed},
 		{"bench", "--target", closed, "--duration", "1s"},
+		// The drill named --admin whole in its first line and in Go's
+		// error, which repeats the URL asked for.
+		{"drill", "--admin", closed, "--target", closed},
 	} {
 		var out, errb bytes.Buffer
 		code := run(args, &out, &errb)

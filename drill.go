@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/benchengine"
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
@@ -114,7 +115,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if text {
 		where := "an embedded engine over sims"
 		if *admin != "" {
-			where = *admin
+			where = engine.ShownURL(*admin)
 		}
 		fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
 	}
@@ -136,10 +137,9 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	}
-	if rep.Passed {
-		fmt.Fprintf(stdout, "PASSED in %s (%s)\n", rep.Took.Round(time.Millisecond), rep.Target)
-	} else {
-		fmt.Fprintf(stdout, "FAILED at step %q after %s (%s)\n", rep.Failed, rep.Took.Round(time.Millisecond), rep.Target)
+	fmt.Fprintf(stdout, "%s (%s)\n", rep.Verdict(), rep.Target)
+	if rep.Cleanup != "" {
+		fmt.Fprintln(stdout, "cleanup: "+rep.Cleanup)
 	}
 	return err
 }

@@ -125,6 +125,7 @@ func TestMain_BadValuesAreUsageErrorsNamingTheFlag(t *testing.T) {
 	}{
 		{[]string{"--rate", "-5"}, "--rate"},
 		{[]string{"--duration", "0s"}, "--duration"},
+		{[]string{"--rate", "0.1"}, "--duration"}, // 0.01 calls in 100ms: none measured
 		{[]string{"--mix", "eth_call=abc"}, "--mix"},
 		{[]string{"--method", "eth_call", "--mix", "eth_call=1"}, "--mix"},
 		{[]string{"--policies", "bogus"}, "--policies"},

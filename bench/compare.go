@@ -67,6 +67,9 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 	defer func() { err = errors.Join(err, env.stop()) }()
 
 	ms := defaultModelSettings() // the built-in rows' fresh engines
+	if cfg.MaxExtra > 0 {
+		ms.maxExtra = cfg.MaxExtra // --max-extra: what those engines hedge with
+	}
 	if env.admin != nil {
 		st, err := env.admin.status(ctx)
 		if err != nil {
@@ -153,7 +156,7 @@ func (c *Comparison) model(ms modelSettings) {
 		return
 	}
 	dist := engine.DistributionOf(c.Rows[base].baseline, nil)
-	c.Baseline = c.Rows[base].Policy
+	c.Baseline, c.ModelMaxExtra = c.Rows[base].Policy, ms.maxExtra
 	for i := range c.Rows {
 		r := &c.Rows[i]
 		if r.DelayMS == nil {

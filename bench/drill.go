@@ -80,22 +80,33 @@ type DrillStep struct {
 
 // DrillReport is a finished (or failed) drill.
 type DrillReport struct {
-	Target   string        `json:"target"`
-	Mode     string        `json:"mode"`
-	Endpoint string        `json:"endpoint,omitempty"` // the one faulted
-	Steps    []DrillStep   `json:"steps"`
-	Passed   bool          `json:"passed"`
-	Failed   string        `json:"failed_step,omitempty"`
-	Took     time.Duration `json:"took_ns"`
+	Target   string      `json:"target"`
+	Mode     string      `json:"mode"`
+	Endpoint string      `json:"endpoint,omitempty"` // the one faulted
+	Steps    []DrillStep `json:"steps"`
+	Passed   bool        `json:"passed"`
+	Failed   string      `json:"failed_step,omitempty"`
+	// Interrupted: the drill was stopped (Ctrl-C, SIGTERM) during the
+	// Failed step, which is then no verdict on failover.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Cleanup says what became of the fault a drill that stopped early
+	// left in place: cleared, or perhaps still there.
+	Cleanup string        `json:"cleanup,omitempty"`
+	Took    time.Duration `json:"took_ns"`
 }
 
-// DrillError is a failed step.
+// DrillError is a failed step, or one the drill was stopped during
+// (Interrupted).
 type DrillError struct {
-	Step    string
-	Summary string
+	Step        string
+	Summary     string
+	Interrupted bool
 }
 
 func (e *DrillError) Error() string {
+	if e.Interrupted {
+		return fmt.Sprintf("drill: interrupted during step %q: %s", e.Step, e.Summary)
+	}
 	return fmt.Sprintf("drill: step %q failed: %s", e.Step, e.Summary)
 }
 
@@ -144,7 +155,6 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		}()
 		defer func() { stopLoad(); <-done }()
 	}
-	defer d.cleanup()
 	err := d.run(ctx)
 	d.report.Took = time.Since(d.started)
 	d.report.Passed = err == nil
@@ -152,7 +162,8 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	if errors.As(err, &de) {
 		d.report.Failed = de.Step
 	}
-	return d.report, err
+	d.report.Interrupted = err != nil && ctx.Err() != nil
+	return d.report, errors.Join(err, d.cleanup())
 }
 
 // drill is one run's state.
@@ -203,7 +214,11 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 		if s.Summary == "" || !errors.As(err, new(*DrillError)) {
 			s.Summary = err.Error()
 		}
-		err = &DrillError{Step: name, Summary: s.Summary}
+		stopped := ctx.Err() != nil // a stop is no verdict on the step
+		if stopped {
+			s.Summary = "interrupted, no verdict: " + s.Summary
+		}
+		err = &DrillError{Step: name, Summary: s.Summary, Interrupted: stopped}
 	}
 	d.report.Steps = append(d.report.Steps, s)
 	d.onStep(s)
@@ -216,16 +231,37 @@ func fail(s *DrillStep, format string, args ...any) error {
 	return &DrillError{Step: s.Name, Summary: s.Summary}
 }
 
-// cleanup clears a fault the drill left in place (a failed or cancelled
-// drill), with a context of its own.
-func (d *drill) cleanup() {
+// cleanup clears a fault the drill may have left in place (a failed or
+// interrupted drill), with a context of its own, asking again while the
+// admin API errors, and says in the report what became of it.
+func (d *drill) cleanup() error {
 	if !d.injected {
-		return
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupFor)
 	defer cancel()
-	_ = d.admin.clearFault(ctx, d.endpoint)
+	for {
+		err := d.admin.clearFault(ctx, d.endpoint)
+		if err == nil {
+			d.report.Cleanup = fmt.Sprintf("the %s fault on %s was cleared (DELETE /v1/endpoints/%s/fault)", d.cfg.Mode, d.endpoint, d.endpoint)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			d.report.Cleanup = fmt.Sprintf("the %s fault on %s may still be in place: clearing it failed for %s, the last time: %v; clear it: DELETE /v1/endpoints/%s/fault",
+				d.cfg.Mode, d.endpoint, cleanupFor, err, d.endpoint)
+			return errors.New("drill: " + d.report.Cleanup)
+		case <-time.After(cleanupRetry):
+		}
+	}
 }
+
+// A fault left in place is asked to be cleared every cleanupRetry for
+// cleanupFor.
+const (
+	cleanupFor   = 10 * time.Second
+	cleanupRetry = 250 * time.Millisecond
+)
 
 // poll reads the status every pollEvery until cond holds or bound passes;
 // it returns the last status read and whether cond held.

@@ -81,13 +81,24 @@ func (r *DrillReport) WriteText(w io.Writer) error {
 			b.WriteString("      " + e + "\n")
 		}
 	}
-	if r.Passed {
-		fmt.Fprintf(&b, "\nPASSED in %s\n", r.Took.Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(&b, "\nFAILED at step %q after %s\n", r.Failed, r.Took.Round(time.Millisecond))
+	b.WriteString("\n" + r.Verdict() + "\n")
+	if r.Cleanup != "" {
+		b.WriteString("cleanup: " + r.Cleanup + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Verdict is the report's last word: passed, failed at a step, or
+// interrupted during one.
+func (r *DrillReport) Verdict() string {
+	switch {
+	case r.Passed:
+		return fmt.Sprintf("PASSED in %s", r.Took.Round(time.Millisecond))
+	case r.Interrupted:
+		return fmt.Sprintf("INTERRUPTED during step %q after %s: no verdict", r.Failed, r.Took.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("FAILED at step %q after %s", r.Failed, r.Took.Round(time.Millisecond))
 }
 
 // StepLine is a step in one line, as the CLI prints it live: a running

@@ -44,12 +44,14 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 		spec["latency"] = d.cfg.Latency.String()
 	}
 	d.injectedAt = time.Now()
+	// Before the call: its answer may be lost (an interruption, a proxy's
+	// error) after the fault went in; clearing no fault is harmless.
+	d.injected = true
 	faulted, err := d.admin.injectFault(ctx, d.endpoint, spec)
 	if err != nil {
 		return err
 	}
 	d.inFlightAtFault = faulted.InFlight
-	d.injected = true
 	body, _ := json.Marshal(spec)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("POST /v1/endpoints/%s/fault %s", d.endpoint, body))
 	for _, ev := range d.since(ctx, d.injectSeq) {
@@ -79,6 +81,20 @@ func (d *drill) cutOutBy(ep engine.EndpointSnapshot) (bool, string) {
 	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String()
 }
 
+// cutBy says whether ev is the transition that took the faulted endpoint
+// out of routing: its breaker opening, or its lag excluding it (stale). A
+// 429's back-off widens to the endpoint only at its second method: no
+// single event times it.
+func (d *drill) cutBy(ev engine.Event) bool {
+	switch d.cfg.Mode {
+	case "http429":
+		return false
+	case "stale":
+		return ev.Type == engine.EventHead && ev.To == "lagging"
+	}
+	return ev.Type == engine.EventBreaker && ev.To == engine.BreakerOpen.String()
+}
+
 // cutOut: out of routing within breaker.failures failed attempts.
 func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st engine.Snapshot) bool {
@@ -96,9 +112,15 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	failed := ep.Accounting.Failures - b.Accounting.Failures
 	outrun := ep.Accounting.Losers - b.Accounting.Losers
 	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges", sent, d.endpoint, failed, outrun))
+	// The cut is timed by the engine's event of it when there is one: the
+	// status that showed it came a poll and a status read later.
+	cutAt := d.cutAt
 	for _, ev := range d.since(ctx, d.injectSeq) {
 		if ev.Endpoint == d.endpoint && ev.Type != engine.EventFault && ev.Type != engine.EventFailover {
 			s.Evidence = append(s.Evidence, d.describeEvent(ev))
+			if cutAt == d.cutAt && d.cutBy(ev) && ev.Time.Before(cutAt) {
+				cutAt = ev.Time
+			}
 		}
 	}
 	f := d.settings.BreakerFailures
@@ -107,7 +129,7 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v",
 			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
 	}
-	took := d.cutAt.Sub(d.injectedAt).Round(time.Millisecond)
+	took := cutAt.Sub(d.injectedAt).Round(time.Millisecond)
 	bound := cutOutBoundOf(d.cfg.Mode, f)
 	limit, what := bound.limit, bound.what
 	switch d.cfg.Mode {

@@ -92,6 +92,9 @@ func WithBaseline(r Row, lat []time.Duration) Row {
 	return r
 }
 
+// Baseline is the answers a row gives the model.
+func Baseline(r Row) []time.Duration { return r.baseline }
+
 // Model fills the model columns as a fresh engine's rows ran.
 func (c *Comparison) Model() { c.model(defaultModelSettings()) }
 

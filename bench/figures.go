@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rpcdash/rpcdash/engine"
 )
 
@@ -38,26 +36,27 @@ var percentiles = []struct {
 	q    float64
 }{{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}}
 
-// figuresOf reduces latencies to Figures through an HdrHistogram (three
-// significant figures).
+// figuresOf reduces latencies to Figures: each percentile is the
+// nearest-rank value, the ⌈q·n⌉-th smallest, exact to the microsecond. A
+// histogram's rounded rank (q·n + ½) would read the 158th of 160 values
+// for p99, hiding the two slowest (1.25 % of calls); the rank is the one
+// beyond counts from.
 func figuresOf(lat []time.Duration) Figures {
 	f := Figures{N: len(lat)}
 	if f.N == 0 {
 		return f
 	}
-	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
-	for _, d := range lat {
-		_ = h.RecordValue(min(max(int64(d/time.Microsecond), 1), h.HighestTrackableValue()))
-	}
-	at := func(q float64) float64 { return float64(h.ValueAtQuantile(100*q)) / 1000 }
+	sorted := slices.Clone(lat)
+	slices.Sort(sorted)
+	ms := func(d time.Duration) float64 { return float64(max(d, 0).Microseconds()) / 1000 }
 	vals := []*float64{&f.P50, &f.P95, &f.P99, &f.P999}
 	for i, p := range percentiles {
-		*vals[i] = at(p.q)
+		*vals[i] = ms(sorted[f.N-beyond(f.N, p.q)])
 		if beyond(f.N, p.q) < minBeyond {
 			f.Thin = append(f.Thin, p.name)
 		}
 	}
-	f.Max = float64(h.Max()) / 1000
+	f.Max = ms(sorted[f.N-1])
 	return f
 }
 

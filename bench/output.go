@@ -197,7 +197,11 @@ func (c *Comparison) head() []string {
 		lines = append(lines, fmt.Sprintf("incidents: %d shared slow windows in each row's measured span, at the same offsets", c.Incidents))
 	}
 	if c.Baseline != "" {
-		lines = append(lines, "model:    p99 of one duplicate after the row's delay, S(t)·S(t−d), over the "+c.Baseline+" row's answers")
+		dups := "one duplicate after the row's delay, S(t)·S(t−d)"
+		if c.ModelMaxExtra > 1 {
+			dups = fmt.Sprintf("up to %d duplicates a delay apart, S(t)·S(t−d)·…·S(t−%dd)", c.ModelMaxExtra, c.ModelMaxExtra)
+		}
+		lines = append(lines, "model:    p99 of "+dups+" under the row's hedge budget, over the "+c.Baseline+" row's answers")
 	}
 	lines = append(lines, "latencies in ms over every call, errors and timeouts included; ~ marks a rough percentile")
 	return lines

@@ -11,12 +11,15 @@ import (
 
 // Comparison is a whole run: what was sent to what, and one Row per policy.
 type Comparison struct {
-	Target    string       `json:"target"`              // the built-in sims' scenario, or the URL loaded
-	Workload  WorkloadInfo `json:"workload"`            //
-	Rows      []Row        `json:"rows"`                //
-	Baseline  string       `json:"model_baseline"`      // the row whose latencies the model reads; "" = no model
-	Incidents int          `json:"incidents,omitempty"` // shared incident windows in each row's measured span
-	Warnings  []string     `json:"warnings,omitempty"`  // about the run as a whole
+	Target   string       `json:"target"`         // the built-in sims' scenario, or the URL loaded
+	Workload WorkloadInfo `json:"workload"`       //
+	Rows     []Row        `json:"rows"`           //
+	Baseline string       `json:"model_baseline"` // the row whose latencies the model reads; "" = no model
+	// ModelMaxExtra is the duplicates per request the model forecasts (the
+	// rows' hedge.max_extra).
+	ModelMaxExtra int      `json:"model_max_extra,omitempty"`
+	Incidents     int      `json:"incidents,omitempty"` // shared incident windows in each row's measured span
+	Warnings      []string `json:"warnings,omitempty"`  // about the run as a whole
 }
 
 // WorkloadInfo is the workload as the report states it: enough to repeat

@@ -41,6 +41,9 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("bench: --count: must not be negative")
 	case w.Count == 0 && (w.Duration <= 0 || w.Duration > time.Hour):
 		return fmt.Errorf("bench: --duration: want (0, 1h], got %s", w.Duration)
+	case w.Count == 0 && w.Rate*w.Duration.Seconds() < 1:
+		// The measured span would hold no send: a report of n 0, exit 0.
+		return fmt.Errorf("bench: --rate %v × --duration %s is %.2g calls: the measured span holds none (raise either, or give --count)", w.Rate, w.Duration, w.Rate*w.Duration.Seconds())
 	case w.Warmup < 0 || w.Warmup > time.Hour:
 		return fmt.Errorf("bench: --warmup: want [0, 1h], got %s", w.Warmup)
 	case !(w.ControlShare >= 0 && w.ControlShare < 1): // NaN included

@@ -43,6 +43,9 @@ func TestAdminValidation_OutOfRangeIs400NamingTheField(t *testing.T) {
 		{"/v1/endpoints/s0/fault", `{"mode":7}`, "mode"},
 		{"/v1/hedge", `{"delay":"1000h"}`, "delay"},
 		{"/v1/hedge", `{"delay":"-5ms"}`, "delay"},
+		// Below a nanosecond: it parsed as 0s, a duplicate of every read at once.
+		{"/v1/hedge", `{"delay":"0.5ns"}`, "delay"},
+		{"/v1/hedge", `{"delay":".9ns","method":"eth_call"}`, "delay"},
 		{"/v1/hedge", `{"delay":"20ms","method":"` + strings.Repeat("m", 200) + `"}`, "method"},
 		{"/v1/hedge", `{"delay":"20ms","method":"eth_call\u001b[2J"}`, "method"},
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -84,6 +86,10 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = ShownURL(ue.URL) // its text repeats the URL, a key in its path included
+		}
 		return &AdminError{Err: err}
 	}
 	defer resp.Body.Close()
@@ -101,13 +107,13 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 			Promotion *Promotion
 		}
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			ae := &AdminError{Code: resp.StatusCode, Text: e.Error, FromAPI: true}
+			ae := &AdminError{Code: resp.StatusCode, Text: c.unechoed(e.Error), FromAPI: true}
 			if e.Promotion != nil && resp.StatusCode == http.StatusConflict {
 				ae.Err = &promotionRefusedError{Promotion: *e.Promotion}
 			}
 			return ae
 		}
-		return &AdminError{Code: resp.StatusCode, Text: strings.TrimSpace(string(data[:min(len(data), 200)]))}
+		return &AdminError{Code: resp.StatusCode, Text: c.unechoed(strings.TrimSpace(string(data[:min(len(data), 200)])))}
 	}
 	switch o := out.(type) {
 	case nil:
@@ -120,4 +126,21 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 		return &AdminError{Decoding: true, Err: err}
 	}
 	return nil
+}
+
+// unechoed is an answer's text with the base URL's path, which may hold a
+// key, REDACTED: an answer may repeat the path it was asked for (the
+// admin API's 404 does).
+func (c AdminClient) unechoed(text string) string {
+	u, err := url.Parse(c.Base)
+	if err != nil {
+		return text
+	}
+	if p := strings.Trim(u.EscapedPath(), "/"); p != "" {
+		text = strings.ReplaceAll(text, p, "REDACTED")
+	}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		text = strings.ReplaceAll(text, p, "REDACTED")
+	}
+	return text
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,10 @@ func ParseDelay(s string) (time.Duration, error) {
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("must not be negative, got %s", ShowConfigValue(s))
+	}
+	if d == 0 && strings.ContainsAny(s, "123456789") {
+		// Below a nanosecond: it would be a real zero, a duplicate at once.
+		return 0, fmt.Errorf("%s is below 1ns and would be 0s, a duplicate at once: write \"0s\" for that", ShowConfigValue(s))
 	}
 	return d, nil
 }
