@@ -73,6 +73,9 @@ type drillState struct {
 	started time.Time
 	took    time.Duration
 	err     error
+	// aborted: x stopped it, and its error is no verdict on failover (the
+	// step it stopped in did not fail).
+	aborted bool
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
 	// last: asked for another from a result (D in it), the result, which
@@ -179,6 +182,7 @@ func (m Model) onDrillKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case drillRunning:
 		if key.Matches(msg, k.Abort) && d.cancel != nil {
 			d.cancel()
+			d.aborted = true
 			m.status = statusLine{text: "… aborting the drill (its fault is cleared)"}
 		}
 	case drillDone:
@@ -248,6 +252,15 @@ func (m *Model) onDrillDone(msg drillDoneMsg) {
 		return
 	}
 	d.phase, d.err, d.took, d.cancel, d.ch = drillDone, msg.err, m.opts.Now().Sub(d.started), nil, nil
+	if msg.err != nil && d.aborted {
+		text := "failover drill aborted after " + fmtAge(d.took) + ": no verdict"
+		if s, ok := d.failedStep(); ok {
+			text = fmt.Sprintf("failover drill aborted during step %d %s after %s: no verdict · D shows it", s.Index+1, s.Name, fmtAge(d.took))
+		}
+		m.status = statusLine{text: text}
+		m.localEvent("failover drill aborted: " + msg.err.Error())
+		return
+	}
 	if msg.err != nil {
 		// The reason is long: the status line names the step, D shows it
 		// whole (the events log keeps it too).
@@ -296,6 +309,9 @@ func (m Model) drillView(width int) string {
 			mark = st.ok.Render("✓ ")
 		case DrillFailed:
 			mark = st.err.Render("✗ ")
+			if d.aborted {
+				mark = st.warn.Render("■ ") // stopped in it, not failed
+			}
 		case DrillRunning:
 			mark = st.accent.Render("… ")
 		}
@@ -333,7 +349,10 @@ func (m Model) drillView(width int) string {
 		lines = append(lines, st.faint.Render(fmt.Sprintf("running %s · esc hides it (the drill goes on; D shows it again) · x aborts (its fault is cleared)",
 			fmtAge(m.opts.Now().Sub(d.started)))))
 	case drillDone:
-		if s, ok := d.failedStep(); ok && d.err != nil {
+		if d.aborted && d.err != nil {
+			// Its words too: a fault it could not clear says so there.
+			lines = append(lines, st.warn.Render(wrap("ABORTED after "+fmtAge(d.took)+", no verdict on failover: "+d.err.Error(), width)))
+		} else if s, ok := d.failedStep(); ok && d.err != nil {
 			lines = append(lines, st.err.Render(fmt.Sprintf("FAILED after %s at step %d %s: why above", fmtAge(d.took), s.Index+1, s.Name)))
 		} else if d.err != nil {
 			lines = append(lines, st.err.Render(wrap("FAILED after "+fmtAge(d.took)+": "+d.err.Error(), width)))

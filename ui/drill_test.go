@@ -143,7 +143,8 @@ func TestUpdate_DrillFailureNamesTheStep(t *testing.T) {
 }
 
 // esc hides a running drill (it goes on, D shows it again); x aborts it,
-// and so does quitting the console.
+// and so does quitting the console. An aborted drill is no verdict: it
+// read "FAILED after 2s at step 3", a failover that never failed.
 func TestUpdate_DrillHidesAbortsAndStopsWithTheConsole(t *testing.T) {
 	f := newFakeDrill()
 	f.blockAt = 2
@@ -165,8 +166,12 @@ func TestUpdate_DrillHidesAbortsAndStopsWithTheConsole(t *testing.T) {
 	}
 	m = press(t, m, "x")
 	m = settle(t, m, cmd)
-	if err := <-f.ended; !errors.Is(err, context.Canceled) || m.drill.phase != drillDone || !strings.Contains(m.View(), "FAILED") {
+	if err := <-f.ended; !errors.Is(err, context.Canceled) || m.drill.phase != drillDone {
 		t.Fatalf("abort: drill ended with %v, phase %v", err, m.drill.phase)
+	}
+	if v := m.View(); !strings.Contains(v, "ABORTED") || strings.Contains(v, "FAILED") || strings.Contains(v, "✗") ||
+		m.status.err || !strings.Contains(m.status.text, "aborted during step 3") {
+		t.Fatalf("abort: status %q (error %v), view:\n%s", m.status.text, m.status.err, v)
 	}
 
 	// Quitting while one runs stops it.
