@@ -460,6 +460,9 @@ func (x *execution) run() result {
 				}
 				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
 			}
+			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+				return res
+			}
 		case a := <-x.overdue:
 			// Envoy's hedge on per-try timeout: the slow attempt keeps
 			// running and the next candidate (of another failure domain
@@ -476,6 +479,9 @@ func (x *execution) run() result {
 				continue
 			}
 			race(a)
+			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+				return res
+			}
 		case <-heldC:
 			heldC = nil
 			waiting := held
@@ -488,6 +494,9 @@ func (x *execution) run() result {
 				default:
 					race(a)
 				}
+			}
+			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+				return res
 			}
 		case <-hedgeC:
 			hedgeC = nil

@@ -1,5 +1,13 @@
 package engine
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
 // A read whose every candidate has had its attempt, with one failed and the
 // others passed their deadlines unanswered (a hang, or an endpoint slow for
 // good), would wait for the request's deadline and fail: seconds later than
@@ -25,6 +33,47 @@ func (x *execution) allOverdue() bool {
 		}
 	}
 	return len(x.live) > 0
+}
+
+// allHung: attempts are live, and every one has passed its deadline, not
+// excused (a pool slowdown, rpcdash's own), with its endpoint silent since
+// it was asked (no answer to anything: a probe, another request). A slow
+// endpoint answers its other work; a hung one says nothing, and waiting
+// for it to the request's deadline only delays the failure a client of
+// the endpoint that failed would have had at once.
+func (x *execution) allHung() bool {
+	for _, a := range x.live {
+		if !a.overdue.Load() || a.excused.Load() || a.ep.heardAt.Load() >= a.start.UnixNano() {
+			return false
+		}
+	}
+	return len(x.live) > 0
+}
+
+// failBesideHangs ends a read that has nothing left to wait for but the
+// request's deadline: an attempt failed, the endpoint that failed was
+// asked again or cannot be (run asks before calling this), none is held
+// to look again later (waiting), and every live attempt hangs (allHung).
+// The answer is the one the request would have had at its deadline: one
+// set aside, an endpoint's error answer, or the last failure.
+func (x *execution) failBesideHangs(waiting bool) (result, bool) {
+	if x.p.class != jsonrpc.ClassRead || x.last == "" || waiting || !x.allHung() {
+		return result{}, false
+	}
+	if res, ok := x.heldAnswer(); ok {
+		return res, true
+	}
+	return x.fail(fmt.Sprintf("all %d attempts failed or hung (%s: no answer past the attempt deadline); last: %s", x.sent, x.liveNames(), x.last)), true
+}
+
+// liveNames names the endpoints of the live attempts.
+func (x *execution) liveNames() string {
+	names := make([]string, 0, len(x.live))
+	for _, a := range x.live {
+		names = append(names, a.ep.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ", ")
 }
 
 // retryFailed asks retryOn once more (started) when it is still routable:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,5 +81,56 @@ func TestRetryFailed_AReadAsksAgainTheEndpointThatFailedWhenTheRestHang(t *testi
 				t.Logf("call %d: answered in %s after %d attempts", i, r.took.Round(time.Millisecond), r.attempts)
 			}
 		})
+	}
+}
+
+// The one healthy endpoint fails twice in a row (HTTP 500) beside a hung
+// one. Once it has failed again there is nothing left but the hang, and a
+// client talking to it directly would have had its 500 at once: the read
+// fails then, with the last failure, instead of waiting out the request's
+// deadline (it did: 6 s here, 10 s with the shipped config), and so does
+// every read after it while the one fails and the other hangs.
+func TestRetryFailed_AReadFailsWhenTheOneThatFailedFailsAgainBesideAHang(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		asked.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, req.ID)
+	}))
+	t.Cleanup(failing.Close)
+	released := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-released:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(released) })  // before hung.Close, which waits for its handlers
+	const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = requestTimeout
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "failing", URL: failing.URL, Provider: "pf", Region: "rf"},
+			{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
+		}
+	})
+	// The first call asks failing twice; by the third its breaker is open
+	// (it is asked past it, once) and hung is held closed by the cap.
+	for i := range 3 {
+		before := asked.Load()
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		msg, _ := r.rpcError()["message"].(string)
+		if r.took >= requestTimeout-time.Second || !strings.Contains(msg, "failing: HTTP 500") {
+			t.Fatalf("call %d: answered after %s (request deadline %s): %s; want the failure at the hang's attempt deadline", i, r.took, requestTimeout, r.body)
+		}
+		if n := asked.Load() - before; n < 1 || n > 2 {
+			t.Fatalf("call %d: failing asked %d times, want 1 or 2", i, n)
+		}
+		t.Logf("call %d: failed in %s: %s", i, r.took.Round(time.Millisecond), msg)
 	}
 }
