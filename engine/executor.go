@@ -458,7 +458,11 @@ func (x *execution) run() result {
 				if x.rateLimited == x.sent {
 					return x.failRateLimited()
 				}
-				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
+				why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)
+				if res, ok := x.failedSentOnce(why); ok {
+					return res
+				}
+				return x.fail(why)
 			}
 			if res, ok := x.failBesideHangs(len(held) > 0); ok {
 				return res
@@ -529,7 +533,7 @@ func (x *execution) run() result {
 				why += "; last failure: " + x.last
 			}
 			if timedOut {
-				if res, ok := x.timedOutSentOnce(why); ok {
+				if res, ok := x.failedSentOnce(why); ok {
 					return res
 				}
 			}
@@ -549,16 +553,16 @@ func (x *execution) requestEnded() bool {
 	return ok && !time.Now().Before(dl)
 }
 
-// timedOutSentOnce fails a write (or a method in no table, sent once like
-// one) that its deadline ended after it may have reached an endpoint: that
-// endpoint may have carried it out. It is answered as shutdown answers such
-// a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a read's
-// timeout, is what viem retries on its own, and a write sent again may be
-// carried out twice, where a client talking to the node directly would
-// have waited, or had a timeout it does not resend blindly. why is the
-// timeout's words (timedOut). false when the request is not such a write,
-// or provably reached no endpoint (it is then safe to send again).
-func (x *execution) timedOutSentOnce(why string) (result, bool) {
+// failedSentOnce fails a write (or a method in no table, sent once like
+// one) that ended without an answer after it may have reached an endpoint
+// (its deadline, a connection broken after it was sent, an HTTP error):
+// that endpoint may have carried it out. It is answered as shutdown answers
+// such a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a
+// read's failure, is what viem retries on its own, and a write sent again
+// may be carried out twice. why is the failure's words. false when the
+// request is not such a write, or provably reached no endpoint (it is then
+// safe to send again).
+func (x *execution) failedSentOnce(why string) (result, bool) {
 	if x.p.class != jsonrpc.ClassWrite {
 		return result{}, false
 	}

@@ -1,0 +1,66 @@
+package engine_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// A write that fails after it was sent (the endpoint read it, then broke
+// the connection, or answered an HTTP error: a gateway's 502) may have been
+// carried out. It was answered -32603 "all 1 attempts failed; last: a:
+// EOF", which said nothing of it, and -32603 is what viem retries on its
+// own: the transaction sent again. It is answered as a write past its
+// deadline is: -32000, naming the endpoint that may have carried it out.
+func TestWrites_FailedAfterItWasSentSaysItMayHaveBeenCarriedOut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fail func(w http.ResponseWriter)
+	}{
+		{"connection closed", func(w http.ResponseWriter) {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+		}},
+		{"HTTP 502", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			io.WriteString(w, "<html><title>502 Bad Gateway</title></html>")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var writes atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if !strings.Contains(string(body), "eth_sendRawTransaction") {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
+					return
+				}
+				writes.Add(1)
+				tc.fail(w)
+			}))
+			t.Cleanup(srv.Close)
+			h := newHarness(t, func(c *engine.Config) {
+				c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: srv.URL, Provider: "p", Region: "r"}}
+			})
+			r := h.call(1, "eth_sendRawTransaction", "0x01")
+			e := r.rpcError()
+			msg, _ := e["message"].(string)
+			if e == nil || e["code"] != float64(-32000) || !strings.Contains(msg, "sent to a, which may have carried it out: check before sending it again") {
+				t.Fatalf("%s; want -32000 saying a may have carried it out", r.body)
+			}
+			if n := writes.Load(); n != 1 {
+				t.Fatalf("the write reached the endpoint %d times, want once", n)
+			}
+			t.Logf("%s", msg)
+		})
+	}
+}
