@@ -227,10 +227,11 @@ type execution struct {
 	// that may have reached them (upstreamReply.sent); see result.leftTo.
 	left []string
 	// retryOn is the first endpoint whose read attempt failed in a way a
-	// second ask may not (transientFailure); retried: it was asked again
+	// second ask may not (transientFailure); retried: how many times it was
+	// asked again
 	// (retryFailed).
 	retryOn *endpoint
-	retried bool
+	retried int
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -464,7 +465,7 @@ func (x *execution) run() result {
 				}
 				return x.fail(why)
 			}
-			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 				return res
 			}
 		case a := <-x.overdue:
@@ -483,7 +484,7 @@ func (x *execution) run() result {
 				continue
 			}
 			race(a)
-			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 				return res
 			}
 		case <-heldC:
@@ -499,7 +500,7 @@ func (x *execution) run() result {
 					race(a)
 				}
 			}
-			if res, ok := x.failBesideHangs(len(held) > 0); ok {
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 				return res
 			}
 		case <-hedgeC:
