@@ -463,6 +463,10 @@ func (x *execution) run() result {
 				if res, ok := x.failedSentOnce(why); ok {
 					return res
 				}
+				if x.p.class == jsonrpc.ClassWrite {
+					// A write's error says what became of it, either way.
+					why += "; it reached no endpoint: it is safe to send again"
+				}
 				return x.fail(why)
 			}
 			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,4 +64,31 @@ func TestWrites_FailedAfterItWasSentSaysItMayHaveBeenCarriedOut(t *testing.T) {
 			t.Logf("%s", msg)
 		})
 	}
+}
+
+// A write that reached no endpoint (every connection refused) says so: it
+// is safe to send again. It said only "all 2 attempts failed; last: …
+// connection refused", which leaves a client to guess which of the two it
+// was.
+func TestWrites_ThatReachedNoEndpointSaysItIsSafeToSendAgain(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + ln.Addr().String() // closed: nothing listens there
+	ln.Close()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "dead", URL: "http://127.0.0.1:1", Provider: "p0", Region: "r0"},
+			{Name: "gone", URL: gone, Provider: "p1", Region: "r1"},
+		}
+	})
+	r := h.call(1, "eth_sendRawTransaction", "0x01")
+	e := r.rpcError()
+	msg, _ := e["message"].(string)
+	if e == nil || e["code"] != float64(-32603) || !strings.Contains(msg, "it reached no endpoint: it is safe to send again") {
+		t.Fatalf("%s; want -32603 saying it reached no endpoint and is safe to send again", r.body)
+	}
+	t.Logf("%s", msg)
 }
