@@ -403,7 +403,9 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
-			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) {
+			// A 429 (asksBackOff) turned it away unrun, though it is never
+			// sent on elsewhere (mayFailOver).
+			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) && d.rep.out != outRateLimit {
 				x.left = append(x.left, d.a.ep.Name)
 			}
 			if d.rep.out != outAnswer && x.requestEnded() {
@@ -465,7 +467,7 @@ func (x *execution) run() result {
 				}
 				if x.p.class == jsonrpc.ClassWrite {
 					// A write's error says what became of it, either way.
-					why += "; it reached no endpoint: it is safe to send again"
+					why += "; no endpoint carried it out: it is safe to send again"
 				}
 				return x.fail(why)
 			}

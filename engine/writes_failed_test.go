@@ -66,29 +66,49 @@ func TestWrites_FailedAfterItWasSentSaysItMayHaveBeenCarriedOut(t *testing.T) {
 	}
 }
 
-// A write that reached no endpoint (every connection refused) says so: it
-// is safe to send again. It said only "all 2 attempts failed; last: …
-// connection refused", which leaves a client to guess which of the two it
-// was.
-func TestWrites_ThatReachedNoEndpointSaysItIsSafeToSendAgain(t *testing.T) {
+// A write that no endpoint carried out (a connection refused, an HTTP 503
+// with a Retry-After: turned away unrun) says so: it is safe to send
+// again. It said only "all 2 attempts failed; last: …", the words of a
+// read's failure (and, for a 503 after 96865e9, that the endpoint may have
+// carried it out).
+func TestWrites_ThatNoEndpointCarriedOutSaysItIsSafeToSendAgain(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := "http://" + ln.Addr().String() // closed: nothing listens there
+	closed := "http://" + ln.Addr().String() // nothing listens there
 	ln.Close()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints = []engine.EndpointConfig{
-			{Name: "dead", URL: "http://127.0.0.1:1", Provider: "p0", Region: "r0"},
-			{Name: "gone", URL: gone, Provider: "p1", Region: "r1"},
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if !strings.Contains(string(body), "eth_sendRawTransaction") {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
+			return
 		}
-	})
-	r := h.call(1, "eth_sendRawTransaction", "0x01")
-	e := r.rpcError()
-	msg, _ := e["message"].(string)
-	if e == nil || e["code"] != float64(-32603) || !strings.Contains(msg, "it reached no endpoint: it is safe to send again") {
-		t.Fatalf("%s; want -32603 saying it reached no endpoint and is safe to send again", r.body)
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"too many requests"}}`)
+	}))
+	t.Cleanup(busy.Close)
+	for _, tc := range []struct{ name, url string }{{"refused", closed}, {"503 with Retry-After", busy.URL}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(c *engine.Config) {
+				c.Endpoints = []engine.EndpointConfig{
+					{Name: "dead", URL: "http://127.0.0.1:1", Provider: "p0", Region: "r0"},
+					{Name: "other", URL: tc.url, Provider: "p1", Region: "r1"},
+				}
+			})
+			r := h.call(1, "eth_sendRawTransaction", "0x01") // to dead first (cold rotation), refused, then other
+			if r.attempts != 2 {
+				t.Fatalf("%d attempts, want 2: dead refused, then other", r.attempts)
+			}
+			e := r.rpcError()
+			msg, _ := e["message"].(string)
+			if e == nil || e["code"] != float64(-32603) || !strings.Contains(msg, "no endpoint carried it out: it is safe to send again") {
+				t.Fatalf("%s; want -32603 saying no endpoint carried it out and it is safe to send again", r.body)
+			}
+			t.Logf("%s", msg)
+		})
 	}
-	t.Logf("%s", msg)
 }
