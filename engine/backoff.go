@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -18,6 +19,16 @@ import (
 // then run one by one, each 429 of theirs of one method.
 // A Retry-After is honoured up to breaker.backoff_max, never past it: an
 // endpoint asking for a day would otherwise be gone for a day.
+
+// asksBackOff says whether an upstream's HTTP status asks its client to
+// back off: 429, or 503 with a Retry-After (RFC 9110: how long the service
+// expects to be unavailable). Taken for the endpoint's failure, a 503 with
+// a Retry-After was failed over to every other endpoint at once and
+// charged to breakers: a pool answering so got three upstream requests per
+// client request, where it had asked for fewer.
+func asksBackOff(status int, retryAfter string) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable && retryAfter != ""
+}
 
 // backoffState is a running back-off: of the whole endpoint (endpoint.mu)
 // or of one pair (methodStats, under its endpoint's mu).

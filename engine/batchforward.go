@@ -141,13 +141,13 @@ func (e *Engine) batchFailed(ctx context.Context, ep *endpoint, n int64, reply b
 		return
 	}
 	ep.noBatchUntil.Store(end.Add(e.cfg.Breaker.Cooldown).UnixNano())
-	if reply.status != http.StatusTooManyRequests {
+	if reply.out != outRateLimit {
 		return
 	}
 	ep.heard(end)
 	ep.rates.Count(window.Attempts, window.RateLimited)
 	b := ep.backOffWhole(end, reply.retryAfter, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
-	ep.setLastError("HTTP 429 on an upstream batch", end)
+	ep.setLastError(fmt.Sprintf("HTTP %d on an upstream batch", reply.status), end)
 	if !b.running {
 		e.events.add(Event{Type: EventBackoff, Endpoint: ep.Name, Message: b.message("")})
 	}
@@ -206,8 +206,8 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		return batchReply{out: cutOutcome(ctx)}
 	}
 	defer resp.Body.Close()
-	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode)}
-	if resp.StatusCode == http.StatusTooManyRequests {
+	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))}
+	if out.out == outRateLimit {
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
 		return out
 	}

@@ -544,11 +544,12 @@ func cutOutcome(ctx context.Context) outcome {
 	return outConnError
 }
 
-// statusOutcome is how an upstream batch answered status failed: a 429,
-// another HTTP error, or a 200 whose body is not its answers.
-func statusOutcome(status int) outcome {
+// statusOutcome is how an upstream batch answered status failed: a 429
+// (or 503 with a Retry-After, asksBackOff), another HTTP error, or a 200
+// whose body is not its answers.
+func statusOutcome(status int, retryAfter string) outcome {
 	switch {
-	case status == http.StatusTooManyRequests:
+	case asksBackOff(status, retryAfter):
 		return outRateLimit
 	case status != http.StatusOK:
 		return outHTTPError

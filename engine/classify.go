@@ -13,7 +13,8 @@ import (
 
 // classify decides what an upstream's answer to req comes to, from its
 // HTTP status and its body (read in full into r.body):
-//   - 429 backs the method off on the endpoint (backoff.go); 5xx is the endpoint's failure;
+//   - 429, or 503 with a Retry-After, backs the method off on the endpoint
+//     (backoff.go, asksBackOff); another 5xx is the endpoint's failure;
 //   - an answer whose id is not the request's (another request's answer, a
 //     batch to a single request) is the endpoint's failure, never relayed;
 //   - any other non-2xx status is never relayed as a success: only the
@@ -26,7 +27,7 @@ import (
 // A notification gets no answer, so any 2xx will do.
 func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *jsonrpc.Request) {
 	switch {
-	case status == http.StatusTooManyRequests:
+	case asksBackOff(status, retryAfter):
 		r.out, r.cause = outRateLimit, e.httpCause(status, jsonrpc.InspectResponse(r.body.Bytes()), r.body.Bytes())
 		r.retryAfter = parseRetryAfter(retryAfter, e.now())
 		return

@@ -96,6 +96,9 @@ type endpoint struct {
 	// hangAt when such a deadline was last charged to its breaker, and
 	// hangOpenedAt when one of those charges opened it (see forgive).
 	overdueAt atomic.Int64
+	// lateAt is when it last answered past an attempt's deadline (unix
+	// nanos): slow, not hung (retryfailed.go).
+	lateAt atomic.Int64
 	// noBatchUntil (unix nanos): an upstream batch to it failed as a whole
 	// (batchforward.go); until then its calls go to it one by one.
 	noBatchUntil atomic.Int64

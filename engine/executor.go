@@ -227,10 +227,11 @@ type execution struct {
 	// that may have reached them (upstreamReply.sent); see result.leftTo.
 	left []string
 	// retryOn is the first endpoint whose read attempt failed in a way a
-	// second ask may not (transientFailure); retried: it was asked again
+	// second ask may not (transientFailure); retried: how many times it was
+	// asked again
 	// (retryFailed).
 	retryOn *endpoint
-	retried bool
+	retried int
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -402,7 +403,9 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
-			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) {
+			// A 429 (asksBackOff) turned it away unrun, though it is never
+			// sent on elsewhere (mayFailOver).
+			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) && d.rep.out != outRateLimit {
 				x.left = append(x.left, d.a.ep.Name)
 			}
 			if d.rep.out != outAnswer && x.requestEnded() {
@@ -458,7 +461,18 @@ func (x *execution) run() result {
 				if x.rateLimited == x.sent {
 					return x.failRateLimited()
 				}
-				return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
+				why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)
+				if res, ok := x.failedSentOnce(why); ok {
+					return res
+				}
+				if x.p.class == jsonrpc.ClassWrite {
+					// A write's error says what became of it, either way.
+					why += "; no endpoint carried it out: it is safe to send again"
+				}
+				return x.fail(why)
+			}
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+				return res
 			}
 		case a := <-x.overdue:
 			// Envoy's hedge on per-try timeout: the slow attempt keeps
@@ -476,6 +490,9 @@ func (x *execution) run() result {
 				continue
 			}
 			race(a)
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+				return res
+			}
 		case <-heldC:
 			heldC = nil
 			waiting := held
@@ -488,6 +505,9 @@ func (x *execution) run() result {
 				default:
 					race(a)
 				}
+			}
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+				return res
 			}
 		case <-hedgeC:
 			hedgeC = nil
@@ -520,7 +540,7 @@ func (x *execution) run() result {
 				why += "; last failure: " + x.last
 			}
 			if timedOut {
-				if res, ok := x.timedOutSentOnce(why); ok {
+				if res, ok := x.failedSentOnce(why); ok {
 					return res
 				}
 			}
@@ -540,16 +560,16 @@ func (x *execution) requestEnded() bool {
 	return ok && !time.Now().Before(dl)
 }
 
-// timedOutSentOnce fails a write (or a method in no table, sent once like
-// one) that its deadline ended after it may have reached an endpoint: that
-// endpoint may have carried it out. It is answered as shutdown answers such
-// a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a read's
-// timeout, is what viem retries on its own, and a write sent again may be
-// carried out twice, where a client talking to the node directly would
-// have waited, or had a timeout it does not resend blindly. why is the
-// timeout's words (timedOut). false when the request is not such a write,
-// or provably reached no endpoint (it is then safe to send again).
-func (x *execution) timedOutSentOnce(why string) (result, bool) {
+// failedSentOnce fails a write (or a method in no table, sent once like
+// one) that ended without an answer after it may have reached an endpoint
+// (its deadline, a connection broken after it was sent, an HTTP error):
+// that endpoint may have carried it out. It is answered as shutdown answers
+// such a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a
+// read's failure, is what viem retries on its own, and a write sent again
+// may be carried out twice. why is the failure's words. false when the
+// request is not such a write, or provably reached no endpoint (it is then
+// safe to send again).
+func (x *execution) failedSentOnce(why string) (result, bool) {
 	if x.p.class != jsonrpc.ClassWrite {
 		return result{}, false
 	}

@@ -189,6 +189,7 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 	case outAnswer:
 		if a.overdue.Load() {
 			ms.lateAnswers.Add(1)
+			ep.lateAt.Store(end.UnixNano())
 		}
 		e.recordAnswer(a, rtt, end)
 	case outRateLimit:

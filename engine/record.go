@@ -36,6 +36,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	ep.noteRefused(&rep)
 	if rep.out == outAnswer && a.overdue.Load() {
 		ms.lateAnswers.Add(1)
+		ep.lateAt.Store(end.UnixNano())
 	}
 	if a.excused.Load() {
 		e.slow.observe(elapsed)

@@ -79,3 +79,49 @@ func TestRefusing_AnyAttemptRefusedMarksItAgain(t *testing.T) {
 	}
 	t.Logf("%d of %d panic-routed reads reached s0 after it refused again", sent, reads)
 }
+
+// With every endpoint refusing connections, their breakers open, a request
+// still tries them: only a connection says when one is back, and a refused
+// one is as quick as a direct client's. Seen live: three endpoints down,
+// then one back, and every request was answered "no routable endpoint"
+// until the next probe (up to probes.interval, 5 s; 30 reads at 20/s),
+// where a client of that endpoint had its answers at once. Here no probe
+// runs and no trial comes within the test: the read must find it itself.
+// A write goes to it too: a refused connection never carried it.
+func TestRefusing_EveryEndpointRefusingIsStillAskedSoTheFirstBackAnswers(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute // no half-open trial during the test
+	}, sim.Config{}, sim.Config{})
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/fault", `{"mode":"refused"}`); code != http.StatusOK {
+			t.Fatalf("inject refused on %s: HTTP %d %s", name, code, body)
+		}
+	}
+	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerOpen || h.endpoint("s1").Breaker.State != engine.BreakerOpen; i++ {
+		if i == 100 {
+			t.Fatalf("breakers not both open after 100 reads: s0 %s, s1 %s", h.endpoint("s0").Breaker.State, h.endpoint("s1").Breaker.State)
+		}
+		if r := h.call(i, "eth_getBalance", addr, "latest"); r.took > time.Second {
+			t.Fatalf("read %d with every endpoint refusing took %s: %s", i, r.took, r.body)
+		}
+	}
+	if !h.endpoint("s0").Refusing || !h.endpoint("s1").Refusing {
+		t.Fatalf("not both refusing: s0 %v, s1 %v", h.endpoint("s0").Refusing, h.endpoint("s1").Refusing)
+	}
+	if code, body := h.adminDo(http.MethodDelete, "/v1/endpoints/s1/fault", ""); code != http.StatusOK {
+		t.Fatalf("clear the fault on s1: HTTP %d %s", code, body)
+	}
+	r := h.call(200, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.endpoint != "s1" {
+		t.Fatalf("answered by %q, want s1, the one back", r.endpoint)
+	}
+	before := h.sims[1].Counters().Total
+	w := h.call(201, "eth_sendRawTransaction", "0x01")
+	if w.endpoint != "s1" || w.status != http.StatusOK || w.rpcError() != nil {
+		t.Fatalf("write answered by %q, HTTP %d %s; want s1's answer", w.endpoint, w.status, w.body)
+	}
+	if n := h.sims[1].Counters().Total - before; n != 1 {
+		t.Fatalf("s1 got %d requests for the write, want 1", n)
+	}
+}

@@ -1,11 +1,22 @@
 package engine
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
+
 // A read whose every candidate has had its attempt, with one failed and the
 // others passed their deadlines unanswered (a hang, or an endpoint slow for
 // good), would wait for the request's deadline and fail: seconds later than
 // the failure a client of the endpoint that failed would have had at once.
 // An HTTP 500 or a broken connection is often gone on the next ask, so the
-// endpoint that failed is asked once more, beside the slow attempts.
+// endpoint that failed is asked again, beside the slow attempts, as often
+// as its breaker takes for a passing trouble. When it cannot be asked again
+// and the rest hang, the read fails then (failBesideHangs).
 
 // transientFailure says whether a read attempt that ended so may succeed
 // if asked again: an HTTP error, a broken connection, a malformed answer,
@@ -27,12 +38,69 @@ func (x *execution) allOverdue() bool {
 	return len(x.live) > 0
 }
 
-// retryFailed asks retryOn once more (started) when it is still routable:
-// its breaker closed, not drained, not pinned elsewhere. later: it is
-// backing off after a 429, and may be asked once that is over.
+// hangs says whether every live attempt hangs: passed its deadline, not
+// excused (a pool slowdown, rpcdash's own), its endpoint quiet with work in
+// flight as long as a stale endpoint waits for it (staleQuiet), and no
+// late answer of it within breaker.cooldown (one is the mark of an
+// endpoint slow, not hung, whose answer is worth waiting for). later: all
+// but the quiet have passed, so it may yet hang.
+func (x *execution) hangs() (all, later bool) {
+	now := x.e.now()
+	for _, a := range x.live {
+		ep := a.ep
+		switch {
+		case !a.overdue.Load() || a.excused.Load() || now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown:
+			return false, false
+		case ep.silentFor(now) < max(a.deadline, x.e.coldDeadline(x.e.requestTimeout(x.p.method))):
+			later = true
+		}
+	}
+	return len(x.live) > 0 && !later, later
+}
+
+// failBesideHangs ends a read that has nothing left to wait for but the
+// request's deadline: an attempt failed, the endpoint that failed was
+// asked again or cannot be (run asks before calling this), none is held
+// to look again later (waiting), and every live attempt hangs. The answer
+// is the one the request would have had at its deadline: one set aside, an
+// endpoint's error answer, or the last failure. While the hangs have not
+// been quiet long enough, one is held to look again a deadline later.
+func (x *execution) failBesideHangs(waiting bool, hold func(*attempt)) (result, bool) {
+	if x.p.class != jsonrpc.ClassRead || x.last == "" || waiting {
+		return result{}, false
+	}
+	all, later := x.hangs()
+	if later {
+		hold(x.live[0])
+	}
+	if !all {
+		return result{}, false
+	}
+	if res, ok := x.heldAnswer(); ok {
+		return res, true
+	}
+	return x.fail(fmt.Sprintf("all %d attempts failed or hung (%s: nothing heard past the attempt deadline); last: %s", x.sent, x.liveNames(), x.last)), true
+}
+
+// liveNames names the endpoints of the live attempts.
+func (x *execution) liveNames() string {
+	names := make([]string, 0, len(x.live))
+	for _, a := range x.live {
+		names = append(names, a.ep.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ", ")
+}
+
+// retryFailed asks retryOn again (started) when it is still routable: its
+// breaker closed, not drained, not pinned elsewhere; up to
+// breaker.failures - 1 times (once at least), the failures in a row a
+// breaker takes for a passing trouble, as a client of it retrying would
+// ask. later: it is backing off after a 429, and may be asked once that is
+// over.
 func (x *execution) retryFailed() (started, later bool) {
 	ep := x.retryOn
-	if ep == nil || x.retried || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
+	if ep == nil || x.retried >= max(x.e.cfg.Breaker.Failures-1, 1) || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
 		return false, false
 	}
 	if x.backingOff(ep) {
@@ -45,7 +113,7 @@ func (x *execution) retryFailed() (started, later bool) {
 		}
 		return false, false
 	}
-	x.retried = true
+	x.retried++
 	x.start(&attempt{ep: ep, role: roleFailover})
 	return true, false
 }

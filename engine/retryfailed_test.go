@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,4 +82,127 @@ func TestRetryFailed_AReadAsksAgainTheEndpointThatFailedWhenTheRestHang(t *testi
 			}
 		})
 	}
+}
+
+// The one healthy endpoint fails twice in a row (HTTP 500) beside a hung
+// one. A client talking to it directly would have had its 500 at once and
+// its answer on the third ask; through rpcdash the read asked it once more,
+// then waited out the request's deadline and failed (6 s here, 10 s with
+// the shipped config). It is now asked again as often as its breaker takes
+// for a passing trouble (breaker.failures - 1 times), and when it fails
+// every time, the read fails once the hung endpoint has been quiet for a
+// cold deadline, not at the request's deadline; so does every read after
+// it while the one fails and the other hangs.
+func TestRetryFailed_AReadAsksAgainUntilTheBreakerWouldThenFailsBesideAHang(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fails int64 // the failing endpoint's first asks that fail; 0: every one
+	}{{"fails twice", 2}, {"fails always", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Int64
+			failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var req struct {
+					ID     json.RawMessage
+					Method string
+				}
+				json.NewDecoder(r.Body).Decode(&req)
+				w.Header().Set("Content-Type", "application/json")
+				if req.Method == "eth_getBalance" {
+					if n := asked.Add(1); tc.fails == 0 || n <= tc.fails {
+						w.WriteHeader(http.StatusInternalServerError)
+						fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, req.ID)
+						return
+					}
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+			}))
+			t.Cleanup(failing.Close)
+			released := make(chan struct{})
+			hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-released:
+				}
+			}))
+			t.Cleanup(hung.Close)
+			t.Cleanup(func() { close(released) })  // before hung.Close, which waits for its handlers
+			const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
+			h := newHarness(t, func(c *engine.Config) {
+				c.Server.RequestTimeout = requestTimeout
+				c.Endpoints = []engine.EndpointConfig{
+					{Name: "failing", URL: failing.URL, Provider: "pf", Region: "rf"},
+					{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
+				}
+			})
+			if tc.fails > 0 {
+				r := h.call(1, "eth_getBalance", addr, "latest")
+				mustOK(t, r)
+				if r.endpoint != "failing" || asked.Load() != tc.fails+1 {
+					t.Fatalf("answered by %q after failing was asked %d times; want failing's answer on ask %d", r.endpoint, asked.Load(), tc.fails+1)
+				}
+				t.Logf("answered in %s", r.took.Round(time.Millisecond))
+				return
+			}
+			for i := range 3 {
+				r := h.call(i, "eth_getBalance", addr, "latest")
+				msg, _ := r.rpcError()["message"].(string)
+				if r.took >= requestTimeout-time.Second || !strings.Contains(msg, "failing: HTTP 500") {
+					t.Fatalf("call %d: answered after %s (request deadline %s): %s; want the failure once the hang is quiet for a cold deadline", i, r.took, requestTimeout, r.body)
+				}
+				t.Logf("call %d: failed in %s: %s", i, r.took.Round(time.Millisecond), msg)
+			}
+		})
+	}
+}
+
+// The same, with the other endpoint slowed, not hung: its answer comes
+// well past its learned deadline, but within a cold deadline, and a read
+// waits for it rather than fail with the failing endpoint's error: a slow
+// answer never becomes an error.
+func TestRetryFailed_ASlowAnswerBesideAFailingEndpointIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	var failNow atomic.Bool
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		if failNow.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+	}))
+	t.Cleanup(failing.Close)
+	var delay atomic.Int64
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		json.NewDecoder(r.Body).Decode(&req)
+		select {
+		case <-time.After(time.Duration(delay.Load())):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+	}))
+	t.Cleanup(slow.Close)
+	const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = requestTimeout
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "failing", URL: failing.URL, Provider: "pf", Region: "rf"},
+			{Name: "slow", URL: slow.URL, Provider: "ps", Region: "rs"},
+		}
+	})
+	for i := range 20 { // both learn a deadline of their quick answers
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	delay.Store(int64(1200 * time.Millisecond))
+	failNow.Store(true)
+	r := h.call(100, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.endpoint != "slow" {
+		t.Fatalf("answered by %q, want slow", r.endpoint)
+	}
+	t.Logf("slow answered in %s", r.took.Round(time.Millisecond))
 }

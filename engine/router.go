@@ -115,6 +115,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 	}
 	var canaries []canaryDraw
+	var refusers []candidate // open breakers of endpoints refusing connections
 	for _, ep := range e.endpoints {
 		if ep.drained.Load() {
 			skip(ep, func() string { return "drained" })
@@ -143,6 +144,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		if !ok && ep.refusing.Load() {
 			skip(ep, func() string { return fmt.Sprintf("refusing connections (breaker %s)", ep.breaker.State()) })
+			refusers = append(refusers, candidate{ep: ep, tier: 2, fig: unmeasured})
 			continue
 		}
 		blocked, why := ep.blocked(now, explain)
@@ -323,6 +325,13 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			}
 		}
 		r.order = append(r.order, extras...)
+	}
+	if len(r.order) == 0 && len(refusers) > 0 {
+		// Every endpoint left refuses connections. Only a connection tells
+		// when one is back (a probe may be seconds away), and a refused one
+		// costs no more than a direct client's: they are asked, past their
+		// open breakers, so the first request after the outage is answered.
+		r.order, r.panic = refusers, true
 	}
 	return r
 }

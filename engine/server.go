@@ -225,8 +225,8 @@ func shuttingDownError(res result) *jsonrpc.Error {
 
 // mayHaveRun is what a client is told of a write (or a method in no table)
 // that ended without an answer after it was sent to leftTo, the endpoints
-// it may have reached: cut at shutdown (shuttingDownError) or by its own
-// deadline (execution.timedOutSentOnce). Its error's code is
+// it may have reached: cut at shutdown (shuttingDownError), by its own
+// deadline, or failed after it was sent (execution.failedSentOnce). Its error's code is
 // jsonrpc.CodeMayHaveRun, which clients do not retry on their own.
 func mayHaveRun(leftTo string) string {
 	return "sent to " + leftTo + ", which may have carried it out: check before sending it again (look a transaction up by its hash or signature), or it may be carried out twice"
