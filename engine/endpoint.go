@@ -80,6 +80,9 @@ type endpoint struct {
 	// (router.go), since its latency figure holds only the answers it gave
 	// before; past the cooldown a read may reach it again, as a trial would.
 	silentAt atomic.Int64
+	// probes: its probes in flight, given up when a trial is due
+	// (probelisten.go).
+	probes probeListeners
 	// sampling: one of its overdue reads runs on after losing, to learn how
 	// long its slow answers take (see stopRest).
 	sampling atomic.Bool

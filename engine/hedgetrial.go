@@ -36,6 +36,24 @@ type HedgeTrial struct {
 	Departs                             bool
 }
 
+// Slower says the measurement departs above the prediction: what a shared
+// cause does, hedges meeting the same slowness (the model was optimistic).
+// One below it says the distribution the prediction rested on has changed
+// since, not that the endpoints share fate.
+func (t HedgeTrial) Slower() bool {
+	_, phi := t.predictedBounds()
+	return t.Departs && t.MeasuredLow > phi
+}
+
+// predictedBounds is the prediction's interval, the prediction itself when
+// it came from too few samples to bound it.
+func (t HedgeTrial) predictedBounds() (lo, hi time.Duration) {
+	if t.PredictedHigh == 0 {
+		return t.Predicted, t.Predicted
+	}
+	return t.PredictedLow, t.PredictedHigh
+}
+
 // trialQuantile is the quantile a trial compares; trialZ the normal
 // quantile of its 95 % intervals.
 const (
@@ -110,10 +128,7 @@ func (t *hedgeTrials) get(method string) *HedgeTrial {
 	if lo, hi, ok := quantileInterval(trialQuantile, out.Samples); ok {
 		out.MeasuredLow = tr.lat.Quantile(lo)
 		out.MeasuredHigh = tr.lat.Quantile(hi)
-		plo, phi := out.PredictedLow, out.PredictedHigh
-		if phi == 0 { // a prediction from too few samples to bound it
-			plo, phi = out.Predicted, out.Predicted
-		}
+		plo, phi := out.predictedBounds()
 		out.Departs = out.Predicted > 0 && (out.MeasuredHigh < plo || out.MeasuredLow > phi)
 	}
 	return &out

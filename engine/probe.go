@@ -89,6 +89,8 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	}
 	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	info := ep.breaker.Info()
+	defer ep.probes.add(a, cancel, info.NextTrialAt.Sub(a.start), info.State == breaker.Open)()
 	var overdue *time.Timer
 	charged := make(chan struct{})
 	if hang < wait {

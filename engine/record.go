@@ -377,6 +377,9 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 		e.releaseOpen(ep)
 		ep.refusing.Store(false)
 	}
+	if t.To == breaker.Open {
+		ep.probes.giveUpAfter(t.At.Add(t.Cooldown).Sub(e.now()))
+	}
 	msg := t.Reason
 	switch {
 	case t.To == breaker.Open && t.Flap > 0:

@@ -318,15 +318,18 @@ func (m Model) trialLine(tr engine.HedgeTrial) string {
 		return s + fmt.Sprintf(", measured %s over %d requests (too few to judge yet)", msText(tr.Measured), tr.Samples)
 	}
 	s += fmt.Sprintf(", measured %s [%s–%s] over %d requests", msText(tr.Measured), msText(tr.MeasuredLow), msText(tr.MeasuredHigh), tr.Samples)
-	if tr.Departs {
+	switch {
+	case tr.Slower():
 		return s + st.warn.Render(": departs from the prediction")
+	case tr.Departs:
+		return s + st.warn.Render(": departs from the prediction, faster: the distribution it rests on has changed since")
 	}
 	return s + st.ok.Render(": the model holds")
 }
 
 // modelOptimistic says why the model cannot be trusted here, "" if
 // nothing says so: shared-fate warnings in the pool, or a measurement
-// since the last change that departs from its prediction.
+// since the last change slower than its prediction.
 func (m Model) modelOptimistic() string {
 	var why []string
 	if len(m.sharedFate()) > 0 {
@@ -337,7 +340,7 @@ func (m Model) modelOptimistic() string {
 			why = append(why, "a single failure domain")
 		}
 	}
-	if tr := m.tuning.dist.Trial; tr != nil && tr.Departs {
+	if tr := m.tuning.dist.Trial; tr != nil && tr.Slower() {
 		why = append(why, "the measured p99 departs from the prediction beyond its confidence")
 	}
 	return strings.Join(why, "; ")
