@@ -49,23 +49,7 @@ func TestRetryFailed_AReadAsksAgainTheEndpointThatFailedWhenTheRestHang(t *testi
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
 			}))
 			t.Cleanup(flaky.Close)
-			released := make(chan struct{})
-			hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-r.Context().Done():
-				case <-released:
-				}
-			}))
-			t.Cleanup(hung.Close)
-			t.Cleanup(func() { close(released) })  // before hung.Close, which waits for its handlers
-			const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
-			h := newHarness(t, func(c *engine.Config) {
-				c.Server.RequestTimeout = requestTimeout
-				c.Endpoints = []engine.EndpointConfig{
-					{Name: "flaky", URL: flaky.URL, Provider: "pf", Region: "rf"},
-					{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
-				}
-			})
+			h := besideAHang(t, "flaky", flaky.URL)
 			for i := range 2 { // breaker.failures is 3: the hung endpoint stays a candidate
 				before := asked.Load()
 				r := h.call(i, "eth_getBalance", addr, "latest")
@@ -118,23 +102,7 @@ func TestRetryFailed_AReadAsksAgainUntilTheBreakerWouldThenFailsBesideAHang(t *t
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
 			}))
 			t.Cleanup(failing.Close)
-			released := make(chan struct{})
-			hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-r.Context().Done():
-				case <-released:
-				}
-			}))
-			t.Cleanup(hung.Close)
-			t.Cleanup(func() { close(released) })  // before hung.Close, which waits for its handlers
-			const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
-			h := newHarness(t, func(c *engine.Config) {
-				c.Server.RequestTimeout = requestTimeout
-				c.Endpoints = []engine.EndpointConfig{
-					{Name: "failing", URL: failing.URL, Provider: "pf", Region: "rf"},
-					{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
-				}
-			})
+			h := besideAHang(t, "failing", failing.URL)
 			if tc.fails > 0 {
 				r := h.call(1, "eth_getBalance", addr, "latest")
 				mustOK(t, r)
@@ -186,7 +154,6 @@ func TestRetryFailed_ASlowAnswerBesideAFailingEndpointIsWaitedFor(t *testing.T) 
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
 	}))
 	t.Cleanup(slow.Close)
-	const requestTimeout = 6 * time.Second // attempts' cold deadline: 2 s
 	h := newHarness(t, func(c *engine.Config) {
 		c.Server.RequestTimeout = requestTimeout
 		c.Endpoints = []engine.EndpointConfig{
@@ -205,4 +172,29 @@ func TestRetryFailed_ASlowAnswerBesideAFailingEndpointIsWaitedFor(t *testing.T) 
 		t.Fatalf("answered by %q, want slow", r.endpoint)
 	}
 	t.Logf("slow answered in %s", r.took.Round(time.Millisecond))
+}
+
+// requestTimeout of the harnesses here: attempts' cold deadline is 2 s.
+const requestTimeout = 6 * time.Second
+
+// besideAHang is a harness over name, at url, and an endpoint "hung" that
+// never answers (until the test ends).
+func besideAHang(t *testing.T, name, url string) *harness {
+	t.Helper()
+	released := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-released:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(released) }) // before hung.Close, which waits for its handlers
+	return newHarness(t, func(c *engine.Config) {
+		c.Server.RequestTimeout = requestTimeout
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: name, URL: url, Provider: "pf", Region: "rf"},
+			{Name: "hung", URL: hung.URL, Provider: "ph", Region: "rh"},
+		}
+	})
 }
