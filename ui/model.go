@@ -367,13 +367,13 @@ func clamp(v, lo, hi int) int {
 	return min(max(v, lo), hi)
 }
 
-// WithStatus starts the console with a note in the status line.
 // engineNow is the engine's clock now. The instants a Snapshot gives (a
 // fault's end, a back-off's, the Snapshot's own time) are the engine's:
 // attached to a host whose clock is 5 minutes behind this one, the local
 // clock read every fresh Snapshot as 5 minutes old and every fault as over.
 func (m Model) engineNow() time.Time { return m.opts.Now().Add(-m.clockAhead) }
 
+// WithStatus starts the console with a note in the status line.
 func (m Model) WithStatus(text string) Model {
 	m.status = statusLine{text: text}
 	return m
