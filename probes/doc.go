@@ -9,9 +9,10 @@
 //     at most one probe in flight per endpoint (a slow one delays the next);
 //   - probes go through engine.Probe, so the fault layer, the endpoint's
 //     windows and its breaker see them like client traffic;
-//   - EVM: eth_chainId at start and on reconnect (the first round after a
-//     failed probe), eth_blockNumber every round; Solana: getGenesisHash
-//     likewise, getSlot and getHealth every round;
+//   - EVM: eth_chainId at start, on reconnect (the first round after a
+//     failed probe) and every identityEvery (12) rounds, eth_blockNumber
+//     every round; Solana: getGenesisHash likewise, getSlot and getHealth
+//     every round;
 //   - an endpoint on another chain than the pool's (the majority of first
 //     answers, ties to the lowest-indexed endpoint) is excluded with a
 //     message naming both chains, its heads are ignored, and it is readmitted
