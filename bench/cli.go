@@ -217,16 +217,20 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if stdio.Terminal {
 		cfg.Progress = NewProgress(stdio.Err)
 	}
-	c, err := Compare(ctx, cfg)
-	if err != nil {
+	c, runErr := Compare(ctx, cfg)
+	if c == nil {
 		if file != nil {
 			file.Close()
 			os.Remove(*out) // no empty report left behind
 		}
-		return err
+		return runErr
 	}
-	// The report is written either way; a row whose calls got no answer
-	// at all fails the run (exit 1).
+	// The report is written either way, of the rows that ran when the run
+	// was interrupted (the error then says so); a row whose calls got no
+	// answer at all fails the run (exit 1).
+	if runErr == nil {
+		runErr = c.Unanswered()
+	}
 	if file != nil {
 		if err := c.Write(file, *format); err != nil {
 			return err
@@ -235,12 +239,12 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 		if err := file.Close(); err != nil {
 			return err
 		}
-		return c.Unanswered()
+		return runErr
 	}
 	if err := c.Write(stdio.Out, *format); err != nil {
 		return err
 	}
-	return c.Unanswered()
+	return runErr
 }
 
 // confirmRemote lets a target off this machine through only rate-capped,

@@ -94,6 +94,14 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 	defer cfg.Progress.end()
 	for i, p := range rows {
 		row, err := env.runRow(ctx, cfg, i, p, ms.budget)
+		if err != nil && ctx.Err() != nil && len(c.Rows) > 0 {
+			// Stopped (Ctrl-C, SIGTERM): the rows that ran whole are
+			// still figures a long run should not lose.
+			c.Interrupted = p.Name
+			c.Warnings = append(c.Warnings, fmt.Sprintf("interrupted during row %s: the %d row(s) before it ran whole, the rest did not run", p.Name, len(c.Rows)))
+			c.model(ms)
+			return c, fmt.Errorf("bench: interrupted during row %s (%d of %d rows ran): %w", p.Name, len(c.Rows), len(rows), ctx.Err())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bench: row %s: %w", p.Name, err)
 		}

@@ -20,6 +20,9 @@ type Comparison struct {
 	ModelMaxExtra int      `json:"model_max_extra,omitempty"`
 	Incidents     int      `json:"incidents,omitempty"` // shared incident windows in each row's measured span
 	Warnings      []string `json:"warnings,omitempty"`  // about the run as a whole
+	// Interrupted names the row the run was stopped in; the rows before it
+	// ran whole and are reported.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // WorkloadInfo is the workload as the report states it: enough to repeat
