@@ -47,3 +47,24 @@ func TestSolana_PinnedBlockhashPassesTheChecksThatNameNoCommitment(t *testing.T)
 		t.Fatalf("%d sends cost %d upstream sends, want %d", rounds, n, rounds)
 	}
 }
+
+// With chain.pin = "confirmed", getSlot naming no commitment answers a
+// confirmed slot; getBlock of it naming none must be pinned alike, or every
+// node answers -32004 "Block not available for slot" (its finalized bank
+// is about 32 slots behind), where a client of one endpoint, reading the
+// finalized slot and its block, gets the block.
+func TestSolana_PinnedSlotsBlockIsAvailable(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Chain.Pin = "confirmed" })
+	r.warmUp()
+	for i := range 3 {
+		rep := r.call(2*i, "getSlot")
+		mustOK(t, rep)
+		var out struct{ Result int64 }
+		if err := json.Unmarshal(rep.body, &out); err != nil || out.Result == 0 {
+			t.Fatalf("getSlot: %v %s", err, rep.body)
+		}
+		if rep := r.call(2*i+1, "getBlock", out.Result); !strings.Contains(string(rep.body), `"blockhash"`) {
+			t.Fatalf("getBlock of the slot just read (%d): %s", out.Result, rep.body)
+		}
+	}
+}

@@ -21,6 +21,7 @@ var evmPinnable = []string{"eth_getBalance", "eth_getCode", "eth_getTransactionC
 var solanaPinned = map[string]int{
 	"getAccountInfo":                    1,
 	"getBalance":                        1,
+	"getBlock":                          1, // takes finalized or confirmed, the two pin levels
 	"getBlockHeight":                    0,
 	"getEpochInfo":                      0,
 	"getLatestBlockhash":                0,
