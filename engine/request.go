@@ -36,7 +36,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 // facts of the last method planned (factsOf).
 func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Time, tr traceRef, memo *methodFacts) (*jsonrpc.Request, plan, result, bool) {
 	tr.setMethod(req.Method, cls)
-	if pin := e.cfg.Chain.PinLevel(); cls == jsonrpc.ClassRead && pin != "" {
+	if pin := e.cfg.Chain.PinLevel(); pin != "" && (cls == jsonrpc.ClassRead || jsonrpc.PinsWrite(e.cfg.Chain.Kind, req.Method)) {
 		if params, ok := jsonrpc.PinParams(e.cfg.Chain.Kind, pin, req.Method, req.Params); ok {
 			if pinned, err := req.WithParams(params); err == nil {
 				req = pinned

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 )
 
@@ -9,6 +10,7 @@ var solanaMethods = map[string]method{
 	"getHealth":           solHealth,
 	"getSlot":             solSlot,
 	"getBlockHeight":      solBlockHeight,
+	"getBlock":            solBlock,
 	"getLatestBlockhash":  solLatestBlockhash,
 	"getAccountInfo":      solAccountInfo,
 	"getBalance":          solBalance,
@@ -70,6 +72,34 @@ func solBlockHeight(u *Upstream, args []json.RawMessage) (any, *Error) {
 		return nil, err
 	}
 	return blockHeight(slot), nil
+}
+
+// CodeBlockNotAvailable is Solana's "Block not available for slot N".
+const CodeBlockNotAvailable = -32004
+
+// solBlock is a slot's block, its blockhash and heights with no
+// transactions, or -32004 for a slot beyond the node's slot at the
+// commitment asked (finalized when none), as a real node answers it.
+func solBlock(u *Upstream, args []json.RawMessage) (any, *Error) {
+	var slot int64
+	if len(args) == 0 || json.Unmarshal(args[0], &slot) != nil || slot < 1 {
+		return nil, invalidParams("want [slot, config?]")
+	}
+	var cfg solConfig
+	if len(args) > 1 {
+		_ = json.Unmarshal(args[1], &cfg)
+	}
+	if slot > solSlotAt(u, cfg.Commitment) {
+		return nil, &Error{Code: CodeBlockNotAvailable, Message: fmt.Sprintf("Block not available for slot %d", slot)}
+	}
+	return map[string]any{
+		"blockhash":         blockhashOf(u, slot),
+		"previousBlockhash": blockhashOf(u, slot-1),
+		"parentSlot":        slot - 1,
+		"blockHeight":       blockHeight(slot),
+		"blockTime":         nil,
+		"transactions":      []any{},
+	}, nil
 }
 
 // blockHeight trails the slot because some slots are skipped: one in 25.

@@ -21,6 +21,7 @@ var evmPinnable = []string{"eth_getBalance", "eth_getCode", "eth_getTransactionC
 var solanaPinned = map[string]int{
 	"getAccountInfo":                    1,
 	"getBalance":                        1,
+	"getBlock":                          1, // takes finalized or confirmed, the two pin levels
 	"getBlockHeight":                    0,
 	"getEpochInfo":                      0,
 	"getLatestBlockhash":                0,
@@ -34,6 +35,24 @@ var solanaPinned = map[string]int{
 	"getSignaturesForAddress":           1,
 	"getMinimumBalanceForRentExemption": 1,
 	"getFeeForMessage":                  1,
+	// The checks of a blockhash read at the pinned level: a node checks it
+	// against its bank at their commitment, finalized by default, which
+	// does not hold a confirmed blockhash yet.
+	"isBlockhashValid":    1,
+	"simulateTransaction": 1,
+}
+
+// solanaPreflightPinned lists the Solana writes whose config object takes
+// "preflightCommitment", the bank their preflight checks the transaction's
+// blockhash against (finalized by default), with the number of positional
+// parameters before it: a blockhash read at a pinned confirmed fails a
+// finalized preflight with "Blockhash not found".
+var solanaPreflightPinned = map[string]int{"sendTransaction": 1}
+
+// PinsWrite says whether chain.pin fills in a level in method, a write.
+func PinsWrite(kind, method string) bool {
+	_, ok := solanaPreflightPinned[method]
+	return kind == "solana" && ok
 }
 
 // PinParams returns params with the pinned level added where the request
@@ -47,7 +66,12 @@ func PinParams(kind, pin, method string, params json.RawMessage) (json.RawMessag
 		return nil, false // by-name params: leave them alone
 	}
 	if kind == "solana" {
+		key := "commitment"
 		n, ok := solanaPinned[method]
+		if !ok {
+			key = "preflightCommitment"
+			n, ok = solanaPreflightPinned[method]
+		}
 		if !ok || len(arr) < n || len(arr) > n+1 {
 			return nil, false
 		}
@@ -56,11 +80,11 @@ func PinParams(kind, pin, method string, params json.RawMessage) (json.RawMessag
 			if string(arr[n]) != "null" && json.Unmarshal(arr[n], &cfg) != nil {
 				return nil, false
 			}
-			if _, named := cfg["commitment"]; named {
+			if _, named := cfg[key]; named {
 				return nil, false
 			}
 		}
-		cfg["commitment"] = json.RawMessage(strconv.Quote(pin))
+		cfg[key] = json.RawMessage(strconv.Quote(pin))
 		b, _ := json.Marshal(cfg)
 		arr = append(arr[:n], b)
 	} else {

@@ -45,3 +45,22 @@ func TestPinParams_PinnedReadStaysTipDependent(t *testing.T) {
 		}
 	}
 }
+
+// sendTransaction gets the pin as its preflightCommitment, where it names
+// none; one it names is left alone, and EVM writes are never pinned.
+func TestPinParams_SendTransactionGetsThePinAsItsPreflightCommitment(t *testing.T) {
+	for _, tc := range []struct{ params, want string }{
+		{`["tx"]`, `["tx",{"preflightCommitment":"confirmed"}]`},
+		{`["tx",null]`, `["tx",{"preflightCommitment":"confirmed"}]`},
+		{`["tx",{"encoding":"base64"}]`, `["tx",{"encoding":"base64","preflightCommitment":"confirmed"}]`},
+		{`["tx",{"preflightCommitment":"processed"}]`, ``},
+	} {
+		got, ok := PinParams("solana", "confirmed", "sendTransaction", json.RawMessage(tc.params))
+		if tc.want == "" && ok || tc.want != "" && string(got) != tc.want {
+			t.Errorf("%s: pinned %v to %s, want %q", tc.params, ok, got, tc.want)
+		}
+	}
+	if !PinsWrite("solana", "sendTransaction") || PinsWrite("evm", "sendTransaction") || PinsWrite("solana", "getBalance") {
+		t.Error("PinsWrite names a method other than Solana's sendTransaction")
+	}
+}
