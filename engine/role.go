@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Roles at runtime. An endpoint's role and share are one immutable value
@@ -198,4 +199,13 @@ func checkRole(role string) error {
 // ShareLabel shows a share as a percentage ("5%", "0.5%").
 func ShareLabel(share float64) string {
 	return strconv.FormatFloat(math.Round(share*1e4)/1e2, 'f', -1, 64) + "%"
+}
+
+// LastResort says whether panic routing may still send ep a request,
+// routable or not: the rule Snapshot.LastResort counts by (canAnswer, and
+// not refusing connections), read off a Snapshot's fields for those that
+// hold one and not the engine.
+func (ep EndpointSnapshot) LastResort() bool {
+	wrongChain := slices.ContainsFunc(ep.Exclusions, func(x string) bool { return strings.HasPrefix(x, ExcludeWrongChain+": ") })
+	return canAnswer(ep.Role, ep.Drained, wrongChain) && !ep.Refusing
 }

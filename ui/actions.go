@@ -206,7 +206,7 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		case o.Name == ep.Name:
 		case o.Routable:
 			left++
-		case lastResort(o):
+		case o.LastResort():
 			resort = append(resort, o.Name+": "+notRoutableReason(o, m.snap))
 		}
 	}

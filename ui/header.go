@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -226,14 +225,6 @@ func (m Model) outReasons(all bool) string {
 		}
 	}
 	return strings.Join(why, "; ")
-}
-
-// lastResort: panic routing may still send ep a request though it is not
-// routable, by the engine's rule (Snapshot.LastResort counts these): not
-// drained, not a shadow, not on the wrong chain, not refusing connections.
-func lastResort(ep engine.EndpointSnapshot) bool {
-	wrongChain := slices.ContainsFunc(ep.Exclusions, func(x string) bool { return strings.HasPrefix(x, engine.ExcludeWrongChain+":") })
-	return !ep.Drained && ep.Role != engine.RoleShadow && !ep.Refusing && !wrongChain
 }
 
 // notRoutableReason names the first reason an endpoint takes no traffic.
