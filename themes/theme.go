@@ -1,7 +1,3 @@
-// Package themes holds the console's colour themes as data: TOML files of
-// semantic roles (ok, warn, error, breaker states, …), embedded in the
-// binary and validated when loaded. The console turns a Theme into styles
-// in one function (ui/styles.go); nothing else here knows about terminals.
 package themes
 
 import (
