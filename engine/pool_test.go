@@ -328,7 +328,8 @@ func TestPanic_EveryBreakerOpenStillAnswersAndLeavesWithHysteresis(t *testing.T)
 	h := newHarness(t, func(c *engine.Config) {
 		c.Breaker.MaxOpenShare = 1 // no cap: let every breaker open
 		c.Breaker.Cooldown = 2 * time.Second
-	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(30 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	}, // s1 slower by far more than a busy machine adds to the fast ones
+		sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(150 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
 	for i := 0; i < 60; i++ { // a latency figure for each
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
