@@ -82,8 +82,11 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 			if f := after.Score.TailFactor; f <= 1.25 || f > 1+100*after.Score.TailShare+1e-9 {
 				t.Errorf("tailed: tail share %.4f factor %.3f, want a factor past router.tolerance and at most 1 + 100 × the share", after.Score.TailShare, f)
 			}
-			if s := h.endpoint("quick").Score.TailShare; s != 0 {
-				t.Errorf("quick, no tail: tail share %.4f, want 0", s)
+			// A busy machine's stalls make a few of the quick one's
+			// answers look like tails (0.6 % of them in one loaded run);
+			// its model has none.
+			if s := h.endpoint("quick").Score.TailShare; s > 0.02 || s > after.Score.TailShare/4 {
+				t.Errorf("quick, no tail: tail share %.4f, want under 2 %% and under a quarter of the tailed one's %.4f", s, after.Score.TailShare)
 			}
 		})
 	}
