@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,11 +346,15 @@ func connErrorText(err error) string {
 	if errors.As(err, &dns) {
 		return "DNS lookup failed: " + dns.Err
 	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg[:i], "://") {
-		msg = msg[i+2:]
+	// Go's client wraps its error as `Post "URL": cause`; the cause is
+	// kept whole. Cutting at the text's last ": " kept only what follows
+	// it, which in a malformed header or status line is the upstream's own
+	// bytes: the fault went unnamed, and an upstream could word the error.
+	var ue *url.Error
+	for errors.As(err, &ue) && ue.Err != nil {
+		err = ue.Err
 	}
-	return msg
+	return err.Error()
 }
 
 func parseRetryAfter(v string, now time.Time) time.Duration {
