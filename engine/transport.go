@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -361,7 +362,13 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+	// Seconds past what a Duration holds ask for the longest wait there
+	// is: multiplied out they wrapped, to a negative wait (read as none,
+	// the shortest back-off) or an arbitrary one.
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); (err == nil || errors.Is(err, strconv.ErrRange)) && s >= 0 {
+		if s > math.MaxInt64/int(time.Second) {
+			return time.Duration(math.MaxInt64)
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
