@@ -73,6 +73,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := json.Unmarshal(body, &s); err != nil {
 		return err
 	}
+	stdout = printableWriter{stdout}
 	if *format == "csv" {
 		return printEndpointCSV(stdout, s.Endpoints)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -21,12 +22,19 @@ const adminBodyLimit = 1 << 20
 // errAdminBodyTooLarge refuses a body over adminBodyLimit (HTTP 413).
 var errAdminBodyTooLarge = fmt.Errorf("request body: over the admin API's limit of %d bytes (1 MiB)", adminBodyLimit)
 
+// errAdminBodyTimeout refuses a body still arriving at server.read_timeout
+// (HTTP 408, as the RPC port answers it).
+var errAdminBodyTimeout = errors.New("request body: not received within server.read_timeout")
+
 // writeBodyError answers an admin call whose body decodeJSON or noBody
-// refused: 413 when it was too large, else 400.
+// refused: 413 when it was too large, 408 when it came too slowly, else 400.
 func writeBodyError(w http.ResponseWriter, err error) {
 	status := http.StatusBadRequest
-	if errors.Is(err, errAdminBodyTooLarge) {
+	switch {
+	case errors.Is(err, errAdminBodyTooLarge):
 		status = http.StatusRequestEntityTooLarge
+	case errors.Is(err, errAdminBodyTimeout):
+		status = http.StatusRequestTimeout
 	}
 	writeAPIError(w, status, err.Error())
 }
@@ -40,6 +48,8 @@ func readAdminBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, errAdminBodyTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, errAdminBodyTimeout
 	case err != nil:
 		return nil, errors.New("request body: could not be read")
 	}

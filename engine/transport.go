@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,18 +347,28 @@ func connErrorText(err error) string {
 	if errors.As(err, &dns) {
 		return "DNS lookup failed: " + dns.Err
 	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg[:i], "://") {
-		msg = msg[i+2:]
+	// Go's client wraps its error as `Post "URL": cause`; the cause is
+	// kept whole. Cutting at the text's last ": " kept only what follows
+	// it, which in a malformed header or status line is the upstream's own
+	// bytes: the fault went unnamed, and an upstream could word the error.
+	var ue *url.Error
+	for errors.As(err, &ue) && ue.Err != nil {
+		err = ue.Err
 	}
-	return msg
+	return err.Error()
 }
 
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+	// Seconds past what a Duration holds ask for the longest wait there
+	// is: multiplied out they wrapped, to a negative wait (read as none,
+	// the shortest back-off) or an arbitrary one.
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); (err == nil || errors.Is(err, strconv.ErrRange)) && s >= 0 {
+		if s > math.MaxInt64/int(time.Second) {
+			return time.Duration(math.MaxInt64)
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -41,7 +42,27 @@ func (r *Remote) URL() string { return r.base }
 // Close lets go of idle connections.
 func (r *Remote) Close() { r.client.CloseIdleConnections() }
 
+// do calls the admin API and decodes its answer into out, every string
+// in it made printable first (printableJSON).
 func (r *Remote) do(ctx context.Context, method, path string, body, out any) error {
+	if out == nil {
+		return r.call(ctx, method, path, body, nil)
+	}
+	var raw []byte
+	if err := r.call(ctx, method, path, body, &raw); err != nil {
+		return err
+	}
+	clean, err := printableJSON(raw)
+	if err == nil {
+		err = json.Unmarshal(clean, out)
+	}
+	if err != nil {
+		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, err)
+	}
+	return nil
+}
+
+func (r *Remote) call(ctx context.Context, method, path string, body, out any) error {
 	c := engine.AdminClient{Base: r.base, Token: r.token, Actor: engine.ActorConsole, HTTP: r.client, MaxBytes: maxStatusBytes}
 	err := c.Do(ctx, method, path, body, out)
 	var ae *engine.AdminError
