@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
 
 // AdminClient calls a running rpcdash's admin API: the one client behind
@@ -109,13 +107,13 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 			Promotion *Promotion
 		}
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			ae := &AdminError{Code: resp.StatusCode, Text: shownAnswer(c.unechoed(e.Error)), FromAPI: true}
+			ae := &AdminError{Code: resp.StatusCode, Text: ShownText(c.unechoed(e.Error)), FromAPI: true}
 			if e.Promotion != nil && resp.StatusCode == http.StatusConflict {
 				ae.Err = &promotionRefusedError{Promotion: *e.Promotion}
 			}
 			return ae
 		}
-		return &AdminError{Code: resp.StatusCode, Text: shownAnswer(c.unechoed(strings.TrimSpace(string(data[:min(len(data), 200)]))))}
+		return &AdminError{Code: resp.StatusCode, Text: ShownText(c.unechoed(strings.TrimSpace(string(data[:min(len(data), 200)]))))}
 	}
 	switch o := out.(type) {
 	case nil:
@@ -133,10 +131,6 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 // unechoed is an answer's text with the base URL's path, which may hold a
 // key, REDACTED: an answer may repeat the path it was asked for (the
 // admin API's 404 does).
-// shownAnswer is an admin API's error text fit to print: the server at
-// --admin may not be rpcdash, and a terminal must not act on what it sent.
-func shownAnswer(text string) string { return redact.Sanitize(text, redact.MaxShown) }
-
 func (c AdminClient) unechoed(text string) string {
 	u, err := url.Parse(c.Base)
 	if err != nil {
