@@ -53,7 +53,7 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 
 func (a Admin) status(ctx context.Context) (engine.Snapshot, error) {
 	var s engine.Snapshot
-	return s, a.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+	return s, a.do(ctx, http.MethodGet, "/v1/status?compact=1", nil, &s)
 }
 
 func (a Admin) setHedge(ctx context.Context, u engine.HedgeUpdate) error {

@@ -94,7 +94,7 @@ func shortNetError(err error) string {
 
 func (r *Remote) Snapshot(ctx context.Context) (engine.Snapshot, error) {
 	var s engine.Snapshot
-	err := r.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+	err := r.do(ctx, http.MethodGet, "/v1/status?compact=1", nil, &s)
 	return s, err
 }
 
