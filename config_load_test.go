@@ -286,6 +286,35 @@ url = "sim://steady"
 	}
 }
 
+// The hint after a type error is one that, followed, loads: "quote it"
+// said of enabled = 1 and failures = true, and quoted they were refused
+// again as text (`"1" is text, not true or false (write it without quotes)`).
+func TestLoadConfig_ATypeErrorsHintIsOneThatLoads(t *testing.T) {
+	body := `[hedge]
+enabled = 1
+max_extra = true
+[breaker]
+failures = false
+[server]
+listen = 8545
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"hedge.enabled: 1 is a number, not true or false\n",
+		"hedge.max_extra: true is a boolean, not a whole number\n",
+		"breaker.failures: false is a boolean, not a whole number\n",
+		"server.listen: 8545 is a number, not a string (quote it)",
+	} {
+		if !strings.Contains(msg+"\n", want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
 // A TOML syntax error names its line and column (it said only "toml:
 // expected newline but got U+0073 's'"), and never quotes the line: an
 // endpoint's URL may carry a key.
