@@ -195,3 +195,28 @@ func TestConfig_PinTakesOffAndNamesTheLevelsOfTheChain(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint's name, provider and region are shown as they are (console,
+// rpcdash status, logs, metrics labels): one holding an escape sequence or
+// a newline is refused naming its key, and the error shows it defused. A
+// name "be\x1b[31mRED\nta" turned rpcdash status red and split its row.
+func TestConfig_EndpointLabelsArePrintable(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{
+		{Name: "be\x1b[31mRED\nta", URL: "http://127.0.0.1:1"},
+		{Name: "b", URL: "http://127.0.0.1:2", Provider: "p\x07", Region: "us\twest"},
+		{Name: "γ", URL: "http://127.0.0.1:3", Provider: "Provider One", Region: "eu-west é"},
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, key := range []string{"endpoints[0].name", "endpoints[1].provider", "endpoints[1].region"} {
+		if !strings.Contains(err.Error(), "  "+key+": ") {
+			t.Errorf("error lacks %s:\n%v", key, err)
+		}
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07\t") || strings.Contains(err.Error(), "endpoints[2]") {
+		t.Errorf("error shows a control character, or refuses printable labels:\n%q", err)
+	}
+}

@@ -230,6 +230,13 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 			p.add(key+".name", "%s must not contain '/' or spaces", ShowConfigValue(e.Name))
 		}
 		seen[e.Name] = true
+		// These are shown as they are, in the console, rpcdash status, logs
+		// and metrics labels: an escape sequence in one acted on the terminal.
+		for _, f := range [...]struct{ field, v string }{{"name", e.Name}, {"provider", e.Provider}, {"region", e.Region}} {
+			if !printable(f.v) {
+				p.add(key+"."+f.field, "%s holds a control or non-printable character", ShowConfigValue(f.v))
+			}
+		}
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
@@ -517,3 +524,7 @@ func ShowConfigValue(s string) string {
 	}
 	return strconv.Quote(redact.Sanitize(s, 80))
 }
+
+// printable says whether s is valid UTF-8 of printable characters and
+// spaces only.
+func printable(s string) bool { return redact.Sanitize(s, len(s)) == s }
