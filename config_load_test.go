@@ -211,6 +211,37 @@ func TestLoadConfig_UnknownEnvironmentVariableIsAnError(t *testing.T) {
 	}
 }
 
+// A variable in lower case was ignored without a word (environment names
+// are case-sensitive): rpcdash_hedge_delay=1s left the delay at auto. It
+// is an error naming the variable to write; one near no key is someone
+// else's and let be. A map table's variable says the table is the file's.
+func TestLoadConfig_AnEnvironmentVariableInLowerCaseIsNotIgnored(t *testing.T) {
+	path := writeConfig(t, loopbackServer+validEndpoint)
+	t.Setenv("rpcdash_data_dir", "/tmp")
+	if _, err := loadConfig(path); err != nil {
+		t.Fatalf("a lower-case variable near no key refused: %v", err)
+	}
+	t.Setenv("rpcdash_hedge_delay", "1s")
+	t.Setenv("Rpcdash_Breaker_Failurs", "4")
+	t.Setenv("RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY", "1s")
+	_, err := loadConfig(path)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		"rpcdash_hedge_delay is not read: the variables are named in capitals (RPCDASH_HEDGE_DELAY)",
+		"Rpcdash_Breaker_Failurs is not a config key (did you mean RPCDASH_BREAKER_FAILURES?)",
+		"RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY is not a config key ([hedge.methods] are set in the config file only)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "rpcdash_data_dir") {
+		t.Errorf("a variable near no key named:\n%v", err)
+	}
+}
+
 // A key the file misspells is an error naming it and, when one of its
 // section's keys is a likely typo of it, that key: "[[endpoint]]" or
 // "request_timout" would otherwise leave the operator to find the
