@@ -220,3 +220,23 @@ func TestConfig_EndpointLabelsArePrintable(t *testing.T) {
 		t.Errorf("error shows a control character, or refuses printable labels:\n%q", err)
 	}
 }
+
+// server.admin on server.listen's address is a config error naming it: it
+// failed at bind, "address already in use", which sent the operator
+// looking for another process. Port 0 (the system picks) never clashes.
+func TestConfig_AdminOnTheListenAddressIsRefused(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	for _, pair := range [][2]string{{"127.0.0.1:8545", "127.0.0.1:8545"}, {"LOCALHOST:9000", "localhost:9000"}} {
+		c.Server.Listen, c.Server.Admin = pair[0], pair[1]
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "  server.admin: ") || !strings.Contains(err.Error(), "server.listen") {
+			t.Errorf("listen %s, admin %s: %v; want an error naming server.admin", pair[0], pair[1], err)
+		}
+	}
+	for _, pair := range [][2]string{{"127.0.0.1:0", "127.0.0.1:0"}, {"127.0.0.1:", "127.0.0.1:"}, {"127.0.0.1:8545", "127.0.0.1:8546"}, {"127.0.0.1:8545", "[::1]:8545"}} {
+		c.Server.Listen, c.Server.Admin = pair[0], pair[1]
+		if err := c.Validate(); err != nil {
+			t.Errorf("listen %s, admin %s: %v", pair[0], pair[1], err)
+		}
+	}
+}

@@ -120,6 +120,11 @@ func (s ServerConfig) validate(p *problems) {
 		}
 		badAddr[a.key] = true
 	}
+	if !badAddr["server.listen"] && !badAddr["server.admin"] && sameListenAddr(s.Listen, s.Admin) {
+		// Else the admin port's bind failed "address already in use", which
+		// sent the operator looking for another process holding it.
+		p.add("server.admin", "%s is server.listen's address too: the admin API needs a port of its own", ShowConfigValue(s.Admin))
+	}
 	// Go's HTTP server trims a header value's ends, so a token that has
 	// whitespace there never matches: the admin API would refuse every call.
 	switch tok := s.AdminToken; {
@@ -528,3 +533,11 @@ func ShowConfigValue(s string) string {
 // printable says whether s is valid UTF-8 of printable characters and
 // spaces only.
 func printable(s string) bool { return redact.Sanitize(s, len(s)) == s }
+
+// sameListenAddr says whether two valid host:port addresses name one fixed
+// port on one host (port 0, a port the system picks, never clashes).
+func sameListenAddr(a, b string) bool {
+	ah, ap, _ := net.SplitHostPort(a)
+	bh, bp, _ := net.SplitHostPort(b)
+	return ap == bp && ap != "0" && ap != "" && strings.EqualFold(ah, bh)
+}
