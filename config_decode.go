@@ -268,6 +268,27 @@ func durationsWithUnits() mapstructure.DecodeHookFuncType {
 	}
 }
 
+// commaList splits a text value given to a list key (every environment
+// value is text) at its commas, each item trimmed of the spaces around it:
+// RPCDASH_SERVER_CORS_ORIGINS="http://a.example, http://b.example" kept
+// the space before the second origin and refused it as unparseable.
+func commaList() mapstructure.DecodeHookFuncType {
+	return func(f reflect.Type, t reflect.Type, data any) (any, error) {
+		s, ok := data.(string)
+		if !ok || f.Kind() != reflect.String || t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.String {
+			return data, nil
+		}
+		if s == "" {
+			return []string{}, nil
+		}
+		items := strings.Split(s, ",")
+		for i := range items {
+			items[i] = strings.TrimSpace(items[i])
+		}
+		return items, nil
+	}
+}
+
 // wholeNumbersOnly refuses what the weakly typed decoder would otherwise
 // bend: a negative number for an unsigned key (chain.chain_id = -1 became
 // 0xffffffffffffffff) and a fraction for a whole-number key (1.5 became 1).

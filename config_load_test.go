@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -667,6 +668,31 @@ func TestLoadConfig_AnEnvironmentValueIsNamedWhereverItIsShown(t *testing.T) {
 	}
 	if strings.Contains(msg, "server.admin_token (from") || strings.Count(msg, "(from ") != 5 {
 		t.Errorf("a key the environment did not set is named as its:\n%s", msg)
+	}
+}
+
+// A list key's comma-separated value takes spaces after its commas, as
+// people write lists: "http://a.example, http://b.example" refused its
+// second origin, shown as "<unparseable url>".
+func TestLoadConfig_AListFromTheEnvironmentTakesSpacesAfterCommas(t *testing.T) {
+	t.Setenv("RPCDASH_SERVER_CORS_ORIGINS", "http://a.example, http://b.example")
+	t.Setenv("RPCDASH_SERVER_VHOSTS", " a.example ,b.example")
+	t.Setenv("RPCDASH_METHODS_READS", "foo_bar, baz_qux")
+	cfg, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key       string
+		got, want []string
+	}{
+		{"server.cors_origins", cfg.Server.CORSOrigins, []string{"http://a.example", "http://b.example"}},
+		{"server.vhosts", cfg.Server.VHosts, []string{"a.example", "b.example"}},
+		{"methods.reads", cfg.Methods.Reads, []string{"foo_bar", "baz_qux"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s = %q, want %q", c.key, c.got, c.want)
+		}
 	}
 }
 
