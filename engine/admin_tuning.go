@@ -9,7 +9,7 @@ import (
 // hedgeRequest is PUT /v1/hedge's body. Method is a pointer so that a
 // method given empty is told from none: {"enabled": false, "method": ""}
 // from a script whose variable was unset turned hedging off for every
-// method, where it meant one.
+// method, where it meant one. Its fields are HedgeUpdate's, kept in step.
 type hedgeRequest struct {
 	Enabled    *bool    `json:"enabled"`
 	Delay      *string  `json:"delay"`
