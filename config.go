@@ -111,7 +111,7 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 		wholeNumbersOnly(),
 		durationsWithUnits(),
 		mapstructure.StringToTimeDurationHookFunc(),
-		mapstructure.StringToSliceHookFunc(","),
+		commaList(),
 	)
 	// Decoding goes on past a bad value (mapstructure joins every field's
 	// error); the keys that failed keep their default, so the validation

@@ -268,6 +268,27 @@ func durationsWithUnits() mapstructure.DecodeHookFuncType {
 	}
 }
 
+// commaList splits a text value given to a list key (every environment
+// value is text) at its commas, each item trimmed of the spaces around it:
+// RPCDASH_SERVER_CORS_ORIGINS="http://a.example, http://b.example" kept
+// the space before the second origin and refused it as unparseable.
+func commaList() mapstructure.DecodeHookFuncType {
+	return func(f reflect.Type, t reflect.Type, data any) (any, error) {
+		s, ok := data.(string)
+		if !ok || f.Kind() != reflect.String || t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.String {
+			return data, nil
+		}
+		if s == "" {
+			return []string{}, nil
+		}
+		items := strings.Split(s, ",")
+		for i := range items {
+			items[i] = strings.TrimSpace(items[i])
+		}
+		return items, nil
+	}
+}
+
 // wholeNumbersOnly refuses what the weakly typed decoder would otherwise
 // bend: a negative number for an unsigned key (chain.chain_id = -1 became
 // 0xffffffffffffffff) and a fraction for a whole-number key (1.5 became 1).
@@ -317,7 +338,7 @@ func fileTypeProblems(t reflect.Type, settings map[string]any, prefix string) []
 		case ft.Kind() == reflect.Map:
 			out = append(out, mapTypeProblems(key, ft, val)...)
 		case !fileTypeFits(ft, val):
-			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(val)})
+			out = append(out, engine.ConfigProblem{Key: key, Why: showValue(key, val) + " is " + tomlType(val) + ", not " + expected(key, ft) + fileTypeHint(ft, val)})
 		}
 	}
 	return out
@@ -336,7 +357,7 @@ func listTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProble
 		for i, item := range v {
 			if !fileTypeFits(t.Elem(), item) {
 				k := fmt.Sprintf("%s[%d]", key, i)
-				out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, item) + " is " + tomlType(item) + ", not a string" + fileTypeHint(item)})
+				out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, item) + " is " + tomlType(item) + ", not a string" + fileTypeHint(t.Elem(), item)})
 			}
 		}
 		return out
@@ -359,7 +380,7 @@ func mapTypeProblems(key string, t reflect.Type, val any) []engine.ConfigProblem
 		case t.Elem().Kind() == reflect.Struct && isTable:
 			out = append(out, fileTypeProblems(t.Elem(), entry, k+".")...)
 		case t.Elem().Kind() != reflect.Struct && !fileTypeFits(t.Elem(), m[name]):
-			out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, m[name]) + " is " + tomlType(m[name]) + ", not " + expected(k, t.Elem()) + fileTypeHint(m[name])})
+			out = append(out, engine.ConfigProblem{Key: k, Why: showValue(k, m[name]) + " is " + tomlType(m[name]) + ", not " + expected(k, t.Elem()) + fileTypeHint(t.Elem(), m[name])})
 		}
 	}
 	return out
@@ -423,11 +444,22 @@ func tomlType(val any) string {
 	return "a " + fmt.Sprintf("%T", val)
 }
 
-func fileTypeHint(val any) string {
-	if _, ok := val.(string); ok {
+// fileTypeHint says how to write a value the field t takes. Quoting helps
+// only a field that takes text: "quote it" said of enabled = 1 or
+// failures = true led to a second error ("1" is text, not true or false).
+func fileTypeHint(t reflect.Type, val any) string {
+	switch {
+	case t.Kind() == reflect.String:
+		return " (quote it)"
+	case isText(val):
 		return " (write it without quotes)"
 	}
-	return " (quote it)"
+	return ""
+}
+
+func isText(val any) bool {
+	_, ok := val.(string)
+	return ok
 }
 
 // valueAt is the settable field a key names in the config v points into,

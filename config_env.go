@@ -48,19 +48,49 @@ func unknownEnv(environ, keys []string) []engine.ConfigProblem {
 	var out []engine.ConfigProblem
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, envPrefix) || slices.Contains(known, name) || slices.Contains(toolEnv, name) {
+		upper := strings.ToUpper(name)
+		if !strings.HasPrefix(upper, envPrefix) || slices.Contains(known, name) || slices.Contains(toolEnv, upper) {
+			continue
+		}
+		near := closest(upper, known)
+		if name != upper {
+			// Variable names are case-sensitive: rpcdash_hedge_delay was
+			// ignored without a word, leaving the setting it meant undone.
+			// One that names no key nor is near one is someone else's.
+			switch {
+			case slices.Contains(known, upper):
+				out = append(out, engine.ConfigProblem{Why: fmt.Sprintf("%s is not read: the variables are named in capitals (%s)", name, upper)})
+			case near != "":
+				out = append(out, engine.ConfigProblem{Why: fmt.Sprintf("%s is not a config key (did you mean %s?)", name, near)})
+			}
 			continue
 		}
 		msg := name + " is not a config key"
-		if near := closest(name, known); near != "" {
+		if near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
-		} else if strings.HasPrefix(name, envPrefix+"ENDPOINTS") {
-			msg += " ([[endpoints]] are set in the config file only)"
+		} else if section := fileOnlySection(upper); section != "" {
+			msg += " (" + section + " are set in the config file only)"
 		}
 		out = append(out, engine.ConfigProblem{Why: msg})
 	}
 	slices.SortFunc(out, func(a, b engine.ConfigProblem) int { return strings.Compare(a.Why, b.Why) })
 	return out
+}
+
+// fileOnlySection names the tables the environment cannot set that name,
+// an upper-cased variable, reaches into, or is "".
+func fileOnlySection(name string) string {
+	for _, t := range [...]struct{ prefix, section string }{
+		{"ENDPOINTS", "[[endpoints]]"},
+		{"HEDGE_METHODS_", "[hedge.methods]"},
+		{"METHODS_WEIGHTS", "[methods.weights]"},
+		{"METHODS_TIMEOUTS", "[methods.timeouts]"},
+	} {
+		if strings.HasPrefix(name, envPrefix+t.prefix) {
+			return t.section
+		}
+	}
+	return ""
 }
 
 // closest is the candidate nearest to name by edit distance, if it is

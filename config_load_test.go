@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,37 @@ func TestLoadConfig_UnknownEnvironmentVariableIsAnError(t *testing.T) {
 	}
 }
 
+// A variable in lower case was ignored without a word (environment names
+// are case-sensitive): rpcdash_hedge_delay=1s left the delay at auto. It
+// is an error naming the variable to write; one near no key is someone
+// else's and let be. A map table's variable says the table is the file's.
+func TestLoadConfig_AnEnvironmentVariableInLowerCaseIsNotIgnored(t *testing.T) {
+	path := writeConfig(t, loopbackServer+validEndpoint)
+	t.Setenv("rpcdash_data_dir", "/tmp")
+	if _, err := loadConfig(path); err != nil {
+		t.Fatalf("a lower-case variable near no key refused: %v", err)
+	}
+	t.Setenv("rpcdash_hedge_delay", "1s")
+	t.Setenv("Rpcdash_Breaker_Failurs", "4")
+	t.Setenv("RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY", "1s")
+	_, err := loadConfig(path)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		"rpcdash_hedge_delay is not read: the variables are named in capitals (RPCDASH_HEDGE_DELAY)",
+		"Rpcdash_Breaker_Failurs is not a config key (did you mean RPCDASH_BREAKER_FAILURES?)",
+		"RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY is not a config key ([hedge.methods] are set in the config file only)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "rpcdash_data_dir") {
+		t.Errorf("a variable near no key named:\n%v", err)
+	}
+}
+
 // A key the file misspells is an error naming it and, when one of its
 // section's keys is a likely typo of it, that key: "[[endpoint]]" or
 // "request_timout" would otherwise leave the operator to find the
@@ -283,6 +315,35 @@ url = "sim://steady"
 	cfg, err := loadConfig(writeConfig(t, "[[endpoints]]\nname = \"a\"\nurl = \"sim://steady\"\n"))
 	if err != nil || cfg.Breaker.Failures != 4 {
 		t.Fatalf("RPCDASH_BREAKER_FAILURES=4: failures %d, %v", cfg.Breaker.Failures, err)
+	}
+}
+
+// The hint after a type error is one that, followed, loads: "quote it"
+// said of enabled = 1 and failures = true, and quoted they were refused
+// again as text (`"1" is text, not true or false (write it without quotes)`).
+func TestLoadConfig_ATypeErrorsHintIsOneThatLoads(t *testing.T) {
+	body := `[hedge]
+enabled = 1
+max_extra = true
+[breaker]
+failures = false
+[server]
+listen = 8545
+`
+	_, err := loadConfig(writeConfig(t, body))
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"hedge.enabled: 1 is a number, not true or false\n",
+		"hedge.max_extra: true is a boolean, not a whole number\n",
+		"breaker.failures: false is a boolean, not a whole number\n",
+		"server.listen: 8545 is a number, not a string (quote it)",
+	} {
+		if !strings.Contains(msg+"\n", want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
 	}
 }
 
@@ -607,6 +668,31 @@ func TestLoadConfig_AnEnvironmentValueIsNamedWhereverItIsShown(t *testing.T) {
 	}
 	if strings.Contains(msg, "server.admin_token (from") || strings.Count(msg, "(from ") != 5 {
 		t.Errorf("a key the environment did not set is named as its:\n%s", msg)
+	}
+}
+
+// A list key's comma-separated value takes spaces after its commas, as
+// people write lists: "http://a.example, http://b.example" refused its
+// second origin, shown as "<unparseable url>".
+func TestLoadConfig_AListFromTheEnvironmentTakesSpacesAfterCommas(t *testing.T) {
+	t.Setenv("RPCDASH_SERVER_CORS_ORIGINS", "http://a.example, http://b.example")
+	t.Setenv("RPCDASH_SERVER_VHOSTS", " a.example ,b.example")
+	t.Setenv("RPCDASH_METHODS_READS", "foo_bar, baz_qux")
+	cfg, err := loadConfig(writeConfig(t, loopbackServer+validEndpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key       string
+		got, want []string
+	}{
+		{"server.cors_origins", cfg.Server.CORSOrigins, []string{"http://a.example", "http://b.example"}},
+		{"server.vhosts", cfg.Server.VHosts, []string{"a.example", "b.example"}},
+		{"methods.reads", cfg.Methods.Reads, []string{"foo_bar", "baz_qux"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s = %q, want %q", c.key, c.got, c.want)
+		}
 	}
 }
 

@@ -40,18 +40,7 @@ func (e *Engine) AdminHandler() http.Handler {
 	})
 	mux.HandleFunc("DELETE /v1/endpoints/{name}/fault", e.endpointAction(e.ClearFault))
 	mux.HandleFunc("PUT /v1/endpoints/{name}/role", e.serveSetRole)
-	mux.HandleFunc("PUT /v1/hedge", func(w http.ResponseWriter, r *http.Request) {
-		var u HedgeUpdate
-		if err := decodeJSON(w, r, &u); err != nil {
-			writeBodyError(w, err)
-			return
-		}
-		if err := e.SetHedge(actorOf(r), u); err != nil {
-			writeAPIError(w, http.StatusBadRequest, err.Error())
-			return
-		}
-		writeJSON(w, http.StatusOK, e.hedge.status())
-	})
+	mux.HandleFunc("PUT /v1/hedge", e.serveSetHedge)
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		if err := onlyParams(r.URL.Query(), "since"); err != nil {
 			writeAPIError(w, http.StatusBadRequest, err.Error())

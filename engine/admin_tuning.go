@@ -1,9 +1,52 @@
 package engine
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 )
+
+// hedgeRequest is PUT /v1/hedge's body. Method is a pointer so that a
+// method given empty is told from none: {"enabled": false, "method": ""}
+// from a script whose variable was unset turned hedging off for every
+// method, where it meant one. Its fields are HedgeUpdate's, kept in step.
+type hedgeRequest struct {
+	Enabled    *bool    `json:"enabled"`
+	Delay      *string  `json:"delay"`
+	Method     *string  `json:"method"`
+	AllMethods bool     `json:"all_methods"`
+	Quantile   *float64 `json:"quantile"`
+	Budget     *float64 `json:"budget"`
+}
+
+func (h hedgeRequest) update() (HedgeUpdate, error) {
+	u := HedgeUpdate{Enabled: h.Enabled, Delay: h.Delay, AllMethods: h.AllMethods, Quantile: h.Quantile, Budget: h.Budget}
+	if h.Method != nil {
+		if *h.Method == "" {
+			return u, errors.New("method: empty; omit it to change the global setting, or name a method")
+		}
+		u.Method = *h.Method
+	}
+	return u, nil
+}
+
+// PUT /v1/hedge: tune hedging live.
+func (e *Engine) serveSetHedge(w http.ResponseWriter, r *http.Request) {
+	var req hedgeRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeBodyError(w, err)
+		return
+	}
+	u, err := req.update()
+	if err == nil {
+		err = e.SetHedge(actorOf(r), u)
+	}
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, e.hedge.status())
+}
 
 // GET /v1/methods/{method}/distribution: the method's primary-latency
 // distribution, its hedge targets' and its hedging now.

@@ -72,6 +72,31 @@ func TestAdminValidation_OutOfRangeIs400NamingTheField(t *testing.T) {
 	}
 }
 
+// A method given empty is a 400 naming it, not the global setting: a
+// script's {"enabled": false, "method": "$M"} with M unset turned hedging
+// off for every method, where it meant one.
+func TestAdminValidation_AnEmptyHedgeMethodIsRefusedNotTakenForGlobal(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"enabled":true}`); code != 200 {
+		t.Fatalf("enabling hedging: HTTP %d %s", code, b)
+	}
+	for _, body := range []string{`{"enabled":false,"method":""}`, `{"delay":"20ms","method":""}`, `{"enabled":false,"method":"","all_methods":true}`} {
+		code, b := h.adminDo("PUT", "/v1/hedge", body)
+		var e struct{ Error string }
+		json.Unmarshal(b, &e)
+		if code != 400 || !strings.HasPrefix(e.Error, "method:") {
+			t.Errorf("%s: HTTP %d %s; want 400 naming method", body, code, b)
+		}
+	}
+	if s := h.status(); !s.Hedge.Enabled || s.Hedge.DelaySource == "live" {
+		t.Fatalf("a refused call changed hedging: %+v", s.Hedge)
+	}
+	// null is as good as leaving it out.
+	if code, b := h.adminDo("PUT", "/v1/hedge", `{"enabled":false,"method":null}`); code != 200 || h.status().Hedge.Enabled {
+		t.Fatalf("method null: HTTP %d %s", code, b)
+	}
+}
+
 // since takes the whole uint64 range: past the newest event, nothing.
 func TestAdminValidation_SinceHandlesItsWholeRange(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})

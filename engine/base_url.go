@@ -23,6 +23,10 @@ func BaseURL(flag, raw string) (string, error) {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
+	if err == nil && u.User != nil && u.Hostname() != "" {
+		// It is a URL: saying it is not one sent users looking elsewhere.
+		return "", fmt.Errorf("%s: %s carries user info (user:password@), which rpcdash never sends: an admin API's token has its own flag (--token, --admin-token)", flag, showFlagURL(raw))
+	}
 	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
 		!portOK(u, bare) {
 		return "", fmt.Errorf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, showFlagURL(raw))

@@ -38,6 +38,13 @@ func TestBaseURL_FullURLOrHostPort(t *testing.T) {
 			t.Errorf("BaseURL(%q) shows the password or key: %v", raw, err)
 		}
 	}
+	// A URL with user info is told so, not told it is no URL.
+	for _, raw := range []string{"http://user:pw@127.0.0.1:8546", "user:pw@127.0.0.1:8546"} {
+		_, err := engine.BaseURL("--admin", raw)
+		if err == nil || !strings.Contains(err.Error(), "user info") || strings.Contains(err.Error(), "is not a URL") || strings.Contains(err.Error(), "pw") {
+			t.Errorf("BaseURL(%q): %v, want an error saying user info is not taken", raw, err)
+		}
+	}
 	// A bare value is shown as a URL is: its host, its path REDACTED (it
 	// was shown whole, having no "://").
 	if _, err := engine.BaseURL("--admin", "mainnet.infura.io/v3/pwKEY"); err == nil || !strings.Contains(err.Error(), `"mainnet.infura.io/REDACTED"`) {

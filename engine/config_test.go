@@ -195,3 +195,48 @@ func TestConfig_PinTakesOffAndNamesTheLevelsOfTheChain(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint's name, provider and region are shown as they are (console,
+// rpcdash status, logs, metrics labels): one holding an escape sequence or
+// a newline is refused naming its key, and the error shows it defused. A
+// name "be\x1b[31mRED\nta" turned rpcdash status red and split its row.
+func TestConfig_EndpointLabelsArePrintable(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{
+		{Name: "be\x1b[31mRED\nta", URL: "http://127.0.0.1:1"},
+		{Name: "b", URL: "http://127.0.0.1:2", Provider: "p\x07", Region: "us\twest"},
+		{Name: "γ", URL: "http://127.0.0.1:3", Provider: "Provider One", Region: "eu-west é"},
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, key := range []string{"endpoints[0].name", "endpoints[1].provider", "endpoints[1].region"} {
+		if !strings.Contains(err.Error(), "  "+key+": ") {
+			t.Errorf("error lacks %s:\n%v", key, err)
+		}
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07\t") || strings.Contains(err.Error(), "endpoints[2]") {
+		t.Errorf("error shows a control character, or refuses printable labels:\n%q", err)
+	}
+}
+
+// server.admin on server.listen's address is a config error naming it: it
+// failed at bind, "address already in use", which sent the operator
+// looking for another process. Port 0 (the system picks) never clashes.
+func TestConfig_AdminOnTheListenAddressIsRefused(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{{Name: "a", URL: "http://127.0.0.1:1"}}
+	for _, pair := range [][2]string{{"127.0.0.1:8545", "127.0.0.1:8545"}, {"LOCALHOST:9000", "localhost:9000"}} {
+		c.Server.Listen, c.Server.Admin = pair[0], pair[1]
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "  server.admin: ") || !strings.Contains(err.Error(), "server.listen") {
+			t.Errorf("listen %s, admin %s: %v; want an error naming server.admin", pair[0], pair[1], err)
+		}
+	}
+	for _, pair := range [][2]string{{"127.0.0.1:0", "127.0.0.1:0"}, {"127.0.0.1:", "127.0.0.1:"}, {"127.0.0.1:8545", "127.0.0.1:8546"}, {"127.0.0.1:8545", "[::1]:8545"}} {
+		c.Server.Listen, c.Server.Admin = pair[0], pair[1]
+		if err := c.Validate(); err != nil {
+			t.Errorf("listen %s, admin %s: %v", pair[0], pair[1], err)
+		}
+	}
+}

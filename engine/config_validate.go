@@ -120,6 +120,11 @@ func (s ServerConfig) validate(p *problems) {
 		}
 		badAddr[a.key] = true
 	}
+	if !badAddr["server.listen"] && !badAddr["server.admin"] && sameListenAddr(s.Listen, s.Admin) {
+		// Else the admin port's bind failed "address already in use", which
+		// sent the operator looking for another process holding it.
+		p.add("server.admin", "%s is server.listen's address too: the admin API needs a port of its own", ShowConfigValue(s.Admin))
+	}
 	// Go's HTTP server trims a header value's ends, so a token that has
 	// whitespace there never matches: the admin API would refuse every call.
 	switch tok := s.AdminToken; {
@@ -230,6 +235,13 @@ func validateEndpoints(eps []EndpointConfig, p *problems) {
 			p.add(key+".name", "%s must not contain '/' or spaces", ShowConfigValue(e.Name))
 		}
 		seen[e.Name] = true
+		// These are shown as they are, in the console, rpcdash status, logs
+		// and metrics labels: an escape sequence in one acted on the terminal.
+		for _, f := range [...]struct{ field, v string }{{"name", e.Name}, {"provider", e.Provider}, {"region", e.Region}} {
+			if !printable(f.v) {
+				p.add(key+"."+f.field, "%s holds a control or non-printable character", ShowConfigValue(f.v))
+			}
+		}
 		if err := validateEndpointURL(e.URL); err != nil {
 			p.add(key+".url", "%v", err)
 		}
@@ -516,4 +528,16 @@ func ShowConfigValue(s string) string {
 		return strconv.Quote(redact.URL(s))
 	}
 	return strconv.Quote(redact.Sanitize(s, 80))
+}
+
+// printable says whether s is valid UTF-8 of printable characters and
+// spaces only.
+func printable(s string) bool { return redact.Sanitize(s, len(s)) == s }
+
+// sameListenAddr says whether two valid host:port addresses name one fixed
+// port on one host (port 0, a port the system picks, never clashes).
+func sameListenAddr(a, b string) bool {
+	ah, ap, _ := net.SplitHostPort(a)
+	bh, bp, _ := net.SplitHostPort(b)
+	return ap == bp && ap != "0" && ap != "" && strings.EqualFold(ah, bh)
 }
