@@ -51,7 +51,13 @@ func TestBatch_AnUpstreamBatchInFlightIsOneRequestOfLoad(t *testing.T) {
 	const n = 50
 	first := make(chan reply, 1)
 	go func() { first <- h2.post(balanceBatch(n, strconv.Itoa)) }()
-	<-held
+	select { // a batch routed elsewhere must fail the test, not hang it
+	case <-held:
+	case r := <-first:
+		t.Fatalf("the first batch was answered by %q (HTTP %d) without being held at s0: the warm-up left s0 (1 ms) not the first choice", r.endpoint, r.status)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first batch did not reach s0 in 10 s")
+	}
 	if in := h2.endpoint("s0").Score.InFlight; in != 1 {
 		t.Errorf("s0's load with one upstream batch of %d calls in flight: in_flight %d, want 1", n, in)
 	}
