@@ -200,37 +200,52 @@ func TestRateLimit_WriteAnswered429IsSentOnce(t *testing.T) {
 	}
 }
 
-// Retry-After as an HTTP date a day away is capped the same way.
+// Retry-After as an HTTP date a day away is capped the same way, and so
+// is one in seconds past what a time.Duration holds (9223372037 s, or more
+// digits than an int takes): the longest wait there is, not read as no
+// Retry-After at all (breaker.backoff_base, the shortest back-off).
 func TestRateLimit_RetryAfterDateIsCappedAtBackoffMax(t *testing.T) {
 	const capped = 300 * time.Millisecond
-	var got atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.Add(1)
-		w.Header().Set("Retry-After", time.Now().Add(24*time.Hour).UTC().Format(http.TimeFormat))
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}`)
-	}))
-	t.Cleanup(srv.Close)
-	h := newHarness(t, func(c *engine.Config) {
-		takeTurns(c)
-		c.Breaker.BackoffBase = 100 * time.Millisecond
-		c.Breaker.BackoffMax = capped
-		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "dated", URL: srv.URL, Provider: "pd", Region: "rd"})
-	}, sim.Config{})
-	before := time.Now()
-	for i := 0; i < 20 && got.Load() == 0; i++ {
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
-	after := time.Now()
-	if got.Load() != 1 {
-		t.Fatalf("the dated endpoint got %d requests, want 1", got.Load())
-	}
-	until := h.endpoint("dated").Methods["eth_getBalance"].BackoffUntil
-	if until.Before(before.Add(capped)) || until.After(after.Add(capped)) {
-		t.Fatalf("methods[eth_getBalance].backoff_until %s after the first call; want %s (backoff_max)", until.Sub(before), capped)
-	}
-	if evs := h.backoffEvents("dated"); len(evs) != 1 || !containsAll(evs[0], "Retry-After 86", "s capped at 300ms") {
-		t.Errorf("backoff events %q", evs)
+	for _, tc := range []struct{ name, event string }{
+		{"date", "Retry-After 86"},
+		{"9223372037", "capped at 300ms"},
+		{"99999999999999999999999", "capped at 300ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got.Add(1)
+				retryAfter := tc.name
+				if tc.name == "date" {
+					retryAfter = time.Now().Add(24 * time.Hour).UTC().Format(http.TimeFormat)
+				}
+				w.Header().Set("Retry-After", retryAfter)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}`)
+			}))
+			t.Cleanup(srv.Close)
+			h := newHarness(t, func(c *engine.Config) {
+				takeTurns(c)
+				c.Breaker.BackoffBase = 10 * time.Millisecond
+				c.Breaker.BackoffMax = capped
+				c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "asks", URL: srv.URL, Provider: "pa", Region: "ra"})
+			}, sim.Config{})
+			before := time.Now()
+			for i := 0; i < 20 && got.Load() == 0; i++ {
+				mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+			}
+			after := time.Now()
+			if got.Load() != 1 {
+				t.Fatalf("the endpoint got %d requests, want 1", got.Load())
+			}
+			until := h.endpoint("asks").Methods["eth_getBalance"].BackoffUntil
+			if until.Before(before.Add(capped)) || until.After(after.Add(capped)) {
+				t.Fatalf("Retry-After %s: methods[eth_getBalance].backoff_until %s after the first call; want %s (backoff_max)", tc.name, until.Sub(before), capped)
+			}
+			if evs := h.backoffEvents("asks"); len(evs) != 1 || !containsAll(evs[0], tc.event, "capped at 300ms") {
+				t.Errorf("backoff events %q, want one saying the ask was capped", evs)
+			}
+		})
 	}
 }
