@@ -354,16 +354,24 @@ func (m Model) delayTarget() string {
 // setDelay sets the delay ("auto" or a duration) of the selected method
 // row, or of all methods for the first row.
 func (m Model) setDelay(delay string) (tea.Model, tea.Cmd) {
+	return m.setDelayOf(m.selectedMethod(), delay)
+}
+
+// setDelayOf sets the delay of method name ("": all methods).
+func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
 	if _, err := engine.ParseDelay(delay); err != nil {
 		m.status = statusLine{text: "delay: " + err.Error(), err: true}
 		return m, nil
 	}
 	u := engine.HedgeUpdate{Delay: &delay}
-	name := m.selectedMethod()
 	desc := "hedge delay of all methods → " + delay
 	if name == "" {
 		u.AllMethods = true
 	} else {
+		if _, ok := m.snap.Methods[name]; !ok {
+			m.status = statusLine{text: name + " is no longer in the methods panel: its delay was not set", err: true}
+			return m, nil
+		}
 		if m.snap.Methods[name].Hedge == nil {
 			m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + ")", err: true}
 			return m, nil

@@ -100,11 +100,10 @@ func (m *Model) openInput(kind inputKind) {
 		m.input.Placeholder = "name (empty: all)"
 		m.input.SetValue(m.evFilter)
 	case inputDelay:
-		target := "all methods"
-		if name := m.selectedMethod(); name != "" {
-			target = name
-		}
-		m.input.Prompt = "hedge delay of " + target + ": "
+		// The method named in the prompt is the one set, whatever the
+		// methods panel does while the operator types.
+		m.inputMethod = m.selectedMethod()
+		m.input.Prompt = "hedge delay of " + m.delayTarget() + ": "
 		m.input.Placeholder = "120ms, 1.5s or auto"
 	}
 	m.input.Focus()
@@ -231,7 +230,7 @@ func (m Model) submitInput() (tea.Model, tea.Cmd) {
 		if v == "" {
 			return m, nil
 		}
-		return m.setDelay(v)
+		return m.setDelayOf(m.inputMethod, v)
 	}
 }
 
