@@ -44,6 +44,13 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.status = statusLine{text: "read-only console (--readonly): " + msg.String() + " would change the engine", err: true}
 		return m, nil
 	}
+	if !m.haveSnap && m.isMutatingKey(msg) {
+		// With no Snapshot yet, h, + and - toggled and stepped from zero
+		// values (+ set every method's delay to 5ms) and D asked with
+		// breaker.cooldown 0s: nothing acts before the pool is on screen.
+		m.status = statusLine{text: msg.String() + " waits for the first snapshot: the console has not seen the pool yet", err: true}
+		return m, nil
+	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Help):
