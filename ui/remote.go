@@ -77,6 +77,10 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 		return fmt.Errorf("HTTP %d from %s%s", ae.Code, r.base, path)
 	case ae.Decoding:
 		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, ae.Err)
+	case errors.Is(ae.Err, context.DeadlineExceeded):
+		// Up but hung, or a host that drops packets: "unreachable:
+		// context deadline exceeded" said neither in words.
+		return fmt.Errorf("%s did not answer in time", r.base)
 	case ae.Reading:
 		return fmt.Errorf("%s: reading answer: %s", r.base, shortNetError(ae.Err))
 	}
