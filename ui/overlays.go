@@ -136,6 +136,11 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.detailTop++
 		case key.Matches(msg, k.Top):
 			m.detailTop = 0
+		default:
+			// d, f, c … act on the panels, not from the detail: said,
+			// rather than a key that seemed to do nothing.
+			ep, _ := m.selected()
+			m.status = statusLine{text: msg.String() + " does nothing in the detail: j/k scroll it, esc closes it; then the keys act on " + ep.Name}
 		}
 		if m.overlay == overlayDetail {
 			_, top, _ := m.detailWindow()

@@ -151,6 +151,10 @@ func (m Model) statusLineView() string {
 		s = statusLine{}
 	}
 	text := s.text
+	if text == "" && m.overlay == overlayTuning {
+		// The panels' hint (tab, ? …) named keys this view does not take.
+		text = "tuning view: " + m.tuningKeys()
+	}
 	if text == "" {
 		// Say what the keys act on.
 		method := m.selectedMethod()
