@@ -260,6 +260,10 @@ func (m *Model) redoDrainQuestion() {
 	}
 	i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == c.act.endpoint })
 	if i < 0 {
+		// An attached instance restarted without it: the figures asked
+		// about a pool it is no longer in.
+		m.confirm.question = fmt.Sprintf("Drain %s? %s is no longer in the pool (the engine's newest snapshot has no endpoint of that name): there is nothing to drain, and y would fail.",
+			c.act.endpoint, c.act.endpoint)
 		return
 	}
 	asked := *m
