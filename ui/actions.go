@@ -30,12 +30,18 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	// ctrl+c quits from anywhere; q only with nothing open: a question,
 	// menu or view takes it (no, or closed as esc closes it), since
 	// quitting an in-process console stops the proxy.
-	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c") {
+	tooSmall := m.width < minWidth || m.height < minHeight
+	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c" || tooSmall) {
 		m.quitting = true
 		if m.drill.cancel != nil {
 			m.drill.cancel() // the drill stops and clears its fault
 		}
 		return m, tea.Quit
+	}
+	if tooSmall {
+		// Nothing is drawn but the size it needs: d then y drained an
+		// endpoint behind a question never seen.
+		return m, nil
 	}
 	if m.overlay != overlayNone {
 		return m.onOverlayKey(msg)

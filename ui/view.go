@@ -14,7 +14,7 @@ func (m Model) View() string {
 		return ""
 	}
 	if m.width < minWidth || m.height < minHeight {
-		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal", minWidth, minHeight, m.width, m.height)
+		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal (keys are off until then; q quits)", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, wrap(msg, m.width))
 	}
 	l := m.layout()
