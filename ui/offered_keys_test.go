@@ -32,7 +32,7 @@ func TestDetail_KeysItDoesNotTakeSaySo(t *testing.T) {
 	ep, _ := m.selected()
 	for _, k := range []string{"d", "f", "c", "h"} {
 		got := press(t, m, k)
-		if got.overlay != overlayDetail || !strings.Contains(got.status.text, k+" does nothing in the detail") || !strings.Contains(got.status.text, ep.Name) {
+		if got.overlay != overlayDetail || !strings.HasPrefix(got.status.text, k+": not in the detail") || !strings.Contains(got.status.text, ep.Name) {
 			t.Fatalf("%s in the detail: overlay %d, status %q", k, got.overlay, got.status.text)
 		}
 	}

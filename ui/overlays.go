@@ -140,7 +140,7 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			// d, f, c … act on the panels, not from the detail: said,
 			// rather than a key that seemed to do nothing.
 			ep, _ := m.selected()
-			m.status = statusLine{text: msg.String() + " does nothing in the detail: j/k scroll it, esc closes it; then the keys act on " + ep.Name}
+			m.status = statusLine{text: msg.String() + ": not in the detail (j/k scroll, esc closes; then keys act on " + ep.Name + ")"}
 		}
 		if m.overlay == overlayDetail {
 			_, top, _ := m.detailWindow()
