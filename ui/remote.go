@@ -71,6 +71,13 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 		return err
 	case ae.Code != 0 && ae.FromAPI && ae.Err != nil:
 		return fmt.Errorf("HTTP %d: %w", ae.Code, ae.Err) // a refused promotion: engine.IsPromotionRefused finds it
+	case ae.Code == http.StatusUnauthorized && r.token == "":
+		// What to do, in the header's bounded width: the API's own text
+		// ("a valid bearer token (server.admin_token) is required") was
+		// cut there before it said it.
+		return fmt.Errorf("HTTP 401: needs --token (its server.admin_token)")
+	case ae.Code == http.StatusUnauthorized:
+		return fmt.Errorf("HTTP 401: --token is not its server.admin_token")
 	case ae.Code != 0 && ae.FromAPI:
 		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
 	case ae.Code != 0:
