@@ -30,18 +30,31 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	// ctrl+c quits from anywhere; q only with nothing open: a question,
 	// menu or view takes it (no, or closed as esc closes it), since
 	// quitting an in-process console stops the proxy.
-	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c") {
+	tooSmall := m.width < minWidth || m.height < minHeight
+	if key.Matches(msg, m.keys.Quit) && (m.overlay == overlayNone || msg.String() == "ctrl+c" || tooSmall) {
 		m.quitting = true
 		if m.drill.cancel != nil {
 			m.drill.cancel() // the drill stops and clears its fault
 		}
 		return m, tea.Quit
 	}
+	if tooSmall {
+		// Nothing is drawn but the size it needs: d then y drained an
+		// endpoint behind a question never seen.
+		return m, nil
+	}
 	if m.overlay != overlayNone {
 		return m.onOverlayKey(msg)
 	}
 	if m.opts.ReadOnly && m.isMutatingKey(msg) {
 		m.status = statusLine{text: "read-only console (--readonly): " + msg.String() + " would change the engine", err: true}
+		return m, nil
+	}
+	if !m.haveSnap && m.isMutatingKey(msg) {
+		// With no Snapshot yet, h, + and - toggled and stepped from zero
+		// values (+ set every method's delay to 5ms) and D asked with
+		// breaker.cooldown 0s: nothing acts before the pool is on screen.
+		m.status = statusLine{text: msg.String() + " waits for the first snapshot: the console has not seen the pool yet", err: true}
 		return m, nil
 	}
 	k := m.keys
@@ -253,6 +266,10 @@ func (m *Model) redoDrainQuestion() {
 	}
 	i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == c.act.endpoint })
 	if i < 0 {
+		// An attached instance restarted without it: the figures asked
+		// about a pool it is no longer in.
+		m.confirm.question = fmt.Sprintf("Drain %s? %s is no longer in the pool (the engine's newest snapshot has no endpoint of that name): there is nothing to drain, and y would fail.",
+			c.act.endpoint, c.act.endpoint)
 		return
 	}
 	asked := *m
@@ -354,16 +371,24 @@ func (m Model) delayTarget() string {
 // setDelay sets the delay ("auto" or a duration) of the selected method
 // row, or of all methods for the first row.
 func (m Model) setDelay(delay string) (tea.Model, tea.Cmd) {
+	return m.setDelayOf(m.selectedMethod(), delay)
+}
+
+// setDelayOf sets the delay of method name ("": all methods).
+func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
 	if _, err := engine.ParseDelay(delay); err != nil {
 		m.status = statusLine{text: "delay: " + err.Error(), err: true}
 		return m, nil
 	}
 	u := engine.HedgeUpdate{Delay: &delay}
-	name := m.selectedMethod()
 	desc := "hedge delay of all methods → " + delay
 	if name == "" {
 		u.AllMethods = true
 	} else {
+		if _, ok := m.snap.Methods[name]; !ok {
+			m.status = statusLine{text: name + " is no longer in the methods panel: its delay was not set", err: true}
+			return m, nil
+		}
 		if m.snap.Methods[name].Hedge == nil {
 			m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + ")", err: true}
 			return m, nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,5 +35,24 @@ func TestView_DetailSaysWhyTheBreakerIsOpenOrHeld(t *testing.T) {
 	m.epCursor = 1 // infura: closed, never opened: no reason to give
 	if d = strings.Join(strings.Fields(strings.Join(m.detailLines(76), " ")), " "); strings.Contains(d, "why:") {
 		t.Errorf("infura's closed breaker given a reason:\n%s", d)
+	}
+}
+
+// The reason wraps under itself: a continuation at the pane's left edge
+// read as a line of its own ("20s" under the detail's title).
+func TestDetail_BreakerWhyWrapsUnderItself(t *testing.T) {
+	m := fixedModel(incidentSnapshot(), themes.Default(), 80, 24)
+	lines := m.detailLines(40)
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  why: ") })
+	if i < 0 || i+1 >= len(lines) {
+		t.Fatalf("no wrapped why line:\n%s", strings.Join(lines, "\n"))
+	}
+	for _, l := range lines[i+1:] {
+		if strings.HasPrefix(l, "fault") || strings.HasPrefix(l, "last errors") || strings.HasPrefix(l, "no errors") || strings.HasPrefix(l, "excluded") || strings.HasPrefix(l, "role") {
+			break
+		}
+		if !strings.HasPrefix(l, "       ") {
+			t.Fatalf("why's continuation %q is not under it:\n%s", l, strings.Join(lines, "\n"))
+		}
 	}
 }

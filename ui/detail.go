@@ -56,7 +56,16 @@ func (m Model) detailLines(width int) []string {
 	}
 	add(line)
 	if why := m.breakerWhy(ep); why != "" {
-		add(st.faint.Render("  why: ") + why)
+		// Wrapped under its own first word: a continuation at the left
+		// edge read as a line of its own ("HTTP 500; cooldown 10s").
+		const head = "  why: "
+		for i, l := range strings.Split(wrap(why, width-len(head)), "\n") {
+			lead := strings.Repeat(" ", len(head))
+			if i == 0 {
+				lead = st.faint.Render(head)
+			}
+			out = append(out, fit(lead+strings.TrimRight(l, " "), width))
+		}
 	}
 	if l := roleLine(ep); l != "" {
 		add(l)

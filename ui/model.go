@@ -110,11 +110,14 @@ type Model struct {
 	role      roleMenu
 	input     textinput.Model
 	inputKind inputKind
-	detailTop int // the detail box's first line shown (it scrolls)
-	tuning    tuningView
-	drill     drillState
-	status    statusLine
-	quitting  bool
+	// inputMethod is the method row the delay input was opened on ("":
+	// all methods).
+	inputMethod string
+	detailTop   int // the detail box's first line shown (it scrolls)
+	tuning      tuningView
+	drill       drillState
+	status      statusLine
+	quitting    bool
 }
 
 // statusLine is the result of the last action (or a hint). A result
@@ -264,7 +267,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		m.sparks = map[string]*spark{}
 		m.lastPanic = nil
 	}
+	ep, _ := m.selected()
+	method := m.selectedMethod()
 	m.snap, m.haveSnap = msg.snap, true
+	m.followCursors(ep.Name, method)
 	m.noteSlowdown()
 	m.notePanic()
 	m.addEvents(msg.events)
@@ -331,6 +337,22 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	}
 	cmd := tea.Batch(m.refresh(), m.fetchTuning(true))
 	return m, cmd
+}
+
+// followCursors keeps each cursor on the row it was on, by name: methods
+// are sorted by name, so a method first seen (a client's eth_chainId)
+// moved the cursor from eth_getBalance to the row that took its place, and
+// the next + or - changed a method the operator had not chosen. A row
+// that is gone leaves the cursor where it was (clamped).
+func (m *Model) followCursors(endpoint, method string) {
+	if i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == endpoint }); i >= 0 {
+		m.epCursor = i
+	}
+	if method != "" {
+		if i := slices.Index(m.methodNames(), method); i >= 0 {
+			m.mCursor = i + 1
+		}
+	}
 }
 
 // selected is the endpoint under the cursor.

@@ -100,11 +100,10 @@ func (m *Model) openInput(kind inputKind) {
 		m.input.Placeholder = "name (empty: all)"
 		m.input.SetValue(m.evFilter)
 	case inputDelay:
-		target := "all methods"
-		if name := m.selectedMethod(); name != "" {
-			target = name
-		}
-		m.input.Prompt = "hedge delay of " + target + ": "
+		// The method named in the prompt is the one set, whatever the
+		// methods panel does while the operator types.
+		m.inputMethod = m.selectedMethod()
+		m.input.Prompt = "hedge delay of " + m.delayTarget() + ": "
 		m.input.Placeholder = "120ms, 1.5s or auto"
 	}
 	m.input.Focus()
@@ -137,6 +136,11 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.detailTop++
 		case key.Matches(msg, k.Top):
 			m.detailTop = 0
+		default:
+			// d, f, c … act on the panels, not from the detail: said,
+			// rather than a key that seemed to do nothing.
+			ep, _ := m.selected()
+			m.status = statusLine{text: msg.String() + ": not in the detail (j/k scroll, esc closes; then keys act on " + ep.Name + ")"}
 		}
 		if m.overlay == overlayDetail {
 			_, top, _ := m.detailWindow()
@@ -231,7 +235,7 @@ func (m Model) submitInput() (tea.Model, tea.Cmd) {
 		if v == "" {
 			return m, nil
 		}
-		return m.setDelay(v)
+		return m.setDelayOf(m.inputMethod, v)
 	}
 }
 

@@ -71,12 +71,23 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 		return err
 	case ae.Code != 0 && ae.FromAPI && ae.Err != nil:
 		return fmt.Errorf("HTTP %d: %w", ae.Code, ae.Err) // a refused promotion: engine.IsPromotionRefused finds it
+	case ae.Code == http.StatusUnauthorized && r.token == "":
+		// What to do, in the header's bounded width: the API's own text
+		// ("a valid bearer token (server.admin_token) is required") was
+		// cut there before it said it.
+		return fmt.Errorf("HTTP 401: needs --token (its server.admin_token)")
+	case ae.Code == http.StatusUnauthorized:
+		return fmt.Errorf("HTTP 401: --token is not its server.admin_token")
 	case ae.Code != 0 && ae.FromAPI:
 		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
 	case ae.Code != 0:
 		return fmt.Errorf("HTTP %d from %s%s", ae.Code, r.base, path)
 	case ae.Decoding:
 		return fmt.Errorf("%s%s: not an rpcdash answer: %v", r.base, path, ae.Err)
+	case errors.Is(ae.Err, context.DeadlineExceeded):
+		// Up but hung, or a host that drops packets: "unreachable:
+		// context deadline exceeded" said neither in words.
+		return fmt.Errorf("%s did not answer in time", r.base)
 	case ae.Reading:
 		return fmt.Errorf("%s: reading answer: %s", r.base, shortNetError(ae.Err))
 	}

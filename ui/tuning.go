@@ -237,8 +237,18 @@ func (m Model) onTuningKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			u.Quantile = &q
 		}
 		return m.do(action{kind: actHedge, hedge: u, desc: fmt.Sprintf("hedge delay of %s → auto (%s)", t.method, quantileLabel(q))})
+	default:
+		m.status = statusLine{text: msg.String() + ": not in the tuning view (" + m.tuningKeys() + ")"}
 	}
 	return m, nil
+}
+
+// tuningKeys says what the tuning view's keys do.
+func (m Model) tuningKeys() string {
+	if m.opts.ReadOnly {
+		return "↑/↓ row, esc/q leaves; read-only, it only shows"
+	}
+	return "↑/↓ row, enter applies it, a auto, esc/q leaves"
 }
 
 // applyTuningRow asks before applying the highlighted row to the method.

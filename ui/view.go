@@ -14,7 +14,7 @@ func (m Model) View() string {
 		return ""
 	}
 	if m.width < minWidth || m.height < minHeight {
-		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal", minWidth, minHeight, m.width, m.height)
+		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal (keys are off until then; q quits)", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, wrap(msg, m.width))
 	}
 	l := m.layout()
@@ -151,6 +151,10 @@ func (m Model) statusLineView() string {
 		s = statusLine{}
 	}
 	text := s.text
+	if text == "" && m.overlay == overlayTuning {
+		// The panels' hint (tab, ? …) named keys this view does not take.
+		text = "tuning view: " + m.tuningKeys()
+	}
 	if text == "" {
 		// Say what the keys act on.
 		method := m.selectedMethod()
