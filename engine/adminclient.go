@@ -88,7 +88,10 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			ue.URL = ShownURL(ue.URL) // its text repeats the URL, a key in its path included
+			// Its text repeats the URL, and a key may be in the base's
+			// path; the admin call's own path is ours, and shown: a
+			// drill's "Get …/REDACTED" read as if a secret were there.
+			ue.URL = strings.TrimSuffix(ShownURL(c.Base), "/") + path
 		}
 		return &AdminError{Err: err}
 	}

@@ -33,3 +33,19 @@ func TestAdminClient_AKeyInTheBaseURLIsNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// The admin call's own path is not a secret and is shown whole when the
+// instance cannot be reached: a drill whose instance died read
+// `Get "http://127.0.0.1:8546/REDACTED"`, as if a key had been there.
+func TestAdminClient_TheCallsOwnPathIsShown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close() // nothing answers there
+	err = engine.AdminClient{Base: closed}.Do(context.Background(), http.MethodGet, "/v1/status", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), closed+"/v1/status") || strings.Contains(err.Error(), "REDACTED") {
+		t.Fatalf("%v: want the failure to name %s/v1/status", err, closed)
+	}
+}
