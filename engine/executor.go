@@ -462,9 +462,10 @@ func (x *execution) run() result {
 				if res, ok := x.heldAnswer(); ok {
 					return res
 				}
-				if x.rateLimited > 0 && x.rateLimited+x.refused == x.sent {
-					// A refused connection reached no endpoint: the
-					// endpoints that took the request all said 429.
+				if x.rateLimited == x.sent || x.p.class == jsonrpc.ClassRead && x.rateLimited > 0 && x.rateLimited+x.refused == x.sent {
+					// A read's refused connection reached no endpoint: the
+					// endpoints that took it all said 429. (A write keeps
+					// saying that no endpoint carried it out.)
 					return x.failRateLimited()
 				}
 				why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)
