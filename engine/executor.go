@@ -204,8 +204,9 @@ type execution struct {
 	// explores: of hedges, the one exploring a suspect endpoint (0 or 1),
 	// which takes nothing from hedge.max_extra.
 	explores int
-	// rateLimited counts the attempts answered 429.
-	rateLimited int
+	// rateLimited counts the attempts answered 429, refused those that met
+	// a refused connection (they reached no endpoint).
+	rateLimited, refused int
 	// panicked: the order goes past the routable endpoints (panic routing).
 	panicked bool
 	last     string // last failure cause, for the client's error
@@ -432,6 +433,9 @@ func (x *execution) run() result {
 			if d.rep.out == outRateLimit {
 				x.rateLimited++
 			}
+			if d.rep.refused {
+				x.refused++
+			}
 			x.last = d.a.ep.Name + ": " + d.rep.cause
 			if d.a.deferred {
 				x.deferred = append(x.deferred, d.a)
@@ -458,7 +462,10 @@ func (x *execution) run() result {
 				if res, ok := x.heldAnswer(); ok {
 					return res
 				}
-				if x.rateLimited == x.sent {
+				if x.rateLimited == x.sent || x.p.class == jsonrpc.ClassRead && x.rateLimited > 0 && x.rateLimited+x.refused == x.sent {
+					// A read's refused connection reached no endpoint: the
+					// endpoints that took it all said 429. (A write keeps
+					// saying that no endpoint carried it out.)
 					return x.failRateLimited()
 				}
 				why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)

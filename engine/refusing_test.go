@@ -125,3 +125,44 @@ func TestRefusing_EveryEndpointRefusingIsStillAskedSoTheFirstBackAnswers(t *test
 		t.Fatalf("s1 got %d requests for the write, want 1", n)
 	}
 }
+
+// An endpoint refusing connections is asked, first, when every other
+// endpoint left is backing off after a 429, as when every endpoint left
+// refuses. Seen in a chaos run (s0 answering 429 to every request, s1
+// killed and started again on its port): every read was answered -32005
+// "rate limited: every endpoint that can take this request answered HTTP
+// 429 or is backing off" for 5.2 s after s1 was back, until the next
+// probe, while a client of s1 had 10 of 10 answers in that time. Here no
+// probe runs, no trial comes within the test and s0's back-off (its
+// Retry-After) outlasts it: the read must find s1 itself.
+func TestRefusing_BackWhileTheOthersBackOffIsAskedSoItAnswers(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute // no half-open trial during the test
+	}, sim.Config{RetryAfter: 30 * time.Second}, sim.Config{})
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s1/fault", `{"mode":"refused"}`); code != http.StatusOK {
+		t.Fatalf("inject refused on s1: HTTP %d %s", code, body)
+	}
+	h.sims[0].SetMode(sim.ModeRateLimit)
+	for i := 0; h.endpoint("s1").Breaker.State != engine.BreakerOpen || !h.endpoint("s1").Refusing; i++ {
+		if i == 100 {
+			s1 := h.endpoint("s1")
+			t.Fatalf("after 100 reads: s1 breaker %s, refusing %v; want open, refusing", s1.Breaker.State, s1.Refusing)
+		}
+		h.call(i, "eth_getBalance", addr, "latest")
+	}
+	if e := h.call(100, "eth_getBalance", addr, "latest").rpcError(); e == nil || e["code"] != float64(-32005) {
+		t.Fatalf("with s0 answering 429 and s1 refusing: %v; want -32005, rate limited", e)
+	}
+	if code, body := h.adminDo(http.MethodDelete, "/v1/endpoints/s1/fault", ""); code != http.StatusOK {
+		t.Fatalf("clear the fault on s1: HTTP %d %s", code, body)
+	}
+	before := h.sims[0].Counters().Total
+	r := h.call(200, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if r.endpoint != "s1" {
+		t.Fatalf("answered by %q, want s1, the one back", r.endpoint)
+	}
+	if n := h.sims[0].Counters().Total - before; n != 0 {
+		t.Fatalf("s0, backing off, got %d requests for the read; want none: s1 answered first", n)
+	}
+}

@@ -326,14 +326,27 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		}
 		r.order = append(r.order, extras...)
 	}
-	if len(r.order) == 0 && len(refusers) > 0 {
-		// Every endpoint left refuses connections. Only a connection tells
-		// when one is back (a probe may be seconds away), and a refused one
-		// costs no more than a direct client's: they are asked, past their
-		// open breakers, so the first request after the outage is answered.
-		r.order, r.panic = refusers, true
+	if len(refusers) > 0 && allBackingOff(r.order) {
+		// Every endpoint left refuses connections or is backing off after
+		// a 429 (it asked to be left alone). Only a connection tells when
+		// one refusing is back (a probe may be seconds away), and a refused
+		// one costs no more than a direct client's: they are asked first,
+		// past their open breakers, so the first request after the outage
+		// is answered rather than refused for the others' rate limit.
+		r.order, r.panic = append(refusers, r.order...), true
 	}
 	return r
+}
+
+// allBackingOff says whether every candidate of order is backing off after
+// a 429 (true for none).
+func allBackingOff(order []candidate) bool {
+	for _, c := range order {
+		if c.tier != 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // panicOrder is where a candidate that is not routable goes among the
