@@ -129,6 +129,9 @@ type statusLine struct {
 	text string
 	err  bool
 	at   time.Time // when it was first shown; stamped by Update
+	// viewHint: about the keys of the view open when it was said; it
+	// goes when that view closes (it read as the panels' after esc).
+	viewHint bool
 }
 
 const (

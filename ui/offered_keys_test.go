@@ -37,3 +37,21 @@ func TestDetail_KeysItDoesNotTakeSaySo(t *testing.T) {
 		}
 	}
 }
+
+// What a view says of its keys goes with it: after esc the status line
+// read "d: not in the tuning view" under the panels, where d drains.
+func TestView_AHintAboutAViewsKeysGoesWhenItCloses(t *testing.T) {
+	tuning := press(t, tuningModel(healthySnapshot(), tuningDistribution(), 80, 24), "d")
+	detail := press(t, press(t, fixedModel(healthySnapshot(), themes.Default(), 80, 24), "enter"), "d")
+	for name, m := range map[string]Model{"tuning view": tuning, "detail": detail} {
+		if !m.status.viewHint {
+			t.Fatalf("%s: d said %q, not a hint about the view", name, m.status.text)
+		}
+		if got := press(t, m, "esc"); got.overlay != overlayNone || got.status.text != "" {
+			t.Fatalf("%s closed: overlay %d, status %q", name, got.overlay, got.status.text)
+		}
+	}
+	if got := press(t, detail, "enter"); got.overlay != overlayNone || got.status.text != "" {
+		t.Fatalf("detail closed by enter: status %q", got.status.text)
+	}
+}

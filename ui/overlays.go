@@ -110,12 +110,20 @@ func (m *Model) openInput(kind inputKind) {
 	m.overlay = overlayInput
 }
 
+// dropViewHint clears a status line about the keys of a view now closed.
+func (m *Model) dropViewHint() {
+	if m.status.viewHint {
+		m.status = statusLine{}
+	}
+}
+
 // onOverlayKey handles keys while an overlay is open; Esc closes any, and
 // so does q (but in the text input, where it is a letter).
 func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	if key.Matches(msg, k.Esc) || m.overlay != overlayInput && key.Matches(msg, k.Quit) {
 		m.overlay = overlayNone
+		m.dropViewHint()
 		if m.confirm.act.desc != "" {
 			m.overlay = m.confirm.back
 			m.status = statusLine{text: "cancelled: " + m.confirm.act.desc}
@@ -129,6 +137,7 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, k.Help) || key.Matches(msg, k.Enter):
 			m.overlay = overlayNone
+			m.dropViewHint()
 		case m.overlay != overlayDetail:
 		case key.Matches(msg, k.Up):
 			m.detailTop--
@@ -140,7 +149,7 @@ func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			// d, f, c … act on the panels, not from the detail: said,
 			// rather than a key that seemed to do nothing.
 			ep, _ := m.selected()
-			m.status = statusLine{text: msg.String() + ": not in the detail (j/k scroll, esc closes; then keys act on " + ep.Name + ")"}
+			m.status = statusLine{text: msg.String() + ": not in the detail (j/k scroll, esc closes; then keys act on " + ep.Name + ")", viewHint: true}
 		}
 		if m.overlay == overlayDetail {
 			_, top, _ := m.detailWindow()

@@ -238,7 +238,7 @@ func (m Model) onTuningKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.do(action{kind: actHedge, hedge: u, desc: fmt.Sprintf("hedge delay of %s → auto (%s)", t.method, quantileLabel(q))})
 	default:
-		m.status = statusLine{text: msg.String() + ": not in the tuning view (" + m.tuningKeys() + ")"}
+		m.status = statusLine{text: msg.String() + ": not in the tuning view (" + m.tuningKeys() + ")", viewHint: true}
 	}
 	return m, nil
 }
