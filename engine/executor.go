@@ -447,7 +447,9 @@ func (x *execution) run() result {
 				ea := d // a copy, so that d does not escape on every receive
 				x.errAnswer = &ea
 			}
-			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) {
+			// An answer too big is the request's size: the same endpoint
+			// would send it again, at the same cost to it.
+			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) && !d.rep.tooBig {
 				x.retryOn = d.a.ep
 			}
 			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -70,7 +69,7 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		p.creates = creates
 		switch {
 		case unsupported:
-			return req, p, e.clientError(mc, tr, start, subscriptionError(req.Method)), false
+			return req, p, e.clientError(mc, tr, start, subscriptionError(req.Method, req.Params)), false
 		case idParam >= 0:
 			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
@@ -222,15 +221,4 @@ func (e *Engine) trackFilter(req *jsonrpc.Request, creates bool, id string, res 
 		e.filters.unpin(id)
 	}
 	return res
-}
-
-// subscriptionError answers a subscription call with geth's code and words
-// over HTTP (-32601 "notifications not supported", -32000 "subscription not
-// found"), which clients already know, and says why.
-func subscriptionError(method string) *jsonrpc.Error {
-	const why = ": rpcdash serves JSON-RPC over HTTP only, which has no subscriptions"
-	if strings.EqualFold(method, "eth_unsubscribe") {
-		return &jsonrpc.Error{Code: jsonrpc.CodeFilterGone, Message: "subscription not found" + why}
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "notifications not supported" + why}
 }
