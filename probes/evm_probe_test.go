@@ -188,8 +188,8 @@ func TestProbes_HeadProbeAnsweredWithoutAHeadIsLagNotInSync(t *testing.T) {
 	r.sims[1].SetMode(sim.ModeRPCError)
 
 	r.waitEvent(10*time.Second, "s1 lagging", headEvent("s1", "lagging"))
-	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.Lag <= 20 {
-		t.Fatalf("s1 without a head: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.Lag <= 20 || !strings.Contains(ep.LastError, "no head: JSON-RPC error -32000: internal failure") {
+		t.Fatalf("s1 without a head: lag_excluded=%v lag=%d last error %q", ep.LagExcluded, ep.Lag, ep.LastError)
 	}
 	for range 20 {
 		rep := r.call("eth_blockNumber")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -131,7 +132,15 @@ func (p *prober) tick(ctx context.Context) bool {
 			// Answered, but not its head (an error, a null): its head is
 			// unknown from now on, not carried on as if it kept up. No
 			// answer at all is the breaker's to judge.
-			p.eng.ObserveProbeNoHead(p.name)
+			why := res.Err
+			switch {
+			case why != "":
+			case res.Info.HasError:
+				why = fmt.Sprintf("JSON-RPC error %d: %s", res.Info.ErrCode, res.Info.ErrMessage)
+			default:
+				why = p.spec.headMethod + " answered without one"
+			}
+			p.eng.ObserveProbeNoHead(p.name, why)
 		}
 	}
 	if !ok {
