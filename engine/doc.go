@@ -35,8 +35,9 @@
 //     Events (Event, EventType, Actor);
 //   - the control API: Drain, Undrain, InjectFault (FaultSpec), ClearFault,
 //     SetHedge (HedgeUpdate, ParseDelay, AutoDelay), each by an Actor;
-//   - the probes' side: Probe, ObserveProbeHead, Exclude/Include,
-//     SetIndependence (IndependenceInfo, Warning), NeedsTrial;
+//   - the probes' side: Probe, ObserveProbeHead, ObserveProbeNoHead,
+//     Exclude/Include, SetIndependence (IndependenceInfo, Warning),
+//     NeedsTrial;
 //   - the hedging model: MethodDistribution, HedgeForecast (ForecastReport),
 //     and Forecast over a Distribution (DistributionOf builds one);
 //   - AdminClient: the admin API's client, for an attached console, bench

@@ -122,11 +122,15 @@ type endpoint struct {
 	fault  atomic.Pointer[activeFault]
 
 	// head tracking (fed by probes and by passive answers)
-	head      atomic.Int64
-	headAt    atomic.Int64 // unix nanos of the last head observation
-	topSeen   atomic.Int64 // the pool head just after that observation (lagOf)
-	headSince atomic.Int64 // unix nanos when head reached its current height
-	ahead     atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
+	head    atomic.Int64
+	headAt  atomic.Int64 // unix nanos of the last head observation
+	topSeen atomic.Int64 // the pool head just after that observation (lagOf)
+	// headLostAt: unix nanos of the first head probe answered without a
+	// head since headAt (ObserveProbeNoHead); from then on the head is no
+	// longer carried forward at the pace (lagOf).
+	headLostAt atomic.Int64
+	headSince  atomic.Int64 // unix nanos when head reached its current height
+	ahead      atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
 	// While ahead (headTracker.mu held): the pool head it is counted
 	// against, its last head and how often it rose since (poolStuckBehind).
 	aheadTop, aheadLast int64

@@ -230,13 +230,22 @@ func (e *Engine) lagOf(ep *endpoint) int64 {
 	if h == 0 || top == 0 {
 		return 0
 	}
-	if e.heads.blocksPerSecond() == 0 && ep.headAt.Load() < e.heads.topAt.Load() {
+	// A probe asked for the head since and got none: the blocks made after
+	// that are not credited, or a node whose eth_blockNumber fails while
+	// its other reads answer would show lag 0 for ever.
+	lost := ep.headLostAt.Load()
+	headLost := lost > ep.headAt.Load()
+	if e.heads.blocksPerSecond() == 0 && ep.headAt.Load() < e.heads.topAt.Load() && !headLost {
 		return max(min(ep.topSeen.Load(), top)-h, 0)
 	}
 	// Every block the chain may have made since is credited (ceil): a
 	// block boundary between the two sightings is not lag, and counting
 	// it showed healthy endpoints one block behind on every other tick.
 	// Lag is what is proven; a frozen head still shows at its next probe.
-	h += e.heads.carried(e.heads.topAt.Load() - ep.headAt.Load())
+	upTo := e.heads.topAt.Load()
+	if headLost {
+		upTo = min(upTo, lost)
+	}
+	h += e.heads.carried(upTo - ep.headAt.Load())
 	return max(top-h, 0)
 }

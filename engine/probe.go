@@ -249,6 +249,27 @@ func (e *Engine) ObserveProbeHead(name string, head int64) {
 	e.observeHead(ep, head, true)
 }
 
+// ObserveProbeNoHead records a head probe answered without a head (a
+// JSON-RPC error, a null): the endpoint can no longer be taken to keep up.
+// Its last head stops being carried forward at the pace, so its lag grows
+// with the pool head's and the lag rule takes it out of tip-dependent reads
+// past chain.max_head_lag; the run of in-bound probes towards readmission
+// starts again. why (the answer's error) is its last error, once per loss,
+// so that the lag it shows has its reason beside it.
+func (e *Engine) ObserveProbeNoHead(name, why string) {
+	ep, ok := e.byName[name]
+	if !ok {
+		return
+	}
+	if ep.headLostAt.Load() <= ep.headAt.Load() { // the first since its last head
+		now := e.now()
+		ep.headLostAt.Store(now.UnixNano())
+		ep.setLastError("probe: no head: "+why, now)
+	}
+	ep.lagGood.Store(0)
+	e.evaluateLag(ep, false)
+}
+
 // evaluateLag re-checks ep; probe says whether this observation counts
 // towards readmission.
 func (e *Engine) evaluateLag(ep *endpoint, probe bool) {

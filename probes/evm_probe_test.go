@@ -172,3 +172,36 @@ func TestProbes_WrongChainEndpointReadmittedWhenItReconnectsOnThePoolsChain(t *t
 		t.Fatalf("flip still excluded: %q", ep.Exclusions)
 	}
 }
+
+// A node whose eth_blockNumber fails while its other reads answer gives no
+// head to its probes. Its last head used to be carried forward at the pace
+// for ever: lag 0, in sync, taking tip-dependent reads (and a third of the
+// clients' eth_blockNumber calls got its error) with its head unknown for
+// as long as it lasted.
+func TestProbes_HeadProbeAnsweredWithoutAHeadIsLagNotInSync(t *testing.T) {
+	r := newRig(t, nil, sim.Config{ChainID: 1}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
+	r.waitHeads()
+	// An error its breaker does not count (the node answered): the lag
+	// rule is all that can take it out of tip-dependent reads.
+	r.sims[1].SetRPCError(-32000, "internal failure")
+	r.sims[1].SetRPCErrorMethods([]string{"eth_blockNumber"})
+	r.sims[1].SetMode(sim.ModeRPCError)
+
+	r.waitEvent(10*time.Second, "s1 lagging", headEvent("s1", "lagging"))
+	if ep := r.endpoint("s1"); !ep.LagExcluded || ep.Lag <= 20 || !strings.Contains(ep.LastError, "no head: JSON-RPC error -32000: internal failure") {
+		t.Fatalf("s1 without a head: lag_excluded=%v lag=%d last error %q", ep.LagExcluded, ep.Lag, ep.LastError)
+	}
+	for range 20 {
+		rep := r.call("eth_blockNumber")
+		r.mustAnswer(rep)
+		if rep.endpoint == "s1" {
+			t.Fatalf("eth_blockNumber went to s1, whose head is unknown: %s", rep.body)
+		}
+	}
+
+	r.sims[1].SetMode(sim.ModeNormal)
+	r.waitEvent(10*time.Second, "s1 in-sync", headEvent("s1", "in-sync"))
+	if ep := r.endpoint("s1"); ep.LagExcluded || !ep.Routable || ep.Lag > 20 {
+		t.Fatalf("s1 with its head back: lag_excluded=%v routable=%v lag=%d", ep.LagExcluded, ep.Routable, ep.Lag)
+	}
+}

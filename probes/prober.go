@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -124,11 +125,26 @@ func (p *prober) tick(ctx context.Context) bool {
 	}
 
 	res, ok := p.probe(ctx, p.spec.headMethod)
+	if !p.ids.isWrong(p.name) {
+		if head, valid := p.spec.parseHead(res.Body); ok && valid {
+			p.eng.ObserveProbeHead(p.name, head)
+		} else if res.Info.Valid {
+			// Answered, but not its head (an error, a null): its head is
+			// unknown from now on, not carried on as if it kept up. No
+			// answer at all is the breaker's to judge.
+			why := res.Err
+			switch {
+			case why != "":
+			case res.Info.HasError:
+				why = fmt.Sprintf("JSON-RPC error %d: %s", res.Info.ErrCode, res.Info.ErrMessage)
+			default:
+				why = p.spec.headMethod + " answered without one"
+			}
+			p.eng.ObserveProbeNoHead(p.name, why)
+		}
+	}
 	if !ok {
 		return ctx.Err() == nil
-	}
-	if head, valid := p.spec.parseHead(res.Body); valid && !p.ids.isWrong(p.name) {
-		p.eng.ObserveProbeHead(p.name, head)
 	}
 
 	if p.spec.healthMethod != "" {
