@@ -137,6 +137,7 @@ type endpoint struct {
 	aheadRises          int
 	lagExcluded         atomic.Bool
 	lagGood             atomic.Int64 // consecutive probes within the lag bound while excluded
+	healthyGood         atomic.Int64 // consecutive healthy probes while excluded as unhealthy
 	staleHead           atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
 	domain              atomic.Pointer[string]
 

@@ -318,6 +318,9 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	}
 	ep.exclusions[kind] = reason
 	ep.mu.Unlock()
+	if kind == ExcludeUnhealthy {
+		ep.healthyGood.Store(0)
+	}
 	if kind == ExcludeWrongChain {
 		e.forgetHead(ep)
 	}
@@ -333,19 +336,32 @@ func (ep *endpoint) excluded(kind string) bool {
 	return ok
 }
 
-// Include lifts an exclusion of the given kind.
+// Include lifts an exclusion of the given kind. An unhealthy endpoint is
+// let back in with hysteresis, as a lagging one is: after probes.recover
+// healthy probes in a row (a Solana node hovering at its "behind" mark
+// went in and out on every probe).
 func (e *Engine) Include(name, kind string) {
 	ep, ok := e.byName[name]
 	if !ok || kind == ExcludeAhead {
 		return
 	}
+	need := e.cfg.Probes.Recover
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
+	if had && kind == ExcludeUnhealthy && ep.healthyGood.Add(1) < int64(need) {
+		ep.mu.Unlock()
+		return
+	}
 	delete(ep.exclusions, kind)
 	ep.mu.Unlock()
-	if had {
-		e.events.add(Event{Type: EventHead, Endpoint: name, From: kind, Message: "readmitted: " + kind + " cleared"})
+	if !had {
+		return
 	}
+	msg := "readmitted: " + kind + " cleared"
+	if kind == ExcludeUnhealthy {
+		msg += fmt.Sprintf(" after %d %s in a row (probes.recover)", need, plural(need, "healthy probe", "healthy probes"))
+	}
+	e.events.add(Event{Type: EventHead, Endpoint: name, From: kind, Message: msg})
 }
 
 // exclusionList returns the endpoint's exclusions as "kind: reason", sorted.
