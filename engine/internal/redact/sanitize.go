@@ -23,7 +23,7 @@ func Sanitize(s string, max int) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 || !unicode.IsPrint(r) {
+		if !shown(r, n) {
 			clean = false
 			break
 		}
@@ -40,10 +40,34 @@ func Sanitize(s string, max int) string {
 			b.WriteString("… (" + strconv.Itoa(len(s)-i) + " bytes cut)")
 			break
 		}
-		if r == utf8.RuneError && n <= 1 || !unicode.IsPrint(r) {
+		if !shown(r, n) {
 			b.WriteByte('?')
 		} else {
 			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// shown says whether rune r, n bytes long as decoded, may reach a screen:
+// valid UTF-8 and printable.
+func shown(r rune, n int) bool {
+	return !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r)
+}
+
+// Lines is s with every character Sanitize replaces replaced by '?' but
+// newlines and tabs, and nothing cut: multi-line text (a status table)
+// made fit for a terminal.
+func Lines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == '\n' || r == '\t' || shown(r, n) {
+			b.WriteString(s[i : i+n])
+		} else {
+			b.WriteByte('?')
 		}
 		i += n
 	}
