@@ -51,6 +51,9 @@ type endpoint struct {
 	// exclusions are reasons found by probes (wrong chain, unhealthy) that
 	// keep the endpoint out of routing until they clear.
 	exclusions map[string]string
+	// healthyGood counts the healthy probes in a row while excluded as
+	// unhealthy (Include); guarded by mu, as exclusions are.
+	healthyGood int
 
 	acct     counts
 	inflight atomic.Int64 // attempts in flight: an upstream batch's calls each
@@ -137,7 +140,6 @@ type endpoint struct {
 	aheadRises          int
 	lagExcluded         atomic.Bool
 	lagGood             atomic.Int64 // consecutive probes within the lag bound while excluded
-	healthyGood         atomic.Int64 // consecutive healthy probes while excluded as unhealthy
 	staleHead           atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
 	domain              atomic.Pointer[string]
 

@@ -317,10 +317,10 @@ func (e *Engine) Exclude(name, kind, reason string) {
 		ep.exclusions = map[string]string{}
 	}
 	ep.exclusions[kind] = reason
-	ep.mu.Unlock()
 	if kind == ExcludeUnhealthy {
-		ep.healthyGood.Store(0)
+		ep.healthyGood = 0
 	}
+	ep.mu.Unlock()
 	if kind == ExcludeWrongChain {
 		e.forgetHead(ep)
 	}
@@ -348,9 +348,11 @@ func (e *Engine) Include(name, kind string) {
 	need := e.cfg.Probes.Recover
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
-	if had && kind == ExcludeUnhealthy && ep.healthyGood.Add(1) < int64(need) {
-		ep.mu.Unlock()
-		return
+	if had && kind == ExcludeUnhealthy {
+		if ep.healthyGood++; ep.healthyGood < need {
+			ep.mu.Unlock()
+			return
+		}
 	}
 	delete(ep.exclusions, kind)
 	ep.mu.Unlock()
