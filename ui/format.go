@@ -2,13 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // Numbers are printed in fixed widths, right-aligned, so that nothing on
@@ -150,7 +149,7 @@ func fmtDelay(d time.Duration) string {
 // quantileLabel names a quantile as a percentile, "p95", "p97.5",
 // "p99.9": rounded to a whole one, 0.999 read p100 and 0.975 p98.
 func quantileLabel(q float64) string {
-	return "p" + strconv.FormatFloat(math.Round(q*1e4)/100, 'f', -1, 64)
+	return "p" + strings.TrimSuffix(engine.ShareLabel(q), "%")
 }
 
 // pad right-aligns s in w cells (cut when longer).
