@@ -125,8 +125,8 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	if s.Hedge.Enabled && s.Hedge.Paused {
 		hedging = "paused"
 	}
-	fmt.Fprintf(w, "%d/%d endpoints routable%s, %d requests in flight, hedging %s (delay %s)\n",
-		s.Routable, s.Serving(), shadows, s.InFlight, hedging, delay)
+	fmt.Fprintf(w, "%d/%d endpoints routable%s, %s in flight, hedging %s (delay %s)\n",
+		s.Routable, s.Serving(), shadows, engine.Count(s.InFlight, "request"), hedging, delay)
 	printEndpointTable(w, s.Endpoints, width)
 	for _, ep := range s.Endpoints {
 		if sh := ep.Shadow; sh != nil {

@@ -59,3 +59,16 @@ func TestStatus_SaysWhatIsInForceAcrossThePool(t *testing.T) {
 		t.Fatalf("hedging disabled:\n%s", out)
 	}
 }
+
+// The summary line's count agrees with its noun: "1 requests in flight"
+// was on it.
+func TestStatus_SummaryLineCountsRequestsInWords(t *testing.T) {
+	for n, want := range map[int64]string{0: ", 0 requests in flight,", 1: ", 1 request in flight,", 2: ", 2 requests in flight,"} {
+		s := engine.Snapshot{Endpoints: []engine.EndpointSnapshot{{Name: "alpha", Routable: true}}, Routable: 1, InFlight: n}
+		var b bytes.Buffer
+		printStatus(&b, s, 120)
+		if line, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(line, want) {
+			t.Errorf("%d in flight: %q, want it to contain %q", n, line, want)
+		}
+	}
+}

@@ -194,7 +194,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 		if n := ep.Breaker.Reopens - reopens0; n > readmitReopens {
 			d.readmitEvidence(ctx, s)
 			return fail(s, "%s's breaker trials kept failing after the fault was cleared: it reopened %s since, %s; routable %v, lag-excluded %v, backing off %v",
-				d.endpoint, plural(int64(n), "time"), cooldownWords(ep.Breaker, d.settings.BreakerCooldown), ep.Routable, ep.LagExcluded, !ep.BackoffUntil.IsZero())
+				d.endpoint, engine.Count(int64(n), "time"), cooldownWords(ep.Breaker, d.settings.BreakerCooldown), ep.Routable, ep.LagExcluded, !ep.BackoffUntil.IsZero())
 		}
 		if now.After(w.until) {
 			d.readmitEvidence(ctx, s)

@@ -154,22 +154,22 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	if limit >= 0 && d.load != nil && failed > limit+busy+inFlightSlack {
 		if busy > 0 {
 			return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures), plus %d for the other clients' %s in flight as the fault came (a success starts the run of failures again; as many may be in flight at the cut), plus %d of the drill's and the probes'",
-				d.endpoint, how, plural(failed, what), limit, busy, plural(others, "attempt"), inFlightSlack)
+				d.endpoint, how, engine.Count(failed, what), limit, busy, engine.Count(others, "attempt"), inFlightSlack)
 		}
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (breaker.failures) plus %d that may have been in flight",
-			d.endpoint, how, plural(failed, what), limit, inFlightSlack)
+			d.endpoint, how, engine.Count(failed, what), limit, inFlightSlack)
 	}
 	if hidden := bound.outrun; hidden >= 0 && d.load != nil && outrun > hidden+inFlightSlack {
 		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (2 × breaker.failures) plus %d that may have been in flight",
-			d.endpoint, how, plural(outrun, "outrun attempt"), hidden, inFlightSlack)
+			d.endpoint, how, engine.Count(outrun, "outrun attempt"), hidden, inFlightSlack)
 	}
 	switch {
 	case d.cfg.Mode == "http429" && failed == 0:
 		// A probe met the 429 first: it backs off the whole endpoint.
 		s.Summary = fmt.Sprintf("%s cut out by a probe's HTTP 429 before any client attempt reached it (%s), %s after the fault", d.endpoint, how, took)
 	case limit >= 0:
-		after := plural(failed, what)
-		if hidden := plural(outrun, "attempt") + " outrun by hedges"; outrun > 0 && d.cfg.Mode != "http429" {
+		after := engine.Count(failed, what)
+		if hidden := engine.Count(outrun, "attempt") + " outrun by hedges"; outrun > 0 && d.cfg.Mode != "http429" {
 			if failed == 0 {
 				after = hidden
 			} else {
@@ -232,7 +232,7 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 	if !ownLoad {
 		return how + " (the attempts it takes first are not bounded without the drill's own reads)"
 	}
-	s := how + " within " + plural(b.limit, b.what)
+	s := how + " within " + engine.Count(b.limit, b.what)
 	if mode != "http429" {
 		s = fmt.Sprintf("%s within breaker.failures (%d) %ss", how, b.limit, b.what)
 	}
@@ -365,13 +365,6 @@ func countsOf(by map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", name, by[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // overdue counts the attempts (probes included) that passed their deadline

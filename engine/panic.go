@@ -169,10 +169,10 @@ func (e *Engine) leftOutOfPool(pool int) string {
 		parts = append(parts, fmt.Sprintf("%d on the wrong chain", wrongChain))
 	}
 	if standbys > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", standbys, plural(standbys, "standby", "standbys")))
+		parts = append(parts, fmt.Sprintf("%d %s", standbys, Plural(standbys, "standby", "standbys")))
 	}
 	if canaries > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", canaries, plural(canaries, "canary", "canaries")))
+		parts = append(parts, fmt.Sprintf("%d %s", canaries, Plural(canaries, "canary", "canaries")))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -361,7 +361,7 @@ func (e *Engine) Include(name, kind string) {
 	}
 	msg := "readmitted: " + kind + " cleared"
 	if kind == ExcludeUnhealthy {
-		msg += fmt.Sprintf(" after %d %s in a row (probes.recover)", need, plural(need, "healthy probe", "healthy probes"))
+		msg += fmt.Sprintf(" after %d %s in a row (probes.recover)", need, Plural(need, "healthy probe", "healthy probes"))
 	}
 	e.events.add(Event{Type: EventHead, Endpoint: name, From: kind, Message: msg})
 }

@@ -161,7 +161,7 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64, fo
 		if n := e.filters.heldBy(ep); n > 0 && (next.role == RoleShadow || next.role == RoleStandby) {
 			// A filter's state lives only where it was created (pinned,
 			// not ranked): its polls keep going there.
-			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, plural(n, "filter", "filters"), plural(n, "is", "are"))
+			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, Plural(n, "filter", "filters"), Plural(n, "is", "are"))
 		}
 		if promoting {
 			msg += "; " + promo.eventText()

@@ -102,7 +102,7 @@ func (e *Engine) standbyOn(why string, names []string) {
 	s.active.Store(true)
 	s.mu.Unlock()
 	e.events.add(Event{Type: EventPool, From: "primaries", To: "standby",
-		Message: why + ": standby " + strings.Join(names, ", ") + " " + plural(len(names), "takes", "take") + " traffic"})
+		Message: why + ": standby " + strings.Join(names, ", ") + " " + Plural(len(names), "takes", "take") + " traffic"})
 }
 
 // settleStandby is the periodic upkeep (watch): standbys come in when the
@@ -139,7 +139,7 @@ func (e *Engine) settleStandby(now time.Time, p primaryCount) {
 		}
 	}
 	e.standbyOff(fmt.Sprintf("primaries routable %d of %d: standby %s %s no new traffic (in-flight requests finish)",
-		p.ready, p.pool, strings.Join(names, ", "), plural(len(names), "takes", "take")))
+		p.ready, p.pool, strings.Join(names, ", "), Plural(len(names), "takes", "take")))
 }
 
 // standbyOff ends the standby state with its event (once).

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // GroupDomains puts endpoints that share an IP, an IPv4 /24, an IPv6 /48, an
@@ -160,13 +162,13 @@ func (s sharedFacts) warnings(a, b string) []Warning {
 		out = append(out, Warning{Endpoints: []string{a, b}, Reason: reason, Text: a + " and " + b + " " + text})
 	}
 	if len(s.ips) > 0 {
-		add(ReasonIP, fmt.Sprintf("resolve to the same %s %s: one outage takes both", plural(len(s.ips), "IP", "IPs"), joinAnd(s.ips)))
+		add(ReasonIP, fmt.Sprintf("resolve to the same %s %s: one outage takes both", engine.Plural(len(s.ips), "IP", "IPs"), joinAnd(s.ips)))
 	}
 	if len(s.p24) > 0 {
-		add(ReasonPrefix24, fmt.Sprintf("share the IPv4 %s %s: likely one site or load balancer, one outage can take both", plural(len(s.p24), "network", "networks"), joinAnd(s.p24)))
+		add(ReasonPrefix24, fmt.Sprintf("share the IPv4 %s %s: likely one site or load balancer, one outage can take both", engine.Plural(len(s.p24), "network", "networks"), joinAnd(s.p24)))
 	}
 	if len(s.p48) > 0 {
-		add(ReasonPrefix48, fmt.Sprintf("share the IPv6 %s %s: likely one site or load balancer, one outage can take both", plural(len(s.p48), "network", "networks"), joinAnd(s.p48)))
+		add(ReasonPrefix48, fmt.Sprintf("share the IPv6 %s %s: likely one site or load balancer, one outage can take both", engine.Plural(len(s.p48), "network", "networks"), joinAnd(s.p48)))
 	}
 	if len(s.asns) > 0 {
 		add(ReasonASN, fmt.Sprintf("share %s: one outage takes both", joinAnd(s.asns)))
@@ -272,11 +274,4 @@ func joinAnd(items []string) string {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -227,7 +227,7 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 	if ep.InFlight == 1 {
 		finish = "finishes"
 	}
-	others := plural(left, "other endpoint")
+	others := engine.Count(left, "other endpoint")
 	switch left {
 	case 0:
 		others, stay = "No other endpoint", "stays"
@@ -235,13 +235,13 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		stay = "stays"
 	}
 	q := fmt.Sprintf("Drain %s? It gets no new requests until undrained (d again); its %s in flight %s. %s %s routable.",
-		ep.Name, plural(ep.InFlight, "request"), finish, others, stay)
+		ep.Name, engine.Count(ep.InFlight, "request"), finish, others, stay)
 	switch {
 	case left == 0 && len(resort) == 0:
 		q += " WARNING: no endpoint would be left to route to: every request fails."
 	case left == 0:
 		q += fmt.Sprintf(" WARNING: panic routing would send every request to the %s left, least bad first (%s).",
-			plural(len(resort), "endpoint"), strings.Join(resort, "; "))
+			engine.Count(len(resort), "endpoint"), strings.Join(resort, "; "))
 	}
 	switch {
 	case m.fetchErr != nil:

@@ -44,9 +44,9 @@ func (m Model) detailLines(width int) []string {
 		}
 		line += ")"
 	case engine.BreakerHalfOpen:
-		line += "  " + plural(b.TrialSuccesses, "trial success") + " so far"
+		line += "  " + engine.Count(b.TrialSuccesses, "trial success") + " so far"
 	default:
-		line += "  " + plural(b.ConsecutiveFailures, "consecutive failure")
+		line += "  " + engine.Count(b.ConsecutiveFailures, "consecutive failure")
 		if b.HeldClosed {
 			line += st.warn.Render("  held closed by breaker.max_open_share: it failed enough to open, but breakers may not take more of the pool out; ranked last")
 		}
@@ -152,7 +152,7 @@ func (m Model) detailPane(width, rows int) string {
 	lines := m.detailLines(width)
 	if len(lines) > rows && rows > 0 {
 		more := len(lines) - rows + 1
-		lines = append(lines[:rows-1], m.styles.faint.Render(fit(fmt.Sprintf("… %s: enter shows them all", plural(more, "more line")), width)))
+		lines = append(lines[:rows-1], m.styles.faint.Render(fit(fmt.Sprintf("… %s: enter shows them all", engine.Count(more, "more line")), width)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -258,9 +258,9 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 // share it leaves to the breaker.
 func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
 	if score.Attempts < score.MinAttempts {
-		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, plural(ep.Rates.Attempts, "attempt"), score.MinAttempts)
+		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, engine.Count(ep.Rates.Attempts, "attempt"), score.MinAttempts)
 	}
-	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, plural(score.Attempts, "attempt"))
+	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, engine.Count(score.Attempts, "attempt"))
 }
 
 // latencyLine is the endpoint's latency percentiles over the stats window,
@@ -275,7 +275,7 @@ func latencyLine(l engine.LatencyStats) string {
 	for i, name := range [...]string{engine.PctP50: "p50", engine.PctP90: "p90", engine.PctP95: "p95", engine.PctP99: "p99", engine.PctP999: "p99.9"} {
 		fmt.Fprintf(&b, " %s %s", name, boundText(l.Percentile(i), l.LowerBound(i)))
 	}
-	fmt.Fprintf(&b, " over %s", plural(int(l.Count), "answer"))
+	fmt.Fprintf(&b, " over %s", engine.Count(int(l.Count), "answer"))
 	if l.Censored > 0 {
 		fmt.Fprintf(&b, ", %d cut short", l.Censored)
 	}

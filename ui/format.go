@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rpcdash/rpcdash/engine"
 )
 
@@ -183,15 +184,4 @@ func fitName(s string, w int) string {
 	}
 	tail := (w - 1) / 2
 	return ansi.Truncate(s, w-1-tail, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
-}
-
-// plural is n and the noun, "s" added unless n is 1: "1 line", "3 lines".
-func plural[N ~int | ~int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "s") {
-		return fmt.Sprintf("%d %ses", n, noun) // successes, not successs
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

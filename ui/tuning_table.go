@@ -286,7 +286,7 @@ func (m Model) clipFoot(items [][]string, width, n int) []string {
 					out[len(out)-1] = fit(ansi.Truncate(last, keep, "")+" …", width)
 				}
 				more := len(all) - len(out)
-				return append(out, m.styles.faint.Render(fit(fmt.Sprintf("… %s (a taller terminal shows them)", plural(more, "more line")), width)))
+				return append(out, m.styles.faint.Render(fit(fmt.Sprintf("… %s (a taller terminal shows them)", engine.Count(more, "more line")), width)))
 			}
 			out = append(out, l)
 		}

@@ -629,8 +629,8 @@ func TestView_OneAndManyInWords(t *testing.T) {
 	// A noun ending in s: "0 trial successs so far" was on a half-open
 	// endpoint's detail.
 	for n, want := range map[int]string{0: "0 trial successes", 1: "1 trial success", 2: "2 trial successes"} {
-		if got := plural(n, "trial success"); got != want {
-			t.Errorf("plural(%d): %q, want %q", n, got, want)
+		if got := engine.Count(n, "trial success"); got != want {
+			t.Errorf("engine.Count(%d): %q, want %q", n, got, want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // View draws the model; it never waits and never changes anything.
@@ -274,7 +276,7 @@ func (m Model) clipLines(s string, n int) string {
 		return s
 	}
 	more := len(lines) - n + 1
-	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %s (a taller terminal shows them)", plural(more, "more line")))), "\n")
+	return strings.Join(append(lines[:n-1], m.styles.faint.Render(fmt.Sprintf("… %s (a taller terminal shows them)", engine.Count(more, "more line")))), "\n")
 }
 
 func (m Model) faultMenuView(width int) string {
