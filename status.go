@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -150,8 +152,8 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 		if a.Hedge != nil {
 			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
 		}
-		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) delay %s\n",
-			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, delay)
+		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) delay %s%s\n",
+			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, delay, refusedWords(a.HedgesRefused))
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintln(w, "warning:", warn.Text)
@@ -194,4 +196,17 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// refusedWords is "; due, not sent: budget 4, queue 8" for a method's
+// refused hedges by reason, "" when none was.
+func refusedWords(refused map[string]int64) string {
+	if len(refused) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(refused))
+	for _, why := range slices.Sorted(maps.Keys(refused)) {
+		parts = append(parts, fmt.Sprintf("%s %d", why, refused[why]))
+	}
+	return "; due, not sent: " + strings.Join(parts, ", ")
 }

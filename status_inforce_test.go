@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,21 @@ func TestStatus_SummaryLineCountsRequestsInWords(t *testing.T) {
 		if line, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(line, want) {
 			t.Errorf("%d in flight: %q, want it to contain %q", n, line, want)
 		}
+	}
+}
+
+// A method's line says which of its due hedges were not sent and why, so
+// that "hedging is on but not firing" has its answer in the table.
+func TestStatus_MethodLineSaysWhyDueHedgesWereNotSent(t *testing.T) {
+	s := engine.Snapshot{Endpoints: []engine.EndpointSnapshot{{Name: "alpha", Routable: true}}, Routable: 1, Methods: map[string]engine.MethodStatus{
+		"eth_call":       {AccountSnapshot: engine.AccountSnapshot{Requests: 40, HedgesRefused: map[string]int64{"queue": 8, "budget": 4}}},
+		"eth_getBalance": {AccountSnapshot: engine.AccountSnapshot{Requests: 9}},
+	}}
+	var b bytes.Buffer
+	printStatus(&b, s, 120)
+	out := b.String()
+	if !regexp.MustCompile(`(?m)^  eth_call .*; due, not sent: budget 4, queue 8$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  eth_getBalance .* delay $`).MatchString(out) {
+		t.Fatalf("method lines:\n%s", out)
 	}
 }

@@ -65,14 +65,22 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 	if off.HedgedShare != 0 || off.Amplification > 1.1 || off.Wasted == nil || off.Wasted.Cancelled > off.Upstream-450 || off.ModelP99MS != nil {
 		t.Errorf("off: hedged %v, amplification %v, wasted %+v", off.HedgedShare, off.Amplification, off.Wasted)
 	}
-	// A real zero delay with the budget lifted: (nearly) every read is
-	// duplicated at once, and the losers' work shows as waste. How many
-	// losers are still running when the winner answers (cancelled at the
-	// sims, rather than finished) depends on how busy the machine is: 146 of
-	// 450 on a loaded one, over 200 on an idle one; any shows the waste.
-	if immediate.DelayMS == nil || *immediate.DelayMS != 0 || immediate.HedgedShare < 0.9 || immediate.Amplification < 1.9 ||
-		immediate.Wasted == nil || immediate.Wasted.Cancelled == 0 || immediate.Wasted.Seconds <= 0 {
-		t.Errorf("immediate: delay %v, hedged %v, amplification %v, wasted %+v", immediate.DelayMS, immediate.HedgedShare, immediate.Amplification, immediate.Wasted)
+	// A real zero delay with the budget lifted: every read is duplicated
+	// at once, or its hedge was held back by a guard (the queue guard, the
+	// saturation guard, rpcdash stalled: on a loaded machine the sims slow
+	// down and queue, and 18 % to 80 % of the reads were held), and the row
+	// says which; none for the budget. The losers' work shows as waste: how
+	// many are still running when the winner answers (cancelled at the
+	// sims, rather than finished) depends on how busy the machine is.
+	held := immediate.HedgesRefused["late"] + immediate.HedgesRefused["queue"] + immediate.HedgesRefused["paused"]
+	if immediate.DelayMS == nil || *immediate.DelayMS != 0 || immediate.HedgesRefused["budget"] != 0 ||
+		immediate.HedgedShare+float64(held)/450 < 0.9 || immediate.Amplification < 1+immediate.HedgedShare-0.02 ||
+		immediate.Wasted == nil || immediate.Wasted.Seconds <= 0 || immediate.HedgedShare >= 0.1 && immediate.Wasted.Cancelled == 0 {
+		t.Errorf("immediate: delay %v, hedged %v, refused %v, amplification %v, wasted %+v", immediate.DelayMS, immediate.HedgedShare,
+			immediate.HedgesRefused, immediate.Amplification, immediate.Wasted)
+	}
+	if warned := slices.ContainsFunc(immediate.Warnings, func(w string) bool { return strings.HasPrefix(w, "hedges held back: of 450 calls") }); warned != (held > 0) {
+		t.Errorf("immediate: %d held back, warnings %q", held, immediate.Warnings)
 	}
 	// The budget (10 % plus a burst of 10) bounds the delayed rows.
 	for _, r := range []bench.Row{fixed, auto} {
@@ -83,14 +91,14 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 			t.Errorf("%s: delay %v, model %v", r.Policy, r.DelayMS, r.ModelP99MS)
 		}
 	}
-	if *fixed.DelayMS != 30 || auto.DelayMaxMS < auto.DelayMinMS || *auto.DelayMS <= 0 {
-		t.Errorf("delays: fixed %v, auto %v (%v–%v)", *fixed.DelayMS, *auto.DelayMS, auto.DelayMinMS, auto.DelayMaxMS)
+	if fixed.DelayMS == nil || *fixed.DelayMS != 30 || auto.DelayMS == nil || auto.DelayMaxMS < auto.DelayMinMS || *auto.DelayMS <= 0 {
+		t.Fatalf("delays: fixed %v, auto %v (%v–%v)", fixed.DelayMS, auto.DelayMS, auto.DelayMinMS, auto.DelayMaxMS)
 	}
 	// The unhedged p99 sits in the 100–200 ms tail; by the model,
 	// duplicating at once puts it in the body. (What the run itself shows
 	// is bench's figures' business, not a unit test's.)
-	if direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P99/2 {
-		t.Errorf("p99: direct %.1f, model at 0 ms %.1f", direct.Calls.P99, *immediate.ModelP99MS)
+	if immediate.ModelP99MS == nil || direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P99/2 {
+		t.Errorf("p99: direct %.1f, model at 0 ms %v", direct.Calls.P99, immediate.ModelP99MS)
 	}
 
 	// The same comparison in every format.

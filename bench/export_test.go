@@ -16,6 +16,8 @@ var (
 	Amplification    = amplification
 	LoadCheck        = loadCheck
 	GeneratorWarning = generatorWarning
+	RefusedBetween   = refusedBetween
+	HeldBackWarning  = heldBackWarning
 	UniqueParams     = uniqueParams
 	Summarize        = summarize
 )

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -128,6 +129,49 @@ func wastedBetween(before, after map[string]engine.MethodStatus, methods []strin
 		w.Seconds += (after[m].LoserTime - before[m].LoserTime).Seconds()
 	}
 	return w
+}
+
+// refusedBetween is, by reason, how many calls of the methods had a due
+// hedge not sent over a span (the engine's hedges_refused); nil when none.
+func refusedBetween(before, after map[string]engine.MethodStatus, methods []string) map[string]int64 {
+	var out map[string]int64
+	for _, m := range methods {
+		for why, n := range after[m].HedgesRefused {
+			if d := n - before[m].HedgesRefused[why]; d > 0 {
+				if out == nil {
+					out = map[string]int64{}
+				}
+				out[why] += d
+			}
+		}
+	}
+	return out
+}
+
+// heldBackWhy are the refusals that mean a hedged row did not run its
+// policy as written: a guard held its hedges for the state of the machine
+// or of the pool. The budget and hedge.max_outstanding are the row's own
+// limits, and the model column already weighs the budget.
+var heldBackWhy = []struct{ reason, means string }{
+	{"late", "the hedge timer fired late: rpcdash itself stalled on a busy machine"},
+	{"queue", "the queue guard: most endpoints queued"},
+	{"paused", "the saturation guard: hedge.max_inflight or hedge.pause_error_rate"},
+}
+
+// heldBackWarning says how many calls had their hedge held back by a
+// guard, by reason; "" when none was.
+func heldBackWarning(refused map[string]int64, calls int) string {
+	var parts []string
+	for _, h := range heldBackWhy {
+		if n := refused[h.reason]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d (%s)", h.reason, n, h.means))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("hedges held back: of %d calls, a due hedge was not sent then for %s; the hedged share is below what the policy alone sends",
+		calls, strings.Join(parts, ", "))
 }
 
 // lateSends are the sends that left more than lateSend after their time.

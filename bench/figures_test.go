@@ -1,12 +1,14 @@
 package bench_test
 
 import (
+	"maps"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // 1, 2, …, 1000 ms: the q-quantile is q·1000 ms, and every value counts,
@@ -135,5 +137,35 @@ func TestGeneratorWarning(t *testing.T) {
 	once[0] = 200 * time.Millisecond
 	if msg := bench.GeneratorWarning(once); !strings.Contains(msg, "200ms") {
 		t.Errorf("one stall: %q", msg)
+	}
+}
+
+// A hedged row counts, over its own span, the calls whose hedge a guard held
+// back (the instance's hedges_refused), and warns only for the guards: the
+// budget and hedge.max_outstanding are the row's own limits.
+func TestHeldBackWarning_NamesTheGuardsOverTheRowsSpan(t *testing.T) {
+	status := func(refused map[string]int64) engine.MethodStatus {
+		return engine.MethodStatus{AccountSnapshot: engine.AccountSnapshot{HedgesRefused: refused}}
+	}
+	before := map[string]engine.MethodStatus{"eth_call": status(map[string]int64{"queue": 5}), "eth_chainId": status(map[string]int64{"late": 9})}
+	after := map[string]engine.MethodStatus{
+		"eth_call":       status(map[string]int64{"queue": 12, "budget": 4}),
+		"eth_getBalance": status(map[string]int64{"late": 3, "queue": 1}),
+		"eth_chainId":    status(map[string]int64{"late": 20}), // not in the mix
+	}
+	got := bench.RefusedBetween(before, after, []string{"eth_call", "eth_getBalance"})
+	if want := map[string]int64{"queue": 8, "budget": 4, "late": 3}; !maps.Equal(got, want) {
+		t.Fatalf("refused over the row: %v, want %v", got, want)
+	}
+	msg := bench.HeldBackWarning(got, 450)
+	if !strings.HasPrefix(msg, "hedges held back: of 450 calls, a due hedge was not sent then for late 3 (") ||
+		!strings.Contains(msg, "queue 8 (the queue guard") || strings.Contains(msg, "budget") {
+		t.Fatalf("warning: %q", msg)
+	}
+	if msg := bench.HeldBackWarning(map[string]int64{"budget": 40, "max_outstanding": 2}, 450); msg != "" {
+		t.Fatalf("the row's own limits only: %q", msg)
+	}
+	if got := bench.RefusedBetween(after, after, []string{"eth_call"}); got != nil {
+		t.Fatalf("nothing over the span: %v", got)
 	}
 }

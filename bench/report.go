@@ -68,6 +68,9 @@ type Row struct {
 	Amplification float64 `json:"amplification"`
 	HedgedShare   float64 `json:"hedged_share"`
 	Wasted        *Wasted `json:"wasted,omitempty"` // nil where neither the upstreams nor the engine can be asked
+	// HedgesRefused counts, by reason, the calls whose hedge fell due and
+	// was not sent then (the instance's hedges_refused over the row).
+	HedgesRefused map[string]int64 `json:"hedges_refused,omitempty"`
 	// ModelP99MS is the hedging model's p99 at DelayMS from the baseline
 	// row; nil for unhedged rows or without a baseline. ModelExtraLoad is
 	// its extra upstream load (hedges per call: the amplification it

@@ -246,6 +246,12 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 			wasted := wastedBetween(before.methods, after.methods, methods)
 			r.Wasted = &wasted
 		}
+		if p.Hedged() {
+			r.HedgesRefused = refusedBetween(before.methods, after.methods, methods)
+			if w := heldBackWarning(r.HedgesRefused, calls); w != "" {
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
 		r.checkMethodSettings(after.methods, methods, p)
 	}
 	switch p.Kind {

@@ -32,6 +32,9 @@ type counts struct {
 	releaseNanos atomic.Int64 // cancel → release, summed over losers
 	extraCost    atomic.Uint64
 	clientErrors atomic.Int64 // requests answered with rpcdash's own error
+	// refused counts the requests whose due hedge was not sent, by
+	// hedgeRefusal (once per request and reason; hedgeSent unused).
+	refused [hedgeRefusals]atomic.Int64
 }
 
 // hedgeFired counts n hedges fired that cost units in all.
@@ -69,6 +72,11 @@ type AccountSnapshot struct {
 	MeanRelease   time.Duration // mean cancel → release of a loser
 	ExtraCost     float64       // cost units hedges added
 	ClientErrors  int64
+	// HedgesRefused counts, by reason (hedgeRefusal's names: "late",
+	// "queue", "budget", …), the requests whose hedge fell due and was not
+	// sent then; nil when none was. A request counts once per reason, and
+	// may also count as hedged: a late hedge looks again.
+	HedgesRefused map[string]int64
 	FireRate      float64 // hedges fired ÷ requests (÷ primaries for an endpoint)
 	WinRate       float64 // hedges won ÷ fired
 	Amplification float64 // attempts ÷ requests
@@ -86,6 +94,14 @@ func (c *counts) snapshot() AccountSnapshot {
 		Losers:       c.losers.Load(),
 		ExtraCost:    float64(c.extraCost.Load()) / 1000,
 		ClientErrors: c.clientErrors.Load(),
+	}
+	for why := range c.refused {
+		if n := c.refused[why].Load(); n > 0 {
+			if s.HedgesRefused == nil {
+				s.HedgesRefused = map[string]int64{}
+			}
+			s.HedgesRefused[hedgeRefusal(why).String()] = n
+		}
 	}
 	s.LoserTime = time.Duration(c.loserNanos.Load())
 	if s.Losers > 0 {
@@ -137,6 +153,9 @@ func (a *accounts) totals() AccountSnapshot {
 		t.releaseNanos.Add(c.releaseNanos.Load())
 		t.extraCost.Add(c.extraCost.Load())
 		t.clientErrors.Add(c.clientErrors.Load())
+		for why := range c.refused {
+			t.refused[why].Add(c.refused[why].Load())
+		}
 	}
 	return t.snapshot()
 }

@@ -56,7 +56,7 @@ func (x *execution) fireHedge() bool {
 	w := x.p.weight
 	why, release := e.hedge.tryFireWhy(x.p.method, w, e.inflight.Load())
 	if why != hedgeSent {
-		x.p.trace.hedgeRefused(why)
+		x.hedgeRefused(why)
 		return false
 	}
 	ep := x.launchWith(roleHedge, true, release)
@@ -66,11 +66,21 @@ func (x *execution) fireHedge() bool {
 	if ep == nil {
 		release()
 		e.hedge.refund(w)
-		x.p.trace.hedgeRefused(refusedNoEndpoint)
+		x.hedgeRefused(refusedNoEndpoint)
 		return false
 	}
 	x.countHedge(ep, w)
 	return true
+}
+
+// hedgeRefused records why a due hedge was not sent: in the request's
+// trace, and in its method's count once per reason.
+func (x *execution) hedgeRefused(why hedgeRefusal) {
+	x.p.trace.hedgeRefused(why)
+	if bit := uint16(1) << why; x.refusedSeen&bit == 0 {
+		x.refusedSeen |= bit
+		x.p.acct.refused[why].Add(1)
+	}
 }
 
 func (x *execution) countHedge(ep *endpoint, w float64) {

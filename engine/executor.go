@@ -204,6 +204,8 @@ type execution struct {
 	// explores: of hedges, the one exploring a suspect endpoint (0 or 1),
 	// which takes nothing from hedge.max_extra.
 	explores int
+	// refusedSeen: the hedgeRefusal bits counted for the request so far.
+	refusedSeen uint16
 	// rateLimited counts the attempts answered 429, refused those that met
 	// a refused connection (they reached no endpoint).
 	rateLimited, refused int
@@ -525,12 +527,12 @@ func (x *execution) run() result {
 			// waiting unread, and a hedge now adds work exactly when
 			// rpcdash cannot keep up. It looks again a delay later.
 			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) {
-				x.p.trace.hedgeRefused(refusedLate)
+				x.hedgeRefused(refusedLate)
 				armHedge()
 				continue
 			}
 			if x.rateLimited > 0 {
-				x.p.trace.hedgeRefused(refusedRateLimited)
+				x.hedgeRefused(refusedRateLimited)
 			}
 			if x.hedgesLeft() && x.rateLimited == 0 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
 				armHedge()

@@ -87,6 +87,7 @@ var (
 	descRequests  = prometheus.NewDesc("rpcdash_client_requests_total", "Client requests by method.", []string{"method"}, nil)
 	descFired     = prometheus.NewDesc("rpcdash_hedges_fired_total", "Hedges sent.", []string{"method"}, nil)
 	descWon       = prometheus.NewDesc("rpcdash_hedges_won_total", "Hedges that answered first.", []string{"method"}, nil)
+	descRefused   = prometheus.NewDesc("rpcdash_hedges_refused_total", "Requests whose hedge fell due and was not sent then, by reason (budget, max_outstanding, paused, queue, late, rate_limited, no_endpoint, untracked), once per request and reason.", []string{"method", "reason"}, nil)
 	descCost      = prometheus.NewDesc("rpcdash_hedge_extra_cost_units_total", "Cost units added by hedges.", []string{"method"}, nil)
 	descAmp       = prometheus.NewDesc("rpcdash_amplification", "Upstream attempts per client request.", []string{"method"}, nil)
 	descDelay     = prometheus.NewDesc("rpcdash_hedge_delay_seconds", "Current hedge delay and its source.", []string{"method", "source"}, nil)
@@ -108,7 +109,7 @@ type stateCollector struct{ e *Engine }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descUp, descBreaker, descDrained, descInflight, descHead, descLag, descLatency, descLatBound,
-		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descCost, descAmp, descDelay,
+		descErrRate, descFault, descLosers, descLoserTime, descRequests, descFired, descWon, descRefused, descCost, descAmp, descDelay,
 		descPaused, descTokens, descBudgetCap, descClientIn, descInfo, descWarnings, descEpFired, descEpWon} {
 		ch <- d
 	}
@@ -153,6 +154,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descRequests, float64(a.Requests), m)
 		counter(descFired, float64(a.HedgesFired), m)
 		counter(descWon, float64(a.HedgesWon), m)
+		for why, n := range a.HedgesRefused {
+			counter(descRefused, float64(n), m, why)
+		}
 		counter(descCost, a.ExtraCost, m)
 		gauge(descAmp, a.Amplification, m)
 		if a.Hedge != nil {

@@ -239,6 +239,9 @@ type requestAccountWire struct {
 	Requests int64 `json:"requests"`
 	accountWire
 	ClientErrors int64 `json:"client_errors"`
+	// HedgesRefused: requests whose due hedge was not sent, by reason;
+	// absent when none was.
+	HedgesRefused map[string]int64 `json:"hedges_refused,omitempty"`
 }
 
 type methodWire struct {

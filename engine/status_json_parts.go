@@ -133,12 +133,12 @@ func accountIn(w accountWire) AccountSnapshot {
 }
 
 func requestAccountOut(a AccountSnapshot) requestAccountWire {
-	return requestAccountWire{Requests: a.Requests, accountWire: accountOut(a), ClientErrors: a.ClientErrors}
+	return requestAccountWire{Requests: a.Requests, accountWire: accountOut(a), ClientErrors: a.ClientErrors, HedgesRefused: a.HedgesRefused}
 }
 
 func requestAccountIn(w requestAccountWire) AccountSnapshot {
 	a := accountIn(w.accountWire)
-	a.Requests, a.ClientErrors = w.Requests, w.ClientErrors
+	a.Requests, a.ClientErrors, a.HedgesRefused = w.Requests, w.ClientErrors, w.HedgesRefused
 	return a
 }
 

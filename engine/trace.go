@@ -142,6 +142,7 @@ const (
 	refusedRateLimited              // an attempt was answered 429: never hedged
 	refusedNoEndpoint               // no endpoint to send it to (hedge.same_domain, every candidate used or refusing)
 	refusedUntracked                // a method past the first maxTrackedMethods names, never hedged
+	hedgeRefusals                   // how many values there are
 )
 
 func (h hedgeRefusal) String() string {

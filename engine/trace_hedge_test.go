@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,7 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 			t.Fatalf("budget spent: want hedge_refused budget, hedge_delay_ms 20: %s", tr.raw)
 		}
 		t.Logf("%s", tr.raw)
+		wantRefusedCount(t, h, "eth_getBalance", "budget")
 	})
 	t.Run("max_outstanding", func(t *testing.T) {
 		h := newHarness(t, func(c *engine.Config) {
@@ -151,6 +153,7 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 			t.Fatalf("one hedge of the method in flight, max_outstanding 1: %s", tr.raw)
 		}
 		t.Logf("%s", tr.raw)
+		wantRefusedCount(t, h, "eth_getBalance", "max_outstanding")
 	})
 	t.Run("paused", func(t *testing.T) {
 		h := newHarness(t, func(c *engine.Config) {
@@ -168,6 +171,7 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 			t.Fatalf("2 requests in flight, hedge.max_inflight 1: %s", tr.raw)
 		}
 		t.Logf("%s", tr.raw)
+		wantRefusedCount(t, h, "eth_getBalance", "paused")
 	})
 	t.Run("rate_limited", func(t *testing.T) {
 		// The 429 comes back well within the 100 ms delay; the failover
@@ -181,6 +185,7 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 			t.Fatalf("primary answered 429: %s", tr.raw)
 		}
 		t.Logf("%s", tr.raw)
+		wantRefusedCount(t, h, "eth_getBalance", "rate_limited")
 	})
 	t.Run("no_endpoint", func(t *testing.T) {
 		h := newHarness(t, func(c *engine.Config) {
@@ -195,6 +200,7 @@ func TestTrace_SaysWhyADueHedgeWasNotSent(t *testing.T) {
 			t.Fatalf("only the primary's failure domain left, same_domain false: %s", tr.raw)
 		}
 		t.Logf("%s", tr.raw)
+		wantRefusedCount(t, h, "eth_getBalance", "no_endpoint")
 	})
 }
 
@@ -229,6 +235,23 @@ func TestTrace_SaysTheQueueGuardHeldItsHedge(t *testing.T) {
 	if tr.HedgeRefused != "queue" || tr.HedgeDelayMS == nil {
 		t.Fatalf("paused by the queue guard: %s", tr.raw)
 	}
+	if n := h.status().Methods["eth_getBalance"].HedgesRefused["queue"]; n < 1 {
+		t.Fatalf("a read held by the queue guard: hedges_refused queue %d", n)
+	}
 	t.Logf("%s", tr.raw)
 	stop()
+}
+
+// wantRefusedCount: the one read of the method whose due hedge was refused
+// is counted under its reason, in the status's hedges_refused (and no
+// other reason) and in rpcdash_hedges_refused_total, once.
+func wantRefusedCount(t *testing.T, h *harness, method, reason string) {
+	t.Helper()
+	got := h.status().Methods[method].HedgesRefused
+	if len(got) != 1 || got[reason] != 1 {
+		t.Errorf("%s hedges_refused: %v, want %s 1", method, got, reason)
+	}
+	if line := fmt.Sprintf("rpcdash_hedges_refused_total{method=%q,reason=%q} 1\n", method, reason); !strings.Contains(h.scrape(), line) {
+		t.Errorf("/metrics lacks %q", line)
+	}
 }
