@@ -60,18 +60,18 @@ func (c *counts) addCost(units float64) {
 // AccountSnapshot is a copy of one set of counters (since start) with
 // derived rates.
 type AccountSnapshot struct {
-	Requests      int64 // client requests (per method and in totals; 0 for an endpoint)
-	Primary       int64 // attempts by role
-	Hedge         int64
-	Failover      int64
-	Failures      int64
-	HedgesFired   int64
-	HedgesWon     int64
-	Losers        int64         // attempts cancelled because another won
-	LoserTime     time.Duration // upstream time the losers used
-	MeanRelease   time.Duration // mean cancel → release of a loser
-	ExtraCost     float64       // cost units hedges added
-	ClientErrors  int64
+	Requests     int64 // client requests (per method and in totals; 0 for an endpoint)
+	Primary      int64 // attempts by role
+	Hedge        int64
+	Failover     int64
+	Failures     int64
+	HedgesFired  int64
+	HedgesWon    int64
+	Losers       int64         // attempts cancelled because another won
+	LoserTime    time.Duration // upstream time the losers used
+	MeanRelease  time.Duration // mean cancel → release of a loser
+	ExtraCost    float64       // cost units hedges added
+	ClientErrors int64
 	// HedgesRefused counts, by reason (hedgeRefusal's names: "late",
 	// "queue", "budget", …), the requests whose hedge fell due and was not
 	// sent then; nil when none was. A request counts once per reason, and
