@@ -572,7 +572,8 @@ func (x *execution) requestEnded() bool {
 }
 
 // failedSentOnce fails a write (or a method in no table, sent once like
-// one) that ended without an answer after it may have reached an endpoint
+// one), or a filter call (stateful), that ended without an answer after it
+// may have reached an endpoint
 // (its deadline, a connection broken after it was sent, an HTTP error):
 // that endpoint may have carried it out. It is answered as shutdown answers
 // such a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a
@@ -581,12 +582,15 @@ func (x *execution) requestEnded() bool {
 // request is not such a write, or provably reached no endpoint (it is then
 // safe to send again).
 func (x *execution) failedSentOnce(why string) (result, bool) {
-	if x.p.class != jsonrpc.ClassWrite {
+	if x.p.class == jsonrpc.ClassRead {
 		return result{}, false
 	}
 	to := x.leftTo()
 	if to == "" {
 		return result{}, false
+	}
+	if x.p.class == jsonrpc.ClassStateful {
+		return x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: why + "; it was " + filterMayHaveRun(to)}), true
 	}
 	return x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: why + x.panicNote() + "; it was " + mayHaveRun(to)}), true
 }

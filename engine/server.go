@@ -232,6 +232,16 @@ func mayHaveRun(leftTo string) string {
 	return "sent to " + leftTo + ", which may have carried it out: check before sending it again (look a transaction up by its hash or signature), or it may be carried out twice"
 }
 
+// filterMayHaveRun is what a client is told of a filter call (stateful)
+// that ended without an answer, by its deadline or a failure, after it was
+// sent to leftTo: the node may have created a filter whose id never came
+// back, taken changes that will not be given again, or uninstalled it. A
+// -32603 would be retried by viem, and a retried eth_getFilterChanges
+// returns only what came after: the changes taken are lost unseen.
+func filterMayHaveRun(leftTo string) string {
+	return "sent to " + leftTo + ", which may have carried it out (created a filter whose id did not come back, taken changes it will not give again, or uninstalled it): read what may be missed with eth_getLogs, and create a new filter if one is needed"
+}
+
 // answerError is the error a client gets for res, a failed request: the
 // executor's, unless the request was cut by shutdown or by its batch's
 // answer bound, which the executor only sees as a cancellation.
