@@ -39,21 +39,44 @@ var latencyColumns = []struct {
 
 // endpointRow is one endpoint's cells, in endpointColumns' order; marked,
 // a latency figure that is only a lower bound reads "≥" before it (the
-// endpoint's slow attempts were cut short when another won).
+// endpoint's slow attempts were cut short when another won). A figure
+// with nothing under it (no answer in the stats window, no attempt, no
+// head seen) is none ("-" in the table, empty in the CSV), as the
+// console's "—": 0.0 ms, LAG 0 and ERR% 0.0 read as a fast, synced,
+// healthy endpoint when it had never answered.
 func endpointRow(ep engine.EndpointSnapshot, marked bool) []string {
+	none := ""
+	if marked {
+		none = "-"
+	}
 	r := []string{ep.Name, orDash(ep.Provider), orDash(ep.Region)}
 	for _, c := range latencyColumns {
-		cell := fmt.Sprintf("%.1f", msOf(ep.Latency.Percentile(c.pct)))
-		if marked && ep.Latency.LowerBound(c.pct) {
+		d := ep.Latency.Percentile(c.pct)
+		cell := fmt.Sprintf("%.1f", msOf(d))
+		switch {
+		case d <= 0:
+			cell = none
+		case marked && ep.Latency.LowerBound(c.pct):
 			cell = "≥" + cell
 		}
 		r = append(r, cell)
 	}
-	return append(r, strconv.FormatInt(ep.Lag, 10), fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate), rate429(ep), endpointState(ep), "")
+	lag := strconv.FormatInt(ep.Lag, 10)
+	if ep.Head <= 0 {
+		lag = none // the engine's lag is 0 until a head is known
+	}
+	errRate := fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate)
+	if ep.Rates.Attempts == 0 {
+		errRate = none
+	}
+	return append(r, lag, errRate, rate429(ep, none), endpointState(ep), "")
 }
 
-// rate429 is the 429% cell.
-func rate429(ep engine.EndpointSnapshot) string {
+// rate429 is the 429% cell, none without an attempt.
+func rate429(ep engine.EndpointSnapshot, none string) string {
+	if ep.Rates.Attempts == 0 {
+		return none
+	}
 	return fmt.Sprintf("%.1f", 100*ep.Rates.RateLimitedShare())
 }
 
@@ -167,7 +190,7 @@ func printEndpointCSV(w io.Writer, eps []engine.EndpointSnapshot) error {
 	for _, ep := range eps {
 		r := endpointRow(ep, false) // …, ERR%, 429%, STATE, NOTES
 		state, notes := r[9], strings.Join(endpointNotes(ep), "; ")
-		cw.Write(append(r[:8:8], state, notes, rate429(ep), lowerBounds(ep)))
+		cw.Write(append(r[:8:8], state, notes, r[8], lowerBounds(ep)))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -163,7 +163,10 @@ func TestStatus_TableHasTheSeedsResultsColumns(t *testing.T) {
 	num := regexp.MustCompile(`^\d+(\.\d)?$`)
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		f := row(name)
-		for _, cell := range f[3:9] {
+		for i, cell := range f[3:9] {
+			if name == "gamma" && i == 3 && cell == "-" {
+				continue // gamma failed every probe since start: no head, no lag
+			}
 			if !num.MatchString(cell) {
 				t.Errorf("%s: figure %q in %v", name, cell, f)
 			}
@@ -232,7 +235,10 @@ func TestStatus_FormatCSVAndJSON(t *testing.T) {
 	by := map[string][]string{}
 	for _, r := range recs[1:] {
 		by[r[0]] = r
-		for _, cell := range append(r[3:8:8], r[10]) {
+		for i, cell := range append(r[3:8:8], r[10]) {
+			if r[0] == "gamma" && i == 3 && cell == "" {
+				continue // gamma failed every probe since start: no head, no lag
+			}
 			if _, err := strconv.ParseFloat(cell, 64); err != nil {
 				t.Errorf("%s: figure %q", r[0], cell)
 			}

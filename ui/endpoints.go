@@ -182,8 +182,12 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 }
 
 // lagText is the endpoint's lag in blocks or slots, "!" after it when it
-// is excluded for it.
+// is excluded for it; "—" before a head is seen (the engine's lag is 0
+// then: an endpoint refusing connections since start read in sync).
 func lagText(ep engine.EndpointSnapshot) string {
+	if ep.Head <= 0 && !ep.LagExcluded {
+		return dash
+	}
 	if ep.LagExcluded {
 		return fmt.Sprintf("%d!", ep.Lag)
 	}

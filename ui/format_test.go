@@ -126,3 +126,32 @@ func TestFmtDelay_AWholeFigureAtEveryUnitsEnd(t *testing.T) {
 		t.Errorf("eth_call's delay of 99.97ms:\n%s", row)
 	}
 }
+
+// A share short of all never reads 100%: 698 rpcdash errors of 700
+// requests (an endpoint failing 99.7 % of calls) read "err 698 100%" in
+// the header, which says every request failed, while 2 were answered.
+func TestPercentages_AShareShortOfAllIsNeverRead100(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{1, "100%"}, {698.0 / 700, "99.7%"}, {0.9999, "99.9%"}, {0.995, "99.5%"}, {0.994, "99%"}, {0.98, "98%"},
+	} {
+		if got := pctText(c.v); got != c.want {
+			t.Errorf("pctText(%v) = %q, want %q", c.v, got, c.want)
+		}
+		if got := strings.TrimSpace(fmtPct(c.v, true)); got != c.want {
+			t.Errorf("fmtPct(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	st := newStyles(themes.Default())
+	if got := clientErrorsItem(engine.ClientStats{Requests: 700, Errors: 698}, st.hdr); !strings.Contains(got, "err 698 99.7%") {
+		t.Errorf("header item %q, want err 698 99.7%%", got)
+	}
+	if got := clientErrorsItem(engine.ClientStats{Requests: 1200, Errors: 1199}, st.hdr); !strings.Contains(got, "err 1.2k 99% ") {
+		t.Errorf("header item %q, want err 1.2k 99%% whole", got)
+	}
+	if got := clientErrorsItem(engine.ClientStats{Requests: 1145, Errors: 1145}, st.hdr); !strings.Contains(got, "err 1.1k 100%") {
+		t.Errorf("header item %q, want err 1.1k 100%% when every request failed", got)
+	}
+}

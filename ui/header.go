@@ -81,8 +81,13 @@ func clientErrorsItem(c engine.ClientStats, h headerStyles) string {
 	if c.Errors == 0 {
 		return h.text.Render("err " + fit("0", errItemWidth))
 	}
-	share := pctText(float64(c.Errors) / float64(max(c.Requests, c.Errors)))
-	return h.err.Render("err " + fit(fmtCount(c.Errors)+" "+share, errItemWidth))
+	v := float64(c.Errors) / float64(max(c.Requests, c.Errors))
+	item := fmtCount(c.Errors) + " " + pctText(v)
+	if len(item) > errItemWidth {
+		// "1.2k 99.9%": the share short of all, floored to a whole one.
+		item = fmtCount(c.Errors) + " " + fmt.Sprintf("%.0f%%", math.Floor(100*v))
+	}
+	return h.err.Render("err " + fit(item, errItemWidth))
 }
 
 // errItemWidth holds a count and a share whole, "1.2k 100%" (every request

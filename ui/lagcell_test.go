@@ -47,3 +47,26 @@ func TestView_AHeadIsNeverCut(t *testing.T) {
 		t.Errorf("the head 999999999999 is not whole:\n%s", row)
 	}
 }
+
+// An endpoint whose head was never seen (refusing connections since
+// start, every probe failed) showed LAG 0, in sync, beside its "—"
+// latencies; rpcdash status said 0 too. Its lag is unknown: "—".
+func TestView_ALagBeforeAnyHeadIsADash(t *testing.T) {
+	s := healthySnapshot()
+	ep := &s.Endpoints[2]
+	ep.Head, ep.Lag, ep.LagExcluded = 0, 0, false
+	for _, size := range [][2]int{{80, 24}, {120, 36}, {160, 48}} {
+		v := fixedModel(s, themes.Default(), size[0], size[1]).View()
+		head, row := lineWith(v, "LAG"), lineWith(v, "quicknode")
+		at := endCell(head, "LAG")
+		if at < 0 || at > utf8.RuneCountInString(row) {
+			t.Fatalf("%d×%d: no LAG column:\n%s\n%s", size[0], size[1], head, row)
+		}
+		if cell := string([]rune(row)[at-1]); cell != "—" {
+			t.Errorf("%d×%d: LAG of an endpoint with no head reads %q, want —:\n%s\n%s", size[0], size[1], cell, head, row)
+		}
+		if other := lineWith(v, s.Endpoints[0].Name); string([]rune(other)[at-1]) != "0" {
+			t.Errorf("%d×%d: an endpoint in sync lost its 0:\n%s", size[0], size[1], other)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -368,9 +369,17 @@ func boundText(d time.Duration, open bool) string {
 	return msText(d)
 }
 
+// pctText prints a share as a percentage: one decimal below 10 %, none
+// above. Its ends are kept for what they say: "0%" for none and "100%" for
+// all; a share short of all that rounds to 100 (698 errors of 700
+// requests) reads 99.9% at most, and one above none that rounds to 0 reads
+// "<0.1%".
 func pctText(v float64) string {
 	if v > 0 && v < 0.0005 {
 		return "<0.1%"
+	}
+	if v < 1 && 100*v >= 99.5 {
+		return fmt.Sprintf("%.1f%%", math.Floor(1000*v)/10)
 	}
 	if v > 0 && 100*v < 9.95 {
 		return fmt.Sprintf("%.1f%%", 100*v)

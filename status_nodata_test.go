@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// An endpoint that never answered (its connection refused since start:
+// no latency, no head, no attempt yet) has no figures: the table prints
+// "-" and the CSV leaves the cells empty, as the console prints "—". It
+// printed 0.0 ms, LAG 0 and 0.0 %: a fast, synced, healthy endpoint.
+func TestStatus_AFigureWithNoDataIsNoneNotZero(t *testing.T) {
+	eps := []engine.EndpointSnapshot{
+		{Name: "steady", Head: 100, Lag: 0, Latency: engine.LatencyStats{Count: 10, P50: 40 * time.Millisecond, P95: 45 * time.Millisecond, P99: 50 * time.Millisecond},
+			Rates: engine.RateStats{Attempts: 10, Successes: 10}},
+		{Name: "down", Rates: engine.RateStats{}},
+	}
+	var b bytes.Buffer
+	printEndpointTable(&b, eps, 120)
+	t.Logf("\n%s", b.String())
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if f := strings.Fields(lines[1]); strings.Join(f[3:9], " ") != "40.0 45.0 50.0 0 0.0 0.0" {
+		t.Errorf("steady: want its figures, got %v", f[3:9])
+	}
+	if f := strings.Fields(lines[2]); strings.Join(f[3:9], " ") != "- - - - - -" {
+		t.Errorf("down: want - for P50ms P95ms P99ms LAG ERR%% 429%%, got %v", f[3:9])
+	}
+	b.Reset()
+	if err := printEndpointCSV(&b, eps); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recs[2] // ENDPOINT,PROVIDER,REGION,P50ms,P95ms,P99ms,LAG,ERR%,STATE,NOTES,429%,LOWER_BOUNDS
+	if got := []string{r[3], r[4], r[5], r[6], r[7], r[10]}; strings.Join(got, ",") != ",,,,," {
+		t.Errorf("down in the CSV: want empty figures, got %q", got)
+	}
+	if r := recs[1]; r[3] != "40.0" || r[6] != "0" || r[7] != "0.0" || r[10] != "0.0" {
+		t.Errorf("steady in the CSV: %v", r)
+	}
+}
