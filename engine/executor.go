@@ -573,14 +573,14 @@ func (x *execution) requestEnded() bool {
 
 // failedSentOnce fails a write (or a method in no table, sent once like
 // one), or a filter call (stateful), that ended without an answer after it
-// may have reached an endpoint
-// (its deadline, a connection broken after it was sent, an HTTP error):
-// that endpoint may have carried it out. It is answered as shutdown answers
-// such a request cut (mayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a
-// read's failure, is what viem retries on its own, and a write sent again
-// may be carried out twice. why is the failure's words. false when the
-// request is not such a write, or provably reached no endpoint (it is then
-// safe to send again).
+// may have reached an endpoint (its deadline, a connection broken after it
+// was sent, an HTTP error): that endpoint may have carried it out. It is
+// answered as shutdown answers such a request cut (mayHaveRun,
+// filterMayHaveRun), with jsonrpc.CodeMayHaveRun: -32603, a read's
+// failure, is what viem retries on its own, and a write sent again may be
+// carried out twice. why is the failure's words. false when the request
+// is a read, or provably reached no endpoint (it is then safe to send
+// again).
 func (x *execution) failedSentOnce(why string) (result, bool) {
 	if x.p.class == jsonrpc.ClassRead {
 		return result{}, false
