@@ -344,34 +344,6 @@ func (e *Engine) countFailed(a *attempt, mc *counts, out outcome) {
 	}
 }
 
-// noteFailover logs failovers without flooding: one event per endpoint per
-// second, carrying how many were folded into it.
-func (e *Engine) noteFailover(from *endpoint, cause string) {
-	now := e.now()
-	e.mu.Lock()
-	st := e.failoverLog[from.Name]
-	st.count++
-	emit := now.Sub(st.last) >= time.Second
-	n := st.count
-	if emit {
-		st.last, st.count = now, 0
-	}
-	e.failoverLog[from.Name] = st
-	e.mu.Unlock()
-	if emit {
-		msg := "failed over: " + cause
-		if n > 1 {
-			msg = fmt.Sprintf("failed over %d times: %s", n, cause)
-		}
-		e.events.add(Event{Type: EventFailover, Endpoint: from.Name, Message: msg})
-	}
-}
-
-type failoverStat struct {
-	last  time.Time
-	count int
-}
-
 func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 	if t.To == breaker.Closed {
 		e.releaseOpen(ep)

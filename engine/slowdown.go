@@ -254,8 +254,8 @@ func (m *lagMonitor) within(d time.Duration) time.Duration {
 }
 
 // watch runs the lag monitor and the engine's periodic upkeep (ending
-// slowdown episodes, leaving panic routing, resuming paused hedging) until
-// stop closes.
+// slowdown episodes, leaving panic routing, resuming paused hedging,
+// telling failovers folded into a quiet second) until stop closes.
 func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(lagPeriod)
@@ -276,6 +276,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			e.slow.settle(e, e.now())
 			e.settleOpenCap(e.now())
 			e.hedge.recheckPause(e.inflight.Load())
+			e.flushFailovers(e.now())
 			// One count of the pool serves panic routing and the standbys.
 			now := e.now()
 			routable, pool, prim := e.poolRoutable(now)
