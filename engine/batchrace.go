@@ -289,7 +289,7 @@ func (r *batchRace) failover(ctx context.Context, eps []*endpoint, tries []*batc
 	if pick == nil {
 		return nil
 	}
-	r.e.noteFailover(after.t.ep, "upstream batch: "+after.reply.cause())
+	r.e.noteFailover(after.t.ep, "upstream batch: "+after.reply.cause(), false)
 	return r.launch(ctx, pick, roleFailover, nil)
 }
 

@@ -95,7 +95,7 @@ type Engine struct {
 	watchDone chan struct{}
 
 	mu          sync.Mutex
-	failoverLog map[string]failoverStat
+	failoverLog map[failoverKey]failoverStat
 	warnings    []Warning
 
 	// base is the parent of read attempts' contexts, cancelled at shutdown:
@@ -130,7 +130,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		client:      newHTTPClient(),
 		byName:      map[string]*endpoint{},
 		acct:        newAccounts(),
-		failoverLog: map[string]failoverStat{},
+		failoverLog: map[failoverKey]failoverStat{},
 	}
 	e.names = newMethodNames(e.methods)
 	if e.now == nil {

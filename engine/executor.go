@@ -388,7 +388,7 @@ func (x *execution) run() result {
 			}
 			switch retried, later := x.retryFailed(); {
 			case retried:
-				e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s and no endpoint left; asking again the one that failed", a.deadline.Round(time.Millisecond)))
+				e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s and no endpoint left; asking again the one that failed", a.deadline.Round(time.Millisecond)), false)
 				if hedgeC != nil {
 					armHedge()
 				}
@@ -397,7 +397,7 @@ func (x *execution) run() result {
 			}
 			return
 		}
-		e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)))
+		e.noteFailover(a.ep, fmt.Sprintf("no answer within the attempt deadline %s; racing the next endpoint beside it", a.deadline.Round(time.Millisecond)), false)
 		if hedgeC != nil {
 			armHedge()
 		}
@@ -455,7 +455,7 @@ func (x *execution) run() result {
 				x.retryOn = d.a.ep
 			}
 			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {
-				e.noteFailover(d.a.ep, d.rep.cause)
+				e.noteFailover(d.a.ep, d.rep.cause, d.rep.out == outUnsupported)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.
 					armHedge()
