@@ -231,9 +231,14 @@ func consoleModel(opts ui.Options, theme themes.Theme, notes ...string) ui.Model
 	return m
 }
 
-// openLogFile opens (appending) the console's log file: logs must never
-// reach the screen while the console owns it.
-func openLogFile(path string) (string, *os.File, error) {
+// Console logs rotate: a session left running for days under a noisy
+// incident (a soak wrote about 2 MB an hour) must not fill the disk. The
+// file is rotated at logMaxMB, keeping logBackups old ones beside it.
+var logMaxMB, logBackups = 20, 2
+
+// openLogFile opens (appending) the console's log file, rotated:
+// logs must never reach the screen while the console owns it.
+func openLogFile(path string) (string, io.WriteCloser, error) {
 	if path == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -244,9 +249,9 @@ func openLogFile(path string) (string, *os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", nil, fmt.Errorf("--log-file: %v", err)
 	}
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	w, err := openRotatingLog(path, int64(logMaxMB)<<20, logBackups)
 	if err != nil {
 		return "", nil, fmt.Errorf("--log-file: %v", err)
 	}
-	return path, fh, nil
+	return path, w, nil
 }
