@@ -415,7 +415,8 @@ func (h *hedger) clearLiveLocked(enabled, delay bool) []string {
 		if !samePtr(o.delay, c.delay) {
 			o.source = "live"
 		}
-		if !inConfig && o.enabled == nil && o.delay == nil {
+		// A live quantile is not what this update sets: it keeps the entry.
+		if !inConfig && o.enabled == nil && o.delay == nil && o.quantile == 0 {
 			delete(h.overrides, key)
 		} else {
 			h.overrides[key] = o
