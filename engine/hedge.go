@@ -70,6 +70,7 @@ type hedgeOverride struct {
 	delay    *time.Duration // nil = inherit; AutoDelay = auto
 	quantile float64
 	source   string
+	name     string // the method as its setter spelt it (keys are folded), for messages
 }
 
 // guardSpan is how far back the saturation guard looks at 429s and timeouts.
@@ -90,7 +91,7 @@ func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events
 	}
 	h.delay, _ = ParseDelay(cfg.Delay)
 	for m, mc := range cfg.Methods {
-		o := hedgeOverride{enabled: mc.Enabled, quantile: mc.Quantile, source: "config"}
+		o := hedgeOverride{enabled: mc.Enabled, quantile: mc.Quantile, source: "config", name: m}
 		if mc.Delay != "" {
 			d, _ := ParseDelay(mc.Delay)
 			o.delay = &d
@@ -388,7 +389,7 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 		o.quantile = *u.Quantile
 		parts = append(parts, fmt.Sprintf("quantile=%v", *u.Quantile))
 	}
-	o.source = "live"
+	o.source, o.name = "live", u.Method
 	h.overrides[key] = o
 	return "hedging for " + u.Method + " " + strings.Join(parts, " "), nil
 }
@@ -415,12 +416,13 @@ func (h *hedger) clearLiveLocked(enabled, delay bool) []string {
 		if !samePtr(o.delay, c.delay) {
 			o.source = "live"
 		}
-		if !inConfig && o.enabled == nil && o.delay == nil {
+		// A live quantile is not what this update sets: it keeps the entry.
+		if !inConfig && o.enabled == nil && o.delay == nil && o.quantile == 0 {
 			delete(h.overrides, key)
 		} else {
 			h.overrides[key] = o
 		}
-		cleared = append(cleared, key)
+		cleared = append(cleared, o.name)
 	}
 	slices.Sort(cleared)
 	return cleared
