@@ -24,6 +24,14 @@ type failoverKey struct {
 	cannotServe bool
 }
 
+// fold is how long the key's failovers fold into one event.
+func (k failoverKey) fold() time.Duration {
+	if k.cannotServe {
+		return cannotServeFold
+	}
+	return failoverFold
+}
+
 type failoverStat struct {
 	last  time.Time
 	count int
@@ -33,15 +41,12 @@ type failoverStat struct {
 // noteFailover logs a failover from an endpoint after its attempt failed
 // for cause; cannotServe says the endpoint does not serve the method.
 func (e *Engine) noteFailover(from *endpoint, cause string, cannotServe bool) {
-	key, fold := failoverKey{from.Name, cannotServe}, failoverFold
-	if cannotServe {
-		fold = cannotServeFold
-	}
+	key := failoverKey{from.Name, cannotServe}
 	now := e.now()
 	e.mu.Lock()
 	st := e.failoverLog[key]
 	st.count++
-	emit := now.Sub(st.last) >= fold
+	emit := now.Sub(st.last) >= key.fold()
 	n := st.count
 	if emit {
 		st.last, st.count, st.cause = now, 0, ""
@@ -64,11 +69,7 @@ func (e *Engine) flushFailovers(now time.Time) {
 	var evs []Event
 	e.mu.Lock()
 	for key, st := range e.failoverLog {
-		fold := failoverFold
-		if key.cannotServe {
-			fold = cannotServeFold
-		}
-		if st.count == 0 || now.Sub(st.last) < fold {
+		if st.count == 0 || now.Sub(st.last) < key.fold() {
 			continue
 		}
 		evs = append(evs, Event{Type: EventFailover, Endpoint: key.endpoint, Message: failoverMessage(st.count, st.cause, key.cannotServe)})

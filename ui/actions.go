@@ -223,10 +223,7 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 			resort = append(resort, o.Name+": "+notRoutableReason(o, m.snap))
 		}
 	}
-	finish, stay := "finish", "stay"
-	if ep.InFlight == 1 {
-		finish = "finishes"
-	}
+	finish, stay := engine.Plural(ep.InFlight, "finishes", "finish"), "stay"
 	others := engine.Count(left, "other endpoint")
 	switch left {
 	case 0:

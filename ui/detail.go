@@ -275,7 +275,7 @@ func latencyLine(l engine.LatencyStats) string {
 	for i, name := range [...]string{engine.PctP50: "p50", engine.PctP90: "p90", engine.PctP95: "p95", engine.PctP99: "p99", engine.PctP999: "p99.9"} {
 		fmt.Fprintf(&b, " %s %s", name, boundText(l.Percentile(i), l.LowerBound(i)))
 	}
-	fmt.Fprintf(&b, " over %s", engine.Count(int(l.Count), "answer"))
+	fmt.Fprintf(&b, " over %s", engine.Count(l.Count, "answer"))
 	if l.Censored > 0 {
 		fmt.Fprintf(&b, ", %d cut short", l.Censored)
 	}
