@@ -80,6 +80,9 @@ type Settings struct {
 	// (promote.go).
 	PromoteMatchRate  float64
 	PromoteMinSamples int64
+	// StatsWindow is server.stats_window: how far back an endpoint's
+	// latency percentiles and rates reach.
+	StatsWindow time.Duration
 }
 
 func (e *Engine) settings() Settings {
@@ -88,7 +91,8 @@ func (e *Engine) settings() Settings {
 		BreakerCooldown: c.Breaker.Cooldown, RouterTolerance: c.Router.Tolerance,
 		RequestTimeout: c.Server.RequestTimeout,
 		ProbeTrials:    e.probeTrials.Load(), ProbeInterval: c.Probes.Interval, ProbeRecover: c.Probes.Recover,
-		PromoteMatchRate: c.Router.PromoteMatchRate, PromoteMinSamples: minJudged}
+		PromoteMatchRate: c.Router.PromoteMatchRate, PromoteMinSamples: minJudged,
+		StatsWindow: c.Server.StatsWindow}
 }
 
 // EndpointSnapshot is one endpoint's state.

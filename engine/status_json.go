@@ -73,6 +73,8 @@ type settingsWire struct {
 	ProbeRecover      int     `json:"probe_recover"`
 	PromoteMatchRate  float64 `json:"promote_match_rate"`
 	PromoteMinSamples int64   `json:"promote_min_samples"`
+	StatsWindow       string  `json:"stats_window"`
+	StatsWindowMS     float64 `json:"stats_window_ms"`
 }
 
 func (s Settings) wire() settingsWire {
@@ -80,7 +82,8 @@ func (s Settings) wire() settingsWire {
 		BreakerCooldown: s.BreakerCooldown.String(), BreakerCooldownMS: ms(s.BreakerCooldown), RouterTolerance: s.RouterTolerance,
 		RequestTimeout: s.RequestTimeout.String(), RequestTimeoutMS: ms(s.RequestTimeout), ProbeTrials: s.ProbeTrials,
 		ProbeInterval: s.ProbeInterval.String(), ProbeIntervalMS: ms(s.ProbeInterval), ProbeRecover: s.ProbeRecover,
-		PromoteMatchRate: s.PromoteMatchRate, PromoteMinSamples: s.PromoteMinSamples}
+		PromoteMatchRate: s.PromoteMatchRate, PromoteMinSamples: s.PromoteMinSamples,
+		StatsWindow: s.StatsWindow.String(), StatsWindowMS: ms(s.StatsWindow)}
 }
 
 func (w settingsWire) settings() Settings {
@@ -90,6 +93,7 @@ func (w settingsWire) settings() Settings {
 	s.BreakerCooldown, _ = time.ParseDuration(w.BreakerCooldown)
 	s.RequestTimeout, _ = time.ParseDuration(w.RequestTimeout)
 	s.ProbeInterval, _ = time.ParseDuration(w.ProbeInterval)
+	s.StatsWindow, _ = time.ParseDuration(w.StatsWindow) // "" from an older serve: unknown
 	return s
 }
 

@@ -181,6 +181,22 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	return cols
 }
 
+// endpointsTitle says how far back the endpoint table's figures reach:
+// its latencies and error shares are the stats window's (5 minutes by
+// default), so a fault's ERR% stays for minutes after it ended, while the
+// methods below are the last minute and WINS counts since start.
+func (m Model) endpointsTitle(inner int) string {
+	w := m.snap.Settings.StatsWindow
+	if !m.haveSnap || w <= 0 {
+		return "Endpoints" // an older serve that does not say
+	}
+	span := fmtSpan(w)
+	return firstFitting([]string{
+		"Endpoints · P50 P95 ERR% 429% over the last " + span + ", WINS since start",
+		"Endpoints · figures over the last " + span,
+	}, inner, "Endpoints")
+}
+
 // lagText is the endpoint's lag in blocks or slots, "!" after it when it
 // is excluded for it; "—" before a head is seen (the engine's lag is 0
 // then: an endpoint refusing connections since start read in sync).

@@ -86,7 +86,8 @@ func healthySnapshot() engine.Snapshot {
 		},
 		Client: engine.ClientStats{Requests: 1617, PerSecond: 26.95, P50: 44 * time.Millisecond, P95: 110 * time.Millisecond, P99: 230 * time.Millisecond,
 			HedgesFired: 76, HedgesWon: 23, FireRate: 0.047, WinRate: 0.3, Amplification: 1.05},
-		Demo: engine.DemoStatus{Enabled: true, Rate: 20},
+		Demo:     engine.DemoStatus{Enabled: true, Rate: 20},
+		Settings: engine.Settings{StatsWindow: 5 * time.Minute},
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/rpcdash/rpcdash/engine"
 )
 
@@ -92,14 +94,32 @@ func (m Model) sourceCell(r methodRow) string {
 // batches hedge at once it is learnt (hedge.batch_delay_ms): a batch of
 // many methods waits one delay, the quantile of batches' own round trips,
 // not any method's in the table.
-func (m Model) methodsTitle() string {
+func (m Model) methodsTitle(inner int) string {
 	h := m.snap.Hedge
-	if !m.haveSnap || !h.Enabled || h.Delay != engine.AutoDelay || h.BatchDelay <= 0 {
+	if !m.haveSnap {
 		return "Methods"
 	}
-	// At most 66 cells: the panel is 88 wide inside where it has a title.
-	return fmt.Sprintf("Methods · batches hedge at %s (%s of %d round trips)",
-		strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
+	// The rates, latencies and hedge shares are the clients' last minute;
+	// the endpoints' figures above reach back server.stats_window.
+	titles := []string{"Methods · last 1m"}
+	if h.Enabled && h.Delay == engine.AutoDelay && h.BatchDelay > 0 {
+		batches := fmt.Sprintf("batches hedge at %s (%s of %d round trips)",
+			strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
+		titles = []string{"Methods · last 1m · " + batches, "Methods · " + batches, "Methods · last 1m"}
+	}
+	return firstFitting(titles, inner, "Methods")
+}
+
+// firstFitting is the first of titles that fits on a panel's top edge
+// inner cells wide (its corners, a rule of 4 and the spaces around it
+// kept), else fallback.
+func firstFitting(titles []string, inner int, fallback string) string {
+	for _, t := range titles {
+		if lipgloss.Width(t)+8 <= inner {
+			return t
+		}
+	}
+	return fallback
 }
 
 // methodRows is the "all methods" row, then every method by name.

@@ -54,15 +54,15 @@ func (m Model) panels(l layout, rows int) string {
 		frame = 2
 	}
 	epRows, mRows, evRows := m.panelRows(l, rows)
-	eps := m.panel(l, focusEndpoints, "Endpoints", m.viewEndpoints(l, epRows), m.width, epRows)
+	eps := m.panel(l, focusEndpoints, m.endpointsTitle(m.width-frame), m.viewEndpoints(l, epRows), m.width, epRows)
 	var middle string
 	if l.inlineDetail {
 		mw, dw := m.middleWidths()
-		meth := m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(mw-frame, mRows), mw, mRows)
+		meth := m.panel(l, focusMethods, m.methodsTitle(mw-frame), m.viewMethods(mw-frame, mRows), mw, mRows)
 		det := m.panel(l, -1, "Detail", m.detailPane(dw-frame, mRows), dw, mRows)
 		middle = lipgloss.JoinHorizontal(lipgloss.Top, meth, det)
 	} else {
-		middle = m.panel(l, focusMethods, m.methodsTitle(), m.viewMethods(m.width-frame, mRows), m.width, mRows)
+		middle = m.panel(l, focusMethods, m.methodsTitle(m.width-frame), m.viewMethods(m.width-frame, mRows), m.width, mRows)
 	}
 	evs := m.panel(l, focusEvents, "Events", m.viewEvents(m.width-frame, evRows), m.width, evRows)
 	// Every panel is exactly m.width wide: no need to measure and pad them.
