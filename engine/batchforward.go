@@ -403,6 +403,7 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
 			e.traceTook(c.p, res, took)
+			e.countUpstream(c.p.acct.name, res.attempts)
 			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
 			b.results[c.i] = res
 		} else {

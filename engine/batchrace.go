@@ -338,7 +338,6 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
 	for j, c := range r.calls {
 		c.p.acct.attempts[role].Add(1)
-		e.recent.count(c.p.acct.name, window.Upstream, 1)
 		t.traced[j] = c.p.trace.attempt(e.trace, t.attempt)
 	}
 	ep.acct.attempts[role].Add(r.n)

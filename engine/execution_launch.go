@@ -301,7 +301,6 @@ func (x *execution) start(a *attempt) {
 	x.sent++
 	x.p.acct.attempts[a.role].Add(1)
 	a.ep.acct.attempts[a.role].Add(1)
-	e.recent.count(x.p.acct.name, window.Upstream, 1)
 	tracked := e.track(1)
 	go func() {
 		if tracked {

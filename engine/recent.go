@@ -28,10 +28,11 @@ type ClientStats struct {
 	P50       time.Duration
 	P95       time.Duration
 	P99       time.Duration
-	// Counted when they happen: hedges fired, hedges that answered first,
-	// attempts sent upstream (every role).
-	HedgesFired   int64
-	HedgesWon     int64
+	// Counted when they happen: hedges fired, hedges that answered first.
+	HedgesFired int64
+	HedgesWon   int64
+	// Upstream is the attempts (every role) of the window's requests,
+	// counted with each request when it ends.
 	Upstream      int64
 	FireRate      float64 // HedgesFired ÷ Requests
 	WinRate       float64 // HedgesWon ÷ HedgesFired
@@ -100,7 +101,7 @@ func (r *recentTraffic) observe(method string, d time.Duration, ok bool, n int64
 }
 
 // count counts n events of kind (window.Hedge, window.HedgeWon,
-// window.Upstream) of method, its accounting label, as they happen.
+// window.Upstream) of method, its accounting label.
 func (r *recentTraffic) count(method string, kind window.Kind, n int64) {
 	r.pool.rates.Add(kind, n)
 	r.method(method).rates.Add(kind, n)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // serveOne executes one request element: it classifies the method, applies
@@ -126,7 +127,18 @@ func (e *Engine) finishOne(ctx context.Context, req *jsonrpc.Request, p plan, re
 	took := e.now().Sub(start)
 	e.traceTook(p, res, took)
 	e.countRequests(p.acct.name, p.class, res.err == nil, took, 1)
+	e.countUpstream(p.acct.name, res.attempts)
 	return res
+}
+
+// countUpstream counts a finished request's attempts (what its
+// X-Rpcdash-Attempts says) in the console's last minute, with the request
+// rather than when each was sent: counted apart, the minute's edges cut a
+// request's attempts from it, and amp read 0.79× with every request sent.
+func (e *Engine) countUpstream(label string, attempts int) {
+	if attempts > 0 {
+		e.recent.count(label, window.Upstream, int64(attempts))
+	}
 }
 
 // settle applies what res, the outcome of req, says to the engine's state
