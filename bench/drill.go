@@ -136,13 +136,13 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	if onStep == nil {
 		onStep = func(DrillStep) {}
 	}
+	if err := CheckDrillTargets(cfg); err != nil {
+		return nil, err
+	}
 	client := NewClient()
 	defer client.CloseIdleConnections()
 	admin := cfg.Admin
 	admin.Client = client
-	if err := checkTarget(cfg.RPCURL, admin.AllowRemote); err != nil && !cfg.NoLoad {
-		return nil, err
-	}
 	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
 		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL)), Mode: cfg.Mode}}
 	if !cfg.NoLoad {
