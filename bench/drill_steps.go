@@ -110,8 +110,12 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	b, _ := endpointOf(d.before, d.endpoint)
 	sent := attempts(ep.Accounting) - attempts(b.Accounting)
 	failed := ep.Accounting.Failures - b.Accounting.Failures
-	outrun := ep.Accounting.Losers - b.Accounting.Losers
-	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges", sent, d.endpoint, failed, outrun))
+	// Outrun as the engine counts them toward its hang rule (the status's
+	// outrun_unanswered): not a loser that answered, passed its deadline
+	// (that is a failure) or lost to an attempt given more time.
+	outrun := ep.Accounting.OutrunUnanswered - b.Accounting.OutrunUnanswered
+	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges unanswered (outrun_unanswered; %d cancelled losers in all)",
+		sent, d.endpoint, failed, outrun, ep.Accounting.Losers-b.Accounting.Losers))
 	// The cut is timed by the engine's event of it when there is one: the
 	// status that showed it came a poll and a status read later.
 	cutAt := d.cutAt

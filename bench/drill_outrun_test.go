@@ -1,0 +1,112 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// stubInstance is an admin API and an RPC port that say what a test sets:
+// the status it serves is st, and every read is answered by "alpha".
+type stubInstance struct {
+	mu       sync.Mutex
+	st       engine.Snapshot
+	onInject func(*engine.Snapshot)
+	admin    *httptest.Server
+	rpc      *httptest.Server
+}
+
+func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Snapshot)) *stubInstance {
+	t.Helper()
+	s := &stubInstance{st: st, onInject: onInject}
+	s.admin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/status":
+			s.st.Time = time.Now()
+			json.NewEncoder(w).Encode(s.st)
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/events":
+			fmt.Fprint(w, `{"events":[]}`)
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/alpha/fault":
+			s.onInject(&s.st)
+			json.NewEncoder(w).Encode(s.st.Endpoints[0])
+		case r.Method == http.MethodDelete && r.URL.Path == "/v1/endpoints/alpha/fault":
+			s.st.Endpoints[0].Fault = nil
+			json.NewEncoder(w).Encode(s.st.Endpoints[0])
+		case r.URL.Path == "/v1/drill" || strings.HasPrefix(r.URL.Path, "/v1/drill/"):
+			fmt.Fprint(w, `{"id":"stub","holder":"test","expires":"2099-01-01T00:00:00Z"}`)
+		default:
+			t.Errorf("unexpected admin call %s %s", r.Method, r.URL)
+			http.NotFound(w, r)
+		}
+	}))
+	s.rpc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(bench.HeaderEndpoint, "alpha")
+		w.Header().Set(bench.HeaderAttempts, "1")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
+	}))
+	t.Cleanup(func() {
+		s.admin.Close()
+		s.rpc.Close()
+	})
+	return s
+}
+
+// healthyPair is a status of alpha (20 ms) and beta (40 ms), both routable
+// and closed, alpha the cheaper by the router's cost.
+func healthyPair() engine.Snapshot {
+	ep := func(name string, ms float64) engine.EndpointSnapshot {
+		lat := time.Duration(ms * float64(time.Millisecond))
+		return engine.EndpointSnapshot{Name: name, Routable: true, Breaker: engine.BreakerSnapshot{State: engine.BreakerClosed},
+			Latency: engine.LatencyStats{Count: 100, P50: lat, P99: lat},
+			Score:   engine.ScoreParts{Latency: lat, ErrorFactor: 1, TailFactor: 1, LoadFactor: 1, Cost: lat}}
+	}
+	return engine.Snapshot{Settings: engine.Settings{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, RouterTolerance: 0.25},
+		Endpoints: []engine.EndpointSnapshot{ep("alpha", 20), ep("beta", 40)}}
+}
+
+// The cut-out step's outrun figure is the engine's own (outrun_unanswered),
+// not every cancelled loser: a loser that answered late or lost to an
+// attempt given more time is no evidence of a hang, and the engine does
+// not count it. The drill counted 12 losers here where the engine counted
+// 4, and failed the step ("only after 12 outrun attempts; the limit is 6").
+func TestDrill_OutrunFigureIsTheEngines(t *testing.T) {
+	inst := newStubInstance(t, healthyPair(), func(st *engine.Snapshot) {
+		a := &st.Endpoints[0]
+		a.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Latency: 2 * time.Second}
+		a.Breaker = engine.BreakerSnapshot{State: engine.BreakerOpen, Cooldown: time.Second}
+		a.Routable = false
+		a.Accounting.Primary, a.Accounting.Losers, a.Accounting.OutrunUnanswered = 12, 12, 4
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var cut bench.DrillStep
+	_, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: "latency", StepTimeout: 5 * time.Second},
+		func(s bench.DrillStep) {
+			if s.Name == bench.StepCutOut && s.State != bench.StepRunning {
+				cut = s
+				stop() // the rest is not this test's
+			}
+		})
+	if cut.State != bench.StepPassed {
+		t.Fatalf("cut-out step %+v (drill: %v)", cut, err)
+	}
+	if !strings.Contains(cut.Summary, "4 attempts outrun by hedges") {
+		t.Errorf("summary %q: want the engine's 4 outrun attempts", cut.Summary)
+	}
+	if ev := strings.Join(cut.Evidence, "\n"); !strings.Contains(ev, "4 outrun by hedges unanswered (outrun_unanswered; 12 cancelled losers in all)") {
+		t.Errorf("evidence %q", ev)
+	}
+}
