@@ -19,6 +19,7 @@ import (
 // the status it serves is st, and every read is answered by "alpha".
 type stubInstance struct {
 	mu       sync.Mutex
+	answerer string // who answers the reads ("alpha" unless set)
 	st       engine.Snapshot
 	onInject func(*engine.Snapshot)
 	admin    *httptest.Server
@@ -28,6 +29,9 @@ type stubInstance struct {
 func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Snapshot)) *stubInstance {
 	t.Helper()
 	s := &stubInstance{st: st, onInject: onInject}
+	if onInject == nil {
+		s.onInject = func(*engine.Snapshot) { t.Error("the drill injected a fault") }
+	}
 	s.admin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -52,7 +56,13 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 		}
 	}))
 	s.rpc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(bench.HeaderEndpoint, "alpha")
+		s.mu.Lock()
+		who := s.answerer
+		s.mu.Unlock()
+		if who == "" {
+			who = "alpha"
+		}
+		w.Header().Set(bench.HeaderEndpoint, who)
 		w.Header().Set(bench.HeaderAttempts, "1")
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
@@ -64,17 +74,24 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 	return s
 }
 
+// stubEndpoint is a routable, closed endpoint answering in ms.
+func stubEndpoint(name string, ms float64) engine.EndpointSnapshot {
+	lat := time.Duration(ms * float64(time.Millisecond))
+	return engine.EndpointSnapshot{Name: name, Routable: true, Breaker: engine.BreakerSnapshot{State: engine.BreakerClosed},
+		Latency: engine.LatencyStats{Count: 100, P50: lat, P99: lat},
+		Score:   engine.ScoreParts{Latency: lat, LatencySource: "endpoint", ErrorFactor: 1, TailFactor: 1, LoadFactor: 1, Cost: lat}}
+}
+
+// stubStatus is a status of endpoints with the drill's thresholds.
+func stubStatus(eps ...engine.EndpointSnapshot) engine.Snapshot {
+	return engine.Snapshot{Settings: engine.Settings{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, RouterTolerance: 0.25},
+		Endpoints: eps}
+}
+
 // healthyPair is a status of alpha (20 ms) and beta (40 ms), both routable
 // and closed, alpha the cheaper by the router's cost.
 func healthyPair() engine.Snapshot {
-	ep := func(name string, ms float64) engine.EndpointSnapshot {
-		lat := time.Duration(ms * float64(time.Millisecond))
-		return engine.EndpointSnapshot{Name: name, Routable: true, Breaker: engine.BreakerSnapshot{State: engine.BreakerClosed},
-			Latency: engine.LatencyStats{Count: 100, P50: lat, P99: lat},
-			Score:   engine.ScoreParts{Latency: lat, ErrorFactor: 1, TailFactor: 1, LoadFactor: 1, Cost: lat}}
-	}
-	return engine.Snapshot{Settings: engine.Settings{BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, RouterTolerance: 0.25},
-		Endpoints: []engine.EndpointSnapshot{ep("alpha", 20), ep("beta", 40)}}
+	return stubStatus(stubEndpoint("alpha", 20), stubEndpoint("beta", 40))
 }
 
 // The cut-out step's outrun figure is the engine's own (outrun_unanswered),
