@@ -185,6 +185,9 @@ type drill struct {
 	// put on it, which may still succeed and break a run of failures.
 	inFlightAtFault int64
 	cutAt           time.Time
+	// rankedOut: the cut was the router ranking it behind the others, its
+	// breaker closed (a latency fault on an endpoint slow, not hung).
+	rankedOut bool
 }
 
 func (d *drill) run(ctx context.Context) error {

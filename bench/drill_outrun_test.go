@@ -22,6 +22,7 @@ type stubInstance struct {
 	answerer string // who answers the reads ("alpha" unless set)
 	st       engine.Snapshot
 	onInject func(*engine.Snapshot)
+	onClear  func(*engine.Snapshot) // nil: nothing more than the fault goes
 	admin    *httptest.Server
 	rpc      *httptest.Server
 }
@@ -47,6 +48,9 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 			json.NewEncoder(w).Encode(s.st.Endpoints[0])
 		case r.Method == http.MethodDelete && r.URL.Path == "/v1/endpoints/alpha/fault":
 			s.st.Endpoints[0].Fault = nil
+			if s.onClear != nil {
+				s.onClear(&s.st)
+			}
 			json.NewEncoder(w).Encode(s.st.Endpoints[0])
 		case r.URL.Path == "/v1/drill" || strings.HasPrefix(r.URL.Path, "/v1/drill/"):
 			fmt.Fprint(w, `{"id":"stub","holder":"test","expires":"2099-01-01T00:00:00Z"}`)

@@ -70,15 +70,23 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	return nil
 }
 
-// cutOutBy is how the mode's fault takes an endpoint out of routing.
-func (d *drill) cutOutBy(ep engine.EndpointSnapshot) (bool, string) {
+// cutOutBy is how the mode's fault takes an endpoint out of routing; for
+// a latency fault, its breaker opening or the router ranking it behind
+// the others (drill_deranked.go), which ranked says.
+func (d *drill) cutOutBy(st engine.Snapshot, ep engine.EndpointSnapshot) (out bool, how string, ranked bool) {
 	switch d.cfg.Mode {
 	case "http429":
-		return !ep.BackoffUntil.IsZero(), "backing off after HTTP 429"
+		return !ep.BackoffUntil.IsZero(), "backing off after HTTP 429", false
 	case "stale":
-		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag)
+		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag), false
+	case "latency":
+		if ep.Breaker.State == engine.BreakerClosed {
+			if behind, _ := d.rankedBehind(st, ep); behind {
+				return true, "ranked behind the others by the router's cost, its breaker closed: slow, not hung", true
+			}
+		}
 	}
-	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String()
+	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String(), false
 }
 
 // cutBy says whether ev is the transition that took the faulted endpoint
@@ -99,7 +107,7 @@ func (d *drill) cutBy(ev engine.Event) bool {
 func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st engine.Snapshot) bool {
 		ep, _ := endpointOf(st, d.endpoint)
-		out, _ := d.cutOutBy(ep)
+		out, _, _ := d.cutOutBy(st, ep)
 		return out
 	})
 	if err != nil {
@@ -128,7 +136,12 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	f := d.settings.BreakerFailures
-	_, how := d.cutOutBy(ep)
+	_, how, ranked := d.cutOutBy(st, ep)
+	if ok && ranked {
+		d.rankedOut = true
+		_, costs := d.rankedBehind(st, ep)
+		s.Evidence = append(s.Evidence, costs)
+	}
 	if !ok {
 		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v",
 			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
@@ -168,6 +181,9 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 			d.endpoint, how, engine.Count(outrun, "outrun attempt"), hidden, inFlightSlack)
 	}
 	switch {
+	case d.rankedOut:
+		s.Summary = fmt.Sprintf("%s cut out (%s) after %s sent to it (%d failed or overdue, %d outrun by hedges), %s after the fault",
+			d.endpoint, how, engine.Count(sent, "client attempt"), failed, outrun, took)
 	case d.cfg.Mode == "http429" && failed == 0:
 		// A probe met the 429 first: it backs off the whole endpoint.
 		s.Summary = fmt.Sprintf("%s cut out by a probe's HTTP 429 before any client attempt reached it (%s), %s after the fault", d.endpoint, how, took)
@@ -232,6 +248,8 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 		return "it is cut out for lagging past chain.max_head_lag"
 	case mode == "http429":
 		how = "it backs off as a whole after HTTP 429s (one per method of the drill's two)"
+	case mode == "latency":
+		how = "its breaker cuts it out, or the router ranks it behind the others by its routing cost (answering late, it is slow, not hung),"
 	}
 	if !ownLoad {
 		return how + " (the attempts it takes first are not bounded without the drill's own reads)"
