@@ -143,6 +143,11 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	defer client.CloseIdleConnections()
 	admin := cfg.Admin
 	admin.Client = client
+	lease, err := takeDrillLease(ctx, &admin, cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	defer lease.release() // after the fault is cleared (deferred calls run last first)
 	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
 		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL)), Mode: cfg.Mode}}
 	if !cfg.NoLoad {
@@ -155,7 +160,7 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		}()
 		defer func() { stopLoad(); <-done }()
 	}
-	err := d.run(ctx)
+	err = d.run(ctx)
 	d.report.Took = time.Since(d.started)
 	d.report.Passed = err == nil
 	var de *DrillError
