@@ -58,3 +58,27 @@ func TestDrill_RefusedWhileAKilledDrillsLeaseRuns(t *testing.T) {
 		}
 	}
 }
+
+// A drill killed outright cannot clear its fault: it left the endpoint
+// faulted for good ("duration": "0s" in the status after a kill -9). The
+// fault it injects ends by itself after the longest the drill keeps it
+// on: the cut-out and traffic-moved waits, and 30 s.
+func TestDrill_ItsFaultEndsByItselfIfTheDrillIsKilled(t *testing.T) {
+	inst := newStubInstance(t, healthyPair(), func(st *engine.Snapshot) {
+		st.Endpoints[0].Fault = &engine.FaultInfo{Mode: engine.FaultError}
+		st.Endpoints[0].Breaker.State = engine.BreakerOpen
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	bench.Drill(ctx, bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: "error", Rate: 200, StepTimeout: 20 * time.Second},
+		func(s bench.DrillStep) {
+			if s.Name == bench.StepInject && s.State != bench.StepRunning {
+				stop()
+			}
+		})
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	if len(inst.faults) != 1 || inst.faults[0]["duration"] != "1m10s" {
+		t.Fatalf("faults posted %v: want one lasting 2 × --step-timeout + 30s, 1m10s", inst.faults)
+	}
+}

@@ -23,6 +23,7 @@ type stubInstance struct {
 	st       engine.Snapshot
 	onInject func(*engine.Snapshot)
 	onClear  func(*engine.Snapshot) // nil: nothing more than the fault goes
+	faults   []map[string]any       // the fault specs posted
 	admin    *httptest.Server
 	rpc      *httptest.Server
 }
@@ -44,6 +45,9 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/events":
 			fmt.Fprint(w, `{"events":[]}`)
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/alpha/fault":
+			var spec map[string]any
+			json.NewDecoder(r.Body).Decode(&spec)
+			s.faults = append(s.faults, spec)
 			s.onInject(&s.st)
 			json.NewEncoder(w).Encode(s.st.Endpoints[0])
 		case r.Method == http.MethodDelete && r.URL.Path == "/v1/endpoints/alpha/fault":

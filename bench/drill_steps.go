@@ -39,7 +39,10 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	if d.before, err = d.admin.status(ctx); err != nil {
 		return err
 	}
-	spec := map[string]any{"mode": d.cfg.Mode}
+	// The fault ends by itself after the longest the drill keeps it on
+	// (the cut-out and traffic-moved waits and a margin): a drill killed
+	// outright (SIGKILL) cannot clear it, and left it on for good.
+	spec := map[string]any{"mode": d.cfg.Mode, "duration": d.faultSpan().String()}
 	if d.cfg.Mode == "latency" {
 		spec["latency"] = d.cfg.Latency.String()
 	}
@@ -69,6 +72,12 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	s.Summary = fmt.Sprintf("%s fault on %s", d.cfg.Mode, d.endpoint)
 	return nil
 }
+
+// faultSpan is how long the drill's fault lasts unless the drill clears
+// it first: the cut-out and traffic-moved steps' waits, and faultMargin.
+func (d *drill) faultSpan() time.Duration { return 2*d.cfg.StepTimeout + faultMargin }
+
+const faultMargin = 30 * time.Second
 
 // cutOutBy is how the mode's fault takes an endpoint out of routing; for
 // a latency fault, its breaker opening or the router ranking it behind
