@@ -18,14 +18,15 @@ import (
 // stubInstance is an admin API and an RPC port that say what a test sets:
 // the status it serves is st, and every read is answered by "alpha".
 type stubInstance struct {
-	mu       sync.Mutex
-	answerer string // who answers the reads ("alpha" unless set)
-	st       engine.Snapshot
-	onInject func(*engine.Snapshot)
-	onClear  func(*engine.Snapshot) // nil: nothing more than the fault goes
-	faults   []map[string]any       // the fault specs posted
-	admin    *httptest.Server
-	rpc      *httptest.Server
+	mu         sync.Mutex
+	answerer   string // who answers the reads ("alpha" unless set)
+	st         engine.Snapshot
+	onInject   func(*engine.Snapshot)
+	onInjectAt string                 // the endpoint the fault is expected on ("alpha" unless set)
+	onClear    func(*engine.Snapshot) // nil: nothing more than the fault goes
+	faults     []map[string]any       // the fault specs posted
+	admin      *httptest.Server
+	rpc        *httptest.Server
 }
 
 func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Snapshot)) *stubInstance {
@@ -44,14 +45,16 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 			json.NewEncoder(w).Encode(s.st)
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/events":
 			fmt.Fprint(w, `{"events":[]}`)
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/alpha/fault":
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/"+s.faultee()+"/fault":
 			var spec map[string]any
 			json.NewDecoder(r.Body).Decode(&spec)
 			s.faults = append(s.faults, spec)
 			s.onInject(&s.st)
 			json.NewEncoder(w).Encode(s.st.Endpoints[0])
-		case r.Method == http.MethodDelete && r.URL.Path == "/v1/endpoints/alpha/fault":
-			s.st.Endpoints[0].Fault = nil
+		case r.Method == http.MethodDelete && r.URL.Path == "/v1/endpoints/"+s.faultee()+"/fault":
+			for i := range s.st.Endpoints {
+				s.st.Endpoints[i].Fault = nil
+			}
 			if s.onClear != nil {
 				s.onClear(&s.st)
 			}
@@ -80,6 +83,14 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 		s.rpc.Close()
 	})
 	return s
+}
+
+// faultee is the endpoint the test expects the fault on.
+func (s *stubInstance) faultee() string {
+	if s.onInjectAt == "" {
+		return "alpha"
+	}
+	return s.onInjectAt
 }
 
 // stubEndpoint is a routable, closed endpoint answering in ms.

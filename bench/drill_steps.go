@@ -152,8 +152,20 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		s.Evidence = append(s.Evidence, costs)
 	}
 	if !ok {
-		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v",
-			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
+		why := ""
+		if ep.Breaker.HeldClosed {
+			// The engine keeps part of the pool eligible whatever fails:
+			// not a failover fault, but a pool too small for this drill now.
+			out := 0
+			for _, o := range st.Endpoints {
+				if !o.Routable && o.Name != d.endpoint {
+					out++
+				}
+			}
+			why = fmt.Sprintf("; its breaker is held closed by breaker.max_open_share: with %d of the %d endpoints already out of routing, no more breakers may open (drill a pool with every endpoint routable)", out, len(st.Endpoints))
+		}
+		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v%s",
+			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable, why)
 	}
 	took := cutAt.Sub(d.injectedAt).Round(time.Millisecond)
 	bound := cutOutBoundOf(d.cfg.Mode, f)
