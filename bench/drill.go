@@ -148,8 +148,12 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		return nil, err
 	}
 	defer lease.release() // after the fault is cleared (deferred calls run last first)
+	target := fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL))
+	if cfg.NoLoad { // no RPC URL: it judges by the instance's own traffic
+		target = fmt.Sprintf("rpcdash with admin %s (its own traffic, no reads of the drill's)", engine.ShownURL(admin.URL))
+	}
 	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
-		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL)), Mode: cfg.Mode}}
+		report: &DrillReport{Target: target, Mode: cfg.Mode}}
 	if !cfg.NoLoad {
 		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
 		loadCtx, stopLoad := context.WithCancel(ctx)

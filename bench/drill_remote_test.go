@@ -48,3 +48,15 @@ func TestDrill_RefusesARemoteInstanceNamingTheDrillAndItsFlag(t *testing.T) {
 		t.Errorf("the refused drills made %d admin calls", n)
 	}
 }
+
+// A drill without load has no RPC URL: its report named the target
+// "rpcdash at <unparseable url> (admin http://127.0.0.1:…)".
+func TestDrill_ANoLoadReportNamesItsTargetPlainly(t *testing.T) {
+	inst := newStubInstance(t, healthyPair(), nil)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	rep, _ := bench.Drill(ctx, bench.DrillConfig{Admin: bench.Admin{URL: inst.admin.URL}, Mode: "error", NoLoad: true}, func(s bench.DrillStep) { stop() })
+	if rep == nil || rep.Target != "rpcdash with admin "+inst.admin.URL+" (its own traffic, no reads of the drill's)" {
+		t.Fatalf("report %+v", rep)
+	}
+}
