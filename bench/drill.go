@@ -143,7 +143,9 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	defer client.CloseIdleConnections()
 	admin := cfg.Admin
 	admin.Client = client
-	lease, err := takeDrillLease(ctx, &admin, cfg.Mode)
+	// Not cut by a stop: a drill stopped at once still says which step it
+	// was stopped in (interrupted, no verdict), as before it had a lease.
+	lease, err := takeDrillLease(context.WithoutCancel(ctx), &admin, cfg.Mode)
 	if err != nil {
 		return nil, err
 	}
