@@ -20,8 +20,8 @@ func (q drillLeaseRequest) ttl() (time.Duration, error) {
 	switch d := q.TTL.D(); {
 	case d == 0:
 		return drillLeaseTTL, nil
-	case d < 0 || d > DrillLeaseMaxTTL:
-		return 0, fmt.Errorf("ttl: %s is not in (0s, %s]", d, DrillLeaseMaxTTL)
+	case d < 0 || d > drillLeaseMaxTTL:
+		return 0, fmt.Errorf("ttl: %s is not in (0s, %s]", d, drillLeaseMaxTTL)
 	default:
 		return d, nil
 	}

@@ -17,8 +17,8 @@ import (
 // a crash), which can neither renew nor let go, blocks the next one only
 // until its lease runs out.
 
-// DrillLeaseMaxTTL bounds a lease's span: a drill renews it well within.
-const DrillLeaseMaxTTL = 5 * time.Minute
+// drillLeaseMaxTTL bounds a lease's span: a drill renews it well within.
+const drillLeaseMaxTTL = 5 * time.Minute
 
 // DrillLease is the drill lease in force.
 type DrillLease struct {
