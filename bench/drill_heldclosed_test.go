@@ -31,3 +31,23 @@ func TestDrill_ABreakerHeldClosedByTheOpenShareIsSaid(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A fault already in force (here one a killed drill left to run out) is
+// said at once, at the serving step, rather than measured beside the
+// drill's own: the next drill faulted beta, whose breaker the open share
+// then held closed, and failed its cut-out after 30 s.
+func TestDrill_RefusesToStartBesideAFaultInForce(t *testing.T) {
+	alpha := stubEndpoint("alpha", 20)
+	since := time.Date(2026, 12, 4, 3, 11, 49, 0, time.Local)
+	alpha.Fault = &engine.FaultInfo{Mode: engine.FaultTimeout, Since: since, Expires: since.Add(90 * time.Second)}
+	alpha.Routable, alpha.Breaker.State = false, engine.BreakerOpen
+	inst := newStubInstance(t, stubStatus(alpha, stubEndpoint("beta", 40), stubEndpoint("gamma", 60)), nil)
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: "error", Rate: 200}, nil)
+	want := "alpha has a timeout fault in force (since 03:11:49, ends by itself at 03:13:19): a drill now would measure it beside its own; clear it (DELETE /v1/endpoints/alpha/fault) or wait for it to end"
+	if err == nil || !strings.Contains(err.Error(), want) || rep == nil || rep.Failed != bench.StepServing {
+		t.Fatalf("report %+v, err %v: want the serving step to fail with %q", rep, err, want)
+	}
+	if rep.Steps[0].Took > 5*time.Second {
+		t.Errorf("it waited %s for a fault to go", rep.Steps[0].Took)
+	}
+}

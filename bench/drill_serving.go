@@ -30,6 +30,20 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 	if d.settings.BreakerFailures == 0 {
 		return fail(s, "the instance's /v1/status has no settings (breaker thresholds): it is older than the drill")
 	}
+	// A fault already in force (an operator's, or one a drill killed
+	// outright left to run out) would be measured beside the drill's: its
+	// endpoint's open breaker even keeps the drill's from opening
+	// (breaker.max_open_share), which read as a failed cut-out.
+	for _, ep := range st.Endpoints {
+		if f := ep.Fault; f != nil {
+			ends := "until cleared"
+			if !f.Expires.IsZero() {
+				ends = "ends by itself at " + f.Expires.Local().Format("15:04:05")
+			}
+			return fail(s, "%s has a %s fault in force (since %s, %s): a drill now would measure it beside its own; clear it (DELETE /v1/endpoints/%s/fault) or wait for it to end",
+				ep.Name, f.Mode, f.Since.Local().Format("15:04:05"), ends, ep.Name)
+		}
+	}
 	deadline := time.Now().Add(servingBound)
 	if d.load != nil {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
