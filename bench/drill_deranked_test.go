@@ -48,3 +48,34 @@ func TestDrill_ALatencyFaultRankedBehindTheOthersIsCutOut(t *testing.T) {
 		t.Errorf("readmitted: %q", sum)
 	}
 }
+
+// Ranked behind the others first, the endpoint's breaker may still open
+// afterwards (the hang rule, a probe's deadline): readmission then follows
+// the breaker's way back, and does not say it never opened.
+func TestDrill_ALatencyFaultsBreakerOpeningAfterTheRankingIsFollowed(t *testing.T) {
+	var inst *stubInstance
+	inst = newStubInstance(t, stubStatus(stubEndpoint("alpha", 20), stubEndpoint("beta", 40), stubEndpoint("gamma", 60)), func(st *engine.Snapshot) {
+		a := &st.Endpoints[0]
+		a.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Latency: 2 * time.Second}
+		a.Score.Latency, a.Score.Cost = 2000*time.Millisecond, 2000*time.Millisecond
+		inst.answerer = "beta"
+	})
+	inst.onClear = func(*engine.Snapshot) {
+		inst.answerer = "alpha"
+		opened := time.Now().Add(-2 * time.Second)
+		inst.events = []engine.Event{
+			{Seq: 1, Time: opened, Type: engine.EventBreaker, Endpoint: "alpha", From: "closed", To: "open", Message: "6 attempts in a row outrun by hedges"},
+			{Seq: 2, Time: opened.Add(time.Second), Type: engine.EventBreaker, Endpoint: "alpha", From: "open", To: "half-open", Message: "cooldown elapsed"},
+			{Seq: 3, Time: opened.Add(1200 * time.Millisecond), Type: engine.EventBreaker, Endpoint: "alpha", From: "half-open", To: "closed", Message: "3 trial successes in a row"},
+		}
+	}
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL},
+		Mode: "latency", Rate: 200, StepTimeout: 5 * time.Second}, nil)
+	logReport(t, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := rep.Steps[len(rep.Steps)-1].Summary; !strings.Contains(sum, "(open 1s, then half-open for 200ms until 3 trial successes closed it)") {
+		t.Errorf("readmitted: %q", sum)
+	}
+}

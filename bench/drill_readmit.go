@@ -212,7 +212,9 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	how := ""
 	switch d.cfg.Mode {
 	case "latency":
-		if d.rankedOut {
+		if d.rankedOut && !slices.ContainsFunc(mine, func(ev engine.Event) bool {
+			return ev.Type == engine.EventBreaker && ev.To == engine.BreakerOpen.String() // it opened after the ranking cut it out
+		}) {
 			how = "its breaker never opened: it was ranked behind the others, and the router sends it reads again"
 			break
 		}

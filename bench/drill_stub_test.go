@@ -24,6 +24,7 @@ type stubInstance struct {
 	onInjectAt string                 // the endpoint the fault is expected on ("alpha" unless set)
 	onClear    func(*engine.Snapshot) // nil: nothing more than the fault goes
 	faults     []map[string]any       // the fault specs posted
+	events     []engine.Event         // what GET /v1/events answers
 	admin      *httptest.Server
 	rpc        *httptest.Server
 }
@@ -43,7 +44,7 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 			s.st.Time = time.Now()
 			json.NewEncoder(w).Encode(s.st)
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/events":
-			fmt.Fprint(w, `{"events":[]}`)
+			json.NewEncoder(w).Encode(map[string][]engine.Event{"events": append([]engine.Event{}, s.events...)})
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/"+s.faultee()+"/fault":
 			var spec map[string]any
 			json.NewDecoder(r.Body).Decode(&spec)
