@@ -158,6 +158,7 @@ func (a *accounts) totals() AccountSnapshot {
 		t.hedgesFired.Add(c.hedgesFired.Load())
 		t.hedgesWon.Add(c.hedgesWon.Load())
 		t.losers.Add(c.losers.Load())
+		t.outrunUnanswered.Add(c.outrunUnanswered.Load())
 		t.loserNanos.Add(c.loserNanos.Load())
 		t.releaseNanos.Add(c.releaseNanos.Load())
 		t.extraCost.Add(c.extraCost.Load())

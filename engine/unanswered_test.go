@@ -110,3 +110,14 @@ func TestUnanswered_LossesToAttemptsGivenMoreTimeTripNothing(t *testing.T) {
 		t.Errorf("outrun unanswered %d, want the 6 losses that tripped the breaker", n)
 	}
 }
+
+// The totals' outrun_unanswered is the methods' sum, as every other
+// count of the totals is (it read 0 beside eth_getBalance's 8).
+func TestUnanswered_TotalsSumTheMethods(t *testing.T) {
+	a := newAccounts()
+	a.method("eth_getBalance").outrunUnanswered.Add(8)
+	a.method("eth_call").outrunUnanswered.Add(2)
+	if n := a.totals().OutrunUnanswered; n != 10 {
+		t.Fatalf("totals' outrun_unanswered %d, want 10", n)
+	}
+}
