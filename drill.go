@@ -100,6 +100,9 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := bench.DrillConfig{RPCURL: *target, Admin: bench.Admin{URL: *admin, Token: token, AllowRemote: *allowRemote},
 		Mode: *mode, Latency: *latency, NoLoad: *noLoad, Rate: *rate, StepTimeout: *stepTimeout, Seed: *seed}
+	if err := bench.CheckDrillTargets(cfg); *admin != "" && err != nil {
+		return err // refused before the drill is announced
+	}
 	text := *format == "text"
 	onStep := func(s bench.DrillStep) {
 		if text && s.State == bench.StepRunning && s.Summary != "" {

@@ -136,15 +136,26 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	if onStep == nil {
 		onStep = func(DrillStep) {}
 	}
+	if err := CheckDrillTargets(cfg); err != nil {
+		return nil, err
+	}
 	client := NewClient()
 	defer client.CloseIdleConnections()
 	admin := cfg.Admin
 	admin.Client = client
-	if err := checkTarget(cfg.RPCURL, admin.AllowRemote); err != nil && !cfg.NoLoad {
+	// Not cut by a stop: a drill stopped at once still says which step it
+	// was stopped in (interrupted, no verdict), as before it had a lease.
+	lease, err := takeDrillLease(context.WithoutCancel(ctx), &admin, cfg.Mode)
+	if err != nil {
 		return nil, err
 	}
+	defer lease.release() // after the fault is cleared (deferred calls run last first)
+	target := fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL))
+	if cfg.NoLoad { // no RPC URL: it judges by the instance's own traffic
+		target = fmt.Sprintf("rpcdash with admin %s (its own traffic, no reads of the drill's)", engine.ShownURL(admin.URL))
+	}
 	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
-		report: &DrillReport{Target: fmt.Sprintf("rpcdash at %s (admin %s)", engine.ShownURL(cfg.RPCURL), engine.ShownURL(admin.URL)), Mode: cfg.Mode}}
+		report: &DrillReport{Target: target, Mode: cfg.Mode}}
 	if !cfg.NoLoad {
 		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
 		loadCtx, stopLoad := context.WithCancel(ctx)
@@ -155,7 +166,7 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		}()
 		defer func() { stopLoad(); <-done }()
 	}
-	err := d.run(ctx)
+	err = d.run(ctx)
 	d.report.Took = time.Since(d.started)
 	d.report.Passed = err == nil
 	var de *DrillError
@@ -185,6 +196,9 @@ type drill struct {
 	// put on it, which may still succeed and break a run of failures.
 	inFlightAtFault int64
 	cutAt           time.Time
+	// rankedOut: the cut was the router ranking it behind the others, its
+	// breaker closed (a latency fault on an endpoint slow, not hung).
+	rankedOut bool
 }
 
 func (d *drill) run(ctx context.Context) error {

@@ -15,6 +15,7 @@ import (
 type drillRead struct {
 	at       time.Time // when it ended
 	endpoint string    // who answered
+	method   string
 	attempts int
 	ok       bool
 	err      string // what the client saw when it failed
@@ -46,9 +47,9 @@ func (l *drillLoad) run(ctx context.Context) {
 	head, _ := json.Marshal("eth_blockNumber")
 	next := time.Now()
 	for i := 0; ctx.Err() == nil; i++ {
-		method, params := balance, json.RawMessage(nil)
+		name, method, params := "eth_getBalance", balance, json.RawMessage(nil)
 		if i%2 == 1 {
-			method, params = head, json.RawMessage("[]")
+			name, method, params = "eth_blockNumber", head, json.RawMessage("[]")
 		} else {
 			params, _ = uniqueParams("eth_getBalance", l.seed, uint64(i))
 		}
@@ -56,6 +57,7 @@ func (l *drillLoad) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // cut short by the drill's end, not by the endpoint
 		}
+		r.method = name
 		l.record(r)
 		next = next.Add(gap)
 		if wait := time.Until(next); wait > 0 {

@@ -211,7 +211,15 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	took := time.Since(cleared).Round(time.Millisecond)
 	how := ""
 	switch d.cfg.Mode {
-	case "error", "timeout", "latency", "refused", "unreachable":
+	case "latency":
+		if d.rankedOut && !slices.ContainsFunc(mine, func(ev engine.Event) bool {
+			return ev.Type == engine.EventBreaker && ev.To == engine.BreakerOpen.String() // it opened after the ranking cut it out
+		}) {
+			how = "its breaker never opened: it was ranked behind the others, and the router sends it reads again"
+			break
+		}
+		fallthrough
+	case "error", "timeout", "refused", "unreachable":
 		var err error
 		if how, err = d.breakerPath(mine, opened); err != nil {
 			return fail(s, "%s is back, but not through the breaker's half-open trials: %v", d.endpoint, err)

@@ -1,10 +1,11 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -16,8 +17,8 @@ const warmReads = 20
 
 // servingBound is how long the drill waits for the router to settle on
 // the best endpoint before it calls the choice wrong: its first reads find
-// every window empty.
-const servingBound = 15 * time.Second
+// every window empty (a variable so that tests can shorten it).
+var servingBound = 15 * time.Second
 
 // serving: which endpoint serves, and is it the best healthy one.
 func (d *drill) serving(ctx context.Context, s *DrillStep) error {
@@ -29,6 +30,20 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 	if d.settings.BreakerFailures == 0 {
 		return fail(s, "the instance's /v1/status has no settings (breaker thresholds): it is older than the drill")
 	}
+	// A fault already in force (an operator's, or one a drill killed
+	// outright left to run out) would be measured beside the drill's: its
+	// endpoint's open breaker even keeps the drill's from opening
+	// (breaker.max_open_share), which read as a failed cut-out.
+	for _, ep := range st.Endpoints {
+		if f := ep.Fault; f != nil {
+			ends := "until cleared"
+			if !f.Expires.IsZero() {
+				ends = "ends by itself at " + f.Expires.Local().Format("15:04:05")
+			}
+			return fail(s, "%s has a %s fault in force (since %s, %s): a drill now would measure it beside its own; clear it (DELETE /v1/endpoints/%s/fault) or wait for it to end",
+				ep.Name, f.Mode, f.Since.Local().Format("15:04:05"), ends, ep.Name)
+		}
+	}
 	deadline := time.Now().Add(servingBound)
 	if d.load != nil {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
@@ -39,11 +54,11 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	for {
-		name, seen, st, err := d.observeServing(ctx, st)
+		name, byMethod, seen, st, err := d.observeServing(ctx, st)
 		if err != nil {
 			return err
 		}
-		evidence, verdict := d.judgeServing(s, st, name)
+		evidence, verdict := d.judgeServing(s, st, name, byMethod)
 		if verdict == nil || time.Now().After(deadline) {
 			s.Evidence = append(append(s.Evidence, seen), evidence...)
 			return verdict
@@ -58,26 +73,32 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 
 // observeServing says which endpoint serves now: the one that answered
 // most of the drill's last reads, or (without load) took the most client
-// attempts in a second; "" when there was no traffic. It fails on a read
+// attempts in a second; "" when there was no traffic. byMethod counts the
+// last reads' endpoints by method (nil without load). It fails on a read
 // that failed before any fault.
-func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (string, string, engine.Snapshot, error) {
+func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (string, map[string]map[string]int, string, engine.Snapshot, error) {
 	by := map[string]int{}
 	if d.load != nil {
 		reads := d.load.since(d.started)
 		for _, r := range reads {
 			if !r.ok {
-				return "", "", prev, fmt.Errorf("a read failed before any fault (%s): the pool is not healthy enough to drill", r.err)
+				return "", nil, "", prev, fmt.Errorf("a read failed before any fault (%s): the pool is not healthy enough to drill", r.err)
 			}
 		}
+		byMethod := map[string]map[string]int{}
 		for _, r := range reads[max(len(reads)-warmReads, 0):] {
 			by[r.endpoint]++
+			if byMethod[r.method] == nil {
+				byMethod[r.method] = map[string]int{}
+			}
+			byMethod[r.method][r.endpoint]++
 		}
 		st, err := d.admin.status(ctx)
-		return mostOf(by), fmt.Sprintf("the last %d reads were answered by %s", warmReads, countsOf(by)), st, err
+		return mostOf(by), byMethod, fmt.Sprintf("the last %d reads were answered by %s", warmReads, countsOf(by)), st, err
 	}
 	st, err := d.pollOnce(ctx, time.Second)
 	if err != nil {
-		return "", "", st, err
+		return "", nil, "", st, err
 	}
 	for _, ep := range st.Endpoints {
 		if b, ok := endpointOf(prev, ep.Name); ok {
@@ -85,30 +106,34 @@ func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (strin
 		}
 	}
 	if name := mostOf(by); by[name] > 0 {
-		return name, "client attempts in a second: " + countsOf(by), st, nil
+		return name, nil, "client attempts in a second: " + countsOf(by), st, nil
 	}
-	return "", "no client traffic in a second (--no-load): the serving endpoint is the best by latency", st, nil
+	return "", nil, "no client traffic in a second (--no-load): the serving endpoint is the best by the router's cost", st, nil
 }
 
 // judgeServing checks that the serving endpoint is healthy and the best
-// routable one (within router.tolerance), and records it as the one to
-// fault.
-func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string) ([]string, error) {
+// routable one as the router ranks them: by its routing cost (within
+// router.tolerance of the least), for each method of the drill's reads
+// the endpoint that answered most of them, over all methods without the
+// drill's reads; and records it as the one to fault.
+func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string, byMethod map[string]map[string]int) ([]string, error) {
 	var evidence []string
-	var routable []engine.EndpointSnapshot
+	routable := 0
 	for _, ep := range st.Endpoints {
 		state := "out of routing"
 		if ep.Routable {
 			state = "routable"
-			routable = append(routable, ep)
+			routable++
 		}
-		evidence = append(evidence, fmt.Sprintf("%s: %s, breaker %s, p50 %.1f ms over %d answers", ep.Name, state, ep.Breaker.State, msOf(ep.Latency.P50), ep.Latency.Count))
+		evidence = append(evidence, fmt.Sprintf("%s: %s, breaker %s, routing %s, p50 %.1f ms, p99 %.1f ms over %d answers",
+			ep.Name, state, ep.Breaker.State, costWords(ep.Score), msOf(ep.Latency.P50), msOf(ep.Latency.P99), ep.Latency.Count))
 	}
-	if len(routable) < 2 {
-		return evidence, fail(s, "%d routable endpoint(s): nothing to fail over to, a drill would take the pool down", len(routable))
+	if routable < 2 {
+		return evidence, fail(s, "%d routable endpoint(s): nothing to fail over to, a drill would take the pool down", routable)
 	}
-	best := slices.MinFunc(routable, func(a, b engine.EndpointSnapshot) int { return cmp.Compare(a.Latency.P50, b.Latency.P50) })
+	tol := d.settings.RouterTolerance
 	if name == "" {
+		best, _, _ := bestBy(st, "", "")
 		name = best.Name
 	}
 	ep, ok := endpointOf(st, name)
@@ -117,11 +142,35 @@ func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string) ([]s
 		return evidence, fail(s, "reads were answered by %q, which /v1/status does not list", name)
 	case !ep.Routable || ep.Breaker.State != engine.BreakerClosed || ep.Fault != nil || ep.Drained:
 		return evidence, fail(s, "%s serves but is not healthy: routable %v, breaker %s, drained %v, fault %v", name, ep.Routable, ep.Breaker.State, ep.Drained, ep.Fault != nil)
-	case msOf(ep.Latency.P50) > (1+d.settings.RouterTolerance)*msOf(best.Latency.P50)+1:
-		return evidence, fail(s, "%s serves, but %s is better: p50 %.1f ms against %.1f ms, beyond router.tolerance %g, for %s",
-			name, best.Name, msOf(ep.Latency.P50), msOf(best.Latency.P50), d.settings.RouterTolerance, servingBound)
+	}
+	// Who served each method, against the router's cost for it.
+	served := map[string]string{"": name}
+	if len(byMethod) > 0 {
+		served = map[string]string{}
+		for m, by := range byMethod {
+			served[m] = mostOf(by)
+		}
+	}
+	var costs []string
+	for _, m := range slices.Sorted(maps.Keys(served)) {
+		who, _ := endpointOf(st, served[m])
+		best, least, _ := bestBy(st, m, "")
+		mine := steadyCost(scoreFor(who, m))
+		what := "the reads"
+		if m != "" {
+			what = m
+		}
+		if !withinTolerance(mine, least, tol) {
+			return evidence, fail(s, "%s serves %s, but %s is better by the router's cost: %s against %s, beyond router.tolerance %g, for %s",
+				who.Name, what, best.Name, costWords(scoreFor(who, m)), costWords(scoreFor(best, m)), tol, servingBound)
+		}
+		if m != "" {
+			costs = append(costs, fmt.Sprintf("%s %.1f ms", m, mine))
+		} else {
+			costs = append(costs, fmt.Sprintf("%.1f ms", mine))
+		}
 	}
 	d.endpoint, d.report.Endpoint = name, name
-	s.Summary = fmt.Sprintf("%s serves and is the best healthy endpoint (p50 %.1f ms; %d routable)", name, msOf(ep.Latency.P50), len(routable))
+	s.Summary = fmt.Sprintf("%s serves and is the best healthy endpoint by the router's cost (%s; %d routable)", name, strings.Join(costs, ", "), routable)
 	return evidence, nil
 }

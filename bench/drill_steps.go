@@ -39,7 +39,10 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	if d.before, err = d.admin.status(ctx); err != nil {
 		return err
 	}
-	spec := map[string]any{"mode": d.cfg.Mode}
+	// The fault ends by itself after the longest the drill keeps it on
+	// (the cut-out and traffic-moved waits and a margin): a drill killed
+	// outright (SIGKILL) cannot clear it, and left it on for good.
+	spec := map[string]any{"mode": d.cfg.Mode, "duration": d.faultSpan().String()}
 	if d.cfg.Mode == "latency" {
 		spec["latency"] = d.cfg.Latency.String()
 	}
@@ -70,15 +73,29 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	return nil
 }
 
-// cutOutBy is how the mode's fault takes an endpoint out of routing.
-func (d *drill) cutOutBy(ep engine.EndpointSnapshot) (bool, string) {
+// faultSpan is how long the drill's fault lasts unless the drill clears
+// it first: the cut-out and traffic-moved steps' waits, and faultMargin.
+func (d *drill) faultSpan() time.Duration { return 2*d.cfg.StepTimeout + faultMargin }
+
+const faultMargin = 30 * time.Second
+
+// cutOutBy is how the mode's fault takes an endpoint out of routing; for
+// a latency fault, its breaker opening or the router ranking it behind
+// the others (drill_deranked.go), which ranked says.
+func (d *drill) cutOutBy(st engine.Snapshot, ep engine.EndpointSnapshot) (out bool, how string, ranked bool) {
 	switch d.cfg.Mode {
 	case "http429":
-		return !ep.BackoffUntil.IsZero(), "backing off after HTTP 429"
+		return !ep.BackoffUntil.IsZero(), "backing off after HTTP 429", false
 	case "stale":
-		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag)
+		return ep.LagExcluded, fmt.Sprintf("lagging %d behind the pool's head", ep.Lag), false
+	case "latency":
+		if ep.Breaker.State == engine.BreakerClosed {
+			if behind, _ := d.rankedBehind(st, ep); behind {
+				return true, "ranked behind the others by the router's cost, its breaker closed: slow, not hung", true
+			}
+		}
 	}
-	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String()
+	return ep.Breaker.State != engine.BreakerClosed, "breaker " + ep.Breaker.State.String(), false
 }
 
 // cutBy says whether ev is the transition that took the faulted endpoint
@@ -99,7 +116,7 @@ func (d *drill) cutBy(ev engine.Event) bool {
 func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st engine.Snapshot) bool {
 		ep, _ := endpointOf(st, d.endpoint)
-		out, _ := d.cutOutBy(ep)
+		out, _, _ := d.cutOutBy(st, ep)
 		return out
 	})
 	if err != nil {
@@ -110,8 +127,12 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	b, _ := endpointOf(d.before, d.endpoint)
 	sent := attempts(ep.Accounting) - attempts(b.Accounting)
 	failed := ep.Accounting.Failures - b.Accounting.Failures
-	outrun := ep.Accounting.Losers - b.Accounting.Losers
-	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges", sent, d.endpoint, failed, outrun))
+	// Outrun as the engine counts them toward its hang rule (the status's
+	// outrun_unanswered): not a loser that answered, passed its deadline
+	// (that is a failure) or lost to an attempt given more time.
+	outrun := ep.Accounting.OutrunUnanswered - b.Accounting.OutrunUnanswered
+	s.Evidence = append(s.Evidence, fmt.Sprintf("since the fault: %d client attempts sent to %s, %d attempts failed (probes included), %d outrun by hedges unanswered (outrun_unanswered; %d cancelled losers in all)",
+		sent, d.endpoint, failed, outrun, ep.Accounting.Losers-b.Accounting.Losers))
 	// The cut is timed by the engine's event of it when there is one: the
 	// status that showed it came a poll and a status read later.
 	cutAt := d.cutAt
@@ -124,10 +145,27 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	f := d.settings.BreakerFailures
-	_, how := d.cutOutBy(ep)
+	_, how, ranked := d.cutOutBy(st, ep)
+	if ok && ranked {
+		d.rankedOut = true
+		_, costs := d.rankedBehind(st, ep)
+		s.Evidence = append(s.Evidence, costs)
+	}
 	if !ok {
-		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v",
-			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable)
+		why := ""
+		if ep.Breaker.HeldClosed {
+			// The engine keeps part of the pool eligible whatever fails:
+			// not a failover fault, but a pool too small for this drill now.
+			out := 0
+			for _, o := range st.Endpoints {
+				if !o.Routable && o.Name != d.endpoint {
+					out++
+				}
+			}
+			why = fmt.Sprintf("; its breaker is held closed by breaker.max_open_share: with %d of the %d endpoints already out of routing, no more breakers may open (drill a pool with every endpoint routable)", out, len(st.Endpoints))
+		}
+		return fail(s, "%s was not cut out within %s: %d attempts sent to it since the fault, %d failed; %s (%d consecutive failures, breaker.failures %d), routable %v%s",
+			d.endpoint, d.cfg.StepTimeout, sent, failed, how, ep.Breaker.ConsecutiveFailures, f, ep.Routable, why)
 	}
 	took := cutAt.Sub(d.injectedAt).Round(time.Millisecond)
 	bound := cutOutBoundOf(d.cfg.Mode, f)
@@ -164,6 +202,9 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 			d.endpoint, how, engine.Count(outrun, "outrun attempt"), hidden, inFlightSlack)
 	}
 	switch {
+	case d.rankedOut:
+		s.Summary = fmt.Sprintf("%s cut out (%s) after %s sent to it (%d failed or overdue, %d outrun by hedges), %s after the fault",
+			d.endpoint, how, engine.Count(sent, "client attempt"), failed, outrun, took)
 	case d.cfg.Mode == "http429" && failed == 0:
 		// A probe met the 429 first: it backs off the whole endpoint.
 		s.Summary = fmt.Sprintf("%s cut out by a probe's HTTP 429 before any client attempt reached it (%s), %s after the fault", d.endpoint, how, took)
@@ -228,6 +269,8 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 		return "it is cut out for lagging past chain.max_head_lag"
 	case mode == "http429":
 		how = "it backs off as a whole after HTTP 429s (one per method of the drill's two)"
+	case mode == "latency":
+		how = "its breaker cuts it out, or the router ranks it behind the others by its routing cost (answering late, it is slow, not hung),"
 	}
 	if !ownLoad {
 		return how + " (the attempts it takes first are not bounded without the drill's own reads)"

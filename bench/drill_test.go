@@ -170,8 +170,11 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 	// + this slack) = max(1s, 0.8s + 0.3s + 0.2s) = 1.3s after the clear.
 	bench.SetReadmitSlack(t, 200*time.Millisecond)
 	const cooldown = 200 * time.Millisecond
+	// No error penalty: alpha's failures below would otherwise keep it
+	// behind beta by the router's cost, which the drill judges by, for the
+	// stats window's span.
 	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: cooldown,
-		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3})
+		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3, NoErrorPenalty: true})
 
 	// alpha's probes fail under an error fault: its breaker opens, and
 	// each failed trial doubles its cooldown, up to 1.6s; cleared, it
@@ -189,10 +192,8 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/events", "", &evs)
 	before := evs.Events[len(evs.Events)-1].Seq
 
-	// Without load of its own the drill takes the best endpoint by latency,
-	// alpha, at once: with load it would wait for alpha's failures to
-	// weigh less on its routing score than beta's latency, for longer
-	// than the flap span at times.
+	// Without load of its own the drill takes the best endpoint by the
+	// router's cost, alpha (its failures weigh nothing here), at once.
 	var log stepLog
 	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
 		Mode: "error", NoLoad: true, StepTimeout: time.Second}, log.add)

@@ -107,3 +107,11 @@ func Describe(cfg CompareConfig) *Comparison { return cfg.describe(nil) }
 func RunDrillLoad(ctx context.Context, url string) {
 	newDrillLoad(url, NewClient(), 50, 1).run(ctx)
 }
+
+// SetServingBound sets how long the serving step waits for the router to
+// settle, until the test ends.
+func SetServingBound(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := servingBound
+	servingBound = d
+	t.Cleanup(func() { servingBound = old })
+}

@@ -30,6 +30,29 @@ func checkTarget(raw string, allowRemote bool) error {
 	return fmt.Errorf("bench: target host %q is not a loopback address; bench only loads this machine (--allow-remote to override)", u.Hostname())
 }
 
+// CheckDrillTargets refuses a drill whose instance is off this machine
+// (without AllowRemote) or whose URLs are not http(s), before anything is
+// sent, in the drill's words and naming the flag that gave the URL: the
+// admin API's (--admin), and the RPC port's (--target) when the drill sends
+// reads of its own.
+func CheckDrillTargets(cfg DrillConfig) error {
+	urls := []struct{ flag, url string }{{"--admin", cfg.Admin.URL}}
+	if !cfg.NoLoad {
+		urls = append(urls, struct{ flag, url string }{"--target", cfg.RPCURL})
+	}
+	for _, f := range urls {
+		u, err := url.Parse(f.url)
+		switch {
+		case err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https":
+			return fmt.Errorf("drill: %s %q is not an http(s) URL with a host", f.flag, engine.ShownURL(f.url))
+		case !cfg.Admin.AllowRemote && !isLoopbackHost(u.Hostname()):
+			return fmt.Errorf("drill: %s %s: host %q is not a loopback address; the drill injects faults only into an instance on this machine (--allow-remote to override)",
+				f.flag, engine.ShownURL(f.url), u.Hostname())
+		}
+	}
+	return nil
+}
+
 func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true

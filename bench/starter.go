@@ -26,6 +26,10 @@ type EngineSpec struct {
 	// the half-open trials and watch the head); 0 runs none.
 	ProbeInterval time.Duration
 	MaxHeadLag    int64
+	// NoErrorPenalty sets router.error_penalty to 0: failures weigh
+	// nothing on the routing cost (a test that faults an endpoint and then
+	// needs it ranked first again at once).
+	NoErrorPenalty bool
 }
 
 // Engine is a running engine as bench sees it: two loopback URLs and a way

@@ -21,17 +21,21 @@ func (r role) String() string { return [...]string{"primary", "hedge", "failover
 // counts is one set of request-path counters. All fields are atomics so the
 // hot path never locks; Snapshot copies them into AccountSnapshot.
 type counts struct {
-	name         string       // the method, or "other": its metrics label
-	requests     atomic.Int64 // client requests (per method only)
-	attempts     [3]atomic.Int64
-	failures     atomic.Int64
-	hedgesFired  atomic.Int64
-	hedgesWon    atomic.Int64
-	losers       atomic.Int64 // attempts cancelled because another won
-	loserNanos   atomic.Int64 // upstream time the losers consumed
-	releaseNanos atomic.Int64 // cancel → release, summed over losers
-	extraCost    atomic.Uint64
-	clientErrors atomic.Int64 // requests answered with rpcdash's own error
+	name        string       // the method, or "other": its metrics label
+	requests    atomic.Int64 // client requests (per method only)
+	attempts    [3]atomic.Int64
+	failures    atomic.Int64
+	hedgesFired atomic.Int64
+	hedgesWon   atomic.Int64
+	losers      atomic.Int64 // attempts cancelled because another won
+	// outrunUnanswered: the losers that count toward the hang rule
+	// (noteUnanswered): outrun without an answer, before their deadline,
+	// by an attempt not given more time than they had.
+	outrunUnanswered atomic.Int64
+	loserNanos       atomic.Int64 // upstream time the losers consumed
+	releaseNanos     atomic.Int64 // cancel → release, summed over losers
+	extraCost        atomic.Uint64
+	clientErrors     atomic.Int64 // requests answered with rpcdash's own error
 	// refused counts the requests whose due hedge was not sent, by
 	// hedgeRefusal (once per request and reason; hedgeSent unused).
 	refused [hedgeRefusals]atomic.Int64
@@ -60,18 +64,22 @@ func (c *counts) addCost(units float64) {
 // AccountSnapshot is a copy of one set of counters (since start) with
 // derived rates.
 type AccountSnapshot struct {
-	Requests     int64 // client requests (per method and in totals; 0 for an endpoint)
-	Primary      int64 // attempts by role
-	Hedge        int64
-	Failover     int64
-	Failures     int64
-	HedgesFired  int64
-	HedgesWon    int64
-	Losers       int64         // attempts cancelled because another won
-	LoserTime    time.Duration // upstream time the losers used
-	MeanRelease  time.Duration // mean cancel → release of a loser
-	ExtraCost    float64       // cost units hedges added
-	ClientErrors int64
+	Requests    int64 // client requests (per method and in totals; 0 for an endpoint)
+	Primary     int64 // attempts by role
+	Hedge       int64
+	Failover    int64
+	Failures    int64
+	HedgesFired int64
+	HedgesWon   int64
+	Losers      int64 // attempts cancelled because another won
+	// OutrunUnanswered: the losers the hang rule counts (2 × breaker.failures
+	// in a row, with no answer between, trip the breaker): outrun without an
+	// answer before their deadline, by an attempt not given more time.
+	OutrunUnanswered int64
+	LoserTime        time.Duration // upstream time the losers used
+	MeanRelease      time.Duration // mean cancel → release of a loser
+	ExtraCost        float64       // cost units hedges added
+	ClientErrors     int64
 	// HedgesRefused counts, by reason (hedgeRefusal's names: "late",
 	// "queue", "budget", …), the requests whose hedge fell due and was not
 	// sent then; nil when none was. A request counts once per reason, and
@@ -84,16 +92,17 @@ type AccountSnapshot struct {
 
 func (c *counts) snapshot() AccountSnapshot {
 	s := AccountSnapshot{
-		Requests:     c.requests.Load(),
-		Primary:      c.attempts[rolePrimary].Load(),
-		Hedge:        c.attempts[roleHedge].Load(),
-		Failover:     c.attempts[roleFailover].Load(),
-		Failures:     c.failures.Load(),
-		HedgesFired:  c.hedgesFired.Load(),
-		HedgesWon:    c.hedgesWon.Load(),
-		Losers:       c.losers.Load(),
-		ExtraCost:    float64(c.extraCost.Load()) / 1000,
-		ClientErrors: c.clientErrors.Load(),
+		Requests:         c.requests.Load(),
+		Primary:          c.attempts[rolePrimary].Load(),
+		Hedge:            c.attempts[roleHedge].Load(),
+		Failover:         c.attempts[roleFailover].Load(),
+		Failures:         c.failures.Load(),
+		HedgesFired:      c.hedgesFired.Load(),
+		HedgesWon:        c.hedgesWon.Load(),
+		Losers:           c.losers.Load(),
+		OutrunUnanswered: c.outrunUnanswered.Load(),
+		ExtraCost:        float64(c.extraCost.Load()) / 1000,
+		ClientErrors:     c.clientErrors.Load(),
 	}
 	for why := range c.refused {
 		if n := c.refused[why].Load(); n > 0 {
@@ -149,6 +158,7 @@ func (a *accounts) totals() AccountSnapshot {
 		t.hedgesFired.Add(c.hedgesFired.Load())
 		t.hedgesWon.Add(c.hedgesWon.Load())
 		t.losers.Add(c.losers.Load())
+		t.outrunUnanswered.Add(c.outrunUnanswered.Load())
 		t.loserNanos.Add(c.loserNanos.Load())
 		t.releaseNanos.Add(c.releaseNanos.Load())
 		t.extraCost.Add(c.extraCost.Load())

@@ -28,6 +28,7 @@ type Options struct {
 // Engine is the router: endpoints, their state, the executor, the servers.
 type Engine struct {
 	cfg     Config
+	drills  drillLeases // one drill at a time (drill_lease.go)
 	now     func() time.Time
 	log     *slog.Logger
 	methods *jsonrpc.MethodTable

@@ -278,8 +278,8 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 			e.learnLatency(a, elapsed)
 		}
 	default:
-		if !a.overdue.Load() {
-			e.noteUnanswered(a, end) // an overdue one was charged at its deadline
+		if !a.overdue.Load() && e.noteUnanswered(a, end) { // an overdue one was charged at its deadline
+			p.acct.outrunUnanswered.Add(1)
 		}
 		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
@@ -377,23 +377,26 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 // endpoint (a hedge sent later that loses to the primary it raced, in a
 // slowdown of the whole pool: counted, it opened the breaker of the
 // endpoint that got mostly hedges). A hung endpoint's attempts lose to
-// hedges that answered quickly, and count.
-func (e *Engine) noteUnanswered(a *attempt, end time.Time) {
+// hedges that answered quickly, and count. It says whether the loss
+// counted (the status's outrun_unanswered).
+func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep := a.ep
 	if w := a.outranBy.Load(); w > 0 && time.Unix(0, a.cancelAt.Load()).Sub(a.start) <= time.Duration(w) {
-		return
+		return false
 	}
+	ep.acct.outrunUnanswered.Add(1)
 	limit := int64(2 * e.cfg.Breaker.Failures)
 	n := ep.unanswered.Add(1)
 	if n < limit || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
-		return
+		return true
 	}
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
-		return // rpcdash, not the endpoint, is the slow part; the count stands for the next loss
+		return true // rpcdash, not the endpoint, is the slow part; the count stands for the next loss
 	}
 	ep.unanswered.Store(0)
 	ep.suspect.Store(true)
 	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 	ep.markSilentIfCapRefused(end)
+	return true
 }

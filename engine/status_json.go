@@ -220,20 +220,23 @@ type slowdownWire struct {
 // accountWire is the attempts' side of the accounting: an endpoint's, and
 // part of a method's or the totals' (requestAccountWire).
 type accountWire struct {
-	Primary       int64   `json:"primary"`
-	Hedge         int64   `json:"hedge"`
-	Failover      int64   `json:"failover"`
-	Failures      int64   `json:"failures"`
-	HedgesFired   int64   `json:"hedges_fired"`
-	HedgesWon     int64   `json:"hedges_won"`
-	Losers        int64   `json:"cancelled_losers"`
-	LoserTime     string  `json:"loser_upstream_time"`
-	LoserSeconds  float64 `json:"loser_upstream_seconds"`
-	MeanRelease   string  `json:"mean_cancel_to_release"`
-	ExtraCost     float64 `json:"extra_cost_units"`
-	FireRate      float64 `json:"fire_rate"`
-	WinRate       float64 `json:"win_rate"`
-	Amplification float64 `json:"amplification"`
+	Primary     int64 `json:"primary"`
+	Hedge       int64 `json:"hedge"`
+	Failover    int64 `json:"failover"`
+	Failures    int64 `json:"failures"`
+	HedgesFired int64 `json:"hedges_fired"`
+	HedgesWon   int64 `json:"hedges_won"`
+	Losers      int64 `json:"cancelled_losers"`
+	// OutrunUnanswered: the losers the hang rule counts (see
+	// AccountSnapshot); added after the others.
+	OutrunUnanswered int64   `json:"outrun_unanswered"`
+	LoserTime        string  `json:"loser_upstream_time"`
+	LoserSeconds     float64 `json:"loser_upstream_seconds"`
+	MeanRelease      string  `json:"mean_cancel_to_release"`
+	ExtraCost        float64 `json:"extra_cost_units"`
+	FireRate         float64 `json:"fire_rate"`
+	WinRate          float64 `json:"win_rate"`
+	Amplification    float64 `json:"amplification"`
 }
 
 // requestAccountWire is a method's or the totals' accounting: the

@@ -118,14 +118,14 @@ func latencyIn(w latencyWire) LatencyStats {
 // endpoint's (AccountSnapshot's Requests and ClientErrors are 0 for one).
 func accountOut(a AccountSnapshot) accountWire {
 	return accountWire{Primary: a.Primary, Hedge: a.Hedge, Failover: a.Failover, Failures: a.Failures,
-		HedgesFired: a.HedgesFired, HedgesWon: a.HedgesWon, Losers: a.Losers, LoserTime: a.LoserTime.String(),
+		HedgesFired: a.HedgesFired, HedgesWon: a.HedgesWon, Losers: a.Losers, OutrunUnanswered: a.OutrunUnanswered, LoserTime: a.LoserTime.String(),
 		LoserSeconds: a.LoserTime.Seconds(), MeanRelease: a.MeanRelease.String(), ExtraCost: a.ExtraCost,
 		FireRate: a.FireRate, WinRate: a.WinRate, Amplification: a.Amplification}
 }
 
 func accountIn(w accountWire) AccountSnapshot {
 	a := AccountSnapshot{Primary: w.Primary, Hedge: w.Hedge, Failover: w.Failover, Failures: w.Failures,
-		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Losers: w.Losers, ExtraCost: w.ExtraCost,
+		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Losers: w.Losers, OutrunUnanswered: w.OutrunUnanswered, ExtraCost: w.ExtraCost,
 		FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
 	a.LoserTime, _ = time.ParseDuration(w.LoserTime)
 	a.MeanRelease, _ = time.ParseDuration(w.MeanRelease) // "" from an engine that left 0 out

@@ -93,6 +93,11 @@ func TestUnanswered_LossesToAttemptsGivenMoreTimeTripNothing(t *testing.T) {
 	if s := a.breaker.State(); s != breaker.Closed {
 		t.Fatalf("12 hedges outrun by primaries given more time opened a's breaker (%s)", s)
 	}
+	// Nor do they count in the status's outrun_unanswered, the figure the
+	// drill reports (it counted every loser: "7 outrun by hedges").
+	if n := a.acct.snapshot().OutrunUnanswered; n != 0 {
+		t.Errorf("losses to attempts given more time counted as outrun unanswered: %d", n)
+	}
 
 	// a hangs: its primaries lose to hedges answered in 5 ms, 150 ms in.
 	for i := 0; i < 6; i++ {
@@ -100,5 +105,19 @@ func TestUnanswered_LossesToAttemptsGivenMoreTimeTripNothing(t *testing.T) {
 	}
 	if s := a.breaker.State(); s != breaker.Open {
 		t.Fatalf("a silent for 1.4 s and outrun 6 times in a row by quicker hedges: breaker %s", s)
+	}
+	if n := a.acct.snapshot().OutrunUnanswered; n != 6 {
+		t.Errorf("outrun unanswered %d, want the 6 losses that tripped the breaker", n)
+	}
+}
+
+// The totals' outrun_unanswered is the methods' sum, as every other
+// count of the totals is (it read 0 beside eth_getBalance's 8).
+func TestUnanswered_TotalsSumTheMethods(t *testing.T) {
+	a := newAccounts()
+	a.method("eth_getBalance").outrunUnanswered.Add(8)
+	a.method("eth_call").outrunUnanswered.Add(2)
+	if n := a.totals().OutrunUnanswered; n != 10 {
+		t.Fatalf("totals' outrun_unanswered %d, want 10", n)
 	}
 }

@@ -28,6 +28,9 @@ func Start(spec bench.EngineSpec) (bench.Engine, error) {
 	setIfGiven(&c.Breaker.MaxCooldown, spec.BreakerMaxCooldown)
 	setIfGiven(&c.Chain.MaxHeadLag, spec.MaxHeadLag)
 	c.Hedge.Enabled = spec.Hedging
+	if spec.NoErrorPenalty {
+		c.Router.ErrorPenalty = 0
+	}
 	setIfGiven(&c.Hedge.MaxExtra, spec.MaxExtra)
 	c.Probes.Enabled = spec.ProbeInterval > 0
 	if c.Probes.Enabled {

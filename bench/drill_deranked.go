@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// A latency fault's endpoint still answers, only late. Its breaker opens
+// when its attempts or probes pass their deadlines unanswered, or when
+// hedges outrun 2 × breaker.failures of its attempts in a row while it has
+// been silent for an attempt deadline (a hang). But its deadlines are
+// learnt from its own answers: once its stats window holds slow answers
+// (an earlier latency drill's, or the probes' answers seconds late) it is
+// slow, not hung, and no breaker opens; the router ranks it behind the
+// others by its routing cost (its latency figure and tail factor), and
+// that is how it leaves routing. The drill takes either as the cut.
+
+// drillMethods are the methods of the drill's own reads.
+var drillMethods = []string{"eth_blockNumber", "eth_getBalance"}
+
+// rankedBehind says whether the router ranks ep behind another routable
+// endpoint, beyond router.tolerance, for every method of the drill's
+// reads (over all methods without its own reads), and gives the costs it
+// compared.
+func (d *drill) rankedBehind(st engine.Snapshot, ep engine.EndpointSnapshot) (bool, string) {
+	methods := []string{""}
+	if d.load != nil {
+		methods = drillMethods
+	}
+	var words []string
+	for _, m := range methods {
+		best, least, ok := bestBy(st, m, ep.Name)
+		mine := scoreFor(ep, m)
+		if !ok || withinTolerance(steadyCost(mine), least, d.settings.RouterTolerance) {
+			return false, ""
+		}
+		what := ""
+		if m != "" {
+			what = m + ": "
+		}
+		words = append(words, fmt.Sprintf("%s%s %s against %s's %s", what, ep.Name, costWords(mine), best.Name, costWords(scoreFor(best, m))))
+	}
+	return true, fmt.Sprintf("ranked behind the others by the router's cost, beyond router.tolerance %g: %s", d.settings.RouterTolerance, strings.Join(words, "; "))
+}
