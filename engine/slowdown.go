@@ -13,7 +13,9 @@ import (
 // unless the slowness is not the endpoint's:
 //   - the pool's: most of the endpoints with traffic are slow at the same
 //     moment (an attempt of theirs passed its deadline just now, or they have
-//     had work in flight and said nothing for half of it). One endpoint
+//     had work in flight and said nothing for half of it), and none of the
+//     others answers at its usual pace while the attempt's endpoint says
+//     nothing. One endpoint
 //     cannot be blamed for what all of them do at once; a shared upstream
 //     incident must not empty the pool by opening every breaker together.
 //   - rpcdash's own: more client requests in flight than hedge.max_inflight,
@@ -53,14 +55,15 @@ type SlowdownInfo struct {
 
 // excuse says whether an attempt that passed its deadline at now is not its
 // endpoint's fault: "self" (rpcdash was the slow part) or "pool" (most of
-// the pool was slow at once), "" when it is the endpoint's. It notes the
-// episode when it is not.
+// the pool was slow at once), "" when it is the endpoint's, and "hung" when
+// it is and most of the pool looked slow beside an endpoint that answers
+// (poolSlow). It notes the episode when it is not the endpoint's.
 func (e *Engine) excuse(a *attempt, now time.Time) string {
 	kind, why := e.selfSlow(a, now)
 	if kind == "" {
 		kind, why = e.poolSlow(a, now)
 	}
-	if kind != "" {
+	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
 		e.forgive(a.start, slowTitle(kind)+": "+why)
 	}
@@ -123,10 +126,18 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // and then is not slow for being quiet for half of a fast endpoint's 250 ms
 // deadline: counted so, it made a hung endpoint beside it look like "2 of 3
 // endpoints slow at once", and the hang went uncharged.
+//
+// A slowdown is endpoints answering late, not answering nothing: a's
+// endpoint, silent since a started, is "hung", not slow with the pool, when
+// another endpoint answered at its usual pace a request sent after a was
+// (answeredAtPace). Counted with the pool, two hung endpoints of three were
+// "2 of 3 endpoints slow at once" on every deadline: no breaker opened, and
+// only the suspect mark kept them from first reads.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active := 0
 	var slow []string
+	var answering *endpoint
 	for _, ep := range e.endpoints {
 		if ep.refusing.Load() || !ep.answersClients() {
 			continue
@@ -148,10 +159,16 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
+			if answering == nil && ep.answeredAtPace(a.start) {
+				answering = ep
+			}
 		}
 	}
 	if len(slow) < 2 || 2*len(slow) <= active {
 		return "", ""
+	}
+	if answering != nil && a.ep.heardAt.Load() < a.start.UnixNano() {
+		return "hung", fmt.Sprintf("%s silent while %s answers at its pace", a.ep.Name, answering.Name)
 	}
 	return "pool", fmt.Sprintf("%d of %d endpoints slow at once (%s)", len(slow), active, strings.Join(slow, ", "))
 }

@@ -116,3 +116,67 @@ func TestSlowdown_EachEndpointIsSilentByItsOwnDeadline(t *testing.T) {
 		t.Fatalf("heavy quiet for 1.55 s of its 3 s deadline: %q %q, want 2 of 3 slow", kind, why)
 	}
 }
+
+// Two endpoints of three hung at the same moment are not a slowdown of
+// the pool while the third answers at its usual pace requests sent after
+// the hung attempt was: each hang is charged at its deadline, as one hung
+// endpoint's is. They were "2 of 3 endpoints slow at once": no breaker
+// opened, and only the suspect mark kept them from first reads. A pool
+// that is slow (the third's answers far past its pace too), or hung
+// attempts whose endpoint still answers late, are still excused.
+func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	a, b, c := e.endpoints[0], e.endpoints[1], e.endpoints[2]
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+	}
+	start := clock.Now()
+	for _, ep := range e.endpoints {
+		ep.heard(start.Add(-time.Millisecond))
+	}
+	a.startAttempt(start)
+	b.startAttempt(start.Add(5 * time.Millisecond))
+	clock.Advance(250 * time.Millisecond)
+	now := clock.Now()
+	b.overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano()) // b's hang passed its deadline just now
+	c.answers.add(start.Add(100*time.Millisecond), 42*time.Millisecond)
+	c.heard(start.Add(142 * time.Millisecond))
+	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start}
+	if kind := e.excuse(att, now); kind != "hung" {
+		t.Fatalf("a and b hung, c answering in 42 ms (its median 40 ms) a read sent after a's: excused as %q (%+v)", kind, e.slow.info())
+	}
+	if info := e.slow.info(); info != nil {
+		t.Fatalf("a slowdown episode began: %+v", info)
+	}
+
+	// The whole pool slow: c's answers to reads sent since take ten times
+	// its pace. Still the pool's.
+	e2, clock2 := clockedEngine(t, 3, nil)
+	for _, ep := range e2.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+		ep.heard(clock2.Now().Add(-time.Millisecond))
+	}
+	start = clock2.Now()
+	e2.endpoints[0].startAttempt(start)
+	e2.endpoints[1].startAttempt(start.Add(5 * time.Millisecond))
+	clock2.Advance(450 * time.Millisecond)
+	now = clock2.Now()
+	e2.endpoints[1].overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano())
+	e2.endpoints[2].answers.add(start.Add(10*time.Millisecond), 400*time.Millisecond)
+	e2.endpoints[2].heard(start.Add(410 * time.Millisecond))
+	att = &attempt{ep: e2.endpoints[0], deadline: 250 * time.Millisecond, start: start}
+	if kind, why := e2.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once (a, b)" {
+		t.Fatalf("every endpoint ten times slower: %q %q, want the pool's", kind, why)
+	}
+
+	// a answers late (heard since its attempt started): slow, not hung.
+	e2.endpoints[2].answers.add(start.Add(200*time.Millisecond), 41*time.Millisecond)
+	e2.endpoints[0].heard(start.Add(300 * time.Millisecond))
+	if kind, why := e2.poolSlow(att, now); kind != "pool" {
+		t.Fatalf("a answering late, b overdue: %q %q, want the pool's", kind, why)
+	}
+}

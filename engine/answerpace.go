@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"sync"
+	"time"
+)
+
+// An endpoint's latest answers, when each attempt started and how long it
+// took: the pool-slowdown rule's proof that the pool as a whole is not
+// slow. An endpoint that answered, at its usual pace, a request sent after
+// an overdue attempt was, shows that the moment was not slow for everyone;
+// the overdue endpoint, if it has said nothing since, is hung (poolSlow).
+
+// answerLogSize answers are kept: enough that one slow answer of a busy
+// machine's among them does not hide the others.
+const answerLogSize = 8
+
+type answerLog struct {
+	mu     sync.Mutex
+	next   int
+	logged [answerLogSize]loggedAnswer
+}
+
+type loggedAnswer struct {
+	start int64 // unix nanos
+	took  time.Duration
+}
+
+func (l *answerLog) add(start time.Time, took time.Duration) {
+	l.mu.Lock()
+	l.logged[l.next] = loggedAnswer{start.UnixNano(), took}
+	l.next = (l.next + 1) % answerLogSize
+	l.mu.Unlock()
+}
+
+// answeredAtPace says whether ep answered a request sent at since or later
+// within its usual pace: not in its tail (tailAnswered × its median, at
+// least tailSlack past it; see tail.go). A slowdown of the whole pool
+// slows every endpoint past that; a hang of some endpoints does not slow
+// the others.
+func (ep *endpoint) answeredAtPace(since time.Time) bool {
+	pace, ok := ep.pace()
+	if !ok {
+		return false
+	}
+	s := since.UnixNano()
+	ep.answers.mu.Lock()
+	defer ep.answers.mu.Unlock()
+	for _, a := range ep.answers.logged {
+		if a.start >= s && a.start != 0 && a.took <= pace {
+			return true
+		}
+	}
+	return false
+}
+
+// pace is how long an answer of ep's may take and still be at its usual
+// pace; false before it has answered enough to say.
+func (ep *endpoint) pace() (time.Duration, bool) {
+	n, median, _ := ep.latency.QuantilePair(0.5, 0.9)
+	if n < minRouteSamples {
+		return 0, false
+	}
+	return max(time.Duration(float64(median)*tailAnswered), median+tailSlack), true
+}
