@@ -141,8 +141,7 @@ func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
 	clock.Advance(250 * time.Millisecond)
 	now := clock.Now()
 	b.overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano()) // b's hang passed its deadline just now
-	c.answers.add(start.Add(100*time.Millisecond), 42*time.Millisecond)
-	c.heard(start.Add(142 * time.Millisecond))
+	answerAt(e, c, start.Add(100*time.Millisecond), 42*time.Millisecond)
 	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start}
 	if kind := e.excuse(att, now); kind != "hung" {
 		t.Fatalf("a and b hung, c answering in 42 ms (its median 40 ms) a read sent after a's: excused as %q (%+v)", kind, e.slow.info())
@@ -166,17 +165,22 @@ func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
 	clock2.Advance(450 * time.Millisecond)
 	now = clock2.Now()
 	e2.endpoints[1].overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano())
-	e2.endpoints[2].answers.add(start.Add(10*time.Millisecond), 400*time.Millisecond)
-	e2.endpoints[2].heard(start.Add(410 * time.Millisecond))
+	answerAt(e2, e2.endpoints[2], start.Add(10*time.Millisecond), 400*time.Millisecond)
 	att = &attempt{ep: e2.endpoints[0], deadline: 250 * time.Millisecond, start: start}
 	if kind, why := e2.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once (a, b)" {
 		t.Fatalf("every endpoint ten times slower: %q %q, want the pool's", kind, why)
 	}
 
 	// a answers late (heard since its attempt started): slow, not hung.
-	e2.endpoints[2].answers.add(start.Add(200*time.Millisecond), 41*time.Millisecond)
+	answerAt(e2, e2.endpoints[2], start.Add(200*time.Millisecond), 41*time.Millisecond)
 	e2.endpoints[0].heard(start.Add(300 * time.Millisecond))
 	if kind, why := e2.poolSlow(att, now); kind != "pool" {
 		t.Fatalf("a answering late, b overdue: %q %q, want the pool's", kind, why)
 	}
+}
+
+// answerAt records an answer of ep's to a read sent at start that took took.
+func answerAt(e *Engine, ep *endpoint, start time.Time, took time.Duration) {
+	a := &attempt{ep: ep, start: start, deadline: 250 * time.Millisecond, stats: ep.stats("eth_getBalance")}
+	e.recordAnswer(a, took, start.Add(took))
 }
