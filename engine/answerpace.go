@@ -63,3 +63,19 @@ func (ep *endpoint) pace() (time.Duration, bool) {
 	}
 	return max(time.Duration(float64(median)*tailAnswered), median+tailSlack), true
 }
+
+// unanswering says whether ep is not answering as far as can be told at
+// now: suspect (its latest attempt got no answer), or with work in flight
+// and nothing said for longer than its pace, before any of it passed a
+// deadline.
+func (ep *endpoint) unanswering(now time.Time) bool {
+	if ep.suspect.Load() {
+		return true
+	}
+	quiet := ep.silentFor(now)
+	if quiet == 0 {
+		return false
+	}
+	pace, ok := ep.pace()
+	return ok && quiet > pace
+}
