@@ -60,8 +60,11 @@ type SlowdownInfo struct {
 // (poolSlow). It notes the episode when it is not the endpoint's.
 func (e *Engine) excuse(a *attempt, now time.Time) string {
 	kind, why := e.selfSlow(a, now)
-	if kind == "" {
+	switch {
+	case kind == "":
 		kind, why = e.poolSlow(a, now)
+	case e.hungThroughStall(a, now):
+		kind = "hung"
 	}
 	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
@@ -107,6 +110,36 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 		return "self", fmt.Sprintf("rpcdash itself stalled for %s (scheduling lag)", lag.Round(time.Millisecond))
 	}
 	return "", ""
+}
+
+// hungThroughStall says whether a's endpoint, though rpcdash stalled
+// within a's life, is hung all the same: it has said nothing since a
+// started, while another endpoint answered at its pace a request sent
+// after the stall was over. The stall hid no answer of a's endpoint, and
+// excused, a hang beside a busy machine's stalls was neither charged nor
+// ranked last: a hung endpoint kept getting first reads beside 4 busy
+// loops on 2 cores. rpcdash past its in-flight limit stays excused.
+func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
+	if n := e.inflight.Load(); n-a.ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
+		return false
+	}
+	if a.ep.heardAt.Load() >= a.start.UnixNano() {
+		return false
+	}
+	limit := a.deadline / 2
+	if now.Sub(a.start)-a.deadline >= limit {
+		return false // the deadline's own timer was late: the stall is just over
+	}
+	since := a.start
+	if ago, ok := e.lag.stallEnded(now.Sub(a.start), limit); ok && now.Add(-ago).After(since) {
+		since = now.Add(-ago)
+	}
+	for _, ep := range e.endpoints {
+		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // stallSlack is how late a timer may fire on a busy machine before its
@@ -268,6 +301,22 @@ func (m *lagMonitor) within(d time.Duration) time.Duration {
 		}
 	}
 	return worst
+}
+
+// stallEnded is how long ago the last stall of at least limit noted in
+// the last d ended; false when there was none.
+func (m *lagMonitor) stallEnded(d, limit time.Duration) (time.Duration, bool) {
+	now := time.Now()
+	since := now.Add(-d)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var end time.Time
+	for _, s := range m.samples {
+		if s.at.After(since) && s.late >= limit && s.at.After(end) {
+			end = s.at
+		}
+	}
+	return now.Sub(end), !end.IsZero()
 }
 
 // watch runs the lag monitor and the engine's periodic upkeep (ending

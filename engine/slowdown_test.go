@@ -184,3 +184,42 @@ func answerAt(e *Engine, ep *endpoint, start time.Time, took time.Duration) {
 	a := &attempt{ep: ep, start: start, deadline: 250 * time.Millisecond, stats: ep.stats("eth_getBalance")}
 	e.recordAnswer(a, took, start.Add(took))
 }
+
+// A stall of rpcdash's own hides no hang that another endpoint's answers
+// show after it: a's endpoint said nothing since a started, and c answered
+// at its pace a read sent after the stall was over. Excused, a hang beside
+// a busy machine's stalls was neither charged nor ranked last, and a hung
+// endpoint kept getting first reads (4 busy loops on 2 cores). Without an
+// answer after the stall, or with the stall just over, it stays rpcdash's.
+func TestSlowdown_StallDoesNotExcuseAHangOthersAnswerAfter(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	a, c := e.endpoints[0], e.endpoints[2]
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+		ep.heard(clock.Now().Add(-2 * time.Second))
+	}
+	start := clock.Now()
+	a.startAttempt(start)
+	clock.Advance(time.Second)
+	now := clock.Now()
+	att := &attempt{ep: a, deadline: time.Second, start: start}
+	// A stall of 600 ms that ended 500 ms ago, c's answer to a read sent
+	// 700 ms ago (during it) and took 45 ms: no proof.
+	e.lag.add(time.Now().Add(-500*time.Millisecond), 600*time.Millisecond)
+	answerAt(e, c, now.Add(-700*time.Millisecond), 45*time.Millisecond)
+	if kind := e.excuse(att, now); kind != "self" {
+		t.Fatalf("c's only answer was sent during the stall: %q, want self", kind)
+	}
+	// c answers a read sent 250 ms ago, after the stall, in 42 ms.
+	answerAt(e, c, now.Add(-250*time.Millisecond), 42*time.Millisecond)
+	if kind := e.excuse(att, now); kind != "hung" {
+		t.Fatalf("a silent for its whole deadline, c answering at its pace after the stall: %q, want hung", kind)
+	}
+	// The deadline's own timer fired 600 ms late: the stall is just over.
+	late := &attempt{ep: a, deadline: time.Second, start: now.Add(-1600 * time.Millisecond)}
+	if kind := e.excuse(late, now); kind != "self" {
+		t.Fatalf("deadline timer 600 ms late: %q, want self", kind)
+	}
+}
