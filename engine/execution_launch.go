@@ -203,11 +203,11 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 //
 // A failover (a deadline's race included) goes first to a candidate of
 // that tier that is answering (not suspect, not quiet past its pace with
-// work in flight: unanswering): the request already waited on one endpoint
-// that did not answer. Two endpoints of
-// three hung at the same moment made a read wait out both their deadlines
-// (545 ms against 298 ms beside one hung endpoint) before the third, which
-// answered throughout, was asked.
+// work in flight: unanswering): the request already waited on one
+// endpoint that did not answer. Two endpoints of three hung at the same
+// moment made a read wait out both their deadlines (545 ms against 298 ms
+// beside one hung endpoint) before the third, which answered throughout,
+// was asked.
 func (x *execution) pick(otherDomain, failover, noStale bool) int {
 	if failover {
 		if i := x.pickAmong(otherDomain, noStale, true, true); i >= 0 {
@@ -217,7 +217,8 @@ func (x *execution) pick(otherDomain, failover, noStale bool) int {
 	return x.pickAmong(otherDomain, noStale, failover, false)
 }
 
-// pickAmong is pick, among the candidates not suspect when answering.
+// pickAmong is pick, among the candidates that are not unanswering when
+// answering is set.
 func (x *execution) pickAmong(otherDomain, noStale, failover, answering bool) int {
 	first, best := -1, -1
 	var now time.Time

@@ -21,7 +21,9 @@ import (
 //   - rpcdash's own: more client requests in flight than hedge.max_inflight,
 //     or the process itself stalled (its scheduling lag, measured by a
 //     ticker that notes how late it wakes, reached half the deadline within
-//     the attempt's life; or the deadline's own timer fired that late).
+//     the attempt's life; or the deadline's own timer fired that late),
+//     unless another endpoint answered at its pace after the stall while
+//     the attempt's endpoint said nothing (hungThroughStall).
 //
 // Such a stretch is a slowdown episode: an event when it starts, one when it
 // ends saying how slow and for how long, and a Snapshot field meanwhile.
@@ -56,8 +58,9 @@ type SlowdownInfo struct {
 // excuse says whether an attempt that passed its deadline at now is not its
 // endpoint's fault: "self" (rpcdash was the slow part) or "pool" (most of
 // the pool was slow at once), "" when it is the endpoint's, and "hung" when
-// it is and most of the pool looked slow beside an endpoint that answers
-// (poolSlow). It notes the episode when it is not the endpoint's.
+// it is though the pool or rpcdash looked slow, another endpoint answering
+// at its pace meanwhile (poolSlow, hungThroughStall). It notes the episode
+// when it is not the endpoint's.
 func (e *Engine) excuse(a *attempt, now time.Time) string {
 	kind, why := e.selfSlow(a, now)
 	switch {
