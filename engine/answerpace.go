@@ -3,13 +3,17 @@ package engine
 import (
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
-// An endpoint's latest answers, when each attempt started and how long it
-// took: the pool-slowdown rule's proof that the pool as a whole is not
-// slow. An endpoint that answered, at its usual pace, a request sent after
-// an overdue attempt was, shows that the moment was not slow for everyone;
-// the overdue endpoint, if it has said nothing since, is hung (poolSlow).
+// An endpoint's latest answers, which method, when each attempt started
+// and how long it took: the pool-slowdown rule's proof that the pool as a
+// whole is not slow. An endpoint that answered the same method, at its
+// usual pace, a request sent after an overdue attempt was, shows that the
+// moment was not slow for everyone; the overdue endpoint, if it has said
+// nothing since, is hung (poolSlow). Another method's answer proves
+// nothing: a heavy call slow everywhere leaves the quick ones quick.
 
 // answerLogSize answers are kept: enough that one slow answer of a busy
 // machine's among them does not hide the others.
@@ -22,32 +26,37 @@ type answerLog struct {
 }
 
 type loggedAnswer struct {
-	start int64 // unix nanos
-	took  time.Duration
+	method string
+	start  int64 // unix nanos
+	took   time.Duration
 }
 
-func (l *answerLog) add(start time.Time, took time.Duration) {
+func (l *answerLog) add(method string, start time.Time, took time.Duration) {
 	l.mu.Lock()
-	l.logged[l.next] = loggedAnswer{start.UnixNano(), took}
+	l.logged[l.next] = loggedAnswer{method, start.UnixNano(), took}
 	l.next = (l.next + 1) % answerLogSize
 	l.mu.Unlock()
 }
 
-// answeredAtPace says whether ep answered a request sent at since or later
-// within its usual pace: not in its tail (tailAnswered × its median, at
-// least tailSlack past it; see tail.go). A slowdown of the whole pool
-// slows every endpoint past that; a hang of some endpoints does not slow
-// the others.
-func (ep *endpoint) answeredAtPace(since time.Time) bool {
-	pace, ok := ep.pace()
-	if !ok {
+// answeredAtPace says whether ep answered a request of method sent at
+// since or later within its usual pace for it: not in its tail
+// (tailAnswered × its median, at least tailSlack past it; see tail.go). A
+// slowdown of the whole pool slows every endpoint past that; a hang of
+// some endpoints does not slow the others.
+func (ep *endpoint) answeredAtPace(method string, since time.Time) bool {
+	w := ep.latency
+	if st, ok := ep.methods.lookup(method); ok && st.latency.Count() >= minRouteSamples {
+		w = st.latency
+	}
+	pace, ok := paceOf(w)
+	if !ok || method == "" {
 		return false
 	}
 	s := since.UnixNano()
 	ep.answers.mu.Lock()
 	defer ep.answers.mu.Unlock()
 	for _, a := range ep.answers.logged {
-		if a.start >= s && a.start != 0 && a.took <= pace {
+		if a.method == method && a.start >= s && a.took <= pace {
 			return true
 		}
 	}
@@ -56,8 +65,10 @@ func (ep *endpoint) answeredAtPace(since time.Time) bool {
 
 // pace is how long an answer of ep's may take and still be at its usual
 // pace; false before it has answered enough to say.
-func (ep *endpoint) pace() (time.Duration, bool) {
-	n, median, _ := ep.latency.QuantilePair(0.5, 0.9)
+func (ep *endpoint) pace() (time.Duration, bool) { return paceOf(ep.latency) }
+
+func paceOf(w *window.Latency) (time.Duration, bool) {
+	n, median, _ := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
 		return 0, false
 	}

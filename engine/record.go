@@ -229,7 +229,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
 	if !a.ownSlow.Load() {
 		e.learnLatency(a, elapsed)
-		a.ep.answers.add(a.start, elapsed)
+		a.ep.answers.add(a.stats.method, a.start, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)

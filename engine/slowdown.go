@@ -138,11 +138,19 @@ func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
 		since = now.Add(-ago)
 	}
 	for _, ep := range e.endpoints {
-		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(since) {
+		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(a.method(), since) {
 			return true
 		}
 	}
 	return false
+}
+
+// method is the method a's windows are kept under ("" without any).
+func (a *attempt) method() string {
+	if a.stats == nil {
+		return ""
+	}
+	return a.stats.method
 }
 
 // stallSlack is how late a timer may fire on a busy machine before its
@@ -195,7 +203,7 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
-			if answering == nil && ep.answeredAtPace(a.start) {
+			if answering == nil && ep.answeredAtPace(a.method(), a.start) {
 				answering = ep
 			}
 		}

@@ -142,7 +142,7 @@ func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
 	now := clock.Now()
 	b.overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano()) // b's hang passed its deadline just now
 	answerAt(e, c, start.Add(100*time.Millisecond), 42*time.Millisecond)
-	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start}
+	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start, stats: a.stats("eth_getBalance")}
 	if kind := e.excuse(att, now); kind != "hung" {
 		t.Fatalf("a and b hung, c answering in 42 ms (its median 40 ms) a read sent after a's: excused as %q (%+v)", kind, e.slow.info())
 	}
@@ -166,9 +166,15 @@ func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
 	now = clock2.Now()
 	e2.endpoints[1].overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano())
 	answerAt(e2, e2.endpoints[2], start.Add(10*time.Millisecond), 400*time.Millisecond)
-	att = &attempt{ep: e2.endpoints[0], deadline: 250 * time.Millisecond, start: start}
+	att = &attempt{ep: e2.endpoints[0], deadline: 250 * time.Millisecond, start: start, stats: e2.endpoints[0].stats("eth_getBalance")}
 	if kind, why := e2.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once (a, b)" {
 		t.Fatalf("every endpoint ten times slower: %q %q, want the pool's", kind, why)
+	}
+	// A quick answer of another method proves nothing of this one's.
+	quick := &attempt{ep: e2.endpoints[2], start: start.Add(20 * time.Millisecond), deadline: 250 * time.Millisecond, stats: e2.endpoints[2].stats("eth_blockNumber")}
+	e2.recordAnswer(quick, 5*time.Millisecond, start.Add(25*time.Millisecond))
+	if kind, why := e2.poolSlow(att, now); kind != "pool" {
+		t.Fatalf("c answering eth_blockNumber in 5 ms, eth_getBalance ten times slower: %q %q, want the pool's", kind, why)
 	}
 
 	// a answers late (heard since its attempt started): slow, not hung.
@@ -204,7 +210,7 @@ func TestSlowdown_StallDoesNotExcuseAHangOthersAnswerAfter(t *testing.T) {
 	a.startAttempt(start)
 	clock.Advance(time.Second)
 	now := clock.Now()
-	att := &attempt{ep: a, deadline: time.Second, start: start}
+	att := &attempt{ep: a, deadline: time.Second, start: start, stats: a.stats("eth_getBalance")}
 	// A stall of 600 ms that ended 500 ms ago, c's answer to a read sent
 	// 700 ms ago (during it) and took 45 ms: no proof.
 	e.lag.add(time.Now().Add(-500*time.Millisecond), 600*time.Millisecond)
@@ -218,7 +224,7 @@ func TestSlowdown_StallDoesNotExcuseAHangOthersAnswerAfter(t *testing.T) {
 		t.Fatalf("a silent for its whole deadline, c answering at its pace after the stall: %q, want hung", kind)
 	}
 	// The deadline's own timer fired 600 ms late: the stall is just over.
-	late := &attempt{ep: a, deadline: time.Second, start: now.Add(-1600 * time.Millisecond)}
+	late := &attempt{ep: a, deadline: time.Second, start: now.Add(-1600 * time.Millisecond), stats: a.stats("eth_getBalance")}
 	if kind := e.excuse(late, now); kind != "self" {
 		t.Fatalf("deadline timer 600 ms late: %q, want self", kind)
 	}
