@@ -38,6 +38,8 @@ type endpoint struct {
 	// failures lasts (lateanswers.go); last: its last three answers.
 	late lateHold
 	last lastAnswers
+	// answers: its latest answers' start and time taken (answerpace.go).
+	answers answerLog
 
 	mu      sync.Mutex
 	methods *perMethod[*methodStats]
@@ -78,7 +80,10 @@ type endpoint struct {
 	// attempt passed its deadline unanswered, or hedges outran it without an
 	// answer (noteUnanswered) — while its breaker could not take it out: the
 	// hang was excused (a pool slowdown) or breaker.max_open_share refused
-	// the open. For a breaker.cooldown after, unless it answers anything
+	// the open, or may soon: most of the pool looked slow while another
+	// endpoint answered at its pace (poolSlow's "hung": two hung at once,
+	// and the cap opens one breaker only). For a breaker.cooldown after,
+	// unless it answers anything
 	// (heard), the router ranks it after every endpoint that is not silent
 	// (router.go), since its latency figure holds only the answers it gave
 	// before; past the cooldown a read may reach it again, as a trial would.

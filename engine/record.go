@@ -168,7 +168,14 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 	kind := e.excuse(a, now)
 	a.ownSlow.Store(kind == "self")
-	if kind == "" {
+	switch kind {
+	case "hung":
+		// Charged, and ranked last at once as when excused: another
+		// endpoint hung beside it may keep its breaker from opening
+		// (breaker.max_open_share).
+		a.ep.silentAt.Store(now.UnixNano())
+		return false
+	case "":
 		return false
 	}
 	a.excused.Store(true)
@@ -222,6 +229,7 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
 	if !a.ownSlow.Load() {
 		e.learnLatency(a, elapsed)
+		a.ep.answers.add(a.stats.method, a.start, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)

@@ -13,13 +13,17 @@ import (
 // unless the slowness is not the endpoint's:
 //   - the pool's: most of the endpoints with traffic are slow at the same
 //     moment (an attempt of theirs passed its deadline just now, or they have
-//     had work in flight and said nothing for half of it). One endpoint
+//     had work in flight and said nothing for half of it), and none of the
+//     others answers at its usual pace while the attempt's endpoint says
+//     nothing. One endpoint
 //     cannot be blamed for what all of them do at once; a shared upstream
 //     incident must not empty the pool by opening every breaker together.
 //   - rpcdash's own: more client requests in flight than hedge.max_inflight,
 //     or the process itself stalled (its scheduling lag, measured by a
 //     ticker that notes how late it wakes, reached half the deadline within
-//     the attempt's life; or the deadline's own timer fired that late).
+//     the attempt's life; or the deadline's own timer fired that late),
+//     unless another endpoint answered at its pace after the stall while
+//     the attempt's endpoint said nothing (hungThroughStall).
 //
 // Such a stretch is a slowdown episode: an event when it starts, one when it
 // ends saying how slow and for how long, and a Snapshot field meanwhile.
@@ -53,14 +57,19 @@ type SlowdownInfo struct {
 
 // excuse says whether an attempt that passed its deadline at now is not its
 // endpoint's fault: "self" (rpcdash was the slow part) or "pool" (most of
-// the pool was slow at once), "" when it is the endpoint's. It notes the
-// episode when it is not.
+// the pool was slow at once), "" when it is the endpoint's, and "hung" when
+// it is though the pool or rpcdash looked slow, another endpoint answering
+// at its pace meanwhile (poolSlow, hungThroughStall). It notes the episode
+// when it is not the endpoint's.
 func (e *Engine) excuse(a *attempt, now time.Time) string {
 	kind, why := e.selfSlow(a, now)
-	if kind == "" {
+	switch {
+	case kind == "":
 		kind, why = e.poolSlow(a, now)
+	case e.hungThroughStall(a, now):
+		kind = "hung"
 	}
-	if kind != "" {
+	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
 		e.forgive(a.start, slowTitle(kind)+": "+why)
 	}
@@ -106,6 +115,44 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 	return "", ""
 }
 
+// hungThroughStall says whether a's endpoint, though rpcdash stalled
+// within a's life, is hung all the same: it has said nothing since a
+// started, while another endpoint answered at its pace a request sent
+// after the stall was over. The stall hid no answer of a's endpoint, and
+// excused, a hang beside a busy machine's stalls was neither charged nor
+// ranked last: a hung endpoint kept getting first reads beside 4 busy
+// loops on 2 cores. rpcdash past its in-flight limit stays excused.
+func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
+	if n := e.inflight.Load(); n-a.ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
+		return false
+	}
+	if a.ep.heardAt.Load() >= a.start.UnixNano() {
+		return false
+	}
+	limit := a.deadline / 2
+	if now.Sub(a.start)-a.deadline >= limit {
+		return false // the deadline's own timer was late: the stall is just over
+	}
+	since := a.start
+	if ago, ok := e.lag.stallEnded(now.Sub(a.start), limit); ok && now.Add(-ago).After(since) {
+		since = now.Add(-ago)
+	}
+	for _, ep := range e.endpoints {
+		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(a.method(), since) {
+			return true
+		}
+	}
+	return false
+}
+
+// method is the method a's windows are kept under ("" without any).
+func (a *attempt) method() string {
+	if a.stats == nil {
+		return ""
+	}
+	return a.stats.method
+}
+
 // stallSlack is how late a timer may fire on a busy machine before its
 // lateness says the process stalled.
 const stallSlack = 5 * time.Millisecond
@@ -123,10 +170,18 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // and then is not slow for being quiet for half of a fast endpoint's 250 ms
 // deadline: counted so, it made a hung endpoint beside it look like "2 of 3
 // endpoints slow at once", and the hang went uncharged.
+//
+// A slowdown is endpoints answering late, not answering nothing: a's
+// endpoint, silent since a started, is "hung", not slow with the pool, when
+// another endpoint answered at its usual pace a request sent after a was
+// (answeredAtPace). Counted with the pool, two hung endpoints of three were
+// "2 of 3 endpoints slow at once" on every deadline: no breaker opened, and
+// only the suspect mark kept them from first reads.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active := 0
 	var slow []string
+	var answering *endpoint
 	for _, ep := range e.endpoints {
 		if ep.refusing.Load() || !ep.answersClients() {
 			continue
@@ -148,10 +203,16 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
+			if answering == nil && ep.answeredAtPace(a.method(), a.start) {
+				answering = ep
+			}
 		}
 	}
 	if len(slow) < 2 || 2*len(slow) <= active {
 		return "", ""
+	}
+	if answering != nil && a.ep.heardAt.Load() < a.start.UnixNano() {
+		return "hung", fmt.Sprintf("%s silent while %s answers at its pace", a.ep.Name, answering.Name)
 	}
 	return "pool", fmt.Sprintf("%d of %d endpoints slow at once (%s)", len(slow), active, strings.Join(slow, ", "))
 }
@@ -251,6 +312,22 @@ func (m *lagMonitor) within(d time.Duration) time.Duration {
 		}
 	}
 	return worst
+}
+
+// stallEnded is how long ago the last stall of at least limit noted in
+// the last d ended; false when there was none.
+func (m *lagMonitor) stallEnded(d, limit time.Duration) (time.Duration, bool) {
+	now := time.Now()
+	since := now.Add(-d)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var end time.Time
+	for _, s := range m.samples {
+		if s.at.After(since) && s.late >= limit && s.at.After(end) {
+			end = s.at
+		}
+	}
+	return now.Sub(end), !end.IsZero()
 }
 
 // watch runs the lag monitor and the engine's periodic upkeep (ending

@@ -116,3 +116,116 @@ func TestSlowdown_EachEndpointIsSilentByItsOwnDeadline(t *testing.T) {
 		t.Fatalf("heavy quiet for 1.55 s of its 3 s deadline: %q %q, want 2 of 3 slow", kind, why)
 	}
 }
+
+// Two endpoints of three hung at the same moment are not a slowdown of
+// the pool while the third answers at its usual pace requests sent after
+// the hung attempt was: each hang is charged at its deadline, as one hung
+// endpoint's is. They were "2 of 3 endpoints slow at once": no breaker
+// opened, and only the suspect mark kept them from first reads. A pool
+// that is slow (the third's answers far past its pace too), or hung
+// attempts whose endpoint still answers late, are still excused.
+func TestSlowdown_TwoHungEndpointsBesideOneAnsweringAreCharged(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	a, b, c := e.endpoints[0], e.endpoints[1], e.endpoints[2]
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+	}
+	start := clock.Now()
+	for _, ep := range e.endpoints {
+		ep.heard(start.Add(-time.Millisecond))
+	}
+	a.startAttempt(start)
+	b.startAttempt(start.Add(5 * time.Millisecond))
+	clock.Advance(250 * time.Millisecond)
+	now := clock.Now()
+	b.overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano()) // b's hang passed its deadline just now
+	answerAt(e, c, start.Add(100*time.Millisecond), 42*time.Millisecond)
+	att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: start, stats: a.stats("eth_getBalance")}
+	if kind := e.excuse(att, now); kind != "hung" {
+		t.Fatalf("a and b hung, c answering in 42 ms (its median 40 ms) a read sent after a's: excused as %q (%+v)", kind, e.slow.info())
+	}
+	if info := e.slow.info(); info != nil {
+		t.Fatalf("a slowdown episode began: %+v", info)
+	}
+
+	// The whole pool slow: c's answers to reads sent since take ten times
+	// its pace. Still the pool's.
+	e2, clock2 := clockedEngine(t, 3, nil)
+	for _, ep := range e2.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+		ep.heard(clock2.Now().Add(-time.Millisecond))
+	}
+	start = clock2.Now()
+	e2.endpoints[0].startAttempt(start)
+	e2.endpoints[1].startAttempt(start.Add(5 * time.Millisecond))
+	clock2.Advance(450 * time.Millisecond)
+	now = clock2.Now()
+	e2.endpoints[1].overdueAt.Store(now.Add(-5 * time.Millisecond).UnixNano())
+	answerAt(e2, e2.endpoints[2], start.Add(10*time.Millisecond), 400*time.Millisecond)
+	att = &attempt{ep: e2.endpoints[0], deadline: 250 * time.Millisecond, start: start, stats: e2.endpoints[0].stats("eth_getBalance")}
+	if kind, why := e2.poolSlow(att, now); kind != "pool" || why != "2 of 3 endpoints slow at once (a, b)" {
+		t.Fatalf("every endpoint ten times slower: %q %q, want the pool's", kind, why)
+	}
+	// A quick answer of another method proves nothing of this one's.
+	quick := &attempt{ep: e2.endpoints[2], start: start.Add(20 * time.Millisecond), deadline: 250 * time.Millisecond, stats: e2.endpoints[2].stats("eth_blockNumber")}
+	e2.recordAnswer(quick, 5*time.Millisecond, start.Add(25*time.Millisecond))
+	if kind, why := e2.poolSlow(att, now); kind != "pool" {
+		t.Fatalf("c answering eth_blockNumber in 5 ms, eth_getBalance ten times slower: %q %q, want the pool's", kind, why)
+	}
+
+	// a answers late (heard since its attempt started): slow, not hung.
+	answerAt(e2, e2.endpoints[2], start.Add(200*time.Millisecond), 41*time.Millisecond)
+	e2.endpoints[0].heard(start.Add(300 * time.Millisecond))
+	if kind, why := e2.poolSlow(att, now); kind != "pool" {
+		t.Fatalf("a answering late, b overdue: %q %q, want the pool's", kind, why)
+	}
+}
+
+// answerAt records an answer of ep's to a read sent at start that took took.
+func answerAt(e *Engine, ep *endpoint, start time.Time, took time.Duration) {
+	a := &attempt{ep: ep, start: start, deadline: 250 * time.Millisecond, stats: ep.stats("eth_getBalance")}
+	e.recordAnswer(a, took, start.Add(took))
+}
+
+// A stall of rpcdash's own hides no hang that another endpoint's answers
+// show after it: a's endpoint said nothing since a started, and c answered
+// at its pace a read sent after the stall was over. Excused, a hang beside
+// a busy machine's stalls was neither charged nor ranked last, and a hung
+// endpoint kept getting first reads (4 busy loops on 2 cores). Without an
+// answer after the stall, or with the stall just over, it stays rpcdash's.
+func TestSlowdown_StallDoesNotExcuseAHangOthersAnswerAfter(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	a, c := e.endpoints[0], e.endpoints[2]
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(40 * time.Millisecond)
+		}
+		ep.heard(clock.Now().Add(-2 * time.Second))
+	}
+	start := clock.Now()
+	a.startAttempt(start)
+	clock.Advance(time.Second)
+	now := clock.Now()
+	att := &attempt{ep: a, deadline: time.Second, start: start, stats: a.stats("eth_getBalance")}
+	// A stall of 600 ms that ended 500 ms ago, c's answer to a read sent
+	// 700 ms ago (during it) and took 45 ms: no proof.
+	e.lag.add(time.Now().Add(-500*time.Millisecond), 600*time.Millisecond)
+	answerAt(e, c, now.Add(-700*time.Millisecond), 45*time.Millisecond)
+	if kind := e.excuse(att, now); kind != "self" {
+		t.Fatalf("c's only answer was sent during the stall: %q, want self", kind)
+	}
+	// c answers a read sent 250 ms ago, after the stall, in 42 ms.
+	answerAt(e, c, now.Add(-250*time.Millisecond), 42*time.Millisecond)
+	if kind := e.excuse(att, now); kind != "hung" {
+		t.Fatalf("a silent for its whole deadline, c answering at its pace after the stall: %q, want hung", kind)
+	}
+	// The deadline's own timer fired 600 ms late: the stall is just over.
+	late := &attempt{ep: a, deadline: time.Second, start: now.Add(-1600 * time.Millisecond), stats: a.stats("eth_getBalance")}
+	if kind := e.excuse(late, now); kind != "self" {
+		t.Fatalf("deadline timer 600 ms late: %q, want self", kind)
+	}
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
+)
+
+// An endpoint's latest answers, which method, when each attempt started
+// and how long it took: the pool-slowdown rule's proof that the pool as a
+// whole is not slow. An endpoint that answered the same method, at its
+// usual pace, a request sent after an overdue attempt was, shows that the
+// moment was not slow for everyone; the overdue endpoint, if it has said
+// nothing since, is hung (poolSlow). Another method's answer proves
+// nothing: a heavy call slow everywhere leaves the quick ones quick.
+
+// answerLogSize answers are kept: enough that one slow answer of a busy
+// machine's among them does not hide the others.
+const answerLogSize = 8
+
+type answerLog struct {
+	mu     sync.Mutex
+	next   int
+	logged [answerLogSize]loggedAnswer
+}
+
+type loggedAnswer struct {
+	method string
+	start  int64 // unix nanos
+	took   time.Duration
+}
+
+func (l *answerLog) add(method string, start time.Time, took time.Duration) {
+	l.mu.Lock()
+	l.logged[l.next] = loggedAnswer{method, start.UnixNano(), took}
+	l.next = (l.next + 1) % answerLogSize
+	l.mu.Unlock()
+}
+
+// answeredAtPace says whether ep answered a request of method sent at
+// since or later within its usual pace for it: not in its tail
+// (tailAnswered × its median, at least tailSlack past it; see tail.go). A
+// slowdown of the whole pool slows every endpoint past that; a hang of
+// some endpoints does not slow the others.
+func (ep *endpoint) answeredAtPace(method string, since time.Time) bool {
+	w := ep.latency
+	if st, ok := ep.methods.lookup(method); ok && st.latency.Count() >= minRouteSamples {
+		w = st.latency
+	}
+	pace, ok := paceOf(w)
+	if !ok || method == "" {
+		return false
+	}
+	s := since.UnixNano()
+	ep.answers.mu.Lock()
+	defer ep.answers.mu.Unlock()
+	for _, a := range ep.answers.logged {
+		if a.method == method && a.start >= s && a.took <= pace {
+			return true
+		}
+	}
+	return false
+}
+
+// pace is how long an answer of ep's may take and still be at its usual
+// pace; false before it has answered enough to say.
+func (ep *endpoint) pace() (time.Duration, bool) { return paceOf(ep.latency) }
+
+func paceOf(w *window.Latency) (time.Duration, bool) {
+	n, median, _ := w.QuantilePair(0.5, 0.9)
+	if n < minRouteSamples {
+		return 0, false
+	}
+	return max(time.Duration(float64(median)*tailAnswered), median+tailSlack), true
+}
+
+// unanswering says whether ep is not answering as far as can be told at
+// now: suspect (its latest attempt got no answer), or with work in flight
+// and nothing said for longer than its pace, before any of it passed a
+// deadline.
+func (ep *endpoint) unanswering(now time.Time) bool {
+	if ep.suspect.Load() {
+		return true
+	}
+	quiet := ep.silentFor(now)
+	if quiet == 0 {
+		return false
+	}
+	pace, ok := ep.pace()
+	return ok && quiet > pace
+}
