@@ -143,10 +143,12 @@ func quantileInterval(q float64, n int64) (lo, hi float64, ok bool) {
 	return max(lo, 0), hi, hi < 1
 }
 
-// beginTrials starts a trial for each method the update changed (one
-// method, or every hedgeable method seen when it was pool-wide) and
-// returns, for a single method, the prediction in words for the event.
-func (e *Engine) beginTrials(u HedgeUpdate) string {
+// beginTrials starts a trial for each method whose hedging the update
+// changed (before: every method's setting before it, settingsNow): a
+// pool-wide update restarts only the methods it reached, not one held at
+// its own delay. It returns, for a single method, the prediction in words
+// for the event.
+func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) string {
 	var methods []string
 	for k := range e.hedge.methods.all() {
 		if u.Method == "" || strings.EqualFold(k, u.Method) {
@@ -159,6 +161,10 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 	for _, k := range methods {
 		md, err := e.MethodDistribution(k)
 		if err != nil {
+			continue
+		}
+		changed := e.hedge.settingOf(k) != before[k]
+		if !changed && u.Method == "" {
 			continue
 		}
 		tr := &hedgeTrial{lat: window.NewHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
@@ -181,7 +187,9 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 				said += " (capped by the budget)"
 			}
 		}
-		trs, keys = append(trs, tr), append(keys, k)
+		if changed {
+			trs, keys = append(trs, tr), append(keys, k)
+		}
 	}
 	e.trials.replace(trs, keys)
 	return said
