@@ -143,10 +143,10 @@ func quantileInterval(q float64, n int64) (lo, hi float64, ok bool) {
 	return max(lo, 0), hi, hi < 1
 }
 
-// beginTrials starts a trial for each method whose hedging the update
-// changed (before: every method's setting before it, settingsNow): a
-// pool-wide update restarts only the methods it reached, not one held at
-// its own delay. It returns, for a single method, the prediction in words
+// beginTrials starts a trial for the method a single-method update names,
+// and for each method whose hedging a pool-wide one changed (before:
+// every method's setting before it, settingsNow), not one held at its own
+// delay. It returns, for a single method, the prediction in words
 // for the event.
 func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) string {
 	var methods []string
@@ -159,12 +159,13 @@ func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) stri
 	var keys []string
 	said := ""
 	for _, k := range methods {
-		md, err := e.MethodDistribution(k)
-		if err != nil {
+		// A single method's update restarts its trial whatever it set: the
+		// operator asked for that method, and it now holds its own setting.
+		if u.Method == "" && e.hedge.settingOf(k) == before[k] {
 			continue
 		}
-		changed := e.hedge.settingOf(k) != before[k]
-		if !changed && u.Method == "" {
+		md, err := e.MethodDistribution(k)
+		if err != nil {
 			continue
 		}
 		tr := &hedgeTrial{lat: window.NewHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
@@ -187,9 +188,7 @@ func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) stri
 				said += " (capped by the budget)"
 			}
 		}
-		if changed {
-			trs, keys = append(trs, tr), append(keys, k)
-		}
+		trs, keys = append(trs, tr), append(keys, k)
 	}
 	e.trials.replace(trs, keys)
 	return said
