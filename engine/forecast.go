@@ -54,6 +54,10 @@ type HedgeForecast struct {
 	// is then a lower bound. Order: p50, p95, p99, p99.9.
 	P50, P95, P99, P999 time.Duration
 	Open                [4]bool
+	// Thin[i] marks an Open figure that the data reach but rest on too
+	// few answers, censoring having cut most primaries short before it:
+	// the figure is the low end of its 95 % interval.
+	Thin [4]bool
 	// BudgetCapped: the duplicates wanted exceed hedge.budget, so only
 	// FiringShare of them go (the percentiles above count that), once the
 	// burst is spent: BurstRequests requests at the wanted rate empty it.
@@ -113,6 +117,13 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 	vals := [4]*time.Duration{&f.P50, &f.P95, &f.P99, &f.P999}
 	for i, q := range forecastQuantiles {
 		v, ok := m.quantile(q)
+		if rel, thin := in.Primary.thinAt(v); ok && thin {
+			// Too few answers past it (forecast_precision.go): the low end
+			// of its 95 % interval, which the truth exceeds.
+			v, _ = m.quantile(max(1-(1-q)*(1+trialZ*rel), 0))
+			ok = false
+			f.Thin[i] = true
+		}
 		if dominated && v > horizon {
 			v, ok = horizon, false
 		}

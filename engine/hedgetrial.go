@@ -173,7 +173,10 @@ func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) stri
 		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
 		if model != nil && !f.Open[2] {
 			tr.info.Predicted = f.P99
-			if lo, hi, ok := quantileInterval(trialQuantile, f.Samples); ok {
+			// As many samples as know the curve there: censoring before
+			// the p99 leaves fewer (forecast_precision.go).
+			n := int64(md.Primary.effectiveSamples(f.P99))
+			if lo, hi, ok := quantileInterval(trialQuantile, n); ok {
 				tr.info.PredictedLow, _ = model.quantile(lo)
 				tr.info.PredictedHigh, _ = model.quantile(hi)
 			}

@@ -231,6 +231,10 @@ func (e *Engine) autoDelay(method string, p Distribution, q float64) time.Durati
 // may say it of those instead).
 const NoteLowerBounds = "censoring ends the data before some percentiles: those figures are lower bounds"
 
+// NoteThinTail is the forecast's note when a figure rests on too few
+// answers (HedgeForecast.Thin).
+const NoteThinTail = "hedges cut most slow primaries short: too few answers are left past some figures to place them, each is the low end of its 95 % interval (a lower bound)"
+
 // forecastNotes say what the forecast rests on and where it is weak.
 func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []string {
 	var notes []string
@@ -250,6 +254,9 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	if h, dominated := md.Primary.Horizon(); dominated {
 		notes = append(notes, fmt.Sprintf("censoring dominates past %s (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
 			roundShown(h)))
+	}
+	if slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Thin != [4]bool{} }) {
+		notes = append(notes, NoteThinTail)
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {
