@@ -32,6 +32,9 @@ type ForecastInput struct {
 	MaxExtra int     // duplicates per request; 0: not hedged
 	Budget   float64 // hedge.budget: hedges may add at most this share of requests
 	Burst    float64 // hedge.budget_burst: cost units the bucket holds
+	// Lag is how late duplicates go out after their delay (hedgelag.go):
+	// each is sent at j·(Delay + Lag).
+	Lag time.Duration
 }
 
 // HedgeTarget is an endpoint hedges go to, with its share of them.
@@ -94,7 +97,7 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 	if f.Samples == 0 || len(in.Primary.Survival) == 0 {
 		return f, nil
 	}
-	m := &hedgeModel{primary: in.Primary.Survival, target: mixture(in.Primary, in.Targets), delay: f.Delay, extra: max(in.MaxExtra, 0), share: 1}
+	m := &hedgeModel{primary: in.Primary.Survival, target: mixture(in.Primary, in.Targets), delay: f.Delay + max(in.Lag, 0), extra: max(in.MaxExtra, 0), share: 1}
 	wanted := m.fires(1)
 	f.WantedFireRate = m.pending(1)
 	if m.extra > 0 && wanted > in.Budget {

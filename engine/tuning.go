@@ -41,6 +41,9 @@ type MethodHedgeSettings struct {
 	Budget      float64
 	BudgetBurst float64 // hedge.budget_burst, as the status's budget_burst
 	BudgetCap   float64 // what the budget may hold now (the burst plus its last 10 s of deposits), as the status's budget_cap
+	// Lag is how late hedges have gone out after their delay lately
+	// (hedgelag.go), the forecast's.
+	Lag time.Duration
 }
 
 // Holds is what the budget may hold now, the forecast's burst: the cap, and
@@ -75,7 +78,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	st := e.hedge.status()
 	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
-			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap}}
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap, Lag: e.hedge.lag.mean()}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
 	}
@@ -125,7 +128,7 @@ func (e *Engine) hedgeTargets(method string) []HedgeTarget {
 func (md MethodDistribution) forecastInput(delay time.Duration, hedged bool) ForecastInput {
 	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 	if hedged {
-		in.MaxExtra = md.Hedge.MaxExtra
+		in.MaxExtra, in.Lag = md.Hedge.MaxExtra, md.Hedge.Lag
 	}
 	return in
 }
