@@ -38,8 +38,11 @@ func (l *hedgeLag) observe(late time.Duration) {
 	}
 }
 
-// mean is the lag to model, 0 before any hedge went out.
-func (l *hedgeLag) mean() time.Duration { return time.Duration(max(l.ns.Load(), 0)) }
+// mean is the lag to model, 0 before any hedge went out; to the
+// microsecond, so that the forecast's figures read as its steps do.
+func (l *hedgeLag) mean() time.Duration {
+	return time.Duration(max(l.ns.Load(), 0)).Round(time.Microsecond)
+}
 
 // noteHedgeLag records how late the hedge just launched went out, when it
 // is the first of a request sent by the timer; a clock that did not move
