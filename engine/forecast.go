@@ -122,9 +122,13 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 		v, ok := m.quantile(q)
 		if rel, thin := in.Primary.thinAt(v); ok && thin {
 			// Too few answers past it (forecast_precision.go): the low end
-			// of its 95 % interval, which the truth exceeds.
-			v, _ = m.quantile(max(1-(1-q)*(1+trialZ*rel), 0))
-			ok = false
+			// of its 95 % interval, which the truth exceeds, and never
+			// below the figure of the percentile before it.
+			low, _ := m.quantile(max(1-(1-q)*(1+trialZ*rel), 0))
+			if i > 0 {
+				low = max(low, *vals[i-1])
+			}
+			v, ok = low, false
 			f.Thin[i] = true
 		}
 		if dominated && v > horizon {

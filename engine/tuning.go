@@ -234,9 +234,9 @@ func (e *Engine) autoDelay(method string, p Distribution, q float64) time.Durati
 // may say it of those instead).
 const NoteLowerBounds = "censoring ends the data before some percentiles: those figures are lower bounds"
 
-// NoteThinTail is the forecast's note when a figure rests on too few
+// noteThinTail is the forecast's note when a figure rests on too few
 // answers (HedgeForecast.Thin).
-const NoteThinTail = "hedges cut most slow primaries short: too few answers are left past some figures to place them, each is the low end of its 95 % interval (a lower bound)"
+const noteThinTail = "hedges cut most slow primaries short: too few answers are left past some figures to place them, each is the low end of its 95 % interval (a lower bound)"
 
 // forecastNotes say what the forecast rests on and where it is weak.
 func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []string {
@@ -259,7 +259,7 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 			roundShown(h)))
 	}
 	if slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Thin != [4]bool{} }) {
-		notes = append(notes, NoteThinTail)
+		notes = append(notes, noteThinTail)
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {
