@@ -120,7 +120,9 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 	vals := [4]*time.Duration{&f.P50, &f.P95, &f.P99, &f.P999}
 	for i, q := range forecastQuantiles {
 		v, ok := m.quantile(q)
-		if rel, thin := in.Primary.thinAt(v); ok && thin {
+		if dominated && v > horizon {
+			v, ok = horizon, false
+		} else if rel, thin := in.Primary.thinAt(v); ok && thin {
 			// Too few answers past it (forecast_precision.go): the low end
 			// of its 95 % interval, which the truth exceeds, and never
 			// below the figure of the percentile before it.
@@ -130,9 +132,6 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 			}
 			v, ok = low, false
 			f.Thin[i] = true
-		}
-		if dominated && v > horizon {
-			v, ok = horizon, false
 		}
 		*vals[i], f.Open[i] = v, !ok
 	}
