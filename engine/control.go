@@ -111,11 +111,12 @@ func (e *Engine) SetHedge(by Actor, u HedgeUpdate) error {
 	if err := e.validateHedgeUpdate(u); err != nil {
 		return err
 	}
+	before := e.hedge.settingsNow()
 	msg, err := e.hedge.apply(u)
 	if err != nil {
 		return err
 	}
-	msg += e.beginTrials(u)
+	msg += e.beginTrials(u, before)
 	e.events.add(Event{Type: EventConfig, Actor: by, Message: msg})
 	return nil
 }

@@ -534,8 +534,11 @@ func (x *execution) run() result {
 			if x.rateLimited > 0 {
 				x.hedgeRefused(refusedRateLimited)
 			}
-			if x.hedgesLeft() && x.rateLimited == 0 && len(x.live) > 0 && x.fireHedge() && x.hedgesLeft() {
-				armHedge()
+			if x.hedgesLeft() && x.rateLimited == 0 && len(x.live) > 0 && x.fireHedge() {
+				x.noteHedgeLag(delay.Delay)
+				if x.hedgesLeft() {
+					armHedge()
+				}
 			}
 		case <-x.ctx.Done():
 			why := "client went away"

@@ -32,6 +32,9 @@ type ForecastInput struct {
 	MaxExtra int     // duplicates per request; 0: not hedged
 	Budget   float64 // hedge.budget: hedges may add at most this share of requests
 	Burst    float64 // hedge.budget_burst: cost units the bucket holds
+	// Lag is how late duplicates go out after their delay (hedgelag.go):
+	// each is sent at j·(Delay + Lag).
+	Lag time.Duration
 }
 
 // HedgeTarget is an endpoint hedges go to, with its share of them.
@@ -54,6 +57,10 @@ type HedgeForecast struct {
 	// is then a lower bound. Order: p50, p95, p99, p99.9.
 	P50, P95, P99, P999 time.Duration
 	Open                [4]bool
+	// Thin[i] marks an Open figure that the data reach but rest on too
+	// few answers, censoring having cut most primaries short before it:
+	// the figure is the low end of its 95 % interval.
+	Thin [4]bool
 	// BudgetCapped: the duplicates wanted exceed hedge.budget, so only
 	// FiringShare of them go (the percentiles above count that), once the
 	// burst is spent: BurstRequests requests at the wanted rate empty it.
@@ -90,7 +97,7 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 	if f.Samples == 0 || len(in.Primary.Survival) == 0 {
 		return f, nil
 	}
-	m := &hedgeModel{primary: in.Primary.Survival, target: mixture(in.Primary, in.Targets), delay: f.Delay, extra: max(in.MaxExtra, 0), share: 1}
+	m := &hedgeModel{primary: in.Primary.Survival, target: mixture(in.Primary, in.Targets), delay: f.Delay + max(in.Lag, 0), extra: max(in.MaxExtra, 0), share: 1}
 	wanted := m.fires(1)
 	f.WantedFireRate = m.pending(1)
 	if m.extra > 0 && wanted > in.Budget {
@@ -115,6 +122,16 @@ func newHedgeModel(in ForecastInput) (HedgeForecast, *hedgeModel) {
 		v, ok := m.quantile(q)
 		if dominated && v > horizon {
 			v, ok = horizon, false
+		} else if rel, thin := in.Primary.thinAt(v); ok && thin {
+			// Too few answers past it (forecast_precision.go): the low end
+			// of its 95 % interval, which the truth exceeds, and never
+			// below the figure of the percentile before it.
+			low, _ := m.quantile(max(1-(1-q)*(1+trialZ*rel), 0))
+			if i > 0 {
+				low = max(low, *vals[i-1])
+			}
+			v, ok = low, false
+			f.Thin[i] = true
 		}
 		*vals[i], f.Open[i] = v, !ok
 	}

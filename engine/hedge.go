@@ -50,6 +50,7 @@ type hedger struct {
 	batches *window.Latency
 
 	budget *budgetBucket
+	lag    hedgeLag // how late hedges go out (hedgelag.go)
 
 	paused     atomic.Bool
 	pauseKind  atomic.Uint32 // refusedPaused or refusedQueue: which guard paused it

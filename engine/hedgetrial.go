@@ -143,10 +143,12 @@ func quantileInterval(q float64, n int64) (lo, hi float64, ok bool) {
 	return max(lo, 0), hi, hi < 1
 }
 
-// beginTrials starts a trial for each method the update changed (one
-// method, or every hedgeable method seen when it was pool-wide) and
-// returns, for a single method, the prediction in words for the event.
-func (e *Engine) beginTrials(u HedgeUpdate) string {
+// beginTrials starts a trial for the method a single-method update names,
+// and for each method whose hedging a pool-wide one changed (before:
+// every method's setting before it, settingsNow), not one held at its own
+// delay. It returns, for a single method, the prediction in words
+// for the event.
+func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) string {
 	var methods []string
 	for k := range e.hedge.methods.all() {
 		if u.Method == "" || strings.EqualFold(k, u.Method) {
@@ -157,6 +159,11 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 	var keys []string
 	said := ""
 	for _, k := range methods {
+		// A single method's update restarts its trial whatever it set: the
+		// operator asked for that method, and it now holds its own setting.
+		if u.Method == "" && e.hedge.settingOf(k) == before[k] {
+			continue
+		}
 		md, err := e.MethodDistribution(k)
 		if err != nil {
 			continue
@@ -166,7 +173,10 @@ func (e *Engine) beginTrials(u HedgeUpdate) string {
 		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
 		if model != nil && !f.Open[2] {
 			tr.info.Predicted = f.P99
-			if lo, hi, ok := quantileInterval(trialQuantile, f.Samples); ok {
+			// As many samples as know the curve there: censoring before
+			// the p99 leaves fewer (forecast_precision.go).
+			n := int64(md.Primary.effectiveSamples(f.P99))
+			if lo, hi, ok := quantileInterval(trialQuantile, n); ok {
 				tr.info.PredictedLow, _ = model.quantile(lo)
 				tr.info.PredictedHigh, _ = model.quantile(hi)
 			}

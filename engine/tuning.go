@@ -41,6 +41,9 @@ type MethodHedgeSettings struct {
 	Budget      float64
 	BudgetBurst float64 // hedge.budget_burst, as the status's budget_burst
 	BudgetCap   float64 // what the budget may hold now (the burst plus its last 10 s of deposits), as the status's budget_cap
+	// Lag is how late hedges have gone out after their delay lately
+	// (hedgelag.go), the forecast's.
+	Lag time.Duration
 }
 
 // Holds is what the budget may hold now, the forecast's burst: the cap, and
@@ -75,7 +78,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 	st := e.hedge.status()
 	md := MethodDistribution{Method: key, Window: e.cfg.Server.StatsWindow,
 		Hedge: MethodHedgeSettings{Enabled: d.Enabled, Delay: d.Delay, Source: d.Source, Quantile: d.Quantile,
-			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap}}
+			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap, Lag: e.hedge.lag.mean()}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
 	}
@@ -125,7 +128,7 @@ func (e *Engine) hedgeTargets(method string) []HedgeTarget {
 func (md MethodDistribution) forecastInput(delay time.Duration, hedged bool) ForecastInput {
 	in := ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: delay, Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()}
 	if hedged {
-		in.MaxExtra = md.Hedge.MaxExtra
+		in.MaxExtra, in.Lag = md.Hedge.MaxExtra, md.Hedge.Lag
 	}
 	return in
 }
@@ -231,6 +234,10 @@ func (e *Engine) autoDelay(method string, p Distribution, q float64) time.Durati
 // may say it of those instead).
 const NoteLowerBounds = "censoring ends the data before some percentiles: those figures are lower bounds"
 
+// noteThinTail is the forecast's note when a figure rests on too few
+// answers (HedgeForecast.Thin).
+const noteThinTail = "hedges cut most slow primaries short: too few answers are left past some figures to place them, each is the low end of its 95 % interval (a lower bound)"
+
 // forecastNotes say what the forecast rests on and where it is weak.
 func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []string {
 	var notes []string
@@ -250,6 +257,9 @@ func (e *Engine) forecastNotes(md MethodDistribution, rows []HedgeForecast) []st
 	if h, dominated := md.Primary.Horizon(); dominated {
 		notes = append(notes, fmt.Sprintf("censoring dominates past %s (most primaries cut short by hedges before it, too few answers after): figures past it are lower bounds, and auto picks no delay past it",
 			roundShown(h)))
+	}
+	if slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Thin != [4]bool{} }) {
+		notes = append(notes, noteThinTail)
 	}
 	open := slices.ContainsFunc(rows, func(f HedgeForecast) bool { return f.Open != [4]bool{} })
 	if open {

@@ -45,6 +45,9 @@ type methodHedgeWire struct {
 	Budget      float64 `json:"budget"`
 	BudgetBurst float64 `json:"budget_burst"`
 	BudgetCap   float64 `json:"budget_cap"`
+	// LagMS is how late hedges have gone out after their delay lately
+	// (MethodHedgeSettings.Lag), which the forecast counts.
+	LagMS float64 `json:"lag_ms"`
 }
 
 type trialWire struct {
@@ -132,7 +135,7 @@ func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 	w := methodDistributionWire{Method: md.Method, Window: md.Window.String(), WindowS: md.Window.Seconds(),
 		distributionWire: md.Primary.wire(), Targets: make([]targetWire, len(md.Targets)),
 		Hedge: methodHedgeWire{Enabled: h.Enabled, DelayMS: ms(h.Delay), DelaySource: h.Source, Quantile: h.Quantile,
-			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap}}
+			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap, LagMS: ms(h.Lag)}}
 	for i, t := range md.Targets {
 		w.Targets[i] = targetWire{Endpoint: t.Endpoint, Hedges: t.Weight, distributionWire: t.Dist.wire()}
 	}
@@ -155,7 +158,7 @@ func (md *MethodDistribution) UnmarshalJSON(b []byte) error {
 	h := w.Hedge
 	*md = MethodDistribution{Method: w.Method, Window: window, Primary: w.distributionWire.distribution(),
 		Hedge: MethodHedgeSettings{Enabled: h.Enabled, Delay: fromMS(h.DelayMS), Source: h.DelaySource, Quantile: h.Quantile,
-			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap}}
+			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap, Lag: fromMS(h.LagMS)}}
 	for _, t := range w.Targets {
 		md.Targets = append(md.Targets, HedgeTarget{Endpoint: t.Endpoint, Weight: t.Hedges, Dist: t.distributionWire.distribution()})
 	}

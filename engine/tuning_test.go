@@ -116,7 +116,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	}
 	for _, row := range rep.Rows {
 		f := engine.Forecast(engine.ForecastInput{Primary: md.Primary, Targets: md.Targets, Delay: row.Delay, MaxExtra: md.Hedge.MaxExtra,
-			Budget: md.Hedge.Budget, Burst: md.Hedge.Holds()})
+			Budget: md.Hedge.Budget, Burst: md.Hedge.Holds(), Lag: md.Hedge.Lag})
 		if f.P99 != row.P99 || f.P50 != row.P50 || math.Abs(f.FireRate-row.FireRate) > 1e-12 || f.BudgetCapped != row.BudgetCapped || row.Samples != n {
 			t.Errorf("delay %s: API %+v, Forecast %+v", row.Delay, row, f)
 		}
