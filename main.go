@@ -47,7 +47,7 @@ func init() {
       the console of a running rpcdash serve (its admin API)`, cmdConsole},
 		{"serve", `rpcdash serve [--config FILE] [--log-level L]
       run the engine without the console`, cmdServe},
-		{"sim", `rpcdash sim [--chain evm|solana] [--listen HOST] [scenario flags] [PRESET|sim://URL ...]
+		{"sim", `rpcdash sim [--chain evm|solana] [--listen HOST] [--port N] [scenario flags] [PRESET|sim://URL ...]
       run simulated upstreams and print their URLs`, cmdSim},
 		{"bench", `rpcdash bench [--mix M=W,…] [--rate R] [--duration D] [--policies …] [scenario flags]
               [--target URL [--admin URL]] [--format table|markdown|csv|json] [--out FILE]

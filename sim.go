@@ -13,7 +13,7 @@ import (
 )
 
 // cmdSim is `rpcdash sim`: simulated upstreams on loopback until ctx ends
-// (SIGINT or SIGTERM). With scenario flags (the same as rpcdash bench's: --median, --sigma,
+// (SIGINT or SIGTERM), on ports the system picks or from --port up. With scenario flags (the same as rpcdash bench's: --median, --sigma,
 // --tail, --tail-min, --tail-max, --endpoints, --capacity, --correlated,
 // --incident, --seed) and no presets it starts the scenario's endpoints;
 // with presets or URLs, the flags given (--chain too) override each of
@@ -24,6 +24,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("sim", stderr)
 	chain := fs.String("chain", "evm", "evm or solana")
 	host := fs.String("listen", "127.0.0.1", "host to listen on: a loopback one (127.0.0.1, ::1, localhost)")
+	port := fs.Int("port", 0, "port of the first endpoint, the next ones on the ports after it, so that a config can name them (0: ports the system picks)")
 	scenario := sim.TailScenario()
 	scenario.RegisterFlags(fs)
 	names, err := parseInterspersed(fs, args)
@@ -77,6 +78,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			cfgs = append(cfgs, c)
 		}
 	}
+	if *port < 0 || *port+len(cfgs)-1 > 65535 {
+		return cli.Usagef("sim: --port: %d is not a port from which %d endpoints fit below 65536 (0: ports the system picks)", *port, len(cfgs))
+	}
 	ls := make([]sim.Latency, len(cfgs))
 	for i, c := range cfgs {
 		ls[i] = c.Latency
@@ -94,7 +98,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			cfgs[i].Chain = *chain
 		}
 	}
-	ups, err := sim.StartSet(cfgs, *host)
+	ups, err := sim.StartSetAt(cfgs, *host, *port)
 	if err != nil {
 		return err
 	}

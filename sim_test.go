@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -93,4 +96,62 @@ func TestSim_RejectsPresetsWithEndpoints(t *testing.T) {
 	if code := run([]string{"sim", "--correlated", "0.5", "--tail", "0"}, &out, &errb); code == 0 {
 		t.Fatal("a correlated scenario without a tail was accepted")
 	}
+}
+
+// `rpcdash sim --port N` puts its endpoints on N, N+1, … in order, so that
+// a config can name them; a port already taken is an error naming it, and
+// a port the endpoints do not fit above is a usage error.
+func TestSim_PortPutsTheEndpointsOnPortsInOrder(t *testing.T) {
+	first := freePorts(t, 2)
+	p := startProc(t, "sim", "--port", strconv.Itoa(first), "steady", "flaky")
+	for i, name := range []string{"steady", "flaky"} {
+		want := fmt.Sprintf("http://127.0.0.1:%d", first+i)
+		if got := p.Line(t, regexp.MustCompile(`^`+name+`\t(\S+)\t`))[1]; got != want {
+			t.Fatalf("%s at %s, want %s", name, got, want)
+		}
+		call(t, strings.TrimPrefix(want, "http://"), "eth_chainId")
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	var out, errb strings.Builder
+	if code := run([]string{"sim", "--port", strconv.Itoa(port), "steady"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), fmt.Sprintf("127.0.0.1:%d", port)) {
+		t.Fatalf("a taken port: exit %d, %q; want 1 naming 127.0.0.1:%d", code, errb.String(), port)
+	}
+	for _, bad := range []string{"-1", "65535"} {
+		errb.Reset()
+		if code := run([]string{"sim", "--port", bad, "steady", "flaky"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--port") {
+			t.Fatalf("--port %s for 2 endpoints: exit %d, %q; want a usage error naming --port", bad, code, errb.String())
+		}
+	}
+}
+
+// freePorts finds n consecutive ports free on 127.0.0.1 now.
+func freePorts(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := l.Addr().(*net.TCPAddr).Port
+		held := []net.Listener{l}
+		for i := 1; i < n; i++ {
+			if o, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", first+i)); err == nil {
+				held = append(held, o)
+			}
+		}
+		for _, h := range held {
+			h.Close()
+		}
+		if len(held) == n {
+			return first
+		}
+	}
+	t.Fatalf("no %d consecutive free ports", n)
+	return 0
 }
