@@ -46,13 +46,6 @@ func sourceWord(src string) string {
 	return src
 }
 
-// withinTolerance says whether cost is among the best's equals, as the
-// router's rotateEquals takes them: within router.tolerance, and 1 ms of
-// noise.
-func withinTolerance(cost, best, tolerance float64) bool {
-	return cost <= best*(1+tolerance)+1
-}
-
 // bestBy returns the routable endpoint of st with the least steady cost for
 // method ("" : over all methods), and that cost; ok is false when none is
 // routable.

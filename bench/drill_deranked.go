@@ -33,7 +33,7 @@ func (d *drill) rankedBehind(st engine.Snapshot, ep engine.EndpointSnapshot) (bo
 	for _, m := range methods {
 		best, least, ok := bestBy(st, m, ep.Name)
 		mine := scoreFor(ep, m)
-		if !ok || withinTolerance(steadyCost(mine), least, d.settings.RouterTolerance) {
+		if !ok || engine.CostTies(steadyCost(mine), least, d.settings.RouterTolerance) {
 			return false, ""
 		}
 		what := ""

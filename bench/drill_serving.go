@@ -160,7 +160,7 @@ func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string, byMe
 		if m != "" {
 			what = m
 		}
-		if !withinTolerance(mine, least, tol) {
+		if !engine.CostTies(mine, least, tol) {
 			return evidence, fail(s, "%s serves %s, but %s is better by the router's cost: %s against %s, beyond router.tolerance %g, for %s",
 				who.Name, what, best.Name, costWords(scoreFor(who, m)), costWords(scoreFor(best, m)), tol, servingBound)
 		}

@@ -72,7 +72,7 @@ func paceOf(w *window.Latency) (time.Duration, bool) {
 	if n < minRouteSamples {
 		return 0, false
 	}
-	return max(time.Duration(float64(median)*tailAnswered), median+tailSlack), true
+	return pastTail(median, tailAnswered), true
 }
 
 // unanswering says whether ep is not answering as far as can be told at

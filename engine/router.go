@@ -441,6 +441,14 @@ func byCost(a, b candidate) int {
 	return a.ep.index - b.ep.index
 }
 
+// CostTies says whether a routing cost (ms) is among the best's equals:
+// within router.tolerance of it, and 1 ms of noise (sub-millisecond noise
+// is not a difference). The router takes turns among such endpoints; the
+// drill judges "the best" by the same rule.
+func CostTies(cost, best, tolerance float64) bool {
+	return cost <= best*(1+tolerance)+1
+}
+
 // rotateEquals lets the endpoints within tolerance of the best take turns
 // at the front.
 func (e *Engine) rotateEquals(c []candidate) []candidate {
@@ -451,9 +459,8 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 	if len(c)-start < 2 {
 		return c
 	}
-	limit := c[start].tieCost*(1+e.cfg.Router.Tolerance) + 1 // +1ms: sub-millisecond noise is not a difference
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && c[start+n].tieCost <= limit {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && CostTies(c[start+n].tieCost, c[start].tieCost, e.cfg.Router.Tolerance) {
 		n++
 	}
 	if n < 2 {

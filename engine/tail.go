@@ -99,6 +99,11 @@ func leftBehind(a *attempt, ran time.Duration) bool {
 	if !ok {
 		return false
 	}
-	median := w.Quantile(0.5)
-	return ran > max(time.Duration(float64(median)*tailLost), median+tailSlack)
+	return ran > pastTail(w.Quantile(0.5), tailLost)
+}
+
+// pastTail is where a tail starts for an endpoint of that median: factor ×
+// it, at least tailSlack past it.
+func pastTail(median time.Duration, factor float64) time.Duration {
+	return max(time.Duration(float64(median)*factor), median+tailSlack)
 }
