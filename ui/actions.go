@@ -332,7 +332,8 @@ func (m Model) delayStep(dir int) (tea.Model, tea.Cmd) {
 		m.status = statusLine{text: name + " is never hedged (" + m.snap.Methods[name].Class.String() + ")", err: true}
 		return m, nil
 	}
-	cur := m.currentDelay()
+	target := m.selectedMethod()
+	cur := m.stepFrom(target)
 	next, ok := time.Duration(0), false
 	for _, s := range delaySteps {
 		d := s * time.Millisecond
@@ -354,7 +355,12 @@ func (m Model) delayStep(dir int) (tea.Model, tea.Cmd) {
 			m.delayTarget(), fmtDelay(cur), end, verb, fmtDelay(delaySteps[0]*time.Millisecond), fmtDelay(delaySteps[len(delaySteps)-1]*time.Millisecond))}
 		return m, nil
 	}
-	return m.setDelay(next.String())
+	mm, cmd := m.setDelay(next.String())
+	if stepped, ok := mm.(Model); ok && cmd != nil {
+		stepped.stepped = steppedDelay{target: target, delay: next}
+		return stepped, cmd
+	}
+	return mm, cmd
 }
 
 // delayTarget names what the delay keys act on.

@@ -72,6 +72,9 @@ type Model struct {
 
 	width, height int
 
+	// stepped: the delay + or - just set, until a Snapshot shows it.
+	stepped steppedDelay
+
 	snap      engine.Snapshot
 	haveSnap  bool
 	fetching  bool      // a refresh is in flight: never start a second
@@ -273,6 +276,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	ep, _ := m.selected()
 	method := m.selectedMethod()
 	m.snap, m.haveSnap = msg.snap, true
+	m.settleStep()
 	m.followCursors(ep.Name, method)
 	m.noteSlowdown()
 	m.notePanic()
@@ -324,6 +328,12 @@ func (m *Model) resizeSparks() {
 // onActionDone shows a control call's result and refreshes at once, so
 // the screen answers the key.
 func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
+	if msg.act.kind == actHedge && m.stepped.delay > 0 {
+		m.stepped.landed = true
+		if msg.err != nil {
+			m.stepped = steppedDelay{} // the engine kept the delay it had
+		}
+	}
 	if msg.err != nil {
 		m.status = statusLine{text: "✗ " + msg.act.desc + ": " + msg.err.Error(), err: true}
 		m.localEvent("failed: " + msg.act.desc + ": " + msg.err.Error())

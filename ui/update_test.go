@@ -662,3 +662,30 @@ func TestHeader_HedgingStatesAndAgeAreOneWidth(t *testing.T) {
 		}
 	})
 }
+
+// + pressed twice before the engine answered the first (or a Snapshot
+// showed it) took one step twice: the second stepped from the Snapshot's
+// delay, and eth_call was set to 75ms twice. It steps from the delay just
+// set until a Snapshot shows it.
+func TestUpdate_TwoQuickDelayStepsTakeTwoSteps(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "tab", "down")
+		name := m.selectedMethod()
+		if name == "" {
+			t.Fatal("no method row")
+		}
+		m = press(t, m, "=", "6", "0", "m", "s", "enter")
+		wantCalls(t, sp, "SetHedge delay=60ms method="+name)
+		mm, first := m.Update(keyMsg("+"))
+		mm, second := mm.(Model).Update(keyMsg("+"))
+		m = settle(t, mm.(Model), first)
+		m = settle(t, m, second)
+		wantCalls(t, sp, "SetHedge delay=75ms method="+name, "SetHedge delay=100ms method="+name)
+		if got := m.snap.Methods[name].Hedge.Delay; got != 100*time.Millisecond {
+			t.Fatalf("the Snapshot shows %s after both steps, want 100ms", got)
+		}
+		m = press(t, m, "+") // the Snapshot shows the step: + goes on from it
+		wantCalls(t, sp, "SetHedge delay=125ms method="+name)
+	})
+}
