@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -78,9 +79,9 @@ var (
 	descInflight  = prometheus.NewDesc("rpcdash_endpoint_in_flight", "Attempts in flight.", []string{"endpoint"}, nil)
 	descHead      = prometheus.NewDesc("rpcdash_endpoint_head", "Last head height seen.", []string{"endpoint"}, nil)
 	descLag       = prometheus.NewDesc("rpcdash_endpoint_head_lag", "Blocks or slots behind the pool's highest head.", []string{"endpoint"}, nil)
-	descLatency   = prometheus.NewDesc("rpcdash_endpoint_latency_seconds", "Rolling-window latency of attempts: answers, and attempts cut short when another won counted as longer than they ran (Kaplan-Meier). Where rpcdash_endpoint_latency_lower_bound is 1 the figure is a lower bound.", []string{"endpoint", "quantile"}, nil)
+	descLatency   = prometheus.NewDesc("rpcdash_endpoint_latency_seconds", "Rolling-window latency of attempts: answers, and attempts cut short when another won counted as longer than they ran (Kaplan-Meier). Where rpcdash_endpoint_latency_lower_bound is 1 the figure is a lower bound; NaN when the window holds no attempt.", []string{"endpoint", "quantile"}, nil)
 	descLatBound  = prometheus.NewDesc("rpcdash_endpoint_latency_lower_bound", "1 when censoring (attempts cut short when another won) leaves that rpcdash_endpoint_latency_seconds quantile only a lower bound.", []string{"endpoint", "quantile"}, nil)
-	descErrRate   = prometheus.NewDesc("rpcdash_endpoint_error_rate", "Rolling-window failure share of attempts.", []string{"endpoint"}, nil)
+	descErrRate   = prometheus.NewDesc("rpcdash_endpoint_error_rate", "Rolling-window failure share of attempts; NaN when the window holds none.", []string{"endpoint"}, nil)
 	descFault     = prometheus.NewDesc("rpcdash_endpoint_fault", "1 while a fault is injected.", []string{"endpoint", "mode"}, nil)
 	descLosers    = prometheus.NewDesc("rpcdash_cancelled_losers_total", "Attempts cancelled because another won.", []string{"endpoint"}, nil)
 	descLoserTime = prometheus.NewDesc("rpcdash_loser_upstream_seconds_total", "Upstream time consumed by cancelled losers.", []string{"endpoint"}, nil)
@@ -137,10 +138,10 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descHead, float64(ep.Head), ep.Name)
 		gauge(descLag, float64(ep.Lag), ep.Name)
 		for i, label := range latencyQuantiles {
-			gauge(descLatency, ep.Latency.Percentile(i).Seconds(), ep.Name, label)
+			gauge(descLatency, orNaN(ep.Latency.Count+ep.Latency.Censored > 0, ep.Latency.Percentile(i).Seconds()), ep.Name, label)
 			gauge(descLatBound, b2f(ep.Latency.LowerBound(i)), ep.Name, label)
 		}
-		gauge(descErrRate, ep.Rates.ErrorRate, ep.Name)
+		gauge(descErrRate, orNaN(ep.Rates.Attempts > 0, ep.Rates.ErrorRate), ep.Name)
 		if ep.Fault != nil {
 			gauge(descFault, 1, ep.Name, string(ep.Fault.Mode))
 		}
@@ -168,6 +169,15 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descBudgetCap, s.Hedge.BudgetCap)
 	gauge(descClientIn, float64(s.InFlight))
 	gauge(descWarnings, float64(len(s.Warnings)))
+}
+
+// orNaN is v when there is data behind it, else NaN: what Prometheus's own
+// summaries give an empty quantile, so a dashboard draws a gap, not a 0.
+func orNaN(hasData bool, v float64) float64 {
+	if !hasData {
+		return math.NaN()
+	}
+	return v
 }
 
 func b2f(b bool) float64 {

@@ -43,3 +43,30 @@ func metricValue(text, series string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// A figure with nothing behind it is NaN, as Prometheus's own summaries give
+// an empty quantile: a 0 drew "0 s latency, 0 % errors" on a dashboard for an
+// endpoint nothing had been sent to.
+func TestMetrics_FiguresWithNoDataAreNaNNotZero(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false }, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	text := h.scrape()
+	for _, series := range []string{
+		`rpcdash_endpoint_latency_seconds{endpoint="s0",quantile="0.5"} `,
+		`rpcdash_endpoint_latency_seconds{endpoint="s0",quantile="0.99"} `,
+		`rpcdash_endpoint_error_rate{endpoint="s0"} `,
+	} {
+		if v, ok := metricValue(text, series); !ok || !math.IsNaN(v) {
+			t.Errorf("before any attempt: %s= %v (present %v), want NaN", series, v, ok)
+		}
+	}
+	for i := range 5 {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	text = h.scrape()
+	if v, ok := metricValue(text, `rpcdash_endpoint_latency_seconds{endpoint="s0",quantile="0.5"} `); !ok || !(v > 0) {
+		t.Errorf("after 5 answers: p50 %v (present %v), want the answers' latency", v, ok)
+	}
+	if v, ok := metricValue(text, `rpcdash_endpoint_error_rate{endpoint="s0"} `); !ok || v != 0 {
+		t.Errorf("after 5 answers: error rate %v (present %v), want 0", v, ok)
+	}
+}
