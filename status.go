@@ -148,12 +148,8 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	sort.Strings(methods)
 	for _, m := range methods {
 		a := s.Methods[m]
-		delay := ""
-		if a.Hedge != nil {
-			delay = a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
-		}
-		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) delay %s%s\n",
-			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, delay, refusedWords(a.HedgesRefused))
+		fmt.Fprintf(w, "  %-28s requests %-7d weight %-5g amplification %.2f hedges %d (won %d) %s%s\n",
+			m, a.Requests, a.Weight, a.Amplification, a.HedgesFired, a.HedgesWon, hedgeWords(a, s.Hedge.Enabled), refusedWords(a.HedgesRefused))
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintln(w, "warning:", warn.Text)
@@ -161,6 +157,22 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	for _, line := range inForce(s) {
 		fmt.Fprintln(w, line)
 	}
+}
+
+// hedgeWords says how a method is hedged: its delay and the delay's source,
+// or why it is not hedged at all.
+func hedgeWords(a engine.MethodStatus, poolEnabled bool) string {
+	switch {
+	case a.Hedge == nil && a.Class == engine.ClassRead:
+		return "never hedged (a read listed as not hedgeable)"
+	case a.Hedge == nil:
+		return fmt.Sprintf("never hedged (%s)", a.Class)
+	case !a.Hedge.Enabled && poolEnabled:
+		return "hedging off for this method"
+	case !a.Hedge.Enabled:
+		return "hedging off"
+	}
+	return "delay " + a.Hedge.Delay.String() + " " + a.Hedge.DelaySource
 }
 
 // inForce are the pool-wide states the console shows as banners, a line

@@ -78,14 +78,15 @@ func TestStatus_SummaryLineCountsRequestsInWords(t *testing.T) {
 // that "hedging is on but not firing" has its answer in the table.
 func TestStatus_MethodLineSaysWhyDueHedgesWereNotSent(t *testing.T) {
 	s := engine.Snapshot{Endpoints: []engine.EndpointSnapshot{{Name: "alpha", Routable: true}}, Routable: 1, Methods: map[string]engine.MethodStatus{
-		"eth_call":       {AccountSnapshot: engine.AccountSnapshot{Requests: 40, HedgesRefused: map[string]int64{"queue": 8, "budget": 4}}},
-		"eth_getBalance": {AccountSnapshot: engine.AccountSnapshot{Requests: 9}},
+		"eth_call": {AccountSnapshot: engine.AccountSnapshot{Requests: 40, HedgesRefused: map[string]int64{"queue": 8, "budget": 4}}},
+		"eth_getBalance": {AccountSnapshot: engine.AccountSnapshot{Requests: 9}, Hedgeable: true,
+			Hedge: &engine.MethodHedge{Enabled: true, Delay: 120 * time.Millisecond, DelaySource: "auto"}},
 	}}
 	var b bytes.Buffer
 	printStatus(&b, s, 120)
 	out := b.String()
 	if !regexp.MustCompile(`(?m)^  eth_call .*; due, not sent: budget 4, queue 8$`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^  eth_getBalance .* delay $`).MatchString(out) {
+		!regexp.MustCompile(`(?m)^  eth_getBalance .* delay 120ms auto$`).MatchString(out) {
 		t.Fatalf("method lines:\n%s", out)
 	}
 }
