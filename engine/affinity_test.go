@@ -273,7 +273,9 @@ func TestWriteAffinity_UnroutableEndpointKeepsTheNormalOrder(t *testing.T) {
 func TestWriteAffinity_OffWithZeroWindow(t *testing.T) {
 	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Router.WriteAffinity = 0 })
 	taker, other := sendTx(t, h, nodes, 0)
-	taker.readDelay.Store(int64(slowRead))
+	// Four times the others' slowRead: the other's answer must lose to a
+	// hedge sent 5 ms later, which a load average of 5 once did at 80 ms.
+	taker.readDelay.Store(int64(4 * slowRead))
 	warmUp(t, h)
 	if _, stale, _ := pendingReads(t, h, taker, 1, 10); stale != 10 {
 		t.Fatalf("write_affinity 0s: %d of 10 pending reads answered by the slower %s, want none", 10-stale, taker.name)
