@@ -109,7 +109,17 @@ func TestSim_PortPutsTheEndpointsOnPortsInOrder(t *testing.T) {
 		if got := p.Line(t, regexp.MustCompile(`^`+name+`\t(\S+)\t`))[1]; got != want {
 			t.Fatalf("%s at %s, want %s", name, got, want)
 		}
-		call(t, strings.TrimPrefix(want, "http://"), "eth_chainId")
+		// flaky fails 7 % of calls by design (errors and 429s); a result within
+		// ten calls shows the sim serves on that port.
+		var err error
+		for range 10 {
+			if _, err = tryCall(strings.TrimPrefix(want, "http://"), "eth_chainId"); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s at %s: %v", name, want, err)
+		}
 	}
 
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
