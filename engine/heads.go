@@ -26,6 +26,9 @@ type headTracker struct {
 	top    atomic.Int64 // the pool head, 0 while unknown
 	topAt  atomic.Int64 // unix nanos when the pool first saw top at that height
 	leader *endpoint    // whose head is top (mu)
+	// topFell: an endpoint at the pool head got there by going back (its
+	// fellFrom): the chain went back, not just the endpoints left behind.
+	topFell atomic.Bool
 
 	marks []headMark    // (time, top) at each rise over the last rateSpan (mu)
 	rate  atomic.Uint64 // blocks per second, float64 bits; 0 while unknown
@@ -63,10 +66,15 @@ func (e *Engine) refreshPoolHead() bool {
 		}
 	}
 	var top, at int64
+	fell := false
 	if lead != nil {
 		top, at = lead.head.Load(), lead.headSince.Load()
+		for _, ep := range e.endpoints {
+			fell = fell || ep.countsForPool() && ep.head.Load() == top && ep.fellFrom.Load() > 0
+		}
 	}
 	h.leader = lead
+	h.topFell.Store(fell)
 	old, oldAt := h.top.Load(), h.topAt.Load()
 	if top == old && at == oldAt {
 		return false

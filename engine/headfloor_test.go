@@ -1,0 +1,89 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// The served floor follows the pool head down only for a chain that went
+// back, not for an endpoint that was never up to it. s0 sets the floor at
+// 0x100; it is drained, and s1, a block behind all along, is left: the
+// pool head stands at 0xff, below the floor, for longer than rollbackAfter.
+// A client of s1 alone never sees its head go back, nor one of s0 alone; one
+// of rpcdash was handed 0xff after 0x100 (chaos seed 1: after a 4 s stall
+// of rpcdash, the one endpoint answering a block behind).
+func TestHeadFloor_ALaggingEndpointLeftAloneDoesNotTakeTheHeadBack(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	head := func(id int) string {
+		t.Helper()
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	h.sims[0].SetHeadFixed(0x100)
+	h.sims[1].SetHeadFixed(0xff)
+	h.eng.ObserveProbeHead("s0", 0x100)
+	h.eng.ObserveProbeHead("s1", 0xff)
+	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(1); got != "0x100" {
+		t.Fatalf("from s0: head %s, want 0x100", got)
+	}
+	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(2); got != "0x100" {
+		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
+	}
+	for id, step := range []time.Duration{3 * time.Second, 3 * time.Second, 10 * time.Second} {
+		clock.Advance(step)
+		h.eng.ObserveProbeHead("s1", 0xff)
+		if got := head(3 + id); got != "0x100" {
+			t.Fatalf("read %d from s1, the pool head 0xff below the floor: head %s, want the floor 0x100 (s1 never went back)", id+3, got)
+		}
+	}
+}
+
+// A chain rolled back under several endpoints is followed: each of them
+// went back itself, and the floor follows the pool head down after
+// rollbackAfter, as it does for a single dev node.
+func TestHeadFloor_AChainRolledBackUnderEveryEndpointIsFollowed(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	head := func(id int) string {
+		t.Helper()
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	h.sims[0].SetHeadFixed(0x100)
+	h.sims[1].SetHeadFixed(0xff)
+	h.eng.ObserveProbeHead("s0", 0x100)
+	h.eng.ObserveProbeHead("s1", 0xff)
+	if got := head(1); got != "0x100" {
+		t.Fatalf("head %s, want 0x100", got)
+	}
+	h.sims[0].SetHeadFixed(0xfc)
+	h.sims[1].SetHeadFixed(0xfc)
+	h.eng.ObserveProbeHead("s0", 0xfc)
+	h.eng.ObserveProbeHead("s1", 0xfc)
+	if got := head(2); got != "0x100" {
+		t.Fatalf("just after the rollback: head %s, want the floor 0x100 held", got)
+	}
+	clock.Advance(6 * time.Second)
+	for id := 3; id < 6; id++ {
+		if got := head(id); got != "0xfc" {
+			t.Fatalf("6s after the rollback: head %s, want the chain's 0xfc", got)
+		}
+	}
+}
