@@ -21,8 +21,13 @@ func (r role) String() string { return [...]string{"primary", "hedge", "failover
 // counts is one set of request-path counters. All fields are atomics so the
 // hot path never locks; Snapshot copies them into AccountSnapshot.
 type counts struct {
-	name        string       // the method, or "other": its metrics label
-	requests    atomic.Int64 // client requests (per method only)
+	name string // the method, or "other": its metrics label
+	// served counts the client requests (per method only) that ended
+	// without rpcdash's own error; Requests is served + clientErrors, each
+	// counted as its request ends, after every attempt it sent: counted as
+	// planned, a snapshot taken while requests waited to be sent showed
+	// more of them answered than attempts sent (ok 150 > 147 attempts).
+	served      atomic.Int64
 	attempts    [3]atomic.Int64
 	failures    atomic.Int64
 	hedgesFired atomic.Int64
@@ -90,20 +95,26 @@ type AccountSnapshot struct {
 	Amplification float64 // attempts ÷ requests
 }
 
+// snapshot reads what is counted when something ends (a request, an
+// attempt, a hedge's race) before what is counted when it starts (an
+// attempt, a hedge), so that no snapshot shows more ended than started:
+// requests answered ≤ primary + failover attempts (rpcdash answering one
+// itself aside), failures and losers ≤ attempts, hedges won ≤ fired ≤
+// hedge attempts. Each counter only grows.
 func (c *counts) snapshot() AccountSnapshot {
 	s := AccountSnapshot{
-		Requests:         c.requests.Load(),
-		Primary:          c.attempts[rolePrimary].Load(),
-		Hedge:            c.attempts[roleHedge].Load(),
-		Failover:         c.attempts[roleFailover].Load(),
-		Failures:         c.failures.Load(),
-		HedgesFired:      c.hedgesFired.Load(),
 		HedgesWon:        c.hedgesWon.Load(),
 		Losers:           c.losers.Load(),
 		OutrunUnanswered: c.outrunUnanswered.Load(),
-		ExtraCost:        float64(c.extraCost.Load()) / 1000,
+		Failures:         c.failures.Load(),
 		ClientErrors:     c.clientErrors.Load(),
 	}
+	s.Requests = c.served.Load() + s.ClientErrors
+	s.HedgesFired = c.hedgesFired.Load()
+	s.Primary = c.attempts[rolePrimary].Load()
+	s.Hedge = c.attempts[roleHedge].Load()
+	s.Failover = c.attempts[roleFailover].Load()
+	s.ExtraCost = float64(c.extraCost.Load()) / 1000
 	for why := range c.refused {
 		if n := c.refused[why].Load(); n > 0 {
 			if s.HedgesRefused == nil {
@@ -150,19 +161,21 @@ func (a *accounts) method(m string) *counts {
 func (a *accounts) totals() AccountSnapshot {
 	var t counts
 	for _, c := range a.methods.all() {
-		t.requests.Add(c.requests.Load())
-		for r := range c.attempts {
-			t.attempts[r].Add(c.attempts[r].Load())
-		}
-		t.failures.Add(c.failures.Load())
-		t.hedgesFired.Add(c.hedgesFired.Load())
+		// In snapshot's order, method by method: its bounds hold for each
+		// method, so for their sums.
 		t.hedgesWon.Add(c.hedgesWon.Load())
 		t.losers.Add(c.losers.Load())
 		t.outrunUnanswered.Add(c.outrunUnanswered.Load())
+		t.failures.Add(c.failures.Load())
+		t.clientErrors.Add(c.clientErrors.Load())
+		t.served.Add(c.served.Load())
+		t.hedgesFired.Add(c.hedgesFired.Load())
+		for r := range c.attempts {
+			t.attempts[r].Add(c.attempts[r].Load())
+		}
 		t.loserNanos.Add(c.loserNanos.Load())
 		t.releaseNanos.Add(c.releaseNanos.Load())
 		t.extraCost.Add(c.extraCost.Load())
-		t.clientErrors.Add(c.clientErrors.Load())
 		for why := range c.refused {
 			t.refused[why].Add(c.refused[why].Load())
 		}
