@@ -142,7 +142,8 @@ type endpoint struct {
 	// it has not gone back): a rolled-back chain as its own client sees
 	// it, which alone lets the served floor follow the pool head down.
 	fellFrom atomic.Int64
-	ahead    atomic.Bool // head beyond the pool's pace, unconfirmed (ExcludeAhead)
+	fellAt   atomic.Int64 // unix nanos when it went back from fellFrom
+	ahead    atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
 	// While ahead (headTracker.mu held): the pool head it is counted
 	// against, its last head and how often it rose since (poolStuckBehind).
 	aheadTop, aheadLast int64

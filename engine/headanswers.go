@@ -149,10 +149,12 @@ func (e *Engine) rollbackAfter() time.Duration {
 }
 
 // floorAbovePool says whether floor value served has stood above the pool
-// head, held by an endpoint that went back to it (topFell), for
-// rollbackAfter, keeping since (0: it does not stand above it so).
+// head for rollbackAfter, the pool head held all that time by an endpoint
+// that went back to it (topFellAt), keeping since (0: it does not stand
+// above it so).
 func (e *Engine) floorAbovePool(served int64, since *atomic.Int64) bool {
-	if top := e.heads.top.Load(); top == 0 || top >= served || !e.heads.topFell.Load() {
+	fellAt := e.heads.topFellAt.Load()
+	if top := e.heads.top.Load(); top == 0 || top >= served || fellAt == 0 {
 		since.Store(0)
 		return false
 	}
@@ -160,7 +162,7 @@ func (e *Engine) floorAbovePool(served int64, since *atomic.Int64) bool {
 	if since.CompareAndSwap(0, now) {
 		return false
 	}
-	return now-since.Load() >= int64(e.rollbackAfter())
+	return now-max(since.Load(), fellAt) >= int64(e.rollbackAfter())
 }
 
 // keepMonotonic is monotonicHead's rule for the answers kept at or above

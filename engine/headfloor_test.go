@@ -87,3 +87,47 @@ func TestHeadFloor_AChainRolledBackUnderEveryEndpointIsFollowed(t *testing.T) {
 		}
 	}
 }
+
+// A pool head held below the floor for long by an endpoint that never went
+// back, which then goes back a block (a slow attempt's answer, older than
+// the head seen before it), has not stood there rollbackAfter since: the
+// floor holds until that fall has lasted rollbackAfter.
+func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	head := func(id int) string {
+		t.Helper()
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	h.sims[0].SetHeadFixed(0x100)
+	h.sims[1].SetHeadFixed(0xff)
+	h.eng.ObserveProbeHead("s0", 0x100)
+	h.eng.ObserveProbeHead("s1", 0xff)
+	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(1); got != "0x100" {
+		t.Fatalf("from s0: head %s, want 0x100", got)
+	}
+	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(2); got != "0x100" {
+		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
+	}
+	clock.Advance(10 * time.Second)
+	h.sims[1].SetHeadFixed(0xfe)
+	h.eng.ObserveProbeHead("s1", 0xfe)
+	if got := head(3); got != "0x100" {
+		t.Fatalf("just after s1 went back a block, 10s below the floor: head %s, want the floor 0x100", got)
+	}
+	clock.Advance(6 * time.Second)
+	if got := head(4); got != "0xfe" {
+		t.Fatalf("6s after s1 went back: head %s, want 0xfe (the chain went back under it)", got)
+	}
+}

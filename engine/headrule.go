@@ -92,6 +92,9 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	changed := old != v || ep.headSince.Load() == 0
 	switch {
 	case v < old:
+		if ep.fellFrom.Load() == 0 {
+			ep.fellAt.Store(now)
+		}
 		ep.fellFrom.Store(max(ep.fellFrom.Load(), old))
 	case v >= ep.fellFrom.Load():
 		ep.fellFrom.Store(0)
