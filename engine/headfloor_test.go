@@ -89,9 +89,10 @@ func TestHeadFloor_AChainRolledBackUnderEveryEndpointIsFollowed(t *testing.T) {
 }
 
 // A pool head held below the floor for long by an endpoint that never went
-// back, which then goes back a block (a slow attempt's answer, older than
-// the head seen before it), has not stood there rollbackAfter since: the
-// floor holds until that fall has lasted rollbackAfter.
+// back, which then goes back a block for one sighting (a slow attempt's
+// answer, older than the head seen before it), and again 6 s later, has
+// not stood there rollbackAfter since it went back: the floor holds until
+// one fall has lasted rollbackAfter.
 func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T) {
 	clock := testutil.NewClock(testutil.Epoch)
 	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
@@ -120,14 +121,22 @@ func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T)
 	if got := head(2); got != "0x100" {
 		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
 	}
-	clock.Advance(10 * time.Second)
-	h.sims[1].SetHeadFixed(0xfe)
-	h.eng.ObserveProbeHead("s1", 0xfe)
-	if got := head(3); got != "0x100" {
-		t.Fatalf("just after s1 went back a block, 10s below the floor: head %s, want the floor 0x100", got)
+	fall := func(id int, why string) {
+		t.Helper()
+		h.sims[1].SetHeadFixed(0xfe)
+		h.eng.ObserveProbeHead("s1", 0xfe)
+		if got := head(id); got != "0x100" {
+			t.Fatalf("just after s1 went back a block (%s): head %s, want the floor 0x100", why, got)
+		}
 	}
+	clock.Advance(10 * time.Second)
+	fall(3, "10s below the floor")
+	h.sims[1].SetHeadFixed(0xff) // the next sighting is the head before it again
+	h.eng.ObserveProbeHead("s1", 0xff)
 	clock.Advance(6 * time.Second)
-	if got := head(4); got != "0xfe" {
-		t.Fatalf("6s after s1 went back: head %s, want 0xfe (the chain went back under it)", got)
+	fall(4, "again, 6s after it first did")
+	clock.Advance(6 * time.Second)
+	if got := head(5); got != "0xfe" {
+		t.Fatalf("6s after s1 went back and stayed back: head %s, want 0xfe (the chain went back under it)", got)
 	}
 }
