@@ -140,3 +140,52 @@ func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T)
 		t.Fatalf("6s after s1 went back and stayed back: head %s, want 0xfe (the chain went back under it)", got)
 	}
 }
+
+// An endpoint flagged ahead at a bogus head and readmitted at the chain's
+// head never went back from a head of the chain: left alone a block below
+// the floor, it does not take the floor down with it.
+func TestHeadFloor_ComingDownFromABogusHeadIsNoRollback(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	one := sim.Config{Latency: fixed(time.Millisecond)}
+	h := newClockedHarness(t, clock, nil, one, one, one)
+	head := func(id int) string {
+		t.Helper()
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	h.sims[0].SetHeadFixed(0x100)
+	h.sims[1].SetHeadFixed(0xff)
+	h.sims[2].SetHeadFixed(0x100)
+	h.eng.ObserveProbeHead("s0", 0x100)
+	h.eng.ObserveProbeHead("s1", 0x7fffffff)
+	h.eng.ObserveProbeHead("s2", 0x100)
+	if ep := h.endpoint("s1"); len(ep.Exclusions) == 0 {
+		t.Fatalf("s1 at a bogus head: exclusions %v, want it flagged ahead", ep.Exclusions)
+	}
+	h.eng.ObserveProbeHead("s1", 0xff)
+	if ep := h.endpoint("s1"); len(ep.Exclusions) != 0 {
+		t.Fatalf("s1 back at the chain's head: exclusions %v, want none", ep.Exclusions)
+	}
+	for _, name := range []string{"s1", "s2"} {
+		if err := h.eng.Drain(engine.ActorAdmin, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := head(1); got != "0x100" {
+		t.Fatalf("from s0: head %s, want 0x100", got)
+	}
+	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(2); got != "0x100" {
+		t.Fatalf("from s1 alone: head %s, want the floor 0x100", got)
+	}
+	clock.Advance(6 * time.Second)
+	if got := head(3); got != "0x100" {
+		t.Fatalf("6s later: head %s, want the floor 0x100 (s1 only came down from a bogus head)", got)
+	}
+}

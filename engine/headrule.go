@@ -91,7 +91,7 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	old := ep.head.Swap(v)
 	changed := old != v || ep.headSince.Load() == 0
 	switch {
-	case v < old:
+	case v < old && !ep.ahead.Load(): // down from a head flagged ahead is no fall: it was never the chain's
 		if ep.fellFrom.Load() == 0 {
 			ep.fellAt.Store(now)
 		}
