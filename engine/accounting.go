@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"maps"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -95,26 +93,55 @@ type AccountSnapshot struct {
 	Amplification float64 // attempts ÷ requests
 }
 
-// snapshot reads what is counted when something ends (a request, an
-// attempt, a hedge's race) before what is counted when it starts (an
-// attempt, a hedge), so that no snapshot shows more ended than started:
-// requests answered ≤ primary + failover attempts (rpcdash answering one
-// itself aside), failures and losers ≤ attempts, hedges won ≤ fired ≤
-// hedge attempts. Each counter only grows.
+// addTo adds c's counters into t, reading what is counted when something
+// ends (a request, an attempt, a hedge's race) before what is counted when
+// it starts (an attempt, a hedge), so that no snapshot shows more ended
+// than started: requests answered ≤ primary + failover attempts (rpcdash
+// answering one itself aside), failures and losers ≤ attempts, hedges won
+// ≤ fired ≤ hedge attempts. Each counter only grows, so the bounds hold
+// for a sum of such reads too.
+func (c *counts) addTo(t *counts) {
+	t.hedgesWon.Add(c.hedgesWon.Load())
+	t.losers.Add(c.losers.Load())
+	t.outrunUnanswered.Add(c.outrunUnanswered.Load())
+	t.loserNanos.Add(c.loserNanos.Load())
+	t.releaseNanos.Add(c.releaseNanos.Load())
+	t.failures.Add(c.failures.Load())
+	t.clientErrors.Add(c.clientErrors.Load())
+	t.served.Add(c.served.Load())
+	for why := range c.refused {
+		t.refused[why].Add(c.refused[why].Load())
+	}
+	t.hedgesFired.Add(c.hedgesFired.Load())
+	t.extraCost.Add(c.extraCost.Load())
+	for r := range c.attempts {
+		t.attempts[r].Add(c.attempts[r].Load())
+	}
+}
+
+// snapshot is c's counters read once (addTo), with derived rates.
 func (c *counts) snapshot() AccountSnapshot {
+	var read counts
+	c.addTo(&read)
+	return read.view()
+}
+
+// view is the AccountSnapshot of counters no one is adding to any more (a
+// copy made by addTo).
+func (c *counts) view() AccountSnapshot {
 	s := AccountSnapshot{
 		HedgesWon:        c.hedgesWon.Load(),
 		Losers:           c.losers.Load(),
 		OutrunUnanswered: c.outrunUnanswered.Load(),
 		Failures:         c.failures.Load(),
 		ClientErrors:     c.clientErrors.Load(),
+		Requests:         c.served.Load() + c.clientErrors.Load(),
+		HedgesFired:      c.hedgesFired.Load(),
+		Primary:          c.attempts[rolePrimary].Load(),
+		Hedge:            c.attempts[roleHedge].Load(),
+		Failover:         c.attempts[roleFailover].Load(),
+		ExtraCost:        float64(c.extraCost.Load()) / 1000,
 	}
-	s.Requests = c.served.Load() + s.ClientErrors
-	s.HedgesFired = c.hedgesFired.Load()
-	s.Primary = c.attempts[rolePrimary].Load()
-	s.Hedge = c.attempts[roleHedge].Load()
-	s.Failover = c.attempts[roleFailover].Load()
-	s.ExtraCost = float64(c.extraCost.Load()) / 1000
 	for why := range c.refused {
 		if n := c.refused[why].Load(); n > 0 {
 			if s.HedgesRefused == nil {
@@ -156,33 +183,18 @@ func (a *accounts) method(m string) *counts {
 	return c
 }
 
-// totals adds up every method's counters (the "other" slot catches methods
-// past the cap, so the sum is exact).
-func (a *accounts) totals() AccountSnapshot {
+// byMethod reads every method's counters once: each method's snapshot,
+// and totals their sum, exactly (the "other" slot catches methods past the
+// cap), as read at the same moments.
+func (a *accounts) byMethod() (map[string]AccountSnapshot, AccountSnapshot) {
 	var t counts
-	for _, c := range a.methods.all() {
-		// In snapshot's order, method by method: its bounds hold for each
-		// method, so for their sums.
-		t.hedgesWon.Add(c.hedgesWon.Load())
-		t.losers.Add(c.losers.Load())
-		t.outrunUnanswered.Add(c.outrunUnanswered.Load())
-		t.failures.Add(c.failures.Load())
-		t.clientErrors.Add(c.clientErrors.Load())
-		t.served.Add(c.served.Load())
-		t.hedgesFired.Add(c.hedgesFired.Load())
-		for r := range c.attempts {
-			t.attempts[r].Add(c.attempts[r].Load())
-		}
-		t.loserNanos.Add(c.loserNanos.Load())
-		t.releaseNanos.Add(c.releaseNanos.Load())
-		t.extraCost.Add(c.extraCost.Load())
-		for why := range c.refused {
-			t.refused[why].Add(c.refused[why].Load())
-		}
+	all := a.methods.all()
+	per := make(map[string]AccountSnapshot, len(all))
+	for m, c := range all {
+		var read counts
+		c.addTo(&read)
+		read.addTo(&t)
+		per[m] = read.view()
 	}
-	return t.snapshot()
-}
-
-func (a *accounts) names() []string {
-	return slices.Sorted(maps.Keys(a.methods.all()))
+	return per, t.view()
 }
