@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -68,5 +69,26 @@ func TestAccounting_ASnapshotNeverShowsMoreAnsweredThanSent(t *testing.T) {
 		if tot.Requests != int64(i+1) || tot.Primary != int64(i+1) {
 			t.Fatalf("after %d answered: requests %d, primary %d; want %d each", i+1, tot.Requests, tot.Primary, i+1)
 		}
+	}
+}
+
+// An eth_uninstallFilter of a filter rpcdash does not hold is answered
+// false by rpcdash itself, as a node would, and sent nowhere: counted as a
+// request and no client error, it left methods.eth_uninstallFilter at
+// requests 3, primary 1 for good after one filter uninstalled three times,
+// and totals at ok requests 181 > 180 primary+failover attempts (chaos
+// seed 1, 8 s in). It counts among client_errors, what rpcdash answered
+// itself.
+func TestAccounting_AnUninstallOfAnUnknownFilterKeepsTheBounds(t *testing.T) {
+	e, _ := clockedEngine(t, 1, nil)
+	req := jsonrpc.NewRequest(json.RawMessage(`7`), "eth_uninstallFilter", json.RawMessage(`["0x1234"]`))
+	_, p, res, ok := e.planOne(req, e.methods.Class(req.Method), e.now(), traceRef{}, nil)
+	if ok || res.err != nil || !bytes.Contains(res.body.Bytes(), []byte(`"result":false`)) {
+		t.Fatalf("planned %v, answer %v %q: want false answered at once", ok, res.err, res.body)
+	}
+	a := e.acct.method(p.method).snapshot()
+	checkAccountBounds(t, "after the uninstall", a)
+	if a.Requests != 1 {
+		t.Fatalf("requests %d, want 1", a.Requests)
 	}
 }

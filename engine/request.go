@@ -79,8 +79,11 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 			if !ok && req.Method == "eth_uninstallFilter" {
 				// A node answers false for a filter it does not hold (expired,
 				// uninstalled twice); clients uninstall when they stop
-				// watching and take an error there for a failure.
-				mc.served.Add(1)
+				// watching and take an error there for a failure. It counts
+				// as the client error it is for rpcdash (a filter it does not
+				// hold, as eth_getFilterChanges's below), so that the
+				// requests less client_errors are those sent upstream.
+				mc.clientErrors.Add(1)
 				return req, p, e.localAnswer(tr, start, jsonrpc.AppendBoolResult(nil, req.ID, false)), false
 			}
 			if !ok {
