@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"maps"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -21,8 +19,13 @@ func (r role) String() string { return [...]string{"primary", "hedge", "failover
 // counts is one set of request-path counters. All fields are atomics so the
 // hot path never locks; Snapshot copies them into AccountSnapshot.
 type counts struct {
-	name        string       // the method, or "other": its metrics label
-	requests    atomic.Int64 // client requests (per method only)
+	name string // the method, or "other": its metrics label
+	// served counts the client requests (per method only) that ended
+	// without rpcdash's own error; Requests is served + clientErrors, each
+	// counted as its request ends, after every attempt it sent: counted as
+	// planned, a snapshot taken while requests waited to be sent showed
+	// more of them answered than attempts sent (ok 150 > 147 attempts).
+	served      atomic.Int64
 	attempts    [3]atomic.Int64
 	failures    atomic.Int64
 	hedgesFired atomic.Int64
@@ -90,19 +93,54 @@ type AccountSnapshot struct {
 	Amplification float64 // attempts ÷ requests
 }
 
+// addTo adds c's counters into t, reading what is counted when something
+// ends (a request, an attempt, a hedge's race) before what is counted when
+// it starts (an attempt, a hedge), so that no snapshot shows more ended
+// than started: requests answered ≤ primary + failover attempts (rpcdash
+// answering one itself aside), failures and losers ≤ attempts, hedges won
+// ≤ fired ≤ hedge attempts. Each counter only grows, so the bounds hold
+// for a sum of such reads too.
+func (c *counts) addTo(t *counts) {
+	t.hedgesWon.Add(c.hedgesWon.Load())
+	t.losers.Add(c.losers.Load())
+	t.outrunUnanswered.Add(c.outrunUnanswered.Load())
+	t.loserNanos.Add(c.loserNanos.Load())
+	t.releaseNanos.Add(c.releaseNanos.Load())
+	t.failures.Add(c.failures.Load())
+	t.clientErrors.Add(c.clientErrors.Load())
+	t.served.Add(c.served.Load())
+	for why := range c.refused {
+		t.refused[why].Add(c.refused[why].Load())
+	}
+	t.hedgesFired.Add(c.hedgesFired.Load())
+	t.extraCost.Add(c.extraCost.Load())
+	for r := range c.attempts {
+		t.attempts[r].Add(c.attempts[r].Load())
+	}
+}
+
+// snapshot is c's counters read once (addTo), with derived rates.
 func (c *counts) snapshot() AccountSnapshot {
+	var read counts
+	c.addTo(&read)
+	return read.view()
+}
+
+// view is the AccountSnapshot of counters no one is adding to any more (a
+// copy made by addTo).
+func (c *counts) view() AccountSnapshot {
 	s := AccountSnapshot{
-		Requests:         c.requests.Load(),
-		Primary:          c.attempts[rolePrimary].Load(),
-		Hedge:            c.attempts[roleHedge].Load(),
-		Failover:         c.attempts[roleFailover].Load(),
-		Failures:         c.failures.Load(),
-		HedgesFired:      c.hedgesFired.Load(),
 		HedgesWon:        c.hedgesWon.Load(),
 		Losers:           c.losers.Load(),
 		OutrunUnanswered: c.outrunUnanswered.Load(),
-		ExtraCost:        float64(c.extraCost.Load()) / 1000,
+		Failures:         c.failures.Load(),
 		ClientErrors:     c.clientErrors.Load(),
+		Requests:         c.served.Load() + c.clientErrors.Load(),
+		HedgesFired:      c.hedgesFired.Load(),
+		Primary:          c.attempts[rolePrimary].Load(),
+		Hedge:            c.attempts[roleHedge].Load(),
+		Failover:         c.attempts[roleFailover].Load(),
+		ExtraCost:        float64(c.extraCost.Load()) / 1000,
 	}
 	for why := range c.refused {
 		if n := c.refused[why].Load(); n > 0 {
@@ -145,31 +183,18 @@ func (a *accounts) method(m string) *counts {
 	return c
 }
 
-// totals adds up every method's counters (the "other" slot catches methods
-// past the cap, so the sum is exact).
-func (a *accounts) totals() AccountSnapshot {
+// byMethod reads every method's counters once: each method's snapshot,
+// and totals their sum, exactly (the "other" slot catches methods past the
+// cap), as read at the same moments.
+func (a *accounts) byMethod() (map[string]AccountSnapshot, AccountSnapshot) {
 	var t counts
-	for _, c := range a.methods.all() {
-		t.requests.Add(c.requests.Load())
-		for r := range c.attempts {
-			t.attempts[r].Add(c.attempts[r].Load())
-		}
-		t.failures.Add(c.failures.Load())
-		t.hedgesFired.Add(c.hedgesFired.Load())
-		t.hedgesWon.Add(c.hedgesWon.Load())
-		t.losers.Add(c.losers.Load())
-		t.outrunUnanswered.Add(c.outrunUnanswered.Load())
-		t.loserNanos.Add(c.loserNanos.Load())
-		t.releaseNanos.Add(c.releaseNanos.Load())
-		t.extraCost.Add(c.extraCost.Load())
-		t.clientErrors.Add(c.clientErrors.Load())
-		for why := range c.refused {
-			t.refused[why].Add(c.refused[why].Load())
-		}
+	all := a.methods.all()
+	per := make(map[string]AccountSnapshot, len(all))
+	for m, c := range all {
+		var read counts
+		c.addTo(&read)
+		read.addTo(&t)
+		per[m] = read.view()
 	}
-	return t.snapshot()
-}
-
-func (a *accounts) names() []string {
-	return slices.Sorted(maps.Keys(a.methods.all()))
+	return per, t.view()
 }

@@ -186,7 +186,6 @@ func (e *Engine) notSent(ctx context.Context, req *jsonrpc.Request, why string, 
 	cls := e.methods.Class(req.Method)
 	tr.setMethod(req.Method, cls)
 	mc := e.acct.method(e.names.statsName(req.Method))
-	mc.requests.Add(1)
 	msg := "not sent: the request was cut while it waited for " + why
 	if errors.Is(ctxErr(ctx), context.DeadlineExceeded) {
 		msg = fmt.Sprintf("not sent: it waited for %s, which had not answered by its deadline (%s); it is safe to send again",

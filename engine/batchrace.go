@@ -307,12 +307,15 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 	if !ok {
 		return nil
 	}
+	t := r.launch(ctx, pick, roleHedge, release)
+	// Counted once sent, as a single request's hedge is: a snapshot reads
+	// the hedges fired before the attempts (counts.snapshot).
 	pick.acct.hedgeFired(r.n, w) // one per call, as its attempts and the methods' hedges are
 	for _, c := range r.calls {
 		c.p.acct.hedgeFired(1, c.p.weight)
 		e.recent.count(c.p.acct.name, window.Hedge, 1)
 	}
-	return r.launch(ctx, pick, roleHedge, release)
+	return t
 }
 
 func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {

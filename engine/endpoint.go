@@ -138,7 +138,12 @@ type endpoint struct {
 	// longer carried forward at the pace (lagOf).
 	headLostAt atomic.Int64
 	headSince  atomic.Int64 // unix nanos when head reached its current height
-	ahead      atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
+	// fellFrom is the head it went back from, while it stays below it (0:
+	// it has not gone back): a rolled-back chain as its own client sees
+	// it, which alone lets the served floor follow the pool head down.
+	fellFrom atomic.Int64
+	fellAt   atomic.Int64 // unix nanos when it went back from fellFrom
+	ahead    atomic.Bool  // head beyond the pool's pace, unconfirmed (ExcludeAhead)
 	// While ahead (headTracker.mu held): the pool head it is counted
 	// against, its last head and how often it rose since (poolStuckBehind).
 	aheadTop, aheadLast int64

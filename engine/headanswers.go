@@ -128,10 +128,12 @@ func (e *Engine) behindPool(v int64) bool {
 // same drop when it is fixed.
 //
 // Nor does the floor outlive the chain it came from: when the pool head
-// itself stays below it for rollbackAfter (a dev chain rolled back by
-// debug_setHead or evm_revert, every endpoint agreeing on the lower head),
-// it follows the chain down. An endpoint a block or two behind the one
-// that set it catches up within a few blocks, well before.
+// itself stays below it for rollbackAfter, held by an endpoint that went
+// back to it (a dev chain rolled back by debug_setHead or evm_revert: its
+// node's own head went back), it follows the chain down. An endpoint that
+// never went back, only stayed a block or two behind the one that set the
+// floor (left alone when that one is drained or failing), is no witness:
+// its own clients never saw the chain go back, and it catches up.
 func (e *Engine) monotonicHead(method string, body *bytes.Buffer, v int64, from *endpoint) {
 	e.keepMonotonic(&e.servedHead, &e.servedHeadAbove, 0, method, body, v, from)
 }
@@ -147,9 +149,12 @@ func (e *Engine) rollbackAfter() time.Duration {
 }
 
 // floorAbovePool says whether floor value served has stood above the pool
-// head for rollbackAfter, keeping since (0: it does not stand above it).
+// head for rollbackAfter, the pool head held all that time by an endpoint
+// that went back to it (topFellAt), keeping since (0: it does not stand
+// above it so).
 func (e *Engine) floorAbovePool(served int64, since *atomic.Int64) bool {
-	if top := e.heads.top.Load(); top == 0 || top >= served {
+	fellAt := e.heads.topFellAt.Load()
+	if top := e.heads.top.Load(); top == 0 || top >= served || fellAt == 0 {
 		since.Store(0)
 		return false
 	}
@@ -157,7 +162,7 @@ func (e *Engine) floorAbovePool(served int64, since *atomic.Int64) bool {
 	if since.CompareAndSwap(0, now) {
 		return false
 	}
-	return now-since.Load() >= int64(e.rollbackAfter())
+	return now-max(since.Load(), fellAt) >= int64(e.rollbackAfter())
 }
 
 // keepMonotonic is monotonicHead's rule for the answers kept at or above

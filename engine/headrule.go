@@ -88,7 +88,17 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 		return false // excluded since observeHead looked
 	}
 	defer func() { ep.topSeen.Store(h.top.Load()) }() // before the unlock
-	changed := ep.head.Swap(v) != v || ep.headSince.Load() == 0
+	old := ep.head.Swap(v)
+	changed := old != v || ep.headSince.Load() == 0
+	switch {
+	case v < old && !ep.ahead.Load(): // down from a head flagged ahead is no fall: it was never the chain's
+		if ep.fellFrom.Load() == 0 {
+			ep.fellAt.Store(now)
+		}
+		ep.fellFrom.Store(max(ep.fellFrom.Load(), old))
+	case v >= ep.fellFrom.Load():
+		ep.fellFrom.Store(0)
+	}
 	if changed {
 		ep.headSince.Store(now)
 	}

@@ -26,6 +26,12 @@ type headTracker struct {
 	top    atomic.Int64 // the pool head, 0 while unknown
 	topAt  atomic.Int64 // unix nanos when the pool first saw top at that height
 	leader *endpoint    // whose head is top (mu)
+	// topFellAt: since when an endpoint at the pool head stands there
+	// having gone back to it (its fellFrom, fellAt; the earliest of
+	// several), 0 when none has: the chain went back, not just the
+	// endpoints left behind. An answer overtaken by a later one (a slow
+	// attempt's older head) goes back only until the next sighting.
+	topFellAt atomic.Int64
 
 	marks []headMark    // (time, top) at each rise over the last rateSpan (mu)
 	rate  atomic.Uint64 // blocks per second, float64 bits; 0 while unknown
@@ -62,11 +68,17 @@ func (e *Engine) refreshPoolHead() bool {
 			lead = ep
 		}
 	}
-	var top, at int64
+	var top, at, fellAt int64
 	if lead != nil {
 		top, at = lead.head.Load(), lead.headSince.Load()
+		for _, ep := range e.endpoints {
+			if ep.countsForPool() && ep.head.Load() == top && ep.fellFrom.Load() > 0 && (fellAt == 0 || ep.fellAt.Load() < fellAt) {
+				fellAt = ep.fellAt.Load()
+			}
+		}
 	}
 	h.leader = lead
+	h.topFellAt.Store(fellAt)
 	old, oldAt := h.top.Load(), h.topAt.Load()
 	if top == old && at == oldAt {
 		return false

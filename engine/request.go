@@ -63,7 +63,6 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 	}
 	p.prefer = e.affinityFor(req, cls, start)
 	mc := p.acct
-	mc.requests.Add(1)
 
 	if cls == jsonrpc.ClassStateful {
 		creates, idParam, unsupported := e.methods.FilterRole(req.Method)
@@ -80,7 +79,11 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 			if !ok && req.Method == "eth_uninstallFilter" {
 				// A node answers false for a filter it does not hold (expired,
 				// uninstalled twice); clients uninstall when they stop
-				// watching and take an error there for a failure.
+				// watching and take an error there for a failure. It counts
+				// as the client error it is for rpcdash (a filter it does not
+				// hold, as eth_getFilterChanges's below), so that the
+				// requests less client_errors are those sent upstream.
+				mc.clientErrors.Add(1)
 				return req, p, e.localAnswer(tr, start, jsonrpc.AppendBoolResult(nil, req.ID, false)), false
 			}
 			if !ok {
@@ -150,7 +153,6 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 		// Read off the context the request ran under: a write's is its own
 		// (detachFromClient), which shutdown may cut before the server's.
 		res.err = answerError(ctx, res)
-		mc.clientErrors.Add(1)
 	} else if cls == jsonrpc.ClassStateful {
 		res = e.trackFilter(req, p.creates, p.filterID, res)
 	} else if cls == jsonrpc.ClassWrite {
@@ -161,6 +163,11 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 		e.noteFinality(p.finality, res.final, res.ep)
 	} else {
 		e.monotonicSolana(req, &res)
+	}
+	if res.err != nil {
+		mc.clientErrors.Add(1)
+	} else {
+		mc.served.Add(1)
 	}
 	res.mirror = e.planMirror(req, p, res)
 	return res

@@ -368,7 +368,6 @@ func (e *Engine) Snapshot() Snapshot {
 		Time: now, Started: e.started, Chain: e.cfg.Chain.Kind, InFlight: e.inflight.Load(),
 		MaxHead: e.heads.top.Load(), HeadPace: e.heads.blocksPerSecond(), MaxLag: e.cfg.Chain.MaxHeadLag,
 		Hedge:     e.hedge.status(),
-		Totals:    e.acct.totals(),
 		Methods:   map[string]MethodStatus{},
 		Client:    e.recent.pool.stats(),
 		Warnings:  e.poolWarnings(),
@@ -389,8 +388,10 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Endpoints = append(s.Endpoints, es)
 	}
 	e.methodScores(s.Endpoints, routable)
-	for _, m := range e.acct.names() {
-		s.Methods[m] = e.methodStatus(m)
+	var accounts map[string]AccountSnapshot
+	accounts, s.Totals = e.acct.byMethod()
+	for m, a := range accounts {
+		s.Methods[m] = e.methodStatus(m, a)
 	}
 	s.Settings = e.settings()
 	s.Panic, s.PanicReason, s.PanicWorst = e.panicInfo()
@@ -402,8 +403,9 @@ func (e *Engine) Snapshot() Snapshot {
 	return s
 }
 
-func (e *Engine) methodStatus(m string) MethodStatus {
-	ms := MethodStatus{AccountSnapshot: e.acct.method(m).snapshot(), Class: e.methods.Class(m), Weight: e.methods.Weight(m),
+// methodStatus is method m's status, a its accounting.
+func (e *Engine) methodStatus(m string, a AccountSnapshot) MethodStatus {
+	ms := MethodStatus{AccountSnapshot: a, Class: e.methods.Class(m), Weight: e.methods.Weight(m),
 		RequestTimeout: e.requestTimeout(m), Client: e.recent.methodStats(m)}
 	if ms.Class == jsonrpc.ClassRead && e.methods.Hedgeable(m) {
 		d := e.hedge.delayFor(m)

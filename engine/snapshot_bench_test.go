@@ -54,7 +54,6 @@ func benchmarkSnapshot(b *testing.B, censorEvery int) {
 	}
 	for _, m := range methods {
 		c := e.acct.method(m)
-		c.requests.Add(1000)
 		c.attempts[rolePrimary].Add(1000)
 		e.hedge.observePrimary(m, 30*time.Millisecond, false)
 		for k := range 200 {

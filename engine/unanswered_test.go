@@ -117,7 +117,7 @@ func TestUnanswered_TotalsSumTheMethods(t *testing.T) {
 	a := newAccounts()
 	a.method("eth_getBalance").outrunUnanswered.Add(8)
 	a.method("eth_call").outrunUnanswered.Add(2)
-	if n := a.totals().OutrunUnanswered; n != 10 {
-		t.Fatalf("totals' outrun_unanswered %d, want 10", n)
+	if _, tot := a.byMethod(); tot.OutrunUnanswered != 10 {
+		t.Fatalf("totals' outrun_unanswered %d, want 10", tot.OutrunUnanswered)
 	}
 }
