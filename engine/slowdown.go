@@ -96,7 +96,7 @@ func (e *Engine) forgive(since time.Time, why string) {
 
 // selfSlow: rpcdash's own process is the slow part.
 func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
-	late := now.Sub(a.start) - a.deadline // the deadline's own timer
+	late := now.Sub(a.due()) // the deadline's own timer
 	return e.overloaded(a.ep, now.Sub(a.start), a.deadline/2, late)
 }
 
@@ -130,7 +130,7 @@ func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
 		return false
 	}
 	limit := a.deadline / 2
-	if now.Sub(a.start)-a.deadline >= limit {
+	if now.Sub(a.due()) >= limit {
 		return false // the deadline's own timer was late: the stall is just over
 	}
 	since := a.start
