@@ -71,25 +71,30 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 	}
 	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
-		e.forgive(a.start, slowTitle(kind)+": "+why)
+		e.forgive(a, now, kind, slowTitle(kind)+": "+why)
 	}
 	return kind
 }
 
-// forgive takes back the deadlines charged to breakers since the attempt
-// that revealed a slowdown started: endpoints with shorter deadlines pass
-// theirs first, before the slowdown is seen for what it is, and a breaker
-// one of those charges opened closes again.
-func (e *Engine) forgive(since time.Time, why string) {
-	s := since.UnixNano()
+// forgive takes back the deadlines charged to breakers since a, the
+// attempt that revealed a slowdown, started: endpoints with shorter
+// deadlines pass theirs first, before the slowdown is seen for what it is,
+// and a breaker one of those charges opened closes again. A stall of
+// rpcdash's own takes back no charge of an endpoint silent through it while
+// another answered at its pace after it (silentThroughStall): the stall hid
+// none of its answers. It did: a hung endpoint's open breaker closed again
+// when another endpoint, answering, had one of its attempts excused by the
+// stall.
+func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
+	s := a.start.UnixNano()
 	for _, ep := range e.endpoints {
-		if ep.hangAt.Load() < s {
+		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) {
 			continue
 		}
 		if ep.hangOpenedAt.Load() >= s {
-			ep.breaker.Revert(since, "the deadlines that opened it were not its fault ("+why+")")
+			ep.breaker.Revert(a.start, "the deadlines that opened it were not its fault ("+why+")")
 		} else if ep.breaker.State() == breaker.Closed {
-			ep.breaker.Revert(since, "")
+			ep.breaker.Revert(a.start, "")
 		}
 	}
 }
@@ -123,10 +128,17 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 // ranked last: a hung endpoint kept getting first reads beside 4 busy
 // loops on 2 cores. rpcdash past its in-flight limit stays excused.
 func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
-	if n := e.inflight.Load(); n-a.ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
+	return e.silentThroughStall(a.ep, a, now)
+}
+
+// silentThroughStall says whether ep has said nothing since a started,
+// while another endpoint answered at its pace a request of a's method sent
+// after the stall within a's life was over.
+func (e *Engine) silentThroughStall(ep *endpoint, a *attempt, now time.Time) bool {
+	if n := e.inflight.Load(); n-ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
 		return false
 	}
-	if a.ep.heardAt.Load() >= a.start.UnixNano() {
+	if ep.heardAt.Load() >= a.start.UnixNano() {
 		return false
 	}
 	limit := a.deadline / 2
@@ -137,8 +149,8 @@ func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
 	if ago, ok := e.lag.stallEnded(now.Sub(a.start), limit); ok && now.Add(-ago).After(since) {
 		since = now.Add(-ago)
 	}
-	for _, ep := range e.endpoints {
-		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(a.method(), since) {
+	for _, other := range e.endpoints {
+		if other != ep && !other.refusing.Load() && other.answersClients() && other.answeredAtPace(a.method(), since) {
 			return true
 		}
 	}
