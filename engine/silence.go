@@ -33,6 +33,9 @@ func (e *Engine) deadlinePassed(a *attempt, x *execution) {
 	}
 	if e.watchesSilence(a) {
 		a.hangTimer.Reset(a.deadline)
+		if a.ended.Load() {
+			a.hangTimer.Stop() // it ended meanwhile, after finishAttempt's Stop
+		}
 	}
 }
 
