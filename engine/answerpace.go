@@ -10,10 +10,11 @@ import (
 // An endpoint's latest answers, which method, when each attempt started
 // and how long it took: the pool-slowdown rule's proof that the pool as a
 // whole is not slow. An endpoint that answered the same method, at its
-// usual pace, a request sent after an overdue attempt was, shows that the
-// moment was not slow for everyone; the overdue endpoint, if it has said
-// nothing since, is hung (poolSlow). Another method's answer proves
-// nothing: a heavy call slow everywhere leaves the quick ones quick.
+// usual pace, after an overdue attempt was sent (a request sent after it,
+// or in flight then) shows that the moment was not slow for everyone; the
+// overdue endpoint, if it has said nothing since, is hung (poolSlow).
+// Another method's answer proves nothing: a heavy call slow everywhere
+// leaves the quick ones quick.
 
 // answerLogSize answers are kept: enough that one slow answer of a busy
 // machine's among them does not hide the others.
@@ -44,6 +45,23 @@ func (l *answerLog) add(method string, start time.Time, took time.Duration) {
 // slowdown of the whole pool slows every endpoint past that; a hang of
 // some endpoints does not slow the others.
 func (ep *endpoint) answeredAtPace(method string, since time.Time) bool {
+	s := since.UnixNano()
+	return ep.answeredAtPaceIf(method, func(a loggedAnswer) bool { return a.start >= s })
+}
+
+// answeredAtPaceAcross says whether ep answered a request of method within
+// its usual pace, the answer coming after at: a request sent after at, or
+// in flight then. Probes go to every endpoint in the same round, each a
+// moment apart: the answer to another endpoint's probe sent a millisecond
+// before a hung one's was no proof under answeredAtPace, and the hung
+// probe's deadline was "2 of 3 endpoints slow at once" beside a third
+// endpoint answering at its pace (poolSlow).
+func (ep *endpoint) answeredAtPaceAcross(method string, at time.Time) bool {
+	t := at.UnixNano()
+	return ep.answeredAtPaceIf(method, func(a loggedAnswer) bool { return a.start+int64(a.took) >= t })
+}
+
+func (ep *endpoint) answeredAtPaceIf(method string, counts func(loggedAnswer) bool) bool {
 	w := ep.latency
 	if st, ok := ep.methods.lookup(method); ok && st.latency.Count() >= minRouteSamples {
 		w = st.latency
@@ -52,11 +70,10 @@ func (ep *endpoint) answeredAtPace(method string, since time.Time) bool {
 	if !ok || method == "" {
 		return false
 	}
-	s := since.UnixNano()
 	ep.answers.mu.Lock()
 	defer ep.answers.mu.Unlock()
 	for _, a := range ep.answers.logged {
-		if a.method == method && a.start >= s && a.took <= pace {
+		if a.method == method && a.took <= pace && counts(a) {
 			return true
 		}
 	}

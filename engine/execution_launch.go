@@ -320,8 +320,9 @@ func (x *execution) start(a *attempt) {
 	a.start = e.now()
 	a.traceIdx = x.p.trace.attempt(e.trace, a)
 	// Past its deadline an attempt is counted against its endpoint (a hang
-	// is a hang), and a read races the next candidate.
-	a.hangTimer = time.AfterFunc(a.deadline, func() { e.attemptOverdue(a, x) })
+	// is a hang), and a read races the next candidate; each further
+	// deadline it passes in silence is another (deadlinePassed).
+	a.hangTimer = time.AfterFunc(a.deadline, func() { e.deadlinePassed(a, x) })
 	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}

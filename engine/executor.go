@@ -78,6 +78,13 @@ type attempt struct {
 	overdue atomic.Bool
 	charged atomic.Bool
 	excused atomic.Bool
+	// passed: how many deadlines it has passed without its endpoint saying
+	// anything, the latest due at dueAt (unix nanos; 0: its first, at
+	// start + deadline) (silence.go). ended: it has ended, and no deadline
+	// of it is judged any more.
+	passed atomic.Int32
+	dueAt  atomic.Int64
+	ended  atomic.Bool
 	// guessed: its deadline rests on no answers of its endpoint (cold).
 	// paceKnown: when charged, the deadline was not guessed and the
 	// endpoint had answered the method before: the method's own measure,

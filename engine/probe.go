@@ -93,17 +93,22 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 	defer ep.probes.add(a, cancel, info.NextTrialAt.Sub(a.start), info.State == breaker.Open)()
 	var overdue *time.Timer
 	charged := make(chan struct{})
+	ended := make(chan struct{})
 	if hang < wait {
+		pace := e.probeSilencePace(ep, stats, hang)
 		overdue = time.AfterFunc(hang, func() {
 			defer close(charged)
 			e.probeOverdue(a, cancel)
+			e.watchProbeSilence(a, pace, ended, cancel)
 		})
 	}
 	ep.startAttempt(a.start)
 	rep := e.roundTrip(pctx, ep, req, e.methods.Class(method) == jsonrpc.ClassRead)
+	a.ended.Store(true)
+	close(ended)
 	ep.endAttempts(1)
 	if overdue != nil && !overdue.Stop() {
-		<-charged // its verdict is in before the outcome is recorded
+		<-charged // its verdicts are in before the outcome is recorded
 	}
 	switch {
 	case ctx.Err() != nil && rep.out == outTimeout:

@@ -23,6 +23,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	end := e.now()
 	p.trace.endAttempt(a.traceIdx, a, rep, cause, end)
 	ep.endAttempts(1)
+	a.ended.Store(true)
 	a.hangTimer.Stop()
 	if a.hedgeDone != nil {
 		a.hedgeDone()
@@ -136,6 +137,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		return
 	}
 	now := e.now()
+	a.passed.Store(1)
 	a.stats.overdue.Add(1)
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())

@@ -71,32 +71,37 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 	}
 	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
-		e.forgive(a.start, slowTitle(kind)+": "+why)
+		e.forgive(a, now, kind, slowTitle(kind)+": "+why)
 	}
 	return kind
 }
 
-// forgive takes back the deadlines charged to breakers since the attempt
-// that revealed a slowdown started: endpoints with shorter deadlines pass
-// theirs first, before the slowdown is seen for what it is, and a breaker
-// one of those charges opened closes again.
-func (e *Engine) forgive(since time.Time, why string) {
-	s := since.UnixNano()
+// forgive takes back the deadlines charged to breakers since a, the
+// attempt that revealed a slowdown, started: endpoints with shorter
+// deadlines pass theirs first, before the slowdown is seen for what it is,
+// and a breaker one of those charges opened closes again. A stall of
+// rpcdash's own takes back no charge of an endpoint silent through it while
+// another answered at its pace after it (silentThroughStall): the stall hid
+// none of its answers. It did: a hung endpoint's open breaker closed again
+// when another endpoint, answering, had one of its attempts excused by the
+// stall.
+func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
+	s := a.start.UnixNano()
 	for _, ep := range e.endpoints {
-		if ep.hangAt.Load() < s {
+		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) {
 			continue
 		}
 		if ep.hangOpenedAt.Load() >= s {
-			ep.breaker.Revert(since, "the deadlines that opened it were not its fault ("+why+")")
+			ep.breaker.Revert(a.start, "the deadlines that opened it were not its fault ("+why+")")
 		} else if ep.breaker.State() == breaker.Closed {
-			ep.breaker.Revert(since, "")
+			ep.breaker.Revert(a.start, "")
 		}
 	}
 }
 
 // selfSlow: rpcdash's own process is the slow part.
 func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
-	late := now.Sub(a.start) - a.deadline // the deadline's own timer
+	late := now.Sub(a.due()) // the deadline's own timer
 	return e.overloaded(a.ep, now.Sub(a.start), a.deadline/2, late)
 }
 
@@ -123,22 +128,29 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 // ranked last: a hung endpoint kept getting first reads beside 4 busy
 // loops on 2 cores. rpcdash past its in-flight limit stays excused.
 func (e *Engine) hungThroughStall(a *attempt, now time.Time) bool {
-	if n := e.inflight.Load(); n-a.ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
+	return e.silentThroughStall(a.ep, a, now)
+}
+
+// silentThroughStall says whether ep has said nothing since a started,
+// while another endpoint answered at its pace a request of a's method sent
+// after the stall within a's life was over.
+func (e *Engine) silentThroughStall(ep *endpoint, a *attempt, now time.Time) bool {
+	if n := e.inflight.Load(); n-ep.inflight.Load() > int64(e.cfg.Hedge.MaxInflight) {
 		return false
 	}
-	if a.ep.heardAt.Load() >= a.start.UnixNano() {
+	if ep.heardAt.Load() >= a.start.UnixNano() {
 		return false
 	}
 	limit := a.deadline / 2
-	if now.Sub(a.start)-a.deadline >= limit {
+	if now.Sub(a.due()) >= limit {
 		return false // the deadline's own timer was late: the stall is just over
 	}
 	since := a.start
 	if ago, ok := e.lag.stallEnded(now.Sub(a.start), limit); ok && now.Add(-ago).After(since) {
 		since = now.Add(-ago)
 	}
-	for _, ep := range e.endpoints {
-		if ep != a.ep && !ep.refusing.Load() && ep.answersClients() && ep.answeredAtPace(a.method(), since) {
+	for _, other := range e.endpoints {
+		if other != ep && !other.refusing.Load() && other.answersClients() && other.answeredAtPace(a.method(), since) {
 			return true
 		}
 	}
@@ -173,8 +185,8 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 //
 // A slowdown is endpoints answering late, not answering nothing: a's
 // endpoint, silent since a started, is "hung", not slow with the pool, when
-// another endpoint answered at its usual pace a request sent after a was
-// (answeredAtPace). Counted with the pool, two hung endpoints of three were
+// another endpoint answered at its usual pace after a was sent, a request
+// sent after it or in flight then (answeredAtPaceAcross). Counted with the pool, two hung endpoints of three were
 // "2 of 3 endpoints slow at once" on every deadline: no breaker opened, and
 // only the suspect mark kept them from first reads.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
@@ -203,7 +215,7 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
-			if answering == nil && ep.answeredAtPace(a.method(), a.start) {
+			if answering == nil && ep.answeredAtPaceAcross(a.method(), a.start) {
 				answering = ep
 			}
 		}

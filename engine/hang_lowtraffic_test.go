@@ -1,0 +1,148 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// At low traffic a hung endpoint gets one client attempt: the router ranks
+// it behind the others as soon as that attempt's deadline passes, and no
+// second attempt brings a second charge. Its breaker stayed closed until
+// probes (one per probes.interval) made up the count: 7 to 12 s after a
+// timeout fault at the shipped config's 20 reads/s. Silence through
+// breaker.failures deadlines of the one attempt is as many hangs: the
+// breaker opens then, before any other client read is sent to it, and no
+// client sees an error. (No probes here: without the fix it never opens.)
+func TestHang_AtLowTrafficTheBreakerOpensAfterFailuresDeadlinesOfSilence(t *testing.T) {
+	t.Parallel()
+	normal := sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.1}
+	h := newHarness(t, nil, sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+	for i := range 90 { // every endpoint learns its deadline for the method
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	ep := h.endpoint("s0")
+	deadline := ep.Methods["eth_getBalance"].AttemptTimeout
+	if src := ep.Methods["eth_getBalance"].AttemptTimeoutSource; src != "learned" && src != "floor" {
+		t.Fatalf("s0's deadline %v is %s, not learned yet", deadline, src)
+	}
+	failures := h.eng.Config().Breaker.Failures
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"timeout"}`); code != 200 {
+		t.Fatalf("fault: HTTP %d %s", code, b)
+	}
+
+	// 2 reads a second, one at a time, until one has met the hang (failed
+	// over from s0) and its silence has had time to count; bounded.
+	var met time.Time
+	sentToHung := 0
+	for i := 0; i < 40 && (met.IsZero() || time.Since(met) < time.Duration(failures+2)*deadline+time.Second); i++ {
+		sent := time.Now()
+		r := h.call(1000+i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.attempts > 1 {
+			if met.IsZero() {
+				met = sent // it met the hang, then an answer elsewhere
+			}
+			sentToHung++
+		}
+		time.Sleep(time.Until(sent.Add(500 * time.Millisecond)))
+	}
+	if met.IsZero() {
+		t.Fatal("no read reached s0 after the fault: the test did not exercise the hang")
+	}
+	var opened time.Time
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
+			opened = ev.Time
+			break
+		}
+	}
+	sent := sentToHung
+	if opened.IsZero() {
+		t.Fatalf("s0 hung, %d read(s) sent to it, silent since %s ago (deadline %v, breaker.failures %d): breaker %s",
+			sent, time.Since(met).Round(time.Millisecond), deadline, failures, h.endpoint("s0").Breaker.State)
+	}
+	// The open is the one attempt's failures-th deadline; the bound is the
+	// count of deadlines, with one more for timers on a loaded machine.
+	took := opened.Sub(met)
+	if limit := time.Duration(failures+1) * deadline; took > limit {
+		t.Fatalf("breaker opened %s after the read that met the hang was sent; %d deadlines of %v (+1) is %s", took, failures, deadline, limit)
+	}
+	t.Logf("deadline %v: breaker opened %s after the read that met the hang, %d read(s) sent to s0", deadline, took.Round(time.Millisecond), sent)
+}
+
+// An endpoint the router ranks behind the others (its error rate, say)
+// gets probes and little else. A probe is held to probes.timeout, or the
+// client deadline when that is longer; past it, its endpoint still silent,
+// it is charged again at each client attempt deadline of the method while
+// it listens on while the others answer their probes of the round at
+// their pace, and the charge that opens the breaker ends it. One charge
+// per probes.interval left a timeout fault's breaker closed 9.5 to 12 s
+// (an endpoint with 5 % errors beside two better ones, at 2 to 20 reads/s).
+func TestHang_AProbeCountsEachClientDeadlineOfSilencePastItsOwn(t *testing.T) {
+	t.Parallel()
+	normal := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
+	h := newHarness(t, func(c *engine.Config) { c.Probes.Timeout = 600 * time.Millisecond },
+		sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+	for i := range 90 {
+		mustOK(t, h.call(i, "eth_blockNumber"))
+	}
+	pace := h.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
+	cfg := h.eng.Config()
+	if pace >= cfg.Probes.Timeout {
+		t.Fatalf("s0's client deadline %v is not shorter than probes.timeout %v", pace, cfg.Probes.Timeout)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"timeout"}`); code != 200 {
+		t.Fatalf("fault: HTTP %d %s", code, b)
+	}
+	start := time.Now()
+	type probed struct {
+		res engine.ProbeResult
+		err error
+	}
+	done := make(chan probed, 1)
+	go func() {
+		res, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil)
+		done <- probed{res, err}
+	}()
+	// The others' probes of the round, sent once s0's is in flight, answer
+	// at their pace.
+	for h.endpoint("s0").InFlight == 0 {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("s0's probe never went out")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for _, name := range []string{"s1", "s2"} {
+		if res, err := h.eng.Probe(ctxT(t, 5*time.Second), name, "eth_blockNumber", nil); err != nil || !res.OK {
+			t.Fatalf("probe of %s: %+v %v", name, res, err)
+		}
+	}
+	p := <-done
+	res, err := p.res, p.err
+	if err != nil || res.OK {
+		t.Fatalf("probe of a hung endpoint: %+v %v", res, err)
+	}
+	var opened time.Time
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
+			opened = ev.Time
+		}
+	}
+	if opened.IsZero() {
+		t.Fatalf("one probe silent for %v (its deadline %v, client deadline %v, breaker.failures %d): breaker %s",
+			res.RTT.Round(time.Millisecond), res.Deadline, pace, cfg.Breaker.Failures, h.endpoint("s0").Breaker.State)
+	}
+	// Its deadline, then failures - 1 client deadlines; one more for
+	// timers on a loaded machine.
+	took := opened.Sub(start)
+	if limit := res.Deadline + time.Duration(cfg.Breaker.Failures)*pace; took > limit {
+		t.Fatalf("breaker opened %s after the probe was sent; its deadline %v + %d client deadlines of %v is %s", took, res.Deadline, cfg.Breaker.Failures, pace, limit)
+	}
+	if res.RTT > took+pace {
+		t.Fatalf("the probe listened on %s after the charge that opened the breaker", (res.RTT - took).Round(time.Millisecond))
+	}
+	t.Logf("probe deadline %v, client deadline %v: breaker opened %s after the probe was sent (probe ended after %s)", res.Deadline, pace, took.Round(time.Millisecond), res.RTT.Round(time.Millisecond))
+}
