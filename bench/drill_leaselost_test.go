@@ -1,0 +1,147 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// leaseWatch is an admin API in front of an engine's that tells the test
+// the drill's lease id (from its renewals) and the answers to its POSTs
+// of the lease.
+type leaseWatch struct {
+	URL   string
+	ids   chan string // each renewal's lease id
+	posts chan int    // each POST /v1/drill's status code
+}
+
+func watchLease(t *testing.T, adminURL string) *leaseWatch {
+	t.Helper()
+	u, _ := url.Parse(adminURL)
+	w := &leaseWatch{ids: make(chan string, 1000), posts: make(chan int, 100)}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ModifyResponse = func(r *http.Response) error {
+		switch req := r.Request; {
+		case req.Method == http.MethodPut && strings.HasPrefix(req.URL.Path, "/v1/drill/"):
+			select {
+			case w.ids <- strings.TrimPrefix(req.URL.Path, "/v1/drill/"):
+			default:
+			}
+		case req.Method == http.MethodPost && req.URL.Path == "/v1/drill":
+			w.posts <- r.StatusCode
+		}
+		return nil
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	w.URL = srv.URL
+	return w
+}
+
+// nextPost waits for the drill's next POST of the lease and returns its
+// status code.
+func (w *leaseWatch) nextPost(t *testing.T) int {
+	t.Helper()
+	select {
+	case c := <-w.posts:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("the drill did not ask for its lease again")
+		return 0
+	}
+}
+
+// A lease lost mid-drill (the instance restarted, or it expired) was
+// never taken again: the renewals failed on, and a second drill could
+// start while the first one's fault was on. Lost while free, the drill
+// takes it again and says so.
+func TestDrill_ALeaseLostWhileFreeIsTakenAgainAndSaid(t *testing.T) {
+	bench.SetLeaseRenew(t, 50*time.Millisecond)
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 500 * time.Millisecond,
+		ProbeInterval: 100 * time.Millisecond, MaxHeadLag: 3})
+	watch := watchLease(t, eng.AdminURL)
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: watch.URL}, Mode: "error"},
+		func(s bench.DrillStep) {
+			if s.Name != bench.StepMoved || s.State != bench.StepRunning {
+				return
+			}
+			if c := watch.nextPost(t); c != http.StatusOK { // the drill's own, at its start
+				t.Errorf("the lease taken: HTTP %d", c)
+			}
+			// The instance forgets it, as a restart does.
+			adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/drill/"+<-watch.ids, "", nil)
+			if c := watch.nextPost(t); c != http.StatusOK {
+				t.Errorf("the lease taken again: HTTP %d", c)
+			}
+		})
+	text := logReport(t, rep)
+	if err != nil {
+		t.Fatalf("the drill: %v", err)
+	}
+	if !strings.Contains(text, "the drill lease was lost at +") || !strings.Contains(text, "and taken again: no other drill held it") {
+		t.Errorf("the report does not say the lease was lost and taken again")
+	}
+	var d engine.RunningDrill
+	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/drill", "", &d)
+	if d.Running {
+		t.Errorf("the lease taken again was not let go at the end: %+v", d)
+	}
+}
+
+// Lost and taken by another drill, the two would inject faults into each
+// other's measurements: the drill stops, no verdict, says whose drill
+// took it, and clears its fault; the other's lease stays. It ran on to
+// PASSED before.
+func TestDrill_ALeaseTakenByAnotherDrillStopsItCleanly(t *testing.T) {
+	bench.SetLeaseRenew(t, 50*time.Millisecond)
+	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 500 * time.Millisecond,
+		ProbeInterval: 100 * time.Millisecond, MaxHeadLag: 3})
+	watch := watchLease(t, eng.AdminURL)
+	const other = "the console's drill (latency fault, pid 9 on box)"
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: watch.URL}, Mode: "error"},
+		func(s bench.DrillStep) {
+			if s.Name != bench.StepMoved || s.State != bench.StepRunning {
+				return
+			}
+			watch.nextPost(t) // the drill's own, at its start
+			// Its lease expired and another drill took it.
+			adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/drill/"+<-watch.ids, "", nil)
+			adminDo(t, http.MethodPost, eng.AdminURL+"/v1/drill", `{"holder":"`+other+`","ttl":"1m"}`, nil)
+			if c := watch.nextPost(t); c != http.StatusConflict {
+				t.Errorf("the drill asked for its lease again: HTTP %d, want 409", c)
+			}
+		})
+	text := logReport(t, rep)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.Passed {
+		t.Fatalf("err %v, report %+v: want the drill stopped, no verdict", err, rep)
+	}
+	last := rep.Steps[len(rep.Steps)-1].Summary
+	if !strings.HasPrefix(last, "stopped, no verdict: the drill lease was lost at +") || !strings.Contains(last, other) {
+		t.Errorf("the step's summary %q does not say the drill stopped for another's lease", last)
+	}
+	if !strings.Contains(text, "STOPPED during step") || !strings.Contains(rep.Cleanup, "was cleared") {
+		t.Errorf("verdict or cleanup:\n%s", text)
+	}
+	var st engine.Snapshot
+	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/status", "", &st)
+	for _, ep := range st.Endpoints {
+		if ep.Fault != nil {
+			t.Errorf("%s keeps a fault: %+v", ep.Name, ep.Fault)
+		}
+	}
+	var d engine.RunningDrill
+	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/drill", "", &d)
+	if !d.Running || d.Holder != other {
+		t.Errorf("the other drill's lease: %+v", d)
+	}
+}
