@@ -238,7 +238,7 @@ func (m Model) tuningFoot(width int) [][]string {
 		}
 	}
 	if which := t.lowerBounds(); which != "" {
-		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): censoring ends the data before it"), width))
+		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): "+lowerBoundWhy), width))
 	}
 	return out
 }
