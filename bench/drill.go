@@ -157,7 +157,7 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	if cfg.NoLoad { // no RPC URL: it judges by the instance's own traffic
 		target = fmt.Sprintf("rpcdash with admin %s (its own traffic, no reads of the drill's)", engine.ShownURL(admin.URL))
 	}
-	d := &drill{cfg: cfg, admin: &admin, lease: lease, onStep: onStep, started: time.Now(),
+	d := &drill{cfg: cfg, admin: &admin, stopRun: stopRun, lease: lease, onStep: onStep, started: time.Now(),
 		report: &DrillReport{Target: target, Mode: cfg.Mode}}
 	if !cfg.NoLoad {
 		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
@@ -190,8 +190,9 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 type drill struct {
 	cfg     DrillConfig
 	admin   *Admin
-	lease   *drillLease // nil in tests of a step alone
-	load    *drillLoad  // nil with NoLoad
+	stopRun context.CancelCauseFunc // stops it, no verdict (a *drillStopped says why)
+	lease   *drillLease             // nil in tests of a step alone
+	load    *drillLoad              // nil with NoLoad
 	onStep  func(DrillStep)
 	report  *DrillReport
 	started time.Time
@@ -231,6 +232,13 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 	s := DrillStep{Index: len(d.report.Steps), Name: name, State: StepRunning, Started: time.Now()}
 	d.onStep(s)
 	err := f(ctx, &s)
+	if ctx.Err() == nil && d.lease != nil {
+		// Whatever the step saw, it saw of another instance.
+		if restart := restartedSince(ctx, d.admin, d.lease.instance); restart != "" {
+			d.stopRun(&drillStopped{text: restart})
+			err = context.Cause(ctx)
+		}
+	}
 	s.Took = time.Since(s.Started)
 	s.State = StepPassed
 	if d.lease != nil {
@@ -242,10 +250,10 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 			s.Summary = err.Error()
 		}
 		stopped := ctx.Err() != nil // a stop is no verdict on the step
-		var taken *errLeaseTaken
+		var why *drillStopped
 		switch {
-		case stopped && errors.As(context.Cause(ctx), &taken):
-			s.Summary = "stopped, no verdict: " + taken.Error()
+		case stopped && errors.As(context.Cause(ctx), &why):
+			s.Summary = "stopped, no verdict: " + why.Error()
 		case stopped:
 			s.Summary = "interrupted, no verdict: " + s.Summary
 		}

@@ -20,11 +20,12 @@ import (
 // that long at most.
 //
 // A lease can be lost while the drill runs: the instance restarted (it
-// knows no lease), or renewals failed past its expiry. Free, it is taken
-// again and the drill says so in the evidence of the step it happened in;
-// taken by another drill, the two would inject faults into each other's
-// measurements, so the drill stops (no verdict), clearing its fault, and
-// says whose drill took it.
+// knows no lease), or renewals failed past its expiry. Lost to a restart,
+// the drill stops, no verdict (drill_restart.go). Expired and free, it is
+// taken again and the drill says so in the evidence of the step it
+// happened in; taken by another drill, the two would inject faults into
+// each other's measurements, so the drill stops (no verdict), clearing its
+// fault, and says whose drill took it.
 var (
 	leaseTTL   = 15 * time.Second
 	leaseRenew = 5 * time.Second
@@ -35,10 +36,13 @@ type drillLease struct {
 	admin   *Admin
 	holder  string
 	started time.Time
-	lost    context.CancelCauseFunc // stops the drill when another took the lease
-	stop    context.CancelFunc
-	done    sync.WaitGroup
-	once    sync.Once
+	// instance is when the instance started (its status's started), zero
+	// if unknown; a lease lost to a restart stops the drill (drill_restart.go).
+	instance time.Time
+	lost     context.CancelCauseFunc // stops the drill when another took the lease
+	stop     context.CancelFunc
+	done     sync.WaitGroup
+	once     sync.Once
 
 	mu    sync.Mutex
 	id    string
@@ -47,12 +51,6 @@ type drillLease struct {
 
 // ErrDrillRunning: the instance's drill lease is held by another drill.
 var ErrDrillRunning = errors.New("drill: another drill is running against this instance")
-
-// errLeaseTaken is why a drill stopped itself: its lease was lost and
-// another drill holds it now.
-type errLeaseTaken struct{ text string }
-
-func (e *errLeaseTaken) Error() string { return e.text }
 
 // takeDrillLease takes the instance's drill lease and keeps renewing it
 // until release; lost is called, with why, if another drill takes it.
@@ -66,6 +64,9 @@ func takeDrillLease(ctx context.Context, admin *Admin, mode string, lost context
 		started: time.Now(), lost: lost}
 	if _, err := l.take(ctx); err != nil {
 		return nil, err
+	}
+	if st, err := admin.status(ctx); err == nil {
+		l.instance = st.Started
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	l.stop = stop
@@ -122,14 +123,18 @@ func (l *drillLease) renew(ctx context.Context) bool {
 		return true
 	}
 	at := time.Since(l.started).Round(time.Millisecond)
-	why := fmt.Sprintf("the drill lease was lost at +%s (the instance restarted, or the lease expired: %s)", at, ae.Text)
+	if restart := restartedSince(ctx, l.admin, l.instance); restart != "" {
+		l.lost(&drillStopped{text: fmt.Sprintf("the drill lease was lost at +%s: %s", at, restart)})
+		return false
+	}
+	why := fmt.Sprintf("the drill lease was lost at +%s (it expired: %s)", at, ae.Text)
 	switch heldBy, err := l.take(ctx); {
 	case err == nil:
 		l.note(why + " and taken again: no other drill held it")
 	case errors.Is(err, ErrDrillRunning):
 		text := fmt.Sprintf("%s, and another drill holds it now (%s): two drills at once would inject faults into each other's measurements",
 			why, heldBy)
-		l.lost(&errLeaseTaken{text: text})
+		l.lost(&drillStopped{text: text})
 		return false
 	default:
 		// Not taken yet (the instance does not answer): the next tick

@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,5 +144,63 @@ func TestDrill_ALeaseTakenByAnotherDrillStopsItCleanly(t *testing.T) {
 	adminDo(t, http.MethodGet, eng.AdminURL+"/v1/drill", "", &d)
 	if !d.Running || d.Holder != other {
 		t.Errorf("the other drill's lease: %+v", d)
+	}
+}
+
+// switchable is a proxy to one instance's port, then another's: a restart
+// behind the same address.
+type switchable struct {
+	URL    string
+	target atomic.Pointer[url.URL]
+}
+
+func newSwitchable(t *testing.T, to string) *switchable {
+	s := &switchable{}
+	s.to(to)
+	srv := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(s.target.Load())
+		r.Out.Host = r.In.Host
+	}})
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+func (s *switchable) to(u string) {
+	p, _ := url.Parse(u)
+	s.target.Store(p)
+}
+
+// An instance restarted mid-drill has forgotten the fault and the state
+// the drill measures: the drill went on against the new one and failed
+// "traffic moved" (the reads went back to alpha, never faulted there), a
+// verdict on failover the restart made up. It stops, no verdict, saying
+// the instance restarted.
+func TestDrill_AnInstanceRestartedMidDrillStopsItWithNoVerdict(t *testing.T) {
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 500 * time.Millisecond,
+		ProbeInterval: 100 * time.Millisecond, MaxHeadLag: 3}
+	first := startDrillEngine(t, spec)
+	admin, rpc := newSwitchable(t, first.AdminURL), newSwitchable(t, first.RPCURL)
+	var second bench.Engine
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: rpc.URL, Admin: bench.Admin{URL: admin.URL}, Mode: "error"},
+		func(s bench.DrillStep) {
+			if s.Name == bench.StepMoved && s.State == bench.StepRunning {
+				second = startDrillEngine(t, spec) // started after the first: another started time
+				admin.to(second.AdminURL)
+				rpc.to(second.RPCURL)
+			}
+		})
+	logReport(t, rep)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.Failed != bench.StepMoved {
+		t.Fatalf("err %v, report %+v: want the drill stopped in %q, no verdict", err, rep, bench.StepMoved)
+	}
+	if last := rep.Steps[len(rep.Steps)-1].Summary; !strings.HasPrefix(last, "stopped, no verdict: the instance restarted at ") {
+		t.Errorf("the step's summary %q does not say the instance restarted", last)
+	}
+	var d engine.RunningDrill
+	adminDo(t, http.MethodGet, second.AdminURL+"/v1/drill", "", &d)
+	if d.Running {
+		t.Errorf("a lease left on the restarted instance: %+v", d)
 	}
 }
