@@ -111,8 +111,9 @@ func (l *drillLease) take(ctx context.Context) (heldBy string, err error) {
 
 // renew extends the lease, or takes it again when the instance no longer
 // knows it (404). A renewal that fails otherwise is retried at the next
-// tick: the lease outlives two missed renewals. It returns false once
-// another drill holds the lease: the drill is stopped.
+// tick: the lease outlives two missed renewals. It returns false once the
+// drill is stopped: another drill holds the lease, or the instance
+// restarted.
 func (l *drillLease) renew(ctx context.Context) bool {
 	l.mu.Lock()
 	id := l.id
@@ -127,7 +128,7 @@ func (l *drillLease) renew(ctx context.Context) bool {
 		l.lost(&drillStopped{text: fmt.Sprintf("the drill lease was lost at +%s: %s", at, restart)})
 		return false
 	}
-	why := fmt.Sprintf("the drill lease was lost at +%s (it expired: %s)", at, ae.Text)
+	why := fmt.Sprintf("the drill lease was lost at +%s (%s)", at, ae.Text)
 	switch heldBy, err := l.take(ctx); {
 	case err == nil:
 		l.note(why + " and taken again: no other drill held it")
