@@ -309,7 +309,7 @@ func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(engine.
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
-		st, err := d.admin.status(ctx)
+		st, err := d.status(ctx)
 		if err != nil {
 			return st, false, err
 		}

@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -202,5 +203,79 @@ func TestDrill_AnInstanceRestartedMidDrillStopsItWithNoVerdict(t *testing.T) {
 	adminDo(t, http.MethodGet, second.AdminURL+"/v1/drill", "", &d)
 	if d.Running {
 		t.Errorf("a lease left on the restarted instance: %+v", d)
+	}
+}
+
+// portServer serves a handler on one loopback port that it can close (the
+// port then refuses connections) and open again: a restarting instance's
+// admin port.
+type portServer struct {
+	addr string
+	srv  *http.Server
+}
+
+func servePort(t *testing.T, h http.Handler) *portServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &portServer{addr: ln.Addr().String()}
+	p.serve(ln, h)
+	t.Cleanup(func() { p.srv.Close() })
+	return p
+}
+
+func (p *portServer) serve(ln net.Listener, h http.Handler) {
+	p.srv = &http.Server{Handler: h}
+	go p.srv.Serve(ln)
+}
+
+// reopen serves h on the same port again.
+func (p *portServer) reopen(t *testing.T, h http.Handler) {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	p.serve(ln, h)
+}
+
+func proxyTo(u string) http.Handler {
+	target, _ := url.Parse(u)
+	return httputil.NewSingleHostReverseProxy(target)
+}
+
+// A restart leaves a gap while the instance's ports are closed: the step
+// under way failed at once on "connection refused" (FAILED at step "cut
+// out"). The drill asks again through the gap and, finding the instance
+// restarted, stops with no verdict.
+func TestDrill_ARestartsGapIsWaitedThroughAndStopsTheDrill(t *testing.T) {
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: 500 * time.Millisecond,
+		ProbeInterval: 100 * time.Millisecond, MaxHeadLag: 3}
+	first := startDrillEngine(t, spec)
+	second := startDrillEngine(t, spec) // started after the first
+	admin := servePort(t, proxyTo(first.AdminURL))
+	rpc := newSwitchable(t, first.RPCURL)
+	done := make(chan struct{})
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: rpc.URL, Admin: bench.Admin{URL: "http://" + admin.addr}, Mode: "error"},
+		func(s bench.DrillStep) {
+			if s.Name == bench.StepCutOut && s.State == bench.StepRunning {
+				admin.srv.Close() // the port refuses connections
+				rpc.to(second.RPCURL)
+				go func() { // back up, restarted, while the step asks
+					defer close(done)
+					time.Sleep(300 * time.Millisecond)
+					admin.reopen(t, proxyTo(second.AdminURL))
+				}()
+			}
+		})
+	<-done
+	logReport(t, rep)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.Failed != bench.StepCutOut {
+		t.Fatalf("err %v, report %+v: want the drill stopped in %q, no verdict", err, rep, bench.StepCutOut)
+	}
+	if last := rep.Steps[len(rep.Steps)-1].Summary; !strings.HasPrefix(last, "stopped, no verdict: the instance restarted at ") {
+		t.Errorf("the step's summary %q does not say the instance restarted", last)
 	}
 }
