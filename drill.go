@@ -104,7 +104,19 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // refused before the drill is announced
 	}
 	text := *format == "text"
+	// Announced as the first step starts, once the drill holds the
+	// instance's lease: a drill refused for another's says so alone, with
+	// no line before it suggesting a fault is being injected.
+	announced := false
 	onStep := func(s bench.DrillStep) {
+		if text && !announced {
+			announced = true
+			where := "an embedded engine over sims"
+			if *admin != "" {
+				where = engine.ShownURL(*admin)
+			}
+			fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
+		}
 		if text && s.State == bench.StepRunning && s.Summary != "" {
 			fmt.Fprintln(stdout, bench.StepLine(s)) // what it waits for (readmission)
 		}
@@ -114,13 +126,6 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				fmt.Fprintln(stdout, "      "+ev)
 			}
 		}
-	}
-	if text {
-		where := "an embedded engine over sims"
-		if *admin != "" {
-			where = engine.ShownURL(*admin)
-		}
-		fmt.Fprintf(stdout, "drill: %s fault against %s\n", *mode, where)
 	}
 	var rep *bench.DrillReport
 	var err error

@@ -24,6 +24,9 @@ func TestDrill_EmbeddedPassesAndSaysEveryStep(t *testing.T) {
 	if !strings.Contains(out.String(), "PASSED in") {
 		t.Errorf("no verdict:\n%s", out.String())
 	}
+	if !strings.HasPrefix(out.String(), "drill: error fault against an embedded engine over sims\n[ok] 1 serving") {
+		t.Errorf("not announced before its first step:\n%s", out.String())
+	}
 	// A running step is printed only when readmission says what it waits
 	// for (the breaker's own next trial, or its trials).
 	for _, l := range strings.Split(out.String(), "\n") {

@@ -80,10 +80,24 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printEndpointCSV(stdout, s.Endpoints)
 	}
 	printStatus(stdout, s, terminalWidth())
+	printDrill(ctx, c, stdout)
 	if *requests {
 		return printSlowest(ctx, c, stdout, 5)
 	}
 	return nil
+}
+
+// printDrill prints the drill running against the instance, if any (GET
+// /v1/drill), last with the states in force: its fault is in the table.
+// An instance older than the drill lease, or one that does not answer it,
+// has the rest of its status printed all the same.
+func printDrill(ctx context.Context, c engine.AdminClient, w io.Writer) {
+	var d engine.RunningDrill
+	if err := c.Do(ctx, http.MethodGet, "/v1/drill", nil, &d); err != nil || !d.Running {
+		return
+	}
+	fmt.Fprintf(w, "drill running: %s, since %s; its lease ends at %s unless it renews it\n",
+		d.Holder, d.Since.Format(time.TimeOnly), d.Expires.Format(time.TimeOnly))
 }
 
 // printSlowest prints the n slowest requests of the trace ring, each with

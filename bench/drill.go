@@ -145,7 +145,10 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	admin.Client = client
 	// Not cut by a stop: a drill stopped at once still says which step it
 	// was stopped in (interrupted, no verdict), as before it had a lease.
-	lease, err := takeDrillLease(context.WithoutCancel(ctx), &admin, cfg.Mode)
+	// runCtx stops the drill when another drill takes its lease.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	lease, err := takeDrillLease(context.WithoutCancel(ctx), &admin, cfg.Mode, stopRun)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +157,11 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	if cfg.NoLoad { // no RPC URL: it judges by the instance's own traffic
 		target = fmt.Sprintf("rpcdash with admin %s (its own traffic, no reads of the drill's)", engine.ShownURL(admin.URL))
 	}
-	d := &drill{cfg: cfg, admin: &admin, onStep: onStep, started: time.Now(),
+	d := &drill{cfg: cfg, admin: &admin, stopRun: stopRun, lease: lease, onStep: onStep, started: time.Now(),
 		report: &DrillReport{Target: target, Mode: cfg.Mode}}
 	if !cfg.NoLoad {
 		d.load = newDrillLoad(cfg.RPCURL, client, cfg.Rate, cfg.Seed)
-		loadCtx, stopLoad := context.WithCancel(ctx)
+		loadCtx, stopLoad := context.WithCancel(runCtx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -166,22 +169,30 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		}()
 		defer func() { stopLoad(); <-done }()
 	}
-	err = d.run(ctx)
+	err = d.run(runCtx)
 	d.report.Took = time.Since(d.started)
 	d.report.Passed = err == nil
 	var de *DrillError
 	if errors.As(err, &de) {
 		d.report.Failed = de.Step
 	}
-	d.report.Interrupted = err != nil && ctx.Err() != nil
-	return d.report, errors.Join(err, d.cleanup())
+	d.report.Interrupted = err != nil && runCtx.Err() != nil
+	err = errors.Join(err, d.cleanup())
+	// What became of the lease after the last step began goes with it.
+	lease.release()
+	if n := len(d.report.Steps); n > 0 {
+		d.report.Steps[n-1].Evidence = append(d.report.Steps[n-1].Evidence, lease.takeNotes()...)
+	}
+	return d.report, err
 }
 
 // drill is one run's state.
 type drill struct {
 	cfg     DrillConfig
 	admin   *Admin
-	load    *drillLoad // nil with NoLoad
+	stopRun context.CancelCauseFunc // stops it, no verdict (a *drillStopped says why)
+	lease   *drillLease             // nil in tests of a step alone
+	load    *drillLoad              // nil with NoLoad
 	onStep  func(DrillStep)
 	report  *DrillReport
 	started time.Time
@@ -221,15 +232,29 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 	s := DrillStep{Index: len(d.report.Steps), Name: name, State: StepRunning, Started: time.Now()}
 	d.onStep(s)
 	err := f(ctx, &s)
+	if ctx.Err() == nil && d.lease != nil {
+		// Whatever the step saw, it saw of another instance.
+		if restart := restartedSince(ctx, d.admin, d.lease.instance); restart != "" {
+			d.stopRun(&drillStopped{text: restart})
+			err = context.Cause(ctx)
+		}
+	}
 	s.Took = time.Since(s.Started)
 	s.State = StepPassed
+	if d.lease != nil {
+		s.Evidence = append(s.Evidence, d.lease.takeNotes()...)
+	}
 	if err != nil {
 		s.State = StepFailed
 		if s.Summary == "" || !errors.As(err, new(*DrillError)) {
 			s.Summary = err.Error()
 		}
 		stopped := ctx.Err() != nil // a stop is no verdict on the step
-		if stopped {
+		var why *drillStopped
+		switch {
+		case stopped && errors.As(context.Cause(ctx), &why):
+			s.Summary = "stopped, no verdict: " + why.Error()
+		case stopped:
 			s.Summary = "interrupted, no verdict: " + s.Summary
 		}
 		err = &DrillError{Step: name, Summary: s.Summary, Interrupted: stopped}
@@ -284,7 +309,7 @@ func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(engine.
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
-		st, err := d.admin.status(ctx)
+		st, err := d.status(ctx)
 		if err != nil {
 			return st, false, err
 		}

@@ -167,7 +167,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	var back time.Time // when it was first seen readmitted
 	for {
 		var err error
-		if st, err = d.admin.status(ctx); err != nil {
+		if st, err = d.status(ctx); err != nil {
 			return err
 		}
 		now := time.Now()

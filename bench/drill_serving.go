@@ -22,7 +22,7 @@ var servingBound = 15 * time.Second
 
 // serving: which endpoint serves, and is it the best healthy one.
 func (d *drill) serving(ctx context.Context, s *DrillStep) error {
-	st, err := d.admin.status(ctx)
+	st, err := d.status(ctx)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (strin
 			}
 			byMethod[r.method][r.endpoint]++
 		}
-		st, err := d.admin.status(ctx)
+		st, err := d.status(ctx)
 		return mostOf(by), byMethod, fmt.Sprintf("the last %d reads were answered by %s", warmReads, countsOf(by)), st, err
 	}
 	st, err := d.pollOnce(ctx, time.Second)

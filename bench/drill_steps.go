@@ -24,7 +24,7 @@ func (d *drill) pollOnce(ctx context.Context, wait time.Duration) (engine.Snapsh
 		return engine.Snapshot{}, ctx.Err()
 	case <-time.After(wait):
 	}
-	return d.admin.status(ctx)
+	return d.status(ctx)
 }
 
 // inject: the fault on the serving endpoint.
@@ -36,7 +36,7 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	for _, ev := range evs {
 		d.injectSeq = max(d.injectSeq, ev.Seq)
 	}
-	if d.before, err = d.admin.status(ctx); err != nil {
+	if d.before, err = d.status(ctx); err != nil {
 		return err
 	}
 	// The fault ends by itself after the longest the drill keeps it on
@@ -62,7 +62,7 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 			s.Evidence = append(s.Evidence, d.describeEvent(ev))
 		}
 	}
-	st, err := d.admin.status(ctx)
+	st, err := d.status(ctx)
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 // moved: the reads go to the other endpoints.
 func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 	const want = 10
-	before, err := d.admin.status(ctx)
+	before, err := d.status(ctx)
 	if err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 	for _, r := range reads {
 		by[r.endpoint]++
 	}
-	after, err := d.admin.status(ctx)
+	after, err := d.status(ctx)
 	if err != nil {
 		return err
 	}
@@ -338,7 +338,7 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 
 // noErrors: no read failed since the fault.
 func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
-	st, err := d.admin.status(ctx)
+	st, err := d.status(ctx)
 	if err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (d *drill) clear(ctx context.Context, s *DrillStep) error {
 	}
 	d.injected = false
 	s.Evidence = append(s.Evidence, fmt.Sprintf("DELETE /v1/endpoints/%s/fault at +%s", d.endpoint, time.Since(d.injectedAt).Round(time.Millisecond)))
-	st, err := d.admin.status(ctx)
+	st, err := d.status(ctx)
 	if err != nil {
 		return err
 	}

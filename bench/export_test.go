@@ -115,3 +115,11 @@ func SetServingBound(t interface{ Cleanup(func()) }, d time.Duration) {
 	servingBound = d
 	t.Cleanup(func() { servingBound = old })
 }
+
+// SetLeaseRenew makes drills renew their lease every d, until the test
+// ends.
+func SetLeaseRenew(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := leaseRenew
+	leaseRenew = d
+	t.Cleanup(func() { leaseRenew = old })
+}

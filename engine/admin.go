@@ -41,6 +41,9 @@ func (e *Engine) AdminHandler() http.Handler {
 	mux.HandleFunc("DELETE /v1/endpoints/{name}/fault", e.endpointAction(e.ClearFault))
 	mux.HandleFunc("PUT /v1/endpoints/{name}/role", e.serveSetRole)
 	mux.HandleFunc("PUT /v1/hedge", e.serveSetHedge)
+	mux.HandleFunc("GET /v1/drill", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, e.currentDrill())
+	})
 	mux.HandleFunc("POST /v1/drill", e.serveDrillLease)
 	mux.HandleFunc("PUT /v1/drill/{id}", e.serveDrillLease)
 	mux.HandleFunc("DELETE /v1/drill/{id}", e.serveDrillLease)

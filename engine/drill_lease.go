@@ -82,3 +82,25 @@ func (e *Engine) ReleaseDrill(id string) error {
 	l.cur = DrillLease{}
 	return nil
 }
+
+// RunningDrill is GET /v1/drill: the drill whose lease is in force, or
+// none. The lease's id is left out: it is its holder's, to renew or let go.
+type RunningDrill struct {
+	Running bool      `json:"running"`
+	Holder  string    `json:"holder,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+	Expires time.Time `json:"expires,omitzero"`
+}
+
+// currentDrill is the drill running now: the lease in force, unless it
+// has expired.
+func (e *Engine) currentDrill() RunningDrill {
+	now := e.now()
+	l := &e.drills
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.cur; c.ID != "" && now.Before(c.Expires) {
+		return RunningDrill{Running: true, Holder: c.Holder, Since: c.Since, Expires: c.Expires}
+	}
+	return RunningDrill{}
+}

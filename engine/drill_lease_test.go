@@ -101,3 +101,49 @@ func TestDrillLease_AdminAPI(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// GET /v1/drill says which drill runs now, if any: its holder, since and
+// expiry, never the lease's id (its holder's, to renew or let go); none
+// once it is let go or has expired. There was no way to ask (405).
+func TestDrillLease_GetSaysWhichDrillRuns(t *testing.T) {
+	e, clock := clockedEngine(t, 1, nil)
+	srv := httptest.NewServer(e.AdminHandler())
+	defer srv.Close()
+	get := func() map[string]any {
+		t.Helper()
+		resp, err := http.Get(srv.URL + "/v1/drill")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /v1/drill: %d %v", resp.StatusCode, err)
+		}
+		return out
+	}
+	if got := get(); got["running"] != false || len(got) != 1 {
+		t.Errorf("no drill: %v", got)
+	}
+	lease, err := e.AcquireDrill("rpcdash drill (error fault, pid 7 on box)", 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := get()
+	if got["running"] != true || got["holder"] != "rpcdash drill (error fault, pid 7 on box)" ||
+		got["since"] != lease.Since.Format(time.RFC3339Nano) || got["expires"] != lease.Expires.Format(time.RFC3339Nano) {
+		t.Errorf("a drill running: %v, lease %+v", got, lease)
+	}
+	if _, ok := got["id"]; ok {
+		t.Errorf("the lease's id is shown: %v", got)
+	}
+	clock.Advance(15 * time.Second)
+	if got := get(); got["running"] != false {
+		t.Errorf("an expired lease: %v", got)
+	}
+	lease, _ = e.AcquireDrill("the console's drill", 15*time.Second)
+	e.ReleaseDrill(lease.ID)
+	if got := get(); got["running"] != false {
+		t.Errorf("a lease let go: %v", got)
+	}
+}

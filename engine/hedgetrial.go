@@ -28,6 +28,11 @@ type HedgeTrial struct {
 	// Predicted is the forecast p99 at the change (0: nothing to forecast
 	// from), within [PredictedLow, PredictedHigh].
 	Predicted, PredictedLow, PredictedHigh time.Duration
+	// PredictedLowerBound: censoring left the forecast p99 a lower bound
+	// (HedgeForecast.Open), Predicted and PredictedLow; PredictedHigh is
+	// 0, nothing bounding it above. Only a measurement below it by more
+	// than chance allows departs from it (faster).
+	PredictedLowerBound bool
 	// Measured is the p99 of the method's client requests since the
 	// change (failed ones included), within [MeasuredLow, MeasuredHigh];
 	// those are 0 while Samples are too few to bound it.
@@ -46,8 +51,11 @@ func (t HedgeTrial) Slower() bool {
 }
 
 // predictedBounds is the prediction's interval, the prediction itself when
-// it came from too few samples to bound it.
+// it came from too few samples to bound it; a lower bound's has no end.
 func (t HedgeTrial) predictedBounds() (lo, hi time.Duration) {
+	if t.PredictedLowerBound {
+		return t.Predicted, math.MaxInt64
+	}
 	if t.PredictedHigh == 0 {
 		return t.Predicted, t.Predicted
 	}
@@ -171,7 +179,12 @@ func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) stri
 		tr := &hedgeTrial{lat: window.NewHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
 			Delay: md.Hedge.Delay, DelaySource: md.Hedge.Source}}
 		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
-		if model != nil && !f.Open[2] {
+		switch {
+		case model != nil && f.Open[2] && f.P99 > 0:
+			// A lower bound, kept as one (it read 0, "nothing to forecast
+			// from", and never departed): checked one-sidedly.
+			tr.info.Predicted, tr.info.PredictedLow, tr.info.PredictedLowerBound = f.P99, f.P99, true
+		case model != nil && !f.Open[2]:
 			tr.info.Predicted = f.P99
 			// As many samples as know the curve there: censoring before
 			// the p99 leaves fewer (forecast_precision.go).

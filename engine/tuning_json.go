@@ -58,11 +58,13 @@ type trialWire struct {
 	PredictedMS   float64   `json:"predicted_p99_ms"`
 	PredictedLow  float64   `json:"predicted_p99_low_ms"`
 	PredictedHigh float64   `json:"predicted_p99_high_ms"`
-	MeasuredMS    float64   `json:"measured_p99_ms"`
-	MeasuredLow   float64   `json:"measured_p99_low_ms"`
-	MeasuredHigh  float64   `json:"measured_p99_high_ms"`
-	Samples       int64     `json:"samples"`
-	Departs       bool      `json:"departs"`
+	// PredictedLowerBound: predicted_p99_ms is a lower bound (HedgeTrial).
+	PredictedLowerBound bool    `json:"predicted_p99_lower_bound"`
+	MeasuredMS          float64 `json:"measured_p99_ms"`
+	MeasuredLow         float64 `json:"measured_p99_low_ms"`
+	MeasuredHigh        float64 `json:"measured_p99_high_ms"`
+	Samples             int64   `json:"samples"`
+	Departs             bool    `json:"departs"`
 }
 
 type methodDistributionWire struct {
@@ -141,7 +143,7 @@ func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 	}
 	if t := md.Trial; t != nil {
 		w.Trial = &trialWire{Since: t.Since, Enabled: t.Enabled, DelayMS: ms(t.Delay), DelaySource: t.DelaySource,
-			PredictedMS: ms(t.Predicted), PredictedLow: ms(t.PredictedLow), PredictedHigh: ms(t.PredictedHigh),
+			PredictedMS: ms(t.Predicted), PredictedLow: ms(t.PredictedLow), PredictedHigh: ms(t.PredictedHigh), PredictedLowerBound: t.PredictedLowerBound,
 			MeasuredMS: ms(t.Measured), MeasuredLow: ms(t.MeasuredLow), MeasuredHigh: ms(t.MeasuredHigh),
 			Samples: t.Samples, Departs: t.Departs}
 	}
@@ -164,7 +166,7 @@ func (md *MethodDistribution) UnmarshalJSON(b []byte) error {
 	}
 	if t := w.Trial; t != nil {
 		md.Trial = &HedgeTrial{Since: t.Since, Enabled: t.Enabled, Delay: fromMS(t.DelayMS), DelaySource: t.DelaySource,
-			Predicted: fromMS(t.PredictedMS), PredictedLow: fromMS(t.PredictedLow), PredictedHigh: fromMS(t.PredictedHigh),
+			Predicted: fromMS(t.PredictedMS), PredictedLow: fromMS(t.PredictedLow), PredictedHigh: fromMS(t.PredictedHigh), PredictedLowerBound: t.PredictedLowerBound,
 			Measured: fromMS(t.MeasuredMS), MeasuredLow: fromMS(t.MeasuredLow), MeasuredHigh: fromMS(t.MeasuredHigh),
 			Samples: t.Samples, Departs: t.Departs}
 	}

@@ -124,7 +124,11 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	// An earlier hedge fires more; it cuts more unless the budget caps it
 	// (then only a share of the primaries past it are hedged, and on a
 	// loaded machine, whose primaries are slower, 50 ms may be capped).
-	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 && !rep.Rows[0].BudgetCapped {
+	// Lower bounds are not ordered so: past the horizon each row's is the
+	// lower of the horizon and the low end of its own interval (a loaded
+	// run read p99 ≥30.1 ms at 50 ms beside ≥21.9 ms at 90 ms, both true).
+	bounds := rep.Rows[0].Open[2] || rep.Rows[1].Open[2]
+	if rep.Rows[0].FireRate < rep.Rows[1].FireRate || rep.Rows[1].P99 < rep.Rows[0].P99 && !rep.Rows[0].BudgetCapped && !bounds {
 		t.Errorf("an earlier hedge should fire more and, unless capped, cut more: %+v", rep.Rows)
 	}
 	// "off" is the unhedged baseline: no hedge fires, and its p99 is the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ func TestTuningView_LowerBoundsStayLowerBounds(t *testing.T) {
 			m.tuning.cursor = i
 			m = pressKeys(m, "enter")
 			q := m.confirm.question
-			if m.overlay != overlayConfirm || !strings.Contains(q, "p99.9 ≥133ms") || !strings.Contains(q, "a lower bound") {
+			if m.overlay != overlayConfirm || !strings.Contains(q, "p99.9 ≥"+msText(m.tuning.rows[i].f.P999)) || !strings.Contains(q, "a lower bound") {
 				t.Fatalf("the question drops the ≥: %q", q)
 			}
 		})
@@ -105,5 +106,28 @@ func TestTuningView_NoLowerBoundNoteWithoutAShownLowerBound(t *testing.T) {
 	m.tuning.rows[2].f.Open[3] = true
 	if v := m.View(); !strings.Contains(v, "≥ marks a lower bound (p99.9)") {
 		t.Errorf("one ≥ p99.9, no note naming it:\n%s", v)
+	}
+}
+
+// A figure resting on too few answers past it (the forecast's Thin: the
+// low end of its interval) is a lower bound of another kind than one
+// censoring ends the data before; the legend and enter's question said
+// only the latter ("censoring ends the data before it") while the
+// engine's note said the former.
+func TestTuningView_LowerBoundLegendSaysTooFewAnswers(t *testing.T) {
+	md := tuningDistribution()
+	m := tuningModel(healthySnapshot(), md, 120, 36)
+	i := slices.IndexFunc(m.tuning.rows, func(r tuningRow) bool { return r.f.Thin[2] })
+	if i < 0 {
+		t.Fatal("the fixture has no p99 resting on too few answers")
+	}
+	const why = "censoring leaves too few answers past it"
+	if v := strings.Join(strings.Fields(m.View()), " "); !strings.Contains(v, "≥ marks a lower bound (p99, p99.9): "+why) {
+		t.Errorf("the legend does not say why:\n%s", m.View())
+	}
+	m.tuning.cursor = i
+	m = pressKeys(m, "enter")
+	if q := m.confirm.question; m.overlay != overlayConfirm || !strings.Contains(q, "(≥: a lower bound: "+why+")") {
+		t.Errorf("the question: %q", q)
 	}
 }

@@ -285,7 +285,7 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 		q += fmt.Sprintf(" (now: p99 %s, %s fire)", boundText(cur.f.P99, cur.f.Open[2]), pctText(cur.f.FireRate))
 	}
 	if r.f.Open[2] || r.f.Open[3] {
-		q += " (≥: a lower bound, censoring ends the data before it)"
+		q += " (≥: a lower bound: " + lowerBoundWhy + ")"
 	}
 	q += "."
 	if r.f.BudgetCapped {
@@ -309,7 +309,7 @@ func (m Model) askHedgingOff(r tuningRow) (tea.Model, tea.Cmd) {
 		q += fmt.Sprintf(" (now: p99 %s, %s fire, extra load %s)", boundText(cur.f.P99, cur.f.Open[2]), pctText(cur.f.FireRate), pctText(cur.f.ExtraLoad))
 	}
 	if r.f.Open[2] || r.f.Open[3] {
-		q += " (≥: a lower bound, censoring ends the data before it)"
+		q += " (≥: a lower bound: " + lowerBoundWhy + ")"
 	}
 	q += ". Logged as a console action; enter on a delay row of this view turns it back on."
 	a := action{kind: actHedge, hedge: engine.HedgeUpdate{Method: t.method, Enabled: &off}, desc: "hedging of " + t.method + " → off"}
@@ -326,6 +326,13 @@ func (t tuningView) currentRow() *tuningRow {
 	}
 	return nil
 }
+
+// lowerBoundWhy says why a figure is a lower bound, of every kind the
+// forecast gives (which the admin API's forecast does not tell apart):
+// censoring ends the data before it (no answer past it), dominates before
+// it (the horizon), or leaves too few answers past it to place it (Thin,
+// the low end of its interval). One line at 80 columns.
+const lowerBoundWhy = "censoring leaves too few answers past it"
 
 // bestP99Slack is how far above the lowest predicted p99 a row still
 // counts as as good: the model's figures are estimates, and a p99 lower by

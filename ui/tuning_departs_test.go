@@ -38,3 +38,19 @@ func TestTuningView_AFasterDepartureIsNotCalledOptimistic(t *testing.T) {
 		checkFits(t, tuningModel(healthySnapshot(), md, 80, 24).View(), 80, 24)
 	}
 }
+
+// A prediction that censoring left a lower bound reads "≥" with its
+// words (it read "no prediction (nothing to forecast from then)"); a
+// measurement below it departs, faster, never "optimistic".
+func TestTuningView_ALowerBoundPredictionReadsAsOne(t *testing.T) {
+	ms := time.Millisecond
+	md := withTrial(tuningDistribution(), false)
+	tr := md.Trial
+	tr.Predicted, tr.PredictedLow, tr.PredictedHigh, tr.PredictedLowerBound = 133*ms, 133*ms, 0, true
+	tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Departs = 95*ms, 90*ms, 101*ms, true
+	got := strings.Join(strings.Fields(tuningModel(healthySnapshot(), md, 120, 36).View()), " ")
+	if !strings.Contains(got, "predicted p99 ≥133ms (a lower bound), measured 95ms [90ms–101ms]") ||
+		!strings.Contains(got, "departs from the prediction, faster") || strings.Contains(got, "optimistic") {
+		t.Errorf("the trial line:\n%s", got)
+	}
+}

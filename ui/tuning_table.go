@@ -238,7 +238,7 @@ func (m Model) tuningFoot(width int) [][]string {
 		}
 	}
 	if which := t.lowerBounds(); which != "" {
-		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): censoring ends the data before it"), width))
+		out = append(out, wrapLines(st.faint.Render("≥ marks a lower bound ("+which+"): "+lowerBoundWhy), width))
 	}
 	return out
 }
@@ -306,6 +306,8 @@ func (m Model) trialLine(tr engine.HedgeTrial) string {
 	switch {
 	case tr.Predicted <= 0:
 		s += "no prediction (nothing to forecast from then)"
+	case tr.PredictedLowerBound:
+		s += "predicted p99 ≥" + msText(tr.Predicted) + " (a lower bound)"
 	case tr.PredictedHigh > 0:
 		s += fmt.Sprintf("predicted p99 %s [%s–%s]", msText(tr.Predicted), msText(tr.PredictedLow), msText(tr.PredictedHigh))
 	default:
