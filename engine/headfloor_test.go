@@ -18,33 +18,8 @@ import (
 // of rpcdash was handed 0xff after 0x100 (chaos seed 1: after a 4 s stall
 // of rpcdash, the one endpoint answering a block behind).
 func TestHeadFloor_ALaggingEndpointLeftAloneDoesNotTakeTheHeadBack(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	head := func(id int) string {
-		t.Helper()
-		r := h.call(id, "eth_blockNumber")
-		mustOK(t, r)
-		return strings.Trim(resultString(t, r), `"`)
-	}
-	h.sims[0].SetHeadFixed(0x100)
-	h.sims[1].SetHeadFixed(0xff)
-	h.eng.ObserveProbeHead("s0", 0x100)
-	h.eng.ObserveProbeHead("s1", 0xff)
-	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if got := head(1); got != "0x100" {
-		t.Fatalf("from s0: head %s, want 0x100", got)
-	}
-	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
-		t.Fatal(err)
-	}
-	if got := head(2); got != "0x100" {
-		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
-	}
+	h, clock, head := headFloorHarness(t, 2)
+	floorFromS0ThenS1Alone(t, h, head)
 	for id, step := range []time.Duration{3 * time.Second, 3 * time.Second, 10 * time.Second} {
 		clock.Advance(step)
 		h.eng.ObserveProbeHead("s1", 0xff)
@@ -58,14 +33,7 @@ func TestHeadFloor_ALaggingEndpointLeftAloneDoesNotTakeTheHeadBack(t *testing.T)
 // went back itself, and the floor follows the pool head down after
 // rollbackAfter, as it does for a single dev node.
 func TestHeadFloor_AChainRolledBackUnderEveryEndpointIsFollowed(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	head := func(id int) string {
-		t.Helper()
-		r := h.call(id, "eth_blockNumber")
-		mustOK(t, r)
-		return strings.Trim(resultString(t, r), `"`)
-	}
+	h, clock, head := headFloorHarness(t, 2)
 	h.sims[0].SetHeadFixed(0x100)
 	h.sims[1].SetHeadFixed(0xff)
 	h.eng.ObserveProbeHead("s0", 0x100)
@@ -94,33 +62,8 @@ func TestHeadFloor_AChainRolledBackUnderEveryEndpointIsFollowed(t *testing.T) {
 // not stood there rollbackAfter since it went back: the floor holds until
 // one fall has lasted rollbackAfter.
 func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	h := newClockedHarness(t, clock, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	head := func(id int) string {
-		t.Helper()
-		r := h.call(id, "eth_blockNumber")
-		mustOK(t, r)
-		return strings.Trim(resultString(t, r), `"`)
-	}
-	h.sims[0].SetHeadFixed(0x100)
-	h.sims[1].SetHeadFixed(0xff)
-	h.eng.ObserveProbeHead("s0", 0x100)
-	h.eng.ObserveProbeHead("s1", 0xff)
-	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if got := head(1); got != "0x100" {
-		t.Fatalf("from s0: head %s, want 0x100", got)
-	}
-	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
-		t.Fatal(err)
-	}
-	if got := head(2); got != "0x100" {
-		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
-	}
+	h, clock, head := headFloorHarness(t, 2)
+	floorFromS0ThenS1Alone(t, h, head)
 	fall := func(id int, why string) {
 		t.Helper()
 		h.sims[1].SetHeadFixed(0xfe)
@@ -145,15 +88,7 @@ func TestHeadFloor_AFallIsFollowedOnlyOnceItHasLastedRollbackAfter(t *testing.T)
 // head never went back from a head of the chain: left alone a block below
 // the floor, it does not take the floor down with it.
 func TestHeadFloor_ComingDownFromABogusHeadIsNoRollback(t *testing.T) {
-	clock := testutil.NewClock(testutil.Epoch)
-	one := sim.Config{Latency: fixed(time.Millisecond)}
-	h := newClockedHarness(t, clock, nil, one, one, one)
-	head := func(id int) string {
-		t.Helper()
-		r := h.call(id, "eth_blockNumber")
-		mustOK(t, r)
-		return strings.Trim(resultString(t, r), `"`)
-	}
+	h, clock, head := headFloorHarness(t, 3)
 	h.sims[0].SetHeadFixed(0x100)
 	h.sims[1].SetHeadFixed(0xff)
 	h.sims[2].SetHeadFixed(0x100)
@@ -187,5 +122,50 @@ func TestHeadFloor_ComingDownFromABogusHeadIsNoRollback(t *testing.T) {
 	clock.Advance(6 * time.Second)
 	if got := head(3); got != "0x100" {
 		t.Fatalf("6s later: head %s, want the floor 0x100 (s1 only came down from a bogus head)", got)
+	}
+}
+
+// headFloorHarness is n endpoints answering in 1 ms on a test clock, and
+// head, a client's eth_blockNumber (its id id) through the engine.
+func headFloorHarness(t *testing.T, n int) (*harness, *testutil.Clock, func(id int) string) {
+	t.Helper()
+	clock := testutil.NewClock(testutil.Epoch)
+	sims := make([]sim.Config, n)
+	for i := range sims {
+		sims[i] = sim.Config{Latency: fixed(time.Millisecond)}
+	}
+	h := newClockedHarness(t, clock, nil, sims...)
+	head := func(id int) string {
+		t.Helper()
+		r := h.call(id, "eth_blockNumber")
+		mustOK(t, r)
+		return strings.Trim(resultString(t, r), `"`)
+	}
+	return h, clock, head
+}
+
+// floorFromS0ThenS1Alone has s0 set the served floor at 0x100 (requests 1
+// and 2), then leaves s1, a block behind at 0xff, the only endpoint
+// answering.
+func floorFromS0ThenS1Alone(t *testing.T, h *harness, head func(int) string) {
+	t.Helper()
+	h.sims[0].SetHeadFixed(0x100)
+	h.sims[1].SetHeadFixed(0xff)
+	h.eng.ObserveProbeHead("s0", 0x100)
+	h.eng.ObserveProbeHead("s1", 0xff)
+	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(1); got != "0x100" {
+		t.Fatalf("from s0: head %s, want 0x100", got)
+	}
+	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(2); got != "0x100" {
+		t.Fatalf("from s1 just after s0 was drained: head %s, want the floor 0x100", got)
 	}
 }
