@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,9 +22,7 @@ func TestHang_AtLowTrafficTheBreakerOpensAfterFailuresDeadlinesOfSilence(t *test
 	t.Parallel()
 	normal := sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.1}
 	h := newHarness(t, nil, sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
-	for i := range 90 { // every endpoint learns its deadline for the method
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
+	warmEveryEndpoint(t, h, "eth_getBalance", addr, "latest")
 	ep := h.endpoint("s0")
 	deadline := ep.Methods["eth_getBalance"].AttemptTimeout
 	if src := ep.Methods["eth_getBalance"].AttemptTimeoutSource; src != "learned" && src != "floor" {
@@ -86,9 +86,7 @@ func TestHang_AProbeCountsEachClientDeadlineOfSilencePastItsOwn(t *testing.T) {
 	normal := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
 	h := newHarness(t, func(c *engine.Config) { c.Probes.Timeout = 600 * time.Millisecond },
 		sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
-	for i := range 90 {
-		mustOK(t, h.call(i, "eth_blockNumber"))
-	}
+	warmEveryEndpoint(t, h, "eth_blockNumber")
 	pace := h.endpoint("s0").Methods["eth_blockNumber"].AttemptTimeout
 	cfg := h.eng.Config()
 	if pace >= cfg.Probes.Timeout {
@@ -145,4 +143,41 @@ func TestHang_AProbeCountsEachClientDeadlineOfSilencePastItsOwn(t *testing.T) {
 		t.Fatalf("the probe listened on %s after the charge that opened the breaker", (res.RTT - took).Round(time.Millisecond))
 	}
 	t.Logf("probe deadline %v, client deadline %v: breaker opened %s after the probe was sent (probe ended after %s)", res.Deadline, pace, took.Round(time.Millisecond), res.RTT.Round(time.Millisecond))
+}
+
+// warmEveryEndpoint sends reads of method, four at a time, until every
+// endpoint has answered the engine's silenceSamples (100) of them: one
+// attempt's silence past its first deadline counts again only beside an
+// endpoint's known tail. Bounded at 2,000 reads.
+func warmEveryEndpoint(t *testing.T, h *harness, method string, params ...any) {
+	t.Helper()
+	const want, most = 100, 2000
+	for sent := 0; sent < most; sent += 40 {
+		short := false
+		for _, ep := range h.status().Endpoints {
+			short = short || ep.Latency.Count < want
+		}
+		if !short {
+			return
+		}
+		var wg sync.WaitGroup
+		errs := make(chan reply, 40)
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 10 {
+					if r := h.call(sent+w*10+i, method, params...); r.status != 200 || !bytes.Contains(r.body, []byte(`"result"`)) {
+						errs <- r
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for r := range errs {
+			mustOK(t, r)
+		}
+	}
+	t.Fatalf("every endpoint has not answered %d reads of %s after %d", want, method, most)
 }
