@@ -77,7 +77,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	stdout = printableWriter{stdout}
 	if *format == "csv" {
-		return printEndpointCSV(stdout, s.Endpoints)
+		return printEndpointCSV(stdout, s)
 	}
 	printStatus(stdout, s, terminalWidth())
 	printDrill(ctx, c, stdout)
@@ -143,7 +143,7 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 	}
 	fmt.Fprintf(w, "%d/%d endpoints routable%s, %s in flight, hedging %s (delay %s)\n",
 		s.Routable, s.Serving(), shadows, engine.Count(s.InFlight, "request"), hedging, delay)
-	printEndpointTable(w, s.Endpoints, width)
+	printEndpointTable(w, s, width)
 	for _, ep := range s.Endpoints {
 		if sh := ep.Shadow; sh != nil {
 			fmt.Fprintf(w, "shadow %s: mirrored %d, compared %d: match %d, mismatch %d, tip %d, errors %d, dropped %d; match rate %.1f%%; p50/p95 %.1f/%.1f ms (answering %.1f/%.1f ms)",

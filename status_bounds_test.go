@@ -21,14 +21,14 @@ func TestStatus_LowerBoundLatencyIsMarked(t *testing.T) {
 		{Name: "steady", Latency: engine.LatencyStats{Count: 1000, P50: 40 * time.Millisecond, P95: 90 * time.Millisecond, P99: 120 * time.Millisecond}},
 	}
 	var b bytes.Buffer
-	printEndpointTable(&b, eps, 120)
+	printEndpointTable(&b, engine.Snapshot{Endpoints: eps}, 120)
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	t.Logf("\n%s", b.String())
 	if !strings.Contains(lines[1], "  42.0 ≥131.0 ≥131.0 ") || !strings.Contains(lines[2], "  40.0   90.0  120.0 ") {
 		t.Errorf("table: want ≥ on tailed's p95 and p99 only, aligned:\n%s", b.String())
 	}
 	b.Reset()
-	if err := printEndpointCSV(&b, eps); err != nil {
+	if err := printEndpointCSV(&b, engine.Snapshot{Endpoints: eps}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&b).ReadAll()

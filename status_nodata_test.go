@@ -21,7 +21,7 @@ func TestStatus_AFigureWithNoDataIsNoneNotZero(t *testing.T) {
 		{Name: "down", Rates: engine.RateStats{}},
 	}
 	var b bytes.Buffer
-	printEndpointTable(&b, eps, 120)
+	printEndpointTable(&b, engine.Snapshot{Endpoints: eps}, 120)
 	t.Logf("\n%s", b.String())
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	if f := strings.Fields(lines[1]); strings.Join(f[3:9], " ") != "40.0 45.0 50.0 0 0.0 0.0" {
@@ -31,7 +31,7 @@ func TestStatus_AFigureWithNoDataIsNoneNotZero(t *testing.T) {
 		t.Errorf("down: want - for P50ms P95ms P99ms LAG ERR%% 429%%, got %v", f[3:9])
 	}
 	b.Reset()
-	if err := printEndpointCSV(&b, eps); err != nil {
+	if err := printEndpointCSV(&b, engine.Snapshot{Endpoints: eps}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&b).ReadAll()
@@ -44,5 +44,26 @@ func TestStatus_AFigureWithNoDataIsNoneNotZero(t *testing.T) {
 	}
 	if r := recs[1]; r[3] != "40.0" || r[6] != "0" || r[7] != "0.0" || r[10] != "0.0" {
 		t.Errorf("steady in the CSV: %v", r)
+	}
+}
+
+// An endpoint whose head has not been seen for three probe intervals (down)
+// has no known lag: the table prints "-" for it, as before a head is seen,
+// not the engine's carried-forward 0.
+func TestStatus_ALagNoHeadWasSeenForIsNone(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	s := engine.Snapshot{Time: now, Settings: engine.Settings{ProbeInterval: 5 * time.Second}, Endpoints: []engine.EndpointSnapshot{
+		{Name: "up", Head: 100, HeadSeenAt: now.Add(-4 * time.Second), Rates: engine.RateStats{Attempts: 10, Successes: 10}},
+		{Name: "down", Head: 90, HeadSeenAt: now.Add(-16 * time.Second), Rates: engine.RateStats{Attempts: 10, Failures: 10, ErrorRate: 1}},
+	}}
+	var b bytes.Buffer
+	printEndpointTable(&b, s, 120)
+	t.Logf("\n%s", b.String())
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if f := strings.Fields(lines[1]); f[6] != "0" {
+		t.Errorf("up: LAG %q, want 0", f[6])
+	}
+	if f := strings.Fields(lines[2]); f[6] != "-" {
+		t.Errorf("down, no head seen for 16 s at a 5 s probe interval: LAG %q, want -", f[6])
 	}
 }

@@ -41,10 +41,11 @@ var latencyColumns = []struct {
 // a latency figure that is only a lower bound reads "≥" before it (the
 // endpoint's slow attempts were cut short when another won). A figure
 // with nothing under it (no answer in the stats window, no attempt, no
-// head seen) is none ("-" in the table, empty in the CSV), as the
-// console's "—": 0.0 ms, LAG 0 and ERR% 0.0 read as a fast, synced,
-// healthy endpoint when it had never answered.
-func endpointRow(ep engine.EndpointSnapshot, marked bool) []string {
+// head seen, or none for three probe intervals: LagUnknown) is none ("-"
+// in the table, empty in the CSV), as the console's "—": 0.0 ms, LAG 0 and
+// ERR% 0.0 read as a fast, synced, healthy endpoint when it had never
+// answered.
+func endpointRow(s engine.Snapshot, ep engine.EndpointSnapshot, marked bool) []string {
 	none := ""
 	if marked {
 		none = "-"
@@ -62,8 +63,8 @@ func endpointRow(ep engine.EndpointSnapshot, marked bool) []string {
 		r = append(r, cell)
 	}
 	lag := strconv.FormatInt(ep.Lag, 10)
-	if ep.Head <= 0 {
-		lag = none // the engine's lag is 0 until a head is known
+	if ep.Head <= 0 || ep.LagUnknown(s) {
+		lag = none // the engine's lag is 0 until a head is known, and carried on while none is seen
 	}
 	errRate := fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate)
 	if ep.Rates.Attempts == 0 {
@@ -129,10 +130,11 @@ func orDash(s string) string {
 
 // printEndpointTable prints the endpoint table in width columns: the notes
 // are cut to fit (see fitNotes).
-func printEndpointTable(w io.Writer, eps []engine.EndpointSnapshot, width int) {
+func printEndpointTable(w io.Writer, s engine.Snapshot, width int) {
+	eps := s.Endpoints
 	rows := [][]string{endpointColumns}
 	for _, ep := range eps {
-		rows = append(rows, endpointRow(ep, true))
+		rows = append(rows, endpointRow(s, ep, true))
 	}
 	widths := make([]int, len(endpointColumns)-1)
 	for _, r := range rows {
@@ -184,11 +186,11 @@ func fitNotes(notes []string, room int) string {
 // printEndpointCSV prints the same columns as CSV (429% last, see
 // csvColumns), one row per endpoint, nothing cut: for recording
 // measurements over time.
-func printEndpointCSV(w io.Writer, eps []engine.EndpointSnapshot) error {
+func printEndpointCSV(w io.Writer, s engine.Snapshot) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvColumns)
-	for _, ep := range eps {
-		r := endpointRow(ep, false) // …, ERR%, 429%, STATE, NOTES
+	for _, ep := range s.Endpoints {
+		r := endpointRow(s, ep, false) // …, ERR%, 429%, STATE, NOTES
 		state, notes := r[9], strings.Join(endpointNotes(ep), "; ")
 		cw.Write(append(r[:8:8], state, notes, r[8], lowerBounds(ep)))
 	}

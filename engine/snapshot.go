@@ -124,6 +124,7 @@ type EndpointSnapshot struct {
 	Latency         LatencyStats // successful attempts over the stats window, answers held out of the deadlines' windows included
 	Rates           RateStats
 	Head            int64
+	HeadSeenAt      time.Time // when its head was last seen (zero: never); see LagUnknown
 	Lag             int64
 	LagExcluded     bool
 	// LagInSync counts, while LagExcluded, the probes in a row that found
@@ -450,7 +451,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency, ep.late.latencies(nil)),
 		Rates:    rateStats(ep.rates),
-		Head:     ep.head.Load(), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
+		Head:     ep.head.Load(), HeadSeenAt: unixTime(ep.headAt.Load()), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,

@@ -119,6 +119,7 @@ type endpointWire struct {
 	Latency      latencyWire             `json:"latency"`
 	Rates        rateWire                `json:"rates"`
 	Head         int64                   `json:"head"`
+	HeadSeenAt   *time.Time              `json:"head_seen_at,omitempty"`
 	Lag          int64                   `json:"lag"`
 	LagExcluded  bool                    `json:"lag_excluded"`
 	LagInSync    int64                   `json:"lag_in_sync"`

@@ -108,7 +108,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 	// 999999999999 read 9999999999.
 	lagW, headW := 4, 10
 	for _, ep := range m.snap.Endpoints {
-		lagW = max(lagW, len(lagText(ep)))
+		lagW = max(lagW, len(lagText(m.snap, ep)))
 		headW = max(headW, len(fmt.Sprint(ep.Head)))
 	}
 	badgeW, short := 22, false
@@ -162,9 +162,9 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		}},
 		{title: "LAG", width: lagW, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.LagExcluded {
-				return st.warn.Render(lagText(ep))
+				return st.warn.Render(lagText(m.snap, ep))
 			}
-			return lagText(ep)
+			return lagText(m.snap, ep)
 		}},
 		{title: "ERR%", width: 5, right: true, drop: 6, cell: func(ep engine.EndpointSnapshot) string {
 			return m.share(ep.Rates.ErrorRate, ep.Rates.Attempts > 0)
@@ -199,9 +199,10 @@ func (m Model) endpointsTitle(inner int) string {
 
 // lagText is the endpoint's lag in blocks or slots, "!" after it when it
 // is excluded for it; "—" before a head is seen (the engine's lag is 0
-// then: an endpoint refusing connections since start read in sync).
-func lagText(ep engine.EndpointSnapshot) string {
-	if ep.Head <= 0 && !ep.LagExcluded {
+// then: an endpoint refusing connections since start read in sync), and
+// once none has been seen for three probe intervals (LagUnknown).
+func lagText(s engine.Snapshot, ep engine.EndpointSnapshot) string {
+	if (ep.Head <= 0 || ep.LagUnknown(s)) && !ep.LagExcluded {
 		return dash
 	}
 	if ep.LagExcluded {

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rpcdash/rpcdash/themes"
@@ -67,6 +68,37 @@ func TestView_ALagBeforeAnyHeadIsADash(t *testing.T) {
 		}
 		if other := lineWith(v, s.Endpoints[0].Name); string([]rune(other)[at-1]) != "0" {
 			t.Errorf("%d×%d: an endpoint in sync lost its 0:\n%s", size[0], size[1], other)
+		}
+	}
+}
+
+// An endpoint whose head has not been seen for three probe intervals (down,
+// its probes failing) showed LAG 0: the engine carries its last head
+// forward at the chain's pace. One killed for 4 minutes read in sync and
+// came back 239 blocks behind. Its lag is unknown: "—".
+func TestView_ALagNoHeadWasSeenForIsADash(t *testing.T) {
+	s := healthySnapshot()
+	if s.Settings.ProbeInterval <= 0 {
+		s.Settings.ProbeInterval = 5 * time.Second
+	}
+	for i := range s.Endpoints {
+		s.Endpoints[i].HeadSeenAt = s.Time.Add(-time.Second)
+	}
+	ep := &s.Endpoints[2]
+	ep.Lag, ep.LagExcluded = 0, false
+	ep.HeadSeenAt = s.Time.Add(-3*s.Settings.ProbeInterval - time.Second)
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		v := fixedModel(s, themes.Default(), size[0], size[1]).View()
+		head, row := lineWith(v, "LAG"), lineWith(v, "quicknode")
+		at := endCell(head, "LAG")
+		if at < 0 || at > utf8.RuneCountInString(row) {
+			t.Fatalf("%d×%d: no LAG column:\n%s\n%s", size[0], size[1], head, row)
+		}
+		if cell := string([]rune(row)[at-1]); cell != "—" {
+			t.Errorf("%d×%d: LAG of an endpoint whose head was last seen %s ago reads %q, want —:\n%s\n%s", size[0], size[1], s.Time.Sub(ep.HeadSeenAt), cell, head, row)
+		}
+		if other := lineWith(v, s.Endpoints[0].Name); string([]rune(other)[at-1]) != "0" {
+			t.Errorf("%d×%d: an endpoint whose head was just seen lost its 0:\n%s", size[0], size[1], other)
 		}
 	}
 }
