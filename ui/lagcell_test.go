@@ -58,18 +58,21 @@ func TestView_ALagBeforeAnyHeadIsADash(t *testing.T) {
 	ep.Head, ep.Lag, ep.LagExcluded = 0, 0, false
 	for _, size := range [][2]int{{80, 24}, {120, 36}, {160, 48}} {
 		v := fixedModel(s, themes.Default(), size[0], size[1]).View()
-		head, row := lineWith(v, "LAG"), lineWith(v, "quicknode")
-		at := endCell(head, "LAG")
-		if at < 0 || at > utf8.RuneCountInString(row) {
-			t.Fatalf("%d×%d: no LAG column:\n%s\n%s", size[0], size[1], head, row)
-		}
-		if cell := string([]rune(row)[at-1]); cell != "—" {
-			t.Errorf("%d×%d: LAG of an endpoint with no head reads %q, want —:\n%s\n%s", size[0], size[1], cell, head, row)
-		}
-		if other := lineWith(v, s.Endpoints[0].Name); string([]rune(other)[at-1]) != "0" {
-			t.Errorf("%d×%d: an endpoint in sync lost its 0:\n%s", size[0], size[1], other)
+		if cell, other := lagCells(t, v, "quicknode", s.Endpoints[0].Name); cell != "—" || other != "0" {
+			t.Errorf("%d×%d: LAG of an endpoint with no head reads %q, want —; of one in sync %q, want 0:\n%s", size[0], size[1], cell, other, v)
 		}
 	}
+}
+
+// lagCells is the LAG cell of the rows naming name and other in view v.
+func lagCells(t *testing.T, v, name, other string) (string, string) {
+	t.Helper()
+	head, row, orow := lineWith(v, "LAG"), lineWith(v, name), lineWith(v, other)
+	at := endCell(head, "LAG")
+	if at < 0 || at > utf8.RuneCountInString(row) || at > utf8.RuneCountInString(orow) {
+		t.Fatalf("no LAG column:\n%s\n%s", head, row)
+	}
+	return string([]rune(row)[at-1]), string([]rune(orow)[at-1])
 }
 
 // An endpoint whose head has not been seen for three probe intervals (down,
@@ -89,16 +92,8 @@ func TestView_ALagNoHeadWasSeenForIsADash(t *testing.T) {
 	ep.HeadSeenAt = s.Time.Add(-3*s.Settings.ProbeInterval - time.Second)
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {
 		v := fixedModel(s, themes.Default(), size[0], size[1]).View()
-		head, row := lineWith(v, "LAG"), lineWith(v, "quicknode")
-		at := endCell(head, "LAG")
-		if at < 0 || at > utf8.RuneCountInString(row) {
-			t.Fatalf("%d×%d: no LAG column:\n%s\n%s", size[0], size[1], head, row)
-		}
-		if cell := string([]rune(row)[at-1]); cell != "—" {
-			t.Errorf("%d×%d: LAG of an endpoint whose head was last seen %s ago reads %q, want —:\n%s\n%s", size[0], size[1], s.Time.Sub(ep.HeadSeenAt), cell, head, row)
-		}
-		if other := lineWith(v, s.Endpoints[0].Name); string([]rune(other)[at-1]) != "0" {
-			t.Errorf("%d×%d: an endpoint whose head was just seen lost its 0:\n%s", size[0], size[1], other)
+		if cell, other := lagCells(t, v, "quicknode", s.Endpoints[0].Name); cell != "—" || other != "0" {
+			t.Errorf("%d×%d: LAG of an endpoint whose head was last seen %s ago reads %q, want —; of one just seen %q, want 0:\n%s", size[0], size[1], s.Time.Sub(ep.HeadSeenAt), cell, other, v)
 		}
 	}
 }
