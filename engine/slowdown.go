@@ -186,9 +186,10 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // A slowdown is endpoints answering late, not answering nothing: a's
 // endpoint, silent since a started, is "hung", not slow with the pool, when
 // another endpoint answered at its usual pace after a was sent, a request
-// sent after it or in flight then (answeredAtPaceAcross). Counted with the pool, two hung endpoints of three were
-// "2 of 3 endpoints slow at once" on every deadline: no breaker opened, and
-// only the suspect mark kept them from first reads.
+// sent after it or in flight then (answeredAtPaceAcross). Counted with the
+// pool, two hung endpoints of three were "2 of 3 endpoints slow at once" on
+// every deadline: no breaker opened, and only the suspect mark kept them
+// from first reads.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active := 0
