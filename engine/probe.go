@@ -31,6 +31,23 @@ func (e *Engine) NeedsTrial(name string) bool {
 	return ok && trial
 }
 
+// NeedsCheck says whether an endpoint was charged a hang it has said
+// nothing since, its breaker still closed, so a probe loop can probe it
+// sooner than its interval. The router ranks such an endpoint behind the
+// others at once, and at low traffic no client attempt brings the next
+// charge: its breaker waited for probes, one per probes.interval, to make
+// up breaker.failures (a timeout fault on the shipped config's flaky
+// endpoint, ranked behind for its errors: open after 12.7 to 25 s).
+// Each probe is a request of its own: a slow endpoint answers one, and
+// the checks end; a hung one answers none.
+func (e *Engine) NeedsCheck(name string) bool {
+	ep, ok := e.byName[name]
+	if !ok {
+		return false
+	}
+	return ep.breaker.State() == breaker.Closed && ep.hangAt.Load() > ep.heardAt.Load()
+}
+
 // NextTrialAt is when an open breaker's cooldown ends (zero if not open).
 func (e *Engine) NextTrialAt(name string) time.Time {
 	ep, ok := e.byName[name]

@@ -49,13 +49,42 @@ var noParams = json.RawMessage("[]")
 
 func (p *prober) run(ctx context.Context) {
 	p.needIdentity = true
+	var due, ended time.Time
 	repeat(ctx, func() time.Duration {
+		if wait := time.Until(p.sooner(due, ended)); wait > 0 {
+			return min(wait, trialGap)
+		}
 		began := time.Now()
 		if !p.tick(ctx) {
 			return -1
 		}
-		return p.nextWait(began)
+		ended = time.Now()
+		wait := p.nextWait(began)
+		due = ended.Add(wait)
+		return min(wait, trialGap)
 	})
+}
+
+// sooner is when the next round is due: due, as the last round (ended
+// then) set it, or sooner when the endpoint's state changed since: a
+// breaker waiting for a trial, or a hang charged that it has said nothing
+// since (a trialGap after that round), or a cooldown ending first. The
+// loop looks every trialGap between rounds: a charge made by a client
+// attempt just after a round waited out the whole interval.
+func (p *prober) sooner(due, ended time.Time) time.Time {
+	if p.eng.NeedsTrial(p.name) || p.eng.NeedsCheck(p.name) {
+		due = minTime(due, ended.Add(trialGap))
+	} else if t := p.eng.NextTrialAt(p.name); !t.IsZero() {
+		due = minTime(due, t)
+	}
+	return due
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // repeat runs round at once and then again after the wait it returns, until
@@ -83,10 +112,11 @@ func repeat(ctx context.Context, round func() time.Duration) {
 const trialGap = 200 * time.Millisecond
 
 // nextWait is the time to the next round: the interval, or sooner when the
-// endpoint's breaker waits for a trial or its cooldown ends first.
+// endpoint's breaker waits for a trial or its cooldown ends first, or its
+// last charge was a hang it has said nothing since (engine.NeedsCheck).
 func (p *prober) nextWait(began time.Time) time.Duration {
 	wait := max(p.interval-time.Since(began), 0)
-	if p.eng.NeedsTrial(p.name) {
+	if p.eng.NeedsTrial(p.name) || p.eng.NeedsCheck(p.name) {
 		wait = min(wait, trialGap)
 	} else if t := p.eng.NextTrialAt(p.name); !t.IsZero() {
 		wait = min(wait, max(time.Until(t), 0))
