@@ -93,6 +93,9 @@ type DrillReport struct {
 	// left in place: cleared, or perhaps still there.
 	Cleanup string        `json:"cleanup,omitempty"`
 	Took    time.Duration `json:"took_ns"`
+	// stopped: the drill stopped itself, no verdict (a *drillStopped: its
+	// lease taken by another drill, or the instance restarted).
+	stopped bool
 }
 
 // DrillError is a failed step, or one the drill was stopped during
@@ -177,6 +180,7 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 		d.report.Failed = de.Step
 	}
 	d.report.Interrupted = err != nil && runCtx.Err() != nil
+	d.report.stopped = d.report.Interrupted && errors.As(context.Cause(runCtx), new(*drillStopped))
 	err = errors.Join(err, d.cleanup())
 	// What became of the lease after the last step began goes with it.
 	lease.release()

@@ -95,7 +95,7 @@ func (r *DrillReport) Verdict() string {
 	switch {
 	case r.Passed:
 		return fmt.Sprintf("PASSED in %s", r.Took.Round(time.Millisecond))
-	case r.Interrupted && len(r.Steps) > 0 && strings.HasPrefix(r.Steps[len(r.Steps)-1].Summary, "stopped, no verdict:"):
+	case r.stopped:
 		return fmt.Sprintf("STOPPED during step %q after %s: no verdict", r.Failed, r.Took.Round(time.Millisecond))
 	case r.Interrupted:
 		return fmt.Sprintf("INTERRUPTED during step %q after %s: no verdict", r.Failed, r.Took.Round(time.Millisecond))

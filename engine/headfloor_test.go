@@ -102,23 +102,7 @@ func TestHeadFloor_ComingDownFromABogusHeadIsNoRollback(t *testing.T) {
 	if ep := h.endpoint("s1"); len(ep.Exclusions) != 0 {
 		t.Fatalf("s1 back at the chain's head: exclusions %v, want none", ep.Exclusions)
 	}
-	for _, name := range []string{"s1", "s2"} {
-		if err := h.eng.Drain(engine.ActorAdmin, name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := head(1); got != "0x100" {
-		t.Fatalf("from s0: head %s, want 0x100", got)
-	}
-	if err := h.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
-		t.Fatal(err)
-	}
-	if got := head(2); got != "0x100" {
-		t.Fatalf("from s1 alone: head %s, want the floor 0x100", got)
-	}
+	leaveS1Alone(t, h, head, "s1", "s2")
 	clock.Advance(6 * time.Second)
 	if got := head(3); got != "0x100" {
 		t.Fatalf("6s later: head %s, want the floor 0x100 (s1 only came down from a bogus head)", got)
@@ -153,8 +137,18 @@ func floorFromS0ThenS1Alone(t *testing.T, h *harness, head func(int) string) {
 	h.sims[1].SetHeadFixed(0xff)
 	h.eng.ObserveProbeHead("s0", 0x100)
 	h.eng.ObserveProbeHead("s1", 0xff)
-	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
-		t.Fatal(err)
+	leaveS1Alone(t, h, head, "s1")
+}
+
+// leaveS1Alone reads the head from s0 with the others drained (request 1,
+// the floor 0x100), then drains s0 and lets s1 back in, the only endpoint
+// answering (request 2, the floor held).
+func leaveS1Alone(t *testing.T, h *harness, head func(int) string, drained ...string) {
+	t.Helper()
+	for _, name := range drained {
+		if err := h.eng.Drain(engine.ActorAdmin, name); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got := head(1); got != "0x100" {
 		t.Fatalf("from s0: head %s, want 0x100", got)

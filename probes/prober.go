@@ -58,19 +58,17 @@ func (p *prober) run(ctx context.Context) {
 		if !p.tick(ctx) {
 			return -1
 		}
-		ended = time.Now()
-		wait := p.nextWait(began)
-		due = ended.Add(wait)
-		return min(wait, trialGap)
+		due, ended = began.Add(p.interval), time.Now()
+		return 0 // the next look says how long to wait
 	})
 }
 
-// sooner is when the next round is due: due, as the last round (ended
-// then) set it, or sooner when the endpoint's state changed since: a
-// breaker waiting for a trial, or a hang charged that it has said nothing
-// since (a trialGap after that round), or a cooldown ending first. The
-// loop looks every trialGap between rounds: a charge made by a client
-// attempt just after a round waited out the whole interval.
+// sooner is when the next round is due: due (a probes.interval after the
+// last round began), or sooner when the endpoint's breaker waits for a
+// trial or it was charged a hang it has said nothing since (a trialGap
+// after the last round ended), or its cooldown ends first. The loop looks
+// every trialGap between rounds: a charge made by a client attempt just
+// after a round waited out the whole interval.
 func (p *prober) sooner(due, ended time.Time) time.Time {
 	if p.eng.NeedsTrial(p.name) || p.eng.NeedsCheck(p.name) {
 		due = minTime(due, ended.Add(trialGap))
@@ -110,19 +108,6 @@ func repeat(ctx context.Context, round func() time.Duration) {
 // probes are its trials (engine.UseProbeTrials), and readmission takes
 // breaker.successes of them, which should not take that many intervals.
 const trialGap = 200 * time.Millisecond
-
-// nextWait is the time to the next round: the interval, or sooner when the
-// endpoint's breaker waits for a trial or its cooldown ends first, or its
-// last charge was a hang it has said nothing since (engine.NeedsCheck).
-func (p *prober) nextWait(began time.Time) time.Duration {
-	wait := max(p.interval-time.Since(began), 0)
-	if p.eng.NeedsTrial(p.name) || p.eng.NeedsCheck(p.name) {
-		wait = min(wait, trialGap)
-	} else if t := p.eng.NextTrialAt(p.name); !t.IsZero() {
-		wait = min(wait, max(time.Until(t), 0))
-	}
-	return wait
-}
 
 // tick runs one round of probes; false means the runner is closing.
 func (p *prober) tick(ctx context.Context) bool {

@@ -307,7 +307,7 @@ func (m Model) trialLine(tr engine.HedgeTrial) string {
 	case tr.Predicted <= 0:
 		s += "no prediction (nothing to forecast from then)"
 	case tr.PredictedLowerBound:
-		s += "predicted p99 ≥" + msText(tr.Predicted) + " (a lower bound)"
+		s += "predicted p99 " + boundText(tr.Predicted, true) + " (a lower bound)"
 	case tr.PredictedHigh > 0:
 		s += fmt.Sprintf("predicted p99 %s [%s–%s]", msText(tr.Predicted), msText(tr.PredictedLow), msText(tr.PredictedHigh))
 	default:
