@@ -173,7 +173,7 @@ func (m *Model) toTop() {
 	case focusEndpoints:
 		m.epCursor = 0
 	case focusMethods:
-		m.mCursor = 0
+		m.mCursor, m.lostMethod = 0, ""
 	case focusEvents:
 		m.evOffset = 0
 	}
@@ -185,7 +185,7 @@ func (m *Model) move(d int) {
 	case focusEndpoints:
 		m.epCursor = clamp(m.epCursor+d, 0, len(m.snap.Endpoints)-1)
 	case focusMethods:
-		m.mCursor = clamp(m.mCursor+d, 0, len(m.methodNames()))
+		m.mCursor, m.lostMethod = clamp(m.mCursor+d, 0, len(m.methodNames())), ""
 	case focusEvents:
 		m.evOffset = clamp(m.evOffset+d, 0, max(0, len(m.filteredEvents())-1))
 	}

@@ -102,17 +102,21 @@ type Model struct {
 	// lastPanic is the latest panic routing, held as the slowdown is.
 	lastPanic *panicHeld
 
-	focus     focus
-	epCursor  int
-	mCursor   int // 0 is "all methods"
-	evOffset  int
-	evFilter  string
-	overlay   overlay
-	confirm   confirmDialog
-	fault     faultMenu
-	role      roleMenu
-	input     textinput.Model
-	inputKind inputKind
+	focus    focus
+	epCursor int
+	mCursor  int // 0 is "all methods"
+	// lostMethod is the method the cursor was on when a Snapshot came
+	// without it (an attached instance that restarted has not seen it
+	// yet): the cursor goes back to it when it comes, unless moved since.
+	lostMethod string
+	evOffset   int
+	evFilter   string
+	overlay    overlay
+	confirm    confirmDialog
+	fault      faultMenu
+	role       roleMenu
+	input      textinput.Model
+	inputKind  inputKind
 	// inputMethod is the method row the delay input was opened on ("":
 	// all methods).
 	inputMethod string
@@ -275,6 +279,9 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()
+	if m.lostMethod != "" {
+		method = m.lostMethod
+	}
 	m.snap, m.haveSnap = msg.snap, true
 	m.settleStep()
 	m.followCursors(ep.Name, method)
@@ -361,9 +368,12 @@ func (m *Model) followCursors(endpoint, method string) {
 	if i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == endpoint }); i >= 0 {
 		m.epCursor = i
 	}
+	m.lostMethod = ""
 	if method != "" {
 		if i := slices.Index(m.methodNames(), method); i >= 0 {
 			m.mCursor = i + 1
+		} else {
+			m.lostMethod = method
 		}
 	}
 }
