@@ -321,8 +321,12 @@ func (m *Model) addEvents(evs []engine.Event) {
 
 // localEvent puts a line of the console's own into the events log (a
 // failed action, which the engine never saw).
-func (m *Model) localEvent(msg string) {
-	m.events = append(m.events, engine.Event{Time: m.opts.Now(), Type: "console", Actor: engine.ActorConsole, Message: msg})
+func (m *Model) localEvent(msg string) { m.localEventOn("", msg) }
+
+// localEventOn is localEvent filed under an endpoint ("" for none), so
+// that filtering the events by it ("/") shows the line.
+func (m *Model) localEventOn(endpoint, msg string) {
+	m.events = append(m.events, engine.Event{Time: m.opts.Now(), Type: "console", Endpoint: endpoint, Actor: engine.ActorConsole, Message: msg})
 }
 
 func (m *Model) resizeSparks() {
@@ -343,7 +347,7 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.err != nil {
 		m.status = statusLine{text: "✗ " + msg.act.desc + ": " + msg.err.Error(), err: true}
-		m.localEvent("failed: " + msg.act.desc + ": " + msg.err.Error())
+		m.localEventOn(msg.act.endpoint, "failed: "+msg.act.desc+": "+msg.err.Error())
 		if p, ok := engine.IsPromotionRefused(msg.err); ok && msg.act.kind == actRole && !msg.act.force && m.overlay == overlayNone {
 			// The engine judged on newer figures than the question did:
 			// it says so, and forcing is offered, never done.
