@@ -276,6 +276,9 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		msg.events = nil
 		m.sparks = map[string]*spark{}
 		m.lastPanic = nil
+		note := m.restartNote(m.snap, msg.snap)
+		m.localEvent(note)
+		m.status = statusLine{text: "⚠ " + note, err: true}
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()
