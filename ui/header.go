@@ -214,6 +214,7 @@ func (m Model) bannerLines() []string {
 		out = append(out, m.banner(fmt.Sprintf("⚠ STANDBY IN USE: %s; standby %s %s client traffic until the primaries recover.",
 			m.snap.StandbyReason, strings.Join(names, ", "), verb))...)
 	}
+	out = append(out, m.failingBanner()...)
 	return append(out, m.slowdownBanner()...)
 }
 

@@ -101,6 +101,9 @@ type Model struct {
 	slowdownEnd time.Time
 	// lastPanic is the latest panic routing, held as the slowdown is.
 	lastPanic *panicHeld
+	// failing is the latest time every endpoint was failing, held as the
+	// slowdown is.
+	failing *failingHeld
 
 	focus    focus
 	epCursor int
@@ -275,7 +278,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		m.events, m.lastSeq = nil, 0
 		msg.events = nil
 		m.sparks = map[string]*spark{}
-		m.lastPanic = nil
+		m.lastPanic, m.failing = nil, nil
 		note := m.restartNote(m.snap, msg.snap)
 		m.localEvent(note)
 		m.status = statusLine{text: "⚠ " + note, err: true}
@@ -290,6 +293,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.followCursors(ep.Name, method)
 	m.noteSlowdown()
 	m.notePanic()
+	m.noteFailing()
 	m.addEvents(msg.events)
 	// The sparkline's width depends on the endpoints' names as well as the
 	// terminal's size.
