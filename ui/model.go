@@ -280,7 +280,8 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		m.sparks = map[string]*spark{}
 		m.lastPanic, m.failing = nil, nil
 		note := m.restartNote(m.snap, msg.snap)
-		m.localEvent(note)
+		// At the restart's time, among the new instance's first events.
+		m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole, Message: note})
 		m.status = statusLine{text: "⚠ " + note, err: true}
 	}
 	ep, _ := m.selected()

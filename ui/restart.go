@@ -13,8 +13,7 @@ import (
 // drain, fault and live hedge setting, and an operator who drained an
 // endpoint in an incident must not find it taking traffic unannounced.
 func (m Model) restartNote(was, now engine.Snapshot) string {
-	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") +
-		"): the events before it are gone"
+	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") + ")"
 	var lost []string
 	for _, old := range was.Endpoints {
 		i := slices.IndexFunc(now.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == old.Name })
@@ -33,8 +32,9 @@ func (m Model) restartNote(was, now engine.Snapshot) string {
 	if was.Hedge.Enabled != now.Hedge.Enabled || was.Hedge.Delay != now.Hedge.Delay {
 		lost = append(lost, "hedging is back to its config")
 	}
+	// What it undid first: at 80 columns the status line holds little more.
 	if len(lost) > 0 {
-		note += "; " + strings.Join(lost, ", ")
+		note += ": " + strings.Join(lost, ", ") + ";"
 	}
-	return note
+	return note + " the events before it are gone"
 }
