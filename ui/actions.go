@@ -399,5 +399,13 @@ func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
 		u.Method = name
 		desc = "hedge delay of " + name + " → " + delay
 	}
+	// A delay is set with hedging off too, for when it is back on; the
+	// row still reads "off", so the line says why nothing moved.
+	switch {
+	case !m.snap.Hedge.Enabled:
+		desc += "; hedging stays off (h turns it on)"
+	case name != "" && !m.snap.Methods[name].Hedge.Enabled:
+		desc += "; its hedging stays off (t, then enter on a delay row, turns it on)"
+	}
 	return m.do(action{kind: actHedge, hedge: u, desc: desc})
 }
