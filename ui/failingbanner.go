@@ -69,7 +69,7 @@ func (m Model) failingBanner() []string {
 	// What the operator can do comes before the endpoints out: at 80
 	// columns the banner's two lines hold no more.
 	msg := "⚠ EVERY ENDPOINT FAILING: " + f.held + " held closed, requests may fail."
-	if f.faults != "" {
+	if f.faults != "" && !m.opts.ReadOnly {
 		msg += " Faults injected on " + f.faults + ": c clears the selected one's."
 	}
 	if f.out != "" {
