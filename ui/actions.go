@@ -173,7 +173,7 @@ func (m *Model) toTop() {
 	case focusEndpoints:
 		m.epCursor = 0
 	case focusMethods:
-		m.mCursor = 0
+		m.mCursor, m.lostMethod = 0, ""
 	case focusEvents:
 		m.evOffset = 0
 	}
@@ -185,7 +185,7 @@ func (m *Model) move(d int) {
 	case focusEndpoints:
 		m.epCursor = clamp(m.epCursor+d, 0, len(m.snap.Endpoints)-1)
 	case focusMethods:
-		m.mCursor = clamp(m.mCursor+d, 0, len(m.methodNames()))
+		m.mCursor, m.lostMethod = clamp(m.mCursor+d, 0, len(m.methodNames())), ""
 	case focusEvents:
 		m.evOffset = clamp(m.evOffset+d, 0, max(0, len(m.filteredEvents())-1))
 	}
@@ -398,6 +398,14 @@ func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
 		}
 		u.Method = name
 		desc = "hedge delay of " + name + " → " + delay
+	}
+	// A delay is set with hedging off too, for when it is back on; the
+	// row still reads "off", so the line says why nothing moved.
+	switch {
+	case !m.snap.Hedge.Enabled:
+		desc += "; hedging stays off (h turns it on)"
+	case name != "" && !m.snap.Methods[name].Hedge.Enabled:
+		desc += "; its hedging stays off (t, then enter on a delay row, turns it on)"
 	}
 	return m.do(action{kind: actHedge, hedge: u, desc: desc})
 }

@@ -217,3 +217,44 @@ func TestView_PanicBannerAndHeaderCountTheSameEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// Every endpoint drained from the keyboard: the banner said "requests
+// fail now" and nothing of the key that undoes it (seen live, 120×36,
+// three drains; the screen's only hint was the help bar's "d
+// drain/undrain endpoint", cut at 80 columns).
+func TestView_NoRoutableEndpointSaysWhatUndoesIt(t *testing.T) {
+	s := healthySnapshot()
+	for i := range s.Endpoints {
+		s.Endpoints[i].Routable, s.Endpoints[i].Drained = false, true
+	}
+	s.Routable, s.LastResort = 0, 0
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(s, themes.Default(), sz[0], sz[1])
+		if got := bannerText(m); !strings.Contains(got, "NO ROUTABLE ENDPOINT") || !strings.Contains(got, "d undrains") {
+			t.Errorf("%d×%d: banner %q", sz[0], sz[1], got)
+		}
+		checkFits(t, m.View(), sz[0], sz[1])
+	}
+	s.Endpoints[0].Drained = false
+	s.Endpoints[0].Fault = &engine.FaultInfo{Mode: engine.FaultRefused}
+	if got := bannerText(fixedModel(s, themes.Default(), 120, 36)); !strings.Contains(got, "c clears a fault") {
+		t.Errorf("a refused fault: banner %q", got)
+	}
+}
+
+// A read-only console names no key it has turned off.
+func TestView_ReadOnlyBannersNameNoKeyThatActs(t *testing.T) {
+	s := healthySnapshot()
+	for i := range s.Endpoints {
+		s.Endpoints[i].Routable, s.Endpoints[i].Drained = false, true
+	}
+	s.Routable, s.LastResort = 0, 0
+	for name, snap := range map[string]engine.Snapshot{"every endpoint drained": s, "every endpoint failing": everyEndpointFailing()} {
+		m := fixedModel(snap, themes.Default(), 120, 36)
+		m.opts.ReadOnly = true
+		m.onSnapshot(snapshotMsg{snap: snap})
+		if got := bannerText(m); got == "" || strings.Contains(got, "d undrains") || strings.Contains(got, "c clears") {
+			t.Errorf("%s, --readonly: banner %q", name, got)
+		}
+	}
+}

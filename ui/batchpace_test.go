@@ -91,10 +91,11 @@ func TestView_EndpointTableShowsTheBatchPaceOfABatchOnlyEndpoint(t *testing.T) {
 	}
 }
 
-// endpointRow is the endpoint table's row of the endpoint name.
+// endpointRow is the endpoint table's row of the endpoint name (a banner
+// above the table may name it too).
 func endpointRow(view, name string) string {
 	for _, l := range strings.Split(view, "\n") {
-		if strings.Contains(l, " "+name+" ") && strings.Contains(l, "closed") {
+		if strings.HasPrefix(strings.TrimLeft(l, "│▸ "), name+" ") && strings.Contains(l, "closed") {
 			return l
 		}
 	}

@@ -186,7 +186,7 @@ func (m Model) bannerLines() []string {
 	// The reasons the endpoints are out get lines of their own, so that a
 	// long headline never cuts them off.
 	noRoute := func() {
-		out = append(out, m.banner("⚠ NO ROUTABLE ENDPOINT: requests fail now.")...)
+		out = append(out, m.banner("⚠ NO ROUTABLE ENDPOINT: requests fail now"+m.noRouteRemedy()+".")...)
 		out = append(out, m.banner(m.outReasons(true))...)
 	}
 	switch s := m.snap; {
@@ -214,7 +214,30 @@ func (m Model) bannerLines() []string {
 		out = append(out, m.banner(fmt.Sprintf("⚠ STANDBY IN USE: %s; standby %s %s client traffic until the primaries recover.",
 			m.snap.StandbyReason, strings.Join(names, ", "), verb))...)
 	}
+	out = append(out, m.failingBanner()...)
 	return append(out, m.slowdownBanner()...)
+}
+
+// noRouteRemedy is what the operator can undo from here when nothing is
+// routable: a drain or an injected fault of theirs (the keys act on the
+// selected endpoint; one line at 80 columns).
+func (m Model) noRouteRemedy() string {
+	var drained, faulted bool
+	for _, ep := range m.snap.Endpoints {
+		drained = drained || ep.Drained
+		faulted = faulted || ep.Fault != nil
+	}
+	var do []string
+	if drained {
+		do = append(do, "d undrains")
+	}
+	if faulted {
+		do = append(do, "c clears a fault")
+	}
+	if len(do) == 0 || m.opts.ReadOnly {
+		return ""
+	}
+	return "; " + strings.Join(do, ", ")
 }
 
 // banner is msg on at most two lines; a cut one ends in "…".

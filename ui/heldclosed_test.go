@@ -23,11 +23,11 @@ func TestView_EndpointHeldClosedByTheCapSaysSo(t *testing.T) {
 		{80, 24, "HELD"},
 	} {
 		got := fixedModel(s, themes.Default(), c.w, c.h).View()
-		row := lineWith(got, "quicknode")
+		row := endpointRow(got, "quicknode")
 		if !strings.Contains(row, c.want) || !strings.Contains(row, "closed") {
 			t.Errorf("%d×%d: quicknode's row lacks %q: %q", c.w, c.h, c.want, row)
 		}
-		if other := lineWith(got, "alchemy"); strings.Contains(other, "HELD") {
+		if other := endpointRow(got, "alchemy"); strings.Contains(other, "HELD") {
 			t.Errorf("%d×%d: alchemy is not held: %q", c.w, c.h, other)
 		}
 	}
@@ -37,7 +37,7 @@ func TestView_EndpointHeldClosedByTheCapSaysSo(t *testing.T) {
 		t.Errorf("quicknode's detail does not say why it is closed:\n%s", d)
 	}
 	q.Fault = nil // alone, it has room for its words
-	if row := lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "quicknode"); !strings.Contains(row, "HELD CLOSED") {
+	if row := endpointRow(fixedModel(s, themes.Default(), 120, 36).View(), "quicknode"); !strings.Contains(row, "HELD CLOSED") {
 		t.Errorf("120×36, no fault: %q", row)
 	}
 }

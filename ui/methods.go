@@ -59,7 +59,10 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 
 func (m Model) delayCell(r methodRow) string {
 	if r.name == "" {
-		if !m.snap.Hedge.Enabled {
+		switch {
+		case !m.haveSnap:
+			return dash // not known yet: no Snapshot says hedging is off
+		case !m.snap.Hedge.Enabled:
 			return m.styles.warn.Render("off")
 		}
 		return fmtDelay(m.snap.Hedge.Delay)

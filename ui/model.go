@@ -101,18 +101,25 @@ type Model struct {
 	slowdownEnd time.Time
 	// lastPanic is the latest panic routing, held as the slowdown is.
 	lastPanic *panicHeld
+	// failing is the latest time every endpoint was failing, held as the
+	// slowdown is.
+	failing *failingHeld
 
-	focus     focus
-	epCursor  int
-	mCursor   int // 0 is "all methods"
-	evOffset  int
-	evFilter  string
-	overlay   overlay
-	confirm   confirmDialog
-	fault     faultMenu
-	role      roleMenu
-	input     textinput.Model
-	inputKind inputKind
+	focus    focus
+	epCursor int
+	mCursor  int // 0 is "all methods"
+	// lostMethod is the method the cursor was on when a Snapshot came
+	// without it (an attached instance that restarted has not seen it
+	// yet): the cursor goes back to it when it comes, unless moved since.
+	lostMethod string
+	evOffset   int
+	evFilter   string
+	overlay    overlay
+	confirm    confirmDialog
+	fault      faultMenu
+	role       roleMenu
+	input      textinput.Model
+	inputKind  inputKind
 	// inputMethod is the method row the delay input was opened on ("":
 	// all methods).
 	inputMethod string
@@ -271,15 +278,23 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		m.events, m.lastSeq = nil, 0
 		msg.events = nil
 		m.sparks = map[string]*spark{}
-		m.lastPanic = nil
+		m.lastPanic, m.failing = nil, nil
+		note := m.restartNote(m.snap, msg.snap)
+		// At the restart's time, among the new instance's first events.
+		m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole, Message: note})
+		m.status = statusLine{text: "⚠ " + note, err: true}
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()
+	if m.lostMethod != "" {
+		method = m.lostMethod
+	}
 	m.snap, m.haveSnap = msg.snap, true
 	m.settleStep()
 	m.followCursors(ep.Name, method)
 	m.noteSlowdown()
 	m.notePanic()
+	m.noteFailing()
 	m.addEvents(msg.events)
 	// The sparkline's width depends on the endpoints' names as well as the
 	// terminal's size.
@@ -314,8 +329,12 @@ func (m *Model) addEvents(evs []engine.Event) {
 
 // localEvent puts a line of the console's own into the events log (a
 // failed action, which the engine never saw).
-func (m *Model) localEvent(msg string) {
-	m.events = append(m.events, engine.Event{Time: m.opts.Now(), Type: "console", Actor: engine.ActorConsole, Message: msg})
+func (m *Model) localEvent(msg string) { m.localEventOn("", msg) }
+
+// localEventOn is localEvent filed under an endpoint ("" for none), so
+// that filtering the events by it ("/") shows the line.
+func (m *Model) localEventOn(endpoint, msg string) {
+	m.events = append(m.events, engine.Event{Time: m.opts.Now(), Type: "console", Endpoint: endpoint, Actor: engine.ActorConsole, Message: msg})
 }
 
 func (m *Model) resizeSparks() {
@@ -336,7 +355,7 @@ func (m Model) onActionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.err != nil {
 		m.status = statusLine{text: "✗ " + msg.act.desc + ": " + msg.err.Error(), err: true}
-		m.localEvent("failed: " + msg.act.desc + ": " + msg.err.Error())
+		m.localEventOn(msg.act.endpoint, "failed: "+msg.act.desc+": "+msg.err.Error())
 		if p, ok := engine.IsPromotionRefused(msg.err); ok && msg.act.kind == actRole && !msg.act.force && m.overlay == overlayNone {
 			// The engine judged on newer figures than the question did:
 			// it says so, and forcing is offered, never done.
@@ -361,9 +380,12 @@ func (m *Model) followCursors(endpoint, method string) {
 	if i := slices.IndexFunc(m.snap.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == endpoint }); i >= 0 {
 		m.epCursor = i
 	}
+	m.lostMethod = ""
 	if method != "" {
 		if i := slices.Index(m.methodNames(), method); i >= 0 {
 			m.mCursor = i + 1
+		} else {
+			m.lostMethod = method
 		}
 	}
 }

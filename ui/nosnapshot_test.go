@@ -27,3 +27,15 @@ func TestUpdate_NoActionBeforeTheFirstSnapshot(t *testing.T) {
 		wantCalls(t, sp, "Drain alpha")
 	})
 }
+
+// Before the first Snapshot (an attached instance not answering yet) the
+// "(all methods)" row read "off" under DELAY: hedging unknown, shown as
+// turned off.
+func TestView_NoHedgingStateBeforeTheFirstSnapshot(t *testing.T) {
+	m := New(Options{Location: time.UTC, Source: testSource()})
+	mm, _ := m.Update(sizeMsg(80, 24))
+	row := lineWith(mm.(Model).View(), "(all methods)")
+	if row == "" || strings.Contains(row, "off") {
+		t.Fatalf("(all methods) before a snapshot: %q", row)
+	}
+}

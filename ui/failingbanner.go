@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// failingHeld is the latest time every endpoint was seen failing (see
+// failingPool), kept for slowdownHold after it ends as the slowdown's
+// banner is: held-closed breakers come and go with each success.
+type failingHeld struct {
+	held, out, faults string
+	end               time.Time
+}
+
+// failingPool says whether no endpoint that answers clients is well:
+// each is out of routing or failing with its breaker held closed by
+// breaker.max_open_share, and at least one is held (none routable has
+// the NO ROUTABLE ENDPOINT banner). Breakers never empty the pool, so
+// the header still counts the held ones routable ("2/3 routable") while
+// every request may fail.
+func (m Model) failingPool() (held, out, faults []string, ok bool) {
+	for _, ep := range m.snap.Endpoints {
+		if ep.Role == engine.RoleShadow {
+			continue
+		}
+		switch {
+		case ep.Breaker.HeldClosed:
+			held = append(held, ep.Name)
+		case !ep.Routable:
+			out = append(out, ep.Name+": "+notRoutableReason(ep, m.snap))
+		default:
+			return nil, nil, nil, false
+		}
+		if ep.Fault != nil {
+			faults = append(faults, ep.Name)
+		}
+	}
+	if len(faults) > 1 && len(faults) == m.snap.Serving() {
+		faults = []string{"every endpoint"}
+	}
+	return held, out, faults, len(held) > 0
+}
+
+// noteFailing follows failingPool from Snapshot to Snapshot.
+func (m *Model) noteFailing() {
+	held, out, faults, ok := m.failingPool()
+	switch {
+	case ok:
+		m.failing = &failingHeld{held: strings.Join(held, ", "), out: strings.Join(out, "; "), faults: strings.Join(faults, ", ")}
+	case m.failing == nil:
+	case m.failing.end.IsZero():
+		m.failing.end = m.snap.Time
+	case m.snap.Time.Sub(m.failing.end) >= slowdownHold:
+		m.failing = nil
+	}
+}
+
+// failingBanner is two lines, live or held: what is failing, and what the
+// operator can do about it from here.
+func (m Model) failingBanner() []string {
+	f := m.failing
+	if f == nil {
+		return nil
+	}
+	// What the operator can do comes before the endpoints out: at 80
+	// columns the banner's two lines hold no more.
+	msg := "⚠ EVERY ENDPOINT FAILING: " + f.held + " held closed, requests may fail."
+	if f.faults != "" && !m.opts.ReadOnly {
+		msg += " Faults injected on " + f.faults + ": c clears the selected one's."
+	}
+	if f.out != "" {
+		msg += " Out: " + f.out + "."
+	}
+	msg += " breaker.max_open_share keeps breakers from emptying the pool."
+	st := m.styles.banner
+	if !f.end.IsZero() {
+		msg = fmt.Sprintf("⚠ EVERY ENDPOINT FAILING over %s ago: %s were held closed", fmtAge(m.snap.Time.Sub(f.end)), f.held)
+		st = m.styles.warn
+	}
+	return m.bannerLinesN(st, msg, 2)
+}

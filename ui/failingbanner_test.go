@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// everyEndpointFailing: an error fault on each endpoint, as seen live
+// (120×36, demo load 20/s): alchemy's breaker opened, and
+// breaker.max_open_share held the other two closed, so the header read
+// "2/3 routable", panic routing never began, and no banner said anything
+// while 12 % of client requests failed ("err 139 12%").
+func everyEndpointFailing() engine.Snapshot {
+	s := healthySnapshot()
+	s.Endpoints[0].Routable = false
+	s.Endpoints[0].Breaker = engine.BreakerSnapshot{State: engine.BreakerOpen, ConsecutiveFailures: 3, Cooldown: 10 * time.Second}
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		if i > 0 {
+			ep.Breaker.HeldClosed, ep.Breaker.ConsecutiveFailures = true, 20
+		}
+		ep.Fault = &engine.FaultInfo{Mode: engine.FaultError, Rate: 1, Duration: time.Minute, Since: t0.Add(-5 * time.Second), Expires: t0.Add(55 * time.Second)}
+	}
+	s.Routable = 2
+	s.Client.Errors = 139
+	return s
+}
+
+func TestView_EveryEndpointFailingSaysSoAndWhatToDo(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		m := fixedModel(everyEndpointFailing(), themes.Default(), sz[0], sz[1])
+		got := bannerText(m)
+		for _, want := range []string{"EVERY ENDPOINT FAILING", "infura, quicknode", "held closed"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%d×%d: banner lacks %q: %q", sz[0], sz[1], want, got)
+			}
+		}
+		if !strings.Contains(got, "c clears") {
+			t.Errorf("%d×%d: banner does not say how to clear the injected faults: %q", sz[0], sz[1], got)
+		}
+		checkFits(t, m.View(), sz[0], sz[1])
+	}
+}
+
+// Held-closed breakers come and go with a success: the banner stays,
+// as over, rather than move the screen with each.
+func TestView_EveryEndpointFailingBannerHoldsItsLines(t *testing.T) {
+	m := fixedModel(everyEndpointFailing(), themes.Default(), 120, 36)
+	n := len(m.bannerLines())
+	calm := healthySnapshot()
+	calm.Time = t0.Add(time.Second)
+	m.onSnapshot(snapshotMsg{snap: calm})
+	if got := len(m.bannerLines()); got != n || !strings.Contains(bannerText(m), "over") {
+		t.Fatalf("a second after: %d banner lines (were %d): %q", got, n, bannerText(m))
+	}
+	calm.Time = t0.Add(time.Second + slowdownHold)
+	m.onSnapshot(snapshotMsg{snap: calm})
+	if got := bannerText(m); got != "" {
+		t.Fatalf("after the hold: %q", got)
+	}
+}
+
+// One endpoint well is not every endpoint failing.
+func TestView_OneEndpointWellIsNoFailingBanner(t *testing.T) {
+	s := everyEndpointFailing()
+	s.Endpoints[2].Breaker.HeldClosed = false
+	m := fixedModel(s, themes.Default(), 120, 36)
+	if got := bannerText(m); strings.Contains(got, "EVERY ENDPOINT FAILING") {
+		t.Fatalf("banner %q", got)
+	}
+}

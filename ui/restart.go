@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// restartNote says that the attached instance restarted and what the
+// old process held that the new one does not: a restart forgets every
+// drain, fault and live hedge setting, and an operator who drained an
+// endpoint in an incident must not find it taking traffic unannounced.
+func (m Model) restartNote(was, now engine.Snapshot) string {
+	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") + ")"
+	var lost []string
+	for _, old := range was.Endpoints {
+		i := slices.IndexFunc(now.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == old.Name })
+		if i < 0 {
+			lost = append(lost, old.Name+" is no longer in the pool")
+			continue
+		}
+		cur := now.Endpoints[i]
+		if old.Drained && !cur.Drained {
+			lost = append(lost, old.Name+" is no longer drained")
+		}
+		if old.Fault != nil && cur.Fault == nil {
+			lost = append(lost, fmt.Sprintf("%s's %s fault is gone", old.Name, old.Fault.Mode))
+		}
+	}
+	if was.Hedge.Enabled != now.Hedge.Enabled || was.Hedge.Delay != now.Hedge.Delay {
+		lost = append(lost, "hedging is back to its config")
+	}
+	// What it undid first: at 80 columns the status line holds little more.
+	if len(lost) > 0 {
+		note += ": " + strings.Join(lost, ", ") + ";"
+	}
+	return note + " the events before it are gone"
+}

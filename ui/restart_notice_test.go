@@ -1,0 +1,43 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// Attached to a serve that restarted, the console wiped its events log
+// (the operator's own drain and fault lines with it) and said nothing:
+// the drain of tail and the fault on steady were gone with the old
+// process, tail took traffic again, and only "up 3s" in the header
+// hinted at why.
+func TestEvents_ARestartIsSaidWithWhatItUndid(t *testing.T) {
+	a, b := newRig(t, "alpha", "beta"), newRig(t, "alpha", "beta")
+	a.eng.Drain(engine.ActorConsole, "alpha")
+	if err := a.eng.InjectFault(engine.ActorConsole, "beta", engine.FaultSpec{Mode: engine.FaultLatency, Latency: engine.Duration(time.Second), Duration: engine.Duration(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	be := &switched{Backend: Local{Engine: a.eng}, next: Local{Engine: b.eng}}
+	m := console(t, be, 120, 36, false)
+	be.after.Store(true)
+	m = refreshed(t, refreshed(t, m))
+	var note string
+	for _, ev := range m.events {
+		if strings.Contains(ev.Message, "restarted") {
+			note = ev.Message
+		}
+	}
+	for _, want := range []string{"restarted", "alpha is no longer drained", "beta's latency fault is gone"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the events log's restart line %q does not say %q", note, want)
+		}
+	}
+	if !strings.Contains(m.status.text, "restarted") {
+		t.Errorf("status line %q", m.status.text)
+	}
+	if !strings.Contains(m.View(), "restarted") {
+		t.Errorf("the screen does not say the instance restarted:\n%s", m.View())
+	}
+}
