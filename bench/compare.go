@@ -177,7 +177,35 @@ func (c *Comparison) model(ms modelSettings) {
 		f := engine.Forecast(engine.ForecastInput{Primary: dist, Delay: time.Duration(*r.DelayMS * float64(time.Millisecond)),
 			MaxExtra: ms.maxExtra, Budget: budget, Burst: ms.burst})
 		r.ModelP99MS, r.ModelExtraLoad, r.ModelCapped = ptr(msOf(f.P99)), ptr(f.ExtraLoad), f.BudgetCapped
+		r.modelStability(f.ExtraLoad)
 	}
+}
+
+// modelStability scales the row's measured load to the upstream requests
+// the model's amplification would send. The model holds only where a
+// duplicate slows nothing down (the tail-geometry seed's fixed-distribution
+// case): at (1+h)·ρ ≥ 1 its finite p99 is a figure drawn through the
+// instability, so the row says so rather than show it as a forecast.
+func (r *Row) modelStability(extra float64) {
+	r.ModelLoad, r.ModelUnstable = nil, false
+	if r.Load == nil {
+		return
+	}
+	ctl := 0.0
+	if r.Control != nil {
+		ctl = float64(r.Control.Calls.N)
+	}
+	sent := float64(r.Upstream) + ctl
+	if sent <= 0 {
+		return
+	}
+	load := *r.Load * (float64(r.Calls.N)*(1+extra) + ctl) / sent
+	r.ModelLoad = &load
+	if load < 1 {
+		return
+	}
+	r.ModelUnstable = true
+	r.Warnings = append(r.Warnings, fmt.Sprintf("model p99 %s ms is outside the model's stable region: at its amplification %.3f the endpoints would be offered (1+h)·ρ = %.2f ≥ 1 of their capacity, where the queue has no steady state and duplicates slow every request", f1(*r.ModelP99MS), 1+extra, load))
 }
 
 // modelSettings are the hedging settings the rows ran with, as the model

@@ -91,7 +91,12 @@ var columns = []column{
 		}
 		return f1(r.Calls.Max)
 	}},
-	{head: "model p99", cell: func(r Row) string { return optF1(r.ModelP99MS) },
+	{head: "model p99", cell: func(r Row) string {
+		if r.ModelUnstable {
+			return optF1(r.ModelP99MS) + " !" // beyond the stable region (a row warning says why)
+		}
+		return optF1(r.ModelP99MS)
+	},
 		shown: anyRow(func(r Row) bool { return r.ModelP99MS != nil })},
 	{head: "ctl n", cell: func(r Row) string { return strconv.Itoa(r.Control.Calls.N) },
 		shown: anyRow(func(r Row) bool { return r.Control != nil })},
@@ -320,7 +325,7 @@ var csvHeader = []string{"policy", "kind", "delay_ms", "delay_min_ms", "delay_ma
 	"deadline_misses", "incomplete", "rpc_errors", "transport_errors", "share_429",
 	"upstream_requests", "amplification", "hedged_share", "wasted_cancelled", "wasted_seconds", "load", "overload", "max_endpoint_load",
 	"control_n", "control_p99_ms", "control_errors", "ops_n", "ops_p50_ms", "ops_p99_ms", "ops_failed", "max_send_lag_ms",
-	"model_extra_load", "model_budget_capped"}
+	"model_extra_load", "model_budget_capped", "model_load", "model_unstable"}
 
 // WriteCSV writes one line per row under csvHeader.
 func (c *Comparison) WriteCSV(w io.Writer) error {
@@ -346,7 +351,7 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 			strings.Join(r.Calls.Thin, " "), opt(r.ModelP99MS), "", strconv.Itoa(r.Incomplete),
 			strconv.Itoa(r.RPCErrors), strconv.Itoa(r.Transport), num(r.Share429), strconv.FormatInt(r.Upstream, 10),
 			num(r.Amplification), num(r.HedgedShare), "", "", opt(r.Load), strconv.FormatBool(r.Overload), opt(r.MaxLoad),
-			"", "", "", "", "", "", "", num(r.MaxSendLagMS), opt(r.ModelExtraLoad), ""}
+			"", "", "", "", "", "", "", num(r.MaxSendLagMS), opt(r.ModelExtraLoad), "", opt(r.ModelLoad), ""}
 		if r.DelayMaxMS > 0 {
 			rec[3], rec[4] = num(r.DelayMinMS), num(r.DelayMaxMS)
 		}
@@ -355,6 +360,9 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 		}
 		if r.ModelExtraLoad != nil {
 			rec[36] = strconv.FormatBool(r.ModelCapped)
+		}
+		if r.ModelLoad != nil {
+			rec[38] = strconv.FormatBool(r.ModelUnstable)
 		}
 		if r.Wasted != nil {
 			rec[22], rec[23] = strconv.FormatInt(r.Wasted.Cancelled, 10), num(r.Wasted.Seconds)

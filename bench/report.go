@@ -79,6 +79,14 @@ type Row struct {
 	ModelP99MS     *float64 `json:"model_p99_ms,omitempty"`
 	ModelExtraLoad *float64 `json:"model_extra_load,omitempty"`
 	ModelCapped    bool     `json:"model_budget_capped,omitempty"`
+	// ModelLoad is (1+h)·ρ as the model's amplification would offer it
+	// (each of the row's calls with ModelExtraLoad duplicates, the control
+	// tenant beside) against the endpoints' capacity; nil without one.
+	// ModelUnstable: it is 1 or more, where the queue has no steady state
+	// and the model's p99, which assumes a duplicate slows nothing down, is
+	// outside the region it holds in.
+	ModelLoad     *float64 `json:"model_load,omitempty"`
+	ModelUnstable bool     `json:"model_unstable,omitempty"`
 	// Load is (1+h)·ρ against the endpoints' capacity; nil without one.
 	Load     *float64 `json:"load,omitempty"`
 	Overload bool     `json:"overload,omitempty"`
