@@ -64,8 +64,8 @@ func TestBrowser_RebindingCrossSiteAndSimpleRequestsRefused(t *testing.T) {
 		{"admin fault as text/plain", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
 		{"admin fault as a form", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "application/json"},
 		{"admin drain without Content-Type", "POST", h.admin + "/v1/endpoints/s0/drain", "", nil, 415, "application/json"},
-		{"admin fault clear as text/plain", "DELETE", h.admin + "/v1/endpoints/s0/fault", "", map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
-		{"admin hedge as text/plain", "PUT", h.admin + "/v1/hedge", `{"enabled":false}`, map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
+		{"admin fault clear from a foreign Origin", "DELETE", h.admin + "/v1/endpoints/s0/fault", "", with("Origin", "https://evil.example"), 403, "server.cors_origins"},
+		{"admin hedge from a foreign Origin", "PUT", h.admin + "/v1/hedge", `{"enabled":false}`, with("Origin", "https://evil.example"), 403, "server.cors_origins"},
 	}
 	for _, c := range cases {
 		code, body := h.send(c.method, c.url, c.body, c.headers)

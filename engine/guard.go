@@ -18,9 +18,11 @@ import (
 // sends, as geth does with --http.vhosts and --http.corsdomain:
 //   - a Host outside server.vhosts (DNS rebinding),
 //   - an Origin outside server.cors_origins (a cross-site request),
-//   - on the admin API, a mutating call without Content-Type:
-//     application/json (the one kind of body a page cannot send
-//     cross-site without a CORS preflight, which the Origin check refuses).
+//   - on the admin API, a POST without Content-Type: application/json
+//     (the one kind of body a page cannot POST cross-site without a CORS
+//     preflight, which the Origin check refuses). A PUT or DELETE always
+//     takes a preflight, whatever its body: requiring the header of them
+//     guards nothing and refused a plain `curl -X DELETE`.
 //
 // Listed origins get CORS answers (preflight included) from rs/cors.
 type browserGuard struct {
@@ -64,7 +66,7 @@ func (g *browserGuard) wrap(next http.Handler) http.Handler {
 	inner := next
 	if g.adminRoutes != nil {
 		inner = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if mutating(r.Method) && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
+			if r.Method == http.MethodPost && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
 				closeUnreadBody(w, r, g.readTimeout)
 				g.refuse(w, http.StatusUnsupportedMediaType, r.Method+" "+r.URL.Path+
 					" needs Content-Type: application/json (a guard against cross-site requests; browser pages are allowed through server.cors_origins)")

@@ -81,7 +81,7 @@ func TestLimits_AnswersBeforeTheBodyDoNotWaitForIt(t *testing.T) {
 		{name: "max_body_bytes", method: "POST", path: "/", headers: json,
 			mut: func(c *engine.Config) { c.Server.MaxBodyBytes = 50 }, status: 413, says: "server.max_body_bytes"},
 		{name: "admin PATCH", method: "PATCH", path: "/v1/hedge", headers: json, admin: true, status: 405, says: "takes PUT"},
-		{name: "admin text/plain", method: "PUT", path: "/v1/hedge", headers: "Content-Type: text/plain\r\n", admin: true, status: 415, says: "application/json"},
+		{name: "admin text/plain", method: "POST", path: "/v1/endpoints/s0/fault", headers: "Content-Type: text/plain\r\n", admin: true, status: 415, says: "application/json"},
 		{name: "admin role of no endpoint", method: "PUT", path: "/v1/endpoints/nobody/role", headers: json, admin: true, status: 404, says: "nobody"},
 		{name: "admin token", method: "PUT", path: "/v1/hedge", headers: json, admin: true,
 			mut: func(c *engine.Config) { c.Server.AdminToken = "secret" }, status: 401, says: "server.admin_token"},
