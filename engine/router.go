@@ -264,7 +264,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		return byStandingThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
-	r.preferred = prefer != nil && preferFirst(r.order, prefer, cls)
+	// An endpoint breaker.max_open_share holds closed failed enough to open:
+	// like an open one, it keeps the normal order, which ranks it last.
+	r.preferred = prefer != nil && !e.heldClosedByCap(prefer, now) && preferFirst(r.order, prefer, cls)
 	if withStandby && len(standbyCands) > 0 {
 		e.useStandby(now, standbyCands, func() string {
 			if global {
