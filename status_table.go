@@ -101,10 +101,15 @@ func endpointState(ep engine.EndpointSnapshot) string {
 	return s
 }
 
-// endpointNotes are the role, the fault in force and the last error (the
-// engine's text, redacted), in that order.
+// endpointNotes are the role, whether breaker.max_open_share holds its
+// breaker closed (STATE says only closed; the console says HELD CLOSED),
+// the fault in force and the last error (the engine's text, redacted), in
+// that order.
 func endpointNotes(ep engine.EndpointSnapshot) []string {
 	notes := []string{engine.RoleLabel(ep.Role, ep.Share)}
+	if ep.Breaker.State == engine.BreakerClosed && ep.Breaker.HeldClosed {
+		notes = append(notes, "held closed by breaker.max_open_share (ranked last)")
+	}
 	if f := ep.Fault; f != nil {
 		what := "fault " + string(f.Mode)
 		if f.Mode == engine.FaultLatency {

@@ -34,7 +34,7 @@ func (e *Engine) explore(order []candidate) bool {
 		if order[i].trial || order[i].cannotServe || !due || ep.breaker.State() != breaker.Closed {
 			continue // one that cannot serve the method learns nothing from it
 		}
-		if ep.suspect.Load() || order[i].silent {
+		if ep.suspect.Load() || order[i].silent || order[i].held {
 			if suspect < 0 {
 				suspect = i
 			}

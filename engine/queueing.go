@@ -163,7 +163,24 @@ func (e *Engine) queueVerdicts(now time.Time, pauseRatio, resumeRatio float64) (
 		}
 		judged = append(judged, queuePace{ep.Name, r, b.median})
 	}
-	return queueVerdict(judged, pauseRatio), queueVerdict(judged, resumeRatio)
+	return queueVerdict(judged, pauseRatio), queueResumeVerdict(judged, resumeRatio)
+}
+
+// queueResumeVerdict is queueVerdict at the resume ratio, except that a pool
+// of which only one endpoint answered queueMinRecent times in the last
+// queueSpan, and that one still slow, holds the pause: it is no evidence the
+// queue has drained. Reads go mostly to the fastest endpoint, so in a pool
+// slowdown the others often fall short of queueMinRecent answers; judging
+// that one alone resumed hedging, and the next endpoints heard paused it
+// again (every endpoint 20× slower for 30 s at 20 reads/s: 37 pauses and
+// resumes, hedges fired into the slow pool between them).
+func queueResumeVerdict(judged []queuePace, ratio float64) string {
+	if why := queueVerdict(judged, ratio); why != "" || len(judged) != 1 || !judged[0].slowAt(ratio) {
+		return why
+	}
+	p := judged[0]
+	return fmt.Sprintf("%s answers at %.3g× its best recent median or slower (%s, at best %s), and no other endpoint answered %d times in the last %s: a duplicate would still queue",
+		p.name, ratio, p.recent.Round(time.Millisecond), p.base.Round(time.Millisecond), queueMinRecent, queueSpan)
 }
 
 // queuePace is an endpoint's recent median beside its base.
@@ -172,13 +189,19 @@ type queuePace struct {
 	recent, base time.Duration
 }
 
+// slowAt says whether its recent median is at least ratio × its base, and
+// queueMinRise more.
+func (p queuePace) slowAt(ratio float64) bool {
+	return float64(p.recent) >= ratio*float64(p.base) && p.recent-p.base >= queueMinRise
+}
+
 // queueVerdict names the endpoints whose recent median is at least ratio ×
 // their base (and queueMinRise more) when they are most of those judged,
 // at least two; "" otherwise.
 func queueVerdict(judged []queuePace, ratio float64) string {
 	var slow []string
 	for _, p := range judged {
-		if float64(p.recent) >= ratio*float64(p.base) && p.recent-p.base >= queueMinRise {
+		if p.slowAt(ratio) {
 			slow = append(slow, fmt.Sprintf("%s %s (at best %s)", p.name, p.recent.Round(time.Millisecond), p.base.Round(time.Millisecond)))
 		}
 	}

@@ -72,6 +72,11 @@ type candidate struct {
 	// only the answers it gave before, so its cost cannot say it went
 	// silent: it goes after every candidate that is not.
 	silent bool
+	// held: breaker.max_open_share holds its breaker closed (heldClosedByCap):
+	// it failed enough to open, and its cost cannot say so (its failure rate
+	// is 0 below min_attempts, then diluted by its past successes). It goes
+	// with the silent, after every candidate that is not.
+	held bool
 	// cannotServe: it answered lately that it cannot serve this method
 	// (cannotserve.go): after the candidates that can, before the silent.
 	cannotServe bool
@@ -264,7 +269,9 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		return byStandingThenCost(a, b)
 	})
 	r.order = e.rotateEquals(cands)
-	r.preferred = prefer != nil && preferFirst(r.order, prefer, cls)
+	// An endpoint breaker.max_open_share holds closed failed enough to open:
+	// like an open one, it keeps the normal order, which ranks it last.
+	r.preferred = prefer != nil && !e.heldClosedByCap(prefer, now) && preferFirst(r.order, prefer, cls)
 	if withStandby && len(standbyCands) > 0 {
 		e.useStandby(now, standbyCands, func() string {
 			if global {
@@ -406,6 +413,7 @@ func (e *Engine) score(cands []candidate, best float64) {
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
 		c.silent = c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
+		c.held = e.heldClosedByCap(c.ep, now)
 	}
 }
 
@@ -414,7 +422,7 @@ func (e *Engine) score(cands []candidate, best float64) {
 // when it looks hung (a wait for its deadline).
 func (c candidate) standing() int {
 	switch {
-	case c.silent:
+	case c.silent || c.held:
 		return 2
 	case c.cannotServe:
 		return 1
