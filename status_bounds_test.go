@@ -27,14 +27,7 @@ func TestStatus_LowerBoundLatencyIsMarked(t *testing.T) {
 	if !strings.Contains(lines[1], "  42.0 ≥131.0 ≥131.0 ") || !strings.Contains(lines[2], "  40.0   90.0  120.0 ") {
 		t.Errorf("table: want ≥ on tailed's p95 and p99 only, aligned:\n%s", b.String())
 	}
-	b.Reset()
-	if err := printEndpointCSV(&b, engine.Snapshot{Endpoints: eps}); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := endpointCSV(t, eps)
 	if h := recs[0]; h[4] != "P95ms" || h[len(h)-1] != "LOWER_BOUNDS" {
 		t.Fatalf("csv header %v", h)
 	}
@@ -44,4 +37,19 @@ func TestStatus_LowerBoundLatencyIsMarked(t *testing.T) {
 	if r := recs[2]; r[len(r)-1] != "" {
 		t.Errorf("steady %v", r)
 	}
+}
+
+// endpointCSV is `rpcdash status --format csv`'s records for eps, its
+// header first.
+func endpointCSV(t *testing.T, eps []engine.EndpointSnapshot) [][]string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := printEndpointCSV(&b, engine.Snapshot{Endpoints: eps}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -32,14 +31,7 @@ func TestStatus_AnEndpointHeldClosedSaysSoInItsNotes(t *testing.T) {
 			t.Errorf("an endpoint not held closed says it is: %s", l)
 		}
 	}
-	b.Reset()
-	if err := printEndpointCSV(&b, engine.Snapshot{Endpoints: eps}); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := endpointCSV(t, eps)
 	if r := recs[1]; r[8] != "closed" || !strings.Contains(r[9], held) {
 		t.Errorf("a in the CSV: STATE %q, NOTES %q; want closed, and the notes saying it is held", r[8], r[9])
 	}
