@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,12 +66,12 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return fmt.Errorf("no rpcdash admin API at %s: %v", engine.ShownURL(base), err)
 	}
-	if *format == "json" {
-		_, err := stdout.Write(body)
+	s, err := statusFrom(base, body)
+	if err != nil {
 		return err
 	}
-	var s engine.Snapshot
-	if err := json.Unmarshal(body, &s); err != nil {
+	if *format == "json" {
+		_, err := stdout.Write(body)
 		return err
 	}
 	stdout = printableWriter{stdout}
