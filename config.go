@@ -398,7 +398,11 @@ func syntaxError(path string, data []byte, err error) error {
 	}
 	row, col := de.Position()
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
-	if key := de.Key(); len(key) > 0 {
+	key := de.Key()
+	if len(key) == 0 {
+		key = keyOnLine(data, row)
+	}
+	if len(key) > 0 {
 		msg += " (at key " + strings.Join(key, ".") + ")"
 	}
 	return fmt.Errorf("config %s: line %d, column %d: %s", path, row, col, msg)
