@@ -1,15 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
-
-// statusKeys are fields every rpcdash's GET /v1/status holds: an answer
-// without them is some other server's, which answered 200 at that port.
-var statusKeys = []string{"started", "endpoints", "hedge"}
 
 // statusFrom reads body, the answer of base's GET /v1/status, as a
 // Snapshot; an answer that is not an rpcdash status is an error naming
@@ -25,10 +22,14 @@ func statusFrom(base string, body []byte) (engine.Snapshot, error) {
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return s, notOurs("not a JSON object")
 	}
-	for _, k := range statusKeys {
-		if _, ok := fields[k]; !ok {
-			return s, notOurs(fmt.Sprintf("no %q field", k))
-		}
+	if fields["ok"] != nil && fields["routable"] != nil && fields["started"] == nil {
+		// GET on the JSON-RPC port answers its health: --admin 127.0.0.1:8545.
+		return s, notOurs("it is an rpcdash JSON-RPC port's health answer: the admin API is on server.admin, 127.0.0.1:8546 by default")
+	}
+	// Every rpcdash's status lists its endpoints (a config has one at
+	// least); older versions' too, which lack some of today's fields.
+	if eps := bytes.TrimSpace(fields["endpoints"]); len(eps) == 0 || eps[0] != '[' {
+		return s, notOurs(`no "endpoints" list`)
 	}
 	if err := json.Unmarshal(body, &s); err != nil {
 		return s, notOurs(err.Error())
