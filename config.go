@@ -38,7 +38,7 @@ func loadUIConfigData(path string, data []byte) (engine.UIConfig, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return def, syntaxError(path, err)
+		return def, syntaxError(path, data, err)
 	}
 	var ui []byte
 	if section := v.Get("ui"); section != nil {
@@ -87,7 +87,7 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 		}
 	}
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return cfg, syntaxError(path, err)
+		return cfg, syntaxError(path, data, err)
 	}
 	environ := os.Environ()
 	if section != "" {
@@ -382,14 +382,27 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 // message ("While parsing config: toml: expected newline but got U+0073
 // 's'") does not say which of a long file's lines it is. The line itself
 // is not quoted: it may hold a URL with a key in it.
-func syntaxError(path string, err error) error {
+func syntaxError(path string, data []byte, err error) error {
 	var de *toml.DecodeError
 	if !errors.As(err, &de) {
+		// A key or table defined twice: go-toml says which, not where.
+		cause := err
+		for errors.Unwrap(cause) != nil {
+			cause = errors.Unwrap(cause)
+		}
+		if row, col, key, ok := redefinition(data, cause); ok {
+			msg := strings.TrimPrefix(cause.Error(), "toml: ")
+			return fmt.Errorf("config %s: line %d, column %d: %s (at key %s)", path, row, col, msg, strings.Join(key, "."))
+		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	row, col := de.Position()
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
-	if key := de.Key(); len(key) > 0 {
+	key := de.Key()
+	if len(key) == 0 {
+		key = keyOnLine(data, row)
+	}
+	if len(key) > 0 {
 		msg += " (at key " + strings.Join(key, ".") + ")"
 	}
 	return fmt.Errorf("config %s: line %d, column %d: %s", path, row, col, msg)

@@ -53,6 +53,9 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	}
 	given := cli.Given(fs)
 	f.configSet = given["config"]
+	if f.configSet && f.config == "" { // --config "$CONFIG", unset: "config : open : no such file"
+		return f, cli.Usagef("--config: an empty path names no file")
+	}
 	// In process, RPCDASH_SERVER_ADMIN_TOKEN is server.admin_token, the
 	// engine's: only a --token given is a mistake there.
 	if given["token"] && f.attach == "" {

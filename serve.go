@@ -23,6 +23,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return cli.Usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
+	if *cfgPath == "" {
+		return cli.Usagef("serve: --config: an empty path names no file")
+	}
 	level, err := parseLogLevel(*logLevel)
 	if err != nil {
 		return cli.Usage(fmt.Errorf("serve: %w", err))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +57,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	c := engine.AdminClient{Base: base, Token: token}
 	if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, &body); err != nil {
 		var ae *engine.AdminError
+		if errors.As(err, &ae) && ae.Code != 0 && !ae.FromAPI && !strings.HasPrefix(ae.Text, "{") {
+			// Another server's error page (every rpcdash answer is
+			// JSON): its HTML said nothing of where it came from.
+			return fmt.Errorf("no rpcdash admin API at %s: HTTP %d, not an rpcdash answer", engine.ShownURL(base), ae.Code)
+		}
 		if errors.As(err, &ae) && ae.Code != 0 {
 			return fmt.Errorf("admin API: %v", err)
 		}
@@ -67,12 +71,12 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return fmt.Errorf("no rpcdash admin API at %s: %v", engine.ShownURL(base), err)
 	}
-	if *format == "json" {
-		_, err := stdout.Write(body)
+	s, err := statusFrom(base, body)
+	if err != nil {
 		return err
 	}
-	var s engine.Snapshot
-	if err := json.Unmarshal(body, &s); err != nil {
+	if *format == "json" {
+		_, err := stdout.Write(body)
 		return err
 	}
 	stdout = printableWriter{stdout}
