@@ -286,7 +286,7 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 	}
 	s += fmt.Sprintf(", plus up to %d that were in flight (more when other clients' attempts were in flight as the fault came)", inFlightSlack)
 	if b.outrun >= 0 {
-		s += fmt.Sprintf(" (attempts outrun by hedges: up to %d, 2 × breaker.failures, plus the same)", b.outrun)
+		s += fmt.Sprintf(" (attempts outrun by hedges: up to %d, 2 × breaker.failures, plus the same, or more when it is cut within its attempt deadline of the fault, as the engine's hang rule waits for that silence)", b.outrun)
 	}
 	return s
 }
