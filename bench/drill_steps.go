@@ -198,8 +198,13 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 			d.endpoint, how, engine.Count(failed, what), limit, inFlightSlack)
 	}
 	if hidden := bound.outrun; hidden >= 0 && d.load != nil && outrun > hidden+inFlightSlack {
-		return fail(s, "%s was cut out (%s) only after %s; the limit is %d (2 × breaker.failures) plus %d that may have been in flight",
-			d.endpoint, how, engine.Count(outrun, "outrun attempt"), hidden, inFlightSlack)
+		deadline, wait := hangRuleWait(d.before, st, d.endpoint)
+		if cutAt.Sub(d.injectedAt) > wait {
+			return fail(s, "%s was cut out (%s) only after %s; the limit is %d (2 × breaker.failures) plus %d that may have been in flight, or as many as reach it until it has been silent for its attempt deadline (%s), but it was cut %s after the fault",
+				d.endpoint, how, engine.Count(outrun, "outrun attempt"), hidden, inFlightSlack, deadline.Round(time.Millisecond), took)
+		}
+		s.Evidence = append(s.Evidence, fmt.Sprintf("%s, past 2 × breaker.failures (%d): the engine's hang rule also waits until %s has been silent for its attempt deadline (%s), and every attempt sent to it meanwhile is one more; it was cut %s after the fault, within that deadline, the hedge delay and %s for the loss that passes it",
+			engine.Count(outrun, "outrun attempt"), hidden, d.endpoint, deadline.Round(time.Millisecond), took, hangRuleGrace))
 	}
 	switch {
 	case d.rankedOut:
@@ -281,7 +286,7 @@ func DrillCutOutRule(mode string, failures int, ownLoad bool) string {
 	}
 	s += fmt.Sprintf(", plus up to %d that were in flight (more when other clients' attempts were in flight as the fault came)", inFlightSlack)
 	if b.outrun >= 0 {
-		s += fmt.Sprintf(" (attempts outrun by hedges: up to %d, 2 × breaker.failures, plus the same)", b.outrun)
+		s += fmt.Sprintf(" (attempts outrun by hedges: up to %d, 2 × breaker.failures, plus the same, or more when it is cut within its attempt deadline of the fault, as the engine's hang rule waits for that silence)", b.outrun)
 	}
 	return s
 }

@@ -411,7 +411,7 @@ func TestDrillCutOutRule_SaysWhatTheStepChecks(t *testing.T) {
 		want    []string
 		notWant string
 	}{
-		{"error", true, []string{"its breaker cuts it out within breaker.failures (3) failed attempts, plus up to 2 that were in flight", "outrun by hedges: up to 6"}, "overdue"},
+		{"error", true, []string{"its breaker cuts it out within breaker.failures (3) failed attempts, plus up to 2 that were in flight", "outrun by hedges: up to 6", "or more when it is cut within its attempt deadline of the fault"}, "overdue"},
 		{"timeout", true, []string{"within breaker.failures (3) failed or overdue attempts, plus up to 2"}, ""},
 		{"http429", true, []string{"backs off as a whole", "within 2 attempts, plus up to 2"}, "breaker.failures"},
 		{"stale", true, []string{"lagging past chain.max_head_lag"}, "attempts"},

@@ -45,7 +45,26 @@ func (e *Engine) serveSetHedge(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, e.hedge.status())
+	if u.Method == "" {
+		writeJSON(w, http.StatusOK, e.hedge.status())
+		return
+	}
+	reply := methodHedgeReply{hedgeWire: e.hedge.status().wire(), Method: u.Method}
+	if md, err := e.MethodDistribution(u.Method); err == nil {
+		h := md.Hedge.wire()
+		reply.MethodHedge = &h
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+// methodHedgeReply answers a change of one method's hedging: the pool's
+// settings, as for any change, and beside them the method's now in force.
+// The pool's alone read as if the change had not applied (a method set to
+// 100ms answered "delay": "auto", its quantile 0.9 answered 0.95).
+type methodHedgeReply struct {
+	hedgeWire
+	Method      string           `json:"method"`
+	MethodHedge *methodHedgeWire `json:"method_hedge,omitempty"`
 }
 
 // GET /v1/methods/{method}/distribution: the method's primary-latency

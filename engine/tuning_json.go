@@ -131,13 +131,17 @@ func (w distributionWire) distribution() Distribution {
 	return d
 }
 
+func (h MethodHedgeSettings) wire() methodHedgeWire {
+	return methodHedgeWire{Enabled: h.Enabled, DelayMS: ms(h.Delay), DelaySource: h.Source, Quantile: h.Quantile,
+		MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap, LagMS: ms(h.Lag)}
+}
+
 // MarshalJSON writes the distribution as GET /v1/methods/{method}/distribution shows it.
 func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 	h := md.Hedge
 	w := methodDistributionWire{Method: md.Method, Window: md.Window.String(), WindowS: md.Window.Seconds(),
 		distributionWire: md.Primary.wire(), Targets: make([]targetWire, len(md.Targets)),
-		Hedge: methodHedgeWire{Enabled: h.Enabled, DelayMS: ms(h.Delay), DelaySource: h.Source, Quantile: h.Quantile,
-			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap, LagMS: ms(h.Lag)}}
+		Hedge: h.wire()}
 	for i, t := range md.Targets {
 		w.Targets[i] = targetWire{Endpoint: t.Endpoint, Hedges: t.Weight, distributionWire: t.Dist.wire()}
 	}
