@@ -46,7 +46,7 @@ func cmdDrill(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	token := cli.TokenOf(fs, "admin-token")
 	// A malformed URL and a flag missing beside it are both said (--admin
 	// 127.0.0.1 alone said only that --target was missing).
-	urlProblem := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target})
+	urlProblem := cli.BaseURLs("drill", cli.URLFlag{Name: "--admin", Value: admin}, cli.URLFlag{Name: "--target", Value: target, JSONRPC: true})
 	flagProblem := func() error {
 		switch {
 		case fs.NArg() > 0:

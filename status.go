@@ -65,6 +65,10 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.As(err, &ae) && ae.Code != 0 {
 			return fmt.Errorf("admin API: %v", err)
 		}
+		if errors.Is(err, engine.ErrAnswerTooLarge) {
+			// Something answers there, more than a status holds.
+			return fmt.Errorf("admin API at %s: %v", engine.ShownURL(base), err)
+		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // its text repeats the URL, path included

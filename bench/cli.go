@@ -125,8 +125,8 @@ func Main(ctx context.Context, args []string, stdio Stdio, start EngineStarter) 
 	if err := scenario.ValidateFlags(given); err != nil {
 		return cli.Usage(fmt.Errorf("bench: %w", err))
 	}
-	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target}, cli.URLFlag{Name: "--admin", Value: admin},
-		cli.URLFlag{Name: "--control-target", Value: controlTarget}); err != nil {
+	if err := cli.BaseURLs("bench", cli.URLFlag{Name: "--target", Value: target, JSONRPC: true}, cli.URLFlag{Name: "--admin", Value: admin},
+		cli.URLFlag{Name: "--control-target", Value: controlTarget, JSONRPC: true}); err != nil {
 		if *admin != "" && *target == "" { // what validate would say next: both are said
 			return cli.Usage(errors.Join(err, errAdminNeedsTarget))
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
 )
 
 // drillRead is one of the drill's own reads.
@@ -27,6 +29,7 @@ type drillRead struct {
 // that depend on the tip (a stale endpoint must be cut out of them).
 type drillLoad struct {
 	url    string
+	shown  engine.TextScrubber // of url's secrets
 	client *http.Client
 	rate   float64
 	seed   int64
@@ -37,7 +40,7 @@ type drillLoad struct {
 }
 
 func newDrillLoad(url string, client *http.Client, rate float64, seed int64) *drillLoad {
-	return &drillLoad{url: url, client: client, rate: rate, seed: seed, wake: make(chan struct{})}
+	return &drillLoad{url: url, shown: engine.NewTextScrubber([]string{url}), client: client, rate: rate, seed: seed, wake: make(chan struct{})}
 }
 
 // run sends reads until ctx ends.
@@ -76,7 +79,10 @@ func (l *drillLoad) run(ctx context.Context) {
 // a drill cutting its own last read showed as one on the console.
 const stopGrace = 2 * time.Second
 
-func (l *drillLoad) read(ctx context.Context, body []byte) drillRead {
+func (l *drillLoad) read(ctx context.Context, body []byte) (r drillRead) {
+	// What a failed read says goes into the drill's report: Go's error
+	// quotes the --target URL, path and all.
+	defer func() { r.err = l.shown.Shown(r.err) }()
 	stopped := ctx
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -102,7 +108,7 @@ func (l *drillLoad) read(ctx context.Context, body []byte) drillRead {
 	defer resp.Body.Close()
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(io.LimitReader(resp.Body, maxAnswerBytes))
-	r := drillRead{at: time.Now(), endpoint: resp.Header.Get(HeaderEndpoint)}
+	r = drillRead{at: time.Now(), endpoint: resp.Header.Get(HeaderEndpoint)}
 	r.attempts, _ = strconv.Atoi(resp.Header.Get(HeaderAttempts))
 	isRPC, msg, hasErr := inspectAnswer(b.Bytes())
 	switch {

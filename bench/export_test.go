@@ -123,3 +123,9 @@ func SetLeaseRenew(t interface{ Cleanup(func()) }, d time.Duration) {
 	leaseRenew = d
 	t.Cleanup(func() { leaseRenew = old })
 }
+
+// DrillReadError is what one read of the drill's load on url said when it
+// failed ("" when it did not).
+func DrillReadError(ctx context.Context, url string) string {
+	return newDrillLoad(url, NewClient(), 50, 1).read(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)).err
+}

@@ -194,6 +194,7 @@ dispatch:
 		}
 	}
 	wg.Wait()
+	shownFailures(samples, append([]string{l.URL}, l.ControlURLs...))
 	sortSamples(samples)
 	return &Result{Samples: samples, Planned: planned, Elapsed: time.Since(start)}, ctx.Err()
 }

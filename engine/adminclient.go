@@ -22,7 +22,7 @@ type AdminClient struct {
 	// (headerActor); "" is the admin API's own, "admin".
 	Actor    Actor
 	HTTP     *http.Client // nil: http.DefaultClient
-	MaxBytes int64        // the answer held in memory at most; 0: 64 MiB
+	MaxBytes int64        // the answer held in memory at most (a longer 200 answer is ErrAnswerTooLarge); 0: 64 MiB
 }
 
 // AdminError is a call that failed. Code is the HTTP status of an answer
@@ -52,6 +52,10 @@ func (e *AdminError) Error() string {
 }
 
 func (e *AdminError) Unwrap() error { return e.Err }
+
+// ErrAnswerTooLarge is a 200 answer longer than AdminClient.MaxBytes,
+// which no rpcdash gives: it is refused whole rather than used cut.
+var ErrAnswerTooLarge = errors.New("answer larger than the admin client reads")
 
 // Do sends method path with body as JSON (none when nil) and decodes the
 // answer into out: JSON, or the raw bytes when out is a *[]byte; nothing
@@ -100,9 +104,18 @@ func (c AdminClient) Do(ctx context.Context, method, path string, body, out any)
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	// One byte past the limit tells an answer cut from one that fits.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return &AdminError{Reading: true, Err: err}
+	}
+	if int64(len(data)) > limit {
+		if resp.StatusCode == http.StatusOK {
+			// A cut answer is not the answer: printed as one (status
+			// --json) it was invalid JSON with exit 0.
+			return &AdminError{Reading: true, Err: fmt.Errorf("%w (%d bytes): cut, not used", ErrAnswerTooLarge, limit)}
+		}
+		data = data[:limit] // an error's text is shown from its start
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {

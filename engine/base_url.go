@@ -34,6 +34,24 @@ func BaseURL(flag, raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
 }
 
+// TargetURL is BaseURL for a URL that JSON-RPC calls are posted to
+// (bench --target): its query is kept. BaseURL's form drops it, and a
+// provider's key given as ?apikey=… was not sent: every call refused.
+func TargetURL(flag, raw string) (string, error) {
+	base, err := BaseURL(flag, raw)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(raw)
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	if u, err := url.Parse(s); err == nil && u.RawQuery != "" {
+		base += "?" + u.RawQuery
+	}
+	return base, nil
+}
+
 // showFlagURL is a URL flag's value as its error shows it: as an endpoint
 // URL is shown (scheme, host and port; user info, path and query
 // REDACTED), a bare host:port's path too (mainnet.infura.io/v3/KEY was

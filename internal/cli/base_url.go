@@ -7,6 +7,10 @@ import "github.com/rpcdash/rpcdash/engine"
 type URLFlag struct {
 	Name  string
 	Value *string
+	// JSONRPC marks a URL that JSON-RPC calls are sent to, not a base
+	// that paths are added to: its query is kept, since a provider's key
+	// may be there (?apikey=…).
+	JSONRPC bool
 }
 
 // BaseURLs rewrites each given (non-empty) flag to engine.BaseURL's form;
@@ -17,7 +21,11 @@ func BaseURLs(command string, flags ...URLFlag) error {
 		if *f.Value == "" {
 			continue
 		}
-		base, err := engine.BaseURL(command+": "+f.Name, *f.Value)
+		parse := engine.BaseURL
+		if f.JSONRPC {
+			parse = engine.TargetURL
+		}
+		base, err := parse(command+": "+f.Name, *f.Value)
 		if err != nil {
 			return Usage(err)
 		}
