@@ -23,16 +23,7 @@ func TestDrill_OutrunFigureIsTheEngines(t *testing.T) {
 		a.Routable = false
 		a.Accounting.Primary, a.Accounting.Losers, a.Accounting.OutrunUnanswered = 12, 12, 4
 	})
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var cut bench.DrillStep
-	_, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: "latency", StepTimeout: 5 * time.Second},
-		func(s bench.DrillStep) {
-			if s.Name == bench.StepCutOut && s.State != bench.StepRunning {
-				cut = s
-				stop() // the rest is not this test's
-			}
-		})
+	cut, err := cutOutStep(inst, "latency")
 	if cut.State != bench.StepPassed {
 		t.Fatalf("cut-out step %+v (drill: %v)", cut, err)
 	}
@@ -65,20 +56,27 @@ func TestDrill_OutrunPastTheCountWithinTheHangDeadlinePasses(t *testing.T) {
 		inst.events = []engine.Event{{Seq: 1, Time: time.Now(), Type: engine.EventBreaker, Endpoint: "alpha", From: "closed", To: "open",
 			Message: "32 attempts in a row outrun by hedges and no answer for 2.5s: endpoint looks hung"}}
 	})
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var cut bench.DrillStep
-	_, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: "timeout", StepTimeout: 5 * time.Second},
-		func(s bench.DrillStep) {
-			if s.Name == bench.StepCutOut && s.State != bench.StepRunning {
-				cut = s
-				stop() // the rest is not this test's
-			}
-		})
+	cut, err := cutOutStep(inst, "timeout")
 	if cut.State != bench.StepPassed {
 		t.Fatalf("cut-out step %+v (drill: %v)", cut, err)
 	}
 	if ev := strings.Join(cut.Evidence, "\n"); !strings.Contains(ev, "32 outrun attempts, past 2 × breaker.failures (6): the engine's hang rule also waits until alpha has been silent for its attempt deadline (2.5s)") {
 		t.Errorf("evidence %q", ev)
 	}
+}
+
+// cutOutStep runs a drill of mode against inst up to the end of its
+// cut-out step, and returns that step.
+func cutOutStep(inst *stubInstance, mode string) (bench.DrillStep, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var cut bench.DrillStep
+	_, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL}, Mode: mode, StepTimeout: 5 * time.Second},
+		func(s bench.DrillStep) {
+			if s.Name == bench.StepCutOut && s.State != bench.StepRunning {
+				cut = s
+				stop() // the rest is not this test's
+			}
+		})
+	return cut, err
 }
