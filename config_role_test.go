@@ -75,3 +75,28 @@ func TestStatus_ShowsRolesAndShadowFigures(t *testing.T) {
 		}
 	}
 }
+
+// The comparison of an endpoint that was a shadow is kept (a promotion
+// rests on it), but its line must not read as if it still were one: the
+// audit promoted shadow b to primary and `rpcdash status` went on printing
+// "shadow b: mirrored 358, …" under a table whose NOTES said primary.
+func TestStatus_AFormerShadowsComparisonSaysItsRoleNow(t *testing.T) {
+	kept := &engine.ShadowSnapshot{Mirrored: 358, Compared: 358, Match: 358, MatchRate: 1}
+	s := engine.Snapshot{Routable: 1, Endpoints: []engine.EndpointSnapshot{
+		{Name: "b", Role: engine.RolePrimary, Shadow: kept},
+		{Name: "c", Role: engine.RoleCanary, Share: 0.05, Shadow: kept},
+		{Name: "sh", Role: engine.RoleShadow, Share: 1, Shadow: kept},
+	}}
+	var out bytes.Buffer
+	printStatus(&out, s, 120)
+	got := out.String()
+	for _, want := range []string{
+		"shadow b: mirrored 358, compared 358: match 358, mismatch 0, tip 0, errors 0, dropped 0; match rate 100.0%; p50/p95 0.0/0.0 ms (answering 0.0/0.0 ms); no longer a shadow: primary now\n",
+		"; no longer a shadow: canary 5% now\n",
+		"shadow sh: mirrored 358, compared 358: match 358, mismatch 0, tip 0, errors 0, dropped 0; match rate 100.0%; p50/p95 0.0/0.0 ms (answering 0.0/0.0 ms)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -160,6 +160,9 @@ func printStatus(w io.Writer, s engine.Snapshot, width int) {
 			if lm := sh.LastMismatch; lm != nil {
 				fmt.Fprintf(w, "; last mismatch %s at %s", lm.Method, lm.At.Format(time.RFC3339))
 			}
+			if ep.Role != engine.RoleShadow { // the comparison is kept for a promotion to rest on
+				fmt.Fprintf(w, "; no longer a shadow: %s now", engine.RoleLabel(ep.Role, ep.Share))
+			}
 			fmt.Fprintln(w)
 		}
 	}

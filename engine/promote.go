@@ -120,8 +120,7 @@ func judgePromotion(name, from, to string, f promotionFigures) (Promotion, bool)
 		c.Compared, c.Match, c.Mismatch, c.Errors, c.Tip, c.MatchRate = sh.Compared, sh.Match, sh.Mismatch, sh.Errors, sh.Tip, sh.MatchRate
 		c.Judged = sh.Match + sh.Mismatch + sh.Errors
 		switch {
-		case c.Judged == 0:
-		case c.Judged < minJudged:
+		case c.Judged < minJudged: // 0 too: mirrored to, every outcome tip or dropped
 			c.Verdict = verdictUnjudged
 		case sh.MatchRate < f.MinMatchRate:
 			c.Verdict = verdictFail

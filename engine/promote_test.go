@@ -174,3 +174,29 @@ func TestRoleAPI_ACanaryFailingFarMoreThanThePrimariesIsNotPromoted(t *testing.T
 		t.Fatalf("gamma's promotion event %+v", evs)
 	}
 }
+
+// A shadow far behind the head answers every read of the tip differently:
+// all its comparisons are tip, none judged. Its promotion is unjudged, and
+// says so with the tips it was mirrored, not "never mirrored to" (the
+// audit: a shadow 1000 blocks behind, 90 mirrors all tip, was promoted "on:
+// no comparison (never mirrored to as a shadow)").
+func TestRoleAPI_AShadowWhoseComparisonsAreAllTipIsUnjudgedNotNeverMirrored(t *testing.T) {
+	h := shadowHarness(t, nil, sim.Config{}, sim.Config{HeadLag: 1000})
+	const n = 25
+	for i := 0; i < n; i++ {
+		mustOK(t, h.call(i, "eth_blockNumber"))
+	}
+	if sh := h.settledShadow("beta", n); sh.Tip != n {
+		t.Fatalf("shadow figures %+v, want %d tip", *sh, n)
+	}
+	code, out := h.putRole("beta", `{"role": "primary"}`)
+	p, _ := out["promotion"].(map[string]any)
+	c, _ := p["comparison"].(map[string]any)
+	if code != 200 || p["judged"] != false || c["verdict"] != "unjudged" || c["tip"] != float64(n) {
+		t.Fatalf("all-tip shadow → primary: HTTP %d %v", code, out)
+	}
+	want := "unjudged, too little evidence: comparison unjudged: 0 compared, fewer than 20 (match_rate 0.00 over 0 compared (0 mismatch, 0 errors; 25 tip not counted))"
+	if ev, _ := p["evidence"].(string); !strings.HasPrefix(ev, want) {
+		t.Fatalf("evidence %q, want it to start %q", ev, want)
+	}
+}

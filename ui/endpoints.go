@@ -320,9 +320,10 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	if other {
 		add("EXCLUDED", "EXC", m.styles.err)
 	}
-	if a := m.snap.WriteAffinity; a != nil && a.Endpoint == ep.Name {
+	if a := m.snap.WriteAffinity; a != nil && a.Endpoint == ep.Name && ep.Role != engine.RoleShadow {
 		// It took the latest write: writes and the reads that must see
-		// them go to it first until then (router.write_affinity).
+		// them go to it first until then (router.write_affinity). Never
+		// to a shadow: made one, it answers none of them.
 		add("WRITES "+fmtLeft(a.Until.Sub(now)), "W", m.styles.faint)
 	}
 	words := make([]string, len(bs))

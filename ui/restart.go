@@ -10,8 +10,9 @@ import (
 
 // restartNote says that the attached instance restarted and what the
 // old process held that the new one does not: a restart forgets every
-// drain, fault and live hedge setting, and an operator who drained an
-// endpoint in an incident must not find it taking traffic unannounced.
+// drain, fault, role change and live hedge setting, and an operator who
+// drained an endpoint in an incident, or demoted the old provider in a
+// cutover, must not find it taking traffic unannounced.
 func (m Model) restartNote(was, now engine.Snapshot) string {
 	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") + ")"
 	var lost []string
@@ -24,6 +25,9 @@ func (m Model) restartNote(was, now engine.Snapshot) string {
 		cur := now.Endpoints[i]
 		if old.Drained && !cur.Drained {
 			lost = append(lost, old.Name+" is no longer drained")
+		}
+		if was, is := engine.RoleLabel(old.Role, old.Share), engine.RoleLabel(cur.Role, cur.Share); was != is {
+			lost = append(lost, fmt.Sprintf("%s is %s again (was %s)", old.Name, is, was))
 		}
 		if old.Fault != nil && cur.Fault == nil {
 			lost = append(lost, fmt.Sprintf("%s's %s fault is gone", old.Name, old.Fault.Mode))

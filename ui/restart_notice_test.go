@@ -41,3 +41,36 @@ func TestEvents_ARestartIsSaidWithWhatItUndid(t *testing.T) {
 		t.Errorf("the screen does not say the instance restarted:\n%s", m.View())
 	}
 }
+
+// A restart also undoes role changes: the audit promoted a shadow to
+// primary and made an old primary a shadow at 25%, restarted the serve,
+// and the attached console said only that drains, faults and hedging were
+// back, so the old provider took client traffic again unannounced.
+func TestEvents_ARestartSaysTheRoleChangesItUndid(t *testing.T) {
+	a, b := newRig(t, "alpha", "beta", "gamma"), newRig(t, "alpha", "beta", "gamma")
+	quarter := 0.25
+	if _, err := a.eng.SetRole(engine.ActorConsole, "beta", engine.RoleShadow, &quarter); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.eng.SetRole(engine.ActorConsole, "gamma", engine.RoleStandby, nil); err != nil {
+		t.Fatal(err)
+	}
+	be := &switched{Backend: Local{Engine: a.eng}, next: Local{Engine: b.eng}}
+	m := console(t, be, 120, 36, false)
+	be.after.Store(true)
+	m = refreshed(t, refreshed(t, m))
+	var note string
+	for _, ev := range m.events {
+		if strings.Contains(ev.Message, "restarted") {
+			note = ev.Message
+		}
+	}
+	for _, want := range []string{"beta is primary again (was shadow 25%)", "gamma is primary again (was standby)"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the events log's restart line %q does not say %q", note, want)
+		}
+	}
+	if strings.Contains(note, "alpha") {
+		t.Errorf("the restart line %q names alpha, whose role did not change", note)
+	}
+}

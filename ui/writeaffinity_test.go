@@ -33,3 +33,22 @@ func TestView_WriteAffinityIsABadgeOfItsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// Writes are never held to a shadow: made one while its window runs, the
+// endpoint that took the latest write shows no WRITES badge (the audit saw
+// "SHADOW WRITES 28s" while every write and pending read went elsewhere).
+func TestView_AShadowShowsNoWritesBadge(t *testing.T) {
+	s := healthySnapshot()
+	s.WriteAffinity = &engine.WriteAffinity{Endpoint: "infura", Until: t0.Add(25 * time.Second), Hashes: 2}
+	for i := range s.Endpoints {
+		if s.Endpoints[i].Name == "infura" {
+			s.Endpoints[i].Role, s.Endpoints[i].Share = engine.RoleShadow, 1
+		}
+	}
+	for _, c := range []struct{ w, h int }{{120, 36}, {80, 24}} {
+		row := lineWith(fixedModel(s, themes.Default(), c.w, c.h).View(), "infura ")
+		if !strings.Contains(row, "SH") || strings.Contains(row, "WRITES") || strings.Contains(row, " W ") {
+			t.Errorf("%d×%d: infura's row %q", c.w, c.h, row)
+		}
+	}
+}
