@@ -64,6 +64,9 @@ type promotionFigures struct {
 	PrimaryAttempts, PrimaryFailures int64
 	Primaries                        int     // how many other primaries
 	MinMatchRate                     float64 // router.promote_match_rate
+	HeadSeen, LagExcluded            bool
+	Lag, MaxLag                      int64 // its lag now; chain.max_head_lag
+	Chain                            string
 }
 
 // ComparisonCheck is the shadow comparison a promotion rests on.
@@ -94,6 +97,16 @@ type ErrorRateCheck struct {
 	MinAttempts     int64   `json:"min_attempts"`
 }
 
+// HeadCheck is whether the endpoint is current: "fail" while it is
+// lag-excluded, "pass" once a head of its is seen and it is not, "none"
+// before.
+type HeadCheck struct {
+	Verdict    string `json:"verdict"`
+	Lag        int64  `json:"lag"`
+	MaxHeadLag int64  `json:"max_head_lag"`
+	Unit       string `json:"unit"` // "blocks" or "slots"
+}
+
 // Promotion is a promotion's judgement.
 type Promotion struct {
 	Endpoint   string          `json:"endpoint"`
@@ -105,6 +118,7 @@ type Promotion struct {
 	Evidence   string          `json:"evidence"`
 	Comparison ComparisonCheck `json:"comparison"`
 	ErrorRate  ErrorRateCheck  `json:"error_rate"`
+	Head       HeadCheck       `json:"head"`
 }
 
 // judgePromotion judges name's change from → to on f; the zero Promotion
@@ -146,8 +160,21 @@ func judgePromotion(name, from, to string, f promotionFigures) (Promotion, bool)
 			r.Verdict = verdictFail
 		}
 	}
-	p.Judged = c.Verdict == verdictPass || c.Verdict == verdictFail || r.Verdict == verdictPass || r.Verdict == verdictFail
-	p.Refused = c.Verdict == verdictFail || r.Verdict == verdictFail
+	h := &p.Head
+	h.Verdict, h.Lag, h.MaxHeadLag, h.Unit = verdictNone, f.Lag, f.MaxLag, "blocks"
+	if f.Chain == "solana" {
+		h.Unit = "slots"
+	}
+	switch {
+	case f.LagExcluded:
+		h.Verdict = verdictFail
+	case f.HeadSeen:
+		h.Verdict = verdictPass
+	}
+	// Being current is no evidence the endpoint answers right: a head
+	// that passes judges nothing, one that fails refuses.
+	p.Judged = c.Verdict == verdictPass || c.Verdict == verdictFail || r.Verdict == verdictPass || r.Verdict == verdictFail || h.Verdict == verdictFail
+	p.Refused = c.Verdict == verdictFail || r.Verdict == verdictFail || h.Verdict == verdictFail
 	p.Evidence = p.evidence()
 	return p, true
 }
@@ -194,6 +221,12 @@ func (r ErrorRateCheck) failedText() string {
 	return fmt.Sprintf("%s, surely higher (95%% bounds %s > %s)", r.text(), pct(r.Low), pct(r.PrimaryHigh))
 }
 
+// failedText: "1000 blocks behind the pool head, more than
+// chain.max_head_lag 5: stale".
+func (h HeadCheck) failedText() string {
+	return fmt.Sprintf("%d %s behind the pool head, more than chain.max_head_lag %d: stale", h.Lag, h.Unit, h.MaxHeadLag)
+}
+
 // evidence says what the promotion rests on, check by check.
 func (p Promotion) evidence() string {
 	c, r := p.Comparison, p.ErrorRate
@@ -217,6 +250,9 @@ func (p Promotion) evidence() string {
 		parts = append(parts, fmt.Sprintf("error rate unjudged: %s, fewer than %d attempts on a side", r.text(), r.MinAttempts))
 	default:
 		parts = append(parts, "error rate unjudged: no other primary to compare with")
+	}
+	if p.Head.Verdict == verdictFail {
+		parts = append(parts, p.Head.failedText())
 	}
 	s := strings.Join(parts, "; ")
 	if !p.Judged {
@@ -244,6 +280,9 @@ func (p Promotion) Failed() string {
 	if r := p.ErrorRate; r.Verdict == verdictFail {
 		failed = append(failed, r.failedText())
 	}
+	if h := p.Head; h.Verdict == verdictFail {
+		failed = append(failed, h.failedText())
+	}
 	if len(failed) == 0 {
 		return ""
 	}
@@ -254,13 +293,14 @@ func (p Promotion) Failed() string {
 // engine would decide now (the console asks before it sends). ok is false
 // for an unknown endpoint or a change that is no promotion.
 func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
-	f := promotionFigures{MinMatchRate: s.Settings.PromoteMatchRate}
+	f := promotionFigures{MinMatchRate: s.Settings.PromoteMatchRate, MaxLag: s.MaxLag, Chain: s.Chain}
 	var from string
 	found := false
 	for _, ep := range s.Endpoints {
 		if ep.Name == name {
 			from, found = ep.Role, true
 			f.Shadow, f.Attempts, f.Failures = ep.Shadow, ep.Rates.Attempts, ep.Rates.Failures
+			f.HeadSeen, f.LagExcluded, f.Lag = ep.Head > 0, ep.LagExcluded, ep.Lag
 			continue
 		}
 		if ep.Role == RolePrimary {
@@ -277,7 +317,8 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 
 // figuresOf is ep's evidence now (the engine's own judgement).
 func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
-	f := promotionFigures{MinMatchRate: e.cfg.Router.PromoteMatchRate}
+	f := promotionFigures{MinMatchRate: e.cfg.Router.PromoteMatchRate, MaxLag: e.cfg.Chain.MaxHeadLag, Chain: e.cfg.Chain.Kind}
+	f.HeadSeen, f.LagExcluded, f.Lag = ep.head.Load() > 0, ep.lagExcluded.Load(), e.lagOf(ep)
 	if sh := ep.shadow.snapshot(); sh.Mirrored > 0 || sh.Compared > 0 {
 		f.Shadow = sh
 	}

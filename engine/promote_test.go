@@ -176,11 +176,12 @@ func TestRoleAPI_ACanaryFailingFarMoreThanThePrimariesIsNotPromoted(t *testing.T
 }
 
 // A shadow far behind the head answers every read of the tip differently:
-// all its comparisons are tip, none judged. Its promotion is unjudged, and
-// says so with the tips it was mirrored, not "never mirrored to" (the
-// audit: a shadow 1000 blocks behind, 90 mirrors all tip, was promoted "on:
-// no comparison (never mirrored to as a shadow)").
-func TestRoleAPI_AShadowWhoseComparisonsAreAllTipIsUnjudgedNotNeverMirrored(t *testing.T) {
+// all its comparisons are tip, none judged, so its comparison is unjudged
+// (the audit: a shadow 1000 blocks behind, 90 mirrors all tip, was
+// promoted "on: no comparison (never mirrored to as a shadow)"). The
+// seed's compare step is there to catch stale nodes: lag-excluded, it is
+// refused on its head, and forced it says what it was forced over.
+func TestRoleAPI_AShadowFarBehindTheHeadIsRefusedAsStaleUnlessForced(t *testing.T) {
 	h := shadowHarness(t, nil, sim.Config{}, sim.Config{HeadLag: 1000})
 	const n = 25
 	for i := 0; i < n; i++ {
@@ -189,14 +190,46 @@ func TestRoleAPI_AShadowWhoseComparisonsAreAllTipIsUnjudgedNotNeverMirrored(t *t
 	if sh := h.settledShadow("beta", n); sh.Tip != n {
 		t.Fatalf("shadow figures %+v, want %d tip", *sh, n)
 	}
+	for i, name := range []string{"alpha", "beta"} { // a probe round finds beta behind
+		h.eng.ObserveProbeHead(name, h.sims[i].Head())
+	}
+	if ep := h.endpoint("beta"); !ep.LagExcluded || ep.Lag < 1000 {
+		t.Fatalf("beta 1000 blocks behind: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	}
 	code, out := h.putRole("beta", `{"role": "primary"}`)
 	p, _ := out["promotion"].(map[string]any)
 	c, _ := p["comparison"].(map[string]any)
-	if code != 200 || p["judged"] != false || c["verdict"] != "unjudged" || c["tip"] != float64(n) {
-		t.Fatalf("all-tip shadow → primary: HTTP %d %v", code, out)
+	hd, _ := p["head"].(map[string]any)
+	msg, _ := out["error"].(string)
+	if code != 409 || p["refused"] != true || c["verdict"] != "unjudged" || c["tip"] != float64(n) || hd["verdict"] != "fail" || hd["lag"].(float64) < 1000 || hd["unit"] != "blocks" {
+		t.Fatalf("stale shadow → primary: HTTP %d %v", code, out)
 	}
-	want := "unjudged, too little evidence: comparison unjudged: 0 compared, fewer than 20 (match_rate 0.00 over 0 compared (0 mismatch, 0 errors; 25 tip not counted))"
-	if ev, _ := p["evidence"].(string); !strings.HasPrefix(ev, want) {
-		t.Fatalf("evidence %q, want it to start %q", ev, want)
+	if !strings.HasPrefix(msg, "shadow beta: 10") || !strings.Contains(msg, " blocks behind the pool head, more than chain.max_head_lag 5: stale; promote with \"force\": true to override") {
+		t.Fatalf("refusal %q does not name the lag", msg)
+	}
+	if ep := h.endpoint("beta"); ep.Role != engine.RoleShadow {
+		t.Fatalf("after the refusal beta is a %s", ep.Role)
+	}
+	code, out = h.putRole("beta", `{"role": "primary", "force": true}`)
+	p, _ = out["promotion"].(map[string]any)
+	ev, _ := p["evidence"].(string)
+	want := "comparison unjudged: 0 compared, fewer than 20 (match_rate 0.00 over 0 compared (0 mismatch, 0 errors; 25 tip not counted))"
+	if code != 200 || p["forced"] != true || !strings.HasPrefix(ev, want) || !strings.HasSuffix(ev, "more than chain.max_head_lag 5: stale") {
+		t.Fatalf("forced: HTTP %d, evidence %q, want it to start %q and end with the lag", code, ev, want)
+	}
+}
+
+// A current endpoint's head passes and judges nothing: a shadow in sync
+// with too few comparisons is promoted as unjudged, as before the head
+// was checked.
+func TestRoleAPI_ACurrentShadowIsNotRefusedOnItsHead(t *testing.T) {
+	h := shadowHarness(t, nil, sim.Config{}, sim.Config{})
+	mustOK(t, h.call(0, "eth_blockNumber"))
+	h.settledShadow("beta", 1)
+	code, out := h.putRole("beta", `{"role": "primary"}`)
+	p, _ := out["promotion"].(map[string]any)
+	hd, _ := p["head"].(map[string]any)
+	if code != 200 || p["judged"] != false || hd["verdict"] == "fail" {
+		t.Fatalf("current shadow → primary: HTTP %d %v", code, out)
 	}
 }
