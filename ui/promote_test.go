@@ -84,12 +84,12 @@ func TestUpdate_RoleMenuShowsTheComparisonAPromotionRestsOn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
 		r.shadowCompared(t, 25, false)
 		m := console(t, sp, 100, 30, false)
-		m = press(t, m, "down", "r", "right", "enter") // beta: shadow → canary (its 100% kept)
+		m = press(t, m, "down", "r", "right", "enter") // beta: shadow → canary (at 5%, not its shadow's 100%)
 		if q := m.confirm.question; !strings.Contains(q, "The promotion rests on: comparison passed: match_rate 1.00 over 25 compared (0 mismatch, 0 errors), at least 1.00 needed") {
 			t.Fatalf("the question lacks the comparison: %q", q)
 		}
 		m = press(t, m, "y")
-		wantCalls(t, sp, "SetRole beta canary share=1")
+		wantCalls(t, sp, "SetRole beta canary share=0.05")
 		if ev := lastEvent(t, r); !strings.Contains(ev.Message, "promoted on: comparison passed") {
 			t.Fatalf("engine event %+v", ev)
 		}

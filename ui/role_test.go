@@ -119,3 +119,31 @@ func TestUpdate_RoleMenuKeepsTheExactShareAndStartsAShadowAt5Percent(t *testing.
 		}
 	})
 }
+
+// A share means another thing in each role, so the endpoint's own is
+// offered for its own role only: a shadow mirroring every read, moved to
+// canary in the menu, is offered 5% of first attempts, not 100% (the
+// roles audit: shadow 100% → canary kept 100%, every read's first attempt
+// on the new provider at one keystroke). Back on shadow, its own 100%.
+func TestUpdate_RoleMenuDoesNotCarryAShadowsShareToACanary(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		all := 1.0
+		if _, err := r.eng.SetRole(engine.ActorAdmin, "beta", engine.RoleShadow, &all); err != nil {
+			t.Fatal(err)
+		}
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "r", "right", "enter") // beta: shadow → canary
+		if q := m.confirm.question; !strings.Contains(q, "beta becomes a canary: it takes 5% of reads' first attempts") {
+			t.Fatalf("shadow 100%% → canary: confirmation %q, want 5%%", q)
+		}
+		m = press(t, m, "n", "r", "right", "left", "enter") // to canary and back
+		if q := m.confirm.question; !strings.Contains(q, "100% of reads are mirrored") {
+			t.Fatalf("back on its own role: confirmation %q, want its own 100%%", q)
+		}
+		m = press(t, m, "n", "r", "down", "left", "up", "right", "enter") // share moved to 50%, then canary
+		if q := m.confirm.question; !strings.Contains(q, "it takes 50% of reads' first attempts") {
+			t.Fatalf("share moved, then canary: confirmation %q, want the share picked (50%%)", q)
+		}
+		wantCalls(t, sp)
+	})
+}

@@ -22,6 +22,11 @@ type roleMenu struct {
 	// as it is (0.03 is not rounded to a preset) until the share field is
 	// moved; 0 when it takes none.
 	exact float64
+	// own and ownShare are the endpoint's role and share when the menu
+	// opened; moved, that the share field was moved since.
+	own      int
+	ownShare float64
+	moved    bool
 }
 
 const (
@@ -44,11 +49,25 @@ func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
 			r.role = i
 		}
 	}
-	r.share = closestShare(menuStartShare)
+	r.own = r.role
 	if engine.TakesShare(ep.Role) && ep.Share > 0 {
-		r.share, r.exact = closestShare(ep.Share), ep.Share
+		r.ownShare = ep.Share
 	}
+	r.startShare()
 	return r
+}
+
+// startShare is the share offered for the role picked while the share
+// field is unmoved: the endpoint's own for its own role only. A share
+// means another thing in each role (a shadow's of reads mirrored, a
+// canary's of first attempts): a shadow at 100% made a canary must not
+// take every read's first attempt unasked, so another role starts at
+// menuStartShare, as for an endpoint that takes none.
+func (r *roleMenu) startShare() {
+	r.share, r.exact = closestShare(menuStartShare), 0
+	if r.role == r.own && r.ownShare > 0 {
+		r.share, r.exact = closestShare(r.ownShare), r.ownShare
+	}
 }
 
 // menuStartShare is the share the menu offers first for an endpoint that
@@ -131,7 +150,11 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case d != 0:
 		if r.field == roleFieldRole {
 			step(&r.role, len(engine.Roles), d)
+			if !r.moved {
+				r.startShare()
+			}
 		} else {
+			r.moved = true
 			label := func(i int) string { return engine.ShareLabel(roleShares[i]) }
 			switch i := presetBeside(r.exact, d); {
 			case r.exact > 0 && roleShares[r.share] != r.exact && i >= 0:
