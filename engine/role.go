@@ -163,6 +163,9 @@ func (e *Engine) setRole(by Actor, ep *endpoint, role string, share *float64, fo
 			// not ranked): its polls keep going there.
 			msg += fmt.Sprintf("; the %d %s it holds %s still polled on it", n, Plural(n, "filter", "filters"), Plural(n, "is", "are"))
 		}
+		if ep.drained.Load() && next.role != RoleShadow {
+			msg += "; it is drained: it takes no request until undrained"
+		}
 		if promoting {
 			msg += "; " + promo.eventText()
 		}

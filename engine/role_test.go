@@ -178,3 +178,30 @@ func TestRoleAPI_AShadowKeepsAnsweringPollsOfItsFilters(t *testing.T) {
 		t.Fatalf("role event %q does not say the filters stay", msg)
 	}
 }
+
+// A drained endpoint made a primary (or a canary, a standby) stays out of
+// rotation until undrained: the role event says so, as the roles audit
+// found an operator promoting a drained endpoint told nothing of it.
+func TestRoleAPI_ARoleChangeOfADrainedEndpointSaysItStaysDrained(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Name: "alpha"}, sim.Config{Name: "beta"})
+	if code, out := h.putRole("beta", `{"role": "standby"}`); code != 200 {
+		t.Fatalf("beta to standby: HTTP %d %v", code, out)
+	}
+	if err := h.eng.Drain(engine.ActorAdmin, "beta"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := h.putRole("beta", `{"role": "primary"}`); code != 200 {
+		t.Fatalf("drained beta to primary: HTTP %d %v", code, out)
+	}
+	evs := h.roleEvents("beta")
+	if last := evs[len(evs)-1]; !strings.Contains(last.Message, "it is drained: it takes no request until undrained") {
+		t.Fatalf("the role event %q does not say beta stays drained", last.Message)
+	}
+	if first := evs[0]; strings.Contains(first.Message, "drained") {
+		t.Fatalf("the role event before the drain %q says drained", first.Message)
+	}
+	r := h.call(1, "eth_getBalance", addr, "0x10")
+	if mustOK(t, r); r.endpoint != "alpha" {
+		t.Fatalf("a read went to %q while beta is drained", r.endpoint)
+	}
+}

@@ -147,3 +147,22 @@ func TestUpdate_RoleMenuDoesNotCarryAShadowsShareToACanary(t *testing.T) {
 		wantCalls(t, sp)
 	})
 }
+
+// The role menu's question on a drained endpoint says the new role takes
+// no request until it is undrained.
+func TestUpdate_RoleMenuOnADrainedEndpointSaysItStaysDrained(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		if err := r.eng.Drain(engine.ActorAdmin, "beta"); err != nil {
+			t.Fatal(err)
+		}
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "r", "left", "enter") // beta: primary → canary
+		if q := m.confirm.question; !strings.Contains(q, "It is drained: it takes no request until undrained (d).") {
+			t.Fatalf("confirmation %q does not say beta stays drained", q)
+		}
+		m = press(t, m, "n", "up", "r", "left", "enter") // alpha, not drained
+		if q := m.confirm.question; strings.Contains(q, "drained") {
+			t.Fatalf("confirmation for alpha %q says drained", q)
+		}
+	})
+}

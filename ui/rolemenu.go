@@ -27,6 +27,7 @@ type roleMenu struct {
 	own      int
 	ownShare float64
 	moved    bool
+	drained  bool
 }
 
 const (
@@ -43,7 +44,7 @@ var roleShares = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1}
 // that takes none starts at 5% whatever role is picked: a shadow too, not
 // the API's default of every read, so that no keystroke mirrors them all.
 func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
-	r := roleMenu{endpoint: ep.Name}
+	r := roleMenu{endpoint: ep.Name, drained: ep.Drained}
 	for i, name := range engine.Roles {
 		if name == ep.Role {
 			r.role = i
@@ -140,6 +141,9 @@ func (r roleMenu) describe() string {
 			n, engine.ShareLabel(r.shareValue()))
 		// Whether another endpoint could still answer is the engine's
 		// call: it refuses (409) a change that would leave none.
+	}
+	if r.drained && r.roleName() != engine.RoleShadow {
+		s += " It is drained: it takes no request until undrained (d)."
 	}
 	return s + " In-flight requests finish where they are."
 }
