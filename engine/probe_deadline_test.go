@@ -16,6 +16,26 @@ import (
 // is learned and longer than probes.timeout, that is the probe's deadline.
 func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 	t.Parallel()
+	// A cold probe's answer that came while rpcdash measured itself stalled
+	// (a 50 ms scheduling lag excuses the 100 ms probes.timeout) is rightly
+	// not learned, and five answers then teach no deadline: that run
+	// concludes nothing (1 run in 3 of the engine suite beside two CPU hogs).
+	for try := 1; try <= 3; try++ {
+		h, learnt := slowAnswerIsLateNotAFailure(t)
+		if learnt {
+			return
+		}
+		if !stalled(h) {
+			t.Fatalf("no deadline learnt from five cold probes' answers, and no stall of rpcdash's own excused one (events %+v)", h.events())
+		}
+		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly learnt nothing from an answer; running again", try)
+	}
+	t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+}
+
+// slowAnswerIsLateNotAFailure runs the scenario; false: no deadline was
+// learnt from the cold probes, and nothing more was asserted.
+func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 	const probeTimeout, coldWait = 100 * time.Millisecond, time.Second
 	const answer = 3 * probeTimeout
 	h := newHarness(t, func(c *engine.Config) {
@@ -42,6 +62,9 @@ func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 		}
 	}
 	learned := probe("s0") // five answers: the deadline is 3 × their p99
+	if learned.Deadline == probeTimeout && stalled(h) {
+		return h, false
+	}
 	if m := h.endpoint("s0").Methods["eth_blockNumber"]; !learned.OK || learned.Deadline < 2*answer || m.Overdue != 5 {
 		t.Fatalf("probe with a learned deadline: ok=%v deadline=%s overdue=%d; want an answer within about 3 × %s, not overdue",
 			learned.OK, learned.Deadline, m.Overdue, answer)
@@ -57,6 +80,7 @@ func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 	}
 	t.Logf("probes.timeout %s: 5 cold probes answered in %s, late, 0 failures; then deadline %s learned; a hang charged at %s, given up after %s",
 		probeTimeout, answer, learned.Deadline.Round(time.Millisecond), hung.Deadline, hung.RTT.Round(time.Millisecond))
+	return h, true
 }
 
 // An endpoint whose answers leave their record for good (10 ms reads now

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -245,9 +246,17 @@ func TestTrace_SaysTheQueueGuardHeldItsHedge(t *testing.T) {
 // wantRefusedCount: the one read of the method whose due hedge was refused
 // is counted under its reason, in the status's hedges_refused (and no
 // other reason) and in rpcdash_hedges_refused_total, once.
+//
+// A hedge timer that fires late (rpcdash stalled: a busy machine) holds the
+// hedge a delay more and counts it "late", rightly; the counts are checked
+// without that reason unless it is the one wanted: the first read's 20 ms
+// hedge counted late beside the budget 1 time in 20 on a busy 2-core box.
 func wantRefusedCount(t *testing.T, h *harness, method, reason string) {
 	t.Helper()
-	got := h.status().Methods[method].HedgesRefused
+	got := maps.Clone(h.status().Methods[method].HedgesRefused)
+	if reason != "late" {
+		delete(got, "late")
+	}
 	if len(got) != 1 || got[reason] != 1 {
 		t.Errorf("%s hedges_refused: %v, want %s 1", method, got, reason)
 	}

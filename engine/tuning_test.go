@@ -65,18 +65,35 @@ func (h *harness) getJSON(path string, v any) {
 // exactly the issue's fields and are the engine's Forecast of that
 // distribution.
 func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
-	h := newHarness(t, hedgeOn("auto"), tailSims()...)
+	// Three times tailSims' latencies: at 10 ms a busy machine's scheduling
+	// stalls (timers late, hedges held "late") left no primary cut short
+	// in 2 runs of 20, and the forecast rows out of order in 1.
 	const n = 400
-	h.load(n)
+	var h *harness
 	var md engine.MethodDistribution
-	testutil.WaitUntil(t, 5*time.Second, "every attempt accounted for", func() bool {
-		h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
-		var hedges float64
-		for _, tg := range md.Targets {
-			hedges += tg.Weight
+	for try := 1; ; try++ {
+		h = newHarness(t, hedgeOn("auto"), tailSimsTimes(3)...)
+		h.load(n)
+		accounted := testutil.Poll(5*time.Second, func() bool {
+			h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+			var hedges float64
+			for _, tg := range md.Targets {
+				hedges += tg.Weight
+			}
+			return md.Primary.Samples() == n && int64(hedges) == h.status().Methods["eth_getBalance"].HedgesFired
+		})
+		if accounted {
+			break
 		}
-		return md.Primary.Samples() == n && int64(hedges) == h.status().Methods["eth_getBalance"].HedgesFired
-	})
+		// A primary whose deadline passed while rpcdash stalled is not
+		// learned (its timing is rpcdash's): rightly missing, it says
+		// nothing of the distribution; that run concludes nothing.
+		if !stalled(h) || try == 3 {
+			t.Fatalf("try %d: %d of %d primaries in the distribution, %d hedge targets, %d hedges fired (stalled %v; pool events %+v)", try, md.Primary.Samples(), n,
+				len(md.Targets), h.status().Methods["eth_getBalance"].HedgesFired, stalled(h), poolEvents(h, "slow"))
+		}
+		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly left a primary out; running again", try)
+	}
 	p := md.Primary
 	if p.Censored == 0 || len(md.Targets) == 0 {
 		t.Fatalf("no censored primaries (%d) or no hedge targets (%d): the scenario did not hedge", p.Censored, len(md.Targets))
@@ -96,7 +113,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	var raw struct {
 		Rows []map[string]any `json:"rows"`
 	}
-	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=50ms,90ms,auto", &raw)
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=150ms,270ms,auto", &raw)
 	want := []string{"budget_capped", "delay_ms", "extra_load", "fire_rate", "lower_bounds", "p50_ms", "p95_ms", "p999_ms", "p99_ms", "samples"}
 	for i, r := range raw.Rows {
 		if got := slices.Sorted(maps.Keys(r)); !slices.Equal(got, want) {
@@ -104,11 +121,11 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 		}
 	}
 	var rep engine.ForecastReport
-	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=50ms,90ms,auto", &rep)
+	h.getJSON("/v1/hedge/forecast?method=eth_getBalance&delays=150ms,270ms,auto", &rep)
 	// The window did not move between the two reads (no traffic): the
 	// rows are the Forecast of the distribution read above.
 	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
-	if len(rep.Rows) != 3 || rep.Rows[0].Delay != 50*time.Millisecond || rep.Rows[1].Delay != 90*time.Millisecond {
+	if len(rep.Rows) != 3 || rep.Rows[0].Delay != 150*time.Millisecond || rep.Rows[1].Delay != 270*time.Millisecond {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
 	if auto := rep.Rows[2].Delay; auto != h.status().Methods["eth_getBalance"].Hedge.Delay {
@@ -123,7 +140,7 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	}
 	// An earlier hedge fires more; it cuts more unless the budget caps it
 	// (then only a share of the primaries past it are hedged, and on a
-	// loaded machine, whose primaries are slower, 50 ms may be capped).
+	// loaded machine, whose primaries are slower, 150 ms may be capped).
 	// Lower bounds are not ordered so: past the horizon each row's is the
 	// lower of the horizon and the low end of its own interval (a loaded
 	// run read p99 ≥30.1 ms at 50 ms beside ≥21.9 ms at 90 ms, both true).
