@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // oneByteReader yields one byte per Read, the worst case for growth.
@@ -37,6 +38,25 @@ func TestReadCapped_GrowsNoFurtherThanTheHintAndTheLimit(t *testing.T) {
 		}
 		if cap(got) > c.maxCap {
 			t.Errorf("%s: grew to %d bytes, want at most %d", c.name, cap(got), c.maxCap)
+		}
+	}
+}
+
+// The limit is exact: limit bytes are read, one more is refused, also when
+// the reader hands over the last bytes together with io.EOF (as a body
+// whose end arrives in the same read often is).
+func TestReadCapped_TheLimitIsExactEvenWhenTheLastReadBringsEOF(t *testing.T) {
+	const limit = 1000
+	for _, c := range []struct {
+		size    int
+		wantErr error
+	}{{limit, nil}, {limit + 1, errOverLimit}} {
+		for _, hint := range []int64{-1, int64(c.size)} {
+			data := strings.Repeat("x", c.size)
+			got, err := readCapped(nil, iotest.DataErrReader(strings.NewReader(data)), hint, limit)
+			if err != c.wantErr {
+				t.Errorf("%d bytes (announced %d) under a limit of %d: error %v after %d bytes, want %v", c.size, hint, limit, err, len(got), c.wantErr)
+			}
 		}
 	}
 }
