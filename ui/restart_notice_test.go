@@ -19,16 +19,7 @@ func TestEvents_ARestartIsSaidWithWhatItUndid(t *testing.T) {
 	if err := a.eng.InjectFault(engine.ActorConsole, "beta", engine.FaultSpec{Mode: engine.FaultLatency, Latency: engine.Duration(time.Second), Duration: engine.Duration(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	be := &switched{Backend: Local{Engine: a.eng}, next: Local{Engine: b.eng}}
-	m := console(t, be, 120, 36, false)
-	be.after.Store(true)
-	m = refreshed(t, refreshed(t, m))
-	var note string
-	for _, ev := range m.events {
-		if strings.Contains(ev.Message, "restarted") {
-			note = ev.Message
-		}
-	}
+	m, note := restartedTo(t, a, b)
 	for _, want := range []string{"restarted", "alpha is no longer drained", "beta's latency fault is gone"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("the events log's restart line %q does not say %q", note, want)
@@ -55,6 +46,21 @@ func TestEvents_ARestartSaysTheRoleChangesItUndid(t *testing.T) {
 	if _, err := a.eng.SetRole(engine.ActorConsole, "gamma", engine.RoleStandby, nil); err != nil {
 		t.Fatal(err)
 	}
+	_, note := restartedTo(t, a, b)
+	for _, want := range []string{"beta is primary again (was shadow 25%)", "gamma is primary again (was standby)"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the events log's restart line %q does not say %q", note, want)
+		}
+	}
+	if strings.Contains(note, "alpha") {
+		t.Errorf("the restart line %q names alpha, whose role did not change", note)
+	}
+}
+
+// restartedTo is a console attached to a's engine that finds b's in its
+// place (a restart), and the events log's line saying so.
+func restartedTo(t *testing.T, a, b *rig) (Model, string) {
+	t.Helper()
 	be := &switched{Backend: Local{Engine: a.eng}, next: Local{Engine: b.eng}}
 	m := console(t, be, 120, 36, false)
 	be.after.Store(true)
@@ -65,12 +71,5 @@ func TestEvents_ARestartSaysTheRoleChangesItUndid(t *testing.T) {
 			note = ev.Message
 		}
 	}
-	for _, want := range []string{"beta is primary again (was shadow 25%)", "gamma is primary again (was standby)"} {
-		if !strings.Contains(note, want) {
-			t.Errorf("the events log's restart line %q does not say %q", note, want)
-		}
-	}
-	if strings.Contains(note, "alpha") {
-		t.Errorf("the restart line %q names alpha, whose role did not change", note)
-	}
+	return m, note
 }
