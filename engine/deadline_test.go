@@ -72,29 +72,50 @@ func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
 // are not held out of the window once the cap has refused the open: the
 // deadline takes the new pace after breaker.failures answers, instead of
 // charging every read until the hold is full.
+//
+// A deadline passed while rpcdash measured itself stalled is rightly not
+// charged (slowdown.go): then the three late answers are not three charges
+// and the scenario runs again (seen beside two CPU hogs: a 545 ms stall,
+// the hold not full after three reads).
 func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing.T) {
 	t.Parallel()
 	const slow = 700 * time.Millisecond
-	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
-	warm(t, h)
-	h.sims[0].SetExtraLatency(slow)
-	for i := range 6 {
-		r := h.call(i, "eth_getBalance", addr, "latest")
-		mustOK(t, r)
-		if r.attempts != 1 || r.took < slow {
-			t.Fatalf("read %d: %d attempts in %s; want one run to its answer", i, r.attempts, r.took)
+	// run is the scenario; false when a stall left it inconclusive.
+	run := func() bool {
+		h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
+		warm(t, h)
+		h.sims[0].SetExtraLatency(slow)
+		for i := range 6 {
+			r := h.call(i, "eth_getBalance", addr, "latest")
+			mustOK(t, r)
+			if r.attempts != 1 || r.took < slow {
+				t.Fatalf("read %d: %d attempts in %s; want one run to its answer", i, r.attempts, r.took)
+			}
+			if b := h.endpoint("s0").Breaker; i == 2 && (b.State != engine.BreakerClosed || !b.HeldClosed) {
+				if stalled(h) {
+					return false
+				}
+				t.Fatalf("after 3 late answers: breaker %s (held closed %v); want closed, held by breaker.max_open_share (events %+v)", b.State, b.HeldClosed, h.events())
+			}
 		}
-		if b := h.endpoint("s0").Breaker; i == 2 && (b.State != engine.BreakerClosed || !b.HeldClosed) {
-			t.Fatalf("after 3 late answers: breaker %s (held closed %v); want closed, held by breaker.max_open_share", b.State, b.HeldClosed)
+		ep := h.endpoint("s0")
+		m := ep.Methods["eth_getBalance"]
+		if m.Overdue != 3 || m.AttemptTimeout < slow || m.Latency.Max < slow || ep.Breaker.ConsecutiveFailures != 0 {
+			if stalled(h) {
+				return false
+			}
+			t.Fatalf("6 reads of %s: %d overdue, deadline %s, window max %s, %d failures in a row; want 3 (breaker.failures), a deadline past %s learnt from them, 0",
+				slow, m.Overdue, m.AttemptTimeout, m.Latency.Max, ep.Breaker.ConsecutiveFailures, slow)
 		}
+		t.Logf("6 reads of %s on the only endpoint: %d overdue, then deadline %s", slow, m.Overdue, m.AttemptTimeout.Round(time.Millisecond))
+		return true
 	}
-	ep := h.endpoint("s0")
-	m := ep.Methods["eth_getBalance"]
-	if m.Overdue != 3 || m.AttemptTimeout < slow || m.Latency.Max < slow || ep.Breaker.ConsecutiveFailures != 0 {
-		t.Fatalf("6 reads of %s: %d overdue, deadline %s, window max %s, %d failures in a row; want 3 (breaker.failures), a deadline past %s learnt from them, 0",
-			slow, m.Overdue, m.AttemptTimeout, m.Latency.Max, ep.Breaker.ConsecutiveFailures, slow)
+	for try := 1; !run(); try++ {
+		if try == 3 {
+			t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		}
+		t.Logf("try %d: rpcdash measured itself stalled and rightly charged a late answer to no breaker; running again", try)
 	}
-	t.Logf("6 reads of %s on the only endpoint: %d overdue, then deadline %s", slow, m.Overdue, m.AttemptTimeout.Round(time.Millisecond))
 }
 
 func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {

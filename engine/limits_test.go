@@ -302,8 +302,20 @@ func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
 // until the request's deadline, the endpoint hears the upstream batch of
 // 250 and then 100 calls on their own, and the client gets an answer for
 // each of the 250.
+//
+// The endpoint's answers teach it a deadline first (the floor, 250 ms, an
+// upstream batch's twice that) so that the calls alone have most of the
+// request's 5 s to reach the endpoint: at a cold deadline (a third of a
+// 1 s request deadline, twice over for the batch) they had 334 ms, and on
+// a starved machine 100 goroutines and their connections took 0.4 s to
+// start (24 and 44 of 100 calls heard).
 func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second }, sim.Config{Latency: fixed(0)})
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 5 * time.Second }, sim.Config{Latency: fixed(0)})
+	h.warm(20)
+	if m := h.status().Endpoints[0].Methods["eth_getBalance"]; m.AttemptTimeoutSource == "cold" || ms(m.AttemptTimeout) > 1000 {
+		t.Fatalf("deadline %.0f ms (%s) after 20 answers, want a learned one of at most 1 s", ms(m.AttemptTimeout), m.AttemptTimeoutSource)
+	}
+	before := h.sims[0].Counters()
 	h.sims[0].SetMode(sim.ModeHang)
 	const n = 250
 	var b strings.Builder
@@ -320,7 +332,8 @@ func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
 	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != n {
 		t.Fatalf("HTTP %d, %d answers (%v): %.200s", r.status, len(answers), err, r.body)
 	}
-	if c := h.sims[0].Counters(); c.HTTP != 1+100 || c.Total != n+100 {
-		t.Fatalf("the endpoint heard %d requests carrying %d calls of a hanging batch of %d, want 1 upstream batch and then 100 calls alone (batchFanout in flight at once)", c.HTTP, c.Total, n)
+	c := h.sims[0].Counters()
+	if reqs, calls := c.HTTP-before.HTTP, c.Total-before.Total; reqs != 1+100 || calls != n+100 {
+		t.Fatalf("the endpoint heard %d requests carrying %d calls of a hanging batch of %d, want 1 upstream batch and then 100 calls alone (batchFanout in flight at once)", reqs, calls, n)
 	}
 }

@@ -147,15 +147,25 @@ func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
 			return
 		}
 		if try == 3 {
-			t.Fatal("in three tries s0's deadline was never the shortest: the machine is too loaded to conclude")
+			t.Fatal("in three tries the scenario was never set up (the deadlines learnt, s0 charged before the pool was seen slow): the machine is too loaded to conclude")
 		}
-		t.Logf("try %d: s0's deadline was not the shortest on this loaded machine; running again", try)
+		t.Logf("try %d: the scenario was not set up on this loaded machine; running again", try)
 	}
 }
 
 // slowdownSeenLateIsForgiven runs the scenario; false means the deadlines
-// learned did not set it up (s0's not the shortest), and nothing was
+// learned did not set it up (s0's not the shortest, or the pool seen slow
+// at s0's first deadline, before anything was charged), and nothing was
 // asserted.
+//
+// The deadlines set it up when s0's is well the shortest, s1's is passed
+// by the answers of the slowdown and s2 is silent for half of its own
+// within them (the others are slow by their own measure, poolSlow). The
+// sims run at three times the latencies the scenario was first written
+// for (s0 40 ms, a 500 ms slowdown): there, a loaded machine's own delays
+// made the deadlines learnt 454, 1400 and 1370 ms, or two about equal (s1
+// passed its first and opened), and the slowdown passed no other deadline
+// (s0 alone rightly charged) in 1 of 15 runs beside two CPU hogs.
 func slowdownSeenLateIsForgiven(t *testing.T) bool {
 	// One failure opens a breaker, so the endpoint with the shortest deadline
 	// opens at its first; the cooldown outlasts the test, so it is closed at
@@ -164,23 +174,23 @@ func slowdownSeenLateIsForgiven(t *testing.T) bool {
 		c.Breaker.Failures = 1
 		c.Breaker.Cooldown = time.Minute
 	},
-		sim.Config{Latency: fixed(40 * time.Millisecond)},                           // deadline at the 250 ms floor
-		sim.Config{Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.5}}, // p99 ≈ 130 ms: about 390 ms
-		sim.Config{Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.7}}) // p99 ≈ 200 ms: about 600 ms
+		sim.Config{Latency: fixed(120 * time.Millisecond)},                           // deadlines learnt beside two CPU hogs: about 400 ms,
+		sim.Config{Latency: sim.Latency{Median: 120 * time.Millisecond, Sigma: 0.5}}, // 950 ms
+		sim.Config{Latency: sim.Latency{Median: 120 * time.Millisecond, Sigma: 0.7}}) // and 1030 ms
 	var deadlines []float64
-	replies := openLoop(h, 5*time.Millisecond, 4*time.Second, func(el time.Duration) {
+	replies := openLoop(h, 10*time.Millisecond, 4*time.Second, func(el time.Duration) {
 		if deadlines == nil && el >= 2*time.Second {
 			for _, ep := range h.status().Endpoints {
 				deadlines = append(deadlines, ms(ep.Methods["eth_getBalance"].AttemptTimeout))
 			}
-			go slowAtOnce(t, h.sims, 500*time.Millisecond, 200*time.Millisecond)
+			go slowAtOnce(t, h.sims, 1500*time.Millisecond, 200*time.Millisecond)
 		}
 	})
 	for _, tr := range replies {
 		mustOK(t, tr.r)
 	}
-	if deadlines[0] >= deadlines[1] || deadlines[0] >= deadlines[2] {
-		t.Logf("deadlines %v: s0's is not the shortest, the scenario exercises nothing", deadlines)
+	if deadlines[0] > 0.6*deadlines[1] || deadlines[0] > 0.6*deadlines[2] || deadlines[1] >= 1500 || deadlines[2] >= 3000 {
+		t.Logf("deadlines %v ms: not s0's well the shortest, s1's below 1500 and s2's below 3000, the scenario exercises nothing", deadlines)
 		return false
 	}
 	for _, ep := range h.status().Endpoints {
@@ -194,10 +204,14 @@ func slowdownSeenLateIsForgiven(t *testing.T) bool {
 			forgiven = append(forgiven, ev.Endpoint)
 		}
 		if ev.To == "open" && ev.Endpoint != "s0" {
-			t.Fatalf("%s opened in a slowdown of the whole pool: %+v", ev.Endpoint, ev)
+			t.Fatalf("%s opened in a slowdown of the whole pool: %+v (deadlines %v, events %+v)", ev.Endpoint, ev, deadlines, h.events())
 		}
 	}
 	if len(forgiven) == 0 {
+		if pool := poolEvents(h, "slow"); len(pool) > 0 && len(breakerEvents(h)) == 0 {
+			t.Logf("deadlines %v: the pool was seen slow at s0's first deadline, nothing was charged: the scenario exercises nothing", deadlines)
+			return false
+		}
 		t.Fatalf("s0 never opened: the test exercised nothing (events %+v)", h.events())
 	}
 	t.Logf("%d reads, 0 errors; deadlines %v ms; breakers closed again by forgiveness: %v; pool events %d", len(replies), deadlines, forgiven, len(poolEvents(h, "slow")))
@@ -228,15 +242,32 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 		}
 		return h, m.Overdue
 	}
+	// The overload is named by the event that starts its episode: a stall
+	// of rpcdash's own measured first (a loaded machine) starts the
+	// episode under its own name, and the overload's excuses are counted
+	// in it; only then does the scenario run again (at most three times).
+	overloadNamed := func(t *testing.T) (*harness, int64, engine.Event) {
+		for try := 1; try <= 3; try++ {
+			h, overdue := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
+			if opened := breakerEvents(h); len(opened) > 0 {
+				t.Fatalf("breakers moved during rpcdash's own overload: %+v", opened)
+			}
+			self := poolEvents(h, "slow")
+			for _, ev := range self {
+				if strings.Contains(ev.Message, "hedge.max_inflight 5") {
+					return h, overdue, ev
+				}
+			}
+			if !stalled(h) {
+				t.Fatalf("no event names rpcdash's own overload: %+v", self)
+			}
+			t.Logf("try %d: rpcdash measured itself stalled first and its episode took the overload's excuses (%+v); running again", try, self)
+		}
+		t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		return nil, 0, engine.Event{}
+	}
 	t.Run("max_inflight=5", func(t *testing.T) {
-		h, overdue := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
-		if opened := breakerEvents(h); len(opened) > 0 {
-			t.Fatalf("breakers moved during rpcdash's own overload: %+v", opened)
-		}
-		self := poolEvents(h, "slow")
-		if len(self) == 0 || !strings.Contains(self[0].Message, "hedge.max_inflight 5") {
-			t.Fatalf("no event names rpcdash's own overload: %+v", self)
-		}
+		h, overdue, named := overloadNamed(t)
 		// Nor did the deadlines start races: the endpoints were not the slow
 		// part, and a race adds work exactly when rpcdash cannot keep up. (A
 		// race may still go near the end, once fewer requests are in flight.)
@@ -244,7 +275,7 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 		if races*4 > overdue {
 			t.Fatalf("%d reads raced another endpoint while rpcdash itself was overloaded (%d deadlines passed on s0 alone)", races, overdue)
 		}
-		t.Logf("60 in flight against max_inflight 5: %d deadlines passed on s0 alone, none charged, %d races; %q", overdue, races, self[0].Message)
+		t.Logf("60 in flight against max_inflight 5: %d deadlines passed on s0 alone, none charged, %d races; %q", overdue, races, named.Message)
 	})
 	t.Run("max_inflight=500,one-slow", func(t *testing.T) {
 		untilUnstalled(t, func() *harness {

@@ -55,12 +55,18 @@ func TestRouter_AnEndpointThatTurnsSlowIsLeftAfterTwoSlowAnswers(t *testing.T) {
 
 	h.sims[0].SetExtraLatency(slow)
 	a0, a1 := served()
+	start := time.Now()
 	for i := range 20 {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
+	// Two slow answers, then an exploration per router.explore_after (1 s)
+	// the 20 reads took: on a loaded machine they took 2 s and more, and s0
+	// was rightly explored again (5 reads).
+	most := 2 + int64(time.Since(start)/time.Second) + 1
 	b0, b1 := served()
-	if got := b0 - a0; got > 3 || b1-a1 < 17 {
-		t.Fatalf("after s0 turned %s slower: 20 reads, %d to s0 and %d to s1; want at most 3 (two slow answers, one exploration) to s0", slow, got, b1-a1)
+	if got := b0 - a0; got > most || b1-a1 < 20-most {
+		t.Fatalf("after s0 turned %s slower: 20 reads in %s, %d to s0 and %d to s1; want at most %d (two slow answers, an exploration a second) to s0",
+			slow, time.Since(start).Round(time.Millisecond), got, b1-a1, most)
 	}
 	if ep := h.endpoint("s0"); ep.Breaker.ConsecutiveFailures != 0 || ep.Methods["eth_getBalance"].Overdue != 0 {
 		t.Fatalf("s0 was charged (%d in a row, %d overdue): the test wants slowness under the deadline", ep.Breaker.ConsecutiveFailures, ep.Methods["eth_getBalance"].Overdue)

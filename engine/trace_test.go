@@ -204,7 +204,7 @@ func TestTrace_FiltersSelectTheRequests(t *testing.T) {
 	slow := h.call(3, "eth_getBalance", addr, "latest") // both slow: hedged, and slow
 	mustOK(t, slow)
 	if !slow.hedged {
-		t.Fatal("the slow request was not hedged")
+		t.Fatalf("the slow request was not hedged: %+v", h.trace(slow.id))
 	}
 	for q, want := range map[string][]string{
 		"":                        {slow.id, failed.id, fast.id},
