@@ -57,9 +57,9 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	c := engine.AdminClient{Base: base, Token: token}
 	if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, &body); err != nil {
 		var ae *engine.AdminError
-		if errors.As(err, &ae) && ae.Code != 0 && !ae.FromAPI && !strings.HasPrefix(ae.Text, "{") {
-			// Another server's error page (every rpcdash answer is
-			// JSON): its HTML said nothing of where it came from.
+		if errors.As(err, &ae) && ae.NotRpcdash() {
+			// Another server's error page or a JSON-RPC node's error:
+			// its text said nothing of where it came from.
 			return fmt.Errorf("no rpcdash admin API at %s: HTTP %d, not an rpcdash answer", engine.ShownURL(base), ae.Code)
 		}
 		if errors.As(err, &ae) && ae.Code != 0 {

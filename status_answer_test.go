@@ -65,3 +65,28 @@ func TestStatus_TheJSONRPCPortAtAdminIsNamedAsSuch(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming the JSON-RPC port and server.admin", code, errOut)
 	}
 }
+
+// A JSON-RPC node at --admin (a sim, geth: GET answered 405 with a
+// JSON-RPC error object) is named as not rpcdash, with the URL: it printed
+// "admin API: HTTP 405: {"jsonrpc":"2.0",…,"message":"use POST"}}",
+// naming neither. rpcdash's own 503 past server.max_conns, a JSON-RPC
+// error too, keeps its text.
+func TestStatus_AJSONRPCNodeAtAdminIsNamedAsNotRpcdash(t *testing.T) {
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"use POST"}}`))
+	}))
+	defer node.Close()
+	_, errOut, code := runStatus(t, "--admin", node.URL)
+	if want := "rpcdash: no rpcdash admin API at " + node.URL + ": HTTP 405, not an rpcdash answer\n"; code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want exit 1, %q", code, errOut, want)
+	}
+	full := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"too many connections: server.max_conns (4096) reached; try again shortly"}}`))
+	}))
+	defer full.Close()
+	if _, errOut, code := runStatus(t, "--admin", full.URL); code != 1 || !strings.Contains(errOut, "HTTP 503") || !strings.Contains(errOut, "server.max_conns") {
+		t.Errorf("rpcdash's connection limit: exit %d, stderr %q; want its text kept", code, errOut)
+	}
+}

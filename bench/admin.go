@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -46,6 +47,12 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 	defer cancel()
 	c := engine.AdminClient{Base: a.URL, Token: a.Token, Actor: engine.Actor(a.Actor), HTTP: a.Client}
 	if err := c.Do(ctx, method, path, body, out); err != nil {
+		var ae *engine.AdminError
+		if errors.As(err, &ae) && ae.NotRpcdash() {
+			// Another program at --admin: its page or error object,
+			// dumped, named neither the URL nor the slip.
+			return fmt.Errorf("no rpcdash admin API at %s: %s %s: HTTP %d, not an rpcdash answer", engine.ShownURL(a.URL), method, path, ae.Code)
+		}
 		return fmt.Errorf("admin API %s %s: %w", method, path, err)
 	}
 	return nil

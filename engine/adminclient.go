@@ -53,6 +53,16 @@ func (e *AdminError) Error() string {
 
 func (e *AdminError) Unwrap() error { return e.Err }
 
+// NotRpcdash reports an answer no rpcdash admin API gives: a status other
+// than 200 whose body is not the API's {"error": …}, such as a web
+// server's error page or a JSON-RPC node's error object. The one other
+// JSON an rpcdash admin port answers is its 503 past server.max_conns (a
+// JSON-RPC error, as on the RPC port), so a 503 in JSON is not counted.
+func (e *AdminError) NotRpcdash() bool {
+	return e.Code != 0 && !e.FromAPI &&
+		!(e.Code == http.StatusServiceUnavailable && strings.HasPrefix(e.Text, "{"))
+}
+
 // ErrAnswerTooLarge is a 200 answer longer than AdminClient.MaxBytes,
 // which no rpcdash gives: it is refused whole rather than used cut.
 var ErrAnswerTooLarge = errors.New("answer larger than the admin client reads")
