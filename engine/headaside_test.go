@@ -178,8 +178,9 @@ func TestHeadAside_NullSetAsideWaitsForTheLiveAttemptsBlock(t *testing.T) {
 	// The primary's answer comes long after the hedge's null, however
 	// loaded the machine.
 	r.sims[0].SetMethodLatency("eth_getBlockByNumber", time.Second)
-	block := r.status().MaxHead - 2 // s1 is 10 behind: null there
-	rep := r.call(1, "eth_getBlockByNumber", "0x"+strconv.FormatInt(block, 16), false) // cold: s0 is primary
+	// s1 is 10 behind: null there. The method is cold: s0 is primary.
+	block := r.status().MaxHead - 2
+	rep := r.call(1, "eth_getBlockByNumber", "0x"+strconv.FormatInt(block, 16), false)
 	mustOK(t, rep)
 	if got := resultString(t, rep); got == "null" {
 		t.Fatalf("null relayed from %s after %d attempts (%s), s0 was still answering with block %d",
