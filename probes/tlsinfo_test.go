@@ -305,3 +305,15 @@ func TestTLS_TheNextAddressIsDialledWhenTheFirstRefuses(t *testing.T) {
 		t.Fatalf("TLS = %+v, want the certificate of 127.0.0.2", *got)
 	}
 }
+
+// A proxied endpoint whose direct check succeeds has no TLS error: the
+// note about the proxy explains a failure, it is not one.
+func TestTLS_AProxiedEndpointReadDirectlyHasNoError(t *testing.T) {
+	one := newTestCA(t, "Test CA One")
+	port := startTLSServer(t, one.leaf(t))
+	c := newTestChecker(t, CheckerOptions{ASN: ASNOff, TLSConfig: rootsOf(one)})
+	r := c.Check(context.Background(), []Target{{Name: "alpha", URL: "https://127.0.0.1:" + port, Proxied: true}})
+	if got := tlsOf(t, r, "alpha"); got.Error != "" || got.IssuerOrg != "Test CA One" {
+		t.Fatalf("TLS = %+v, want the issuer and no error", *got)
+	}
+}
