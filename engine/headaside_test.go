@@ -166,3 +166,31 @@ func TestHeadAside_AnswerSetAsideIsRelayedAtTheRequestDeadline(t *testing.T) {
 	}
 	t.Logf("s0's head %s relayed at the request deadline (%s), s1 hung", want, rep.took.Round(time.Millisecond))
 }
+
+// A null for a block the pool has, from a lagging endpoint a hedge reached,
+// is set aside while the current primary is still answering: the client
+// waits for that block, as a direct client of the primary would have had
+// it, and is never handed the null because no endpoint is left to ask.
+func TestHeadAside_NullSetAsideWaitsForTheLiveAttemptsBlock(t *testing.T) {
+	r := newHeadRig(t, 2, hedgeOn("50ms"))
+	r.warmUp()
+	r.sims[1].SetHeadLag(10) // not yet found out: no probe since
+	// The primary's answer comes long after the hedge's null, however
+	// loaded the machine.
+	r.sims[0].SetMethodLatency("eth_getBlockByNumber", time.Second)
+	// s1 is 10 behind: null there. The method is cold: s0 is primary.
+	block := r.status().MaxHead - 2
+	rep := r.call(1, "eth_getBlockByNumber", "0x"+strconv.FormatInt(block, 16), false)
+	mustOK(t, rep)
+	if got := resultString(t, rep); got == "null" {
+		t.Fatalf("null relayed from %s after %d attempts (%s), s0 was still answering with block %d",
+			rep.endpoint, rep.attempts, rep.took.Round(time.Millisecond), block)
+	}
+	if n := blockNumberOf(t, rep); n != block || rep.endpoint != "s0" || !rep.hedged || rep.attempts != 2 {
+		t.Fatalf("block %d from %s (hedged=%v, %d attempts), want s0's block %d after s1's hedge", n, rep.endpoint, rep.hedged, rep.attempts, block)
+	}
+	if n := r.sims[1].MethodCount("eth_getBlockByNumber"); n != 1 {
+		t.Fatalf("s1 asked %d times, want once (the hedge)", n)
+	}
+	t.Logf("s1's null set aside, s0's block %d relayed after %s", block, rep.took.Round(time.Millisecond))
+}

@@ -198,3 +198,40 @@ func besideAHang(t *testing.T, name, url string) *harness {
 		}
 	})
 }
+
+// An endpoint that answers every read with its own JSON-RPC error (HTTP
+// 200, -32603) beside a hung one: the error is not counted against its
+// breaker until another endpoint answers (it may be the request's own), so
+// the breaker never stops the asks. The read asks it again
+// breaker.failures - 1 times, as a client retrying a passing trouble
+// would, and no more: each further ask is one more request on the
+// endpoint's quota for the same error.
+func TestRetryFailed_AnEndpointErrorIsAskedAgainBreakerFailuresMinusOneTimes(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		if req.Method == "eth_getBalance" {
+			asked.Add(1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, req.ID)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x2a"}`, req.ID)
+	}))
+	t.Cleanup(failing.Close)
+	h := besideAHang(t, "failing", failing.URL)
+	failures := int64(h.eng.Config().Breaker.Failures)
+	r := h.call(1, "eth_getBalance", addr, "latest")
+	if r.rpcError() == nil {
+		t.Fatalf("HTTP %d %s: want failing's error", r.status, r.body)
+	}
+	if n := asked.Load(); n != failures {
+		t.Fatalf("failing asked %d times for one read (breaker.failures %d), want %d: the ask and %d more; %s", n, failures, failures, failures-1, r.body)
+	}
+	t.Logf("failing asked %d times, failed in %s: %s", asked.Load(), r.took.Round(time.Millisecond), r.body)
+}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,33 @@ func TestOpenASNDB_Errors(t *testing.T) {
 	}
 	if _, err := openASNDB(junk); err == nil || !strings.Contains(err.Error(), "not a MaxMind DB") {
 		t.Errorf("junk file: err = %v", err)
+	}
+}
+
+// An ASN database record without an AS number (how unannounced space is
+// listed) is an unknown AS, not AS0 shared by everything listed so: two
+// endpoints in two such networks are two failure domains, each with its AS
+// unknown, not one domain "sharing AS0".
+func TestDBSource_ARecordWithoutAnASNumberIsAnUnknownAS(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "asn.mmdb")
+	db := writeTestMMDB(t, []mmdbASN{
+		{prefix: "198.51.100.0/24", asn: 0, org: "Unannounced one"},
+		{prefix: "203.0.113.0/24", asn: 0, org: "Unannounced two"},
+	})
+	if err := os.WriteFile(path, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestChecker(t, CheckerOptions{ASN: ASNDB, ASNDB: path})
+	// Plain http to addresses: nothing is dialled.
+	r := c.Check(context.Background(), []Target{
+		{Name: "alpha", URL: "http://198.51.100.20:8545", Provider: "p0", Region: "r0"},
+		{Name: "beta", URL: "http://203.0.113.5:8545", Provider: "p1", Region: "r1"},
+	})
+	want := []string{"asn-unknown:alpha", "asn-unknown:beta", "two-domains:"}
+	if got := reasons(r.Warnings); r.DomainCount != 2 || !slices.Equal(got, want) {
+		t.Fatalf("%d domains, warnings %q; want 2 domains and %q", r.DomainCount, got, want)
+	}
+	if e := r.Endpoints[0].IPs[0]; e.ASN != nil || !strings.Contains(e.ASNError, "no AS number") {
+		t.Fatalf("alpha's address: ASN %+v, error %q", e.ASN, e.ASNError)
 	}
 }

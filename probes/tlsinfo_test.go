@@ -260,3 +260,60 @@ func TestTLS_RefusedAndPlainHTTP(t *testing.T) {
 		t.Errorf("http endpoint has TLS info %+v", *r.Endpoints[1].TLS)
 	}
 }
+
+// A certificate that verifies against the roots but names another host is
+// reported as not verifying: a client of the endpoint would refuse it.
+func TestTLS_ACertificateForAnotherHostDoesNotVerify(t *testing.T) {
+	f := startFakeDNS(t)
+	f.a("two.test", "127.0.0.1")
+	one := newTestCA(t, "Test CA One")
+	port := startTLSServer(t, one.leaf(t, "one.test"))
+	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNOff, TLSConfig: rootsOf(one)})
+	r := c.Check(context.Background(), []Target{{Name: "alpha", URL: "https://two.test:" + port}})
+	got := tlsOf(t, r, "alpha")
+	if got.IssuerOrg != "Test CA One" || !strings.HasPrefix(got.Error, "certificate does not verify") || !strings.Contains(got.Error, "two.test") {
+		t.Fatalf("TLS = %+v, want the issuer and a verification failure naming two.test", *got)
+	}
+}
+
+// A host with several addresses, the first of which refuses: the
+// certificate is read from the next one, not reported as a failed
+// handshake.
+func TestTLS_TheNextAddressIsDialledWhenTheFirstRefuses(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no second loopback address: %v", err)
+	}
+	one := newTestCA(t, "Test CA One")
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{one.leaf(t, "two.test")}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+		c.Close()
+		t.Skipf("127.0.0.1:%s is taken: the test needs it refused", port)
+	}
+	f := startFakeDNS(t)
+	f.a("two.test", "127.0.0.1", "127.0.0.2") // tried in this order
+	c := newTestChecker(t, CheckerOptions{Resolver: f.addr, ASN: ASNOff, TLSConfig: rootsOf(one)})
+	r := c.Check(context.Background(), []Target{{Name: "alpha", URL: "https://two.test:" + port}})
+	if got := tlsOf(t, r, "alpha"); got.Error != "" || got.IssuerOrg != "Test CA One" {
+		t.Fatalf("TLS = %+v, want the certificate of 127.0.0.2", *got)
+	}
+}
+
+// A proxied endpoint whose direct check succeeds has no TLS error: the
+// note about the proxy explains a failure, it is not one.
+func TestTLS_AProxiedEndpointReadDirectlyHasNoError(t *testing.T) {
+	one := newTestCA(t, "Test CA One")
+	port := startTLSServer(t, one.leaf(t))
+	c := newTestChecker(t, CheckerOptions{ASN: ASNOff, TLSConfig: rootsOf(one)})
+	r := c.Check(context.Background(), []Target{{Name: "alpha", URL: "https://127.0.0.1:" + port, Proxied: true}})
+	if got := tlsOf(t, r, "alpha"); got.Error != "" || got.IssuerOrg != "Test CA One" {
+		t.Fatalf("TLS = %+v, want the issuer and no error", *got)
+	}
+}
