@@ -724,3 +724,17 @@ func TestRun_HelpListsEveryDrillMode(t *testing.T) {
 		}
 	}
 }
+
+// serve with no --config and no ./config.toml says what it reads and how
+// to name a file: it said only "config config.toml: open config.toml: no
+// such file or directory", while the console runs the shipped config.
+func TestServe_NoConfigFileHereSaysToNameOne(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve"}, &out, &errb); code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr %s", code, errb.String())
+	}
+	if msg := errb.String(); !strings.Contains(msg, "config.toml") || !strings.Contains(msg, "unless --config names a file") {
+		t.Errorf("stderr does not say to name a config file:\n%s", msg)
+	}
+}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/rpcdash/rpcdash/internal/cli"
@@ -33,6 +35,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	cfg, err := loadConfig(*cfgPath)
+	if errors.Is(err, os.ErrNotExist) && !cli.Given(fs)["config"] {
+		// The console runs the shipped config without one; serve, headless,
+		// does not guess which upstreams to serve.
+		return fmt.Errorf("%w: serve reads ./config.toml unless --config names a file (the console runs the shipped config, with simulated endpoints, without one)", err)
+	}
 	if err != nil {
 		return err
 	}
