@@ -18,12 +18,9 @@ type roleMenu struct {
 	endpoint    string
 	field       int // roleField*
 	role, share int // indexes into engine.Roles, roleShares
-	// exact is the endpoint's own share (a canary's or a shadow's), kept
-	// as it is (0.03 is not rounded to a preset) until the share field is
-	// moved; 0 when it takes none.
-	exact float64
-	// own and ownShare are the endpoint's role and share when the menu
-	// opened; moved, that the share field was moved since.
+	// own and ownShare are the endpoint's role and share (0 when it takes
+	// none) when the menu opened; moved, that the share field was moved
+	// since.
 	own      int
 	ownShare float64
 	moved    bool
@@ -58,16 +55,25 @@ func newRoleMenu(ep engine.EndpointSnapshot) roleMenu {
 	return r
 }
 
-// startShare is the share offered for the role picked while the share
-// field is unmoved: the endpoint's own for its own role only. A share
-// means another thing in each role (a shadow's of reads mirrored, a
-// canary's of first attempts): a shadow at 100% made a canary must not
-// take every read's first attempt unasked, so another role starts at
-// menuStartShare, as for an endpoint that takes none.
+// exact is the endpoint's own share, kept as it is (0.03 is not rounded
+// to a preset) while its own role is picked and the share field is
+// unmoved; 0 otherwise. A share means another thing in each role (a
+// shadow's of reads mirrored, a canary's of first attempts): a shadow at
+// 100% made a canary must not take every read's first attempt unasked.
+func (r roleMenu) exact() float64 {
+	if r.moved || r.role != r.own {
+		return 0
+	}
+	return r.ownShare
+}
+
+// startShare is the preset offered for the role picked while the share
+// field is unmoved: the one nearest the endpoint's own share for its own
+// role, menuStartShare for another, as for an endpoint that takes none.
 func (r *roleMenu) startShare() {
-	r.share, r.exact = closestShare(menuStartShare), 0
-	if r.role == r.own && r.ownShare > 0 {
-		r.share, r.exact = closestShare(r.ownShare), r.ownShare
+	r.share = closestShare(menuStartShare)
+	if e := r.exact(); e > 0 {
+		r.share = closestShare(e)
 	}
 }
 
@@ -109,8 +115,8 @@ func (r roleMenu) roleName() string { return engine.Roles[r.role] }
 // shareValue is the share shown and sent: the endpoint's own until the
 // share field is moved, then the preset picked.
 func (r roleMenu) shareValue() float64 {
-	if r.exact > 0 {
-		return r.exact
+	if e := r.exact(); e > 0 {
+		return e
 	}
 	return roleShares[r.share]
 }
@@ -158,18 +164,17 @@ func (m Model) onRoleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 				r.startShare()
 			}
 		} else {
-			r.moved = true
 			label := func(i int) string { return engine.ShareLabel(roleShares[i]) }
-			switch i := presetBeside(r.exact, d); {
-			case r.exact > 0 && roleShares[r.share] != r.exact && i >= 0:
+			switch e, i := r.exact(), presetBeside(r.exact(), d); {
+			case e > 0 && roleShares[r.share] != e && i >= 0:
 				// The first move leaves the exact share for the preset
 				// on that side of it.
-				r.share, r.exact = i, 0
-			case r.exact > 0 && roleShares[r.share] != r.exact:
-				m.status = statusLine{text: fmt.Sprintf("share stops at %s, no preset beyond it (%s–%s)", engine.ShareLabel(r.exact), label(0), label(len(roleShares)-1))}
+				r.share, r.moved = i, true
+			case e > 0 && roleShares[r.share] != e:
+				m.status = statusLine{text: fmt.Sprintf("share stops at %s, no preset beyond it (%s–%s)", engine.ShareLabel(e), label(0), label(len(roleShares)-1))}
 			default:
 				m.stepOrSay(&r.share, len(roleShares), d, "share", label)
-				r.exact = 0
+				r.moved = true
 			}
 		}
 	case key.Matches(msg, k.Enter):
@@ -219,7 +224,7 @@ func (m Model) roleMenuView(width int) string {
 		share += " of reads' first attempts"
 	case engine.RoleShadow:
 		share += " of reads mirrored"
-		if r.exact == 0 && roleShares[r.share] == menuStartShare {
+		if r.exact() == 0 && roleShares[r.share] == menuStartShare {
 			share += " (the menu starts here, not at every read)"
 		}
 	default:
