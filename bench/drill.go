@@ -333,15 +333,6 @@ func (d *drill) poll(ctx context.Context, bound time.Duration, cond func(engine.
 
 const pollEvery = 20 * time.Millisecond
 
-func endpointOf(st engine.Snapshot, name string) (engine.EndpointSnapshot, bool) {
-	for _, ep := range st.Endpoints {
-		if ep.Name == name {
-			return ep, true
-		}
-	}
-	return engine.EndpointSnapshot{}, false
-}
-
 // since reads the events after seq.
 func (d *drill) since(ctx context.Context, seq uint64) []engine.Event {
 	evs, _ := d.admin.events(ctx, seq)

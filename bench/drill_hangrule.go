@@ -21,7 +21,7 @@ const hangRuleGrace = time.Second
 // the longest of the endpoint's methods', before the fault or at the cut.
 func hangRuleWait(before, at engine.Snapshot, name string) (deadline, wait time.Duration) {
 	for _, st := range []engine.Snapshot{before, at} {
-		ep, ok := endpointOf(st, name)
+		ep, ok := st.Endpoint(name)
 		if !ok {
 			continue
 		}

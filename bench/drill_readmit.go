@@ -171,7 +171,7 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 			return err
 		}
 		now := time.Now()
-		ep, _ = endpointOf(st, d.endpoint)
+		ep, _ = st.Endpoint(d.endpoint)
 		if readmittedNow(ep) {
 			back = now
 			break

@@ -101,7 +101,7 @@ func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (strin
 		return "", nil, "", st, err
 	}
 	for _, ep := range st.Endpoints {
-		if b, ok := endpointOf(prev, ep.Name); ok {
+		if b, ok := prev.Endpoint(ep.Name); ok {
 			by[ep.Name] = int(attempts(ep.Accounting) - attempts(b.Accounting))
 		}
 	}
@@ -136,7 +136,7 @@ func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string, byMe
 		best, _, _ := bestBy(st, "", "")
 		name = best.Name
 	}
-	ep, ok := endpointOf(st, name)
+	ep, ok := st.Endpoint(name)
 	switch {
 	case !ok:
 		return evidence, fail(s, "reads were answered by %q, which /v1/status does not list", name)
@@ -153,7 +153,7 @@ func (d *drill) judgeServing(s *DrillStep, st engine.Snapshot, name string, byMe
 	}
 	var costs []string
 	for _, m := range slices.Sorted(maps.Keys(served)) {
-		who, _ := endpointOf(st, served[m])
+		who, _ := st.Endpoint(served[m])
 		best, least, _ := bestBy(st, m, "")
 		mine := steadyCost(scoreFor(who, m))
 		what := "the reads"

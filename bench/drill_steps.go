@@ -66,7 +66,7 @@ func (d *drill) inject(ctx context.Context, s *DrillStep) error {
 	if err != nil {
 		return err
 	}
-	if ep, _ := endpointOf(st, d.endpoint); ep.Fault == nil || string(ep.Fault.Mode) != d.cfg.Mode {
+	if ep, _ := st.Endpoint(d.endpoint); ep.Fault == nil || string(ep.Fault.Mode) != d.cfg.Mode {
 		return fail(s, "/v1/status shows no %s fault on %s after injecting it", d.cfg.Mode, d.endpoint)
 	}
 	s.Summary = fmt.Sprintf("%s fault on %s", d.cfg.Mode, d.endpoint)
@@ -115,7 +115,7 @@ func (d *drill) cutBy(ev engine.Event) bool {
 // cutOut: out of routing within breaker.failures failed attempts.
 func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 	st, ok, err := d.poll(ctx, d.cfg.StepTimeout, func(st engine.Snapshot) bool {
-		ep, _ := endpointOf(st, d.endpoint)
+		ep, _ := st.Endpoint(d.endpoint)
 		out, _, _ := d.cutOutBy(st, ep)
 		return out
 	})
@@ -123,8 +123,8 @@ func (d *drill) cutOut(ctx context.Context, s *DrillStep) error {
 		return err
 	}
 	d.cutAt = time.Now()
-	ep, _ := endpointOf(st, d.endpoint)
-	b, _ := endpointOf(d.before, d.endpoint)
+	ep, _ := st.Endpoint(d.endpoint)
+	b, _ := d.before.Endpoint(d.endpoint)
 	sent := attempts(ep.Accounting) - attempts(b.Accounting)
 	failed := ep.Accounting.Failures - b.Accounting.Failures
 	// Outrun as the engine counts them toward its hang rule (the status's
@@ -303,8 +303,8 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 		if err != nil {
 			return err
 		}
-		a, _ := endpointOf(after, d.endpoint)
-		b, _ := endpointOf(before, d.endpoint)
+		a, _ := after.Endpoint(d.endpoint)
+		b, _ := before.Endpoint(d.endpoint)
 		sent := attempts(a.Accounting) - attempts(b.Accounting)
 		total := after.Totals.Requests - before.Totals.Requests
 		s.Evidence = append(s.Evidence, fmt.Sprintf("over a second: %d client requests, %d attempts to %s", total, sent, d.endpoint))
@@ -329,8 +329,8 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 	if err != nil {
 		return err
 	}
-	a, _ := endpointOf(after, d.endpoint)
-	b, _ := endpointOf(before, d.endpoint)
+	a, _ := after.Endpoint(d.endpoint)
+	b, _ := before.Endpoint(d.endpoint)
 	sent := attempts(a.Accounting) - attempts(b.Accounting)
 	s.Evidence = append(s.Evidence, fmt.Sprintf("the next %d reads were answered by %s", want, countsOf(by)),
 		fmt.Sprintf("client attempts to %s meanwhile: %d", d.endpoint, sent))
@@ -384,7 +384,7 @@ func (d *drill) clear(ctx context.Context, s *DrillStep) error {
 	if err != nil {
 		return err
 	}
-	if ep, _ := endpointOf(st, d.endpoint); ep.Fault != nil {
+	if ep, _ := st.Endpoint(d.endpoint); ep.Fault != nil {
 		return fail(s, "/v1/status still shows a %s fault on %s", ep.Fault.Mode, d.endpoint)
 	}
 	s.Summary = "fault cleared on " + d.endpoint

@@ -35,7 +35,7 @@ func SetReadmitSlack(t interface{ Cleanup(func()) }, d time.Duration) {
 // trial and the give-up time on the drill's clock, and the wait in words.
 func ReadmitWait(stepTimeout time.Duration, endpoint string, cleared, now time.Time, st engine.Snapshot) (trialAt, until time.Time, plan string) {
 	d := &drill{cfg: DrillConfig{StepTimeout: stepTimeout}, settings: st.Settings, endpoint: endpoint}
-	ep, _ := endpointOf(st, endpoint)
+	ep, _ := st.Endpoint(endpoint)
 	w := d.readmitWaitOf(cleared, now, st, ep, readmitWait{})
 	return w.trialAt, w.until, d.plan(w, cleared)
 }

@@ -531,6 +531,16 @@ func (s Snapshot) Serving() int {
 // Shadows is how many endpoints are shadows.
 func (s Snapshot) Shadows() int { return len(s.Endpoints) - s.Serving() }
 
+// Endpoint is the endpoint named name; false when the pool has none.
+func (s Snapshot) Endpoint(name string) (EndpointSnapshot, bool) {
+	for _, ep := range s.Endpoints {
+		if ep.Name == name {
+			return ep, true
+		}
+	}
+	return EndpointSnapshot{}, false
+}
+
 func lagInSync(ep *endpoint) int64 {
 	if !ep.lagExcluded.Load() {
 		return 0

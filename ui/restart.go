@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -17,12 +16,11 @@ func (m Model) restartNote(was, now engine.Snapshot) string {
 	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") + ")"
 	var lost []string
 	for _, old := range was.Endpoints {
-		i := slices.IndexFunc(now.Endpoints, func(e engine.EndpointSnapshot) bool { return e.Name == old.Name })
-		if i < 0 {
+		cur, ok := now.Endpoint(old.Name)
+		if !ok {
 			lost = append(lost, old.Name+" is no longer in the pool")
 			continue
 		}
-		cur := now.Endpoints[i]
 		if old.Drained && !cur.Drained {
 			lost = append(lost, old.Name+" is no longer drained")
 		}
