@@ -60,7 +60,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.As(err, &ae) && ae.NotRpcdash() {
 			// Another server's error page or a JSON-RPC node's error:
 			// its text said nothing of where it came from.
-			return fmt.Errorf("no rpcdash admin API at %s: HTTP %d, not an rpcdash answer", engine.ShownURL(base), ae.Code)
+			return fmt.Errorf("no rpcdash admin API at %s: %s", engine.ShownURL(base), ae.NotRpcdashText())
 		}
 		if errors.As(err, &ae) && ae.Code != 0 {
 			return fmt.Errorf("admin API: %v", err)

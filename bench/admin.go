@@ -51,7 +51,7 @@ func (a Admin) do(ctx context.Context, method, path string, body any, out any) e
 		if errors.As(err, &ae) && ae.NotRpcdash() {
 			// Another program at --admin: its page or error object,
 			// dumped, named neither the URL nor the slip.
-			return fmt.Errorf("no rpcdash admin API at %s: %s %s: HTTP %d, not an rpcdash answer", engine.ShownURL(a.URL), method, path, ae.Code)
+			return fmt.Errorf("no rpcdash admin API at %s: %s %s: %s", engine.ShownURL(a.URL), method, path, ae.NotRpcdashText())
 		}
 		return fmt.Errorf("admin API %s %s: %w", method, path, err)
 	}

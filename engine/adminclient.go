@@ -63,6 +63,12 @@ func (e *AdminError) NotRpcdash() bool {
 		!(e.Code == http.StatusServiceUnavailable && strings.HasPrefix(e.Text, "{"))
 }
 
+// NotRpcdashText is what the commands say of such an answer, in place of
+// its text: "HTTP 405, not an rpcdash answer".
+func (e *AdminError) NotRpcdashText() string {
+	return fmt.Sprintf("HTTP %d, not an rpcdash answer", e.Code)
+}
+
 // ErrAnswerTooLarge is a 200 answer longer than AdminClient.MaxBytes,
 // which no rpcdash gives: it is refused whole rather than used cut.
 var ErrAnswerTooLarge = errors.New("answer larger than the admin client reads")

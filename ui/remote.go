@@ -82,7 +82,7 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 		return fmt.Errorf("HTTP %d: %s", ae.Code, ae.Text)
 	case ae.NotRpcdash():
 		// Another program there: a web server, a JSON-RPC node's port.
-		return fmt.Errorf("HTTP %d, not an rpcdash answer, from %s%s", ae.Code, r.base, path)
+		return fmt.Errorf("%s, from %s%s", ae.NotRpcdashText(), r.base, path)
 	case ae.Code != 0:
 		return fmt.Errorf("HTTP %d from %s%s", ae.Code, r.base, path)
 	case ae.Decoding:
