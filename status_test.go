@@ -320,6 +320,16 @@ func TestStatus_Shows429RateOfEachEndpoint(t *testing.T) {
 		return err == nil && v >= min(lo, hi)-0.05 && v <= max(lo, hi)+0.05
 	}
 
+	// beta's and gamma's 429% reads "0.0" only once they have an attempt
+	// (a probe, or a read alpha's 429 failed over): on a loaded machine
+	// the table was printed before gamma had any ("-").
+	for r := statusRates(t, adminAddr); r["beta"].Attempts == 0 || r["gamma"].Attempts == 0; r = statusRates(t, adminAddr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("beta or gamma had no attempt in 10s: %+v", r)
+		}
+		tryCall(rpcAddr, "eth_blockNumber")
+		time.Sleep(20 * time.Millisecond)
+	}
 	t.Setenv("COLUMNS", "120")
 	before := share("alpha")
 	out, errs, code := runStatus(t, "--admin", adminAddr)
