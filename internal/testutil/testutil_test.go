@@ -59,8 +59,10 @@ func TestFreeAddrs_AreDistinctLoopbackAddresses(t *testing.T) {
 	}
 }
 
+// The trap is set before the lines the test waits for: set after them, a
+// SIGTERM could come first and kill the shell (exit -1, seen once in CI).
 func TestProc_CapturesLinesAndStopsGracefully(t *testing.T) {
-	p := Start(t, exec.Command("sh", "-c", `echo ready 42; echo oops >&2; trap 'echo bye; exit 3' TERM; while :; do sleep 0.01; done`))
+	p := Start(t, exec.Command("sh", "-c", `trap 'echo bye; exit 3' TERM; echo ready 42; echo oops >&2; while :; do sleep 0.01; done`))
 	if m := p.Line(t, regexp.MustCompile(`^ready (\d+)$`)); m[1] != "42" {
 		t.Fatalf("line groups %q", m)
 	}
