@@ -102,8 +102,9 @@ func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
 				}
 			}
 			if countAtPlus2s < 0 || len(outside) > 0 {
-				t.Fatalf("hung endpoint still in rotation 2 s after the fault: %d attempts sent to it after +2s outside a half-open trial: %s; its breaker: %s",
-					len(outside), strings.Join(outside, "; "), states.since(faultAt))
+				s0 := h.endpoint("s0")
+				t.Fatalf("hung endpoint still in rotation 2 s after the fault: %d attempts sent to it after +2s outside a half-open trial: %s; its breaker: %s (now %s, held closed %t, %d failures in a row, last error %q); the pool's and breakers' events since the fault: %s",
+					len(outside), strings.Join(outside, "; "), states.since(faultAt), s0.Breaker.State, s0.Breaker.HeldClosed, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, faultAt))
 			}
 			// A read that met the hang waits one attempt deadline, then one
 			// normal answer. "Normal" is the slowest single-attempt read
@@ -164,4 +165,16 @@ func (tl breakerTimeline) since(t time.Time) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// eventsSince lists the pool and breaker events after t, for a failure
+// that has to say why no breaker opened (a slowdown excused the charges).
+func eventsSince(h *harness, t time.Time) string {
+	var out []string
+	for _, ev := range h.events() {
+		if ev.Time.After(t) && (ev.Type == engine.EventPool || ev.Type == engine.EventBreaker) {
+			out = append(out, fmt.Sprintf("+%s %s %s %s>%s %q", ev.Time.Sub(t).Round(time.Millisecond), ev.Type, ev.Endpoint, ev.From, ev.To, ev.Message))
+		}
+	}
+	return strings.Join(out, "; ")
 }
