@@ -137,6 +137,9 @@ func (x *execution) stopRest(cause error) {
 			continue
 		case a.explore && !a.overdue.Load():
 			continue // runs on to its answer or its deadline (attemptOverdue)
+		case cause == errLost && !a.overdue.Load() && x.e.owesSilenceVerdict(a):
+			a.heldForSilence.Store(true)
+			continue // runs on to its deadline (attemptOverdue), where its silence concludes
 		}
 		a.cancel(cause)
 	}

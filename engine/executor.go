@@ -103,6 +103,10 @@ type attempt struct {
 	// how long its slow answers really take (see stopRest).
 	toVerdict bool
 	sampling  atomic.Bool
+	// heldForSilence: a loser of an endpoint that has lost enough races
+	// unanswered to look hung, kept running to its deadline so that its
+	// silence gives the loss rule its verdict (concludeOutrun).
+	heldForSilence atomic.Bool
 	// explore: a hedge exploring a suspect endpoint (exploreHedge). When
 	// another attempt wins it runs on to its answer or its deadline, so
 	// that a recovered endpoint is heard even when it loses by a hair.

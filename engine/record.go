@@ -142,11 +142,6 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())
 	a.ep.suspect.Store(true)
-	if a.explore && a.cancelAt.Load() != 0 {
-		// An exploratory hedge the request has let go of runs on only to
-		// its deadline (stopRest).
-		a.cancel(errLost)
-	}
 	excused := e.excusedHang(a, now)
 	if x.p.class == jsonrpc.ClassRead {
 		select {
@@ -154,11 +149,16 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		default:
 		}
 	}
-	if excused {
-		return
-	}
-	if a.settle() {
+	if !excused && a.settle() {
 		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), now)
+		e.concludeOutrun(a, now)
+	}
+	if (a.explore || a.heldForSilence.Load()) && a.cancelAt.Load() != 0 {
+		// An exploratory hedge, or a loser held for its silence, that the
+		// request has let go of runs on only to its deadline (stopRest),
+		// and is cut once judged: cut first, it ended and settled as a
+		// loser before the charge its deadline called for.
+		a.cancel(errLost)
 	}
 }
 
@@ -395,13 +395,17 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 		return false
 	}
 	ep.acct.outrunUnanswered.Add(1)
-	limit := int64(2 * e.cfg.Breaker.Failures)
 	n := ep.unanswered.Add(1)
-	if n < limit || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
+	if n < e.outrunLimit() {
+		return true
+	}
+	if end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
+		e.exploreOutrun(ep)
 		return true
 	}
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
-		return true // rpcdash, not the endpoint, is the slow part; the count stands for the next loss
+		e.exploreOutrun(ep) // rpcdash, not the endpoint, may be the slow part
+		return true
 	}
 	ep.unanswered.Store(0)
 	ep.suspect.Store(true)
@@ -409,4 +413,49 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 	ep.markSilentIfCapRefused(end)
 	return true
+}
+
+// outrunLimit is how many unanswered losses in a row make an endpoint look
+// hung (noteUnanswered).
+func (e *Engine) outrunLimit() int64 { return int64(2 * e.cfg.Breaker.Failures) }
+
+// exploreOutrun is what an endpoint gets when it has lost enough races
+// unanswered but its silence does not yet say it is hung (too short, or
+// rpcdash stalled within it): its losses leave it ranked behind the others,
+// so the next loss that would conclude may not come for
+// router.explore_after, and meanwhile its breaker stayed closed beside a
+// hang (a CI run: no trip in the 6 s after a hang, one stall excusing the
+// loss that would have tripped it). It is suspect, and due for exploration
+// at once: the next read hedges to it at once, and that hedge runs on to its
+// attempt deadline (stopRest), where attemptOverdue judges its silence by
+// the deadline rules (concludeOutrun).
+func (e *Engine) exploreOutrun(ep *endpoint) {
+	ep.suspect.Store(true)
+	ep.lastRead.Store(0)
+}
+
+// owesSilenceVerdict says whether a, losing a race unanswered, is to run on
+// to its deadline rather than be cut (stopRest): its endpoint has already
+// lost enough races in a row unanswered to look hung (outrunLimit), has said
+// nothing since a started, and its breaker is closed. Cut, it told the loss
+// rule only that it lost again, which concludes nothing while the silence is
+// shorter than a deadline; run on, its deadline passed unanswered does.
+func (e *Engine) owesSilenceVerdict(a *attempt) bool {
+	ep := a.ep
+	return !a.trial && ep.unanswered.Load() >= e.outrunLimit() && ep.heardAt.Load() < a.start.UnixNano() &&
+		ep.breaker.State() == breaker.Closed
+}
+
+// concludeOutrun trips the breaker of an endpoint that lost enough races
+// unanswered and then let one attempt pass its whole deadline unanswered,
+// charged as a hang: the silence the loss rule waited for. Under a.settle.
+func (e *Engine) concludeOutrun(a *attempt, now time.Time) {
+	ep := a.ep
+	n := ep.unanswered.Load()
+	if a.trial || n < e.outrunLimit() || ep.breaker.State() != breaker.Closed || !ep.unanswered.CompareAndSwap(n, 0) {
+		return
+	}
+	ep.setLastError("no answer to its last attempts (outrun by hedges, then one past its deadline): looks hung", now)
+	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges, then one unanswered for its deadline %s: endpoint looks hung", n, a.deadline.Round(time.Millisecond)))
+	ep.markSilentIfCapRefused(now)
 }

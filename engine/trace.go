@@ -297,7 +297,7 @@ func (r traceRef) endAttempt(i int, a *attempt, rep upstreamReply, cause error, 
 		at.why = cancelAnotherWon
 	case errors.Is(cause, errRequestDone):
 		at.why = cancelRequestDone
-	case c != 0 && (a.sampling.Load() || a.toVerdict || a.explore):
+	case c != 0 && (a.sampling.Load() || a.toVerdict || a.explore || a.heldForSilence.Load()):
 		at.why = cancelKeptRunning
 	case c != 0:
 		return // it ended on its own as the request let go of it

@@ -24,6 +24,11 @@ func TestUnanswered_TripsOnSilenceNotOnABurstOfLosses(t *testing.T) {
 	if s := ep.breaker.State(); s != breaker.Closed {
 		t.Fatalf("a 36 ms stall opened the breaker (%s)", s)
 	}
+	// Too soon to judge, it is suspect and explored at once: the next
+	// attempt it gets is held to its deadline, which judges the silence.
+	if _, due := e.exploreDue(ep, clock.Now().UnixNano()); !ep.suspect.Load() || !due {
+		t.Fatalf("12 losses too soon to judge: suspect %v, exploration due %v; want both", ep.suspect.Load(), due)
+	}
 	// It answers again: the streak starts over.
 	ep.heard(clock.Now())
 	clock.Advance(300 * time.Millisecond)
