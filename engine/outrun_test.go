@@ -90,5 +90,27 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 	if r.took >= deadline {
 		t.Errorf("the last read waited %s, s0's deadline %s: holding s0's attempt must cost the client nothing", r.took, deadline)
 	}
+	// The held attempt is let go at its deadline, and its release is
+	// counted from there, not from the race it lost 80 ms in.
+	for _, tr := range h.traces("limit=20").Requests {
+		for _, at := range tr.Attempts {
+			if tr.ID != r.id || at.Endpoint != "s0" {
+				continue
+			}
+			if at.CancelMS == nil || at.ReleaseMS == nil || *at.CancelMS < ms(deadline)*0.9 || *at.ReleaseMS > ms(deadline)/4 {
+				t.Errorf("s0's attempt of the last read, held to its deadline %s: let go at %v ms, released %v ms later (want at its deadline, released at once): %s", deadline, deref(at.CancelMS), deref(at.ReleaseMS), describe(tr))
+			}
+			if at.CancelMS != nil && at.ReleaseMS != nil {
+				t.Logf("s0's held attempt let go at %.0f ms, released %.1f ms later", *at.CancelMS, *at.ReleaseMS)
+			}
+		}
+	}
 	t.Logf("s0 opened %s after the hang: %s; the last read took %s", opened.Time.Sub(hungAt).Round(time.Millisecond), opened.Message, r.took.Round(time.Millisecond))
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
 }

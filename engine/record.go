@@ -157,7 +157,10 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		// An exploratory hedge, or a loser held for its silence, that the
 		// request has let go of runs on only to its deadline (stopRest),
 		// and is cut once judged: cut first, it ended and settled as a
-		// loser before the charge its deadline called for.
+		// loser before the charge its deadline called for. It is let go
+		// now: its release time and what it says of the latency (censored
+		// at the deadline) count from here, not from the race it lost.
+		a.cancelAt.Store(now.UnixNano())
 		a.cancel(errLost)
 	}
 }
@@ -400,11 +403,11 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 		return true
 	}
 	if end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
-		e.exploreOutrun(ep)
+		e.exploreOutrun(ep, n)
 		return true
 	}
 	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
-		e.exploreOutrun(ep) // rpcdash, not the endpoint, may be the slow part
+		e.exploreOutrun(ep, n) // rpcdash, not the endpoint, may be the slow part
 		return true
 	}
 	ep.unanswered.Store(0)
@@ -428,10 +431,15 @@ func (e *Engine) outrunLimit() int64 { return int64(2 * e.cfg.Breaker.Failures) 
 // loss that would have tripped it). It is suspect, and due for exploration
 // at once: the next read hedges to it at once, and that hedge runs on to its
 // attempt deadline (stopRest), where attemptOverdue judges its silence by
-// the deadline rules (concludeOutrun).
-func (e *Engine) exploreOutrun(ep *endpoint) {
+// the deadline rules (concludeOutrun). Only at the loss that reaches the
+// limit (n): at each one after, an endpoint held closed by
+// breaker.max_open_share was explored again at once, not once per
+// router.explore_after.
+func (e *Engine) exploreOutrun(ep *endpoint, n int64) {
 	ep.suspect.Store(true)
-	ep.lastRead.Store(0)
+	if n == e.outrunLimit() {
+		ep.lastRead.Store(0)
+	}
 }
 
 // owesSilenceVerdict says whether a, losing a race unanswered, is to run on
