@@ -386,12 +386,18 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 // was not silent for longer than the winner took, so it says nothing of its
 // endpoint (a hedge sent later that loses to the primary it raced, in a
 // slowdown of the whole pool: counted, it opened the breaker of the
-// endpoint that got mostly hedges). A hung endpoint's attempts lose to
-// hedges that answered quickly, and count. It says whether the loss
-// counted (the status's outrun_unanswered).
+// endpoint that got mostly hedges). Nor does one that ran longer than the
+// winner by less than its endpoint's usual pace for the method: started
+// (nearly) together, at a hedge delay of 0 or 1 ms, a healthy endpoint
+// slower than the winner loses by a hair every time, and counted, those
+// ties tripped the breaker of the shipped config's heavy-tail endpoint
+// ("6 attempts in a row outrun by hedges ...: endpoint looks hung"). A
+// hung endpoint's attempts lose to hedges that answered quickly, by the
+// hedge delay and more, and count. It says whether the loss counted (the
+// status's outrun_unanswered).
 func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep := a.ep
-	if w := a.outranBy.Load(); w > 0 && time.Unix(0, a.cancelAt.Load()).Sub(a.start) <= time.Duration(w) {
+	if w := a.outranBy.Load(); w > 0 && time.Unix(0, a.cancelAt.Load()).Sub(a.start) <= time.Duration(w)+ep.paceMargin(a.stats) {
 		return false
 	}
 	ep.acct.outrunUnanswered.Add(1)
@@ -413,6 +419,16 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 	ep.markSilentIfCapRefused(end)
 	return true
+}
+
+// paceMargin is how much longer than the winner a loser of ep must have run
+// for its loss to say silence rather than a slower pace (noteUnanswered):
+// ep's usual pace for the method, 0 while it has too few answers to know.
+func (ep *endpoint) paceMargin(ms *methodStats) time.Duration {
+	if pace, _, _, ok := ep.usualLatency(ms); ok {
+		return pace
+	}
+	return 0
 }
 
 // outrunLimit is how many unanswered losses in a row make an endpoint look
