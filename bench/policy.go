@@ -68,6 +68,10 @@ func ParsePolicy(s string) (Policy, error) {
 		return autoPolicy(q), nil
 	}
 	d, err := time.ParseDuration(strings.TrimPrefix(s, "fixed:"))
+	if err == nil && d == 0 {
+		// PUT /v1/hedge takes "0s", so a user reaches for it here too.
+		return Policy{}, fmt.Errorf("bench: --policies: %q: a fixed delay must be above 0; \"immediate\" is the row that hedges at once (with the budget lifted to 1)", s)
+	}
 	if err != nil || d <= 0 {
 		return Policy{}, fmt.Errorf("bench: --policies: unknown policy %q (want direct, off, immediate, auto, auto:Q or a delay such as 120ms)", s)
 	}

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,17 @@ func TestParsePolicy(t *testing.T) {
 	for _, bad := range []string{"", "sometimes", "auto:1.5", "-5ms", "fixed:0s"} {
 		if _, err := bench.ParsePolicy(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// "0s" is a delay PUT /v1/hedge takes; refused here, it was called an
+// unknown policy, "want ... or a delay such as 120ms".
+func TestParsePolicy_ZeroDelayPointsToImmediate(t *testing.T) {
+	for _, in := range []string{"0s", "fixed:0s", "0ms"} {
+		_, err := bench.ParsePolicy(in)
+		if err == nil || !strings.Contains(err.Error(), "must be above 0") || !strings.Contains(err.Error(), `"immediate" is the row that hedges at once`) {
+			t.Errorf("%s: %v, want it to say a fixed delay must be above 0 and that immediate hedges at once", in, err)
 		}
 	}
 }

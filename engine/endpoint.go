@@ -70,6 +70,10 @@ type endpoint struct {
 	// noteUnanswered).
 	unanswered atomic.Int64
 	heardAt    atomic.Int64
+	// outrunByTies: every loss of the unanswered streak was by less than
+	// its usual pace (noteUnanswered), which a healthy endpoint slower than
+	// the winner also has: only deadlines passed unanswered judge it.
+	outrunByTies atomic.Bool
 	// suspect: its latest attempt (any method, a probe too) ended without
 	// an answer — failed, or passed its deadline unanswered — whether or not
 	// its breaker was charged (excused in a pool slowdown, held closed by

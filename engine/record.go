@@ -389,20 +389,35 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 // was not silent for longer than the winner took, so it says nothing of its
 // endpoint (a hedge sent later that loses to the primary it raced, in a
 // slowdown of the whole pool: counted, it opened the breaker of the
-// endpoint that got mostly hedges). A hung endpoint's attempts lose to
-// hedges that answered quickly, and count. It says whether the loss
-// counted (the status's outrun_unanswered).
+// endpoint that got mostly hedges). A loss by less than the loser's usual
+// pace for the method is a tie: started (nearly) together, at a hedge delay
+// of 0 or 1 ms, a healthy endpoint slower than the winner loses so every
+// time, as a hung one does. A streak of ties alone never trips the breaker
+// here, nor at the held loser's deadline (concludeOutrun): its losers run
+// on to their deadlines, where passing unanswered is charged as any hang
+// and breaker.failures of them in a row open it; an answer ends the streak.
+// Counted as losses, ties opened the breaker of the shipped config's
+// heavy-tail endpoint ("6 attempts in a row outrun by hedges ...: endpoint
+// looks hung") whenever a held loser fell in its tail. It says whether the
+// loss counted (the status's outrun_unanswered).
 func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep := a.ep
-	if w := a.outranBy.Load(); w > 0 && time.Unix(0, a.cancelAt.Load()).Sub(a.start) <= time.Duration(w) {
+	ran, w := time.Unix(0, a.cancelAt.Load()).Sub(a.start), time.Duration(a.outranBy.Load())
+	if w > 0 && ran <= w {
 		return false
 	}
+	tie := w > 0 && ran <= w+ep.paceMargin(a.stats)
 	ep.acct.outrunUnanswered.Add(1)
 	n := ep.unanswered.Add(1)
+	if n == 1 {
+		ep.outrunByTies.Store(tie)
+	} else if !tie {
+		ep.outrunByTies.Store(false)
+	}
 	if n < e.outrunLimit() {
 		return true
 	}
-	if end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
+	if ep.outrunByTies.Load() || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
 		e.exploreOutrun(ep, n)
 		return true
 	}
@@ -416,6 +431,17 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
 	ep.markSilentIfCapRefused(end)
 	return true
+}
+
+// paceMargin is how much longer than the winner a loser of ep must have run
+// for its loss to say silence rather than a slower pace, not a tie
+// (noteUnanswered): ep's usual pace for the method, 0 while it has too few
+// answers to know.
+func (ep *endpoint) paceMargin(ms *methodStats) time.Duration {
+	if pace, _, _, ok := ep.usualLatency(ms); ok {
+		return pace
+	}
+	return 0
 }
 
 // outrunLimit is how many unanswered losses in a row make an endpoint look
@@ -456,11 +482,14 @@ func (e *Engine) owesSilenceVerdict(a *attempt) bool {
 
 // concludeOutrun trips the breaker of an endpoint that lost enough races
 // unanswered and then let one attempt pass its whole deadline unanswered,
-// charged as a hang: the silence the loss rule waited for. Under a.settle.
+// charged as a hang: the silence the loss rule waited for. Not after a
+// streak of ties (noteUnanswered): a healthy endpoint slower than the
+// winner passes a deadline learnt from the few races it won whenever an
+// answer falls in its tail. Under a.settle.
 func (e *Engine) concludeOutrun(a *attempt, now time.Time) {
 	ep := a.ep
 	n := ep.unanswered.Load()
-	if a.trial || n < e.outrunLimit() || ep.breaker.State() != breaker.Closed || !ep.unanswered.CompareAndSwap(n, 0) {
+	if a.trial || n < e.outrunLimit() || ep.outrunByTies.Load() || ep.breaker.State() != breaker.Closed || !ep.unanswered.CompareAndSwap(n, 0) {
 		return
 	}
 	ep.setLastError("no answer to its last attempts (outrun by hedges, then one past its deadline): looks hung", now)

@@ -126,3 +126,55 @@ func TestUnanswered_TotalsSumTheMethods(t *testing.T) {
 		t.Fatalf("totals' outrun_unanswered %d, want 10", tot.OutrunUnanswered)
 	}
 }
+
+// At a hedge delay of 0 the primary and its hedge start together, and a
+// healthy endpoint slower than the winner loses every race by a hair (the
+// shipped config's heavy-tail endpoint at "delay": "0s": "6 attempts in a
+// row outrun by hedges ...: endpoint looks hung", its breaker opened). A
+// streak of losses by less than the loser's own usual pace trips nothing,
+// neither at once nor when a held loser then passes its deadline; a hung
+// endpoint's losses, by the hedge delay and more, still trip.
+func TestUnanswered_HealthySlowerEndpointIsNotTrippedByTies(t *testing.T) {
+	e, clock := clockedEngine(t, 3, nil)
+	deadline := 250 * time.Millisecond
+	a := e.endpoints[0]
+	ms := a.stats("eth_getBalance")
+	for range 40 { // a answers in 50 ms, the winners below in 40
+		ms.latency.Record(50 * time.Millisecond)
+		a.latency.Record(50 * time.Millisecond)
+	}
+	lose := func(ran, winner time.Duration) {
+		at := &attempt{ep: a, stats: ms, start: clock.Now().Add(-ran), deadline: deadline}
+		at.cancelAt.Store(clock.Now().UnixNano())
+		at.outranBy.Store(int64(winner))
+		e.noteUnanswered(at, clock.Now())
+	}
+	for _, ep := range e.endpoints {
+		ep.heard(clock.Now())
+	}
+
+	// Nothing heard of a for 1.4 s (its every attempt lost), and 12 ties:
+	// each ran 40 ms and a hair, as long as the 40 ms winner took.
+	clock.Advance(1400 * time.Millisecond)
+	for range 12 {
+		lose(40*time.Millisecond+200*time.Microsecond, 40*time.Millisecond)
+	}
+	if s := a.breaker.State(); s != breaker.Closed {
+		t.Fatalf("12 ties with quicker attempts started with them opened the breaker of a, healthy at 50 ms (%s)", s)
+	}
+	// Its next loser, held, falls in its tail and passes its deadline.
+	held := &attempt{ep: a, stats: ms, start: clock.Now(), deadline: deadline}
+	clock.Advance(deadline)
+	e.concludeOutrun(held, clock.Now())
+	if s := a.breaker.State(); s != breaker.Closed {
+		t.Fatalf("12 ties and one deadline passed opened the breaker of a, healthy at 50 ms (%s)", s)
+	}
+
+	// a hangs: its primaries lose to hedges sent 150 ms in, answered in 5 ms.
+	for range 6 {
+		lose(155*time.Millisecond, 5*time.Millisecond)
+	}
+	if s := a.breaker.State(); s != breaker.Open {
+		t.Fatalf("a silent for 1.65 s and outrun 6 times in a row, by 150 ms, by quicker hedges: breaker %s", s)
+	}
+}
