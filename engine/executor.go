@@ -403,8 +403,8 @@ func (x *execution) run() result {
 				if hedgeC != nil {
 					armHedge()
 				}
-			case later:
-				hold(a) // the one that failed is backing off: a deadline later
+			case later || x.backOffLeft():
+				hold(a) // the one that failed, or one not asked yet, is backing off: a deadline later
 			}
 			return
 		}

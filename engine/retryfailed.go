@@ -123,7 +123,7 @@ func (x *execution) retryFailed() (started, later bool) {
 // again a deadline later when the endpoint is backing off.
 func (x *execution) retryNow(hold func(*attempt)) bool {
 	started, later := x.retryFailed()
-	if later {
+	if !started && (later || x.backOffLeft()) {
 		hold(x.live[0])
 	}
 	return started

@@ -324,9 +324,12 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 			// write that provably never left) whose routable endpoints all
 			// failed is still answered by one whose breaker is open but
 			// which may well answer, as a client talking to it would be.
-			// Not one backing off after a 429: it asked to be left alone,
-			// and a request to it spends the quota that limits it.
-			extras = slices.DeleteFunc(extras, func(c candidate) bool { return c.tier == 3 })
+			// One backing off after a 429 is asked only once its back-off
+			// is over (pickAmong): it asked to be left alone until then,
+			// and a request to it spends the quota that limits it. Left
+			// out, a read whose one routable endpoint hung waited for the
+			// request's deadline and failed, though the other had long
+			// been back (backOffLeft).
 			for i := range extras {
 				extras[i].fallback = true
 			}
