@@ -375,7 +375,7 @@ func (e *Engine) panicOrder(c candidate, now time.Time) int {
 	switch {
 	case c.stale:
 		return 3
-	case c.tier == 2 && now.Sub(time.Unix(0, c.ep.heardAt.Load())) < e.cfg.Breaker.Cooldown:
+	case c.tier == 2 && !e.goneQuiet(c.ep, now):
 		return 2
 	case c.tier == 3:
 		return 4
@@ -383,6 +383,12 @@ func (e *Engine) panicOrder(c candidate, now time.Time) int {
 		return 5
 	}
 	return c.tier
+}
+
+// goneQuiet: the endpoint has said nothing (no answer of any kind) for
+// breaker.cooldown.
+func (e *Engine) goneQuiet(ep *endpoint, now time.Time) bool {
+	return now.Sub(time.Unix(0, ep.heardAt.Load())) >= e.cfg.Breaker.Cooldown
 }
 
 // preferFirst moves ep to the front of the routable candidates when it is
