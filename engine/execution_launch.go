@@ -199,7 +199,8 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 // endpoints before panic routing's others), of a failure domain no live
 // attempt is in when otherDomain is set and one exists. Standbys kept as
 // a fallback (candidate.fallback) are only for failover. After a 429 an
-// endpoint backing off for the method is no candidate (ratelimited.go).
+// endpoint backing off for the method is no candidate until its back-off
+// is over (waitsBackOff, ratelimited.go).
 //
 // A failover (a deadline's race included) goes first to a candidate of
 // that tier that is answering (not suspect, not quiet past its pace with
@@ -226,7 +227,7 @@ func (x *execution) pickAmong(otherDomain, noStale, failover, answering bool) in
 		now = x.e.now()
 	}
 	for i, c := range x.order {
-		if x.used[i] || c.fallback && !failover || x.rateLimited > 0 && x.backingOff(c.ep) || c.stale && noStale {
+		if x.used[i] || c.fallback && !failover || x.waitsBackOff(c) || c.stale && noStale {
 			continue
 		}
 		if best < 0 {

@@ -403,8 +403,8 @@ func (x *execution) run() result {
 				if hedgeC != nil {
 					armHedge()
 				}
-			case later:
-				hold(a) // the one that failed is backing off: a deadline later
+			case later || x.backOffLeft():
+				hold(a) // the one that failed, or one not asked yet, is backing off: a deadline later
 			}
 			return
 		}
@@ -465,7 +465,7 @@ func (x *execution) run() result {
 			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) && !d.rep.tooBig {
 				x.retryOn = d.a.ep
 			}
-			if x.mayFailOver(d) && (x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {
+			if x.mayFailOver(d) && (x.retryBeforeQuiet() || x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {
 				e.noteFailover(d.a.ep, d.rep.cause, d.rep.out == outUnsupported)
 				if hedgeC != nil {
 					// The next hedge is a delay after the newest attempt.

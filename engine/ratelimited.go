@@ -23,6 +23,26 @@ func (x *execution) backingOff(ep *endpoint) bool {
 	return !ep.backoffEnd(x.p.method, x.e.now()).IsZero()
 }
 
+// waitsBackOff says whether candidate c is left alone for now because it
+// is backing off for the method: after this request met a 429, or as a
+// failover-only fallback (outside panic routing an endpoint backing off
+// is asked only once its back-off is over).
+func (x *execution) waitsBackOff(c candidate) bool {
+	return (x.rateLimited > 0 || c.fallback && c.tier == 3) && x.backingOff(c.ep)
+}
+
+// backOffLeft says whether a candidate not yet asked is waiting for its
+// back-off to end: a read whose other attempts hang looks again a deadline
+// later rather than waiting for the request's deadline.
+func (x *execution) backOffLeft() bool {
+	for i, c := range x.order {
+		if !x.used[i] && x.waitsBackOff(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // failRateLimited ends a request whose every attempt was answered 429.
 func (x *execution) failRateLimited() result {
 	wait := x.retryAfter()
