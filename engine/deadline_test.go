@@ -142,14 +142,16 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 		t.Fatalf("accounting: %d failover attempts, %d hedges, %d client errors; want 1, 0, 0", m.Failover, m.AccountSnapshot.Hedge, m.ClientErrors)
 	}
 	// The answer after the deadline goes into s0's window, with its
-	// latency, once an answer in time has ended its run of failures.
+	// latency, once an answer in time has ended its run of failures. (A
+	// loaded machine's stall past the 250 ms deadline can make a 10 ms
+	// answer late too: seen once in CI, 2 late answers.)
 	for _, s := range h.sims {
 		s.SetExtraLatency(0)
 	}
-	for i := 0; i < 50 && h.endpoint("s0").Methods["eth_getBalance"].LateAnswers == 1 && h.endpoint("s0").Breaker.ConsecutiveFailures > 0; i++ {
+	for i := 0; i < 50 && h.endpoint("s0").Breaker.ConsecutiveFailures > 0; i++ {
 		mustOK(t, h.call(10+i, "eth_getBalance", addr, "latest"))
 	}
-	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600*time.Millisecond || m.LateAnswers != 1 {
+	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600*time.Millisecond || m.LateAnswers < 1 {
 		t.Fatalf("s0's window: max %s, %d late answers; want the 600 ms answer in it", m.Latency.Max, m.LateAnswers)
 	}
 	var races int
