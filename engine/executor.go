@@ -388,6 +388,29 @@ func (x *execution) run() result {
 		}
 		heldC = heldTimer.C
 	}
+	// backOffC fires when a back-off that keeps an endpoint of this read
+	// waiting ends while another attempt runs: the read is raced to it
+	// then, not at the running attempt's deadline (backOffDue).
+	var backOffC <-chan time.Time
+	var backOffTimer *time.Timer
+	defer func() {
+		if backOffTimer != nil {
+			backOffTimer.Stop()
+		}
+	}()
+	armBackOff := func() {
+		due := x.backOffDue()
+		if due.IsZero() || len(x.live) == 0 {
+			return
+		}
+		d := max(due.Sub(e.now()), 0)
+		if backOffTimer == nil {
+			backOffTimer = time.NewTimer(d)
+		} else {
+			backOffTimer.Reset(d)
+		}
+		backOffC = backOffTimer.C
+	}
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
 		if !started {
@@ -471,6 +494,7 @@ func (x *execution) run() result {
 					// The next hedge is a delay after the newest attempt.
 					armHedge()
 				}
+				armBackOff()
 				continue
 			}
 			if len(x.live) == 0 {
@@ -514,6 +538,18 @@ func (x *execution) run() result {
 			race(a)
 			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 				return res
+			}
+		case <-backOffC:
+			backOffC = nil
+			if len(x.live) == 0 {
+				continue
+			}
+			if retried, later := x.retryFailed(); retried {
+				e.noteFailover(x.live[0].ep, "its back-off over, asking again the endpoint that answered 429 beside it", false)
+			} else if later || x.backOffLeft() {
+				armBackOff()
+			} else if started, _ := x.launchRace(); started {
+				e.noteFailover(x.live[0].ep, "a back-off over, racing that endpoint beside it", false)
 			}
 		case <-heldC:
 			heldC = nil

@@ -43,6 +43,35 @@ func (x *execution) backOffLeft() bool {
 	return false
 }
 
+// backOffDue is when the earliest back-off that keeps an endpoint of this
+// read waiting ends: the endpoint that failed, to be asked again
+// (retryFailed), or a candidate not asked yet (waitsBackOff); zero when
+// none does. A read whose one other endpoint hangs is raced to it then:
+// after flaky's 429 (Retry-After 1 s) a read failed over to a hung tail
+// waited tail's attempt deadline, up to 7 s, before flaky was asked again,
+// where a client of flaky honouring the Retry-After had its answer in 1 s.
+func (x *execution) backOffDue() time.Time {
+	if x.p.class != jsonrpc.ClassRead {
+		return time.Time{}
+	}
+	now := x.e.now()
+	var due time.Time
+	consider := func(ep *endpoint) {
+		if end := ep.backoffEnd(x.p.method, now); !end.IsZero() && (due.IsZero() || end.Before(due)) {
+			due = end
+		}
+	}
+	if x.mayRetry() {
+		consider(x.retryOn)
+	}
+	for i, c := range x.order {
+		if !x.used[i] && x.waitsBackOff(c) {
+			consider(c.ep)
+		}
+	}
+	return due
+}
+
 // failRateLimited ends a request whose every attempt was answered 429.
 func (x *execution) failRateLimited() result {
 	wait := x.retryAfter()

@@ -99,10 +99,10 @@ func (x *execution) liveNames() string {
 // ask. later: it is backing off after a 429, and may be asked once that is
 // over.
 func (x *execution) retryFailed() (started, later bool) {
-	ep := x.retryOn
-	if ep == nil || x.retried >= max(x.e.cfg.Breaker.Failures-1, 1) || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
+	if !x.mayRetry() {
 		return false, false
 	}
+	ep := x.retryOn
 	if x.backingOff(ep) {
 		return false, true
 	}
@@ -116,6 +116,12 @@ func (x *execution) retryFailed() (started, later bool) {
 	x.retried++
 	x.start(&attempt{ep: ep, role: roleFailover})
 	return true, false
+}
+
+// mayRetry says whether retryOn may be asked again, backing off or not.
+func (x *execution) mayRetry() bool {
+	ep := x.retryOn
+	return ep != nil && x.retried < max(x.e.cfg.Breaker.Failures-1, 1) && x.p.pinned == nil && !ep.drained.Load() // retryOn: reads only (run)
 }
 
 // retryBeforeQuiet asks the endpoint that failed again (retryFailed) when

@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// A read answered 429 (Retry-After 1 s) by its primary fails over to the
+// other endpoint; when that one hangs, the read is raced back to the first
+// as its back-off ends, as a client of it honouring the Retry-After would
+// ask again, not at the hanging attempt's deadline. Seen in the console:
+// flaky's 429s failed over to a hung tail, and each such read waited
+// tail's deadline, 1.6 to 7 s, for an answer flaky gave 1 s after its 429.
+func TestRateLimit_ReadFailedOverToAHangIsRacedBackWhenTheBackOffEnds(t *testing.T) {
+	t.Parallel()
+	var limitNext atomic.Bool
+	s0 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		if req.Method == "eth_getBalance" && limitNext.CompareAndSwap(true, false) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32005,"message":"rate limited"}}`, req.ID)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x1"}`, req.ID)
+	}))
+	t.Cleanup(s0.Close)
+	const deadline = 3 * time.Second
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL = s0.URL
+		// s1's deadline, far past s0's back-off.
+		c.Breaker.AttemptTimeoutMin = deadline
+	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	for i := range 50 { // s0, the quicker, takes the first attempts
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	if d := h.endpoint("s1").Methods["eth_getBalance"].AttemptTimeout; d < deadline {
+		t.Fatalf("s1's deadline %s, want at least %s", d, deadline)
+	}
+	h.sims[1].SetMode(sim.ModeHang)
+	limitNext.Store(true)
+
+	r := h.call(100, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	if limitNext.Load() {
+		t.Fatal("the read never reached s0: the 429 under test was not given")
+	}
+	if r.endpoint != "s0" || r.took >= 2*time.Second {
+		t.Fatalf("answered by %q after %s in %d attempts; want s0 again once its 1 s back-off ended, well before s1's deadline %s", r.endpoint, r.took.Round(time.Millisecond), r.attempts, deadline)
+	}
+	t.Logf("read answered by s0 after %s (its 429's Retry-After 1 s; s1 hung, its deadline %s), %d attempts", r.took.Round(time.Millisecond), deadline, r.attempts)
+}
