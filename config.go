@@ -153,7 +153,10 @@ func decodeConfig(path string, data []byte, section string) (engine.Config, erro
 		}
 	}
 	if len(problems) > 0 {
-		return cfg, configError(path, problems, append(endpointURLs(v), urlsIn(v.AllSettings())...))
+		written := fileAsWritten(data)
+		problems = withKeysAsWritten(problems, writtenKeys(written))
+		urls := append(endpointURLs(v), urlsIn(v.AllSettings())...)
+		return cfg, configError(path, problems, append(urls, urlsIn(written)...))
 	}
 	return cfg, nil
 }

@@ -87,7 +87,7 @@ url = ["` + secretURL + `"]
 		`breaker.cooldown: "ten" is not a duration (e.g. 10s`,
 		// A bare number was nanoseconds.
 		`breaker.backoff_base: 5 is not a duration (e.g. 10s`,
-		`methods.timeouts.eth_getlogs: 5 is not a duration (e.g. 10s`,
+		`methods.timeouts.eth_getLogs: 5 is not a duration (e.g. 10s`,
 		`methods.timeouts.eth_call: must be a positive duration, got -1s`,
 		`hedge.delay: must be "auto" or a duration such as "120ms", got "fast"`,
 		`hedge.quantile: must be in (0, 1), got 2`,
@@ -147,9 +147,9 @@ url = "sim://fast"
 	want := []string{
 		`hedge.methods.eth_call.enabled: "no" is not true or false`,
 		`hedge.methods.eth_call.quantile: must be in (0, 1), got 1.5`,
-		`hedge.methods.eth_sendrawtransaction.enabled: "no" is not true or false`,
-		`hedge.methods.eth_sendrawtransaction: eth_sendrawtransaction is a write: never hedged`,
-		`hedge.methods.eth_getbalance.quantile: "0.5" is text, not a number (write it without quotes)`,
+		`hedge.methods.eth_sendRawTransaction.enabled: "no" is not true or false`,
+		`hedge.methods.eth_sendRawTransaction: eth_sendRawTransaction is a write: never hedged`,
+		`hedge.methods.eth_getBalance.quantile: "0.5" is text, not a number (write it without quotes)`,
 		`methods.weights.eth_call: "2" is text, not a number (write it without quotes)`,
 		`demo.mix: "eth_call:x": the weight after ':' must be a positive number`,
 		`demo.mix: "eth_getBalance:-1": the weight after ':' must be a positive number`,

@@ -88,7 +88,7 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
 	s := a.start.UnixNano()
 	for _, ep := range e.endpoints {
-		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) {
+		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) || kind == "pool" && e.hungBefore(ep, a) {
 			continue
 		}
 		if ep.hangOpenedAt.Load() >= s {
@@ -210,6 +210,9 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			silent = quiet >= max(window, own)/2
 		}
 		heard := now.Sub(time.Unix(0, ep.heardAt.Load())) < slowQuiet
+		if (overdue || silent) && e.hungBefore(ep, a) {
+			overdue, silent = false, false // hung since before a's moment (hungbeside.go)
+		}
 		switch {
 		case ep == a.ep || overdue || silent:
 			slow = append(slow, ep.Name)
@@ -224,7 +227,10 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	if len(slow) < 2 || 2*len(slow) <= active {
 		return "", ""
 	}
-	if answering != nil && a.ep.heardAt.Load() < a.start.UnixNano() {
+	if answering == nil {
+		answering = e.answeringSince(a, nil) // one in its tail answers all the same
+	}
+	if answering != nil && !a.ep.heardSince(a.start) {
 		return "hung", fmt.Sprintf("%s silent while %s answers at its pace", a.ep.Name, answering.Name)
 	}
 	return "pool", fmt.Sprintf("%d of %d endpoints slow at once (%s)", len(slow), active, strings.Join(slow, ", "))
