@@ -96,3 +96,29 @@ func TestColdDeadline_SlowHealthyEndpointIsNotChargedAtABorrowedDeadline(t *test
 		}
 	}
 }
+
+// Raced early, a hung cold endpoint's reads are still judged at the cold
+// deadline, each of them: its breaker opens after breaker.failures of
+// them, as when they waited that long.
+func TestColdDeadline_HungColdEndpointIsChargedForEachReadAtTheColdDeadline(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[1].Role = engine.RoleStandby
+		c.Breaker.Cooldown = time.Minute
+	}, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h.sims[0].SetMode(sim.ModeHang)
+	cold := h.eng.Config().Server.RequestTimeout / 3
+	failures := h.eng.Config().Breaker.Failures
+	for i := range failures {
+		if r := h.call(i, "eth_getBalance", addr, "latest"); r.status != 200 || r.endpoint != "s1" {
+			t.Fatalf("read %d: status %d from %q", i, r.status, r.endpoint)
+		}
+	}
+	deadline := time.Now().Add(3 * cold)
+	for h.endpoint("s0").Breaker.State.String() != "open" {
+		if time.Now().After(deadline) {
+			t.Fatalf("s0's breaker %s with %d hangs charged, want open after %d reads met it", h.endpoint("s0").Breaker.State, h.endpoint("s0").Breaker.ConsecutiveFailures, failures)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
