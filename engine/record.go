@@ -149,6 +149,12 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	} else {
 		kind, _ := e.selfSlow(a, now) // only whether to hold the race: no verdict, nothing noted yet
 		a.ownSlow.Store(kind == "self")
+		if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
+			// No verdict yet, as for an excused hang: ranked after the
+			// endpoints that answer until it answers, not sent first reads
+			// to wait out the cold deadline.
+			a.ep.silentAt.Store(now.UnixNano())
+		}
 	}
 	if x.p.class == jsonrpc.ClassRead {
 		select {
