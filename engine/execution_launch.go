@@ -293,9 +293,13 @@ func (x *execution) start(a *attempt) {
 	e := x.e
 	a.stats = a.ep.stats(x.p.method)
 	var source string
-	a.deadline, source = e.attemptDeadline(a.ep, a.stats)
-	a.guessed = source == deadlineCold
 	read := x.p.class == jsonrpc.ClassRead
+	if read {
+		a.deadline, a.judgeAfter, source = e.raceDeadline(a.ep, a.stats)
+	} else {
+		a.deadline, source = e.attemptDeadline(a.ep, a.stats)
+	}
+	a.guessed = source == deadlineCold || source == deadlineBorrowed
 	var actx context.Context
 	var cancelDL context.CancelFunc
 	unlink := func() bool { return false }

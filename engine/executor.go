@@ -61,7 +61,12 @@ type attempt struct {
 	stale    bool // its endpoint's head is behind what the read needs (candidate.stale)
 	start    time.Time
 	deadline time.Duration
-	cancel   context.CancelCauseFunc
+	// judgeAfter: when its silence is charged as a hang, if later than
+	// deadline (a cold endpoint raced at a borrowed deadline); judged: that
+	// verdict is given (borrowed_deadline.go).
+	judgeAfter time.Duration
+	judged     atomic.Bool
+	cancel     context.CancelCauseFunc
 	// cancelAt is when the request let go of the attempt (unix nanos): it
 	// was cancelled, or kept running as a trial or a tail sample.
 	cancelAt atomic.Int64

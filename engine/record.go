@@ -142,18 +142,39 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())
 	a.ep.suspect.Store(true)
-	excused := e.excusedHang(a, now)
+	judge := !a.awaitsJudgement() // a borrowed deadline races now, is judged later (judgeBorrowed)
+	excused := false
+	if judge {
+		excused = e.excusedHang(a, now)
+	} else {
+		kind, _ := e.selfSlow(a, now) // only whether to hold the race: no verdict, nothing noted yet
+		a.ownSlow.Store(kind == "self")
+		if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
+			// No verdict yet, as for an excused hang: ranked after the
+			// endpoints that answer until it answers, not sent first reads
+			// to wait out the cold deadline.
+			a.ep.silentAt.Store(now.UnixNano())
+		}
+	}
 	if x.p.class == jsonrpc.ClassRead {
 		select {
 		case x.overdue <- a:
 		default:
 		}
 	}
-	if !excused && a.settle() {
+	if judge && !excused && a.settle() {
 		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), now)
 		e.concludeOutrun(a, now)
 		e.exploreAfterCharge(a.ep)
 	}
+	if judge {
+		e.letGoOnceJudged(a, now)
+	}
+}
+
+// letGoOnceJudged cuts, once its deadline's verdict is given, an attempt
+// kept running only for that verdict.
+func (e *Engine) letGoOnceJudged(a *attempt, now time.Time) {
 	if (a.explore || a.heldForSilence.Load()) && a.cancelAt.Load() != 0 {
 		// An exploratory hedge, or a loser held for its silence, that the
 		// request has let go of runs on only to its deadline (stopRest),
@@ -185,7 +206,7 @@ func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 		return false
 	}
 	a.excused.Store(true)
-	if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.deadline {
+	if kind != "self" && now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.judgeDeadline() {
 		a.ep.silentAt.Store(now.UnixNano())
 	}
 	return true
@@ -418,7 +439,7 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	if n < e.outrunLimit() {
 		return true
 	}
-	if ep.outrunByTies.Load() || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.deadline {
+	if ep.outrunByTies.Load() || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.judgeDeadline() {
 		e.exploreOutrun(ep, n)
 		return true
 	}
@@ -510,6 +531,6 @@ func (e *Engine) concludeOutrun(a *attempt, now time.Time) {
 		return
 	}
 	ep.setLastError("no answer to its last attempts (outrun by hedges, then one past its deadline): looks hung", now)
-	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges, then one unanswered for its deadline %s: endpoint looks hung", n, a.deadline.Round(time.Millisecond)))
+	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges, then one unanswered for its deadline %s: endpoint looks hung", n, a.judgeDeadline().Round(time.Millisecond)))
 	ep.markSilentIfCapRefused(now)
 }

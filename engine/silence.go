@@ -26,12 +26,20 @@ func (e *Engine) deadlinePassed(a *attempt, x *execution) {
 	if a.ended.Load() {
 		return
 	}
-	if a.overdue.Load() {
-		e.stillSilent(a)
-	} else {
+	switch {
+	case !a.overdue.Load():
 		e.attemptOverdue(a, x)
+	case a.awaitsJudgement():
+		e.judgeBorrowed(a)
+	default:
+		e.stillSilent(a)
 	}
-	if e.watchesSilence(a) {
+	if a.awaitsJudgement() {
+		a.hangTimer.Reset(a.judgeAfter - a.deadline)
+		if a.ended.Load() {
+			a.hangTimer.Stop()
+		}
+	} else if e.watchesSilence(a) {
 		a.hangTimer.Reset(a.deadline)
 		if a.ended.Load() {
 			a.hangTimer.Stop() // it ended meanwhile, after finishAttempt's Stop

@@ -265,13 +265,16 @@ type MethodSnapshot struct {
 	Latency LatencyStats
 	Rates   RateStats
 	// AttemptTimeout is the deadline an attempt of this method gets now:
-	// past it the endpoint is charged with a hang and a read races the next
-	// endpoint beside the running attempt, which is not cut.
+	// past it the endpoint is charged with a hang (a borrowed deadline's at
+	// the cold one) and a read races the next endpoint beside the running
+	// attempt, which is not cut.
 	AttemptTimeout time.Duration
 	// AttemptTimeoutSource: "learned" (factor × quantile of the answers,
 	// slow and censored ones included), "few" (too few answers of its own:
 	// its few and the other endpoints' answers to the method), "floor",
-	// "ceiling" or "cold".
+	// "ceiling", "cold", or "borrowed" (cold: a read races the next
+	// endpoint at the pool's deadline for the method, and a hang is
+	// charged only at the cold deadline, borrowed_deadline.go).
 	AttemptTimeoutSource string
 	Score                ScoreParts // the endpoint's routing score for this method
 	// Since start: attempts that passed the deadline without an answer, and
@@ -484,7 +487,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
-			d, src := e.attemptDeadline(ep, st)
+			d, _, src := e.raceDeadline(ep, st)
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency, ep.late.latencies(st)), Rates: rateStats(st.rates),
 				AttemptTimeout: d, AttemptTimeoutSource: src,
 				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
