@@ -4,7 +4,6 @@ package engine
 // method, and the later deadline its silence is judged at.
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -66,8 +65,7 @@ func (e *Engine) judgeBorrowed(a *attempt) {
 	now := e.now()
 	a.dueAt.Store(a.start.Add(a.judgeAfter).UnixNano()) // the timer's own lateness is what excuse measures
 	if !e.excusedHang(a, now) && a.settle() {
-		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.judgeAfter.Round(time.Millisecond)), now)
-		e.concludeOutrun(a, now)
+		e.chargeOverdue(a, a.judgeAfter, now)
 	}
 	e.letGoOnceJudged(a, now)
 }

@@ -163,13 +163,20 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 		}
 	}
 	if judge && !excused && a.settle() {
-		a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", a.deadline.Round(time.Millisecond)), now)
-		e.concludeOutrun(a, now)
-		e.exploreAfterCharge(a.ep)
+		e.chargeOverdue(a, a.deadline, now)
 	}
 	if judge {
 		e.letGoOnceJudged(a, now)
 	}
+}
+
+// chargeOverdue charges a, unanswered past its deadline d, as a hang, and
+// draws what follows from the charge (concludeOutrun, exploreAfterCharge).
+// Under a.settle.
+func (e *Engine) chargeOverdue(a *attempt, d time.Duration, now time.Time) {
+	a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", d.Round(time.Millisecond)), now)
+	e.concludeOutrun(a, now)
+	e.exploreAfterCharge(a.ep)
 }
 
 // letGoOnceJudged cuts, once its deadline's verdict is given, an attempt
