@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +123,48 @@ func TestColdDeadline_HungColdEndpointIsChargedForEachReadAtTheColdDeadline(t *t
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A cold endpoint silent past its borrowed deadline has no verdict until
+// its cold one, but it is ranked behind the endpoints that answer
+// meanwhile: reads do not go to it first, each to wait out the borrowed
+// deadline before the race.
+func TestColdDeadline_SilentColdEndpointIsRankedBehindTheAnswering(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Server.TraceRequests = 1000
+		c.Breaker.Cooldown = time.Minute
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h.sims[0].SetMode(sim.ModeHang)
+	cold := h.eng.Config().Server.RequestTimeout / 3
+	// The others answer the method while s0 is drained: s0 has a deadline
+	// to borrow and has never been heard from.
+	if code, body := h.adminDo("POST", "/v1/endpoints/s0/drain", ""); code != 200 {
+		t.Fatalf("drain: %d %s", code, body)
+	}
+	for i := range 20 {
+		mustOK(t, h.call(1000+i, "eth_getBalance", addr, "latest"))
+	}
+	if code, body := h.adminDo("POST", "/v1/endpoints/s0/undrain", ""); code != 200 {
+		t.Fatalf("undrain: %d %s", code, body)
+	}
+	// Until well before s0's cold deadline: no verdict on it yet.
+	start := time.Now()
+	var firsts []string
+	for i := 0; time.Since(start) < cold-400*time.Millisecond; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.took >= 200*time.Millisecond {
+			firsts = append(firsts, fmt.Sprintf("read %d took %s in %d attempts", i, r.took.Round(time.Millisecond), r.attempts))
+		}
+	}
+	if st := h.endpoint("s0").Breaker; st.ConsecutiveFailures != 0 {
+		t.Fatalf("s0 charged %d hangs before its cold deadline %s: the rule under test was not reached", st.ConsecutiveFailures, cold)
+	}
+	// One read met s0 and waited its borrowed deadline; none after it.
+	if len(firsts) > 1 {
+		t.Errorf("%d reads waited on the silent cold s0 before its verdict: %s", len(firsts), strings.Join(firsts, "; "))
+	}
+	t.Logf("reads that waited on s0: %s; s0's deadline %s (%s)", strings.Join(firsts, "; "), h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout, h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeoutSource)
 }
