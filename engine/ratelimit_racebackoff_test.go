@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,22 +21,15 @@ import (
 func TestRateLimit_ReadFailedOverToAHangIsRacedBackWhenTheBackOffEnds(t *testing.T) {
 	t.Parallel()
 	var limitNext atomic.Bool
-	s0 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+	s0 := scriptedUpstream(t, func(w http.ResponseWriter, id json.RawMessage, method string) bool {
+		if method != "eth_getBalance" || !limitNext.CompareAndSwap(true, false) {
+			return false
 		}
-		json.NewDecoder(r.Body).Decode(&req)
-		w.Header().Set("Content-Type", "application/json")
-		if req.Method == "eth_getBalance" && limitNext.CompareAndSwap(true, false) {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32005,"message":"rate limited"}}`, req.ID)
-			return
-		}
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x1"}`, req.ID)
-	}))
-	t.Cleanup(s0.Close)
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32005,"message":"rate limited"}}`, id)
+		return true
+	})
 	const deadline = 3 * time.Second
 	h := newHarness(t, func(c *engine.Config) {
 		c.Endpoints[0].URL = s0.URL

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,23 +21,18 @@ import (
 func TestRetry_ReadAsksTheEndpointThatFailedBeforeOneGoneQuiet(t *testing.T) {
 	var failNext atomic.Bool
 	var balances atomic.Int64
-	once := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+	once := scriptedUpstream(t, func(w http.ResponseWriter, id json.RawMessage, method string) bool {
+		if method != "eth_getBalance" {
+			return false
 		}
-		json.NewDecoder(r.Body).Decode(&req)
-		if req.Method == "eth_getBalance" {
-			balances.Add(1)
-			if failNext.CompareAndSwap(true, false) {
-				http.Error(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"upstream error"}}`, http.StatusInternalServerError)
-				return
-			}
+		balances.Add(1)
+		if !failNext.CompareAndSwap(true, false) {
+			return false
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x1"}`, req.ID)
-	}))
-	t.Cleanup(once.Close)
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"upstream error"}}`)
+		return true
+	})
 	const cooldown = 300 * time.Millisecond
 	h := newHarness(t, func(c *engine.Config) {
 		takeTurns(c)
