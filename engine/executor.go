@@ -550,11 +550,11 @@ func (x *execution) run() result {
 				continue
 			}
 			if retried, later := x.retryFailed(); retried {
-				e.noteFailover(x.live[0].ep, "its back-off over, asking again the endpoint that answered 429 beside it", false)
+				e.noteFailover(x.live[0].ep, fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name), false)
 			} else if later || x.backOffLeft() {
 				armBackOff()
 			} else if started, _ := x.launchRace(); started {
-				e.noteFailover(x.live[0].ep, "a back-off over, racing that endpoint beside it", false)
+				e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
 			}
 		case <-heldC:
 			heldC = nil
