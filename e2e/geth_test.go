@@ -77,6 +77,14 @@ func (g *gethNode) start() error {
 	args = append(args, g.extra...)
 	g.proc = testutil.Start(g.t, exec.Command(gethBin, args...))
 	return g.proc.WaitReady(30*time.Second, func(ctx context.Context) error {
+		// The answer must be this geth's, not another process's that took
+		// the port between FreeAddrs and geth's bind (a parallel test's
+		// sim): in a CI run the readiness call was answered a second
+		// before this geth said its HTTP server started, and the test's
+		// first request met a refused connection.
+		if !strings.Contains(g.proc.Log(), "HTTP server started") || !strings.Contains(g.proc.Log(), "endpoint="+g.http) {
+			return errors.New("geth has not said its HTTP server started on " + g.http)
+		}
 		_, err := rawCall(ctx, g.URL(), `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`)
 		return err
 	})
