@@ -70,6 +70,10 @@ func (e *Engine) exploreDue(ep *endpoint, now int64) (last int64, due bool) {
 	return last, now-last >= int64(e.cfg.Router.ExploreAfter)
 }
 
+// exploreNow makes ep due for exploration at once, whatever
+// router.explore_after says (exploreDue reads its last read as long ago).
+func (ep *endpoint) exploreNow() { ep.lastRead.Store(0) }
+
 // exploreHedge explores the suspect endpoint the router marked
 // (candidate.explore) with a hedge sent at once beside the primary, charged
 // to the budget as any hedge: the first answer wins, and the client never

@@ -52,20 +52,27 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 	if n < e.outrunLimit() {
 		return true
 	}
-	if ep.outrunByTies.Load() || end.Sub(time.Unix(0, ep.heardAt.Load())) < a.judgeDeadline() {
+	silence := end.Sub(time.Unix(0, ep.heardAt.Load()))
+	if ep.outrunByTies.Load() || silence < a.judgeDeadline() {
 		e.exploreOutrun(ep, n)
 		return true
 	}
-	if kind, _ := e.overloaded(ep, end.Sub(time.Unix(0, ep.heardAt.Load())), a.deadline/2, 0); kind != "" {
+	if kind, _ := e.overloaded(ep, silence, a.deadline/2, 0); kind != "" {
 		e.exploreOutrun(ep, n) // rpcdash, not the endpoint, may be the slow part
 		return true
 	}
 	ep.unanswered.Store(0)
-	ep.suspect.Store(true)
-	ep.setLastError("no answer to its last attempts (outrun by hedges): looks hung", e.now())
-	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s: endpoint looks hung", n, end.Sub(time.Unix(0, ep.heardAt.Load())).Round(time.Millisecond)))
-	ep.markSilentIfCapRefused(end)
+	e.tripOutrun(ep, "", fmt.Sprintf("%d attempts in a row outrun by hedges and no answer for %s", n, silence.Round(time.Millisecond)), end)
 	return true
+}
+
+// tripOutrun opens ep's breaker on the loss rule's verdict: why says what
+// its losses (and then deadline) showed; also is added to its last error.
+func (e *Engine) tripOutrun(ep *endpoint, also, why string, now time.Time) {
+	ep.suspect.Store(true)
+	ep.setLastError("no answer to its last attempts (outrun by hedges"+also+"): looks hung", now)
+	ep.breaker.Trip(why + ": endpoint looks hung")
+	ep.markSilentIfCapRefused(now)
 }
 
 // paceMargin is how much longer than the winner a loser of ep must have run
@@ -99,7 +106,7 @@ func (e *Engine) outrunLimit() int64 { return int64(2 * e.cfg.Breaker.Failures) 
 func (e *Engine) exploreOutrun(ep *endpoint, n int64) {
 	ep.suspect.Store(true)
 	if n == e.outrunLimit() {
-		ep.lastRead.Store(0)
+		ep.exploreNow()
 	}
 }
 
@@ -127,7 +134,7 @@ func (e *Engine) owesSilenceVerdict(a *attempt) bool {
 // breaker.max_open_share is past breaker.failures: explored at its pace.
 func (e *Engine) exploreAfterCharge(ep *endpoint) {
 	if info := ep.breaker.Info(); info.State == breaker.Closed && info.ConsecutiveFailures < e.cfg.Breaker.Failures {
-		ep.lastRead.Store(0)
+		ep.exploreNow()
 	}
 }
 
@@ -143,7 +150,5 @@ func (e *Engine) concludeOutrun(a *attempt, now time.Time) {
 	if a.trial || n < e.outrunLimit() || ep.outrunByTies.Load() || ep.breaker.State() != breaker.Closed || !ep.unanswered.CompareAndSwap(n, 0) {
 		return
 	}
-	ep.setLastError("no answer to its last attempts (outrun by hedges, then one past its deadline): looks hung", now)
-	ep.breaker.Trip(fmt.Sprintf("%d attempts in a row outrun by hedges, then one unanswered for its deadline %s: endpoint looks hung", n, a.judgeDeadline().Round(time.Millisecond)))
-	ep.markSilentIfCapRefused(now)
+	e.tripOutrun(ep, ", then one past its deadline", fmt.Sprintf("%d attempts in a row outrun by hedges, then one unanswered for its deadline %s", n, a.judgeDeadline().Round(time.Millisecond)), now)
 }
