@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
-	"github.com/rpcdash/rpcdash/sim"
 )
 
 // A hung endpoint charged once at its deadline is suspect and ranked
@@ -18,21 +17,12 @@ import (
 // breaker.failures deadlines, and no client waits on it.
 func TestExplore_AChargedEndpointIsExploredAtOnceUntilItsBreakerDecides(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Hedge.Enabled = true
+	// Alike enough that one timeout ranks s0 behind the others.
+	h, deadline, hungAt := hungAfterWarmUp(t, func(c *engine.Config) {
 		// Past the deadline: no read is hedged before its primary's
 		// deadline, so each deadline a hung primary passes is charged.
 		c.Hedge.Delay = "1s"
-		c.Server.TraceRequests = 1000
-	}, sim.Config{Latency: fixed(18 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)})
-	// Alike enough that one timeout ranks s0 behind the others.
-	for i := range 100 {
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
-	deadline := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
-	h.sims[0].SetMode(sim.ModeHang)
-	hungAt := time.Now()
+	}, 18*time.Millisecond, 20*time.Millisecond)
 
 	// Reads one after another until s0's breaker opens, for at most two
 	// seconds: far less than router.explore_after (5 s).

@@ -21,21 +21,13 @@ import (
 // unanswered trips it.
 func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Hedge.Enabled = true
+	// s0, the quickest, takes the first attempts.
+	h, deadline, hungAt := hungAfterWarmUp(t, func(c *engine.Config) {
 		c.Hedge.Delay = "20ms"
-		c.Server.TraceRequests = 1000
 		// Room for the bursts below to end within s0's deadline of its
 		// last answer on a loaded machine.
 		c.Breaker.AttemptTimeoutMin = time.Second
-	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(60 * time.Millisecond)},
-		sim.Config{Latency: fixed(60 * time.Millisecond)})
-	for i := range 100 { // s0, the quickest, takes the first attempts
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
-	deadline := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
-	h.sims[0].SetMode(sim.ModeHang)
-	hungAt := time.Now()
+	}, 5*time.Millisecond, 60*time.Millisecond)
 
 	// Reads at once, until s0 has lost six: each is hedged to a 60 ms
 	// endpoint after 20 ms and wins, 80 ms in, far less than s0's deadline
@@ -113,4 +105,24 @@ func deref(f *float64) any {
 		return nil
 	}
 	return *f
+}
+
+// hungAfterWarmUp starts three fixed-latency sims (s0 at first, the others
+// at others) behind an engine with hedging on and traces kept, as mut
+// further sets it; warms the method up with 100 reads; then hangs s0. It
+// returns s0's attempt deadline for the method before the hang, and when
+// the hang began.
+func hungAfterWarmUp(t *testing.T, mut func(*engine.Config), first, others time.Duration) (*harness, time.Duration, time.Time) {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = true
+		c.Server.TraceRequests = 1000
+		mut(c)
+	}, sim.Config{Latency: fixed(first)}, sim.Config{Latency: fixed(others)}, sim.Config{Latency: fixed(others)})
+	for i := range 100 {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	deadline := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
+	h.sims[0].SetMode(sim.ModeHang)
+	return h, deadline, time.Now()
 }
