@@ -375,46 +375,27 @@ func (x *execution) run() result {
 	// slow part; heldTimer looks at them again a deadline later.
 	var held []*attempt
 	var heldC <-chan time.Time
-	var heldTimer *time.Timer
-	defer func() {
-		if heldTimer != nil {
-			heldTimer.Stop()
-		}
-	}()
+	var heldTimer lazyTimer
+	defer heldTimer.stop()
 	hold := func(a *attempt) {
 		held = append(held, a)
 		if heldC != nil {
 			return
 		}
-		if heldTimer == nil {
-			heldTimer = time.NewTimer(a.deadline)
-		} else {
-			heldTimer.Reset(a.deadline)
-		}
-		heldC = heldTimer.C
+		heldC = heldTimer.arm(a.deadline)
 	}
 	// backOffC fires when a back-off that keeps an endpoint of this read
 	// waiting ends while another attempt runs: the read is raced to it
 	// then, not at the running attempt's deadline (backOffDue).
 	var backOffC <-chan time.Time
-	var backOffTimer *time.Timer
-	defer func() {
-		if backOffTimer != nil {
-			backOffTimer.Stop()
-		}
-	}()
+	var backOffTimer lazyTimer
+	defer backOffTimer.stop()
 	armBackOff := func() {
 		due := x.backOffDue()
 		if due.IsZero() || len(x.live) == 0 {
 			return
 		}
-		d := max(due.Sub(e.now()), 0)
-		if backOffTimer == nil {
-			backOffTimer = time.NewTimer(d)
-		} else {
-			backOffTimer.Reset(d)
-		}
-		backOffC = backOffTimer.C
+		backOffC = backOffTimer.arm(max(due.Sub(e.now()), 0))
 	}
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
@@ -664,4 +645,23 @@ func (x *execution) timedOut() string {
 		why += " (" + strings.Join(waited, ", ") + " still working on it)"
 	}
 	return why
+}
+
+// lazyTimer is a timer made on first use (most requests never need it) and
+// reset after: arm starts it for d and returns its channel.
+type lazyTimer struct{ t *time.Timer }
+
+func (l *lazyTimer) arm(d time.Duration) <-chan time.Time {
+	if l.t == nil {
+		l.t = time.NewTimer(d)
+	} else {
+		l.t.Reset(d)
+	}
+	return l.t.C
+}
+
+func (l *lazyTimer) stop() {
+	if l.t != nil {
+		l.t.Stop()
+	}
 }
