@@ -137,16 +137,9 @@ func (x *execution) stopRest(cause error) {
 			continue
 		case a.explore && !a.overdue.Load():
 			continue // runs on to its answer or its deadline (attemptOverdue)
-		case cause == errLost && a.awaitsJudgement() && a.ep.heardAt.Load() < a.start.UnixNano():
-			// Raced at a borrowed deadline, its endpoint silent since: it
-			// runs on to its cold deadline (judgeBorrowed), as it ran before
-			// it was raced early. Cut, a hung cold endpoint was judged only
-			// by its one tail sample and probes: closed for 11 s, not 4.
+		case cause == errLost && x.e.owesSilenceVerdict(a):
 			a.heldForSilence.Store(true)
-			continue
-		case cause == errLost && !a.overdue.Load() && x.e.owesSilenceVerdict(a):
-			a.heldForSilence.Store(true)
-			continue // runs on to its deadline (attemptOverdue), where its silence concludes
+			continue // runs on to the deadline where its silence is judged
 		}
 		a.cancel(cause)
 	}

@@ -111,15 +111,24 @@ func (e *Engine) exploreOutrun(ep *endpoint, n int64) {
 }
 
 // owesSilenceVerdict says whether a, losing a race unanswered, is to run on
-// to its deadline rather than be cut (stopRest): its endpoint has already
-// lost enough races in a row unanswered to look hung (outrunLimit), has said
-// nothing since a started, and its breaker is closed. Cut, it told the loss
-// rule only that it lost again, which concludes nothing while the silence is
-// shorter than a deadline; run on, its deadline passed unanswered does.
+// to the deadline where its silence is judged rather than be cut
+// (stopRest). Its endpoint has said nothing since a started, and either
+// a was raced at a borrowed deadline (its cold one judges it,
+// judgeBorrowed: cut, a hung cold endpoint was judged only by its one tail
+// sample and probes, closed for 11 s, not 4), or, not yet overdue, its
+// endpoint has already lost enough races in a row unanswered to look hung
+// (outrunLimit) and its breaker is closed (attemptOverdue: cut, it told
+// the loss rule only that it lost again, which concludes nothing while the
+// silence is shorter than a deadline).
 func (e *Engine) owesSilenceVerdict(a *attempt) bool {
 	ep := a.ep
-	return !a.trial && ep.unanswered.Load() >= e.outrunLimit() && ep.heardAt.Load() < a.start.UnixNano() &&
-		ep.breaker.State() == breaker.Closed
+	if ep.heardAt.Load() >= a.start.UnixNano() {
+		return false
+	}
+	if a.awaitsJudgement() {
+		return true
+	}
+	return !a.overdue.Load() && !a.trial && ep.unanswered.Load() >= e.outrunLimit() && ep.breaker.State() == breaker.Closed
 }
 
 // exploreAfterCharge makes an endpoint whose deadline was just charged,
