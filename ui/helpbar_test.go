@@ -36,3 +36,21 @@ func TestView_HelpBarKeepsHelpAndQuitAtEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// The status line's hint was cut at 80 columns mid-word, "(tab, ↑/↓ to
+// choose; ? f…": it gives as much of itself as fits, in whole words.
+func TestView_StatusLineHintIsWholeOrGone(t *testing.T) {
+	for w := 80; w <= 130; w += 5 {
+		for _, frozen := range []bool{false, true} {
+			m := fixedModel(healthySnapshot(), themes.Default(), w, 36)
+			m.frozen, m.frozenAt = frozen, fixedNow()
+			line := strings.TrimRight(ansi.Strip(m.statusLineView()), " ")
+			if strings.Contains(line, "…") || !strings.HasSuffix(line, "all methods") && !strings.HasSuffix(line, ")") {
+				t.Errorf("%d columns, frozen %v: status line %q", w, frozen, line)
+			}
+			if w >= 120 && !strings.Contains(line, "? for all keys") {
+				t.Errorf("%d columns, frozen %v: status line %q has room for the whole hint", w, frozen, line)
+			}
+		}
+	}
+}

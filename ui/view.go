@@ -176,9 +176,17 @@ func (m Model) statusLineView() string {
 		if room := m.width - lipgloss.Width(lead+mid) - 2; lipgloss.Width(ep) > room {
 			ep = fitName(ep, max(room, 16))
 		}
-		text = lead + ep + mid + " (tab, ↑/↓ to choose; ? for all keys)"
+		text = lead + ep + mid
 		if m.frozen {
 			text = "frozen, p resumes · " + text
+		}
+		// The hint in whole words, as much as fits: at 80 columns it was
+		// cut to "(tab, ↑/↓ to choose; ? f…" (the help bar keeps "? help").
+		for _, hint := range []string{" (tab, ↑/↓ to choose; ? for all keys)", " (tab, ↑/↓ to choose)", ""} {
+			if lipgloss.Width(text+hint) <= m.width || hint == "" {
+				text += hint
+				break
+			}
 		}
 	}
 	if s.err {
