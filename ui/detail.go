@@ -90,8 +90,17 @@ func (m Model) detailLines(width int) []string {
 	// The first error shares the heading's line: a cut never leaves the
 	// heading without one. Each is indented under the first, wrapped too.
 	const heading = "last errors: "
-	for i, e := range ep.Errors {
+	// The same error in a row is one entry, counted: five lines of
+	// "injected fault: HTTP 500" pushed the score and independence out of
+	// an 80×24 box.
+	for i, n := 0, 0; i < len(ep.Errors); i += n {
+		e := ep.Errors[i]
+		for n = 1; i+n < len(ep.Errors) && ep.Errors[i+n].Text == e.Text; n++ {
+		}
 		entry := st.faint.Render(e.Time.In(m.opts.Location).Format("15:04:05")) + " " + st.err.Render(e.Text)
+		if n > 1 {
+			entry += st.faint.Render(fmt.Sprintf(" (the %d before it too, back to %s)", n-1, ep.Errors[i+n-1].Time.In(m.opts.Location).Format("15:04:05")))
+		}
 		for j, l := range strings.Split(wrap(entry, width-len(heading)), "\n") {
 			head := strings.Repeat(" ", len(heading))
 			if i == 0 && j == 0 {

@@ -162,3 +162,27 @@ func TestView_DetailLastErrorsWrapUnderTheirText(t *testing.T) {
 		}
 	}
 }
+
+// The same error five times in a row took five lines of the detail box
+// ("20:57:11 injected fault: HTTP 500" ×5 at 80×24), pushing the score
+// and independence below its end. Alike in a row, they are one entry that
+// says how many of the kept errors before it are the same, and since when.
+func TestView_DetailLastErrorsAlikeInARowAreOneEntry(t *testing.T) {
+	s := busyDetailSnapshot()
+	s.Endpoints[0].Errors = nil
+	for i := range 5 {
+		s.Endpoints[0].Errors = append(s.Endpoints[0].Errors, engine.EndpointError{Time: t0.Add(-time.Duration(2+i) * time.Second), Text: "injected fault: HTTP 500"})
+	}
+	s.Endpoints[0].Errors = append(s.Endpoints[0].Errors, engine.EndpointError{Time: t0.Add(-9 * time.Second), Text: "HTTP 502"})
+	m := fixedModel(s, themes.Default(), 80, 24)
+	var errs []string
+	for _, l := range m.detailLines(72) {
+		if l := ansi.Strip(l); strings.HasPrefix(l, "last errors: ") || strings.HasPrefix(l, strings.Repeat(" ", 13)) {
+			errs = append(errs, strings.TrimSpace(strings.TrimPrefix(l, "last errors: ")))
+		}
+	}
+	want := []string{"11:59:58 injected fault: HTTP 500 (the 4 before it too, back to 11:59:54)", "11:59:51 HTTP 502"}
+	if strings.Join(errs, " ") != strings.Join(want, " ") || len(errs) > 3 {
+		t.Fatalf("errors:\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+}

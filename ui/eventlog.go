@@ -75,6 +75,13 @@ func (m Model) viewEvents(width, rows int) string {
 		case ev.Actor == engine.ActorConsole || ev.Actor == engine.ActorAdmin:
 			style = st.accent
 		}
+		if i == start && m.focus == focusEvents && lipgloss.Width(head)+lipgloss.Width(msg) > width {
+			// The events focused, the one at the top is read whole: a
+			// message cut with "…" (nearly all at 80 columns) had no
+			// other place in the console to be read.
+			lines = append(lines, m.wholeEvent(head, style.Render(msg), width, rows-len(lines))...)
+			continue
+		}
 		lines = append(lines, fit(st.faint.Render(head)+style.Render(msg), width))
 	}
 	switch {
@@ -84,4 +91,24 @@ func (m Model) viewEvents(width, rows int) string {
 		lines = append(lines, st.faint.Render("no events yet"))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// wholeEvent is an event's line wrapped under its message's column, in at
+// most room lines (the last cut, "…", only when even those are too few).
+func (m Model) wholeEvent(head, msg string, width, room int) []string {
+	indent := lipgloss.Width(head)
+	parts := wrapLines(msg, width-indent)
+	if len(parts) > room {
+		parts = parts[:room]
+		parts[room-1] = fit(strings.TrimRight(parts[room-1], " ")+" …", width-indent)
+	}
+	out := make([]string, 0, len(parts))
+	for j, part := range parts {
+		lead := strings.Repeat(" ", indent)
+		if j == 0 {
+			lead = m.styles.faint.Render(head)
+		}
+		out = append(out, fit(lead+part, width))
+	}
+	return out
 }

@@ -67,11 +67,24 @@ func (m Model) headerLines() []string {
 func (m Model) staleItems() []string {
 	st, h := m.styles, m.styles.hdr
 	stale := st.banner.Render(" STALE " + fit(fmtAge(m.opts.Now().Sub(m.staleFrom)), 6))
-	why := h.err.Render(fit(m.fetchErr.Error(), staleErrWidth)) + h.faint.Render(" · reconnecting")
+	why := h.err.Render(fit(m.staleReason(), staleErrWidth)) + h.faint.Render(" · reconnecting")
 	if one := stale + h.text.Render(" ") + why; lipgloss.Width(one) <= m.width {
 		return []string{one}
 	}
 	return []string{stale, why}
+}
+
+// staleReason is the refresh error without the attached URL, which the
+// header's "attached …" item already names: a fleet host's URL
+// ("http://rpcdash-eu-west-1-prod-07.internal:8546 unreachable: connection
+// refused") took the bounded width before the reason was said.
+func (m Model) staleReason() string {
+	s := m.fetchErr.Error()
+	if a := m.opts.Source.Attached; a != "" && strings.Contains(s, a) {
+		s = strings.Replace(s, a, "", 1)
+		s = strings.TrimPrefix(strings.TrimSpace(s), ": ")
+	}
+	return s
 }
 
 // clientErrorsItem is how many requests of the last minute got rpcdash's
@@ -132,10 +145,11 @@ func (m Model) hedgeItem() string {
 // hedgeItemWidth is every hedging state's: "hedging 12.5ms live" and
 // "hedging on auto p95" are 19, "hedging 125ms config" 20; staleErrWidth
 // is what a refresh error may take of the header ("dial tcp
-// 127.0.0.1:8546: connect: connection refused" is 55).
+// 127.0.0.1:8546: connect: connection refused" is 55, "HTTP 404, not an
+// rpcdash answer, from /v1/status?compact=1" 58).
 const (
 	hedgeItemWidth = 20
-	staleErrWidth  = 56
+	staleErrWidth  = 58
 )
 
 // ageItemWidth is the snapshot age's and FROZEN's (" FROZEN 12s"): at

@@ -41,7 +41,12 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			}
 			return r.st.Class.String()
 		}},
-		{title: "REQ/S", width: 6, right: true, cell: func(r methodRow) string { return fmtRate(r.st.Client.PerSecond) }},
+		{title: "REQ/S", width: 6, right: true, cell: func(r methodRow) string {
+			if !m.haveSnap {
+				return dash // not known yet: no Snapshot says the pool is idle
+			}
+			return fmtRate(r.st.Client.PerSecond)
+		}},
 		{title: "P50", width: 6, right: true, drop: 2, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
 		{title: "P95", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P95) }},
 		{title: "P99", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P99) }},

@@ -154,7 +154,9 @@ func sourceText(h engine.MethodHedgeSettings) string {
 // The percentile plot: x is log10(1/(1−q)), so p50, p90, p99 and p99.9
 // are evenly spaced as in HdrHistogram's plots; y is milliseconds on a log
 // scale. The delay in force is a horizontal line: the share of primaries
-// above it (where it crosses the curve) fire a hedge.
+// above it (where it crosses the curve) outlast it. Not all of them fire
+// a hedge: hedges go out a little after it (the hedge lag) and the budget
+// may hold some back, so the share that fires is the table's FIRE%.
 const plotMaxX = 3 // p99.9
 
 var plotTicks = []struct {
@@ -175,7 +177,7 @@ func (m Model) percentilePlot(width, rows int) []string {
 		sel = t.rows[t.cursor].f.Delay
 	}
 	legend := st.faint.Render("ms (log) by percentile  ") + st.warn.Render("━━") +
-		fmt.Sprintf(" delay %s: %s of primaries outlast it and fire a hedge", fmtDelay(cur), pctText(p.SurvivalAt(cur)))
+		fmt.Sprintf(" delay %s: %s of primaries outlast it", fmtDelay(cur), pctText(p.SurvivalAt(cur)))
 	if sel != cur {
 		legend += "  " + st.accent.Render("┄┄") + fmt.Sprintf(" highlighted %s: %s", fmtDelay(sel), pctText(p.SurvivalAt(sel)))
 	}

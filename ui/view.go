@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -174,9 +176,17 @@ func (m Model) statusLineView() string {
 		if room := m.width - lipgloss.Width(lead+mid) - 2; lipgloss.Width(ep) > room {
 			ep = fitName(ep, max(room, 16))
 		}
-		text = lead + ep + mid + " (tab, ↑/↓ to choose; ? for all keys)"
+		text = lead + ep + mid
 		if m.frozen {
 			text = "frozen, p resumes · " + text
+		}
+		// The hint in whole words, as much as fits: at 80 columns it was
+		// cut to "(tab, ↑/↓ to choose; ? f…" (the help bar keeps "? help").
+		for _, hint := range []string{" (tab, ↑/↓ to choose; ? for all keys)", " (tab, ↑/↓ to choose)", ""} {
+			if lipgloss.Width(text+hint) <= m.width || hint == "" {
+				text += hint
+				break
+			}
 		}
 	}
 	if s.err {
@@ -185,18 +195,36 @@ func (m Model) statusLineView() string {
 	return fit(m.styles.text.Render(text), m.width)
 }
 
+// helpBar offers the keys, as many as fit: the last one or two (? help and
+// q quit; the tuning view's esc/q leave) are kept and those before them
+// go. Cut at its end, the bar lost them at every width under 200 columns,
+// and at 80 the status line's "? for all keys" went too.
 func (m Model) helpBar() string {
 	h := m.help
-	h.Width = m.width
-	keys := m.keys.ShortHelp()
+	h.Width = 0 // the bar is fitted here, whole items only
+	keys, kept := m.keys.ShortHelp(), 2
 	if m.overlay == overlayTuning {
-		keys = m.keys.TuningHelp()
+		keys, kept = m.keys.TuningHelp(), 1
 	}
-	bar := h.ShortHelpView(keys)
+	lead := ""
 	if m.opts.ReadOnly {
-		bar = m.styles.warn.Render("READ-ONLY ") + bar
+		lead = m.styles.warn.Render("READ-ONLY ")
 	}
-	return fit(bar, m.width)
+	body, tail := keys[:len(keys)-kept], keys[len(keys)-kept:]
+	sep := h.Styles.ShortSeparator.Inline(true).Render(h.ShortSeparator)
+	for n := len(body); ; n-- {
+		var parts []string
+		if v := h.ShortHelpView(body[:n]); v != "" {
+			parts = append(parts, v)
+		}
+		if slices.ContainsFunc(body[n:], key.Binding.Enabled) {
+			parts = append(parts, h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis))
+		}
+		bar := lead + strings.Join(append(parts, h.ShortHelpView(tail)), sep)
+		if n == 0 || lipgloss.Width(bar) <= m.width {
+			return fit(bar, m.width)
+		}
+	}
 }
 
 // overlayView draws the open overlay in the body's place, never taller
