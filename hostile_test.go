@@ -217,7 +217,9 @@ func (e *hostileEngine) stop() time.Duration {
 	return time.Since(began)
 }
 
-// A 5 MB batch of 2.6 million two-byte elements, alone and four at once.
+// A 5 MB batch of 2.6 million two-byte elements, alone and four at once:
+// refused as its elements arrive, the rest discarded unheld (4 MB of RSS
+// growth for four at once; it was 39-53 MB when each was held whole).
 func TestHostile_HugeBatchRefusedWithinBoundedMemory(t *testing.T) {
 	e := startHostile(t, "", hostileSim(t, "a"))
 	body := append([]byte{'['}, bytes.Repeat([]byte("1,"), 2_600_000)...)
@@ -237,7 +239,7 @@ func TestHostile_HugeBatchRefusedWithinBoundedMemory(t *testing.T) {
 				t.Fatalf("HTTP %d %.200s (%v): want -32005", a.status, a.body, a.err)
 			}
 		}
-		e.figure(fmt.Sprintf("batch 2.6M elements x%d", n), peak, e.settle(4), 50)
+		e.figure(fmt.Sprintf("batch 2.6M elements x%d", n), peak, e.settle(4), 10)
 	}
 	attack(1)
 	attack(4)

@@ -126,8 +126,7 @@ func parseBatch(b []byte, maxBatch int) (Body, *Error) {
 	n := 0
 	for it := (arrayIter{b: b, i: 1}); it.next(); {
 		if n++; maxBatch > 0 && n > maxBatch {
-			return Body{}, &Error{Code: CodeLimitExceeded,
-				Message: fmt.Sprintf("batch exceeds server.max_batch (%d requests)", maxBatch)}
+			return Body{}, BatchTooLarge(maxBatch)
 		}
 	}
 	if n == 0 {
