@@ -63,6 +63,9 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("no rpcdash admin API at %s: %s", engine.ShownURL(base), ae.NotRpcdashText())
 		}
 		if errors.As(err, &ae) && ae.Code != 0 {
+			if herr := healthAnswerError(base, ae); herr != nil {
+				return herr
+			}
 			return fmt.Errorf("admin API: %v", err)
 		}
 		if errors.Is(err, engine.ErrAnswerTooLarge) {

@@ -66,6 +66,24 @@ func TestStatus_TheJSONRPCPortAtAdminIsNamedAsSuch(t *testing.T) {
 	}
 }
 
+// The JSON-RPC port at --admin while its pool has nothing routable answers
+// its health with 503 ({"ok":false,…}), which is named as the JSON-RPC
+// port too: it printed "admin API: HTTP 503: {"ok":false,"routable":0,…}",
+// naming neither the URL nor the slip, when the pool was drained.
+func TestStatus_TheJSONRPCPortAtAdminIsNamedAsSuchWhenNothingIsRoutable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"ok":false,"routable":0,"endpoints":3,"panic":false}`))
+	}))
+	defer srv.Close()
+	_, errOut, code := runStatus(t, "--admin", srv.URL)
+	if code != 1 || !strings.Contains(errOut, "no rpcdash admin API at "+srv.URL) ||
+		!strings.Contains(errOut, "JSON-RPC port") || !strings.Contains(errOut, "server.admin") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming %s as the JSON-RPC port and server.admin", code, errOut, srv.URL)
+	}
+}
+
 // A JSON-RPC node at --admin (a sim, geth: GET answered 405 with a
 // JSON-RPC error object) is named as not rpcdash, with the URL: it printed
 // "admin API: HTTP 405: {"jsonrpc":"2.0",…,"message":"use POST"}}",

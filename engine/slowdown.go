@@ -12,8 +12,9 @@ import (
 // A deadline an attempt passes is charged to its endpoint (attemptOverdue)
 // unless the slowness is not the endpoint's:
 //   - the pool's: most of the endpoints with traffic are slow at the same
-//     moment (an attempt of theirs passed its deadline just now, or they have
-//     had work in flight and said nothing for half of it), and none of the
+//     moment (an attempt of theirs passed its deadline just now, or idle
+//     they have said nothing since one last did, or they have had work in
+//     flight and said nothing for half of it), and none of the
 //     others answers at its usual pace while the attempt's endpoint says
 //     nothing. One endpoint
 //     cannot be blamed for what all of them do at once; a shared upstream
@@ -199,7 +200,15 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 		if ep.refusing.Load() || !ep.answersClients() {
 			continue
 		}
-		overdue := now.Sub(time.Unix(0, ep.overdueAt.Load())) < window
+		// Overdue a moment ago, or idle and silent since its last deadline
+		// passed unanswered: a whole pool hung with only probes to show it
+		// has nothing in flight between their rounds, and a probe sent off
+		// the round was counted as its endpoint's alone. A live idle
+		// endpoint is heard again by its next probe; one with work in
+		// flight is judged by its silence (below).
+		lastDue := ep.overdueAt.Load()
+		overdue := now.Sub(time.Unix(0, lastDue)) < window ||
+			lastDue > ep.heardAt.Load() && ep.inflight.Load() == 0
 		silent := false
 		if quiet := ep.silentFor(now); quiet >= window/2 && ep != a.ep {
 			// Before its answers say how slow it is, a's deadline is the measure.
