@@ -59,11 +59,26 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 		}
 	}
 	direct, off, immediate, fixed, auto := c.Rows[0], c.Rows[1], c.Rows[2], c.Rows[3], c.Rows[4]
-	if direct.Upstream != 450 || direct.Amplification != 1 || direct.DelayMS != nil || direct.Wasted == nil || direct.Wasted.Cancelled != 0 || direct.Wasted.Source != "upstreams" {
+	if direct.Upstream != 450 || direct.Amplification != 1 || direct.DelayMS != nil || direct.Failovers != nil || direct.Wasted == nil || direct.Wasted.Cancelled != 0 || direct.Wasted.Source != "upstreams" {
 		t.Errorf("direct: %+v", direct)
 	}
-	if off.HedgedShare != 0 || off.Amplification > 1.1 || off.Wasted == nil || off.Wasted.Cancelled > off.Upstream-450 || off.ModelP99MS != nil {
-		t.Errorf("off: hedged %v, amplification %v, wasted %+v", off.HedgedShare, off.Amplification, off.Wasted)
+	// Hedging off sends no hedge. An attempt past its deadline still has
+	// the next endpoint raced beside it (Envoy's hedge_on_per_try_timeout),
+	// and a failed one is retried elsewhere: a 10 ms read passes its 250 ms
+	// deadline on a loaded machine (501 upstream requests for 450 calls at
+	// a load average of 12–17). How many depends on the machine; that
+	// every request beyond one per call is such a failover, by the
+	// instance's own count over the row, does not. (The upstream count is
+	// the answers' X-Rpcdash-Attempts, exact when every call was answered,
+	// as checked above; for a call with no answer it is the instance's
+	// count, which holds warm-up calls' attempts too.) The upstreams waste
+	// work only where a race left a loser.
+	if off.Failovers != nil && off.Wasted != nil {
+		t.Logf("off: upstream %d for 450 calls, %d failovers, %d cancelled at the sims", off.Upstream, *off.Failovers, off.Wasted.Cancelled)
+	}
+	if off.HedgedShare != 0 || off.Failovers == nil || off.OK == 450 && off.Upstream-450 > *off.Failovers || off.Wasted == nil ||
+		*off.Failovers == 0 && off.Wasted.Cancelled != 0 || off.ModelP99MS != nil {
+		t.Errorf("off: hedged %v, upstream %d for 450 calls, failovers %v, wasted %+v", off.HedgedShare, off.Upstream, off.Failovers, off.Wasted)
 	}
 	// A real zero delay with the budget lifted: every read is duplicated
 	// at once, or its hedge was held back by a guard (the queue guard, the
