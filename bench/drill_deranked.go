@@ -23,11 +23,11 @@ var drillMethods = []string{"eth_blockNumber", "eth_getBalance"}
 // rankedBehind says whether the router ranks ep behind another routable
 // endpoint, beyond router.tolerance, for every method of the drill's
 // reads (over all methods without its own reads), because of the fault:
-// with its cost from the status read before the fault it would tie with
-// the best, or beat it. Otherwise the others' costs fell or it ranked
-// behind already (on a busy machine the 20 ms sim's cost was seen above
-// the 40 ms one's, unchanged since the fault 111 ms before): nothing
-// from the fault. It gives the costs it compared.
+// its cost rose beyond router.tolerance of its cost in the status read
+// before the fault. Otherwise the others' costs fell (on a busy machine
+// the 20 ms sim's cost was seen at 58.4 ms before the fault and still 111
+// ms after it, beta's falling from 47.4 to 44.0 ms): nothing from the
+// fault. It gives the costs it compared.
 func (d *drill) rankedBehind(st engine.Snapshot, ep engine.EndpointSnapshot) (bool, string) {
 	methods := []string{""}
 	if d.load != nil {
@@ -42,7 +42,7 @@ func (d *drill) rankedBehind(st engine.Snapshot, ep engine.EndpointSnapshot) (bo
 			return false, ""
 		}
 		before := steadyCost(scoreFor(was, m))
-		if !engine.CostTies(before, least, d.settings.RouterTolerance) {
+		if engine.CostTies(steadyCost(mine), before, d.settings.RouterTolerance) {
 			return false, ""
 		}
 		what := ""

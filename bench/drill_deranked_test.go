@@ -106,3 +106,24 @@ func TestDrill_ARankingTheFaultDidNotCauseIsNoCut(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+// The fault raising the endpoint's cost is the cut, though another's fell
+// meanwhile so far that its cost from before the fault would not tie now.
+func TestDrill_ARankingTheFaultCausedIsACutThoughTheOthersGotFaster(t *testing.T) {
+	inst := newStubInstance(t, stubStatus(stubEndpoint("alpha", 58.4), stubEndpoint("beta", 47.4), stubEndpoint("gamma", 68.6)), func(st *engine.Snapshot) {
+		a := &st.Endpoints[0]
+		a.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Latency: 2 * time.Second}
+		a.Score.Latency, a.Score.Cost = 2000*time.Millisecond, 2000*time.Millisecond
+		b := &st.Endpoints[1]
+		b.Score.Latency, b.Score.Cost = 44*time.Millisecond, 44*time.Millisecond
+	})
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL},
+		Mode: "latency", Rate: 200, StepTimeout: 5 * time.Second}, nil)
+	logReport(t, rep)
+	if rep == nil || len(rep.Steps) < 3 || rep.Steps[2].State != bench.StepPassed {
+		t.Fatalf("err %v: want the cut-out step passed, alpha's cost risen from 58.4 to 2000 ms", err)
+	}
+	if ev := strings.Join(rep.Steps[2].Evidence, "\n"); !strings.Contains(ev, "alpha cost 2000.0 ms (latency 2000.0 ms (endpoint) × error 1.00 × tail 1.00), 58.4 ms before the fault, against beta's cost 44.0 ms") {
+		t.Errorf("cut-out evidence %q", ev)
+	}
+}
