@@ -116,11 +116,17 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 	if fixed.DelayMS == nil || *fixed.DelayMS != 30 || auto.DelayMS == nil || auto.DelayMaxMS < auto.DelayMinMS || *auto.DelayMS <= 0 {
 		t.Fatalf("delays: fixed %v, auto %v (%v–%v)", fixed.DelayMS, auto.DelayMS, auto.DelayMinMS, auto.DelayMaxMS)
 	}
-	// The unhedged p99 sits in the 100–200 ms tail; by the model,
-	// duplicating at once puts it in the body. (What the run itself shows
-	// is bench's figures' business, not a unit test's.)
-	if immediate.ModelP99MS == nil || direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P99/2 {
-		t.Errorf("p99: direct %.1f, model at 0 ms %v", direct.Calls.P99, immediate.ModelP99MS)
+	// The unhedged p99 sits in the 100–200 ms tail (or above: a loaded
+	// machine only adds). By the model, duplicating every call at once
+	// (the budget lifted) makes the p99 the faster of two draws', the
+	// baseline's p90 (S(t)² = 1 %): at most its p95, below its p99. Where
+	// that lands, tail or body, depends on the machine as well as on the
+	// sims: a loaded machine gave the direct row of 10 ms sims a p50 of
+	// 90.3 ms, p95 520.5, p99 573.9, and the model at 0 ms 450.6. (What
+	// the run itself shows is bench's figures' business, not a unit
+	// test's.)
+	if immediate.ModelP99MS == nil || direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P95 || *immediate.ModelP99MS >= direct.Calls.P99 {
+		t.Errorf("p99: direct p95 %.1f p99 %.1f, model at 0 ms %v", direct.Calls.P95, direct.Calls.P99, deref(immediate.ModelP99MS))
 	}
 
 	// The same comparison in every format.
@@ -247,4 +253,11 @@ func TestDescribe_NotesTheOptimisticCase(t *testing.T) {
 	if has(cfg) {
 		t.Error("capacity-limited endpoints still called the optimistic case")
 	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
