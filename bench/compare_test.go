@@ -59,11 +59,26 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 		}
 	}
 	direct, off, immediate, fixed, auto := c.Rows[0], c.Rows[1], c.Rows[2], c.Rows[3], c.Rows[4]
-	if direct.Upstream != 450 || direct.Amplification != 1 || direct.DelayMS != nil || direct.Wasted == nil || direct.Wasted.Cancelled != 0 || direct.Wasted.Source != "upstreams" {
+	if direct.Upstream != 450 || direct.Amplification != 1 || direct.DelayMS != nil || direct.Failovers != nil || direct.Wasted == nil || direct.Wasted.Cancelled != 0 || direct.Wasted.Source != "upstreams" {
 		t.Errorf("direct: %+v", direct)
 	}
-	if off.HedgedShare != 0 || off.Amplification > 1.1 || off.Wasted == nil || off.Wasted.Cancelled > off.Upstream-450 || off.ModelP99MS != nil {
-		t.Errorf("off: hedged %v, amplification %v, wasted %+v", off.HedgedShare, off.Amplification, off.Wasted)
+	// Hedging off sends no hedge. An attempt past its deadline still has
+	// the next endpoint raced beside it (Envoy's hedge_on_per_try_timeout),
+	// and a failed one is retried elsewhere: a 10 ms read passes its 250 ms
+	// deadline on a loaded machine (501 upstream requests for 450 calls at
+	// a load average of 12–17). How many depends on the machine; that
+	// every request beyond one per call is such a failover, by the
+	// instance's own count over the row, does not. (The upstream count is
+	// the answers' X-Rpcdash-Attempts, exact when every call was answered,
+	// as checked above; for a call with no answer it is the instance's
+	// count, which holds warm-up calls' attempts too.) The upstreams waste
+	// work only where a race left a loser.
+	if off.Failovers != nil && off.Wasted != nil {
+		t.Logf("off: upstream %d for 450 calls, %d failovers, %d cancelled at the sims", off.Upstream, *off.Failovers, off.Wasted.Cancelled)
+	}
+	if off.HedgedShare != 0 || off.Failovers == nil || off.OK == 450 && off.Upstream-450 > *off.Failovers || off.Wasted == nil ||
+		*off.Failovers == 0 && off.Wasted.Cancelled != 0 || off.ModelP99MS != nil {
+		t.Errorf("off: hedged %v, upstream %d for 450 calls, failovers %v, wasted %+v", off.HedgedShare, off.Upstream, off.Failovers, off.Wasted)
 	}
 	// A real zero delay with the budget lifted: every read is duplicated
 	// at once, or its hedge was held back by a guard (the queue guard, the
@@ -82,10 +97,17 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 	if warned := slices.ContainsFunc(immediate.Warnings, func(w string) bool { return strings.HasPrefix(w, "hedges held back: of 450 calls") }); warned != (held > 0) {
 		t.Errorf("immediate: %d held back, warnings %q", held, immediate.Warnings)
 	}
-	// The budget (10 % plus a burst of 10) bounds the delayed rows.
+	// The budget (10 % plus a burst of 10) bounds the delayed rows. They
+	// hedge, unless a guard held every due hedge back (on a loaded machine
+	// the saturation guard paused hedging for the fixed row's 30 ms delay:
+	// "paused 254"), which the row then says.
 	for _, r := range []bench.Row{fixed, auto} {
-		if limit := 0.10 + 10.0/450 + 0.02; r.HedgedShare > limit || r.HedgedShare == 0 {
-			t.Errorf("%s: hedged share %.3f, want within (0, %.3f]", r.Policy, r.HedgedShare, limit)
+		held := r.HedgesRefused["late"] + r.HedgesRefused["queue"] + r.HedgesRefused["paused"]
+		if limit := 0.10 + 10.0/450 + 0.02; r.HedgedShare > limit || r.HedgedShare == 0 && held == 0 {
+			t.Errorf("%s: hedged share %.3f, want within (0, %.3f] (held back %v)", r.Policy, r.HedgedShare, limit, r.HedgesRefused)
+		}
+		if warned := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "hedges held back: of 450 calls") }); warned != (held > 0) {
+			t.Errorf("%s: %d held back, warnings %q", r.Policy, held, r.Warnings)
 		}
 		if r.DelayMS == nil || r.ModelP99MS == nil {
 			t.Errorf("%s: delay %v, model %v", r.Policy, r.DelayMS, r.ModelP99MS)
@@ -94,11 +116,17 @@ func TestCompare_EveryPolicyKindSideBySide(t *testing.T) {
 	if fixed.DelayMS == nil || *fixed.DelayMS != 30 || auto.DelayMS == nil || auto.DelayMaxMS < auto.DelayMinMS || *auto.DelayMS <= 0 {
 		t.Fatalf("delays: fixed %v, auto %v (%v–%v)", fixed.DelayMS, auto.DelayMS, auto.DelayMinMS, auto.DelayMaxMS)
 	}
-	// The unhedged p99 sits in the 100–200 ms tail; by the model,
-	// duplicating at once puts it in the body. (What the run itself shows
-	// is bench's figures' business, not a unit test's.)
-	if immediate.ModelP99MS == nil || direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P99/2 {
-		t.Errorf("p99: direct %.1f, model at 0 ms %v", direct.Calls.P99, immediate.ModelP99MS)
+	// The unhedged p99 sits in the 100–200 ms tail (or above: a loaded
+	// machine only adds). By the model, duplicating every call at once
+	// (the budget lifted) makes the p99 the faster of two draws', the
+	// baseline's p90 (S(t)² = 1 %): at most its p95, below its p99. Where
+	// that lands, tail or body, depends on the machine as well as on the
+	// sims: a loaded machine gave the direct row of 10 ms sims a p50 of
+	// 90.3 ms, p95 520.5, p99 573.9, and the model at 0 ms 450.6. (What
+	// the run itself shows is bench's figures' business, not a unit
+	// test's.)
+	if immediate.ModelP99MS == nil || direct.Calls.P99 < 100 || *immediate.ModelP99MS > direct.Calls.P95 || *immediate.ModelP99MS >= direct.Calls.P99 {
+		t.Errorf("p99: direct p95 %.1f p99 %.1f, model at 0 ms %v", direct.Calls.P95, direct.Calls.P99, deref(immediate.ModelP99MS))
 	}
 
 	// The same comparison in every format.
@@ -225,4 +253,11 @@ func TestDescribe_NotesTheOptimisticCase(t *testing.T) {
 	if has(cfg) {
 		t.Error("capacity-limited endpoints still called the optimistic case")
 	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

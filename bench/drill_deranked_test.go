@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestDrill_ALatencyFaultRankedBehindTheOthersIsCutOut(t *testing.T) {
 	if !strings.Contains(cut.Summary, "ranked behind the others by the router's cost, its breaker closed: slow, not hung") {
 		t.Errorf("cut out: %q", cut.Summary)
 	}
-	if ev := strings.Join(cut.Evidence, "\n"); !strings.Contains(ev, "eth_getBalance: alpha cost 4000.0 ms (latency 2000.0 ms (endpoint) × error 1.00 × tail 2.00) against beta's cost 40.0 ms") {
+	if ev := strings.Join(cut.Evidence, "\n"); !strings.Contains(ev, "eth_getBalance: alpha cost 4000.0 ms (latency 2000.0 ms (endpoint) × error 1.00 × tail 2.00), 20.0 ms before the fault, against beta's cost 40.0 ms") {
 		t.Errorf("cut-out evidence %q", ev)
 	}
 	if sum := rep.Steps[len(rep.Steps)-1].Summary; !strings.Contains(sum, "its breaker never opened: it was ranked behind the others, and the router sends it reads again") {
@@ -77,5 +78,52 @@ func TestDrill_ALatencyFaultsBreakerOpeningAfterTheRankingIsFollowed(t *testing.
 	}
 	if sum := rep.Steps[len(rep.Steps)-1].Summary; !strings.Contains(sum, "(open 1s, then half-open for 200ms until 3 trial successes closed it)") {
 		t.Errorf("readmitted: %q", sum)
+	}
+}
+
+// A ranking the fault did not cause is no cut. On a busy machine the
+// embedded drill's 20 ms alpha was seen at a cost of 58.4 ms before the
+// latency fault and still at 58.4 ms 111 ms after it, with no attempt or
+// probe answered since; beta's cost fell from 47.4 to 44.0 ms, which put
+// alpha beyond router.tolerance, and the drill passed the cut-out step
+// "after 0 client attempts sent to it". Alpha's own cost, unchanged since
+// the fault, would rank it behind as much: nothing from the fault cut it
+// out, and the step waits for evidence that does (here none comes).
+func TestDrill_ARankingTheFaultDidNotCauseIsNoCut(t *testing.T) {
+	inst := newStubInstance(t, stubStatus(stubEndpoint("alpha", 58.4), stubEndpoint("beta", 47.4), stubEndpoint("gamma", 68.6)), func(st *engine.Snapshot) {
+		st.Endpoints[0].Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Latency: 2 * time.Second}
+		b := &st.Endpoints[1]
+		b.Score.Latency, b.Score.Cost = 44*time.Millisecond, 44*time.Millisecond
+	})
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL},
+		Mode: "latency", Rate: 200, StepTimeout: time.Second}, nil)
+	logReport(t, rep)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || de.Step != bench.StepCutOut || rep == nil || rep.Passed {
+		t.Fatalf("err %v: want the cut-out step to fail, alpha's cost unchanged since the fault", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "alpha was not cut out within 1s") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// The fault raising the endpoint's cost is the cut, though another's fell
+// meanwhile so far that its cost from before the fault would not tie now.
+func TestDrill_ARankingTheFaultCausedIsACutThoughTheOthersGotFaster(t *testing.T) {
+	inst := newStubInstance(t, stubStatus(stubEndpoint("alpha", 58.4), stubEndpoint("beta", 47.4), stubEndpoint("gamma", 68.6)), func(st *engine.Snapshot) {
+		a := &st.Endpoints[0]
+		a.Fault = &engine.FaultInfo{Mode: engine.FaultLatency, Latency: 2 * time.Second}
+		a.Score.Latency, a.Score.Cost = 2000*time.Millisecond, 2000*time.Millisecond
+		b := &st.Endpoints[1]
+		b.Score.Latency, b.Score.Cost = 44*time.Millisecond, 44*time.Millisecond
+	})
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL},
+		Mode: "latency", Rate: 200, StepTimeout: 5 * time.Second}, nil)
+	logReport(t, rep)
+	if rep == nil || len(rep.Steps) < 3 || rep.Steps[2].State != bench.StepPassed {
+		t.Fatalf("err %v: want the cut-out step passed, alpha's cost risen from 58.4 to 2000 ms", err)
+	}
+	if ev := strings.Join(rep.Steps[2].Evidence, "\n"); !strings.Contains(ev, "alpha cost 2000.0 ms (latency 2000.0 ms (endpoint) × error 1.00 × tail 1.00), 58.4 ms before the fault, against beta's cost 44.0 ms") {
+		t.Errorf("cut-out evidence %q", ev)
 	}
 }

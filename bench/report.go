@@ -71,6 +71,11 @@ type Row struct {
 	// HedgesRefused counts, by reason, the calls whose hedge fell due and
 	// was not sent then (the instance's hedges_refused over the row).
 	HedgesRefused map[string]int64 `json:"hedges_refused,omitempty"`
+	// Failovers are the instance's failover attempts over the row: an
+	// attempt raced beside one overdue at its deadline, or sent after one
+	// failed (the instance's attempts by role). Unhedged, they are the
+	// upstream requests beyond one per call; nil without an instance.
+	Failovers *int64 `json:"failovers,omitempty"`
 	// ModelP99MS is the hedging model's p99 at DelayMS from the baseline
 	// row; nil for unhedged rows or without a baseline. ModelExtraLoad is
 	// its extra upstream load (hedges per call: the amplification it

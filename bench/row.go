@@ -239,6 +239,11 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 			r.Upstream = max(r.Upstream, up)
 			r.Amplification = amplification(r.Upstream, calls)
 		}
+		var failovers int64
+		for _, m := range methods {
+			failovers += after.methods[m].Failover - before.methods[m].Failover
+		}
+		r.Failovers = &failovers
 		if n := sumValues(after.outcomes) - sumValues(before.outcomes); n > 0 {
 			r.Share429 = (after.outcomes["rate_limited"] - before.outcomes["rate_limited"]) / n
 		}
