@@ -25,8 +25,10 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 	h, deadline, hungAt := hungAfterWarmUp(t, func(c *engine.Config) {
 		c.Hedge.Delay = "20ms"
 		// Room for the bursts below to end within s0's deadline of its
-		// last answer on a loaded machine.
-		c.Breaker.AttemptTimeoutMin = time.Second
+		// last answer on a loaded machine: 1 s was not (the bursts took
+		// 1.9 s at a load average of 12 on 2 cores, and the deadline of
+		// silence tripped the breaker before the rule under test).
+		c.Breaker.AttemptTimeoutMin = 3 * time.Second
 	}, 5*time.Millisecond, 60*time.Millisecond)
 
 	// Reads at once, until s0 has lost six: each is hedged to a 60 ms
@@ -49,7 +51,7 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 		wg.Wait()
 	}
 	if st := h.endpoint("s0").Breaker.State; st != engine.BreakerClosed {
-		t.Fatalf("s0's breaker %s after losses %s after its last answer, less than its deadline %s: the rule under test was not reached", st, time.Since(hungAt).Round(time.Millisecond), deadline)
+		t.Fatalf("s0's breaker %s after losses %s after its last answer, less than its deadline %s: the rule under test was not reached (events: %s)", st, time.Since(hungAt).Round(time.Millisecond), deadline, eventsSince(h, hungAt))
 	}
 
 	// One more read, and nothing after it.
