@@ -25,10 +25,8 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 	h, deadline, hungAt := hungAfterWarmUp(t, func(c *engine.Config) {
 		c.Hedge.Delay = "20ms"
 		// Room for the bursts below to end within s0's deadline of its
-		// last answer on a loaded machine: 1 s was not (the bursts took
-		// 1.9 s at a load average of 12 on 2 cores, and the deadline of
-		// silence tripped the breaker before the rule under test).
-		c.Breaker.AttemptTimeoutMin = 3 * time.Second
+		// last answer on a loaded machine.
+		c.Breaker.AttemptTimeoutMin = time.Second
 	}, 5*time.Millisecond, 60*time.Millisecond)
 
 	// Reads at once, until s0 has lost six: each is hedged to a 60 ms
