@@ -47,8 +47,17 @@ func TestExplore_AChargedEndpointIsExploredAtOnceUntilItsBreakerDecides(t *testi
 	}
 	if opened.Time.IsZero() {
 		s0 := h.endpoint("s0")
-		t.Fatalf("s0 hung for %s (its deadline %s) with reads flowing: breaker %s, %d failures in a row, last error %q; events: %s",
-			within, deadline, s0.Breaker.State, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, hungAt))
+		reached := 0 // reads since the hang with an attempt on s0: none, and the rule under test was not reached
+		for _, tr := range h.traces("limit=1000").Requests {
+			for _, a := range tr.Attempts {
+				if id, err := strconv.Atoi(tr.ID); err == nil && id >= 1000 && a.Endpoint == "s0" {
+					reached++
+					break
+				}
+			}
+		}
+		t.Fatalf("s0 hung for %s (its deadline %s) with reads flowing, %d of them tried on s0: breaker %s, %d failures in a row, last error %q; events: %s",
+			within, deadline, reached, s0.Breaker.State, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, hungAt))
 	}
 	// The read that met the hang as its primary waited its deadline; the
 	// others were answered beside the exploring hedges: s0 was the first
