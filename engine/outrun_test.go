@@ -49,7 +49,7 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 		wg.Wait()
 	}
 	if st := h.endpoint("s0").Breaker.State; st != engine.BreakerClosed {
-		t.Fatalf("s0's breaker %s after losses %s after its last answer, less than its deadline %s: the rule under test was not reached", st, time.Since(hungAt).Round(time.Millisecond), deadline)
+		t.Fatalf("s0's breaker %s after losses %s after its last answer, less than its deadline %s: the rule under test was not reached (events: %s)", st, time.Since(hungAt).Round(time.Millisecond), deadline, eventsSince(h, hungAt))
 	}
 
 	// One more read, and nothing after it.
