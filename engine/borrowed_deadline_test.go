@@ -155,7 +155,9 @@ func TestColdDeadline_SilentColdEndpointIsRankedBehindTheAnswering(t *testing.T)
 	for i := 0; time.Since(start) < cold-400*time.Millisecond; i++ {
 		r := h.call(i, "eth_getBalance", addr, "latest")
 		mustOK(t, r)
-		if r.took >= 200*time.Millisecond {
+		// Answered in one attempt, a read never met the hung s0: its time
+		// is the loaded machine's (seen: 278 and 454 ms in 1 attempt).
+		if r.took >= 200*time.Millisecond && r.attempts > 1 {
 			firsts = append(firsts, fmt.Sprintf("read %d took %s in %d attempts", i, r.took.Round(time.Millisecond), r.attempts))
 		}
 	}
