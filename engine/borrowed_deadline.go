@@ -8,10 +8,28 @@ import (
 )
 
 // deadlineBorrowed: the endpoint has answered too few times to learn from
-// (cold), the pool's other endpoints have answered the method: a read
-// races the next candidate at the deadline their answers give, and the
-// endpoint is charged a hang only at its cold deadline.
+// (cold), the pool's other endpoints have answered the method (or, for a
+// method none of them has answered, anything): a read races the next
+// candidate at the deadline their answers give, and the endpoint is
+// charged a hang only at its cold deadline.
 const deadlineBorrowed = "borrowed"
+
+// poolEndpointQuantile is the highest of the answer quantiles the other
+// endpoints' answers to every method give (at least one answer each); ok is
+// false when none has answered anything.
+func (e *Engine) poolEndpointQuantile(ep *endpoint) (time.Duration, bool) {
+	var best time.Duration
+	found := false
+	for _, other := range e.endpoints {
+		if other == ep {
+			continue
+		}
+		if q, n := other.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile); n > 0 {
+			best, found = max(best, q), true
+		}
+	}
+	return best, found
+}
 
 // raceDeadline is a read attempt's deadline (race: where the next
 // candidate starts beside it) and where its silence is judged (judge:
@@ -32,7 +50,17 @@ func (e *Engine) raceDeadline(ep *endpoint, s *methodStats) (race, judge time.Du
 	}
 	peers, ok := e.poolAnswerQuantile(ep, s.method)
 	if !ok {
-		return d, d, src // nothing to borrow: the pool's only endpoint, or a method none has answered
+		// A method none of the others has answered yet: the pace of their
+		// answers to every method, never sooner than the endpoint's own few
+		// answers took. A first read of a method after the endpoint hung
+		// waited its cold deadline (3.3 s) for a peer that answers in 45 ms;
+		// a method slow by nature costs at most a race beside it, no charge.
+		if peers, ok = e.poolEndpointQuantile(ep); !ok {
+			return d, d, src // nothing to borrow: the pool's only endpoint, or no other has answered anything
+		}
+		if q, n := ep.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile); n > 0 {
+			peers = max(peers, q)
+		}
 	}
 	if q, n := s.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile); n > 0 {
 		peers = max(peers, q) // its own few answers: never raced sooner than they took

@@ -103,7 +103,21 @@ func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
 // selfSlow: rpcdash's own process is the slow part.
 func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
 	late := now.Sub(a.due()) // the deadline's own timer
-	return e.overloaded(a.ep, now.Sub(a.start), a.deadline/2, late)
+	return e.overloaded(a.ep, now.Sub(a.start), a.stallLimit(), late)
+}
+
+// stallLimit is the stall of rpcdash's own that excuses a's silence: half
+// the deadline it is judged at. A cold endpoint raced at a borrowed
+// deadline (250 ms) is judged at its cold one (1.67 s under a 5 s request
+// deadline): excused by half the borrowed one, a hung endpoint's charges
+// went to the busy machine's stalls of 137 and 188 ms, which explain no
+// 1.67 s of silence, and its breaker stayed closed after the three reads
+// that met it (judgeBorrowed).
+func (a *attempt) stallLimit() time.Duration {
+	if a.judged.Load() {
+		return a.judgeDeadline() / 2
+	}
+	return a.deadline / 2
 }
 
 // overloaded says whether rpcdash itself is too slow to judge ep by its
@@ -142,7 +156,7 @@ func (e *Engine) silentThroughStall(ep *endpoint, a *attempt, now time.Time) boo
 	if ep.heardAt.Load() >= a.start.UnixNano() {
 		return false
 	}
-	limit := a.deadline / 2
+	limit := a.stallLimit()
 	if now.Sub(a.due()) >= limit {
 		return false // the deadline's own timer was late: the stall is just over
 	}
