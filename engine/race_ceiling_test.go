@@ -50,6 +50,8 @@ func TestDeadline_HungEndpointAtTheCeilingIsRacedWithinTheRequestDeadline(t *tes
 		}
 		t.Logf("read %d: s1's answer in %s, %d attempts", i, r.took.Round(time.Millisecond), r.attempts)
 	}
+	b := h.endpoint("s0").Breaker
+	t.Logf("s0's breaker %s, %d hangs charged in a row", b.State, b.ConsecutiveFailures)
 	if n := h.status().Methods["eth_getBalance"].ClientErrors; n != 0 {
 		t.Errorf("%d client errors, want 0", n)
 	}
