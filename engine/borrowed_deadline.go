@@ -33,8 +33,8 @@ func (e *Engine) poolEndpointQuantile(ep *endpoint) (time.Duration, bool) {
 
 // raceDeadline is a read attempt's deadline (race: where the next
 // candidate starts beside it) and where its silence is judged (judge:
-// charged to its breaker as a hang). They differ only while the endpoint
-// is cold and other endpoints have answered the method. An endpoint hung
+// charged to its breaker as a hang). They differ here only while the endpoint
+// is cold and other endpoints have answered the method (and raceCeiling). An endpoint hung
 // before it answered five times kept its cold deadline (a third of the
 // request's) for good, since a hang teaches it nothing: with the shipped
 // config's sims, steady drained and tail hung from the start, 27 of 48

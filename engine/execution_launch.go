@@ -296,6 +296,7 @@ func (x *execution) start(a *attempt) {
 	read := x.p.class == jsonrpc.ClassRead
 	if read {
 		a.deadline, a.judgeAfter, source = e.raceDeadline(a.ep, a.stats)
+		a.deadline, a.judgeAfter, source = raceCeiling(a.deadline, a.judgeAfter, source, x.room(e.methodLimit(a.stats)), x.hasOtherCandidate())
 	} else {
 		a.deadline, source = e.attemptDeadline(a.ep, a.stats)
 	}

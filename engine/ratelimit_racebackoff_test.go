@@ -33,8 +33,11 @@ func TestRateLimit_ReadFailedOverToAHangIsRacedBackWhenTheBackOffEnds(t *testing
 	const deadline = 3 * time.Second
 	h := newHarness(t, func(c *engine.Config) {
 		c.Endpoints[0].URL = s0.URL
-		// s1's deadline, far past s0's back-off.
+		// s1's deadline, far past s0's back-off, and within half the
+		// request's deadline (where a read races the next candidate at the
+		// latest, race_ceiling.go).
 		c.Breaker.AttemptTimeoutMin = deadline
+		c.Server.RequestTimeout = 2 * deadline
 	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
 	for i := range 50 { // s0, the quicker, takes the first attempts
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))

@@ -274,7 +274,9 @@ type MethodSnapshot struct {
 	// its few and the other endpoints' answers to the method), "floor",
 	// "ceiling", "cold", or "borrowed" (cold: a read races the next
 	// endpoint at the pool's deadline for the method, and a hang is
-	// charged only at the cold deadline, borrowed_deadline.go).
+	// charged only at the cold deadline, borrowed_deadline.go), or "half"
+	// (a read races the next candidate at half the request's deadline, a
+	// hang is charged only at the endpoint's own, race_ceiling.go).
 	AttemptTimeoutSource string
 	Score                ScoreParts // the endpoint's routing score for this method
 	// Since start: attempts that passed the deadline without an answer, and
@@ -487,7 +489,8 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 	if len(methods) > 0 {
 		es.Methods = make(map[string]MethodSnapshot, len(methods))
 		for m, st := range methods {
-			d, _, src := e.raceDeadline(ep, st)
+			d, judge, src := e.raceDeadline(ep, st)
+			d, _, src = raceCeiling(d, judge, src, e.methodLimit(st), len(e.endpoints) > 1)
 			es.Methods[m] = MethodSnapshot{Latency: latencyStats(st.latency, ep.late.latencies(st)), Rates: rateStats(st.rates),
 				AttemptTimeout: d, AttemptTimeoutSource: src,
 				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
