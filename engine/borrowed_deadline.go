@@ -33,9 +33,10 @@ func (e *Engine) poolEndpointQuantile(ep *endpoint) (time.Duration, bool) {
 
 // raceDeadline is a read attempt's deadline (race: where the next
 // candidate starts beside it) and where its silence is judged (judge:
-// charged to its breaker as a hang). They differ here only while the endpoint
-// is cold and other endpoints have answered the method (and raceCeiling). An endpoint hung
-// before it answered five times kept its cold deadline (a third of the
+// charged to its breaker as a hang). They differ here only while the
+// endpoint is cold and another endpoint has answered (raceCeiling may
+// part them later). An endpoint hung before it answered five times kept
+// its cold deadline (a third of the
 // request's) for good, since a hang teaches it nothing: with the shipped
 // config's sims, steady drained and tail hung from the start, 27 of 48
 // reads that met tail in the first 10 s waited 3.33 s for flaky, which
