@@ -210,13 +210,6 @@ func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 		a.ep.silentAt.Store(now.UnixNano())
 		return false
 	case "":
-		// Charged, and ranked after the endpoints that answer when
-		// nothing of it was heard for the whole deadline: only suspect,
-		// a lone hang kept its place by cost until its breaker opened,
-		// and each read sent to it first waited out its deadline.
-		if now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.judgeDeadline() {
-			a.ep.silentAt.Store(now.UnixNano())
-		}
 		return false
 	}
 	a.excused.Store(true)
