@@ -97,12 +97,9 @@ func paceOf(w *window.Latency) (time.Duration, bool) {
 // and nothing said for longer than its pace, before any of it passed a
 // deadline.
 func (ep *endpoint) unanswering(now time.Time) bool {
-	return ep.suspect.Load() || ep.quietPastPace(now)
-}
-
-// quietPastPace: ep has work in flight and has said nothing for longer
-// than its pace.
-func (ep *endpoint) quietPastPace(now time.Time) bool {
+	if ep.suspect.Load() {
+		return true
+	}
 	quiet := ep.silentFor(now)
 	if quiet == 0 {
 		return false

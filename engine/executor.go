@@ -544,7 +544,7 @@ func (x *execution) run() result {
 				e.noteFailover(x.live[0].ep, fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name), false)
 			} else if later || x.backOffLeft() {
 				armBackOff()
-			} else if x.last == "" && !x.liveQuiet(e.now()) {
+			} else if x.last == "" && !x.liveUnanswering(e.now()) {
 				// Nothing failed and the running attempts' endpoints answer:
 				// their deadlines race as usual.
 			} else if started, _ := x.launchRace(); started {

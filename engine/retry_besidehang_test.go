@@ -150,27 +150,6 @@ func TestRetry_ReadAsksAgainAtOnceRatherThanAnOpenBreakerThatHangs(t *testing.T)
 	}
 }
 
-// Panic routing (s0 backing off the method, s1's breaker open on hangs)
-// asks s0 first: s1 was heard from within the cooldown, but has said
-// nothing since its attempts passed their deadline.
-func TestPanic_ReadGoesToTheEndpointBackingOffBeforeAnOpenBreakerThatHangs(t *testing.T) {
-	t.Parallel()
-	h, sb := besideHang(t)
-	hangUntilOpen(t, h)
-	sb.next(http.StatusTooManyRequests)
-	s1 := h.sims[1].MethodCount("eth_getBalance") + 1 // and the first read's failover
-	first := make(chan reply, 1)
-	go func() { first <- h.call(300, "eth_getBalance", addr, "latest") }()
-	waitBackingOff(t, h, sb)
-	r := h.call(301, "eth_getBalance", addr, "latest")
-	mustOK(t, r)
-	mustOK(t, <-first)
-	if got := h.sims[1].MethodCount("eth_getBalance") - s1; r.endpoint != "s0" || got != 0 || r.took >= besideHangDeadline/2 {
-		t.Fatalf("answered by %q after %s, s1 asked %d times; want s0 first, before s1 (hung), well before s1's deadline %s",
-			r.endpoint, r.took.Round(time.Millisecond), got, besideHangDeadline)
-	}
-}
-
 // A read panic routing sends first to an endpoint that hangs (its breaker
 // open on errors, so not yet known to hang) is raced to the endpoint
 // backing off when its back-off ends, not at the hang's deadline.

@@ -125,8 +125,8 @@ func (x *execution) mayRetry() bool {
 }
 
 // retryBeforeQuiet asks the endpoint that failed again (retryFailed) when
-// the failover left is only an open breaker gone quiet, or none is left
-// and every attempt still running is on an endpoint gone quiet: waiting
+// the failover left is only an open breaker that hangs (hangsNow), or none
+// is left and every attempt still running is on an endpoint that hangs: waiting
 // costs the read that endpoint's attempt deadline before the endpoint that
 // failed is asked again all the same. With steady drained and tail hung,
 // each of flaky's 500s (5 %) held its read for tail's deadline, 2.2 s while
@@ -142,7 +142,7 @@ func (x *execution) retryBeforeQuiet() bool {
 	}
 	now := x.e.now()
 	if i := x.pick(false, true, false); i >= 0 {
-		if c := x.order[i]; c.tier != 2 || !x.e.goneQuiet(c.ep, now) {
+		if c := x.order[i]; c.tier != 2 || !x.e.hangsNow(c.ep, now) {
 			return false
 		}
 	} else if !x.liveQuiet(now) {
@@ -153,10 +153,22 @@ func (x *execution) retryBeforeQuiet() bool {
 	return started
 }
 
-// liveQuiet: attempts are live and every one is on an endpoint gone quiet.
+// liveUnanswering: attempts are live and every one is on an endpoint that
+// is not answering (unanswering: suspect, or quiet past its pace).
+func (x *execution) liveUnanswering(now time.Time) bool {
+	for _, a := range x.live {
+		if !a.ep.unanswering(now) {
+			return false
+		}
+	}
+	return len(x.live) > 0
+}
+
+// liveQuiet: attempts are live and every one is on an endpoint that hangs
+// (hangsNow).
 func (x *execution) liveQuiet(now time.Time) bool {
 	for _, a := range x.live {
-		if !x.e.goneQuiet(a.ep, now) {
+		if !x.e.hangsNow(a.ep, now) {
 			return false
 		}
 	}

@@ -386,18 +386,21 @@ func (e *Engine) panicOrder(c candidate, now time.Time) int {
 }
 
 // goneQuiet: the endpoint has said nothing (no answer of any kind) for
-// breaker.cooldown, or it hangs as far as can be told now: nothing heard
-// since an attempt of it passed its deadline, or with work in flight for
-// longer than its pace (an endpoint that answers errors is heard, and
-// keeps its place). Heard within the cooldown alone kept a hung endpoint
-// "current" for the first 10 s after its breaker opened: with steady
-// drained and tail hung, reads went to tail first, and flaky, backing off
-// for 0.2 s more or just failed with a 500, was asked only at tail's
-// deadline for the method (2.85 s, learnt from its heavy tail): reads of
-// 2.9 to 5.8 s.
+// breaker.cooldown.
 func (e *Engine) goneQuiet(ep *endpoint, now time.Time) bool {
-	heard := ep.heardAt.Load()
-	return now.Sub(time.Unix(0, heard)) >= e.cfg.Breaker.Cooldown || ep.overdueAt.Load() > heard || ep.quietPastPace(now)
+	return now.Sub(time.Unix(0, ep.heardAt.Load())) >= e.cfg.Breaker.Cooldown
+}
+
+// hangsNow: the endpoint has gone quiet, or has said nothing since an
+// attempt of it passed its deadline (an endpoint that answers errors, or
+// late, is heard). Heard within the cooldown alone kept a hung endpoint
+// "current" for the first 10 s after its breaker opened: with steady
+// drained and tail hung, flaky's 500s waited tail's deadline for the
+// method (2.85 s, learnt from its heavy tail) before flaky was asked
+// again. Panic routing keeps goneQuiet: a slow endpoint past its deadline
+// still goes before a stale one.
+func (e *Engine) hangsNow(ep *endpoint, now time.Time) bool {
+	return e.goneQuiet(ep, now) || ep.overdueAt.Load() > ep.heardAt.Load()
 }
 
 // preferFirst moves ep to the front of the routable candidates when it is
