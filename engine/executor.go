@@ -251,6 +251,9 @@ type execution struct {
 	// (retryFailed).
 	retryOn *endpoint
 	retried int
+	// atOnce: retryOn was asked again at once beside a hang
+	// (retryBeforeQuiet), which it is once a request.
+	atOnce bool
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -397,6 +400,10 @@ func (x *execution) run() result {
 		}
 		backOffC = backOffTimer.arm(max(due.Sub(e.now()), 0))
 	}
+	// A candidate behind the primary may be backing off: if the primary
+	// is not answering when the back-off ends, that one is raced then, not
+	// at the primary's deadline (a hang's may be seconds).
+	armBackOff()
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
 		if !started {
@@ -503,6 +510,9 @@ func (x *execution) run() result {
 				}
 				return x.fail(why)
 			}
+			// A failure beside attempts that run on (a 429 beside a hang)
+			// may have started a back-off the read waits on.
+			armBackOff()
 			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 				return res
 			}
@@ -534,6 +544,9 @@ func (x *execution) run() result {
 				e.noteFailover(x.live[0].ep, fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name), false)
 			} else if later || x.backOffLeft() {
 				armBackOff()
+			} else if x.last == "" && !x.liveUnanswering(e.now()) {
+				// Nothing failed and the running attempts' endpoints answer:
+				// their deadlines race as usual.
 			} else if started, _ := x.launchRace(); started {
 				e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
 			}

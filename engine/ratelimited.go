@@ -45,11 +45,14 @@ func (x *execution) backOffLeft() bool {
 
 // backOffDue is when the earliest back-off that keeps an endpoint of this
 // read waiting ends: the endpoint that failed, to be asked again
-// (retryFailed), or a candidate not asked yet (waitsBackOff); zero when
-// none does. A read whose one other endpoint hangs is raced to it then:
-// after flaky's 429 (Retry-After 1 s) a read failed over to a hung tail
-// waited tail's attempt deadline, up to 7 s, before flaky was asked again,
-// where a client of flaky honouring the Retry-After had its answer in 1 s.
+// (retryFailed), or a candidate not asked yet that is backing off
+// (waitsBackOff, or one panic routing put after the running attempt);
+// zero when none does. A read whose one other endpoint hangs is raced to
+// it then: after flaky's 429 (Retry-After 1 s) a read failed over to a
+// hung tail waited tail's attempt deadline, up to 7 s, before flaky was
+// asked again, where a client of flaky honouring the Retry-After had its
+// answer in 1 s; a read sent to tail first (its breaker still closed,
+// or panic routing), with flaky backing off for 0.2 s more, waited 2.85 s.
 func (x *execution) backOffDue() time.Time {
 	if x.p.class != jsonrpc.ClassRead {
 		return time.Time{}
@@ -65,7 +68,7 @@ func (x *execution) backOffDue() time.Time {
 		consider(x.retryOn)
 	}
 	for i, c := range x.order {
-		if !x.used[i] && x.waitsBackOff(c) {
+		if !x.used[i] && (x.waitsBackOff(c) || c.tier == 3 && x.backingOff(c.ep)) {
 			consider(c.ep)
 		}
 	}

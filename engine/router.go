@@ -391,6 +391,18 @@ func (e *Engine) goneQuiet(ep *endpoint, now time.Time) bool {
 	return now.Sub(time.Unix(0, ep.heardAt.Load())) >= e.cfg.Breaker.Cooldown
 }
 
+// hangsNow: the endpoint has gone quiet, or has said nothing since an
+// attempt of it passed its deadline (an endpoint that answers errors, or
+// late, is heard). Heard within the cooldown alone kept a hung endpoint
+// "current" for the first 10 s after its breaker opened: with steady
+// drained and tail hung, flaky's 500s waited tail's deadline for the
+// method (2.85 s, learnt from its heavy tail) before flaky was asked
+// again. Panic routing keeps goneQuiet: a slow endpoint past its deadline
+// still goes before a stale one.
+func (e *Engine) hangsNow(ep *endpoint, now time.Time) bool {
+	return e.goneQuiet(ep, now) || ep.overdueAt.Load() > ep.heardAt.Load()
+}
+
 // preferFirst moves ep to the front of the routable candidates when it is
 // one of them in good standing (not looking hung, able to serve the
 // method) and, for a write, not a half-open trial: a write must not be an
