@@ -158,13 +158,7 @@ func TestPanic_ReadSentFirstToAHangIsRacedWhenTheBackOffBehindItEnds(t *testing.
 	h, sb := besideHang(t)
 	readUntilOpen(t, h, "s1", h.sims[1]) // 500s: heard from, not hung
 	h.sims[1].SetMode(sim.ModeHang)
-	sb.next(http.StatusTooManyRequests)
-	first := make(chan reply, 1)
-	go func() { first <- h.call(400, "eth_getBalance", addr, "latest") }()
-	waitBackingOff(t, h, sb)
-	r := h.call(401, "eth_getBalance", addr, "latest")
-	mustOK(t, r)
-	mustOK(t, <-first)
+	r := readWhileBackingOff(t, h, sb, 400)
 	if r.endpoint != "s0" || r.took >= besideHangDeadline*3/4 {
 		t.Fatalf("answered by %q after %s in %d attempts; want s0 once its 1 s back-off ended, well before s1's deadline %s",
 			r.endpoint, r.took.Round(time.Millisecond), r.attempts, besideHangDeadline)
@@ -196,15 +190,24 @@ func TestRateLimit_ReadSentFirstToAFreshHangIsRacedWhenTheBackOffEnds(t *testing
 	t.Parallel()
 	h, sb := besideHangTurns(t, false)
 	h.sims[1].SetMode(sim.ModeHang)
-	sb.next(http.StatusTooManyRequests)
-	first := make(chan reply, 1)
-	go func() { first <- h.call(600, "eth_getBalance", addr, "latest") }()
-	waitBackingOff(t, h, sb)
-	r := h.call(601, "eth_getBalance", addr, "latest")
-	mustOK(t, r)
-	mustOK(t, <-first)
+	r := readWhileBackingOff(t, h, sb, 600)
 	if st := h.endpoint("s1").Breaker.State; r.endpoint != "s0" || r.took >= besideHangDeadline*3/4 {
 		t.Fatalf("answered by %q after %s in %d attempts (s1's breaker %s); want s0 once its 1 s back-off ended, well before s1's deadline %s",
 			r.endpoint, r.took.Round(time.Millisecond), r.attempts, st, besideHangDeadline)
 	}
+}
+
+// readWhileBackingOff sends a read that meets s0's 429 (its back-off
+// starts), then, while s0 backs off, the read under test (id+1), which it
+// returns; both must be answered.
+func readWhileBackingOff(t *testing.T, h *harness, sb *scriptedBalances, id int) reply {
+	t.Helper()
+	sb.next(http.StatusTooManyRequests)
+	first := make(chan reply, 1)
+	go func() { first <- h.call(id, "eth_getBalance", addr, "latest") }()
+	waitBackingOff(t, h, sb)
+	r := h.call(id+1, "eth_getBalance", addr, "latest")
+	mustOK(t, r)
+	mustOK(t, <-first)
+	return r
 }
