@@ -544,11 +544,12 @@ func (x *execution) run() result {
 				e.noteFailover(x.live[0].ep, fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name), false)
 			} else if later || x.backOffLeft() {
 				armBackOff()
-			} else if x.last == "" && !x.liveUnanswering(e.now()) {
-				// Nothing failed and the running attempts' endpoints answer:
-				// their deadlines race as usual.
-			} else if started, _ := x.launchRace(); started {
-				e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
+			} else if x.last != "" || x.liveUnanswering(e.now()) {
+				// Something failed, or the running attempts' endpoints are not
+				// answering: otherwise their deadlines race as usual.
+				if started, _ := x.launchRace(); started {
+					e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
+				}
 			}
 		case <-heldC:
 			heldC = nil
