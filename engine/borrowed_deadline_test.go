@@ -16,10 +16,7 @@ import (
 // Its silence is charged only at the cold deadline.
 func TestColdDeadline_HungColdEndpointIsRacedAtThePoolsPace(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[1].Role = engine.RoleStandby // reads go to the hung s0 first
-		c.Breaker.Cooldown = time.Minute
-	}, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h := standbyBehind(t, 20*time.Millisecond, nil) // reads go to the hung s0 first
 	h.sims[0].SetMode(sim.ModeHang)
 	cold := h.eng.Config().Server.RequestTimeout / 3
 
@@ -50,10 +47,7 @@ func TestColdDeadline_HungColdEndpointIsRacedAtThePoolsPace(t *testing.T) {
 // its own pace: its breaker stays closed and it learns its own deadline.
 func TestColdDeadline_SlowHealthyEndpointIsNotChargedAtABorrowedDeadline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[1].Role = engine.RoleStandby
-		c.Breaker.Cooldown = time.Minute
-	}, sim.Config{Latency: fixed(600 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h := standbyBehind(t, 600*time.Millisecond, nil)
 	// The fast standby answers the method once, while the slow s0 is
 	// drained: s0 has never been heard from.
 	if code, body := h.adminDo("POST", "/v1/endpoints/s0/drain", ""); code != 200 {
@@ -104,10 +98,7 @@ func TestColdDeadline_SlowHealthyEndpointIsNotChargedAtABorrowedDeadline(t *test
 // them, as when they waited that long.
 func TestColdDeadline_HungColdEndpointIsChargedForEachReadAtTheColdDeadline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[1].Role = engine.RoleStandby
-		c.Breaker.Cooldown = time.Minute
-	}, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h := standbyBehind(t, 20*time.Millisecond, nil)
 	h.sims[0].SetMode(sim.ModeHang)
 	cold := h.eng.Config().Server.RequestTimeout / 3
 	failures := h.eng.Config().Breaker.Failures
@@ -177,10 +168,7 @@ func TestColdDeadline_SilentColdEndpointIsRankedBehindTheAnswering(t *testing.T)
 // at the cold third of the request's deadline.
 func TestColdDeadline_FirstReadOfAMethodBorrowsThePoolsPaceOfEveryMethod(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints[1].Role = engine.RoleStandby // reads go to s0 first while it is routable
-		c.Breaker.Cooldown = time.Minute
-	}, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h := standbyBehind(t, 20*time.Millisecond, nil) // reads go to s0 first while it is routable
 	cold := h.eng.Config().Server.RequestTimeout / 3
 	// s1 answers two reads of another method while s0 is drained: both
 	// stay cold (fewer than five answers), and nobody has answered
@@ -206,4 +194,19 @@ func TestColdDeadline_FirstReadOfAMethodBorrowsThePoolsPaceOfEveryMethod(t *test
 		t.Errorf("first eth_getBalance took %v beside a hung cold endpoint, want about the borrowed 250ms deadline (cold: %v)", r.took, cold)
 	}
 	t.Logf("first eth_getBalance answered by %s in %v (cold deadline %v)", r.endpoint, r.took, cold)
+}
+
+// standbyBehind is a pool of s0, answering in first, and the standby s1
+// (20 ms), so that reads go to s0 first while it is routable; breakers
+// cool down for longer than a test. mut, when not nil, changes the config
+// further.
+func standbyBehind(t *testing.T, first time.Duration, mut func(*engine.Config)) *harness {
+	t.Helper()
+	return newHarness(t, func(c *engine.Config) {
+		c.Endpoints[1].Role = engine.RoleStandby
+		c.Breaker.Cooldown = time.Minute
+		if mut != nil {
+			mut(c)
+		}
+	}, sim.Config{Latency: fixed(first)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 }

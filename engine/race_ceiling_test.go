@@ -13,11 +13,7 @@ import (
 // "ceiling"), the standby s1 in 20 ms, so that reads go to s0 first.
 func raceCeilingHarness(t *testing.T) *harness {
 	t.Helper()
-	h := newHarness(t, func(c *engine.Config) {
-		c.Server.RequestTimeout = time.Second
-		c.Endpoints[1].Role = engine.RoleStandby
-		c.Breaker.Cooldown = time.Minute
-	}, sim.Config{Latency: fixed(400 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	h := standbyBehind(t, 400*time.Millisecond, func(c *engine.Config) { c.Server.RequestTimeout = time.Second })
 	// Past minRouteSamples answers of s0's own, however many a loaded
 	// machine lets race s1 meanwhile (bounded).
 	for i := 0; h.endpoint("s0").Methods["eth_getBalance"].Latency.Count < 6; i++ {
