@@ -75,6 +75,9 @@ type Engine struct {
 	stop, stopHard     context.CancelFunc
 
 	probeTrials atomic.Bool // active probes take the half-open trials
+	// ranked, set by tests only, runs between a request's ranking and its
+	// first attempt: where another request may change a breaker.
+	ranked atomic.Pointer[func()]
 
 	lag      lagMonitor // rpcdash's own scheduling lag
 	slow     slowdown   // the slowdown episode not charged to breakers

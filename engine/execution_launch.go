@@ -119,6 +119,11 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 	noStale := (role == roleHedge || otherDomain && len(x.live) > 0) && x.noStale()
 	for {
 		i := x.pick(otherDomain, role == roleFailover, noStale)
+		if i < 0 && role == rolePrimary {
+			// Every candidate rank put first turned the request away
+			// since (turnedAway): the failover-only ones are all it has.
+			i = x.pick(false, true, false)
+		}
 		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
 			return nil // hedge.same_domain = false: no hedge into shared fate
 		}
@@ -141,6 +146,7 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 		ok, trial = c.ep.breaker.Acquire()
 	}
 	if !ok && c.tier == 0 {
+		x.turnedAway(i)
 		return nil
 	}
 	if c.ep.drained.Load() && x.p.pinned == nil {

@@ -187,6 +187,9 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 		}
 		order = rk.order
 		panicked = rk.panic
+		if f := e.ranked.Load(); f != nil {
+			(*f)()
+		}
 		if rk.preferred {
 			// Another endpoint has not seen the write this read must see:
 			// a hedge there would race a stale answer against the right one.

@@ -28,3 +28,29 @@ func (e *Engine) HeldAnswers(name string) int {
 	}
 	return len(ep.late.latencies(nil))
 }
+
+// OnRanked runs f between each request's ranking and its first attempt, as
+// another request taking a half-open trial would; nil removes it.
+func (e *Engine) OnRanked(f func()) {
+	if f == nil {
+		e.ranked.Store(nil)
+		return
+	}
+	e.ranked.Store(&f)
+}
+
+// TakeTrial acquires an attempt of the named endpoint's breaker as a
+// request in flight does (a half-open trial when it is half-open), and
+// returns whether it was granted and its release.
+func (e *Engine) TakeTrial(name string) (ok bool, release func()) {
+	ep, err := e.endpoint(name)
+	if err != nil {
+		panic(err)
+	}
+	ok, trial := ep.breaker.Acquire()
+	return ok, func() {
+		if ok {
+			ep.breaker.Release(trial)
+		}
+	}
+}
