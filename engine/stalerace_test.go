@@ -8,6 +8,20 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
+// s1Lagging warms the rig up, then has s1's head stand still for 8
+// blocks: left out of reads of the tip (lag_excluded).
+func (r *headRig) s1Lagging() {
+	r.t.Helper()
+	r.warmUp()
+	r.sims[1].SetHeadFrozen(true)
+	for range 8 {
+		r.round()
+	}
+	if ep := r.endpoint("s1"); !ep.LagExcluded {
+		r.t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	}
+}
+
 // A current endpoint that turns slow keeps the reads of the tip while an
 // endpoint lagging behind the chain's head is the only other one: neither
 // the deadline's race, nor a hedge, nor panic routing after its breaker
@@ -38,14 +52,7 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 					c.Breaker.MaxOpenShare, c.Breaker.Failures = 1, 1
 				}
 			})
-			r.warmUp()
-			r.sims[1].SetHeadFrozen(true)
-			for range 8 {
-				r.round()
-			}
-			if ep := r.endpoint("s1"); !ep.LagExcluded {
-				t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
-			}
+			r.s1Lagging()
 			// Enough answers that s0's attempt deadline is learnt (the
 			// 250 ms floor), not the cold third of the request's deadline.
 			for i := range 30 {
@@ -93,11 +100,7 @@ func TestLag_ASlowCurrentEndpointKeepsTheTipReads(t *testing.T) {
 func TestLag_AHungCurrentEndpointStillFailsOverToTheLaggingOne(t *testing.T) {
 	t.Parallel()
 	r := newHeadRig(t, 2, nil)
-	r.warmUp()
-	r.sims[1].SetHeadFrozen(true)
-	for range 8 {
-		r.round()
-	}
+	r.s1Lagging()
 	for i := range 30 { // s0's deadline learnt (250 ms), s0 heard now
 		mustOK(t, r.call(i, "eth_getBalance", addr, "latest"))
 	}

@@ -80,14 +80,7 @@ func TestTurnedAway_ATipReadGoesPastTheBreakerRatherThanToALaggingEndpoint(t *te
 	r := newHeadRig(t, 2, func(c *engine.Config) {
 		c.Breaker.Failures, c.Breaker.MaxOpenShare = 1, 1
 	})
-	r.warmUp()
-	r.sims[1].SetHeadFrozen(true)
-	for range 8 {
-		r.round()
-	}
-	if ep := r.endpoint("s1"); !ep.LagExcluded {
-		t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
-	}
+	r.s1Lagging()
 	openThenCool(t, r.harness, r.clock, r.sims[0], "s0")
 	r.probeAll()
 	takeTrialOnce(t, r.harness, "s0")
