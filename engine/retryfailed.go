@@ -96,10 +96,14 @@ func (x *execution) liveNames() string {
 // breaker closed, not drained, not pinned elsewhere; up to
 // breaker.failures - 1 times (once at least), the failures in a row a
 // breaker takes for a passing trouble, as a client of it retrying would
-// ask. later: it is backing off after a 429, and may be asked once that is
-// over.
+// ask. Not while an ask of it runs: that ask is the answer on its way, and
+// another beside it one more request on the endpoint for the same answer
+// (a slow ask passing its deadline had a third sent beside it, and a
+// back-off's end and a hang's next look falling due together asked it
+// twice in a millisecond). later: it is backing off after a 429, and may
+// be asked once that is over.
 func (x *execution) retryFailed() (started, later bool) {
-	if !x.mayRetry() {
+	if !x.mayRetry() || x.asking(x.retryOn) {
 		return false, false
 	}
 	ep := x.retryOn
@@ -116,6 +120,11 @@ func (x *execution) retryFailed() (started, later bool) {
 	x.retried++
 	x.start(&attempt{ep: ep, role: roleFailover})
 	return true, false
+}
+
+// asking says whether an attempt of this request on ep is live.
+func (x *execution) asking(ep *endpoint) bool {
+	return slices.ContainsFunc(x.live, func(a *attempt) bool { return a.ep == ep })
 }
 
 // mayRetry says whether retryOn may be asked again, backing off or not.
