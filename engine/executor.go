@@ -558,6 +558,11 @@ func (x *execution) run() result {
 					e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
 				}
 			}
+			// A pause may end with no time left for the ask (a late timer):
+			// a read with nothing else to wait for ends now.
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+				return res
+			}
 		case <-heldC:
 			heldC = nil
 			waiting := held
