@@ -24,9 +24,10 @@ import (
 // retryPause is the pause before the second ask again of an endpoint that
 // failed; each next one doubles (retryPauseOf). A fixed count of asks
 // (breaker.failures - 1) spent at once on a burst of 500s: with steady
-// drained and tail hung, flaky's third 500 in a row ended reads after
-// 5.3 s (the hang's deadline, half the request's), one or two a minute,
-// though flaky answered its next ask and the request had 4.7 s left.
+// drained and tail hung, flaky's third failure in a row (the second at
+// once, the third at tail's deadline) ended reads with an error after 2.1
+// to 5.3 s, 0.2 to 0.6 a minute at 20 reads/s, though flaky answered its
+// next ask and the request had seconds left.
 const retryPause = 100 * time.Millisecond
 
 // retryPauseOf is the pause before the k-th ask again (k from 1): none
