@@ -250,10 +250,14 @@ type execution struct {
 	left []string
 	// retryOn is the first endpoint whose read attempt failed in a way a
 	// second ask may not (transientFailure); retried: how many times it was
-	// asked again
-	// (retryFailed).
+	// asked again (retryFailed). retryAt: when it may be asked again, its
+	// last failure and the pause before the next ask (retryPauseOf), in real
+	// time; counted: that failure was its own JSON-RPC error answer, asked
+	// again a fixed number of times (mayRetry).
 	retryOn *endpoint
 	retried int
+	retryAt time.Time
+	counted bool
 	// atOnce: retryOn was asked again at once beside a hang
 	// (retryBeforeQuiet), which it is once a request.
 	atOnce bool
@@ -484,6 +488,9 @@ func (x *execution) run() result {
 			if x.retryOn == nil && x.p.class == jsonrpc.ClassRead && transientFailure(d.rep.out) && !d.rep.tooBig {
 				x.retryOn = d.a.ep
 			}
+			if d.a.ep == x.retryOn {
+				x.retryFailedAt(d.rep.out)
+			}
 			if x.mayFailOver(d) && (x.retryBeforeQuiet() || x.launch(roleFailover, false) || x.allOverdue() && x.retryNow(hold)) {
 				e.noteFailover(d.a.ep, d.rep.cause, d.rep.out == outUnsupported)
 				if hedgeC != nil {
@@ -544,8 +551,8 @@ func (x *execution) run() result {
 				continue
 			}
 			if retried, later := x.retryFailed(); retried {
-				e.noteFailover(x.live[0].ep, fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name), false)
-			} else if later || x.backOffLeft() {
+				e.noteFailover(x.live[0].ep, x.retryWords(), false)
+			} else if later || x.backOffLeft() || x.retryPending() {
 				armBackOff()
 			} else if x.last != "" || x.liveUnanswering(e.now()) {
 				// Something failed, or the running attempts' endpoints are not
@@ -553,6 +560,11 @@ func (x *execution) run() result {
 				if started, _ := x.launchRace(); started {
 					e.noteFailover(x.live[0].ep, "no answer yet; a back-off is over: racing the next endpoint beside this attempt", false)
 				}
+			}
+			// A pause may end with no time left for the ask (a late timer):
+			// a read with nothing else to wait for ends now.
+			if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+				return res
 			}
 		case <-heldC:
 			heldC = nil

@@ -45,7 +45,8 @@ func (x *execution) backOffLeft() bool {
 
 // backOffDue is when the earliest back-off that keeps an endpoint of this
 // read waiting ends: the endpoint that failed, to be asked again
-// (retryFailed), or a candidate not asked yet that is backing off
+// (retryFailed) once its back-off and its pause are over (retryDue), or a
+// candidate not asked yet that is backing off
 // (waitsBackOff, or one panic routing put after the running attempt);
 // zero when none does. A read whose one other endpoint hangs is raced to
 // it then: after flaky's 429 (Retry-After 1 s) a read failed over to a
@@ -59,17 +60,17 @@ func (x *execution) backOffDue() time.Time {
 	}
 	now := x.e.now()
 	var due time.Time
-	consider := func(ep *endpoint) {
-		if end := ep.backoffEnd(x.p.method, now); !end.IsZero() && (due.IsZero() || end.Before(due)) {
+	consider := func(end time.Time) {
+		if !end.IsZero() && (due.IsZero() || end.Before(due)) {
 			due = end
 		}
 	}
 	if x.mayRetry() {
-		consider(x.retryOn)
+		consider(x.retryDue(now))
 	}
 	for i, c := range x.order {
 		if !x.used[i] && (x.waitsBackOff(c) || c.tier == 3 && x.backingOff(c.ep)) {
-			consider(c.ep)
+			consider(c.ep.backoffEnd(x.p.method, now))
 		}
 	}
 	return due

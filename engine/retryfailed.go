@@ -14,9 +14,34 @@ import (
 // good), would wait for the request's deadline and fail: seconds later than
 // the failure a client of the endpoint that failed would have had at once.
 // An HTTP 500 or a broken connection is often gone on the next ask, so the
-// endpoint that failed is asked again, beside the slow attempts, as often
-// as its breaker takes for a passing trouble. When it cannot be asked again
-// and the rest hang, the read fails then (failBesideHangs).
+// endpoint that failed is asked again, beside the slow attempts: at once,
+// then after a pause that doubles from retryPause, as long as the request
+// has time left for the next ask (its own JSON-RPC error, likelier the
+// request's own, as often as its breaker takes for a passing trouble).
+// When it cannot be asked again and the rest hang, the read fails then
+// (failBesideHangs).
+
+// retryPause is the pause before the second ask again of an endpoint that
+// failed; each next one doubles (retryPauseOf). A fixed count of asks
+// (breaker.failures - 1) spent at once on a burst of 500s: with steady
+// drained and tail hung, flaky's third failure in a row (the second at
+// once, the third at tail's deadline) ended reads with an error after 2.1
+// to 5.3 s, 0.2 to 0.6 a minute at 20 reads/s, though flaky answered its
+// next ask and the request had seconds left.
+const retryPause = 100 * time.Millisecond
+
+// retryPauseOf is the pause before the k-th ask again (k from 1): none
+// before the first, as a client asking again at once; then retryPause,
+// doubling. The request's time bounds how many there are (mayRetry): an
+// ask goes only with at least its pause (and retryPause) left, so a read
+// of deadline T asks the endpoint at most 2 + log2((T+p)/3p) times more
+// (p: retryPause): 7 for 10 s, 6 for 5 s, 9 for 60 s.
+func retryPauseOf(k int) time.Duration {
+	if k <= 1 {
+		return 0
+	}
+	return retryPause << min(k-2, 20)
+}
 
 // transientFailure says whether a read attempt that ended so may succeed
 // if asked again: an HTTP error, a broken connection, a malformed answer,
@@ -66,7 +91,7 @@ func (x *execution) hangs() (all, later bool) {
 // endpoint's error answer, or the last failure. While the hangs have not
 // been quiet long enough, one is held to look again a deadline later.
 func (x *execution) failBesideHangs(waiting bool, hold func(*attempt)) (result, bool) {
-	if x.p.class != jsonrpc.ClassRead || x.last == "" || waiting {
+	if x.p.class != jsonrpc.ClassRead || x.last == "" || waiting || x.retryPending() {
 		return result{}, false
 	}
 	all, later := x.hangs()
@@ -93,15 +118,17 @@ func (x *execution) liveNames() string {
 }
 
 // retryFailed asks retryOn again (started) when it is still routable: its
-// breaker closed, not drained, not pinned elsewhere; up to
-// breaker.failures - 1 times (once at least), the failures in a row a
-// breaker takes for a passing trouble, as a client of it retrying would
-// ask. Not while an ask of it runs: that ask is the answer on its way, and
-// another beside it one more request on the endpoint for the same answer
-// (a slow ask passing its deadline had a third sent beside it, and a
-// back-off's end and a hang's next look falling due together asked it
-// twice in a millisecond). later: it is backing off after a 429, and may
-// be asked once that is over.
+// breaker closed, not drained, not pinned elsewhere; while the request has
+// time for the ask (mayRetry), once its pause is over (retryPauseOf): the
+// second and later asks only while no attempt still running may answer
+// (liveStuck), as a client of it retrying would ask. Not while an ask of it
+// runs: that ask is the answer on its way, and another beside it one more
+// request on the endpoint for the same answer (a slow ask passing its
+// deadline had a third sent beside it, and a back-off's end and a hang's
+// next look falling due together asked it twice in a millisecond). later:
+// it is backing off after a 429, and may be asked once that is over. A
+// pause not over is neither: backOffDue wakes the read at its end, and
+// failBesideHangs waits for it (retryPending).
 func (x *execution) retryFailed() (started, later bool) {
 	if !x.mayRetry() || x.asking(x.retryOn) {
 		return false, false
@@ -109,6 +136,9 @@ func (x *execution) retryFailed() (started, later bool) {
 	ep := x.retryOn
 	if x.backingOff(ep) {
 		return false, true
+	}
+	if x.pausing() || x.retried > 0 && !x.liveStuck(x.e.now()) {
+		return false, false
 	}
 	ok, trial := ep.breaker.Acquire()
 	if !ok || trial {
@@ -127,10 +157,79 @@ func (x *execution) asking(ep *endpoint) bool {
 	return slices.ContainsFunc(x.live, func(a *attempt) bool { return a.ep == ep })
 }
 
-// mayRetry says whether retryOn may be asked again, backing off or not.
+// retryFailedAt notes a failure of retryOn (out): its next ask waits its
+// pause from now.
+func (x *execution) retryFailedAt(out outcome) {
+	x.retryAt = time.Now().Add(retryPauseOf(x.retried + 1))
+	x.counted = out == outEndpointError
+}
+
+// mayRetry says whether retryOn may be asked again, backing off or pausing
+// or not: its own JSON-RPC error answer (not charged to its breaker unless
+// another endpoint answers, and likelier the request's own) up to
+// breaker.failures - 1 times, once at least; any other failure while the
+// request has, when the ask would go, at least its pause left and
+// retryPause.
 func (x *execution) mayRetry() bool {
 	ep := x.retryOn
-	return ep != nil && x.retried < max(x.e.cfg.Breaker.Failures-1, 1) && x.p.pinned == nil && !ep.drained.Load() // retryOn: reads only (run)
+	if ep == nil || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
+		return false
+	}
+	counted := x.retried < max(x.e.cfg.Breaker.Failures-1, 1)
+	dl, ok := x.ctx.Deadline()
+	if x.counted || !ok {
+		return counted
+	}
+	room := min(time.Until(dl), dl.Sub(x.retryAt))
+	return room >= max(retryPauseOf(x.retried+1), retryPause)
+}
+
+// pausing: retryOn's pause before its next ask is not over.
+func (x *execution) pausing() bool { return time.Now().Before(x.retryAt) }
+
+// retryDue is when retryOn may be asked again, on the engine's clock: the
+// later of the end of its back-off after a 429 and of its pause; zero when
+// neither keeps it waiting.
+func (x *execution) retryDue(now time.Time) time.Time {
+	due := x.retryOn.backoffEnd(x.p.method, now)
+	if w := time.Until(x.retryAt); w > 0 && now.Add(w).After(due) {
+		due = now.Add(w)
+	}
+	return due
+}
+
+// retryPending: retryOn is to be asked again once its back-off or pause
+// is over, its breaker closed: the read is not over yet.
+func (x *execution) retryPending() bool {
+	if !x.mayRetry() || !x.backingOff(x.retryOn) && !x.pausing() {
+		return false
+	}
+	ok, trial := x.retryOn.breaker.Routable()
+	return ok && !trial
+}
+
+// liveStuck: no attempt still running is on an endpoint that may answer
+// it soon: each has passed its deadline, or its endpoint hangs (hangsNow)
+// or is not answering (unanswering). Beside one that may, retryOn is not
+// asked a second time before that one's deadline: the ask would be one
+// more request on an endpoint that just failed, for a read another may
+// answer.
+func (x *execution) liveStuck(now time.Time) bool {
+	for _, a := range x.live {
+		if !a.overdue.Load() && !x.e.hangsNow(a.ep, now) && !a.ep.unanswering(now) {
+			return false
+		}
+	}
+	return true
+}
+
+// retryWords is the failover note of an ask again begun at the end of a
+// back-off or pause, beside the attempts still running.
+func (x *execution) retryWords() string {
+	if p := retryPauseOf(x.retried); p > 0 {
+		return fmt.Sprintf("no answer yet; asking %s again beside this attempt (ask again %d, at least %s after its last failure)", x.retryOn.Name, x.retried, p)
+	}
+	return fmt.Sprintf("no answer yet; %s's back-off is over: asking it again beside this attempt", x.retryOn.Name)
 }
 
 // retryBeforeQuiet asks the endpoint that failed again (retryFailed) when
@@ -142,9 +241,8 @@ func (x *execution) mayRetry() bool {
 // cold, where a client of flaky asking again had its answer in 60 ms; and
 // a 500 of flaky asked again beside tail waited tail's deadline (2.1 s)
 // for its next ask. It is asked so once a request: 500s come in bursts,
-// and asked again at once after each, three asks in a millisecond spent
-// breaker.failures - 1 retries on one burst (2 client errors in a minute
-// of the incident); a second 500 waits for the hang's deadline, as before.
+// and a second 500 waits for its pause (retryPauseOf), not for the hang's
+// deadline.
 func (x *execution) retryBeforeQuiet() bool {
 	if x.p.class != jsonrpc.ClassRead || x.atOnce {
 		return false
