@@ -119,6 +119,9 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 	noStale := (role == roleHedge || otherDomain && len(x.live) > 0) && x.noStale()
 	for {
 		i := x.pick(otherDomain, role == roleFailover, noStale)
+		if i >= 0 && x.fellBehind(i) {
+			continue
+		}
 		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
 			return nil // hedge.same_domain = false: no hedge into shared fate
 		}
