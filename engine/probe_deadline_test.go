@@ -93,10 +93,7 @@ func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 	t.Parallel()
 	const slow = 600 * time.Millisecond
-	h := newHarness(t, func(c *engine.Config) {
-		c.Probes.Timeout = 100 * time.Millisecond
-		c.Breaker.Cooldown = time.Minute // probes after the open only observe
-	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	var h *harness
 	probe := func(answered bool) engine.ProbeResult {
 		t.Helper()
 		res, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil)
@@ -105,12 +102,30 @@ func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 		}
 		return res
 	}
-	for range 30 {
-		probe(true)
-	}
-	learned := h.endpoint("s0").Methods["eth_blockNumber"]
-	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= slow {
-		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, slow)
+	// The deadline is learnt from the answers' tail (the slowest of 30): a
+	// loaded machine's stall on one answer taught 639 ms beside two busy
+	// loops, and a slow answer no later than that tests nothing. The
+	// scenario runs again then, at most three times.
+	var learned engine.MethodSnapshot
+	for try := 1; ; try++ {
+		h = newHarness(t, func(c *engine.Config) {
+			c.Probes.Timeout = 100 * time.Millisecond
+			c.Breaker.Cooldown = time.Minute // probes after the open only observe
+		}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+		for range 30 {
+			probe(true)
+		}
+		learned = h.endpoint("s0").Methods["eth_blockNumber"]
+		if learned.AttemptTimeoutSource == "cold" {
+			t.Fatalf("after 30 answers of 10 ms: deadline %s (cold), want one learned", learned.AttemptTimeout)
+		}
+		if learned.AttemptTimeout < slow {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("in three tries 30 answers of 10 ms never taught a deadline below %s (last %s): the machine is too loaded to conclude", slow, learned.AttemptTimeout)
+		}
+		t.Logf("try %d: 30 answers of 10 ms taught a deadline of %s on this loaded machine, not below %s; running again", try, learned.AttemptTimeout, slow)
 	}
 
 	h.sims[0].SetExtraLatency(slow)
