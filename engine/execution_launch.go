@@ -124,6 +124,9 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 			// since (turnedAway): the failover-only ones are all it has.
 			i = x.pick(false, true, false)
 		}
+		if i >= 0 && x.fellBehind(i) {
+			continue
+		}
 		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
 			return nil // hedge.same_domain = false: no hedge into shared fate
 		}
@@ -169,11 +172,13 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 // live. A slow answer there says nothing against asking again, since the new
 // attempt begins after what slowed the first; under an incident that slows
 // the whole pool for a moment, it is what gets a request out of it. An
-// endpoint whose attempt failed is not asked again.
+// endpoint whose attempt failed is not asked again, nor one drained since
+// the request was ranked (a drain stops new traffic; the attempt it has
+// finishes).
 func (x *execution) relaunch(hedgeDone func()) *endpoint {
 	best, fewest := -1, 0
 	for i, c := range x.order {
-		if c.tier != 0 || c.trial || c.fallback {
+		if c.tier != 0 || c.trial || c.fallback || c.ep.drained.Load() {
 			continue
 		}
 		n := 0

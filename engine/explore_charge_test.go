@@ -19,6 +19,26 @@ import (
 // breaker.failures deadlines, and no client waits on it.
 func TestExplore_AChargedEndpointIsExploredAtOnceUntilItsBreakerDecides(t *testing.T) {
 	t.Parallel()
+	// s0 takes reads only while the warm-up measured it an equal of the
+	// others (18 ms against 20 ms): a loaded machine's stalls measured it
+	// dearer now and then, and no read since the hang was ever sent to it.
+	// Then the rule under test is not reached, and the engine's traces say
+	// so.
+	for try := 1; ; try++ {
+		if chargedExploredAtOnce(t) {
+			return
+		}
+		if try == 3 {
+			t.Fatal("in three tries no read since the hang was sent to s0: the machine is too loaded to conclude")
+		}
+		t.Logf("try %d: no read since the hang was sent to s0 (measured dearer than the others on this loaded machine); running again", try)
+	}
+}
+
+// chargedExploredAtOnce runs the scenario once; false means no read since
+// the hang had an attempt on s0, and nothing was asserted.
+func chargedExploredAtOnce(t *testing.T) bool {
+	t.Helper()
 	// Alike enough that one timeout ranks s0 behind the others.
 	h, deadline, hungAt := hungAfterWarmUp(t, func(c *engine.Config) {
 		// Past the deadline: no read is hedged before its primary's
@@ -56,6 +76,9 @@ func TestExplore_AChargedEndpointIsExploredAtOnceUntilItsBreakerDecides(t *testi
 				}
 			}
 		}
+		if reached == 0 && s0.Breaker.State == engine.BreakerClosed && s0.Breaker.ConsecutiveFailures == 0 {
+			return false
+		}
 		t.Fatalf("s0 hung for %s (its deadline %s) with reads flowing, %d of them tried on s0: breaker %s, %d failures in a row, last error %q; events: %s",
 			within, deadline, reached, s0.Breaker.State, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, hungAt))
 	}
@@ -74,4 +97,5 @@ func TestExplore_AChargedEndpointIsExploredAtOnceUntilItsBreakerDecides(t *testi
 	}
 	t.Logf("s0 opened %s after the hang (deadline %s): %s; %d read(s) went first to it",
 		opened.Time.Sub(hungAt).Round(time.Millisecond), deadline, opened.Message, len(waited))
+	return true
 }

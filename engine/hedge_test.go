@@ -134,16 +134,21 @@ func TestHedge_BudgetBoundsHedgesWhenEveryPrimaryIsSlow(t *testing.T) {
 	}
 	upstream := h.sims[0].MethodCount("eth_getBalance") + h.sims[1].MethodCount("eth_getBalance")
 	// A hedge launched just as its primary answered may be cancelled before
-	// it reaches the sim, so the sims can see fewer than n + hedges.
-	if upstream > n+m.HedgesFired || upstream < n {
-		t.Fatalf("sims saw %d requests, want at most %d + %d hedges", upstream, n, m.HedgesFired)
+	// it reaches the sim, so the sims can see fewer than n + hedges. A
+	// loaded machine can hold a 40 ms answer past its 250 ms attempt
+	// deadline, which races the other endpoint (a failover, not a hedge:
+	// 1107 requests for 1000 and 105 hedges beside two busy loops): the
+	// engine counts those attempts too, and the sims see no more than it
+	// sent.
+	if upstream > n+m.HedgesFired+m.Failover || upstream < n {
+		t.Fatalf("sims saw %d requests, want at most %d + %d hedges + %d failovers", upstream, n, m.HedgesFired, m.Failover)
 	}
 	for _, ev := range h.events() {
 		if ev.Type == engine.EventBreaker {
 			t.Fatalf("healthy endpoint's breaker moved while hedges raced it: %+v", ev)
 		}
 	}
-	t.Logf("%d hedges for %d requests (budget %d)", m.HedgesFired, n, limit)
+	t.Logf("%d hedges for %d requests (budget %d), %d failovers", m.HedgesFired, n, limit, m.Failover)
 }
 
 func TestHedge_OutstandingCapHoldsUnder200ConcurrentSlowRequests(t *testing.T) {

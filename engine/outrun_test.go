@@ -27,6 +27,13 @@ func TestOutrun_LossesTooSoonToJudgeAreConcludedAtTheNextAttemptsDeadline(t *tes
 		// Room for the bursts below to end within s0's deadline of its
 		// last answer on a loaded machine.
 		c.Breaker.AttemptTimeoutMin = time.Second
+		// Every read of the bursts is hedged, as the rule needs: the
+		// budget (0.10, burst 10) is no part of it, and a loaded machine's
+		// warm-up, its 5 ms answers stretched past the 20 ms delay, spent
+		// it on hedges of its own. Beside two busy loops the bursts' later
+		// reads then waited s0's deadline unhedged (an overdue attempt, no
+		// loss), and s0 lost 3 to 5 reads in 5 bursts: 4 runs in 10.
+		c.Hedge.Budget, c.Hedge.BudgetBurst = 1, 1000
 	}, 5*time.Millisecond, 60*time.Millisecond)
 
 	// Reads at once, until s0 has lost six: each is hedged to a 60 ms

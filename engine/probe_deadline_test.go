@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,25 +21,34 @@ func TestProbe_SlowAnswerIsLateNotAFailure(t *testing.T) {
 	// (a 50 ms scheduling lag excuses the 100 ms probes.timeout) is rightly
 	// not learned, and five answers then teach no deadline: that run
 	// concludes nothing (1 run in 3 of the engine suite beside two CPU hogs).
+	// Nor is a probe cold once the engine measured one of the 300 ms
+	// answers past a third of the 1 s cold deadline (a loaded machine's
+	// 342 ms): 3 × that is the method's deadline from its few answers
+	// (source few), longer than the cold one, as it should be.
 	for try := 1; try <= 3; try++ {
-		h, learnt := slowAnswerIsLateNotAFailure(t)
+		h, learnt, notCold := slowAnswerIsLateNotAFailure(t)
 		if learnt {
 			return
+		}
+		if notCold != "" {
+			t.Logf("try %d: %s on this loaded machine: the probes were not cold; running again", try, notCold)
+			continue
 		}
 		if !stalled(h) {
 			t.Fatalf("no deadline learnt from five cold probes' answers, and no stall of rpcdash's own excused one (events %+v)", h.events())
 		}
 		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly learnt nothing from an answer; running again", try)
 	}
-	t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+	t.Fatal("in three tries rpcdash stalled or measured the answers too slow to stay cold: the machine is too loaded to conclude")
 }
 
 // slowAnswerIsLateNotAFailure runs the scenario; false: no deadline was
-// learnt from the cold probes, and nothing more was asserted.
-func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
+// learnt from the cold probes, or (notCold says how) the answers gave the
+// probes a deadline before five were in, and nothing more was asserted.
+func slowAnswerIsLateNotAFailure(t *testing.T) (h *harness, learnt bool, notCold string) {
 	const probeTimeout, coldWait = 100 * time.Millisecond, time.Second
 	const answer = 3 * probeTimeout
-	h := newHarness(t, func(c *engine.Config) {
+	h = newHarness(t, func(c *engine.Config) {
 		c.Probes.Timeout = probeTimeout
 		c.Server.RequestTimeout = 3 * coldWait
 	}, sim.Config{Latency: fixed(answer)}, sim.Config{})
@@ -52,6 +62,9 @@ func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 	}
 
 	for i := range 5 { // cold: each is charged at probes.timeout, then answers
+		if m := h.endpoint("s0").Methods["eth_blockNumber"]; i > 0 && m.AttemptTimeoutSource == "few" {
+			return h, false, fmt.Sprintf("after %d answers of %s the deadline is %s (few)", i, answer, m.AttemptTimeout.Round(time.Millisecond))
+		}
 		if res := probe("s0"); !res.OK || res.Deadline != probeTimeout {
 			t.Fatalf("cold probe %d of an endpoint answering in %s: ok=%v rtt=%s deadline=%s %s", i, answer, res.OK, res.RTT, res.Deadline, res.Err)
 		}
@@ -63,7 +76,7 @@ func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 	}
 	learned := probe("s0") // five answers: the deadline is 3 × their p99
 	if learned.Deadline == probeTimeout && stalled(h) {
-		return h, false
+		return h, false, ""
 	}
 	if m := h.endpoint("s0").Methods["eth_blockNumber"]; !learned.OK || learned.Deadline < 2*answer || m.Overdue != 5 {
 		t.Fatalf("probe with a learned deadline: ok=%v deadline=%s overdue=%d; want an answer within about 3 × %s, not overdue",
@@ -80,7 +93,7 @@ func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 	}
 	t.Logf("probes.timeout %s: 5 cold probes answered in %s, late, 0 failures; then deadline %s learned; a hang charged at %s, given up after %s",
 		probeTimeout, answer, learned.Deadline.Round(time.Millisecond), hung.Deadline, hung.RTT.Round(time.Millisecond))
-	return h, true
+	return h, true, ""
 }
 
 // An endpoint whose answers leave their record for good (10 ms reads now
@@ -93,10 +106,7 @@ func slowAnswerIsLateNotAFailure(t *testing.T) (*harness, bool) {
 func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 	t.Parallel()
 	const slow = 600 * time.Millisecond
-	h := newHarness(t, func(c *engine.Config) {
-		c.Probes.Timeout = 100 * time.Millisecond
-		c.Breaker.Cooldown = time.Minute // probes after the open only observe
-	}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	var h *harness
 	probe := func(answered bool) engine.ProbeResult {
 		t.Helper()
 		res, err := h.eng.Probe(ctxT(t, 10*time.Second), "s0", "eth_blockNumber", nil)
@@ -105,12 +115,30 @@ func TestProbe_AnEndpointSlowForGoodIsCutNotLearnt(t *testing.T) {
 		}
 		return res
 	}
-	for range 30 {
-		probe(true)
-	}
-	learned := h.endpoint("s0").Methods["eth_blockNumber"]
-	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= slow {
-		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, slow)
+	// The deadline is learnt from the answers' tail (the slowest of 30): a
+	// loaded machine's stall on one answer taught 639 ms beside two busy
+	// loops, and a slow answer no later than that tests nothing. The
+	// scenario runs again then, at most three times.
+	var learned engine.MethodSnapshot
+	for try := 1; ; try++ {
+		h = newHarness(t, func(c *engine.Config) {
+			c.Probes.Timeout = 100 * time.Millisecond
+			c.Breaker.Cooldown = time.Minute // probes after the open only observe
+		}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+		for range 30 {
+			probe(true)
+		}
+		learned = h.endpoint("s0").Methods["eth_blockNumber"]
+		if learned.AttemptTimeoutSource == "cold" {
+			t.Fatalf("after 30 answers of 10 ms: deadline %s (cold), want one learned", learned.AttemptTimeout)
+		}
+		if learned.AttemptTimeout < slow {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("in three tries 30 answers of 10 ms never taught a deadline below %s (last %s): the machine is too loaded to conclude", slow, learned.AttemptTimeout)
+		}
+		t.Logf("try %d: 30 answers of 10 ms taught a deadline of %s on this loaded machine, not below %s; running again", try, learned.AttemptTimeout, slow)
 	}
 
 	h.sims[0].SetExtraLatency(slow)

@@ -38,58 +38,78 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 		{"hedging at 30ms", func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay = true, "30ms" }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(c *engine.Config) {
-				c.Router.ExploreAfter = time.Hour // what is measured is the cost alone
-				tc.hedge(c)
-			}, sim.Config{Name: "quick", Latency: quick}, sim.Config{Name: "tailed", Latency: tailed, Seed: 11},
-				sim.Config{Name: "slow", Latency: slow})
-			act := func(name, action string) { // drain or undrain
-				h.mustDo(h.mustRequest("POST", "/v1/endpoints/"+name+"/"+action, ""))
-			}
-			act("tailed", "drain")
-			h.load(150)
-			act("tailed", "undrain")
-			act("quick", "drain")
-			const learn = 300 // at least 200 of them the tailed one's: a 6 % tail is sure in 200 (lower end of its interval 3.3 %)
-			h.loadBy(learn, 4)
-			learnt := h.endpoint("tailed")
-			if learnt.Accounting.Primary < learn*2/3 {
-				t.Fatalf("the tailed endpoint took %d of %d reads beside one fifteen times slower, want at least %d", learnt.Accounting.Primary, learn, learn*2/3)
-			}
-			tails := h.sims[1].Counters().Tails
-			if tails < learn/50 {
-				t.Fatalf("the tailed endpoint showed %d tails in %d reads: nothing to learn", tails, learn)
-			}
-			// Hedging off, an attempt past its deadline may still lose a
-			// race to the failover it started (attempt_deadline.go).
-			if a := learnt.Accounting; (a.HedgesFired > 0 && a.Losers >= tails/2) != tc.cut {
-				t.Fatalf("the tailed endpoint fired %d hedges and lost %d attempts of its %d tails, want them cut short: %v", a.HedgesFired, a.Losers, tails, tc.cut)
-			}
-			act("quick", "undrain")
-			const n = 150
-			for i := range n {
-				mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-			}
-			after := h.endpoint("tailed")
-			took := after.Accounting.Primary - learnt.Accounting.Primary
-			t.Logf("tailed: %d of %d reads beside slow, %d of the next %d beside quick; tail share %.3f (factor %.2f); quick's %.3f",
-				learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, h.endpoint("quick").Score.TailShare)
-			if took > n/20 {
-				t.Errorf("the tailed endpoint took %d of %d reads once its tail was known, want at most %d", took, n, n/20)
-			}
-			// The factor weighs the tail above the least of the others',
-			// taken at the upper end of its interval (tail.go).
-			if f := after.Score.TailFactor; f <= 1.25 || f > 1+100*after.Score.TailShare+1e-9 {
-				t.Errorf("tailed: tail share %.4f factor %.3f, want a factor past router.tolerance and at most 1 + 100 × the share", after.Score.TailShare, f)
-			}
-			// A busy machine's stalls make a few of the quick one's
-			// answers look like tails (0.6 % of them in one loaded run);
-			// its model has none.
-			if s := h.endpoint("quick").Score.TailShare; s > 0.02 || s > after.Score.TailShare/4 {
-				t.Errorf("quick, no tail: tail share %.4f, want under 2 %% and under a quarter of the tailed one's %.4f", s, after.Score.TailShare)
+			// The quick one measured with a tail (a loaded machine's
+			// stalls, which the engine cannot tell from the endpoint's)
+			// sets nothing up: the tailed one's tail is then no worse than
+			// the least of the others', and rightly weighs nothing.
+			for try := 1; !tailTakesFewReads(t, tc.hedge, tc.cut, quick, tailed, slow); try++ {
+				if try == 3 {
+					t.Fatal("in three tries the quick endpoint was never measured without a tail: the machine is too loaded to conclude")
+				}
+				t.Logf("try %d: the quick endpoint was measured with a tail on this loaded machine; running again", try)
 			}
 		})
 	}
+}
+
+// tailTakesFewReads runs the scenario once; false means the engine
+// measured the quick endpoint with a tail of its own (over 2 %, or over a
+// quarter of the tailed one's): the scenario was not set up and nothing
+// was asserted.
+func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick, tailed, slow sim.Latency) bool {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Router.ExploreAfter = time.Hour // what is measured is the cost alone
+		hedge(c)
+	}, sim.Config{Name: "quick", Latency: quick}, sim.Config{Name: "tailed", Latency: tailed, Seed: 11},
+		sim.Config{Name: "slow", Latency: slow})
+	act := func(name, action string) { // drain or undrain
+		h.mustDo(h.mustRequest("POST", "/v1/endpoints/"+name+"/"+action, ""))
+	}
+	act("tailed", "drain")
+	h.load(150)
+	act("tailed", "undrain")
+	act("quick", "drain")
+	const learn = 300 // at least 200 of them the tailed one's: a 6 % tail is sure in 200 (lower end of its interval 3.3 %)
+	h.loadBy(learn, 4)
+	learnt := h.endpoint("tailed")
+	if learnt.Accounting.Primary < learn*2/3 {
+		t.Fatalf("the tailed endpoint took %d of %d reads beside one fifteen times slower, want at least %d", learnt.Accounting.Primary, learn, learn*2/3)
+	}
+	tails := h.sims[1].Counters().Tails
+	if tails < learn/50 {
+		t.Fatalf("the tailed endpoint showed %d tails in %d reads: nothing to learn", tails, learn)
+	}
+	// Hedging off, an attempt past its deadline may still lose a
+	// race to the failover it started (attempt_deadline.go).
+	if a := learnt.Accounting; (a.HedgesFired > 0 && a.Losers >= tails/2) != cut {
+		t.Fatalf("the tailed endpoint fired %d hedges and lost %d attempts of its %d tails, want them cut short: %v", a.HedgesFired, a.Losers, tails, cut)
+	}
+	act("quick", "undrain")
+	const n = 150
+	for i := range n {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	after := h.endpoint("tailed")
+	took := after.Accounting.Primary - learnt.Accounting.Primary
+	quickShare := h.endpoint("quick").Score.TailShare
+	t.Logf("tailed: %d of %d reads beside slow, %d of the next %d beside quick; tail share %.3f (factor %.2f); quick's %.3f",
+		learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, quickShare)
+	// A busy machine's stalls make some of the quick one's answers look
+	// like tails (0.6 % of them in one loaded run, 3.6 % beside two busy
+	// loops); its model has none.
+	if quickShare > 0.02 || quickShare > after.Score.TailShare/4 {
+		return false
+	}
+	if took > n/20 {
+		t.Errorf("the tailed endpoint took %d of %d reads once its tail was known, want at most %d", took, n, n/20)
+	}
+	// The factor weighs the tail above the least of the others',
+	// taken at the upper end of its interval (tail.go).
+	if f := after.Score.TailFactor; f <= 1.25 || f > 1+100*after.Score.TailShare+1e-9 {
+		t.Errorf("tailed: tail share %.4f factor %.3f, want a factor past router.tolerance and at most 1 + 100 × the share", after.Score.TailShare, f)
+	}
+	return true
 }
 
 // A quick endpoint with a wide spread (10 ms median, σ 0.8: p99 64 ms) is

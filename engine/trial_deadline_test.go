@@ -79,6 +79,31 @@ func (b trialBench) awaitTrial() {
 	}
 }
 
+// learnedBelowSlow starts a trial bench with probes running the trials
+// until the attempt deadline s0's 30 answers of 10 ms teach it is below
+// trialSlow, as the scenario needs, up to three times, and returns it with
+// what was learnt. The deadline is learnt from the answers' tail (p99, the
+// slowest of 30): a loaded machine's stall on one answer taught 648, 694
+// and 921 ms beside two busy loops, and a slowed answer no later than that
+// then tests nothing.
+func learnedBelowSlow(t *testing.T) (trialBench, engine.MethodSnapshot) {
+	t.Helper()
+	for try := 1; ; try++ {
+		b := newTrialBench(t, true, 0, nil)
+		learned := b.endpoint("s0").Methods["eth_blockNumber"]
+		if learned.AttemptTimeoutSource == "cold" {
+			t.Fatalf("after 30 answers of 10 ms: deadline %s (cold), want one learned", learned.AttemptTimeout)
+		}
+		if learned.AttemptTimeout < trialSlow {
+			return b, learned
+		}
+		if try == 3 {
+			t.Fatalf("in three tries 30 answers of 10 ms never taught a deadline below %s (last %s): the machine is too loaded to conclude", trialSlow, learned.AttemptTimeout)
+		}
+		t.Logf("try %d: 30 answers of 10 ms taught a deadline of %s on this loaded machine, not below %s; running again", try, learned.AttemptTimeout, trialSlow)
+	}
+}
+
 // slowDown makes s0 answer trialSlow later and gives it three such answers
 // (not charged: probes.timeout is 2 s), which raise its attempt deadline.
 func (b trialBench) slowDown() time.Duration {
@@ -104,11 +129,7 @@ func (b trialBench) slowDown() time.Duration {
 // deadline their pace gives holds and the endpoint is back.
 func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 	t.Parallel()
-	b := newTrialBench(t, true, 0, nil)
-	learned := b.endpoint("s0").Methods["eth_blockNumber"]
-	if learned.AttemptTimeoutSource == "cold" || learned.AttemptTimeout >= trialSlow {
-		t.Fatalf("after 30 answers of 10 ms: deadline %s (%s), want one learned below %s", learned.AttemptTimeout, learned.AttemptTimeoutSource, trialSlow)
-	}
+	b, learned := learnedBelowSlow(t)
 	raised := b.slowDown()
 	b.openWithAnError()
 

@@ -1,0 +1,122 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// gatedFailure is a scripted endpoint whose next eth_getBalance, once
+// armed, says it arrived and waits for the test before answering HTTP 500;
+// every other call is answered "0x1".
+type gatedFailure struct {
+	armed   chan struct{} // one token: the next read is held
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func newGatedFailure(t *testing.T) (*gatedFailure, string) {
+	g := &gatedFailure{armed: make(chan struct{}, 1), arrived: make(chan struct{}, 1), release: make(chan struct{})}
+	srv := scriptedUpstream(t, func(w http.ResponseWriter, id json.RawMessage, method string) bool {
+		if method != "eth_getBalance" {
+			return false
+		}
+		select {
+		case <-g.armed:
+		default:
+			return false
+		}
+		g.arrived <- struct{}{}
+		<-g.release
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error"}}`, id)
+		return true
+	})
+	return g, srv.URL
+}
+
+// warmInOrder gives each endpoint, alone in the pool in turn, n reads, so
+// that every one has a latency figure of its own (the clock runs while
+// they are read, as time does).
+func (r *headRig) warmInOrder(n int) {
+	r.t.Helper()
+	stop := r.clock.Run()
+	defer stop()
+	for _, only := range r.names {
+		for _, name := range r.names {
+			var err error
+			if name == only {
+				err = r.eng.Undrain(engine.ActorAdmin, name)
+			} else {
+				err = r.eng.Drain(engine.ActorAdmin, name)
+			}
+			if err != nil {
+				r.t.Fatal(err)
+			}
+		}
+		for i := range n {
+			if rep := r.call(i, "eth_getBalance", addr, "latest"); rep.endpoint != only {
+				r.t.Fatalf("warm-up read answered by %q, want %s alone", rep.endpoint, only)
+			}
+		}
+	}
+	for _, name := range r.names {
+		if err := r.eng.Undrain(engine.ActorAdmin, name); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// An endpoint that falls behind the chain's head while a read of the tip
+// is in flight takes none of that read's later attempts while a current
+// endpoint can: its old answer would be relayed as current. The read was
+// ranked s0, s1, s2 (by pace) with every head current; s1 falls 8 blocks
+// behind (lag-excluded) before s0 fails. Before: the failover went to s1,
+// as ranked, and its answer was relayed; a read ranked a moment later
+// went to s2.
+func TestLag_AnEndpointFallingBehindMidReadTakesNoMoreOfIt(t *testing.T) {
+	t.Parallel()
+	g, url := newGatedFailure(t)
+	r := newHeadRig(t, 3, func(c *engine.Config) {
+		c.Endpoints[0].URL = url
+		c.Server.RequestTimeout = 10 * time.Second
+		// No deadline race starts while the test moves the heads.
+		c.Breaker.AttemptTimeoutMin = 5 * time.Second
+		c.Router.ExploreAfter = time.Hour
+	})
+	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
+	r.sims[2].SetLatency(fixed(80 * time.Millisecond))
+	r.warmInOrder(6)
+	r.warmUp()
+	for _, name := range r.names {
+		if ep := r.endpoint(name); ep.LagExcluded {
+			t.Fatalf("%s lag-excluded after warm-up (lag %d)", name, ep.Lag)
+		}
+	}
+	g.armed <- struct{}{}
+	got := make(chan reply, 1)
+	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
+	<-g.arrived // ranked, its first attempt on s0
+	r.sims[1].SetHeadFrozen(true)
+	for range 8 {
+		r.round()
+	}
+	if ep := r.endpoint("s1"); !ep.LagExcluded {
+		t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+	}
+	close(g.release)
+	rep := <-got
+	mustOK(t, rep)
+	if rep.endpoint != "s2" {
+		t.Fatalf("answered by %q after %d attempts, s1 lagging %d blocks; want the current s2", rep.endpoint, rep.attempts, r.endpoint("s1").Lag)
+	}
+	// The order it was ranked in, to show the case happened: a read now
+	// goes to s0 first, then s2.
+	if rep := r.call(2, "eth_getBalance", addr, "latest"); rep.endpoint != "s0" {
+		t.Errorf("next read answered by %q; want s0, the fastest", rep.endpoint)
+	}
+}
