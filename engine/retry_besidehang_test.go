@@ -101,23 +101,7 @@ func besideHangTurns(t *testing.T, turns bool) (*harness, *scriptedBalances) {
 // hangUntilOpen hangs s1 and sends reads, a few at a time, until the
 // hangs open its breaker: s1 was heard from a moment ago, and has said
 // nothing since its attempts passed their deadline.
-func hangUntilOpen(t *testing.T, h *harness) {
-	h.sims[1].SetMode(sim.ModeHang)
-	for round := 0; h.endpoint("s1").Breaker.State != engine.BreakerOpen; round++ {
-		if round == 5 {
-			t.Fatalf("s1 hung, breaker %+v after 5 rounds of reads", h.endpoint("s1").Breaker)
-		}
-		var wg sync.WaitGroup
-		for i := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				mustOK(t, h.call(100+i, "eth_getBalance", addr, "latest"))
-			}()
-		}
-		wg.Wait()
-	}
-}
+func hangUntilOpen(t *testing.T, h *harness) { hangUntilOpenIn(t, h, 5) }
 
 // waitBackingOff waits for s0's 429 and for the engine to back
 // eth_getBalance off on s0 for it (1 s).
