@@ -3,7 +3,10 @@ package engine
 // A read's race deadline under a learnt deadline near the request's own:
 // the next candidate starts while the request still has room for it.
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // deadlineHalf: the endpoint's deadline (learnt or capped at the request's,
 // "ceiling") leaves the next candidate less than half the request's time;
@@ -42,14 +45,7 @@ func raceCeiling(race, judge time.Duration, src string, room time.Duration, othe
 }
 
 // hasOtherCandidate says whether x has a candidate not yet asked.
-func (x *execution) hasOtherCandidate() bool {
-	for i := range x.order {
-		if !x.used[i] {
-			return true
-		}
-	}
-	return false
-}
+func (x *execution) hasOtherCandidate() bool { return slices.Contains(x.used, false) }
 
 // room is the time x's request has left: what an attempt started now may
 // take before the request's deadline.

@@ -52,15 +52,15 @@ func transientFailure(o outcome) bool {
 	return o == outHTTPError || o == outConnError || o == outInvalid || o == outEndpointError || o == outRateLimit
 }
 
+// everyLive: attempts are live and every one is such that p.
+func (x *execution) everyLive(p func(*attempt) bool) bool {
+	return len(x.live) > 0 && !slices.ContainsFunc(x.live, func(a *attempt) bool { return !p(a) })
+}
+
 // allOverdue: attempts are live and every one has passed its deadline
 // unanswered.
 func (x *execution) allOverdue() bool {
-	for _, a := range x.live {
-		if !a.overdue.Load() {
-			return false
-		}
-	}
-	return len(x.live) > 0
+	return x.everyLive(func(a *attempt) bool { return a.overdue.Load() })
 }
 
 // hangs says whether every live attempt hangs: passed its deadline, not
@@ -215,12 +215,9 @@ func (x *execution) retryPending() bool {
 // more request on an endpoint that just failed, for a read another may
 // answer.
 func (x *execution) liveStuck(now time.Time) bool {
-	for _, a := range x.live {
-		if !a.overdue.Load() && !x.e.hangsNow(a.ep, now) && !a.ep.unanswering(now) {
-			return false
-		}
-	}
-	return true
+	return len(x.live) == 0 || x.everyLive(func(a *attempt) bool {
+		return a.overdue.Load() || x.e.hangsNow(a.ep, now) || a.ep.unanswering(now)
+	})
 }
 
 // retryWords is the failover note of an ask again begun at the end of a
@@ -263,23 +260,13 @@ func (x *execution) retryBeforeQuiet() bool {
 // liveUnanswering: attempts are live and every one is on an endpoint that
 // is not answering (unanswering: suspect, or quiet past its pace).
 func (x *execution) liveUnanswering(now time.Time) bool {
-	for _, a := range x.live {
-		if !a.ep.unanswering(now) {
-			return false
-		}
-	}
-	return len(x.live) > 0
+	return x.everyLive(func(a *attempt) bool { return a.ep.unanswering(now) })
 }
 
 // liveQuiet: attempts are live and every one is on an endpoint that hangs
 // (hangsNow).
 func (x *execution) liveQuiet(now time.Time) bool {
-	for _, a := range x.live {
-		if !x.e.hangsNow(a.ep, now) {
-			return false
-		}
-	}
-	return len(x.live) > 0
+	return x.everyLive(func(a *attempt) bool { return x.e.hangsNow(a.ep, now) })
 }
 
 // retryNow is retryFailed for a failure that ends while every live attempt
