@@ -174,11 +174,12 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 // the whole pool for a moment, it is what gets a request out of it. An
 // endpoint whose attempt failed is not asked again, nor one drained since
 // the request was ranked (a drain stops new traffic; the attempt it has
-// finishes).
+// finishes), nor, while a current endpoint may answer, one whose answer
+// would be old (behindAgain).
 func (x *execution) relaunch(hedgeDone func()) *endpoint {
 	best, fewest := -1, 0
 	for i, c := range x.order {
-		if c.tier != 0 || c.trial || c.fallback || c.ep.drained.Load() {
+		if c.tier != 0 || c.trial || c.fallback || c.ep.drained.Load() || x.behindAgain(c.ep) {
 			continue
 		}
 		n := 0

@@ -128,13 +128,14 @@ func (x *execution) liveNames() string {
 // next look falling due together asked it twice in a millisecond). later:
 // it is backing off after a 429, and may be asked once that is over. A
 // pause not over is neither: backOffDue wakes the read at its end, and
-// failBesideHangs waits for it (retryPending).
+// failBesideHangs waits for it (retryPending). Its answer would be old
+// while a current endpoint may still answer (behindAgain): later too.
 func (x *execution) retryFailed() (started, later bool) {
 	if !x.mayRetry() || x.asking(x.retryOn) {
 		return false, false
 	}
 	ep := x.retryOn
-	if x.backingOff(ep) {
+	if x.backingOff(ep) || x.behindAgain(ep) {
 		return false, true
 	}
 	if x.pausing() || x.retried > 0 && !x.liveStuck(x.e.now()) {
