@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -8,12 +9,12 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// failedBehind runs a read of the tip ranked s0, s1 (by pace) with every
-// head current, where s0 falls 8 blocks behind (lag-excluded) during its
-// attempt, then fails (HTTP 500); then turns s1 as turn says, with the
-// engine's clock running as time does (how long s1 has been quiet is what
-// decides), and returns the read's reply.
-func failedBehind(t *testing.T, turn func(r *headRig)) (*headRig, reply) {
+// failedMidRead runs a read of the tip ranked s0, s1 (by pace) with every
+// endpoint routable; during its attempt on s0, mid acts on s0, then s0
+// fails (HTTP 500); s1 is turned as turn says, the engine's clock running
+// as time does from then on (how long s1 has been quiet is what decides),
+// and the read's reply is returned.
+func failedMidRead(t *testing.T, mid, turn func(r *headRig)) (*headRig, reply) {
 	t.Helper()
 	g, url := newGatedFailure(t)
 	r := newHeadRig(t, 2, func(c *engine.Config) {
@@ -33,30 +34,40 @@ func failedBehind(t *testing.T, turn func(r *headRig)) (*headRig, reply) {
 	got := make(chan reply, 1)
 	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
 	<-g.arrived // ranked, its first attempt on s0
-	r.sims[0].SetHeadFrozen(true)
-	for range 8 {
-		r.round()
-	}
-	if ep := r.endpoint("s0"); !ep.LagExcluded {
-		t.Fatalf("s0 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
-	}
+	mid(r)
 	turn(r)
 	defer r.clock.Run()()
 	close(g.release)
 	return r, <-got
 }
 
+// fallsBehind has name's head stand still for 8 blocks, probed each
+// block: lag-excluded, stale for reads of the tip.
+func (r *headRig) fallsBehind(name string) {
+	r.t.Helper()
+	r.sims[slices.Index(r.names, name)].SetHeadFrozen(true)
+	for range 8 {
+		r.round()
+	}
+	if ep := r.endpoint(name); !ep.LagExcluded {
+		r.t.Fatalf("%s stuck 8 blocks: lag_excluded=%v lag=%d", name, ep.LagExcluded, ep.Lag)
+	}
+}
+
+// slowS1 has s1 answer in 600 ms: past its 250 ms attempt deadline, well
+// within the second of quiet after which a stale endpoint may answer in
+// its place (staleQuiet).
+func slowS1(r *headRig) { r.sims[1].SetLatency(fixed(600 * time.Millisecond)) }
+
 // An endpoint whose attempt at a read of the tip failed, and which fell
 // behind the chain's head while the read was in flight, is not asked that
 // read again while a current endpoint is still working on it: its answer
 // would be an old block relayed as current. The failover on s1 takes
-// 600 ms, past its 250 ms attempt deadline and well within the second of
-// quiet after which a stale endpoint may answer in its place
-// (staleQuiet). Before: at s1's deadline s0 was asked again (retryFailed)
+// 600 ms (slowS1). Before: at s1's deadline s0 was asked again (retryFailed)
 // and its old answer relayed.
 func TestLag_AnEndpointFallingBehindMidReadIsNotAskedAgain(t *testing.T) {
 	t.Parallel()
-	r, rep := failedBehind(t, func(r *headRig) { r.sims[1].SetLatency(fixed(600 * time.Millisecond)) })
+	r, rep := failedMidRead(t, func(r *headRig) { r.fallsBehind("s0") }, slowS1)
 	mustOK(t, rep)
 	if rep.endpoint != "s1" {
 		t.Fatalf("answered by %q after %d attempts in %s, s0 lagging %d blocks; want the current s1",
@@ -69,7 +80,7 @@ func TestLag_AnEndpointFallingBehindMidReadIsNotAskedAgain(t *testing.T) {
 // read waiting out its deadline into an error.
 func TestLag_AnEndpointFallingBehindMidReadIsAskedAgainBesideAHang(t *testing.T) {
 	t.Parallel()
-	r, rep := failedBehind(t, func(r *headRig) { r.sims[1].SetMode(sim.ModeHang) })
+	r, rep := failedMidRead(t, func(r *headRig) { r.fallsBehind("s0") }, func(r *headRig) { r.sims[1].SetMode(sim.ModeHang) })
 	mustOK(t, rep)
 	if rep.endpoint != "s0" || rep.took > 3*time.Second {
 		t.Fatalf("answered by %q after %d attempts in %s; want the lagging s0 (lag %d) once s1 has been quiet a second",
@@ -77,17 +88,14 @@ func TestLag_AnEndpointFallingBehindMidReadIsAskedAgainBesideAHang(t *testing.T)
 	}
 }
 
-// A hedge sent once every candidate has an attempt (hedge.max_extra as
-// large as the pool) asks again an endpoint already working on the read:
-// never, for a read of the tip, one that has fallen behind the chain's
-// head since the read was ranked, while a current one works on it too.
-// The read was ranked with both endpoints current; its primary's endpoint
-// falls 8 blocks behind (lag-excluded), its first hedge goes to the other,
-// and its second, a delay later, must go there again. Before: it went to
-// the lagging one, ranked first when the read came, whose old answer
-// could then win.
-func TestLag_AHedgeAskingAgainSkipsAnEndpointFallenBehindMeanwhile(t *testing.T) {
-	t.Parallel()
+// hedgeAgainAfter runs a read of the tip on two endpoints that hold it
+// until the test lets them answer, with hedge.max_extra 2 (as large as
+// the pool): its primary goes to one (first), whose endpoint mid then
+// acts on; its first hedge should go to the other, and its second, a
+// delay later, asks again an endpoint already working on the read
+// (relaunch). It returns first and where the hedges went.
+func hedgeAgainAfter(t *testing.T, mid func(r *headRig, first string)) (string, []string) {
+	t.Helper()
 	hr, urls := newHeldReads(t)
 	r := newHeadRig(t, 2, func(c *engine.Config) {
 		c.Endpoints[0].URL, c.Endpoints[1].URL = urls[0], urls[1]
@@ -102,14 +110,7 @@ func TestLag_AHedgeAskingAgainSkipsAnEndpointFallenBehindMeanwhile(t *testing.T)
 	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
 	name := map[string]string{"a": "s0", "b": "s1"}
 	first := name[<-hr.arrived]
-	other := map[string]string{"s0": "s1", "s1": "s0"}[first]
-	r.sims[map[string]int{"s0": 0, "s1": 1}[first]].SetHeadFrozen(true)
-	for range 8 {
-		r.round()
-	}
-	if ep := r.endpoint(first); !ep.LagExcluded {
-		t.Fatalf("%s stuck 8 blocks: lag_excluded=%v lag=%d", first, ep.LagExcluded, ep.Lag)
-	}
+	mid(r, first)
 	var hedges []string
 	for len(hedges) < 2 {
 		select {
@@ -122,10 +123,23 @@ func TestLag_AHedgeAskingAgainSkipsAnEndpointFallenBehindMeanwhile(t *testing.T)
 	}
 	close(hr.release)
 	mustOK(t, <-got)
-	if len(hedges) == 0 || hedges[0] != other {
-		t.Fatalf("hedges sent to %v; want the first to %s (%s lagging, working on the primary)", hedges, other, first)
-	}
-	if len(hedges) < 2 || hedges[1] != other {
-		t.Fatalf("hedges sent to %v; want the second to %s again (%s fallen %d blocks behind since the read came)", hedges, other, first, r.endpoint(first).Lag)
+	return first, hedges
+}
+
+// A hedge sent once every candidate has an attempt (hedge.max_extra as
+// large as the pool) asks again an endpoint already working on the read:
+// never, for a read of the tip, one that has fallen behind the chain's
+// head since the read was ranked, while a current one works on it too.
+// The read was ranked with both endpoints current; its primary's endpoint
+// falls 8 blocks behind (lag-excluded), its first hedge goes to the other,
+// and its second, a delay later, must go there again. Before: it went to
+// the lagging one, ranked first when the read came, whose old answer
+// could then win.
+func TestLag_AHedgeAskingAgainSkipsAnEndpointFallenBehindMeanwhile(t *testing.T) {
+	t.Parallel()
+	first, hedges := hedgeAgainAfter(t, func(r *headRig, first string) { r.fallsBehind(first) })
+	other := map[string]string{"s0": "s1", "s1": "s0"}[first]
+	if len(hedges) < 2 || hedges[0] != other || hedges[1] != other {
+		t.Fatalf("hedges sent to %v; want both to %s (%s fallen 8 blocks behind since the read came, working on the primary)", hedges, other, first)
 	}
 }
