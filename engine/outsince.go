@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+
 // outSince handles candidate i, ranked routable, that a probe or a 429 has
 // taken out of routing since (found unhealthy, flagged ahead, backing off):
 // it is moved where rank would now put it, among the candidates that are
@@ -27,4 +29,19 @@ func (x *execution) outSince(i int) bool {
 	c.fallback = !x.panicked && x.routableLeft(i)
 	x.reseat(i, c)
 	return true
+}
+
+// offChain turns d, an answer to a read from an endpoint a probe has found
+// on the wrong chain while the attempt ran, into a failure: the answer is
+// another chain's, and rank lists that endpoint for no request. The read
+// fails over as after any failure (the endpoint is not asked again:
+// answersClients). A pinned call's answer (a filter lives where it was
+// made) and a write's (it was carried out) are left as they are.
+func (x *execution) offChain(d *attemptDone) {
+	if d.rep.out != outAnswer || x.p.class != jsonrpc.ClassRead || x.p.pinned != nil || !d.a.ep.excluded(ExcludeWrongChain) {
+		return
+	}
+	putBuf(d.rep.body)
+	d.rep.body = nil
+	d.rep.out, d.rep.cause = outInvalid, "answered after a probe found it on the wrong chain"
 }

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -150,5 +152,50 @@ func TestRateLimit_AnEndpointBackingOffSinceTheRankingIsNotAskedMeanwhile(t *tes
 	mustOK(t, rep)
 	if rep.endpoint != "s2" || rep.attempts != 2 {
 		t.Fatalf("answered by %q after %d attempts, s1 backing off; want s2 after 2 (s0's, s2's)", rep.endpoint, rep.attempts)
+	}
+}
+
+// An endpoint found on the wrong chain while it works on a read does not
+// answer it: what it answers then is another chain's, and the read fails
+// over as after a failure. The read's attempt on s0 (the fastest) is held
+// while a probe finds s0 on the wrong chain, then s0 answers. Before: its
+// answer was relayed.
+func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	armed := make(chan struct{}, 1)
+	srv := scriptedUpstream(t, func(w http.ResponseWriter, id json.RawMessage, method string) bool {
+		if method != "eth_getBalance" {
+			return false
+		}
+		select {
+		case <-armed:
+		default:
+			return false
+		}
+		arrived <- struct{}{}
+		<-release
+		return false // answered "0x1"
+	})
+	r := newHeadRig(t, 2, func(c *engine.Config) {
+		c.Endpoints[0].URL = srv.URL
+		c.Server.RequestTimeout = 10 * time.Second
+		// No deadline race starts while the test acts.
+		c.Breaker.AttemptTimeoutMin = 5 * time.Second
+		c.Router.ExploreAfter = time.Hour
+	})
+	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
+	r.warmInOrder(6)
+	r.warmUp()
+	armed <- struct{}{}
+	got := make(chan reply, 1)
+	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
+	<-arrived // ranked, its first attempt on s0
+	r.wrongChain("s0")
+	close(release)
+	rep := <-got
+	mustOK(t, rep)
+	if rep.endpoint != "s1" {
+		t.Fatalf("answered by %q after %d attempts, s0 found on the wrong chain before it answered; want s1", rep.endpoint, rep.attempts)
 	}
 }
