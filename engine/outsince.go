@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+import (
+	"slices"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+)
 
 // outSince handles candidate i, ranked routable, that a probe or a 429 has
 // taken out of routing since (found unhealthy, flagged ahead, backing off):
@@ -44,4 +49,21 @@ func (x *execution) offChain(d *attemptDone) {
 	putBuf(d.rep.body)
 	d.rep.body = nil
 	d.rep.out, d.rep.cause = outInvalid, "answered after a probe found it on the wrong chain"
+}
+
+// stillRoutable says whether ep, ranked routable for an upstream batch a
+// hedge delay ago, still is for it: it answers clients (not drained, a
+// shadow or on the wrong chain), no probe or 429 has taken it out since
+// (unhealthy, ahead, backing off), and for a batch holding a read of the
+// tip it has not fallen behind the head. Ranked once, the batch's hedge
+// went to an endpoint found on the wrong chain during the delay, and its
+// answer won.
+func (r *batchRace) stillRoutable(ep *endpoint, now time.Time) bool {
+	if !ep.answersClients() {
+		return false
+	}
+	if blocked, _ := ep.blocked(now, false); blocked {
+		return false
+	}
+	return !ep.lagExcluded.Load() || !slices.ContainsFunc(r.calls, func(c batchCall) bool { return c.p.tip })
 }
