@@ -80,6 +80,7 @@ func TestBatch_AHedgeOfTipReadsDoesNotGoToAnEndpointFallenBehindDuringTheDelay(t
 		io.Copy(w, resp.Body)
 	}))
 	t.Cleanup(front.Close)
+	let := releaseOnce(t, moved)
 	r := newHeadRig(t, 2, func(c *engine.Config) {
 		c.Endpoints[0].URL = front.URL
 		c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget = true, "100ms", 1
@@ -94,7 +95,7 @@ func TestBatch_AHedgeOfTipReadsDoesNotGoToAnEndpointFallenBehindDuringTheDelay(t
 	go func() { got <- r.post(balanceBatch(n, strconv.Itoa)) }()
 	<-reached
 	r.fallsBehind("s1")
-	close(moved)
+	let()
 	rep := <-got
 	decodeBatch(t, rep, n)
 	if c := r.sims[1].Counters(); c.HTTP != before.HTTP || rep.hedged || rep.endpoint != "s0" {

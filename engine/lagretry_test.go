@@ -17,6 +17,7 @@ import (
 func failedMidRead(t *testing.T, mid, turn func(r *headRig)) (*headRig, reply) {
 	t.Helper()
 	g, url := newGatedFailure(t)
+	let := releaseOnce(t, g.release)
 	r := newHeadRig(t, 2, func(c *engine.Config) {
 		c.Endpoints[0].URL = url
 		c.Server.RequestTimeout = 10 * time.Second
@@ -37,7 +38,7 @@ func failedMidRead(t *testing.T, mid, turn func(r *headRig)) (*headRig, reply) {
 	mid(r)
 	turn(r)
 	defer r.clock.Run()()
-	close(g.release)
+	let()
 	return r, <-got
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 func failOverAfter(t *testing.T, mid func(r *headRig)) (*headRig, reply) {
 	t.Helper()
 	g, url := newGatedFailure(t)
+	let := releaseOnce(t, g.release)
 	r := newHeadRig(t, 3, func(c *engine.Config) {
 		c.Endpoints[0].URL = url
 		c.Server.RequestTimeout = 10 * time.Second
@@ -38,8 +40,18 @@ func failOverAfter(t *testing.T, mid func(r *headRig)) (*headRig, reply) {
 	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
 	<-g.arrived // ranked, its first attempt on s0
 	mid(r)
-	close(g.release)
+	let()
 	return r, <-got
+}
+
+// releaseOnce returns a function closing release once, which the test's
+// cleanup also calls (before the upstream's Close, which waits for the
+// handler it holds): a test failing early lets its held read go.
+func releaseOnce(t *testing.T, release chan struct{}) func() {
+	var once sync.Once
+	let := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(let)
+	return let
 }
 
 // wrongChain has a probe find name on another chain.
@@ -163,6 +175,7 @@ func TestRateLimit_AnEndpointBackingOffSinceTheRankingIsNotAskedMeanwhile(t *tes
 func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t *testing.T) {
 	t.Parallel()
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	let := releaseOnce(t, release)
 	armed := make(chan struct{}, 1)
 	srv := scriptedUpstream(t, func(w http.ResponseWriter, id json.RawMessage, method string) bool {
 		if method != "eth_getBalance" {
@@ -192,7 +205,7 @@ func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t
 	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
 	<-arrived // ranked, its first attempt on s0
 	r.wrongChain("s0")
-	close(release)
+	let()
 	rep := <-got
 	mustOK(t, rep)
 	if rep.endpoint != "s1" {
