@@ -259,16 +259,17 @@ func (r *batchRace) weight() float64 {
 
 // next is the best of eps for another try of the batch: not tried yet,
 // able to take it now and to serve every call in it (eps were ranked a
-// delay ago: one may have been drained, faulted, opened or found hung
-// since), of another failure domain than the tries' when one is; one that
-// shares a domain with them only when sameDomain allows. nil when none.
+// delay ago: one may have been drained, faulted, opened, found hung or
+// taken out of routing since: stillRoutable), of another failure domain
+// than the tries' when one is; one that shares a domain with them only
+// when sameDomain allows. nil when none.
 func (r *batchRace) next(eps []*endpoint, tries []*batchTry, sameDomain bool) *endpoint {
 	e := r.e
 	now := e.now()
 	var pick *endpoint
 	for _, ep := range eps {
 		if slices.ContainsFunc(tries, func(t *batchTry) bool { return t.ep == ep }) ||
-			!e.batchable(ep, r.n, now) || ep.silentNow(now, e.cfg.Breaker.Cooldown) || !r.servesAll(ep, now) {
+			!e.batchable(ep, r.n, now) || !r.stillRoutable(ep, now) || ep.silentNow(now, e.cfg.Breaker.Cooldown) || !r.servesAll(ep, now) {
 			continue
 		}
 		if d := ep.Domain(); d == "" || !slices.ContainsFunc(tries, func(t *batchTry) bool { return t.ep.Domain() == d }) {

@@ -124,7 +124,7 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 			// since (turnedAway): the failover-only ones are all it has.
 			i = x.pick(false, true, false)
 		}
-		if i >= 0 && x.fellBehind(i) {
+		if i >= 0 && (x.fellBehind(i) || x.outSince(i)) {
 			continue
 		}
 		if i >= 0 && onlyOther && x.sharesDomain(x.order[i].ep) {
@@ -139,8 +139,10 @@ func (x *execution) launchWith(role role, otherDomain bool, hedgeDone func()) *e
 	}
 }
 
-// launchAt starts an attempt on candidate i, unless its breaker or a drain
-// turns it away (nil); either way the candidate is used.
+// launchAt starts an attempt on candidate i, unless its breaker turns it
+// away, or it answers no client now (drained, made a shadow or found on the
+// wrong chain since the ranking, which would not list it; nil); either way
+// the candidate is used.
 func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *endpoint {
 	x.used[i] = true
 	c := x.order[i]
@@ -152,7 +154,7 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 		x.turnedAway(i)
 		return nil
 	}
-	if c.ep.drained.Load() && x.p.pinned == nil {
+	if x.p.pinned == nil && !c.ep.answersClients() {
 		if ok {
 			c.ep.breaker.Release(trial)
 		}
@@ -172,13 +174,15 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 // live. A slow answer there says nothing against asking again, since the new
 // attempt begins after what slowed the first; under an incident that slows
 // the whole pool for a moment, it is what gets a request out of it. An
-// endpoint whose attempt failed is not asked again, nor one drained since
-// the request was ranked (a drain stops new traffic; the attempt it has
-// finishes).
+// endpoint whose attempt failed is not asked again, nor one that answers
+// no client since the request was ranked (drained: a drain stops new
+// traffic, the attempt it has finishes; made a shadow; found on the wrong
+// chain), nor, while a current endpoint may answer, one whose answer
+// would be old (behindAgain).
 func (x *execution) relaunch(hedgeDone func()) *endpoint {
 	best, fewest := -1, 0
 	for i, c := range x.order {
-		if c.tier != 0 || c.trial || c.fallback || c.ep.drained.Load() {
+		if c.tier != 0 || c.trial || c.fallback || !c.ep.answersClients() || x.behindAgain(c.ep) {
 			continue
 		}
 		n := 0

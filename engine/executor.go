@@ -440,6 +440,7 @@ func (x *execution) run() result {
 		select {
 		case d := <-x.done:
 			x.remove(d.a)
+			x.offChain(&d)
 			// A 429 (asksBackOff) turned it away unrun, though it is never
 			// sent on elsewhere (mayFailOver).
 			if d.rep.sent && x.p.class != jsonrpc.ClassRead && !x.notRun(d.rep) && d.rep.out != outRateLimit {

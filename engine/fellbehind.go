@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // fellBehind handles candidate i of a read of the chain's tip, ranked
 // current, whose endpoint has fallen behind the head since (a probe
 // lag-excluded it while the read was in flight): it is moved where rank
@@ -31,4 +33,20 @@ func (x *execution) routableLeft(i int) bool {
 		}
 	}
 	return false
+}
+
+// behindAgain says whether asking ep again for this read (retryFailed,
+// relaunch: an endpoint it has asked already) would get it an old answer
+// while a live attempt on a current endpoint may still answer (noStale):
+// rank put ep among the stale, or the read is of the tip and ep has
+// fallen behind the head since. It waits then, as a stale candidate's
+// race does (launchRace). Asked again as ranked, an endpoint that failed
+// and fell behind mid-read answered the tip with an old block at the
+// current one's first deadline.
+func (x *execution) behindAgain(ep *endpoint) bool {
+	stale := x.p.tip && ep.lagExcluded.Load()
+	if i := slices.IndexFunc(x.order, func(c candidate) bool { return c.ep == ep }); i >= 0 && x.order[i].stale {
+		stale = true
+	}
+	return stale && x.noStale()
 }

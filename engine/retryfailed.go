@@ -118,7 +118,8 @@ func (x *execution) liveNames() string {
 }
 
 // retryFailed asks retryOn again (started) when it is still routable: its
-// breaker closed, not drained, not pinned elsewhere; while the request has
+// breaker closed, answering clients (not drained, a shadow or on the wrong
+// chain since), not pinned elsewhere; while the request has
 // time for the ask (mayRetry), once its pause is over (retryPauseOf): the
 // second and later asks only while no attempt still running may answer
 // (liveStuck), as a client of it retrying would ask. Not while an ask of it
@@ -128,13 +129,14 @@ func (x *execution) liveNames() string {
 // next look falling due together asked it twice in a millisecond). later:
 // it is backing off after a 429, and may be asked once that is over. A
 // pause not over is neither: backOffDue wakes the read at its end, and
-// failBesideHangs waits for it (retryPending).
+// failBesideHangs waits for it (retryPending). Its answer would be old
+// while a current endpoint may still answer (behindAgain): later too.
 func (x *execution) retryFailed() (started, later bool) {
 	if !x.mayRetry() || x.asking(x.retryOn) {
 		return false, false
 	}
 	ep := x.retryOn
-	if x.backingOff(ep) {
+	if x.backingOff(ep) || x.behindAgain(ep) {
 		return false, true
 	}
 	if x.pausing() || x.retried > 0 && !x.liveStuck(x.e.now()) {
@@ -172,7 +174,7 @@ func (x *execution) retryFailedAt(out outcome) {
 // retryPause.
 func (x *execution) mayRetry() bool {
 	ep := x.retryOn
-	if ep == nil || x.p.pinned != nil || ep.drained.Load() { // retryOn: reads only (run)
+	if ep == nil || x.p.pinned != nil || !ep.answersClients() { // retryOn: reads only (run)
 		return false
 	}
 	counted := x.retried < max(x.e.cfg.Breaker.Failures-1, 1)
