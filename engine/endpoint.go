@@ -125,7 +125,12 @@ type endpoint struct {
 	batchSampling atomic.Bool
 	hangAt        atomic.Int64
 	hangOpenedAt  atomic.Int64
-	drained       atomic.Bool
+	// silentRequests is how many of its attempts (client or probe, each a
+	// request of its own) were charged a hang since it last said anything
+	// (chargeHang; heard resets it): silence through two requests is no
+	// one slow answer's tail (silenceOutlastsTail).
+	silentRequests atomic.Int32
+	drained        atomic.Bool
 	// roles is its role and share ([[endpoints]] role, share), changed at
 	// runtime by SetRole: each request reads it once where it routes.
 	roles atomic.Pointer[roleState]
@@ -257,6 +262,7 @@ func (ep *endpoint) heard(t time.Time) {
 	ep.refusing.Store(false)
 	ep.suspect.Store(false)
 	ep.silentAt.Store(0)
+	ep.silentRequests.Store(0)
 }
 
 // silentNow: it looked hung within the last cooldown and said nothing since

@@ -73,6 +73,71 @@ func TestHang_AtLowTrafficTheBreakerOpensAfterFailuresDeadlinesOfSilence(t *test
 	t.Logf("deadline %v: breaker opened %s after the read that met the hang, %d read(s) sent to s0", deadline, took.Round(time.Millisecond), sent)
 }
 
+// Before an endpoint has answered 100 times its tail is unknown, and one
+// request's silence past its first deadline may be that tail; a hung
+// endpoint's was charged once all the same, and ranked behind the others
+// after it, it got no second read: with probes off its breaker stayed
+// closed. The one read's silence counts again once it outlasts the cold
+// deadline (a third of the request's deadline): the breaker opens then,
+// with no client error and no further read sent to the hang.
+func TestHang_BeforeItsTailIsKnownOneReadsSilenceOpensTheBreaker(t *testing.T) {
+	t.Parallel()
+	normal := sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.1}
+	h := newHarness(t, nil, sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+	warmEveryEndpointTo(t, h, 30, "eth_getBalance", addr, "latest")
+	ep := h.endpoint("s0")
+	if ep.Latency.Count >= 100 {
+		t.Fatalf("s0 answered %d reads: its tail is known", ep.Latency.Count)
+	}
+	deadline := ep.Methods["eth_getBalance"].AttemptTimeout
+	if src := ep.Methods["eth_getBalance"].AttemptTimeoutSource; src != "learned" && src != "floor" {
+		t.Fatalf("s0's deadline %v is %s, not learned yet", deadline, src)
+	}
+	cfg := h.eng.Config()
+	cold := cfg.Server.RequestTimeout / 3
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"timeout"}`); code != 200 {
+		t.Fatalf("fault: HTTP %d %s", code, b)
+	}
+	// 2 reads a second, one at a time, until one has met the hang and its
+	// silence has had time to count past the cold deadline; bounded.
+	var met time.Time
+	sentToHung := 0
+	for i := 0; i < 40 && (met.IsZero() || time.Since(met) < cold+time.Duration(cfg.Breaker.Failures+2)*deadline+time.Second); i++ {
+		sent := time.Now()
+		r := h.call(1000+i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.attempts > 1 {
+			if met.IsZero() {
+				met = sent
+			}
+			sentToHung++
+		}
+		time.Sleep(time.Until(sent.Add(500 * time.Millisecond)))
+	}
+	if met.IsZero() {
+		t.Fatal("no read reached s0 after the fault: the test did not exercise the hang")
+	}
+	var opened time.Time
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
+			opened = ev.Time
+			break
+		}
+	}
+	if opened.IsZero() {
+		t.Fatalf("s0 hung, %d read(s) sent to it, silent since %s ago (deadline %v, cold deadline %v, breaker.failures %d, %d answers): breaker %s",
+			sentToHung, time.Since(met).Round(time.Millisecond), deadline, cold, cfg.Breaker.Failures, ep.Latency.Count, h.endpoint("s0").Breaker.State)
+	}
+	// The cold deadline, then the deadlines that make up breaker.failures
+	// (the first was charged at the first deadline); one more for timers on
+	// a loaded machine.
+	took := opened.Sub(met)
+	if limit := cold + time.Duration(cfg.Breaker.Failures)*deadline; took > limit {
+		t.Fatalf("breaker opened %s after the read that met the hang was sent; the cold deadline %v + %d deadlines of %v is %s", took, cold, cfg.Breaker.Failures, deadline, limit)
+	}
+	t.Logf("deadline %v, %d answers: breaker opened %s after the read that met the hang, %d read(s) sent to s0", deadline, ep.Latency.Count, took.Round(time.Millisecond), sentToHung)
+}
+
 // An endpoint the router ranks behind the others (its error rate, say)
 // gets probes and little else. A probe is held to probes.timeout, or the
 // client deadline when that is longer; past it, its endpoint still silent,
@@ -147,11 +212,18 @@ func TestHang_AProbeCountsEachClientDeadlineOfSilencePastItsOwn(t *testing.T) {
 
 // warmEveryEndpoint sends reads of method, four at a time, until every
 // endpoint has answered the engine's silenceSamples (100) of them: one
-// attempt's silence past its first deadline counts again only beside an
-// endpoint's known tail. Bounded at 2,000 reads.
+// attempt's silence past its first deadline counts again at its pace only
+// beside an endpoint's known tail. Bounded at 2,000 reads.
 func warmEveryEndpoint(t *testing.T, h *harness, method string, params ...any) {
 	t.Helper()
-	const want, most = 100, 2000
+	warmEveryEndpointTo(t, h, 100, method, params...)
+}
+
+// warmEveryEndpointTo is warmEveryEndpoint until every endpoint has
+// answered want reads (40 more at most).
+func warmEveryEndpointTo(t *testing.T, h *harness, want int64, method string, params ...any) {
+	t.Helper()
+	const most = 2000
 	for sent := 0; sent < most; sent += 40 {
 		short := false
 		for _, ep := range h.status().Endpoints {

@@ -53,101 +53,130 @@ func TestHang_EndpointThatNeverAnswersIsOutWithinTwoSeconds(t *testing.T) {
 			name, dur = "hedging-on", 8*time.Second
 		}
 		t.Run(name, func(t *testing.T) {
-			normal := sim.Latency{Median: 50 * time.Millisecond, Sigma: 0.1}
-			h := newHarness(t, func(c *engine.Config) {
-				c.Hedge.Enabled = hedging
-				c.Server.TraceRequests = 100_000 // every read's attempts, for when each was sent
-			},
-				sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
-			hung := h.sims[0]
-			var faultAt time.Time
-			var deadlineMS, normalP99 float64
-			var countAtPlus2s int64 = -1
-			replies := openLoop(h, 10*time.Millisecond, dur, func(el time.Duration) {
-				switch {
-				case faultAt.IsZero() && el >= 2*time.Second:
-					ep := h.endpoint("s0")
-					deadlineMS = ms(ep.Methods["eth_getBalance"].AttemptTimeout)
-					normalP99 = ms(ep.Latency.P99)
-					faultAt = time.Now()
-					hung.SetMode(sim.ModeHang)
-				case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
-					countAtPlus2s = hung.MethodCount("eth_getBalance")
+			for try := 1; ; try++ {
+				why := hangOutWithin(t, hedging, dur)
+				if why == "" {
+					return
 				}
-			})
-			final := hung.MethodCount("eth_getBalance")
-			// Without probes, half-open trials are client reads: after +2s the
-			// hung endpoint may get those and nothing else. (With probes the
-			// trials are probes and client reads never reach it.) Judged by
-			// when the engine sent each attempt (its traces) and the state its
-			// breaker was in then (its events): the sim's count at +2s missed
-			// requests sent before and counted after on a loaded machine, and
-			// a trial of a half-open period that began before +2s (a trial
-			// excused in a slowdown held it for the request's deadline) is a
-			// trial all the same.
-			// The 2 s are rpcdash's own time: an episode of "rpcdash itself
-			// slow" (its scheduling lag, its events) excuses the deadlines
-			// passed in it, by design, and lengthens the 2 s by its span (a
-			// loaded machine's two stalls of 0.5 s, 1 s episodes each, moved
-			// the trip from under 2 s to +2.86 s).
-			states := breakerStates(h, "s0")
-			// At most 3 s more: an engine that called every moment its own
-			// stall would otherwise keep a hung endpoint in rotation here.
-			// The 2 s hold for an attempt deadline of up to 1 s; one learnt
-			// longer from a loaded machine's answers (2.7 s seen at the
-			// fault, 5 s later) moves them by the difference: breaker.failures
-			// deadlines passed in a row open the breaker, the first of them
-			// one deadline after the fault.
-			deadline := max(time.Duration(deadlineMS*float64(time.Millisecond)), h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout)
-			within := 2*time.Second + max(deadline-time.Second, 0)
-			outBy := faultAt.Add(within + min(ownSlowWithin(h, faultAt, within), 3*time.Second))
-			var outside []string
-			trials := 0
-			for _, tr := range h.traces("limit=100000").Requests {
-				for _, at := range tr.Attempts {
-					sent := tr.Start.Add(time.Duration(at.StartMS * float64(time.Millisecond)))
-					if at.Endpoint != "s0" || sent.Before(outBy) {
-						continue
-					}
-					if st := states.at(sent); st != "half-open" {
-						outside = append(outside, fmt.Sprintf("request %s at +%s (breaker %s)", tr.ID, sent.Sub(faultAt).Round(time.Millisecond), st))
-						continue
-					}
-					trials++
+				if try == 3 {
+					t.Fatalf("in three tries the machine was too loaded for 50 ms endpoints: %s", why)
 				}
+				t.Logf("try %d: %s; running again", try, why)
 			}
-			if countAtPlus2s < 0 || len(outside) > 0 {
-				s0 := h.endpoint("s0")
-				t.Fatalf("hung endpoint still in rotation 2 s after the fault (+%s with its attempt deadline %s and rpcdash's own slow episodes): %d attempts sent to it after that outside a half-open trial: %s; its breaker: %s (now %s, held closed %t, %d failures in a row, last error %q); the pool's and breakers' events since the fault: %s",
-					outBy.Sub(faultAt).Round(time.Millisecond), deadline, len(outside), strings.Join(outside, "; "), states.since(faultAt), s0.Breaker.State, s0.Breaker.HeldClosed, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, faultAt))
-			}
-			// A read that met the hang waits one attempt deadline, then one
-			// normal answer. "Normal" is the slowest single-attempt read
-			// after the fault when the machine is loaded enough to stretch
-			// answers past the p99 measured before it. The deadline is the
-			// longer of the one at the fault and the one learnt since (as
-			// for the 2 s above): a half-open trial read met s0's deadline
-			// grown to 596 ms from its censored hangs (issue 14's rule), 658
-			// ms in all, against 252 ms measured at the fault.
-			var worst, worstSingle time.Duration
-			for _, tr := range replies {
-				mustOK(t, tr.r)
-				if !tr.sent.After(faultAt) {
-					continue
-				}
-				worst = max(worst, tr.r.took)
-				if tr.r.attempts == 1 {
-					worstSingle = max(worstSingle, tr.r.took)
-				}
-			}
-			normalAnswer := max(time.Duration(normalP99*float64(time.Millisecond)), worstSingle)
-			limit := deadline + normalAnswer + 100*time.Millisecond // scheduling slack on a loaded 2-core box
-			if worst > limit {
-				t.Fatalf("slowest read after the fault took %s; attempt deadline %s (%.0fms at the fault) + normal answer %s (+100ms slack) = %s", worst, deadline, deadlineMS, normalAnswer, limit)
-			}
-			t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials sent after +%s); slowest read after the fault %s (deadline %.0fms, slowest single-attempt read %s)", len(replies), final, countAtPlus2s, trials, outBy.Sub(faultAt).Round(time.Millisecond), worst, deadlineMS, worstSingle)
 		})
 	}
+}
+
+// hangOutWithin runs the hang test once. It says why it could not judge
+// (and judged nothing) when the engine measured the endpoints too slow for
+// its premise: an attempt deadline raced at half the request's ("half"),
+// whose hang is charged only at the endpoint's own deadline, which the
+// Snapshot does not show (up to 4.75 s under a 5 s request deadline: a
+// loaded machine's breaker opened +5.3 s after the fault, by the rule,
+// beside a bound of +3.5 s drawn from the 2.5 s shown).
+func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
+	normal := sim.Latency{Median: 50 * time.Millisecond, Sigma: 0.1}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = hedging
+		c.Server.TraceRequests = 100_000 // every read's attempts, for when each was sent
+	},
+		sim.Config{Latency: normal}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+	hung := h.sims[0]
+	var faultAt time.Time
+	var deadlineMS, normalP99 float64
+	var srcAtFault string
+	var countAtPlus2s int64 = -1
+	replies := openLoop(h, 10*time.Millisecond, dur, func(el time.Duration) {
+		switch {
+		case faultAt.IsZero() && el >= 2*time.Second:
+			ep := h.endpoint("s0")
+			deadlineMS = ms(ep.Methods["eth_getBalance"].AttemptTimeout)
+			srcAtFault = ep.Methods["eth_getBalance"].AttemptTimeoutSource
+			normalP99 = ms(ep.Latency.P99)
+			faultAt = time.Now()
+			hung.SetMode(sim.ModeHang)
+		case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
+			countAtPlus2s = hung.MethodCount("eth_getBalance")
+		}
+	})
+	final := hung.MethodCount("eth_getBalance")
+	if src := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeoutSource; srcAtFault == "half" || src == "half" {
+		for _, tr := range replies {
+			mustOK(t, tr.r) // a client error is one on any machine
+		}
+		return fmt.Sprintf("s0's deadline was raced at half the request's (%.0f ms, %s at the fault, %s after), its hangs charged only at its own deadline", deadlineMS, srcAtFault, src)
+	}
+	// Without probes, half-open trials are client reads: after +2s the
+	// hung endpoint may get those and nothing else. (With probes the
+	// trials are probes and client reads never reach it.) Judged by
+	// when the engine sent each attempt (its traces) and the state its
+	// breaker was in then (its events): the sim's count at +2s missed
+	// requests sent before and counted after on a loaded machine, and
+	// a trial of a half-open period that began before +2s (a trial
+	// excused in a slowdown held it for the request's deadline) is a
+	// trial all the same.
+	// The 2 s are rpcdash's own time: an episode of "rpcdash itself
+	// slow" (its scheduling lag, its events) excuses the deadlines
+	// passed in it, by design, and lengthens the 2 s by its span (a
+	// loaded machine's two stalls of 0.5 s, 1 s episodes each, moved
+	// the trip from under 2 s to +2.86 s).
+	states := breakerStates(h, "s0")
+	// At most 3 s more: an engine that called every moment its own
+	// stall would otherwise keep a hung endpoint in rotation here.
+	// The 2 s hold for an attempt deadline of up to 1 s; one learnt
+	// longer from a loaded machine's answers (2.7 s seen at the
+	// fault, 5 s later) moves them by the difference: breaker.failures
+	// deadlines passed in a row open the breaker, the first of them
+	// one deadline after the fault.
+	deadline := max(time.Duration(deadlineMS*float64(time.Millisecond)), h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout)
+	within := 2*time.Second + max(deadline-time.Second, 0)
+	outBy := faultAt.Add(within + min(ownSlowWithin(h, faultAt, within), 3*time.Second))
+	var outside []string
+	trials := 0
+	for _, tr := range h.traces("limit=100000").Requests {
+		for _, at := range tr.Attempts {
+			sent := tr.Start.Add(time.Duration(at.StartMS * float64(time.Millisecond)))
+			if at.Endpoint != "s0" || sent.Before(outBy) {
+				continue
+			}
+			if st := states.at(sent); st != "half-open" {
+				outside = append(outside, fmt.Sprintf("request %s at +%s (breaker %s)", tr.ID, sent.Sub(faultAt).Round(time.Millisecond), st))
+				continue
+			}
+			trials++
+		}
+	}
+	if countAtPlus2s < 0 || len(outside) > 0 {
+		s0 := h.endpoint("s0")
+		t.Fatalf("hung endpoint still in rotation 2 s after the fault (+%s with its attempt deadline %s and rpcdash's own slow episodes): %d attempts sent to it after that outside a half-open trial: %s; its breaker: %s (now %s, held closed %t, %d failures in a row, last error %q); the pool's and breakers' events since the fault: %s",
+			outBy.Sub(faultAt).Round(time.Millisecond), deadline, len(outside), strings.Join(outside, "; "), states.since(faultAt), s0.Breaker.State, s0.Breaker.HeldClosed, s0.Breaker.ConsecutiveFailures, s0.LastError, eventsSince(h, faultAt))
+	}
+	// A read that met the hang waits one attempt deadline, then one
+	// normal answer. "Normal" is the slowest single-attempt read
+	// after the fault when the machine is loaded enough to stretch
+	// answers past the p99 measured before it. The deadline is the
+	// longer of the one at the fault and the one learnt since (as
+	// for the 2 s above): a half-open trial read met s0's deadline
+	// grown to 596 ms from its censored hangs (issue 14's rule), 658
+	// ms in all, against 252 ms measured at the fault.
+	var worst, worstSingle time.Duration
+	for _, tr := range replies {
+		mustOK(t, tr.r)
+		if !tr.sent.After(faultAt) {
+			continue
+		}
+		worst = max(worst, tr.r.took)
+		if tr.r.attempts == 1 {
+			worstSingle = max(worstSingle, tr.r.took)
+		}
+	}
+	normalAnswer := max(time.Duration(normalP99*float64(time.Millisecond)), worstSingle)
+	limit := deadline + normalAnswer + 100*time.Millisecond // scheduling slack on a loaded 2-core box
+	if worst > limit {
+		t.Fatalf("slowest read after the fault took %s; attempt deadline %s (%.0fms at the fault) + normal answer %s (+100ms slack) = %s", worst, deadline, deadlineMS, normalAnswer, limit)
+	}
+	t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials sent after +%s); slowest read after the fault %s (deadline %.0fms, slowest single-attempt read %s); its breaker: %s", len(replies), final, countAtPlus2s, trials, outBy.Sub(faultAt).Round(time.Millisecond), worst, deadlineMS, worstSingle, states.since(faultAt))
+	return ""
 }
 
 // ownSlowWithin is how much of the span from `from`, lengthened by

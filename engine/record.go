@@ -223,7 +223,9 @@ func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 // (a client attempt's or a probe's). Under a.settle.
 func (a *attempt) chargeHang(msg string, now time.Time) {
 	a.paceKnown.Store(!a.guessed && a.stats.latency.Count() > 0)
-	a.charged.Store(true)
+	if !a.charged.Swap(true) {
+		a.ep.silentRequests.Add(1)
+	}
 	a.ep.setLastError(msg, now)
 	a.ep.hangAt.Store(now.UnixNano())
 	closed := a.ep.breaker.State() == breaker.Closed

@@ -94,20 +94,38 @@ func (e *Engine) chargeSilence(a *attempt, msg string) bool {
 // 100, so their p99 is a slow one's.
 const silenceSamples = 100
 
-// silenceOutlastsTail says whether a's silence so far is longer than the
-// endpoint's own deadline over all its answers (endpointDeadline, once it
-// rests on silenceSamples of them): only then is one request's silence a
-// hang rather than its tail. A method's deadline may rest on 5 answers, none
+// silenceOutlastsTail says whether a's silence so far is a hang rather
+// than one request's tail. A method's deadline may rest on 5 answers, none
 // of them slow: the shipped config's tail endpoint (5 % of answers 0.4–1.2 s)
 // had its breaker opened 2 s after start by one 762 ms answer, charged at
-// three 253 ms deadlines, a healthy endpoint out for its cooldown.
+// three 253 ms deadlines, a healthy endpoint out for its cooldown. So the
+// silence must outlast the endpoint's own deadline over all its answers
+// (endpointDeadline), once they are silenceSamples and show its tail.
+//
+// Before its tail is known, the silence is a hang when another request of
+// the endpoint's own was charged a hang within it too (silentRequests: a
+// tail is one request's, and 1 in 400 for two at 5 %), or when it outlasts
+// the cold deadline, which judges the silence of an endpoint whose pace is
+// unknown. Without either, a hung endpoint of fewer than 100 answers was
+// charged once per attempt, and ranked behind the others after the first,
+// it got few more: with probes off its breaker stayed closed (2 reads a
+// second beside two endpoints answering: closed 4 s after the read that
+// met the hang, no later read sent to it).
 func (e *Engine) silenceOutlastsTail(a *attempt, now time.Time) bool {
+	silent := now.Sub(a.start)
 	q, n := a.ep.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
-	if n < silenceSamples {
-		return false
+	if n >= silenceSamples {
+		d, _ := e.deadlineAt(q, e.cfg.Server.RequestTimeout)
+		return silent > d
 	}
-	d, _ := e.deadlineAt(q, e.cfg.Server.RequestTimeout)
-	return now.Sub(a.start) > d
+	if a.ep.silentRequests.Load() >= 2 {
+		return true
+	}
+	limit := e.cfg.Server.RequestTimeout
+	if a.stats != nil {
+		limit = e.methodLimit(a.stats)
+	}
+	return silent > e.coldDeadline(limit)
 }
 
 // due is when the deadline a passed last fell (the first one before any
