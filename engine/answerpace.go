@@ -66,11 +66,14 @@ func (ep *endpoint) answeredAtPaceIf(method string, counts func(loggedAnswer) bo
 }
 
 // answeredLateAcross says whether ep answered a request of method past its
-// usual pace, the answer coming after at (as answeredAtPaceAcross counts):
-// slow at that moment, though within its deadline.
-func (ep *endpoint) answeredLateAcross(method string, at time.Time) bool {
+// usual pace and in no less than took, the answer coming after at (as
+// answeredAtPaceAcross counts): slow at that moment by took's measure,
+// though within its own deadline.
+func (ep *endpoint) answeredLateAcross(method string, at time.Time, took time.Duration) bool {
 	t := at.UnixNano()
-	return ep.answeredIf(method, func(a loggedAnswer, pace time.Duration) bool { return a.took > pace && a.start+int64(a.took) >= t })
+	return ep.answeredIf(method, func(a loggedAnswer, pace time.Duration) bool {
+		return a.took > pace && a.took >= took && a.start+int64(a.took) >= t
+	})
 }
 
 // answeredIf says whether one of ep's logged answers of method counts,
