@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -9,12 +8,12 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// Every endpoint 300 ms slower at once, past the shortest deadline only: s0
+// Every endpoint slower at once, past the shortest deadline only: s0
 // (steady, its deadline the 250 ms floor) passes its own while s1 and s2
-// (8 % of their answers 200 ms: deadlines of 600 ms) answer every read late
-// within theirs. s0 is no slower than they are: its deadlines are not
-// charged. Judged alone, they were, and its breaker opened and stayed open
-// for its cooldown.
+// (8 % of their answers 240 ms in the warm-up: deadlines of 720 ms)
+// answer every read as late within theirs. s0 is no slower than they are:
+// its deadlines are not charged. Judged alone, they were, and its breaker
+// opened and stayed open for its cooldown.
 func TestPool_SlowdownPastOnlyTheShortestDeadlineLeavesNoBreakerOpen(t *testing.T) {
 	t.Parallel()
 	// On a loaded machine the deadlines learnt may not set the scenario up;
@@ -35,28 +34,29 @@ func TestPool_SlowdownPastOnlyTheShortestDeadlineLeavesNoBreakerOpen(t *testing.
 // slowdown, s1's or s2's passed, or a breaker moved before it), and
 // nothing was asserted.
 func slowdownPastShortestDeadline(t *testing.T) bool {
-	const extra = 300 * time.Millisecond
-	tailed := sim.Latency{Median: 20 * time.Millisecond, TailProb: 0.08, TailMin: 200 * time.Millisecond, TailMax: 200 * time.Millisecond}
+	tailed := sim.Latency{Median: 20 * time.Millisecond, TailProb: 0.08, TailMin: 240 * time.Millisecond, TailMax: 240 * time.Millisecond}
 	h := newHarness(t, func(c *engine.Config) {
 		c.Router.TailPenalty = 0 // the tails only lengthen s1's and s2's deadlines: the three share the reads
 	}, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: tailed}, sim.Config{Latency: tailed})
 	var deadlines []float64
 	var overdue []int64
 	var slowAt time.Time
+	// The slowdown lasts to the end: reads sent after it ended, answered at
+	// pace beside s0's sent in it, would judge another moment.
 	replies := openLoop(h, 10*time.Millisecond, 6*time.Second, func(el time.Duration) {
-		switch {
-		case slowAt.IsZero() && el >= 4*time.Second:
+		if slowAt.IsZero() && el >= 4*time.Second {
 			for _, ep := range h.status().Endpoints {
 				m := ep.Methods["eth_getBalance"]
 				deadlines, overdue = append(deadlines, ms(m.AttemptTimeout)), append(overdue, m.Overdue)
 			}
+			// Past s0's deadline (300 ms passes the floor; on a loaded
+			// machine the deadline learnt is longer, and the slowdown with
+			// it), the same for all three: their tails are over.
+			extra := max(300*time.Millisecond, time.Duration(deadlines[0]*float64(time.Millisecond))*13/10)
 			slowAt = time.Now()
 			for _, s := range h.sims {
+				s.SetLatency(fixed(20 * time.Millisecond))
 				s.SetExtraLatency(extra)
-			}
-		case !slowAt.IsZero() && time.Since(slowAt) >= time.Second:
-			for _, s := range h.sims {
-				s.SetExtraLatency(0)
 			}
 		}
 	})
@@ -85,19 +85,12 @@ func slowdownPastShortestDeadline(t *testing.T) bool {
 	// and may open its breaker, until the pool is seen slow; then they are
 	// taken back and a breaker they opened closes again. Any other
 	// transition is a charge that stood.
-	forgiven := 0
-	for i, ev := range after {
-		switch {
-		case ev.To == "open" && i+1 < len(after) && after[i+1].Endpoint == ev.Endpoint && strings.Contains(after[i+1].Message, "were not its fault"):
-		case ev.From == "open" && ev.To == "closed" && strings.Contains(ev.Message, "were not its fault"):
-			forgiven++
-		default:
-			t.Fatalf("%s: breaker %s>%s in a slowdown of every endpoint at once: %+v (deadlines %v ms, deadlines passed %v; breaker events %+v)", ev.Endpoint, ev.From, ev.To, ev, deadlines, passed, after)
-		}
+	if !takenBack(after) {
+		t.Fatalf("a breaker moved in a slowdown of every endpoint at once, not taken back: %+v (deadlines %v ms, deadlines passed %v)", after, deadlines, passed)
 	}
 	if len(poolEvents(h, "slow")) == 0 {
 		t.Fatalf("no pool event: the slowdown was not seen (deadlines %v, passed %v)", deadlines, passed)
 	}
-	t.Logf("%d reads, 0 errors; deadlines %v ms; deadlines passed in the slowdown %v; no breaker left open (%d opened and taken back); %q", len(replies), deadlines, passed, forgiven, poolEvents(h, "slow")[0].Message)
+	t.Logf("%d reads, 0 errors; deadlines %v ms; deadlines passed in the slowdown %v; no breaker left open (%d opened and taken back); %q", len(replies), deadlines, passed, len(after)/2, poolEvents(h, "slow")[0].Message)
 	return true
 }
