@@ -62,6 +62,24 @@ func (ep *endpoint) answeredAtPaceAcross(method string, at time.Time) bool {
 }
 
 func (ep *endpoint) answeredAtPaceIf(method string, counts func(loggedAnswer) bool) bool {
+	return ep.answeredIf(method, func(a loggedAnswer, pace time.Duration) bool { return a.took <= pace && counts(a) })
+}
+
+// answeredLateAcross says whether ep answered a request of method past its
+// usual pace and in no less than took, the answer coming after at (as
+// answeredAtPaceAcross counts): slow at that moment by took's measure,
+// though within its own deadline.
+func (ep *endpoint) answeredLateAcross(method string, at time.Time, took time.Duration) bool {
+	t := at.UnixNano()
+	return ep.answeredIf(method, func(a loggedAnswer, pace time.Duration) bool {
+		return a.took > pace && a.took >= took && a.start+int64(a.took) >= t
+	})
+}
+
+// answeredIf says whether one of ep's logged answers of method counts,
+// judged against its usual pace for the method; false before it has
+// answered enough to have one.
+func (ep *endpoint) answeredIf(method string, counts func(a loggedAnswer, pace time.Duration) bool) bool {
 	w := ep.latency
 	if st, ok := ep.methods.lookup(method); ok && st.latency.Count() >= minRouteSamples {
 		w = st.latency
@@ -73,7 +91,7 @@ func (ep *endpoint) answeredAtPaceIf(method string, counts func(loggedAnswer) bo
 	ep.answers.mu.Lock()
 	defer ep.answers.mu.Unlock()
 	for _, a := range ep.answers.logged {
-		if a.method == method && a.took <= pace && counts(a) {
+		if a.method == method && counts(a, pace) {
 			return true
 		}
 	}

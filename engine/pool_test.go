@@ -1,8 +1,11 @@
 package engine_test
 
 import (
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +72,24 @@ func stalled(h *harness) bool {
 	return false
 }
 
+// takenBack says whether every breaker transition in evs is an open taken
+// back when the pool was seen slow (forgive): open, then closed again
+// because the deadlines that opened it were not its fault.
+func takenBack(evs []engine.Event) bool {
+	open := map[string]bool{}
+	for _, ev := range evs {
+		switch {
+		case ev.From == "closed" && ev.To == "open" && !open[ev.Endpoint]:
+			open[ev.Endpoint] = true
+		case ev.From == "open" && ev.To == "closed" && open[ev.Endpoint] && strings.Contains(ev.Message, "were not its fault"):
+			open[ev.Endpoint] = false
+		default:
+			return false
+		}
+	}
+	return !slices.Contains(slices.Collect(maps.Values(open)), true)
+}
+
 // untilUnstalled runs a scenario that needs rpcdash not to stall, up to
 // three times: run returns its harness, having asserted nothing when the
 // harness recorded a stall.
@@ -84,44 +105,76 @@ func untilUnstalled(t *testing.T, run func() *harness) {
 
 func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
-	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (*harness, []timedReply, float64) {
+	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (*harness, []timedReply, []float64) {
 		h := newHarness(t, nil, sim.Config{Latency: lat}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
-		var deadline float64
+		var deadlines []float64
+		var slowing sync.WaitGroup
+		defer slowing.Wait() // its t.Error must not outlive the test
 		replies := openLoop(h, interval, 3*time.Second, func(el time.Duration) {
-			if deadline == 0 && el >= time.Second {
-				d := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
-				deadline = ms(d)
+			if deadlines == nil && el >= time.Second {
+				for _, ep := range h.status().Endpoints {
+					deadlines = append(deadlines, ms(ep.Methods["eth_getBalance"].AttemptTimeout))
+				}
 				// 300 ms passes the 250 ms floor; on a loaded machine the
 				// learned deadline is longer, and the slowdown with it.
-				extra := max(300*time.Millisecond, d*13/10)
-				go slowAtOnce(t, slowed(h), extra, extra)
+				extra := max(300*time.Millisecond, time.Duration(deadlines[0]*float64(time.Millisecond))*13/10)
+				slowing.Add(1)
+				go func() {
+					defer slowing.Done()
+					slowAtOnce(t, slowed(h), extra, extra)
+				}()
 			}
 		})
 		for _, tr := range replies {
 			mustOK(t, tr.r)
 		}
-		return h, replies, deadline
+		return h, replies, deadlines
 	}
 	t.Run("all-three", func(t *testing.T) {
-		h, replies, deadline := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
-		if opened := breakerEvents(h); len(opened) > 0 {
-			t.Fatalf("a slowdown of the whole pool moved breakers: %+v", opened)
+		// On a loaded machine the deadlines learnt differ (250, 504 and
+		// 550 ms seen): the one with the shortest passes first, is charged
+		// until the others show the slowdown, and a breaker those charges
+		// opened closes again when they do (the scenario of
+		// TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven). Then the
+		// scenario runs again (at most three times): here every breaker
+		// stays put. An open that is not taken back fails at once.
+		for try := 1; ; try++ {
+			h, replies, deadlines := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
+			if moved := breakerEvents(h); len(moved) > 0 {
+				if !takenBack(moved) || slices.Min(deadlines) == slices.Max(deadlines) {
+					t.Fatalf("a slowdown of the whole pool moved breakers: %+v (deadlines %v ms)", moved, deadlines)
+				}
+				if try == 3 {
+					t.Fatal("in three tries the deadlines learnt differed and the shortest's charges opened a breaker before the pool was seen slow: the machine is too loaded to conclude")
+				}
+				t.Logf("try %d: deadlines %v ms learnt on this loaded machine; breakers opened before the pool was seen slow and closed again when it was (%+v); running again", try, deadlines, moved)
+				continue
+			}
+			start, end := poolEvents(h, "slow"), []engine.Event{}
+			if !testutil.Poll(3*time.Second, func() bool { end = poolEvents(h, "normal"); return len(end) > 0 }) {
+				t.Fatalf("no end of the slowdown episode within 3 s (deadlines %v ms; events %+v)", deadlines, h.events())
+			}
+			if len(start) == 0 || !strings.Contains(end[0].Message, "slow") {
+				t.Fatalf("pool events: start %+v, end %+v", start, end)
+			}
+			t.Logf("%d reads, 0 errors, no breaker moved (deadlines %v ms); events: %q / %q", len(replies), deadlines, start[0].Message, end[0].Message)
+			return
 		}
-		start, end := poolEvents(h, "slow"), []engine.Event{}
-		testutil.WaitUntil(t, 3*time.Second, "the episode's end", func() bool { end = poolEvents(h, "normal"); return len(end) > 0 })
-		if len(start) == 0 || !strings.Contains(end[0].Message, "slow") {
-			t.Fatalf("pool events: start %+v, end %+v", start, end)
-		}
-		t.Logf("%d reads, 0 errors, no breaker moved (deadline %.0f ms); events: %q / %q", len(replies), deadline, start[0].Message, end[0].Message)
 	})
 	t.Run("one-endpoint-only", func(t *testing.T) {
-		untilUnstalled(t, func() *harness {
+		// Runs again (at most three times) when rpcdash measured itself
+		// stalled, or when s1 or s2, not slowed, passed deadlines of
+		// their own: a loaded machine made them slow too (at 500 reads/s
+		// beside two busy loops, "2 of 3 endpoints slow at once (s1, s2)"),
+		// and the engine rightly saw no endpoint slow alone.
+		for try := 1; try <= 3; try++ {
 			// The router steers new reads away from an endpoint whose reads
 			// pile up, so at 200 reads/s the slow one may meet fewer than
 			// breaker.failures of them in 300 ms: 500 reads/s.
 			h, replies, _ := run(t, 2*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims[:1] })
-			if stalled(h) {
-				return h
+			if why := notAloneSlow(h); why != "" {
+				t.Logf("try %d: %s on this loaded machine; running again", try, why)
+				continue
 			}
 			if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
 				t.Fatalf("the one slowed endpoint's breaker did not open: %v (events %+v)", tr, h.events())
@@ -130,9 +183,39 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 				t.Fatalf("one slow endpoint taken for a pool slowdown: %+v", ev)
 			}
 			t.Logf("%d reads, 0 errors; s0 alone slowed: its breaker opened (%v)", len(replies), h.transitions("s0"))
-			return h
-		})
+			return
+		}
+		t.Fatal("in three tries rpcdash stalled or the endpoints not slowed passed deadlines: the machine is too loaded to conclude")
 	})
+}
+
+// notAloneSlow says why the engine's own figures show that the run did not
+// test s0 slow alone ("" when they show it did): rpcdash measured itself
+// stalled, another endpoint passed deadlines of its own or answered as
+// late as s0's, or s0 passed
+// fewer than breaker.failures (the router steered reads away first: a
+// deadline learnt at 1.57 s on a loaded machine, one read met it).
+func notAloneSlow(h *harness) string {
+	if stalled(h) {
+		return "rpcdash measured itself stalled and rightly charged no breaker"
+	}
+	eps := h.status().Endpoints
+	deadline := eps[0].Methods["eth_getBalance"].AttemptTimeout
+	for _, ep := range eps[1:] {
+		if n := ep.Methods["eth_getBalance"].Overdue; n > 0 {
+			return fmt.Sprintf("%s, not slowed, passed %d deadlines", ep.Name, n)
+		}
+		// As late as s0's deadline, it was as slow as s0 by that
+		// measure (poolSlow): "2 of 3 endpoints slow at once (s0, s2)"
+		// beside 162 ms answers (12 ms at best) on a loaded machine.
+		if p99 := ep.Methods["eth_getBalance"].Latency.P99; p99 >= deadline {
+			return fmt.Sprintf("%s, not slowed, answered as late as s0's deadline %s (p99 %s)", ep.Name, deadline.Round(time.Millisecond), p99.Round(time.Millisecond))
+		}
+	}
+	if n := eps[0].Methods["eth_getBalance"].Overdue; n < 3 {
+		return fmt.Sprintf("s0 passed %d deadlines, fewer than breaker.failures", n)
+	}
+	return ""
 }
 
 // Endpoints with different deadlines pass them at different moments in the
@@ -226,10 +309,15 @@ func slowdownSeenLateIsForgiven(t *testing.T) bool {
 // endpoint's fault.)
 func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 	t.Parallel()
-	load := func(t *testing.T, limit int, extra ...time.Duration) (*harness, int64) {
-		h := newHarness(t, func(c *engine.Config) { c.Hedge.MaxInflight = limit },
+	// load runs the scenario; why says, when the engine's own figures show
+	// it was not set up, why (nothing else was asserted): the deadlines
+	// learnt in the warm-up are not below the slowdown.
+	load := func(t *testing.T, limit int, extra ...time.Duration) (h *harness, overdue int64, why string) {
+		h = newHarness(t, func(c *engine.Config) { c.Hedge.MaxInflight = limit },
 			sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
-		warm(t, h)
+		if why := warmed(t, h); why != "" {
+			return h, 0, why
+		}
 		for i, d := range extra {
 			h.sims[i].SetExtraLatency(d) // past the 250 ms deadline
 		}
@@ -240,7 +328,7 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 		if m.Overdue < 3 {
 			t.Fatalf("%d attempts of the slow endpoint passed their deadline: the test exercised nothing", m.Overdue)
 		}
-		return h, m.Overdue
+		return h, m.Overdue, ""
 	}
 	// The overload is named by the event that starts its episode: a stall
 	// of rpcdash's own measured first (a loaded machine) starts the
@@ -248,7 +336,11 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 	// in it; only then does the scenario run again (at most three times).
 	overloadNamed := func(t *testing.T) (*harness, int64, engine.Event) {
 		for try := 1; try <= 3; try++ {
-			h, overdue := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
+			h, overdue, why := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
+			if why != "" {
+				t.Logf("try %d: %s; running again", try, why)
+				continue
+			}
 			if opened := breakerEvents(h); len(opened) > 0 {
 				t.Fatalf("breakers moved during rpcdash's own overload: %+v", opened)
 			}
@@ -263,7 +355,7 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 			}
 			t.Logf("try %d: rpcdash measured itself stalled first and its episode took the overload's excuses (%+v); running again", try, self)
 		}
-		t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		t.Fatal("in three tries rpcdash stalled or the warm-up learnt no deadline below the slowdown: the machine is too loaded to conclude")
 		return nil, 0, engine.Event{}
 	}
 	t.Run("max_inflight=5", func(t *testing.T) {
@@ -278,15 +370,26 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 		t.Logf("60 in flight against max_inflight 5: %d deadlines passed on s0 alone, none charged, %d races; %q", overdue, races, named.Message)
 	})
 	t.Run("max_inflight=500,one-slow", func(t *testing.T) {
-		untilUnstalled(t, func() *harness {
-			h, _ := load(t, 500, 500*time.Millisecond)
-			if !stalled(h) {
-				if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
-					t.Fatalf("within the in-flight limit the slow endpoint's breaker did not open: %v (events %+v)", tr, h.events())
-				}
+		// Runs again (at most three times) when the engine's figures say
+		// s0 was not the only slow part: the warm-up learnt no deadline
+		// below the slowdown, rpcdash measured itself stalled, or s1 or
+		// s2, not slowed, passed deadlines of their own (60 requests in
+		// flight on a loaded machine: "3 of 3 endpoints slow at once").
+		for try := 1; try <= 3; try++ {
+			h, _, why := load(t, 500, 500*time.Millisecond)
+			if why == "" {
+				why = notAloneSlow(h)
 			}
-			return h
-		})
+			if why != "" {
+				t.Logf("try %d: %s; running again", try, why)
+				continue
+			}
+			if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
+				t.Fatalf("within the in-flight limit the slow endpoint's breaker did not open: %v (events %+v)", tr, h.events())
+			}
+			return
+		}
+		t.Fatal("in three tries the warm-up learnt no deadline below the slowdown, rpcdash stalled or the endpoints not slowed passed deadlines: the machine is too loaded to conclude")
 	})
 }
 

@@ -14,7 +14,9 @@ import (
 //   - the pool's: most of the endpoints with traffic are slow at the same
 //     moment (an attempt of theirs passed its deadline just now, or idle
 //     they have said nothing since one last did, or they have had work in
-//     flight and said nothing for half of it), and none of the
+//     flight and said nothing for half of it, or, none answering at its
+//     pace, they answered as late as the deadline passed, within their
+//     own), and none of the
 //     others answers at its usual pace while the attempt's endpoint says
 //     nothing. One endpoint
 //     cannot be blamed for what all of them do at once; a shared upstream
@@ -205,10 +207,22 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // pool, two hung endpoints of three were "2 of 3 endpoints slow at once" on
 // every deadline: no breaker opened, and only the suspect mark kept them
 // from first reads.
+//
+// An endpoint slow within its deadline is slow all the same: one that
+// answered a's method since a was sent past its usual pace, in no less
+// than a's deadline (answeredLateAcross), is slow at once with a's when no
+// endpoint answered it at its pace meanwhile. Deadlines differ (a quick,
+// steady endpoint's is the 250 ms floor, one with a tail has three times
+// its p99): a slowdown of 325 ms passed only the floor's, the others
+// answered every read late within theirs and were neither overdue nor
+// silent, and the endpoint with the floor, as slow as they were, was
+// charged alone and opened. Answers late but quicker than a's deadline
+// say a's endpoint is worse: 70 ms answers (11 ms at best) of a loaded
+// machine beside one slowed to 510 ms excused it.
 func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	window := a.deadline
 	active := 0
-	var slow []string
+	var slow, late []string
 	var answering *endpoint
 	for _, ep := range e.endpoints {
 		if ep.refusing.Load() || !ep.answersClients() {
@@ -242,16 +256,24 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			active++
 		case heard || ep.inflight.Load() > 0:
 			active++
-			if answering == nil && ep.answeredAtPaceAcross(a.method(), a.start) {
-				answering = ep
+			switch {
+			case ep.answeredAtPaceAcross(a.method(), a.start):
+				if answering == nil {
+					answering = ep
+				}
+			case ep.answeredLateAcross(a.method(), a.start, window):
+				late = append(late, ep.Name)
 			}
 		}
 	}
-	if len(slow) < 2 || 2*len(slow) <= active {
-		return "", ""
-	}
 	if answering == nil {
 		answering = e.answeringSince(a, nil) // one in its tail answers all the same
+	}
+	if answering == nil {
+		slow = append(slow, late...)
+	}
+	if len(slow) < 2 || 2*len(slow) <= active {
+		return "", ""
 	}
 	if answering != nil && !a.ep.heardSince(a.start) {
 		return "hung", fmt.Sprintf("%s silent while %s answers at its pace", a.ep.Name, answering.Name)
