@@ -89,14 +89,24 @@ func drainedBesideHang(t *testing.T) (*harness, *pacedFailures, func(n int)) {
 	}
 }
 
-// hangUntilOpenIn is hangUntilOpen, in up to rounds rounds of reads: on a
-// loaded machine some hangs are excused as a slowdown of the whole pool.
+// hangUntilOpenIn is hangUntilOpen, in up to rounds rounds of reads. On a
+// loaded machine some hangs are excused as a slowdown of the pool or of
+// rpcdash itself (pool events), and s1's breaker rightly hears nothing of
+// them: a round in which one began does not count, up to three times
+// rounds in all (2 failures in a row after 5 rounds, in a CI run beside a
+// busy loop and another test run).
 func hangUntilOpenIn(t *testing.T, h *harness, rounds int) {
 	t.Helper()
 	h.sims[1].SetMode(sim.ModeHang)
+	counted, excused := 0, len(poolEvents(h, "slow"))
 	for round := 0; h.endpoint("s1").Breaker.State != engine.BreakerOpen; round++ {
-		if round == rounds {
-			t.Fatalf("s1 hung, breaker %+v after %d rounds of reads", h.endpoint("s1").Breaker, rounds)
+		if n := len(poolEvents(h, "slow")); n > excused {
+			excused = n
+		} else if round > 0 {
+			counted++
+		}
+		if counted == rounds || round == 3*rounds {
+			t.Fatalf("s1 hung, breaker %+v after %d rounds of reads (%d of them without a slowdown excused); events %+v", h.endpoint("s1").Breaker, round, counted, h.events())
 		}
 		var wg sync.WaitGroup
 		for i := range 6 {

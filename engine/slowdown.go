@@ -72,6 +72,9 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 	case e.hungThroughStall(a, now):
 		kind = "hung"
 	}
+	if kind == "" && e.slow.startedIn(a) {
+		return "pool"
+	}
 	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
 		e.forgive(a, now, kind, slowTitle(kind)+": "+why)
@@ -297,6 +300,33 @@ func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Dur
 		e.events.add(Event{Type: EventPool, From: "normal", To: "slow",
 			Message: slowTitle(kind) + ": " + why + "; deadlines passed meanwhile are not charged to any breaker"})
 	}
+}
+
+// startedIn says whether a started while the pool was slow at once (the
+// episode in progress or the last one, between its first and last
+// excused deadline), its endpoint answering then (heard within a deadline
+// of the episode's start, or since): its deadline passing is that
+// slowdown's, though it passes after the others have come back to their
+// pace. Judged by the moment the deadline passes alone, an endpoint whose
+// attempts were sent in a slowdown of 325 ms was charged alone once the
+// others answered new requests at pace, and its breaker opened after the
+// slowdown was over. It is counted among the episode's excused deadlines
+// but moves neither end: attempts started in it would otherwise keep
+// extending it, and a hang right after it would never be charged. One
+// silent since before the episode began is hung, not slowed by it.
+func (s *slowdown) startedIn(a *attempt) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kind != "pool" || s.first.IsZero() || a.start.Before(s.first) || a.start.After(s.last) {
+		return false
+	}
+	if a.ep.heardAt.Load() < s.first.Add(-a.deadline).UnixNano() {
+		return false
+	}
+	if s.active {
+		s.excused++
+	}
+	return true
 }
 
 // observe notes how long an excused attempt took in the end.
