@@ -382,7 +382,8 @@ func (x *execution) run() result {
 		}
 	}
 	// held are overdue reads whose race waits while rpcdash itself is the
-	// slow part; heldTimer looks at them again a deadline later.
+	// slow part; heldTimer looks at them again a deadline later, the last
+	// time before the request's deadline (heldrace.go).
 	var held []*attempt
 	var heldC <-chan time.Time
 	var heldTimer lazyTimer
@@ -392,7 +393,7 @@ func (x *execution) run() result {
 		if heldC != nil {
 			return
 		}
-		heldC = heldTimer.arm(a.deadline)
+		heldC = heldTimer.arm(x.holdFor(a))
 	}
 	// backOffC fires when a back-off that keeps an endpoint of this read
 	// waiting ends while another attempt runs: the read is raced to it
@@ -574,7 +575,7 @@ func (x *execution) run() result {
 			for _, a := range waiting {
 				switch {
 				case !x.isLive(a):
-				case e.stillOverloaded(a):
+				case e.stillOverloaded(a) && !x.lastLook(a):
 					hold(a)
 				default:
 					race(a)
