@@ -212,9 +212,9 @@ func (e *Engine) stillOverloaded(a *attempt) bool {
 // from first reads.
 //
 // An endpoint slow within its deadline is slow all the same: one that
-// answered a's method since a was sent past its usual pace, in no less
-// than a's deadline (answeredLateAcross), is slow at once with a's when no
-// endpoint answered it at its pace meanwhile. Deadlines differ (a quick,
+// answered since a was sent past its usual pace, in no less than a's
+// deadline (answeredLateAcross, any method), is slow at once with a's when
+// no endpoint answered a's method at its pace meanwhile. Deadlines differ (a quick,
 // steady endpoint's is the 250 ms floor, one with a tail has three times
 // its p99): a slowdown of 325 ms passed only the floor's, the others
 // answered every read late within theirs and were neither overdue nor
@@ -264,7 +264,7 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 				if answering == nil {
 					answering = ep
 				}
-			case ep.answeredLateAcross(a.method(), a.start, window):
+			case ep.answeredLateAcross(a.start, window):
 				late = append(late, ep.Name)
 			}
 		}

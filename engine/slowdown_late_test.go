@@ -73,4 +73,29 @@ func TestSlowdown_OthersAnsweringLateWithinLongerDeadlinesAreSlowAtOnce(t *testi
 	if kind, why := e.poolSlow(att, now); kind != "" {
 		t.Fatalf("b and c answering in 120 ms (pace 80 ms), a silent past its 250 ms deadline: %q %q, want a's own", kind, why)
 	}
+
+	// b and c answered late another method only: a read of a method few
+	// reads ask met the slowdown where the others had answered none of it
+	// since att was sent (1 run in 6 of the shipped config, every endpoint
+	// 3 s slower: tail opened mid-slowdown).
+	e, clock := clockedEngine(t, 3, nil)
+	t0 := clock.Now()
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(20 * time.Millisecond)
+		}
+		ep.heard(t0.Add(-time.Millisecond))
+		ep.startAttempt(t0)
+	}
+	a := e.endpoints[0]
+	att = &attempt{ep: a, start: t0.Add(100 * time.Millisecond), deadline: 250 * time.Millisecond, stats: a.stats("eth_getBlockByNumber")}
+	clock.Advance(350 * time.Millisecond)
+	now = clock.Now()
+	for _, ep := range e.endpoints[1:] {
+		sent := &attempt{ep: ep, start: t0, deadline: time.Second, stats: ep.stats(method)}
+		e.recordAnswer(sent, 345*time.Millisecond, t0.Add(345*time.Millisecond))
+	}
+	if kind, why := e.poolSlow(att, now); kind != "pool" {
+		t.Fatalf("a's eth_getBlockByNumber overdue, b and c answering eth_getBalance 345 ms late (pace 80 ms): %q %q, want the pool's", kind, why)
+	}
 }
