@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // While rpcdash itself is the slow part, an overdue read's race waits and
 // is looked at again a deadline later (run's held). A look that would come
@@ -14,8 +17,8 @@ import "time"
 // holdFor is how long a's held race waits before it is looked at again: a
 // deadline, or half the time the request has left when that is shorter.
 func (x *execution) holdFor(a *attempt) time.Duration {
-	left, ok := x.timeLeft()
-	if !ok || a.deadline < left/2 {
+	left := x.room(noRequestDeadline)
+	if a.deadline < left/2 {
 		return a.deadline
 	}
 	return max(left/2, 0)
@@ -24,16 +27,8 @@ func (x *execution) holdFor(a *attempt) time.Duration {
 // lastLook says whether holding a's race once more would outlast the
 // request: it has no more than a deadline left.
 func (x *execution) lastLook(a *attempt) bool {
-	left, ok := x.timeLeft()
-	return ok && left <= a.deadline
+	return x.room(noRequestDeadline) <= a.deadline
 }
 
-// timeLeft is how long the request has until its deadline; false without
-// one.
-func (x *execution) timeLeft() (time.Duration, bool) {
-	dl, ok := x.ctx.Deadline()
-	if !ok {
-		return 0, false
-	}
-	return time.Until(dl), true
-}
+// noRequestDeadline is the room of a request without a deadline.
+const noRequestDeadline = time.Duration(math.MaxInt64)
