@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // A slowdown of every endpoint at once passes only the deadlines short
@@ -18,13 +20,8 @@ import (
 func TestSlowdown_OthersAnsweringLateWithinLongerDeadlinesAreSlowAtOnce(t *testing.T) {
 	const method = "eth_getBalance"
 	setup := func(took time.Duration) (*Engine, *attempt, time.Time) {
-		e, clock := clockedEngine(t, 3, nil)
-		t0 := clock.Now()
+		e, clock, t0 := pacedEngine(t)
 		for _, ep := range e.endpoints {
-			for range 50 {
-				ep.latency.Record(20 * time.Millisecond) // pace: 80 ms
-			}
-			ep.heard(t0.Add(-time.Millisecond))
 			ep.startAttempt(t0)
 		}
 		// The slowdown begins at t0: every endpoint answers took later.
@@ -78,13 +75,8 @@ func TestSlowdown_OthersAnsweringLateWithinLongerDeadlinesAreSlowAtOnce(t *testi
 	// reads ask met the slowdown where the others had answered none of it
 	// since att was sent (1 run in 6 of the shipped config, every endpoint
 	// 3 s slower: tail opened mid-slowdown).
-	e, clock := clockedEngine(t, 3, nil)
-	t0 := clock.Now()
+	e, clock, t0 := pacedEngine(t)
 	for _, ep := range e.endpoints {
-		for range 50 {
-			ep.latency.Record(20 * time.Millisecond)
-		}
-		ep.heard(t0.Add(-time.Millisecond))
 		ep.startAttempt(t0)
 	}
 	a := e.endpoints[0]
@@ -98,4 +90,19 @@ func TestSlowdown_OthersAnsweringLateWithinLongerDeadlinesAreSlowAtOnce(t *testi
 	if kind, why := e.poolSlow(att, now); kind != "pool" {
 		t.Fatalf("a's eth_getBlockByNumber overdue, b and c answering eth_getBalance 345 ms late (pace 80 ms): %q %q, want the pool's", kind, why)
 	}
+}
+
+// pacedEngine is a clocked engine of three endpoints, each with 50 answers
+// of 20 ms (its pace: 80 ms), last heard a millisecond before t0, its
+// clock's now.
+func pacedEngine(t *testing.T) (*Engine, *testutil.Clock, time.Time) {
+	e, clock := clockedEngine(t, 3, nil)
+	t0 := clock.Now()
+	for _, ep := range e.endpoints {
+		for range 50 {
+			ep.latency.Record(20 * time.Millisecond)
+		}
+		ep.heard(t0.Add(-time.Millisecond))
+	}
+	return e, clock, t0
 }

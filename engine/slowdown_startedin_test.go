@@ -14,14 +14,7 @@ import (
 func TestSlowdown_AnAttemptSentInThePoolsSlowdownIsExcusedAfterIt(t *testing.T) {
 	const method = "eth_getBalance"
 	setup := func() (*Engine, *attempt, time.Time) {
-		e, clock := clockedEngine(t, 3, nil)
-		t0 := clock.Now()
-		for _, ep := range e.endpoints {
-			for range 50 {
-				ep.latency.Record(20 * time.Millisecond) // pace: 80 ms
-			}
-			ep.heard(t0.Add(-time.Millisecond))
-		}
+		e, clock, t0 := pacedEngine(t)
 		// The pool is slow at once from t0 to t0+300ms.
 		e.slow.note(e, "pool", "3 of 3 endpoints slow at once (a, b, c)", t0, 250*time.Millisecond)
 		e.slow.note(e, "pool", "3 of 3 endpoints slow at once (a, b, c)", t0.Add(300*time.Millisecond), 300*time.Millisecond)
