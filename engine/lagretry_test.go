@@ -32,9 +32,7 @@ func failedMidRead(t *testing.T, mid, turn func(r *headRig)) (*headRig, reply) {
 		}
 	}
 	g.armed <- struct{}{}
-	got := make(chan reply, 1)
-	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
-	<-g.arrived // ranked, its first attempt on s0
+	got := r.readHeldOnS0(g.arrived)
 	mid(r)
 	turn(r)
 	defer r.clock.Run()()

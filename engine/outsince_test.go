@@ -36,9 +36,7 @@ func failOverAfter(t *testing.T, mid func(r *headRig)) (*headRig, reply) {
 		t.Fatalf("%d routable after warm-up; want 3", st.Routable)
 	}
 	g.armed <- struct{}{}
-	got := make(chan reply, 1)
-	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
-	<-g.arrived // ranked, its first attempt on s0
+	got := r.readHeldOnS0(g.arrived)
 	mid(r)
 	let()
 	return r, <-got
@@ -201,9 +199,7 @@ func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t
 	r.warmInOrder(6)
 	r.warmUp()
 	armed <- struct{}{}
-	got := make(chan reply, 1)
-	go func() { got <- r.call(1, "eth_getBalance", addr, "latest") }()
-	<-arrived // ranked, its first attempt on s0
+	got := r.readHeldOnS0(arrived)
 	r.wrongChain("s0")
 	let()
 	rep := <-got
