@@ -94,3 +94,49 @@ func scriptedUpstreamReq(t *testing.T, answer func(w http.ResponseWriter, id jso
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// The tuning view's "measured p99 since the change" is set beside the
+// forecast, which predicts the latency of answers: rpcdash's own errors,
+// fast when every endpoint fails, are not in it either (with half the
+// reads failing they were half its samples, and its p99 was the answered
+// reads' p98).
+func TestTuning_TrialMeasuresAnsweredRequestsOnly(t *testing.T) {
+	fail := func(w http.ResponseWriter, id json.RawMessage, method, params string) bool {
+		if method != "eth_getBalance" {
+			return false
+		}
+		if strings.Contains(params, "dead") {
+			w.WriteHeader(http.StatusInternalServerError)
+			return true
+		}
+		time.Sleep(60 * time.Millisecond)
+		return false
+	}
+	a, b := scriptedUpstreamReq(t, fail), scriptedUpstreamReq(t, fail)
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("auto")(c)
+		c.Breaker.Failures = 1000
+		c.Endpoints = []engine.EndpointConfig{{Name: "s0", URL: a}, {Name: "s1", URL: b}}
+	})
+	mustOK(t, h.call(0, "eth_getBalance", addr, "latest")) // the method is known: a change of it starts a trial
+	if code, body := h.adminDo("PUT", "/v1/hedge", `{"method":"eth_getBalance","delay":"2s"}`); code != 200 {
+		t.Fatalf("HTTP %d %s", code, body)
+	}
+	answered, errors := 0, 0
+	for i := 0; i < 30; i++ {
+		who := addr
+		if i%2 == 1 {
+			who = "0x00000000000000000000000000000000000000dead"
+		}
+		if r := h.call(i, "eth_getBalance", who, "latest"); r.status == 200 && strings.Contains(string(r.body), `"result"`) {
+			answered++
+		} else {
+			errors++
+		}
+	}
+	var md engine.MethodDistribution
+	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
+	if tr := md.Trial; tr == nil || tr.Samples != int64(answered) || tr.Measured < 60*time.Millisecond {
+		t.Fatalf("trial %+v: want %d samples (the reads answered; %d failed) measured at 60ms or more", tr, answered, errors)
+	}
+}
