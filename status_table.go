@@ -75,7 +75,7 @@ func endpointRow(s engine.Snapshot, ep engine.EndpointSnapshot, marked bool) []s
 	return append(r, lag, errRate, rate429(ep, none), endpointState(ep), "")
 }
 
-// rate429 is the 429% cell, none without an attempt.
+// rate429 is the 429% cell, none without an attempt that reached a verdict.
 func rate429(ep engine.EndpointSnapshot, none string) string {
 	if ep.Rates.Verdicts() <= 0 {
 		return none
