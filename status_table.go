@@ -16,7 +16,9 @@ import (
 // table ("结果表": name, provider, region, median and p95 RTT, head lag,
 // error rate, notes), with the p99 and the breaker beside them, so that an
 // operator recording the seed's measurements reads them off as they are.
-// 429% is the share of attempts answered HTTP 429 (the console's 429 %,
+// ERR% and 429% are shares of the attempts that reached a verdict
+// (RateStats.Verdicts: not those let go of because another won). 429% is
+// the share answered HTTP 429 (the console's 429 %,
 // RateStats.RateLimitedShare), which ERR% does not count: the hedging seed
 // asks for the 429 rate beside the latencies. The table has it beside
 // ERR%; the CSV appends it after NOTES (csvColumns), so that the columns a
@@ -67,15 +69,15 @@ func endpointRow(s engine.Snapshot, ep engine.EndpointSnapshot, marked bool) []s
 		lag = none // the engine's lag is 0 until a head is known, and carried on while none is seen
 	}
 	errRate := fmt.Sprintf("%.1f", 100*ep.Rates.ErrorRate)
-	if ep.Rates.Attempts == 0 {
+	if ep.Rates.Verdicts() <= 0 {
 		errRate = none
 	}
 	return append(r, lag, errRate, rate429(ep, none), endpointState(ep), "")
 }
 
-// rate429 is the 429% cell, none without an attempt.
+// rate429 is the 429% cell, none without an attempt that reached a verdict.
 func rate429(ep engine.EndpointSnapshot, none string) string {
-	if ep.Rates.Attempts == 0 {
+	if ep.Rates.Verdicts() <= 0 {
 		return none
 	}
 	return fmt.Sprintf("%.1f", 100*ep.Rates.RateLimitedShare())

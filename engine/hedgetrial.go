@@ -33,8 +33,9 @@ type HedgeTrial struct {
 	// 0, nothing bounding it above. Only a measurement below it by more
 	// than chance allows departs from it (faster).
 	PredictedLowerBound bool
-	// Measured is the p99 of the method's client requests since the
-	// change (failed ones included), within [MeasuredLow, MeasuredHigh];
+	// Measured is the p99 of the method's client requests answered since
+	// the change (rpcdash's own errors are not answers, which the forecast
+	// predicts), within [MeasuredLow, MeasuredHigh];
 	// those are 0 while Samples are too few to bound it.
 	Measured, MeasuredLow, MeasuredHigh time.Duration
 	Samples                             int64

@@ -141,7 +141,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descLatency, orNaN(ep.Latency.Count+ep.Latency.Censored > 0, ep.Latency.Percentile(i).Seconds()), ep.Name, label)
 			gauge(descLatBound, b2f(ep.Latency.LowerBound(i)), ep.Name, label)
 		}
-		gauge(descErrRate, orNaN(ep.Rates.Attempts > 0, ep.Rates.ErrorRate), ep.Name)
+		gauge(descErrRate, orNaN(ep.Rates.Verdicts() > 0, ep.Rates.ErrorRate), ep.Name)
 		if ep.Fault != nil {
 			gauge(descFault, 1, ep.Name, string(ep.Fault.Mode))
 		}

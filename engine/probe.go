@@ -222,8 +222,13 @@ func (e *Engine) recordProbe(a *attempt, rep upstreamReply, rtt time.Duration) {
 		if rep.out.responded() {
 			ep.heard(end)
 		}
-		ep.rates.Count(window.Attempts)
-		ms.rates.Count(window.Attempts)
+		if rep.out == outCancelled { // no verdict (RateStats.Verdicts)
+			ep.rates.Count(window.Attempts, window.Cancelled)
+			ms.rates.Count(window.Attempts, window.Cancelled)
+		} else {
+			ep.rates.Count(window.Attempts)
+			ms.rates.Count(window.Attempts)
+		}
 		ep.series.ended(end)
 		if a.settle() {
 			ep.breaker.Release(a.trial)

@@ -59,7 +59,7 @@ func isPromotion(from, to string) bool { return roleExposure(to) > roleExposure(
 // promotionFigures is the evidence a promotion is judged on.
 type promotionFigures struct {
 	Shadow             *ShadowSnapshot // nil: never mirrored to
-	Attempts, Failures int64           // the endpoint's, over the rates window
+	Attempts, Failures int64           // the endpoint's, over the rates window; attempts that reached a verdict (RateStats.Verdicts)
 	// PrimaryAttempts, PrimaryFailures: the other primaries' together.
 	PrimaryAttempts, PrimaryFailures int64
 	Primaries                        int     // how many other primaries
@@ -299,13 +299,13 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 	for _, ep := range s.Endpoints {
 		if ep.Name == name {
 			from, found = ep.Role, true
-			f.Shadow, f.Attempts, f.Failures = ep.Shadow, ep.Rates.Attempts, ep.Rates.Failures
+			f.Shadow, f.Attempts, f.Failures = ep.Shadow, ep.Rates.Verdicts(), ep.Rates.Failures
 			f.HeadSeen, f.LagExcluded, f.Lag = ep.Head > 0, ep.LagExcluded, ep.Lag
 			continue
 		}
 		if ep.Role == RolePrimary {
 			f.Primaries++
-			f.PrimaryAttempts += ep.Rates.Attempts
+			f.PrimaryAttempts += ep.Rates.Verdicts()
 			f.PrimaryFailures += ep.Rates.Failures
 		}
 	}
@@ -323,14 +323,14 @@ func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
 		f.Shadow = sh
 	}
 	t := ep.rates.Totals()
-	f.Attempts, f.Failures = t.Attempts, t.Failure
+	f.Attempts, f.Failures = t.Attempts-t.Cancelled, t.Failure
 	for _, o := range e.endpoints {
 		if o == ep || o.role() != RolePrimary {
 			continue
 		}
 		t := o.rates.Totals()
 		f.Primaries++
-		f.PrimaryAttempts += t.Attempts
+		f.PrimaryAttempts += t.Attempts - t.Cancelled
 		f.PrimaryFailures += t.Failure
 	}
 	return f

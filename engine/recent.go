@@ -25,9 +25,11 @@ type ClientStats struct {
 	Requests  int64   // requests answered or failed in the window
 	Errors    int64   // of which got rpcdash's own error
 	PerSecond float64 // Requests over the time the window covers
-	P50       time.Duration
-	P95       time.Duration
-	P99       time.Duration
+	// The latency of the requests answered (an endpoint's JSON-RPC error,
+	// a revert, is an answer); 0 when none was. Errors are not in it.
+	P50 time.Duration
+	P95 time.Duration
+	P99 time.Duration
 	// Counted when they happen: hedges fired, hedges that answered first.
 	HedgesFired int64
 	HedgesWon   int64
@@ -40,8 +42,12 @@ type ClientStats struct {
 }
 
 type recentWindow struct {
-	latency *window.Latency // every request, successful or not: the client waited for both
-	rates   *window.Rates   // RateAttempts per request, RateFailure per error
+	// latency is of the requests answered. rpcdash's own errors are
+	// counted apart (Errors): when every endpoint fails at once they come
+	// back in a millisecond, and counted in they made the percentiles
+	// look better the worse things went.
+	latency *window.Latency
+	rates   *window.Rates // RateAttempts per request, RateFailure per error
 }
 
 // newRecentWindow counts its sub-windows from epoch, the pool window's
@@ -55,8 +61,8 @@ func newRecentWindow(now func() time.Time, epoch time.Time) *recentWindow {
 }
 
 func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
-	w.latency.RecordN(d, n)
 	if ok {
+		w.latency.RecordN(d, n)
 		w.rates.CountN(n, window.Attempts)
 	} else {
 		w.rates.CountN(n, window.Attempts, window.Failure)

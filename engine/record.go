@@ -59,7 +59,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 			e.countFailed(a, p.acct, outTimeout)
 		default:
 			ep.rates.Count(window.Attempts, window.Cancelled)
-			ms.rates.Count(window.Attempts)
+			ms.rates.Count(window.Attempts, window.Cancelled)
 		}
 		if a.settle() {
 			ep.breaker.Release(a.trial)

@@ -176,8 +176,9 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 // traceTook records what one request's client waited, took, in its trace
 // and, for a hedged read, against the hedging model's forecast.
 func (e *Engine) traceTook(p plan, res result, took time.Duration) {
-	if p.hedgeable && !res.unhedged {
-		// A read held to one endpoint was not a hedged one.
+	if p.hedgeable && !res.unhedged && res.err == nil {
+		// A read held to one endpoint was not a hedged one; rpcdash's own
+		// error is no answer, whose latency the forecast predicts.
 		e.trials.observe(p.method, took)
 	}
 	if tr := p.trace; tr.s != nil {

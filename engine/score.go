@@ -15,8 +15,10 @@ type ScoreParts struct {
 	LatencySource string
 	FailureRate   float64 // failures ÷ attempts over the window; 0 below MinAttempts attempts
 	// Attempts is the endpoint's attempts over the window FailureRate is
-	// taken over; below MinAttempts its failures are not weighed (a run of
-	// them is the breaker's to judge), whatever the error rate says.
+	// taken over, those that reached a verdict (RateStats.Verdicts: not
+	// the ones let go of because another won); below MinAttempts its
+	// failures are not weighed (a run of them is the breaker's to judge),
+	// whatever the error rate says.
 	Attempts    int64
 	MinAttempts int64
 	ErrorFactor float64 // 1 + router.error_penalty × FailureRate
@@ -55,8 +57,8 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.exchanges.Load(), Lag: e.lagOf(ep),
 		MinAttempts: minRateAttempts, TailShare: fig.tail}
 	t := ep.rates.Totals()
-	if p.Attempts = t.Attempts; t.Attempts >= minRateAttempts {
-		p.FailureRate = float64(t.Failure) / float64(t.Attempts)
+	if p.Attempts = t.Attempts - t.Cancelled; p.Attempts >= minRateAttempts {
+		p.FailureRate = float64(t.Failure) / float64(p.Attempts)
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
 	p.TailFactor = 1 + rc.TailPenalty*max(p.TailShare-leastTail, 0)

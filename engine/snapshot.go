@@ -249,15 +249,22 @@ type RateStats struct {
 	Timeouts    int64
 	RateLimited int64
 	Cancelled   int64
-	ErrorRate   float64 // Failures ÷ Attempts
+	ErrorRate   float64 // Failures ÷ Verdicts()
 }
 
-// RateLimitedShare is the share of attempts answered with HTTP 429.
+// Verdicts is the attempts that ended in an outcome of the endpoint's own
+// (answered, failed, 429, not served): all but those rpcdash let go of
+// because another attempt won or the request ended, which say nothing of
+// its errors. The shares (ERR%, 429%) are of these.
+func (r RateStats) Verdicts() int64 { return r.Attempts - r.Cancelled }
+
+// RateLimitedShare is the share of attempts that reached a verdict
+// answered with HTTP 429.
 func (r RateStats) RateLimitedShare() float64 {
-	if r.Attempts == 0 {
+	if r.Verdicts() <= 0 {
 		return 0
 	}
-	return float64(r.RateLimited) / float64(r.Attempts)
+	return float64(r.RateLimited) / float64(r.Verdicts())
 }
 
 // MethodSnapshot is one (endpoint, method) pair.
@@ -360,8 +367,8 @@ func rateStats(r *window.Rates) RateStats {
 	t := r.Totals()
 	s := RateStats{Attempts: t.Attempts, Successes: t.Success, Failures: t.Failure, Timeouts: t.Timeout,
 		RateLimited: t.RateLimited, Cancelled: t.Cancelled}
-	if t.Attempts > 0 {
-		s.ErrorRate = float64(t.Failure) / float64(t.Attempts)
+	if v := s.Verdicts(); v > 0 {
+		s.ErrorRate = float64(t.Failure) / float64(v)
 	}
 	return s
 }

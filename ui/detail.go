@@ -267,7 +267,7 @@ func (m Model) shadowLine(sh *engine.ShadowSnapshot) string {
 // share it leaves to the breaker.
 func failedShare(ep engine.EndpointSnapshot, score engine.ScoreParts) string {
 	if score.Attempts < score.MinAttempts {
-		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, engine.Count(ep.Rates.Attempts, "attempt"), score.MinAttempts)
+		return fmt.Sprintf("%.1f%% of %s failed: not weighed below %d", 100*ep.Rates.ErrorRate, engine.Count(ep.Rates.Verdicts(), "attempt"), score.MinAttempts)
 	}
 	return fmt.Sprintf("%.1f%% of %s failed", 100*score.FailureRate, engine.Count(score.Attempts, "attempt"))
 }

@@ -167,10 +167,10 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			return lagText(m.snap, ep)
 		}},
 		{title: "ERR%", width: 5, right: true, drop: 6, cell: func(ep engine.EndpointSnapshot) string {
-			return m.share(ep.Rates.ErrorRate, ep.Rates.Attempts > 0)
+			return m.share(ep.Rates.ErrorRate, ep.Rates.Verdicts() > 0)
 		}},
 		{title: "429%", width: 5, right: true, drop: 4, cell: func(ep engine.EndpointSnapshot) string {
-			return m.share(ep.Rates.RateLimitedShare(), ep.Rates.Attempts > 0)
+			return m.share(ep.Rates.RateLimitedShare(), ep.Rates.Verdicts() > 0)
 		}},
 		{title: "WINS", width: 5, right: true, drop: 3, cell: func(ep engine.EndpointSnapshot) string { return fmtCount(ep.Accounting.HedgesWon) }},
 		{title: "INDEP", width: indepW, cell: func(ep engine.EndpointSnapshot) string { return m.indepCell(ep, shared, l.fullIndep) }},

@@ -12,8 +12,10 @@ import (
 // spark is one endpoint's RTT sparkline: an ntcharts sparkline fed one
 // point per second of the engine's series (pushed only in Update, when a
 // Snapshot arrives), with seconds that mostly failed drawn as "×" marks
-// rather than left as gaps, and seconds with some failures in the failure
-// colour.
+// rather than left as gaps, seconds with some failures in the failure
+// colour, and seconds whose attempts were all cut short when another
+// endpoint answered first as "·" (traffic, but no answer to time): a blank
+// is a second with no traffic.
 type spark struct {
 	model sparkline.Model
 	last  time.Time // Start of the newest second pushed
@@ -30,6 +32,7 @@ const (
 	markNone failMark = iota
 	markSome          // some attempts failed
 	markMost          // at least as many failed as answered
+	markCut           // attempts, every one cut short: no answer, no failure
 )
 
 func newSpark(width int, st styles) *spark {
@@ -52,6 +55,8 @@ func (s *spark) push(series []engine.SeriesPoint, st styles) {
 			mark = markMost
 		case p.Failures > 0:
 			mark = markSome
+		case p.Answers == 0 && p.Requests > 0:
+			mark = markCut
 		}
 		s.vals = append(s.vals, v)
 		s.marks = append(s.marks, mark)
@@ -95,6 +100,8 @@ func (s *spark) draw(st styles) {
 		switch {
 		case s.marks[i] == markMost:
 			s.model.Canvas.SetRuneWithStyle(p, '×', st.sparkFail)
+		case s.marks[i] == markCut:
+			s.model.Canvas.SetRuneWithStyle(p, '·', st.spark)
 		case s.marks[i] == markSome:
 			r := s.model.Canvas.Cell(p).Rune
 			if r == 0 || r == ' ' {
