@@ -78,6 +78,16 @@ func (p *problems) positive(key string, d time.Duration) {
 	}
 }
 
+// durationIn checks lo <= d <= hi for a key where a value out of that
+// range is not a choice but a mistake: a probe loop at "1ns" runs back to
+// back against the user's provider, a cooldown near the top of the range
+// overflows when doubled. why says what the floor protects.
+func (p *problems) durationIn(key string, d, lo, hi time.Duration, why string) {
+	if d < lo || d > hi {
+		p.add(key, "must be a duration from %s to %s (%s), got %s", shortDuration(lo), shortDuration(hi), why, d)
+	}
+}
+
 func (p *problems) atLeastOne(key string, n int) {
 	if n < 1 {
 		p.add(key, "must be at least 1, got %d", n)
@@ -333,16 +343,18 @@ func (b BreakerConfig) validate(p *problems, requestTimeout time.Duration) {
 	p.atLeastOne("breaker.failures", b.Failures)
 	p.atLeastOne("breaker.successes", b.Successes)
 	p.atLeastOne("breaker.half_open_trials", b.HalfOpenTrials)
-	p.positive("breaker.cooldown", b.Cooldown)
+	p.durationIn("breaker.cooldown", b.Cooldown, minCooldown, maxBreakerWait, "a failed trial doubles it")
+	p.durationIn("breaker.max_cooldown", b.MaxCooldown, minCooldown, maxBreakerWait, "a failed trial doubles the cooldown up to it")
 	p.positive("breaker.attempt_timeout_min", b.AttemptTimeoutMin)
 	if b.AttemptTimeoutMin > requestTimeout {
 		p.add("breaker.attempt_timeout_min", "%s is above server.request_timeout (%s): no attempt may last that long", b.AttemptTimeoutMin, requestTimeout)
 	}
-	p.positive("breaker.backoff_base", b.BackoffBase)
-	if b.MaxCooldown < b.Cooldown {
+	p.durationIn("breaker.backoff_base", b.BackoffBase, minBackoff, maxBreakerWait, "below it a 429 backs nothing off")
+	p.durationIn("breaker.backoff_max", b.BackoffMax, minBackoff, maxBreakerWait, "a Retry-After is honoured up to it")
+	if b.MaxCooldown < b.Cooldown && b.MaxCooldown >= minCooldown {
 		p.add("breaker.max_cooldown", "%s is below breaker.cooldown %s", b.MaxCooldown, b.Cooldown)
 	}
-	if b.BackoffMax < b.BackoffBase {
+	if b.BackoffMax < b.BackoffBase && b.BackoffMax >= minBackoff {
 		p.add("breaker.backoff_max", "%s is below breaker.backoff_base %s", b.BackoffMax, b.BackoffBase)
 	}
 	p.inRange("breaker.attempt_timeout_quantile", b.AttemptTimeoutQuantile, 0, 1, true, true)
@@ -365,10 +377,28 @@ func (r RouterConfig) validate(p *problems) {
 	}
 }
 
+// The ranges of the probe and breaker durations. The floors are where a
+// value stops being a setting and becomes a loop: probes are sent one
+// after another, so probes.interval "1ns" probes every endpoint back to
+// back (the test rigs probe local sims every 10-20 ms); the ceilings keep
+// the doubling and the multiples of these durations far from overflow.
+const (
+	minProbeInterval        = 10 * time.Millisecond
+	maxProbeInterval        = 24 * time.Hour
+	minProbeTimeout         = 10 * time.Millisecond
+	maxProbeTimeout         = time.Hour
+	minIndependenceInterval = time.Second
+	maxIndependenceInterval = 7 * 24 * time.Hour
+	minCooldown             = 10 * time.Millisecond
+	minBackoff              = 10 * time.Millisecond
+	maxBreakerWait          = 24 * time.Hour
+)
+
 func (c ProbesConfig) validate(p *problems) {
-	p.positive("probes.interval", c.Interval)
-	p.positive("probes.timeout", c.Timeout)
-	p.positive("probes.independence_interval", c.IndependenceInterval)
+	p.durationIn("probes.interval", c.Interval, minProbeInterval, maxProbeInterval, "probes run back to back: below it they hammer every endpoint")
+	p.durationIn("probes.timeout", c.Timeout, minProbeTimeout, maxProbeTimeout, "no network answers sooner")
+	p.durationIn("probes.independence_interval", c.IndependenceInterval, minIndependenceInterval, maxIndependenceInterval,
+		"each check resolves every endpoint's IPs, TLS issuer and ASN again")
 	p.atLeastOne("probes.recover", c.Recover)
 	switch c.ASNMode() {
 	case "off", "cymru":
