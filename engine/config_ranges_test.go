@@ -149,7 +149,9 @@ func TestConfig_DemoMixCheckedOnlyWhenTheDemoRuns(t *testing.T) {
 // the pool; a cooldown near the top of time.Duration's range overflowed
 // when a failed trial doubled it. Each such value is refused naming the
 // key, the range and the value, and the ends of each range are accepted.
-func TestConfig_ProbeAndBreakerDurationsHaveFloorsAndCeilings(t *testing.T) {
+// server.read_timeout or write_timeout "1ns" left rpcdash listening and
+// dropping every request on both ports (curl: 0 bytes, HTTP 000).
+func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T) {
 	huge := time.Duration(math.MaxInt64)
 	cases := []struct {
 		name string
@@ -168,6 +170,10 @@ func TestConfig_ProbeAndBreakerDurationsHaveFloorsAndCeilings(t *testing.T) {
 			"breaker.cooldown: must be a duration from 10ms to 24h (a failed trial doubles it), got 1ns"},
 		{"cooldown that overflows when doubled", func(c *engine.Config) { c.Breaker.Cooldown, c.Breaker.MaxCooldown = huge/2+1, huge },
 			"breaker.max_cooldown: must be a duration from 10ms to 24h (a failed trial doubles the cooldown up to it), got 2562047h47m16.854775807s"},
+		{"read_timeout 1ns", func(c *engine.Config) { c.Server.ReadTimeout = time.Nanosecond },
+			"server.read_timeout: must be a duration from 10ms to 24h (below it no client's request is read in time: every one is dropped), got 1ns"},
+		{"write_timeout 1ns", func(c *engine.Config) { c.Server.WriteTimeout = time.Nanosecond },
+			"server.write_timeout: must be a duration from 10ms to 24h (below it no answer is handed over: every request is carried out and its answer dropped), got 1ns"},
 		{"backoff_base 1ns", func(c *engine.Config) { c.Breaker.BackoffBase = time.Nanosecond },
 			"breaker.backoff_base: must be a duration from 10ms to 24h (below it a 429 backs nothing off), got 1ns"},
 		{"backoff_max 1ns ignores every Retry-After", func(c *engine.Config) {
@@ -189,10 +195,12 @@ func TestConfig_ProbeAndBreakerDurationsHaveFloorsAndCeilings(t *testing.T) {
 		func(c *engine.Config) {
 			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 10*time.Millisecond, 10*time.Millisecond, time.Second
 			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond
+			c.Server.ReadTimeout, c.Server.WriteTimeout = 10*time.Millisecond, 10*time.Millisecond
 		},
 		func(c *engine.Config) {
 			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 24*time.Hour, time.Hour, 7*24*time.Hour
 			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 24*time.Hour, 24*time.Hour, 24*time.Hour, 24*time.Hour
+			c.Server.ReadTimeout, c.Server.WriteTimeout = 24*time.Hour, 24*time.Hour
 		},
 	} {
 		c := validBase()

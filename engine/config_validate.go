@@ -116,6 +116,14 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 	p.add(key, "must be in %s%s, %s%s, got %v", l, strconv.FormatFloat(lo, 'g', -1, 64), hs, h, x)
 }
 
+// The range of server.read_timeout and server.write_timeout: "1ns" left
+// rpcdash listening and dropping every request on both ports, a write
+// carried out upstream and its answer lost.
+const (
+	minClientTimeout = 10 * time.Millisecond
+	maxClientTimeout = 24 * time.Hour
+)
+
 func (s ServerConfig) validate(p *problems) {
 	badAddr := map[string]bool{}
 	for _, a := range []struct{ key, addr string }{{"server.listen", s.Listen}, {"server.admin", s.Admin}} {
@@ -154,8 +162,8 @@ func (s ServerConfig) validate(p *problems) {
 	if s.MaxBatch <= 0 {
 		p.add("server.max_batch", "must be positive, got %d", s.MaxBatch)
 	}
-	p.positive("server.read_timeout", s.ReadTimeout)
-	p.positive("server.write_timeout", s.WriteTimeout)
+	p.durationIn("server.read_timeout", s.ReadTimeout, minClientTimeout, maxClientTimeout, "below it no client's request is read in time: every one is dropped")
+	p.durationIn("server.write_timeout", s.WriteTimeout, minClientTimeout, maxClientTimeout, "below it no answer is handed over: every request is carried out and its answer dropped")
 	p.positive("server.idle_timeout", s.IdleTimeout)
 	if s.MaxConns <= 0 {
 		p.add("server.max_conns", "must be positive, got %d", s.MaxConns)
