@@ -150,7 +150,8 @@ func TestConfig_DemoMixCheckedOnlyWhenTheDemoRuns(t *testing.T) {
 // when a failed trial doubled it. Each such value is refused naming the
 // key, the range and the value, and the ends of each range are accepted.
 // server.read_timeout or write_timeout "1ns" left rpcdash listening and
-// dropping every request on both ports (curl: 0 bytes, HTTP 000).
+// dropping every request on both ports (curl: 0 bytes, HTTP 000); the byte
+// bounds at the top of int64 wrapped, refusing every request or answer.
 func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T) {
 	huge := time.Duration(math.MaxInt64)
 	cases := []struct {
@@ -174,6 +175,10 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			"server.read_timeout: must be a duration from 10ms to 24h (below it no client's request is read in time: every one is dropped), got 1ns"},
 		{"write_timeout 1ns", func(c *engine.Config) { c.Server.WriteTimeout = time.Nanosecond },
 			"server.write_timeout: must be a duration from 10ms to 24h (below it no answer is handed over: every request is carried out and its answer dropped), got 1ns"},
+		{"max_body_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxBodyBytes = math.MaxInt64 },
+			"server.max_body_bytes: must be at most 1073741824 (1 GiB: a request is read whole before it is sent), got 9223372036854775807"},
+		{"max_response_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxResponseBytes = math.MaxInt64 },
+			"server.max_response_bytes: must be at most 4294967296 (4 GiB: an answer is held whole before it is relayed), got 9223372036854775807"},
 		{"backoff_base 1ns", func(c *engine.Config) { c.Breaker.BackoffBase = time.Nanosecond },
 			"breaker.backoff_base: must be a duration from 10ms to 24h (below it a 429 backs nothing off), got 1ns"},
 		{"backoff_max 1ns ignores every Retry-After", func(c *engine.Config) {
@@ -201,6 +206,7 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 24*time.Hour, time.Hour, 7*24*time.Hour
 			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 24*time.Hour, 24*time.Hour, 24*time.Hour, 24*time.Hour
 			c.Server.ReadTimeout, c.Server.WriteTimeout = 24*time.Hour, 24*time.Hour
+			c.Server.MaxBodyBytes, c.Server.MaxResponseBytes = 1<<30, 4<<30
 		},
 	} {
 		c := validBase()

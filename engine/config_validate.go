@@ -122,6 +122,9 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 const (
 	minClientTimeout = 10 * time.Millisecond
 	maxClientTimeout = 24 * time.Hour
+
+	maxBodyBytesCeiling     = 1 << 30
+	maxResponseBytesCeiling = 4 << 30
 )
 
 func (s ServerConfig) validate(p *problems) {
@@ -156,8 +159,14 @@ func (s ServerConfig) validate(p *problems) {
 	p.positive("server.request_timeout", s.RequestTimeout)
 	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
 	p.positive("server.stats_window", s.StatsWindow)
-	if s.MaxBodyBytes <= 0 {
+	// The ceilings: at the top of int64 the bound's own arithmetic wrapped,
+	// and rpcdash refused every request ("could not read request body") or
+	// every answer ("exceeds server.max_response_bytes").
+	switch {
+	case s.MaxBodyBytes <= 0:
 		p.add("server.max_body_bytes", "must be positive, got %d", s.MaxBodyBytes)
+	case s.MaxBodyBytes > maxBodyBytesCeiling:
+		p.add("server.max_body_bytes", "must be at most %d (1 GiB: a request is read whole before it is sent), got %d", maxBodyBytesCeiling, s.MaxBodyBytes)
 	}
 	if s.MaxBatch <= 0 {
 		p.add("server.max_batch", "must be positive, got %d", s.MaxBatch)
@@ -171,8 +180,11 @@ func (s ServerConfig) validate(p *problems) {
 	if s.MaxInflight <= 0 {
 		p.add("server.max_inflight", "must be positive, got %d", s.MaxInflight)
 	}
-	if s.MaxResponseBytes < 1024 {
+	switch {
+	case s.MaxResponseBytes < 1024:
 		p.add("server.max_response_bytes", "must be at least 1024, got %d", s.MaxResponseBytes)
+	case s.MaxResponseBytes > maxResponseBytesCeiling:
+		p.add("server.max_response_bytes", "must be at most %d (4 GiB: an answer is held whole before it is relayed), got %d", maxResponseBytesCeiling, s.MaxResponseBytes)
 	}
 	if s.TraceRequests < 0 || s.TraceRequests > maxTraceRequests {
 		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
