@@ -179,6 +179,8 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			"server.max_body_bytes: must be at most 1073741824 (1 GiB: a request is read whole before it is sent), got 9223372036854775807"},
 		{"max_response_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxResponseBytes = math.MaxInt64 },
 			"server.max_response_bytes: must be at most 4294967296 (4 GiB: an answer is held whole before it is relayed), got 9223372036854775807"},
+		{"write_affinity past the year 2262", func(c *engine.Config) { c.Router.WriteAffinity = huge },
+			"router.write_affinity: must be at most 24h (0s turns write affinity off), got 2562047h47m16.854775807s"},
 		{"backoff_base 1ns", func(c *engine.Config) { c.Breaker.BackoffBase = time.Nanosecond },
 			"breaker.backoff_base: must be a duration from 10ms to 24h (below it a 429 backs nothing off), got 1ns"},
 		{"backoff_max 1ns ignores every Retry-After", func(c *engine.Config) {
@@ -207,6 +209,7 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 24*time.Hour, 24*time.Hour, 24*time.Hour, 24*time.Hour
 			c.Server.ReadTimeout, c.Server.WriteTimeout = 24*time.Hour, 24*time.Hour
 			c.Server.MaxBodyBytes, c.Server.MaxResponseBytes = 1<<30, 4<<30
+			c.Router.WriteAffinity = 24 * time.Hour
 		},
 	} {
 		c := validBase()

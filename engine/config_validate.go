@@ -123,6 +123,8 @@ const (
 	minClientTimeout = 10 * time.Millisecond
 	maxClientTimeout = 24 * time.Hour
 
+	maxWriteAffinity = 24 * time.Hour
+
 	maxBodyBytesCeiling     = 1 << 30
 	maxResponseBytesCeiling = 4 << 30
 )
@@ -392,8 +394,13 @@ func (r RouterConfig) validate(p *problems) {
 	}
 	p.inRange("router.panic_threshold", r.PanicThreshold, 0, 1, false, false)
 	p.inRange("router.promote_match_rate", r.PromoteMatchRate, 0, 1, false, false)
-	if r.WriteAffinity < 0 {
+	switch {
+	case r.WriteAffinity < 0:
 		p.add("router.write_affinity", "must not be negative (0s turns write affinity off), got %s", r.WriteAffinity)
+	case r.WriteAffinity > maxWriteAffinity:
+		// Past about 240 years a hold's end, in Unix nanoseconds, wrapped
+		// into the past: write affinity silently off.
+		p.add("router.write_affinity", "must be at most %s (0s turns write affinity off), got %s", shortDuration(maxWriteAffinity), r.WriteAffinity)
 	}
 }
 
