@@ -553,7 +553,7 @@ url = "http://127.0.0.1:2"
 	if strings.Contains(msg, secret) {
 		t.Errorf("error shows the URL's key:\n%s", msg)
 	}
-	if !strings.Contains(msg, `"https://mainnet.infura.io/REDACTED"`) {
+	if !strings.Contains(msg, `"https://REDACTED.infura.io/REDACTED"`) {
 		t.Errorf("error does not show the value redacted:\n%s", msg)
 	}
 	// probes.asn_db is read only in asn mode db, which the URL in
@@ -799,7 +799,7 @@ func TestPickTheme_AURLAsThemeIsShownWithoutItsKey(t *testing.T) {
 	const secret = "SECRETKEYT"
 	_, _ = pickTheme("", "https://mainnet.infura.io/v3/"+secret, slog.New(slog.NewTextHandler(&logs, nil)), &stderr)
 	out := stderr.String() + logs.String()
-	if strings.Contains(out, secret) || !strings.Contains(stderr.String(), "https://mainnet.infura.io/REDACTED") || !strings.Contains(stderr.String(), "using the dark theme") {
+	if strings.Contains(out, secret) || !strings.Contains(stderr.String(), "https://REDACTED.infura.io/REDACTED") || !strings.Contains(stderr.String(), "using the dark theme") {
 		t.Fatalf("warning:\n%s", out)
 	}
 }

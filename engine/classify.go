@@ -69,7 +69,7 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		return fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
 	}
 	switch {
-	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)):
+	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)) && !refusedUnread(r.info, body):
 		if b == jsonrpc.BlameRateLimit {
 			// Providers often answer a rate limit with a null id.
 			r.out, r.cause = outRateLimit, cause()
@@ -91,6 +91,20 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 	default:
 		r.out, r.cause = outRateLimit, cause()
 	}
+}
+
+// refusedUnread says whether an answer is a parse error or an invalid
+// request with a null id, as JSON-RPC 2.0 answers a request whose id it
+// could not read ("If there was an error in detecting the id in the
+// Request object (e.g. Parse error/Invalid Request), it MUST be Null"):
+// a node built on
+// jsonrpsee (reth) or jsonrpc-core (Solana) reads only whole, unsigned
+// ids that fit 64 bits, and answers an id such as 1.5 or -1 so. It is the
+// request's answer, judged by its error as any other, not another
+// request's: charged as one, a client's odd id opened breakers.
+func refusedUnread(info jsonrpc.ResponseInfo, body []byte) bool {
+	return info.HasError && (info.ErrCode == jsonrpc.CodeParseError || info.ErrCode == jsonrpc.CodeInvalidRequest) &&
+		string(jsonrpc.ResponseID(body)) == "null"
 }
 
 // httpCause names a failed HTTP answer by its status and, when its body is

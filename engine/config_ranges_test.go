@@ -141,3 +141,81 @@ func TestConfig_DemoMixCheckedOnlyWhenTheDemoRuns(t *testing.T) {
 		})
 	}
 }
+
+// A probe loop sends its next probe as soon as the last one ended and the
+// interval passed, so probes.interval "1ns" probed every endpoint back to
+// back (186 probes in 4 s to a 20 ms sim, against 6 at the default), and
+// probes.independence_interval "1ns" kept half a core busy re-resolving
+// the pool; a cooldown near the top of time.Duration's range overflowed
+// when a failed trial doubled it. Each such value is refused naming the
+// key, the range and the value, and the ends of each range are accepted.
+// server.read_timeout or write_timeout "1ns" left rpcdash listening and
+// dropping every request on both ports (curl: 0 bytes, HTTP 000); the byte
+// bounds at the top of int64 wrapped, refusing every request or answer.
+func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T) {
+	huge := time.Duration(math.MaxInt64)
+	cases := []struct {
+		name string
+		mut  func(*engine.Config)
+		want string
+	}{
+		{"probe interval 1ns", func(c *engine.Config) { c.Probes.Interval = time.Nanosecond },
+			"probes.interval: must be a duration from 10ms to 24h (probes run back to back: below it they hammer every endpoint), got 1ns"},
+		{"probe interval past a day", func(c *engine.Config) { c.Probes.Interval = huge },
+			"probes.interval: must be a duration from 10ms to 24h"},
+		{"independence interval 1ns", func(c *engine.Config) { c.Probes.IndependenceInterval = time.Nanosecond },
+			"probes.independence_interval: must be a duration from 1s to 168h (each check resolves every endpoint's IPs, TLS issuer and ASN again), got 1ns"},
+		{"probe timeout 1µs", func(c *engine.Config) { c.Probes.Timeout = time.Microsecond },
+			"probes.timeout: must be a duration from 10ms to 1h (no network answers sooner), got 1µs"},
+		{"cooldown 1ns", func(c *engine.Config) { c.Breaker.Cooldown = time.Nanosecond },
+			"breaker.cooldown: must be a duration from 10ms to 24h (a failed trial doubles it), got 1ns"},
+		{"cooldown that overflows when doubled", func(c *engine.Config) { c.Breaker.Cooldown, c.Breaker.MaxCooldown = huge/2+1, huge },
+			"breaker.max_cooldown: must be a duration from 10ms to 24h (a failed trial doubles the cooldown up to it), got 2562047h47m16.854775807s"},
+		{"read_timeout 1ns", func(c *engine.Config) { c.Server.ReadTimeout = time.Nanosecond },
+			"server.read_timeout: must be a duration from 10ms to 24h (below it no client's request is read in time: every one is dropped), got 1ns"},
+		{"write_timeout 1ns", func(c *engine.Config) { c.Server.WriteTimeout = time.Nanosecond },
+			"server.write_timeout: must be a duration from 10ms to 24h (below it no answer is handed over: every request is carried out and its answer dropped), got 1ns"},
+		{"max_body_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxBodyBytes = math.MaxInt64 },
+			"server.max_body_bytes: must be at most 1073741824 (1 GiB: a request is read whole before it is sent), got 9223372036854775807"},
+		{"max_response_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxResponseBytes = math.MaxInt64 },
+			"server.max_response_bytes: must be at most 4294967296 (4 GiB: an answer is held whole before it is relayed), got 9223372036854775807"},
+		{"write_affinity past the year 2262", func(c *engine.Config) { c.Router.WriteAffinity = huge },
+			"router.write_affinity: must be at most 24h (0s turns write affinity off), got 2562047h47m16.854775807s"},
+		{"backoff_base 1ns", func(c *engine.Config) { c.Breaker.BackoffBase = time.Nanosecond },
+			"breaker.backoff_base: must be a duration from 10ms to 24h (below it a 429 backs nothing off), got 1ns"},
+		{"backoff_max 1ns ignores every Retry-After", func(c *engine.Config) {
+			c.Breaker.BackoffBase, c.Breaker.BackoffMax = 10*time.Millisecond, time.Nanosecond
+		},
+			"breaker.backoff_max: must be a duration from 10ms to 24h (a Retry-After is honoured up to it), got 1ns"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validBase()
+			tc.mut(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate: %v\nwant a line containing %q", err, tc.want)
+			}
+		})
+	}
+	for _, edge := range []func(*engine.Config){
+		func(c *engine.Config) {
+			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 10*time.Millisecond, 10*time.Millisecond, time.Second
+			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond
+			c.Server.ReadTimeout, c.Server.WriteTimeout = 10*time.Millisecond, 10*time.Millisecond
+		},
+		func(c *engine.Config) {
+			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 24*time.Hour, time.Hour, 7*24*time.Hour
+			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 24*time.Hour, 24*time.Hour, 24*time.Hour, 24*time.Hour
+			c.Server.ReadTimeout, c.Server.WriteTimeout = 24*time.Hour, 24*time.Hour
+			c.Server.MaxBodyBytes, c.Server.MaxResponseBytes = 1<<30, 4<<30
+			c.Router.WriteAffinity = 24 * time.Hour
+		},
+	} {
+		c := validBase()
+		edge(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("the ends of the ranges refused: %v", err)
+		}
+	}
+}

@@ -78,6 +78,16 @@ func (p *problems) positive(key string, d time.Duration) {
 	}
 }
 
+// durationIn checks lo <= d <= hi for a key where a value out of that
+// range is not a choice but a mistake: a probe loop at "1ns" runs back to
+// back against the user's provider, a cooldown near the top of the range
+// overflows when doubled. why says what the floor protects.
+func (p *problems) durationIn(key string, d, lo, hi time.Duration, why string) {
+	if d < lo || d > hi {
+		p.add(key, "must be a duration from %s to %s (%s), got %s", shortDuration(lo), shortDuration(hi), why, d)
+	}
+}
+
 func (p *problems) atLeastOne(key string, n int) {
 	if n < 1 {
 		p.add(key, "must be at least 1, got %d", n)
@@ -105,6 +115,19 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 	}
 	p.add(key, "must be in %s%s, %s%s, got %v", l, strconv.FormatFloat(lo, 'g', -1, 64), hs, h, x)
 }
+
+// The range of server.read_timeout and server.write_timeout: "1ns" left
+// rpcdash listening and dropping every request on both ports, a write
+// carried out upstream and its answer lost.
+const (
+	minClientTimeout = 10 * time.Millisecond
+	maxClientTimeout = 24 * time.Hour
+
+	maxWriteAffinity = 24 * time.Hour
+
+	maxBodyBytesCeiling     = 1 << 30
+	maxResponseBytesCeiling = 4 << 30
+)
 
 func (s ServerConfig) validate(p *problems) {
 	badAddr := map[string]bool{}
@@ -138,14 +161,20 @@ func (s ServerConfig) validate(p *problems) {
 	p.positive("server.request_timeout", s.RequestTimeout)
 	p.positive("server.shutdown_timeout", s.ShutdownTimeout)
 	p.positive("server.stats_window", s.StatsWindow)
-	if s.MaxBodyBytes <= 0 {
+	// The ceilings: at the top of int64 the bound's own arithmetic wrapped,
+	// and rpcdash refused every request ("could not read request body") or
+	// every answer ("exceeds server.max_response_bytes").
+	switch {
+	case s.MaxBodyBytes <= 0:
 		p.add("server.max_body_bytes", "must be positive, got %d", s.MaxBodyBytes)
+	case s.MaxBodyBytes > maxBodyBytesCeiling:
+		p.add("server.max_body_bytes", "must be at most %d (1 GiB: a request is read whole before it is sent), got %d", maxBodyBytesCeiling, s.MaxBodyBytes)
 	}
 	if s.MaxBatch <= 0 {
 		p.add("server.max_batch", "must be positive, got %d", s.MaxBatch)
 	}
-	p.positive("server.read_timeout", s.ReadTimeout)
-	p.positive("server.write_timeout", s.WriteTimeout)
+	p.durationIn("server.read_timeout", s.ReadTimeout, minClientTimeout, maxClientTimeout, "below it no client's request is read in time: every one is dropped")
+	p.durationIn("server.write_timeout", s.WriteTimeout, minClientTimeout, maxClientTimeout, "below it no answer is handed over: every request is carried out and its answer dropped")
 	p.positive("server.idle_timeout", s.IdleTimeout)
 	if s.MaxConns <= 0 {
 		p.add("server.max_conns", "must be positive, got %d", s.MaxConns)
@@ -153,8 +182,11 @@ func (s ServerConfig) validate(p *problems) {
 	if s.MaxInflight <= 0 {
 		p.add("server.max_inflight", "must be positive, got %d", s.MaxInflight)
 	}
-	if s.MaxResponseBytes < 1024 {
+	switch {
+	case s.MaxResponseBytes < 1024:
 		p.add("server.max_response_bytes", "must be at least 1024, got %d", s.MaxResponseBytes)
+	case s.MaxResponseBytes > maxResponseBytesCeiling:
+		p.add("server.max_response_bytes", "must be at most %d (4 GiB: an answer is held whole before it is relayed), got %d", maxResponseBytesCeiling, s.MaxResponseBytes)
 	}
 	if s.TraceRequests < 0 || s.TraceRequests > maxTraceRequests {
 		p.add("server.trace_requests", "must be between 0 (off) and %d, got %d", maxTraceRequests, s.TraceRequests)
@@ -333,16 +365,18 @@ func (b BreakerConfig) validate(p *problems, requestTimeout time.Duration) {
 	p.atLeastOne("breaker.failures", b.Failures)
 	p.atLeastOne("breaker.successes", b.Successes)
 	p.atLeastOne("breaker.half_open_trials", b.HalfOpenTrials)
-	p.positive("breaker.cooldown", b.Cooldown)
+	p.durationIn("breaker.cooldown", b.Cooldown, minCooldown, maxBreakerWait, "a failed trial doubles it")
+	p.durationIn("breaker.max_cooldown", b.MaxCooldown, minCooldown, maxBreakerWait, "a failed trial doubles the cooldown up to it")
 	p.positive("breaker.attempt_timeout_min", b.AttemptTimeoutMin)
 	if b.AttemptTimeoutMin > requestTimeout {
 		p.add("breaker.attempt_timeout_min", "%s is above server.request_timeout (%s): no attempt may last that long", b.AttemptTimeoutMin, requestTimeout)
 	}
-	p.positive("breaker.backoff_base", b.BackoffBase)
-	if b.MaxCooldown < b.Cooldown {
+	p.durationIn("breaker.backoff_base", b.BackoffBase, minBackoff, maxBreakerWait, "below it a 429 backs nothing off")
+	p.durationIn("breaker.backoff_max", b.BackoffMax, minBackoff, maxBreakerWait, "a Retry-After is honoured up to it")
+	if b.MaxCooldown < b.Cooldown && b.MaxCooldown >= minCooldown {
 		p.add("breaker.max_cooldown", "%s is below breaker.cooldown %s", b.MaxCooldown, b.Cooldown)
 	}
-	if b.BackoffMax < b.BackoffBase {
+	if b.BackoffMax < b.BackoffBase && b.BackoffMax >= minBackoff {
 		p.add("breaker.backoff_max", "%s is below breaker.backoff_base %s", b.BackoffMax, b.BackoffBase)
 	}
 	p.inRange("breaker.attempt_timeout_quantile", b.AttemptTimeoutQuantile, 0, 1, true, true)
@@ -360,15 +394,38 @@ func (r RouterConfig) validate(p *problems) {
 	}
 	p.inRange("router.panic_threshold", r.PanicThreshold, 0, 1, false, false)
 	p.inRange("router.promote_match_rate", r.PromoteMatchRate, 0, 1, false, false)
-	if r.WriteAffinity < 0 {
+	switch {
+	case r.WriteAffinity < 0:
 		p.add("router.write_affinity", "must not be negative (0s turns write affinity off), got %s", r.WriteAffinity)
+	case r.WriteAffinity > maxWriteAffinity:
+		// Past about 240 years a hold's end, in Unix nanoseconds, wrapped
+		// into the past: write affinity silently off.
+		p.add("router.write_affinity", "must be at most %s (0s turns write affinity off), got %s", shortDuration(maxWriteAffinity), r.WriteAffinity)
 	}
 }
 
+// The ranges of the probe and breaker durations. The floors are where a
+// value stops being a setting and becomes a loop: probes are sent one
+// after another, so probes.interval "1ns" probes every endpoint back to
+// back (the test rigs probe local sims every 10-20 ms); the ceilings keep
+// the doubling and the multiples of these durations far from overflow.
+const (
+	minProbeInterval        = 10 * time.Millisecond
+	maxProbeInterval        = 24 * time.Hour
+	minProbeTimeout         = 10 * time.Millisecond
+	maxProbeTimeout         = time.Hour
+	minIndependenceInterval = time.Second
+	maxIndependenceInterval = 7 * 24 * time.Hour
+	minCooldown             = 10 * time.Millisecond
+	minBackoff              = 10 * time.Millisecond
+	maxBreakerWait          = 24 * time.Hour
+)
+
 func (c ProbesConfig) validate(p *problems) {
-	p.positive("probes.interval", c.Interval)
-	p.positive("probes.timeout", c.Timeout)
-	p.positive("probes.independence_interval", c.IndependenceInterval)
+	p.durationIn("probes.interval", c.Interval, minProbeInterval, maxProbeInterval, "probes run back to back: below it they hammer every endpoint")
+	p.durationIn("probes.timeout", c.Timeout, minProbeTimeout, maxProbeTimeout, "no network answers sooner")
+	p.durationIn("probes.independence_interval", c.IndependenceInterval, minIndependenceInterval, maxIndependenceInterval,
+		"each check resolves every endpoint's IPs, TLS issuer and ASN again")
 	p.atLeastOne("probes.recover", c.Recover)
 	switch c.ASNMode() {
 	case "off", "cymru":

@@ -101,7 +101,9 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 				c.ASNs[i] = redact.Sanitize(a, redact.MaxUpstream)
 			}
 			c.TLSIssuer = redact.Sanitize(in.TLSIssuer, redact.MaxUpstream)
-			c.Error = redact.Sanitize(in.Error, redact.MaxShown)
+			// A lookup's error names the host, whose labels below its
+			// domain are hidden as the URL's are.
+			c.Error = redact.Sanitize(e.scrub.Scrub(in.Error), redact.MaxShown)
 			ep.independence.Store(&c)
 		}
 		if d, ok := domains[ep.Name]; ok {
@@ -110,7 +112,7 @@ func (e *Engine) SetIndependence(info map[string]IndependenceInfo, domains map[s
 	}
 	warnings = cloneWarnings(warnings)
 	for i := range warnings {
-		warnings[i].Text = redact.Sanitize(warnings[i].Text, redact.MaxShown)
+		warnings[i].Text = redact.Sanitize(e.scrub.Scrub(warnings[i].Text), redact.MaxShown)
 	}
 	e.mu.Lock()
 	old := e.warnings

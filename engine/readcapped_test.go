@@ -60,3 +60,28 @@ func TestReadCapped_TheLimitIsExactEvenWhenTheLastReadBringsEOF(t *testing.T) {
 		}
 	}
 }
+
+// The default server.max_response_bytes, 32 MiB, is a power of two, which
+// doubling reaches exactly: an answer over it filled 32 MiB, then was
+// copied whole into 32 MiB + 1 for the one byte that said it was over,
+// 64 MiB held at once for every answer cut (four 200 MB answers at once
+// took rpcdash's RSS from 16 to 271 MB). The byte past the limit is read
+// on its own: nothing is held past the limit.
+func TestReadCapped_AnswerOverAPowerOfTwoLimitHoldsNoMoreThanTheLimit(t *testing.T) {
+	const limit = 1 << 16
+	data := strings.Repeat("x", limit+10)
+	for _, hint := range []int64{-1, limit + 10} {
+		got, err := readCapped(nil, oneByteReader{strings.NewReader(data)}, hint, limit)
+		if !errors.Is(err, errOverLimit) {
+			t.Fatalf("hint %d: error %v, want errOverLimit", hint, err)
+		}
+		if cap(got) > limit {
+			t.Errorf("hint %d: grew to %d bytes to learn it was over %d", hint, cap(got), limit)
+		}
+	}
+	// Exactly the limit is within it.
+	got, err := readCapped(nil, oneByteReader{strings.NewReader(data[:limit])}, -1, limit)
+	if err != nil || len(got) != limit || cap(got) != limit {
+		t.Errorf("a body of exactly the limit: %d bytes (cap %d), %v", len(got), cap(got), err)
+	}
+}

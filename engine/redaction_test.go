@@ -238,3 +238,43 @@ func TestRedaction_ProxyFromEnvIsNoSecret(t *testing.T) {
 		t.Fatalf("HTTP %d %s, want the upstream's %q unchanged", r.status, r.body, msg)
 	}
 }
+
+// Some providers name an endpoint by a subdomain that is its only
+// credential (https://abc123secret.quiknode.pro/ with token auth off).
+// It was shown whole in the status's url, and named by every DNS error
+// relayed to a client, kept as last_error, logged and put in the
+// independence warnings. Every label below the registrable domain is now
+// hidden wherever the host appears; the domain still says who provides it.
+func TestRedaction_KeyLikeSubdomainNeverLeaves(t *testing.T) {
+	const label = "abc123secret"
+	h := newHarness(t, func(c *engine.Config) {
+		// .invalid never resolves: every attempt fails with Go's
+		// "lookup abc123secret.quiknode.invalid …" error, whatever the
+		// machine's resolver.
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "qn", URL: "http://" + label + ".quiknode.invalid:8545/TOKEN777SECRET/"})
+		c.Breaker.Failures = 100 // keep it in play
+	}, sim.Config{})
+	h.adminDo("POST", "/v1/endpoints/s0/drain", `{}`)
+	var seen []string
+	for i := 0; i < 3; i++ {
+		r := h.call(i, "eth_getBalance", addr, "latest")
+		if r.rpcError() == nil {
+			t.Fatalf("expected an error, got %s", r.body)
+		}
+		seen = append(seen, string(r.body))
+	}
+	h.eng.SetIndependence(map[string]engine.IndependenceInfo{"qn": {Error: "lookup " + label + ".quiknode.invalid: no such host"}}, nil,
+		[]engine.Warning{{Text: "ASN of qn unknown (address unknown: " + label + ".quiknode.invalid: no such name (NXDOMAIN))", Endpoints: []string{"qn"}}})
+	for _, path := range []string{"/v1/status", "/v1/events", "/metrics", "/v1/requests"} {
+		_, b := h.adminDo("GET", path, "")
+		seen = append(seen, string(b))
+	}
+	seen = append(seen, h.logs.String())
+	all := strings.Join(seen, "\n")
+	if i := strings.Index(all, label); i >= 0 {
+		t.Fatalf("the subdomain leaked: …%s…", all[max(0, i-200):min(len(all), i+100)])
+	}
+	if !strings.Contains(all, "http://REDACTED.quiknode.invalid:8545/REDACTED") || !strings.Contains(all, "lookup REDACTED.quiknode.invalid") {
+		t.Fatalf("the URL or the cause lost its useful parts:\n%s", all[:min(len(all), 3000)])
+	}
+}

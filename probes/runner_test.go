@@ -145,7 +145,7 @@ func TestRunner_IndependenceAtStartAndEveryInterval(t *testing.T) {
 	r := newRig(t, func(c *engine.Config) {
 		c.Probes.Resolver = f.addr
 		c.Probes.ASN = "cymru"
-		c.Probes.IndependenceInterval = 30 * time.Millisecond
+		c.Probes.IndependenceInterval = time.Second // the least probes.independence_interval takes
 		c.Endpoints[0].URL = strings.Replace(c.Endpoints[0].URL, "127.0.0.1", "localhost", 1)
 	}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 

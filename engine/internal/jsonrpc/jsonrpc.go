@@ -159,6 +159,7 @@ func parseElement(raw []byte, r *Request) Element {
 func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 	var version, id, method, params []byte
 	folded := ""
+	methods := false // "method" given twice, with two values
 	for it := (memberIter{b: raw, i: 1}); it.next(); {
 		v := raw[it.vs:it.ve]
 		switch keyOf(raw[it.ks:it.ke]) {
@@ -167,6 +168,7 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 		case keyID:
 			id = v
 		case keyMethod:
+			methods = methods || method != nil && !bytes.Equal(method, v)
 			method = v
 		case keyParams:
 			params = v
@@ -196,6 +198,14 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 		}
 		return id, invalidRequest(fmt.Sprintf(`member %q differs from %q only in case: JSON-RPC names are case-sensitive, and nodes disagree on such a request`,
 			folded, foldedName(folded)))
+	}
+	if methods {
+		// rpcdash reads the last, as Go's encoding/json (geth) does, and
+		// sends the body as it came; a node or gateway that reads the first
+		// (gjson, jsonparser) or refuses duplicates (serde: reth, Solana)
+		// would carry out another method than the one routed: a write
+		// behind a read's name, hedged and failed over to every endpoint.
+		return id, invalidRequest(`"method" is given more than once, with different values: nodes disagree on which one such a request names`)
 	}
 	if !isVersion2(version) {
 		return id, invalidRequest(`"jsonrpc" must be "2.0"`)

@@ -24,7 +24,7 @@ func TestParseBody_SingleRequest(t *testing.T) {
 		{name: "notification", body: `{"jsonrpc":"2.0","method":"m","params":{"a":1}}`, id: none, method: "m", params: `{"a":1}`},
 		{name: "unknown members and whitespace", body: " \n\t{ \"x-trace\" : {\"a\":[1,\"]\"]} , \"jsonrpc\" : \"2.0\", \"id\" : 9 , \"method\" : \"eth_call\" , \"params\" : [ {\"to\":\"0x1\"} , \"latest\" ] }\r\n", id: `9`, method: "eth_call", params: `[ {"to":"0x1"} , "latest" ]`},
 		{name: "escaped key and method", body: `{"jsonrpc":"2.0","id":1,"\u006dethod":"eth_\u0063all"}`, id: `1`, method: "eth_call", params: none},
-		{name: "duplicate key last wins", body: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, id: `1`, method: "b", params: none},
+		{name: "duplicate key last wins", body: `{"jsonrpc":"2.0","id":1,"id":2,"method":"b","method":"b"}`, id: `2`, method: "b", params: none},
 		{name: "null params", body: `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, id: `1`, method: "m", params: none},
 		// geth answers boolean ids (it refuses only objects and arrays).
 		{name: "id bool", body: `{"jsonrpc":"2.0","id":true,"method":"m"}`, id: `true`, method: "m", params: none},
@@ -48,6 +48,10 @@ func TestParseBody_SingleRequest(t *testing.T) {
 		{name: "folded version", body: `{"JSONRPC":"2.0","jsonrpc":"2.0","id":1,"method":"m"}`, id: `1`, code: CodeInvalidRequest},
 		{name: "folded by a long s", body: `{"jsonrpc":"2.0","id":1,"method":"m","param\u017f":[]}`, id: `1`, code: CodeInvalidRequest},
 		{name: "folded id, escaped", body: `{"jsonrpc":"2.0","id":1,"method":"m","i\u0044":2}`, id: none, code: CodeInvalidRequest},
+		// Nodes and gateways read the first, the last or neither of two
+		// "method" members: rpcdash would route one method and a node run
+		// another.
+		{name: "two different methods", body: `{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","method":"eth_getBalance"}`, id: `1`, code: CodeInvalidRequest},
 		{name: "method not string", body: `{"jsonrpc":"2.0","id":5,"method":1}`, id: `5`, code: CodeInvalidRequest},
 		{name: "empty method", body: `{"jsonrpc":"2.0","id":1,"method":""}`, id: `1`, code: CodeInvalidRequest},
 		{name: "empty method notification", body: `{"jsonrpc":"2.0","method":""}`, id: none, code: CodeInvalidRequest},

@@ -59,7 +59,8 @@ func NewScrubber(urls []string) *Scrubber {
 }
 
 // secretParts are the parts of raw (parsed as u) scrubbed on their own:
-// its user info, path and query whole, and within them the user name, the
+// its host name when Host hides labels of it, its user info, path and
+// query whole, and within them the hidden labels, the user name, the
 // password, each query value and each path segment long enough (see
 // minScrubValue), each as raw spells it and decoded.
 func secretParts(raw string, u *url.URL) []replacement {
@@ -74,6 +75,18 @@ func secretParts(raw string, u *url.URL) []replacement {
 			whole(s, redacted)
 		}
 	}
+	shownHost := Host(u.Host)
+	if hidden, shown := splitHost(u.Hostname()); hidden != "" {
+		// Go's errors name the host alone ("lookup abc.quiknode.pro: no
+		// such host"); its hidden labels from minScrubSegment bytes, as a
+		// path segment's, since they name a network as often as a key.
+		whole(u.Hostname(), redacted+"."+shown)
+		whole(strings.ToLower(u.Hostname()), redacted+"."+strings.ToLower(shown))
+		fragment(minScrubSegment, hidden)
+		for _, label := range strings.Split(hidden, ".") {
+			fragment(minScrubSegment, label)
+		}
+	}
 	if u.User != nil {
 		info := rawUserinfo(raw)
 		name, password, _ := strings.Cut(info, ":")
@@ -85,12 +98,12 @@ func secretParts(raw string, u *url.URL) []replacement {
 			fragment(minScrubValue, p, password)
 			// As Go spells the URL with its password hidden: the HTTP
 			// client's errors (name:***@host) and URL.Redacted.
-			whole(u.User.Username()+":***@"+u.Host, redacted+"@"+u.Host)
-			whole(url.UserPassword(u.User.Username(), "xxxxx").String()+"@"+u.Host, redacted+"@"+u.Host)
+			whole(u.User.Username()+":***@"+u.Host, redacted+"@"+shownHost)
+			whole(url.UserPassword(u.User.Username(), "xxxxx").String()+"@"+u.Host, redacted+"@"+shownHost)
 		}
 		fragment(minScrubValue, u.User.Username(), name)
-		whole(u.User.String()+"@"+u.Host, redacted+"@"+u.Host) // a short user name before its host
-		whole(info+"@"+u.Host, redacted+"@"+u.Host)
+		whole(u.User.String()+"@"+u.Host, redacted+"@"+shownHost) // a short user name before its host
+		whole(info+"@"+u.Host, redacted+"@"+shownHost)
 	}
 	whole(u.RawQuery, redacted)
 	whole(u.EscapedPath(), "/"+redacted)

@@ -60,3 +60,24 @@ func TestScrub_LongestSecretFirst(t *testing.T) {
 		}
 	}
 }
+
+// Go's errors name an endpoint's host alone ("lookup HOST: no such host",
+// "dial tcp HOST:443", "certificate is valid for X, not HOST"): its labels
+// below the registrable domain are scrubbed there as URL shows it, and a
+// long one on its own, as a path segment is.
+func TestScrub_HiddenHostLabels(t *testing.T) {
+	s := NewScrubber([]string{"https://abc123secret.quiknode.pro/TOKEN777SECRET/", "https://u:pw12@Eth-Node.g.Example.com/k"})
+	for in, want := range map[string]string{
+		"lookup abc123secret.quiknode.pro on 10.0.0.53:53: no such host":           "lookup REDACTED.quiknode.pro on 10.0.0.53:53: no such host",
+		"dial tcp abc123secret.quiknode.pro:443: i/o timeout":                      "dial tcp REDACTED.quiknode.pro:443: i/o timeout",
+		"endpoint abc123secret is disabled":                                        "endpoint REDACTED is disabled",
+		`Post "https://abc123secret.quiknode.pro/TOKEN777SECRET/": EOF`:            `Post "https://REDACTED.quiknode.pro/REDACTED": EOF`,
+		"x509: certificate is valid for *.example.com, not eth-node.g.example.com": "x509: certificate is valid for *.example.com, not REDACTED.example.com",
+		`Get "https://u:***@Eth-Node.g.Example.com/k"`:                             `Get "https://REDACTED@REDACTED.Example.com/REDACTED"`,
+		"the quiknode.pro network":                                                 "the quiknode.pro network",
+	} {
+		if got := s.Scrub(in); got != want {
+			t.Errorf("Scrub(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
