@@ -3,8 +3,10 @@ package testutil
 import (
 	"context"
 	"errors"
+	"net"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -109,5 +111,33 @@ func TestClock_MovesOnlyWhenAdvanced(t *testing.T) {
 	c.Advance(1500 * time.Millisecond)
 	if got := c.Now().Sub(start); got != 1500*time.Millisecond {
 		t.Fatalf("advanced by %s, want 1.5s", got)
+	}
+}
+
+// The addresses for a child process are distinct, free and, on Linux,
+// outside the ephemeral range the kernel hands to port-0 listeners and
+// outgoing connections, which could take one before the child binds it.
+func TestFreeAddrs_DistinctFreeAndBelowTheEphemeralRange(t *testing.T) {
+	addrs := FreeAddrs(t, 8)
+	low := ephemeralLow()
+	seen := map[string]bool{}
+	for _, a := range addrs {
+		if seen[a] {
+			t.Fatalf("%s given twice in %v", a, addrs)
+		}
+		seen[a] = true
+		_, p, err := net.SplitHostPort(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _ := strconv.Atoi(p)
+		if low > 10000 && (port < 10000 || port >= low) {
+			t.Errorf("%s: want a port in [10000, %d), below the ephemeral range", a, low)
+		}
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			t.Fatalf("%s not free: %v", a, err)
+		}
+		l.Close()
 	}
 }
