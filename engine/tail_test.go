@@ -97,8 +97,12 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 		learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, quickShare)
 	// A busy machine's stalls make some of the quick one's answers look
 	// like tails (0.6 % of them in one loaded run, 3.6 % beside two busy
-	// loops); its model has none.
-	if quickShare > 0.02 || quickShare > after.Score.TailShare/4 {
+	// loops); its model has none. The share shown is the low end of its
+	// interval, above 0 only with two slow answers or more, and the
+	// factor weighs the tailed one's against the upper end of the quick
+	// one's: 0.5 % shown for quick left a 3.3 % tail weighing nothing
+	// (factor 1.00) in a loaded CI run, as the rule says it should.
+	if quickShare > 0 {
 		return false
 	}
 	if took > n/20 {
