@@ -94,17 +94,35 @@ func (x *exploreRun) traces(from, to time.Time) []engine.RequestTrace {
 	}
 }
 
-// firstAttemptEnd is when the first attempt on name sent since the fault
-// ended; false if none has.
-func (x *exploreRun) firstAttemptEnd(name string) (time.Time, bool) {
+// hangKnown is when an attempt on name sent since the fault first passed
+// its deadline unanswered (overdue): the race beside it started then, with
+// hedging off. false if none has. Not when that attempt ended: the first
+// attempt on a hung endpoint is the one that runs on after losing, to the
+// request's deadline (5 s after the fault, where its deadline passed at
+// 0.6 s), and reads sent first to the hung endpoint in between went
+// unchecked.
+func (x *exploreRun) hangKnown(name string) (time.Time, bool) {
+	var known time.Time
 	for _, tr := range x.traces(x.faultAt, time.Now()) {
-		for _, a := range tr.Attempts {
-			if a.Endpoint == name && a.EndMS != nil {
-				return tr.Start.Add(time.Duration(*a.EndMS * float64(time.Millisecond))), true
+		for i, a := range tr.Attempts {
+			if a.Endpoint != name || !a.Overdue {
+				continue
+			}
+			var at time.Time
+			switch {
+			case i+1 < len(tr.Attempts):
+				at = tr.Start.Add(time.Duration(tr.Attempts[i+1].StartMS * float64(time.Millisecond)))
+			case a.EndMS != nil:
+				at = tr.Start.Add(time.Duration(*a.EndMS * float64(time.Millisecond)))
+			default:
+				continue
+			}
+			if known.IsZero() || at.Before(known) {
+				known = at
 			}
 		}
 	}
-	return time.Time{}, false
+	return known, !known.IsZero()
 }
 
 func hung(name string) bool { return name == "s0" || name == "s1" }
@@ -173,14 +191,14 @@ func TestExplore_SuspectEndpointNotExploredWithoutHedging(t *testing.T) {
 	x.loop(5 * time.Second)
 	to := time.Now()
 	// Checked from a second past the fault, or from when each hung
-	// endpoint's first attempt since the fault ended (its deadline passed,
-	// the hang known) if later: a loaded machine's stall held a deadline's
+	// endpoint's hang was first known (an attempt of it passed its
+	// deadline) if later: a loaded machine's stall held a deadline's
 	// timer past the second, and reads sent before it went first to a hung
 	// endpoint that nothing had yet shown hung.
 	from := x.faultAt.Add(time.Second)
 	for _, name := range []string{"s0", "s1"} {
-		if end, ok := x.firstAttemptEnd(name); ok && end.After(from) {
-			from = end
+		if known, ok := x.hangKnown(name); ok && known.After(from) {
+			from = known
 		}
 	}
 	if to.Sub(from) < 3*time.Second { // 3 s of reads checked, however late the hang was known

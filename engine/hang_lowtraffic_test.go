@@ -253,3 +253,105 @@ func warmEveryEndpointTo(t *testing.T, h *harness, want int64, method string, pa
 	}
 	t.Fatalf("every endpoint has not answered %d reads of %s after %d", want, method, most)
 }
+
+// A hung endpoint that was the fastest keeps a latency figure from before
+// the hang, and its cost alone kept it first: charged once at its deadline,
+// nothing heard from it through the whole of it, it was still sent the next
+// read first, and each such read waited out its deadline until the breaker
+// opened (2 reads a second beside two endpoints answering in 40 ms: the read
+// after the charge did, and another). From its first charge it is ranked
+// after the endpoints that answer, and its breaker still opens, on the
+// silence of the one read that met the hang, with no other read sent first
+// to it (probes off, hedging off: no exploration either).
+func TestHang_TheFastestEndpointChargedIsNotSentTheNextReadFirstAndItsBreakerStillOpens(t *testing.T) {
+	t.Parallel()
+	normal := sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.1}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown = time.Minute
+		c.Router.ExploreAfter = time.Hour
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: normal}, sim.Config{Latency: normal})
+	// Every endpoint measured (minRouteSamples answers): s0, the fastest,
+	// takes nearly every read after that, and 30 of the others' took more
+	// than 2000 reads beside the whole suite.
+	warmEveryEndpointTo(t, h, 5, "eth_getBalance", addr, "latest")
+	ep := h.endpoint("s0")
+	deadline := ep.Methods["eth_getBalance"].AttemptTimeout
+	if src := ep.Methods["eth_getBalance"].AttemptTimeoutSource; src != "learned" && src != "floor" {
+		t.Fatalf("s0's deadline %v is %s, not learned yet", deadline, src)
+	}
+	cfg := h.eng.Config()
+	cold := cfg.Server.RequestTimeout / 3
+	// s0, the fastest, takes the reads (a loaded machine's slow answers
+	// during the warm-up may leave its figure high for a few reads more).
+	for i := 0; ; i++ {
+		r := h.call(900+i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint == "s0" {
+			break
+		}
+		if i == 40 {
+			t.Fatalf("before the fault 40 reads in a row were answered by another endpoint (last %q), want s0 (the fastest)", r.endpoint)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", `{"mode":"timeout"}`); code != 200 {
+		t.Fatalf("fault: HTTP %d %s", code, b)
+	}
+	// 2 reads a second, one at a time, until one has met the hang and its
+	// silence has had time to count; bounded. A read is judged once s0 was
+	// charged before it was sent (a deadline passed while the machine
+	// stalled is excused, rightly not charged, and the next read may go
+	// to s0 again).
+	var met time.Time
+	var first, judged []string
+	firstAfterCharge := 0
+	for i := 0; i < 40 && (met.IsZero() || time.Since(met) < cold+time.Duration(cfg.Breaker.Failures+2)*deadline+time.Second); i++ {
+		b := h.endpoint("s0").Breaker
+		charged := b.ConsecutiveFailures > 0 || b.State != engine.BreakerClosed
+		sent := time.Now()
+		r := h.call(1000+i, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		tr := h.trace(r.id)
+		if len(tr.Attempts) == 0 {
+			t.Fatalf("read %d: no attempts in its trace", i)
+		}
+		if tr.Attempts[0].Endpoint == "s0" {
+			if met.IsZero() {
+				met = sent
+			}
+			first = append(first, describe(tr))
+			if charged {
+				firstAfterCharge++
+			}
+		}
+		if charged {
+			judged = append(judged, r.id)
+		}
+		time.Sleep(time.Until(sent.Add(500 * time.Millisecond)))
+	}
+	if met.IsZero() || len(judged) == 0 {
+		t.Fatalf("no read met the hang, or none was sent after s0's charge (%d): the test did not exercise it", len(judged))
+	}
+	if firstAfterCharge > 0 {
+		t.Errorf("%d read(s) sent after s0 was charged went first to it and waited out its deadline; reads first to s0: %v", firstAfterCharge, first)
+	}
+	var opened time.Time
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
+			opened = ev.Time
+			break
+		}
+	}
+	if opened.IsZero() {
+		t.Fatalf("s0 hung, silent since %s ago (deadline %v, cold deadline %v, breaker.failures %d): breaker %s; reads first to it: %v",
+			time.Since(met).Round(time.Millisecond), deadline, cold, cfg.Breaker.Failures, h.endpoint("s0").Breaker.State, first)
+	}
+	// The cold deadline, then the deadlines that make up breaker.failures,
+	// one more for timers on a loaded machine.
+	took := opened.Sub(met)
+	if limit := cold + time.Duration(cfg.Breaker.Failures+1)*deadline; took > limit {
+		t.Fatalf("breaker opened %s after the read that met the hang was sent; the cold deadline %v + %d deadlines of %v is %s", took, cold, cfg.Breaker.Failures+1, deadline, limit)
+	}
+	t.Logf("deadline %v: %d reads judged after the charge, %d first to s0 (%v); breaker opened %s after the read that met the hang (%q)",
+		deadline, len(judged), len(first), first, took.Round(time.Millisecond), h.endpoint("s0").LastError)
+}

@@ -195,10 +195,10 @@ func (e *Engine) letGoOnceJudged(a *attempt, now time.Time) {
 }
 
 // excusedHang says whether a's hang at now is not its endpoint's fault
-// (excuse), and marks a so: its breaker hears nothing of it. The endpoint is
-// silent only when nothing of it was heard for the attempt's whole deadline
-// (one heavy call overdue everywhere says nothing of the endpoints' other
-// answers), and never for rpcdash's own slowness.
+// (excuse), and marks a so: its breaker hears nothing of it. The endpoint,
+// excused or charged, is silent only when nothing of it was heard for the
+// attempt's whole deadline (one heavy call overdue everywhere says nothing
+// of the endpoints' other answers), and never for rpcdash's own slowness.
 func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 	kind := e.excuse(a, now)
 	a.ownSlow.Store(kind == "self")
@@ -210,6 +210,17 @@ func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 		a.ep.silentAt.Store(now.UnixNano())
 		return false
 	case "":
+		// Charged, and ranked after the endpoints that answer when nothing
+		// of it was heard for the whole deadline: ranked by cost alone, a
+		// lone hang kept first reads until its breaker opened, each
+		// waiting out its deadline (2 reads a second: the next read after
+		// the charge did). Its verdict needs no such read: the attempt
+		// that met the hang runs on, and its silence is charged again at
+		// each further deadline (silence.go), and probes check it sooner
+		// (NeedsCheck).
+		if now.Sub(time.Unix(0, a.ep.heardAt.Load())) >= a.judgeDeadline() {
+			a.ep.silentAt.Store(now.UnixNano())
+		}
 		return false
 	}
 	a.excused.Store(true)

@@ -40,7 +40,10 @@ func (e *Engine) deadlinePassed(a *attempt, x *execution) {
 			a.hangTimer.Stop()
 		}
 	} else if e.watchesSilence(a) {
-		a.hangTimer.Reset(a.deadline)
+		// A deadline after the one just passed was due, not after this
+		// timer fired: one firing late (a loaded machine) made every later
+		// one as late, and each was excused as rpcdash's own stall.
+		a.hangTimer.Reset(max(a.due().Add(a.deadline).Sub(e.now()), 0))
 		if a.ended.Load() {
 			a.hangTimer.Stop() // it ended meanwhile, after finishAttempt's Stop
 		}

@@ -105,10 +105,18 @@ func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
 	}
 }
 
-// selfSlow: rpcdash's own process is the slow part.
+// selfSlow: rpcdash's own process is the slow part. At a further deadline
+// of one attempt's silence (silence.go) only a stall since the deadline
+// before excuses it: that one was judged already, and a stall of 188 ms,
+// seconds into a hung endpoint's silence, excused every later deadline of
+// it while reads answered elsewhere (its breaker closed 5 s on).
 func (e *Engine) selfSlow(a *attempt, now time.Time) (kind, why string) {
 	late := now.Sub(a.due()) // the deadline's own timer
-	return e.overloaded(a.ep, now.Sub(a.start), a.stallLimit(), late)
+	span := now.Sub(a.start)
+	if a.passed.Load() > 1 {
+		span = min(span, late+a.deadline)
+	}
+	return e.overloaded(a.ep, span, a.stallLimit(), late)
 }
 
 // stallLimit is the stall of rpcdash's own that excuses a's silence: half
