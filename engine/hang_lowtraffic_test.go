@@ -52,13 +52,7 @@ func TestHang_AtLowTrafficTheBreakerOpensAfterFailuresDeadlinesOfSilence(t *test
 	if met.IsZero() {
 		t.Fatal("no read reached s0 after the fault: the test did not exercise the hang")
 	}
-	var opened time.Time
-	for _, ev := range h.events() {
-		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
-			opened = ev.Time
-			break
-		}
-	}
+	opened := firstOpened(h, "s0")
 	sent := sentToHung
 	if opened.IsZero() {
 		t.Fatalf("s0 hung, %d read(s) sent to it, silent since %s ago (deadline %v, breaker.failures %d): breaker %s",
@@ -117,13 +111,7 @@ func TestHang_BeforeItsTailIsKnownOneReadsSilenceOpensTheBreaker(t *testing.T) {
 	if met.IsZero() {
 		t.Fatal("no read reached s0 after the fault: the test did not exercise the hang")
 	}
-	var opened time.Time
-	for _, ev := range h.events() {
-		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
-			opened = ev.Time
-			break
-		}
-	}
+	opened := firstOpened(h, "s0")
 	if opened.IsZero() {
 		t.Fatalf("s0 hung, %d read(s) sent to it, silent since %s ago (deadline %v, cold deadline %v, breaker.failures %d, %d answers): breaker %s",
 			sentToHung, time.Since(met).Round(time.Millisecond), deadline, cold, cfg.Breaker.Failures, ep.Latency.Count, h.endpoint("s0").Breaker.State)
@@ -335,13 +323,7 @@ func TestHang_TheFastestEndpointChargedIsNotSentTheNextReadFirstAndItsBreakerSti
 	if firstAfterCharge > 0 {
 		t.Errorf("%d read(s) sent after s0 was charged went first to it and waited out its deadline; reads first to s0: %v", firstAfterCharge, first)
 	}
-	var opened time.Time
-	for _, ev := range h.events() {
-		if ev.Type == engine.EventBreaker && ev.Endpoint == "s0" && ev.To == "open" {
-			opened = ev.Time
-			break
-		}
-	}
+	opened := firstOpened(h, "s0")
 	if opened.IsZero() {
 		t.Fatalf("s0 hung, silent since %s ago (deadline %v, cold deadline %v, breaker.failures %d): breaker %s; reads first to it: %v",
 			time.Since(met).Round(time.Millisecond), deadline, cold, cfg.Breaker.Failures, h.endpoint("s0").Breaker.State, first)
@@ -354,4 +336,14 @@ func TestHang_TheFastestEndpointChargedIsNotSentTheNextReadFirstAndItsBreakerSti
 	}
 	t.Logf("deadline %v: %d reads judged after the charge, %d first to s0 (%v); breaker opened %s after the read that met the hang (%q)",
 		deadline, len(judged), len(first), first, took.Round(time.Millisecond), h.endpoint("s0").LastError)
+}
+
+// firstOpened is when name's breaker first opened, zero if it never did.
+func firstOpened(h *harness, name string) time.Time {
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventBreaker && ev.Endpoint == name && ev.To == "open" {
+			return ev.Time
+		}
+	}
+	return time.Time{}
 }
