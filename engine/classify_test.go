@@ -31,8 +31,8 @@ func TestClassify_StatusIDAndErrors(t *testing.T) {
 		{"null id error", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`, outInvalid},
 		// JSON-RPC 2.0's answer to a request whose id could not be read
 		// (reth reads no id 1.5): the request's error, relayed.
-		{"null id invalid request", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`, outAnswer},
-		{"null id parse error", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, outAnswer},
+		{"null id invalid request", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`, outUnsupported},
+		{"null id parse error", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, outUnsupported},
 		{"null id rate limit", req, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"rate limited"}}`, outRateLimit},
 		{"batch to a single request", req, 200, `[{"jsonrpc":"2.0","id":1,"result":"0x1"}]`, outInvalid},
 		{"not JSON-RPC", req, 200, `<html>hi</html>`, outInvalid},

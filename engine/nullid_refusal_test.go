@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -38,8 +41,9 @@ func strictIDNode(t *testing.T) *httptest.Server {
 // got a null-id -32600 answer, which rpcdash took for another request's
 // answer: the client got -32603 "answer carries another request's id"
 // after every endpoint was tried, and each was charged, so that six such
-// requests opened a breaker of a healthy pool. The node's answer is the
-// request's: relayed as a direct client gets it, once, charging no one.
+// requests opened a breaker of a healthy pool. Every endpoint is asked
+// once, at no cost to its breaker, and the node's answer is relayed as a
+// direct client gets it.
 func TestAnswers_NullIDRefusalIsTheRequestsNotAnotherRequests(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) {
 		c.Endpoints = []engine.EndpointConfig{
@@ -50,8 +54,8 @@ func TestAnswers_NullIDRefusalIsTheRequestsNotAnotherRequests(t *testing.T) {
 	for i := range 10 {
 		id := []string{"1.5", "-1", "123456789012345678901234567890", "1.0", "1e2"}[i%5]
 		r := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"eth_blockNumber"}`)
-		if e := r.rpcError(); e == nil || e["code"] != float64(-32600) || r.attempts != 1 {
-			t.Fatalf("id %s: %d attempts, HTTP %d %s, want the node's -32600 after one attempt", id, r.attempts, r.status, r.body)
+		if e := r.rpcError(); e == nil || e["code"] != float64(-32600) || r.attempts != 2 {
+			t.Fatalf("id %s: %d attempts, HTTP %d %s, want the node's -32600 after each endpoint was asked once", id, r.attempts, r.status, r.body)
 		}
 	}
 	for _, ep := range h.status().Endpoints {
@@ -60,4 +64,56 @@ func TestAnswers_NullIDRefusalIsTheRequestsNotAnotherRequests(t *testing.T) {
 		}
 	}
 	mustOK(t, h.call(7, "eth_blockNumber"))
+}
+
+// In a pool of nodes that read ids differently, a node refusing the id
+// unread is not the last word: geth reads 1.5, and a client talking to it
+// directly is answered. The strict node, the faster and ranked first, is
+// asked and the read goes on to the lenient one. Before: the strict
+// node's -32600 was relayed though the pool could answer.
+func TestAnswers_AnIDOneNodeCannotReadIsAnsweredByOneThatCan(t *testing.T) {
+	var refused atomic.Int64
+	strict := strictIDNode(t)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		strict.Config.Handler.ServeHTTP(rec, r)
+		if strings.Contains(rec.Body.String(), `"id":null`) {
+			refused.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(counting.Close)
+	lenient := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(body, &req)
+		time.Sleep(30 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":"0x10"}`))
+	}))
+	t.Cleanup(lenient.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "strict", URL: counting.URL, Provider: "p0"},
+			{Name: "geth", URL: lenient.URL, Provider: "p1"},
+		}
+	})
+	for i := range 10 { // strict, the faster, ranked first
+		mustOK(t, h.call(i, "eth_blockNumber"))
+	}
+	for i, id := range []string{"1.5", "-1", "123456789012345678901234567890"} {
+		r := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"eth_blockNumber"}`)
+		if r.rpcError() != nil || !strings.Contains(string(r.body), `"result":"0x10"`) || r.endpoint != "geth" {
+			t.Fatalf("id %s (request %d): HTTP %d %s from %q after %d attempts, want geth's result", id, i, r.status, r.body, r.endpoint, r.attempts)
+		}
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the strict node was never asked: the case was not set up")
+	}
+	if ep := h.endpoint("strict"); ep.Breaker.State != engine.BreakerClosed || ep.Rates.Failures != 0 {
+		t.Errorf("strict: breaker %s, %d failures charged for clients' ids", ep.Breaker.State, ep.Rates.Failures)
+	}
 }
