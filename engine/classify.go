@@ -69,13 +69,20 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		return fmt.Sprintf("JSON-RPC error %d: %s", r.info.ErrCode, e.upstreamText(r.info.ErrMessage))
 	}
 	switch {
-	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)) && !refusedUnread(r.info, body):
-		if b == jsonrpc.BlameRateLimit {
+	case !jsonrpc.SameID(req.ID, jsonrpc.ResponseID(body)):
+		switch {
+		case refusedUnread(r.info, body):
+			// The request's id, which this node cannot read and another
+			// may (geth takes 1.5): tried elsewhere at no cost to its
+			// breaker, as a method it does not serve; the last such
+			// refusal is what the client gets.
+			r.out, r.cause = outUnsupported, cause()
+		case b == jsonrpc.BlameRateLimit:
 			// Providers often answer a rate limit with a null id.
 			r.out, r.cause = outRateLimit, cause()
-			return
+		default:
+			r.out, r.cause = outInvalid, "answer carries another request's id"
 		}
-		r.out, r.cause = outInvalid, "answer carries another request's id"
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
 		r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
 	case b == jsonrpc.BlameRequest:
@@ -100,8 +107,8 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 // a node built on
 // jsonrpsee (reth) or jsonrpc-core (Solana) reads only whole, unsigned
 // ids that fit 64 bits, and answers an id such as 1.5 or -1 so. It is the
-// request's answer, judged by its error as any other, not another
-// request's: charged as one, a client's odd id opened breakers.
+// request's answer, not another request's: charged as one, a client's
+// odd id opened breakers.
 func refusedUnread(info jsonrpc.ResponseInfo, body []byte) bool {
 	return info.HasError && (info.ErrCode == jsonrpc.CodeParseError || info.ErrCode == jsonrpc.CodeInvalidRequest) &&
 		string(jsonrpc.ResponseID(body)) == "null"
