@@ -26,6 +26,10 @@ func TestHost_HidesEveryLabelBelowTheRegistrableDomain(t *testing.T) {
 		"10.0.0.7":                      "10.0.0.7",
 		"co.uk":                         "REDACTED.uk",
 		"a..b":                          "REDACTED..b",
+		"localhost.":                    "localhost.", // one label and the root's dot
+		"a.:8545":                       "a.:8545",
+		".":                             ".",
+		"..":                            "..",
 	} {
 		if got := Host(in); got != want {
 			t.Errorf("Host(%q) = %q, want %q", in, got, want)
