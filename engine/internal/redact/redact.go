@@ -90,6 +90,9 @@ func splitHost(host string) (hidden, shown string) {
 		return "", host
 	}
 	name := strings.TrimSuffix(host, ".")
+	if !strings.Contains(name, ".") {
+		return "", host // one label and the root's dot ("localhost.")
+	}
 	suffix := icannSuffix(strings.ToLower(name))
 	rest := name[:len(name)-len(suffix)]
 	if !strings.HasSuffix(rest, ".") || len(rest) == 1 {
