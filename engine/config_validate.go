@@ -122,12 +122,16 @@ func (p *problems) inRange(key string, x, lo, hi float64, loOpen, hiOpen bool) {
 const (
 	minClientTimeout = 10 * time.Millisecond
 	maxClientTimeout = 24 * time.Hour
+)
 
-	maxWriteAffinity = 24 * time.Hour
-
+// The ceilings of server.max_body_bytes and server.max_response_bytes.
+const (
 	maxBodyBytesCeiling     = 1 << 30
 	maxResponseBytesCeiling = 4 << 30
 )
+
+// maxWriteAffinity is router.write_affinity's ceiling.
+const maxWriteAffinity = 24 * time.Hour
 
 func (s ServerConfig) validate(p *problems) {
 	badAddr := map[string]bool{}

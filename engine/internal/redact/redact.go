@@ -86,12 +86,9 @@ func Host(hostport string) string {
 // as "ngrok.io" or "github.io", under which the label that names the
 // user's own endpoint would count as the domain.
 func splitHost(host string) (hidden, shown string) {
-	if net.ParseIP(host) != nil || !strings.Contains(host, ".") {
+	name := strings.TrimSuffix(host, ".") // the root's dot ("localhost.")
+	if net.ParseIP(host) != nil || !strings.Contains(name, ".") {
 		return "", host
-	}
-	name := strings.TrimSuffix(host, ".")
-	if !strings.Contains(name, ".") {
-		return "", host // one label and the root's dot ("localhost.")
 	}
 	suffix := icannSuffix(strings.ToLower(name))
 	rest := name[:len(name)-len(suffix)]
