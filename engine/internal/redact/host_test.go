@@ -30,6 +30,8 @@ func TestHost_HidesEveryLabelBelowTheRegistrableDomain(t *testing.T) {
 		"a.:8545":                       "a.:8545",
 		".":                             ".",
 		"..":                            "..",
+		".\xb5":                         ".\xb5", // a byte ToLower widens to three
+		"KEY.Node.\xb5":                 "REDACTED.Node.\xb5",
 	} {
 		if got := Host(in); got != want {
 			t.Errorf("Host(%q) = %q, want %q", in, got, want)
