@@ -90,7 +90,7 @@ func splitHost(host string) (hidden, shown string) {
 	if net.ParseIP(host) != nil || !strings.Contains(name, ".") {
 		return "", host
 	}
-	suffix := icannSuffix(strings.ToLower(name))
+	suffix := icannSuffix(asciiLower(name))
 	rest := name[:len(name)-len(suffix)]
 	if !strings.HasSuffix(rest, ".") || len(rest) == 1 {
 		// The name is a suffix alone, or holds an empty label: show its
@@ -121,4 +121,18 @@ func icannSuffix(name string) string {
 		}
 	}
 	return s
+}
+
+// asciiLower lower-cases s's ASCII letters and keeps every other byte, so
+// that positions in it are positions in s: strings.ToLower writes an
+// invalid byte as U+FFFD, three bytes, and the suffix it yielded was cut
+// from s at the wrong place (a panic on "A://.\xb5").
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
