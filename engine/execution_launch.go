@@ -343,7 +343,12 @@ func (x *execution) start(a *attempt) {
 	// Past its deadline an attempt is counted against its endpoint (a hang
 	// is a hang), and a read races the next candidate; each further
 	// deadline it passes in silence is another (deadlinePassed).
-	a.hangTimer = time.AfterFunc(a.deadline, func() { e.deadlinePassed(a, x) })
+	// The callback waits until the timer is stored: a deadline that passes
+	// before AfterFunc returns (a tiny one, a stalled goroutine) read
+	// a.hangTimer unset, a data race and a nil timer to Reset.
+	stored := make(chan struct{})
+	a.hangTimer = time.AfterFunc(a.deadline, func() { <-stored; e.deadlinePassed(a, x) })
+	close(stored)
 	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}
