@@ -170,6 +170,15 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 // beside what clients have seen since, counted request by request.
 func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
 	t.Parallel()
+	// Independent endpoints: the model holds within its confidence
+	// (TestTuning_TrialDepartsWhenEndpointsShareFate is the contrast).
+	untilUnstalledTrial(t, trialOfTheForecast, func(tr *engine.HedgeTrial) bool { return !tr.Departs },
+		"independent endpoints, yet the trial departs from the prediction")
+}
+
+// trialOfTheForecast changes eth_getBalance's hedging after an unhedged
+// phase and returns the trial after 600 requests.
+func trialOfTheForecast(t *testing.T) *engine.HedgeTrial {
 	// Three times the latencies of tailSims: at 10 ms, beside three busy
 	// loops, the unhedged phase's scheduling stalls predicted a p99 of
 	// 105 ms that the trial measured at 55 ms (departs).
@@ -210,13 +219,7 @@ func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
 	if tr.Samples != 600 || !(tr.MeasuredLow <= tr.Measured && tr.Measured <= tr.MeasuredHigh && tr.MeasuredLow > 0) {
 		t.Fatalf("after 600 requests: %+v", tr)
 	}
-	t.Logf("predicted p99 %s [%s, %s], measured %s [%s, %s] over %d, departs %v",
-		tr.Predicted, tr.PredictedLow, tr.PredictedHigh, tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples, tr.Departs)
-	// Independent endpoints: the model holds within its confidence
-	// (TestTuning_TrialDepartsWhenEndpointsShareFate is the contrast).
-	if tr.Departs {
-		t.Errorf("independent endpoints, yet the trial departs from the prediction: %+v", tr)
-	}
+	return tr
 }
 
 // Bad input gets a 400 naming the field, and never creates state.
@@ -306,6 +309,17 @@ func TestTuning_JSONRoundTrips(t *testing.T) {
 // from the prediction.
 func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
 	t.Parallel()
+	// Above the prediction's interval, as a shared cause departs. Twice
+	// the prediction was asked before: a loaded CI's noise widened the
+	// primaries' body and the prediction with them (222 ms beside a
+	// measured 324 ms, against 67 and 283 idle), though the trial departed.
+	untilUnstalledTrial(t, trialOfSharedFate, func(tr *engine.HedgeTrial) bool { return tr.Departs && tr.Slower() },
+		"shared incidents: the trial should depart above the independent model's prediction")
+}
+
+// trialOfSharedFate returns the trial of the auto delay set after 800
+// requests to endpoints whose tails are shared, after 1200 more.
+func trialOfSharedFate(t *testing.T) *engine.HedgeTrial {
 	// Latencies large enough that a loaded machine's scheduling noise (and
 	// -race) stays small beside them: at a 10 ms median the noise alone
 	// moved the measured p99 on a busy 2-core machine. Incidents take 14 %
@@ -323,15 +337,31 @@ func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
 	h.load(1200)
 	var md engine.MethodDistribution
 	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
-	tr := md.Trial
-	t.Logf("predicted p99 %s [%s, %s], measured %s [%s, %s] over %d", tr.Predicted, tr.PredictedLow, tr.PredictedHigh,
-		tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples)
-	// Above the prediction's interval, as a shared cause departs. Twice
-	// the prediction was asked before: a loaded CI's noise widened the
-	// primaries' body and the prediction with them (222 ms beside a
-	// measured 324 ms, against 67 and 283 idle), though the trial departed.
-	if !tr.Departs || !tr.Slower() {
-		t.Fatalf("shared incidents: the trial should depart above the independent model's prediction: %+v", tr)
+	return md.Trial
+}
+
+// untilUnstalledTrial runs a trial scenario and asserts holds on its
+// result. The forecast is made from one period's latencies and measured
+// against the next one's, so a stall of this process in one period and not
+// the other (a loaded machine) moves one side alone: the scenario runs
+// again, up to three times in all, when the assertion fails and the test
+// process stalled 50 ms or more meanwhile.
+func untilUnstalledTrial(t *testing.T, scenario func(*testing.T) *engine.HedgeTrial, holds func(*engine.HedgeTrial) bool, what string) {
+	t.Helper()
+	for try := 1; ; try++ {
+		w := testutil.WatchStalls(t)
+		tr := scenario(t)
+		stall := w.Stop()
+		t.Logf("try %d: predicted p99 %s [%s, %s], measured %s [%s, %s] over %d, departs %v; longest stall of this process %s",
+			try, tr.Predicted, tr.PredictedLow, tr.PredictedHigh, tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples, tr.Departs, stall)
+		switch {
+		case holds(tr):
+			return
+		case stall < 50*time.Millisecond:
+			t.Fatalf("%s: %+v", what, tr)
+		case try == 3:
+			t.Fatalf("%s, and this process stalled in each of three tries: the machine is too loaded to conclude: %+v", what, tr)
+		}
 	}
 }
 

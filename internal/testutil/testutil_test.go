@@ -141,3 +141,27 @@ func TestFreeAddrs_DistinctFreeAndBelowTheEphemeralRange(t *testing.T) {
 		l.Close()
 	}
 }
+
+// The whole process stopped (SIGSTOP) for 300 ms, as a loaded machine
+// stops a test: the watch reports a stall at least that long.
+func TestStallWatch_ReportsTheTimeTheProcessCouldNotRun(t *testing.T) {
+	w := WatchStalls(t)
+	time.Sleep(3 * stallTick)
+	resume := exec.Command("sh", "-c", "sleep 0.3; kill -CONT "+strconv.Itoa(syscall.Getpid()))
+	if err := resume.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := resume.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * stallTick)
+	if worst := w.Stop(); worst < 250*time.Millisecond {
+		t.Errorf("stopped 300 ms, the watch saw a stall of %s", worst)
+	}
+	if again := w.Stop(); again < 250*time.Millisecond {
+		t.Errorf("a second Stop gave %s", again)
+	}
+}
