@@ -268,11 +268,15 @@ func (x *execution) pickAmong(otherDomain, noStale, failover, answering bool) in
 // quiet (staleQuiet). Then a stale candidate takes no hedge and no race: a
 // slow current answer is worth waiting for, an old one relayed as current
 // is not. Once the current endpoints have been quiet that long, an old
-// answer is the only one there is.
+// answer is the only one there is. An attempt whose endpoint has fallen
+// behind the head since a read of the tip began is no current one
+// (fellBehind): its answer is old too. Counted current, it kept the read
+// waiting on it while it was heard (answering its probes), 6 s where a
+// stale candidate raced at its deadline answered in 2.
 func (x *execution) noStale() bool {
 	now := x.e.now()
 	for _, a := range x.live {
-		if !a.stale && a.ep.silentFor(now) < staleQuiet(a.deadline) {
+		if !a.stale && !(x.p.tip && a.ep.lagExcluded.Load()) && a.ep.silentFor(now) < staleQuiet(a.deadline) {
 			return true
 		}
 	}
