@@ -97,13 +97,17 @@ func (x *execution) launch(role role, otherDomain bool) bool {
 // launchRace starts the race of an overdue attempt: a failover of another
 // failure domain first, never to a stale candidate while a current
 // endpoint answers (noStale). waiting says a stale candidate is left that
-// may take the race later.
+// may take the race later: one that still answers clients (launchAt turns
+// away one drained, made a shadow or found on the wrong chain since).
+// Counted, a stale candidate drained mid-read held the race a deadline at
+// a time, and the endpoint that had failed was never asked again
+// (retryFailed): the read waited out a slow one instead.
 func (x *execution) launchRace() (started, waiting bool) {
 	if x.launchWith(roleFailover, true, nil) != nil {
 		return true, false
 	}
 	for i, c := range x.order {
-		if !x.used[i] && c.stale {
+		if !x.used[i] && c.stale && c.ep.answersClients() {
 			return false, true
 		}
 	}
