@@ -180,16 +180,21 @@ type batchReply struct {
 	status     int
 	retryAfter time.Duration
 	out        outcome // how it failed (outAnswer when it did not)
+	// offChain: it answered, from an endpoint found on the wrong chain
+	// meanwhile (batchRace.offChain).
+	offChain bool
 }
 
 // cause says how an upstream batch failed, for the failover's event.
 func (b batchReply) cause() string {
-	switch b.out {
-	case outHTTPError:
+	switch {
+	case b.offChain:
+		return "answered after a probe found it on the wrong chain"
+	case b.out == outHTTPError:
 		return fmt.Sprintf("HTTP %d", b.status)
-	case outRateLimit:
+	case b.out == outRateLimit:
 		return "HTTP 429"
-	case outInvalid:
+	case b.out == outInvalid:
 		return "answers not one for each call in the order asked"
 	}
 	return b.out.String()

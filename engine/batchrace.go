@@ -146,6 +146,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 		case end := <-r.done:
 			live--
 			end.t.ended = true
+			r.offChain(&end)
 			if end.got != nil {
 				win = &end
 				continue
@@ -374,13 +375,26 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	return t
 }
 
+// offChain turns end, answers from an endpoint a probe has found on the
+// wrong chain while the try ran, into a failure, as a single read's
+// (execution.offChain): they are another chain's. The batch fails over as
+// after any failure, to an endpoint still routable (stillRoutable).
+func (r *batchRace) offChain(end *batchEnd) {
+	if end.got == nil || r.unanswered || !end.t.ep.excluded(ExcludeWrongChain) {
+		return
+	}
+	end.got = nil
+	end.reply.out = outInvalid
+	end.reply.offChain = true
+}
+
 // failed accounts for a try that did not answer: the endpoint's, unless
 // the calls' own deadline (or their client) ended it.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
-	if end.reply.out == outTimeout && !r.ownDeadline {
-		return // the calls' own deadline, which the try's is: not the endpoint's
+	if end.reply.out == outTimeout && !r.ownDeadline || end.reply.offChain {
+		return // the calls' own deadline, which the try's is, or its chain: not the endpoint's batches
 	}
 	r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
 }

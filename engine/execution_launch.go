@@ -97,13 +97,17 @@ func (x *execution) launch(role role, otherDomain bool) bool {
 // launchRace starts the race of an overdue attempt: a failover of another
 // failure domain first, never to a stale candidate while a current
 // endpoint answers (noStale). waiting says a stale candidate is left that
-// may take the race later.
+// may take the race later: one that still answers clients (launchAt turns
+// away one drained, made a shadow or found on the wrong chain since).
+// Counted, a stale candidate drained mid-read held the race a deadline at
+// a time, and the endpoint that had failed was never asked again
+// (retryFailed): the read waited out a slow one instead.
 func (x *execution) launchRace() (started, waiting bool) {
 	if x.launchWith(roleFailover, true, nil) != nil {
 		return true, false
 	}
 	for i, c := range x.order {
-		if !x.used[i] && c.stale {
+		if !x.used[i] && c.stale && c.ep.answersClients() {
 			return false, true
 		}
 	}
@@ -268,11 +272,15 @@ func (x *execution) pickAmong(otherDomain, noStale, failover, answering bool) in
 // quiet (staleQuiet). Then a stale candidate takes no hedge and no race: a
 // slow current answer is worth waiting for, an old one relayed as current
 // is not. Once the current endpoints have been quiet that long, an old
-// answer is the only one there is.
+// answer is the only one there is. An attempt whose endpoint has fallen
+// behind the head since a read of the tip began is no current one
+// (fellBehind): its answer is old too. Counted current, it kept the read
+// waiting on it while it was heard (answering its probes), 6 s where a
+// stale candidate raced at its deadline answered in 2.
 func (x *execution) noStale() bool {
 	now := x.e.now()
 	for _, a := range x.live {
-		if !a.stale && a.ep.silentFor(now) < staleQuiet(a.deadline) {
+		if !a.stale && !(x.p.tip && a.ep.lagExcluded.Load()) && a.ep.silentFor(now) < staleQuiet(a.deadline) {
 			return true
 		}
 	}

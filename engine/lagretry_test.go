@@ -142,3 +142,42 @@ func TestLag_AHedgeAskingAgainSkipsAnEndpointFallenBehindMeanwhile(t *testing.T)
 		t.Fatalf("hedges sent to %v; want both to %s (%s fallen 8 blocks behind since the read came, working on the primary)", hedges, other, first)
 	}
 }
+
+// A stale candidate that answers no client since the read began (here
+// drained) is nothing for the deadline's race to wait for: the race looks
+// past it, and asks again the endpoint that failed, as it would without
+// it. Ranked s0, s1, s2 (s2 8 blocks behind: stale); s2 is drained while
+// s0 holds the read; s0 fails; the failover on s1 takes 600 ms (slowS1).
+// Before: at s1's 250 ms deadline the race counted the drained s2 as a
+// stale candidate waiting its turn (launchRace's waiting), held itself a
+// deadline at a time and never asked s0 again: s1 answered at 600 ms.
+func TestLag_ADrainedStaleCandidateDoesNotHoldTheRace(t *testing.T) {
+	t.Parallel()
+	g, url := newGatedFailure(t)
+	let := releaseOnce(t, g.release)
+	r := newHeadRig(t, 3, func(c *engine.Config) {
+		c.Endpoints[0].URL = url
+		c.Server.RequestTimeout = 10 * time.Second
+		c.Router.ExploreAfter = time.Hour
+	})
+	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
+	r.sims[2].SetLatency(fixed(80 * time.Millisecond))
+	r.warmInOrder(6)
+	r.warmUp()
+	r.fallsBehind("s2")
+	g.armed <- struct{}{}
+	got := r.readHeldOnS0(g.arrived)
+	if err := r.eng.Drain(engine.ActorAdmin, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	slowS1(r)
+	defer r.clock.Run()()
+	let()
+	rep := <-got
+	mustOK(t, rep)
+	t.Logf("answered by %s after %d attempts in %s", rep.endpoint, rep.attempts, rep.took.Round(time.Millisecond))
+	if rep.endpoint != "s0" || rep.attempts != 3 {
+		t.Fatalf("answered by %q after %d attempts in %s; want s0 asked again at s1's deadline (3 attempts), s2 drained",
+			rep.endpoint, rep.attempts, rep.took.Round(time.Millisecond))
+	}
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // outSince handles candidate i, ranked routable, that a probe or a 429 has
-// taken out of routing since (found unhealthy, flagged ahead, backing off):
+// taken out of routing since (found unhealthy, flagged ahead, backing off,
+// the whole endpoint or for this request's method, as rank tells them):
 // it is moved where rank would now put it, among the candidates that are
 // not routable (tier 1, or 3 while backing off, when its back-off ends;
 // failover-only outside panic routing), unused, and true is returned.
@@ -22,11 +23,16 @@ func (x *execution) outSince(i int) bool {
 		return false
 	}
 	now := x.e.now()
-	if blocked, _ := c.ep.blocked(now, false); !blocked {
+	blocked, _ := c.ep.blocked(now, false)
+	methodOff := false
+	if !blocked {
+		methodOff, _ = c.ep.methodBackedOff(x.p.method, now)
+	}
+	if !blocked && !methodOff {
 		return false
 	}
 	c.tier, c.explore = 1, false
-	if off, _ := c.ep.backedOff(now); off {
+	if off, _ := c.ep.backedOff(now); off || methodOff {
 		c.tier, c.backoffEnd = 3, c.ep.backoffEnd(x.p.method, now)
 	}
 	// As fellBehind: failover-only outside panic routing while a routable

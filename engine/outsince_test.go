@@ -208,3 +208,38 @@ func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t
 		t.Fatalf("answered by %q after %d attempts, s0 found on the wrong chain before it answered; want s1", rep.endpoint, rep.attempts)
 	}
 }
+
+// An endpoint whose back-off for the read's method started while the read
+// is in flight (another client's read of it met a 429) is not asked it
+// before that back-off ends while a routable endpoint can answer, as one
+// whose whole back-off started meanwhile is not. Before: the failover went
+// to it as ranked, met another 429, and only then went to s2 (3 attempts).
+func TestRateLimit_AnEndpointBackingOffTheMethodSinceTheRankingIsNotAskedMeanwhile(t *testing.T) {
+	t.Parallel()
+	_, rep := failOverAfter(t, func(r *headRig) {
+		r.sims[1].SetRetryAfter(30 * time.Second)
+		r.sims[1].SetMode(sim.ModeRateLimit)
+		// Another client's read, which only s1 may take, meets its 429:
+		// s1 backs off eth_getBalance, and only it.
+		for _, name := range []string{"s0", "s2"} {
+			if err := r.eng.Drain(engine.ActorAdmin, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rep := r.call(9, "eth_getBalance", addr, "latest"); rep.status != http.StatusTooManyRequests {
+			t.Errorf("a read only s1 may take: HTTP %d from %q; want s1's 429", rep.status, rep.endpoint)
+		}
+		for _, name := range []string{"s0", "s2"} {
+			if err := r.eng.Undrain(engine.ActorAdmin, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ep := r.endpoint("s1"); !ep.BackoffUntil.IsZero() {
+			t.Errorf("s1 backs off whole until %s; want eth_getBalance alone", ep.BackoffUntil)
+		}
+	})
+	mustOK(t, rep)
+	if rep.endpoint != "s2" || rep.attempts != 2 {
+		t.Fatalf("answered by %q after %d attempts, s1 backing off eth_getBalance; want s2 after 2 (s0's, s2's)", rep.endpoint, rep.attempts)
+	}
+}

@@ -81,9 +81,28 @@ func (e *Engine) lastResort() int {
 	return n
 }
 
+// decidePanic is setPanic for a count of the pool just taken (rank's, the
+// upkeep's), taken again first when it would enter panic routing: a count
+// reads the endpoints one at a time, and two changing at once (one coming
+// back as another goes out) can be read as both out, a share the pool
+// never had. Entered on such a count, panic routing held for panicHold
+// past the next good count. Entering is rare: the second count costs the
+// request path nothing otherwise.
+func (e *Engine) decidePanic(routable, pool int, now time.Time) bool {
+	if !e.panicked.active.Load() && e.belowPanic(routable, pool) {
+		routable, pool, _ = e.poolRoutable(now)
+	}
+	return e.setPanic(routable, pool, now)
+}
+
+// belowPanic says whether routable of pool is below router.panic_threshold.
+func (e *Engine) belowPanic(routable, pool int) bool {
+	return pool > 0 && float64(routable) < e.cfg.Router.PanicThreshold*float64(pool)
+}
+
 func (e *Engine) setPanic(routable, pool int, now time.Time) bool {
 	th := e.cfg.Router.PanicThreshold
-	below := pool > 0 && float64(routable) < th*float64(pool)
+	below := e.belowPanic(routable, pool)
 	p := &e.panicked
 	if !below && !p.active.Load() {
 		return false // the common case, without the lock

@@ -299,7 +299,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	if cls == jsonrpc.ClassRead && len(canaries) > 0 && !explored && !r.preferred && !(len(r.order) > 0 && r.order[0].trial) {
 		e.canaryFirst(r.order, canaries)
 	}
-	if panicking := e.setPanic(routable, pool, now); len(extras) > 0 {
+	if panicking := e.decidePanic(routable, pool, now); len(extras) > 0 {
 		for i := range extras {
 			if fig, ok := extras[i].ep.routeLatency(method); ok {
 				extras[i].fig = fig

@@ -105,24 +105,29 @@ const silenceSamples = 100
 // silence must outlast the endpoint's own deadline over all its answers
 // (endpointDeadline), once they are silenceSamples and show its tail.
 //
-// Before its tail is known, the silence is a hang when another request of
-// the endpoint's own was charged a hang within it too (silentRequests: a
-// tail is one request's, and 1 in 400 for two at 5 %), or when it outlasts
-// the cold deadline, which judges the silence of an endpoint whose pace is
-// unknown. Without either, a hung endpoint of fewer than 100 answers was
-// charged once per attempt, and ranked behind the others after the first,
-// it got few more: with probes off its breaker stayed closed (2 reads a
-// second beside two endpoints answering: closed 4 s after the read that
-// met the hang, no later read sent to it).
+// Whatever its answers, the silence is a hang when another request of the
+// endpoint's own was charged a hang within it too (silentRequests: a tail
+// is one request's, and 1 in 400 for two at 5 %; an endpoint answering
+// anything in between is not silent). Before its tail is known, it is
+// also one when it outlasts the cold deadline, which judges the silence of
+// an endpoint whose pace is unknown. Without either, a hung endpoint of
+// fewer than 100 answers was charged once per attempt, and ranked behind
+// the others after the first, it got few more: with probes off its
+// breaker stayed closed (2 reads a second beside two endpoints answering:
+// closed 4 s after the read that met the hang, no later read sent to it).
+// Past 100 answers, the second request was not heard either: an endpoint
+// whose answers showed a long tail (5 of 100 at 1.1 s: its deadline 3.3 s)
+// had one read's silence wait out that deadline beside a second silent
+// request before it counted again.
 func (e *Engine) silenceOutlastsTail(a *attempt, now time.Time) bool {
+	if a.ep.silentRequests.Load() >= 2 {
+		return true
+	}
 	silent := now.Sub(a.start)
 	q, n := a.ep.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile)
 	if n >= silenceSamples {
 		d, _ := e.deadlineAt(q, e.cfg.Server.RequestTimeout)
 		return silent > d
-	}
-	if a.ep.silentRequests.Load() >= 2 {
-		return true
 	}
 	limit := e.cfg.Server.RequestTimeout
 	if a.stats != nil {

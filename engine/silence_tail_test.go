@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/breaker"
 )
 
 // One attempt's silence past its first deadline counts again only once it
@@ -59,6 +61,74 @@ func TestSilence_OneSlowAnswerIsNoHangUntilTheEndpointsTailIsKnown(t *testing.T)
 			got := a.breaker.Info().ConsecutiveFailures == 1
 			if got != tc.charged {
 				t.Fatalf("silent %v: charged %v, want %v", tc.silent, got, tc.charged)
+			}
+		})
+	}
+}
+
+// A second request of the endpoint's own charged a hang since it last said
+// anything (silentRequests) says hang whatever its answers show: a tail is
+// one request's, and an endpoint that answers anything in between is not
+// silent. Once 100 answers showed a long tail (5 of them 1.1 s: its own
+// deadline 3.3 s, or a slow method's answers among a quick one's), one
+// read's silence waited out that whole deadline before it counted again,
+// where with 99 answers it counted beside the second silent request: a
+// hung endpoint past 100 answers was charged once per request meanwhile.
+func TestSilence_ASecondSilentRequestCountsOnceTheTailIsKnownToo(t *testing.T) {
+	const deadline = 250 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		second  bool
+		charged bool
+	}{
+		{"100 answers, 5 of them 1.1 s: one request silent 500 ms", false, false},
+		{"100 answers, 5 of them 1.1 s: a second request silent past its deadline too, 500 ms", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, clock := clockedEngine(t, 3, nil)
+			a, b := e.endpoints[0], e.endpoints[1]
+			for _, ep := range e.endpoints[1:] {
+				for range 50 {
+					ep.latency.Record(40 * time.Millisecond)
+				}
+			}
+			for range 95 {
+				a.latency.Record(40 * time.Millisecond)
+			}
+			for range 5 {
+				a.latency.Record(1100 * time.Millisecond)
+			}
+			if _, n := a.latency.AnswerQuantile(e.cfg.Breaker.AttemptTimeoutQuantile); n < silenceSamples {
+				t.Fatalf("%d answers: its tail not known", n)
+			}
+			for _, ep := range e.endpoints {
+				ep.heard(clock.Now().Add(-2 * time.Second))
+			}
+			start := clock.Now()
+			a.startAttempt(start)
+			att := &attempt{ep: a, start: start, deadline: deadline, stats: a.stats("eth_getBalance")}
+			clock.Advance(deadline)
+			att.overdue.Store(true)
+			att.passed.Store(1)
+			att.settle()
+			att.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+			if tc.second {
+				clock.Advance(100 * time.Millisecond)
+				a.startAttempt(clock.Now())
+				other := &attempt{ep: a, start: start.Add(100 * time.Millisecond), deadline: deadline, stats: a.stats("eth_getBalance")}
+				other.overdue.Store(true)
+				other.settle()
+				other.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+			}
+			const silent = 2 * deadline
+			att.passed.Store(int32(silent/deadline) - 1)
+			clock.Advance(start.Add(silent).Sub(clock.Now()))
+			answerAt(e, b, start.Add(silent-100*time.Millisecond), 40*time.Millisecond)
+			before := a.breaker.Info().ConsecutiveFailures
+			e.stillSilent(att)
+			got := a.breaker.Info().ConsecutiveFailures > before || a.breaker.State() == breaker.Open
+			if got != tc.charged {
+				t.Fatalf("silent %v (second request %t, 100 answers, 5 of them 1.1 s): charged %v, want %v", silent, tc.second, got, tc.charged)
 			}
 		})
 	}

@@ -459,7 +459,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			// One count of the pool serves panic routing and the standbys.
 			now := e.now()
 			routable, pool, prim := e.poolRoutable(now)
-			e.setPanic(routable, pool, now)
+			e.decidePanic(routable, pool, now)
 			e.settleStandby(now, prim)
 		}
 	}
