@@ -84,6 +84,13 @@ func (d *drill) observeServing(ctx context.Context, prev engine.Snapshot) (strin
 			if !r.ok {
 				return "", nil, "", prev, fmt.Errorf("a read failed before any fault (%s): the pool is not healthy enough to drill", r.err)
 			}
+			// An answer without X-Rpcdash-Endpoint came from no rpcdash:
+			// the drill would fault the instance at --admin and watch reads
+			// that never pass through it (it said "gamma serves" of reads
+			// answered by another program, then "gamma was not cut out").
+			if r.endpoint == "" {
+				return "", nil, "", prev, fmt.Errorf("the drill's reads at %s come back without %s: it is not an rpcdash, or not the one whose admin API the drill faults", engine.ShownURL(d.load.url), HeaderEndpoint)
+			}
 		}
 		byMethod := map[string]map[string]int{}
 		for _, r := range reads[max(len(reads)-warmReads, 0):] {
