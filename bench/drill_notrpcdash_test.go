@@ -76,3 +76,25 @@ func TestDrill_TargetThatIsNotRpcdashFailsServing(t *testing.T) {
 		t.Errorf("%d steps ran, want the drill to stop at serving: %+v", len(rep.Steps), rep.Steps)
 	}
 }
+
+// A --target that is another rpcdash, whose endpoints have the names of
+// the instance's at --admin, fails the drill at its first step: the drill
+// passed "serving" with "a serves and is the best healthy endpoint" of
+// reads the faulted instance never took, then failed "cut out" with "a was
+// not cut out within 10s: 0 attempts sent to it".
+func TestDrill_TargetThatIsAnotherInstanceFailsServing(t *testing.T) {
+	spec := bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 3, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond}
+	faulted := startDrillEngine(t, spec)
+	other := startDrillEngine(t, spec)
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: other.RPCURL, Admin: bench.Admin{URL: faulted.AdminURL}, Mode: "error", StepTimeout: 3 * time.Second}, nil)
+	logReport(t, rep)
+	var de *bench.DrillError
+	if !errors.As(err, &de) || de.Step != bench.StepServing || rep == nil || rep.Passed {
+		t.Fatalf("err %v: want the serving step to fail", err)
+	}
+	for _, want := range []string{other.RPCURL, "are not this instance's", "never meet"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err.Error(), want)
+		}
+	}
+}
