@@ -211,13 +211,13 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	mine := d.readmitEvidence(ctx, s)
-	// Timed by the breaker's closing when the events show it, as the cut
-	// is by its opening: the status that showed it came a poll and a status
+	// Timed by the breaker's closing (a head back in sync) when the events
+	// show it, as the cut is by its opening: the status that showed it came a poll and a status
 	// read later, and the events' read after it (a drill read "readmitted
 	// 9.922s after the fault was cleared" beside its own evidence of 9.905s,
 	// DELETE at +1.471s and the close at +11.376s).
 	at := back
-	if ev := closedAgain(mine); ev != nil && ev.Time.After(cleared) && ev.Time.Before(at) {
+	if ev := readmittedBy(mine); ev != nil && ev.Time.After(cleared) && ev.Time.Before(at) {
 		at = ev.Time
 	}
 	took := at.Sub(cleared).Round(time.Millisecond)
@@ -267,11 +267,14 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	return nil
 }
 
-// closedAgain is the last of evs that closed the breaker, nil when none.
-func closedAgain(evs []engine.Event) *engine.Event {
+// readmittedBy is the last of evs that let the endpoint back in (its
+// breaker closed, its head back in sync), nil when none.
+func readmittedBy(evs []engine.Event) *engine.Event {
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == engine.EventBreaker && evs[i].To == engine.BreakerClosed.String() {
-			return &evs[i]
+		switch ev := &evs[i]; {
+		case ev.Type == engine.EventBreaker && ev.To == engine.BreakerClosed.String(),
+			ev.Type == engine.EventHead && ev.From == "lagging" && ev.To == "in-sync":
+			return ev
 		}
 	}
 	return nil
