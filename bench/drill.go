@@ -211,6 +211,7 @@ type drill struct {
 	// put on it, which may still succeed and break a run of failures.
 	inFlightAtFault int64
 	cutAt           time.Time
+	clearedAt       time.Time // when the drill sent its DELETE of the fault
 	// rankedOut: the cut was the router ranking it behind the others, its
 	// breaker closed (a latency fault on an endpoint slow, not hung).
 	rankedOut bool

@@ -153,7 +153,10 @@ func readmittedNow(ep engine.EndpointSnapshot) bool {
 // (a flap or a failed trial doubles the cooldown, beyond breaker.cooldown),
 // then the trials; the step says it while it runs.
 func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
-	cleared := time.Now()
+	cleared := d.clearedAt
+	if cleared.IsZero() {
+		cleared = time.Now()
+	}
 	var (
 		w        readmitWait
 		opened   engine.BreakerSnapshot // the breaker as last seen open
@@ -208,7 +211,16 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	mine := d.readmitEvidence(ctx, s)
-	took := time.Since(cleared).Round(time.Millisecond)
+	// Timed by the breaker's closing (a head back in sync) when the events
+	// show it, as the cut is by its opening: the status that showed it came a poll and a status
+	// read later, and the events' read after it (a drill read "readmitted
+	// 9.922s after the fault was cleared" beside its own evidence of 9.905s,
+	// DELETE at +1.471s and the close at +11.376s).
+	at := back
+	if ev := readmittedBy(mine); ev != nil && ev.Time.After(cleared) && ev.Time.Before(at) {
+		at = ev.Time
+	}
+	took := at.Sub(cleared).Round(time.Millisecond)
 	how := ""
 	switch d.cfg.Mode {
 	case "latency":
@@ -251,6 +263,19 @@ func (d *drill) readmitted(ctx context.Context, s *DrillStep) error {
 	s.Summary = fmt.Sprintf("%s readmitted %s after the fault was cleared (%s)", d.endpoint, took, how)
 	if d.load != nil {
 		s.Summary += ", serving reads again"
+	}
+	return nil
+}
+
+// readmittedBy is the last of evs that let the endpoint back in (its
+// breaker closed, its head back in sync), nil when none.
+func readmittedBy(evs []engine.Event) *engine.Event {
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch ev := &evs[i]; {
+		case ev.Type == engine.EventBreaker && ev.To == engine.BreakerClosed.String(),
+			ev.Type == engine.EventHead && ev.From == "lagging" && ev.To == "in-sync":
+			return ev
+		}
 	}
 	return nil
 }

@@ -44,13 +44,17 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 				ep.Name, f.Mode, f.Since.Local().Format("15:04:05"), ends, ep.Name)
 		}
 	}
-	deadline := time.Now().Add(servingBound)
+	counted := time.Now() // st's requests count every read that ended since but the one in flight
+	deadline := counted.Add(servingBound)
 	if d.load != nil {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
 		reads := d.load.waitReads(wctx, d.started, warmReads)
 		cancel()
 		if len(reads) < warmReads {
 			return fail(s, "only %d of %d reads came back within %s before any fault", len(reads), warmReads, servingBound)
+		}
+		if err := d.readsReachIt(ctx, st, counted); err != nil {
+			return err
 		}
 	}
 	for {
@@ -69,6 +73,34 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// readsReachIt checks that the drill's reads at --target are the
+// instance's: its client requests since before (its status read by
+// counted) are at least the reads that ended since, but the one that may
+// have been in flight then. Reads through another rpcdash whose endpoints
+// have the same names passed "serving" ("a serves and is the best healthy
+// endpoint"), then failed "cut out" ("a was not cut out within 10s: 0
+// attempts sent to it"), a fault the reads never met.
+func (d *drill) readsReachIt(ctx context.Context, before engine.Snapshot, counted time.Time) error {
+	// An answer without X-Rpcdash-Endpoint came from no rpcdash: the
+	// drill said "gamma serves" of reads answered by another program,
+	// then "gamma was not cut out".
+	for _, r := range d.load.since(d.started) {
+		if r.ok && r.endpoint == "" {
+			return fmt.Errorf("the drill's reads at %s come back without %s: it is not an rpcdash, or not the one whose admin API the drill faults", engine.ShownURL(d.load.url), HeaderEndpoint)
+		}
+	}
+	reads := len(d.load.since(counted))
+	now, err := d.status(ctx)
+	if err != nil {
+		return err
+	}
+	if got := now.Totals.Requests - before.Totals.Requests; got < int64(reads-1) {
+		return fmt.Errorf("the drill's reads at %s are not this instance's: %d of them were answered while the instance at the admin API took %d client requests: the drill would fault an endpoint its reads never meet",
+			engine.ShownURL(d.load.url), reads, got)
+	}
+	return nil
 }
 
 // observeServing says which endpoint serves now: the one that answered

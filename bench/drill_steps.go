@@ -375,11 +375,12 @@ func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
 
 // clear: the fault removed.
 func (d *drill) clear(ctx context.Context, s *DrillStep) error {
+	d.clearedAt = time.Now() // before the call, as injectedAt: the fault may be gone before it returns
 	if err := d.admin.clearFault(ctx, d.endpoint); err != nil {
 		return err
 	}
 	d.injected = false
-	s.Evidence = append(s.Evidence, fmt.Sprintf("DELETE /v1/endpoints/%s/fault at +%s", d.endpoint, time.Since(d.injectedAt).Round(time.Millisecond)))
+	s.Evidence = append(s.Evidence, fmt.Sprintf("DELETE /v1/endpoints/%s/fault at +%s", d.endpoint, d.clearedAt.Sub(d.injectedAt).Round(time.Millisecond)))
 	st, err := d.status(ctx)
 	if err != nil {
 		return err

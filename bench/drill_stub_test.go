@@ -15,7 +15,8 @@ import (
 )
 
 // stubInstance is an admin API and an RPC port that say what a test sets:
-// the status it serves is st, and every read is answered by "alpha".
+// the status it serves is st (counting the reads in its Totals.Requests),
+// and every read is answered by "alpha".
 type stubInstance struct {
 	mu         sync.Mutex
 	answerer   string // who answers the reads ("alpha" unless set)
@@ -69,6 +70,7 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 	s.rpc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		who := s.answerer
+		s.st.Totals.Requests++ // a client request, as the instance counts it
 		s.mu.Unlock()
 		if who == "" {
 			who = "alpha"

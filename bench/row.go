@@ -199,7 +199,8 @@ func (env *environment) simCounters() []sim.Counters {
 
 // fromUpstreams adds what the built-in sims saw over the measured span:
 // the waste (every request whose client went away, hedge losers and
-// attempts cut at their deadline alike, and the upstream time they used)
+// attempts cut at their deadline alike, and the upstream time they used;
+// finish takes the engine's losers instead when they are more)
 // and the busiest endpoint's load, which routing can push past its
 // capacity while the pool's stays below.
 func (r *Row) fromUpstreams(env *environment, before, after []sim.Counters, span time.Duration) {
@@ -247,8 +248,12 @@ func (r *Row) finish(env *environment, w Workload, p Policy, before, after *engi
 		if n := sumValues(after.outcomes) - sumValues(before.outcomes); n > 0 {
 			r.Share429 = (after.outcomes["rate_limited"] - before.outcomes["rate_limited"]) / n
 		}
-		if r.Wasted == nil { // the upstreams' own count is the fuller one
-			wasted := wastedBetween(before.methods, after.methods, methods)
+		// The built-in sims count every request whose client went away,
+		// the engine every loser: a loser past its attempt deadline is
+		// kept running to its answer as a tail sample, which no sim sees
+		// cancelled (an off row's failovers read "wasted 0"). The fuller
+		// count is the truer one.
+		if wasted := wastedBetween(before.methods, after.methods, methods); r.Wasted == nil || wasted.Cancelled > r.Wasted.Cancelled {
 			r.Wasted = &wasted
 		}
 		if p.Hedged() {

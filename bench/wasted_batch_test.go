@@ -31,8 +31,9 @@ func TestCompare_BatchWasteCountsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.Rows[0]
-	if r.Wasted == nil || r.Wasted.Source != "upstreams" {
-		t.Fatalf("wasted %+v, want the sims' count", r.Wasted)
+	// Either count, the sims' or the engine's (the fuller one), is of calls.
+	if r.Wasted == nil {
+		t.Fatal("no wasted figure")
 	}
 	if w := r.Wasted.Cancelled; w == 0 || w%k != 0 || w > r.Upstream-int64(r.Calls.N) {
 		t.Errorf("wasted %d calls, upstream %d for %d calls: want whole batches of %d, at most the duplicates", w, r.Upstream, r.Calls.N, k)
