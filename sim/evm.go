@@ -29,6 +29,13 @@ var evmMethods = map[string]method{
 	"eth_getFilterChanges":            getFilter,
 	"eth_getFilterLogs":               getFilter,
 	"eth_uninstallFilter":             uninstallFilter,
+	// Over HTTP, geth has no subscriptions and says so in its own words.
+	"eth_subscribe":   refuse(CodeMethodNotFound, "notifications not supported"),
+	"eth_unsubscribe": refuse(CodeServerError, "subscription not found"),
+}
+
+func refuse(code int, message string) method {
+	return func(*Upstream, []json.RawMessage) (any, *Error) { return nil, &Error{Code: code, Message: message} }
 }
 
 func evmBlockNumber(u *Upstream, _ []json.RawMessage) (any, *Error) { return hexUint(u.Head()), nil }
@@ -147,16 +154,42 @@ func (u *Upstream) evmBlock(n int64) map[string]any {
 	if n > 0 {
 		parent = u.evmBlockHash(n - 1)
 	}
+	zero := "0x" + strings.Repeat("0", 64)
+	// The members geth gives a post-merge block: ethers' block formatter
+	// refuses one without difficulty or extraData.
 	return map[string]any{
-		"number":       hexUint(n),
-		"hash":         u.evmBlockHash(n),
-		"parentHash":   parent,
-		"timestamp":    hexUint(blockTimestamp(n, u.cfg.BlockTime)),
-		"gasLimit":     "0x1c9c380",
-		"gasUsed":      "0x0",
-		"transactions": []any{},
+		"number":                hexUint(n),
+		"hash":                  u.evmBlockHash(n),
+		"parentHash":            parent,
+		"timestamp":             hexUint(blockTimestamp(n, u.cfg.BlockTime)),
+		"gasLimit":              "0x1c9c380",
+		"gasUsed":               "0x0",
+		"baseFeePerGas":         "0x3b9aca00",
+		"difficulty":            "0x0",
+		"extraData":             "0x",
+		"miner":                 "0x" + strings.Repeat("0", 40),
+		"mixHash":               hexHash(digest("mix", u.cfg.ChainID, n)),
+		"nonce":                 "0x0000000000000000",
+		"stateRoot":             hexHash(digest("state", u.cfg.ChainID, n)),
+		"receiptsRoot":          emptyTrie,
+		"transactionsRoot":      emptyTrie,
+		"sha3Uncles":            emptyUncles,
+		"logsBloom":             "0x" + strings.Repeat("0", 512),
+		"withdrawalsRoot":       emptyTrie,
+		"withdrawals":           []any{},
+		"parentBeaconBlockRoot": zero,
+		"size":                  "0x244",
+		"uncles":                []any{},
+		"transactions":          []any{},
 	}
 }
+
+// The roots of an empty trie and of an empty uncle list, as every node
+// gives them for a block without transactions.
+const (
+	emptyTrie   = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
+	emptyUncles = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
+)
 
 func evmSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 	if len(args) == 0 {

@@ -315,3 +315,44 @@ func TestGetLogs_OneLogPerBlockUpToTheHead(t *testing.T) {
 		}
 	}
 }
+
+// A block and a log carry every member a node gives them, those ethers'
+// formatters require included (ethers' getBlock failed on the sim with
+// BAD_DATA "invalid value for value.difficulty", getLogs with "invalid
+// value for value.address", directly and through rpcdash alike), and the
+// subscription methods are refused as geth refuses them over HTTP (ethers
+// reads "does not exist" as UNSUPPORTED_OPERATION, geth's words as an
+// unknown error: the sim answered otherwise than the node it stands for).
+func TestEVM_AnswersHaveTheMembersClientsRequire(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Clock: clock.Now})
+	c := newClient(t)
+	var block map[string]any
+	result(t, c, u, &block, "eth_getBlockByNumber", "latest", false)
+	for _, k := range []string{"hash", "parentHash", "number", "timestamp", "nonce", "difficulty", "gasLimit", "gasUsed",
+		"miner", "extraData", "baseFeePerGas", "stateRoot", "receiptsRoot", "transactionsRoot", "mixHash", "transactions"} {
+		if _, ok := block[k]; !ok {
+			t.Errorf("block without %s: %v", k, block)
+		}
+	}
+	head := u.Head()
+	var logs []map[string]any
+	result(t, c, u, &logs, "eth_getLogs", map[string]any{"fromBlock": hexUint(head), "toBlock": hexUint(head)})
+	if len(logs) != 1 {
+		t.Fatalf("%d logs, want 1", len(logs))
+	}
+	for _, k := range []string{"address", "blockHash", "blockNumber", "data", "logIndex", "removed", "topics", "transactionHash", "transactionIndex"} {
+		if _, ok := logs[0][k]; !ok {
+			t.Errorf("log without %s: %v", k, logs[0])
+		}
+	}
+	for method, want := range map[string]Error{
+		"eth_subscribe":   {Code: CodeMethodNotFound, Message: "notifications not supported"},
+		"eth_unsubscribe": {Code: CodeServerError, Message: "subscription not found"},
+	} {
+		r := call(t, c, u, method, "newHeads")
+		if r.Error == nil || r.Error.Code != want.Code || r.Error.Message != want.Message {
+			t.Errorf("%s: %+v, want %d %q", method, r.Error, want.Code, want.Message)
+		}
+	}
+}
