@@ -26,7 +26,8 @@
 //   - answers shaped as a node's, so that client libraries read them as
 //     they read a node's: EVM blocks and logs with every member geth gives
 //     (ethers' formatters require them), eth_subscribe refused in geth's
-//     words; a Solana sendTransaction answered with the transaction's own
+//     words, a transaction taken mined in the next block (its receipt
+//     given once a node's head reaches it, landed.go); a Solana sendTransaction answered with the transaction's own
 //     first signature, which getSignatureStatuses then reports processed,
 //     confirmed and finalized as the slots move, on every Solana upstream
 //     of the process (a cluster's nodes all see a landed transaction);

@@ -356,3 +356,38 @@ func TestEVM_AnswersHaveTheMembersClientsRequire(t *testing.T) {
 		}
 	}
 }
+
+// A transaction a sim took is mined in the next block: its receipt is null
+// until then, and on a node behind until that node reaches the block, as
+// on a chain (the sim answered null for ever: a client's wait for its
+// receipt, ethers' tx.wait() or viem's waitForTransactionReceipt, never
+// ended).
+func TestEVM_ReceiptOnceTheNodeReachesItsBlock(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Clock: clock.Now, BlockTime: time.Second})
+	behind := start(t, Config{Clock: clock.Now, BlockTime: time.Second, HeadLag: 3})
+	c := newClient(t)
+	var hash string
+	result(t, c, ahead, &hash, "eth_sendRawTransaction", "0x02f8"+hexUint(time.Now().UnixNano())[2:])
+	receipt := func(u *Upstream) map[string]any {
+		t.Helper()
+		var r map[string]any
+		result(t, c, u, &r, "eth_getTransactionReceipt", hash)
+		return r
+	}
+	if r := receipt(ahead); r != nil {
+		t.Fatalf("receipt before its block: %v", r)
+	}
+	clock.Advance(time.Second)
+	r := receipt(ahead)
+	if r == nil || r["status"] != "0x1" || r["blockNumber"] != hexUint(ahead.Head()) || r["transactionHash"] != hash {
+		t.Fatalf("receipt in the next block: %v (head %d)", r, ahead.Head())
+	}
+	if r := receipt(behind); r != nil {
+		t.Fatalf("a node 3 blocks behind has the receipt: %v", r)
+	}
+	clock.Advance(3 * time.Second)
+	if r := receipt(behind); r == nil || r["blockHash"] != ahead.evmBlockHash(ahead.Head()-3) {
+		t.Fatalf("3 blocks later, the node behind: %v", r)
+	}
+}

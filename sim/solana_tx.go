@@ -70,7 +70,7 @@ func solSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 		d := sha512.Sum512(append([]byte("sig\x00"), args[0]...))
 		sig = base58(d[:])
 	}
-	landed.add(sig, solSlotAt(u, "processed"))
+	landedSigs.add(sig, solSlotAt(u, "processed"))
 	return sig, nil
 }
 
