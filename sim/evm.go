@@ -17,6 +17,7 @@ var evmMethods = map[string]method{
 	"eth_getCode":                     constant("0x"),
 	"eth_getLogs":                     evmGetLogs,
 	"eth_getTransactionReceipt":       evmGetReceipt,
+	"eth_getTransactionByHash":        evmGetTransaction,
 	"eth_getBalance":                  evmGetBalance,
 	"eth_getTransactionCount":         evmGetTransactionCount,
 	"eth_call":                        evmCall,
@@ -202,6 +203,33 @@ func evmSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 	hash := hexHash(digest("tx", u.cfg.ChainID, string(args[0])))
 	landedTxs.add(hash, u.Head()+1)
 	return hash, nil
+}
+
+// evmGetTransaction answers a transaction a sim took: pending (no block)
+// until this node's head reaches its block, then in it; null for any
+// other hash. (viem's waitForTransactionReceipt asks it while the receipt
+// is not there yet, and failed on the sim's "does not exist".)
+func evmGetTransaction(u *Upstream, args []json.RawMessage) (any, *Error) {
+	hash, ok := stringArg(args, 0)
+	if !ok {
+		return nil, invalidParams("want [hash]")
+	}
+	hash = strings.ToLower(hash)
+	n, ok := landedTxs.at(hash)
+	if !ok {
+		return nil, nil
+	}
+	tx := map[string]any{
+		"hash": hash, "type": "0x2", "chainId": hexUint(u.cfg.ChainID), "nonce": "0x0",
+		"from": "0x" + strings.Repeat("0", 40), "to": "0x" + strings.Repeat("0", 40),
+		"value": "0x0", "gas": "0x5208", "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x3b9aca00",
+		"gasPrice": "0x3b9aca00", "input": "0x", "accessList": []any{}, "v": "0x0", "yParity": "0x0",
+		"r": "0x1", "s": "0x1", "blockHash": nil, "blockNumber": nil, "transactionIndex": nil,
+	}
+	if n <= u.Head() {
+		tx["blockHash"], tx["blockNumber"], tx["transactionIndex"] = u.evmBlockHash(n), hexUint(n), "0x0"
+	}
+	return tx, nil
 }
 
 // evmGetReceipt answers the receipt of a transaction a sim took, once this

@@ -358,8 +358,8 @@ func TestEVM_AnswersHaveTheMembersClientsRequire(t *testing.T) {
 }
 
 // A transaction a sim took is mined in the next block: its receipt is null
-// until then, and on a node behind until that node reaches the block, as
-// on a chain (the sim answered null for ever: a client's wait for its
+// until then (the transaction pending), and on a node behind until that
+// node reaches the block, as on a chain (the sim answered null for ever: a client's wait for its
 // receipt, ethers' tx.wait() or viem's waitForTransactionReceipt, never
 // ended).
 func TestEVM_ReceiptOnceTheNodeReachesItsBlock(t *testing.T) {
@@ -378,6 +378,10 @@ func TestEVM_ReceiptOnceTheNodeReachesItsBlock(t *testing.T) {
 	if r := receipt(ahead); r != nil {
 		t.Fatalf("receipt before its block: %v", r)
 	}
+	var tx map[string]any
+	if result(t, c, ahead, &tx, "eth_getTransactionByHash", hash); tx == nil || tx["hash"] != hash || tx["blockNumber"] != nil {
+		t.Fatalf("transaction before its block: %v, want it pending", tx)
+	}
 	clock.Advance(time.Second)
 	r := receipt(ahead)
 	if r == nil || r["status"] != "0x1" || r["blockNumber"] != hexUint(ahead.Head()) || r["transactionHash"] != hash {
@@ -385,6 +389,9 @@ func TestEVM_ReceiptOnceTheNodeReachesItsBlock(t *testing.T) {
 	}
 	if r := receipt(behind); r != nil {
 		t.Fatalf("a node 3 blocks behind has the receipt: %v", r)
+	}
+	if result(t, c, ahead, &tx, "eth_getTransactionByHash", hash); tx["blockNumber"] != r["blockNumber"] {
+		t.Fatalf("transaction in its block: %v, receipt %v", tx, r)
 	}
 	clock.Advance(3 * time.Second)
 	if r := receipt(behind); r == nil || r["blockHash"] != ahead.evmBlockHash(ahead.Head()-3) {
