@@ -200,7 +200,12 @@ func evmSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 	if len(args) == 0 {
 		return nil, invalidParams("want [transaction]")
 	}
-	hash := hexHash(digest("tx", u.cfg.ChainID, string(args[0])))
+	hash := hexHash(digest("tx", u.cfg.ChainID, string(args[0]))) // eth_sendTransaction's object, placeholder bytes
+	if raw, ok := stringArg(args, 0); ok && len(raw) > 2 && raw[:2] == "0x" {
+		if b, err := hex.DecodeString(raw[2:]); err == nil {
+			hash = hexHash(keccak256(b)) // a signed transaction's hash, as the client computes it
+		}
+	}
 	landedTxs.add(hash, u.Head()+1)
 	return hash, nil
 }
