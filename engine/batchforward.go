@@ -98,7 +98,7 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 		putBuf(r.body)
 		return result{}, r.out, false
 	}
-	r.behind = e.missedBlockhash(ep, c.req, &r)
+	r.behind = e.missedBlockhash(ep, c.req, &r) || e.missedSignature(ep, c.req, &r) || e.missedReceipt(ep, c.req, &r)
 	if !r.info.HasError {
 		r.head = answerHead(c.req, part)
 		if r.head > 0 {

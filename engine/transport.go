@@ -206,7 +206,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	if r.notYet {
 		e.placeNotYet(ep, req, &r)
 	}
-	if e.missedBlockhash(ep, req, &r) {
+	if e.missedBlockhash(ep, req, &r) || e.missedSignature(ep, req, &r) || e.missedReceipt(ep, req, &r) {
 		r.behind = true
 	}
 	if r.out != outAnswer && !r.out.errorAnswer() {

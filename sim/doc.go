@@ -23,6 +23,14 @@
 //   - exact, race-free counters, updated before the handler waits, with
 //     WaitFor so tests can block until a count is reached without polling;
 //   - a record of every write submission and of recent request params;
+//   - answers shaped as a node's, so that client libraries read them as
+//     they read a node's: EVM blocks and logs with every member geth gives
+//     (ethers' formatters require them), eth_subscribe refused in geth's
+//     words, a transaction taken mined in the next block (its receipt
+//     given once a node's head reaches it, landed.go); a Solana sendTransaction answered with the transaction's own
+//     first signature, which getSignatureStatuses then reports processed,
+//     confirmed and finalized as the slots move, on every Solana upstream
+//     of the process (a cluster's nodes all see a landed transaction);
 //   - Close that releases hung handlers and returns only after every handler
 //     goroutine has finished.
 //

@@ -315,3 +315,86 @@ func TestGetLogs_OneLogPerBlockUpToTheHead(t *testing.T) {
 		}
 	}
 }
+
+// A block and a log carry every member a node gives them, those ethers'
+// formatters require included (ethers' getBlock failed on the sim with
+// BAD_DATA "invalid value for value.difficulty", getLogs with "invalid
+// value for value.address", directly and through rpcdash alike), and the
+// subscription methods are refused as geth refuses them over HTTP (ethers
+// reads "does not exist" as UNSUPPORTED_OPERATION, geth's words as an
+// unknown error: the sim answered otherwise than the node it stands for).
+func TestEVM_AnswersHaveTheMembersClientsRequire(t *testing.T) {
+	clock := newManualClock()
+	u := start(t, Config{Clock: clock.Now})
+	c := newClient(t)
+	var block map[string]any
+	result(t, c, u, &block, "eth_getBlockByNumber", "latest", false)
+	for _, k := range []string{"hash", "parentHash", "number", "timestamp", "nonce", "difficulty", "gasLimit", "gasUsed",
+		"miner", "extraData", "baseFeePerGas", "stateRoot", "receiptsRoot", "transactionsRoot", "mixHash", "transactions"} {
+		if _, ok := block[k]; !ok {
+			t.Errorf("block without %s: %v", k, block)
+		}
+	}
+	head := u.Head()
+	var logs []map[string]any
+	result(t, c, u, &logs, "eth_getLogs", map[string]any{"fromBlock": hexUint(head), "toBlock": hexUint(head)})
+	if len(logs) != 1 {
+		t.Fatalf("%d logs, want 1", len(logs))
+	}
+	for _, k := range []string{"address", "blockHash", "blockNumber", "data", "logIndex", "removed", "topics", "transactionHash", "transactionIndex"} {
+		if _, ok := logs[0][k]; !ok {
+			t.Errorf("log without %s: %v", k, logs[0])
+		}
+	}
+	for method, want := range map[string]Error{
+		"eth_subscribe":   {Code: CodeMethodNotFound, Message: "notifications not supported"},
+		"eth_unsubscribe": {Code: CodeServerError, Message: "subscription not found"},
+	} {
+		r := call(t, c, u, method, "newHeads")
+		if r.Error == nil || r.Error.Code != want.Code || r.Error.Message != want.Message {
+			t.Errorf("%s: %+v, want %d %q", method, r.Error, want.Code, want.Message)
+		}
+	}
+}
+
+// A transaction a sim took is mined in the next block: its receipt is null
+// until then (the transaction pending), and on a node behind until that
+// node reaches the block, as on a chain (the sim answered null for ever: a client's wait for its
+// receipt, ethers' tx.wait() or viem's waitForTransactionReceipt, never
+// ended).
+func TestEVM_ReceiptOnceTheNodeReachesItsBlock(t *testing.T) {
+	clock := newManualClock()
+	ahead := start(t, Config{Clock: clock.Now, BlockTime: time.Second})
+	behind := start(t, Config{Clock: clock.Now, BlockTime: time.Second, HeadLag: 3})
+	c := newClient(t)
+	var hash string
+	result(t, c, ahead, &hash, "eth_sendRawTransaction", "0x02f8"+hexUint(time.Now().UnixNano())[2:])
+	receipt := func(u *Upstream) map[string]any {
+		t.Helper()
+		var r map[string]any
+		result(t, c, u, &r, "eth_getTransactionReceipt", hash)
+		return r
+	}
+	if r := receipt(ahead); r != nil {
+		t.Fatalf("receipt before its block: %v", r)
+	}
+	var tx map[string]any
+	if result(t, c, ahead, &tx, "eth_getTransactionByHash", hash); tx == nil || tx["hash"] != hash || tx["blockNumber"] != nil {
+		t.Fatalf("transaction before its block: %v, want it pending", tx)
+	}
+	clock.Advance(time.Second)
+	r := receipt(ahead)
+	if r == nil || r["status"] != "0x1" || r["blockNumber"] != hexUint(ahead.Head()) || r["transactionHash"] != hash {
+		t.Fatalf("receipt in the next block: %v (head %d)", r, ahead.Head())
+	}
+	if r := receipt(behind); r != nil {
+		t.Fatalf("a node 3 blocks behind has the receipt: %v", r)
+	}
+	if result(t, c, ahead, &tx, "eth_getTransactionByHash", hash); tx["blockNumber"] != r["blockNumber"] {
+		t.Fatalf("transaction in its block: %v, receipt %v", tx, r)
+	}
+	clock.Advance(3 * time.Second)
+	if r := receipt(behind); r == nil || r["blockHash"] != ahead.evmBlockHash(ahead.Head()-3) {
+		t.Fatalf("3 blocks later, the node behind: %v", r)
+	}
+}

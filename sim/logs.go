@@ -5,6 +5,12 @@ import "encoding/json"
 // maxLogRange is the widest block range evmGetLogs lists logs for.
 const maxLogRange = 100
 
+// The simulated chain's one log a block: a contract's Transfer event.
+const (
+	logAddress = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
+	logTopic   = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+)
+
 // evmGetLogs answers a filter whose fromBlock and toBlock are both numbers
 // with one log per block of the range this upstream has (every block of
 // the simulated chain emits one), so a range past its head has none: a node
@@ -26,11 +32,19 @@ func evmGetLogs(u *Upstream, args []json.RawMessage) (any, *Error) {
 		return logs, nil
 	}
 	for n := from; n <= min(to, u.Head()); n++ {
+		// Every member a node gives: ethers' log formatter refuses one
+		// without address, topics or transactionHash.
 		logs = append(logs, map[string]any{
-			"blockNumber": hexUint(n),
-			"blockHash":   u.evmBlockHash(n),
-			"logIndex":    "0x0",
-			"data":        "0x",
+			"address":          logAddress,
+			"topics":           []string{logTopic},
+			"data":             "0x",
+			"blockNumber":      hexUint(n),
+			"blockHash":        u.evmBlockHash(n),
+			"blockTimestamp":   hexUint(blockTimestamp(n, u.cfg.BlockTime)),
+			"transactionHash":  hexHash(digest("logtx", u.cfg.ChainID, n)),
+			"transactionIndex": "0x0",
+			"logIndex":         "0x0",
+			"removed":          false,
 		})
 	}
 	return logs, nil

@@ -7,18 +7,19 @@ import (
 )
 
 var solanaMethods = map[string]method{
-	"getHealth":           solHealth,
-	"getSlot":             solSlot,
-	"getBlockHeight":      solBlockHeight,
-	"getBlock":            solBlock,
-	"getLatestBlockhash":  solLatestBlockhash,
-	"getAccountInfo":      solAccountInfo,
-	"getBalance":          solBalance,
-	"getGenesisHash":      func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
-	"getVersion":          constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
-	"sendTransaction":     solSend,
-	"simulateTransaction": solSimulate,
-	"isBlockhashValid":    solBlockhashValid,
+	"getHealth":            solHealth,
+	"getSlot":              solSlot,
+	"getBlockHeight":       solBlockHeight,
+	"getBlock":             solBlock,
+	"getLatestBlockhash":   solLatestBlockhash,
+	"getAccountInfo":       solAccountInfo,
+	"getBalance":           solBalance,
+	"getGenesisHash":       func(u *Upstream, _ []json.RawMessage) (any, *Error) { return u.genesisHash(), nil },
+	"getVersion":           constant(map[string]any{"solana-core": "2.0.0-sim", "feature-set": 0}),
+	"sendTransaction":      solSend,
+	"simulateTransaction":  solSimulate,
+	"isBlockhashValid":     solBlockhashValid,
+	"getSignatureStatuses": solSignatureStatuses,
 }
 
 // solConfig is the config object a Solana read takes after its n

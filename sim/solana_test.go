@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -194,5 +196,58 @@ func TestSolana_BlockhashValidAndSimulate(t *testing.T) {
 	}
 	if result(t, c, behind, &sim, "simulateTransaction", tx, b64); sim.Value.Err != "BlockhashNotFound" {
 		t.Fatalf("simulation at a node behind: %v", sim.Value.Err)
+	}
+}
+
+// sendTransaction answers the transaction's own first signature, as a node
+// does (web3.js and @solana/kit compute it themselves to confirm the
+// transaction; the sim answered a digest of the request that matched
+// nothing), and getSignatureStatuses follows it through processed,
+// confirmed and finalized on every sim, as a cluster's nodes all see a
+// landed transaction. A signature no sim took is null.
+func TestSolana_SendAnswersItsSignatureAndStatusesFollowTheSlots(t *testing.T) {
+	clock, ahead, behind, c, blockhash := blockhashPair(t)
+	raw, err := base64.StdEncoding.DecodeString(solanaTx(t, blockhash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rand.Read(raw[1:65]); err != nil { // a signature of its own: other tests send the zero one
+		t.Fatal(err)
+	}
+	want := base58(raw[1:65])
+	var sig string
+	result(t, c, ahead, &sig, "sendTransaction", base64.StdEncoding.EncodeToString(raw), map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"})
+	if sig != want {
+		t.Fatalf("signature %q, want the transaction's first signature %q", sig, want)
+	}
+	type status struct {
+		Slot               int64  `json:"slot"`
+		ConfirmationStatus string `json:"confirmationStatus"`
+	}
+	statuses := func(u *Upstream) []*status {
+		t.Helper()
+		var r struct {
+			Value []*status `json:"value"`
+		}
+		result(t, c, u, &r, "getSignatureStatuses", []string{sig, "UnknownSig"})
+		if len(r.Value) != 2 || r.Value[1] != nil {
+			t.Fatalf("statuses %+v, want two, the unknown one null", r.Value)
+		}
+		return r.Value
+	}
+	if s := statuses(ahead)[0]; s == nil || s.ConfirmationStatus != "processed" {
+		t.Fatalf("right after sending: %+v, want processed", s)
+	}
+	if s := statuses(behind)[0]; s != nil {
+		t.Fatalf("a node 3 slots behind the slot it landed in: %+v, want null", s)
+	}
+	slot := ahead.cfg.BlockTime
+	clock.Advance(4 * slot)
+	if s := statuses(behind)[0]; s == nil || s.ConfirmationStatus != "confirmed" {
+		t.Fatalf("4 slots later, on the other node: %+v, want confirmed", s)
+	}
+	clock.Advance(40 * slot)
+	if s := statuses(ahead)[0]; s == nil || s.ConfirmationStatus != "finalized" {
+		t.Fatalf("44 slots later: %+v, want finalized", s)
 	}
 }

@@ -55,7 +55,7 @@ var (
 		"eth_blockNumber", "eth_call", "eth_chainId", "eth_estimateGas", "eth_createAccessList",
 		"eth_feeHistory", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_blobBaseFee",
 		"eth_getBalance", "eth_getCode", "eth_getStorageAt", "eth_getProof", "eth_getTransactionCount",
-		"eth_getAccount", "eth_simulateV1", "eth_getLogs", "eth_syncing", "eth_protocolVersion",
+		"eth_getAccount", "eth_simulateV1", "eth_fillTransaction", "eth_getLogs", "eth_syncing", "eth_protocolVersion",
 		"eth_accounts", "eth_coinbase", "eth_mining", "eth_hashrate", "eth_getWork",
 		"eth_getBlockByHash", "eth_getBlockByNumber", "eth_getBlockReceipts",
 		"eth_getBlockTransactionCountByHash", "eth_getBlockTransactionCountByNumber",

@@ -24,13 +24,16 @@ func (t *MethodTable) SetsWriteAffinity(method string) bool {
 // ReadsPending says whether a read's answer depends on the endpoint's
 // pending state (its mempool): an EVM read naming the "pending" block tag
 // (eth_getTransactionCount, eth_getBlockByNumber, eth_call, eth_getLogs'
-// fromBlock or toBlock …), eth_pendingTransactions and the txpool_
-// methods. An absent tag is not "pending": nodes read "latest" then.
+// fromBlock or toBlock …), eth_pendingTransactions, eth_fillTransaction
+// (geth fills the nonce from the pending state; viem signs with it) and
+// the txpool_ methods. An absent tag is not "pending": nodes read "latest"
+// then.
 func (t *MethodTable) ReadsPending(method string, params json.RawMessage) bool {
 	if t.solana {
 		return false
 	}
-	if strings.EqualFold(method, "eth_pendingTransactions") || len(method) > 7 && strings.EqualFold(method[:7], "txpool_") {
+	if strings.EqualFold(method, "eth_pendingTransactions") || strings.EqualFold(method, "eth_fillTransaction") ||
+		len(method) > 7 && strings.EqualFold(method[:7], "txpool_") {
 		return true
 	}
 	if !bytes.Contains(params, pendingBytes) {

@@ -1,0 +1,73 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// sendRawDirect sends a transaction straight to u (another client's, or
+// one sent through another RPC) and returns its hash.
+func sendRawDirect(t *testing.T, u *sim.Upstream, raw string) string {
+	t.Helper()
+	resp, err := http.Post(u.URL(), "application/json", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["`+raw+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Result string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Result == "" {
+		t.Fatalf("eth_sendRawTransaction: %v %+v", err, out)
+	}
+	return out.Result
+}
+
+// The EVM twin of a Solana status turning null: a client polling a
+// transaction's receipt through rpcdash got it, then null, when a poll
+// went to an endpoint 3 blocks behind (within chain.max_head_lag) that had
+// not reached the block it was mined in; a node never un-sees a receipt
+// (viem's getTransactionReceipt throws TransactionReceiptNotFoundError on
+// the null). A null receipt from an endpoint behind the pool head is set
+// aside while the next endpoint is asked, as a null block is.
+func TestReceipts_NullFromAnEndpointBehindIsSetAside(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainEVM, func(c *engine.Config) {
+		c.Router.LagPenalty = 0
+		c.Router.WriteAffinity = 0
+	})
+	r.warmUp()
+	r.sims[1].SetHeadLag(3)
+	r.probeAll()
+	hash := sendRawDirect(t, r.sims[0], fmt.Sprintf("0x02f8%016x", time.Now().UnixNano())) // a transaction of its own
+	r.round()                                                                              // mined in the next block, which s1, 3 blocks behind, has not reached
+	rep := r.s1Asked("eth_getTransactionReceipt", func(i int) reply { return r.call(i, "eth_getTransactionReceipt", hash) })
+	t.Logf("asked of s1 first: answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
+	mustOK(t, rep)
+	if rep.endpoint != "s0" || rep.attempts != 2 || !strings.Contains(string(rep.body), `"status":"0x1"`) {
+		t.Fatalf("answered by %s after %d attempts: %s; want s0's receipt after 2", rep.endpoint, rep.attempts, rep.body)
+	}
+}
+
+// A transaction not mined yet has no receipt anywhere: from an endpoint at
+// the pool head its null is relayed as it came, one request per poll.
+func TestReceipts_NullAtThePoolHeadIsRelayed(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainEVM, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	before := r.upstreamCount("eth_getTransactionReceipt")
+	const polls = 4
+	for i := range polls {
+		rep := r.call(i, "eth_getTransactionReceipt", "0x"+strings.Repeat("ab", 32))
+		if mustOK(t, rep); !strings.Contains(string(rep.body), `"result":null`) {
+			t.Fatalf("unknown hash: %s", rep.body)
+		}
+	}
+	if n := r.upstreamCount("eth_getTransactionReceipt") - before; n != polls {
+		t.Fatalf("%d polls of a receipt not mined cost %d upstream requests, want %d", polls, n, polls)
+	}
+}
