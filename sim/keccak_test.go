@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// Ethereum's Keccak-256 (the original padding, not FIPS SHA3-256), as
+// ethers.keccak256 computes it.
 func TestKeccak256_KnownVectors(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                       "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470",
