@@ -210,19 +210,27 @@ func evmSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 	return hash, nil
 }
 
+// landedTx reads the hash a lookup names, and the block of the
+// transaction a sim took by it; ok false (with an error for bad params)
+// for any other.
+func landedTx(args []json.RawMessage) (hash string, block int64, ok bool, err *Error) {
+	hash, ok = stringArg(args, 0)
+	if !ok {
+		return "", 0, false, invalidParams("want [hash]")
+	}
+	hash = strings.ToLower(hash)
+	block, ok = landedTxs.at(hash)
+	return hash, block, ok, nil
+}
+
 // evmGetTransaction answers a transaction a sim took: pending (no block)
 // until this node's head reaches its block, then in it; null for any
 // other hash. (viem's waitForTransactionReceipt asks it while the receipt
 // is not there yet, and failed on the sim's "does not exist".)
 func evmGetTransaction(u *Upstream, args []json.RawMessage) (any, *Error) {
-	hash, ok := stringArg(args, 0)
+	hash, n, ok, err := landedTx(args)
 	if !ok {
-		return nil, invalidParams("want [hash]")
-	}
-	hash = strings.ToLower(hash)
-	n, ok := landedTxs.at(hash)
-	if !ok {
-		return nil, nil
+		return nil, err
 	}
 	tx := map[string]any{
 		"hash": hash, "type": "0x2", "chainId": hexUint(u.cfg.ChainID), "nonce": "0x0",
@@ -240,14 +248,9 @@ func evmGetTransaction(u *Upstream, args []json.RawMessage) (any, *Error) {
 // evmGetReceipt answers the receipt of a transaction a sim took, once this
 // node's head has reached its block; null before, and for any other hash.
 func evmGetReceipt(u *Upstream, args []json.RawMessage) (any, *Error) {
-	hash, ok := stringArg(args, 0)
-	if !ok {
-		return nil, invalidParams("want [hash]")
-	}
-	hash = strings.ToLower(hash)
-	n, ok := landedTxs.at(hash)
+	hash, n, ok, err := landedTx(args)
 	if !ok || n > u.Head() {
-		return nil, nil
+		return nil, err
 	}
 	return map[string]any{
 		"transactionHash":   hash,

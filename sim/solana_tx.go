@@ -74,14 +74,12 @@ func solSend(u *Upstream, args []json.RawMessage) (any, *Error) {
 	return sig, nil
 }
 
-// txBlockhash reads the recent blockhash of a serialized transaction (a
-// JSON string, base58 unless encoding says base64): compact-u16 signature
-// count and signatures, the message (a version byte first for v0), its
-// 3-byte header, compact-u16 account count and keys, then the blockhash.
-func txBlockhash(raw json.RawMessage, encoding string) (string, bool) {
+// txBytes decodes a serialized transaction, a JSON string: base58 unless
+// encoding says base64.
+func txBytes(raw json.RawMessage, encoding string) ([]byte, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		return "", false
+		return nil, false
 	}
 	var b []byte
 	var err error
@@ -90,7 +88,16 @@ func txBlockhash(raw json.RawMessage, encoding string) (string, bool) {
 	} else {
 		b, err = unbase58(s)
 	}
-	if err != nil {
+	return b, err == nil
+}
+
+// txBlockhash reads the recent blockhash of a serialized transaction (a
+// JSON string, base58 unless encoding says base64): compact-u16 signature
+// count and signatures, the message (a version byte first for v0), its
+// 3-byte header, compact-u16 account count and keys, then the blockhash.
+func txBlockhash(raw json.RawMessage, encoding string) (string, bool) {
+	b, ok := txBytes(raw, encoding)
+	if !ok {
 		return "", false
 	}
 	i := 0
@@ -234,18 +241,8 @@ func solSimulate(u *Upstream, args []json.RawMessage) (any, *Error) {
 // signature a node answers sendTransaction with, and the one a client
 // computes on its own (web3.js, @solana/kit) to confirm it.
 func txSignature(raw json.RawMessage, encoding string) (string, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	var b []byte
-	var err error
-	if encoding == "base64" {
-		b, err = base64.StdEncoding.DecodeString(s)
-	} else {
-		b, err = unbase58(s)
-	}
-	if err != nil {
+	b, ok := txBytes(raw, encoding)
+	if !ok {
 		return "", false
 	}
 	i := 0
