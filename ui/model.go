@@ -192,9 +192,13 @@ func New(opts Options) Model {
 	return m
 }
 
-// Init starts the first refresh and the tick.
+// Init starts the ticks with one at once, whose refresh is the first.
+// It starts no refresh itself: Init's receiver is a copy that Bubble Tea
+// throws away, so the refresh it marked in flight was not marked, and the
+// first tick started a second beside it.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.refresh(), tickCmd(m.opts.Refresh))
+	now := m.opts.Now()
+	return func() tea.Msg { return tickMsg(now) }
 }
 
 // refresh marks a refresh in flight and returns its command, unless one is
