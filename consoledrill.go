@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 
@@ -60,10 +61,18 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 // goes (`step "readmitted" failed: …`, not `drill: step …`). It still
 // unwraps to what it was.
 func consoleDrillError(err error) error {
-	if err == nil || !strings.HasPrefix(err.Error(), "drill: ") {
+	if err == nil {
 		return err
 	}
-	return trimmedError{err}
+	if strings.HasPrefix(err.Error(), "drill: ") {
+		err = trimmedError{err}
+	}
+	// Refused its lease, or stopped by the instance's restart or another
+	// drill taking its lease: no verdict on failover, not FAILED.
+	if de := (*bench.DrillError)(nil); errors.Is(err, bench.ErrDrillRunning) || errors.As(err, &de) && de.Interrupted {
+		err = ui.NoVerdict{Err: err}
+	}
+	return err
 }
 
 type trimmedError struct{ error }
