@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -47,6 +48,12 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 		defer context.AfterFunc(c.ctx, cancel)()
 		cfg := bench.DrillConfig{RPCURL: rpcURL, NoLoad: rpcURL == "", Mode: mode,
 			Admin: bench.Admin{URL: adminURL, Token: token, Actor: string(engine.ActorConsole)}}
+		if err := bench.CheckDrillTargets(cfg); err != nil {
+			// Its words name rpcdash drill's flags (--admin, --allow-remote),
+			// which the console has not: say what the console does, and
+			// what runs the drill there.
+			return ui.NoVerdict{Err: fmt.Errorf("the console runs the drill only against an instance on loopback, not %s (rpcdash drill --admin URL --allow-remote runs it there)", engine.ShownURL(adminURL))}
+		}
 		_, err := bench.Drill(ctx, cfg, func(s bench.DrillStep) {
 			onStep(ui.DrillStep{Index: s.Index, Name: s.Name, State: s.State, Took: s.Took, Summary: s.Summary, Evidence: s.Evidence})
 		})

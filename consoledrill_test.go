@@ -189,3 +189,19 @@ func TestConsoleDrillError_StoppedIsNoVerdictAFailedStepIsOne(t *testing.T) {
 		t.Errorf("failed: %q (%T)", failed, failed)
 	}
 }
+
+// Attached to an instance off loopback (a non-loopback address of this
+// machine, with its admin token), D's drill is refused before anything
+// is sent, in the console's words: it said `--admin http://192.0.2.2:26211:
+// … (--allow-remote to override)`, flags the console has not.
+func TestConsoleDrill_OffLoopbackIsRefusedInTheConsolesWords(t *testing.T) {
+	drills := newConsoleDrills()
+	defer drills.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := drills.drill("http://192.0.2.1:8546", "", "s3cret").Run(ctx, "error", func(ui.DrillStep) {})
+	if err == nil || !errors.As(err, new(ui.NoVerdict)) || !strings.Contains(err.Error(), "the console runs the drill only against an instance on loopback") ||
+		strings.Contains(err.Error(), "--allow-remote to override") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("off loopback: %v (%T)", err, err)
+	}
+}
