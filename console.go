@@ -32,6 +32,7 @@ var shippedConfig []byte
 type consoleFlags struct {
 	config, attach, token, theme, logFile, logLevel string
 	configSet, readonly                             bool
+	tokenFromEnv                                    bool // no --token: the environment's
 	level                                           slog.Level
 }
 
@@ -62,6 +63,7 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 		return f, cli.Usagef("--token goes with --attach")
 	}
 	f.token = cli.TokenOf(fs, "token")
+	f.tokenFromEnv = !given["token"] && f.token != ""
 	if f.attach != "" {
 		if _, err := engine.BaseURL("--attach", f.attach); err != nil {
 			return f, cli.Usage(err)
@@ -170,7 +172,7 @@ func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr
 	if err != nil {
 		return err
 	}
-	remote, err := ui.NewRemote(f.attach, f.token)
+	remote, err := attachRemote(f)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -183,6 +185,19 @@ func attachConsole(ctx context.Context, f consoleFlags, log *slog.Logger, stderr
 		Drill: drills.drill(remote.URL(), "", f.token)}
 	theme, warning := pickTheme(f.theme, themeName, log, stderr)
 	return runConsole(ctx, opts, theme, warning)
+}
+
+// attachRemote is the admin API of --attach, with the token of --token or
+// the environment, named as given.
+func attachRemote(f consoleFlags) (*ui.Remote, error) {
+	remote, err := ui.NewRemote(f.attach, f.token)
+	if err != nil {
+		return nil, err
+	}
+	if f.tokenFromEnv {
+		remote.SetTokenSource(cli.AdminTokenEnv)
+	}
+	return remote, nil
 }
 
 // pickTheme loads --theme, else ui.theme; an unusable theme falls back to

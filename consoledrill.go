@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -46,6 +48,12 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 		defer context.AfterFunc(c.ctx, cancel)()
 		cfg := bench.DrillConfig{RPCURL: rpcURL, NoLoad: rpcURL == "", Mode: mode,
 			Admin: bench.Admin{URL: adminURL, Token: token, Actor: string(engine.ActorConsole)}}
+		if err := bench.CheckDrillTargets(cfg); err != nil {
+			// Its words name rpcdash drill's flags (--admin, --allow-remote),
+			// which the console has not: say what the console does, and
+			// what runs the drill there.
+			return ui.NoVerdict{Err: fmt.Errorf("the console runs the drill only against an instance on loopback, not %s (rpcdash drill --admin URL --allow-remote runs it there)", engine.ShownURL(adminURL))}
+		}
 		_, err := bench.Drill(ctx, cfg, func(s bench.DrillStep) {
 			onStep(ui.DrillStep{Index: s.Index, Name: s.Name, State: s.State, Took: s.Took, Summary: s.Summary, Evidence: s.Evidence})
 		})
@@ -60,10 +68,18 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 // goes (`step "readmitted" failed: …`, not `drill: step …`). It still
 // unwraps to what it was.
 func consoleDrillError(err error) error {
-	if err == nil || !strings.HasPrefix(err.Error(), "drill: ") {
+	if err == nil {
 		return err
 	}
-	return trimmedError{err}
+	if strings.HasPrefix(err.Error(), "drill: ") {
+		err = trimmedError{err}
+	}
+	// Refused its lease, or stopped by the instance's restart or another
+	// drill taking its lease: no verdict on failover, not FAILED.
+	if de := (*bench.DrillError)(nil); errors.Is(err, bench.ErrDrillRunning) || errors.As(err, &de) && de.Interrupted {
+		err = ui.NoVerdict{Err: err}
+	}
+	return err
 }
 
 type trimmedError struct{ error }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -141,5 +142,66 @@ func TestConsoleDrill_ErrorSaysDrillOnce(t *testing.T) {
 	var de *bench.DrillError
 	if err == nil || strings.HasPrefix(err.Error(), "drill:") || !strings.HasPrefix(err.Error(), `interrupted during step "serving": `) || !errors.As(err, &de) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// Another drill holds the instance's lease (another operator's console,
+// rpcdash drill): the console's drill does not run, and that is no
+// verdict on failover. Measured on the binary with two consoles attached
+// to one instance, the second's result read `FAILED after 0s: another
+// drill is running against this instance …`, as it read `FAILED after 29s
+// at step 7 readmitted` for a drill the instance's restart stopped
+// (`stopped, no verdict: the instance restarted …`).
+func TestConsoleDrill_RefusedLeaseIsNoVerdict(t *testing.T) {
+	eng := drillEngine(t)
+	req, err := http.NewRequest(http.MethodPost, eng.AdminURL+"/v1/drill", strings.NewReader(`{"holder": "another operator", "ttl": "1m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("lease: HTTP %d", resp.StatusCode)
+	}
+	drills := newConsoleDrills()
+	defer drills.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = drills.drill(eng.AdminURL, "", "").Run(ctx, "error", func(ui.DrillStep) {})
+	if err == nil || !errors.As(err, new(ui.NoVerdict)) || !strings.Contains(err.Error(), "another drill is running") {
+		t.Fatalf("drill refused its lease: %v (%T), want a ui.NoVerdict", err, err)
+	}
+}
+
+// A drill stopped by the instance's restart or by another drill taking
+// its lease is no verdict either; a step that failed is one.
+func TestConsoleDrillError_StoppedIsNoVerdictAFailedStepIsOne(t *testing.T) {
+	stopped := consoleDrillError(&bench.DrillError{Step: "readmitted", Summary: "stopped, no verdict: the instance restarted", Interrupted: true})
+	if !errors.As(stopped, new(ui.NoVerdict)) || strings.HasPrefix(stopped.Error(), "drill: ") {
+		t.Errorf("stopped: %q (%T)", stopped, stopped)
+	}
+	failed := consoleDrillError(&bench.DrillError{Step: "cut out", Summary: "not cut out within 30s"})
+	if errors.As(failed, new(ui.NoVerdict)) || !strings.HasPrefix(failed.Error(), `step "cut out" failed`) {
+		t.Errorf("failed: %q (%T)", failed, failed)
+	}
+}
+
+// Attached to an instance off loopback (a non-loopback address of this
+// machine, with its admin token), D's drill is refused before anything
+// is sent, in the console's words: it said `--admin http://192.0.2.2:26211:
+// … (--allow-remote to override)`, flags the console has not.
+func TestConsoleDrill_OffLoopbackIsRefusedInTheConsolesWords(t *testing.T) {
+	drills := newConsoleDrills()
+	defer drills.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := drills.drill("http://192.0.2.1:8546", "", "s3cret").Run(ctx, "error", func(ui.DrillStep) {})
+	if err == nil || !errors.As(err, new(ui.NoVerdict)) || !strings.Contains(err.Error(), "the console runs the drill only against an instance on loopback") ||
+		strings.Contains(err.Error(), "--allow-remote to override") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("off loopback: %v (%T)", err, err)
 	}
 }

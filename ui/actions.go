@@ -149,6 +149,14 @@ func (m Model) onLive(act func(Model) (tea.Model, tea.Cmd)) (tea.Model, tea.Cmd)
 	if !m.frozen || !m.haveLive {
 		return act(m)
 	}
+	if !m.live.Started.Equal(m.snap.Started) {
+		// The screen shows a process that is gone: its endpoint or method
+		// under the cursor may not be in the new one, where the same row
+		// is another (d drained the endpoint at the cursor's row there).
+		m.status = statusLine{text: "the attached instance restarted behind the frozen screen (up since " +
+			m.live.Started.In(m.opts.Location).Format("15:04:05") + "): p shows it, then keys act on it", err: true}
+		return m, nil
+	}
 	shown, epCursor, mCursor := m.snap, m.epCursor, m.mCursor
 	ep, _ := m.selected()
 	method := m.selectedMethod()

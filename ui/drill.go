@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,15 @@ const (
 // or when ctx ends.
 type DrillFunc func(ctx context.Context, mode string, onStep func(DrillStep)) error
 
+// NoVerdict is a drill's error that says nothing of failover: the drill
+// never ran (another drill holds the instance's lease) or it stopped
+// itself (the instance restarted, another drill took its lease). The
+// console says so instead of FAILED, as rpcdash drill does.
+type NoVerdict struct{ Err error }
+
+func (e NoVerdict) Error() string { return e.Err.Error() }
+func (e NoVerdict) Unwrap() error { return e.Err }
+
 // Drill is the failover drill a console can run.
 type Drill struct {
 	Run   DrillFunc
@@ -76,8 +86,11 @@ type drillState struct {
 	// aborted: x stopped it, and its error is no verdict on failover (the
 	// step it stopped in did not fail).
 	aborted bool
-	cancel  context.CancelFunc
-	ch      chan tea.Msg
+	// noVerdict: it never ran or stopped itself (NoVerdict), which says
+	// nothing of failover either.
+	noVerdict bool
+	cancel    context.CancelFunc
+	ch        chan tea.Msg
 	// last: asked for another from a result (D in it), the result, which
 	// D shows again if the question is declined.
 	last *drillState
@@ -252,6 +265,16 @@ func (m *Model) onDrillDone(msg drillDoneMsg) {
 		return
 	}
 	d.phase, d.err, d.took, d.cancel, d.ch = drillDone, msg.err, m.opts.Now().Sub(d.started), nil, nil
+	d.noVerdict = msg.err != nil && errors.As(msg.err, new(NoVerdict))
+	if d.noVerdict && !d.aborted {
+		text := "failover drill not run, no verdict: " + msg.err.Error()
+		if s, ok := d.failedStep(); ok {
+			text = fmt.Sprintf("failover drill stopped during step %d %s after %s, no verdict · D shows why", s.Index+1, s.Name, fmtAge(d.took))
+		}
+		m.status = statusLine{text: text, err: true}
+		m.localEvent("failover drill stopped, no verdict: " + msg.err.Error())
+		return
+	}
 	if msg.err != nil && d.aborted {
 		text := "failover drill aborted after " + fmtAge(d.took) + ": no verdict"
 		if s, ok := d.failedStep(); ok {
@@ -309,7 +332,7 @@ func (m Model) drillView(width int) string {
 			mark = st.ok.Render("✓ ")
 		case DrillFailed:
 			mark = st.err.Render("✗ ")
-			if d.aborted {
+			if d.aborted || d.noVerdict {
 				mark = st.warn.Render("■ ") // stopped in it, not failed
 			}
 		case DrillRunning:
@@ -352,6 +375,10 @@ func (m Model) drillView(width int) string {
 		if d.aborted && d.err != nil {
 			// Its words too: a fault it could not clear says so there.
 			lines = append(lines, st.warn.Render(wrap("ABORTED after "+fmtAge(d.took)+", no verdict on failover: "+d.err.Error(), width)))
+		} else if s, ok := d.failedStep(); ok && d.noVerdict {
+			lines = append(lines, st.warn.Render(fmt.Sprintf("STOPPED after %s during step %d %s, no verdict on failover: why above", fmtAge(d.took), s.Index+1, s.Name)))
+		} else if d.noVerdict {
+			lines = append(lines, st.warn.Render(wrap("NOT RUN, no verdict on failover: "+d.err.Error(), width)))
 		} else if s, ok := d.failedStep(); ok && d.err != nil {
 			lines = append(lines, st.err.Render(fmt.Sprintf("FAILED after %s at step %d %s: why above", fmtAge(d.took), s.Index+1, s.Name)))
 		} else if d.err != nil {

@@ -79,8 +79,12 @@ type Model struct {
 	haveSnap  bool
 	fetching  bool      // a refresh is in flight: never start a second
 	fetchErr  error     // the last refresh failed (stale data is marked)
-	staleFrom time.Time // when refreshes started failing
-	lastSeq   uint64    // newest event seen
+	staleFrom time.Time // when the first refresh that failed was sent
+	// fetchSent is when the refresh in flight was sent: a hung instance
+	// fails it only at fetchTimeout, and STALE counted from then read 3s
+	// when it had not answered for 6.
+	fetchSent time.Time
+	lastSeq   uint64 // newest event seen
 	// clockAhead is how far this clock is ahead of the engine's, as the
 	// last Snapshot's time said on arrival (engineNow).
 	clockAhead time.Duration
@@ -192,9 +196,13 @@ func New(opts Options) Model {
 	return m
 }
 
-// Init starts the first refresh and the tick.
+// Init starts the ticks with one at once, whose refresh is the first.
+// It starts no refresh itself: Init's receiver is a copy that Bubble Tea
+// throws away, so the refresh it marked in flight was not marked, and the
+// first tick started a second beside it.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.refresh(), tickCmd(m.opts.Refresh))
+	now := m.opts.Now()
+	return func() tea.Msg { return tickMsg(now) }
 }
 
 // refresh marks a refresh in flight and returns its command, unless one is
@@ -204,7 +212,7 @@ func (m *Model) refresh() tea.Cmd {
 	if m.fetching || m.opts.Backend == nil {
 		return nil
 	}
-	m.fetching = true
+	m.fetching, m.fetchSent = true, m.opts.Now()
 	return fetchCmd(m.opts.Backend, m.lastSeq)
 }
 
@@ -257,7 +265,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	if msg.err != nil {
 		// Frozen too: an action's question says its figures are stale.
 		if m.fetchErr == nil {
-			m.staleFrom = m.opts.Now()
+			m.staleFrom = m.fetchSent
+			if m.staleFrom.IsZero() { // a refresh a test runs by hand
+				m.staleFrom = m.opts.Now()
+			}
 		}
 		m.fetchErr = msg.err
 		return

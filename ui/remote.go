@@ -21,7 +21,15 @@ type Remote struct {
 	base   string // "http://host:port", no trailing slash
 	token  string
 	client *http.Client
+	// tokenFrom names where the token came from, for a 401's words
+	// ("--token" unless SetTokenSource says otherwise).
+	tokenFrom string
 }
+
+// SetTokenSource names where the token came from (the environment's
+// RPCDASH_SERVER_ADMIN_TOKEN): a wrong one read "--token is not its
+// server.admin_token" to an operator who gave no --token.
+func (r *Remote) SetTokenSource(name string) { r.tokenFrom = name }
 
 // maxStatusBytes bounds what one /v1/status answer may hold in memory.
 const maxStatusBytes = 64 << 20
@@ -32,7 +40,7 @@ func NewRemote(adminURL, token string) (*Remote, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Remote{base: base, token: token,
+	return &Remote{base: base, token: token, tokenFrom: "--token",
 		client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}}}, nil
 }
 
@@ -76,6 +84,9 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 		// ("a valid bearer token (server.admin_token) is required") was
 		// cut there before it said it.
 		return fmt.Errorf("HTTP 401: needs --token (its server.admin_token)")
+	case ae.Code == http.StatusUnauthorized && r.tokenFrom != "--token":
+		// Shorter: the variable's long name and the header's width.
+		return fmt.Errorf("HTTP 401: %s is not its token", r.tokenFrom)
 	case ae.Code == http.StatusUnauthorized:
 		return fmt.Errorf("HTTP 401: --token is not its server.admin_token")
 	case ae.Code != 0 && ae.FromAPI:

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -33,10 +35,33 @@ func (m Model) restartNote(was, now engine.Snapshot) string {
 	}
 	if was.Hedge.Enabled != now.Hedge.Enabled || was.Hedge.Delay != now.Hedge.Delay {
 		lost = append(lost, "hedging is back to its config")
+	} else {
+		lost = append(lost, methodHedgingLost(was, now)...)
 	}
 	// What it undid first: at 80 columns the status line holds little more.
 	if len(lost) > 0 {
-		note += ": " + strings.Join(lost, ", ") + ";"
+		note += ": " + strings.Join(lost, ", ")
 	}
-	return note + " the events before it are gone"
+	return note + "; the events before it are gone"
+}
+
+// methodHedgingLost is each method's live hedge setting (+, -, =, t) that
+// a restart forgot: a live delay never outlives its process; a method's
+// hedging on or off is compared once the new one has seen the method.
+func methodHedgingLost(was, now engine.Snapshot) []string {
+	var lost []string
+	for _, name := range slices.Sorted(maps.Keys(was.Methods)) {
+		old := was.Methods[name].Hedge
+		if old == nil {
+			continue
+		}
+		cur := now.Methods[name].Hedge
+		switch {
+		case old.DelaySource == "live" && (cur == nil || cur.DelaySource != "live" || cur.Delay != old.Delay):
+			lost = append(lost, fmt.Sprintf("%s's hedge delay %s (live) is gone", name, fmtDelay(old.Delay)))
+		case cur != nil && !old.Enabled && cur.Enabled:
+			lost = append(lost, name+"'s hedging off is gone")
+		}
+	}
+	return lost
 }
