@@ -389,10 +389,17 @@ func (r *batchRace) offChain(end *batchEnd) {
 }
 
 // failed accounts for a try that did not answer: the endpoint's, unless
-// the calls' own deadline (or their client) ended it.
+// the calls' own deadline (or their client) ended it. A try cut at the
+// batch's own deadline is thrown away and its calls sent again (alone, or
+// in smaller batches): it is a loser for each of them, as a single read's
+// attempt outrun after its deadline is, its upstream time counted once
+// (countLoser), let go as it was cut.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
+	if end.reply.out == outTimeout && r.ownDeadline && ctx.Err() == nil {
+		r.countLoser(end, end.end)
+	}
 	if end.reply.out == outTimeout && !r.ownDeadline || end.reply.offChain {
 		return // the calls' own deadline, which the try's is, or its chain: not the endpoint's batches
 	}
