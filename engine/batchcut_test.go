@@ -111,3 +111,52 @@ func TestBatch_ACutUpstreamBatchIsALoserAndItsCallsSentAgainAreFailovers(t *test
 		t.Errorf("the first element's trace: %v, want [s0 primary timeout won=false, <endpoint> failover answer won=true]", got)
 	}
 }
+
+// A batch no endpoint took whole goes out again in batches of 100: each
+// call's attempt there is sent after one failed, a failover, as is a
+// call's attempt on its own after its upstream batch failed. s0 answers
+// any batch over 100 calls "batch too large"; a client batch of 300 went
+// out as one batch of 300 and then three of 100, and counted 600 primary
+// attempts and no failover for 300 calls.
+func TestBatch_ABatchSentAgainInHundredsCountsFailovers(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
+	var seen batchSizes
+	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if seen.add(body) <= 100 {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `[{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"batch too large"}}]`)
+		return true
+	}, nil)
+	h2 := newHarness(t, func(c *engine.Config) { c.Endpoints[0].URL = front.URL }, sim.Config{})
+	const n = 300
+	before, metricsBefore := h2.status(), attemptsByRole(h2.scrape(), "eth_getBalance")
+	r := h2.post(balanceBatch(n, strconv.Itoa))
+	decodeBatch(t, r, n)
+	if sizes := seen.since(0); fmt.Sprint(sizes) != fmt.Sprint([]int{300, 100, 100, 100}) {
+		t.Fatalf("s0 was sent upstream batches of %v calls, want [300 100 100 100]: not the case under test", sizes)
+	}
+	if r.attempts != 2*n {
+		t.Errorf("X-Rpcdash-Attempts %d, want %d", r.attempts, 2*n)
+	}
+	after := h2.status()
+	m, mb := after.Methods["eth_getBalance"], before.Methods["eth_getBalance"]
+	if p, f := m.Primary-mb.Primary, m.Failover-mb.Failover; p != n || f != n {
+		t.Errorf("the method's attempts: %d primary, %d failover; want %d and %d", p, f, n, n)
+	}
+	if a, b := after.Endpoints[0].Accounting, before.Endpoints[0].Accounting; a.Primary-b.Primary != n || a.Failover-b.Failover != n {
+		t.Errorf("s0's attempts: %d primary, %d failover; want %d and %d", a.Primary-b.Primary, a.Failover-b.Failover, n, n)
+	}
+	byRole := attemptsByRole(h2.scrape(), "eth_getBalance")
+	if p, f := byRole["primary"]-metricsBefore["primary"], byRole["failover"]-metricsBefore["failover"]; p != n || f != n {
+		t.Errorf("rpcdash_attempts_total: %v primary, %v failover; want %d and %d", p, f, n, n)
+	}
+	var got []string
+	for _, a := range h2.settledTrace(strings.Split(r.id, ",")[0]).Attempts {
+		got = append(got, fmt.Sprintf("%s %s %s won=%v", a.Endpoint, a.Role, a.Outcome, a.Won))
+	}
+	if want := "[s0 primary invalid won=false s0 failover answer won=true]"; fmt.Sprint(got) != want {
+		t.Errorf("the first element's trace: %v, want %s", got, want)
+	}
+}
