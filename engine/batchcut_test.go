@@ -92,6 +92,9 @@ func TestBatch_ACutUpstreamBatchIsALoserAndItsCallsSentAgainAreFailovers(t *test
 	if l := s0.Losers - s0b.Losers; l != n {
 		t.Errorf("s0's cancelled losers: %d, want the cut batch's %d calls", l, n)
 	}
+	if s0.MeanRelease <= 0 || s0.MeanRelease > held {
+		t.Errorf("s0's mean cancel → release %v: want the time from the batch's cut to its release, above 0", s0.MeanRelease)
+	}
 	low, high := held*9/10-10*time.Millisecond, held*11/10+10*time.Millisecond
 	for what, got := range map[string]time.Duration{"eth_getBalance": m.LoserTime - mb.LoserTime, "s0": s0.LoserTime - s0b.LoserTime} {
 		if got < low || got > high {

@@ -48,6 +48,9 @@ type batchEnd struct {
 	reply batchReply
 	got   [][]byte
 	end   time.Time
+	// pastDeadline: for a try that timed out, how long after its deadline
+	// it was let go of (its cancel → release, as a loser's).
+	pastDeadline time.Duration
 }
 
 // batchRace is one upstream batch being sent.
@@ -369,6 +372,9 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}
+		if reply.out == outTimeout {
+			end.pastDeadline = max(0, time.Since(r.deadline))
+		}
 		ep.endAttempts(r.n)
 		if release != nil {
 			release()
@@ -415,12 +421,12 @@ func (r *batchRace) offChain(end *batchEnd) {
 // batch's own deadline is thrown away and its calls sent again (alone, or
 // in smaller batches): it is a loser for each of them, as a single read's
 // attempt outrun after its deadline is, its upstream time counted once
-// (countLoser), let go as it was cut.
+// (countLoser), let go when it was cut.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
 	if end.reply.out == outTimeout && r.ownDeadline && ctx.Err() == nil {
-		r.countLoser(end, end.end)
+		r.countLoser(end, end.end.Add(-end.pastDeadline))
 	}
 	if end.reply.out == outTimeout && !r.ownDeadline || end.reply.offChain {
 		return // the calls' own deadline, which the try's is, or its chain: not the endpoint's batches
