@@ -425,6 +425,7 @@ func (b *batchRun) alone(c batchCall) {
 	b.spawn(func() {
 		ctx, cancel := b.elementCtx(c.req.Method)
 		defer cancel()
+		c.p.resent = c.sends > 0
 		res := b.e.execute(ctx, c.req, c.p)
 		res.attempts += c.sends
 		b.results[c.i] = b.e.finishOne(ctx, c.req, c.p, res, b.start)

@@ -31,8 +31,12 @@ type batchTry struct {
 	start  time.Time
 	cancel context.CancelCauseFunc
 	// attempt stands for the try in its calls' traces (traced[k] is call
-	// k's index there, -1 for none).
+	// k's index there, -1 for none); again, for a primary, in the traces of
+	// the calls that went out in an upstream batch before (batchCall.sends:
+	// a batch no endpoint took whole, sent again in smaller ones), for
+	// which it is a failover (attempt.counted). nil when there are none.
 	attempt *attempt
+	again   *attempt
 	traced  []int
 	ended   bool // its end was received (sendWhole's loop)
 }
@@ -44,6 +48,9 @@ type batchEnd struct {
 	reply batchReply
 	got   [][]byte
 	end   time.Time
+	// pastDeadline: for a try that timed out, how long after its deadline
+	// it was let go of (its cancel → release, as a loser's).
+	pastDeadline time.Duration
 }
 
 // batchRace is one upstream batch being sent.
@@ -341,11 +348,20 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
 	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, traced: make([]int, len(r.calls))}
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
+	var again int64
 	for j, c := range r.calls {
-		c.p.acct.attempts[role].Add(1)
-		t.traced[j] = c.p.trace.attempt(e.trace, t.attempt)
+		if role == rolePrimary && c.sends > 0 && t.again == nil {
+			t.again = &attempt{ep: ep, role: role, start: t.start, resent: true}
+		}
+		a := t.attemptOf(c)
+		if a.resent {
+			again++
+		}
+		c.p.acct.attempts[a.counted()].Add(1)
+		t.traced[j] = c.p.trace.attempt(e.trace, a)
 	}
-	ep.acct.attempts[role].Add(r.n)
+	ep.acct.attempts[role].Add(r.n - again)
+	ep.acct.attempts[roleFailover].Add(again)
 	ep.startAttempts(r.n, t.start)
 	tracked := e.track(1)
 	go func() {
@@ -356,6 +372,9 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}
+		if reply.out == outTimeout {
+			end.pastDeadline = max(0, time.Since(r.deadline))
+		}
 		ep.endAttempts(r.n)
 		if release != nil {
 			release()
@@ -375,6 +394,15 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	return t
 }
 
+// attemptOf is the attempt that stands for the try in c's trace and
+// counts: again for a call sent in an upstream batch before.
+func (t *batchTry) attemptOf(c batchCall) *attempt {
+	if t.again != nil && c.sends > 0 {
+		return t.again
+	}
+	return t.attempt
+}
+
 // offChain turns end, answers from an endpoint a probe has found on the
 // wrong chain while the try ran, into a failure, as a single read's
 // (execution.offChain): they are another chain's. The batch fails over as
@@ -389,10 +417,17 @@ func (r *batchRace) offChain(end *batchEnd) {
 }
 
 // failed accounts for a try that did not answer: the endpoint's, unless
-// the calls' own deadline (or their client) ended it.
+// the calls' own deadline (or their client) ended it. A try cut at the
+// batch's own deadline is thrown away and its calls sent again (alone, or
+// in smaller batches): it is a loser for each of them, as a single read's
+// attempt outrun after its deadline is, its upstream time counted once
+// (countLoser), let go when it was cut.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
+	if end.reply.out == outTimeout && r.ownDeadline && ctx.Err() == nil {
+		r.countLoser(end, end.end.Add(-end.pastDeadline))
+	}
 	if end.reply.out == outTimeout && !r.ownDeadline || end.reply.offChain {
 		return // the calls' own deadline, which the try's is, or its chain: not the endpoint's batches
 	}
@@ -419,8 +454,14 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 			continue // the winner, or a try that failed before it won: nothing to let go of
 		}
 		t.attempt.cancelAt.Store(cancelAt.UnixNano())
+		if t.again != nil {
+			t.again.cancelAt.Store(cancelAt.UnixNano())
+		}
 		if t.role == rolePrimary && t.ep.batchSampling.CompareAndSwap(false, true) {
 			t.attempt.sampling.Store(true) // it runs on
+			if t.again != nil {
+				t.again.sampling.Store(true)
+			}
 			continue
 		}
 		t.cancel(errLost)
@@ -527,21 +568,23 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 func (r *batchRace) ended(end batchEnd, out func(k int) outcome, cause error, won func(k int) bool) {
 	type series struct {
 		label string
+		role  role
 		o     outcome
 	}
 	// Counted in runs of one series (runOf): a map looked up per call cost
 	// more than the count.
 	counted := runOf[series]{flush: func(s series, n int64) {
-		r.e.metrics.attempt(end.t.ep.Name, s.label, end.t.role, s.o.String(), int(n))
+		r.e.metrics.attempt(end.t.ep.Name, s.label, s.role, s.o.String(), int(n))
 	}}
 	for k, c := range r.calls {
 		o := out(k)
-		counted.add(series{c.p.acct.name, o})
+		a := end.t.attemptOf(c)
+		counted.add(series{c.p.acct.name, a.counted(), o})
 		i := end.t.traced[k]
 		if i < 0 {
 			continue
 		}
-		c.p.trace.endAttempt(i, end.t.attempt, upstreamReply{out: o, status: end.reply.status}, cause, end.end)
+		c.p.trace.endAttempt(i, a, upstreamReply{out: o, status: end.reply.status}, cause, end.end)
 		if won != nil && won(k) {
 			c.p.trace.won(i)
 		}

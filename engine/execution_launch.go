@@ -347,6 +347,7 @@ func (x *execution) start(a *attempt) {
 		actx, a.cancel = context.WithCancelCause(x.ctx)
 	}
 	a.start = e.now()
+	a.resent = x.p.resent && a.role == rolePrimary
 	a.traceIdx = x.p.trace.attempt(e.trace, a)
 	// Past its deadline an attempt is counted against its endpoint (a hang
 	// is a hang), and a read races the next candidate; each further
@@ -363,8 +364,8 @@ func (x *execution) start(a *attempt) {
 	a.ep.startAttempt(a.start)
 	x.live = append(x.live, a)
 	x.sent++
-	x.p.acct.attempts[a.role].Add(1)
-	a.ep.acct.attempts[a.role].Add(1)
+	x.p.acct.attempts[a.counted()].Add(1)
+	a.ep.acct.attempts[a.counted()].Add(1)
 	tracked := e.track(1)
 	go func() {
 		if tracked {

@@ -125,6 +125,21 @@ type attempt struct {
 	hangTimer *time.Timer
 	hedgeDone func()
 	traceIdx  int // its place in the request's trace, -1 when not traced
+	// resent: the first attempt of a call sent again after its upstream
+	// batch failed (plan.resent). It is routed as a primary, and counted
+	// and traced as the failover it is (counted).
+	resent bool
+}
+
+// counted is the role the attempt is counted and traced as: its own, but
+// a failover for the first attempt of a call its upstream batch sent
+// already (resent): that attempt is sent after one failed, and a primary
+// is a request's first.
+func (a *attempt) counted() role {
+	if a.resent {
+		return roleFailover
+	}
+	return a.role
 }
 
 type attemptDone struct {
@@ -154,6 +169,10 @@ type plan struct {
 	finality string
 	acct     *counts // the method's counters, looked up once per request
 	trace    traceRef
+	// resent: the call went out in an upstream batch that failed before
+	// it runs on its own: its first attempt is counted as a failover
+	// (attempt.counted).
+	resent bool
 }
 
 // execute sends req upstream following p: attempts, failover, hedges.

@@ -70,14 +70,14 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		case !a.overdue.Load(): // an overdue one was counted failed above
 			ep.series.ended(end)
 		}
-		e.metrics.attempt(ep.Name, p.acct.name, a.role, "cancelled", 1)
+		e.metrics.attempt(ep.Name, p.acct.name, a.counted(), "cancelled", 1)
 		if lost {
 			e.recordLoser(a, p, rep, elapsed, end)
 		}
 		return elapsed
 	}
 
-	e.metrics.attempt(ep.Name, p.acct.name, a.role, rep.out.String(), 1)
+	e.metrics.attempt(ep.Name, p.acct.name, a.counted(), rep.out.String(), 1)
 	switch rep.out {
 	case outAnswer:
 		e.recordAnswer(a, elapsed, end)

@@ -252,7 +252,7 @@ func (r traceRef) attempt(t *traceRing, a *attempt) int {
 		tr.omitted++
 		return -1
 	}
-	at := attemptTrace{ep: a.ep, role: a.role, start: a.start.Sub(tr.start)}
+	at := attemptTrace{ep: a.ep, role: a.counted(), start: a.start.Sub(tr.start)}
 	if tr.n < traceInline {
 		tr.inline[tr.n] = at
 	} else {
