@@ -323,14 +323,14 @@ func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
 		f.Shadow = sh
 	}
 	t := ep.rates.Totals()
-	f.Attempts, f.Failures = t.Attempts-t.Cancelled, t.Failure
+	f.Attempts, f.Failures = t.Verdicts(), t.Failure
 	for _, o := range e.endpoints {
 		if o == ep || o.role() != RolePrimary {
 			continue
 		}
 		t := o.rates.Totals()
 		f.Primaries++
-		f.PrimaryAttempts += t.Attempts - t.Cancelled
+		f.PrimaryAttempts += t.Verdicts()
 		f.PrimaryFailures += t.Failure
 	}
 	return f

@@ -57,7 +57,7 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.exchanges.Load(), Lag: e.lagOf(ep),
 		MinAttempts: minRateAttempts, TailShare: fig.tail}
 	t := ep.rates.Totals()
-	if p.Attempts = t.Attempts - t.Cancelled; p.Attempts >= minRateAttempts {
+	if p.Attempts = t.Verdicts(); p.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(p.Attempts)
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate

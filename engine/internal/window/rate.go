@@ -46,6 +46,11 @@ type Totals struct {
 	Covered     time.Duration
 }
 
+// Verdicts is the attempts that ended in an outcome of the endpoint's
+// own: all but the Cancelled, let go of because another attempt won or
+// the request ended. Error and 429 shares are of these.
+func (t Totals) Verdicts() int64 { return t.Attempts - t.Cancelled }
+
 // Get returns the total of one kind.
 func (t Totals) Get(k Kind) int64 {
 	switch k {
