@@ -20,34 +20,10 @@ import (
 // closed→open". The time it reports is the breaker's event's.
 func TestDrill_CutOutIsTimedByTheBreakersEvent(t *testing.T) {
 	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 1, BreakerCooldown: 500 * time.Millisecond, ProbeInterval: 200 * time.Millisecond})
-	target, err := url.Parse(eng.AdminURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	const late = 300 * time.Millisecond
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/v1/status" {
-			rec := httptest.NewRecorder()
-			proxy.ServeHTTP(rec, r) // the status as it is now, answered late
-			select {
-			case <-time.After(late):
-			case <-r.Context().Done():
-				return
-			}
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
+	front := lateAdmin(t, eng.AdminURL, "/v1/status")
 
 	var cut bench.DrillStep
-	_, err = bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: front.URL}, Mode: "error", StepTimeout: 10 * time.Second},
+	_, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: front.URL}, Mode: "error", StepTimeout: 10 * time.Second},
 		func(s bench.DrillStep) {
 			if s.Name == bench.StepCutOut && s.State != bench.StepRunning {
 				cut = s
@@ -67,4 +43,36 @@ func TestDrill_CutOutIsTimedByTheBreakersEvent(t *testing.T) {
 	if took == nil || opened == nil || took[1] != opened[1] {
 		t.Errorf("summary %q, evidence %q: want the cut timed by the breaker's opening", cut.Summary, cut.Evidence)
 	}
+}
+
+// lateAdmin is a front for the admin API at adminURL that answers GETs of
+// path 300 ms late, with what the API said when asked (a busy instance, a
+// proxy), and everything else at once.
+func lateAdmin(t *testing.T, adminURL, path string) *httptest.Server {
+	target, err := url.Parse(adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	const late = 300 * time.Millisecond
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == path {
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r)
+			select {
+			case <-time.After(late):
+			case <-r.Context().Done():
+				return
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return front
 }

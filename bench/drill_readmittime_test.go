@@ -2,10 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"testing"
 	"time"
@@ -31,34 +27,10 @@ func TestDrill_ReadmittedIsTimedByTheEventThatLetItBack(t *testing.T) {
 
 func readmittedIsTimedByItsEvent(t *testing.T, mode, backEvent string) {
 	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 3, BreakerSuccesses: 1, BreakerCooldown: 500 * time.Millisecond, ProbeInterval: 200 * time.Millisecond})
-	target, err := url.Parse(eng.AdminURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	const late = 300 * time.Millisecond
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/v1/events" {
-			rec := httptest.NewRecorder()
-			proxy.ServeHTTP(rec, r) // the events as they are now, answered late
-			select {
-			case <-time.After(late):
-			case <-r.Context().Done():
-				return
-			}
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
+	front := lateAdmin(t, eng.AdminURL, "/v1/events")
 
 	var clear, back bench.DrillStep
-	_, err = bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: front.URL}, Mode: mode, StepTimeout: 10 * time.Second},
+	_, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: front.URL}, Mode: mode, StepTimeout: 10 * time.Second},
 		func(s bench.DrillStep) {
 			if s.State == bench.StepRunning {
 				return
