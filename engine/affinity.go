@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,6 +188,71 @@ func (e *Engine) txAffinity(req *jsonrpc.Request, now int64) *endpoint {
 		return nil
 	}
 	return ep
+}
+
+// affinityPick is the endpoint a recent write holds a request to first
+// (nil ep: none). firm: a batch's write after its first, which follows it
+// whatever its pace, as the node would take the batch whole: it never
+// yields (affinityYields).
+type affinityPick struct {
+	ep   *endpoint
+	firm bool
+}
+
+type batchWriteBeforeKey struct{}
+
+// withBatchWriteBefore marks ctx as a batch write's that follows the
+// batch's first write (batchOrder).
+func withBatchWriteBefore(ctx context.Context) context.Context {
+	return context.WithValue(ctx, batchWriteBeforeKey{}, true)
+}
+
+func followsBatchWrite(ctx context.Context) bool {
+	v, _ := ctx.Value(batchWriteBeforeKey{}).(bool)
+	return v
+}
+
+// affinityYieldMargin: a write leaves the endpoint the affinity holds it
+// to for the normal order when that endpoint is slower than another
+// routable one by more than this, and more than twice as slow. Every
+// write would pay the difference for the whole window, which each write
+// extends, so a pool whose first write met its slowest endpoint kept
+// sending every write there (60 of 60 against an endpoint 750 ms slower);
+// a move costs at most one stale pending read or one nonce gap on a
+// provider that does not gossip, once. A slower endpoint within the
+// margin (tens of ms) keeps the affinity: there the nonce order is worth
+// more.
+const affinityYieldMargin = 250 * time.Millisecond
+
+// affinityYields says whether a write should leave ep, the endpoint the
+// affinity holds it to, for the normal order: ep is measured, and either
+// another routable endpoint in good standing is measured far faster
+// (affinityYieldMargin), or no other is measured yet while ep is itself
+// slower than the margin, so that the order tries another once.
+func affinityYields(order []candidate, ep *endpoint) bool {
+	margin := float64(affinityYieldMargin) / float64(time.Millisecond)
+	mine, best := -1.0, -1.0
+	unmeasured := false
+	for _, c := range order {
+		if c.tier != 0 || c.fallback || c.trial || c.standing() != 0 {
+			continue
+		}
+		switch {
+		case c.ep == ep:
+			mine = c.fig.lat
+		case c.fig.lat < 0:
+			unmeasured = true
+		case best < 0 || c.fig.lat < best:
+			best = c.fig.lat
+		}
+	}
+	switch {
+	case mine < 0:
+		return false
+	case best >= 0:
+		return mine-best > margin && mine > 2*best
+	}
+	return unmeasured && mine > margin
 }
 
 // noteWrite gives the write affinity a write's answer: a result from its

@@ -212,7 +212,7 @@ func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
 		minHead = max(minHead, c.p.minHead)
 	}
 	now := e.now()
-	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, nil, false)
+	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, affinityPick{}, false)
 	if rk.panic {
 		return nil, false
 	}

@@ -160,10 +160,13 @@ type plan struct {
 	filterID string
 	creates  bool
 	// prefer: the endpoint a recent write holds this request to first
-	// (affinity.go); a read it takes is not hedged elsewhere.
-	prefer  *endpoint
-	weight  float64
-	minHead int64 // the explicit block number the read names (0 = none)
+	// (affinity.go); a read it takes is not hedged elsewhere. preferFirm:
+	// a batch's write after its first, which follows prefer whatever its
+	// pace (affinityYields).
+	prefer     *endpoint
+	preferFirm bool
+	weight     float64
+	minHead    int64 // the explicit block number the read names (0 = none)
 	// finality: the tag of a read of the finalized or safe block ("" for
 	// none), whose answers never go back (finality.go).
 	finality string
@@ -200,9 +203,9 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 		}
 		order = []candidate{c}
 	} else {
-		rk := e.rank(p.method, p.class, p.tip, p.minHead, p.prefer, false)
+		rk := e.rank(p.method, p.class, p.tip, p.minHead, affinityPick{ep: p.prefer, firm: p.preferFirm}, false)
 		if len(rk.order) == 0 {
-			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, nil, true))}
+			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, affinityPick{}, true))}
 		}
 		order = rk.order
 		panicked = rk.panic

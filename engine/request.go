@@ -22,6 +22,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	if !ok {
 		return early
 	}
+	p.preferFirm = followsBatchWrite(ctx)
 	if cls == jsonrpc.ClassRead {
 		e.hedge.deposit(p.weight)
 	}

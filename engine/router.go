@@ -99,9 +99,9 @@ type ranking struct {
 // endpoints refusing connections (an open breaker on hard evidence) are
 // never in the order; the other unroutable ones follow the routable ones
 // in panic routing, or when no routable one can take the request, and
-// otherwise as failover-only fallbacks after them. prefer, when routable
+// otherwise as failover-only fallbacks after them. prefer.ep, when routable
 // for this request, goes first (write affinity, affinity.go).
-func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, prefer *endpoint, explain bool) ranking {
+func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, prefer affinityPick, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
@@ -271,7 +271,8 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 	r.order = e.rotateEquals(cands)
 	// An endpoint breaker.max_open_share holds closed failed enough to open:
 	// like an open one, it keeps the normal order, which ranks it last.
-	r.preferred = prefer != nil && !e.heldClosedByCap(prefer, now) && preferFirst(r.order, prefer, cls)
+	r.preferred = prefer.ep != nil && !e.heldClosedByCap(prefer.ep, now) &&
+		!(cls == jsonrpc.ClassWrite && !prefer.firm && affinityYields(r.order, prefer.ep)) && preferFirst(r.order, prefer.ep, cls)
 	if withStandby && len(standbyCands) > 0 {
 		e.useStandby(now, standbyCands, func() string {
 			if global {

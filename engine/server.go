@@ -387,6 +387,9 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			}
 			ctx, cancel := b.elementCtx(el.Req.Method)
 			defer cancel()
+			if why == waitFirstWrite {
+				ctx = withBatchWriteBefore(ctx)
+			}
 			if len(after) > 0 {
 				turn, ok, stop := e.awaitTurn(ctx, el.Req, after)
 				defer stop()

@@ -81,33 +81,36 @@ func TestWrites_FailOverOnlyWhenConnectionRefused(t *testing.T) {
 // slower, most writes go to the fast ones, each sent once. The slow one is
 // put first as well as second: a cold pool's first write goes to the first
 // endpoint, and a test whose first endpoint is fast passes whatever the score
-// does. router.write_affinity is off here: it sends writes to the endpoint
-// that took the last one first, whatever its pace (README, Read your writes),
-// so with it on the cold pick alone decides (60 of 60 to a slow first).
+// does. With router.write_affinity at its default as well as off: the
+// affinity sends writes to the endpoint that took the last one first, and
+// each write extends its window, so before affinityYieldMargin the cold
+// pick alone decided (60 of 60 to a slow first).
 func TestWrites_AvoidSlowEndpoint(t *testing.T) {
 	fast, slowCfg := sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(760 * time.Millisecond)}
-	for _, at := range []int{0, 1} {
-		t.Run(fmt.Sprintf("slow-s%d", at), func(t *testing.T) {
-			sims := []sim.Config{fast, fast, fast}
-			sims[at] = slowCfg
-			h := newHarness(t, func(c *engine.Config) { c.Router.WriteAffinity = 0 }, sims...)
-			const n = 60
-			for i := 0; i < n; i++ {
-				mustOK(t, h.call(i, "eth_sendRawTransaction", fmt.Sprintf("0x%064x", i)))
-			}
-			slow := len(h.sims[at].Submissions())
-			total := 0
-			for _, s := range h.sims {
-				total += len(s.Submissions())
-			}
-			if total != n {
-				t.Fatalf("%d submissions for %d writes", total, n)
-			}
-			if slow > n/10 {
-				t.Fatalf("slow endpoint took %d of %d writes", slow, n)
-			}
-			t.Logf("slow endpoint took %d of %d writes", slow, n)
-		})
+	for _, affinity := range []time.Duration{0, engine.Default().Router.WriteAffinity} {
+		for _, at := range []int{0, 1} {
+			t.Run(fmt.Sprintf("write_affinity=%s/slow-s%d", affinity, at), func(t *testing.T) {
+				sims := []sim.Config{fast, fast, fast}
+				sims[at] = slowCfg
+				h := newHarness(t, func(c *engine.Config) { c.Router.WriteAffinity = affinity }, sims...)
+				const n = 60
+				for i := 0; i < n; i++ {
+					mustOK(t, h.call(i, "eth_sendRawTransaction", fmt.Sprintf("0x%064x", i)))
+				}
+				slow := len(h.sims[at].Submissions())
+				total := 0
+				for _, s := range h.sims {
+					total += len(s.Submissions())
+				}
+				if total != n {
+					t.Fatalf("%d submissions for %d writes", total, n)
+				}
+				if slow > n/10 {
+					t.Fatalf("slow endpoint took %d of %d writes", slow, n)
+				}
+				t.Logf("slow endpoint took %d of %d writes", slow, n)
+			})
+		}
 	}
 }
 
