@@ -25,11 +25,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -183,6 +186,12 @@ type batchReply struct {
 	// offChain: it answered, from an endpoint found on the wrong chain
 	// meanwhile (batchRace.offChain).
 	offChain bool
+	// sent: a connection carried it (asked only of a batch sent once,
+	// postBatch's once; a batch of reads is taken to have left).
+	// notRun: answered for a batch sent once, it was refused as a whole
+	// with one JSON-RPC error object (a provider's "batch requests are not
+	// allowed"): a server answers a batch so only when it runs none of it.
+	sent, notRun bool
 }
 
 // cause says how an upstream batch failed, for the failover's event.
@@ -204,14 +213,22 @@ func (b batchReply) cause() string {
 // is an answer (each element is judged by the caller), or to a batch of
 // notifications (unanswered) any 2xx, as to a single notification: a node
 // answers them nothing, some answer each with id null; anything else and
-// the calls run one by one.
-func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered bool) batchReply {
-	resp, err := e.post(ctx, ep, body, true) // reads only (forwardable)
+// the calls run one by one. A batch of calls sent once (once: methods in
+// no table, batchonce.go) is not replayable by the transport, and its
+// reply says whether a connection carried it (sent), as a write's does.
+func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered, once bool) batchReply {
+	var connected atomic.Bool
+	if once {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
+	} else {
+		connected.Store(true) // reads: taken to have left
+	}
+	resp, err := e.post(ctx, ep, body, !once)
 	if err != nil {
-		return batchReply{out: cutOutcome(ctx)}
+		return batchReply{out: cutOutcome(ctx), sent: connected.Load() && !errors.Is(err, errBadUpstreamRequest)}
 	}
 	defer resp.Body.Close()
-	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))}
+	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After")), sent: true}
 	if out.out == outRateLimit {
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
 		return out
@@ -228,6 +245,10 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
+		if once && resp.StatusCode < http.StatusInternalServerError {
+			info := jsonrpc.InspectResponse(buf.Bytes())
+			out.notRun = info.Valid && info.HasError
+		}
 		putBuf(buf)
 		return out
 	}
@@ -246,15 +267,20 @@ type batchRun struct {
 	bodyDeadline time.Time
 	trace        func(int) traceRef
 	slots        chan struct{} // at most batchFanout elements in flight on their own
-	wg           sync.WaitGroup
+	// onceSlots: as slots, for the calls sent once run on their own
+	// (batchonce.go), which the elements in slots may wait for.
+	onceSlots chan struct{}
+	wg        sync.WaitGroup
 }
 
 // spawn runs f in a goroutine once a slot is free.
-func (b *batchRun) spawn(f func()) {
-	b.slots <- struct{}{}
+func (b *batchRun) spawn(f func()) { b.spawnIn(b.slots, f) }
+
+func (b *batchRun) spawnIn(slots chan struct{}, f func()) {
+	slots <- struct{}{}
 	b.wg.Add(1)
 	go func() {
-		defer func() { <-b.slots; b.wg.Done() }()
+		defer func() { <-slots; b.wg.Done() }()
 		f()
 	}()
 }

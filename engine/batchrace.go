@@ -68,7 +68,9 @@ type batchRace struct {
 	// unanswered: its calls are notifications, never hedged (plan): any
 	// 2xx is their answer (postBatch).
 	unanswered bool
-	done       chan batchEnd
+	// once: its calls are of methods in no table, sent once (batchonce.go).
+	once bool
+	done chan batchEnd
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -368,7 +370,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		if tracked {
 			defer e.wg.Done()
 		}
-		reply := e.postBatch(tctx, ep, r.body, r.unanswered)
+		reply := e.postBatch(tctx, ep, r.body, r.unanswered, r.once)
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}

@@ -1,0 +1,346 @@
+package engine
+
+// A batch's calls of methods in no table (an L2's own methods, a node's
+// methods rpcdash does not list) are sent once, like a write, and do not
+// wait for each other (batchOrder). Each was an upstream request of its
+// own: a client's batch of 100 such calls, one HTTP request to an endpoint
+// directly, was 100 upstream requests through rpcdash, and 200 when the
+// endpoints answered -32601 (each call failed over alone), which burns a
+// provider's rate limit the client never meets directly. The calls that
+// wait for nothing go upstream together, in batches of at most
+// batchFanout (a batch refused for its size could not be sent again in
+// smaller ones: it may have run), to one endpoint, never hedged:
+//   - answered with one answer for each call in order: each is its call's
+//     answer, the endpoint's own JSON-RPC error included (relayed as a
+//     single call's is); the calls the endpoint does not have (-32601,
+//     said before anything runs) go on together to the next endpoint, as a
+//     single call fails over, and the last one's -32601 is relayed when
+//     none has the method;
+//   - a connection that never carried the batch (refused): the next
+//     endpoint;
+//   - refused as a whole with one JSON-RPC error object (a provider's
+//     "batch requests are not allowed"; nothing ran): no batch goes to that
+//     endpoint for breaker.cooldown and the calls run one by one, as before;
+//   - anything else once a connection carried it (an HTTP error, a 429,
+//     answers missing or out of order, the deadline): each call is
+//     answered as a single call sent once would be, that it may have run
+//     (jsonrpc.CodeMayHaveRun), or rate limited.
+// With fewer than two such calls, no endpoint able to take a batch (none
+// routable, panic routing, all backing off, taking no batches) or a recent
+// write holding them, the calls run one by one as before.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/engine/internal/window"
+)
+
+// onceCall is a call of a method in no table planned for an upstream
+// batch, and the channel closed when it has ended (batchOrder.admit: a
+// read of the pending state after it waits for it).
+type onceCall struct {
+	batchCall
+	done chan struct{}
+}
+
+// onceElement is a batch element of a method in no table that waits for
+// nothing (serveBatch).
+type onceElement struct {
+	i    int
+	done chan struct{}
+}
+
+// sentOnceInBatch says whether el is a call to send in an upstream batch
+// of calls sent once: of a method in no table, not a notification (a
+// notification's answer is none to match), waiting for nothing.
+func (e *Engine) sentOnceInBatch(el jsonrpc.Element, after []chan struct{}) bool {
+	return el.Err == nil && len(after) == 0 && !el.Req.IsNotification() && e.methods.InNoTable(el.Req.Method)
+}
+
+// serveOnce plans els and sends them in upstream batches of at most
+// batchFanout (see the top of the file).
+func (b *batchRun) serveOnce(els []onceElement) {
+	e := b.e
+	var chunk []onceCall
+	ids := chunkIDs{size: batchFanout}
+	flush := func() {
+		calls := chunk
+		chunk = nil
+		ids.reset()
+		switch len(calls) {
+		case 0:
+		case 1:
+			b.onceAlone(calls[0])
+		default:
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				b.sendOnce(calls)
+			}()
+		}
+	}
+	var memo methodFacts
+	for _, el := range els {
+		req, p, early, ok := e.planOne(b.els[el.i].Req, jsonrpc.ClassWrite, b.start, b.trace(el.i), &memo)
+		if !ok {
+			b.results[el.i] = early
+			close(el.done)
+			continue
+		}
+		if ids.has(req.ID) {
+			flush() // its answer must be told apart from the other's
+		}
+		chunk = append(chunk, onceCall{batchCall: batchCall{i: el.i, req: req, p: p}, done: el.done})
+		ids.add(req.ID)
+		if len(chunk) == batchFanout {
+			flush()
+		}
+	}
+	flush()
+}
+
+// onceAlone runs a planned call sent once on its own, as serveOne runs a
+// write: detached from its client, counting the upstream batches it went
+// out in (that provably did not run it) as attempts.
+func (b *batchRun) onceAlone(c onceCall) {
+	b.spawnIn(b.onceSlots, func() {
+		defer close(c.done)
+		ctx, cancel := b.elementCtx(c.req.Method)
+		defer cancel()
+		ctx, detached := b.e.detachFromClient(ctx)
+		defer detached()
+		c.p.resent = c.sends > 0
+		res := b.e.execute(ctx, c.req, c.p)
+		res.attempts += c.sends
+		b.results[c.i] = b.e.finishOne(ctx, c.req, c.p, res, b.start)
+	})
+}
+
+// sendOnce sends calls upstream as one batch to one endpoint at a time
+// (see the top of the file), within the earliest of their own deadlines
+// and detached from the client, as a write is.
+func (b *batchRun) sendOnce(calls []onceCall) {
+	e := b.e
+	earliest := b.bodyDeadline
+	for _, c := range calls {
+		if own := b.ownDeadline(c.req.Method); own.Before(earliest) {
+			earliest = own
+		}
+	}
+	ctx, cancel := context.WithDeadline(b.ctx, earliest)
+	defer cancel()
+	ctx, detached := e.detachFromClient(ctx)
+	defer detached()
+
+	var tried []*endpoint
+	pending := calls
+	// lastNo holds, for each call still pending, the -32601 the last
+	// endpoint answered it (nil: no endpoint answered it yet).
+	lastNo := make(map[int]result)
+	for len(pending) > 0 {
+		ep := e.onceEndpoint(pending, tried)
+		if ep == nil {
+			break
+		}
+		role := rolePrimary
+		if len(tried) > 0 {
+			role = roleFailover
+		}
+		tried = append(tried, ep)
+		r := newOnceRace(e, pending, earliest)
+		r.launch(ctx, ep, role, nil)
+		end := <-r.done // the try ends by earliest or at shutdown (launch)
+		for k := range pending {
+			pending[k].sends++
+		}
+		if end.got == nil {
+			putBuf(end.reply.body)
+			r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
+			e.batchFailed(ctx, ep, r.n, end.reply, end.end)
+			if end.reply.notRun {
+				break // it takes no batches: one by one
+			}
+			if !end.reply.sent && end.reply.out == outConnError {
+				e.noteFailover(ep, "upstream batch sent once: "+end.reply.cause()+" (the connection never carried it)", false)
+				continue
+			}
+			for _, c := range pending {
+				b.finishOnce(c, e.onceFailed(c, ep, end.reply))
+			}
+			return
+		}
+		if bu := budgetOf(b.ctx); bu != nil && !bu.charge(int64(end.reply.body.Len())) {
+			// Over the batch's answer bound: its calls get -32003 (settle).
+			putBuf(end.reply.body)
+			r.ended(end, func(int) outcome { return outCancelled }, nil, nil)
+			for _, c := range pending {
+				b.finishOnce(c, e.onceFailed(c, ep, batchReply{out: outCancelled}))
+			}
+			return
+		}
+		pending = b.takeOnce(r, end, pending, lastNo)
+		putBuf(end.reply.body)
+		if len(pending) > 0 {
+			e.noteFailover(ep, fmt.Sprintf("upstream batch sent once: the methods of %d of its calls not served (-32601)", len(pending)), true)
+		}
+	}
+	for _, c := range pending {
+		if res, ok := lastNo[c.i]; ok {
+			res.attempts = c.sends
+			b.finishOnce(c, res)
+			continue
+		}
+		b.onceAlone(c) // provably never run: one by one
+	}
+}
+
+// newOnceRace is the upstream batch of calls, sent once within deadline.
+func newOnceRace(e *Engine, calls []onceCall, deadline time.Time) *batchRace {
+	r := &batchRace{e: e, done: make(chan batchEnd, 1), once: true, deadline: deadline,
+		calls: make([]batchCall, len(calls)), pos: make([]int, len(calls))}
+	parts := make([][]byte, len(calls))
+	size := len(parts) + 1
+	seen := map[string]bool{}
+	for k, c := range calls {
+		r.calls[k], r.pos[k] = c.batchCall, k
+		parts[k] = c.upstreamRaw()
+		size += len(parts[k])
+		if !seen[c.p.method] {
+			seen[c.p.method] = true
+			r.methods = append(r.methods, c.p.method)
+		}
+	}
+	r.n = int64(len(calls))
+	r.body = jsonrpc.AppendBatch(make([]byte, 0, size), parts)
+	return r
+}
+
+// onceEndpoint is the endpoint an upstream batch of calls sent once goes
+// to next: the best routable one not tried yet that takes batches now and
+// is backing off none of their methods (one that answered -32601 lately
+// comes after the others, and is still asked: another may not have the
+// method either). nil when none, or in panic routing (each call's own
+// race knows what to do then).
+func (e *Engine) onceEndpoint(calls []onceCall, tried []*endpoint) *endpoint {
+	first := calls[0].p
+	rk := e.rank(first.method, jsonrpc.ClassWrite, false, 0, first.prefer, false)
+	if rk.panic {
+		return nil
+	}
+	now := e.now()
+	n := int64(len(calls))
+	for _, c := range rk.order {
+		if c.trial || c.tier != 0 || c.fallback {
+			return nil
+		}
+		if c.silent || slices.Contains(tried, c.ep) || !e.batchable(c.ep, n, now) ||
+			slices.ContainsFunc(calls, func(oc onceCall) bool { return !c.ep.backoffEnd(oc.p.method, now).IsZero() }) {
+			continue
+		}
+		return c.ep
+	}
+	return nil
+}
+
+// takeOnce takes the answers of end, each as its call's (see the top of
+// the file), and returns the calls the endpoint does not have the method
+// of, to send on; their -32601 goes in lastNo.
+func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo map[int]result) (next []onceCall) {
+	e, ep := b.e, end.t.ep
+	took := end.end.Sub(end.t.start)
+	outs := make([]outcome, len(r.calls))
+	won := make([]bool, len(r.calls))
+	var taken int64
+	ep.heard(end.end)
+	for k, c := range calls {
+		part := end.got[k]
+		if c.upID != nil {
+			part = jsonrpc.WithResponseID(part, c.req.ID)
+		}
+		rep := upstreamReply{body: getBuf(), sent: true, status: http.StatusOK}
+		rep.body.Write(part)
+		e.classify(&rep, http.StatusOK, "", c.req)
+		outs[k] = rep.out
+		res := result{body: rep.body, info: rep.info, ep: ep, took: took}
+		st := ep.stats(c.p.method)
+		switch {
+		case rep.out == outUnsupported && rep.info.ErrCode == jsonrpc.CodeMethodNotFound || e.unsentRefusal(c.req, &rep):
+			st.markCannotServe(end.end)
+			st.rates.Count(window.Attempts)
+			ep.rates.Count(window.Attempts)
+			if old, ok := lastNo[c.i]; ok {
+				putBuf(old.body)
+			}
+			lastNo[c.i] = res
+			next = append(next, c)
+			continue
+		case rep.out == outAnswer:
+			st.rates.Count(window.Attempts, window.Success)
+			st.served()
+			taken++
+		default:
+			// The endpoint's own error (or an answer that is not one),
+			// relayed as a single call sent once relays it: it may have run.
+			st.rates.Count(window.Attempts)
+			ep.rates.Count(window.Attempts)
+			if rep.cause != "" {
+				ep.setLastError(rep.cause, end.end)
+			}
+		}
+		won[k] = true
+		if old, ok := lastNo[c.i]; ok {
+			putBuf(old.body)
+			delete(lastNo, c.i)
+		}
+		res.attempts = c.sends
+		b.finishOnce(c, res)
+	}
+	if taken > 0 {
+		ep.rates.CountN(taken, window.Attempts, window.Success)
+		ep.breaker.Success(false)
+	}
+	r.ended(end, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return won[k] })
+	return next
+}
+
+// onceFailed is what c gets when its upstream batch, sent to ep, failed
+// after a connection may have carried it (reply): as a single call sent
+// once, rate limited on a 429, else that it may have run.
+func (e *Engine) onceFailed(c onceCall, ep *endpoint, reply batchReply) result {
+	res := result{attempts: c.sends, class: jsonrpc.ClassWrite}
+	if reply.out == outRateLimit {
+		wait := max(reply.retryAfter.Round(time.Second), time.Second)
+		res.err = &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf(
+			"rate limited: answered HTTP 429 (a request of a method in no table is never sent to a second endpoint); retry after %ds; last: %s: upstream batch answered HTTP 429",
+			int(wait/time.Second), ep.Name)}
+		res.retryAfter = wait
+		return res
+	}
+	why := fmt.Sprintf("upstream batch to %s failed: %s", ep.Name, reply.cause())
+	if reply.out == outTimeout {
+		why = fmt.Sprintf("request timed out: no answer within %s (%s still working on it)", e.timeoutWords(c.req.Method), ep.Name)
+	}
+	res.leftTo = ep.Name
+	res.err = &jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: why + "; it was " + mayHaveRun(ep.Name)}
+	return res
+}
+
+// finishOnce accounts for res, c's outcome, as sendChunk does an answered
+// call's, and ends c (done).
+func (b *batchRun) finishOnce(c onceCall, res result) {
+	e := b.e
+	res = e.settle(b.ctx, c.req, c.p, res)
+	took := e.now().Sub(b.start)
+	e.traceTook(c.p, res, took)
+	e.countUpstream(c.p.acct.name, res.attempts)
+	e.countRequests(c.p.acct.name, c.p.class, res.err == nil, took, 1)
+	b.results[c.i] = res
+	if c.done != nil {
+		close(c.done)
+	}
+}

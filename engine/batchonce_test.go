@@ -1,0 +1,119 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// onceBatch is a batch of n calls of method, a method in no table, with
+// ids 0 … n-1.
+func onceBatch(method string, n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":["0x%x"]}`, i, method, i)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// upstreamHTTP is how many HTTP requests the sims have heard, and the
+// calls they carried.
+func upstreamHTTP(sims []*sim.Upstream) (requests, calls int64) {
+	for _, u := range sims {
+		c := u.Counters()
+		requests += c.HTTP
+		calls += c.Total
+	}
+	return requests, calls
+}
+
+// A batch of 100 calls of a method in no table is one HTTP request to an
+// endpoint directly. Each call was an upstream request of its own, sent
+// once: 100 upstream requests for the endpoint's rate limit, and 200 when
+// the endpoints do not have the method (each call failed over alone). Now
+// they go upstream together: one request to the endpoint that answered
+// them, and the calls it does not have go on together to the next.
+func TestBatch_UnknownMethodsGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 100
+
+	// An L2's own method, served by the endpoints (its answer an error of
+	// the request's, relayed as a single call's is).
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	reqs0, calls0 := upstreamHTTP(h.sims)
+	r := h.post(onceBatch("l2_custom", n))
+	reqs, calls := upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 1 || calls-calls0 != n {
+		t.Errorf("served method: the endpoints heard %d requests carrying %d calls, want 1 upstream batch of %d (a direct client's one request)", reqs-reqs0, calls-calls0, n)
+	}
+	if r.attempts != n {
+		t.Errorf("served method: %s %d, want %d (each call sent once)", engine.HeaderAttempts, r.attempts, n)
+	}
+
+	// A method no endpoint has (-32601): asked of each endpoint once, as a
+	// batch, and the last one's answer relayed.
+	reqs0, calls0 = upstreamHTTP(h.sims)
+	r = h.post(onceBatch("foo_bar", n))
+	reqs, calls = upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Code != jsonrpc.CodeMethodNotFound {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and -32601", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 2 || calls-calls0 != 2*n {
+		t.Errorf("method not found: the endpoints heard %d requests carrying %d calls, want 2 upstream batches (one per endpoint) of %d", reqs-reqs0, calls-calls0, n)
+	}
+	if r.attempts != 2*n {
+		t.Errorf("method not found: %s %d, want %d (each call asked of both endpoints)", engine.HeaderAttempts, r.attempts, 2*n)
+	}
+	// Both methods count under "other" here: a name no table lists is
+	// counted under its own once an endpoint has answered it (methodnames.go).
+	if m := h.status().Methods["other"]; m.Requests != 2*n || m.Primary != 2*n || m.Failover != n {
+		t.Errorf("counted %d requests, %d primary and %d failover attempts, want %d, %d and %d", m.Requests, m.Primary, m.Failover, 2*n, 2*n, n)
+	}
+}
+
+// Calls of a method in no table are sent once: an upstream batch of them
+// that fails after a connection carried it (HTTP 500) is never sent again,
+// as a whole or call by call, and each call is told it may have run.
+// Before, each call was its own request: 100 upstream requests, each
+// answered HTTP 500.
+func TestBatch_UnknownMethodsBatchFailedIsNotSentAgain(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	for _, u := range h.sims {
+		u.SetMode(sim.ModeError)
+	}
+	const n = 100
+	reqs0, calls0 := upstreamHTTP(h.sims)
+	r := h.post(onceBatch("l2_custom", n))
+	reqs, calls := upstreamHTTP(h.sims)
+	var as []json.RawMessage
+	if err := json.Unmarshal(r.body, &as); err != nil || len(as) != n {
+		t.Fatalf("HTTP %d, %d answers (%v): %.300s", r.status, len(as), err, r.body)
+	}
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Code != jsonrpc.CodeMayHaveRun || !strings.Contains(a.Error.Message, "may have carried it out") {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and %d (it may have run)", i, a.ID, a.Error, i, jsonrpc.CodeMayHaveRun)
+		}
+	}
+	if reqs-reqs0 != 1 || calls-calls0 != n {
+		t.Errorf("the endpoints heard %d requests carrying %d calls, want the one upstream batch of %d, never sent again", reqs-reqs0, calls-calls0, n)
+	}
+}
