@@ -191,6 +191,10 @@ func (b *batchRun) sendOnce(calls []onceCall) {
 	}
 	for _, c := range pending {
 		if res, ok := lastNo[c.i]; ok {
+			if bu := budgetOf(b.ctx); bu != nil && !bu.charge(int64(res.body.Len())) {
+				putBuf(res.body) // over the batch's answer bound: -32003 (settle)
+				res = e.onceFailed(c, res.ep, batchReply{out: outCancelled})
+			}
 			res.attempts = c.sends
 			b.finishOnce(c, res)
 			continue
@@ -277,6 +281,9 @@ func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo
 				putBuf(old.body)
 			}
 			lastNo[c.i] = res
+			if bu := budgetOf(b.ctx); bu != nil {
+				bu.giveBack(int64(len(part))) // the next endpoint's answer is the one counted
+			}
 			next = append(next, c)
 			continue
 		case rep.out == outAnswer:

@@ -1,10 +1,15 @@
 package engine_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,4 +121,45 @@ func TestBatch_UnknownMethodsBatchFailedIsNotSentAgain(t *testing.T) {
 	if reqs-reqs0 != 1 || calls-calls0 != n {
 		t.Errorf("the endpoints heard %d requests carrying %d calls, want the one upstream batch of %d, never sent again", reqs-reqs0, calls-calls0, n)
 	}
+}
+
+// An endpoint that takes no batches refuses one as a whole with a single
+// error object, running none of it: the calls sent once then run one by
+// one, each answered, as before upstream batches of them.
+func TestBatch_UnknownMethodsRefusedBatchRunOneByOne(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	var batches, singles atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if bytes.HasPrefix(body, []byte("[")) {
+			batches.Add(1)
+			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}`))
+			return
+		}
+		singles.Add(1)
+		resp, err := http.Post(h.sims[0].URL(), "application/json", bytes.NewReader(body))
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(front.Close)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
+	const n = 10
+	singles0 := singles.Load()
+	r := h2.post(onceBatch("l2_custom", n))
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if b := batches.Load(); b != 1 {
+		t.Errorf("s0 got %d upstream batches, want the one it refused", b)
+	}
+	t.Logf("s0 took %d single calls after refusing the batch; %s %d", singles.Load()-singles0, engine.HeaderAttempts, r.attempts)
 }
