@@ -49,6 +49,9 @@ type batchCall struct {
 	// upID is the id it goes upstream under when its own is already in its
 	// upstream batch (nil: its own), put back in its answer.
 	upID json.RawMessage
+	// notHere: the -32601 the endpoint of its last upstream batch answered
+	// it (the method is not there), relayed when no endpoint left has it.
+	notHere *result
 }
 
 // upstreamRaw is the call as its upstream batch carries it.
@@ -96,6 +99,16 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	e.classify(&r, http.StatusOK, "", c.req)
 	if r.notYet {
 		e.placeNotYet(ep, c.req, &r)
+	}
+	if r.out == outUnsupported && r.info.ErrCode == jsonrpc.CodeMethodNotFound {
+		// The endpoint does not have the method: the call goes on to the
+		// next one, with the others so answered (sendChunk), and this
+		// answer is relayed if none has it.
+		st := ep.stats(c.p.method)
+		st.markCannotServe(e.now())
+		st.rates.Count(window.Attempts)
+		ep.rates.Count(window.Attempts)
+		return result{body: r.body, info: r.info, ep: ep, took: took, unhedged: true, notServed: true}, r.out, false
 	}
 	if r.out != outAnswer {
 		putBuf(r.body)
@@ -348,7 +361,7 @@ func (b *batchRun) serveWhole(idx []int) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.sendChunk(calls)
+			b.sendChunk(calls, nil)
 		}()
 	}
 	var memo methodFacts
@@ -392,8 +405,11 @@ func (b *batchRun) serveWhole(idx []int) {
 }
 
 // sendChunk sends calls upstream as one batch within the earliest of
-// their own deadlines and finishes each answered call; the rest run alone.
-func (b *batchRun) sendChunk(calls []batchCall) {
+// their own deadlines and finishes each answered call; the calls whose
+// method its endpoint does not have (-32601) go on together to another
+// endpoint (not one of tried, which answered them so already), and their
+// last -32601 is relayed when none is left; the rest run alone.
+func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 	e := b.e
 	ctx := b.ctx
 	earliest := b.bodyDeadline
@@ -410,7 +426,7 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, sends := e.sendWhole(ctx, calls)
+	answers, sends := e.sendWhole(ctx, calls, tried)
 	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil {
 		// No endpoint took (or answered) so large a batch: in smaller ones.
 		for k := range calls {
@@ -420,7 +436,7 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 			b.wg.Add(1)
 			go func() {
 				defer b.wg.Done()
-				b.sendChunk(part)
+				b.sendChunk(part, tried)
 			}()
 		}
 		return
@@ -429,20 +445,60 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 	// waited for until the upstream batch's answer was judged.
 	took := e.now().Sub(b.start)
 	run := runOf[requestSeries]{flush: func(s requestSeries, n int64) { e.countRequests(s.label, s.cls, s.ok, took, n) }}
+	var again []batchCall
+	var from *endpoint
 	for k, c := range calls {
-		if answers != nil && answers[k].body != nil {
+		answered := answers != nil && answers[k].body != nil
+		if answered && answers[k].notServed {
+			c.sends += sends[k]
+			if c.notHere != nil {
+				putBuf(c.notHere.body)
+			}
+			res := answers[k]
+			c.notHere, from = &res, res.ep
+			again = append(again, c)
+			continue
+		}
+		if !answered && c.notHere != nil && sends[k] == 0 {
+			// No endpoint left that has not answered it -32601: that
+			// answer is its, as a single call's last -32601 is.
+			res := *c.notHere
+			res.notServed = false
+			if bu := budgetOf(b.ctx); bu != nil && !bu.charge(int64(res.body.Len())) {
+				putBuf(res.body)
+				res = result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "cut"}} // -32003 (settle)
+			}
+			answers = ensure(answers, len(calls))
+			answers[k], answered = res, true
+		}
+		if answered {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
 			e.traceTook(c.p, res, took)
 			e.countUpstream(c.p.acct.name, res.attempts)
 			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
 			b.results[c.i] = res
-		} else {
-			c.sends += sends[k]
-			b.alone(c)
+			continue
 		}
+		if c.notHere != nil {
+			putBuf(c.notHere.body)
+			c.notHere = nil
+		}
+		c.sends += sends[k]
+		b.alone(c)
 	}
 	run.done()
+	if len(again) > 0 {
+		b.sendChunk(again, append(slices.Clip(tried), from))
+	}
+}
+
+// ensure is answers, made n long when nil.
+func ensure(answers []result, n int) []result {
+	if answers == nil {
+		return make([]result, n)
+	}
+	return answers
 }
 
 // alone runs a planned call on its own, as any request, counting the
