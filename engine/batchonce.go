@@ -6,8 +6,8 @@ package engine
 // own: a client's batch of 100 such calls, one HTTP request to an endpoint
 // directly, was 100 upstream requests through rpcdash, and 200 when the
 // endpoints answered -32601 (each call failed over alone), which burns a
-// provider's rate limit the client never meets directly. The calls that
-// wait for nothing go upstream together, in batches of at most
+// provider's rate limit the client never meets directly. They go upstream
+// together (those after the batch's first write once it has ended), in batches of at most
 // batchFanout (a batch refused for its size could not be sent again in
 // smaller ones: it may have run), to one endpoint, never hedged:
 //   - answered with one answer for each call in order: each is its call's
@@ -57,9 +57,43 @@ type onceElement struct {
 
 // sentOnceInBatch says whether el is a call to send in an upstream batch
 // of calls sent once: of a method in no table, not a notification (a
-// notification's answer is none to match), waiting for nothing.
-func (e *Engine) sentOnceInBatch(el jsonrpc.Element, after []chan struct{}) bool {
-	return el.Err == nil && len(after) == 0 && !el.Req.IsNotification() && e.methods.InNoTable(el.Req.Method)
+// notification's answer is none to match). What it waits for (batchOrder:
+// nothing, or the batch's first write) is all such calls'.
+func (e *Engine) sentOnceInBatch(el jsonrpc.Element) bool {
+	return el.Err == nil && !el.Req.IsNotification() && e.methods.InNoTable(el.Req.Method)
+}
+
+// serveOnceAfter serves els, calls of methods in no table that wait for
+// after (the batch's first write, why), once it has ended: in upstream
+// batches as serveOnce does, planned then (write affinity is the first
+// write's by then); a call whose own deadline passed first is not sent.
+func (b *batchRun) serveOnceAfter(els []onceElement, after []chan struct{}, why string) {
+	if len(els) == 0 {
+		return
+	}
+	e := b.e
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		turn, ok, stop := e.awaitTurn(b.ctx, b.els[els[0].i].Req, after)
+		defer stop()
+		var now []onceElement
+		for _, el := range els {
+			req := b.els[el.i].Req
+			if ok && time.Now().Before(b.ownDeadline(req.Method)) {
+				now = append(now, el)
+				continue
+			}
+			ctx, cancel := b.elementCtx(req.Method)
+			if ok {
+				turn = ctx // its own deadline, passed
+			}
+			b.results[el.i] = e.notSent(turn, req, why, b.start, b.trace(el.i))
+			cancel()
+			close(el.done)
+		}
+		b.serveOnce(now)
+	}()
 }
 
 // serveOnce plans els and sends them in upstream batches of at most
@@ -168,6 +202,14 @@ func (b *batchRun) sendOnce(calls []onceCall) {
 			if !end.reply.sent && end.reply.out == outConnError {
 				e.noteFailover(ep, "upstream batch sent once: "+end.reply.cause()+" (the connection never carried it)", false)
 				continue
+			}
+			if !end.reply.sent {
+				// Cut (its deadline, shutdown) before a connection carried it.
+				for _, c := range pending {
+					b.finishOnce(c, result{attempts: c.sends, class: jsonrpc.ClassWrite, err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream,
+						Message: fmt.Sprintf("not sent: cut (%s) before a connection to %s carried it; it is safe to send again", end.reply.cause(), ep.Name)}})
+				}
+				return
 			}
 			for _, c := range pending {
 				b.finishOnce(c, e.onceFailed(c, ep, end.reply))

@@ -163,3 +163,28 @@ func TestBatch_UnknownMethodsRefusedBatchRunOneByOne(t *testing.T) {
 	}
 	t.Logf("s0 took %d single calls after refusing the batch; %s %d", singles.Load()-singles0, engine.HeaderAttempts, r.attempts)
 }
+
+// Calls of a method in no table after the batch's first write wait for it
+// (batchOrder), and then go upstream together too: a write and 50 such
+// calls were 51 upstream requests.
+func TestBatch_UnknownMethodsAfterAWriteGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	const n = 50
+	body := `[{"jsonrpc":"2.0","id":"w","method":"eth_sendRawTransaction","params":["0x01"]},` + strings.TrimPrefix(onceBatch("l2_custom", n), "[")
+	reqs0, _ := upstreamHTTP(h.sims)
+	r := h.post(body)
+	reqs, _ := upstreamHTTP(h.sims)
+	as := decodeBatch(t, r, n+1)
+	if as[0].Result == "" {
+		t.Fatalf("the write: %+v, want its hash", as[0])
+	}
+	for i, a := range as[1:] {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("the endpoints heard %d requests, want 2: the write, then one upstream batch of the %d calls", reqs-reqs0, n)
+	}
+}

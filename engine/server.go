@@ -367,7 +367,12 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		trace: trace, slots: make(chan struct{}, min(len(els), batchFanout)), onceSlots: make(chan struct{}, min(len(els), batchFanout))}
 	var order batchOrder
 	var whole, unanswered []int
-	var once []onceElement
+	// once: the calls of methods in no table that wait for nothing;
+	// onceAfter: those that wait for the batch's first write (onceWait, all
+	// the same, batchOrder.admit).
+	var once, onceAfter []onceElement
+	var onceWait []chan struct{}
+	var onceWhy string
 	// The elements run on their own are started once every element is
 	// admitted and the calls sent once are under way: a read of the
 	// pending state may wait for one of those (batchOrder), and must not
@@ -379,8 +384,12 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			continue
 		}
 		after, why, done := order.admit(e, el.Req)
-		if e.sentOnceInBatch(el, after) {
-			once = append(once, onceElement{i: i, done: done})
+		if e.sentOnceInBatch(el) {
+			if len(after) == 0 {
+				once = append(once, onceElement{i: i, done: done})
+			} else {
+				onceAfter, onceWait, onceWhy = append(onceAfter, onceElement{i: i, done: done}), after, why
+			}
 			continue
 		}
 		if after == nil && done == nil && e.forwardable(el) {
@@ -409,6 +418,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		})
 	}
 	b.serveOnce(once)
+	b.serveOnceAfter(onceAfter, onceWait, onceWhy)
 	for _, f := range later {
 		b.spawn(f)
 	}
