@@ -203,7 +203,8 @@ type batchReply struct {
 	// postBatch's once; a batch of reads is taken to have left).
 	// notRun: answered for a batch sent once, it was refused as a whole
 	// with one JSON-RPC error object (a provider's "batch requests are not
-	// allowed"): a server answers a batch so only when it runs none of it.
+	// allowed": a server answers a batch so only when it runs none of it)
+	// or an HTTP 4xx but 408 and 429 (a request refused, not run).
 	sent, notRun bool
 }
 
@@ -259,8 +260,11 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
 		if once && resp.StatusCode < http.StatusInternalServerError {
+			// Refused as a whole: one error object for the batch, or an HTTP
+			// 4xx (a node or gateway that takes no batches, one too large)
+			// but a timeout's 408.
 			info := jsonrpc.InspectResponse(buf.Bytes())
-			out.notRun = info.Valid && info.HasError
+			out.notRun = info.Valid && info.HasError || resp.StatusCode >= 400 && resp.StatusCode != http.StatusRequestTimeout
 		}
 		putBuf(buf)
 		return out

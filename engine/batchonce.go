@@ -19,12 +19,17 @@ package engine
 //   - a connection that never carried the batch (refused): the next
 //     endpoint;
 //   - refused as a whole with one JSON-RPC error object (a provider's
-//     "batch requests are not allowed"; nothing ran): no batch goes to that
+//     "batch requests are not allowed") or an HTTP 4xx but 408 (a gateway
+//     taking no batches; nothing ran): no batch goes to that
 //     endpoint for breaker.cooldown and the calls run one by one, as before;
 //   - anything else once a connection carried it (an HTTP error, a 429,
 //     answers missing or out of order, the deadline): each call is
 //     answered as a single call sent once would be, that it may have run
 //     (jsonrpc.CodeMayHaveRun), or rate limited.
+// The writes after a batch's first write, on an EVM chain, go the same way
+// once it has ended (they ran at once, one request each: 100 writes were
+// 100 upstream requests, in any order), to its endpoint (write affinity)
+// or one by one when that one cannot take the batch.
 // With fewer than two such calls, no endpoint able to take a batch (none
 // routable, panic routing, all backing off, taking no batches) or a recent
 // write holding them, the calls run one by one as before.
@@ -59,8 +64,17 @@ type onceElement struct {
 // of calls sent once: of a method in no table, not a notification (a
 // notification's answer is none to match). What it waits for (batchOrder:
 // nothing, or the batch's first write) is all such calls'.
-func (e *Engine) sentOnceInBatch(el jsonrpc.Element) bool {
-	return el.Err == nil && !el.Req.IsNotification() && e.methods.InNoTable(el.Req.Method)
+func (e *Engine) sentOnceInBatch(el jsonrpc.Element, after []chan struct{}) bool {
+	if el.Err != nil || el.Req.IsNotification() {
+		return false
+	}
+	if e.methods.InNoTable(el.Req.Method) {
+		return true
+	}
+	// A write after the batch's first write, on an EVM chain (a Solana
+	// write's preflight and blockhash rules are its own race's): those ran
+	// at once after it, one request each, arriving in any order.
+	return len(after) > 0 && e.cfg.Chain.Kind == "evm" && e.methods.Class(el.Req.Method) == jsonrpc.ClassWrite
 }
 
 // serveOnceAfter serves els, calls of methods in no table that wait for
@@ -126,8 +140,11 @@ func (b *batchRun) serveOnce(els []onceElement) {
 			close(el.done)
 			continue
 		}
-		if ids.has(req.ID) {
-			flush() // its answer must be told apart from the other's
+		if ids.has(req.ID) || len(chunk) > 0 && !b.ownDeadline(req.Method).Equal(b.ownDeadline(chunk[0].req.Method)) {
+			// Its answer must be told apart from the other's; a batch sent
+			// once is cut at its calls' deadline, which must be each one's
+			// own (a write waiting for its receipt has a minute).
+			flush()
 		}
 		chunk = append(chunk, onceCall{batchCall: batchCall{i: el.i, req: req, p: p}, done: el.done})
 		ids.add(req.ID)
@@ -284,6 +301,9 @@ func (e *Engine) onceEndpoint(calls []onceCall, tried []*endpoint) *endpoint {
 		if c.trial || c.tier != 0 || c.fallback {
 			return nil
 		}
+		if len(tried) == 0 && first.prefer != nil && c.ep != first.prefer {
+			return nil // a recent write's endpoint, which cannot take the batch: one by one, there first
+		}
 		if c.silent || slices.Contains(tried, c.ep) || !e.batchable(c.ep, n, now) ||
 			slices.ContainsFunc(calls, func(oc onceCall) bool { return !c.ep.backoffEnd(oc.p.method, now).IsZero() }) {
 			continue
@@ -361,12 +381,12 @@ func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo
 // after a connection may have carried it (reply): as a single call sent
 // once, rate limited on a 429, else that it may have run.
 func (e *Engine) onceFailed(c onceCall, ep *endpoint, reply batchReply) result {
-	res := result{attempts: c.sends, class: jsonrpc.ClassWrite}
+	res := result{attempts: c.sends, class: c.p.class}
 	if reply.out == outRateLimit {
 		wait := max(reply.retryAfter.Round(time.Second), time.Second)
 		res.err = &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf(
-			"rate limited: answered HTTP 429 (a request of a method in no table is never sent to a second endpoint); retry after %ds; last: %s: upstream batch answered HTTP 429",
-			int(wait/time.Second), ep.Name)}
+			"rate limited: answered HTTP 429 (a %s request is never sent to a second endpoint); retry after %ds; last: %s: upstream batch answered HTTP 429",
+			c.p.class, int(wait/time.Second), ep.Name)}
 		res.retryAfter = wait
 		return res
 	}

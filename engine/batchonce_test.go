@@ -188,3 +188,36 @@ func TestBatch_UnknownMethodsAfterAWriteGoUpstreamTogether(t *testing.T) {
 		t.Errorf("the endpoints heard %d requests, want 2: the write, then one upstream batch of the %d calls", reqs-reqs0, n)
 	}
 }
+
+// A batch of writes is one request to a node directly, which runs them in
+// order. Through rpcdash the writes after the first ran at once, one
+// upstream request each (100 writes: 100 requests, arriving in any order);
+// now they go together, after the first, to its endpoint.
+func TestBatch_WritesAfterTheFirstGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false },
+		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 100
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["0x%04x"]}`, i, i+1)
+	}
+	b.WriteByte(']')
+	reqs0, _ := upstreamHTTP(h.sims)
+	r := h.post(b.String())
+	reqs, _ := upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error != nil || a.Result == "" {
+			t.Fatalf("answer %d: %+v, want id %d and the transaction's hash", i, a, i)
+		}
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("the endpoints heard %d requests, want 2: the first write, then one upstream batch of the %d others", reqs-reqs0, n-1)
+	}
+	if r.endpoint != "s0" && r.endpoint != "s1" {
+		t.Errorf("answered by %q: want every write on one endpoint", r.endpoint)
+	}
+}

@@ -384,7 +384,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			continue
 		}
 		after, why, done := order.admit(e, el.Req)
-		if e.sentOnceInBatch(el) {
+		if e.sentOnceInBatch(el, after) {
 			if len(after) == 0 {
 				once = append(once, onceElement{i: i, done: done})
 			} else {
