@@ -36,9 +36,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -98,11 +100,11 @@ func (b *batchRun) serveOnceAfter(els []onceElement, after []chan struct{}, why 
 				now = append(now, el)
 				continue
 			}
-			ctx, cancel := b.elementCtx(req.Method)
-			if ok {
-				turn = ctx // its own deadline, passed
-			}
-			b.results[el.i] = e.notSent(turn, req, why, b.start, b.trace(el.i))
+			cut, cancel := b.elementCtx(req.Method)
+			if !ok {
+				cut = turn
+			} // else its own deadline, passed
+			b.results[el.i] = e.notSent(cut, req, why, b.start, b.trace(el.i))
 			cancel()
 			close(el.done)
 		}
@@ -111,15 +113,22 @@ func (b *batchRun) serveOnceAfter(els []onceElement, after []chan struct{}, why 
 }
 
 // serveOnce plans els and sends them in upstream batches of at most
-// batchFanout (see the top of the file).
+// batchFanout (see the top of the file), one for each deadline the calls
+// have (a batch sent once is cut at its calls' deadline, which must be
+// each one's own: a write waiting for its receipt has a minute). An id
+// another call of the upstream batch bears already goes under one of
+// rpcdash's own, as serveWhole does.
 func (b *batchRun) serveOnce(els []onceElement) {
 	e := b.e
-	var chunk []onceCall
-	ids := chunkIDs{size: batchFanout}
-	flush := func() {
-		calls := chunk
-		chunk = nil
-		ids.reset()
+	type chunk struct {
+		calls []onceCall
+		ids   chunkIDs
+	}
+	chunks := map[time.Time]*chunk{}
+	flush := func(ch *chunk) {
+		calls := ch.calls
+		ch.calls = nil
+		ch.ids.reset()
 		switch len(calls) {
 		case 0:
 		case 1:
@@ -140,19 +149,32 @@ func (b *batchRun) serveOnce(els []onceElement) {
 			close(el.done)
 			continue
 		}
-		if ids.has(req.ID) || len(chunk) > 0 && !b.ownDeadline(req.Method).Equal(b.ownDeadline(chunk[0].req.Method)) {
-			// Its answer must be told apart from the other's; a batch sent
-			// once is cut at its calls' deadline, which must be each one's
-			// own (a write waiting for its receipt has a minute).
-			flush()
+		dl := b.ownDeadline(req.Method)
+		ch := chunks[dl]
+		if ch == nil {
+			ch = &chunk{ids: chunkIDs{size: batchFanout}}
+			chunks[dl] = ch
 		}
-		chunk = append(chunk, onceCall{batchCall: batchCall{i: el.i, req: req, p: p}, done: el.done})
-		ids.add(req.ID)
-		if len(chunk) == batchFanout {
-			flush()
+		var upID json.RawMessage
+		if ch.ids.has(req.ID) {
+			if upID = json.RawMessage(`"rpcdash-` + strconv.Itoa(el.i) + `"`); ch.ids.has(upID) {
+				flush(ch)
+				upID = nil
+			}
+		}
+		ch.calls = append(ch.calls, onceCall{batchCall: batchCall{i: el.i, req: req, p: p, upID: upID}, done: el.done})
+		if upID != nil {
+			ch.ids.add(upID)
+		} else {
+			ch.ids.add(req.ID)
+		}
+		if len(ch.calls) == batchFanout {
+			flush(ch)
 		}
 	}
-	flush()
+	for _, ch := range chunks {
+		flush(ch)
+	}
 }
 
 // onceAlone runs a planned call sent once on its own, as serveOne runs a

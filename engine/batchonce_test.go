@@ -197,27 +197,46 @@ func TestBatch_WritesAfterTheFirstGoUpstreamTogether(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false },
 		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
 	const n = 100
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
+	writes := func(id func(int) int) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["0x%04x"]}`, id(i), i+1)
 		}
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["0x%04x"]}`, i, i+1)
+		b.WriteByte(']')
+		return b.String()
 	}
-	b.WriteByte(']')
 	reqs0, _ := upstreamHTTP(h.sims)
-	r := h.post(b.String())
+	r := h.post(writes(func(i int) int { return i }))
 	reqs, _ := upstreamHTTP(h.sims)
+	hashes := make([]string, n)
 	for i, a := range decodeBatch(t, r, n) {
 		if string(a.ID) != strconv.Itoa(i) || a.Error != nil || a.Result == "" {
 			t.Fatalf("answer %d: %+v, want id %d and the transaction's hash", i, a, i)
 		}
+		hashes[i] = a.Result
 	}
 	if reqs-reqs0 != 2 {
 		t.Errorf("the endpoints heard %d requests, want 2: the first write, then one upstream batch of the %d others", reqs-reqs0, n-1)
 	}
 	if r.endpoint != "s0" && r.endpoint != "s1" {
 		t.Errorf("answered by %q: want every write on one endpoint", r.endpoint)
+	}
+
+	// Ids are the client's to choose, and may repeat: each write still
+	// gets its own answer, and they still go upstream together.
+	reqs0, _ = upstreamHTTP(h.sims)
+	r = h.post(writes(func(i int) int { return i % 2 }))
+	reqs, _ = upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i%2) || a.Result != hashes[i] {
+			t.Fatalf("repeated ids, answer %d: %+v, want id %d and hash %s", i, a, i%2, hashes[i])
+		}
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("repeated ids: the endpoints heard %d requests, want 2", reqs-reqs0)
 	}
 }
