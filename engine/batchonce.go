@@ -55,6 +55,13 @@ type onceCall struct {
 	done chan struct{}
 }
 
+// notHere is the -32601 an endpoint answered a call sent once (its method
+// is not there), and its attempt's place in the call's trace (-1: none).
+type notHere struct {
+	res    result
+	traced int
+}
+
 // onceElement is a batch element of a method in no table that waits for
 // nothing (serveBatch).
 type onceElement struct {
@@ -213,8 +220,8 @@ func (b *batchRun) sendOnce(calls []onceCall) {
 	var tried []*endpoint
 	pending := calls
 	// lastNo holds, for each call still pending, the -32601 the last
-	// endpoint answered it (nil: no endpoint answered it yet).
-	lastNo := make(map[int]result)
+	// endpoint answered it (none: no endpoint answered it yet).
+	lastNo := make(map[int]notHere)
 	for len(pending) > 0 {
 		ep := e.onceEndpoint(pending, tried)
 		if ep == nil {
@@ -271,7 +278,11 @@ func (b *batchRun) sendOnce(calls []onceCall) {
 		}
 	}
 	for _, c := range pending {
-		if res, ok := lastNo[c.i]; ok {
+		if no, ok := lastNo[c.i]; ok {
+			res := no.res
+			if no.traced >= 0 {
+				c.p.trace.won(no.traced) // its attempt's answer is the one relayed
+			}
 			if bu := budgetOf(b.ctx); bu != nil && !bu.charge(int64(res.body.Len())) {
 				putBuf(res.body) // over the batch's answer bound: -32003 (settle)
 				res = e.onceFailed(c, res.ep, batchReply{out: outCancelled})
@@ -338,7 +349,7 @@ func (e *Engine) onceEndpoint(calls []onceCall, tried []*endpoint) *endpoint {
 // takeOnce takes the answers of end, each as its call's (see the top of
 // the file), and returns the calls the endpoint does not have the method
 // of, to send on; their -32601 goes in lastNo.
-func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo map[int]result) (next []onceCall) {
+func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo map[int]notHere) (next []onceCall) {
 	e, ep := b.e, end.t.ep
 	took := end.end.Sub(end.t.start)
 	outs := make([]outcome, len(r.calls))
@@ -362,9 +373,9 @@ func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo
 			st.rates.Count(window.Attempts)
 			ep.rates.Count(window.Attempts)
 			if old, ok := lastNo[c.i]; ok {
-				putBuf(old.body)
+				putBuf(old.res.body)
 			}
-			lastNo[c.i] = res
+			lastNo[c.i] = notHere{res: res, traced: end.t.traced[k]}
 			if bu := budgetOf(b.ctx); bu != nil {
 				bu.giveBack(int64(len(part))) // the next endpoint's answer is the one counted
 			}
@@ -385,7 +396,7 @@ func (b *batchRun) takeOnce(r *batchRace, end batchEnd, calls []onceCall, lastNo
 		}
 		won[k] = true
 		if old, ok := lastNo[c.i]; ok {
-			putBuf(old.body)
+			putBuf(old.res.body)
 			delete(lastNo, c.i)
 		}
 		res.attempts = c.sends
