@@ -25,11 +25,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -46,6 +49,9 @@ type batchCall struct {
 	// upID is the id it goes upstream under when its own is already in its
 	// upstream batch (nil: its own), put back in its answer.
 	upID json.RawMessage
+	// notHere: the -32601 the endpoint of its last upstream batch answered
+	// it (the method is not there), relayed when no endpoint left has it.
+	notHere *result
 }
 
 // upstreamRaw is the call as its upstream batch carries it.
@@ -93,6 +99,16 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 	e.classify(&r, http.StatusOK, "", c.req)
 	if r.notYet {
 		e.placeNotYet(ep, c.req, &r)
+	}
+	if r.out == outUnsupported && r.info.ErrCode == jsonrpc.CodeMethodNotFound {
+		// The endpoint does not have the method: the call goes on to the
+		// next one, with the others so answered (sendChunk), and this
+		// answer is relayed if none has it.
+		st := ep.stats(c.p.method)
+		st.markCannotServe(e.now())
+		st.rates.Count(window.Attempts)
+		ep.rates.Count(window.Attempts)
+		return result{body: r.body, info: r.info, ep: ep, took: took, unhedged: true, notServed: true}, r.out, false
 	}
 	if r.out != outAnswer {
 		putBuf(r.body)
@@ -183,6 +199,13 @@ type batchReply struct {
 	// offChain: it answered, from an endpoint found on the wrong chain
 	// meanwhile (batchRace.offChain).
 	offChain bool
+	// sent: a connection carried it (asked only of a batch sent once,
+	// postBatch's once; a batch of reads is taken to have left).
+	// notRun: answered for a batch sent once, it was refused as a whole
+	// with one JSON-RPC error object (a provider's "batch requests are not
+	// allowed": a server answers a batch so only when it runs none of it)
+	// or an HTTP 4xx but 408 and 429 (a request refused, not run).
+	sent, notRun bool
 }
 
 // cause says how an upstream batch failed, for the failover's event.
@@ -204,14 +227,22 @@ func (b batchReply) cause() string {
 // is an answer (each element is judged by the caller), or to a batch of
 // notifications (unanswered) any 2xx, as to a single notification: a node
 // answers them nothing, some answer each with id null; anything else and
-// the calls run one by one.
-func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered bool) batchReply {
-	resp, err := e.post(ctx, ep, body, true) // reads only (forwardable)
+// the calls run one by one. A batch of calls sent once (once: methods in
+// no table, batchonce.go) is not replayable by the transport, and its
+// reply says whether a connection carried it (sent), as a write's does.
+func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered, once bool) batchReply {
+	var connected atomic.Bool
+	if once {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
+	} else {
+		connected.Store(true) // reads: taken to have left
+	}
+	resp, err := e.post(ctx, ep, body, !once)
 	if err != nil {
-		return batchReply{out: cutOutcome(ctx)}
+		return batchReply{out: cutOutcome(ctx), sent: connected.Load() && !errors.Is(err, errBadUpstreamRequest)}
 	}
 	defer resp.Body.Close()
-	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After"))}
+	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After")), sent: true}
 	if out.out == outRateLimit {
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), e.now())
 		return out
@@ -228,6 +259,13 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
+		if once && resp.StatusCode < http.StatusInternalServerError {
+			// Refused as a whole: one error object for the batch, or an HTTP
+			// 4xx (a node or gateway that takes no batches, one too large)
+			// but a timeout's 408.
+			info := jsonrpc.InspectResponse(buf.Bytes())
+			out.notRun = info.Valid && info.HasError || resp.StatusCode >= 400 && resp.StatusCode != http.StatusRequestTimeout
+		}
 		putBuf(buf)
 		return out
 	}
@@ -246,15 +284,20 @@ type batchRun struct {
 	bodyDeadline time.Time
 	trace        func(int) traceRef
 	slots        chan struct{} // at most batchFanout elements in flight on their own
-	wg           sync.WaitGroup
+	// onceSlots: as slots, for the calls sent once run on their own
+	// (batchonce.go), which the elements in slots may wait for.
+	onceSlots chan struct{}
+	wg        sync.WaitGroup
 }
 
 // spawn runs f in a goroutine once a slot is free.
-func (b *batchRun) spawn(f func()) {
-	b.slots <- struct{}{}
+func (b *batchRun) spawn(f func()) { b.spawnIn(b.slots, f) }
+
+func (b *batchRun) spawnIn(slots chan struct{}, f func()) {
+	slots <- struct{}{}
 	b.wg.Add(1)
 	go func() {
-		defer func() { <-b.slots; b.wg.Done() }()
+		defer func() { <-slots; b.wg.Done() }()
 		f()
 	}()
 }
@@ -322,7 +365,7 @@ func (b *batchRun) serveWhole(idx []int) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.sendChunk(calls)
+			b.sendChunk(calls, nil)
 		}()
 	}
 	var memo methodFacts
@@ -366,8 +409,11 @@ func (b *batchRun) serveWhole(idx []int) {
 }
 
 // sendChunk sends calls upstream as one batch within the earliest of
-// their own deadlines and finishes each answered call; the rest run alone.
-func (b *batchRun) sendChunk(calls []batchCall) {
+// their own deadlines and finishes each answered call; the calls whose
+// method its endpoint does not have (-32601) go on together to another
+// endpoint (not one of tried, which answered them so already), and their
+// last -32601 is relayed when none is left; the rest run alone.
+func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 	e := b.e
 	ctx := b.ctx
 	earliest := b.bodyDeadline
@@ -384,7 +430,7 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, sends := e.sendWhole(ctx, calls)
+	answers, sends := e.sendWhole(ctx, calls, tried)
 	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil {
 		// No endpoint took (or answered) so large a batch: in smaller ones.
 		for k := range calls {
@@ -394,7 +440,7 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 			b.wg.Add(1)
 			go func() {
 				defer b.wg.Done()
-				b.sendChunk(part)
+				b.sendChunk(part, tried)
 			}()
 		}
 		return
@@ -403,20 +449,60 @@ func (b *batchRun) sendChunk(calls []batchCall) {
 	// waited for until the upstream batch's answer was judged.
 	took := e.now().Sub(b.start)
 	run := runOf[requestSeries]{flush: func(s requestSeries, n int64) { e.countRequests(s.label, s.cls, s.ok, took, n) }}
+	var again []batchCall
+	var from *endpoint
 	for k, c := range calls {
-		if answers != nil && answers[k].body != nil {
+		answered := answers != nil && answers[k].body != nil
+		if answered && answers[k].notServed {
+			c.sends += sends[k]
+			if c.notHere != nil {
+				putBuf(c.notHere.body)
+			}
+			res := answers[k]
+			c.notHere, from = &res, res.ep
+			again = append(again, c)
+			continue
+		}
+		if !answered && c.notHere != nil && sends[k] == 0 {
+			// No endpoint left that has not answered it -32601: that
+			// answer is its, as a single call's last -32601 is.
+			res := *c.notHere
+			res.notServed = false
+			if bu := budgetOf(b.ctx); bu != nil && !bu.charge(int64(res.body.Len())) {
+				putBuf(res.body)
+				res = result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: "cut"}} // -32003 (settle)
+			}
+			answers = ensure(answers, len(calls))
+			answers[k], answered = res, true
+		}
+		if answered {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
 			e.traceTook(c.p, res, took)
 			e.countUpstream(c.p.acct.name, res.attempts)
 			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
 			b.results[c.i] = res
-		} else {
-			c.sends += sends[k]
-			b.alone(c)
+			continue
 		}
+		if c.notHere != nil {
+			putBuf(c.notHere.body)
+			c.notHere = nil
+		}
+		c.sends += sends[k]
+		b.alone(c)
 	}
 	run.done()
+	if len(again) > 0 {
+		b.sendChunk(again, append(slices.Clip(tried), from))
+	}
+}
+
+// ensure is answers, made n long when nil.
+func ensure(answers []result, n int) []result {
+	if answers == nil {
+		return make([]result, n)
+	}
+	return answers
 }
 
 // alone runs a planned call on its own, as any request, counting the

@@ -17,7 +17,8 @@ import (
 //   - A write after the batch's first write starts when that one has ended,
 //     so that write affinity sends it to the same endpoint: writes spread
 //     over endpoints that do not gossip leave each a nonce gap. The later
-//     writes then run at once; a node holds a transaction whose nonce comes
+//     writes then run at once (on an EVM chain as upstream batches sent
+//     once, batchonce.go); a node holds a transaction whose nonce comes
 //     early until the one before it arrives.
 //   - A read that must see the writes (readsOwnWrites) starts when every
 //     write before it in the batch has ended.

@@ -68,7 +68,9 @@ type batchRace struct {
 	// unanswered: its calls are notifications, never hedged (plan): any
 	// 2xx is their answer (postBatch).
 	unanswered bool
-	done       chan batchEnd
+	// once: its calls are of methods in no table, sent once (batchonce.go).
+	once bool
+	done chan batchEnd
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -86,9 +88,9 @@ type batchRace struct {
 // as the call's own race would take it (takeElement). The batch has the
 // attempt deadline of its slowest method, twice over (a node may run a
 // batch one call after another), within the calls' own deadlines.
-func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []result, sends []int) {
+func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint) (answers []result, sends []int) {
 	sends = make([]int, len(calls))
-	eps, ok := e.batchEndpoints(calls)
+	eps, anyway, ok := e.batchEndpoints(calls, tried)
 	if !ok {
 		return nil, sends
 	}
@@ -100,7 +102,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 	for k, c := range calls {
 		ok, seen := served[c.p.method]
 		if !seen {
-			if ok = batchServes(ep, c.p.method, now, e.cfg.Breaker.Cooldown); ok {
+			if ok = batchServes(ep, c.p.method, now, e.cfg.Breaker.Cooldown) || anyway && ep.backoffEnd(c.p.method, now).IsZero(); ok {
 				d, _ := e.attemptDeadline(ep, ep.stats(c.p.method))
 				limit = max(limit, d)
 				r.methods = append(r.methods, c.p.method)
@@ -203,9 +205,13 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall) (answers []re
 }
 
 // batchEndpoints are the endpoints an upstream batch of calls may go to,
-// best first; false when there are fewer than one, or the pool is in
-// panic routing (each call's own race knows what to do then).
-func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
+// best first, none of tried (those that answered the calls -32601
+// already); false when there are fewer than one, or the pool is in
+// panic routing (each call's own race knows what to do then). When only
+// endpoints that answered the first call's method -32601 lately are left,
+// they are (anyway): as a single call asks them, one upstream batch asks
+// each rather than each call asking every one.
+func (e *Engine) batchEndpoints(calls []batchCall, tried []*endpoint) (eps []*endpoint, anyway, ok bool) {
 	tip, minHead := false, int64(0)
 	for _, c := range calls {
 		tip = tip || c.p.tip
@@ -214,20 +220,28 @@ func (e *Engine) batchEndpoints(calls []batchCall) ([]*endpoint, bool) {
 	now := e.now()
 	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, affinityPick{}, false)
 	if rk.panic {
-		return nil, false
+		return nil, false, false
 	}
-	var eps []*endpoint
+	var cannot []*endpoint
 	n := int64(len(calls))
 	for _, c := range rk.order {
 		if c.trial || c.tier != 0 || c.fallback {
 			break // past the routable endpoints (or a trial first): each call's own race knows what to do
 		}
-		if !c.silent && !c.cannotServe && e.batchable(c.ep, n, now) {
+		if c.silent || slices.Contains(tried, c.ep) || !e.batchable(c.ep, n, now) {
+			continue
+		}
+		if c.cannotServe {
+			cannot = append(cannot, c.ep)
+		} else {
 			eps = append(eps, c.ep)
 		}
 	}
+	if len(eps) == 0 {
+		eps, anyway = cannot, true
+	}
 	e.orderByBatchPace(eps)
-	return eps, len(eps) > 0
+	return eps, anyway, len(eps) > 0
 }
 
 // batchable says whether ep may take an upstream batch of n calls now:
@@ -368,7 +382,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 		if tracked {
 			defer e.wg.Done()
 		}
-		reply := e.postBatch(tctx, ep, r.body, r.unanswered)
+		reply := e.postBatch(tctx, ep, r.body, r.unanswered, r.once)
 		unlink()
 		cancel(nil)
 		end := batchEnd{t: t, reply: reply, end: e.now()}
@@ -540,7 +554,11 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 		outs[k] = out
 		if !ok {
 			if b := budgetOf(ctx); b != nil {
-				b.giveBack(int64(len(part))) // read again, alone
+				b.giveBack(int64(len(part))) // read again, alone (or counted when relayed, sendChunk)
+			}
+			if res.notServed {
+				res.attempts = tries
+				answers[r.pos[k]] = res
 			}
 			continue
 		}
@@ -559,7 +577,7 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 		ep.rates.CountN(taken, window.Attempts, window.Success)
 		ep.breaker.Success(false)
 	}
-	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[r.pos[k]].body != nil })
+	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[r.pos[k]].body != nil && !answers[r.pos[k]].notServed })
 }
 
 // ended ends the try's attempt in each call's trace and attempt metrics

@@ -43,6 +43,10 @@ type result struct {
 	// when shutdown cuts it (shuttingDownError).
 	class  jsonrpc.Class
 	leftTo string
+	// notServed: an upstream batch's answer to the call was -32601, from
+	// an endpoint without its method (takeElement): not relayed while
+	// another endpoint may have it.
+	notServed bool
 }
 
 // endpointName is who answered, "" when nobody did.

@@ -364,15 +364,34 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		return traces[i]
 	}
 	b := &batchRun{e: e, ctx: ctx, els: els, results: results, start: start, began: began, bodyDeadline: bodyDeadline,
-		trace: trace, slots: make(chan struct{}, min(len(els), batchFanout))}
+		trace: trace, slots: make(chan struct{}, min(len(els), batchFanout)), onceSlots: make(chan struct{}, min(len(els), batchFanout))}
 	var order batchOrder
 	var whole, unanswered []int
+	// once: the calls of methods in no table that wait for nothing;
+	// onceAfter: those that wait for the batch's first write (onceWait, all
+	// the same, batchOrder.admit).
+	var once, onceAfter []onceElement
+	var onceWait []chan struct{}
+	var onceWhy string
+	// The elements run on their own are started once every element is
+	// admitted and the calls sent once are under way: a read of the
+	// pending state may wait for one of those (batchOrder), and must not
+	// hold a slot it needs.
+	var later []func()
 	for i, el := range els {
 		if el.Err != nil {
 			trace(i).refuse(e.now().Sub(start), el.Err.Code)
 			continue
 		}
 		after, why, done := order.admit(e, el.Req)
+		if e.sentOnceInBatch(el, after) {
+			if len(after) == 0 {
+				once = append(once, onceElement{i: i, done: done})
+			} else {
+				onceAfter, onceWait, onceWhy = append(onceAfter, onceElement{i: i, done: done}), after, why
+			}
+			continue
+		}
 		if after == nil && done == nil && e.forwardable(el) {
 			if el.Req.IsNotification() {
 				unanswered = append(unanswered, i)
@@ -381,7 +400,7 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			}
 			continue
 		}
-		b.spawn(func() {
+		later = append(later, func() {
 			if done != nil {
 				defer close(done)
 			}
@@ -400,6 +419,11 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 			}
 			results[i] = e.serveOne(ctx, el.Req, start, trace(i))
 		})
+	}
+	b.serveOnce(once, false)
+	b.serveOnceAfter(onceAfter, onceWait, onceWhy)
+	for _, f := range later {
+		b.spawn(f)
 	}
 	b.serveWhole(whole)
 	b.serveWhole(unanswered) // apart: the calls' upstream batches are hedged, theirs never

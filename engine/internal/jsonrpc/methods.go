@@ -278,6 +278,13 @@ func (t *MethodTable) Class(method string) Class {
 	return ClassWrite
 }
 
+// InNoTable says whether method is in no table, built-in or config: it is
+// a write only by default (Class), sent once.
+func (t *MethodTable) InNoTable(method string) bool {
+	_, listed := LookupFold(t.classes, method)
+	return !listed && t.Class(method) == ClassWrite
+}
+
 // Listed says whether a class's list names method as it is spelt (the
 // built-in tables, or the config's methods.reads, .writes, .stateful):
 // the method is known to exist. Class and the other lookups ignore case;

@@ -1,0 +1,242 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// onceBatch is a batch of n calls of method, a method in no table, with
+// ids 0 … n-1.
+func onceBatch(method string, n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":["0x%x"]}`, i, method, i)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// upstreamHTTP is how many HTTP requests the sims have heard, and the
+// calls they carried.
+func upstreamHTTP(sims []*sim.Upstream) (requests, calls int64) {
+	for _, u := range sims {
+		c := u.Counters()
+		requests += c.HTTP
+		calls += c.Total
+	}
+	return requests, calls
+}
+
+// A batch of 100 calls of a method in no table is one HTTP request to an
+// endpoint directly. Each call was an upstream request of its own, sent
+// once: 100 upstream requests for the endpoint's rate limit, and 200 when
+// the endpoints do not have the method (each call failed over alone). Now
+// they go upstream together: one request to the endpoint that answered
+// them, and the calls it does not have go on together to the next.
+func TestBatch_UnknownMethodsGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 100
+
+	// An L2's own method, served by the endpoints (its answer an error of
+	// the request's, relayed as a single call's is).
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	reqs0, calls0 := upstreamHTTP(h.sims)
+	r := h.post(onceBatch("l2_custom", n))
+	reqs, calls := upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 1 || calls-calls0 != n {
+		t.Errorf("served method: the endpoints heard %d requests carrying %d calls, want 1 upstream batch of %d (a direct client's one request)", reqs-reqs0, calls-calls0, n)
+	}
+	if r.attempts != n {
+		t.Errorf("served method: %s %d, want %d (each call sent once)", engine.HeaderAttempts, r.attempts, n)
+	}
+
+	// A method no endpoint has (-32601): asked of each endpoint once, as a
+	// batch, and the last one's answer relayed.
+	reqs0, calls0 = upstreamHTTP(h.sims)
+	r = h.post(onceBatch("foo_bar", n))
+	reqs, calls = upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Code != jsonrpc.CodeMethodNotFound {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and -32601", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 2 || calls-calls0 != 2*n {
+		t.Errorf("method not found: the endpoints heard %d requests carrying %d calls, want 2 upstream batches (one per endpoint) of %d", reqs-reqs0, calls-calls0, n)
+	}
+	if r.attempts != 2*n {
+		t.Errorf("method not found: %s %d, want %d (each call asked of both endpoints)", engine.HeaderAttempts, r.attempts, 2*n)
+	}
+	// Both methods count under "other" here: a name no table lists is
+	// counted under its own once an endpoint has answered it (methodnames.go).
+	if m := h.status().Methods["other"]; m.Requests != 2*n || m.Primary != 2*n || m.Failover != n {
+		t.Errorf("counted %d requests, %d primary and %d failover attempts, want %d, %d and %d", m.Requests, m.Primary, m.Failover, 2*n, 2*n, n)
+	}
+}
+
+// Calls of a method in no table are sent once: an upstream batch of them
+// that fails after a connection carried it (HTTP 500) is never sent again,
+// as a whole or call by call, and each call is told it may have run.
+// Before, each call was its own request: 100 upstream requests, each
+// answered HTTP 500.
+func TestBatch_UnknownMethodsBatchFailedIsNotSentAgain(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	for _, u := range h.sims {
+		u.SetMode(sim.ModeError)
+	}
+	const n = 100
+	reqs0, calls0 := upstreamHTTP(h.sims)
+	r := h.post(onceBatch("l2_custom", n))
+	reqs, calls := upstreamHTTP(h.sims)
+	var as []json.RawMessage
+	if err := json.Unmarshal(r.body, &as); err != nil || len(as) != n {
+		t.Fatalf("HTTP %d, %d answers (%v): %.300s", r.status, len(as), err, r.body)
+	}
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Code != jsonrpc.CodeMayHaveRun || !strings.Contains(a.Error.Message, "may have carried it out") {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and %d (it may have run)", i, a.ID, a.Error, i, jsonrpc.CodeMayHaveRun)
+		}
+	}
+	if reqs-reqs0 != 1 || calls-calls0 != n {
+		t.Errorf("the endpoints heard %d requests carrying %d calls, want the one upstream batch of %d, never sent again", reqs-reqs0, calls-calls0, n)
+	}
+}
+
+// An endpoint that takes no batches refuses one as a whole with a single
+// error object, running none of it: the calls sent once then run one by
+// one, each answered, as before upstream batches of them.
+func TestBatch_UnknownMethodsRefusedBatchRunOneByOne(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	var batches, singles atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if bytes.HasPrefix(body, []byte("[")) {
+			batches.Add(1)
+			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}`))
+			return
+		}
+		singles.Add(1)
+		resp, err := http.Post(h.sims[0].URL(), "application/json", bytes.NewReader(body))
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(front.Close)
+	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
+	const n = 10
+	singles0 := singles.Load()
+	r := h2.post(onceBatch("l2_custom", n))
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if b := batches.Load(); b != 1 {
+		t.Errorf("s0 got %d upstream batches, want the one it refused", b)
+	}
+	t.Logf("s0 took %d single calls after refusing the batch; %s %d", singles.Load()-singles0, engine.HeaderAttempts, r.attempts)
+}
+
+// Calls of a method in no table after the batch's first write wait for it
+// (batchOrder), and then go upstream together too: a write and 50 such
+// calls were 51 upstream requests.
+func TestBatch_UnknownMethodsAfterAWriteGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	answerWith(h.sims, "l2_custom", -32000, "custom answer")
+	const n = 50
+	body := `[{"jsonrpc":"2.0","id":"w","method":"eth_sendRawTransaction","params":["0x01"]},` + strings.TrimPrefix(onceBatch("l2_custom", n), "[")
+	reqs0, _ := upstreamHTTP(h.sims)
+	r := h.post(body)
+	reqs, _ := upstreamHTTP(h.sims)
+	as := decodeBatch(t, r, n+1)
+	if as[0].Result == "" {
+		t.Fatalf("the write: %+v, want its hash", as[0])
+	}
+	for i, a := range as[1:] {
+		if string(a.ID) != strconv.Itoa(i) || a.Error == nil || a.Error.Message != "custom answer" {
+			t.Fatalf("answer %d: id %s error %+v, want id %d and the endpoint's own answer", i, a.ID, a.Error, i)
+		}
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("the endpoints heard %d requests, want 2: the write, then one upstream batch of the %d calls", reqs-reqs0, n)
+	}
+}
+
+// A batch of writes is one request to a node directly, which runs them in
+// order. Through rpcdash the writes after the first ran at once, one
+// upstream request each (100 writes: 100 requests, arriving in any order);
+// now they go together, after the first, to its endpoint.
+func TestBatch_WritesAfterTheFirstGoUpstreamTogether(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false },
+		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	const n = 100
+	writes := func(id func(int) int) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["0x%04x"]}`, id(i), i+1)
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	reqs0, _ := upstreamHTTP(h.sims)
+	r := h.post(writes(func(i int) int { return i }))
+	reqs, _ := upstreamHTTP(h.sims)
+	hashes := make([]string, n)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i) || a.Error != nil || a.Result == "" {
+			t.Fatalf("answer %d: %+v, want id %d and the transaction's hash", i, a, i)
+		}
+		hashes[i] = a.Result
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("the endpoints heard %d requests, want 2: the first write, then one upstream batch of the %d others", reqs-reqs0, n-1)
+	}
+	if r.endpoint != "s0" && r.endpoint != "s1" {
+		t.Errorf("answered by %q: want every write on one endpoint", r.endpoint)
+	}
+
+	// Ids are the client's to choose, and may repeat: each write still
+	// gets its own answer, and they still go upstream together.
+	reqs0, _ = upstreamHTTP(h.sims)
+	r = h.post(writes(func(i int) int { return i % 2 }))
+	reqs, _ = upstreamHTTP(h.sims)
+	for i, a := range decodeBatch(t, r, n) {
+		if string(a.ID) != strconv.Itoa(i%2) || a.Result != hashes[i] {
+			t.Fatalf("repeated ids, answer %d: %+v, want id %d and hash %s", i, a, i%2, hashes[i])
+		}
+	}
+	if reqs-reqs0 != 2 {
+		t.Errorf("repeated ids: the endpoints heard %d requests, want 2", reqs-reqs0)
+	}
+}
