@@ -276,13 +276,24 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 	m.fetchErr = nil
 	m.clockAhead = m.opts.Now().Sub(msg.snap.Time)
 	defer m.redoDrainQuestion()
+	restarted := m.haveSnap && !msg.snap.Started.Equal(m.snap.Started)
+	closed := ""
+	if restarted {
+		// A question or menu opened on the old process is not answered on
+		// the new one, frozen or not.
+		closed = m.closeAsked()
+	}
 	if m.frozen {
 		// The screen stays as it was; the events are asked for again
 		// (lastSeq is unchanged) once it thaws.
 		m.live, m.haveLive = msg.snap, true
+		if closed != "" {
+			m.status = statusLine{text: "⚠ " + closed + " closed, nothing sent: the attached instance restarted behind the frozen screen (up since " +
+				msg.snap.Started.In(m.opts.Location).Format("15:04:05") + "): p shows it, then keys act on it", err: true}
+		}
 		return
 	}
-	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
+	if restarted {
 		// Another instance (a restart): its events number from 1 again.
 		// Those that came with this Snapshot were asked for after the old
 		// instance's last: the next refresh asks for them all.
@@ -294,6 +305,11 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// At the restart's time, among the new instance's first events.
 		m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole, Message: note})
 		m.status = statusLine{text: "⚠ " + note, err: true}
+		if closed != "" {
+			m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole,
+				Message: closed + " was closed unanswered, nothing sent: it was opened on the instance before the restart"})
+			m.status.text = "⚠ " + closed + " closed, nothing sent: " + note
+		}
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()
