@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -22,9 +23,53 @@ func (m Model) filteredEvents() []engine.Event {
 	return out
 }
 
-// filterShows says whether the events filter lets ev through.
+// filterShows says whether the events filter lets ev through. A gap's
+// line passes any filter: the events it counts may be the endpoint's.
 func (m Model) filterShows(ev engine.Event) bool {
-	return m.evFilter == "" || strings.HasPrefix(ev.Endpoint, m.evFilter)
+	return m.evFilter == "" || ev.Type == eventGap || strings.HasPrefix(ev.Endpoint, m.evFilter)
+}
+
+// eventGap is the type of the console's line for events that left the
+// instance's log before the console read them.
+const eventGap engine.EventType = "gap"
+
+// gapEvent is the line that counts the events of seq lo to hi the list
+// does not show: left of them left the instance's log (its newest
+// engine.EventCapacity) before they were read, the others came in one
+// refresh with more than the console keeps. A list that closed over them
+// read as if nothing had happened then.
+func (m Model) gapEvent(lo, hi, left uint64, at time.Time) engine.Event {
+	var why []string
+	if left > 0 {
+		w := fmt.Sprintf("%d left the instance's log (it keeps its newest %d) ", left, engine.EventCapacity)
+		switch {
+		case lo == 1:
+			w += "before the console first read it"
+		case m.evWhy != "":
+			w += m.evWhy
+		default:
+			w += "between two refreshes"
+		}
+		why = append(why, w)
+	}
+	if past := hi - lo + 1 - left; past > 0 {
+		why = append(why, fmt.Sprintf("%d came at once past the %d the console keeps", past, maxEvents))
+	}
+	msg := fmt.Sprintf("%s not shown (seq %d–%d): %s", engine.Count(int(hi-lo+1), "event"), lo, hi, strings.Join(why, "; "))
+	return engine.Event{Time: at, Type: eventGap, Actor: engine.ActorConsole, Message: msg}
+}
+
+// notShown is how many events the gap lines among evs count.
+func notShown(evs []engine.Event) int {
+	total := 0
+	for _, ev := range evs {
+		var n int
+		// gapEvent's message starts with the count.
+		if _, err := fmt.Sscanf(ev.Message, "%d", &n); ev.Type == eventGap && err == nil {
+			total += n
+		}
+	}
+	return total
 }
 
 func (m Model) viewEvents(width, rows int) string {
@@ -41,6 +86,12 @@ func (m Model) viewEvents(width, rows int) string {
 	if m.evFilter != "" {
 		filter = " · only " + m.evFilter + "* (esc clears)"
 	}
+	// A gap's line sits where the events were, at the bottom after the
+	// flood a gap takes: the header says it is there.
+	gap := ""
+	if n := notShown(evs); n > 0 {
+		gap = fmt.Sprintf("%d not shown (last line)", n)
+	}
 	mark := ""
 	if m.marksFocus(focusEvents) {
 		// The marker goes where the tables have it, in the first cell; the
@@ -48,11 +99,17 @@ func (m Model) viewEvents(width, rows int) string {
 		lead, mark = " TIME   ", st.title.Render("▶")
 	}
 	head := mark + st.faint.Render(fit(lead+cols+note+filter, width-lipgloss.Width(mark)))
+	if gap != "" && start == 0 {
+		head = fit(mark+st.faint.Render(lead+cols)+st.warn.Render(gap)+st.faint.Render(" "+note+filter), width)
+	}
 	if start > 0 {
 		// Scrolled down, the lines being read stay put while new events
 		// arrive above them (addEvents): say how many are hidden there,
 		// before the filter's note so that a long filter does not cut it.
 		head = mark + st.faint.Render(lead+cols) + st.warn.Render(fmt.Sprintf("↑ %d newer above (g)", start))
+		if gap != "" {
+			head += st.warn.Render(" · " + gap)
+		}
 		if filter != "" {
 			head += st.faint.Render(filter)
 		}
@@ -72,6 +129,8 @@ func (m Model) viewEvents(width, rows int) string {
 			style = st.err
 		case ev.Type == "console":
 			style = st.err
+		case ev.Type == eventGap:
+			style = st.warn
 		case ev.Actor == engine.ActorConsole || ev.Actor == engine.ActorAdmin:
 			style = st.accent
 		}

@@ -43,12 +43,22 @@ func fetchCmd(be Backend, after uint64) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
+		// The events first: an attached instance that restarts between
+		// the two calls then gives the old process's events and the new
+		// one's Snapshot, whose restart drops them (onSnapshot). Asked
+		// after the Snapshot, they were the new process's events past
+		// the old one's last seq, shown among the old one's.
+		evs, evErr := be.Events(ctx, after)
 		s, err := be.Snapshot(ctx)
+		if err == nil {
+			err = evErr
+		}
 		if err != nil {
+			// The Snapshot's error first: it says what is at the address
+			// ("not an rpcdash answer, from …/v1/status").
 			return snapshotMsg{err: err}
 		}
-		evs, err := be.Events(ctx, after)
-		return snapshotMsg{snap: s, events: evs, err: err}
+		return snapshotMsg{snap: s, events: evs}
 	}
 }
 

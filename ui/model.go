@@ -85,6 +85,10 @@ type Model struct {
 	// when it had not answered for 6.
 	fetchSent time.Time
 	lastSeq   uint64 // newest event seen
+	// evWhy is why events may have left the instance's log unread since
+	// the last ones came ("while the console could not reach it"), for
+	// the line that counts a gap in their seq.
+	evWhy string
 	// clockAhead is how far this clock is ahead of the engine's, as the
 	// last Snapshot's time said on arrival (engineNow).
 	clockAhead time.Duration
@@ -271,6 +275,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 			}
 		}
 		m.fetchErr = msg.err
+		m.evWhy = "while the console could not reach it"
 		return
 	}
 	m.fetchErr = nil
@@ -287,6 +292,9 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// The screen stays as it was; the events are asked for again
 		// (lastSeq is unchanged) once it thaws.
 		m.live, m.haveLive = msg.snap, true
+		if m.evWhy == "" {
+			m.evWhy = "while the screen was frozen"
+		}
 		if closed != "" {
 			m.status = statusLine{text: "⚠ " + closed + " closed, nothing sent: the attached instance restarted behind the frozen screen (up since " +
 				msg.snap.Started.In(m.opts.Location).Format("15:04:05") + "): p shows it, then keys act on it", err: true}
@@ -297,7 +305,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// Another instance (a restart): its events number from 1 again.
 		// Those that came with this Snapshot were asked for after the old
 		// instance's last: the next refresh asks for them all.
-		m.events, m.lastSeq = nil, 0
+		m.events, m.lastSeq, m.evWhy = nil, 0, ""
 		msg.events = nil
 		m.sparks = map[string]*spark{}
 		m.lastPanic, m.failing = nil, nil
@@ -340,17 +348,55 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 }
 
 func (m *Model) addEvents(evs []engine.Event) {
+	read, fresh := m.lastSeq, len(m.events) // this refresh's lines start at fresh
 	for _, ev := range evs {
+		if ev.Seq > m.lastSeq+1 {
+			// Each event's seq is one more than the one before: the ones
+			// between left the instance's log before they were read.
+			m.appendEvent(m.gapEvent(m.lastSeq+1, ev.Seq-1, ev.Seq-1-m.lastSeq, ev.Time))
+		}
 		if ev.Seq > m.lastSeq {
 			m.lastSeq = ev.Seq
 		}
-		m.events = append(m.events, ev)
-		if m.evOffset > 0 && m.filterShows(ev) {
-			m.evOffset++ // scrolled down: the lines being read stay where they are
+		m.appendEvent(ev)
+	}
+	m.trimEvents(read, fresh)
+	// Read up to the newest: whatever kept them unread is over.
+	m.evWhy = ""
+}
+
+// trimEvents keeps the newest maxEvents lines. Lines of earlier refreshes
+// go without a word (the list is a window on the newest); when lines of
+// this one, from fresh on, go too (more came than the console keeps, as
+// they do after a gap, which takes more than the instance's log keeps),
+// the bottom line counts them with the gap's, seq read+1 on: the gap's
+// own line cut off with them was never seen.
+func (m *Model) trimEvents(read uint64, fresh int) {
+	n := len(m.events) - maxEvents
+	if n <= 0 {
+		return
+	}
+	if n <= fresh {
+		m.events = slices.Delete(m.events, 0, n)
+		return
+	}
+	k := n + 1 // room for the line that counts them
+	past := 0
+	for _, ev := range m.events[fresh:k] {
+		if ev.Type != eventGap {
+			past++
 		}
 	}
-	if n := len(m.events) - maxEvents; n > 0 {
-		m.events = slices.Delete(m.events, 0, n)
+	lo, hi := read+1, m.events[k].Seq-1
+	gap := m.gapEvent(lo, hi, hi-lo+1-uint64(past), m.events[k].Time)
+	m.events = slices.Delete(m.events, 0, k)
+	m.events = slices.Insert(m.events, 0, gap)
+}
+
+func (m *Model) appendEvent(ev engine.Event) {
+	m.events = append(m.events, ev)
+	if m.evOffset > 0 && m.filterShows(ev) {
+		m.evOffset++ // scrolled down: the lines being read stay where they are
 	}
 }
 
