@@ -212,6 +212,7 @@ func (m Model) do(a action) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.status = statusLine{text: "… " + a.desc}
+	a.on, a.loc = m.snap.Started, m.opts.Location // frozen: the same process as live (checked above)
 	return m, actionCmd(m.opts.Backend, a)
 }
 

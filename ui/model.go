@@ -305,6 +305,14 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// Another instance (a restart): its events number from 1 again.
 		// Those that came with this Snapshot were asked for after the old
 		// instance's last: the next refresh asks for them all.
+		// The console's own lines since the new process started are about
+		// it (an answer not sent to it) and stay, after the note.
+		var since []engine.Event
+		for _, ev := range m.events {
+			if ev.Type == "console" && ev.Seq == 0 && ev.Time.After(msg.snap.Started) {
+				since = append(since, ev)
+			}
+		}
 		m.events, m.lastSeq, m.evWhy = nil, 0, ""
 		msg.events = nil
 		m.sparks = map[string]*spark{}
@@ -318,6 +326,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 				Message: closed + " was closed unanswered, nothing sent: it was opened on the instance before the restart"})
 			m.status.text = "⚠ " + closed + " closed, nothing sent: " + note
 		}
+		m.events = append(m.events, since...)
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()

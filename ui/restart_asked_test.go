@@ -107,3 +107,51 @@ func TestFrozen_FaultAndAutoDoNotActOnAnInstanceThatRestartedBehindTheScreen(t *
 		}
 	})
 }
+
+// The instance restarts after the console's last refresh and before the
+// operator's y (within a refresh of it, or while a refresh hung on the
+// old process going down): nothing on screen can say so yet, and y sent
+// the fault, the drain, to the new process. Just before acting, the
+// console asks the instance when it started; another process gets
+// nothing, and the status line and the events say why.
+func TestRestart_AnAnswerGivenBeforeTheRestartIsSeenIsNotSent(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{
+		{"fault", []string{"f", "enter"}},
+		{"drain", []string{"d"}},
+		{"hedging off", []string{"h"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			be, sw := restartedRig(t)
+			m := console(t, be, 120, 36, false)
+			m = press(t, m, c.keys...)
+			if m.overlay != overlayConfirm {
+				t.Fatalf("%v asked nothing", c.keys)
+			}
+			sw.after.Store(true) // no refresh has seen it
+			mm, cmd := m.Update(keyMsg("y"))
+			m = mm.(Model)
+			if cmd == nil {
+				t.Fatal("y sent nothing at all")
+			}
+			mm, _ = m.Update(cmd())
+			m = mm.(Model)
+			if calls := be.take(); len(calls) > 0 {
+				t.Fatalf("y acted on the process that replaced the one asked about: %v", calls)
+			}
+			if !strings.Contains(m.status.text, "not sent: the attached instance restarted") {
+				t.Errorf("the status line does not say why nothing was done: %q", m.status.text)
+			}
+			m = refreshed(t, m)
+			kept := false
+			for _, ev := range m.events {
+				kept = kept || strings.Contains(ev.Message, "not sent: the attached instance restarted")
+			}
+			if !kept {
+				t.Errorf("after the restart's refresh, the events do not keep that the answer was not sent: %v", m.events)
+			}
+		})
+	}
+}
