@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -33,12 +32,14 @@ func (m Model) filterShows(ev engine.Event) bool {
 // instance's log before the console read them.
 const eventGap engine.EventType = "gap"
 
-// gapEvent is the line that counts the events of seq lo to hi the list
-// does not show: left of them left the instance's log (its newest
-// engine.EventCapacity) before they were read, the others came in one
-// refresh with more than the console keeps. A list that closed over them
-// read as if nothing had happened then.
-func (m Model) gapEvent(lo, hi, left uint64, at time.Time) engine.Event {
+// gapEvent is the line that counts the events of seq lo to hi a refresh
+// brought into the list without showing them: left of them had left the
+// instance's log (its newest engine.EventCapacity) before they were read,
+// the others came at once, more than the console keeps. A list that
+// closed over them read as if nothing had happened then. The line is the
+// console's, at the time it read them, so that it shows where the reader
+// is, at the top, and goes down the list as any event does.
+func (m Model) gapEvent(lo, hi, left uint64) engine.Event {
 	var why []string
 	if left > 0 {
 		w := fmt.Sprintf("%d left the instance's log (it keeps its newest %d) ", left, engine.EventCapacity)
@@ -56,20 +57,7 @@ func (m Model) gapEvent(lo, hi, left uint64, at time.Time) engine.Event {
 		why = append(why, fmt.Sprintf("%d came at once past the %d the console keeps", past, maxEvents))
 	}
 	msg := fmt.Sprintf("%s not shown (seq %d–%d): %s", engine.Count(int(hi-lo+1), "event"), lo, hi, strings.Join(why, "; "))
-	return engine.Event{Time: at, Type: eventGap, Actor: engine.ActorConsole, Message: msg}
-}
-
-// notShown is how many events the gap lines among evs count.
-func notShown(evs []engine.Event) int {
-	total := 0
-	for _, ev := range evs {
-		var n int
-		// gapEvent's message starts with the count.
-		if _, err := fmt.Sscanf(ev.Message, "%d", &n); ev.Type == eventGap && err == nil {
-			total += n
-		}
-	}
-	return total
+	return engine.Event{Time: m.engineNow(), Type: eventGap, Actor: engine.ActorConsole, Message: msg}
 }
 
 func (m Model) viewEvents(width, rows int) string {
@@ -86,12 +74,6 @@ func (m Model) viewEvents(width, rows int) string {
 	if m.evFilter != "" {
 		filter = " · only " + m.evFilter + "* (esc clears)"
 	}
-	// A gap's line sits where the events were, at the bottom after the
-	// flood a gap takes: the header says it is there.
-	gap := ""
-	if n := notShown(evs); n > 0 {
-		gap = fmt.Sprintf("%d not shown (last line)", n)
-	}
 	mark := ""
 	if m.marksFocus(focusEvents) {
 		// The marker goes where the tables have it, in the first cell; the
@@ -99,17 +81,11 @@ func (m Model) viewEvents(width, rows int) string {
 		lead, mark = " TIME   ", st.title.Render("▶")
 	}
 	head := mark + st.faint.Render(fit(lead+cols+note+filter, width-lipgloss.Width(mark)))
-	if gap != "" && start == 0 {
-		head = fit(mark+st.faint.Render(lead+cols)+st.warn.Render(gap)+st.faint.Render(" "+note+filter), width)
-	}
 	if start > 0 {
 		// Scrolled down, the lines being read stay put while new events
 		// arrive above them (addEvents): say how many are hidden there,
 		// before the filter's note so that a long filter does not cut it.
 		head = mark + st.faint.Render(lead+cols) + st.warn.Render(fmt.Sprintf("↑ %d newer above (g)", start))
-		if gap != "" {
-			head += st.warn.Render(" · " + gap)
-		}
 		if filter != "" {
 			head += st.faint.Render(filter)
 		}

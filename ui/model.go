@@ -357,49 +357,37 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 }
 
 func (m *Model) addEvents(evs []engine.Event) {
-	read, fresh := m.lastSeq, len(m.events) // this refresh's lines start at fresh
+	read, fresh := m.lastSeq, len(m.events) // this refresh's events start at fresh
+	var left uint64
+	if len(evs) > 0 && evs[0].Seq > read+1 {
+		// Each event's seq is one more than the one before: the ones
+		// between left the instance's log before they were read.
+		left = evs[0].Seq - read - 1
+	}
 	for _, ev := range evs {
-		if ev.Seq > m.lastSeq+1 {
-			// Each event's seq is one more than the one before: the ones
-			// between left the instance's log before they were read.
-			m.appendEvent(m.gapEvent(m.lastSeq+1, ev.Seq-1, ev.Seq-1-m.lastSeq, ev.Time))
-		}
 		if ev.Seq > m.lastSeq {
 			m.lastSeq = ev.Seq
 		}
 		m.appendEvent(ev)
 	}
-	m.trimEvents(read, fresh)
+	// More than the console keeps: the oldest go, with room for the line
+	// that counts those of this refresh among them.
+	n := len(m.events) - maxEvents
+	if left > 0 {
+		n++
+	}
+	if left == 0 && n > fresh {
+		n++ // the line comes for those cut of this refresh
+	}
+	past := max(0, n-fresh) // this refresh's, cut before they were shown
+	if n > 0 {
+		m.events = slices.Delete(m.events, 0, n)
+	}
+	if left > 0 || past > 0 {
+		m.appendEvent(m.gapEvent(read+1, read+left+uint64(past), left))
+	}
 	// Read up to the newest: whatever kept them unread is over.
 	m.evWhy = ""
-}
-
-// trimEvents keeps the newest maxEvents lines. Lines of earlier refreshes
-// go without a word (the list is a window on the newest); when lines of
-// this one, from fresh on, go too (more came than the console keeps, as
-// they do after a gap, which takes more than the instance's log keeps),
-// the bottom line counts them with the gap's, seq read+1 on: the gap's
-// own line cut off with them was never seen.
-func (m *Model) trimEvents(read uint64, fresh int) {
-	n := len(m.events) - maxEvents
-	if n <= 0 {
-		return
-	}
-	if n <= fresh {
-		m.events = slices.Delete(m.events, 0, n)
-		return
-	}
-	k := n + 1 // room for the line that counts them
-	past := 0
-	for _, ev := range m.events[fresh:k] {
-		if ev.Type != eventGap {
-			past++
-		}
-	}
-	lo, hi := read+1, m.events[k].Seq-1
-	gap := m.gapEvent(lo, hi, hi-lo+1-uint64(past), m.events[k].Time)
-	m.events = slices.Delete(m.events, 0, k)
-	m.events = slices.Insert(m.events, 0, gap)
 }
 
 func (m *Model) appendEvent(ev engine.Event) {
