@@ -49,10 +49,12 @@ type eventLog struct {
 	notify func(Event)
 }
 
-const eventCapacity = 2048
+// EventCapacity is how many events the log keeps, the newest: a poller
+// that finds a gap in seq lost the ones between to it.
+const EventCapacity = 2048
 
 func newEventLog(now func() time.Time, notify func(Event)) *eventLog {
-	return &eventLog{now: now, buf: make([]Event, eventCapacity), notify: notify}
+	return &eventLog{now: now, buf: make([]Event, EventCapacity), notify: notify}
 }
 
 func (l *eventLog) add(ev Event) {

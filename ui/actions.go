@@ -98,10 +98,13 @@ func (m Model) onKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Drain):
 		return m.onLive(Model.drainKey)
 	case key.Matches(msg, k.Fault):
-		if ep, ok := m.selected(); ok {
-			m.fault = newFaultMenu(ep.Name)
-			m.overlay = overlayFault
-		}
+		return m.onLive(func(m Model) (tea.Model, tea.Cmd) {
+			if ep, ok := m.selected(); ok {
+				m.fault = newFaultMenu(ep.Name)
+				m.overlay = overlayFault
+			}
+			return m, nil
+		})
 	case key.Matches(msg, k.Clear):
 		return m.onLive(Model.clearKey)
 	case key.Matches(msg, k.Role):
@@ -201,7 +204,15 @@ func (m *Model) move(d int) {
 
 // do runs an action now (after its confirmation, if it needed one).
 func (m Model) do(a action) (tea.Model, tea.Cmd) {
+	if m.frozen && m.haveLive && !m.live.Started.Equal(m.snap.Started) {
+		// Whatever path led here (a, =, the tuning view's keys): the
+		// screen shows a process that is gone.
+		m.status = statusLine{text: "not sent (" + a.desc + "): the attached instance restarted behind the frozen screen (up since " +
+			m.live.Started.In(m.opts.Location).Format("15:04:05") + "): p shows it, then keys act on it", err: true}
+		return m, nil
+	}
 	m.status = statusLine{text: "… " + a.desc}
+	a.on, a.loc = m.snap.Started, m.opts.Location // frozen: the same process as live (checked above)
 	return m, actionCmd(m.opts.Backend, a)
 }
 

@@ -22,9 +22,42 @@ func (m Model) filteredEvents() []engine.Event {
 	return out
 }
 
-// filterShows says whether the events filter lets ev through.
+// filterShows says whether the events filter lets ev through. A gap's
+// line passes any filter: the events it counts may be the endpoint's.
 func (m Model) filterShows(ev engine.Event) bool {
-	return m.evFilter == "" || strings.HasPrefix(ev.Endpoint, m.evFilter)
+	return m.evFilter == "" || ev.Type == eventGap || strings.HasPrefix(ev.Endpoint, m.evFilter)
+}
+
+// eventGap is the type of the console's line for events that left the
+// instance's log before the console read them.
+const eventGap engine.EventType = "gap"
+
+// gapEvent is the line that counts the events of seq lo to hi a refresh
+// brought into the list without showing them: left of them had left the
+// instance's log (its newest engine.EventCapacity) before they were read,
+// the others came at once, more than the console keeps. A list that
+// closed over them read as if nothing had happened then. The line is the
+// console's, at the time it read them, so that it shows where the reader
+// is, at the top, and goes down the list as any event does.
+func (m Model) gapEvent(lo, hi, left uint64) engine.Event {
+	var why []string
+	if left > 0 {
+		w := fmt.Sprintf("%d left the instance's log (it keeps its newest %d) ", left, engine.EventCapacity)
+		switch {
+		case lo == 1:
+			w += "before the console first read it"
+		case m.evWhy != "":
+			w += m.evWhy
+		default:
+			w += "between two refreshes"
+		}
+		why = append(why, w)
+	}
+	if past := hi - lo + 1 - left; past > 0 {
+		why = append(why, fmt.Sprintf("%d came at once past the %d the console keeps", past, maxEvents))
+	}
+	msg := fmt.Sprintf("%s not shown (seq %d–%d): %s", engine.Count(int(hi-lo+1), "event"), lo, hi, strings.Join(why, "; "))
+	return engine.Event{Time: m.engineNow(), Type: eventGap, Actor: engine.ActorConsole, Message: msg}
 }
 
 func (m Model) viewEvents(width, rows int) string {
@@ -72,6 +105,8 @@ func (m Model) viewEvents(width, rows int) string {
 			style = st.err
 		case ev.Type == "console":
 			style = st.err
+		case ev.Type == eventGap:
+			style = st.warn
 		case ev.Actor == engine.ActorConsole || ev.Actor == engine.ActorAdmin:
 			style = st.accent
 		}

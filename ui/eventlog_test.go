@@ -18,7 +18,7 @@ func TestUpdate_ScrolledEventsStayPutWhenNewOnesArrive(t *testing.T) {
 	before := firstEventRow(m)
 	more := []engine.Event{}
 	for i := range 3 {
-		more = append(more, engine.Event{Seq: uint64(10 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventFailover,
+		more = append(more, engine.Event{Seq: uint64(6 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventFailover,
 			Endpoint: "alchemy", Actor: engine.ActorEngine, Message: fmt.Sprintf("new event %d", i)})
 	}
 	m.onSnapshot(snapshotMsg{snap: healthySnapshot(), events: more})
@@ -29,7 +29,7 @@ func TestUpdate_ScrolledEventsStayPutWhenNewOnesArrive(t *testing.T) {
 	if top := firstEventRow(m); !strings.Contains(top, "new event 2") {
 		t.Fatalf("scrolled back to the top, the newest event is not first: %q", top)
 	}
-	m.onSnapshot(snapshotMsg{snap: healthySnapshot(), events: []engine.Event{{Seq: 20, Time: t0, Type: engine.EventPool, Actor: engine.ActorEngine, Message: "newest"}}})
+	m.onSnapshot(snapshotMsg{snap: healthySnapshot(), events: []engine.Event{{Seq: 9, Time: t0, Type: engine.EventPool, Actor: engine.ActorEngine, Message: "newest"}}})
 	if top := firstEventRow(m); !strings.Contains(top, "newest") {
 		t.Fatalf("at the top, a new event does not show first: %q", top)
 	}
@@ -53,7 +53,7 @@ func TestView_ScrolledEventsSayHowManyNewerAreAbove(t *testing.T) {
 			wantNewer(t, m, 2)
 			var more []engine.Event
 			for i := range 3 {
-				more = append(more, engine.Event{Seq: uint64(10 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventBreaker,
+				more = append(more, engine.Event{Seq: uint64(6 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventBreaker,
 					Endpoint: "alchemy", From: "closed", To: "open", Actor: engine.ActorEngine, Message: fmt.Sprintf("breaker %d", i)})
 			}
 			m.onSnapshot(snapshotMsg{snap: healthySnapshot(), events: more})
@@ -80,7 +80,7 @@ func TestView_NewerEventsMarkerSurvivesAFilter(t *testing.T) {
 	m := fixedModel(s, themes.Default(), 80, 24)
 	var evs []engine.Event
 	for i := range 6 {
-		evs = append(evs, engine.Event{Seq: uint64(10 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventFailover,
+		evs = append(evs, engine.Event{Seq: uint64(6 + i), Time: t0.Add(time.Duration(i) * time.Second), Type: engine.EventFailover,
 			Endpoint: "alchemy-mainnet-archive", Actor: engine.ActorEngine, Message: fmt.Sprintf("failed over %d", i)})
 	}
 	m.onSnapshot(snapshotMsg{snap: s, events: evs})

@@ -22,7 +22,7 @@ func TestView_FocusedEventsShowTheTopEventWhole(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {
 		m := fixedModel(incidentSnapshot(), themes.Default(), size[0], size[1])
 		m.onSnapshot(snapshotMsg{snap: incidentSnapshot(), events: []engine.Event{
-			{Seq: 100, Time: t0.Add(-time.Second), Type: engine.EventBreaker, Endpoint: "alchemy", Actor: engine.ActorEngine, Message: long},
+			{Seq: 6, Time: t0.Add(-time.Second), Type: engine.EventBreaker, Endpoint: "alchemy", Actor: engine.ActorEngine, Message: long},
 		}})
 		flat := func(m Model) string {
 			return strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(m.View()), "│", " ")), " ")

@@ -85,6 +85,10 @@ type Model struct {
 	// when it had not answered for 6.
 	fetchSent time.Time
 	lastSeq   uint64 // newest event seen
+	// evWhy is why events may have left the instance's log unread since
+	// the last ones came ("while the console could not reach it"), for
+	// the line that counts a gap in their seq.
+	evWhy string
 	// clockAhead is how far this clock is ahead of the engine's, as the
 	// last Snapshot's time said on arrival (engineNow).
 	clockAhead time.Duration
@@ -271,22 +275,45 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 			}
 		}
 		m.fetchErr = msg.err
+		m.evWhy = "while the console could not reach it"
 		return
 	}
 	m.fetchErr = nil
 	m.clockAhead = m.opts.Now().Sub(msg.snap.Time)
 	defer m.redoDrainQuestion()
+	restarted := m.haveSnap && !msg.snap.Started.Equal(m.snap.Started)
+	closed := ""
+	if restarted {
+		// A question or menu opened on the old process is not answered on
+		// the new one, frozen or not.
+		closed = m.closeAsked()
+	}
 	if m.frozen {
 		// The screen stays as it was; the events are asked for again
 		// (lastSeq is unchanged) once it thaws.
 		m.live, m.haveLive = msg.snap, true
+		if m.evWhy == "" {
+			m.evWhy = "while the screen was frozen"
+		}
+		if closed != "" {
+			m.status = statusLine{text: "⚠ " + closed + " closed, nothing sent: the attached instance restarted behind the frozen screen (up since " +
+				msg.snap.Started.In(m.opts.Location).Format("15:04:05") + "): p shows it, then keys act on it", err: true}
+		}
 		return
 	}
-	if m.haveSnap && !msg.snap.Started.Equal(m.snap.Started) {
+	if restarted {
 		// Another instance (a restart): its events number from 1 again.
 		// Those that came with this Snapshot were asked for after the old
 		// instance's last: the next refresh asks for them all.
-		m.events, m.lastSeq = nil, 0
+		// The console's own lines since the new process started are about
+		// it (an answer not sent to it) and stay, after the note.
+		var since []engine.Event
+		for _, ev := range m.events {
+			if ev.Type == "console" && ev.Seq == 0 && ev.Time.After(msg.snap.Started) {
+				since = append(since, ev)
+			}
+		}
+		m.events, m.lastSeq, m.evWhy = nil, 0, ""
 		msg.events = nil
 		m.sparks = map[string]*spark{}
 		m.lastPanic, m.failing = nil, nil
@@ -294,6 +321,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		// At the restart's time, among the new instance's first events.
 		m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole, Message: note})
 		m.status = statusLine{text: "⚠ " + note, err: true}
+		if closed != "" {
+			m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole,
+				Message: closed + " was closed unanswered, nothing sent: it was opened on the instance before the restart"})
+			m.status.text = "⚠ " + closed + " closed, nothing sent: " + note
+		}
+		m.events = append(m.events, since...)
 	}
 	ep, _ := m.selected()
 	method := m.selectedMethod()
@@ -324,17 +357,43 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 }
 
 func (m *Model) addEvents(evs []engine.Event) {
+	read, fresh := m.lastSeq, len(m.events) // this refresh's events start at fresh
+	var left uint64
+	if len(evs) > 0 && evs[0].Seq > read+1 {
+		// Each event's seq is one more than the one before: the ones
+		// between left the instance's log before they were read.
+		left = evs[0].Seq - read - 1
+	}
 	for _, ev := range evs {
 		if ev.Seq > m.lastSeq {
 			m.lastSeq = ev.Seq
 		}
-		m.events = append(m.events, ev)
-		if m.evOffset > 0 && m.filterShows(ev) {
-			m.evOffset++ // scrolled down: the lines being read stay where they are
-		}
+		m.appendEvent(ev)
 	}
-	if n := len(m.events) - maxEvents; n > 0 {
+	// More than the console keeps: the oldest go, with room for the line
+	// that counts those of this refresh among them.
+	n := len(m.events) - maxEvents
+	if left > 0 {
+		n++
+	}
+	if left == 0 && n > fresh {
+		n++ // the line comes for those cut of this refresh
+	}
+	past := max(0, n-fresh) // this refresh's, cut before they were shown
+	if n > 0 {
 		m.events = slices.Delete(m.events, 0, n)
+	}
+	if left > 0 || past > 0 {
+		m.appendEvent(m.gapEvent(read+1, read+left+uint64(past), left))
+	}
+	// Read up to the newest: whatever kept them unread is over.
+	m.evWhy = ""
+}
+
+func (m *Model) appendEvent(ev engine.Event) {
+	m.events = append(m.events, ev)
+	if m.evOffset > 0 && m.filterShows(ev) {
+		m.evOffset++ // scrolled down: the lines being read stay where they are
 	}
 }
 

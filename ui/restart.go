@@ -65,3 +65,39 @@ func methodHedgingLost(was, now engine.Snapshot) []string {
 	}
 	return lost
 }
+
+// closeAsked closes a question, menu or input that would act on the
+// engine (fault and role menus, any confirmation, the delay input) and
+// says what it was, "" when none is open. Called when the instance the
+// screen showed as it opened is gone: its endpoint, role, share and
+// figures were the old process's, and y or enter would have acted on a
+// new one the operator never saw (the same name may be another endpoint,
+// or one that has lost the state the question was about).
+func (m *Model) closeAsked() string {
+	var what string
+	switch m.overlay {
+	case overlayFault:
+		what = "the fault menu on " + m.fault.endpoint
+		m.overlay, m.fault = overlayNone, faultMenu{}
+	case overlayRole:
+		what = "the role menu on " + m.role.endpoint
+		m.overlay, m.role = overlayNone, roleMenu{}
+	case overlayConfirm:
+		what = "the question (" + m.confirm.act.desc + ")"
+		m.overlay, m.confirm = m.confirm.back, confirmDialog{}
+	case overlayInput:
+		if m.inputKind != inputDelay {
+			return ""
+		}
+		target := m.inputMethod
+		if target == "" {
+			target = "all methods"
+		}
+		what = "the hedge delay input of " + target
+		m.overlay = overlayNone
+		m.input.Blur()
+	default:
+		return ""
+	}
+	return what
+}

@@ -17,6 +17,10 @@ func (hung) Snapshot(context.Context) (engine.Snapshot, error) {
 	return engine.Snapshot{}, context.DeadlineExceeded
 }
 
+func (hung) Events(context.Context, uint64) ([]engine.Event, error) {
+	return nil, context.DeadlineExceeded
+}
+
 // STALE's age is how long the instance has not answered: counted from
 // the failed refresh's end, an instance hung (SIGSTOP on the binary) read
 // `STALE 3s` 6s after its last answer, fetchTimeout short, in the header
