@@ -61,6 +61,9 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
 		p.finality = jsonrpc.FinalityTag(req.Method, req.Params)
 	}
+	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "solana" {
+		p.contextAt = contextCommitment(req)
+	}
 	p.prefer = e.affinityFor(req, cls, start)
 	mc := p.acct
 
@@ -161,6 +164,8 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	} else if res.final > 0 {
 		e.noteFinality(p.finality, res.final, res.ep)
+	} else if res.ctxSlot > 0 {
+		e.noteContextSlot(p.contextAt, res.ctxSlot, res.ep)
 	} else {
 		e.monotonicSolana(req, &res)
 	}
