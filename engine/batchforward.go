@@ -108,14 +108,14 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 			r.final = jsonrpc.ResultNumber(part)
 		}
 		if e.cfg.Chain.Kind == "solana" {
-			r.ctxSlot = jsonrpc.ContextSlot(part)
+			r.readAt = jsonrpc.ContextSlot(part)
 		}
 	}
 	if e.heldBack(c.p, ep, &r) != holdNone {
 		putBuf(r.body)
 		return result{}, outAnswer, false
 	}
-	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final, ctxSlot: r.ctxSlot}
+	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final, readAt: r.readAt}
 	if isHeadMethod(c.req.Method) {
 		res.head = r.head
 	}

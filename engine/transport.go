@@ -79,9 +79,9 @@ type upstreamReply struct {
 	// final is the number of the block a read of the finalized or safe
 	// block was answered with, 0 if none (finality.go).
 	final int64
-	// ctxSlot is the context.slot of a Solana answer, 0 if none
-	// (solana_context.go).
-	ctxSlot    int64
+	// readAt is the slot a read was answered as of (a Solana
+	// context.slot), 0 if none (readfloor.go).
+	readAt     int64
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       jsonrpc.ResponseInfo
 	retryAfter time.Duration
@@ -223,7 +223,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 			r.final = jsonrpc.ResultNumber(buf.Bytes())
 		}
 		if e.cfg.Chain.Kind == "solana" {
-			r.ctxSlot = jsonrpc.ContextSlot(buf.Bytes())
+			r.readAt = jsonrpc.ContextSlot(buf.Bytes())
 		}
 	}
 	if stale {
