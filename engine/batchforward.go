@@ -123,12 +123,15 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 		if e.cfg.Chain.Kind == "evm" && c.p.finality != "" {
 			r.final = jsonrpc.ResultNumber(part)
 		}
+		if e.cfg.Chain.Kind == "solana" {
+			r.readAt = jsonrpc.ContextSlot(part)
+		}
 	}
 	if e.heldBack(c.p, ep, &r) != holdNone {
 		putBuf(r.body)
 		return result{}, outAnswer, false
 	}
-	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final}
+	res := result{body: r.body, info: r.info, ep: ep, attempts: 1, took: took, unhedged: true, final: r.final, readAt: r.readAt}
 	if isHeadMethod(c.req.Method) {
 		res.head = r.head
 	}

@@ -63,6 +63,9 @@ type Engine struct {
 	// finality is the highest finalized and safe block numbers returned
 	// (finality.go).
 	finality finalityFloors
+	// contextFloors are the highest Solana context.slot returned at each
+	// commitment (solana_context.go).
+	contextFloors contextFloors
 
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served

@@ -30,7 +30,7 @@ func (x *execution) win(d attemptDone) result {
 	if isHeadMethod(x.req.Method) {
 		res.head = d.rep.head
 	}
-	res.final = d.rep.final
+	res.final, res.readAt = d.rep.final, d.rep.readAt
 	return res
 }
 

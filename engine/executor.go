@@ -25,6 +25,7 @@ type result struct {
 	info     jsonrpc.ResponseInfo // what the transport read of body
 	head     int64                // the head body is (eth_blockNumber, getSlot), 0 if none
 	final    int64                // the number of the finalized or safe block body is (plan.finality), 0 if none
+	readAt   int64                // the slot body was read at (plan.readFloor), 0 if none
 	err      *jsonrpc.Error
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
@@ -174,8 +175,14 @@ type plan struct {
 	// finality: the tag of a read of the finalized or safe block ("" for
 	// none), whose answers never go back (finality.go).
 	finality string
-	acct     *counts // the method's counters, looked up once per request
-	trace    traceRef
+	// readFloor: the floor of what a read's answers are read at, which
+	// never goes back (a Solana context.slot at its commitment; nil for
+	// none, readfloor.go); readLead: how far its numbers run ahead of the
+	// heads.
+	readFloor *readFloor
+	readLead  int64
+	acct      *counts // the method's counters, looked up once per request
+	trace     traceRef
 	// resent: the call went out in an upstream batch that failed before
 	// it runs on its own: its first attempt is counted as a failover
 	// (attempt.counted).
@@ -314,6 +321,8 @@ type execution struct {
 //     chain.max_head_lag (behindPool): the client would see the chain jump,
 //     or go back. Its head was learnt all the same (finishAttempt).
 //   - a finalized or safe block below one already returned (finality.go).
+//   - an answer read at a slot below one another endpoint returned (a
+//     Solana context.slot; readfloor.go).
 //
 // Of the answers held back, the one kept is the best (asideWorth). It says
 // whether d was held back; x.fallback then holds the one to relay if the
@@ -353,7 +362,8 @@ const (
 // one to hold back while another endpoint can do better (see setAside).
 func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) hold {
 	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
-	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final)
+	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final) ||
+		e.wentBelow(p.readFloor, p.readLead, ep, rep.readAt)
 	if badHead || wentBack || rep.behind {
 		return holdAll
 	}
@@ -381,7 +391,7 @@ func asideWorth(d attemptDone) int64 {
 	if d.a.ep.ahead.Load() {
 		return 0
 	}
-	return max(d.rep.head, d.rep.final)
+	return max(d.rep.head, d.rep.final, d.rep.readAt)
 }
 
 func (x *execution) run() result {

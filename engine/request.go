@@ -62,6 +62,9 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
 		p.finality = jsonrpc.FinalityTag(req.Method, req.Params)
 	}
+	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "solana" {
+		p.readFloor, p.readLead = e.contextFloors.of(contextCommitment(req))
+	}
 	p.prefer = e.affinityFor(req, cls, start)
 	mc := p.acct
 
@@ -162,6 +165,8 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 		e.monotonicHead(req.Method, res.body, res.head, res.ep)
 	} else if res.final > 0 {
 		e.noteFinality(p.finality, res.final, res.ep)
+	} else if res.readAt > 0 {
+		e.noteReadAt(p.readFloor, p.readLead, res.readAt, res.ep)
 	} else {
 		e.monotonicSolana(req, &res)
 	}

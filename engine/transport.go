@@ -78,7 +78,10 @@ type upstreamReply struct {
 	head int64
 	// final is the number of the block a read of the finalized or safe
 	// block was answered with, 0 if none (finality.go).
-	final      int64
+	final int64
+	// readAt is the slot a read was answered as of (a Solana
+	// context.slot), 0 if none (readfloor.go).
+	readAt     int64
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       jsonrpc.ResponseInfo
 	retryAfter time.Duration
@@ -218,6 +221,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		r.head = answerHead(req, buf.Bytes())
 		if e.cfg.Chain.Kind == "evm" && jsonrpc.FinalityTag(req.Method, req.Params) != "" {
 			r.final = jsonrpc.ResultNumber(buf.Bytes())
+		}
+		if e.cfg.Chain.Kind == "solana" {
+			r.readAt = jsonrpc.ContextSlot(buf.Bytes())
 		}
 	}
 	if stale {

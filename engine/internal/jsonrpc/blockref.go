@@ -216,6 +216,64 @@ func ResultNumber(body []byte) int64 {
 	return 0
 }
 
+// ContextSlot is the context.slot of a Solana answer shaped as an
+// RpcResponse ({"context":{"slot":N,…},"value":…}: getBalance,
+// getAccountInfo, getLatestBlockhash, getSignatureStatuses …), the slot the
+// node read it at; 0 for any other answer. It reads in place, the result's
+// members up to its context (a node writes it first), not its value.
+func ContextSlot(body []byte) int64 {
+	b := TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return 0
+	}
+	for it := (memberIter{b: b, i: 1}); it.nextKey(); {
+		if keyOf(b[it.ks:it.ke]) != keyResult {
+			if !it.skipValue() {
+				return 0
+			}
+			continue
+		}
+		if it.vs >= len(b) || b[it.vs] != '{' {
+			return 0
+		}
+		for m := (memberIter{b: b, i: it.vs + 1}); m.nextKey(); {
+			if string(b[m.ks:m.ke]) != `"context"` {
+				if !m.skipValue() {
+					return 0
+				}
+				continue
+			}
+			if m.vs >= len(b) || b[m.vs] != '{' {
+				return 0
+			}
+			for c := (memberIter{b: b, i: m.vs + 1}); c.next(); {
+				if string(b[c.ks:c.ke]) == `"slot"` {
+					return decimalQuantity(b[c.vs:c.ve])
+				}
+			}
+			return 0
+		}
+		return 0
+	}
+	return 0
+}
+
+// decimalQuantity is a JSON number that is a non-negative integer below
+// 2^63 (a Solana slot), 0 for anything else.
+func decimalQuantity(v []byte) int64 {
+	if len(v) == 0 || len(v) > 18 || len(v) > 1 && v[0] == '0' {
+		return 0
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
 // LogsTopBlock is the highest block number an eth_getLogs filter names
 // (its toBlock, or its fromBlock when that is higher or toBlock is a tag);
 // 0 when it names none (tags, a blockHash).

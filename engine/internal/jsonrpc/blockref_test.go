@@ -139,6 +139,30 @@ func TestResultNumber(t *testing.T) {
 	}
 }
 
+func TestContextSlot(t *testing.T) {
+	for body, want := range map[string]int64{
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":546571489},"value":4938}}`:                      546571489,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"apiVersion":"2.0.0","slot":17},"value":{"a":1}}}`:     17,
+		` { "result" : { "value" : [ {"context":{"slot":9}} ] , "context" : { "slot" : 12 } } , "id" : 1 } `: 12,
+		`{"id":{"result":{"context":{"slot":5}}},"result":{"context":{"slot":6},"value":null}}`:              6,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":7},` + "\x00 not read past the slot":            7,
+		`{"jsonrpc":"2.0","id":1,"result":546571489}`:                                                        0,
+		`{"jsonrpc":"2.0","id":1,"result":{"value":1}}`:                                                      0,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":"12"},"value":1}}`:                              0,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":-1},"value":1}}`:                                0,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1.5},"value":1}}`:                               0,
+		`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":99999999999999999999},"value":1}}`:              0,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32016,"message":"x","data":{"contextSlot":3}}}`:            0,
+		`[{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1}}}]`:                                         0,
+		`{"jsonrpc":"2.0","id":1,"result`:                                                                    0,
+		``:                                                                                                   0,
+	} {
+		if got := ContextSlot([]byte(body)); got != want {
+			t.Errorf("ContextSlot(%q) = %d, want %d", body, got, want)
+		}
+	}
+}
+
 func TestReadsLatestBlock(t *testing.T) {
 	for _, c := range []struct {
 		method, params string

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"math"
+	"sync"
+)
+
+// A read of the chain's current state may be answered as of a slot the
+// answer names: a Solana answer's context.slot (solana_context.go). One
+// node never answers as of a slot below one it answered as of before;
+// endpoints a few apart, within chain.max_head_lag, would, answer by
+// answer. So an answer read at below the highest already returned, from
+// another endpoint than the one that returned it, is set aside while
+// another endpoint is asked, and relayed only if none does better
+// (setAside); its slot cannot be raised as a head answer's is: the rest of
+// the answer is that slot's. The endpoint that returned the highest is
+// relayed as it came: its answers crossing a slot's edge side by side,
+// which its own clients see too. Which endpoint is behind is not asked of
+// the probes: nodes drift a slot or three apart and back within a probe
+// interval, and judged by the heads the probes saw, an endpoint stalled
+// since was taken as current.
+//
+// (An EVM "latest" block keeps no such floor: within chain.max_head_lag it
+// is relayed as it came, see setAside; block followers poll
+// eth_blockNumber, whose answers are raised to the head already returned.)
+//
+// The floor is only a credible number, as the others are: an endpoint
+// flagged ahead does not move it, one beyond the pool head's bound (plus
+// the lead of the floor's commitment) holds nothing back, and a lower
+// number relayed because no endpoint did better becomes the floor, so
+// that later reads do not pay for asking every endpoint.
+type readFloor struct {
+	mu sync.Mutex
+	at int64
+	by *endpoint
+}
+
+// wentBelow says whether at, what ep's answer was read at, is below the
+// credible highest another endpoint returned. lead is how far f's numbers
+// run ahead of the heads (leadOf).
+func (e *Engine) wentBelow(f *readFloor, lead int64, ep *endpoint, at int64) bool {
+	if f == nil || at <= 0 {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return e.belowFloor(f, lead, ep, at)
+}
+
+// belowFloor is wentBelow with f held.
+func (e *Engine) belowFloor(f *readFloor, lead int64, ep *endpoint, at int64) bool {
+	return at < f.at && ep != f.by && e.floorCredible(f, lead)
+}
+
+// floorCredible says whether f's number is within what the pool head
+// allows.
+func (e *Engine) floorCredible(f *readFloor, lead int64) bool {
+	bound := e.headBound(e.now().UnixNano())
+	return bound >= math.MaxInt64-lead || f.at <= bound+lead
+}
+
+// noteReadAt moves f to at, what the answer relayed from ep was read at:
+// up as the chain goes on, down when at went back and was relayed because
+// no endpoint asked did better, or f is no longer credible; not for the
+// endpoint that holds f answering below it.
+func (e *Engine) noteReadAt(f *readFloor, lead, at int64, ep *endpoint) {
+	if f == nil || at <= 0 || ep == nil || ep.ahead.Load() {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if at > f.at || e.belowFloor(f, lead, ep, at) || at < f.at && !e.floorCredible(f, lead) {
+		f.at, f.by = at, ep
+	}
+}

@@ -1,0 +1,211 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// contextSlotOf is the context.slot of a Solana RpcResponse answer.
+func contextSlotOf(t testing.TB, r reply) int64 {
+	t.Helper()
+	var a struct {
+		Result struct {
+			Context struct{ Slot int64 }
+		}
+	}
+	if err := json.Unmarshal(r.body, &a); err != nil || a.Result.Context.Slot <= 0 {
+		t.Fatalf("no context.slot in %s (%v)", r.body, err)
+	}
+	return a.Result.Context.Slot
+}
+
+// contextRig is two Solana sims taking turns (no lag penalty, no write
+// affinity) with s1 three slots behind s0, within chain.max_head_lag (5),
+// and, when probed, known to be by a probe.
+func contextRig(t *testing.T, probed bool, mut func(*engine.Config)) *headRig {
+	t.Helper()
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) {
+		c.Router.LagPenalty = 0
+		c.Router.WriteAffinity = 0
+		if mut != nil {
+			mut(c)
+		}
+	})
+	r.warmUp()
+	r.sims[1].SetHeadLag(3)
+	if probed {
+		r.probeAll()
+	}
+	return r
+}
+
+const solAddr = "Vote111111111111111111111111111111111111111"
+
+// A wallet polling getBalance (or getLatestBlockhash, at any commitment)
+// through rpcdash was handed an answer read a slot or three before one it
+// had already had, whenever the poll went to an endpoint behind for the
+// moment (explored, or hedged to): three Solana sims, one 3 slots behind,
+// polled one read at a time, 27 of 4000 answers went back; two of them
+// stalling a slot or three now and then, as Solana nodes drift, 8 of 2400,
+// and with 8 clients polling side by side 169 of 4000; polling any sim
+// directly, none. Such an answer is set aside while the other endpoint is
+// asked, whether or not a probe has seen the endpoint behind: between
+// probes (5 s) a node drifts behind and back unseen.
+func TestSolana_ContextSlotNeverGoesBackFromAnEndpointBehind(t *testing.T) {
+	for _, probed := range []bool{true, false} {
+		r := contextRig(t, probed, nil)
+		for _, read := range []struct {
+			method string
+			params []any
+		}{
+			{"getBalance", []any{solAddr}},
+			{"getAccountInfo", []any{solAddr, map[string]any{"encoding": "base64", "commitment": "confirmed"}}},
+			{"getLatestBlockhash", []any{map[string]any{"commitment": "processed"}}},
+		} {
+			var top int64
+			asked := r.sims[1].MethodCount(read.method)
+			for i := range 6 {
+				rep := r.call(i, read.method, read.params...)
+				mustOK(t, rep)
+				slot := contextSlotOf(t, rep)
+				if slot < top {
+					t.Fatalf("s1's lag seen by a probe: %v; %s %d: context.slot %d from %s after %d attempts, below %d already returned",
+						probed, read.method, i, slot, rep.endpoint, rep.attempts, top)
+				}
+				if rep.attempts > 1 {
+					t.Logf("probed %v, %s %d: s1's answer set aside, %s's slot %d relayed after %d attempts", probed, read.method, i, rep.endpoint, slot, rep.attempts)
+				}
+				top = max(top, slot)
+			}
+			if n := r.sims[1].MethodCount(read.method) - asked; n < 2 {
+				t.Fatalf("%s: s1 asked %d times in 6 reads; the test needs it asked after s0 answered", read.method, n)
+			}
+		}
+	}
+}
+
+// The same in a batch: its reads go upstream as one batch, each element is
+// judged on its own, and one set aside is read again alone.
+func TestSolana_ContextSlotInABatchNeverGoesBack(t *testing.T) {
+	r := contextRig(t, false, nil)
+	var top int64
+	asked := r.sims[1].MethodCount("getBalance")
+	for i := range 6 {
+		rep := r.post(`[{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["` + solAddr + `"]},` +
+			`{"jsonrpc":"2.0","id":2,"method":"getLatestBlockhash","params":[]}]`)
+		var answers []struct {
+			ID     int
+			Result struct{ Context struct{ Slot int64 } }
+		}
+		if err := json.Unmarshal(rep.body, &answers); err != nil || len(answers) != 2 {
+			t.Fatalf("batch answer %s: %v", rep.body, err)
+		}
+		for _, a := range answers {
+			if a.Result.Context.Slot < top {
+				t.Fatalf("batch %d, call %d: context.slot %d, below %d already returned: %s", i, a.ID, a.Result.Context.Slot, top, rep.body)
+			}
+			top = max(top, a.Result.Context.Slot)
+		}
+	}
+	if n := r.sims[1].MethodCount("getBalance") - asked; n < 2 {
+		t.Fatalf("s1 asked %d times in 6 batches; the test needs it asked after s0 answered", n)
+	}
+}
+
+// The endpoint that returned the highest slot answering below it (its own
+// answers crossing a slot's edge side by side, which its own clients see
+// too) is relayed as it came, one request.
+func TestSolana_ContextSlotBelowItsOwnIsRelayed(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	if err := r.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	top := contextSlotOf(t, r.call(1, "getBalance", solAddr))
+	r.sims[0].SetHeadLag(1) // as an answer read a moment before another is
+	if err := r.eng.Undrain(engine.ActorAdmin, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		rep := r.call(10+i, "getBalance", solAddr)
+		mustOK(t, rep)
+		if rep.attempts != 1 {
+			t.Fatalf("read %d: answered by %s after %d attempts: %s; want one", i, rep.endpoint, rep.attempts, rep.body)
+		}
+		if slot := contextSlotOf(t, rep); rep.endpoint == "s0" && slot != top-1 {
+			t.Fatalf("read %d: s0's slot %d, want %d", i, slot, top-1)
+		}
+	}
+}
+
+// With no endpoint doing better (s0 drained), the answer of the endpoint
+// behind is relayed, at once and without error, as a client of it alone
+// gets it; it becomes the floor, so the next reads cost one request each.
+func TestSolana_ContextSlotBehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
+	r := contextRig(t, true, nil)
+	for i := range 4 { // s0's slot returned
+		mustOK(t, r.call(i, "getBalance", solAddr))
+	}
+	if err := r.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	before := r.upstreamCount("getBalance")
+	for i := range 3 {
+		rep := r.call(10+i, "getBalance", solAddr)
+		mustOK(t, rep)
+		if rep.endpoint != "s1" || rep.attempts != 1 || contextSlotOf(t, rep) != r.sims[1].Head() {
+			t.Fatalf("s0 drained: answered by %s after %d attempts: %s; want s1's at once", rep.endpoint, rep.attempts, rep.body)
+		}
+	}
+	if n := r.upstreamCount("getBalance") - before; n != 3 {
+		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
+	}
+}
+
+// Endpoints at the same slot take turns at one request per read: nothing
+// is set aside while no endpoint is behind.
+func TestSolana_ContextSlotAtThePoolHeadCostsOneRequest(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.warmUp()
+	before := r.upstreamCount("getBalance")
+	for i := range 6 {
+		if rep := r.call(i, "getBalance", solAddr); rep.attempts != 1 {
+			t.Fatalf("read %d: %d attempts, want 1: %s", i, rep.attempts, rep.body)
+		}
+	}
+	if n := r.upstreamCount("getBalance") - before; n != 6 {
+		t.Fatalf("6 reads cost %d upstream requests, want 6", n)
+	}
+}
+
+// s0 failing (its breaker kept closed), s1's answer from behind is the
+// best there is: relayed, it becomes the floor, so that the next reads
+// asking s1 first take its answer at once rather than asking s0 again.
+func TestSolana_ContextSlotRelayedFromBehindBecomesTheFloor(t *testing.T) {
+	r := contextRig(t, true, func(c *engine.Config) { c.Breaker.Failures = 1000 })
+	for i := range 4 {
+		mustOK(t, r.call(i, "getBalance", solAddr))
+	}
+	if err := r.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: engine.FaultError}); err != nil {
+		t.Fatal(err)
+	}
+	once := 0
+	for i := range 6 {
+		rep := r.call(10+i, "getBalance", solAddr)
+		mustOK(t, rep)
+		if rep.endpoint != "s1" || contextSlotOf(t, rep) != r.sims[1].Head() {
+			t.Fatalf("read %d, s0 failing: answered by %s: %s; want s1's", i, rep.endpoint, rep.body)
+		}
+		if rep.attempts == 1 {
+			once++
+		}
+		t.Logf("read %d: %s after %d attempts", i, rep.endpoint, rep.attempts)
+	}
+	// Equals take turns: about half the reads ask s1 first.
+	if once < 2 {
+		t.Fatalf("%d of 6 reads took s1's answer at once; s1's slot relayed did not become the floor", once)
+	}
+}
