@@ -190,30 +190,39 @@ func FinalityTag(method string, params json.RawMessage) string {
 // before its transactions, so a large block is not scanned again. body is
 // an answer InspectResponse found valid.
 func ResultNumber(body []byte) int64 {
-	b := TrimSpace(body)
-	if len(b) == 0 || b[0] != '{' {
+	b, m, ok := resultMembers(body)
+	if !ok {
 		return 0
 	}
-	// The top level's members by key: the result's value is read in
-	// place, the others skipped.
+	for m.next() {
+		if string(b[m.ks:m.ke]) == `"number"` {
+			return hexQuantity(b[m.vs:m.ve])
+		}
+	}
+	return 0
+}
+
+// resultMembers is an iterator over the members of body's result when it
+// is an object (ok false otherwise), with the trimmed body it reads. The
+// top level's members before the result are skipped, not read.
+func resultMembers(body []byte) ([]byte, memberIter, bool) {
+	b := TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return nil, memberIter{}, false
+	}
 	for it := (memberIter{b: b, i: 1}); it.nextKey(); {
 		if keyOf(b[it.ks:it.ke]) != keyResult {
 			if !it.skipValue() {
-				return 0
+				return nil, memberIter{}, false
 			}
 			continue
 		}
 		if it.vs >= len(b) || b[it.vs] != '{' {
-			return 0
+			return nil, memberIter{}, false
 		}
-		for m := (memberIter{b: b, i: it.vs + 1}); m.next(); {
-			if string(b[m.ks:m.ke]) == `"number"` {
-				return hexQuantity(b[m.vs:m.ve])
-			}
-		}
-		return 0
+		return b, memberIter{b: b, i: it.vs + 1}, true
 	}
-	return 0
+	return nil, memberIter{}, false
 }
 
 // ContextSlot is the context.slot of a Solana answer shaped as an
@@ -222,36 +231,24 @@ func ResultNumber(body []byte) int64 {
 // node read it at; 0 for any other answer. It reads in place, the result's
 // members up to its context (a node writes it first), not its value.
 func ContextSlot(body []byte) int64 {
-	b := TrimSpace(body)
-	if len(b) == 0 || b[0] != '{' {
+	b, m, ok := resultMembers(body)
+	if !ok {
 		return 0
 	}
-	for it := (memberIter{b: b, i: 1}); it.nextKey(); {
-		if keyOf(b[it.ks:it.ke]) != keyResult {
-			if !it.skipValue() {
+	for m.nextKey() {
+		if string(b[m.ks:m.ke]) != `"context"` {
+			if !m.skipValue() {
 				return 0
 			}
 			continue
 		}
-		if it.vs >= len(b) || b[it.vs] != '{' {
+		if m.vs >= len(b) || b[m.vs] != '{' {
 			return 0
 		}
-		for m := (memberIter{b: b, i: it.vs + 1}); m.nextKey(); {
-			if string(b[m.ks:m.ke]) != `"context"` {
-				if !m.skipValue() {
-					return 0
-				}
-				continue
+		for c := (memberIter{b: b, i: m.vs + 1}); c.next(); {
+			if string(b[c.ks:c.ke]) == `"slot"` {
+				return decimalQuantity(b[c.vs:c.ve])
 			}
-			if m.vs >= len(b) || b[m.vs] != '{' {
-				return 0
-			}
-			for c := (memberIter{b: b, i: m.vs + 1}); c.next(); {
-				if string(b[c.ks:c.ke]) == `"slot"` {
-					return decimalQuantity(b[c.vs:c.ve])
-				}
-			}
-			return 0
 		}
 		return 0
 	}
@@ -261,15 +258,9 @@ func ContextSlot(body []byte) int64 {
 // decimalQuantity is a JSON number that is a non-negative integer below
 // 2^63 (a Solana slot), 0 for anything else.
 func decimalQuantity(v []byte) int64 {
-	if len(v) == 0 || len(v) > 18 || len(v) > 1 && v[0] == '0' {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || n < 0 || len(v) > 1 && v[0] == '0' {
 		return 0
-	}
-	var n int64
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0
-		}
-		n = n*10 + int64(c-'0')
 	}
 	return n
 }
