@@ -229,9 +229,13 @@ func TestConsole_EndToEndInATerminal(t *testing.T) {
 	}
 }
 
-func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
-	bin := testutil.Binary(t, false)
-	dir := t.TempDir()
+// shippedServe is the binary, a folder holding the shipped config.toml,
+// the admin address a `rpcdash serve` of it listens on, and the function
+// that starts that serve (again, for a restart), on free loopback ports.
+func shippedServe(t *testing.T) (bin, dir, admin string, startServe func() *testutil.Proc) {
+	t.Helper()
+	bin = testutil.Binary(t, false)
+	dir = t.TempDir()
 	shipped, err := os.ReadFile("config.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -241,11 +245,16 @@ func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
 	}
 	addrs := testutil.FreeAddrs(t, 2)
 	rpc, admin := addrs[0], addrs[1]
-	startServe := func() *testutil.Proc {
+	startServe = func() *testutil.Proc {
 		serve := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
 		serve.Env = append(os.Environ(), "RPCDASH_SERVER_LISTEN="+rpc, "RPCDASH_SERVER_ADMIN="+admin)
 		return testutil.Start(t, serve)
 	}
+	return bin, dir, admin, startServe
+}
+
+func TestConsole_AttachedEndToEndInATerminal(t *testing.T) {
+	bin, dir, admin, startServe := shippedServe(t)
 	serve := startServe()
 	testutil.WaitUntil(t, 10*time.Second, "serve", func() bool { _, err := tryGet("http://" + admin + "/v1/status"); return err == nil })
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,22 +18,7 @@ import (
 // endpoint chosen from the old one's screen. The menu is closed, saying
 // so, and the same keys send nothing.
 func TestConsole_AttachedFaultMenuIsClosedByARestart(t *testing.T) {
-	bin := testutil.Binary(t, false)
-	dir := t.TempDir()
-	shipped, err := os.ReadFile("config.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), shipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addrs := testutil.FreeAddrs(t, 2)
-	rpc, admin := addrs[0], addrs[1]
-	startServe := func() *testutil.Proc {
-		serve := exec.Command(bin, "serve", "--config", filepath.Join(dir, "config.toml"))
-		serve.Env = append(os.Environ(), "RPCDASH_SERVER_LISTEN="+rpc, "RPCDASH_SERVER_ADMIN="+admin)
-		return testutil.Start(t, serve)
-	}
+	bin, dir, admin, startServe := shippedServe(t)
 	up := func() {
 		testutil.WaitUntil(t, 10*time.Second, "serve", func() bool { _, err := tryGet("http://" + admin + "/v1/status"); return err == nil })
 	}
