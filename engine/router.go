@@ -211,7 +211,11 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		if !explain {
 			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
 		}
-		if fig, ok := ep.routeLatencyOf(ms); ok {
+		fig, ok := ep.routeLatencyOf(ms)
+		if !ok && cls == jsonrpc.ClassWrite {
+			fig, ok = ep.firstLatency()
+		}
+		if ok {
 			c.fig = fig
 			b := &best
 			if aside {
@@ -538,6 +542,21 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
 		lat = max(lat, recent) // the window remembers minutes; the last answers say now
 	}
 	return routeFigure{lat: float64(lat) / float64(time.Millisecond), window: w, source: src}, true
+}
+
+// firstLatency is a write's figure for an endpoint whose window holds fewer
+// than minRouteSamples answers but some (the first probes, from start):
+// their median, with no tail share. A write goes to one endpoint, is never
+// hedged and holds the write affinity, so a cold pool's first write taken
+// as the first endpoint in the config went to one 750 ms slower than the
+// others the probes had already timed; a read is explored and hedged past
+// a bad cold pick instead.
+func (ep *endpoint) firstLatency() (routeFigure, bool) {
+	n, med, _ := ep.latency.QuantilePair(0.5, 0.9)
+	if n == 0 {
+		return unmeasured, false
+	}
+	return routeFigure{lat: float64(med) / float64(time.Millisecond), source: scoreFromEndpoint}, true
 }
 
 // usualLatency is the endpoint's usual pace for a method, from the window

@@ -211,3 +211,28 @@ func TestWrites_TimedOutAfterItWasSentSaysCheckBeforeSendingAgain(t *testing.T) 
 		t.Fatalf("batch's read: %+v; want -32603", e)
 	}
 }
+
+// A cold pool's first write goes by what the first probes timed: before, it
+// went to the first endpoint in the config, 750 ms slower than the others,
+// while fewer than five answers made none of them measured. One probe of
+// each endpoint stands in for the probes rpcdash serve runs at start.
+func TestWrites_ColdPoolFirstWriteGoesByTheFirstProbes(t *testing.T) {
+	fast := sim.Config{Latency: fixed(10 * time.Millisecond)}
+	h := newHarness(t, nil, sim.Config{Latency: fixed(760 * time.Millisecond)}, fast, fast)
+	for _, name := range []string{"s0", "s1", "s2"} {
+		if _, err := h.eng.Probe(context.Background(), name, "eth_blockNumber", nil); err != nil {
+			t.Fatalf("probe of %s: %v", name, err)
+		}
+	}
+	const n = 10
+	for i := range n {
+		r := h.call(i, "eth_sendRawTransaction", rawTx(i))
+		mustOK(t, r)
+		if i == 0 {
+			t.Logf("the first write went to %s", r.endpoint)
+		}
+	}
+	if slow := len(h.sims[0].Submissions()); slow != 0 {
+		t.Fatalf("the slow s0, first in the config, took %d of %d writes after one probe of each endpoint timed it at 760 ms against 10 ms", slow, n)
+	}
+}
