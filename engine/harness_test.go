@@ -114,6 +114,28 @@ func startHarnessOpts(t testing.TB, clock *testutil.Clock, opts engine.Options, 
 
 func fixed(d time.Duration) sim.Latency { return sim.Latency{Median: d} }
 
+// directResult sends one JSON-RPC request straight to u, as a client that
+// bypasses rpcdash does, and decodes its result into result.
+func directResult(t *testing.T, u *sim.Upstream, method string, params, result any) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Result json.RawMessage }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("%s straight to %s: %v", method, u.Name(), err)
+	}
+	if err := json.Unmarshal(out.Result, result); err != nil {
+		t.Fatalf("%s straight to %s: result %s: %v", method, u.Name(), out.Result, err)
+	}
+}
+
 type reply struct {
 	status   int
 	body     []byte

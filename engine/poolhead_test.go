@@ -31,6 +31,26 @@ func newHeadRig(t *testing.T, n int, mut func(*engine.Config)) *headRig {
 
 // newChainHeadRig is newHeadRig for a chain kind (a block or a slot a
 // second, either way).
+// behindRig is two sims of chain taking turns (no lag penalty, no write
+// affinity) with s1 three blocks or slots behind s0, within
+// chain.max_head_lag (5), and, when probed, known to be by a probe.
+func behindRig(t *testing.T, chain string, probed bool, mut func(*engine.Config)) *headRig {
+	t.Helper()
+	r := newChainHeadRig(t, 2, chain, func(c *engine.Config) {
+		c.Router.LagPenalty = 0
+		c.Router.WriteAffinity = 0
+		if mut != nil {
+			mut(c)
+		}
+	})
+	r.warmUp()
+	r.sims[1].SetHeadLag(3)
+	if probed {
+		r.probeAll()
+	}
+	return r
+}
+
 func newChainHeadRig(t *testing.T, n int, chain string, mut func(*engine.Config)) *headRig {
 	t.Helper()
 	clock := testutil.NewClock(testutil.Epoch)

@@ -1,9 +1,7 @@
 package engine_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +14,11 @@ import (
 // one sent through another RPC) and returns its hash.
 func sendRawDirect(t *testing.T, u *sim.Upstream, raw string) string {
 	t.Helper()
-	resp, err := http.Post(u.URL(), "application/json", strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["`+raw+`"]}`))
-	if err != nil {
-		t.Fatal(err)
+	var hash string
+	if directResult(t, u, "eth_sendRawTransaction", []string{raw}, &hash); hash == "" {
+		t.Fatal("eth_sendRawTransaction: no hash")
 	}
-	defer resp.Body.Close()
-	var out struct{ Result string }
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Result == "" {
-		t.Fatalf("eth_sendRawTransaction: %v %+v", err, out)
-	}
-	return out.Result
+	return hash
 }
 
 // The EVM twin of a Solana status turning null: a client polling a
@@ -37,13 +29,7 @@ func sendRawDirect(t *testing.T, u *sim.Upstream, raw string) string {
 // the null). A null receipt from an endpoint behind the pool head is set
 // aside while the next endpoint is asked, as a null block is.
 func TestReceipts_NullFromAnEndpointBehindIsSetAside(t *testing.T) {
-	r := newChainHeadRig(t, 2, sim.ChainEVM, func(c *engine.Config) {
-		c.Router.LagPenalty = 0
-		c.Router.WriteAffinity = 0
-	})
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	r.probeAll()
+	r := behindRig(t, sim.ChainEVM, true, nil)
 	hash := sendRawDirect(t, r.sims[0], fmt.Sprintf("0x02f8%016x", time.Now().UnixNano())) // a transaction of its own
 	r.round()                                                                              // mined in the next block, which s1, 3 blocks behind, has not reached
 	rep := r.s1Asked("eth_getTransactionReceipt", func(i int) reply { return r.call(i, "eth_getTransactionReceipt", hash) })

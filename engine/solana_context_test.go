@@ -22,26 +22,6 @@ func contextSlotOf(t testing.TB, r reply) int64 {
 	return a.Result.Context.Slot
 }
 
-// contextRig is two Solana sims taking turns (no lag penalty, no write
-// affinity) with s1 three slots behind s0, within chain.max_head_lag (5),
-// and, when probed, known to be by a probe.
-func contextRig(t *testing.T, probed bool, mut func(*engine.Config)) *headRig {
-	t.Helper()
-	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) {
-		c.Router.LagPenalty = 0
-		c.Router.WriteAffinity = 0
-		if mut != nil {
-			mut(c)
-		}
-	})
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	if probed {
-		r.probeAll()
-	}
-	return r
-}
-
 const solAddr = "Vote111111111111111111111111111111111111111"
 
 // A wallet polling getBalance (or getLatestBlockhash, at any commitment)
@@ -56,7 +36,7 @@ const solAddr = "Vote111111111111111111111111111111111111111"
 // probes (5 s) a node drifts behind and back unseen.
 func TestSolana_ContextSlotNeverGoesBackFromAnEndpointBehind(t *testing.T) {
 	for _, probed := range []bool{true, false} {
-		r := contextRig(t, probed, nil)
+		r := behindRig(t, sim.ChainSolana, probed, nil)
 		for _, read := range []struct {
 			method string
 			params []any
@@ -90,7 +70,7 @@ func TestSolana_ContextSlotNeverGoesBackFromAnEndpointBehind(t *testing.T) {
 // The same in a batch: its reads go upstream as one batch, each element is
 // judged on its own, and one set aside is read again alone.
 func TestSolana_ContextSlotInABatchNeverGoesBack(t *testing.T) {
-	r := contextRig(t, false, nil)
+	r := behindRig(t, sim.ChainSolana, false, nil)
 	var top int64
 	asked := r.sims[1].MethodCount("getBalance")
 	for i := range 6 {
@@ -145,7 +125,7 @@ func TestSolana_ContextSlotBelowItsOwnIsRelayed(t *testing.T) {
 // behind is relayed, at once and without error, as a client of it alone
 // gets it; it becomes the floor, so the next reads cost one request each.
 func TestSolana_ContextSlotBehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
-	r := contextRig(t, true, nil)
+	r := behindRig(t, sim.ChainSolana, true, nil)
 	for i := range 4 { // s0's slot returned
 		mustOK(t, r.call(i, "getBalance", solAddr))
 	}
@@ -185,7 +165,7 @@ func TestSolana_ContextSlotAtThePoolHeadCostsOneRequest(t *testing.T) {
 // best there is: relayed, it becomes the floor, so that the next reads
 // asking s1 first take its answer at once rather than asking s0 again.
 func TestSolana_ContextSlotRelayedFromBehindBecomesTheFloor(t *testing.T) {
-	r := contextRig(t, true, func(c *engine.Config) { c.Breaker.Failures = 1000 })
+	r := behindRig(t, sim.ChainSolana, true, func(c *engine.Config) { c.Breaker.Failures = 1000 })
 	for i := range 4 {
 		mustOK(t, r.call(i, "getBalance", solAddr))
 	}

@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -15,21 +13,11 @@ import (
 // commitment, as a client reads it through rpcdash from the endpoint ahead.
 func confirmedBlockhash(t *testing.T, u *sim.Upstream) string {
 	t.Helper()
-	resp, err := http.Post(u.URL(), "application/json", strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"getLatestBlockhash","params":[{"commitment":"confirmed"}]}`))
-	if err != nil {
-		t.Fatal(err)
+	var out struct{ Value struct{ Blockhash string } }
+	if directResult(t, u, "getLatestBlockhash", []any{map[string]string{"commitment": "confirmed"}}, &out); out.Value.Blockhash == "" {
+		t.Fatal("getLatestBlockhash: no blockhash")
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Result struct {
-			Value struct{ Blockhash string }
-		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Result.Value.Blockhash == "" {
-		t.Fatalf("getLatestBlockhash: %v %+v", err, out)
-	}
-	return out.Result.Value.Blockhash
+	return out.Value.Blockhash
 }
 
 func sendSolanaTx(t *testing.T, h *headRig, id int, blockhash string) reply {

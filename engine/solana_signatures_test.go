@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -22,18 +21,12 @@ func sendDirect(t *testing.T, u *sim.Upstream, blockhash string) string {
 	}
 	raw, _ := base64.StdEncoding.DecodeString(tx)
 	rand.Read(raw[1:65]) // other tests' transactions carry the zero signature
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "sendTransaction",
-		"params": []any{base64.StdEncoding.EncodeToString(raw), map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"}}})
-	resp, err := http.Post(u.URL(), "application/json", strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
+	var sig string
+	params := []any{base64.StdEncoding.EncodeToString(raw), map[string]any{"encoding": "base64", "preflightCommitment": "confirmed"}}
+	if directResult(t, u, "sendTransaction", params, &sig); sig == "" {
+		t.Fatal("sendTransaction: no signature")
 	}
-	defer resp.Body.Close()
-	var out struct{ Result string }
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Result == "" {
-		t.Fatalf("sendTransaction: %v %+v", err, out)
-	}
-	return out.Result
+	return sig
 }
 
 // A client polling getSignatureStatuses through rpcdash saw a transaction
@@ -45,13 +38,7 @@ func sendDirect(t *testing.T, u *sim.Upstream, blockhash string) string {
 // none went back). A null status from an endpoint behind the pool head is
 // set aside while the next endpoint is asked, as a null block is.
 func TestSolana_SignatureStatusNullFromAnEndpointBehindIsSetAside(t *testing.T) {
-	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) {
-		c.Router.LagPenalty = 0
-		c.Router.WriteAffinity = 0
-	})
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	r.probeAll()
+	r := behindRig(t, sim.ChainSolana, true, nil)
 	sig := sendDirect(t, r.sims[0], confirmedBlockhash(t, r.sims[0]))
 	rep := r.s1Asked("getSignatureStatuses", func(i int) reply { return r.call(i, "getSignatureStatuses", []string{sig}) })
 	t.Logf("asked of s1 first: answered by %s after %d attempts: %s", rep.endpoint, rep.attempts, rep.body)
@@ -82,13 +69,7 @@ func TestSolana_SignatureStatusNullAtThePoolHeadIsRelayed(t *testing.T) {
 // The same in a batch: its reads go upstream as one batch, and each
 // element is judged on its own.
 func TestSolana_SignatureStatusNullInABatchFromAnEndpointBehindIsSetAside(t *testing.T) {
-	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) {
-		c.Router.LagPenalty = 0
-		c.Router.WriteAffinity = 0
-	})
-	r.warmUp()
-	r.sims[1].SetHeadLag(3)
-	r.probeAll()
+	r := behindRig(t, sim.ChainSolana, true, nil)
 	sig := sendDirect(t, r.sims[0], confirmedBlockhash(t, r.sims[0]))
 	rep := r.s1Asked("getSignatureStatuses", func(i int) reply {
 		return r.post(`[{"jsonrpc":"2.0","id":1,"method":"getSignatureStatuses","params":[["` + sig + `"]]},` +
