@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // One attempt's silence past its first deadline counts again only once it
@@ -104,22 +105,7 @@ func TestSilence_ASecondSilentRequestCountsOnceTheTailIsKnownToo(t *testing.T) {
 			for _, ep := range e.endpoints {
 				ep.heard(clock.Now().Add(-2 * time.Second))
 			}
-			start := clock.Now()
-			a.startAttempt(start)
-			att := &attempt{ep: a, start: start, deadline: deadline, stats: a.stats("eth_getBalance")}
-			clock.Advance(deadline)
-			att.overdue.Store(true)
-			att.passed.Store(1)
-			att.settle()
-			att.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
-			if tc.second {
-				clock.Advance(100 * time.Millisecond)
-				a.startAttempt(clock.Now())
-				other := &attempt{ep: a, start: start.Add(100 * time.Millisecond), deadline: deadline, stats: a.stats("eth_getBalance")}
-				other.overdue.Store(true)
-				other.settle()
-				other.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
-			}
+			att, start, _ := chargeSilent(a, clock, deadline, tc.second)
 			const silent = 2 * deadline
 			att.passed.Store(int32(silent/deadline) - 1)
 			clock.Advance(start.Add(silent).Sub(clock.Now()))
@@ -132,4 +118,28 @@ func TestSilence_ASecondSilentRequestCountsOnceTheTailIsKnownToo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chargeSilent starts an eth_getBalance attempt on a at the clock's now
+// and takes it past its deadline, charged as a hang; with second, a second
+// attempt started 100 ms later is charged too. It returns the first
+// attempt, its start, and whether it settled at its deadline.
+func chargeSilent(a *endpoint, clock *testutil.Clock, deadline time.Duration, second bool) (att *attempt, start time.Time, settled bool) {
+	start = clock.Now()
+	a.startAttempt(start)
+	att = &attempt{ep: a, start: start, deadline: deadline, stats: a.stats("eth_getBalance")}
+	clock.Advance(deadline)
+	att.overdue.Store(true)
+	att.passed.Store(1)
+	settled = att.settle()
+	att.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+	if second {
+		clock.Advance(100 * time.Millisecond)
+		a.startAttempt(clock.Now())
+		other := &attempt{ep: a, start: start.Add(100 * time.Millisecond), deadline: deadline, stats: a.stats("eth_getBalance")}
+		other.overdue.Store(true)
+		other.settle()
+		other.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+	}
+	return att, start, settled
 }

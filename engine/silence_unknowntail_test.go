@@ -41,23 +41,9 @@ func TestSilence_BeforeTheTailIsKnownASecondSilentRequestOrTheColdDeadlineCounts
 			if cold != 10*time.Second/3 {
 				t.Fatalf("cold deadline %v, the cases assume 3.33s", cold)
 			}
-			start := clock.Now()
-			a.startAttempt(start)
-			att := &attempt{ep: a, start: start, deadline: deadline, stats: a.stats("eth_getBalance")}
-			clock.Advance(deadline)
-			att.overdue.Store(true)
-			att.passed.Store(1)
-			if !att.settle() {
+			att, start, settled := chargeSilent(a, clock, deadline, tc.second)
+			if !settled {
 				t.Fatal("settled before its first deadline")
-			}
-			att.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
-			if tc.second {
-				clock.Advance(100 * time.Millisecond)
-				a.startAttempt(clock.Now())
-				other := &attempt{ep: a, start: start.Add(100 * time.Millisecond), deadline: deadline, stats: a.stats("eth_getBalance")}
-				other.overdue.Store(true)
-				other.settle()
-				other.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
 			}
 			// stillSilent runs at each deadline: this one is the last of tc.silent.
 			att.passed.Store(int32(tc.silent/deadline) - 1)
