@@ -27,19 +27,24 @@ func frontOf(t *testing.T, u *sim.Upstream, batch func(w http.ResponseWriter, r 
 		if !bytes.HasPrefix(body, []byte("[")) && singles != nil {
 			singles.Add(1)
 		}
-		resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
-		if err != nil {
-			w.WriteHeader(502)
-			return
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.StatusCode)
-		w.Write(answer)
+		relay(w, u.URL(), body)
 	}))
 	t.Cleanup(front.Close)
 	return front
+}
+
+// relay is a test front's pass-through: body posted to url, its answer
+// written to w (502 when url cannot be reached).
+func relay(w http.ResponseWriter, url string, body []byte) {
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
 }
 
 // holdFor holds r's answer for d, or until its client goes; true when the

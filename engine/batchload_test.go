@@ -35,15 +35,7 @@ func TestBatch_AnUpstreamBatchInFlightIsOneRequestOfLoad(t *testing.T) {
 			close(held)
 			<-release // the first batch waits; the others pass
 		}
-		resp, err := http.Post(h.sims[0].URL(), "application/json", bytes.NewReader(body))
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		relay(w, h.sims[0].URL(), body)
 	}))
 	t.Cleanup(front.Close)
 	// s0 (1 ms, in front) and s1 (20 ms), hedging off: routing alone.

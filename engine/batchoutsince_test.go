@@ -69,15 +69,7 @@ func TestBatch_AHedgeOfTipReadsDoesNotGoToAnEndpointFallenBehindDuringTheDelay(t
 			<-moved
 			time.Sleep(300 * time.Millisecond) // past the 100 ms hedge delay
 		}
-		resp, err := http.Post(target.Load().(string), "application/json", bytes.NewReader(body))
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		relay(w, target.Load().(string), body)
 	}))
 	t.Cleanup(front.Close)
 	let := releaseOnce(t, moved)

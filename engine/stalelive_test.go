@@ -38,15 +38,7 @@ func TestLag_ALiveAttemptOnAnEndpointFallenBehindIsNotWaitedFor(t *testing.T) {
 			arrived <- struct{}{}
 			<-release
 		}
-		resp, err := http.Post(target.Load().(string), "application/json", bytes.NewReader(body))
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		relay(w, target.Load().(string), body)
 	}))
 	t.Cleanup(front.Close)
 	r := newHeadRig(t, 3, func(c *engine.Config) {
