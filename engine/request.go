@@ -22,7 +22,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	if !ok {
 		return early
 	}
-	p.preferFirm = followsBatchWrite(ctx)
+	p.preferFirm = cls == jsonrpc.ClassWrite && followsBatchWrite(ctx) // only a write yields (affinityYields)
 	if cls == jsonrpc.ClassRead {
 		e.hedge.deposit(p.weight)
 	}
