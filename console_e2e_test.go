@@ -48,7 +48,21 @@ func newTerm(t *testing.T, dir, command string) *term {
 	if err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
-	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		// Every failure shows the screen it failed on, whatever failed
+		// (a wait for the program's exit, a serve that never came up):
+		// a failure that only said "timed out waiting for exit" left
+		// nothing to tell why the console had not quit.
+		if t.Failed() {
+			out, err := exec.Command("tmux", "-L", tm.sock, "capture-pane", "-p", "-t", "e2e").Output()
+			if err != nil {
+				t.Logf("the screen at the failure could not be read: %v", err)
+			} else {
+				t.Logf("the screen at the failure:\n%s", out)
+			}
+		}
+		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
+	})
 	return tm
 }
 
