@@ -20,7 +20,9 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 //     another endpoint than the one that returned it, is set aside while an
 //     attempt still running or another endpoint may do better, and relayed
 //     only if none does. A hedge to an endpoint behind so does not win
-//     with an older block while the primary may still answer.
+//     with an older block while the primary may still answer; once every
+//     attempt left hangs (execution.hangs), the older block is relayed
+//     (failBesideHangs), not at the request's deadline.
 //
 // The first keeps the second from costing anything but when an endpoint
 // at the pool head is itself slow, failing, or newly behind.

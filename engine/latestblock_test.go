@@ -223,3 +223,37 @@ func TestLatestBlock_BehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
 		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
 	}
 }
+
+// The primary at the pool head hanging, the older block of the endpoint
+// behind (its hedge, or the race at the primary's deadline, set aside) is
+// relayed once the primary hangs (execution.hangs: past its deadline and
+// quiet for a third of the request timeout), not at the request's
+// deadline: it is the only block there is.
+func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	for _, hedged := range []bool{true, false} {
+		h := newHarness(t, func(c *engine.Config) {
+			c.Hedge.Enabled = hedged
+			c.Hedge.Delay = "20ms"
+			c.Hedge.Budget = 1
+			c.Router.LagPenalty = 0
+		}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
+		for _, i := range []int{0, 1} {
+			h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
+		}
+		first := h.call(1, "eth_getBlockByNumber", "latest", false)
+		mustOK(t, first)
+		if first.endpoint != "s0" {
+			t.Fatalf("hedging %v: first latest block from %s, want s0 (s1 is 3 behind)", hedged, first.endpoint)
+		}
+		if err := h.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: engine.FaultTimeout}); err != nil {
+			t.Fatal(err)
+		}
+		rep := h.call(2, "eth_getBlockByNumber", "latest", false)
+		mustOK(t, rep)
+		timeout := h.eng.Config().Server.RequestTimeout
+		if rep.endpoint != "s1" || rep.hedged != hedged || rep.took >= timeout*4/5 {
+			t.Fatalf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's block before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
+		}
+		t.Logf("hedging %v, s0 hung: s1's block %d relayed after %s (s0's was %d)", hedged, blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, first))
+	}
+}
