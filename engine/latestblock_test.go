@@ -30,8 +30,8 @@ func (r *headRig) latestBlock(id int, method string, top int64) (int64, reply) {
 
 // A client polling the latest block through rpcdash (three EVM sims, one 3
 // blocks behind, within chain.max_head_lag) was handed one 2–3 blocks below
-// one it already had whenever a poll went to the endpoint behind: 1–4 of
-// 400 one poll at a time (its exploration), 38–383 of 3200 with 8 clients
+// one it already had whenever a poll went to the endpoint behind: 4–5 of
+// 400 one poll at a time (its exploration), 344–565 of 3200 with 8 clients
 // side by side (its share of the load); polling any one sim directly, none.
 // Known behind by a probe, the endpoint is not asked: the reads go to the
 // one at the pool head, one upstream request each, nothing set aside.
