@@ -125,6 +125,8 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 		}
 		if e.cfg.Chain.Kind == "solana" {
 			r.readAt = jsonrpc.ContextSlot(part)
+		} else {
+			r.readAt = latestAt(c.req.Method, r.head)
 		}
 	}
 	if e.heldBack(c.p, ep, &r) != holdNone {

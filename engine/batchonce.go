@@ -326,7 +326,7 @@ func newOnceRace(e *Engine, calls []onceCall, deadline time.Time) *batchRace {
 // race knows what to do then).
 func (e *Engine) onceEndpoint(calls []onceCall, tried []*endpoint) *endpoint {
 	first := calls[0].p
-	rk := e.rank(first.method, jsonrpc.ClassWrite, false, 0, affinityPick{ep: first.prefer, firm: first.preferFirm}, false)
+	rk := e.rank(first.method, jsonrpc.ClassWrite, false, false, 0, affinityPick{ep: first.prefer, firm: first.preferFirm}, false)
 	if rk.panic {
 		return nil
 	}

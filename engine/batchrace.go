@@ -212,13 +212,14 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 // they are (anyway): as a single call asks them, one upstream batch asks
 // each rather than each call asking every one.
 func (e *Engine) batchEndpoints(calls []batchCall, tried []*endpoint) (eps []*endpoint, anyway, ok bool) {
-	tip, minHead := false, int64(0)
+	tip, showsHead, minHead := false, false, int64(0)
 	for _, c := range calls {
 		tip = tip || c.p.tip
+		showsHead = showsHead || c.p.showsHead
 		minHead = max(minHead, c.p.minHead)
 	}
 	now := e.now()
-	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, minHead, affinityPick{}, false)
+	rk := e.rank(calls[0].p.method, jsonrpc.ClassRead, tip, showsHead, minHead, affinityPick{}, false)
 	if rk.panic {
 		return nil, false, false
 	}

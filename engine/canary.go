@@ -35,8 +35,8 @@ func (e *Engine) canaryFirst(order []candidate, canaries []canaryDraw) {
 		if c.ep != chosen {
 			continue
 		}
-		if c.tier != 0 || c.trial || c.silent || c.cannotServe {
-			return // a canary in trouble takes no first attempts
+		if c.tier != 0 || c.trial || c.silent || c.cannotServe || c.behind {
+			return // a canary in trouble (or behind, for a read showing the head) takes no first attempts
 		}
 		c.fallback = false
 		copy(order[1:i+1], order[:i])

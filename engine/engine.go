@@ -66,6 +66,8 @@ type Engine struct {
 	// contextFloors are the highest Solana context.slot returned at each
 	// commitment (solana_context.go).
 	contextFloors contextFloors
+	// latestFloor is the highest EVM latest block returned (latestblock.go).
+	latestFloor readFloor
 
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served

@@ -93,7 +93,7 @@ func (x *execution) panicNote() string {
 		return ""
 	}
 	p := x.p
-	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.minHead, affinityPick{}, true)).Message
+	return "; routed in panic, " + noRouteError(x.e.rank(p.method, p.class, p.tip, p.showsHead, p.minHead, affinityPick{}, true)).Message
 }
 
 // settleDeferred gives the breaker its verdict on the reads answered with

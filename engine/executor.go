@@ -25,7 +25,7 @@ type result struct {
 	info     jsonrpc.ResponseInfo // what the transport read of body
 	head     int64                // the head body is (eth_blockNumber, getSlot), 0 if none
 	final    int64                // the number of the finalized or safe block body is (plan.finality), 0 if none
-	readAt   int64                // the slot body was read at (plan.readFloor), 0 if none
+	readAt   int64                // the slot or latest block body was read at (plan.readFloor), 0 if none
 	err      *jsonrpc.Error
 	ep       *endpoint // who answered, nil when err is set
 	attempts int
@@ -176,11 +176,14 @@ type plan struct {
 	// none), whose answers never go back (finality.go).
 	finality string
 	// readFloor: the floor of what a read's answers are read at, which
-	// never goes back (a Solana context.slot at its commitment; nil for
-	// none, readfloor.go); readLead: how far its numbers run ahead of the
-	// heads.
+	// never goes back (a Solana context.slot at its commitment, an EVM
+	// latest block's number; nil for none, readfloor.go); readLead: how
+	// far its numbers run ahead of the heads.
 	readFloor *readFloor
 	readLead  int64
+	// showsHead: the answer is its endpoint's head (an EVM latest block):
+	// routed to the endpoints at the pool head first (latestblock.go).
+	showsHead bool
 	acct      *counts // the method's counters, looked up once per request
 	trace     traceRef
 	// resent: the call went out in an upstream batch that failed before
@@ -214,9 +217,9 @@ func (e *Engine) execute(ctx context.Context, req *jsonrpc.Request, p plan) resu
 		}
 		order = []candidate{c}
 	} else {
-		rk := e.rank(p.method, p.class, p.tip, p.minHead, affinityPick{ep: p.prefer, firm: p.preferFirm}, false)
+		rk := e.rank(p.method, p.class, p.tip, p.showsHead, p.minHead, affinityPick{ep: p.prefer, firm: p.preferFirm}, false)
 		if len(rk.order) == 0 {
-			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.minHead, affinityPick{}, true))}
+			return result{err: noRouteError(e.rank(p.method, p.class, p.tip, p.showsHead, p.minHead, affinityPick{}, true))}
 		}
 		order = rk.order
 		panicked = rk.panic
@@ -322,7 +325,8 @@ type execution struct {
 //     or go back. Its head was learnt all the same (finishAttempt).
 //   - a finalized or safe block below one already returned (finality.go).
 //   - an answer read at a slot below one another endpoint returned (a
-//     Solana context.slot; readfloor.go).
+//     Solana context.slot; readfloor.go), or a latest EVM block below one
+//     another endpoint returned (latestblock.go).
 //
 // Of the answers held back, the one kept is the best (asideWorth). It says
 // whether d was held back; x.fallback then holds the one to relay if the
@@ -492,6 +496,11 @@ func (x *execution) run() result {
 			if d.rep.out == outAnswer {
 				if x.setAside(d) {
 					if len(x.live) > 0 || x.launch(roleFailover, false) {
+						// Beside attempts that hang, a latest block set
+						// aside is the answer (failBesideHangs).
+						if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
+							return res
+						}
 						continue
 					}
 					f := x.fallback

@@ -31,8 +31,8 @@ func (e *Engine) explore(order []candidate) bool {
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
 		last, due := e.exploreDue(ep, now)
-		if order[i].trial || order[i].cannotServe || !due || ep.breaker.State() != breaker.Closed {
-			continue // one that cannot serve the method learns nothing from it
+		if order[i].trial || order[i].cannotServe || order[i].behind || !due || ep.breaker.State() != breaker.Closed {
+			continue // one that cannot serve the method learns nothing from it, one behind hands out an old head
 		}
 		if ep.suspect.Load() || order[i].silent || order[i].held {
 			if suspect < 0 {

@@ -38,7 +38,7 @@ func TestPanic_EndpointBackingOffGoesBeforeAnOpenBreakerGoneQuiet(t *testing.T) 
 	a.heard(clock.Now()) // its 429
 	a.backOffWhole(clock.Now(), 0, e.cfg.Breaker.BackoffBase, e.cfg.Breaker.BackoffMax)
 
-	r := e.rank("eth_getBalance", jsonrpc.ClassRead, false, 0, affinityPick{}, false)
+	r := e.rank("eth_getBalance", jsonrpc.ClassRead, false, false, 0, affinityPick{}, false)
 	if !r.panic || len(r.order) != 2 {
 		t.Fatalf("panic %v, %d candidates: want panic routing over both", r.panic, len(r.order))
 	}
@@ -49,7 +49,7 @@ func TestPanic_EndpointBackingOffGoesBeforeAnOpenBreakerGoneQuiet(t *testing.T) 
 	// b heard from within the cooldown (failing, but it answers): it keeps
 	// its place before the back-off.
 	b.heard(clock.Now())
-	r = e.rank("eth_getBalance", jsonrpc.ClassRead, false, 0, affinityPick{}, false)
+	r = e.rank("eth_getBalance", jsonrpc.ClassRead, false, false, 0, affinityPick{}, false)
 	if got := r.order[0].ep.Name; got != "b" {
 		t.Errorf("b heard a moment ago: first candidate %s, want b", got)
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 // A read of the chain's current state may be answered as of a slot the
-// answer names: a Solana answer's context.slot (solana_context.go). One
+// answer names: a Solana answer's context.slot (solana_context.go), or an
+// EVM latest block, its own number (latestblock.go). One
 // node never answers as of a slot below one it answered as of before;
 // endpoints a few apart, within chain.max_head_lag, would, answer by
 // answer. So an answer read at below the highest already returned, from
@@ -19,10 +20,6 @@ import (
 // the probes: nodes drift a slot or three apart and back within a probe
 // interval, and judged by the heads the probes saw, an endpoint stalled
 // since was taken as current.
-//
-// (An EVM "latest" block keeps no such floor: within chain.max_head_lag it
-// is relayed as it came, see setAside; block followers poll
-// eth_blockNumber, whose answers are raised to the head already returned.)
 //
 // The floor is only a credible number, as the others are: an endpoint
 // flagged ahead does not move it, one beyond the pool head's bound (plus

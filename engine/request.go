@@ -61,6 +61,9 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "evm" {
 		p.minHead = jsonrpc.RequiredHead(req.Method, req.Params)
 		p.finality = jsonrpc.FinalityTag(req.Method, req.Params)
+		if e.showsHead(req) {
+			p.showsHead, p.readFloor = true, &e.latestFloor
+		}
 	}
 	if cls == jsonrpc.ClassRead && e.cfg.Chain.Kind == "solana" {
 		p.readFloor, p.readLead = e.contextFloors.of(contextCommitment(req))

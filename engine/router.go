@@ -80,6 +80,11 @@ type candidate struct {
 	// cannotServe: it answered lately that it cannot serve this method
 	// (cannotserve.go): after the candidates that can, before the silent.
 	cannotServe bool
+	// behind: the read's answer is its endpoint's head (an EVM latest
+	// block) and the endpoint's known head is behind the pool head (lagOf):
+	// after the endpoints at it, before those that cannot serve the method
+	// (latestblock.go).
+	behind bool
 }
 
 // ranking is the router's answer for one request.
@@ -101,7 +106,8 @@ type ranking struct {
 // in panic routing, or when no routable one can take the request, and
 // otherwise as failover-only fallbacks after them. prefer.ep, when routable
 // for this request, goes first (write affinity, affinity.go).
-func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHead int64, prefer affinityPick, explain bool) ranking {
+// showsHead: the read's answer is its endpoint's head (latestblock.go).
+func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent, showsHead bool, minHead int64, prefer affinityPick, explain bool) ranking {
 	now := e.now()
 	var r ranking
 	cands := make([]candidate, 0, len(e.endpoints))
@@ -210,6 +216,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent bool, minHe
 		ms, _ := ep.methods.lookup(method) // nil while the method is new to ep
 		if !explain {
 			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
+			c.behind = showsHead && e.lagOf(ep) > 0
 		}
 		fig, ok := ep.routeLatencyOf(ms)
 		if !ok && cls == jsonrpc.ClassWrite {
@@ -449,20 +456,25 @@ func (e *Engine) score(cands []candidate, best float64) {
 }
 
 // standing ranks what the cost cannot say: 0 for a candidate in good
-// standing, 1 when it cannot serve the method (a quick failure over), 2
-// when it looks hung (a wait for its deadline).
+// standing, 1 when it is behind the pool head on a read that shows it (an
+// older block, set aside when below one already returned), 2 when it
+// cannot serve the method (a quick failure over), 3 when it looks hung (a
+// wait for its deadline).
 func (c candidate) standing() int {
 	switch {
 	case c.silent || c.held:
-		return 2
+		return 3
 	case c.cannotServe:
+		return 2
+	case c.behind:
 		return 1
 	}
 	return 0
 }
 
-// byStandingThenCost puts the silent after the others, and those that
-// cannot serve the method after those that can, each by cost.
+// byStandingThenCost puts the silent after the others, those that cannot
+// serve the method after those that can, and those behind on a read that
+// shows the head after those at it, each by cost.
 func byStandingThenCost(a, b candidate) int {
 	if d := a.standing() - b.standing(); d != 0 {
 		return d

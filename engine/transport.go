@@ -80,7 +80,8 @@ type upstreamReply struct {
 	// block was answered with, 0 if none (finality.go).
 	final int64
 	// readAt is the slot a read was answered as of (a Solana
-	// context.slot), 0 if none (readfloor.go).
+	// context.slot) or an EVM latest block's number, 0 if none
+	// (readfloor.go).
 	readAt     int64
 	body       *bytes.Buffer // pooled; owner must putBuf
 	info       jsonrpc.ResponseInfo
@@ -224,6 +225,8 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		}
 		if e.cfg.Chain.Kind == "solana" {
 			r.readAt = jsonrpc.ContextSlot(buf.Bytes())
+		} else {
+			r.readAt = latestAt(req.Method, r.head)
 		}
 	}
 	if stale {
