@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
@@ -383,6 +384,10 @@ type lagMonitor struct {
 	mu      sync.Mutex
 	samples [lagSamples]lagSample
 	next    int
+	// woke is when the ticker last woke, and stallAt when it last noted a
+	// lateness of stallSlack or more (unix nanos, 0: never): stallWithin
+	// reads them without the lock (ownstall.go).
+	woke, stallAt atomic.Int64
 }
 
 type lagSample struct {
@@ -396,6 +401,9 @@ const (
 )
 
 func (m *lagMonitor) add(at time.Time, late time.Duration) {
+	if late >= stallSlack {
+		m.stallAt.Store(at.UnixNano())
+	}
 	m.mu.Lock()
 	m.samples[m.next] = lagSample{at, late}
 	m.next = (m.next + 1) % lagSamples
@@ -451,6 +459,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			if late := woke.Sub(last) - lagPeriod; late > 0 {
 				e.lag.add(woke, late)
 			}
+			e.lag.woke.Store(woke.UnixNano())
 			last = woke
 			e.slow.settle(e, e.now())
 			e.settleOpenCap(e.now())
