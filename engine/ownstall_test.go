@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -79,5 +81,41 @@ func waitArrivals(t *testing.T, sims []*sim.Upstream, want int64) {
 			t.Fatalf("the sims got %d requests, want %d", arrivals(sims), want)
 		case <-time.After(time.Millisecond):
 		}
+	}
+}
+
+// A hedge is not sent while rpcdash lost most of its wait to its own
+// slowness, though its timer fired on time: in a process starved of CPU
+// the timer's goroutine runs first, and the primary's answer may be the
+// one waiting its turn. Without this, the hedges a starved rpcdash sent
+// added work exactly when it could not keep up. It looks again a delay
+// later, as for a timer that fired late.
+func TestOwnStall_HedgeWaitsWhileRpcdashLostMostOfItsDelay(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("200ms")(c)
+		c.Hedge.Budget = 1
+	}, sim.Config{Latency: fixed(600 * time.Millisecond)}, sim.Config{Latency: fixed(600 * time.Millisecond)})
+	done := make(chan reply, 1)
+	go func() { done <- h.call(1, "eth_getBalance", addr, "latest") }()
+	waitArrivals(t, h.sims, 1)
+	// 150 ms of the 200 ms delay spent waiting to run, ten waits noted
+	// by the time the hedge falls due.
+	for i := range 10 {
+		h.eng.NoteQueued(time.Now().Add(time.Duration(15*(i+1))*time.Millisecond), 15*time.Millisecond)
+	}
+	mustOK(t, <-done)
+	code, b := h.adminDo("GET", "/v1/status", "")
+	var st struct {
+		Methods map[string]struct {
+			HedgesRefused map[string]int64 `json:"hedges_refused"`
+			HedgesFired   int64            `json:"hedges_fired"`
+		} `json:"methods"`
+	}
+	if code != 200 || json.Unmarshal(b, &st) != nil {
+		t.Fatalf("status: HTTP %d", code)
+	}
+	m := st.Methods["eth_getBalance"]
+	if m.HedgesRefused["late"] != 1 {
+		t.Errorf("hedge due after 200 ms of which rpcdash lost 150 ms waiting to run: refused %v, fired %d; want it held (late) once", m.HedgesRefused, m.HedgesFired)
 	}
 }
