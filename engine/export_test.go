@@ -54,3 +54,13 @@ func (e *Engine) TakeTrial(name string) (ok bool, release func()) {
 		}
 	}
 }
+
+// NoteStall notes a stall of rpcdash's own from now for d, as the lag
+// monitor's ticker notes one when it wakes at its end: a test stalls the
+// engine by this controlled means rather than by loading the machine and
+// hoping.
+func (e *Engine) NoteStall(d time.Duration) { e.lag.add(time.Now().Add(d), d) }
+
+// NoteQueued notes a run-queue wait of d ending at, as probeQueue notes
+// one (ownstall.go).
+func (e *Engine) NoteQueued(at time.Time, d time.Duration) { e.lag.addQueued(at, d) }

@@ -80,8 +80,7 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	e.metrics.attempt(ep.Name, p.acct.name, a.counted(), rep.out.String(), 1)
 	switch rep.out {
 	case outAnswer:
-		e.recordAnswer(a, elapsed, end)
-		if a.role == rolePrimary && !a.ownSlow.Load() {
+		if e.recordAnswer(a, elapsed, end) && a.role == rolePrimary {
 			e.hedge.observePrimary(p.method, elapsed, false)
 		}
 		if rep.head > 0 {
@@ -272,14 +271,17 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 }
 
 // recordAnswer feeds an answer into the endpoint's latency windows and
-// state (answered).
-func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) {
-	if !a.ownSlow.Load() {
+// state (answered); its latency is not learnt when rpcdash's own slowness
+// timed it (timedOwnStall), and learnt says whether it was.
+func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) (learnt bool) {
+	learnt = !e.timedOwnStall(a, elapsed)
+	if learnt {
 		e.learnLatency(a, elapsed)
 		a.ep.answers.add(a.stats.method, a.start, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)
+	return learnt
 }
 
 // recordRateLimit backs off after a 429: the pair (endpoint, method) after
@@ -322,7 +324,7 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 	if a.sampling.Load() {
 		ran = elapsed
 	}
-	learn := !a.ownSlow.Load() // rpcdash's own stall says nothing of the endpoint
+	learn := !e.timedOwnStall(a, elapsed) // rpcdash's own stall says nothing of the endpoint
 	if rep.out.responded() {
 		ep.heard(end) // it answered, only too late to win
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/breaker"
@@ -142,7 +143,7 @@ func (e *Engine) overloaded(ep *endpoint, span, limit, late time.Duration) (kind
 	if n, max := e.inflight.Load(), int64(e.cfg.Hedge.MaxInflight); n-ep.inflight.Load() > max {
 		return "self", fmt.Sprintf("rpcdash has %d requests in flight, past hedge.max_inflight %d", n, max)
 	}
-	if lag := max(late, e.lag.within(span)); lag >= limit {
+	if lag := max(late, e.lag.within(span), e.lag.lostWithin(span)); lag >= limit {
 		return "self", fmt.Sprintf("rpcdash itself stalled for %s (scheduling lag)", lag.Round(time.Millisecond))
 	}
 	return "", ""
@@ -383,6 +384,13 @@ type lagMonitor struct {
 	mu      sync.Mutex
 	samples [lagSamples]lagSample
 	next    int
+	// queued are the run-queue waits probeQueue noted (ownstall.go).
+	queued     [lagSamples]lagSample
+	nextQueued int
+	// woke is when the ticker last woke, and stallAt when a lateness or a
+	// wait of stallSlack or more was last noted (unix nanos, 0: never):
+	// lostWithin reads them without the lock (ownstall.go).
+	woke, stallAt atomic.Int64
 }
 
 type lagSample struct {
@@ -396,6 +404,9 @@ const (
 )
 
 func (m *lagMonitor) add(at time.Time, late time.Duration) {
+	if late >= stallSlack {
+		m.stallAt.Store(at.UnixNano())
+	}
 	m.mu.Lock()
 	m.samples[m.next] = lagSample{at, late}
 	m.next = (m.next + 1) % lagSamples
@@ -437,6 +448,9 @@ func (m *lagMonitor) stallEnded(d, limit time.Duration) (time.Duration, bool) {
 // telling failovers folded into a quiet second) until stop closes.
 func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
+	queueDone := make(chan struct{})
+	go e.lag.probeQueue(stop, queueDone)
+	defer func() { <-queueDone }()
 	t := time.NewTicker(lagPeriod)
 	defer t.Stop()
 	last := time.Now()
@@ -451,6 +465,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			if late := woke.Sub(last) - lagPeriod; late > 0 {
 				e.lag.add(woke, late)
 			}
+			e.lag.woke.Store(woke.UnixNano())
 			last = woke
 			e.slow.settle(e, e.now())
 			e.settleOpenCap(e.now())

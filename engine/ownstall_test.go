@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// An answer that came in through a stall of rpcdash's own is not learnt
+// as its endpoint's latency: a starved or stopped process made every
+// answer look slow, the auto hedge delay climbed (to hedge.max_delay, 2 s,
+// beside endpoints answering in 0.2 ms on a box other processes starved)
+// and the learnt attempt deadlines stretched with it, for as long as the
+// stats window held those answers. Here 20 of 60 reads come in 150 ms
+// late while rpcdash is stalled for those 150 ms (noted as the lag
+// monitor notes one); the delay and the deadlines stay at the endpoints'
+// 20 ms pace. The same 150 ms without a stall is the endpoints' own, and
+// is learnt.
+func TestOwnStall_AnswersTimedThroughAStallOfRpcdashAreNotLearnt(t *testing.T) {
+	h := newHarness(t, nil, sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	const method = "eth_getBalance"
+	for i := range 40 {
+		mustOK(t, h.call(i, method, addr, "latest"))
+	}
+	slow := "150ms"
+	for _, u := range h.sims {
+		if err := u.Apply(sim.ControlRequest{ExtraLatency: &slow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		sent := arrivals(h.sims)
+		done := make(chan reply, 1)
+		go func() { done <- h.call(100+i, method, addr, "latest") }()
+		waitArrivals(t, h.sims, sent+1)
+		// The answer is on its way for 150 ms more, and rpcdash does not
+		// run meanwhile: the wait is the stall's as much as the endpoint's.
+		h.eng.NoteStall(150 * time.Millisecond)
+		mustOK(t, <-done)
+	}
+	st := h.status()
+	hedge := st.Methods[method].Hedge
+	if hedge == nil || hedge.DelaySource != "auto" || hedge.Delay >= 100*time.Millisecond {
+		t.Errorf("auto delay after 20 of 60 answers came through a 150 ms stall of rpcdash: %+v, want the endpoints' pace (about 20 ms)", hedge)
+	}
+	for _, ep := range st.Endpoints {
+		if m := ep.Methods[method]; m.AttemptTimeout > 250*time.Millisecond || m.Latency.P99 >= 100*time.Millisecond {
+			t.Errorf("%s: attempt deadline %s, p99 %s after answers timed through a stall, want the 250ms floor and the 20 ms pace", ep.Name, m.AttemptTimeout, m.Latency.P99)
+		}
+	}
+
+	// The same 150 ms with rpcdash running is the endpoints': learnt.
+	for i := range 40 {
+		mustOK(t, h.call(200+i, method, addr, "latest"))
+	}
+	if hedge := h.status().Methods[method].Hedge; hedge == nil || hedge.Delay < 150*time.Millisecond {
+		t.Errorf("auto delay after 40 of 100 answers took 170 ms with no stall: %+v, want at least 150 ms", hedge)
+	}
+}
+
+func arrivals(sims []*sim.Upstream) int64 {
+	var n int64
+	for _, u := range sims {
+		n += u.Counters().Total
+	}
+	return n
+}
+
+// waitArrivals waits until the sims have been sent want requests in all.
+func waitArrivals(t *testing.T, sims []*sim.Upstream, want int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for arrivals(sims) < want {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the sims got %d requests, want %d", arrivals(sims), want)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// A hedge is not sent while rpcdash lost most of its wait to its own
+// slowness, though its timer fired on time: in a process starved of CPU
+// the timer's goroutine runs first, and the primary's answer may be the
+// one waiting its turn. Without this, the hedges a starved rpcdash sent
+// added work exactly when it could not keep up. It looks again a delay
+// later, as for a timer that fired late.
+func TestOwnStall_HedgeWaitsWhileRpcdashLostMostOfItsDelay(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		hedgeOn("200ms")(c)
+		c.Hedge.Budget = 1
+	}, sim.Config{Latency: fixed(600 * time.Millisecond)}, sim.Config{Latency: fixed(600 * time.Millisecond)})
+	done := make(chan reply, 1)
+	go func() { done <- h.call(1, "eth_getBalance", addr, "latest") }()
+	waitArrivals(t, h.sims, 1)
+	// 150 ms of the 200 ms delay spent waiting to run, ten waits noted
+	// by the time the hedge falls due.
+	for i := range 10 {
+		h.eng.NoteQueued(time.Now().Add(time.Duration(15*(i+1))*time.Millisecond), 15*time.Millisecond)
+	}
+	mustOK(t, <-done)
+	code, b := h.adminDo("GET", "/v1/status", "")
+	var st struct {
+		Methods map[string]struct {
+			HedgesRefused map[string]int64 `json:"hedges_refused"`
+			HedgesFired   int64            `json:"hedges_fired"`
+		} `json:"methods"`
+	}
+	if code != 200 || json.Unmarshal(b, &st) != nil {
+		t.Fatalf("status: HTTP %d", code)
+	}
+	m := st.Methods["eth_getBalance"]
+	if m.HedgesRefused["late"] != 1 {
+		t.Errorf("hedge due after 200 ms of which rpcdash lost 150 ms waiting to run: refused %v, fired %d; want it held (late) once", m.HedgesRefused, m.HedgesFired)
+	}
+}
