@@ -59,7 +59,10 @@ func (x *execution) fireHedge() bool {
 		x.hedgeRefused(why)
 		return false
 	}
-	ep := x.launchWith(roleHedge, true, release)
+	ep := x.againAtHead(roleHedge, release)
+	if ep == nil {
+		ep = x.launchWith(roleHedge, true, release)
+	}
 	if ep == nil && e.cfg.Hedge.SameDomain {
 		ep = x.relaunch(release)
 	}
@@ -106,7 +109,7 @@ func (x *execution) launchRace() (started, waiting bool) {
 	if x.raceOnlyToAnOpenHang() {
 		return false, false
 	}
-	if x.launchWith(roleFailover, true, nil) != nil {
+	if x.againAtHead(roleFailover, nil) != nil || x.launchWith(roleFailover, true, nil) != nil {
 		return true, false
 	}
 	for i, c := range x.order {
@@ -211,6 +214,13 @@ func (x *execution) launchAt(i int, role role, hedgeDone func(), explore bool) *
 // chain), nor, while a current endpoint may answer, one whose answer
 // would be old (behindAgain).
 func (x *execution) relaunch(hedgeDone func()) *endpoint {
+	return x.relaunchWhere(roleHedge, hedgeDone, nil)
+}
+
+// relaunchWhere is relaunch, as role, among the candidates such that
+// where(c, n) (n: how many of its attempts are live), all when where is
+// nil.
+func (x *execution) relaunchWhere(role role, hedgeDone func(), where func(c candidate, n int) bool) *endpoint {
 	best, fewest := -1, 0
 	for i, c := range x.order {
 		if c.tier != 0 || c.trial || c.fallback || !c.ep.answersClients() || x.behindAgain(c.ep) {
@@ -222,7 +232,7 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 				n++
 			}
 		}
-		if n > 0 && (best < 0 || n < fewest) {
+		if n > 0 && (best < 0 || n < fewest) && (where == nil || where(c, n)) {
 			best, fewest = i, n
 		}
 	}
@@ -237,7 +247,7 @@ func (x *execution) relaunch(hedgeDone func()) *endpoint {
 		}
 		return nil
 	}
-	x.start(&attempt{ep: ep, role: roleHedge, hedgeDone: hedgeDone})
+	x.start(&attempt{ep: ep, role: role, hedgeDone: hedgeDone})
 	return ep
 }
 

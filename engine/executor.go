@@ -496,7 +496,7 @@ func (x *execution) run() result {
 			if d.rep.out == outAnswer {
 				if x.setAside(d) {
 					if len(x.live) > 0 || x.launch(roleFailover, false) {
-						// Beside attempts that hang, a latest block set
+						// Beside attempts that hang, the answer set
 						// aside is the answer (failBesideHangs).
 						if res, ok := x.failBesideHangs(len(held) > 0, hold); ok {
 							return res

@@ -8,9 +8,10 @@ import "sync/atomic"
 // reorg of what was final. Endpoints a finality update apart would hand one
 // out, answer by answer. So a read of the finalized or safe block answered
 // with a lower block than one already returned is set aside while another
-// endpoint is asked, and relayed only if none does better (setAside); the
-// highest returned is the floor. A block cannot be rewritten, as a head
-// answer is: it is asked for elsewhere.
+// endpoint is asked, and relayed only if none does better (setAside), or
+// once every attempt left hangs (failBesideHangs), not at the request's
+// deadline; the highest returned is the floor. A block cannot be
+// rewritten, as a head answer is: it is asked for elsewhere.
 //
 // The floor is only a credible number: an answer from an endpoint flagged
 // ahead does not move it, a floor beyond the pool head (set before its

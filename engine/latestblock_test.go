@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,12 +116,14 @@ func TestLatestBlock_BehindUnseenIsSetAside(t *testing.T) {
 // A hedge still goes out beside a slow primary; its answer from the
 // endpoint behind does not win while the primary, at the pool head, may
 // still answer. s0's answer is held at a front until rpcdash has had s1's.
+// (hedge.same_domain false: else the hedge goes to s0 again, againAtHead.)
 func TestLatestBlock_HedgeFromBehindDoesNotWinWhileThePrimaryMayAnswer(t *testing.T) {
 	var hold func(r *http.Request) // set once the rig is up
 	r := behindRig(t, sim.ChainEVM, true, func(c *engine.Config) {
 		c.Hedge.Enabled = true
 		c.Hedge.Delay = "5ms"
 		c.Hedge.Budget = 1
+		c.Hedge.SameDomain = false
 		url := c.Endpoints[0].URL
 		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
@@ -255,5 +258,106 @@ func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
 			t.Fatalf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's block before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
 		}
 		t.Logf("hedging %v, s0 hung: s1's block %d relayed after %s (s0's was %d)", hedged, blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, first))
+	}
+}
+
+// slowFirstAtHead is behindRig (s0 at the head, s1 3 behind, probed) with
+// s0 behind a front that holds its answer to the second read's first ask
+// of a latest block while that ask's client (rpcdash) waits, or 5 s: one
+// of its heavy-tail answers. The first read, s0's, is the test's to make.
+func slowFirstAtHead(t *testing.T, mut func(c *engine.Config)) *headRig {
+	var held, seen atomic.Int64
+	held.Store(-1)
+	release := make(chan struct{})
+	r := behindRig(t, sim.ChainEVM, true, func(c *engine.Config) {
+		c.Hedge.Enabled = true
+		c.Hedge.Delay = "5ms"
+		c.Hedge.Budget = 1
+		if mut != nil {
+			mut(c)
+		}
+		url := c.Endpoints[0].URL
+		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			if strings.Contains(string(body), "eth_getBlockByNumber") && seen.Add(1)-1 == held.Load() {
+				select {
+				case <-release:
+				case <-req.Context().Done():
+				case <-time.After(5 * time.Second):
+				}
+			}
+			relay(w, url, body)
+		}))
+		t.Cleanup(front.Close)
+		t.Cleanup(func() { close(release) })
+		c.Endpoints[0].URL = front.URL
+	})
+	held.Store(seen.Load() + 1) // the first read asks s0 once, the second's first ask is next
+	return r
+}
+
+// Two endpoints, the one at the pool head slow now and then (a heavy
+// tail), the other 3 blocks behind: the hedge beside a slow primary went
+// to the one behind, whose older block was held while the primary might
+// answer, so the read waited out the primary's tail all the same (one
+// client, two heavy-tail sims with 5 % of answers 0.4–1.2 s: p99 975–1073
+// ms). It goes to the endpoint at the head again (againAtHead), whose next
+// answer comes in its usual time: s0's first ask held, the read has s0's
+// block from the hedge at once; s1 is not asked. Before, s1's older block
+// after s0's deadline and hang (1.67 s), or s0's after 5 s.
+func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsHedgedToItself(t *testing.T) {
+	r := slowFirstAtHead(t, nil)
+	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
+	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
+	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	mustOK(t, rep)
+	n := blockNumberOf(t, rep)
+	t.Logf("s0's first ask held: block %d (top %d) from %s after %d attempts (hedged %v) in %s; s1 asked %d times",
+		n, top, rep.endpoint, rep.attempts, rep.hedged, rep.took.Round(time.Millisecond), r.sims[1].MethodCount("eth_getBlockByNumber")-asked)
+	if rep.endpoint != "s0" || !rep.hedged || rep.attempts != 2 || n < top {
+		t.Fatalf("s0's first ask held: block %d from %s after %d attempts (hedged %v) in %s; want s0's from its hedge", n, rep.endpoint, rep.attempts, rep.hedged, rep.took)
+	}
+	if rep.took >= time.Second {
+		t.Fatalf("s0's first ask held: the read took %s, want its hedge's answer at once", rep.took)
+	}
+	if k := r.sims[1].MethodCount("eth_getBlockByNumber") - asked; k != 0 {
+		t.Fatalf("s1, 3 blocks behind, asked %d times", k)
+	}
+}
+
+// With hedge.same_domain false the hedge goes to no endpoint already
+// asked: it goes to the one behind, as before.
+func TestLatestBlock_SlowOnlyEndpointAtTheHeadSameDomainOff(t *testing.T) {
+	r := slowFirstAtHead(t, func(c *engine.Config) {
+		c.Hedge.SameDomain = false
+		c.Server.RequestTimeout = 2 * time.Second // s0's held ask is waited out
+	})
+	r.latestBlock(0, "eth_getBlockByNumber", 0)
+	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
+	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	mustOK(t, rep)
+	if k := r.sims[1].MethodCount("eth_getBlockByNumber") - asked; k != 1 || !rep.hedged {
+		t.Fatalf("hedge.same_domain false: s1 asked %d times (hedged %v, %s after %d attempts), want its hedge", k, rep.hedged, rep.endpoint, rep.attempts)
+	}
+}
+
+// The same without hedging: the race at s0's deadline goes to s0 again,
+// not to s1 behind (whose block was held while s0 might answer: s0's
+// held ask waited out, 5 s, then s1's older block).
+func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsRacedToItself(t *testing.T) {
+	r := slowFirstAtHead(t, func(c *engine.Config) { c.Hedge.Enabled = false })
+	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
+	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
+	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	mustOK(t, rep)
+	n := blockNumberOf(t, rep)
+	t.Logf("s0's first ask held, no hedging: block %d (top %d) from %s after %d attempts in %s; s1 asked %d times",
+		n, top, rep.endpoint, rep.attempts, rep.took.Round(time.Millisecond), r.sims[1].MethodCount("eth_getBlockByNumber")-asked)
+	timeout := r.eng.Config().Server.RequestTimeout
+	if rep.endpoint != "s0" || rep.attempts != 2 || n < top || rep.took >= timeout/2 {
+		t.Fatalf("s0's first ask held, no hedging: block %d from %s after %d attempts in %s (request timeout %s); want s0's from the race at its deadline", n, rep.endpoint, rep.attempts, rep.took, timeout)
+	}
+	if k := r.sims[1].MethodCount("eth_getBlockByNumber") - asked; k != 0 {
+		t.Fatalf("s1, 3 blocks behind, asked %d times", k)
 	}
 }

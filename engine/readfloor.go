@@ -13,10 +13,11 @@ import (
 // answer. So an answer read at below the highest already returned, from
 // another endpoint than the one that returned it, is set aside while
 // another endpoint is asked, and relayed only if none does better
-// (setAside); its slot cannot be raised as a head answer's is: the rest of
-// the answer is that slot's. The endpoint that returned the highest is
-// relayed as it came: its answers crossing a slot's edge side by side,
-// which its own clients see too. Which endpoint is behind is not asked of
+// (setAside), or once every attempt left hangs (failBesideHangs), not at
+// the request's deadline; its slot cannot be raised as a head answer's
+// is: the rest of the answer is that slot's. The endpoint that returned
+// the highest is relayed as it came: its answers crossing a slot's edge
+// side by side, which its own clients see too. Which endpoint is behind is not asked of
 // the probes: nodes drift a slot or three apart and back within a probe
 // interval, and judged by the heads the probes saw, an endpoint stalled
 // since was taken as current.

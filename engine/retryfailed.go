@@ -84,16 +84,17 @@ func (x *execution) hangs() (all, later bool) {
 }
 
 // failBesideHangs ends a read that has nothing left to wait for but the
-// request's deadline: an attempt failed (or, for a latest block, one was
-// set aside: latestblock.go), the endpoint that failed was asked again or
-// cannot be (run asks before calling this), none is held to look again
-// later (waiting), and every live attempt hangs. The answer is the one the
-// request would have had at its deadline: one set aside, an endpoint's
-// error answer, or the last failure. While the hangs have not been quiet
-// long enough, one is held to look again a deadline later.
+// request's deadline: an attempt failed or an answer was set aside (below
+// a floor: a latest, finalized or safe block, a Solana context.slot; or
+// any other answer setAside holds back), the endpoint that failed was
+// asked again or cannot be (run asks before calling this), none is held to
+// look again later (waiting), and every live attempt hangs. The answer is
+// the one the request would have had at its deadline: one set aside, an
+// endpoint's error answer, or the last failure; a client of the endpoint
+// that answered would have had it at once. While the hangs have not been
+// quiet long enough, one is held to look again a deadline later.
 func (x *execution) failBesideHangs(waiting bool, hold func(*attempt)) (result, bool) {
-	heldHead := x.p.showsHead && x.fallback != nil
-	if x.p.class != jsonrpc.ClassRead || x.last == "" && !heldHead || waiting || x.retryPending() {
+	if x.p.class != jsonrpc.ClassRead || x.last == "" && x.fallback == nil || waiting || x.retryPending() {
 		return result{}, false
 	}
 	all, later := x.hangs()

@@ -1,0 +1,79 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// asideBesideHang reads twice through s0 (at the head) and s1 (3 behind):
+// the first answer is s0's and sets the floor; then s0 hangs (a timeout
+// fault) and the second read's answer from s1, below the floor, is set
+// aside beside s0's attempt (its hedge, or the race at s0's deadline).
+// The chain stands still meanwhile (a block a minute), so that s1's answer
+// is below s0's. It returns both replies and the request timeout.
+func asideBesideHang(t *testing.T, chain string, hedged bool, read func(h *harness, id int) reply) (first, second reply, timeout time.Duration) {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Chain.Kind = chain
+		c.Hedge.Enabled = hedged
+		c.Hedge.Delay = "20ms"
+		c.Hedge.Budget = 1
+	}, sim.Config{Chain: chain, Latency: fixed(time.Millisecond), BlockTime: time.Minute},
+		sim.Config{Chain: chain, Latency: fixed(time.Millisecond), BlockTime: time.Minute, HeadLag: 3})
+	for _, i := range []int{0, 1} {
+		h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
+	}
+	first = read(h, 1)
+	mustOK(t, first)
+	if first.endpoint != "s0" {
+		t.Fatalf("hedging %v: first read answered by %s, want s0 (s1 is 3 behind)", hedged, first.endpoint)
+	}
+	if err := h.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: engine.FaultTimeout}); err != nil {
+		t.Fatal(err)
+	}
+	second = read(h, 2)
+	mustOK(t, second)
+	return first, second, h.eng.Config().Server.RequestTimeout
+}
+
+// The finalized block of the endpoint behind, set aside below the one
+// already returned, is relayed once the primary hangs (execution.hangs),
+// not at the request's deadline: it is the only finalized block there is,
+// and a client of s1 alone would have had it at once. It was relayed at
+// the deadline (5.0 s, hedged or not).
+func TestFinality_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	for _, hedged := range []bool{true, false} {
+		first, rep, timeout := asideBesideHang(t, sim.ChainEVM, hedged, func(h *harness, id int) reply {
+			return h.call(id, "eth_getBlockByNumber", "finalized", false)
+		})
+		if rep.endpoint != "s1" || rep.hedged != hedged || rep.took >= timeout*4/5 {
+			t.Errorf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's finalized block before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
+			continue
+		}
+		if blockNumberOf(t, rep) >= blockNumberOf(t, first) {
+			t.Fatalf("hedging %v: s1's finalized block %d not below s0's %d: nothing was set aside", hedged, blockNumberOf(t, rep), blockNumberOf(t, first))
+		}
+		t.Logf("hedging %v, s0 hung: s1's finalized block %d relayed after %s (s0's was %d)", hedged, blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, first))
+	}
+}
+
+// The same for a Solana answer read at a slot below one already returned
+// (context.slot, readfloor.go).
+func TestSolana_ContextSlotHeldIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	for _, hedged := range []bool{true, false} {
+		first, rep, timeout := asideBesideHang(t, sim.ChainSolana, hedged, func(h *harness, id int) reply {
+			return h.call(id, "getBalance", solAddr)
+		})
+		if rep.endpoint != "s1" || rep.hedged != hedged || rep.took >= timeout*4/5 {
+			t.Errorf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's answer before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
+			continue
+		}
+		if contextSlotOf(t, rep) >= contextSlotOf(t, first) {
+			t.Fatalf("hedging %v: s1's context.slot %d not below s0's %d: nothing was set aside", hedged, contextSlotOf(t, rep), contextSlotOf(t, first))
+		}
+		t.Logf("hedging %v, s0 hung: s1's answer at slot %d relayed after %s (s0's was %d)", hedged, contextSlotOf(t, rep), rep.took.Round(time.Millisecond), contextSlotOf(t, first))
+	}
+}
