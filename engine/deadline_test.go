@@ -131,48 +131,68 @@ func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing
 
 func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
-	warm(t, h)
-	// Both endpoints now answer after their deadline: s0 in about 600 ms,
-	// s1 in about 1.5 s. Whichever is primary, the deadline starts the other
-	// beside it, and s0's answer wins; before, both were cut and the client
-	// got an error.
-	h.sims[0].SetExtraLatency(600 * time.Millisecond)
-	h.sims[1].SetExtraLatency(1500 * time.Millisecond)
-	r := h.call(1, "eth_getBalance", addr, "latest")
-	mustOK(t, r)
-	if r.endpoint != "s0" || r.attempts != 2 || r.hedged {
-		t.Fatalf("answered by %s after %d attempts (hedged %v); want s0 after a deadline race", r.endpoint, r.attempts, r.hedged)
-	}
-	if r.took > 1400*time.Millisecond {
-		t.Fatalf("took %s: the slow attempt did not win its race", r.took)
-	}
-	st := h.status()
-	m := st.Methods["eth_getBalance"]
-	if m.Failover != 1 || m.ClientErrors != 0 || m.AccountSnapshot.Hedge != 0 {
-		t.Fatalf("accounting: %d failover attempts, %d hedges, %d client errors; want 1, 0, 0", m.Failover, m.AccountSnapshot.Hedge, m.ClientErrors)
-	}
-	// The answer after the deadline goes into s0's window, with its
-	// latency, once an answer in time has ended its run of failures. (A
-	// loaded machine's stall past the 250 ms deadline can make a 10 ms
-	// answer late too: seen once in CI, 2 late answers.)
-	for _, s := range h.sims {
-		s.SetExtraLatency(0)
-	}
-	for i := 0; i < 50 && h.endpoint("s0").Breaker.ConsecutiveFailures > 0; i++ {
-		mustOK(t, h.call(10+i, "eth_getBalance", addr, "latest"))
-	}
-	if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600*time.Millisecond || m.LateAnswers < 1 {
-		t.Fatalf("s0's window: max %s, %d late answers; want the 600 ms answer in it", m.Latency.Max, m.LateAnswers)
-	}
-	var races int
-	for _, ev := range h.events() {
-		if ev.Type == engine.EventFailover && containsAll(ev.Message, "attempt deadline", "racing") {
-			races++
+	// run is the scenario; false when a stall left it inconclusive: while
+	// rpcdash measured itself stalled the race waits (heldrace.go), and s0's
+	// 600 ms answer came first, in one attempt (seen beside two CPU hogs).
+	run := func() bool {
+		h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+		warm(t, h)
+		// Both endpoints now answer after their deadline: s0 in about 600 ms,
+		// s1 in about 1.5 s. Whichever is primary, the deadline starts the other
+		// beside it, and s0's answer wins; before, both were cut and the client
+		// got an error.
+		h.sims[0].SetExtraLatency(600 * time.Millisecond)
+		h.sims[1].SetExtraLatency(1500 * time.Millisecond)
+		// The accounting is the read's own: the counters before and after it.
+		// warm()'s reads are not this test's (a 10 ms answer passed the 250 ms
+		// deadline in a loaded machine's stall and counted a failover of its
+		// own: 2 where this read made 1).
+		before := h.status().Methods["eth_getBalance"]
+		r := h.call(1, "eth_getBalance", addr, "latest")
+		mustOK(t, r)
+		if r.endpoint != "s0" || r.attempts != 2 || r.hedged {
+			if r.attempts == 1 && stalled(h) {
+				return false
+			}
+			t.Fatalf("answered by %s after %d attempts (hedged %v); want s0 after a deadline race", r.endpoint, r.attempts, r.hedged)
 		}
+		if r.took > 1400*time.Millisecond {
+			t.Fatalf("took %s: the slow attempt did not win its race", r.took)
+		}
+		m := h.status().Methods["eth_getBalance"]
+		failover, hedges, clientErrors := m.Failover-before.Failover, m.AccountSnapshot.Hedge-before.AccountSnapshot.Hedge, m.ClientErrors-before.ClientErrors
+		if failover != 1 || clientErrors != 0 || hedges != 0 {
+			t.Fatalf("accounting of the read: %d failover attempts, %d hedges, %d client errors; want 1, 0, 0 (all reads: %d, %d, %d)", failover, hedges, clientErrors, m.Failover, m.AccountSnapshot.Hedge, m.ClientErrors)
+		}
+		// The answer after the deadline goes into s0's window, with its
+		// latency, once an answer in time has ended its run of failures. (A
+		// loaded machine's stall past the 250 ms deadline can make a 10 ms
+		// answer late too: seen once in CI, 2 late answers.)
+		for _, s := range h.sims {
+			s.SetExtraLatency(0)
+		}
+		for i := 0; i < 50 && h.endpoint("s0").Breaker.ConsecutiveFailures > 0; i++ {
+			mustOK(t, h.call(10+i, "eth_getBalance", addr, "latest"))
+		}
+		if m := h.endpoint("s0").Methods["eth_getBalance"]; m.Latency.Max < 600*time.Millisecond || m.LateAnswers < 1 {
+			t.Fatalf("s0's window: max %s, %d late answers; want the 600 ms answer in it", m.Latency.Max, m.LateAnswers)
+		}
+		var races int
+		for _, ev := range h.events() {
+			if ev.Type == engine.EventFailover && containsAll(ev.Message, "attempt deadline", "racing") {
+				races++
+			}
+		}
+		if races == 0 {
+			t.Fatal("no failover event names the deadline race")
+		}
+		return true
 	}
-	if races == 0 {
-		t.Fatal("no failover event names the deadline race")
+	for try := 1; !run(); try++ {
+		if try == 3 {
+			t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		}
+		t.Logf("try %d: rpcdash measured itself stalled and rightly held the race; running again", try)
 	}
 }
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,18 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 	var deadlineMS, normalP99 float64
 	var srcAtFault string
 	var countAtPlus2s int64 = -1
+	// The attempt deadline in force after the fault, at its longest: it is
+	// learnt on (up to 725 ms under load, from 343 ms at the fault), and
+	// the one at the end of the run may be shorter than one a read met.
+	var deadlineMu sync.Mutex
+	var deadlineMax time.Duration
+	sampled, stopSampling := make(chan struct{}), make(chan struct{})
+	sampleDeadline := func() {
+		d := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
+		deadlineMu.Lock()
+		deadlineMax = max(deadlineMax, d)
+		deadlineMu.Unlock()
+	}
 	replies := openLoop(h, 10*time.Millisecond, dur, func(el time.Duration) {
 		switch {
 		case faultAt.IsZero() && el >= 2*time.Second:
@@ -95,10 +108,27 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 			normalP99 = ms(ep.Latency.P99)
 			faultAt = time.Now()
 			hung.SetMode(sim.ModeHang)
+			go func() {
+				defer close(sampled)
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stopSampling:
+						return
+					case <-tick.C:
+						sampleDeadline()
+					}
+				}
+			}()
 		case !faultAt.IsZero() && countAtPlus2s < 0 && time.Since(faultAt) >= 2*time.Second:
 			countAtPlus2s = hung.MethodCount("eth_getBalance")
 		}
 	})
+	if !faultAt.IsZero() {
+		close(stopSampling)
+		<-sampled
+	}
 	final := hung.MethodCount("eth_getBalance")
 	if src := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeoutSource; srcAtFault == "half" || src == "half" {
 		for _, tr := range replies {
@@ -128,7 +158,8 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 	// fault, 5 s later) moves them by the difference: breaker.failures
 	// deadlines passed in a row open the breaker, the first of them
 	// one deadline after the fault.
-	deadline := max(time.Duration(deadlineMS*float64(time.Millisecond)), h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout)
+	sampleDeadline()
+	deadline := max(time.Duration(deadlineMS*float64(time.Millisecond)), deadlineMax)
 	within := 2*time.Second + max(deadline-time.Second, 0)
 	outBy := faultAt.Add(within + min(ownSlowWithin(h, faultAt, within), 3*time.Second))
 	var outside []string
@@ -155,10 +186,20 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 	// normal answer. "Normal" is the slowest single-attempt read
 	// after the fault when the machine is loaded enough to stretch
 	// answers past the p99 measured before it. The deadline is the
-	// longer of the one at the fault and the one learnt since (as
-	// for the 2 s above): a half-open trial read met s0's deadline
-	// grown to 596 ms from its censored hangs (issue 14's rule), 658
-	// ms in all, against 252 ms measured at the fault.
+	// longest in force after the fault (sampled, as for the 2 s above):
+	// a half-open trial read met s0's deadline grown to 596 ms from its
+	// censored hangs (issue 14's rule), 658 ms in all, against 252 ms
+	// measured at the fault.
+	// A read in whose life rpcdash measured itself slow (an episode of
+	// "rpcdash itself slow", from the stall measured at its start to its
+	// end) waits that time too: its race is held while rpcdash judges
+	// itself overloaded, and looked at again a deadline later
+	// (heldrace.go). rpcdash stalled 1.726 s 1.7 s into a read, whose
+	// race the held look sent 719 ms later: 2.56 s in all beside a bound
+	// of 1.29 s; a read's race was held 1.3 s in an episode that began
+	// with a stall of 337 ms, under a load average of 8 on 2 cores. That
+	// time, measured by the engine, and one deadline for the look after
+	// it, is all a read is allowed beyond the bound.
 	var worst, worstSingle time.Duration
 	for _, tr := range replies {
 		mustOK(t, tr.r)
@@ -172,8 +213,26 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 	}
 	normalAnswer := max(time.Duration(normalP99*float64(time.Millisecond)), worstSingle)
 	limit := deadline + normalAnswer + 100*time.Millisecond // scheduling slack on a loaded 2-core box
-	if worst > limit {
-		t.Fatalf("slowest read after the fault took %s; attempt deadline %s (%.0fms at the fault) + normal answer %s (+100ms slack) = %s", worst, deadline, deadlineMS, normalAnswer, limit)
+	stalls := ownStalls(h)
+	var over time.Duration
+	var overRead timedReply
+	var overStall time.Duration
+	for _, tr := range replies {
+		if !tr.sent.After(faultAt) {
+			continue
+		}
+		stall, held := stalls.within(tr.sent, tr.sent.Add(tr.r.took))
+		allowed := limit + stall
+		if held {
+			allowed += deadline
+		}
+		if ex := tr.r.took - allowed; ex > over {
+			over, overRead, overStall = ex, tr, stall
+		}
+	}
+	if over > 0 {
+		t.Fatalf("a read after the fault took %s: attempt deadline %s (%.0fms at the fault) + normal answer %s (+100ms slack) = %s, + rpcdash's own slow episodes in its life %s (and a held race's deadline after them) is %s less; its trace: %s; events since the fault: %s",
+			overRead.r.took, deadline, deadlineMS, normalAnswer, limit, overStall, over, traceOf(h, overRead.r.id, faultAt), eventsSince(h, faultAt))
 	}
 	t.Logf("%d reads, 0 errors; hung endpoint got %d requests (%d before +2s, %d trials sent after +%s); slowest read after the fault %s (deadline %.0fms, slowest single-attempt read %s); its breaker: %s", len(replies), final, countAtPlus2s, trials, outBy.Sub(faultAt).Round(time.Millisecond), worst, deadlineMS, worstSingle, states.since(faultAt))
 	return ""
@@ -261,4 +320,82 @@ func eventsSince(h *harness, t time.Time) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// traceOf is request id's trace in a line: when it began (from `from`),
+// rpcdash's latency for it, and each attempt's endpoint, role, times and
+// outcome.
+func traceOf(h *harness, id string, from time.Time) string {
+	for _, tr := range h.traces("limit=100000").Requests {
+		if tr.ID != id {
+			continue
+		}
+		var at []string
+		for _, a := range tr.Attempts {
+			end := "running"
+			if a.EndMS != nil {
+				end = fmt.Sprintf("%.0f", *a.EndMS)
+			}
+			at = append(at, fmt.Sprintf("%s %s %.0f-%s ms %s overdue=%t won=%t", a.Endpoint, a.Role, a.StartMS, end, a.Outcome, a.Overdue, a.Won))
+		}
+		return fmt.Sprintf("%s began +%s, rpcdash latency %.0f ms, attempts [%s]", id, tr.Start.Sub(from).Round(time.Millisecond), tr.LatencyMS, strings.Join(at, "; "))
+	}
+	return id + " (no trace)"
+}
+
+// ownStall is an episode of "rpcdash itself slow" (pool events): the stall
+// the engine measured when it began (its scheduling lag, in the event's
+// words) reaches back from the event; the episode lasts to its end.
+type ownStall struct {
+	began, ended time.Time // ended zero while it lasts
+}
+
+type ownStallTimeline []ownStall
+
+var stalledFor = regexp.MustCompile(`stalled for ([0-9.]+[mµn]?s)`)
+
+func ownStalls(h *harness) ownStallTimeline {
+	var tl ownStallTimeline
+	for _, ev := range h.events() {
+		if ev.Type != engine.EventPool || !strings.HasPrefix(ev.Message, "rpcdash itself slow") {
+			continue
+		}
+		switch {
+		case ev.To == "slow":
+			var d time.Duration
+			if m := stalledFor.FindStringSubmatch(ev.Message); m != nil {
+				d, _ = time.ParseDuration(m[1])
+			}
+			tl = append(tl, ownStall{began: ev.Time.Add(-d)})
+		case ev.To == "normal" && len(tl) > 0 && tl[len(tl)-1].ended.IsZero():
+			tl[len(tl)-1].ended = ev.Time
+		}
+	}
+	return tl
+}
+
+// within is how much of [from, to] lies in rpcdash's own slow episodes,
+// each from the stall it measured at its start to its end (now while it
+// lasts): rpcdash holds an overdue read's race while it judges itself
+// overloaded, and looks again a deadline later (heldrace.go). held says
+// whether there was any: a look may come a deadline after the episode's end.
+func (tl ownStallTimeline) within(from, to time.Time) (stall time.Duration, held bool) {
+	for _, s := range tl {
+		end := s.ended
+		if end.IsZero() {
+			end = time.Now()
+		}
+		if b, e := maxTime(s.began, from), minTime(end, to); e.After(b) {
+			stall += e.Sub(b)
+			held = true
+		}
+	}
+	return stall, held
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
