@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -118,4 +119,68 @@ func TestOwnStall_HedgeWaitsWhileRpcdashLostMostOfItsDelay(t *testing.T) {
 	if m.HedgesRefused["late"] != 1 {
 		t.Errorf("hedge due after 200 ms of which rpcdash lost 150 ms waiting to run: refused %v, fired %d; want it held (late) once", m.HedgesRefused, m.HedgesFired)
 	}
+}
+
+// Run-queue waits that add up to half a deadline (a process short of CPU,
+// not stopped) hold an overdue read's race once, a deadline; they do not
+// hold it look after look until the request's last one. The process runs
+// through that deadline and would have read an answer waiting for it:
+// held again and again, a read beside 2 busy loops waited 1.3 s for a race
+// its other endpoint answered in 52 ms. Here the first attempt's endpoint
+// takes 3 s, the other answers at once, and rpcdash notes run-queue waits
+// of 12 ms in every 20 ms throughout.
+func TestOwnStall_RunQueueWaitsHoldARaceOnceOnly(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 10 * time.Second },
+		sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
+	warm(t, h)
+	var deadline time.Duration
+	for _, ep := range h.status().Endpoints {
+		deadline = max(deadline, ep.Methods["eth_getBalance"].AttemptTimeout)
+	}
+	for _, s := range h.sims {
+		s.SetExtraLatency(3 * time.Second)
+	}
+	stop := make(chan struct{})
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C:
+				h.eng.NoteQueued(now, 12*time.Millisecond)
+			}
+		}
+	}()
+	defer func() { close(stop); <-fed }()
+	before := make([]int64, len(h.sims))
+	for i, s := range h.sims {
+		before[i] = s.MethodCount("eth_getBalance")
+	}
+	done := make(chan reply, 1)
+	go func() { done <- h.call(1, "eth_getBalance", addr, "latest") }()
+	waitArrivals(t, h.sims, arrivals(h.sims)+1)
+	// The other endpoint answers at once from now on.
+	var first string
+	for i, s := range h.sims {
+		if s.MethodCount("eth_getBalance") == before[i] {
+			s.SetExtraLatency(0)
+		} else {
+			first = fmt.Sprintf("s%d", i)
+		}
+	}
+	r := <-done
+	mustOK(t, r)
+	if r.endpoint == first || r.attempts != 2 {
+		t.Fatalf("answered by %s after %d attempts in %s (first attempt on %s, deadline %s); want the other endpoint's answer from the race", r.endpoint, r.attempts, r.took.Round(time.Millisecond), first, deadline)
+	}
+	// Held once at the deadline, raced a deadline later: well before the
+	// slow endpoint's 3 s, and at least the one hold.
+	if r.took > 3*deadline+500*time.Millisecond || r.took < 2*deadline-50*time.Millisecond {
+		t.Fatalf("read took %s with a deadline of %s: want the race after one hold, about %s", r.took.Round(time.Millisecond), deadline, 2*deadline)
+	}
+	t.Logf("deadline %s: the race went after one hold; answered by %s in %s", deadline, r.endpoint, r.took.Round(time.Millisecond))
 }
