@@ -65,8 +65,8 @@ func (m *lagMonitor) lostWithin(d time.Duration) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	lost := pending
-	for _, ring := range [...]*[lagSamples]lagSample{&m.samples, &m.queued} {
-		for _, s := range ring {
+	for _, ring := range [...]*lagRing{&m.ticks, &m.queued} {
+		for _, s := range ring.samples {
 			if s.at.After(since) {
 				lost += min(s.late, s.at.Sub(since))
 			}
@@ -101,12 +101,4 @@ func (m *lagMonitor) probeQueue(stop <-chan struct{}, done chan<- struct{}) {
 // queueNoise is a run-queue wait too short to note.
 const queueNoise = 100 * time.Microsecond
 
-func (m *lagMonitor) addQueued(at time.Time, wait time.Duration) {
-	if wait >= stallSlack {
-		m.stallAt.Store(at.UnixNano())
-	}
-	m.mu.Lock()
-	m.queued[m.nextQueued] = lagSample{at, wait}
-	m.nextQueued = (m.nextQueued + 1) % lagSamples
-	m.mu.Unlock()
-}
+func (m *lagMonitor) addQueued(at time.Time, wait time.Duration) { m.note(&m.queued, at, wait) }

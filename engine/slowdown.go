@@ -394,12 +394,10 @@ func slowTitle(kind string) string {
 // lagMonitor measures rpcdash's own scheduling lag: a ticker that notes how
 // late it wakes. It keeps the last lagSamples lateness readings.
 type lagMonitor struct {
-	mu      sync.Mutex
-	samples [lagSamples]lagSample
-	next    int
-	// queued are the run-queue waits probeQueue noted (ownstall.go).
-	queued     [lagSamples]lagSample
-	nextQueued int
+	mu sync.Mutex
+	// ticks are the ticker's latenesses, queued the run-queue waits
+	// probeQueue noted (ownstall.go).
+	ticks, queued lagRing
 	// woke is when the ticker last woke, and stallAt when a lateness or a
 	// wait of stallSlack or more was last noted (unix nanos, 0: never):
 	// lostWithin reads them without the lock (ownstall.go).
@@ -411,18 +409,28 @@ type lagSample struct {
 	late time.Duration
 }
 
+// lagRing keeps the last lagSamples readings of one kind.
+type lagRing struct {
+	samples [lagSamples]lagSample
+	next    int
+}
+
 const (
 	lagPeriod  = 20 * time.Millisecond
 	lagSamples = 128 // about 2.5 s of readings
 )
 
-func (m *lagMonitor) add(at time.Time, late time.Duration) {
+func (m *lagMonitor) add(at time.Time, late time.Duration) { m.note(&m.ticks, at, late) }
+
+// note keeps a reading in ring, and when it is a stall (stallSlack or
+// more) when it was.
+func (m *lagMonitor) note(ring *lagRing, at time.Time, late time.Duration) {
 	if late >= stallSlack {
 		m.stallAt.Store(at.UnixNano())
 	}
 	m.mu.Lock()
-	m.samples[m.next] = lagSample{at, late}
-	m.next = (m.next + 1) % lagSamples
+	ring.samples[ring.next] = lagSample{at, late}
+	ring.next = (ring.next + 1) % lagSamples
 	m.mu.Unlock()
 }
 
@@ -432,7 +440,7 @@ func (m *lagMonitor) within(d time.Duration) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var worst time.Duration
-	for _, s := range m.samples {
+	for _, s := range m.ticks.samples {
 		if s.at.After(since) {
 			worst = max(worst, s.late)
 		}
@@ -448,7 +456,7 @@ func (m *lagMonitor) stallEnded(d, limit time.Duration) (time.Duration, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var end time.Time
-	for _, s := range m.samples {
+	for _, s := range m.ticks.samples {
 		if s.at.After(since) && s.late >= limit && s.at.After(end) {
 			end = s.at
 		}
