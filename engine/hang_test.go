@@ -93,8 +93,15 @@ func hangOutWithin(t *testing.T, hedging bool, dur time.Duration) string {
 	var deadlineMu sync.Mutex
 	var deadlineMax time.Duration
 	sampled, stopSampling := make(chan struct{}), make(chan struct{})
+	// Read from the engine itself, not the admin API: the sampler runs off
+	// the test's goroutine, where a failed admin call could not end it.
 	sampleDeadline := func() {
-		d := h.endpoint("s0").Methods["eth_getBalance"].AttemptTimeout
+		var d time.Duration
+		for _, ep := range h.eng.Snapshot().Endpoints {
+			if ep.Name == "s0" {
+				d = ep.Methods["eth_getBalance"].AttemptTimeout
+			}
+		}
 		deadlineMu.Lock()
 		deadlineMax = max(deadlineMax, d)
 		deadlineMu.Unlock()
