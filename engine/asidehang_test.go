@@ -45,35 +45,33 @@ func asideBesideHang(t *testing.T, chain string, hedged bool, read func(h *harne
 // and a client of s1 alone would have had it at once. It was relayed at
 // the deadline (5.0 s, hedged or not).
 func TestFinality_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
-	for _, hedged := range []bool{true, false} {
-		first, rep, timeout := asideBesideHang(t, sim.ChainEVM, hedged, func(h *harness, id int) reply {
-			return h.call(id, "eth_getBlockByNumber", "finalized", false)
-		})
-		if rep.endpoint != "s1" || rep.hedged != hedged || rep.took >= timeout*4/5 {
-			t.Errorf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's finalized block before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
-			continue
-		}
-		if blockNumberOf(t, rep) >= blockNumberOf(t, first) {
-			t.Fatalf("hedging %v: s1's finalized block %d not below s0's %d: nothing was set aside", hedged, blockNumberOf(t, rep), blockNumberOf(t, first))
-		}
-		t.Logf("hedging %v, s0 hung: s1's finalized block %d relayed after %s (s0's was %d)", hedged, blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, first))
-	}
+	heldRelayedBesideHang(t, sim.ChainEVM, "finalized block", blockNumberOf, func(h *harness, id int) reply {
+		return h.call(id, "eth_getBlockByNumber", "finalized", false)
+	})
 }
 
 // The same for a Solana answer read at a slot below one already returned
 // (context.slot, readfloor.go).
 func TestSolana_ContextSlotHeldIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	heldRelayedBesideHang(t, sim.ChainSolana, "context.slot", contextSlotOf, func(h *harness, id int) reply {
+		return h.call(id, "getBalance", solAddr)
+	})
+}
+
+// heldRelayedBesideHang checks, hedged and not, that s1's answer set aside
+// below s0's (what: the number valueOf reads of it) is relayed before the
+// request's deadline once s0 hangs (asideBesideHang).
+func heldRelayedBesideHang(t *testing.T, chain, what string, valueOf func(testing.TB, reply) int64, read func(h *harness, id int) reply) {
+	t.Helper()
 	for _, hedged := range []bool{true, false} {
-		first, rep, timeout := asideBesideHang(t, sim.ChainSolana, hedged, func(h *harness, id int) reply {
-			return h.call(id, "getBalance", solAddr)
-		})
+		first, rep, timeout := asideBesideHang(t, chain, hedged, read)
 		if rep.endpoint != "s1" || rep.hedged != hedged || rep.took >= timeout*4/5 {
-			t.Errorf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's answer before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout)
+			t.Errorf("hedging %v, s0 hung: answered by %s (hedged %v) after %s, request timeout %s; want s1's %s before the deadline", hedged, rep.endpoint, rep.hedged, rep.took, timeout, what)
 			continue
 		}
-		if contextSlotOf(t, rep) >= contextSlotOf(t, first) {
-			t.Fatalf("hedging %v: s1's context.slot %d not below s0's %d: nothing was set aside", hedged, contextSlotOf(t, rep), contextSlotOf(t, first))
+		if valueOf(t, rep) >= valueOf(t, first) {
+			t.Fatalf("hedging %v: s1's %s %d not below s0's %d: nothing was set aside", hedged, what, valueOf(t, rep), valueOf(t, first))
 		}
-		t.Logf("hedging %v, s0 hung: s1's answer at slot %d relayed after %s (s0's was %d)", hedged, contextSlotOf(t, rep), rep.took.Round(time.Millisecond), contextSlotOf(t, first))
+		t.Logf("hedging %v, s0 hung: s1's %s %d relayed after %s (s0's was %d)", hedged, what, valueOf(t, rep), rep.took.Round(time.Millisecond), valueOf(t, first))
 	}
 }

@@ -211,20 +211,7 @@ func TestLatestBlock_InABatchNeverGoesBack(t *testing.T) {
 func TestLatestBlock_BehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
 	r := behindRig(t, sim.ChainEVM, true, nil)
 	r.latestBlock(0, "eth_getBlockByNumber", 0)
-	if err := r.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
-		t.Fatal(err)
-	}
-	before := r.upstreamCount("eth_getBlockByNumber")
-	for i := range 3 {
-		rep := r.call(10+i, "eth_getBlockByNumber", "latest", false)
-		mustOK(t, rep)
-		if rep.endpoint != "s1" || rep.attempts != 1 || blockNumberOf(t, rep) != r.sims[1].Head() {
-			t.Fatalf("s0 drained: answered by %s after %d attempts: %s; want s1's at once", rep.endpoint, rep.attempts, rep.body)
-		}
-	}
-	if n := r.upstreamCount("eth_getBlockByNumber") - before; n != 3 {
-		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
-	}
+	r.behindAloneRelayed(blockNumberOf, "eth_getBlockByNumber", "latest", false)
 }
 
 // The primary at the pool head hanging, the older block of the endpoint

@@ -631,3 +631,25 @@ func TestHeads_AChainRolledBackIsFollowedOnceThePoolAgrees(t *testing.T) {
 		}
 	}
 }
+
+// behindAloneRelayed drains s0, at the head, and reads method three times:
+// s1's answer, behind (at its head by valueOf), comes at once, and becomes
+// the floor: one upstream request per read.
+func (r *headRig) behindAloneRelayed(valueOf func(testing.TB, reply) int64, method string, params ...any) {
+	t := r.t
+	t.Helper()
+	if err := r.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	before := r.upstreamCount(method)
+	for i := range 3 {
+		rep := r.call(10+i, method, params...)
+		mustOK(t, rep)
+		if rep.endpoint != "s1" || rep.attempts != 1 || valueOf(t, rep) != r.sims[1].Head() {
+			t.Fatalf("s0 drained: answered by %s after %d attempts: %s; want s1's at once", rep.endpoint, rep.attempts, rep.body)
+		}
+	}
+	if n := r.upstreamCount(method) - before; n != 3 {
+		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
+	}
+}

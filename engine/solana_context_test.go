@@ -129,20 +129,7 @@ func TestSolana_ContextSlotBehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T)
 	for i := range 4 { // s0's slot returned
 		mustOK(t, r.call(i, "getBalance", solAddr))
 	}
-	if err := r.eng.Drain(engine.ActorAdmin, "s0"); err != nil {
-		t.Fatal(err)
-	}
-	before := r.upstreamCount("getBalance")
-	for i := range 3 {
-		rep := r.call(10+i, "getBalance", solAddr)
-		mustOK(t, rep)
-		if rep.endpoint != "s1" || rep.attempts != 1 || contextSlotOf(t, rep) != r.sims[1].Head() {
-			t.Fatalf("s0 drained: answered by %s after %d attempts: %s; want s1's at once", rep.endpoint, rep.attempts, rep.body)
-		}
-	}
-	if n := r.upstreamCount("getBalance") - before; n != 3 {
-		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
-	}
+	r.behindAloneRelayed(contextSlotOf, "getBalance", solAddr)
 }
 
 // Endpoints at the same slot take turns at one request per read: nothing
