@@ -164,18 +164,24 @@ func Quantity(v json.RawMessage) int64 { return hexQuantity(TrimSpace(v)) }
 // number of the block it answers is that endpoint's head. "pending" is not
 // one: a pending block is the node's guess at the next.
 func ReadsLatestBlock(method string, params json.RawMessage) bool {
-	return (method == "eth_getBlockByNumber" || method == "eth_getHeaderByNumber") &&
-		string(paramAt(TrimSpace(params), 0)) == `"latest"`
+	return string(blockByNumberTag(method, params)) == `"latest"`
+}
+
+// blockByNumberTag is the block an EVM read of one block by its number
+// names (eth_getBlockByNumber, geth's eth_getHeaderByNumber) as written,
+// a tag in its quotes or a hex number; nil for any other read.
+func blockByNumberTag(method string, params json.RawMessage) []byte {
+	if method != "eth_getBlockByNumber" && method != "eth_getHeaderByNumber" {
+		return nil
+	}
+	return paramAt(TrimSpace(params), 0)
 }
 
 // FinalityTag is the tag an EVM read of a block by its finality names,
 // "finalized" or "safe" (eth_getBlockByNumber, geth's eth_getHeaderByNumber),
 // "" for any other read.
 func FinalityTag(method string, params json.RawMessage) string {
-	if method != "eth_getBlockByNumber" && method != "eth_getHeaderByNumber" {
-		return ""
-	}
-	switch string(paramAt(TrimSpace(params), 0)) {
+	switch string(blockByNumberTag(method, params)) {
 	case `"finalized"`:
 		return "finalized"
 	case `"safe"`:
