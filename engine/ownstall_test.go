@@ -130,10 +130,40 @@ func TestOwnStall_HedgeWaitsWhileRpcdashLostMostOfItsDelay(t *testing.T) {
 // takes 3 s, the other answers at once, and rpcdash notes run-queue waits
 // of 12 ms in every 20 ms throughout.
 func TestOwnStall_RunQueueWaitsHoldARaceOnceOnly(t *testing.T) {
+	// The test speeds the other endpoint up once the first attempt has
+	// reached its own. A test goroutine starved past the race (a loaded
+	// machine) speeds it up too late, and that try says nothing: it is run
+	// again, on a fresh engine, since its 3 s answer was learnt.
+	for try := 1; try <= 3; try++ {
+		r, first, deadline, ok := raceBesideRunQueueWaits(t)
+		if !ok {
+			t.Logf("try %d: the race reached the other endpoint before the test sped it up; trying again", try)
+			continue
+		}
+		if r.endpoint == first || r.attempts != 2 {
+			t.Fatalf("answered by %s after %d attempts in %s (first attempt on %s, deadline %s); want the other endpoint's answer from the race", r.endpoint, r.attempts, r.took.Round(time.Millisecond), first, deadline)
+		}
+		// Held once at the deadline, raced a deadline later: well before
+		// the slow endpoint's 3 s, and at least the one hold.
+		if r.took > 3*deadline+500*time.Millisecond || r.took < 2*deadline-50*time.Millisecond {
+			t.Fatalf("read took %s with a deadline of %s: want the race after one hold, about %s", r.took.Round(time.Millisecond), deadline, 2*deadline)
+		}
+		t.Logf("deadline %s: the race went after one hold; answered by %s in %s", deadline, r.endpoint, r.took.Round(time.Millisecond))
+		return
+	}
+	t.Fatal("in 3 tries, the race reached the other endpoint before the test could speed it up")
+}
+
+// raceBesideRunQueueWaits sends one read whose first attempt's endpoint
+// takes 3 s while the other answers at once, with run-queue waits of 12 ms
+// noted in every 20 ms throughout. It returns the reply, the first
+// attempt's endpoint and the attempt deadline; false when the other
+// endpoint was reached before it was sped up.
+func raceBesideRunQueueWaits(t *testing.T) (r reply, first string, deadline time.Duration, ok bool) {
+	t.Helper()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 10 * time.Second },
 		sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
 	warm(t, h)
-	var deadline time.Duration
 	for _, ep := range h.status().Endpoints {
 		deadline = max(deadline, ep.Methods["eth_getBalance"].AttemptTimeout)
 	}
@@ -162,25 +192,30 @@ func TestOwnStall_RunQueueWaitsHoldARaceOnceOnly(t *testing.T) {
 	}
 	done := make(chan reply, 1)
 	go func() { done <- h.call(1, "eth_getBalance", addr, "latest") }()
-	waitArrivals(t, h.sims, arrivals(h.sims)+1)
+	// Its first attempt, not a probe, has reached an endpoint.
+	for give := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		var sent int64
+		for i, s := range h.sims {
+			sent += s.MethodCount("eth_getBalance") - before[i]
+		}
+		if sent > 0 {
+			break
+		}
+		if time.Now().After(give) {
+			t.Fatal("the read reached no endpoint in 5 s")
+		}
+	}
 	// The other endpoint answers at once from now on.
-	var first string
+	reached := 0
 	for i, s := range h.sims {
 		if s.MethodCount("eth_getBalance") == before[i] {
 			s.SetExtraLatency(0)
 		} else {
 			first = fmt.Sprintf("s%d", i)
+			reached++
 		}
 	}
-	r := <-done
+	r = <-done
 	mustOK(t, r)
-	if r.endpoint == first || r.attempts != 2 {
-		t.Fatalf("answered by %s after %d attempts in %s (first attempt on %s, deadline %s); want the other endpoint's answer from the race", r.endpoint, r.attempts, r.took.Round(time.Millisecond), first, deadline)
-	}
-	// Held once at the deadline, raced a deadline later: well before the
-	// slow endpoint's 3 s, and at least the one hold.
-	if r.took > 3*deadline+500*time.Millisecond || r.took < 2*deadline-50*time.Millisecond {
-		t.Fatalf("read took %s with a deadline of %s: want the race after one hold, about %s", r.took.Round(time.Millisecond), deadline, 2*deadline)
-	}
-	t.Logf("deadline %s: the race went after one hold; answered by %s in %s", deadline, r.endpoint, r.took.Round(time.Millisecond))
+	return r, first, deadline, reached == 1
 }
