@@ -249,14 +249,15 @@ func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
 }
 
 // slowFirstAtHead is behindRig (s0 at the head, s1 3 behind, probed) with
-// s0 behind a front that holds its answer to the second read's first ask
-// of a latest block while that ask's client (rpcdash) waits, or 5 s: one
-// of its heavy-tail answers. The first read, s0's, is the test's to make.
+// s0 behind a front that holds its answer to the first ask of a latest
+// block with full transactions (heldRead's) while that ask's client
+// (rpcdash) waits, or 5 s: one of its heavy-tail answers. The test's other
+// reads ask without them, and go through: told apart by their params, not
+// by their order, since a read hedged on a loaded machine asks s0 twice.
 func slowFirstAtHead(t *testing.T, mut func(c *engine.Config)) *headRig {
-	var held, seen atomic.Int64
-	held.Store(-1)
+	var held atomic.Bool
 	release := make(chan struct{})
-	r := behindRig(t, sim.ChainEVM, true, func(c *engine.Config) {
+	return behindRig(t, sim.ChainEVM, true, func(c *engine.Config) {
 		c.Hedge.Enabled = true
 		c.Hedge.Delay = "5ms"
 		c.Hedge.Budget = 1
@@ -266,7 +267,7 @@ func slowFirstAtHead(t *testing.T, mut func(c *engine.Config)) *headRig {
 		url := c.Endpoints[0].URL
 		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
-			if strings.Contains(string(body), "eth_getBlockByNumber") && seen.Add(1)-1 == held.Load() {
+			if isHeldRead(t, body) && held.CompareAndSwap(false, true) {
 				select {
 				case <-release:
 				case <-req.Context().Done():
@@ -279,8 +280,24 @@ func slowFirstAtHead(t *testing.T, mut func(c *engine.Config)) *headRig {
 		t.Cleanup(func() { close(release) })
 		c.Endpoints[0].URL = front.URL
 	})
-	held.Store(seen.Load() + 1) // the first read asks s0 once, the second's first ask is next
-	return r
+}
+
+// heldRead is the read slowFirstAtHead's front holds the first ask of: the
+// latest block with full transactions.
+func (r *headRig) heldRead(id int) reply {
+	return r.call(id, "eth_getBlockByNumber", "latest", true)
+}
+
+// isHeldRead says whether body asks heldRead's block.
+func isHeldRead(t *testing.T, body []byte) bool {
+	var call struct {
+		Method string
+		Params []any
+	}
+	if json.Unmarshal(body, &call) != nil {
+		return false // a batch: the tests send none
+	}
+	return call.Method == "eth_getBlockByNumber" && len(call.Params) == 2 && call.Params[0] == "latest" && call.Params[1] == true
 }
 
 // Two endpoints, the one at the pool head slow now and then (a heavy
@@ -296,7 +313,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsHedgedToItself(t *testing.T) {
 	r := slowFirstAtHead(t, nil)
 	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
 	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
-	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	rep := r.heldRead(1)
 	mustOK(t, rep)
 	n := blockNumberOf(t, rep)
 	t.Logf("s0's first ask held: block %d (top %d) from %s after %d attempts (hedged %v) in %s; s1 asked %d times",
@@ -321,7 +338,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadSameDomainOff(t *testing.T) {
 	})
 	r.latestBlock(0, "eth_getBlockByNumber", 0)
 	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
-	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	rep := r.heldRead(1)
 	mustOK(t, rep)
 	if k := r.sims[1].MethodCount("eth_getBlockByNumber") - asked; k != 1 || !rep.hedged {
 		t.Fatalf("hedge.same_domain false: s1 asked %d times (hedged %v, %s after %d attempts), want its hedge", k, rep.hedged, rep.endpoint, rep.attempts)
@@ -335,7 +352,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsRacedToItself(t *testing.T) {
 	r := slowFirstAtHead(t, func(c *engine.Config) { c.Hedge.Enabled = false })
 	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
 	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
-	rep := r.call(1, "eth_getBlockByNumber", "latest", false)
+	rep := r.heldRead(1)
 	mustOK(t, rep)
 	n := blockNumberOf(t, rep)
 	t.Logf("s0's first ask held, no hedging: block %d (top %d) from %s after %d attempts in %s; s1 asked %d times",
