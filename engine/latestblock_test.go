@@ -267,7 +267,7 @@ func slowFirstAtHead(t *testing.T, mut func(c *engine.Config)) *headRig {
 		url := c.Endpoints[0].URL
 		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
-			if isHeldRead(t, body) && held.CompareAndSwap(false, true) {
+			if isHeldRead(body) && held.CompareAndSwap(false, true) {
 				select {
 				case <-release:
 				case <-req.Context().Done():
@@ -289,7 +289,7 @@ func (r *headRig) heldRead(id int) reply {
 }
 
 // isHeldRead says whether body asks heldRead's block.
-func isHeldRead(t *testing.T, body []byte) bool {
+func isHeldRead(body []byte) bool {
 	var call struct {
 		Method string
 		Params []any
