@@ -295,6 +295,18 @@ func (r *headRig) heldRead(id int) reply {
 	return r.call(id, "eth_getBlockByNumber", "latest", true)
 }
 
+// floorThenHeldRead reads s0's latest block (the floor, top), then
+// heldRead: its reply and block, and s1's count of latest-block asks
+// before it.
+func (r *headRig) floorThenHeldRead() (top, n int64, rep reply, s1Asked int64) {
+	r.t.Helper()
+	top, _ = r.latestBlock(0, "eth_getBlockByNumber", 0)
+	s1Asked = r.sims[1].MethodCount("eth_getBlockByNumber")
+	rep = r.heldRead(1)
+	mustOK(r.t, rep)
+	return top, blockNumberOf(r.t, rep), rep, s1Asked
+}
+
 // isHeldRead says whether body asks heldRead's block.
 func isHeldRead(body []byte) bool {
 	var call struct {
@@ -318,11 +330,7 @@ func isHeldRead(body []byte) bool {
 // after s0's deadline and hang (1.67 s), or s0's after 5 s.
 func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsHedgedToItself(t *testing.T) {
 	r := slowFirstAtHead(t, nil)
-	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
-	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
-	rep := r.heldRead(1)
-	mustOK(t, rep)
-	n := blockNumberOf(t, rep)
+	top, n, rep, asked := r.floorThenHeldRead()
 	t.Logf("s0's first ask held: block %d (top %d) from %s after %d attempts (hedged %v) in %s; s1 asked %d times",
 		n, top, rep.endpoint, rep.attempts, rep.hedged, rep.took.Round(time.Millisecond), r.sims[1].MethodCount("eth_getBlockByNumber")-asked)
 	if rep.endpoint != "s0" || !rep.hedged || rep.attempts != 2 || n < top {
@@ -357,11 +365,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadSameDomainOff(t *testing.T) {
 // held ask waited out, 5 s, then s1's older block).
 func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsRacedToItself(t *testing.T) {
 	r := slowFirstAtHead(t, func(c *engine.Config) { c.Hedge.Enabled = false })
-	top, _ := r.latestBlock(0, "eth_getBlockByNumber", 0)
-	asked := r.sims[1].MethodCount("eth_getBlockByNumber")
-	rep := r.heldRead(1)
-	mustOK(t, rep)
-	n := blockNumberOf(t, rep)
+	top, n, rep, asked := r.floorThenHeldRead()
 	t.Logf("s0's first ask held, no hedging: block %d (top %d) from %s after %d attempts in %s; s1 asked %d times",
 		n, top, rep.endpoint, rep.attempts, rep.took.Round(time.Millisecond), r.sims[1].MethodCount("eth_getBlockByNumber")-asked)
 	timeout := r.eng.Config().Server.RequestTimeout
