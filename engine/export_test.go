@@ -64,3 +64,7 @@ func (e *Engine) NoteStall(d time.Duration) { e.lag.add(time.Now().Add(d), d) }
 // NoteQueued notes a run-queue wait of d ending at, as probeQueue notes
 // one (ownstall.go).
 func (e *Engine) NoteQueued(at time.Time, d time.Duration) { e.lag.addQueued(at, d) }
+
+// LostMostOf says whether rpcdash lost at least half of the last d to its
+// own slowness, the rule under which an answer is not learnt (ownstall.go).
+func (e *Engine) LostMostOf(d time.Duration) bool { return e.lostMostOf(d) }

@@ -14,6 +14,30 @@ import (
 // "slower than it ran", capped at the slowest answer it gave, and its
 // deadline would never learn the tail it keeps cutting.
 func TestDeadline_OverdueLoserRunsOnToItsAnswerAndIsLearnt(t *testing.T) {
+	// On a loaded machine rpcdash may lose half the answer's 1.5 s to its
+	// own slowness, or be excused at the deadline as the slow part, and
+	// then, by design, does not learn the answer (ownstall.go): that try
+	// says nothing and runs again, on a fresh engine. An answer never
+	// learnt fails all three.
+	for try := 1; try <= 3; try++ {
+		m, stalled := overdueLoserLearnt(t)
+		if m.LateAnswers == 1 && m.Latency.Count == 0 && m.Latency.Censored == 0 {
+			t.Logf("try %d: the late answer was counted, not learnt (rpcdash lost most of its time to its own slowness: %v); trying again", try, stalled)
+			continue
+		}
+		if m.LateAnswers != 1 || m.Latency.Count != 1 || m.Latency.Censored != 0 {
+			t.Fatalf("s0: %d late answers, %d answers and %d censored in its window; want its 1.5 s answer learnt as an answer", m.LateAnswers, m.Latency.Count, m.Latency.Censored)
+		}
+		return
+	}
+	t.Fatal("in 3 tries, s0's late answer was counted but never learnt as an answer")
+}
+
+// overdueLoserLearnt runs the read and returns s0's method snapshot once
+// its overdue attempt has answered, and whether rpcdash had then lost most
+// of the last 1.5 s to its own slowness.
+func overdueLoserLearnt(t *testing.T) (engine.MethodSnapshot, bool) {
+	t.Helper()
 	// A cold deadline is a third of the request's: 1 s. s0, asked first,
 	// answers at 1.5 s; s1, raced at 1 s, wins at about 1.02 s.
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 3 * time.Second },
@@ -27,6 +51,7 @@ func TestDeadline_OverdueLoserRunsOnToItsAnswerAndIsLearnt(t *testing.T) {
 	if err := h.sims[0].WaitIdle(ctxT(t, 5*time.Second)); err != nil {
 		t.Fatalf("s0 still working on the read: %v", err)
 	}
+	stalled := h.eng.LostMostOf(1500 * time.Millisecond)
 	if c := h.sims[0].Counters(); c.Cancelled != 0 {
 		t.Fatalf("s0's overdue attempt was cancelled when s1 won (%d cancelled); want it to run on to its answer", c.Cancelled)
 	}
@@ -36,7 +61,5 @@ func TestDeadline_OverdueLoserRunsOnToItsAnswerAndIsLearnt(t *testing.T) {
 			break
 		}
 	}
-	if m.LateAnswers != 1 || m.Latency.Count != 1 || m.Latency.Censored != 0 {
-		t.Fatalf("s0: %d late answers, %d answers and %d censored in its window; want its 1.5 s answer learnt as an answer", m.LateAnswers, m.Latency.Count, m.Latency.Censored)
-	}
+	return m, stalled
 }
