@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +76,80 @@ func heldRelayedBesideHang(t *testing.T, chain, what string, valueOf func(testin
 		}
 		t.Logf("hedging %v, s0 hung: s1's %s %d relayed after %s (s0's was %d)", hedged, what, valueOf(t, rep), rep.took.Round(time.Millisecond), valueOf(t, first))
 	}
+}
+
+// s0 at the head answered a read late (past its attempt deadline) a moment
+// ago, then hangs: a late answer marks an endpoint slow, not hung, whose
+// answer is worth waiting for rather than failing the read, but s1's block,
+// set aside below the floor, is an answer in hand. It is relayed once s0
+// has been quiet for the cold deadline, as beside a hang with no late
+// answer, not at the request's deadline (breaker.cooldown at its default,
+// 10 s, longer than the request's).
+func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangsAfterALateAnswer(t *testing.T) {
+	for _, hedged := range []bool{true, false} {
+		h := newHarness(t, func(c *engine.Config) {
+			c.Hedge.Enabled = hedged
+			c.Hedge.Delay = "20ms"
+			c.Hedge.Budget = 1
+			c.Router.LagPenalty = 0
+			c.Breaker.Cooldown = 10 * time.Second
+			c.Breaker.AttemptTimeoutMin = 100 * time.Millisecond
+		}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
+		for _, i := range []int{0, 1} {
+			h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
+		}
+		for i := range 10 {
+			mustOK(t, h.call(i, "eth_getBlockByNumber", "latest", false))
+		}
+		h.sims[0].SetExtraLatency(time.Second)
+		late := h.call(20, "eth_getBlockByNumber", "latest", false)
+		mustOK(t, late)
+		m := h.endpoint("s0").Methods["eth_getBlockByNumber"]
+		if late.endpoint != "s0" || m.LateAnswers == 0 {
+			t.Fatalf("hedging %v: s0 slowed by 1 s answered by %s after %s, s0's late answers %d (deadline %s, %s); want s0's late answer",
+				hedged, late.endpoint, late.took.Round(time.Millisecond), m.LateAnswers, m.AttemptTimeout, m.AttemptTimeoutSource)
+		}
+		h.sims[0].SetExtraLatency(0)
+		h.sims[0].SetMode(sim.ModeHang)
+		rep := h.call(21, "eth_getBlockByNumber", "latest", false)
+		mustOK(t, rep)
+		timeout := h.eng.Config().Server.RequestTimeout
+		if rep.endpoint != "s1" || rep.took >= timeout*4/5 {
+			t.Fatalf("hedging %v, s0 hung after a late answer: answered by %s after %s, request timeout %s; want s1's block before the deadline", hedged, rep.endpoint, rep.took.Round(time.Millisecond), timeout)
+		}
+		t.Logf("hedging %v, s0 hung after a late answer (%s): s1's block %d relayed after %s (s0's was %d)", hedged,
+			late.took.Round(time.Millisecond), blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, late))
+	}
+}
+
+// s0 at the head answered late (1 s) a moment ago and now takes 2 s; s1,
+// 3 behind, answers null for s0's latest block. The null is set aside, not an answer in hand: s1 may
+// just lack the block, and s0, slow but answering, has it. The read waits
+// for s0's answer past the cold deadline, as a client of s0 would.
+func TestLatestBlock_NullBesideASlowEndpointAtTheHeadWaitsForItsAnswer(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Router.LagPenalty = 0
+		c.Breaker.Cooldown = 10 * time.Second
+		c.Breaker.AttemptTimeoutMin = 100 * time.Millisecond
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
+	for _, i := range []int{0, 1} {
+		h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
+	}
+	for i := range 10 {
+		mustOK(t, h.call(i, "eth_getBlockByNumber", "latest", false))
+	}
+	h.sims[0].SetExtraLatency(time.Second)
+	late := h.call(20, "eth_getBlockByNumber", "latest", false)
+	mustOK(t, late)
+	if late.endpoint != "s0" {
+		t.Fatalf("s0 slowed by 1 s: latest block from %s after %s; want s0's late answer", late.endpoint, late.took.Round(time.Millisecond))
+	}
+	n := blockNumberOf(t, late)
+	h.sims[0].SetExtraLatency(2 * time.Second)
+	rep := h.call(21, "eth_getBlockByNumber", fmt.Sprintf("0x%x", n), false)
+	mustOK(t, rep)
+	if rep.endpoint != "s0" || strings.Contains(string(rep.body), `"result":null`) {
+		t.Fatalf("block %d, s0 slow at the head, s1 3 behind: %s from %s after %s; want s0's block", n, rep.body, rep.endpoint, rep.took.Round(time.Millisecond))
+	}
+	t.Logf("block %d from s0 after %s (%d attempts)", n, rep.took.Round(time.Millisecond), rep.attempts)
 }

@@ -67,20 +67,39 @@ func (x *execution) allOverdue() bool {
 // excused (a pool slowdown, rpcdash's own), its endpoint quiet with work in
 // flight as long as a stale endpoint waits for it (staleQuiet), and no
 // late answer of it within breaker.cooldown (one is the mark of an
-// endpoint slow, not hung, whose answer is worth waiting for). later: all
+// endpoint slow, not hung, whose answer is worth waiting for rather than
+// failing the read). Not while an answer is in hand (answerInHand): a late
+// answer seconds ago kept it from the client until the request's deadline
+// (5 s where quiet for the cold deadline gave it at 1.7 s). later: all
 // but the quiet have passed, so it may yet hang.
 func (x *execution) hangs() (all, later bool) {
 	now := x.e.now()
+	inHand := x.answerInHand()
 	for _, a := range x.live {
 		ep := a.ep
+		slow := !inHand && now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown
 		switch {
-		case !a.overdue.Load() || a.excused.Load() || now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown:
+		case !a.overdue.Load() || a.excused.Load() || slow:
 			return false, false
 		case ep.silentFor(now) < max(a.deadline, x.e.coldDeadline(x.e.requestTimeout(x.p.method))):
 			later = true
 		}
 	}
 	return len(x.live) > 0 && !later, later
+}
+
+// answerInHand: the answer set aside is a result read at an older height
+// (a latest, finalized or safe block below the floor, a Solana
+// context.slot, a head behind the pool's), as good as a client of its
+// endpoint gets. Not a null, an empty list or a not-yet error from an
+// endpoint that may just lack the block, which the endpoint still running
+// may well answer.
+func (x *execution) answerInHand() bool {
+	if x.fallback == nil {
+		return false
+	}
+	info := x.fallback.rep.info
+	return !info.HasError && !info.ResultNull && !info.ResultEmptyList
 }
 
 // failBesideHangs ends a read that has nothing left to wait for but the
