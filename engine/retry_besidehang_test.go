@@ -101,7 +101,10 @@ func besideHangTurns(t *testing.T, turns bool) (*harness, *scriptedBalances) {
 // hangUntilOpen hangs s1 and sends reads, a few at a time, until the
 // hangs open its breaker: s1 was heard from a moment ago, and has said
 // nothing since its attempts passed their deadline.
-func hangUntilOpen(t *testing.T, h *harness) { hangUntilOpenIn(t, h, 5) }
+func hangUntilOpen(t *testing.T, h *harness) {
+	t.Helper()
+	hangUntilOpenIn(t, h, 4)
+}
 
 // waitBackingOff waits for s0's 429 and for the engine to back
 // eth_getBalance off on s0 for it (1 s).

@@ -1,11 +1,13 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,7 +83,7 @@ func drainedBesideHang(t *testing.T) (*harness, *pacedFailures, func(n int)) {
 	for i := range 20 {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
-	hangUntilOpenIn(t, h, 10)
+	hangUntilOpen(t, h)
 	return h, pf, func(n int) {
 		pf.mu.Lock()
 		pf.fails, pf.at = n, nil
@@ -89,24 +91,52 @@ func drainedBesideHang(t *testing.T) (*harness, *pacedFailures, func(n int)) {
 	}
 }
 
-// hangUntilOpenIn is hangUntilOpen, in up to rounds rounds of reads. On a
-// loaded machine some hangs are excused as a slowdown of the pool or of
-// rpcdash itself (pool events), and s1's breaker rightly hears nothing of
-// them: a round in which one began does not count, up to three times
-// rounds in all (2 failures in a row after 5 rounds, in a CI run beside a
-// busy loop and another test run).
-func hangUntilOpenIn(t *testing.T, h *harness, rounds int) {
+// hangUntilOpenIn is hangUntilOpen, within deadlines of s1's attempt
+// deadline. Reads are sent, six at a time, until s1's breaker opens; only
+// those that reach s1 before its first deadline are charged. Each hung one
+// in flight adds to s1's cost (its load factor), and once charged s1 is
+// ranked after s0 (silent): on a loaded machine, where s1's latency was
+// learnt slower, 2 of the first six reads reached s1 and no later one did
+// (hedging off: no exploratory hedge; the one attempt run on is cut by
+// the request's deadline, 5 s, at its second deadline, so its silence is
+// not charged again). Counted in rounds of reads, s0 answered 10 in 0.4 s
+// and the helper gave up with the breaker at 2 of 3 failures; given time
+// alone, it stayed there for 10 s. rpcdash's probe loop is what checks
+// such an endpoint (NeedsCheck: charged, silent since, breaker closed), as
+// a probe of it here does; a probe of a hung endpoint is charged at its
+// deadline as a client attempt is. Some hangs are also excused as a
+// slowdown of the pool or of rpcdash itself (pool events), and s1's
+// breaker rightly hears nothing of them: each one begun gives one more
+// deadline, up to three times deadlines in all.
+func hangUntilOpenIn(t *testing.T, h *harness, deadlines int) {
 	t.Helper()
 	h.sims[1].SetMode(sim.ModeHang)
-	counted, excused := 0, len(poolEvents(h, "slow"))
+	start, sent := time.Now(), h.sims[1].MethodCount("eth_getBalance")
+	limit, before := time.Duration(deadlines)*besideHangDeadline, len(poolEvents(h, "slow"))
+	excused := before
+	ctx, cancel := context.WithCancel(context.Background())
+	var probes sync.WaitGroup
+	var probing atomic.Bool
+	defer func() { cancel(); probes.Wait() }()
+	probed := 0
 	for round := 0; h.endpoint("s1").Breaker.State != engine.BreakerOpen; round++ {
 		if n := len(poolEvents(h, "slow")); n > excused {
+			limit = min(limit+time.Duration(n-excused)*besideHangDeadline, time.Duration(3*deadlines)*besideHangDeadline)
 			excused = n
-		} else if round > 0 {
-			counted++
 		}
-		if counted == rounds || round == 3*rounds {
-			t.Fatalf("s1 hung, breaker %+v after %d rounds of reads (%d of them without a slowdown excused); events %+v", h.endpoint("s1").Breaker, round, counted, h.events())
+		if took := time.Since(start); took > limit {
+			t.Fatalf("s1 hung, breaker %+v after %s (%d rounds of reads, s1 sent %d of them, probed %d times; %d slowdowns excused); events %+v",
+				h.endpoint("s1").Breaker, took.Round(time.Millisecond), round, h.sims[1].MethodCount("eth_getBalance")-sent, probed, excused-before, h.events())
+		}
+		if h.eng.NeedsCheck("s1") && probing.CompareAndSwap(false, true) {
+			probed++
+			probes.Go(func() {
+				defer probing.Store(false)
+				h.eng.Probe(ctx, "s1", "eth_blockNumber", nil) // hung: no answer, charged at its deadline
+			})
+		}
+		if round > 0 {
+			time.Sleep(50 * time.Millisecond) // a few reads a deadline: the verdicts come at deadlines
 		}
 		var wg sync.WaitGroup
 		for i := range 6 {
@@ -118,6 +148,7 @@ func hangUntilOpenIn(t *testing.T, h *harness, rounds int) {
 		}
 		wg.Wait()
 	}
+	t.Logf("s1 hung: breaker open after %s, s1 sent %d reads, probed %d times", time.Since(start).Round(time.Millisecond), h.sims[1].MethodCount("eth_getBalance")-sent, probed)
 }
 
 // flaky failing three times in a row, then answering: the read is

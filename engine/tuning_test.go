@@ -49,6 +49,16 @@ func (h *harness) loadBy(n, clients int) {
 	wg.Wait()
 }
 
+// idle says whether no attempt runs on any endpoint.
+func idle(h *harness) bool {
+	for _, ep := range h.status().Endpoints {
+		if ep.InFlight != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (h *harness) getJSON(path string, v any) {
 	h.t.Helper()
 	code, b := h.adminDo("GET", path, "")
@@ -73,8 +83,15 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 	var md engine.MethodDistribution
 	for try := 1; ; try++ {
 		h = newHarness(t, hedgeOn("auto"), tailSimsTimes(3)...)
+		began := time.Now()
 		h.load(n)
-		accounted := testutil.Poll(5*time.Second, func() bool {
+		if !testutil.Poll(5*time.Second, func() bool { return idle(h) }) {
+			t.Fatalf("try %d: attempts still in flight 5 s after the last read was answered", try)
+		}
+		// Every primary has ended (losers included), so this says whether
+		// rpcdash could have timed any of them by its own stall.
+		ownStall := h.eng.StalledSince(began) || stalled(h)
+		accounted := testutil.Poll(2*time.Second, func() bool {
 			h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
 			var hedges float64
 			for _, tg := range md.Targets {
@@ -85,14 +102,22 @@ func TestTuning_DistributionAndForecastOverTheAdminAPI(t *testing.T) {
 		if accounted {
 			break
 		}
-		// A primary whose deadline passed while rpcdash stalled is not
-		// learned (its timing is rpcdash's): rightly missing, it says
-		// nothing of the distribution; that run concludes nothing.
-		if !stalled(h) || try == 3 {
-			t.Fatalf("try %d: %d of %d primaries in the distribution, %d hedge targets, %d hedges fired (stalled %v; pool events %+v)", try, md.Primary.Samples(), n,
-				len(md.Targets), h.status().Methods["eth_getBalance"].HedgesFired, stalled(h), poolEvents(h, "slow"))
+		// A primary that rpcdash lost at least half of (and 5 ms) to its
+		// own stalls is not learnt (timedOwnStall, ownstall.go): its timing
+		// is rpcdash's. Rightly missing, it says nothing of the
+		// distribution; that run concludes nothing. Such a stall leaves no
+		// event (stalled sees a deadline excused as rpcdash's own, and none
+		// while a pool slowdown runs): on a loaded machine 186 primaries of
+		// 13 tries were left out so, 171 of them with no deadline excused;
+		// 10 of those tries had no "stalled" event, 7 no pool event at all;
+		// none was left out for any other reason. A pool slowdown itself leaves every primary learnt
+		// (record.go: only timedOwnStall keeps one out), so its event is no
+		// reason to run again; the engine's own measure of its stalls is.
+		if !ownStall || try == 3 {
+			t.Fatalf("try %d: %d of %d primaries in the distribution, %d hedge targets, %d hedges fired (rpcdash stalled %v; pool events %+v)", try, md.Primary.Samples(), n,
+				len(md.Targets), h.status().Methods["eth_getBalance"].HedgesFired, ownStall, poolEvents(h, "slow"))
 		}
-		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly left a primary out; running again", try)
+		t.Logf("try %d: %d of %d primaries: rpcdash measured itself stalled on this loaded machine and rightly left some out; running again", try, md.Primary.Samples(), n)
 	}
 	p := md.Primary
 	if p.Censored == 0 || len(md.Targets) == 0 {
