@@ -68,11 +68,3 @@ func (e *Engine) NoteQueued(at time.Time, d time.Duration) { e.lag.addQueued(at,
 // LostMostOf says whether rpcdash lost at least half of the last d to its
 // own slowness, the rule under which an answer is not learnt (ownstall.go).
 func (e *Engine) LostMostOf(d time.Duration) bool { return e.lostMostOf(d) }
-
-// StalledSince says whether rpcdash lost time to its own slowness since t:
-// a stall of stallSlack or more noted since (by the ticker or the run-queue
-// probe), or one it is in now. Without one, no answer since t was timed by
-// rpcdash's own stall (timedOwnStall needs at least stallSlack lost).
-func (e *Engine) StalledSince(t time.Time) bool {
-	return e.lag.stallAt.Load() >= t.UnixNano() || e.lag.lostWithin(time.Since(t)) >= stallSlack
-}

@@ -62,6 +62,7 @@ type hedger struct {
 // hedgeMethod is what the hedger tracks per method.
 type hedgeMethod struct {
 	primaries   *window.Latency // primary latencies, the auto delay's source
+	untimed     *window.Rates   // primaries counted, not timed (Attempts): rpcdash's own stall timed them
 	outstanding atomic.Int64    // hedges in flight
 	peak        atomic.Int64    // highest outstanding count seen
 }
@@ -85,7 +86,8 @@ func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events
 		quantile:  cfg.Quantile,
 		overrides: map[string]hedgeOverride{},
 		methods: newPerMethod(false, func(string) *hedgeMethod {
-			return &hedgeMethod{primaries: window.NewLatency(span, window.DefaultBuckets, now)}
+			return &hedgeMethod{primaries: window.NewLatency(span, window.DefaultBuckets, now),
+				untimed: window.NewRates(span, window.DefaultBuckets, now)}
 		}),
 		errorShare: window.NewRates(guardSpan, 10, now),
 		batches:    window.NewLatency(span, window.DefaultBuckets, now),
@@ -174,6 +176,15 @@ func (h *hedger) observePrimary(method string, d time.Duration, censored bool) {
 		hm.primaries.RecordCensored(d)
 	default:
 		hm.primaries.Record(d)
+	}
+}
+
+// untimedPrimary counts a primary whose latency is not learnt: rpcdash
+// lost most of its time to its own slowness (timedOwnStall). The
+// distribution says how many, so that its samples and the requests agree.
+func (h *hedger) untimedPrimary(method string) {
+	if hm := h.method(method); hm != nil {
+		hm.untimed.Count(window.Attempts)
 	}
 }
 

@@ -80,8 +80,12 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 	e.metrics.attempt(ep.Name, p.acct.name, a.counted(), rep.out.String(), 1)
 	switch rep.out {
 	case outAnswer:
-		if e.recordAnswer(a, elapsed, end) && a.role == rolePrimary {
+		switch learnt := e.recordAnswer(a, elapsed, end); {
+		case a.role != rolePrimary:
+		case learnt:
 			e.hedge.observePrimary(p.method, elapsed, false)
+		default:
+			e.hedge.untimedPrimary(p.method)
 		}
 		if rep.head > 0 {
 			e.observeHead(ep, rep.head, false) // a passive answer's head counts too
@@ -346,12 +350,14 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 			}
 		}
 	}
-	if a.role == rolePrimary && learn {
-		if rep.out == outAnswer {
-			e.hedge.observePrimary(p.method, elapsed, false)
-		} else {
-			e.hedge.observePrimary(p.method, ran, true)
-		}
+	switch {
+	case a.role != rolePrimary:
+	case !learn:
+		e.hedge.untimedPrimary(p.method)
+	case rep.out == outAnswer:
+		e.hedge.observePrimary(p.method, elapsed, false)
+	default:
+		e.hedge.observePrimary(p.method, ran, true)
 	}
 	release := end.Sub(letGo)
 	p.acct.lost(1, elapsed, release)

@@ -22,6 +22,10 @@ type MethodDistribution struct {
 	Method  string
 	Window  time.Duration // server.stats_window
 	Primary Distribution
+	// Untimed are the primaries over the window counted but not in
+	// Primary: rpcdash lost at least half of their time to its own
+	// slowness, so their latency is its own, not the endpoint's.
+	Untimed int64
 	// Targets are the endpoints that took the method's hedges over the
 	// window (routable now), weighted by how many; each with its own
 	// latency for the method. Empty: the model sends the duplicates to the
@@ -81,6 +85,7 @@ func (e *Engine) MethodDistribution(method string) (MethodDistribution, error) {
 			MaxExtra: st.MaxExtra, Budget: st.Budget, BudgetBurst: st.BudgetBurst, BudgetCap: st.BudgetCap, Lag: e.hedge.lag.mean()}}
 	if hm != nil {
 		md.Primary = distributionOf(hm.primaries)
+		md.Untimed = hm.untimed.Totals().Attempts
 	}
 	if d.Source == "auto" {
 		// From the copy just taken, so that the delay and the distribution

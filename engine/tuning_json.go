@@ -72,6 +72,7 @@ type methodDistributionWire struct {
 	Window  string  `json:"window"`
 	WindowS float64 `json:"window_s"`
 	distributionWire
+	Untimed int64           `json:"untimed"`
 	Targets []targetWire    `json:"targets"`
 	Hedge   methodHedgeWire `json:"hedge"`
 	Trial   *trialWire      `json:"since_change,omitempty"`
@@ -140,7 +141,7 @@ func (h MethodHedgeSettings) wire() methodHedgeWire {
 func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 	h := md.Hedge
 	w := methodDistributionWire{Method: md.Method, Window: md.Window.String(), WindowS: md.Window.Seconds(),
-		distributionWire: md.Primary.wire(), Targets: make([]targetWire, len(md.Targets)),
+		distributionWire: md.Primary.wire(), Untimed: md.Untimed, Targets: make([]targetWire, len(md.Targets)),
 		Hedge: h.wire()}
 	for i, t := range md.Targets {
 		w.Targets[i] = targetWire{Endpoint: t.Endpoint, Hedges: t.Weight, distributionWire: t.Dist.wire()}
@@ -162,7 +163,7 @@ func (md *MethodDistribution) UnmarshalJSON(b []byte) error {
 	}
 	window, _ := time.ParseDuration(w.Window)
 	h := w.Hedge
-	*md = MethodDistribution{Method: w.Method, Window: window, Primary: w.distributionWire.distribution(),
+	*md = MethodDistribution{Method: w.Method, Window: window, Primary: w.distributionWire.distribution(), Untimed: w.Untimed,
 		Hedge: MethodHedgeSettings{Enabled: h.Enabled, Delay: fromMS(h.DelayMS), Source: h.DelaySource, Quantile: h.Quantile,
 			MaxExtra: h.MaxExtra, Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetCap: h.BudgetCap, Lag: fromMS(h.LagMS)}}
 	for _, t := range w.Targets {
