@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,28 +36,37 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 		cut   bool // the tailed endpoint's slow attempts are cut short by hedges that win, not answered
 	}{
 		{"hedging off", func(*engine.Config) {}, false},
-		{"hedging at 30ms", func(c *engine.Config) { c.Hedge.Enabled, c.Hedge.Delay = true, "30ms" }, true},
+		// Every tail is to have its hedge: the budget is not what is
+		// measured, and on a loaded box the default one (10 %) went to
+		// attempts rpcdash's own stalls slowed past the delay.
+		{"hedging at 30ms", func(c *engine.Config) {
+			c.Hedge.Enabled, c.Hedge.Delay, c.Hedge.Budget, c.Hedge.BudgetBurst = true, "30ms", 1, 1000
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// The quick one measured with a tail (a loaded machine's
-			// stalls, which the engine cannot tell from the endpoint's)
-			// sets nothing up: the tailed one's tail is then no worse than
-			// the least of the others', and rightly weighs nothing.
-			for try := 1; !tailTakesFewReads(t, tc.hedge, tc.cut, quick, tailed, slow); try++ {
-				if try == 3 {
-					t.Fatal("in three tries the quick endpoint was never measured without a tail: the machine is too loaded to conclude")
+			// A loaded machine may leave the scenario not set up, as the
+			// engine reports (tailTakesFewReads): the try is void.
+			for try := 1; ; try++ {
+				void := tailTakesFewReads(t, tc.hedge, tc.cut, quick, tailed, slow)
+				if void == "" {
+					break
 				}
-				t.Logf("try %d: the quick endpoint was measured with a tail on this loaded machine; running again", try)
+				if try == 3 {
+					t.Fatalf("in three tries the scenario was never set up (last: %s): the machine is too loaded to conclude", void)
+				}
+				t.Logf("try %d: %s on this loaded machine; running again", try, void)
 			}
 		})
 	}
 }
 
-// tailTakesFewReads runs the scenario once; false means the engine
-// measured the quick endpoint with a tail of its own (over 2 %, or over a
-// quarter of the tailed one's): the scenario was not set up and nothing
-// was asserted.
-func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick, tailed, slow sim.Latency) bool {
+// tailTakesFewReads runs the scenario once. A void try says why the
+// scenario was not set up, as the engine reported it, and nothing was
+// asserted: with hedging on, the tailed one's tails were not hedged
+// because rpcdash refused the hedges (its budget spent on attempts its
+// own stalls slowed, or its timer late: hedge.go, executor.go); or the
+// engine measured the quick endpoint with a tail of its own.
+func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick, tailed, slow sim.Latency) (void string) {
 	t.Helper()
 	h := newHarness(t, func(c *engine.Config) {
 		c.Router.ExploreAfter = time.Hour // what is measured is the cost alone
@@ -71,6 +81,7 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 	act("tailed", "undrain")
 	act("quick", "drain")
 	const learn = 300 // at least 200 of them the tailed one's: a 6 % tail is sure in 200 (lower end of its interval 3.3 %)
+	slowBefore, refusedBefore := h.endpoint("slow").Accounting, h.status().Totals.HedgesRefused
 	h.loadBy(learn, 4)
 	learnt := h.endpoint("tailed")
 	if learnt.Accounting.Primary < learn*2/3 {
@@ -80,10 +91,36 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 	if tails < learn/50 {
 		t.Fatalf("the tailed endpoint showed %d tails in %d reads: nothing to learn", tails, learn)
 	}
+	// What cut the tailed one's attempts short is the hedges sent to
+	// slow, its only partner with quick drained, that answered first: an
+	// endpoint's hedges fired and won are those sent to it (README,
+	// endpoints[].accounting). The tailed one's own count is of slow's
+	// few primaries here hedged to it (2-10 in a run), none when slow
+	// took none or the budget refused their hedges: a loaded run read
+	// "fired 0 hedges and lost 19 attempts of its 19 tails", every tail
+	// cut short by a hedge.
 	// Hedging off, an attempt past its deadline may still lose a
 	// race to the failover it started (attempt_deadline.go).
-	if a := learnt.Accounting; (a.HedgesFired > 0 && a.Losers >= tails/2) != cut {
-		t.Fatalf("the tailed endpoint fired %d hedges and lost %d attempts of its %d tails, want them cut short: %v", a.HedgesFired, a.Losers, tails, cut)
+	//
+	// Under load rpcdash rightly sends fewer hedges: a timer that fires
+	// late is not obeyed (refused "late", looked at again a delay
+	// later; executor.go), and the budget, were it the default, goes to
+	// attempts its own stalls slowed past the delay. A loaded box
+	// refused 68-100 during these 300 reads with the default budget and
+	// cut short 6-8 of 19 tails; when refusals can account for the tails
+	// not cut, the try is void.
+	won := h.endpoint("slow").Accounting.HedgesWon - slowBefore.HedgesWon
+	refusedAfter := h.status().Totals.HedgesRefused
+	var refused int64
+	for _, why := range []string{"budget", "late", "paused", "queue", "max_outstanding"} {
+		refused += refusedAfter[why] - refusedBefore[why]
+	}
+	if cut && won < tails/2 && won+refused >= tails/2 {
+		return fmt.Sprintf("%d of the tailed endpoint's %d tails were cut short by hedges, %d due hedges refused meanwhile (%v)", won, tails, refused, refusedAfter)
+	}
+	if a := learnt.Accounting; (won >= tails/2 && a.Losers >= tails/2) != cut {
+		t.Fatalf("the tailed endpoint lost %d attempts of its %d tails, hedges sent to slow won %d races (%d hedges refused), want them cut short by hedges: %v",
+			a.Losers, tails, won, refused, cut)
 	}
 	act("quick", "undrain")
 	const n = 150
@@ -92,9 +129,10 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 	}
 	after := h.endpoint("tailed")
 	took := after.Accounting.Primary - learnt.Accounting.Primary
-	quickShare := h.endpoint("quick").Score.TailShare
-	t.Logf("tailed: %d of %d reads beside slow, %d of the next %d beside quick; tail share %.3f (factor %.2f); quick's %.3f",
-		learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, quickShare)
+	q := h.endpoint("quick")
+	quickShare := q.Score.TailShare
+	t.Logf("tailed: %d of %d reads beside slow, %d of the next %d beside quick; tail share %.3f (factor %.2f); quick's %.3f (p50 %v, max %v, %d cut short)",
+		learnt.Accounting.Primary, learn, took, n, after.Score.TailShare, after.Score.TailFactor, quickShare, q.Latency.P50, q.Latency.Max, q.Latency.Censored)
 	// A busy machine's stalls make some of the quick one's answers look
 	// like tails (0.6 % of them in one loaded run, 3.6 % beside two busy
 	// loops); its model has none. The share shown is the low end of its
@@ -103,7 +141,7 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 	// one's: 0.5 % shown for quick left a 3.3 % tail weighing nothing
 	// (factor 1.00) in a loaded CI run, as the rule says it should.
 	if quickShare > 0 {
-		return false
+		return fmt.Sprintf("the quick endpoint was measured with a tail (share %.3f)", quickShare)
 	}
 	if took > n/20 {
 		t.Errorf("the tailed endpoint took %d of %d reads once its tail was known, want at most %d", took, n, n/20)
@@ -113,7 +151,7 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 	if f := after.Score.TailFactor; f <= 1.25 || f > 1+100*after.Score.TailShare+1e-9 {
 		t.Errorf("tailed: tail share %.4f factor %.3f, want a factor past router.tolerance and at most 1 + 100 × the share", after.Score.TailShare, f)
 	}
-	return true
+	return ""
 }
 
 // A quick endpoint with a wide spread (10 ms median, σ 0.8: p99 64 ms) is
