@@ -78,37 +78,39 @@ func heldRelayedBesideHang(t *testing.T, chain, what string, valueOf func(testin
 	}
 }
 
+// lateAtTheHead is headAndBehind with breaker.cooldown at its default
+// (10 s, longer than the request's 5 s) and attempt deadlines from 100 ms:
+// after ten reads s0 is slowed by 1 s, past its deadline, and the latest
+// block read then is s0's late answer, which it returns.
+func lateAtTheHead(t *testing.T, hedged bool) (*harness, reply) {
+	t.Helper()
+	h := headAndBehind(t, hedged, func(c *engine.Config) {
+		c.Breaker.Cooldown = 10 * time.Second
+		c.Breaker.AttemptTimeoutMin = 100 * time.Millisecond
+	})
+	for i := range 10 {
+		mustOK(t, h.call(i, "eth_getBlockByNumber", "latest", false))
+	}
+	h.sims[0].SetExtraLatency(time.Second)
+	late := h.call(20, "eth_getBlockByNumber", "latest", false)
+	mustOK(t, late)
+	m := h.endpoint("s0").Methods["eth_getBlockByNumber"]
+	if late.endpoint != "s0" || m.LateAnswers == 0 {
+		t.Fatalf("hedging %v: s0 slowed by 1 s answered by %s after %s, s0's late answers %d (deadline %s, %s); want s0's late answer",
+			hedged, late.endpoint, late.took.Round(time.Millisecond), m.LateAnswers, m.AttemptTimeout, m.AttemptTimeoutSource)
+	}
+	return h, late
+}
+
 // s0 at the head answered a read late (past its attempt deadline) a moment
 // ago, then hangs: a late answer marks an endpoint slow, not hung, whose
 // answer is worth waiting for rather than failing the read, but s1's block,
 // set aside below the floor, is an answer in hand. It is relayed once s0
 // has been quiet for the cold deadline, as beside a hang with no late
-// answer, not at the request's deadline (breaker.cooldown at its default,
-// 10 s, longer than the request's).
+// answer, not at the request's deadline.
 func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangsAfterALateAnswer(t *testing.T) {
 	for _, hedged := range []bool{true, false} {
-		h := newHarness(t, func(c *engine.Config) {
-			c.Hedge.Enabled = hedged
-			c.Hedge.Delay = "20ms"
-			c.Hedge.Budget = 1
-			c.Router.LagPenalty = 0
-			c.Breaker.Cooldown = 10 * time.Second
-			c.Breaker.AttemptTimeoutMin = 100 * time.Millisecond
-		}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
-		for _, i := range []int{0, 1} {
-			h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
-		}
-		for i := range 10 {
-			mustOK(t, h.call(i, "eth_getBlockByNumber", "latest", false))
-		}
-		h.sims[0].SetExtraLatency(time.Second)
-		late := h.call(20, "eth_getBlockByNumber", "latest", false)
-		mustOK(t, late)
-		m := h.endpoint("s0").Methods["eth_getBlockByNumber"]
-		if late.endpoint != "s0" || m.LateAnswers == 0 {
-			t.Fatalf("hedging %v: s0 slowed by 1 s answered by %s after %s, s0's late answers %d (deadline %s, %s); want s0's late answer",
-				hedged, late.endpoint, late.took.Round(time.Millisecond), m.LateAnswers, m.AttemptTimeout, m.AttemptTimeoutSource)
-		}
+		h, late := lateAtTheHead(t, hedged)
 		h.sims[0].SetExtraLatency(0)
 		h.sims[0].SetMode(sim.ModeHang)
 		rep := h.call(21, "eth_getBlockByNumber", "latest", false)
@@ -123,27 +125,12 @@ func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangsAfterALateAnswer(t *te
 }
 
 // s0 at the head answered late (1 s) a moment ago and now takes 2 s; s1,
-// 3 behind, answers null for s0's latest block. The null is set aside, not an answer in hand: s1 may
-// just lack the block, and s0, slow but answering, has it. The read waits
-// for s0's answer past the cold deadline, as a client of s0 would.
+// 3 behind, answers null for s0's latest block. The null is set aside, not
+// an answer in hand: s1 may just lack the block, and s0, slow but
+// answering, has it. The read waits for s0's answer past the cold
+// deadline, as a client of s0 would.
 func TestLatestBlock_NullBesideASlowEndpointAtTheHeadWaitsForItsAnswer(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) {
-		c.Router.LagPenalty = 0
-		c.Breaker.Cooldown = 10 * time.Second
-		c.Breaker.AttemptTimeoutMin = 100 * time.Millisecond
-	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
-	for _, i := range []int{0, 1} {
-		h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
-	}
-	for i := range 10 {
-		mustOK(t, h.call(i, "eth_getBlockByNumber", "latest", false))
-	}
-	h.sims[0].SetExtraLatency(time.Second)
-	late := h.call(20, "eth_getBlockByNumber", "latest", false)
-	mustOK(t, late)
-	if late.endpoint != "s0" {
-		t.Fatalf("s0 slowed by 1 s: latest block from %s after %s; want s0's late answer", late.endpoint, late.took.Round(time.Millisecond))
-	}
+	h, late := lateAtTheHead(t, false)
 	n := blockNumberOf(t, late)
 	h.sims[0].SetExtraLatency(2 * time.Second)
 	rep := h.call(21, "eth_getBlockByNumber", fmt.Sprintf("0x%x", n), false)

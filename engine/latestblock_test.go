@@ -228,15 +228,7 @@ func TestLatestBlock_BehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
 // deadline: it is the only block there is.
 func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
 	for _, hedged := range []bool{true, false} {
-		h := newHarness(t, func(c *engine.Config) {
-			c.Hedge.Enabled = hedged
-			c.Hedge.Delay = "20ms"
-			c.Hedge.Budget = 1
-			c.Router.LagPenalty = 0
-		}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
-		for _, i := range []int{0, 1} {
-			h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
-		}
+		h := headAndBehind(t, hedged, nil)
 		first := h.call(1, "eth_getBlockByNumber", "latest", false)
 		mustOK(t, first)
 		if first.endpoint != "s0" {
@@ -253,6 +245,27 @@ func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
 		}
 		t.Logf("hedging %v, s0 hung: s1's block %d relayed after %s (s0's was %d)", hedged, blockNumberOf(t, rep), rep.took.Round(time.Millisecond), blockNumberOf(t, first))
 	}
+}
+
+// headAndBehind starts s0 at the head and s1 3 blocks behind, both 1 ms
+// sims, their heads seen (as a probe would), hedging at 20 ms when hedged,
+// no lag penalty (s1 is kept from the latest block by the floor, not the
+// score); mut, if any, goes last.
+func headAndBehind(t *testing.T, hedged bool, mut func(c *engine.Config)) *harness {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = hedged
+		c.Hedge.Delay = "20ms"
+		c.Hedge.Budget = 1
+		c.Router.LagPenalty = 0
+		if mut != nil {
+			mut(c)
+		}
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond), HeadLag: 3})
+	for _, i := range []int{0, 1} {
+		h.eng.ObserveProbeHead(h.sims[i].Name(), h.sims[i].Head())
+	}
+	return h
 }
 
 // slowFirstAtHead is behindRig (s0 at the head, s1 3 behind, probed) with
