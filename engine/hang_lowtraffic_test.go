@@ -310,7 +310,7 @@ func TestHang_TheFastestEndpointChargedIsNotSentTheNextReadFirstAndItsBreakerSti
 		}
 		if tr.Attempts[0].Endpoint == "s0" {
 			if met.IsZero() {
-				met = reachedAt(t, h, r.id, "s0")
+				met = startOn(t, tr, "s0")
 			}
 			first = append(first, describe(tr))
 			if charged {
@@ -350,13 +350,18 @@ func TestHang_TheFastestEndpointChargedIsNotSentTheNextReadFirstAndItsBreakerSti
 // binary and a busy loop).
 func reachedAt(t *testing.T, h *harness, id, ep string) time.Time {
 	t.Helper()
-	tr := h.trace(id)
+	return startOn(t, h.trace(id), ep)
+}
+
+// startOn is when the trace's first attempt on ep began.
+func startOn(t *testing.T, tr engine.RequestTrace, ep string) time.Time {
+	t.Helper()
 	for _, a := range tr.Attempts {
 		if a.Endpoint == ep {
 			return tr.Start.Add(time.Duration(a.StartMS * float64(time.Millisecond)))
 		}
 	}
-	t.Fatalf("request %s: no attempt on %s in its trace (%d attempts)", id, ep, len(tr.Attempts))
+	t.Fatalf("request %s: no attempt on %s in its trace (%d attempts)", tr.ID, ep, len(tr.Attempts))
 	return time.Time{}
 }
 
