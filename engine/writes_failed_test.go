@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // A write that fails after it was sent (the endpoint read it, then broke
@@ -73,12 +73,10 @@ func TestWrites_FailedAfterItWasSentSaysItMayHaveBeenCarriedOut(t *testing.T) {
 // carried it out).
 func TestWrites_ThatNoEndpointCarriedOutSaysItIsSafeToSendAgain(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String() // nothing listens there
-	ln.Close()
+	// Below the ephemeral range, so that no parallel test's listener is
+	// given the port meanwhile (one was, in CI: the write went to it and
+	// timed out).
+	closed := "http://" + testutil.FreeAddrs(t, 1)[0] // nothing listens there
 	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")

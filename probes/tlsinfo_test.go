@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 type testCA struct {
@@ -114,15 +116,11 @@ func startTLSServer(t *testing.T, cert tls.Certificate) string {
 	return port
 }
 
-// closedPort returns a loopback port nothing listens on.
+// closedPort returns a loopback port nothing listens on, below the
+// ephemeral range so that no parallel test's listener is given it.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	l.Close()
+	_, port, _ := net.SplitHostPort(testutil.FreeAddrs(t, 1)[0])
 	return port
 }
 
