@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -131,7 +132,7 @@ func TestSim_RejectsPresetsWithEndpoints(t *testing.T) {
 // a config can name them; a port already taken is an error naming it, and
 // a port the endpoints do not fit above is a usage error.
 func TestSim_PortPutsTheEndpointsOnPortsInOrder(t *testing.T) {
-	first := freePorts(t, 2)
+	first := testutil.FreePortRun(t, 2)
 	p := startProc(t, "sim", "--port", strconv.Itoa(first), "steady", "flaky")
 	for i, name := range []string{"steady", "flaky"} {
 		want := fmt.Sprintf("http://127.0.0.1:%d", first+i)
@@ -167,30 +168,4 @@ func TestSim_PortPutsTheEndpointsOnPortsInOrder(t *testing.T) {
 			t.Fatalf("--port %s for 2 endpoints: exit %d, %q; want a usage error naming --port", bad, code, errb.String())
 		}
 	}
-}
-
-// freePorts finds n consecutive ports free on 127.0.0.1 now.
-func freePorts(t *testing.T, n int) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		first := l.Addr().(*net.TCPAddr).Port
-		held := []net.Listener{l}
-		for i := 1; i < n; i++ {
-			if o, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", first+i)); err == nil {
-				held = append(held, o)
-			}
-		}
-		for _, h := range held {
-			h.Close()
-		}
-		if len(held) == n {
-			return first
-		}
-	}
-	t.Fatalf("no %d consecutive free ports", n)
-	return 0
 }

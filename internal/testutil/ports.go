@@ -41,6 +41,39 @@ func FreeAddrs(t testing.TB, n int) []string {
 	return addrs
 }
 
+// FreePortRun returns the first of n consecutive loopback ports that were
+// free a moment ago, drawn below the ephemeral range as FreeAddrs's are,
+// for a child told to listen on a port and the ones above it.
+func FreePortRun(t testing.TB, n int) int {
+	t.Helper()
+	low := ephemeralLow()
+	for tries := 0; tries < 200; tries++ {
+		first := 0
+		var held []net.Listener
+		if low > 10000+n {
+			first = 10000 + rand.IntN(low-10000-n)
+		}
+		for i := 0; i < n; i++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", first+i))
+			if err != nil {
+				break
+			}
+			if first == 0 { // not Linux: the kernel's choice, then the ports above it
+				first = l.Addr().(*net.TCPAddr).Port
+			}
+			held = append(held, l)
+		}
+		for _, l := range held {
+			l.Close()
+		}
+		if len(held) == n {
+			return first
+		}
+	}
+	t.Fatalf("no %d consecutive free ports", n)
+	return 0
+}
+
 // ephemeralLow is the first port of the kernel's ephemeral range, 0 when
 // it cannot be read (not Linux).
 func ephemeralLow() int {

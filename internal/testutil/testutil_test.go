@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os/exec"
 	"regexp"
@@ -111,6 +112,23 @@ func TestClock_MovesOnlyWhenAdvanced(t *testing.T) {
 	c.Advance(1500 * time.Millisecond)
 	if got := c.Now().Sub(start); got != 1500*time.Millisecond {
 		t.Fatalf("advanced by %s, want 1.5s", got)
+	}
+}
+
+// A run of ports for a child is free throughout and, on Linux, below the
+// ephemeral range.
+func TestFreePortRun_ConsecutiveFreeAndBelowTheEphemeralRange(t *testing.T) {
+	first := FreePortRun(t, 3)
+	low := ephemeralLow()
+	if low > 10000 && (first < 10000 || first+3 > low) {
+		t.Errorf("ports %d-%d: want them in [10000, %d), below the ephemeral range", first, first+2, low)
+	}
+	for p := first; p < first+3; p++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			t.Fatalf("port %d of the run from %d not free: %v", p, first, err)
+		}
+		l.Close()
 	}
 }
 
