@@ -54,3 +54,26 @@ func TestTuningView_TitleKeepsEveryFigureAt80Columns(t *testing.T) {
 		}
 	}
 }
+
+// Primaries timed by rpcdash's own stall are not in the distribution; the
+// title said "N primaries" of what it holds, and nothing of them, so on a
+// loaded machine the count fell short of the requests sent with nothing
+// on screen to say why. With any untimed, every form says how many.
+func TestTuningView_TitleSaysHowManyPrimariesWereLeftUntimed(t *testing.T) {
+	md := tuningDistribution()
+	md.Untimed = 7
+	for w := 80; w <= 200; w++ {
+		m := tuningModel(healthySnapshot(), md, w, 24)
+		title := ansi.Strip(m.tuningTitle(w))
+		if !strings.Contains(ansi.Strip(m.View()), title) {
+			t.Fatalf("%d columns: the view does not show its title %q", w, title)
+		}
+		if strings.Contains(title, "…") || !strings.Contains(title, "7 untimed") || !strings.Contains(title, fmt.Sprintf("%d cut short", md.Primary.Censored)) {
+			t.Errorf("%d columns: title %q; want it whole, with \"7 untimed\" and the censored count", w, title)
+		}
+	}
+	md.Untimed = 0
+	if title := ansi.Strip(tuningModel(healthySnapshot(), md, 200, 24).tuningTitle(200)); strings.Contains(title, "untimed") {
+		t.Errorf("no primary untimed, title %q speaks of some", title)
+	}
+}
