@@ -342,7 +342,7 @@ func (r *batchRace) raceOverdue(ctx context.Context, eps []*endpoint, tries []*b
 	if pick == nil {
 		return nil
 	}
-	r.e.noteFailover(tries[len(tries)-1].ep, fmt.Sprintf("upstream batch: no answer within its deadline %s; racing the next endpoint beside it", own.Round(time.Millisecond)), false)
+	r.e.noteFailover(tries[0].ep, fmt.Sprintf("upstream batch: no answer within its deadline %s; racing the next endpoint beside it", own.Round(time.Millisecond)), false)
 	return r.launch(ctx, pick, roleFailover, nil)
 }
 
