@@ -121,14 +121,17 @@ func TestBatch_AnUpstreamBatchPastItsDeadlineIsRacedAsABatchWhileItRunsOn(t *tes
 	}
 }
 
-// The last endpoint's upstream batch is never cut: it runs on to the calls'
-// own deadline. A batch slower than its deadline (here 2 × 250 ms) on the
-// only endpoint was cut and each call sent again alone: 1.57 s and 21
-// calls upstream for a batch of 10 that took 1.04 s sent to it directly,
-// and the endpoint sent no batch for breaker.cooldown after. Now the batch
-// is one upstream request, answered when the endpoint answers, and the
-// next batch goes upstream as a batch too.
-func TestBatch_TheLastEndpointsUpstreamBatchIsNeverCut(t *testing.T) {
+// The last endpoint's upstream batch is never cut. Past its own deadline
+// (here 2 × 250 ms) with no endpoint left to race it on, its calls run
+// alone and it runs on beside them to its answer, whose round trip sets
+// the next batch's deadline. It was cut there, so the next batch was cut
+// too: a batch of 10 that the only endpoint, slowed by 1 s, answered in
+// 1.04 s sent directly took 1.57 s through rpcdash with 21 calls upstream,
+// and the endpoint then took no batch for breaker.cooldown. Here the
+// endpoint answers batches 800 ms late and single calls at once: the first
+// client batch is answered by its calls alone after 500 ms, and the next
+// goes out as one upstream batch, answered in 800 ms.
+func TestBatch_TheLastEndpointsOverdueBatchRunsOnBesideItsCallsAlone(t *testing.T) {
 	sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
 	var singles, batches atomic.Int64
 	front := frontOf(t, sims.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
@@ -143,69 +146,33 @@ func TestBatch_TheLastEndpointsUpstreamBatchIsNeverCut(t *testing.T) {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
 	want := balancesOf(t, sims.sims[0].URL(), 10)
-	singlesBefore := singles.Load()
-	for round := 1; round <= 2; round++ {
-		r := h.post(balanceBatch(10, strconv.Itoa))
+	check := func(round int, r reply) {
+		t.Helper()
 		for i, a := range decodeBatch(t, r, 10) {
 			if a.Result != want[i] {
 				t.Fatalf("batch %d, answer %d: %+v, want %q", round, i, a, want[i])
 			}
 		}
-		if r.took < 800*time.Millisecond || r.took > 1500*time.Millisecond || r.attempts != 10 {
-			t.Errorf("batch %d: took %v with %d attempts; want the endpoint's one answer after 800 ms, 10 attempts (one per call)", round, r.took, r.attempts)
-		}
-		if b, n := batches.Load(), singles.Load()-singlesBefore; b != int64(round) || n != 0 {
-			t.Errorf("after batch %d the endpoint heard %d upstream batches and %d single calls; want %d and 0", round, b, n, round)
-		}
 	}
-}
-
-// A batch no endpoint took whole goes out again in batches of 100: each
-// call's attempt there is sent after one failed, a failover, as is a
-// call's attempt on its own after its upstream batch failed. s0 answers
-// any batch over 100 calls "batch too large"; a client batch of 300 went
-// out as one batch of 300 and then three of 100, and counted 600 primary
-// attempts and no failover for 300 calls.
-func TestBatch_ABatchSentAgainInHundredsCountsFailovers(t *testing.T) {
-	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
-	var seen batchSizes
-	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if seen.add(body) <= 100 {
-			return false
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `[{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"batch too large"}}]`)
-		return true
-	}, nil)
-	h2 := newHarness(t, func(c *engine.Config) { c.Endpoints[0].URL = front.URL }, sim.Config{})
-	const n = 300
-	before, metricsBefore := h2.status(), attemptsByRole(h2.scrape(), "eth_getBalance")
-	r := h2.post(balanceBatch(n, strconv.Itoa))
-	decodeBatch(t, r, n)
-	if sizes := seen.since(0); fmt.Sprint(sizes) != fmt.Sprint([]int{300, 100, 100, 100}) {
-		t.Fatalf("s0 was sent upstream batches of %v calls, want [300 100 100 100]: not the case under test", sizes)
+	singlesBefore := singles.Load()
+	r := h.post(balanceBatch(10, strconv.Itoa))
+	check(1, r)
+	if r.took < 500*time.Millisecond || r.took > 790*time.Millisecond || r.attempts != 20 || singles.Load()-singlesBefore != 10 {
+		t.Errorf("batch 1: took %v with %d attempts, %d single calls upstream; want its calls alone after the 500 ms deadline: 20 attempts, 10 single calls", r.took, r.attempts, singles.Load()-singlesBefore)
 	}
-	if r.attempts != 2*n {
-		t.Errorf("X-Rpcdash-Attempts %d, want %d", r.attempts, 2*n)
-	}
-	after := h2.status()
-	m, mb := after.Methods["eth_getBalance"], before.Methods["eth_getBalance"]
-	if p, f := m.Primary-mb.Primary, m.Failover-mb.Failover; p != n || f != n {
-		t.Errorf("the method's attempts: %d primary, %d failover; want %d and %d", p, f, n, n)
-	}
-	if a, b := after.Endpoints[0].Accounting, before.Endpoints[0].Accounting; a.Primary-b.Primary != n || a.Failover-b.Failover != n {
-		t.Errorf("s0's attempts: %d primary, %d failover; want %d and %d", a.Primary-b.Primary, a.Failover-b.Failover, n, n)
-	}
-	byRole := attemptsByRole(h2.scrape(), "eth_getBalance")
-	if p, f := byRole["primary"]-metricsBefore["primary"], byRole["failover"]-metricsBefore["failover"]; p != n || f != n {
-		t.Errorf("rpcdash_attempts_total: %v primary, %v failover; want %d and %d", p, f, n, n)
-	}
+	tr := h.settledTrace(strings.Split(r.id, ",")[0])
 	var got []string
-	for _, a := range h2.settledTrace(strings.Split(r.id, ",")[0]).Attempts {
+	for _, a := range tr.Attempts {
 		got = append(got, fmt.Sprintf("%s %s %s won=%v", a.Endpoint, a.Role, a.Outcome, a.Won))
 	}
-	if want := "[s0 primary invalid won=false s0 failover answer won=true]"; fmt.Sprint(got) != want {
-		t.Errorf("the first element's trace: %v, want %s", got, want)
+	if fmt.Sprint(got) != "[only primary answer won=false only failover answer won=true]" {
+		t.Errorf("batch 1's first call: %v, want [only primary answer won=false only failover answer won=true]: the upstream batch ran on to its answer", got)
+	}
+	singlesBefore = singles.Load()
+	r = h.post(balanceBatch(10, strconv.Itoa))
+	check(2, r)
+	if r.took < 800*time.Millisecond || r.took > 1500*time.Millisecond || r.attempts != 10 || batches.Load() != 2 || singles.Load() != singlesBefore {
+		t.Errorf("batch 2: took %v with %d attempts, %d upstream batches in all, %d single calls; want one upstream batch answered after 800 ms (its deadline learnt from the first), 10 attempts, no single call", r.took, r.attempts, batches.Load(), singles.Load()-singlesBefore)
 	}
 }
 
@@ -256,12 +223,12 @@ func TestBatch_AnUpstreamBatchsDeadlineLearnsFromItsLateAnswers(t *testing.T) {
 	}
 }
 
-// A hang is still a hang: the only endpoint's upstream batch that passes
-// its own deadline and then its calls' deadline unanswered hung on the
-// batch, and the endpoint takes no upstream batch for breaker.cooldown
-// (its single calls it answers at once): the next client batch goes out
-// call by call and is answered. The first is answered with the request's
-// timeout, as a client of the endpoint sending it directly would wait on.
+// A hang is still a hang: the only endpoint holds upstream batches and
+// answers single calls at once. Past the batch's own deadline its calls
+// run alone and are answered; the batch runs on, and unanswered at the
+// calls' deadline it hung: the endpoint takes no upstream batch for
+// breaker.cooldown, and the next client batch goes out call by call, at
+// once.
 func TestBatch_TheLastEndpointHangingOnABatchTakesNoMoreForAWhile(t *testing.T) {
 	sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
 	var batches, singles atomic.Int64
@@ -278,24 +245,62 @@ func TestBatch_TheLastEndpointHangingOnABatchTakesNoMoreForAWhile(t *testing.T) 
 	for i := range 20 {
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
+	want := balancesOf(t, sims.sims[0].URL(), 10)
 	r := h.post(balanceBatch(10, strconv.Itoa))
 	for i, a := range decodeBatch(t, r, 10) {
-		if a.Error == nil {
-			t.Fatalf("element %d of the hung batch answered %q, want the request's timeout", i, a.Result)
+		if a.Result != want[i] {
+			t.Fatalf("element %d of the batch the endpoint holds: %+v, want %q from its call alone", i, a, want[i])
 		}
 	}
-	if r.took < time.Second || batches.Load() != 1 {
-		t.Fatalf("the hung batch was answered after %v, %d upstream batches; want one, held to the request's 1 s deadline", r.took, batches.Load())
+	if r.took < 500*time.Millisecond || r.took > 900*time.Millisecond || batches.Load() != 1 {
+		t.Fatalf("the held batch was answered after %v, %d upstream batches; want its calls alone after its 500 ms deadline, one upstream batch", r.took, batches.Load())
+	}
+	tr := h.settledTrace(strings.Split(r.id, ",")[0]) // the held batch has met the calls' deadline
+	if a := tr.Attempts[0]; a.Outcome != "timeout" {
+		t.Fatalf("the held batch's attempt ended %q, want timeout at the calls' deadline", a.Outcome)
 	}
 	before := singles.Load()
-	want := balancesOf(t, sims.sims[0].URL(), 10)
 	r = h.post(balanceBatch(10, strconv.Itoa))
 	for i, a := range decodeBatch(t, r, 10) {
 		if a.Result != want[i] {
 			t.Fatalf("next batch, element %d: %+v, want %q", i, a, want[i])
 		}
 	}
-	if b, s := batches.Load(), singles.Load()-before; b != 1 || s != 10 || r.took > 500*time.Millisecond {
+	if b, s := batches.Load(), singles.Load()-before; b != 1 || s != 10 || r.took > 400*time.Millisecond {
 		t.Errorf("the next batch: %d upstream batches in all, %d single calls, %v; want none more, its 10 calls alone, at once", b, s, r.took)
+	}
+}
+
+// A race on waits for its first answer: with the batch on every endpoint,
+// the newest try's deadline passing sends no call alone. Both endpoints
+// here answer 300 ms late (batches and single calls alike) against a batch
+// deadline of 100 ms (twice the single calls' floor, here 50 ms): s0's
+// batch is raced on s1 at 100 ms, s1's deadline passes at 200 ms with no
+// endpoint left, and s0's answer comes at 300 ms. Its calls were sent
+// alone at 200 ms, to answer at 500 ms, the batches running on unused (a
+// pool slowed by 1 s: 2.06 s against 1.04 s sent directly).
+func TestBatch_ARaceOnEveryEndpointWaitsForItsFirstAnswer(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = false
+		c.Breaker.AttemptTimeoutMin = 50 * time.Millisecond
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	h.warm(20)
+	before := []sim.Counters{h.sims[0].Counters(), h.sims[1].Counters()}
+	for _, s := range h.sims {
+		s.SetExtraLatency(300 * time.Millisecond)
+	}
+	r := h.post(balanceBatch(10, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, 10) {
+		if a.Error != nil || a.Result == "" {
+			t.Fatalf("element %d: %+v", i, a.Error)
+		}
+	}
+	h.settledTrace(strings.Split(r.id, ",")[0])
+	var requests int64
+	for i, s := range h.sims {
+		requests += s.Counters().HTTP - before[i].HTTP
+	}
+	if r.took < 300*time.Millisecond || r.took > 450*time.Millisecond || r.attempts != 20 || requests != 2 {
+		t.Errorf("the batch took %v with %d attempts, %d upstream requests; want the first batch's answer at 300 ms, 20 attempts (a batch on each endpoint), 2 requests (no call alone)", r.took, r.attempts, requests)
 	}
 }

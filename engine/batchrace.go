@@ -6,11 +6,15 @@ package engine
 // every call in order wins and the other is cancelled, as a single read's
 // hedge. One that fails as a whole fails over once to the next endpoint,
 // as a batch, before its calls run alone. One that has not answered by its
-// own deadline is raced, as a batch, on the next endpoint while it runs on
-// (a single read's attempt deadline): it was cut there and its calls sent
-// again alone, so that a batch slower than its deadline on the only
-// endpoint took 1.57 s where the same batch sent to it directly took
-// 1.04 s, with 21 calls upstream for 10. Without the hedge an upstream batch that met a heavy-tail endpoint's
+// own deadline (batchDeadline) is raced, as a batch, on the next endpoint
+// while it runs on, as a single read's attempt is at its deadline; with no
+// endpoint left, its calls run alone and it runs on beside them, to learn
+// its round trip (the next batch's deadline) or find the endpoint hanging
+// on batches. It was cut there: its round trip never learnt, each batch of
+// a pool slower than its deadline was cut again, every call sent twice
+// (a batch of 10 that the only endpoint, slowed by 1 s, answered in
+// 1.04 s took 1.57 s with 21 calls upstream), and the endpoint then took
+// no batch for breaker.cooldown. Without the hedge an upstream batch that met a heavy-tail endpoint's
 // tail held its whole client batch there: 1000 eth_getBalance calls (ten
 // upstream batches over three endpoints, one of them with 5 % of answers
 // in 0.4–1.2 s) took up to 1182 ms where the same batch sent directly to
@@ -45,6 +49,9 @@ type batchTry struct {
 	again   *attempt
 	traced  []int
 	ended   bool // its end was received (sendWhole's loop)
+	// own: its own deadline (start + batchDeadline on its endpoint), past
+	// which, unanswered at the calls' deadline, it hung on the batch.
+	own time.Time
 }
 
 // batchEnd is how a try ended: its answers, one per call sent in the
@@ -64,12 +71,10 @@ type batchRace struct {
 	methods []string    // theirs, each once
 	body    []byte
 	n       int64
-	// deadline: the calls' own, which ends every try (zero: none). The
-	// batch's own deadline (sendWhole) only races the next endpoint.
+	// deadline: the calls' own, which ends every try (zero: none). A try's
+	// own deadline (batchTry.own) only races the next endpoint.
 	deadline time.Time
-	// pastOwn: the batch's own deadline passed with it unanswered, so a try
-	// that then timed out hung on it (failed).
-	pastOwn bool
+	limit    time.Duration // the slowest method's attempt deadline (batchDeadline)
 	// unanswered: its calls are notifications, never hedged (plan): any
 	// 2xx is their answer (postBatch).
 	unanswered bool
@@ -91,9 +96,12 @@ type batchRace struct {
 // off or cannot serve stays out of the batch, and the hedge goes only to
 // an endpoint that can serve all the batch holds. An answer is taken only
 // as the call's own race would take it (takeElement). The batch has a
-// deadline of its own (batchDeadline): when it passes, the batch is raced on the
-// next endpoint while it runs on, and on the last it runs on to the calls'
-// own deadline, never cut (as a single read's last candidate).
+// deadline of its own (batchDeadline): when it passes, the batch is raced
+// on the next endpoint while it runs on; with none left and no race on,
+// its calls run alone and the try runs on beside them (runOn), never cut.
+// A race on waits for its first answer (a pool slowed by 1 s had its
+// batch of 10 answered by its calls alone after 2.06 s, the batches
+// running on answering at 1.04 s).
 func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint) (answers []result, sends []int) {
 	sends = make([]int, len(calls))
 	eps, anyway, ok := e.batchEndpoints(calls, tried)
@@ -139,15 +147,21 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	r.n = int64(len(r.calls))
 	r.body = jsonrpc.AppendBatch(make([]byte, 0, size), parts)
 	r.deadline, _ = ctx.Deadline() // a context's: the wall clock's, as the request's
-	var ownC <-chan time.Time
-	own := e.batchDeadline(ep, limit)
-	if r.deadline.IsZero() || time.Now().Add(own).Before(r.deadline) {
-		ownTimer := time.NewTimer(own)
-		defer ownTimer.Stop()
-		ownC = ownTimer.C
-	}
+	r.limit = limit
 
 	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
+	// The own deadline of the newest try still running: passing it races
+	// the next endpoint, or with none left lets the calls go alone.
+	var ownC <-chan time.Time
+	ownTimer := time.NewTimer(time.Hour)
+	defer ownTimer.Stop()
+	arm := func(t *batchTry) {
+		if d := time.Until(t.own); r.deadline.IsZero() || t.own.Before(r.deadline) {
+			ownTimer.Reset(max(d, 0))
+			ownC = ownTimer.C
+		}
+	}
+	arm(tries[0])
 	var hedgeC <-chan time.Time
 	var timer *time.Timer
 	delay, hedging := r.hedgeDelay()
@@ -156,10 +170,10 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 		defer timer.Stop()
 		hedgeC = timer.C
 	}
-	live, failedOver := 1, false
+	live, failedOver, overdue := 1, false, false
 	done := ctx.Done()
 	var win *batchEnd
-	for live > 0 && win == nil {
+	for live > 0 && win == nil && !overdue {
 		select {
 		case end := <-r.done:
 			live--
@@ -180,23 +194,32 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 				if hedgeC != nil {
 					timer.Reset(delay) // the hedge is a delay after the newest try
 				}
+				arm(t)
 			}
 		case <-ownC:
-			ownC, r.pastOwn = nil, true
-			if t := r.raceOverdue(ctx, eps, tries, own); t != nil {
+			ownC = nil
+			if ctx.Err() != nil {
+				continue
+			}
+			if t := r.raceOverdue(ctx, eps, tries); t != nil {
 				tries = append(tries, t)
 				live++
-			}
+				arm(t)
+			} else if live == 1 {
+				overdue = true // its last endpoint: the calls go alone beside it (runOn)
+			} // else a race is on, each endpoint's batch running: the first answer wins
+
 		case <-hedgeC:
 			hedgeC = nil
 			if t := r.hedge(ctx, eps, tries); t != nil {
 				tries = append(tries, t)
 				live++
+				arm(t)
 			}
 		case <-done:
 			// The tries run apart from ctx (a primary outrun by its hedge may
 			// run on, see letGo): its end ends them.
-			done, hedgeC = nil, nil
+			done, hedgeC, ownC = nil, nil, nil
 			for _, t := range tries {
 				t.cancel(context.Cause(ctx))
 			}
@@ -206,6 +229,9 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 		sends[k] = len(tries)
 	}
 	if win == nil {
+		if live > 0 {
+			r.runOn(tries, live)
+		}
 		return nil, sends
 	}
 	r.letGo(win, tries, live)
@@ -333,16 +359,28 @@ func (r *batchRace) failover(ctx context.Context, eps []*endpoint, tries []*batc
 }
 
 // raceOverdue sends the batch to the next endpoint (next, another failure
-// domain first) when it has not answered by its own deadline, as a failover
-// beside the tries still running, as a single read's attempt deadline
-// races the next candidate: the first to answer wins. nil when there is
-// none: the last endpoint is not cut, and the batch waits for it.
-func (r *batchRace) raceOverdue(ctx context.Context, eps []*endpoint, tries []*batchTry, own time.Duration) *batchTry {
+// domain first) when the newest try has not answered by its own deadline,
+// as a failover beside the tries still running, as a single read's
+// attempt deadline races the next candidate: the first to answer wins.
+// nil when there is none, or when the calls' deadline comes before the
+// next one's own (the calls then go alone): a batch raced there cannot be
+// judged by its pace. An endpoint answering batches in 400 ms, raced at
+// 500 ms under an 800 ms request deadline, timed out with every call.
+func (r *batchRace) raceOverdue(ctx context.Context, eps []*endpoint, tries []*batchTry) *batchTry {
 	pick := r.next(eps, tries, true)
-	if pick == nil {
+	if pick == nil || !r.deadline.IsZero() && !time.Now().Add(r.e.batchDeadline(pick, r.limit)).Before(r.deadline) {
 		return nil
 	}
-	r.e.noteFailover(tries[0].ep, fmt.Sprintf("upstream batch: no answer within its deadline %s; racing the next endpoint beside it", own.Round(time.Millisecond)), false)
+	var late *batchTry // the oldest still running: the one overdue
+	for _, t := range tries {
+		if !t.ended {
+			late = t
+			break
+		}
+	}
+	if late != nil {
+		r.e.noteFailover(late.ep, fmt.Sprintf("upstream batch: no answer within its deadline %s; racing the next endpoint beside it", late.own.Sub(late.start).Round(time.Millisecond)), false)
+	}
 	return r.launch(ctx, pick, roleFailover, nil)
 }
 
@@ -394,6 +432,7 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	cancel := func(cause error) { cancelCause(cause); stop() }
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
 	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, traced: make([]int, len(r.calls))}
+	t.own = time.Now().Add(e.batchDeadline(ep, r.limit)) // a wall-clock time, as r.deadline
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
 	var again int64
 	for j, c := range r.calls {
@@ -461,23 +500,90 @@ func (r *batchRace) offChain(end *batchEnd) {
 }
 
 // failed accounts for a try that did not answer: the endpoint's, unless
-// the calls' own deadline came before the batch's own (or their client, or
+// the calls' own deadline came before the try's own (or their client, or
 // the try's chain, ended it). A try that timed out at the calls' deadline
-// after the batch's own had passed hung on the batch: batches are kept off
-// its endpoint for a while (batchFailed), as before.
+// past its own hung on the batch: batches are kept off its endpoint for a
+// while (batchFailed), as for a batch that failed.
 func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	putBuf(end.reply.body)
 	r.ended(end, func(int) outcome { return end.reply.out }, nil, nil)
 	switch {
 	case end.reply.offChain:
 		return // its chain: not the endpoint's batches
-	case end.reply.out == outTimeout && r.pastOwn:
+	case end.reply.out == outTimeout && end.t.hung():
 		r.e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end) // the calls' deadline has ended ctx
 	case end.reply.out == outTimeout:
-		return // the calls' own deadline, before the batch's: not the endpoint's
+		return // the calls' own deadline, before the try's: not the endpoint's
 	default:
 		r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
 	}
+}
+
+// hung says whether a try that timed out at the calls' deadline ran past
+// its own deadline first.
+func (t *batchTry) hung() bool {
+	return !t.own.IsZero() && !time.Now().Before(t.own)
+}
+
+// runOn lets the tries still running when the batch's calls went alone
+// (no endpoint left to race at the newest try's deadline) run on to their
+// end, one per endpoint at a time (batchSampling), as an outrun primary
+// does (letGo): an answer teaches the endpoint's batch round trip, and so
+// the next batch's deadline (batchDeadline); no answer by the calls'
+// deadline finds the endpoint hanging on batches (batchFailed). Meanwhile
+// no batch goes to the endpoint first. A second try on one endpoint is
+// cancelled. Each is a loser for its calls, answered on their own.
+func (r *batchRace) runOn(tries []*batchTry, live int) {
+	e := r.e
+	cancelAt := e.now()
+	for _, t := range tries {
+		if t.ended {
+			continue
+		}
+		t.attempt.cancelAt.Store(cancelAt.UnixNano())
+		if t.again != nil {
+			t.again.cancelAt.Store(cancelAt.UnixNano())
+		}
+		if t.ep.batchSampling.CompareAndSwap(false, true) {
+			t.attempt.sampling.Store(true)
+			if t.again != nil {
+				t.again.sampling.Store(true)
+			}
+			continue
+		}
+		t.cancel(errLost)
+	}
+	tracked := e.track(1)
+	go func() {
+		if tracked {
+			defer e.wg.Done()
+		}
+		for range live {
+			end := <-r.done
+			putBuf(end.reply.body)
+			sampling := end.t.attempt.sampling.Load()
+			switch {
+			case !sampling:
+				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start))
+				end.t.ep.series.ended(end.end)
+			case end.got != nil:
+				end.t.ep.batchPace.Record(end.end.Sub(end.t.start))
+				end.t.ep.series.answered(end.end, end.end.Sub(end.t.start))
+				end.t.ep.heard(end.end)
+			case end.reply.out == outTimeout && end.t.hung() || end.reply.out != outTimeout && end.reply.out != outCancelled:
+				e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
+			}
+			if sampling {
+				end.t.ep.batchSampling.Store(false)
+			}
+			out, cause := outCancelled, error(errLost)
+			if sampling {
+				out, cause = end.reply.out, nil
+			}
+			r.countLoser(end, cancelAt)
+			r.ended(end, func(int) outcome { return out }, cause, nil)
+		}
+	}()
 }
 
 // letGo lets go of the tries still running once win has answered. A
