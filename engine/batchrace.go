@@ -537,53 +537,11 @@ func (r *batchRace) runOn(tries []*batchTry, live int) {
 	e := r.e
 	cancelAt := e.now()
 	for _, t := range tries {
-		if t.ended {
-			continue
+		if !t.ended {
+			t.letGoAt(cancelAt, true)
 		}
-		t.attempt.cancelAt.Store(cancelAt.UnixNano())
-		if t.again != nil {
-			t.again.cancelAt.Store(cancelAt.UnixNano())
-		}
-		if t.ep.batchSampling.CompareAndSwap(false, true) {
-			t.attempt.sampling.Store(true)
-			if t.again != nil {
-				t.again.sampling.Store(true)
-			}
-			continue
-		}
-		t.cancel(errLost)
 	}
-	tracked := e.track(1)
-	go func() {
-		if tracked {
-			defer e.wg.Done()
-		}
-		for range live {
-			end := <-r.done
-			putBuf(end.reply.body)
-			sampling := end.t.attempt.sampling.Load()
-			switch {
-			case !sampling:
-				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start))
-				end.t.ep.series.ended(end.end)
-			case end.got != nil:
-				end.t.ep.batchPace.Record(end.end.Sub(end.t.start))
-				end.t.ep.series.answered(end.end, end.end.Sub(end.t.start))
-				end.t.ep.heard(end.end)
-			case end.reply.out == outTimeout && end.t.hung() || end.reply.out != outTimeout && end.reply.out != outCancelled:
-				e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
-			}
-			if sampling {
-				end.t.ep.batchSampling.Store(false)
-			}
-			out, cause := outCancelled, error(errLost)
-			if sampling {
-				out, cause = end.reply.out, nil
-			}
-			r.countLoser(end, cancelAt)
-			r.ended(end, func(int) outcome { return out }, cause, nil)
-		}
-	}()
+	r.awaitLetGo(live, cancelAt)
 }
 
 // letGo lets go of the tries still running once win has answered. A
@@ -602,25 +560,23 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 	win.t.ep.series.answered(win.end, win.end.Sub(win.t.start))
 	cancelAt := e.now()
 	for _, t := range tries {
-		if t.ended {
-			continue // the winner, or a try that failed before it won: nothing to let go of
+		if !t.ended { // else the winner, or a try that failed before it won: nothing to let go of
+			t.letGoAt(cancelAt, t.role == rolePrimary)
 		}
-		t.attempt.cancelAt.Store(cancelAt.UnixNano())
-		if t.again != nil {
-			t.again.cancelAt.Store(cancelAt.UnixNano())
-		}
-		if t.role == rolePrimary && t.ep.batchSampling.CompareAndSwap(false, true) {
-			t.attempt.sampling.Store(true) // it runs on
-			if t.again != nil {
-				t.again.sampling.Store(true)
-			}
-			continue
-		}
-		t.cancel(errLost)
 	}
-	if live == 0 {
-		return
+	if live > 0 {
+		r.awaitLetGo(live, cancelAt)
 	}
+}
+
+// awaitLetGo receives the ends of the live tries let go of at cancelAt
+// (letGoAt) and accounts for each. One that ran on (sampling): its answer
+// is learnt (its endpoint's batch pace, a primary's round trip for the
+// batch hedge delay); no answer is its endpoint's failure (batchFailed),
+// a timeout only when it ran past its own deadline (hung). One cancelled:
+// slower than it ran (censored). Each is a loser for its calls.
+func (r *batchRace) awaitLetGo(live int, cancelAt time.Time) {
+	e := r.e
 	tracked := e.track(1)
 	go func() {
 		if tracked {
@@ -629,32 +585,54 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 		for range live {
 			end := <-r.done
 			putBuf(end.reply.body)
+			took := end.end.Sub(end.t.start)
+			sampling := end.t.attempt.sampling.Load()
 			switch {
-			case end.t.attempt.sampling.Load():
-				if end.got != nil {
-					e.hedge.observeBatch(end.end.Sub(end.t.start), false)
-					end.t.ep.batchPace.Record(end.end.Sub(end.t.start))
-					end.t.ep.series.answered(end.end, end.end.Sub(end.t.start))
-					end.t.ep.heard(end.end)
-				} else if end.reply.out != outCancelled {
+			case sampling && end.got != nil:
+				if end.t.role == rolePrimary {
+					e.hedge.observeBatch(took, false)
+				}
+				end.t.ep.batchPace.Record(took)
+				end.t.ep.series.answered(end.end, took)
+				end.t.ep.heard(end.end)
+			case sampling:
+				if end.reply.out == outTimeout && end.t.hung() || end.reply.out != outTimeout && end.reply.out != outCancelled {
 					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
 				}
-				end.t.ep.batchSampling.Store(false)
-			case end.t.role == rolePrimary:
-				e.hedge.observeBatch(cancelAt.Sub(end.t.start), true)
-			}
-			if !end.t.attempt.sampling.Load() {
+			default:
+				if end.t.role == rolePrimary {
+					e.hedge.observeBatch(cancelAt.Sub(end.t.start), true)
+				}
 				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start)) // cancelled: slower than that
 				end.t.ep.series.ended(end.end)
 			}
 			out, cause := outCancelled, error(errLost)
-			if end.t.attempt.sampling.Load() {
+			if sampling {
+				end.t.ep.batchSampling.Store(false)
 				out, cause = end.reply.out, nil
 			}
 			r.countLoser(end, cancelAt)
 			r.ended(end, func(int) outcome { return out }, cause, nil)
 		}
 	}()
+}
+
+// letGoAt lets go of t at cancelAt: it runs on (sampling) when runOn
+// allows and no other try runs on on its endpoint (batchSampling), else it
+// is cancelled.
+func (t *batchTry) letGoAt(cancelAt time.Time, runOn bool) {
+	t.attempt.cancelAt.Store(cancelAt.UnixNano())
+	if t.again != nil {
+		t.again.cancelAt.Store(cancelAt.UnixNano())
+	}
+	if runOn && t.ep.batchSampling.CompareAndSwap(false, true) {
+		t.attempt.sampling.Store(true)
+		if t.again != nil {
+			t.again.sampling.Store(true)
+		}
+		return
+	}
+	t.cancel(errLost)
 }
 
 // countLoser counts a try that lost as its calls' lost attempts: the
