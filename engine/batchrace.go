@@ -432,7 +432,9 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	cancel := func(cause error) { cancelCause(cause); stop() }
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
 	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, traced: make([]int, len(r.calls))}
-	t.own = time.Now().Add(e.batchDeadline(ep, r.limit)) // a wall-clock time, as r.deadline
+	if !r.once {
+		t.own = time.Now().Add(e.batchDeadline(ep, r.limit)) // a wall-clock time, as r.deadline
+	}
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
 	var again int64
 	for j, c := range r.calls {
@@ -545,7 +547,7 @@ func (r *batchRace) runOn(tries []*batchTry, live int) {
 }
 
 // letGo lets go of the tries still running once win has answered. A
-// primary its hedge outran runs on to its answer or its deadline, one per
+// primary its hedge outran runs on to its answer or its calls' deadline, one per
 // endpoint at a time (batchSampling), as a single read's overdue loser
 // does: its round trip is learnt as it is, and an endpoint hanging on
 // batches is found out (batchFailed) rather than sent every batch and
