@@ -36,6 +36,16 @@ func attemptsByRole(text, method string) map[string]float64 {
 	return out
 }
 
+// attemptOutcomes is a trace's attempts, each as "endpoint role outcome
+// won=…", in a list.
+func attemptOutcomes(tr engine.RequestTrace) string {
+	var got []string
+	for _, a := range tr.Attempts {
+		got = append(got, fmt.Sprintf("%s %s %s won=%v", a.Endpoint, a.Role, a.Outcome, a.Won))
+	}
+	return fmt.Sprint(got)
+}
+
 // An upstream batch that has not answered by its own deadline (twice its
 // attempt deadline, here 2 × 250 ms) is raced, as one batch, on the next
 // endpoint while it runs on, as a single read's attempt is: the first to
@@ -77,12 +87,8 @@ func TestBatch_AnUpstreamBatchPastItsDeadlineIsRacedAsABatchWhileItRunsOn(t *tes
 	if r.attempts != 2*n {
 		t.Errorf("X-Rpcdash-Attempts %d, want %d: each call in s0's batch and in s1's", r.attempts, 2*n)
 	}
-	tr := h2.settledTrace(strings.Split(r.id, ",")[0])
-	var got []string
-	for _, a := range tr.Attempts {
-		got = append(got, fmt.Sprintf("%s %s %s won=%v", a.Endpoint, a.Role, a.Outcome, a.Won))
-	}
-	if fmt.Sprint(got) != "[s0 primary answer won=false s1 failover answer won=true]" {
+	got := attemptOutcomes(h2.settledTrace(strings.Split(r.id, ",")[0]))
+	if got != "[s0 primary answer won=false s1 failover answer won=true]" {
 		t.Errorf("the first element's trace: %v, want [s0 primary answer won=false s1 failover answer won=true]: s0's batch ran on to its answer", got)
 	}
 	held := time.Duration(heldNanos.Load())
@@ -160,12 +166,8 @@ func TestBatch_TheLastEndpointsOverdueBatchRunsOnBesideItsCallsAlone(t *testing.
 	if r.took < 500*time.Millisecond || r.took > 790*time.Millisecond || r.attempts != 20 || singles.Load()-singlesBefore != 10 {
 		t.Errorf("batch 1: took %v with %d attempts, %d single calls upstream; want its calls alone after the 500 ms deadline: 20 attempts, 10 single calls", r.took, r.attempts, singles.Load()-singlesBefore)
 	}
-	tr := h.settledTrace(strings.Split(r.id, ",")[0])
-	var got []string
-	for _, a := range tr.Attempts {
-		got = append(got, fmt.Sprintf("%s %s %s won=%v", a.Endpoint, a.Role, a.Outcome, a.Won))
-	}
-	if fmt.Sprint(got) != "[only primary answer won=false only failover answer won=true]" {
+	got := attemptOutcomes(h.settledTrace(strings.Split(r.id, ",")[0]))
+	if got != "[only primary answer won=false only failover answer won=true]" {
 		t.Errorf("batch 1's first call: %v, want [only primary answer won=false only failover answer won=true]: the upstream batch ran on to its answer", got)
 	}
 	singlesBefore = singles.Load()

@@ -150,6 +150,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	r.limit = limit
 
 	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
+	live := 1
 	// The own deadline of the newest try still running: passing it races
 	// the next endpoint, or with none left lets the calls go alone.
 	var ownC <-chan time.Time
@@ -162,6 +163,11 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 		}
 	}
 	arm(tries[0])
+	add := func(t *batchTry) {
+		tries = append(tries, t)
+		live++
+		arm(t)
+	}
 	var hedgeC <-chan time.Time
 	var timer *time.Timer
 	delay, hedging := r.hedgeDelay()
@@ -170,7 +176,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 		defer timer.Stop()
 		hedgeC = timer.C
 	}
-	live, failedOver, overdue := 1, false, false
+	failedOver, overdue := false, false
 	done := ctx.Done()
 	var win *batchEnd
 	for live > 0 && win == nil && !overdue {
@@ -189,12 +195,10 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 			}
 			failedOver = true
 			if t := r.failover(ctx, eps, tries, end); t != nil {
-				tries = append(tries, t)
-				live++
+				add(t)
 				if hedgeC != nil {
 					timer.Reset(delay) // the hedge is a delay after the newest try
 				}
-				arm(t)
 			}
 		case <-ownC:
 			ownC = nil
@@ -202,19 +206,14 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 				continue
 			}
 			if t := r.raceOverdue(ctx, eps, tries); t != nil {
-				tries = append(tries, t)
-				live++
-				arm(t)
+				add(t)
 			} else if live == 1 {
 				overdue = true // its last endpoint: the calls go alone beside it (runOn)
 			} // else a race is on, each endpoint's batch running: the first answer wins
-
 		case <-hedgeC:
 			hedgeC = nil
 			if t := r.hedge(ctx, eps, tries); t != nil {
-				tries = append(tries, t)
-				live++
-				arm(t)
+				add(t)
 			}
 		case <-done:
 			// The tries run apart from ctx (a primary outrun by its hedge may

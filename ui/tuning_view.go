@@ -90,7 +90,8 @@ func fitLines(lines []string, width, rows int) []string {
 
 // tuningTitle is the method, its delay and where the delay comes from,
 // and what the distribution holds (primaries, the window, how many were
-// cut short by winning hedges, how many were left untimed), in the longest form that fits: at 80
+// cut short by winning hedges, how many were left untimed), in the
+// longest form that fits: at 80
 // columns the long one was cut at "5000 primaries over 5m…", the
 // censored count gone. The narrower forms say the same figures in fewer
 // words; only a method name too long for the narrowest is cut.
@@ -125,22 +126,22 @@ func (m Model) tuningTitle(width int) string {
 	if u := t.dist.Untimed; u > 0 {
 		untimed, untimedShort = fmt.Sprintf(", %d untimed (rpcdash stalled)", u), fmt.Sprintf(", %d untimed", u)
 	}
+	inSpan := fmt.Sprintf("%d primaries in %s, %d cut short%s", n, span, cut, untimedShort)
 	forms := []string{
 		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries over %s, %d cut short by winning hedges (censored)%s", n, span, cut, untimed)),
 		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries over %s, %d cut short (censored)%s", n, span, cut, untimedShort)),
-		form("Hedge tuning", t.method, delay(false), fmt.Sprintf("%d primaries in %s, %d cut short%s", n, span, cut, untimedShort)),
-		form("Tuning", t.method, delay(false), fmt.Sprintf("%d primaries in %s, %d cut short%s", n, span, cut, untimedShort)),
-		form("Tuning", t.method, delay(true), fmt.Sprintf("%d primaries in %s, %d cut short%s", n, span, cut, untimedShort)),
+		form("Hedge tuning", t.method, delay(false), inSpan),
+		form("Tuning", t.method, delay(false), inSpan),
+		form("Tuning", t.method, delay(true), inSpan),
 	}
 	for _, f := range forms {
 		if lipgloss.Width(f) <= width {
 			return fit(f, width)
 		}
 	}
-	narrowest := func(method string) string {
-		return form("", method, delay(true), fmt.Sprintf("%d in %s, %d cut short%s", n, span, cut, untimedShort))
-	}
-	forms = []string{form("Tuning", t.method, delay(true), fmt.Sprintf("%d in %s, %d cut short%s", n, span, cut, untimedShort)), narrowest(t.method)}
+	tiny := fmt.Sprintf("%d in %s, %d cut short%s", n, span, cut, untimedShort)
+	narrowest := func(method string) string { return form("", method, delay(true), tiny) }
+	forms = []string{form("Tuning", t.method, delay(true), tiny), narrowest(t.method)}
 	for _, f := range forms {
 		if lipgloss.Width(f) <= width {
 			return fit(f, width)
