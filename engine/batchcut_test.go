@@ -306,3 +306,34 @@ func TestBatch_ARaceOnEveryEndpointWaitsForItsFirstAnswer(t *testing.T) {
 		t.Errorf("the batch took %v with %d attempts, %d upstream requests; want the first batch's answer at 300 ms, 20 attempts (a batch on each endpoint), 2 requests (no call alone)", r.took, r.attempts, requests)
 	}
 }
+
+// A batch whose calls' deadline passes while every endpoint holds its
+// upstream batch fails, as a direct client's would; its calls are not then
+// sent alone with no time left: they went out in the two upstream batches
+// and nowhere else (their X-Rpcdash-Attempts and traces count 2, not 3).
+func TestBatch_CallsWhoseDeadlinePassedInTheirBatchAreNotSentAgain(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = false
+		c.Breaker.AttemptTimeoutMin = 50 * time.Millisecond
+		c.Server.RequestTimeout = 400 * time.Millisecond
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	h.warm(20)
+	before := []sim.Counters{h.sims[0].Counters(), h.sims[1].Counters()}
+	for _, s := range h.sims {
+		s.SetExtraLatency(2 * time.Second)
+	}
+	r := h.post(balanceBatch(10, strconv.Itoa))
+	for i, a := range decodeBatch(t, r, 10) {
+		if a.Error == nil || !strings.Contains(a.Error.Message, "request timed out: no answer within server.request_timeout 400ms (its upstream batch to s0, s1 still working on it)") {
+			t.Fatalf("element %d: %+v, want a timeout naming both endpoints", i, a.Error)
+		}
+	}
+	tr := h.settledTrace(strings.Split(r.id, ",")[0])
+	var requests int64
+	for i, s := range h.sims {
+		requests += s.Counters().HTTP - before[i].HTTP
+	}
+	if r.attempts != 20 || requests != 2 || len(tr.Attempts) != 2 {
+		t.Errorf("%d attempts, %d upstream requests, trace %s; want 20 attempts (a batch on each endpoint), 2 requests, 2 traced", r.attempts, requests, attemptOutcomes(tr))
+	}
+}

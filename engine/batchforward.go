@@ -31,6 +31,7 @@ import (
 	"net/http/httptrace"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,12 +47,23 @@ type batchCall struct {
 	req   *jsonrpc.Request
 	p     plan
 	sends int // the upstream batches it went out in before
+	// sentTo: the endpoints of those batches, named when its deadline
+	// passed in them (alone).
+	sentTo []string
 	// upID is the id it goes upstream under when its own is already in its
 	// upstream batch (nil: its own), put back in its answer.
 	upID json.RawMessage
 	// notHere: the -32601 the endpoint of its last upstream batch answered
 	// it (the method is not there), relayed when no endpoint left has it.
 	notHere *result
+}
+
+// sent counts n more upstream batches it went out in, to those endpoints.
+func (c *batchCall) sent(n int, to []string) {
+	if n > 0 {
+		c.sends += n
+		c.sentTo = append(slices.Clip(c.sentTo), to...)
+	}
 }
 
 // upstreamRaw is the call as its upstream batch carries it.
@@ -435,11 +447,13 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, sends := e.sendWhole(ctx, calls, tried)
+	answers, sends, to := e.sendWhole(ctx, calls, tried)
 	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil {
-		// No endpoint took (or answered) so large a batch: in smaller ones.
+		// No endpoint took (or answered) so large a batch: in smaller ones,
+		// of a copy: a try let go of may still read calls (runOn).
+		calls = slices.Clone(calls)
 		for k := range calls {
-			calls[k].sends += sends[k]
+			calls[k].sent(sends[k], to)
 		}
 		for part := range slices.Chunk(calls, batchFanout) {
 			b.wg.Add(1)
@@ -459,7 +473,7 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 	for k, c := range calls {
 		answered := answers != nil && answers[k].body != nil
 		if answered && answers[k].notServed {
-			c.sends += sends[k]
+			c.sent(sends[k], to)
 			if c.notHere != nil {
 				putBuf(c.notHere.body)
 			}
@@ -493,7 +507,7 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 			putBuf(c.notHere.body)
 			c.notHere = nil
 		}
-		c.sends += sends[k]
+		c.sent(sends[k], to)
 		b.alone(c)
 	}
 	run.done()
@@ -511,16 +525,40 @@ func ensure(answers []result, n int) []result {
 }
 
 // alone runs a planned call on its own, as any request, counting the
-// upstream batches it already went out in as attempts of its own.
+// upstream batches it already went out in as attempts of its own. One
+// whose deadline passed in them, or whose client went away, is not sent
+// again: sent with no time left, it was an attempt that never went out,
+// counted in its X-Rpcdash-Attempts and trace as a failover.
 func (b *batchRun) alone(c batchCall) {
 	b.spawn(func() {
 		ctx, cancel := b.elementCtx(c.req.Method)
 		defer cancel()
-		c.p.resent = c.sends > 0
-		res := b.e.execute(ctx, c.req, c.p)
+		var res result
+		if err := ctxErr(ctx); err != nil && c.sends > 0 {
+			res.err = &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: b.e.endedInBatch(c, err)}
+		} else {
+			c.p.resent = c.sends > 0
+			res = b.e.execute(ctx, c.req, c.p)
+		}
 		res.attempts += c.sends
 		b.results[c.i] = b.e.finishOne(ctx, c.req, c.p, res, b.start)
 	})
+}
+
+// endedInBatch says why c, a call whose upstream batches did not answer
+// it, ended there (err: its context's), in the words a request's race
+// uses (execution.timedOut).
+func (e *Engine) endedInBatch(c batchCall, err error) string {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return "client went away"
+	}
+	why := "request timed out: no answer within " + e.timeoutWords(c.req.Method)
+	names := slices.Clone(c.sentTo)
+	slices.Sort(names)
+	if names = slices.Compact(names); len(names) > 0 {
+		why += " (its upstream batch to " + strings.Join(names, ", ") + " still working on it)"
+	}
+	return why
 }
 
 // chunkIDs tells whether an id is already in an upstream batch being

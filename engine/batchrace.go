@@ -88,7 +88,7 @@ type batchRace struct {
 // as a whole (see the top of the file), and returns the
 // answers the winner gave, a zero result for each call it did not answer
 // well (for the caller to run alone), and the upstream sends each call
-// had (0 when it went out in no batch).
+// had (0 when it went out in no batch), and the endpoints they went to.
 //
 // The endpoints are those of the ranking that are closed, undrained,
 // without an injected fault, not a half-open trial and not refusing
@@ -102,11 +102,11 @@ type batchRace struct {
 // A race on waits for its first answer (a pool slowed by 1 s had its
 // batch of 10 answered by its calls alone after 2.06 s, the batches
 // running on answering at 1.04 s).
-func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint) (answers []result, sends []int) {
+func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint) (answers []result, sends []int, to []string) {
 	sends = make([]int, len(calls))
 	eps, anyway, ok := e.batchEndpoints(calls, tried)
 	if !ok {
-		return nil, sends
+		return nil, sends, nil
 	}
 	now := e.now()
 	ep := eps[0]
@@ -135,7 +135,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 		}
 	}
 	if len(r.calls) < 2 {
-		return nil, sends // alone after all: each race counts its own attempts
+		return nil, sends, nil // alone after all: each race counts its own attempts
 	}
 	r.unanswered = r.calls[0].req.IsNotification() // one is as all are (serveWhole)
 	parts := make([][]byte, len(r.calls))
@@ -227,21 +227,24 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	for _, k := range r.pos {
 		sends[k] = len(tries)
 	}
+	for _, t := range tries {
+		to = append(to, t.ep.Name)
+	}
 	if win == nil {
 		if live > 0 {
 			r.runOn(tries, live)
 		}
-		return nil, sends
+		return nil, sends, to
 	}
 	r.letGo(win, tries, live)
 	defer putBuf(win.reply.body)
 	if b := budgetOf(ctx); b != nil && !b.charge(int64(win.reply.body.Len())) {
 		r.ended(*win, func(int) outcome { return outCancelled }, nil, nil)
-		return nil, sends // the batch is cut: its calls get -32003
+		return nil, sends, to // the batch is cut: its calls get -32003
 	}
 	answers = make([]result, len(calls))
 	r.take(ctx, win, len(tries), answers)
-	return answers, sends
+	return answers, sends, to
 }
 
 // batchEndpoints are the endpoints an upstream batch of calls may go to,
