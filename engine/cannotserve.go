@@ -25,12 +25,13 @@ func (s *methodStats) markCannotServe(t time.Time) {
 	}
 }
 
-// served clears the mark: the endpoint answered the method. (Read first:
+// served clears the marks: the endpoint answered the method. (Read first:
 // no write on the answer path while there is nothing to clear.)
 func (s *methodStats) served() {
 	if s.cannotServeAt.Load() != 0 {
 		s.cannotServeAt.Store(0)
 	}
+	s.hang.clear()
 }
 
 // cannotServe says whether the router ranks the endpoint after the others

@@ -181,6 +181,8 @@ type methodStats struct {
 	// cannotServeAt: when it last answered that it cannot serve the method
 	// (unix nanos, 0 = it serves it), see cannotserve.go.
 	cannotServeAt atomic.Int64
+	// hang: an attempt of the method hung on the endpoint (methodhang.go).
+	hang methodHang
 	// shared: the otherMethod entry, which the methods past the tracked
 	// cap share: it stands for no one method.
 	shared bool

@@ -191,7 +191,7 @@ func (e *Engine) probeOverdue(a *attempt, stop context.CancelFunc) {
 		return
 	}
 	if a.settle() {
-		a.chargeHang(fmt.Sprintf("probe: no answer within %s", a.deadline.Round(time.Millisecond)), now)
+		a.chargeHang(fmt.Sprintf("probe: no answer within %s", a.deadline.Round(time.Millisecond)), now, e.cfg.Breaker.Cooldown)
 	}
 }
 

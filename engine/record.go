@@ -177,7 +177,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 // draws what follows from the charge (concludeOutrun, exploreAfterCharge).
 // Under a.settle.
 func (e *Engine) chargeOverdue(a *attempt, d time.Duration, now time.Time) {
-	a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", d.Round(time.Millisecond)), now)
+	a.chargeHang(fmt.Sprintf("no answer within the attempt deadline %s", d.Round(time.Millisecond)), now, e.cfg.Breaker.Cooldown)
 	e.concludeOutrun(a, now)
 	e.exploreAfterCharge(a.ep)
 }
@@ -234,14 +234,19 @@ func (e *Engine) excusedHang(a *attempt, now time.Time) bool {
 }
 
 // chargeHang gives a's breaker its verdict at a's deadline, now: a hang
-// (a client attempt's or a probe's). Under a.settle.
-func (a *attempt) chargeHang(msg string, now time.Time) {
+// (a client attempt's or a probe's), and marks its method hung on the
+// endpoint for hold (breaker.cooldown) at first (methodhang.go). Under
+// a.settle.
+func (a *attempt) chargeHang(msg string, now time.Time, hold time.Duration) {
 	a.paceKnown.Store(!a.guessed && a.stats.latency.Count() > 0)
 	if !a.charged.Swap(true) {
 		a.ep.silentRequests.Add(1)
 	}
 	a.ep.setLastError(msg, now)
 	a.ep.hangAt.Store(now.UnixNano())
+	if !a.stats.shared {
+		a.stats.hang.mark(now, hold)
+	}
 	closed := a.ep.breaker.State() == breaker.Closed
 	a.ep.breaker.Failure(a.trial, msg)
 	if closed && a.ep.breaker.State() == breaker.Open {

@@ -72,6 +72,9 @@ type candidate struct {
 	// only the answers it gave before, so its cost cannot say it went
 	// silent: it goes after every candidate that is not.
 	silent bool
+	// hung: an attempt of this method hung on it lately, and it has not
+	// answered the method since (methodhang.go): silent for the method.
+	hung bool
 	// held: breaker.max_open_share holds its breaker closed (heldClosedByCap):
 	// it failed enough to open, and its cost cannot say so (its failure rate
 	// is 0 below min_attempts, then diluted by its past successes). It goes
@@ -216,6 +219,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent, showsHead 
 		ms, _ := ep.methods.lookup(method) // nil while the method is new to ep
 		if !explain {
 			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
+			c.hung = ms != nil && ms.hang.held(now)
 			c.behind = showsHead && e.lagOf(ep) > 0
 		}
 		fig, ok := ep.routeLatencyOf(ms)
@@ -450,7 +454,7 @@ func (e *Engine) score(cands []candidate, best float64) {
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
-		c.silent = c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
+		c.silent = c.hung || c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
 		c.held = e.heldClosedByCap(c.ep, now)
 	}
 }

@@ -88,7 +88,7 @@ func (e *Engine) chargeSilence(a *attempt, msg string) bool {
 		a.ep.silentAt.Store(now.UnixNano())
 	}
 	a.settle()
-	a.chargeHang(msg, now)
+	a.chargeHang(msg, now, e.cfg.Breaker.Cooldown)
 	return true
 }
 

@@ -132,14 +132,14 @@ func chargeSilent(a *endpoint, clock *testutil.Clock, deadline time.Duration, se
 	att.overdue.Store(true)
 	att.passed.Store(1)
 	settled = att.settle()
-	att.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+	att.chargeHang("no answer within the attempt deadline 250ms", clock.Now(), time.Second)
 	if second {
 		clock.Advance(100 * time.Millisecond)
 		a.startAttempt(clock.Now())
 		other := &attempt{ep: a, start: start.Add(100 * time.Millisecond), deadline: deadline, stats: a.stats("eth_getBalance")}
 		other.overdue.Store(true)
 		other.settle()
-		other.chargeHang("no answer within the attempt deadline 250ms", clock.Now())
+		other.chargeHang("no answer within the attempt deadline 250ms", clock.Now(), time.Second)
 	}
 	return att, start, settled
 }

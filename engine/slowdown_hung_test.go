@@ -98,7 +98,7 @@ func TestSlowdown_OwnStallForgivesNoHangOthersAnsweredThrough(t *testing.T) {
 			t.Fatalf("hang %d excused: %+v", i+1, e.slow.info())
 		}
 		att.settle()
-		att.chargeHang("no answer within the attempt deadline 1s", now)
+		att.chargeHang("no answer within the attempt deadline 1s", now, e.cfg.Breaker.Cooldown)
 	}
 	if st := hung.breaker.State(); st != breaker.Open {
 		t.Fatalf("hung's breaker %s after %d hangs", st, e.cfg.Breaker.Failures)
@@ -132,7 +132,7 @@ func TestSlowdown_OwnStallForgivesNoHangOthersAnsweredThrough(t *testing.T) {
 	for range e2.cfg.Breaker.Failures {
 		att := &attempt{ep: hung2, deadline: time.Second, start: start, stats: hung2.stats("eth_getBalance")}
 		att.settle()
-		att.chargeHang("no answer within the attempt deadline 1s", now)
+		att.chargeHang("no answer within the attempt deadline 1s", now, e.cfg.Breaker.Cooldown)
 	}
 	e2.lag.add(time.Now(), 600*time.Millisecond)
 	busy2.heard(now.Add(-100 * time.Millisecond))

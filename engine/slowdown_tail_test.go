@@ -57,7 +57,7 @@ func TestSlowdown_AHangBesideAHeavyTailIsNotExcused(t *testing.T) {
 		now := advance(2 * time.Second)
 		hang := &attempt{ep: steady, deadline: 250 * time.Millisecond, start: now.Add(-300 * time.Millisecond), stats: steady.stats(method)}
 		steady.overdueAt.Store(now.Add(-50 * time.Millisecond).UnixNano())
-		hang.chargeHang("no answer within the attempt deadline 250ms", now.Add(-50*time.Millisecond))
+		hang.chargeHang("no answer within the attempt deadline 250ms", now.Add(-50*time.Millisecond), time.Second)
 		if steady.breaker.State() != breaker.Open {
 			t.Fatalf("steady's breaker %v after its charge", steady.breaker.State())
 		}
@@ -83,7 +83,7 @@ func TestSlowdown_AHangBesideAHeavyTailIsNotExcused(t *testing.T) {
 		steady.startAttempt(tailStart.Add(-90 * time.Millisecond))
 		hang := &attempt{ep: steady, deadline: 250 * time.Millisecond, start: tailStart.Add(-90 * time.Millisecond), stats: steady.stats(method)}
 		steady.overdueAt.Store(now.Add(-50 * time.Millisecond).UnixNano())
-		hang.chargeHang("no answer within the attempt deadline 250ms", now.Add(-50*time.Millisecond))
+		hang.chargeHang("no answer within the attempt deadline 250ms", now.Add(-50*time.Millisecond), time.Second)
 		answerAt(e, tail, tailStart.Add(-200*time.Millisecond), 400*time.Millisecond)
 		answerAt(e, e.endpoints[2], tailStart.Add(-150*time.Millisecond), 400*time.Millisecond)
 		att := &attempt{ep: tail, deadline: 250 * time.Millisecond, start: tailStart, stats: tail.stats(method)}

@@ -299,6 +299,11 @@ type MethodSnapshot struct {
 	// router ranks it after the endpoints that can, for this method. Zero
 	// = it serves it, as far as rpcdash knows.
 	CannotServeUntil time.Time
+	// HungUntil: an attempt of this method hung on the endpoint lately and
+	// it has not answered the method since (it may answer others: its
+	// probes); until then the router ranks it after the others for this
+	// method, then lets one call through. Zero = none.
+	HungUntil time.Time
 }
 
 // Class is how a method may be routed: read (hedgeable, failed over),
@@ -502,7 +507,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 				AttemptTimeout: d, AttemptTimeoutSource: src,
 				Overdue: st.overdue.Load(), LateAnswers: st.lateAnswers.Load(),
 				BackoffUntil:     ep.pairBackoff(st, now),
-				CannotServeUntil: st.cannotServeUntil(now, e.cfg.Breaker.Cooldown)}
+				CannotServeUntil: st.cannotServeUntil(now, e.cfg.Breaker.Cooldown), HungUntil: st.hang.until(now)}
 		}
 	}
 	if in := ep.independence.Load(); in != nil {

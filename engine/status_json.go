@@ -207,6 +207,7 @@ type epMethodWire struct {
 	LateAnswers          int64       `json:"late_answers"`
 	BackoffUntil         *time.Time  `json:"backoff_until,omitempty"`
 	CannotServeUntil     *time.Time  `json:"cannot_serve_until,omitempty"`
+	HungUntil            *time.Time  `json:"hung_until,omitempty"`
 	Score                scoreWire   `json:"score"`
 }
 

@@ -30,7 +30,7 @@ func (es EndpointSnapshot) wire() endpointWire {
 		w.Methods[m] = epMethodWire{Latency: latencyOut(st.Latency), Rates: rateWire(st.Rates),
 			AttemptTimeoutMS: ms(st.AttemptTimeout), AttemptTimeoutSource: st.AttemptTimeoutSource,
 			Overdue: st.Overdue, LateAnswers: st.LateAnswers, BackoffUntil: timePtr(st.BackoffUntil),
-			CannotServeUntil: timePtr(st.CannotServeUntil), Score: scoreOut(st.Score)}
+			CannotServeUntil: timePtr(st.CannotServeUntil), HungUntil: timePtr(st.HungUntil), Score: scoreOut(st.Score)}
 	}
 	for _, p := range es.Series {
 		w.Series = append(w.Series, seriesWire{Start: p.Start, Requests: p.Requests, Failures: p.Failures,
@@ -62,7 +62,7 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 			es.Methods[m] = MethodSnapshot{Latency: latencyIn(mw.Latency), Rates: RateStats(mw.Rates),
 				AttemptTimeout: fromMS(mw.AttemptTimeoutMS), AttemptTimeoutSource: mw.AttemptTimeoutSource,
 				Overdue: mw.Overdue, LateAnswers: mw.LateAnswers, BackoffUntil: timeOf(mw.BackoffUntil),
-				CannotServeUntil: timeOf(mw.CannotServeUntil), Score: scoreIn(mw.Score)}
+				CannotServeUntil: timeOf(mw.CannotServeUntil), HungUntil: timeOf(mw.HungUntil), Score: scoreIn(mw.Score)}
 		}
 	}
 	if w.Series != nil {

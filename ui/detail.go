@@ -201,7 +201,7 @@ func (m Model) breakerWhy(ep engine.EndpointSnapshot) string {
 
 // methodMarkLines say until when a 429 back-off keeps the whole endpoint
 // out, and which methods go first to other endpoints, why and until when:
-// a 429 back-off of the method, or a "cannot serve" answer.
+// a 429 back-off of the method, a "cannot serve" answer, or a hang.
 func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
 	st := m.styles
 	var out []string
@@ -213,6 +213,9 @@ func (m Model) methodMarkLines(ep engine.EndpointSnapshot) []string {
 	}
 	for _, name := range cannotServeMethods(ep) {
 		out = append(out, st.warn.Render("cannot serve: ")+name+", asked after the endpoints that can "+m.untilText(ep.Methods[name].CannotServeUntil))
+	}
+	for _, name := range hungMethods(ep) {
+		out = append(out, st.warn.Render("hung: ")+name+" unanswered past its deadline, asked after the others "+m.untilText(ep.Methods[name].HungUntil))
 	}
 	return out
 }

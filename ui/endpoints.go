@@ -299,6 +299,11 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// It answered it cannot serve these: they go first to the others.
 		add(methodsBadge("no", ms), "no-m", m.styles.warn)
 	}
+	if ms := hungMethods(ep); len(ms) > 0 {
+		// An attempt of these hung on it lately, whatever else it answers:
+		// they go first to the others.
+		add(methodsBadge("hung", ms), "hng", m.styles.warn)
+	}
 	if catchingUp(ep, m.snap) {
 		// Within the bound again, out until probes.recover probes agree.
 		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, m.snap.Settings.ProbeRecover), "RJN", m.styles.warn)
@@ -366,6 +371,12 @@ func backedOffMethods(ep engine.EndpointSnapshot) []string {
 // (ranked after the endpoints that can), by name.
 func cannotServeMethods(ep engine.EndpointSnapshot) []string {
 	return methodsUntil(ep, func(ms engine.MethodSnapshot) time.Time { return ms.CannotServeUntil })
+}
+
+// hungMethods are the methods an attempt of which hung on ep lately
+// (ranked after the others for them), by name.
+func hungMethods(ep engine.EndpointSnapshot) []string {
+	return methodsUntil(ep, func(ms engine.MethodSnapshot) time.Time { return ms.HungUntil })
 }
 
 // methodsUntil are the methods of ep whose mark (until) runs, by name.
