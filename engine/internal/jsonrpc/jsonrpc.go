@@ -429,6 +429,12 @@ func scanResponse(body []byte) (response, bool) {
 	switch {
 	case r.err == nil:
 	case r.err[0] == '{':
+		// Both a result and an error (not JSON-RPC 1.0's "result": null
+		// beside its error) say two things: client libraries disagree on
+		// which one wins.
+		if r.result != nil && r.result[0] != 'n' {
+			return response{}, false
+		}
 		return r, true
 	case r.err[0] != 'n':
 		return response{}, false

@@ -294,7 +294,11 @@ func TestInspectResponse(t *testing.T) {
 		{"error with data, message first", `{"error":{"message":"exec\u0020reverted","data":"0x08c3","code":3},"id":1,"jsonrpc":"2.0"}`, ResponseInfo{Valid: true, HasError: true, ErrCode: 3, ErrMessage: "exec reverted"}},
 		{"error with odd code", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":7}}`, ResponseInfo{Valid: true, HasError: true}},
 		{"null error beside result", `{"jsonrpc":"2.0","id":1,"result":"0x1","error":null}`, ResponseInfo{Valid: true}},
-		{"error wins over result", `{"jsonrpc":"2.0","id":1,"result":"0x1","error":{"code":-32000,"message":"m"}}`, ResponseInfo{Valid: true, HasError: true, ErrCode: -32000, ErrMessage: "m"}},
+		// Both say two things (client libraries disagree on which wins):
+		// not an answer, as one with neither. JSON-RPC 1.0's null result
+		// beside its error is its error.
+		{"error beside a result", `{"jsonrpc":"2.0","id":1,"result":"0x1","error":{"code":-32000,"message":"m"}}`, ResponseInfo{}},
+		{"error beside a null result", `{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":-32000,"message":"m"}}`, ResponseInfo{Valid: true, HasError: true, ErrCode: -32000, ErrMessage: "m"}},
 		{"null error only", `{"jsonrpc":"2.0","id":1,"error":null}`, ResponseInfo{}},
 		{"string error", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, ResponseInfo{}},
 		{"neither", `{"jsonrpc":"2.0","id":1}`, ResponseInfo{}},
