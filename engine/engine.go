@@ -86,6 +86,7 @@ type Engine struct {
 
 	lag      lagMonitor // rpcdash's own scheduling lag
 	slow     slowdown   // the slowdown episode not charged to breakers
+	after    slowAftermath
 	queue    queueGuard // hedging's queue guard (queueing.go)
 	openCap  openCap    // breaker.max_open_share
 	panicked panicState // router.panic_threshold

@@ -479,3 +479,12 @@ func (h *hedger) status() HedgeStatus {
 	h.pauseMu.Unlock()
 	return s
 }
+
+// forget drops the primaries' round trips since t from every method's
+// window and the batches' (slowdownafter.go).
+func (h *hedger) forget(t time.Time) {
+	for _, hm := range h.methods.all() {
+		hm.primaries.Forget(t)
+	}
+	h.batches.Forget(t)
+}

@@ -318,6 +318,9 @@ func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Dur
 	s.worst = max(s.worst, ran)
 	s.excused++
 	s.mu.Unlock()
+	if kind == "pool" {
+		e.after.noted(e, now)
+	}
 	if start {
 		e.events.add(Event{Type: EventPool, From: "normal", To: "slow",
 			Message: slowTitle(kind) + ": " + why + "; deadlines passed meanwhile are not charged to any breaker"})
@@ -489,6 +492,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			e.lag.woke.Store(woke.UnixNano())
 			last = woke
 			e.slow.settle(e, e.now())
+			e.after.check(e, e.now())
 			e.settleOpenCap(e.now())
 			e.hedge.recheckPause(e.inflight.Load())
 			e.flushFailovers(e.now())

@@ -203,6 +203,34 @@ func (w *Latency) rotateLocked(t time.Time) {
 	}
 }
 
+// Forget drops the observations recorded since t, exact and censored: the
+// sub-windows from the one holding t to the newest, whole (a sub-window is
+// server.stats_window / DefaultBuckets wide, so some from before t may go
+// too). It returns how many exact observations went.
+func (w *Latency) Forget(t time.Time) (dropped int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(w.now())
+	from := max(int64(t.Sub(w.ring.epoch)/w.ring.width), w.ring.head-w.ring.n+1, 0)
+	var dropExact, dropCens bool
+	for k := from; k <= w.ring.head; k++ {
+		s := &w.slots[w.ring.slot(k)]
+		dropped += total(s.exact)
+		dropExact = emptied(s.exact) || dropExact
+		dropCens = emptied(s.cens) || dropCens
+	}
+	if dropExact || dropCens {
+		w.rotations++ // the cached estimates are stale
+	}
+	if dropExact {
+		w.rebuild(w.exact, func(s *latencySlot) *hdr.PackedHistogram { return s.exact })
+	}
+	if dropCens {
+		w.rebuild(w.cens, func(s *latencySlot) *hdr.PackedHistogram { return s.cens })
+	}
+	return dropped
+}
+
 // emptied empties h and says whether it held anything.
 func emptied(h *hdr.PackedHistogram) bool {
 	if h == nil || h.TotalCount() == 0 {

@@ -563,3 +563,59 @@ func TestWindows_CountNAndRecordNAreNOfOne(t *testing.T) {
 		t.Fatalf("RecordN: %d observations, p98 %s, p99.5 %s", lt.Count(), lt.Quantile(0.98), lt.Quantile(0.995))
 	}
 }
+
+// Forget drops what was recorded since a time, whole sub-windows from the
+// one holding it, exact and censored, and the estimates follow at once.
+func TestLatencyWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	w := NewLatency(5*time.Second, 5, clk.Now) // sub-windows of 1s
+	for range 100 {
+		w.Record(10 * time.Millisecond)
+	}
+	clk.Advance(2500 * time.Millisecond)
+	since := clk.Now()
+	for range 100 {
+		w.Record(3 * time.Second)
+		w.RecordCensored(3 * time.Second)
+	}
+	clk.Advance(time.Second)
+	for range 50 {
+		w.Record(3 * time.Second)
+	}
+	if p99 := w.QuantileCensored(0.99); p99 < time.Second {
+		t.Fatalf("p99 %v before forgetting; want the slow stretch's", p99)
+	}
+	if got := w.Forget(since); got != 150 {
+		t.Fatalf("forgot %d; want the 150 exact observations since %v", got, since)
+	}
+	exact, cens := w.Counts()
+	if exact != 100 || cens != 0 || w.QuantileCensored(0.99) != us(bucketTop(10000)) || w.Quantile(0.5) != us(bucketTop(10000)) {
+		t.Fatalf("after forgetting: %d exact, %d censored, p99 %v; want the first 100 at 10ms alone", exact, cens, w.QuantileCensored(0.99))
+	}
+	if w.Forget(since) != 0 {
+		t.Fatal("forgot again what was gone")
+	}
+	w.Record(time.Millisecond)
+	if exact, _ := w.Counts(); exact != 101 {
+		t.Fatalf("%d exact after a record; the window should go on", exact)
+	}
+	if w.Forget(testutil.Epoch.Add(-time.Hour)) != 101 {
+		t.Fatal("forgetting since before the window began should drop it all")
+	}
+}
+
+// Rates.Forget drops the counts since a time, as Latency.Forget.
+func TestRatesWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(5*time.Second, 5, clk.Now)
+	r.CountN(10, Attempts, Success)
+	clk.Advance(2500 * time.Millisecond)
+	since := clk.Now()
+	r.CountN(4, Attempts, Timeout)
+	clk.Advance(time.Second)
+	r.CountN(2, Attempts, Failure)
+	r.Forget(since)
+	if got := r.Totals(); got.Attempts != 10 || got.Success != 10 || got.Timeout != 0 || got.Failure != 0 {
+		t.Fatalf("after forgetting: %+v; want the first 10 successes alone", got)
+	}
+}

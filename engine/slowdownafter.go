@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A pool slowdown's answers stay in the latency windows for
+// server.stats_window after the pool is back at its pace. All three sims
+// slowed by 3 s for 12 s left every endpoint's p90 at 3 s for minutes:
+// the routing figures (p50 blended with p90) read about 1.5 s for each, so
+// one endpoint slowed by 1 s on its own afterwards still took a third of
+// the reads (p90 1,061 ms against 83 ms for a client of a healthy one),
+// and every method's auto hedge delay sat at hedge.max_delay, no read
+// hedged. So once an endpoint's own answers are back at the pace it had
+// before the slowdown, the answers it gave since the slowdown began are
+// forgotten from its windows (its routing figure, tail share and attempt
+// deadlines read its pace again), and once half the endpoints answering
+// are back, so are the hedge delays' primaries. An endpoint still slow
+// keeps them: they say what it is. One whose figure the slowdown did not
+// move (a hiccup of a few answers) keeps what it learnt around it. A
+// slowdown that does not end is the pool's new pace, and its answers age
+// in as any.
+
+// Back at its pace: the median of its last three answers within
+// 2 × its usual pace before the slowdown, plus paceSlack.
+const paceSlack = 10 * time.Millisecond
+
+// near says whether d is within the pace taken before the slowdown.
+func (p *paceBefore) near(d time.Duration) bool { return d <= 2*p.pace+paceSlack }
+
+// slowAftermath is the pool slowdown whose answers may yet be forgotten.
+type slowAftermath struct {
+	on          atomic.Bool // one is pending (the watch loop's cheap test)
+	mu          sync.Mutex
+	first, last time.Time // its first and latest excused deadlines
+	eps         map[*endpoint]*paceBefore
+	// moved: an endpoint's figure had moved with the slowdown, and its
+	// answers were forgotten; hedgeDone: the hedge delays' were, if so.
+	moved, hedgeDone bool
+}
+
+// paceBefore is an endpoint's pace before the slowdown.
+type paceBefore struct {
+	pace time.Duration // its usual pace (usualLatency) as the slowdown began
+	seen uint64        // its answers so far (lastAnswers.n) at the latest excused deadline
+	done bool          // its answers of the slowdown are forgotten (or moved nothing)
+	// backAt: when it was found back at its pace, its slowdown answers to
+	// be forgotten once wait has passed.
+	backAt time.Time
+	wait   time.Duration
+}
+
+// noted runs at each excused deadline of a pool slowdown: the first of an
+// aftermath takes each endpoint's pace; each marks where the answers after
+// it start. A slowdown that comes back before its answers are forgotten
+// keeps the pace taken before it began.
+func (s *slowAftermath) noted(e *Engine, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.on.Load() {
+		s.first, s.moved = now, false
+		s.eps = map[*endpoint]*paceBefore{}
+		for _, ep := range e.endpoints {
+			if pace, _, _, ok := ep.usualLatency(nil); ok {
+				s.eps[ep] = &paceBefore{pace: pace}
+			}
+		}
+		s.on.Store(true)
+	}
+	s.last = now
+	s.hedgeDone = false
+	for ep, p := range s.eps {
+		p.seen, p.done, p.backAt = ep.last.n.Load(), false, time.Time{}
+	}
+}
+
+// check forgets the slowdown's answers of each endpoint back at its pace,
+// and the hedge delays' once half the endpoints answering are (the watch
+// loop runs it).
+func (s *slowAftermath) check(e *Engine, now time.Time) {
+	if !s.on.Load() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Sub(s.last) > e.cfg.Server.StatsWindow {
+		s.on.Store(false) // aged out of the windows
+		return
+	}
+	if now.Sub(s.last) < slowQuiet {
+		return
+	}
+	// Attempts sent before the first excused deadline ran in it too.
+	since := s.first.Add(-e.cfg.Server.RequestTimeout)
+	answering, back, pending, waiting := 0, 0, false, false
+	for ep, p := range s.eps {
+		if ep.last.n.Load() < p.seen+3 {
+			pending = pending || !p.done
+			continue // not three answers since
+		}
+		answering++
+		med, _ := ep.last.median()
+		if !p.near(med) {
+			p.backAt = time.Time{}
+			pending = pending || !p.done
+			continue
+		}
+		back++
+		if p.done {
+			continue
+		}
+		fig, _, _, ok := ep.usualLatency(nil)
+		if !ok || p.near(fig) {
+			p.done = true // a hiccup: its figure did not move
+			continue
+		}
+		// Its attempts sent before it came back answer at the slowdown's
+		// pace, about its figure now: forgotten once they are in.
+		if p.backAt.IsZero() {
+			p.backAt, p.wait = now, min(2*fig, e.cfg.Server.RequestTimeout)
+		}
+		if now.Sub(p.backAt) < p.wait {
+			pending, waiting = true, true
+			continue
+		}
+		p.done, s.moved = true, true
+		n := ep.latency.Forget(since)
+		ep.batchPace.Forget(since)
+		ep.rates.Forget(since) // its slowdown's timeouts too
+		for _, ms := range ep.methods.all() {
+			ms.latency.Forget(since)
+			ms.rates.Forget(since)
+		}
+		e.events.add(Event{Type: EventPool, Endpoint: ep.Name, Message: fmt.Sprintf(
+			"back at its pace after the slowdown (its last answers %s, %s before it): its %d answers and its failures since %s forgotten, so that routing and its deadlines read its pace again",
+			med.Round(time.Millisecond), p.pace.Round(time.Millisecond), n, since.Format("15:04:05"))})
+	}
+	if !s.hedgeDone && !waiting && back > 0 && 2*back >= answering {
+		s.hedgeDone = true
+		if s.moved {
+			e.hedge.forget(since)
+		}
+	}
+	if !pending && s.hedgeDone {
+		s.on.Store(false)
+	}
+}
