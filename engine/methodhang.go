@@ -17,38 +17,40 @@ import (
 //
 // So a hang charged to an attempt (chargeHang) marks its (endpoint, method)
 // pair too, and the router ranks the endpoint after the others for that
-// method, as one that looks hung, until it answers the method. Past the
-// hold one call of the method is let through first (a trial); if it hangs
-// too, the hold doubles, from breaker.cooldown up to maxHangHold times it:
-// a write a hung relay still takes is one every hold, not every one.
+// method, as one that looks hung, for a hold of breaker.cooldown, or until
+// it answers the method. Past the hold it is ranked by its cost again; if
+// the method hangs there again within maxHangHold cooldowns, the hold
+// doubles, up to maxHangHold cooldowns: a write a hung relay still takes is
+// one a hold, not every one. (The hold is not renewed by the router looking
+// at it: a recovered endpoint that write affinity kept from the method was
+// marked again every cooldown, for good.)
 
 // maxHangHold bounds a pair's hold, in breaker.cooldowns.
 const maxHangHold = 16
 
 // methodHang is the mark of a (endpoint, method) pair whose attempt hung.
 type methodHang struct {
-	at    atomic.Int64 // when the hold started (unix nanos); 0: not marked
-	mu    sync.Mutex
-	hold  time.Duration
-	trial bool // past the hold, a call was let through
+	at   atomic.Int64 // when the hold started (unix nanos); 0: never marked, or answered since
+	mu   sync.Mutex
+	hold time.Duration
 }
 
-// mark notes a hang charged at t; base is breaker.cooldown. A pair marked
-// already is not marked again by another attempt meeting the same hang,
-// unless its trial was let through: the hold doubles.
+// mark notes a hang charged at t; base is breaker.cooldown. Within the
+// hold it is the same hang, met by another attempt; past it, a hang again
+// within maxHangHold cooldowns doubles the hold.
 func (h *methodHang) mark(t time.Time, base time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	at := h.at.Load()
+	since := time.Duration(t.UnixNano() - at)
 	switch {
-	case at == 0:
+	case at == 0 || since >= h.hold+maxHangHold*base:
 		h.hold = base
-	case h.trial || t.UnixNano()-at >= int64(h.hold):
+	case since >= h.hold:
 		h.hold = min(2*h.hold, maxHangHold*base)
 	default:
 		return
 	}
-	h.trial = false
 	h.at.Store(t.UnixNano())
 }
 
@@ -60,29 +62,14 @@ func (h *methodHang) clear() {
 	}
 	h.mu.Lock()
 	h.at.Store(0)
-	h.hold, h.trial = 0, false
+	h.hold = 0
 	h.mu.Unlock()
 }
 
 // held says whether the router ranks the endpoint after the others for the
-// method now. Past the hold the first caller is let through as the trial
-// (told no) and the hold starts again for everyone else.
+// method now: within the hold.
 func (h *methodHang) held(now time.Time) bool {
-	if h.at.Load() == 0 {
-		return false
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	at := h.at.Load()
-	if at == 0 {
-		return false
-	}
-	if now.UnixNano()-at < int64(h.hold) {
-		return true
-	}
-	h.trial = true
-	h.at.Store(now.UnixNano())
-	return false
+	return !h.until(now).IsZero()
 }
 
 // until is when the hold ends, zero when none runs (the Snapshot).

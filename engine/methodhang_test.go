@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// A pair's hold runs breaker.cooldown from the hang, then lets one call
-// through; that call hanging too doubles the hold, up to maxHangHold
-// cooldowns; an answer of the method ends it.
-func TestMethodHang_TheHoldLetsOneCallThroughAndDoublesWhenItHangsToo(t *testing.T) {
+// A pair's hold runs breaker.cooldown from the hang, and lapses, however
+// often the router looks; a hang again soon after doubles it, up to
+// maxHangHold cooldowns; an answer of the method, or a long quiet, starts
+// it over.
+func TestMethodHang_TheHoldLapsesAndDoublesWhenTheMethodHangsAgain(t *testing.T) {
 	var h methodHang
 	base := 10 * time.Second
 	t0 := time.Unix(1000, 0)
@@ -23,29 +24,28 @@ func TestMethodHang_TheHoldLetsOneCallThroughAndDoublesWhenItHangsToo(t *testing
 	if !h.held(t0.Add(base - time.Millisecond)) {
 		t.Fatal("not held within the hold")
 	}
-	t1 := t0.Add(base)
-	if h.held(t1) {
-		t.Fatal("the first call past the hold was held; want it let through")
+	for range 3 {
+		if h.held(t0.Add(base)) || !h.until(t0.Add(base)).IsZero() {
+			t.Fatal("held past the hold")
+		}
 	}
-	if !h.held(t1) {
-		t.Fatal("a second call past the hold was let through beside the first")
-	}
-	holds := []time.Duration{}
-	at := t1
+	var holds []time.Duration
+	at := t0.Add(base)
 	for range 6 {
-		h.mark(at, base) // the call let through hung too
+		h.mark(at, base) // it hung again as its hold ended
 		end := h.until(at)
 		holds = append(holds, end.Sub(at))
 		at = end
-		if h.held(at) {
-			t.Fatalf("the first call past a hold of %v was held", holds[len(holds)-1])
-		}
 	}
 	want := []time.Duration{2 * base, 4 * base, 8 * base, 16 * base, 16 * base, 16 * base}
 	for i := range want {
 		if holds[i] != want[i] {
 			t.Fatalf("holds %v; want %v", holds, want)
 		}
+	}
+	h.mark(at.Add(16*base), base) // quiet for maxHangHold cooldowns past its hold
+	if got := h.until(at.Add(16 * base)).Sub(at.Add(16 * base)); got != base {
+		t.Fatalf("a hang long after the last hold holds %v; want breaker.cooldown %v", got, base)
 	}
 	h.clear()
 	if h.held(at) || !h.until(at).IsZero() {

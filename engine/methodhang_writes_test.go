@@ -55,3 +55,39 @@ func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(
 		t.Errorf("%s: marked hung; it answered", other)
 	}
 }
+
+// The mark lapses after its hold however often the router looks at the
+// endpoint: one that recovered, kept from writes by write affinity, was
+// marked hung again every cooldown for good (the router renewed the hold
+// each time it ranked it).
+func TestMethodHang_TheMarkOfARecoveredEndpointLapses(t *testing.T) {
+	nodes := map[string]*mempoolNode{"a": newMempoolNode(t, "a"), "b": newMempoolNode(t, "b")}
+	h := startHarness(t, nil, func(c *engine.Config) {
+		for i, name := range []string{"a", "b"} {
+			c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: name, URL: nodes[name].srv.URL,
+				Provider: "p" + strconv.Itoa(i), Region: "r" + strconv.Itoa(i)})
+		}
+		c.Server.RequestTimeout = 600 * time.Millisecond
+		c.Breaker.Cooldown = 1500 * time.Millisecond
+	})
+	r := h.call(1000, "eth_sendRawTransaction", rawTx(0))
+	mustOK(t, r)
+	taker := r.endpoint
+	nodes[taker].writeDelay.Store(int64(time.Hour))
+	if r := h.call(1001, "eth_sendRawTransaction", rawTx(1)); r.rpcError() == nil {
+		t.Fatalf("write 1 answered by %s; want it lost on %s", r.endpoint, taker)
+	}
+	nodes[taker].writeDelay.Store(0)
+	marked := func() bool { return !h.endpoint(taker).Methods["eth_sendRawTransaction"].HungUntil.IsZero() }
+	if !marked() {
+		t.Fatalf("%s not marked hung after its write hung", taker)
+	}
+	// Writes every 50 ms for 4.5 s: 3 cooldowns.
+	for i := 2; i < 92; i++ {
+		mustOK(t, h.call(1000+i, "eth_sendRawTransaction", rawTx(i)))
+		time.Sleep(50 * time.Millisecond)
+	}
+	if marked() {
+		t.Errorf("%s still marked hung 3 cooldowns after its one hang: %v", taker, h.endpoint(taker).Methods["eth_sendRawTransaction"].HungUntil)
+	}
+}

@@ -302,7 +302,7 @@ type MethodSnapshot struct {
 	// HungUntil: an attempt of this method hung on the endpoint lately and
 	// it has not answered the method since (it may answer others: its
 	// probes); until then the router ranks it after the others for this
-	// method, then lets one call through. Zero = none.
+	// method. Zero = none.
 	HungUntil time.Time
 }
 
