@@ -324,7 +324,7 @@ func TestBatch_CallsWhoseDeadlinePassedInTheirBatchAreNotSentAgain(t *testing.T)
 	}
 	r := h.post(balanceBatch(10, strconv.Itoa))
 	for i, a := range decodeBatch(t, r, 10) {
-		if a.Error == nil || !strings.Contains(a.Error.Message, "request timed out: no answer within server.request_timeout 400ms (its upstream batch to s0, s1 still working on it)") {
+		if a.Error == nil || !strings.Contains(a.Error.Message, "request timed out: no answer within server.request_timeout 400ms (sent in an upstream batch to s0, s1)") {
 			t.Fatalf("element %d: %+v, want a timeout naming both endpoints", i, a.Error)
 		}
 	}

@@ -556,7 +556,7 @@ func (e *Engine) endedInBatch(c batchCall, err error) string {
 	names := slices.Clone(c.sentTo)
 	slices.Sort(names)
 	if names = slices.Compact(names); len(names) > 0 {
-		why += " (its upstream batch to " + strings.Join(names, ", ") + " still working on it)"
+		why += " (sent in an upstream batch to " + strings.Join(names, ", ") + ")"
 	}
 	return why
 }
