@@ -92,6 +92,10 @@ type endpoint struct {
 	// (router.go), since its latency figure holds only the answers it gave
 	// before; past the cooldown a read may reach it again, as a trial would.
 	silentAt atomic.Int64
+	// priorPace (nanoseconds, 0: none): its pace before a pool slowdown
+	// whose answers it forgot (slowdownafter.go), its routing figure until
+	// its window holds minRouteSamples answers again.
+	priorPace atomic.Int64
 	// probes: its probes in flight, given up when a trial is due
 	// (probelisten.go).
 	probes probeListeners

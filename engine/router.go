@@ -551,8 +551,15 @@ func (ep *endpoint) routeLatency(method string) (routeFigure, bool) {
 // (nil when the endpoint has none for it).
 func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
 	lat, src, w, last, ok := ep.usualPace(ms)
+	prior := ep.priorPace.Load()
 	if !ok {
+		if prior > 0 {
+			return routeFigure{lat: float64(prior) / float64(time.Millisecond), source: scoreFromEndpoint}, true
+		}
 		return unmeasured, false
+	}
+	if prior > 0 {
+		ep.priorPace.Store(0) // measured again
 	}
 	if recent, ok := last.median(); ok {
 		lat = max(lat, recent) // the window remembers minutes; the last answers say now

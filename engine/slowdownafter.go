@@ -16,8 +16,10 @@ import (
 // and every method's auto hedge delay sat at hedge.max_delay, no read
 // hedged. So once an endpoint's own answers are back at the pace it had
 // before the slowdown, the answers it gave since the slowdown began are
-// forgotten from its windows (its routing figure, tail share and attempt
-// deadlines read its pace again), and once half the endpoints answering
+// forgotten from its latency windows (its routing figure, tail share and
+// attempt deadlines read its pace again; its counts of requests and
+// failures are kept: the promotion of a canary reads them, and a client
+// reads them on the screen), and once half the endpoints answering
 // are back, so are the hedge delays' primaries. An endpoint still slow
 // keeps them: they say what it is. One whose figure the slowdown did not
 // move (a hiccup of a few answers) keeps what it learnt around it. A
@@ -127,16 +129,18 @@ func (s *slowAftermath) check(e *Engine, now time.Time) {
 			continue
 		}
 		p.done, s.moved = true, true
-		n := ep.latency.Forget(since)
+		// Until its window holds enough answers again, the router reads
+		// the pace it had before: unmeasured, it took the pool's best
+		// figure, an endpoint's still slow.
+		ep.priorPace.Store(int64(p.pace))
+		n, from := ep.latency.Forget(since)
 		ep.batchPace.Forget(since)
-		ep.rates.Forget(since) // its slowdown's timeouts too
 		for _, ms := range ep.methods.all() {
 			ms.latency.Forget(since)
-			ms.rates.Forget(since)
 		}
 		e.events.add(Event{Type: EventPool, Endpoint: ep.Name, Message: fmt.Sprintf(
-			"back at its pace after the slowdown (its last answers %s, %s before it): its %d answers and its failures since %s forgotten, so that routing and its deadlines read its pace again",
-			med.Round(time.Millisecond), p.pace.Round(time.Millisecond), n, since.Format("15:04:05"))})
+			"back at its pace after the slowdown (its last answers %s, %s before it): its %d answers since %s forgotten, so that routing and its deadlines read its pace again",
+			med.Round(time.Millisecond), p.pace.Round(time.Millisecond), n, from.Format("15:04:05"))})
 	}
 	if !s.hedgeDone && !waiting && back > 0 && 2*back >= answering {
 		s.hedgeDone = true

@@ -58,6 +58,8 @@ func TestPool_AfterASlowdownEachEndpointIsJudgedByItsOwnPaceAgain(t *testing.T) 
 	// Reads until an endpoint the slowdown left is back at its pace and
 	// the hedge delay's primaries have forgotten the slowdown (s0's own
 	// slow answers since are at 320 ms).
+	counted := func() int64 { return h.endpoint("s1").Rates.Attempts + h.endpoint("s2").Rates.Attempts }
+	before := counted()
 	i := 10_000
 	forgotten := func() bool {
 		dist, err := h.eng.MethodDistribution("eth_getBalance")
@@ -80,6 +82,9 @@ func TestPool_AfterASlowdownEachEndpointIsJudgedByItsOwnPaceAgain(t *testing.T) 
 	}
 	if back("s0") {
 		t.Fatal("s0, slowed by 300 ms on its own, found back at its pace")
+	}
+	if after := counted(); after < before {
+		t.Errorf("s1 and s2 count %d attempts after forgetting the slowdown's answers, %d before: the counts are kept", after, before)
 	}
 	toS0 := 0
 	for range 40 {

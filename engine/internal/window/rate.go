@@ -149,17 +149,6 @@ func (r *Rates) rotateLocked(t time.Time) {
 	}
 }
 
-// Forget drops the counts since t: the sub-windows from the one holding t
-// to the newest, whole (as Latency.Forget).
-func (r *Rates) Forget(t time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.rotateLocked(r.now())
-	for k := max(int64(t.Sub(r.ring.epoch)/r.ring.width), r.ring.head-r.ring.n+1, 0); k <= r.ring.head; k++ {
-		r.slots[r.ring.slot(k)] = [numKinds]int64{}
-	}
-}
-
 // Totals sums each kind over the window.
 func (r *Rates) Totals() Totals {
 	t := r.now()

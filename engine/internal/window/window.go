@@ -206,12 +206,14 @@ func (w *Latency) rotateLocked(t time.Time) {
 // Forget drops the observations recorded since t, exact and censored: the
 // sub-windows from the one holding t to the newest, whole (a sub-window is
 // server.stats_window / DefaultBuckets wide, so some from before t may go
-// too). It returns how many exact observations went.
-func (w *Latency) Forget(t time.Time) (dropped int64) {
+// too). It returns how many exact observations went, and the start of the
+// first sub-window dropped.
+func (w *Latency) Forget(t time.Time) (dropped int64, since time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.rotateLocked(w.now())
 	from := max(int64(t.Sub(w.ring.epoch)/w.ring.width), w.ring.head-w.ring.n+1, 0)
+	since = w.ring.epoch.Add(time.Duration(from) * w.ring.width)
 	var dropExact, dropCens bool
 	for k := from; k <= w.ring.head; k++ {
 		s := &w.slots[w.ring.slot(k)]
@@ -228,7 +230,7 @@ func (w *Latency) Forget(t time.Time) (dropped int64) {
 	if dropCens {
 		w.rebuild(w.cens, func(s *latencySlot) *hdr.PackedHistogram { return s.cens })
 	}
-	return dropped
+	return dropped, since
 }
 
 // emptied empties h and says whether it held anything.

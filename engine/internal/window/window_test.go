@@ -585,37 +585,22 @@ func TestLatencyWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
 	if p99 := w.QuantileCensored(0.99); p99 < time.Second {
 		t.Fatalf("p99 %v before forgetting; want the slow stretch's", p99)
 	}
-	if got := w.Forget(since); got != 150 {
-		t.Fatalf("forgot %d; want the 150 exact observations since %v", got, since)
+	if got, from := w.Forget(since); got != 150 || !from.Equal(testutil.Epoch.Add(2*time.Second)) {
+		t.Fatalf("forgot %d from %v; want the 150 exact observations from %v, the sub-window holding %v", got, from, testutil.Epoch.Add(2*time.Second), since)
 	}
 	exact, cens := w.Counts()
 	if exact != 100 || cens != 0 || w.QuantileCensored(0.99) != us(bucketTop(10000)) || w.Quantile(0.5) != us(bucketTop(10000)) {
 		t.Fatalf("after forgetting: %d exact, %d censored, p99 %v; want the first 100 at 10ms alone", exact, cens, w.QuantileCensored(0.99))
 	}
-	if w.Forget(since) != 0 {
+	if n, _ := w.Forget(since); n != 0 {
 		t.Fatal("forgot again what was gone")
 	}
 	w.Record(time.Millisecond)
 	if exact, _ := w.Counts(); exact != 101 {
 		t.Fatalf("%d exact after a record; the window should go on", exact)
 	}
-	if w.Forget(testutil.Epoch.Add(-time.Hour)) != 101 {
+	if n, _ := w.Forget(testutil.Epoch.Add(-time.Hour)); n != 101 {
 		t.Fatal("forgetting since before the window began should drop it all")
 	}
 }
 
-// Rates.Forget drops the counts since a time, as Latency.Forget.
-func TestRatesWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
-	clk := testutil.NewClock(testutil.Epoch)
-	r := NewRates(5*time.Second, 5, clk.Now)
-	r.CountN(10, Attempts, Success)
-	clk.Advance(2500 * time.Millisecond)
-	since := clk.Now()
-	r.CountN(4, Attempts, Timeout)
-	clk.Advance(time.Second)
-	r.CountN(2, Attempts, Failure)
-	r.Forget(since)
-	if got := r.Totals(); got.Attempts != 10 || got.Success != 10 || got.Timeout != 0 || got.Failure != 0 {
-		t.Fatalf("after forgetting: %+v; want the first 10 successes alone", got)
-	}
-}
