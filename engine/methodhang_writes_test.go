@@ -9,24 +9,32 @@ import (
 	"github.com/rpcdash/rpcdash/engine"
 )
 
+// writeTaker starts two mempool nodes, a and b, under an engine with the
+// request and breaker cooldown given, and sends a first write: taker is
+// the node that took it (write affinity holds the next ones there).
+func writeTaker(t *testing.T, requestTimeout, cooldown time.Duration) (h *harness, nodes map[string]*mempoolNode, taker string) {
+	t.Helper()
+	nodes = map[string]*mempoolNode{"a": newMempoolNode(t, "a"), "b": newMempoolNode(t, "b")}
+	h = startHarness(t, nil, func(c *engine.Config) {
+		for i, name := range []string{"a", "b"} {
+			c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: name, URL: nodes[name].srv.URL,
+				Provider: "p" + strconv.Itoa(i), Region: "r" + strconv.Itoa(i)})
+		}
+		c.Server.RequestTimeout = requestTimeout
+		c.Breaker.Cooldown = cooldown
+	})
+	r := h.call(1000, "eth_sendRawTransaction", rawTx(0))
+	mustOK(t, r)
+	return h, nodes, r.endpoint
+}
+
 // An endpoint that hangs every write while it answers its probes takes no
 // more writes first once one hung on it: they go to the healthy endpoint.
 // Each probe's answer said it was not silent, and write affinity put it
 // first again: seen live, 60 of 60 writes timed out on it beside a healthy
 // endpoint that was never asked.
 func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(t *testing.T) {
-	nodes := map[string]*mempoolNode{"a": newMempoolNode(t, "a"), "b": newMempoolNode(t, "b")}
-	h := startHarness(t, nil, func(c *engine.Config) {
-		for i, name := range []string{"a", "b"} {
-			c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: name, URL: nodes[name].srv.URL,
-				Provider: "p" + strconv.Itoa(i), Region: "r" + strconv.Itoa(i)})
-		}
-		c.Server.RequestTimeout = time.Second
-		c.Breaker.Cooldown = time.Minute
-	})
-	r := h.call(1000, "eth_sendRawTransaction", rawTx(0))
-	mustOK(t, r)
-	taker := r.endpoint
+	h, nodes, taker := writeTaker(t, time.Second, time.Minute)
 	other := map[string]string{"a": "b", "b": "a"}[taker]
 	nodes[taker].writeDelay.Store(int64(time.Hour))
 	probe := func() {
@@ -36,7 +44,7 @@ func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(
 		}
 	}
 	probe()
-	r = h.call(1001, "eth_sendRawTransaction", rawTx(1))
+	r := h.call(1001, "eth_sendRawTransaction", rawTx(1))
 	if r.rpcError() == nil {
 		t.Fatalf("write 1 answered by %s; want it lost on %s, which hangs writes", r.endpoint, taker)
 	}
@@ -61,18 +69,7 @@ func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(
 // marked hung again every cooldown for good (the router renewed the hold
 // each time it ranked it).
 func TestMethodHang_TheMarkOfARecoveredEndpointLapses(t *testing.T) {
-	nodes := map[string]*mempoolNode{"a": newMempoolNode(t, "a"), "b": newMempoolNode(t, "b")}
-	h := startHarness(t, nil, func(c *engine.Config) {
-		for i, name := range []string{"a", "b"} {
-			c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: name, URL: nodes[name].srv.URL,
-				Provider: "p" + strconv.Itoa(i), Region: "r" + strconv.Itoa(i)})
-		}
-		c.Server.RequestTimeout = 600 * time.Millisecond
-		c.Breaker.Cooldown = 1500 * time.Millisecond
-	})
-	r := h.call(1000, "eth_sendRawTransaction", rawTx(0))
-	mustOK(t, r)
-	taker := r.endpoint
+	h, nodes, taker := writeTaker(t, 600*time.Millisecond, 1500*time.Millisecond)
 	nodes[taker].writeDelay.Store(int64(time.Hour))
 	if r := h.call(1001, "eth_sendRawTransaction", rawTx(1)); r.rpcError() == nil {
 		t.Fatalf("write 1 answered by %s; want it lost on %s", r.endpoint, taker)
