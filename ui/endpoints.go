@@ -299,9 +299,11 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// It answered it cannot serve these: they go first to the others.
 		add(methodsBadge("no", ms), "no-m", m.styles.warn)
 	}
-	if ms := hungMethods(ep); len(ms) > 0 {
+	if ms := hungMethods(ep); len(ms) > 0 && ep.Breaker.State == engine.BreakerClosed && !ep.Breaker.HeldClosed {
 		// An attempt of these hung on it lately, whatever else it answers:
-		// they go first to the others.
+		// they go first to the others. An endpoint open or held closed is
+		// out, or last, for every method: its detail lists them, and the
+		// badge took the room of HELD at 80 columns (FLT 15s +2).
 		add(methodsBadge("hung", ms), "hng", m.styles.warn)
 	}
 	if catchingUp(ep, m.snap) {
