@@ -57,6 +57,7 @@ type SlowdownInfo struct {
 	Since   time.Time
 	Worst   time.Duration // the slowest excused attempt so far
 	Excused int64         // deadlines passed and not charged to any breaker
+	Last    time.Time     // the latest excused deadline (the episode ends slowQuiet after it)
 }
 
 // excuse says whether an attempt that passed its deadline at now is not its
@@ -384,7 +385,7 @@ func (s *slowdown) info() *SlowdownInfo {
 	if !s.active {
 		return nil
 	}
-	return &SlowdownInfo{Kind: s.kind, Reason: s.why, Since: s.first, Worst: s.worst, Excused: s.excused}
+	return &SlowdownInfo{Kind: s.kind, Reason: s.why, Since: s.first, Worst: s.worst, Excused: s.excused, Last: s.last}
 }
 
 func slowTitle(kind string) string {

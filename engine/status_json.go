@@ -217,6 +217,7 @@ type slowdownWire struct {
 	Since   time.Time `json:"since"`
 	WorstMS float64   `json:"worst_ms"`
 	Excused int64     `json:"excused"`
+	Last    time.Time `json:"last"`
 }
 
 // accountWire is the attempts' side of the accounting: an endpoint's, and
@@ -422,7 +423,7 @@ func (s Snapshot) wire() statusWire {
 		Panic: s.Panic, PanicWhy: s.PanicReason, PanicWorst: s.PanicWorst, Standby: s.StandbyActive, StandbyWhy: s.StandbyReason,
 		Mirrors: s.MirrorsInFlight, Warnings: []string{}, Details: []warningWire{}}
 	if d := s.Slowdown; d != nil {
-		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused}
+		w.Slowdown = &slowdownWire{Kind: d.Kind, Reason: d.Reason, Since: d.Since, WorstMS: ms(d.Worst), Excused: d.Excused, Last: d.Last}
 	}
 	if a := s.WriteAffinity; a != nil {
 		w.Affinity = &writeAffinityWire{Endpoint: a.Endpoint, Until: a.Until, Hashes: a.Hashes}
@@ -452,7 +453,7 @@ func (w statusWire) snapshot() Snapshot {
 		Panic: w.Panic, PanicReason: w.PanicWhy, PanicWorst: w.PanicWorst, StandbyActive: w.Standby, StandbyReason: w.StandbyWhy,
 		MirrorsInFlight: w.Mirrors}
 	if d := w.Slowdown; d != nil {
-		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused}
+		s.Slowdown = &SlowdownInfo{Kind: d.Kind, Reason: d.Reason, Since: d.Since, Worst: fromMS(d.WorstMS), Excused: d.Excused, Last: d.Last}
 	}
 	if a := w.Affinity; a != nil {
 		s.WriteAffinity = &WriteAffinity{Endpoint: a.Endpoint, Until: a.Until, Hashes: a.Hashes}

@@ -36,8 +36,19 @@ func (m Model) slowdownBanner() []string {
 	}
 	msg := fmt.Sprintf("⚠ SLOWDOWN (%s, not charged to breakers): %s", sd.Kind, sd.Reason)
 	if !m.slowdownEnd.IsZero() {
-		msg = fmt.Sprintf("⚠ SLOWDOWN over %s ago (%s, not charged to breakers): %s",
-			fmtAge(m.snap.Time.Sub(m.slowdownEnd)), sd.Kind, sd.Reason)
+		// Its end is the engine's: no deadline excused for a second. The
+		// endpoints may still be slow, their deadlines grown to their pace
+		// (seen: "over 8s ago" beside every sim still 1 s slow).
+		why := "the pool back at its pace, or its deadlines grown to it"
+		if sd.Kind == "self" {
+			why = "rpcdash back at its pace"
+		}
+		last := sd.Last // the engine's; an older one's Snapshot lacks it
+		if last.IsZero() {
+			last = m.slowdownEnd
+		}
+		msg = fmt.Sprintf("⚠ SLOWDOWN: no deadline excused for %s (%s): %s",
+			fmtAge(m.snap.Time.Sub(last)), why, sd.Reason)
 	}
 	line := ansi.Truncate(" "+msg, m.width, "…")
 	st := m.styles.banner

@@ -603,4 +603,3 @@ func TestLatencyWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
 		t.Fatal("forgetting since before the window began should drop it all")
 	}
 }
-
