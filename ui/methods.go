@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -83,10 +84,15 @@ func (m Model) delayCell(r methodRow) string {
 }
 
 func (m Model) sourceCell(r methodRow) string {
+	// Paused, no hedge goes out at the delays shown (the header's PAUSED
+	// stood beside delays and sources that read as running).
+	paused := m.styles.warn.Render("paused")
 	if r.name == "" {
 		switch {
 		case !m.snap.Hedge.Enabled:
 			return "" // "off" has no source ("off p95" read as a delay)
+		case m.snap.Hedge.Paused:
+			return paused
 		case m.snap.Hedge.Delay == engine.AutoDelay:
 			return quantileLabel(m.snap.Hedge.Quantile)
 		}
@@ -94,6 +100,9 @@ func (m Model) sourceCell(r methodRow) string {
 	}
 	if r.st.Hedge == nil || !r.st.Hedge.Enabled {
 		return ""
+	}
+	if m.snap.Hedge.Paused {
+		return paused
 	}
 	return r.st.Hedge.DelaySource
 }
@@ -110,6 +119,10 @@ func (m Model) methodsTitle(inner int) string {
 	// The rates, latencies and hedge shares are the clients' last minute;
 	// the endpoints' figures above reach back server.stats_window.
 	titles := []string{"Methods · last 1m"}
+	if h.Enabled && h.Paused && h.PauseReason != "" {
+		why := "hedging paused: " + h.PauseReason
+		return ansi.Truncate("Methods · last 1m · "+why, max(inner-8, 0), "…")
+	}
 	if h.Enabled && h.Delay == engine.AutoDelay && h.BatchDelay > 0 {
 		batches := fmt.Sprintf("batches hedge at %s (%s of %d round trips)",
 			strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
