@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // A pool slowdown's answers stay in the latency windows for
@@ -58,11 +60,14 @@ type paceBefore struct {
 // noted runs at each excused deadline of a pool slowdown: the first of an
 // aftermath takes each endpoint's pace; each marks where the answers after
 // it start. A slowdown that comes back before its answers are forgotten
-// keeps the pace taken before it began.
+// keeps the pace taken before it began, unless the last one was a
+// sub-window of server.stats_window ago or more: an aftermath kept on by
+// an endpoint that answers nothing would otherwise have a slowdown minutes
+// later forget everything since the first one.
 func (s *slowAftermath) noted(e *Engine, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.on.Load() {
+	if !s.on.Load() || now.Sub(s.last) >= e.cfg.Server.StatsWindow/window.DefaultBuckets {
 		s.first, s.moved = now, false
 		s.eps = map[*endpoint]*paceBefore{}
 		for _, ep := range e.endpoints {
