@@ -146,13 +146,13 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			if batchesOnly(ep) {
 				return pad(batchMark+strings.TrimSpace(fmtMS(ep.BatchPace)), 6)
 			}
-			return boundMS(ep.Latency.P50, ep.Latency.LowerBound(engine.PctP50))
+			return m.fewAnswers(ep, boundMS(ep.Latency.P50, ep.Latency.LowerBound(engine.PctP50)))
 		}},
 		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if batchesOnly(ep) {
 				return pad("batch", 6)
 			}
-			return boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95))
+			return m.fewAnswers(ep, boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95)))
 		}},
 		{title: "HEAD", width: headW, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {
@@ -242,6 +242,17 @@ func (m Model) stateCell(ep engine.EndpointSnapshot) string {
 	default:
 		return m.styles.closed.Render("● closed")
 	}
+}
+
+// fewAnswers draws a latency figure of ep faint while its window holds
+// fewer answers than the router measures by (5): after a pool slowdown's
+// answers were forgotten, P50 and P95 rested on one or two ("118ms
+// 118ms") under a title saying "over the last 5m".
+func (m Model) fewAnswers(ep engine.EndpointSnapshot, cell string) string {
+	if n := ep.Latency.Count; n > 0 && n < 5 {
+		return m.styles.faint.Render(cell)
+	}
+	return cell
 }
 
 // badges are the endpoint's explicit states, in words (short words when
