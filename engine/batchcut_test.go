@@ -282,25 +282,11 @@ func TestBatch_TheLastEndpointHangingOnABatchTakesNoMoreForAWhile(t *testing.T) 
 // alone at 200 ms, to answer at 500 ms, the batches running on unused (a
 // pool slowed by 1 s: 2.06 s against 1.04 s sent directly).
 func TestBatch_ARaceOnEveryEndpointWaitsForItsFirstAnswer(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) {
-		c.Hedge.Enabled = false
-		c.Breaker.AttemptTimeoutMin = 50 * time.Millisecond
-	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	h.warm(20)
-	before := []sim.Counters{h.sims[0].Counters(), h.sims[1].Counters()}
-	for _, s := range h.sims {
-		s.SetExtraLatency(300 * time.Millisecond)
-	}
-	r := h.post(balanceBatch(10, strconv.Itoa))
+	r, _, requests := slowPairBatch(t, 0, 300*time.Millisecond)
 	for i, a := range decodeBatch(t, r, 10) {
 		if a.Error != nil || a.Result == "" {
 			t.Fatalf("element %d: %+v", i, a.Error)
 		}
-	}
-	h.settledTrace(strings.Split(r.id, ",")[0])
-	var requests int64
-	for i, s := range h.sims {
-		requests += s.Counters().HTTP - before[i].HTTP
 	}
 	if r.took < 300*time.Millisecond || r.took > 450*time.Millisecond || r.attempts != 20 || requests != 2 {
 		t.Errorf("the batch took %v with %d attempts, %d upstream requests; want the first batch's answer at 300 ms, 20 attempts (a batch on each endpoint), 2 requests (no call alone)", r.took, r.attempts, requests)
@@ -312,28 +298,40 @@ func TestBatch_ARaceOnEveryEndpointWaitsForItsFirstAnswer(t *testing.T) {
 // sent alone with no time left: they went out in the two upstream batches
 // and nowhere else (their X-Rpcdash-Attempts and traces count 2, not 3).
 func TestBatch_CallsWhoseDeadlinePassedInTheirBatchAreNotSentAgain(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) {
-		c.Hedge.Enabled = false
-		c.Breaker.AttemptTimeoutMin = 50 * time.Millisecond
-		c.Server.RequestTimeout = 400 * time.Millisecond
-	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	h.warm(20)
-	before := []sim.Counters{h.sims[0].Counters(), h.sims[1].Counters()}
-	for _, s := range h.sims {
-		s.SetExtraLatency(2 * time.Second)
-	}
-	r := h.post(balanceBatch(10, strconv.Itoa))
+	r, tr, requests := slowPairBatch(t, 400*time.Millisecond, 2*time.Second)
 	for i, a := range decodeBatch(t, r, 10) {
 		if a.Error == nil || !strings.Contains(a.Error.Message, "request timed out: no answer within server.request_timeout 400ms (sent in an upstream batch to s0, s1)") {
 			t.Fatalf("element %d: %+v, want a timeout naming both endpoints", i, a.Error)
 		}
 	}
+	if r.attempts != 20 || requests != 2 || len(tr.Attempts) != 2 {
+		t.Errorf("%d attempts, %d upstream requests, trace %s; want 20 attempts (a batch on each endpoint), 2 requests, 2 traced", r.attempts, requests, attemptOutcomes(tr))
+	}
+}
+
+// slowPairBatch sends a batch of 10 reads to two endpoints (hedging off,
+// attempt deadlines from 50 ms, server.request_timeout requestTimeout
+// unless 0) warmed, then both slowed by extra; it returns the reply, its
+// first call's settled trace and the upstream requests the batch made.
+func slowPairBatch(t *testing.T, requestTimeout, extra time.Duration) (reply, engine.RequestTrace, int64) {
+	t.Helper()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = false
+		c.Breaker.AttemptTimeoutMin = 50 * time.Millisecond
+		if requestTimeout > 0 {
+			c.Server.RequestTimeout = requestTimeout
+		}
+	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	h.warm(20)
+	before := []sim.Counters{h.sims[0].Counters(), h.sims[1].Counters()}
+	for _, s := range h.sims {
+		s.SetExtraLatency(extra)
+	}
+	r := h.post(balanceBatch(10, strconv.Itoa))
 	tr := h.settledTrace(strings.Split(r.id, ",")[0])
 	var requests int64
 	for i, s := range h.sims {
 		requests += s.Counters().HTTP - before[i].HTTP
 	}
-	if r.attempts != 20 || requests != 2 || len(tr.Attempts) != 2 {
-		t.Errorf("%d attempts, %d upstream requests, trace %s; want 20 attempts (a batch on each endpoint), 2 requests, 2 traced", r.attempts, requests, attemptOutcomes(tr))
-	}
+	return r, tr, requests
 }
