@@ -31,7 +31,6 @@ import (
 	"net/http/httptrace"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -552,11 +551,9 @@ func (e *Engine) endedInBatch(c batchCall, err error) string {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		return "client went away"
 	}
-	why := "request timed out: no answer within " + e.timeoutWords(c.req.Method)
-	names := slices.Clone(c.sentTo)
-	slices.Sort(names)
-	if names = slices.Compact(names); len(names) > 0 {
-		why += " (sent in an upstream batch to " + strings.Join(names, ", ") + ")"
+	why := e.timedOutWords(c.req.Method)
+	if len(c.sentTo) > 0 {
+		why += " (sent in an upstream batch to " + endpointNames(c.sentTo) + ")"
 	}
 	return why
 }

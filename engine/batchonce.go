@@ -427,7 +427,7 @@ func (e *Engine) onceFailed(c onceCall, ep *endpoint, reply batchReply) result {
 	}
 	why := fmt.Sprintf("upstream batch to %s failed: %s", ep.Name, reply.cause())
 	if reply.out == outTimeout {
-		why = fmt.Sprintf("request timed out: no answer within %s (%s still working on it)", e.timeoutWords(c.req.Method), ep.Name)
+		why = fmt.Sprintf("%s (%s still working on it)", e.timedOutWords(c.req.Method), ep.Name)
 	}
 	res.leftTo = ep.Name
 	res.err = &jsonrpc.Error{Code: jsonrpc.CodeMayHaveRun, Message: why + "; it was " + mayHaveRun(ep.Name)}

@@ -78,10 +78,16 @@ func (x *execution) failWith(err *jsonrpc.Error) result {
 // whose attempts ended after a connection was made, and those still
 // running, whose fate is unknown.
 func (x *execution) leftTo() string {
-	names := x.left
+	names := slices.Clip(x.left)
 	for _, a := range x.live {
 		names = append(names, a.ep.Name)
 	}
+	return endpointNames(names)
+}
+
+// endpointNames is names sorted, each once, comma-separated.
+func endpointNames(names []string) string {
+	names = slices.Clone(names)
 	slices.Sort(names)
 	return strings.Join(slices.Compact(names), ", ")
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -714,14 +713,13 @@ func (x *execution) failedSentOnce(why string) (result, bool) {
 // which endpoints were still working on it: a client talking to one of them
 // directly, with a longer timeout, might have had the answer.
 func (x *execution) timedOut() string {
-	why := "request timed out: no answer within " + x.e.timeoutWords(x.p.method)
-	waited := x.cut
+	why := x.e.timedOutWords(x.p.method)
+	waited := slices.Clip(x.cut)
 	for _, a := range x.live {
 		waited = append(waited, a.ep.Name)
 	}
-	slices.Sort(waited)
-	if waited = slices.Compact(waited); len(waited) > 0 {
-		why += " (" + strings.Join(waited, ", ") + " still working on it)"
+	if len(waited) > 0 {
+		why += " (" + endpointNames(waited) + " still working on it)"
 	}
 	return why
 }

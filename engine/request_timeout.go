@@ -55,6 +55,12 @@ func (e *Engine) bodyTimeout(els []jsonrpc.Element) time.Duration {
 	return d
 }
 
+// timedOutWords is the client's error for a request for method its
+// deadline ended: "request timed out: no answer within <timeoutWords>".
+func (e *Engine) timedOutWords(method string) string {
+	return "request timed out: no answer within " + e.timeoutWords(method)
+}
+
 // timeoutWords names the deadline a request for method ran out of and the
 // key that sets it, for the client's error.
 func (e *Engine) timeoutWords(method string) string {

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -135,8 +134,7 @@ func (x *execution) liveNames() string {
 	for _, a := range x.live {
 		names = append(names, a.ep.Name)
 	}
-	slices.Sort(names)
-	return strings.Join(slices.Compact(names), ", ")
+	return endpointNames(names)
 }
 
 // retryFailed asks retryOn again (started) when it is still routable: its
