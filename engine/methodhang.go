@@ -29,10 +29,11 @@ import (
 const maxHangHold = 16
 
 // methodHang is the mark of a (endpoint, method) pair whose attempt hung.
+// The router reads end alone, without the lock, for every candidate.
 type methodHang struct {
-	at   atomic.Int64 // when the hold started (unix nanos); 0: never marked, or answered since
-	mu   sync.Mutex
-	hold time.Duration
+	mu  sync.Mutex   // mark's and clear's
+	at  atomic.Int64 // when the hold started (unix nanos); 0: never marked, or answered since
+	end atomic.Int64 // when it ends (unix nanos); 0 with at
 }
 
 // mark notes a hang charged at t; base is breaker.cooldown. Within the
@@ -41,17 +42,18 @@ type methodHang struct {
 func (h *methodHang) mark(t time.Time, base time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	at := h.at.Load()
+	at, hold := h.at.Load(), time.Duration(h.end.Load()-h.at.Load())
 	since := time.Duration(t.UnixNano() - at)
 	switch {
-	case at == 0 || since >= h.hold+maxHangHold*base:
-		h.hold = base
-	case since >= h.hold:
-		h.hold = min(2*h.hold, maxHangHold*base)
+	case at == 0 || since >= hold+maxHangHold*base:
+		hold = base
+	case since >= hold:
+		hold = min(2*hold, maxHangHold*base)
 	default:
 		return
 	}
 	h.at.Store(t.UnixNano())
+	h.end.Store(t.Add(hold).UnixNano())
 }
 
 // clear ends the mark: the endpoint answered the method. (Read first: no
@@ -62,30 +64,20 @@ func (h *methodHang) clear() {
 	}
 	h.mu.Lock()
 	h.at.Store(0)
-	h.hold = 0
+	h.end.Store(0)
 	h.mu.Unlock()
 }
 
 // held says whether the router ranks the endpoint after the others for the
 // method now: within the hold.
 func (h *methodHang) held(now time.Time) bool {
-	return !h.until(now).IsZero()
+	return now.UnixNano() < h.end.Load()
 }
 
 // until is when the hold ends, zero when none runs (the Snapshot).
 func (h *methodHang) until(now time.Time) time.Time {
-	if h.at.Load() == 0 {
-		return time.Time{}
+	if end := h.end.Load(); now.UnixNano() < end {
+		return time.Unix(0, end)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	at := h.at.Load()
-	if at == 0 {
-		return time.Time{}
-	}
-	end := time.Unix(0, at).Add(h.hold)
-	if !now.Before(end) {
-		return time.Time{}
-	}
-	return end
+	return time.Time{}
 }

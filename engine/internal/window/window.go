@@ -185,37 +185,14 @@ func (w *Latency) record(d time.Duration, n int64, censored bool) {
 }
 
 func (w *Latency) rotateLocked(t time.Time) {
-	from, to := w.ring.advance(t)
-	var dropExact, dropCens bool
-	for k := from; k < to; k++ {
-		s := &w.slots[w.ring.slot(k)]
-		dropExact = emptied(s.exact) || dropExact
-		dropCens = emptied(s.cens) || dropCens
-	}
-	if dropExact || dropCens {
-		w.rotations++
-	}
-	if dropExact {
-		w.rebuild(w.exact, func(s *latencySlot) *hdr.PackedHistogram { return s.exact })
-	}
-	if dropCens {
-		w.rebuild(w.cens, func(s *latencySlot) *hdr.PackedHistogram { return s.cens })
-	}
+	w.dropLocked(w.ring.advance(t))
 }
 
-// Forget drops the observations recorded since t, exact and censored: the
-// sub-windows from the one holding t to the newest, whole (a sub-window is
-// server.stats_window / DefaultBuckets wide, so some from before t may go
-// too). It returns how many exact observations went, and the start of the
-// first sub-window dropped.
-func (w *Latency) Forget(t time.Time) (dropped int64, since time.Time) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.rotateLocked(w.now())
-	from := max(int64(t.Sub(w.ring.epoch)/w.ring.width), w.ring.head-w.ring.n+1, 0)
-	since = w.ring.epoch.Add(time.Duration(from) * w.ring.width)
+// dropLocked empties sub-windows [from, to) and rebuilds the aggregates
+// from the survivors; it returns how many exact observations went.
+func (w *Latency) dropLocked(from, to int64) (dropped int64) {
 	var dropExact, dropCens bool
-	for k := from; k <= w.ring.head; k++ {
+	for k := from; k < to; k++ {
 		s := &w.slots[w.ring.slot(k)]
 		dropped += total(s.exact)
 		dropExact = emptied(s.exact) || dropExact
@@ -230,7 +207,20 @@ func (w *Latency) Forget(t time.Time) (dropped int64, since time.Time) {
 	if dropCens {
 		w.rebuild(w.cens, func(s *latencySlot) *hdr.PackedHistogram { return s.cens })
 	}
-	return dropped, since
+	return dropped
+}
+
+// Forget drops the observations recorded since t, exact and censored: the
+// sub-windows from the one holding t to the newest, whole (a sub-window is
+// server.stats_window / DefaultBuckets wide, so some from before t may go
+// too). It returns how many exact observations went, and the start of the
+// first sub-window dropped.
+func (w *Latency) Forget(t time.Time) (dropped int64, since time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rotateLocked(w.now())
+	from := max(int64(t.Sub(w.ring.epoch)/w.ring.width), w.ring.head-w.ring.n+1, 0)
+	return w.dropLocked(from, w.ring.head+1), w.ring.epoch.Add(time.Duration(from) * w.ring.width)
 }
 
 // emptied empties h and says whether it held anything.
