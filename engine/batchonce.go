@@ -235,7 +235,7 @@ func (b *batchRun) sendOnce(calls []onceCall) {
 		}
 		tried = append(tried, ep)
 		r := newOnceRace(e, pending, earliest)
-		r.launch(ctx, ep, role, nil)
+		r.launch(ctx, ep, role, nil, 0)
 		end := <-r.done // the try ends by earliest or at shutdown (launch)
 		for k := range pending {
 			pending[k].sends++

@@ -149,17 +149,16 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	r.deadline, _ = ctx.Deadline() // a context's: the wall clock's, as the request's
 	r.limit = limit
 
-	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil)}
+	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil, r.ownDeadline(ep))}
 	live := 1
 	// The own deadline of the newest try still running: passing it races
 	// the next endpoint, or with none left lets the calls go alone.
 	var ownC <-chan time.Time
-	ownTimer := time.NewTimer(time.Hour)
-	defer ownTimer.Stop()
+	var ownTimer lazyTimer
+	defer ownTimer.stop()
 	arm := func(t *batchTry) {
-		if d := time.Until(t.own); r.deadline.IsZero() || t.own.Before(r.deadline) {
-			ownTimer.Reset(max(d, 0))
-			ownC = ownTimer.C
+		if r.deadline.IsZero() || t.own.Before(r.deadline) {
+			ownC = ownTimer.arm(max(time.Until(t.own), 0))
 		}
 	}
 	arm(tries[0])
@@ -357,7 +356,7 @@ func (r *batchRace) failover(ctx context.Context, eps []*endpoint, tries []*batc
 		return nil
 	}
 	r.e.noteFailover(after.t.ep, "upstream batch: "+after.reply.cause(), false)
-	return r.launch(ctx, pick, roleFailover, nil)
+	return r.launch(ctx, pick, roleFailover, nil, r.ownDeadline(pick))
 }
 
 // raceOverdue sends the batch to the next endpoint (next, another failure
@@ -370,7 +369,11 @@ func (r *batchRace) failover(ctx context.Context, eps []*endpoint, tries []*batc
 // 500 ms under an 800 ms request deadline, timed out with every call.
 func (r *batchRace) raceOverdue(ctx context.Context, eps []*endpoint, tries []*batchTry) *batchTry {
 	pick := r.next(eps, tries, true)
-	if pick == nil || !r.deadline.IsZero() && !time.Now().Add(r.e.batchDeadline(pick, r.limit)).Before(r.deadline) {
+	if pick == nil {
+		return nil
+	}
+	own := r.ownDeadline(pick)
+	if !r.deadline.IsZero() && !time.Now().Add(own).Before(r.deadline) {
 		return nil
 	}
 	var late *batchTry // the oldest still running: the one overdue
@@ -383,7 +386,7 @@ func (r *batchRace) raceOverdue(ctx context.Context, eps []*endpoint, tries []*b
 	if late != nil {
 		r.e.noteFailover(late.ep, fmt.Sprintf("upstream batch: no answer within its deadline %s; racing the next endpoint beside it", late.own.Sub(late.start).Round(time.Millisecond)), false)
 	}
-	return r.launch(ctx, pick, roleFailover, nil)
+	return r.launch(ctx, pick, roleFailover, nil, own)
 }
 
 // hedge sends the batch to the next endpoint (next; one of a failure
@@ -400,7 +403,7 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 	if !ok {
 		return nil
 	}
-	t := r.launch(ctx, pick, roleHedge, release)
+	t := r.launch(ctx, pick, roleHedge, release, r.ownDeadline(pick))
 	// Counted once sent, as a single request's hedge is: a snapshot reads
 	// the hedges fired before the attempts (counts.snapshot).
 	pick.acct.hedgeFired(r.n, w) // one per call, as its attempts and the methods' hedges are
@@ -415,9 +418,18 @@ func (r *batchRace) servesAll(ep *endpoint, now time.Time) bool {
 	return !slices.ContainsFunc(r.methods, func(m string) bool { return !batchServes(ep, m, now, r.e.cfg.Breaker.Cooldown) })
 }
 
+// ownDeadline is a try's own deadline on ep (batchDeadline); none for a
+// batch sent once.
+func (r *batchRace) ownDeadline(ep *endpoint) time.Duration {
+	if r.once {
+		return 0
+	}
+	return r.e.batchDeadline(ep, r.limit)
+}
+
 // launch sends the batch to ep in a goroutine of its own, which reports on
-// r.done.
-func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release func()) *batchTry {
+// r.done; own is the try's own deadline (ownDeadline), 0 for none.
+func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release func(), own time.Duration) *batchTry {
 	e := r.e
 	// Apart from ctx: the race cancels it when ctx ends, unless it runs on
 	// (letGo). Its bytes are not charged to the batch's answer budget as
@@ -426,16 +438,19 @@ func (r *batchRace) launch(ctx context.Context, ep *endpoint, role role, release
 	// twice. (Each try's answer is bounded on its own by
 	// server.max_response_bytes.)
 	detached := withoutAnswerBudget(context.WithoutCancel(ctx))
-	dctx, stop := context.WithCancel(detached)
-	if !r.deadline.IsZero() {
+	var dctx context.Context
+	var stop context.CancelFunc
+	if r.deadline.IsZero() {
+		dctx, stop = context.WithCancel(detached)
+	} else {
 		dctx, stop = context.WithDeadline(detached, r.deadline)
 	}
 	tctx, cancelCause := context.WithCancelCause(dctx)
 	cancel := func(cause error) { cancelCause(cause); stop() }
 	unlink := context.AfterFunc(e.base, func() { cancelCause(context.Cause(e.base)) }) // shutdown
 	t := &batchTry{ep: ep, role: role, start: e.now(), cancel: cancel, traced: make([]int, len(r.calls))}
-	if !r.once {
-		t.own = time.Now().Add(e.batchDeadline(ep, r.limit)) // a wall-clock time, as r.deadline
+	if own > 0 {
+		t.own = time.Now().Add(own) // a wall-clock time, as r.deadline
 	}
 	t.attempt = &attempt{ep: ep, role: role, start: t.start}
 	var again int64
@@ -514,7 +529,7 @@ func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 	switch {
 	case end.reply.offChain:
 		return // its chain: not the endpoint's batches
-	case end.reply.out == outTimeout && end.t.hung():
+	case end.hungOn():
 		r.e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end) // the calls' deadline has ended ctx
 	case end.reply.out == outTimeout:
 		return // the calls' own deadline, before the try's: not the endpoint's
@@ -522,6 +537,10 @@ func (r *batchRace) failed(ctx context.Context, end batchEnd) {
 		r.e.batchFailed(ctx, end.t.ep, r.n, end.reply, end.end)
 	}
 }
+
+// hungOn says whether end is its try's timeout at the calls' deadline past
+// its own deadline: the endpoint hung on the batch.
+func (end batchEnd) hungOn() bool { return end.reply.out == outTimeout && end.t.hung() }
 
 // hung says whether a try that timed out at the calls' deadline ran past
 // its own deadline first.
@@ -538,14 +557,7 @@ func (t *batchTry) hung() bool {
 // no batch goes to the endpoint first. A second try on one endpoint is
 // cancelled. Each is a loser for its calls, answered on their own.
 func (r *batchRace) runOn(tries []*batchTry, live int) {
-	e := r.e
-	cancelAt := e.now()
-	for _, t := range tries {
-		if !t.ended {
-			t.letGoAt(cancelAt, true)
-		}
-	}
-	r.awaitLetGo(live, cancelAt)
+	r.letGoAll(tries, live, func(*batchTry) bool { return true })
 }
 
 // letGo lets go of the tries still running once win has answered. A
@@ -562,10 +574,17 @@ func (r *batchRace) letGo(win *batchEnd, tries []*batchTry, live int) {
 	}
 	win.t.ep.batchPace.Record(win.end.Sub(win.t.start))
 	win.t.ep.series.answered(win.end, win.end.Sub(win.t.start))
-	cancelAt := e.now()
+	r.letGoAll(tries, live, func(t *batchTry) bool { return t.role == rolePrimary })
+}
+
+// letGoAll lets go of the live tries now (letGoAt), each running on when
+// runOn says so, and awaits their ends (awaitLetGo). An ended one is the
+// winner, or failed before it won: nothing to let go of.
+func (r *batchRace) letGoAll(tries []*batchTry, live int, runOn func(*batchTry) bool) {
+	cancelAt := r.e.now()
 	for _, t := range tries {
-		if !t.ended { // else the winner, or a try that failed before it won: nothing to let go of
-			t.letGoAt(cancelAt, t.role == rolePrimary)
+		if !t.ended {
+			t.letGoAt(cancelAt, runOn(t))
 		}
 	}
 	if live > 0 {
@@ -600,7 +619,7 @@ func (r *batchRace) awaitLetGo(live int, cancelAt time.Time) {
 				end.t.ep.series.answered(end.end, took)
 				end.t.ep.heard(end.end)
 			case sampling:
-				if end.reply.out == outTimeout && end.t.hung() || end.reply.out != outTimeout && end.reply.out != outCancelled {
+				if end.hungOn() || end.reply.out != outTimeout && end.reply.out != outCancelled {
 					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
 				}
 			default:
