@@ -244,12 +244,16 @@ func (m Model) stateCell(ep engine.EndpointSnapshot) string {
 	}
 }
 
+// measuredAnswers is the engine's minRouteSamples: the fewest answers an
+// endpoint's latency figure is routed by.
+const measuredAnswers = 5
+
 // fewAnswers draws a latency figure of ep faint while its window holds
-// fewer answers than the router measures by (5): after a pool slowdown's
+// fewer answers than the router measures by: after a pool slowdown's
 // answers were forgotten, P50 and P95 rested on one or two ("118ms
 // 118ms") under a title saying "over the last 5m".
 func (m Model) fewAnswers(ep engine.EndpointSnapshot, cell string) string {
-	if n := ep.Latency.Count; n > 0 && n < 5 {
+	if n := ep.Latency.Count; n > 0 && n < measuredAnswers {
 		return m.styles.faint.Render(cell)
 	}
 	return cell

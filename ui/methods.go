@@ -86,13 +86,12 @@ func (m Model) delayCell(r methodRow) string {
 func (m Model) sourceCell(r methodRow) string {
 	// Paused, no hedge goes out at the delays shown (the header's PAUSED
 	// stood beside delays and sources that read as running).
-	paused := m.styles.warn.Render("paused")
 	if r.name == "" {
 		switch {
 		case !m.snap.Hedge.Enabled:
 			return "" // "off" has no source ("off p95" read as a delay)
 		case m.snap.Hedge.Paused:
-			return paused
+			return m.styles.warn.Render("paused")
 		case m.snap.Hedge.Delay == engine.AutoDelay:
 			return quantileLabel(m.snap.Hedge.Quantile)
 		}
@@ -102,7 +101,7 @@ func (m Model) sourceCell(r methodRow) string {
 		return ""
 	}
 	if m.snap.Hedge.Paused {
-		return paused
+		return m.styles.warn.Render("paused")
 	}
 	return r.st.Hedge.DelaySource
 }
@@ -118,11 +117,10 @@ func (m Model) methodsTitle(inner int) string {
 	}
 	// The rates, latencies and hedge shares are the clients' last minute;
 	// the endpoints' figures above reach back server.stats_window.
-	titles := []string{"Methods · last 1m"}
 	if h.Enabled && h.Paused && h.PauseReason != "" {
-		why := "hedging paused: " + h.PauseReason
-		return ansi.Truncate("Methods · last 1m · "+why, max(inner-8, 0), "…")
+		return ansi.Truncate("Methods · last 1m · hedging paused: "+h.PauseReason, max(inner-titleMargin, 0), "…")
 	}
+	titles := []string{"Methods · last 1m"}
 	if h.Enabled && h.Delay == engine.AutoDelay && h.BatchDelay > 0 {
 		batches := fmt.Sprintf("batches hedge at %s (%s of %d round trips)",
 			strings.TrimSpace(fmtDelay(h.BatchDelay)), quantileLabel(h.Quantile), h.BatchRoundTrips)
@@ -131,12 +129,16 @@ func (m Model) methodsTitle(inner int) string {
 	return firstFitting(titles, inner, "Methods")
 }
 
+// titleMargin is what a panel's top edge keeps beside its title: its
+// corners, a rule of 4 and the spaces around the title.
+const titleMargin = 8
+
 // firstFitting is the first of titles that fits on a panel's top edge
 // inner cells wide (its corners, a rule of 4 and the spaces around it
 // kept), else fallback.
 func firstFitting(titles []string, inner int, fallback string) string {
 	for _, t := range titles {
-		if lipgloss.Width(t)+8 <= inner {
+		if lipgloss.Width(t)+titleMargin <= inner {
 			return t
 		}
 	}
