@@ -713,7 +713,7 @@ func (x *execution) failedSentOnce(why string) (result, bool) {
 // which endpoints were still working on it: a client talking to one of them
 // directly, with a longer timeout, might have had the answer.
 func (x *execution) timedOut() string {
-	why := x.e.timedOutWords(x.p.method)
+	why := x.e.timedOutWords(x.req.Method) // not the accounting name: "other" for a method in no table
 	waited := slices.Clip(x.cut)
 	for _, a := range x.live {
 		waited = append(waited, a.ep.Name)

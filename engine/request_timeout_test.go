@@ -60,9 +60,10 @@ func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
 func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) {
 		c.Server.RequestTimeout = 400 * time.Millisecond
-		c.Methods.Timeouts = map[string]time.Duration{"eth_call": 2 * time.Second, "eth_getlogs": 300 * time.Millisecond}
+		c.Methods.Timeouts = map[string]time.Duration{"eth_call": 2 * time.Second, "eth_getlogs": 300 * time.Millisecond, "acme_submit": 300 * time.Millisecond}
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)})
 	h.sims[0].SetMethodLatency("eth_getLogs", 700*time.Millisecond)
+	h.sims[0].SetMethodLatency("acme_submit", 700*time.Millisecond)
 	h.sims[0].SetMethodLatency("eth_call", 700*time.Millisecond)
 
 	mustOK(t, h.call(1, "eth_call", map[string]any{"to": addr}, "latest"))
@@ -72,6 +73,12 @@ func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {
 	}
 	if r.took > 650*time.Millisecond {
 		t.Fatalf("eth_getLogs answered after %s: its 300 ms deadline did not end it", r.took)
+	}
+	// A method in no table is counted as "other" until it has answered, but
+	// its error names its own deadline.
+	r = h.call(3, "acme_submit", "0x01")
+	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "no answer within methods.timeouts.acme_submit 300ms") {
+		t.Fatalf("acme_submit past its methods.timeouts: got HTTP %d %s", r.status, r.body)
 	}
 }
 
