@@ -275,18 +275,36 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
-		if once && resp.StatusCode < http.StatusInternalServerError {
-			// Refused as a whole: one error object for the batch, or an HTTP
-			// 4xx (a node or gateway that takes no batches, one too large)
-			// but a timeout's 408.
-			info := jsonrpc.InspectResponse(buf.Bytes())
-			out.notRun = info.Valid && info.HasError || resp.StatusCode >= 400 && resp.StatusCode != http.StatusRequestTimeout
+		if once {
+			out.notRun = batchRefusedUnrun(resp.StatusCode, jsonrpc.InspectResponse(buf.Bytes()))
 		}
 		putBuf(buf)
 		return out
 	}
 	out.body, out.out = buf, outAnswer
 	return out
+}
+
+// batchRefusedUnrun says that an upstream batch was refused before any of
+// its calls ran: an HTTP 4xx but a timeout's 408 (a client error: the
+// request refused, not processed; a node that cannot parse a batch), or a
+// single JSON-RPC error whose code says the request was not run (a parse
+// error; an invalid request, as geth's "batch too large" is; a method not
+// found). A single error of any other code may come after the calls ran
+// (a gateway's timeout, an internal error): the writes in it are not sent
+// again.
+func batchRefusedUnrun(status int, info jsonrpc.ResponseInfo) bool {
+	if status >= http.StatusBadRequest && status < http.StatusInternalServerError {
+		return status != http.StatusRequestTimeout
+	}
+	if status >= http.StatusInternalServerError || !info.Valid || !info.HasError {
+		return false
+	}
+	switch info.ErrCode {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound:
+		return true
+	}
+	return false
 }
 
 // batchRun is one client batch being served: where its elements' answers

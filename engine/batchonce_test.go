@@ -240,3 +240,80 @@ func TestBatch_WritesAfterTheFirstGoUpstreamTogether(t *testing.T) {
 		t.Errorf("repeated ids: the endpoints heard %d requests, want 2", reqs-reqs0)
 	}
 }
+
+// A single error object in answer to an upstream batch does not say that
+// none of it ran: a gateway answers its timeout so after
+// passing the batch on, a node its internal error after running some of
+// it. Those calls were sent again one by one: 5 calls of a method in no
+// table ran 10 times, 4 writes 7 times, and the client never knew. Now
+// each is answered as a call sent once that may have run.
+func TestBatch_CallsOfABatchAnsweredWithOneErrorAreNotSentAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"a gateway's timeout", http.StatusOK, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"request timed out"}}`},
+		{"an internal error", http.StatusOK, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)}).sims
+			answerWith(sims, "l2_custom", -32000, "custom answer")
+			// Each front runs a batch at its sim, then answers tc's error in
+			// its place; single calls pass through.
+			front := func(u *sim.Upstream) string {
+				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					body, _ := io.ReadAll(r.Body)
+					resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
+					if err != nil {
+						w.WriteHeader(http.StatusBadGateway)
+						return
+					}
+					defer resp.Body.Close()
+					w.Header().Set("Content-Type", "application/json")
+					if bytes.HasPrefix(body, []byte("[")) {
+						io.Copy(io.Discard, resp.Body)
+						w.WriteHeader(tc.status)
+						w.Write([]byte(tc.body))
+						return
+					}
+					w.WriteHeader(resp.StatusCode)
+					io.Copy(w, resp.Body)
+				}))
+				t.Cleanup(s.Close)
+				return s.URL
+			}
+			h := newHarness(t, func(c *engine.Config) {
+				c.Endpoints[0].URL, c.Endpoints[1].URL = front(sims[0]), front(sims[1])
+			}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+			for i := range 10 {
+				mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+			}
+			const n = 5
+			_, calls0 := upstreamHTTP(sims)
+			r := h.post(onceBatch("l2_custom", n))
+			_, calls := upstreamHTTP(sims)
+			if calls-calls0 != n {
+				t.Errorf("the endpoints ran %d calls of the batch of %d: sent again after %s", calls-calls0, n, tc.name)
+			}
+			for i, a := range decodeBatch(t, r, n) {
+				if a.Error == nil || a.Error.Code != jsonrpc.CodeMayHaveRun || !strings.Contains(a.Error.Message, "may have carried it out") {
+					t.Fatalf("answer %d: %+v, want -32000 saying it may have run", i, a)
+				}
+			}
+			// The writes after a batch's first go upstream together the same way.
+			_, calls0 = upstreamHTTP(sims)
+			r = h.post(onceBatch("eth_sendRawTransaction", 4))
+			_, calls = upstreamHTTP(sims)
+			if calls-calls0 != 4 {
+				t.Errorf("the endpoints ran %d writes of the batch of 4: sent again after %s", calls-calls0, tc.name)
+			}
+			for i, a := range decodeBatch(t, r, 4)[1:] {
+				if a.Error == nil || !strings.Contains(a.Error.Message, "may have carried it out") {
+					t.Fatalf("write %d: %+v, want -32000 saying it may have run", i+1, a)
+				}
+			}
+		})
+	}
+}
