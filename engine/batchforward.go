@@ -28,11 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -215,12 +213,10 @@ type batchReply struct {
 	// offChain: it answered, from an endpoint found on the wrong chain
 	// meanwhile (batchRace.offChain).
 	offChain bool
-	// sent: a connection carried it (asked only of a batch sent once,
-	// postBatch's once; a batch of reads is taken to have left).
+	// sent: its body began to be written (asked only of a batch sent once,
+	// postBatch's once: sendGate; a batch of reads is taken to have left).
 	// notRun: answered for a batch sent once, it was refused as a whole
-	// with one JSON-RPC error object (a provider's "batch requests are not
-	// allowed": a server answers a batch so only when it runs none of it)
-	// or an HTTP 4xx but 408 and 429 (a request refused, not run).
+	// before any of it ran (batchRefusedUnrun).
 	sent, notRun bool
 }
 
@@ -247,15 +243,14 @@ func (b batchReply) cause() string {
 // no table, batchonce.go) is not replayable by the transport, and its
 // reply says whether a connection carried it (sent), as a write's does.
 func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unanswered, once bool) batchReply {
-	var connected atomic.Bool
+	var gate *sendGate
 	if once {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
-	} else {
-		connected.Store(true) // reads: taken to have left
+		ctx, gate = gated(ctx)
 	}
 	resp, err := e.post(ctx, ep, body, !once)
 	if err != nil {
-		return batchReply{out: cutOutcome(ctx), sent: connected.Load() && !errors.Is(err, errBadUpstreamRequest)}
+		sent := !once || !gate.abandon() // reads: taken to have left
+		return batchReply{out: cutOutcome(ctx), sent: sent && !errors.Is(err, errBadUpstreamRequest)}
 	}
 	defer resp.Body.Close()
 	out := batchReply{status: resp.StatusCode, out: statusOutcome(resp.StatusCode, resp.Header.Get("Retry-After")), sent: true}

@@ -382,6 +382,8 @@ func (x *execution) start(a *attempt) {
 	} else {
 		// A write is never cut short: it may already be executing upstream.
 		actx, a.cancel = context.WithCancelCause(x.ctx)
+		a.gate = &sendGate{bounded: x.hasOtherCandidate()}
+		actx = withSendGate(actx, a.gate)
 	}
 	a.start = e.now()
 	a.resent = x.p.resent && a.role == rolePrimary

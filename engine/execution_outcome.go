@@ -76,11 +76,14 @@ func (x *execution) failWith(err *jsonrpc.Error) result {
 
 // leftTo names the endpoints a request sent once may have reached: those
 // whose attempts ended after a connection was made, and those still
-// running, whose fate is unknown.
+// running, whose fate is unknown, but for those abandoned unsent
+// (abandonUnsent).
 func (x *execution) leftTo() string {
 	names := slices.Clip(x.left)
 	for _, a := range x.live {
-		names = append(names, a.ep.Name)
+		if a.gate == nil || !a.gate.abandoned() {
+			names = append(names, a.ep.Name)
+		}
 	}
 	return endpointNames(names)
 }

@@ -78,6 +78,9 @@ type attempt struct {
 	// won (noteUnanswered).
 	outranBy atomic.Int64
 	stats    *methodStats // the endpoint's windows for this method
+	// gate: whether a request sent once left for the endpoint (nil for a
+	// read, which is taken to have).
+	gate *sendGate
 	// settled: the breaker has had this attempt's verdict (or release), so
 	// whoever comes second — the end of the attempt or its deadline — gives
 	// none.
@@ -659,6 +662,7 @@ func (x *execution) run() result {
 				if res, ok := x.heldAnswer(); ok {
 					return res
 				}
+				x.abandonUnsent()
 				why = x.timedOut()
 			}
 			if x.last != "" {
@@ -715,13 +719,32 @@ func (x *execution) failedSentOnce(why string) (result, bool) {
 func (x *execution) timedOut() string {
 	why := x.e.timedOutWords(x.req.Method) // not the accounting name: "other" for a method in no table
 	waited := slices.Clip(x.cut)
+	var unsent []string
 	for _, a := range x.live {
-		waited = append(waited, a.ep.Name)
+		if a.gate != nil && a.gate.abandoned() {
+			unsent = append(unsent, a.ep.Name)
+		} else {
+			waited = append(waited, a.ep.Name)
+		}
 	}
 	if len(waited) > 0 {
 		why += " (" + endpointNames(waited) + " still working on it)"
 	}
+	if len(unsent) > 0 {
+		why += " (no connection to " + endpointNames(unsent) + " yet: not sent there)"
+	}
 	return why
+}
+
+// abandonUnsent: the request is ending unanswered, and its attempts sent
+// once whose body no connection has begun to carry never will be; they
+// are then known not to have reached their endpoints (leftTo).
+func (x *execution) abandonUnsent() {
+	for _, a := range x.live {
+		if a.gate != nil {
+			a.gate.abandon()
+		}
+	}
 }
 
 // lazyTimer is a timer made on first use (most requests never need it) and

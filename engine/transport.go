@@ -9,12 +9,10 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -168,33 +166,42 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		case FaultRefused:
 			return upstreamReply{out: outConnError, refused: true, cause: "injected fault: connection refused"}
 		case FaultUnreachable:
-			t := time.NewTimer(dialTimeout)
+			wait, cause := dialTimeout, "injected fault: connection failed: dial tcp: i/o timeout (unreachable)"
+			if bound, ok := e.connectBound(ctx, ep); ok {
+				wait, cause = bound, "injected fault: "+errNoConnection{bound}.Error()
+			}
+			t := time.NewTimer(wait)
 			defer t.Stop()
 			select {
 			case <-t.C:
-				return upstreamReply{out: outConnError, unreachable: true, cause: "injected fault: connection failed: dial tcp: i/o timeout (unreachable)"}
+				return upstreamReply{out: outConnError, unreachable: true, cause: cause}
 			case <-ctx.Done():
 				return e.ctxReply(ctx, false)
 			}
 		}
 	}
 
-	var connected atomic.Bool
+	var gate *sendGate
 	if !read {
-		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
-		ctx = httptrace.WithClientTrace(ctx, trace)
-	} else {
-		connected.Store(true) // unknown: assume it may have left
+		ctx, gate = gated(ctx)
 	}
 	resp, err := e.post(ctx, ep, req.Raw, read)
 	if errors.Is(err, errBadUpstreamRequest) {
 		return upstreamReply{out: outConnError, cause: "bad request to upstream"}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return e.ctxReply(ctx, connected.Load())
+		var nc errNoConnection
+		if errors.As(err, &nc) {
+			return upstreamReply{out: outConnError, unreachable: true, cause: nc.Error()}
 		}
-		return upstreamReply{out: outConnError, sent: connected.Load(), refused: refusedConn(err), unreachable: dialTimedOut(err),
+		// A read is taken to have left; a request sent once left only if
+		// its body began to be written, and abandoning it now keeps the
+		// transport from writing it after all.
+		sent := read || !gate.abandon()
+		if ctx.Err() != nil {
+			return e.ctxReply(ctx, sent)
+		}
+		return upstreamReply{out: outConnError, sent: sent, refused: refusedConn(err), unreachable: dialTimedOut(err),
 			cause: e.upstreamText(connErrorText(err))}
 	}
 	defer resp.Body.Close()
@@ -245,17 +252,61 @@ var errBadUpstreamRequest = errors.New("bad request to upstream")
 // broke before any byte of the answer: an upstream closing a keep-alive
 // connection as idle just as the request went out on it (net/http retries
 // a POST only when it says it is idempotent).
+//
+// A request that is not replayable goes through the send gate in ctx
+// (gated): its body is written only through it, and when no connection has
+// taken it within connectBound it is abandoned unsent (errNoConnection).
 func (e *Engine) post(ctx context.Context, ep *endpoint, body []byte, replayable bool) (*http.Response, error) {
-	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, bytes.NewReader(body))
+	if replayable {
+		hreq, err := e.newUpstreamRequest(ctx, ep, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		hreq.Header[idempotentMark] = nil // marks it idempotent; a nil value is not sent
+		return e.client.Do(hreq)
+	}
+	gate := sendGateOf(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	hreq, err := e.newUpstreamRequest(ctx, ep, nil)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	// GetBody lets the transport send it again only where it does so for
+	// any POST: on a fresh connection when nothing was written to the
+	// first, or an HTTP/2 stream the server refused unprocessed.
+	hreq.GetBody = func() (io.ReadCloser, error) { return &gatedBody{gate: gate, r: bytes.NewReader(body)}, nil }
+	hreq.Body, _ = hreq.GetBody()
+	hreq.ContentLength = int64(len(body))
+	if bound, ok := e.connectBound(ctx, ep); ok {
+		t := time.AfterFunc(bound, func() {
+			if gate.abandon() {
+				cancel(errNoConnection{bound})
+			}
+		})
+		defer t.Stop()
+	}
+	resp, err := e.client.Do(hreq)
+	if err != nil {
+		var nc errNoConnection
+		if errors.As(context.Cause(ctx), &nc) {
+			err = nc
+		}
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+func (e *Engine) newUpstreamRequest(ctx context.Context, ep *endpoint, body io.Reader) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(withProxy(ctx, ep), http.MethodPost, ep.url, body)
 	if err != nil {
 		return nil, errBadUpstreamRequest
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
-	if replayable {
-		hreq.Header[idempotentMark] = nil // marks it idempotent; a nil value is not sent
-	}
-	return e.client.Do(hreq)
+	return hreq, nil
 }
 
 // idempotentMark is the header key net/http's Transport reads as a POST's
