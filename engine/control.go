@@ -51,14 +51,14 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 		return err
 	}
 	now := e.now()
-	f := &activeFault{FaultSpec: spec, Since: now}
-	if spec.Duration > 0 {
-		f.Expires = now.Add(spec.Duration.D())
-	}
+	f := newActiveFault(spec, now)
 	if spec.Mode == FaultStale {
 		ep.staleHead.Store(ep.head.Load())
 	}
 	old := ep.fault.Swap(f)
+	if old != nil {
+		old.end()
+	}
 	e.armFaultExpiry(ep, f)
 	msg := fmt.Sprintf("fault injected: %s", spec.Mode)
 	from := ""
@@ -99,6 +99,7 @@ func (e *Engine) ClearFault(by Actor, name string) error {
 // no provider's limit, and the operator who cleared the fault expects the
 // endpoint back (a 1 m back-off outlived the fault, with no key to end it).
 func (e *Engine) faultEnded(ep *endpoint, f *activeFault, by Actor, msg string) {
+	f.end()
 	ep.staleHead.Store(0)
 	if f.Mode == Fault429 && ep.liftBackoffs(e.now()) {
 		msg += "; its 429 back-offs lifted"

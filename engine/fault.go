@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -121,7 +122,21 @@ type activeFault struct {
 	FaultSpec
 	Since   time.Time
 	Expires time.Time // zero = never
+	// ended is closed once the fault is no longer the endpoint's (cleared,
+	// run out or replaced): the requests a timeout fault holds go on then.
+	ended   chan struct{}
+	endOnce sync.Once
 }
+
+func newActiveFault(spec FaultSpec, now time.Time) *activeFault {
+	f := &activeFault{FaultSpec: spec, Since: now, ended: make(chan struct{})}
+	if spec.Duration > 0 {
+		f.Expires = now.Add(spec.Duration.D())
+	}
+	return f
+}
+
+func (f *activeFault) end() { f.endOnce.Do(func() { close(f.ended) }) }
 
 func (f *activeFault) expired(now time.Time) bool {
 	return !f.Expires.IsZero() && !now.Before(f.Expires)

@@ -151,8 +151,16 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		case Fault429:
 			return e.syntheticReply(http.StatusTooManyRequests, f.RetryAfter.D(), "injected fault: HTTP 429")
 		case FaultTimeout:
-			<-ctx.Done()
-			return e.ctxReply(ctx, false)
+			// Held unanswered while the fault lasts; cleared, run out or
+			// replaced, the request goes on to the endpoint, as a stalled
+			// endpoint's would once it recovers. Held until the request's
+			// deadline, requests failed up to server.request_timeout after
+			// the operator had cleared the fault.
+			select {
+			case <-ctx.Done():
+				return e.ctxReply(ctx, false)
+			case <-f.ended:
+			}
 		case FaultLatency:
 			t := time.NewTimer(f.Latency.D())
 			select {
