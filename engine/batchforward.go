@@ -128,6 +128,8 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 		r.head = answerHead(c.req, part)
 		if r.head > 0 {
 			e.observeHead(ep, r.head, false) // a passive answer's head counts, as finishAttempt counts it
+		} else if e.genesisAnswer(ep, c.req, part) {
+			r.behind = true
 		}
 		if e.cfg.Chain.Kind == "evm" && c.p.finality != "" {
 			r.final = jsonrpc.ResultNumber(part)

@@ -85,6 +85,10 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		}
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
 		r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
+	case b == jsonrpc.BlameRequest && !r.info.HasError && isHeadMethod(req.Method) && !validHead(req.Method, body):
+		// "0x", a JSON number, null: relayed as it came, a client read
+		// it as the chain's head.
+		r.out, r.cause = outInvalid, req.Method+" answered a result that is not a block number"
 	case b == jsonrpc.BlameRequest:
 		r.out = outAnswer
 		e.names.answered(req.Method, r.info)

@@ -150,7 +150,10 @@ type endpoint struct {
 	// head since headAt (ObserveProbeNoHead); from then on the head is no
 	// longer carried forward at the pace (lagOf).
 	headLostAt atomic.Int64
-	headSince  atomic.Int64 // unix nanos when head reached its current height
+	// genesisAt: unix nanos of its head of 0 (observeGenesis), 0 once it
+	// reports another (judgeHead).
+	genesisAt atomic.Int64
+	headSince atomic.Int64 // unix nanos when head reached its current height
 	// fellFrom is the head it went back from, while it stays below it (0:
 	// it has not gone back): a rolled-back chain as its own client sees
 	// it, which alone lets the served floor follow the pool head down.

@@ -76,6 +76,40 @@ func headOf(method string, body []byte) (int64, bool) {
 	return 0, false
 }
 
+// validHead says whether a head method's answer carries a head.
+func validHead(method string, body []byte) bool {
+	_, ok := headOf(method, body)
+	return ok
+}
+
+// carriesGenesis says whether an answer gives the chain's head as block
+// 0: an eth_blockNumber of 0x0, the latest block numbered 0x0.
+func carriesGenesis(req *jsonrpc.Request, body []byte) bool {
+	if v, ok := headOf(req.Method, body); ok {
+		return v == 0
+	}
+	if jsonrpc.ReadsLatestBlock(req.Method, req.Params) {
+		n, ok := jsonrpc.ResultNumberOK(body)
+		return ok && n == 0
+	}
+	return false
+}
+
+// genesisAnswer says whether ep's answer gives head 0 while the pool's
+// head is past chain.max_head_lag: a node restarted onto nothing or
+// resyncing from genesis (geth in snap sync answers so). 0 is "no head"
+// everywhere else, so such an answer passed every head check and was
+// relayed, and the endpoint's last head was carried on at lag 0. Now its
+// head is at genesis (observeGenesis) and the answer is set aside while
+// another endpoint is asked (upstreamReply.behind).
+func (e *Engine) genesisAnswer(ep *endpoint, req *jsonrpc.Request, body []byte) bool {
+	if e.heads.top.Load() <= e.cfg.Chain.MaxHeadLag || !carriesGenesis(req, body) {
+		return false
+	}
+	e.observeGenesis(ep)
+	return true
+}
+
 // replaceHeadResult rewrites a head answer (or a Solana block height) in
 // place to carry v, keeping its id.
 func replaceHeadResult(body *bytes.Buffer, method string, v int64) {

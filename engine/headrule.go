@@ -103,6 +103,7 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 		ep.headSince.Store(now)
 	}
 	ep.headAt.Store(now)
+	ep.genesisAt.Store(0)
 	if !h.settled {
 		if h.firstAt == 0 {
 			h.firstAt = now

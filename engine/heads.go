@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -51,7 +52,35 @@ const rateSpan = int64(2 * time.Minute)
 // sets it, confirms it or outvotes it: a shadow ahead must not get the
 // primaries lag-excluded.
 func (ep *endpoint) countsForPool() bool {
-	return ep.head.Load() > 0 && !ep.drained.Load() && !ep.ahead.Load() && !ep.isShadow()
+	return ep.head.Load() > 0 && !ep.atGenesis() && !ep.drained.Load() && !ep.ahead.Load() && !ep.isShadow()
+}
+
+// atGenesis: ep's latest head was 0 (observeGenesis), not yet followed by
+// another (judgeHead).
+func (ep *endpoint) atGenesis() bool { return ep.genesisAt.Load() != 0 }
+
+// reportedHead is ep's latest head: its last, or 0 at genesis.
+func (ep *endpoint) reportedHead() int64 {
+	if ep.atGenesis() {
+		return 0
+	}
+	return ep.head.Load()
+}
+
+// observeGenesis records that ep gave its head as 0 while the pool's head
+// is well past it (genesisAnswer): the whole chain behind, out of routing
+// for tip-dependent reads until it reports a head again and its probes
+// find it in sync.
+func (e *Engine) observeGenesis(ep *endpoint) {
+	now := e.now()
+	first := !ep.atGenesis()
+	ep.genesisAt.Store(now.UnixNano())
+	if first {
+		ep.setLastError(fmt.Sprintf("head 0 (genesis) while the pool's head is %d: the node restarted or is resyncing", e.heads.top.Load()), now)
+		e.poolChanged()
+	}
+	ep.lagGood.Store(0)
+	e.evaluateLag(ep, false)
 }
 
 // refreshPoolHead recomputes the pool head from the endpoints that count and
@@ -171,6 +200,10 @@ func (e *Engine) blockMaybeMade(n int64) bool {
 // a passive answer), applies the credibility rule to it, then the lag rule;
 // probe says whether this observation counts towards readmission.
 func (e *Engine) observeHead(ep *endpoint, head int64, probe bool) {
+	if head == 0 && probe && !ep.excluded(ExcludeWrongChain) && e.heads.top.Load() > e.cfg.Chain.MaxHeadLag {
+		e.observeGenesis(ep)
+		return
+	}
 	if head <= 0 || ep.excluded(ExcludeWrongChain) {
 		// Another chain's height says nothing about this one's; a probe
 		// still re-checks the lag.
@@ -239,6 +272,9 @@ func (e *Engine) forgetHead(ep *endpoint) {
 func (e *Engine) lagOf(ep *endpoint) int64 {
 	h := ep.head.Load()
 	top := e.heads.top.Load()
+	if ep.atGenesis() && top > 0 {
+		return top
+	}
 	if h == 0 || top == 0 {
 		return 0
 	}

@@ -468,7 +468,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		InFlight: ep.inflight.Load(),
 		Latency:  latencyStats(ep.latency, ep.late.latencies(nil)),
 		Rates:    rateStats(ep.rates),
-		Head:     ep.head.Load(), HeadSeenAt: unixTime(ep.headAt.Load()), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
+		Head:     ep.reportedHead(), HeadSeenAt: unixTime(ep.headAt.Load()), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,

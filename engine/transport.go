@@ -235,6 +235,9 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 	}
 	if r.out == outAnswer && !r.info.HasError {
 		r.head = answerHead(req, buf.Bytes())
+		if r.head == 0 && e.genesisAnswer(ep, req, buf.Bytes()) {
+			r.behind = true
+		}
 		if e.cfg.Chain.Kind == "evm" && jsonrpc.FinalityTag(req.Method, req.Params) != "" {
 			r.final = jsonrpc.ResultNumber(buf.Bytes())
 		}

@@ -196,16 +196,24 @@ func FinalityTag(method string, params json.RawMessage) string {
 // before its transactions, so a large block is not scanned again. body is
 // an answer InspectResponse found valid.
 func ResultNumber(body []byte) int64 {
+	n, _ := ResultNumberOK(body)
+	return n
+}
+
+// ResultNumberOK is ResultNumber, and whether the result has a number
+// that is a quantity (0x0 included).
+func ResultNumberOK(body []byte) (int64, bool) {
 	b, m, ok := resultMembers(body)
 	if !ok {
-		return 0
+		return 0, false
 	}
 	for m.next() {
 		if string(b[m.ks:m.ke]) == `"number"` {
-			return hexQuantity(b[m.vs:m.ve])
+			v := b[m.vs:m.ve]
+			return hexQuantity(v), string(v) == `"0x0"` || hexQuantity(v) > 0
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // resultMembers is an iterator over the members of body's result when it

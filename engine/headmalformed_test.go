@@ -1,0 +1,60 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// An eth_blockNumber answered with something that is not a block number
+// ("0x", a JSON number) was relayed as it came; now it is the endpoint's
+// failure, and the read is answered by another.
+func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
+	for _, bad := range []string{`"0x"`, `218688000`, `null`} {
+		t.Run(bad, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+			s0 := h.sims[0]
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				body, _ := io.ReadAll(req.Body)
+				var msg struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+				}
+				w.Header().Set("Content-Type", "application/json")
+				if json.Unmarshal(body, &msg) == nil && msg.Method == "eth_blockNumber" {
+					w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + bad + `}`))
+					return
+				}
+				resp, err := http.Post(s0.URL(), "application/json", bytes.NewReader(body))
+				if err != nil {
+					w.WriteHeader(http.StatusBadGateway)
+					return
+				}
+				defer resp.Body.Close()
+				w.WriteHeader(resp.StatusCode)
+				io.Copy(w, resp.Body)
+			}))
+			t.Cleanup(front.Close)
+			h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Router.ErrorPenalty = 0 })
+			for i := range 10 {
+				r := h2.call(i, "eth_blockNumber")
+				mustOK(t, r)
+				if s := resultString(t, r); !strings.HasPrefix(s, `"0x`) || len(s) < 5 {
+					t.Fatalf("eth_blockNumber %d answered %s by %s", i, s, r.endpoint)
+				}
+			}
+			if ep := h2.endpoint("s0"); !strings.Contains(ep.LastError, "not a block number") {
+				t.Fatalf("s0's last error %q", ep.LastError)
+			}
+		})
+	}
+}
