@@ -164,10 +164,14 @@ type endpoint struct {
 	// against, its last head and how often it rose since (poolStuckBehind).
 	aheadTop, aheadLast int64
 	aheadRises          int
-	lagExcluded         atomic.Bool
-	lagGood             atomic.Int64 // consecutive probes within the lag bound while excluded
-	staleHead           atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
-	domain              atomic.Pointer[string]
+	// stuckReadmitAt: when it was last readmitted for rising while the
+	// pool head stood still (poolStuckBehind): the others outrun it again
+	// only once they rise after that (outrunning).
+	stuckReadmitAt int64
+	lagExcluded    atomic.Bool
+	lagGood        atomic.Int64 // consecutive probes within the lag bound while excluded
+	staleHead      atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
+	domain         atomic.Pointer[string]
 
 	independence atomic.Pointer[IndependenceInfo]
 

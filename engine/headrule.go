@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -120,16 +122,30 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 		return false
 	}
 	bound := e.headBound(now)
+	credible := v <= bound || !e.othersCount(ep)
+	var outrun []*endpoint
+	if credible {
+		// Flagged, it is readmitted only once no group of the others is
+		// more than the lag below it, whether or not they were seen rising
+		// just now: probes see a head a few seconds apart, and a runaway
+		// readmitted between two sightings flapped.
+		outrun = e.outrunning(ep, v, now, !ep.ahead.Load())
+		credible = outrun == nil
+	}
 	switch {
-	case v <= bound || !e.othersCount(ep):
+	case credible:
 		if ep.ahead.Load() {
 			e.setAhead(ep, false, fmt.Sprintf("head %d is within the pool's pace again (pool head %d)", v, h.top.Load()))
 		}
-	case h.blocksPerSecond() <= 0 && !ep.ahead.Load():
+	case h.blocksPerSecond() <= 0 && !ep.ahead.Load() && outrun == nil:
 		// No pace measured yet (the first rises after start): taken as it
 		// comes. An endpoint already flagged stays flagged.
+	case outrun != nil:
+		e.setAhead(ep, true, fmt.Sprintf("head %d is more than chain.max_head_lag %d ahead of %s, whose heads rise together: not the pool's head until another endpoint confirms it",
+			v, e.cfg.Chain.MaxHeadLag, namesBut(outrun, nil)))
 	default:
 		if ep.ahead.Load() && e.poolStuckBehind(ep, v) {
+			ep.stuckReadmitAt = now
 			e.setAhead(ep, false, fmt.Sprintf("head %d rose %d times while the pool head stood still at %d: the pool is stuck, not it", v, ep.aheadRises, h.top.Load()))
 			break
 		}
@@ -147,6 +163,69 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 			v, v-(bound-e.cfg.Chain.MaxHeadLag), top, time.Duration(now-h.topAt.Load()).Round(time.Millisecond), h.blocksPerSecond(), e.cfg.Chain.MaxHeadLag))
 	}
 	return e.refreshPoolHead()
+}
+
+// outrunning says whether ep's head v, though within the pool's pace,
+// runs away from the chain the other endpoints follow, and which of them
+// say so: those that count, whose heads rose recently (onlyRising: they
+// follow a chain that moves) and agree among themselves within
+// chain.max_head_lag (carried forward) but are more than that below v,
+// when they outnumber ep and the endpoints that agree with v. The pace
+// bound alone is measured from the pool head, which such an endpoint sets
+// itself: one running at up to paceHeadroom times the chain's pace passed
+// it at every step, and, as the pace was read from its own rises, faster
+// (an audit's 1.9 blocks a second against 1 had the two honest endpoints
+// lag-excluded in 6 s and clients handed blocks 35 ahead of the chain).
+// Endpoints that stopped do not outvote anyone: the one still advancing
+// is where the chain is. nil when v is not outrun.
+func (e *Engine) outrunning(ep *endpoint, v, now int64, onlyRising bool) []*endpoint {
+	lag := e.cfg.Chain.MaxHeadLag
+	pace := e.heads.blocksPerSecond()
+	if pace <= 0 {
+		return nil
+	}
+	// Rising: risen within the time the chain takes to make
+	// chain.max_head_lag blocks. An endpoint advancing while the others
+	// stand still leads them by more than the lag only after that long.
+	rising := max(now-int64(float64(lag)/pace*float64(time.Second)), ep.stuckReadmitAt+1)
+	with := 1
+	type seen struct {
+		ep   *endpoint
+		head int64
+	}
+	var below []seen
+	for _, o := range e.endpoints {
+		if o == ep || !o.countsForPool() {
+			continue
+		}
+		switch c := e.carriedHead(o, now); {
+		case c >= v-lag:
+			with++
+		case !onlyRising || o.headSince.Load() >= rising:
+			below = append(below, seen{o, c})
+		}
+	}
+	if len(below) <= with {
+		return nil
+	}
+	slices.SortFunc(below, func(a, b seen) int { return cmp.Compare(a.head, b.head) })
+	best, at := 0, 0
+	for i, j := 0, 0; j < len(below); j++ {
+		for below[j].head-below[i].head > lag {
+			i++
+		}
+		if n := j - i + 1; n > best {
+			best, at = n, i
+		}
+	}
+	if best <= with {
+		return nil
+	}
+	out := make([]*endpoint, 0, best)
+	for _, s := range below[at : at+best] {
+		out = append(out, s.ep)
+	}
+	return out
 }
 
 // poolStuckBehind counts the rises of ep's head (flagged ahead) while the
