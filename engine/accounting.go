@@ -39,6 +39,11 @@ type counts struct {
 	releaseNanos     atomic.Int64 // cancel → release, summed over losers
 	extraCost        atomic.Uint64
 	clientErrors     atomic.Int64 // requests answered with rpcdash's own error
+	// settledAttempts: the attempts of the requests that ended, counted
+	// with them (countUpstream): amplification's numerator. attempts are
+	// counted as sent, so requests in flight (a write held 10 s) read as
+	// sent more than once.
+	settledAttempts atomic.Int64
 	// refused counts the requests whose due hedge was not sent, by
 	// hedgeRefusal (once per request and reason; hedgeSent unused).
 	refused [hedgeRefusals]atomic.Int64
@@ -109,6 +114,7 @@ func (c *counts) addTo(t *counts) {
 	t.failures.Add(c.failures.Load())
 	t.clientErrors.Add(c.clientErrors.Load())
 	t.served.Add(c.served.Load())
+	t.settledAttempts.Add(c.settledAttempts.Load())
 	for why := range c.refused {
 		t.refused[why].Add(c.refused[why].Load())
 	}
@@ -161,6 +167,9 @@ func (c *counts) view() AccountSnapshot {
 	if base > 0 {
 		s.FireRate = float64(s.HedgesFired) / float64(base)
 		s.Amplification = float64(s.Primary+s.Hedge+s.Failover) / float64(base)
+		if s.Requests > 0 {
+			s.Amplification = float64(c.settledAttempts.Load()) / float64(s.Requests)
+		}
 	}
 	if s.HedgesFired > 0 {
 		s.WinRate = float64(s.HedgesWon) / float64(s.HedgesFired)

@@ -512,7 +512,7 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
 			e.traceTook(c.p, res, took)
-			e.countUpstream(c.p.acct.name, res.attempts)
+			e.countUpstream(c.p.acct, res.attempts)
 			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
 			b.results[c.i] = res
 			continue

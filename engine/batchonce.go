@@ -441,7 +441,7 @@ func (b *batchRun) finishOnce(c onceCall, res result) {
 	res = e.settle(b.ctx, c.req, c.p, res)
 	took := e.now().Sub(b.start)
 	e.traceTook(c.p, res, took)
-	e.countUpstream(c.p.acct.name, res.attempts)
+	e.countUpstream(c.p.acct, res.attempts)
 	e.countRequests(c.p.acct.name, c.p.class, res.err == nil, took, 1)
 	b.results[c.i] = res
 	if c.done != nil {

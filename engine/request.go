@@ -137,17 +137,19 @@ func (e *Engine) finishOne(ctx context.Context, req *jsonrpc.Request, p plan, re
 	took := e.now().Sub(start)
 	e.traceTook(p, res, took)
 	e.countRequests(p.acct.name, p.class, res.err == nil, took, 1)
-	e.countUpstream(p.acct.name, res.attempts)
+	e.countUpstream(p.acct, res.attempts)
 	return res
 }
 
 // countUpstream counts a finished request's attempts (what its
-// X-Rpcdash-Attempts says) in the console's last minute, with the request
-// rather than when each was sent: counted apart, the minute's edges cut a
-// request's attempts from it, and amp read 0.79× with every request sent.
-func (e *Engine) countUpstream(label string, attempts int) {
+// X-Rpcdash-Attempts says) in the console's last minute and its method's
+// amplification, with the request rather than when each was sent: counted
+// apart, the minute's edges cut a request's attempts from it, and amp read
+// 0.79× with every request sent; a write in flight read 1.125×.
+func (e *Engine) countUpstream(acct *counts, attempts int) {
 	if attempts > 0 {
-		e.recent.count(label, window.Upstream, int64(attempts))
+		e.recent.count(acct.name, window.Upstream, int64(attempts))
+		acct.settledAttempts.Add(int64(attempts))
 	}
 }
 
