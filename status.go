@@ -17,6 +17,9 @@ import (
 	"github.com/rpcdash/rpcdash/internal/cli"
 )
 
+// statusTimeout bounds `rpcdash status`'s wait for the admin API.
+const statusTimeout = 5 * time.Second
+
 // cmdStatus is `rpcdash status`: a running engine's status, read from its
 // admin API, as a table, as CSV (the endpoint table's columns) or as the
 // API's JSON (--format json, or --json).
@@ -51,7 +54,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return cli.Usage(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
 	var body []byte
 	c := engine.AdminClient{Base: base, Token: token}
@@ -71,6 +74,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.Is(err, engine.ErrAnswerTooLarge) {
 			// Something answers there, more than a status holds.
 			return fmt.Errorf("admin API at %s: %v", engine.ShownURL(base), err)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// Something took the connection and said nothing: a stalled
+			// or overloaded instance as likely as no rpcdash at all.
+			return fmt.Errorf("admin API at %s did not answer within %s (a stalled or overloaded rpcdash, or not an rpcdash)", engine.ShownURL(base), statusTimeout)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {

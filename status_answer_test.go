@@ -108,3 +108,24 @@ func TestStatus_AJSONRPCNodeAtAdminIsNamedAsNotRpcdash(t *testing.T) {
 		t.Errorf("rpcdash's connection limit: exit %d, stderr %q; want its text kept", code, errOut)
 	}
 }
+
+// An instance that takes the connection and never answers (stopped with
+// SIGSTOP, overloaded) was reported as "no rpcdash admin API at …: context
+// deadline exceeded", the words of a closed port: an operator was told the
+// instance was not there when it was stalled.
+func TestStatus_AnAdminAPIThatDoesNotAnswerIsSaidToBeStalledNotAbsent(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	_, errOut, code := runStatus(t, "--admin", srv.URL)
+	if code != 1 || !strings.Contains(errOut, "admin API at "+srv.URL+" did not answer within 5s") || strings.Contains(errOut, "no rpcdash admin API") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and the admin API said not to answer in time", code, errOut)
+	}
+}
