@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -20,8 +21,13 @@ func (e *Engine) Drain(by Actor, name string) error {
 	if ep.drained.Swap(true) {
 		return nil
 	}
-	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by,
-		Message: "drained; " + inFlightFinish(ep.inflight.Load())})
+	msg := "drained; " + inFlightFinish(ep.inflight.Load())
+	if !slices.ContainsFunc(e.endpoints, (*endpoint).answersClients) {
+		// Allowed (an operator may mean to stop all traffic), but said:
+		// the console asks first, a script's curl did not hear it.
+		msg += "; no endpoint is left to route to: every request fails until one is undrained"
+	}
+	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by, Message: msg})
 	e.poolChanged() // a drained endpoint's head is no longer the pool's
 	return nil
 }

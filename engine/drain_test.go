@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -45,5 +48,28 @@ func TestDrain_StopsNewTrafficAndLetsInFlightFinish(t *testing.T) {
 	}
 	if code, _ := h.adminDo("POST", "/v1/endpoints/nope/drain", ""); code != 404 {
 		t.Fatalf("drain of unknown endpoint: %d", code)
+	}
+}
+
+// Draining the last endpoint that answers clients is allowed (an operator
+// may mean to stop all traffic), and its event says what follows: over the
+// admin API it went by in silence, and every request then failed.
+func TestDrain_TheLastEndpointsDrainSaysEveryRequestWillFail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{}, sim.Config{})
+	for _, name := range []string{"s0", "s1"} {
+		if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/"+name+"/drain", ""); code != http.StatusOK {
+			t.Fatalf("drain %s: HTTP %d %s", name, code, body)
+		}
+	}
+	var msgs []string
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventDrain {
+			msgs = append(msgs, ev.Endpoint+": "+ev.Message)
+		}
+	}
+	const last = "no endpoint is left to route to: every request fails until one is undrained"
+	if len(msgs) != 2 || strings.Contains(msgs[0], last) || !strings.Contains(msgs[1], last) {
+		t.Fatalf("drain events %q; want only the second to say no endpoint is left", msgs)
 	}
 }
