@@ -201,12 +201,15 @@ type drill struct {
 	report  *DrillReport
 	started time.Time
 
-	settings   engine.Settings
-	endpoint   string          // the one faulted
-	injected   bool            // a fault is in place
-	injectedAt time.Time       //
-	injectSeq  uint64          // the last event before the fault
-	before     engine.Snapshot // at injection
+	settings engine.Settings
+	// noErrorsStep is the no-client-errors step's index in the report,
+	// once it passed (noErrorsSince).
+	noErrorsStep int
+	endpoint     string          // the one faulted
+	injected     bool            // a fault is in place
+	injectedAt   time.Time       //
+	injectSeq    uint64          // the last event before the fault
+	before       engine.Snapshot // at injection
 	// inFlightAtFault: the endpoint's attempts in flight as the fault was
 	// put on it, which may still succeed and break a run of failures.
 	inFlightAtFault int64
@@ -229,7 +232,7 @@ func (d *drill) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return d.noErrorsSince(ctx)
 }
 
 // step runs one step and reports it as it starts and as it ends.

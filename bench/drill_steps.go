@@ -370,7 +370,32 @@ func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
 		return fail(s, "the instance answered %d client requests with its own error since the fault", clientErrors)
 	}
 	s.Summary = "no read failed since the fault"
+	d.noErrorsStep = len(d.report.Steps)
 	return nil
+}
+
+// noErrorsSince looks at the instance's error answers once more as the
+// drill ends: a request the faulted endpoint held as the no-client-errors
+// step looked (a write, which cannot fail over, sent to it before the cut)
+// may fail afterwards, at its deadline, and the drill said PASSED with
+// that error behind it. The step's report is then revised, and the drill
+// fails.
+func (d *drill) noErrorsSince(ctx context.Context) error {
+	st, err := d.status(ctx)
+	if err != nil {
+		return err
+	}
+	late := st.Totals.ClientErrors - d.before.Totals.ClientErrors
+	if late <= 0 || d.noErrorsStep >= len(d.report.Steps) {
+		return nil
+	}
+	s := d.report.Steps[d.noErrorsStep]
+	s.State = StepFailed
+	s.Evidence = append(slices.Clip(s.Evidence), fmt.Sprintf("the instance's own error answers since the fault, as the drill ended: %d", late))
+	err = fail(&s, "the instance answered %d client requests with its own error since the fault, after this step had looked: requests the faulted endpoint held then (a write cannot fail over) failed later", late)
+	d.report.Steps[d.noErrorsStep] = s
+	d.onStep(s)
+	return err
 }
 
 // clear: the fault removed.

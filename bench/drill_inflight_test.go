@@ -1,0 +1,56 @@
+package bench_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/bench"
+	"github.com/rpcdash/rpcdash/engine"
+)
+
+// A request the faulted endpoint still held as the no-client-errors step
+// looked (a write, which cannot fail over, sent to it before the cut) failed
+// afterwards, at its deadline: the drill had already said "no client
+// errors" and PASSED. It looks again as it ends, and revises the step.
+func TestDrill_AClientErrorAfterTheNoClientErrorsStepFailsTheDrill(t *testing.T) {
+	t.Parallel()
+	var inst *stubInstance
+	inst = newStubInstance(t, stubStatus(stubEndpoint("alpha", 20), stubEndpoint("beta", 40), stubEndpoint("gamma", 60)), func(st *engine.Snapshot) {
+		a := &st.Endpoints[0]
+		a.Fault = &engine.FaultInfo{Mode: engine.FaultTimeout}
+		a.Breaker = engine.BreakerSnapshot{State: engine.BreakerOpen, Cooldown: time.Second}
+		a.Routable = false
+		a.InFlight = 1
+		inst.answerer = "beta"
+	})
+	inst.onClear = func(st *engine.Snapshot) {
+		st.Totals.ClientErrors++ // the held write, failed after the step looked
+		a := &st.Endpoints[0]
+		a.Breaker, a.Routable, a.InFlight = engine.BreakerSnapshot{State: engine.BreakerClosed}, true, 0
+		inst.answerer = "alpha"
+		opened := time.Now().Add(-2 * time.Second)
+		inst.events = []engine.Event{
+			{Seq: 1, Time: opened, Type: engine.EventBreaker, Endpoint: "alpha", From: "closed", To: "open", Message: "3 failures"},
+			{Seq: 2, Time: opened.Add(time.Second), Type: engine.EventBreaker, Endpoint: "alpha", From: "open", To: "half-open", Message: "cooldown elapsed"},
+			{Seq: 3, Time: opened.Add(1200 * time.Millisecond), Type: engine.EventBreaker, Endpoint: "alpha", From: "half-open", To: "closed", Message: "3 trial successes in a row"},
+		}
+	}
+	var log stepLog
+	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: inst.rpc.URL, Admin: bench.Admin{URL: inst.admin.URL},
+		Mode: "timeout", Rate: 200, StepTimeout: 3 * time.Second}, log.add)
+	logReport(t, rep)
+	var step bench.DrillStep
+	for _, s := range rep.Steps {
+		if s.Name == bench.StepNoErrors {
+			step = s
+		}
+	}
+	if err == nil || rep.Passed || step.State != bench.StepFailed || !strings.Contains(err.Error(), "answered 1 client requests with its own error since the fault, after this step had looked") {
+		t.Fatalf("no-client-errors step %+v; drill error %v: want it failed on the held request's error", step, err)
+	}
+	if last := log.steps[len(log.steps)-1]; last.Name != bench.StepNoErrors || last.State != bench.StepFailed {
+		t.Errorf("the last step report %+v: want the no-client-errors step revised", last)
+	}
+}
