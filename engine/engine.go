@@ -27,14 +27,17 @@ type Options struct {
 
 // Engine is the router: endpoints, their state, the executor, the servers.
 type Engine struct {
-	cfg     Config
-	drills  drillLeases // one drill at a time (drill_lease.go)
-	now     func() time.Time
-	log     *slog.Logger
-	methods *jsonrpc.MethodTable
-	names   *methodNames // the name each client method is counted under
-	scrub   *redact.Scrubber
-	client  *http.Client
+	cfg Config
+	// identity: who judges the chain clients' identity answers reveal
+	// (WatchIdentity).
+	identity atomic.Pointer[identityWatch]
+	drills   drillLeases // one drill at a time (drill_lease.go)
+	now      func() time.Time
+	log      *slog.Logger
+	methods  *jsonrpc.MethodTable
+	names    *methodNames // the name each client method is counted under
+	scrub    *redact.Scrubber
+	client   *http.Client
 
 	endpoints []*endpoint
 	byName    map[string]*endpoint

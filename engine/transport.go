@@ -234,6 +234,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 		return r
 	}
 	if r.out == outAnswer && !r.info.HasError {
+		e.identitySeen(ep, req, buf.Bytes())
 		r.head = answerHead(req, buf.Bytes())
 		if r.head == 0 && e.genesisAnswer(ep, req, buf.Bytes()) {
 			r.behind = true

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,38 @@ func TestProbes_AnEndpointMovedToAnotherChainWithoutFailingIsExcluded(t *testing
 		if status != 200 {
 			t.Fatalf("the moved endpoint answered %d requests HTTP %d: the case is one that never fails", n, status)
 		}
+	}
+}
+
+// A client's own eth_chainId answered by an endpoint moved to another chain
+// finds it out, before its next identity probe (every 12th round: up to a
+// minute at the default interval), and is not relayed: an audit's client
+// got the other chain's id for 15 of 47 eth_chainId until the probe came.
+func TestProbes_AClientsChainIdFromAnEndpointMovedToAnotherChainIsNotRelayed(t *testing.T) {
+	right := startSim(t, sim.Config{Name: "mainnet", ChainID: 1})
+	other := startSim(t, sim.Config{Name: "goerli", ChainID: 5})
+	p := startSwitchProxy(t, right.URL())
+	slow := sim.Latency{Median: 40 * time.Millisecond}
+	r := newRig(t, func(c *engine.Config) {
+		c.Probes.Interval = time.Hour // no identity probe after the first within the test
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "moved", URL: p.url})
+	}, sim.Config{ChainID: 1, Latency: slow}, sim.Config{ChainID: 1, Latency: slow})
+	r.waitHeads()
+	for range 20 {
+		r.mustAnswer(r.call("eth_getBalance", "0x00000000000000000000000000000000000000aa", "latest"))
+	}
+	p.point(other.URL())
+	for i := range 10 {
+		rep := r.call("eth_chainId")
+		r.mustAnswer(rep)
+		if !strings.Contains(string(rep.body), `"result":"0x1"`) {
+			t.Fatalf("eth_chainId %d through rpcdash: %s from %s; the pool is on 0x1", i, rep.body, rep.endpoint)
+		}
+	}
+	if other.MethodCount("eth_chainId") == 0 {
+		t.Fatal("the moved endpoint was never asked: the test shows nothing")
+	}
+	if ep := r.endpoint("moved"); ep.Routable || !slices.ContainsFunc(ep.Exclusions, func(x string) bool { return strings.HasPrefix(x, engine.ExcludeWrongChain+": ") }) {
+		t.Fatalf("moved to chain 5: exclusions %q, routable %v", ep.Exclusions, ep.Routable)
 	}
 }

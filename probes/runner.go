@@ -67,6 +67,13 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 		fixed = cfg.Chain.GenesisHash
 	}
 	r.ids = newIdentityTracker(spec, eng, names, fixed)
+	// Clients' own identity answers are judged as a probe's are: an
+	// endpoint moved to another chain is found out by the first of them.
+	eng.WatchIdentity(spec.identityMethod, func(name string, body []byte) {
+		if id, ok := spec.parseIdentity(body); ok {
+			r.ids.record(name, id)
+		}
+	})
 	for _, n := range names {
 		r.probers = append(r.probers, &prober{name: n, eng: eng, spec: spec, ids: r.ids,
 			interval: p.Interval, log: log})
