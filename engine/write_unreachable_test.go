@@ -60,15 +60,25 @@ func TestWrite_AnEndpointThatNeverConnectsIsLeftUnsentAndTheWriteFailsOver(t *te
 		c.Server.RequestTimeout = 2 * time.Second
 		c.Endpoints[0].URL = hole
 	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	writeLeavesS0AtItsConnectBound(t, h, "no connection within 1s (unreachable): not sent")
+}
+
+// writeLeavesS0AtItsConnectBound sends a write that s0 never connects for
+// (h's request deadline 2 s), and checks it left s0 unsent at its 1 s
+// connect bound, s0's last error saying so (cause), and was delivered
+// once, to s1.
+func writeLeavesS0AtItsConnectBound(t *testing.T, h *harness, cause string) {
+	t.Helper()
 	w := h.call(1, "eth_sendRawTransaction", "0x01")
 	mustOK(t, w)
-	if w.endpoint != "s1" || w.attempts != 2 || len(h.sims[1].Submissions()) != 1 {
-		t.Fatalf("write answered by %q after %d attempts, s1 got %d: want s1 after s0, once", w.endpoint, w.attempts, len(h.sims[1].Submissions()))
+	if w.endpoint != "s1" || w.attempts != 2 || len(h.sims[1].Submissions()) != 1 || len(h.sims[0].Submissions()) != 0 {
+		t.Fatalf("write answered by %q after %d attempts; s0 got %d, s1 %d: want s1 after s0, once", w.endpoint, w.attempts,
+			len(h.sims[0].Submissions()), len(h.sims[1].Submissions()))
 	}
 	if w.took < time.Second || w.took > 1800*time.Millisecond {
 		t.Fatalf("write answered in %s; want it to leave s0 at its 1 s connect bound", w.took)
 	}
-	if ep := h.endpoint("s0"); !strings.Contains(ep.LastError, "no connection within 1s (unreachable): not sent") {
+	if ep := h.endpoint("s0"); !strings.Contains(ep.LastError, cause) {
 		t.Fatalf("s0's last error %q", ep.LastError)
 	}
 	t.Logf("write sent once, to s1, after %d attempts in %s", w.attempts, w.took.Round(time.Millisecond))
