@@ -19,7 +19,7 @@ const (
 	FaultLatency FaultMode = "latency" // add Latency before sending
 	FaultError   FaultMode = "error"   // answer HTTP 500 without sending
 	Fault429     FaultMode = "http429" // answer HTTP 429 without sending
-	FaultTimeout FaultMode = "timeout" // hang until the attempt's deadline
+	FaultTimeout FaultMode = "timeout" // hang while the fault lasts; what it held goes on when it ends
 	FaultStale   FaultMode = "stale"   // the endpoint's head stops advancing
 	// FaultRefused fails as a refused connection, without sending: the
 	// hard failure (the provider is down) whose evidence no cap on open

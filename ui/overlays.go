@@ -69,10 +69,10 @@ func (f faultMenu) describe() string {
 		engine.FaultLatency:     "adds " + fmtDelay(s.Latency.D()) + " before",
 		engine.FaultError:       "answers HTTP 500 to",
 		engine.Fault429:         "answers HTTP 429 to",
-		engine.FaultTimeout:     "hangs, until the attempt's deadline,",
+		engine.FaultTimeout:     "holds unanswered (reads race on at their attempt deadline; what it holds goes on when it ends)",
 		engine.FaultStale:       "freezes the head it reports, for",
 		engine.FaultRefused:     "refuses the connection (nothing sent) to",
-		engine.FaultUnreachable: "leaves the connection unanswered (nothing sent; fails at the dial timeout) for",
+		engine.FaultUnreachable: "leaves the connection unanswered (nothing sent; fails at the dial timeout, a write at its connect bound) for",
 	}[s.Mode]
 	share := fmt.Sprintf("%.0f%% of", 100*s.Rate)
 	if s.Mode == engine.FaultStale {
