@@ -125,11 +125,7 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 	credible := v <= bound || !e.othersCount(ep)
 	var outrun []*endpoint
 	if credible {
-		// Flagged, it is readmitted only once no group of the others is
-		// more than the lag below it, whether or not they were seen rising
-		// just now: probes see a head a few seconds apart, and a runaway
-		// readmitted between two sightings flapped.
-		outrun = e.outrunning(ep, v, now, !ep.ahead.Load())
+		outrun = e.outrunning(ep, v, now, ep.ahead.Load())
 		credible = outrun == nil
 	}
 	switch {
@@ -167,8 +163,8 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 
 // outrunning says whether ep's head v, though within the pool's pace,
 // runs away from the chain the other endpoints follow, and which of them
-// say so: those that count, whose heads rose recently (onlyRising: they
-// follow a chain that moves) and agree among themselves within
+// say so: those that count, whose heads rose recently (they follow a chain
+// that moves) and agree among themselves within
 // chain.max_head_lag (carried forward) but are more than that below v,
 // when they outnumber ep and the endpoints that agree with v. The pace
 // bound alone is measured from the pool head, which such an endpoint sets
@@ -178,16 +174,25 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 // lag-excluded in 6 s and clients handed blocks 35 ahead of the chain).
 // Endpoints that stopped do not outvote anyone: the one still advancing
 // is where the chain is. nil when v is not outrun.
-func (e *Engine) outrunning(ep *endpoint, v, now int64, onlyRising bool) []*endpoint {
+//
+// Rising is having risen within the time the chain takes to make
+// chain.max_head_lag blocks: an endpoint advancing while the others stand
+// still leads them by more than the lag only after that long. For an
+// endpoint already flagged (flagged), twice that: probes see a head a few
+// seconds apart, and a runaway readmitted between two sightings flapped;
+// once they have stopped that long, a halt, the one still advancing is
+// readmitted (it stayed flagged, and clients were served the halted head).
+func (e *Engine) outrunning(ep *endpoint, v, now int64, flagged bool) []*endpoint {
 	lag := e.cfg.Chain.MaxHeadLag
 	pace := e.heads.blocksPerSecond()
 	if pace <= 0 {
 		return nil
 	}
-	// Rising: risen within the time the chain takes to make
-	// chain.max_head_lag blocks. An endpoint advancing while the others
-	// stand still leads them by more than the lag only after that long.
-	rising := max(now-int64(float64(lag)/pace*float64(time.Second)), ep.stuckReadmitAt+1)
+	window := float64(lag) / pace * float64(time.Second)
+	if flagged {
+		window *= 2
+	}
+	rising := max(now-int64(window), ep.stuckReadmitAt+1)
 	with := 1
 	type seen struct {
 		ep   *endpoint
@@ -201,7 +206,7 @@ func (e *Engine) outrunning(ep *endpoint, v, now int64, onlyRising bool) []*endp
 		switch c := e.carriedHead(o, now); {
 		case c >= v-lag:
 			with++
-		case !onlyRising || o.headSince.Load() >= rising:
+		case o.headSince.Load() >= rising:
 			below = append(below, seen{o, c})
 		}
 	}

@@ -91,3 +91,39 @@ func TestHeads_AForkReadmittedInAHaltIsFlaggedAgainWhenTheOthersMoveOn(t *testin
 		}
 	}
 }
+
+// Outvoted by two endpoints rising together 8 blocks behind it, an
+// endpoint is flagged ahead; when the two then stop (their provider
+// halted), it is the one still following the chain and is readmitted once
+// they have stood still for twice the time the chain makes
+// chain.max_head_lag blocks. It stayed flagged for good, judged against
+// the stopped ones too, and clients were served the halted head (308
+// blocks old after 5 minutes).
+func TestHeads_AnEndpointOutvotedByEndpointsThatThenStopIsReadmitted(t *testing.T) {
+	r := newHeadRig(t, 3, nil)
+	r.warmUp()
+	r.sims[1].SetHeadLag(8)
+	r.sims[2].SetHeadLag(8)
+	for range 10 {
+		r.round()
+	}
+	if _, flagged := r.aheadExclusion("s0"); !flagged {
+		t.Fatalf("s0, 8 ahead of s1 and s2 rising together: exclusions %q; the test needs it flagged", r.endpoint("s0").Exclusions)
+	}
+	r.sims[1].SetHeadFrozen(true)
+	r.sims[2].SetHeadFrozen(true)
+	for range 30 {
+		r.round()
+	}
+	if _, flagged := r.aheadExclusion("s0"); flagged {
+		t.Fatalf("s0 after s1 and s2 stood still 30 s: still flagged, %q", r.endpoint("s0").Exclusions)
+	}
+	if st := r.status(); st.MaxHead != r.realHead() {
+		t.Fatalf("pool head %d, the chain's %d", st.MaxHead, r.realHead())
+	}
+	for i := range 5 {
+		if _, rep := r.blockNumber(i); rep.endpoint != "s0" {
+			t.Fatalf("eth_blockNumber answered by %s, which has stopped", rep.endpoint)
+		}
+	}
+}
