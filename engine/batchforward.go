@@ -30,6 +30,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -220,6 +221,9 @@ type batchReply struct {
 	// notRun: answered for a batch sent once, it was refused as a whole
 	// before any of it ran (batchRefusedUnrun).
 	sent, notRun bool
+	// whole: the batch was answered with one JSON-RPC error object, in
+	// words (cause).
+	whole string
 }
 
 // cause says how an upstream batch failed, for the failover's event.
@@ -227,6 +231,8 @@ func (b batchReply) cause() string {
 	switch {
 	case b.offChain:
 		return "answered after a probe found it on the wrong chain"
+	case b.whole != "":
+		return b.whole
 	case b.out == outHTTPError:
 		return fmt.Sprintf("HTTP %d", b.status)
 	case b.out == outRateLimit:
@@ -272,8 +278,11 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		return out
 	}
 	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
-		if once {
-			out.notRun = batchRefusedUnrun(resp.StatusCode, jsonrpc.InspectResponse(buf.Bytes()))
+		if info := jsonrpc.InspectResponse(buf.Bytes()); info.Valid && info.HasError {
+			out.whole = fmt.Sprintf("one error for the whole batch: JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
+			out.notRun = once && batchRefusedUnrun(resp.StatusCode, info)
+		} else if once {
+			out.notRun = batchRefusedUnrun(resp.StatusCode, info)
 		}
 		putBuf(buf)
 		return out
@@ -285,11 +294,13 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 // batchRefusedUnrun says that an upstream batch was refused before any of
 // its calls ran: an HTTP 4xx but a timeout's 408 (a client error: the
 // request refused, not processed; a node that cannot parse a batch), or a
-// single JSON-RPC error whose code says the request was not run (a parse
-// error; an invalid request, as geth's "batch too large" is; a method not
-// found). A single error of any other code may come after the calls ran
-// (a gateway's timeout, an internal error): the writes in it are not sent
-// again.
+// single JSON-RPC error that says so: by its code (a parse error; an
+// invalid request, as geth's "batch too large" is; a method not found; a
+// limit exceeded, as Besu's "Number of requests exceeds max batch size"
+// is), or by naming the batch itself (Nethermind's, Erigon's batch
+// limits) but not a timeout. A single error of any other kind may come
+// after the calls ran (a gateway's timeout, an internal error): the writes
+// in it are not sent again.
 func batchRefusedUnrun(status int, info jsonrpc.ResponseInfo) bool {
 	if status >= http.StatusBadRequest && status < http.StatusInternalServerError {
 		return status != http.StatusRequestTimeout
@@ -298,10 +309,11 @@ func batchRefusedUnrun(status int, info jsonrpc.ResponseInfo) bool {
 		return false
 	}
 	switch info.ErrCode {
-	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound:
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeLimitExceeded:
 		return true
 	}
-	return false
+	msg := strings.ToLower(info.ErrMessage)
+	return strings.Contains(msg, "batch") && !strings.Contains(msg, "time")
 }
 
 // batchRun is one client batch being served: where its elements' answers

@@ -298,8 +298,9 @@ func TestBatch_CallsOfABatchAnsweredWithOneErrorAreNotSentAgain(t *testing.T) {
 				t.Errorf("the endpoints ran %d calls of the batch of %d: sent again after %s", calls-calls0, n, tc.name)
 			}
 			for i, a := range decodeBatch(t, r, n) {
-				if a.Error == nil || a.Error.Code != jsonrpc.CodeMayHaveRun || !strings.Contains(a.Error.Message, "may have carried it out") {
-					t.Fatalf("answer %d: %+v, want -32000 saying it may have run", i, a)
+				if a.Error == nil || a.Error.Code != jsonrpc.CodeMayHaveRun || !strings.Contains(a.Error.Message, "may have carried it out") ||
+					!strings.Contains(a.Error.Message, "one error for the whole batch: JSON-RPC error") {
+					t.Fatalf("answer %d: %+v, want -32000 saying it may have run, after one error for the whole batch", i, a)
 				}
 			}
 			// The writes after a batch's first go upstream together the same way.
@@ -313,6 +314,57 @@ func TestBatch_CallsOfABatchAnsweredWithOneErrorAreNotSentAgain(t *testing.T) {
 				if a.Error == nil || !strings.Contains(a.Error.Message, "may have carried it out") {
 					t.Fatalf("write %d: %+v, want -32000 saying it may have run", i+1, a)
 				}
+			}
+		})
+	}
+}
+
+// A node's batch limit refuses a batch as a whole, running none of it, in
+// its own words: Besu's -32005 "Number of requests exceeds max batch size"
+// at HTTP 200, or an error of another code naming the batch. Taken for
+// one that may have run, a client batch of 4 writes had 3 failed with
+// "may have carried it out" and never sent; they run one by one.
+func TestBatch_ABatchLimitsRefusalRunsTheCallsOneByOne(t *testing.T) {
+	for _, refusal := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"Number of requests exceeds max batch size"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"batch size limit exceeded"}}`,
+	} {
+		t.Run(refusal[44:50], func(t *testing.T) {
+			t.Parallel()
+			sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)}).sims
+			front := func(u *sim.Upstream) string {
+				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					body, _ := io.ReadAll(r.Body)
+					w.Header().Set("Content-Type", "application/json")
+					if bytes.HasPrefix(body, []byte("[")) {
+						w.Write([]byte(refusal))
+						return
+					}
+					resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
+					if err != nil {
+						w.WriteHeader(http.StatusBadGateway)
+						return
+					}
+					defer resp.Body.Close()
+					w.WriteHeader(resp.StatusCode)
+					io.Copy(w, resp.Body)
+				}))
+				t.Cleanup(s.Close)
+				return s.URL
+			}
+			h := newHarness(t, func(c *engine.Config) {
+				c.Endpoints[0].URL, c.Endpoints[1].URL = front(sims[0]), front(sims[1])
+			}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+			_, calls0 := upstreamHTTP(sims)
+			r := h.post(onceBatch("eth_sendRawTransaction", 4))
+			_, calls := upstreamHTTP(sims)
+			for i, a := range decodeBatch(t, r, 4) {
+				if a.Error != nil || a.Result == "" {
+					t.Fatalf("write %d: %+v, want its hash", i, a)
+				}
+			}
+			if calls-calls0 != 4 {
+				t.Errorf("the endpoints ran %d writes of the batch of 4, want each once", calls-calls0)
 			}
 		})
 	}
