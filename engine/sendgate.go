@@ -88,21 +88,27 @@ func (e errNoConnection) Error() string {
 // dial's own dialTimeout (5 s) is longer than many a write's whole
 // deadline: a write to an endpoint that drops connection attempts was
 // lost at a 2 s deadline, and took 5 s to fail over at 10 s. It is the
-// endpoint's attempt deadline (how long its answers may take, at least a
-// second: a lost SYN is sent again after one), at most half the time the
-// request has left and dialTimeout. ok is false when the request's gate is
-// not bounded.
+// endpoint's attempt deadline (how long its answers may take), at least
+// minConnectBound, at most half the time the request has left and
+// dialTimeout. ok is false when the request's gate is not bounded.
 func (e *Engine) connectBound(ctx context.Context, ep *endpoint) (d time.Duration, ok bool) {
 	if g := sendGateOf(ctx); g == nil || !g.bounded {
 		return dialTimeout, false
 	}
 	own, _ := e.endpointDeadline(ep)
-	d = min(max(own, time.Second), dialTimeout)
+	d = min(max(own, minConnectBound), dialTimeout)
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)/2)
 	}
 	return d, true
 }
+
+// minConnectBound is the least connectBound: a lost SYN is sent again
+// after a second, and TLS follows its answer. At one second, a write after
+// the idle connections closed, on a connection that took 1.3 s (a slow
+// proxy, one lost SYN), was given up on, cost a second more, and charged
+// its healthy endpoint with a failure.
+const minConnectBound = 2 * time.Second
 
 // gated returns ctx with a send gate: the one already in it (an
 // execution's attempt's), else a new bounded one (an upstream batch's,
