@@ -95,7 +95,7 @@ func TestWrite_ASlowConnectionIsWaitedForUpToTheBoundsFloor(t *testing.T) {
 			c.Endpoints[i].Proxy = proxy
 		}
 	}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
-	for i := range 50 { // learnt deadlines: the floor's 250 ms
+	for i := range 600 { // learnt deadlines: the floor's 250 ms, past the first reads' 1.3 s connections
 		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
 	}
 	time.Sleep(4500 * time.Millisecond) // the idle connections closed (idleConnTimeout 4 s)
