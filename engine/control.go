@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
@@ -22,9 +21,10 @@ func (e *Engine) Drain(by Actor, name string) error {
 		return nil
 	}
 	msg := "drained; " + inFlightFinish(ep.inflight.Load())
-	if !slices.ContainsFunc(e.endpoints, (*endpoint).answersClients) {
+	if e.lastResort() == 0 {
 		// Allowed (an operator may mean to stop all traffic), but said:
-		// the console asks first, a script's curl did not hear it.
+		// the console asks first, a script's curl did not hear it. The
+		// others may be drained, on another chain or refusing connections.
 		msg += "; no endpoint is left to route to: every request fails until one is undrained"
 	}
 	e.events.add(Event{Type: EventDrain, Endpoint: name, From: "active", To: "drained", Actor: by, Message: msg})

@@ -73,3 +73,32 @@ func TestDrain_TheLastEndpointsDrainSaysEveryRequestWillFail(t *testing.T) {
 		t.Fatalf("drain events %q; want only the second to say no endpoint is left", msgs)
 	}
 }
+
+// The others refusing connections leave no endpoint to route to as surely
+// as drained ones do: the last drain said nothing then, and every read
+// after it failed.
+func TestDrain_TheLastDrainBesideEndpointsRefusingConnectionsSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{}, sim.Config{})
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/fault", `{"mode":"refused"}`); code != http.StatusOK {
+		t.Fatalf("fault: HTTP %d %s", code, body)
+	}
+	for i := range 10 {
+		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+	}
+	if ep := h.endpoint("s0"); !ep.Refusing {
+		t.Fatalf("s0 after 10 reads under a refused fault: refusing %v; the test needs it", ep.Refusing)
+	}
+	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s1/drain", ""); code != http.StatusOK {
+		t.Fatalf("drain s1: HTTP %d %s", code, body)
+	}
+	for _, ev := range h.events() {
+		if ev.Type == engine.EventDrain && ev.Endpoint == "s1" {
+			if !strings.Contains(ev.Message, "no endpoint is left to route to") {
+				t.Fatalf("drain event %q: want it to say no endpoint is left", ev.Message)
+			}
+			return
+		}
+	}
+	t.Fatal("no drain event")
+}
