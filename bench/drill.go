@@ -203,8 +203,10 @@ type drill struct {
 
 	settings engine.Settings
 	// noErrorsStep is the no-client-errors step's index in the report,
-	// once it passed (noErrorsSince).
+	// once it passed, and noErrorsSeen the instance's error answers then
+	// (noErrorsSince).
 	noErrorsStep int
+	noErrorsSeen int64
 	endpoint     string          // the one faulted
 	injected     bool            // a fault is in place
 	injectedAt   time.Time       //

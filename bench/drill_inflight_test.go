@@ -47,7 +47,7 @@ func TestDrill_AClientErrorAfterTheNoClientErrorsStepFailsTheDrill(t *testing.T)
 			step = s
 		}
 	}
-	if err == nil || rep.Passed || step.State != bench.StepFailed || !strings.Contains(err.Error(), "answered 1 client requests with its own error since the fault, after this step had looked") {
+	if err == nil || rep.Passed || step.State != bench.StepFailed || !strings.Contains(err.Error(), "answered 1 client requests with its own error since the fault (every method, every client), 1 of them after this step had looked") {
 		t.Fatalf("no-client-errors step %+v; drill error %v: want it failed on the held request's error", step, err)
 	}
 	if last := log.steps[len(log.steps)-1]; last.Name != bench.StepNoErrors || last.State != bench.StepFailed {
