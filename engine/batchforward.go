@@ -230,7 +230,7 @@ type batchReply struct {
 func (b batchReply) cause() string {
 	switch {
 	case b.offChain:
-		return "answered after a probe found it on the wrong chain"
+		return "answered after it was found on the wrong chain"
 	case b.whole != "":
 		return b.whole
 	case b.out == outHTTPError:

@@ -25,6 +25,13 @@ func TestHeads_AnEndpointBackAtGenesisIsBehindTheWholeChain(t *testing.T) {
 	// Before any probe: its answers are what find it out.
 	var top int64
 	for i := range 12 {
+		rep := r.call(200+i, "eth_getBlockByNumber", "pending", false)
+		mustOK(t, rep)
+		if n := blockNumberOf(t, rep); n == 0 {
+			t.Fatalf("the pending block %d from %s: block 0", i, rep.endpoint)
+		}
+	}
+	for i := range 12 {
 		r.blockNumber(i)
 		top, _ = r.latestBlock(100+i, "eth_getBlockByNumber", top)
 	}

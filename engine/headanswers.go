@@ -36,7 +36,7 @@ func answerHead(req *jsonrpc.Request, body []byte) int64 {
 	if v, ok := headOf(req.Method, body); ok {
 		return v
 	}
-	if jsonrpc.ReadsLatestBlock(req.Method, req.Params) {
+	if jsonrpc.ReadsTipBlock(req.Method, req.Params) {
 		return jsonrpc.ResultNumber(body)
 	}
 	return 0
@@ -83,12 +83,12 @@ func validHead(method string, body []byte) bool {
 }
 
 // carriesGenesis says whether an answer gives the chain's head as block
-// 0: an eth_blockNumber of 0x0, the latest block numbered 0x0.
+// 0: an eth_blockNumber of 0x0, the latest or pending block numbered 0x0.
 func carriesGenesis(req *jsonrpc.Request, body []byte) bool {
 	if v, ok := headOf(req.Method, body); ok {
 		return v == 0
 	}
-	if jsonrpc.ReadsLatestBlock(req.Method, req.Params) {
+	if jsonrpc.ReadsTipBlock(req.Method, req.Params) {
 		n, ok := jsonrpc.ResultNumberOK(body)
 		return ok && n == 0
 	}

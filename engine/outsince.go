@@ -54,7 +54,7 @@ func (x *execution) offChain(d *attemptDone) {
 	}
 	putBuf(d.rep.body)
 	d.rep.body = nil
-	d.rep.out, d.rep.cause = outInvalid, "answered after a probe found it on the wrong chain"
+	d.rep.out, d.rep.cause = outInvalid, "answered after it was found on the wrong chain"
 }
 
 // stillRoutable says whether ep, ranked routable for an upstream batch a

@@ -167,6 +167,13 @@ func ReadsLatestBlock(method string, params json.RawMessage) bool {
 	return string(blockByNumberTag(method, params)) == `"latest"`
 }
 
+// ReadsTipBlock reports whether an EVM read of one block by its number
+// names the latest or the pending block.
+func ReadsTipBlock(method string, params json.RawMessage) bool {
+	tag := string(blockByNumberTag(method, params))
+	return tag == `"latest"` || tag == `"pending"`
+}
+
 // blockByNumberTag is the block an EVM read of one block by its number
 // names (eth_getBlockByNumber, geth's eth_getHeaderByNumber) as written,
 // a tag in its quotes or a hex number; nil for any other read.
