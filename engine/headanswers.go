@@ -82,6 +82,13 @@ func validHead(method string, body []byte) bool {
 	return ok
 }
 
+// tipBlockNumbered says whether a block's answer carries a number that is
+// a quantity.
+func tipBlockNumbered(body []byte) bool {
+	_, ok := jsonrpc.ResultNumberOK(body)
+	return ok
+}
+
 // carriesGenesis says whether an answer gives the chain's head as block
 // 0: an eth_blockNumber of 0x0, the latest or pending block numbered 0x0.
 func carriesGenesis(req *jsonrpc.Request, body []byte) bool {

@@ -15,8 +15,9 @@ import (
 )
 
 // An eth_blockNumber answered with something that is not a block number
-// ("0x", a JSON number) was relayed as it came; now it is the endpoint's
-// failure, and the read is answered by another.
+// ("0x", a JSON number), or a latest block numbered so, was relayed as it
+// came; now it is the endpoint's failure, and the read is answered by
+// another.
 func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 	for _, bad := range []string{`"0x"`, `218688000`, `null`} {
 		t.Run(bad, func(t *testing.T) {
@@ -34,6 +35,10 @@ func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 					w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + bad + `}`))
 					return
 				}
+				if msg.Method == "eth_getBlockByNumber" && bad != "null" {
+					w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"number":` + bad + `,"hash":"0x01"}}`))
+					return
+				}
 				resp, err := http.Post(s0.URL(), "application/json", bytes.NewReader(body))
 				if err != nil {
 					w.WriteHeader(http.StatusBadGateway)
@@ -45,6 +50,15 @@ func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 			}))
 			t.Cleanup(front.Close)
 			h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Router.ErrorPenalty = 0 })
+			if bad != "null" {
+				for i := range 10 {
+					r := h2.call(100+i, "eth_getBlockByNumber", "latest", false)
+					mustOK(t, r)
+					if n := blockNumberOf(t, r); n == 0 {
+						t.Fatalf("latest block %d answered by %s with number %s", i, r.endpoint, bad)
+					}
+				}
+			}
 			for i := range 10 {
 				r := h2.call(i, "eth_blockNumber")
 				mustOK(t, r)
