@@ -85,15 +85,11 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		}
 	case !success && !(r.info.HasError && b == jsonrpc.BlameRequest):
 		r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
-	case b == jsonrpc.BlameRequest && !r.info.HasError && isHeadMethod(req.Method) && !validHead(req.Method, body):
-		// "0x", a JSON number, null: relayed as it came, a client read
-		// it as the chain's head.
-		r.out, r.cause = outInvalid, req.Method+" answered a result that is not a block number"
-	case b == jsonrpc.BlameRequest && !r.info.HasError && !r.info.ResultNull && jsonrpc.ReadsTipBlock(req.Method, req.Params) && !tipBlockNumbered(body):
-		// The latest or pending block whose number is not one: a client
-		// reads it as the chain's head as it reads eth_blockNumber.
-		r.out, r.cause = outInvalid, req.Method+" answered a block whose number is not a block number"
 	case b == jsonrpc.BlameRequest:
+		if why := unreadableHead(req, body, r.info); why != "" {
+			r.out, r.cause = outInvalid, why
+			return
+		}
 		r.out = outAnswer
 		e.names.answered(req.Method, r.info)
 	case b == jsonrpc.BlameEndpoint:

@@ -76,17 +76,27 @@ func headOf(method string, body []byte) (int64, bool) {
 	return 0, false
 }
 
-// validHead says whether a head method's answer carries a head.
-func validHead(method string, body []byte) bool {
-	_, ok := headOf(method, body)
-	return ok
-}
-
-// tipBlockNumbered says whether a block's answer carries a number that is
-// a quantity.
-func tipBlockNumbered(body []byte) bool {
-	_, ok := jsonrpc.ResultNumberOK(body)
-	return ok
+// unreadableHead says why an answer a client reads as the chain's head
+// does not carry one that is a block number: a head method's result ("0x",
+// a JSON number, null), or the latest or pending block's number; "" when
+// it does, or is no such answer. Relayed as they came, clients read them
+// as the head.
+func unreadableHead(req *jsonrpc.Request, body []byte, info jsonrpc.ResponseInfo) string {
+	if info.HasError {
+		return ""
+	}
+	if isHeadMethod(req.Method) {
+		if _, ok := headOf(req.Method, body); !ok {
+			return req.Method + " answered a result that is not a block number"
+		}
+		return ""
+	}
+	if !info.ResultNull && jsonrpc.ReadsTipBlock(req.Method, req.Params) {
+		if _, ok := jsonrpc.ResultNumberOK(body); !ok {
+			return req.Method + " answered a block whose number is not a block number"
+		}
+	}
+	return ""
 }
 
 // carriesGenesis says whether an answer gives the chain's head as block

@@ -33,9 +33,6 @@ const (
 	gateAbandoned
 )
 
-// sent: its body began to be written: the endpoint may have run it.
-func (g *sendGate) sent() bool { return g.state.Load() == gateSending }
-
 // abandon keeps a request that has not begun to be written from ever
 // being; false when it already has.
 func (g *sendGate) abandon() bool {
