@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -130,26 +129,16 @@ func TestBatch_UnknownMethodsRefusedBatchRunOneByOne(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	answerWith(h.sims, "l2_custom", -32000, "custom answer")
 	var batches, singles atomic.Int64
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
+	front := simFront(t, h.sims[0], func(w http.ResponseWriter, body []byte) bool {
 		if bytes.HasPrefix(body, []byte("[")) {
 			batches.Add(1)
 			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}`))
-			return
+			return true
 		}
 		singles.Add(1)
-		resp, err := http.Post(h.sims[0].URL(), "application/json", bytes.NewReader(body))
-		if err != nil {
-			w.WriteHeader(502)
-			return
-		}
-		defer resp.Body.Close()
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(front.Close)
-	h2 := frontedPair(t, front.URL, h.sims[1].URL(), nil)
+		return false
+	})
+	h2 := frontedPair(t, front, h.sims[1].URL(), nil)
 	const n = 10
 	singles0 := singles.Load()
 	r := h2.post(onceBatch("l2_custom", n))
@@ -263,26 +252,18 @@ func TestBatch_CallsOfABatchAnsweredWithOneErrorAreNotSentAgain(t *testing.T) {
 			// Each front runs a batch at its sim, then answers tc's error in
 			// its place; single calls pass through.
 			front := func(u *sim.Upstream) string {
-				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					body, _ := io.ReadAll(r.Body)
-					resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
-					if err != nil {
-						w.WriteHeader(http.StatusBadGateway)
-						return
+				return simFront(t, u, func(w http.ResponseWriter, body []byte) bool {
+					if !bytes.HasPrefix(body, []byte("[")) {
+						return false
 					}
-					defer resp.Body.Close()
-					w.Header().Set("Content-Type", "application/json")
-					if bytes.HasPrefix(body, []byte("[")) {
-						io.Copy(io.Discard, resp.Body)
-						w.WriteHeader(tc.status)
-						w.Write([]byte(tc.body))
-						return
+					if resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body)); err == nil {
+						io.Copy(io.Discard, resp.Body) // it ran
+						resp.Body.Close()
 					}
-					w.WriteHeader(resp.StatusCode)
-					io.Copy(w, resp.Body)
-				}))
-				t.Cleanup(s.Close)
-				return s.URL
+					w.WriteHeader(tc.status)
+					w.Write([]byte(tc.body))
+					return true
+				})
 			}
 			h := newHarness(t, func(c *engine.Config) {
 				c.Endpoints[0].URL, c.Endpoints[1].URL = front(sims[0]), front(sims[1])
@@ -333,24 +314,13 @@ func TestBatch_ABatchLimitsRefusalRunsTheCallsOneByOne(t *testing.T) {
 			t.Parallel()
 			sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)}).sims
 			front := func(u *sim.Upstream) string {
-				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					body, _ := io.ReadAll(r.Body)
-					w.Header().Set("Content-Type", "application/json")
+				return simFront(t, u, func(w http.ResponseWriter, body []byte) bool {
 					if bytes.HasPrefix(body, []byte("[")) {
 						w.Write([]byte(refusal))
-						return
+						return true
 					}
-					resp, err := http.Post(u.URL(), "application/json", bytes.NewReader(body))
-					if err != nil {
-						w.WriteHeader(http.StatusBadGateway)
-						return
-					}
-					defer resp.Body.Close()
-					w.WriteHeader(resp.StatusCode)
-					io.Copy(w, resp.Body)
-				}))
-				t.Cleanup(s.Close)
-				return s.URL
+					return false
+				})
 			}
 			h := newHarness(t, func(c *engine.Config) {
 				c.Endpoints[0].URL, c.Endpoints[1].URL = front(sims[0]), front(sims[1])

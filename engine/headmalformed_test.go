@@ -1,11 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -23,33 +20,22 @@ func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 		t.Run(bad, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
-			s0 := h.sims[0]
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				body, _ := io.ReadAll(req.Body)
+			front := simFront(t, h.sims[0], func(w http.ResponseWriter, body []byte) bool {
 				var msg struct {
 					ID     json.RawMessage `json:"id"`
 					Method string          `json:"method"`
 				}
-				w.Header().Set("Content-Type", "application/json")
 				if json.Unmarshal(body, &msg) == nil && msg.Method == "eth_blockNumber" {
 					w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":` + bad + `}`))
-					return
+					return true
 				}
 				if msg.Method == "eth_getBlockByNumber" && bad != "null" {
 					w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"number":` + bad + `,"hash":"0x01"}}`))
-					return
+					return true
 				}
-				resp, err := http.Post(s0.URL(), "application/json", bytes.NewReader(body))
-				if err != nil {
-					w.WriteHeader(http.StatusBadGateway)
-					return
-				}
-				defer resp.Body.Close()
-				w.WriteHeader(resp.StatusCode)
-				io.Copy(w, resp.Body)
-			}))
-			t.Cleanup(front.Close)
-			h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Router.ErrorPenalty = 0 })
+				return false
+			})
+			h2 := frontedPair(t, front, h.sims[1].URL(), func(c *engine.Config) { c.Router.ErrorPenalty = 0 })
 			if bad != "null" {
 				for i := range 10 {
 					r := h2.call(100+i, "eth_getBlockByNumber", "latest", false)
