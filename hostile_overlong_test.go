@@ -8,8 +8,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
 // overlongUpstream is a JSON-RPC upstream whose Content-Length is shorter
@@ -17,25 +18,7 @@ import (
 // a URL with a credential), as a broken proxy sends them. It returns its URL.
 func overlongUpstream(t *testing.T, junk string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	serve := func(c net.Conn) {
-		defer wg.Done()
-		defer c.Close()
+	return "http://" + testutil.ServeTCP(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
 			req, err := http.ReadRequest(br)
@@ -55,23 +38,7 @@ func overlongUpstream(t *testing.T, junk string) string {
 			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, call.ID, result)
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s%s", len(answer), answer, junk)
 		}
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Add(1)
-			go serve(c)
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	})
 }
 
 // Bytes an upstream sends past its answer's Content-Length are logged by

@@ -370,23 +370,7 @@ func get(t *testing.T, url string) string {
 // so every attempt sent to it fails with an error quoting the URL.
 func closingListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return ln.Addr().String()
+	return testutil.ServeTCP(t, func(net.Conn) {}) // the connection is closed as the handler returns
 }
 
 func TestServe_RoutesReportsAndRedacts(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -19,67 +19,30 @@ import (
 // handshake.
 func slowSocks(t *testing.T, delay time.Duration) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	hold := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
+	return "socks5://" + testutil.ServeTCP(t, func(c net.Conn) {
+		b := make([]byte, 262)
+		if _, err := io.ReadFull(c, b[:2]); err != nil {
+			return
 		}
-		mu.Unlock()
-		wg.Wait()
+		io.ReadFull(c, b[:b[1]])
+		c.Write([]byte{5, 0})
+		io.ReadFull(c, b[:4])
+		if b[3] != 1 { // an IPv4 address: loopback
+			return
+		}
+		io.ReadFull(c, b[:6])
+		to := net.JoinHostPort(net.IP(b[:4]).String(), strconv.Itoa(int(binary.BigEndian.Uint16(b[4:6]))))
+		time.Sleep(delay)
+		u, err := net.Dial("tcp", to)
+		if err != nil {
+			c.Write([]byte{5, 1, 0, 1, 0, 0, 0, 0, 0, 0})
+			return
+		}
+		defer u.Close()
+		c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+		go func() { io.Copy(u, c); u.Close() }() // c closed at the test's end closes u
+		io.Copy(c, u)
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			hold(c)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				b := make([]byte, 262)
-				if _, err := io.ReadFull(c, b[:2]); err != nil {
-					return
-				}
-				io.ReadFull(c, b[:b[1]])
-				c.Write([]byte{5, 0})
-				io.ReadFull(c, b[:4])
-				if b[3] != 1 { // an IPv4 address: loopback
-					return
-				}
-				io.ReadFull(c, b[:6])
-				to := net.JoinHostPort(net.IP(b[:4]).String(), strconv.Itoa(int(binary.BigEndian.Uint16(b[4:6]))))
-				time.Sleep(delay)
-				u, err := net.Dial("tcp", to)
-				if err != nil {
-					c.Write([]byte{5, 1, 0, 1, 0, 0, 0, 0, 0, 0})
-					return
-				}
-				hold(u)
-				defer u.Close()
-				c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
-				go func() { io.Copy(u, c); u.Close() }()
-				io.Copy(c, u)
-			}()
-		}
-	}()
-	return "socks5://" + ln.Addr().String()
 }
 
 // A write after the idle connections closed needs a new one, and through a

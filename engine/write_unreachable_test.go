@@ -1,14 +1,15 @@
 package engine_test
 
 import (
+	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -17,35 +18,9 @@ import (
 // dropped the dial never does. No request ever reaches it.
 func blackHole(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var held []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
+	return "https://" + testutil.ServeTCP(t, func(c net.Conn) {
+		io.Copy(io.Discard, c) // held, never answered, until the test closes it
 	})
-	return "https://" + ln.Addr().String()
 }
 
 // A write whose endpoint never gives it a connection was never sent. It
