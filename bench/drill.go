@@ -202,10 +202,8 @@ type drill struct {
 	started time.Time
 
 	settings engine.Settings
-	// noErrorsStep is the no-client-errors step's index in the report,
-	// once it passed, and noErrorsSeen the instance's error answers then
-	// (noErrorsSince).
-	noErrorsStep int
+	// noErrorsSeen: the instance's error answers as the no-client-errors
+	// step looked (noErrorsSince).
 	noErrorsSeen int64
 	endpoint     string          // the one faulted
 	injected     bool            // a fault is in place

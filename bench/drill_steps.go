@@ -370,7 +370,7 @@ func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
 		return fail(s, "the instance answered %d client requests with its own error since the fault", clientErrors)
 	}
 	s.Summary = "no read failed since the fault"
-	d.noErrorsStep, d.noErrorsSeen = len(d.report.Steps), st.Totals.ClientErrors
+	d.noErrorsSeen = st.Totals.ClientErrors
 	return nil
 }
 
@@ -387,14 +387,15 @@ func (d *drill) noErrorsSince(ctx context.Context) error {
 	}
 	seen := d.noErrorsSeen - d.before.Totals.ClientErrors
 	late := st.Totals.ClientErrors - d.noErrorsSeen
-	if late <= 0 || d.noErrorsStep >= len(d.report.Steps) {
+	i := slices.IndexFunc(d.report.Steps, func(s DrillStep) bool { return s.Name == StepNoErrors })
+	if late <= 0 || i < 0 {
 		return nil
 	}
-	s := d.report.Steps[d.noErrorsStep]
+	s := d.report.Steps[i]
 	s.State = StepFailed
 	s.Evidence = append(slices.Clip(s.Evidence), fmt.Sprintf("the instance's own error answers since the fault, as the drill ended: %d", late+seen))
 	err = fail(&s, "the instance answered %d client requests with its own error since the fault (every method, every client), %d of them after this step had looked: a request in flight then (one the faulted endpoint held: a write cannot fail over) or sent since", late+seen, late)
-	d.report.Steps[d.noErrorsStep] = s
+	d.report.Steps[i] = s
 	d.onStep(s)
 	return err
 }
