@@ -104,6 +104,13 @@ func solanaSlot(body []byte) (int64, bool) {
 
 // healthVerdict reads a getHealth answer: healthy, or the reason it is not.
 // A body that is no getHealth answer at all says nothing (known = false).
+// A node or a provider's gateway without the method answers it -32601:
+// that says nothing against the node's health either, and its head is
+// judged as any other's. Taken for "unhealthy", it kept such an endpoint
+// out of rotation for good (and, with every endpoint so, the pool in panic
+// routing), where its clients saw nothing wrong.
+const methodNotFound = -32601 // JSON-RPC 2.0's "Method not found"
+
 func healthVerdict(method string, body []byte) (healthy bool, reason string, known bool) {
 	var msg struct {
 		Result json.RawMessage `json:"result"`
@@ -117,6 +124,9 @@ func healthVerdict(method string, body []byte) (healthy bool, reason string, kno
 		return false, "", false
 	}
 	if e := msg.Error; e != nil {
+		if e.Code == methodNotFound {
+			return true, "", true
+		}
 		detail := fmt.Sprintf("code %d", e.Code)
 		var data struct {
 			Behind *int64 `json:"numSlotsBehind"`

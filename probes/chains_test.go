@@ -75,6 +75,7 @@ func TestChains_HealthVerdict(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Node is behind by 42 slots"}}`,
 			false, true, "getHealth: Node is behind by 42 slots (code -32005)"},
 		{`{"jsonrpc":"2.0","id":1,"result":"behind"}`, false, true, `getHealth: answered "behind"`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, true, true, ""},
 		{`{"jsonrpc":"2.0","id":1,"result":{"x":1}}`, false, false, ""},
 		{`not json`, false, false, ""},
 	} {

@@ -18,7 +18,8 @@
 //     message naming both chains, its heads are ignored, and it is readmitted
 //     when it answers the pool's chain again; no head is reported before
 //     every endpoint's first identity probe has ended;
-//   - a Solana node whose getHealth is not "ok" is excluded until it is;
+//   - a Solana node whose getHealth is not "ok" is excluded until it is
+//     (one answering it -32601, without the method, is not);
 //   - independence checks (Checker: addresses, ASNs, TLS issuer and leaf,
 //     provider and region, grouped into failure domains) at Start and every
 //     probes.independence_interval, handed to engine.SetIndependence with

@@ -71,6 +71,41 @@ func TestProbes_SolanaUnhealthyNodeOutUntilHealthyAgain(t *testing.T) {
 	}
 }
 
+// A node or a gateway without getHealth answers it -32601, which says
+// nothing against the node: it was excluded as unhealthy for good, and with
+// every endpoint so the pool routed in panic.
+func TestProbes_SolanaNodeWithoutGetHealthIsNotUnhealthy(t *testing.T) {
+	r := solanaPool(t, 7, 7, 7)
+	r.waitHeads()
+	r.sims[1].SetUnhealthy(true)
+	testutil.WaitUntil(t, 5*time.Second, "s1 excluded as unhealthy", func() bool { return len(r.endpoint("s1").Exclusions) == 1 })
+	// Now it has no getHealth, nor have the others.
+	for _, u := range r.sims {
+		u.SetRPCError(-32601, "Method not found")
+		u.SetRPCErrorMethods([]string{"getHealth"})
+		u.SetMode(sim.ModeRPCError)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "s1 readmitted", func() bool { return len(r.endpoint("s1").Exclusions) == 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, u := range r.sims {
+		if err := u.WaitMethod(ctx, "getHealth", u.MethodCount("getHealth")+3); err != nil {
+			t.Fatalf("%s not probed with getHealth 3 more times: %v", u.Name(), err)
+		}
+	}
+	for _, name := range []string{"s0", "s1", "s2"} {
+		if ep := r.endpoint(name); !ep.Routable || len(ep.Exclusions) > 0 {
+			t.Fatalf("%s answering getHealth -32601: routable %v, exclusions %q", name, ep.Routable, ep.Exclusions)
+		}
+	}
+	for range 10 {
+		r.mustAnswer(r.call("getBalance", solanaKey))
+	}
+	if s := r.eng.Snapshot(); s.Panic {
+		t.Fatalf("panic routing with every endpoint answering getHealth -32601: %s", s.PanicReason)
+	}
+}
+
 func TestProbes_SolanaEndpointWithAnotherGenesisExcludedNamingBothHashes(t *testing.T) {
 	r := solanaPool(t, 7, 8, 7)
 	ev := r.waitEvent(5*time.Second, "s1 excluded", headEvent("s1", engine.ExcludeWrongChain))
