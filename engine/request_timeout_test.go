@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -54,6 +56,49 @@ func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
 	st := h.status()
 	if logs, call := st.Methods["eth_getLogs"].RequestTimeout, st.Methods["eth_call"].RequestTimeout; logs != time.Minute || call != 400*time.Millisecond {
 		t.Fatalf("status request deadlines: eth_getLogs %s, eth_call %s; want 1m0s and 400ms", logs, call)
+	}
+}
+
+// Solana's account scans and address history take seconds too: a node
+// answered getSignaturesForAddress after 11 s and getSupply after 12 s to a
+// direct client; through rpcdash both failed at the general 10 s. The
+// endpoint answers those (which the sim does not serve) 700 ms late and
+// passes the rest to a sim.
+func TestRequestTimeout_SolanasLongReadsOutliveTheGeneralDeadline(t *testing.T) {
+	t.Parallel()
+	long := []string{"getSignaturesForAddress", "getSupply", "getTokenLargestAccounts"}
+	sims := newHarness(t, func(c *engine.Config) { c.Chain.Kind = "solana" },
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(5 * time.Millisecond)}).sims
+	sims[0].SetMethodLatency("getBalance", 700*time.Millisecond)
+	front := simFront(t, sims[0], func(w http.ResponseWriter, body []byte) bool {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &req) != nil || !slices.Contains(long, req.Method) {
+			return false
+		}
+		time.Sleep(700 * time.Millisecond)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"context":{"slot":1},"value":[]}}`, req.ID)
+		return true
+	})
+	h := newHarness(t, func(c *engine.Config) {
+		c.Chain.Kind = "solana"
+		c.Server.RequestTimeout = 400 * time.Millisecond
+		c.Endpoints[0].URL = front
+	}, sim.Config{Chain: sim.ChainSolana})
+	for i, m := range long {
+		r := h.call(i, m, "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+		if r.status != http.StatusOK || r.rpcError() != nil || r.took < 700*time.Millisecond {
+			t.Fatalf("%s: HTTP %d in %s: %s; want its answer after 700 ms", m, r.status, r.took, r.body)
+		}
+	}
+	r := h.call(9, "getBalance", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+	if e := r.rpcError(); e == nil || !strings.Contains(e["message"].(string), "server.request_timeout 400ms") {
+		t.Fatalf("getBalance past server.request_timeout: got HTTP %d %s, want the request timeout", r.status, r.body)
+	}
+	if d := h.status().Methods["getSupply"].RequestTimeout; d != time.Minute {
+		t.Fatalf("status request deadline of getSupply: %s, want 1m0s", d)
 	}
 }
 

@@ -15,7 +15,16 @@ const LongReadTimeout = 60 * time.Second
 var (
 	evmLongReads        = map[string]bool{"eth_getlogs": true, "eth_getfilterlogs": true, "eth_getblockreceipts": true}
 	evmLongReadPrefixes = []string{"debug_trace", "trace_"}
-	solanaLongReads     = map[string]bool{"getprogramaccounts": true, "getlargestaccounts": true}
+	// Solana: the account scans (a program's accounts, a mint's largest
+	// holders, an owner's token accounts, the supply's non-circulating
+	// accounts), the address history walk (getSignaturesForAddress and its
+	// deprecated name) and an epoch's rewards. Each took 11–12 s at a node
+	// that answered a direct client, and was cut at the general 10 s.
+	solanaLongReads = map[string]bool{
+		"getprogramaccounts": true, "getlargestaccounts": true, "gettokenlargestaccounts": true,
+		"gettokenaccountsbyowner": true, "gettokenaccountsbydelegate": true, "getsupply": true,
+		"getsignaturesforaddress": true, "getconfirmedsignaturesforaddress2": true, "getinflationreward": true,
+	}
 )
 
 // ReceiptWaitTimeout is the built-in request deadline of the writes that

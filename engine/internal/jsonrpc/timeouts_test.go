@@ -22,6 +22,10 @@ func TestRequestTimeout_BuiltInsAndConfigured(t *testing.T) {
 		{evm, "eth_call", 2 * time.Second, TimeoutConfigured},
 		{solana, "eth_sendRawTransactionSync", 0, TimeoutGeneral},
 		{solana, "getProgramAccounts", LongReadTimeout, TimeoutLongRead},
+		{solana, "getSignaturesForAddress", LongReadTimeout, TimeoutLongRead},
+		{solana, "getSupply", LongReadTimeout, TimeoutLongRead},
+		{solana, "getTokenLargestAccounts", LongReadTimeout, TimeoutLongRead},
+		{solana, "getBalance", 0, TimeoutGeneral},
 	} {
 		if d, source := c.table.RequestTimeout(c.method); d != c.d || source != c.source {
 			t.Errorf("%s: %s from %d; want %s from %d", c.method, d, source, c.d, c.source)
