@@ -192,6 +192,9 @@ type methodStats struct {
 	// cannotServeAt: when it last answered that it cannot serve the method
 	// (unix nanos, 0 = it serves it), see cannotserve.go.
 	cannotServeAt atomic.Int64
+	// belowFloorAt: when its answer to the method was last set aside below
+	// a read floor (unix nanos, 0 = never; readfloor.go).
+	belowFloorAt atomic.Int64
 	// hang: an attempt of the method hung on the endpoint (methodhang.go).
 	hang methodHang
 	// shared: the otherMethod entry, which the methods past the tracked

@@ -368,8 +368,11 @@ const (
 // one to hold back while another endpoint can do better (see setAside).
 func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) hold {
 	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
-	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final) ||
-		e.wentBelow(p.readFloor, p.readLead, ep, rep.readAt)
+	below := e.wentBelow(p.readFloor, p.readLead, ep, rep.readAt)
+	if below {
+		ep.stats(p.method).belowFloorAt.Store(e.now().UnixNano())
+	}
+	wentBack := p.finality != "" && e.finalityWentBack(p.finality, rep.final) || below
 	if badHead || wentBack || rep.behind {
 		return holdAll
 	}

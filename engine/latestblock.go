@@ -36,7 +36,8 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 // again, no older block either way.
 
 // againAtHead starts, as role, a second attempt on an endpoint at the pool
-// head already working on a read that shows the head, when the candidate
+// head already working on a read whose answers keep a floor (one that
+// shows the head, a Solana read's context.slot), when the candidate
 // the hedge or race would go to next is behind (candidate.behind), as
 // hedge.same_domain allows "when no other domain is left" (relaunch): one
 // endpoint at the head answers its slow asks' next one in its usual time,
@@ -49,7 +50,7 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 // (Not hangsNow nor unanswering: the attempt the race is for has just
 // passed its deadline, which marks its endpoint so until it is heard.)
 func (x *execution) againAtHead(role role, hedgeDone func()) *endpoint {
-	if !x.p.showsHead || !x.e.cfg.Hedge.SameDomain {
+	if x.p.readFloor == nil || !x.e.cfg.Hedge.SameDomain {
 		return nil
 	}
 	noStale := len(x.live) > 0 && x.noStale()

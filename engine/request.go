@@ -172,6 +172,10 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 		e.noteFinality(p.finality, res.final, res.ep)
 	} else if res.readAt > 0 {
 		e.noteReadAt(p.readFloor, p.readLead, res.readAt, res.ep)
+		if res.ep != nil {
+			// Relayed, its answer is at the floor (or became it): current.
+			res.ep.stats(p.method).belowFloorAt.Store(0)
+		}
 	} else {
 		e.monotonicSolana(req, &res)
 	}

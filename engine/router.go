@@ -84,9 +84,10 @@ type candidate struct {
 	// (cannotserve.go): after the candidates that can, before the silent.
 	cannotServe bool
 	// behind: the read's answer is its endpoint's head (an EVM latest
-	// block) and the endpoint's known head is behind the pool head (lagOf):
-	// after the endpoints at it, before those that cannot serve the method
-	// (latestblock.go).
+	// block) and the endpoint's known head is behind the pool head (lagOf),
+	// or its answer to the method went below a read floor within
+	// belowFloorHold: after the endpoints at it, before those that cannot
+	// serve the method (latestblock.go, readfloor.go).
 	behind bool
 }
 
@@ -220,7 +221,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent, showsHead 
 		if !explain {
 			c.cannotServe = ms.cannotServe(now, e.cfg.Breaker.Cooldown)
 			c.hung = ms != nil && ms.hang.held(now)
-			c.behind = showsHead && e.lagOf(ep) > 0
+			c.behind = showsHead && e.lagOf(ep) > 0 || ms.wentBelowLately(now)
 		}
 		fig, ok := ep.routeLatencyOf(ms)
 		if !ok && cls == jsonrpc.ClassWrite {

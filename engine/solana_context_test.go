@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
@@ -48,6 +49,9 @@ func TestSolana_ContextSlotNeverGoesBackFromAnEndpointBehind(t *testing.T) {
 			var top int64
 			asked := r.sims[1].MethodCount(read.method)
 			for i := range 6 {
+				// An endpoint set aside so ranks after the others for a
+				// second (readfloor.go): s1 is asked first again after it.
+				r.clock.Advance(time.Second)
 				rep := r.call(i, read.method, read.params...)
 				mustOK(t, rep)
 				slot := contextSlotOf(t, rep)
@@ -74,6 +78,7 @@ func TestSolana_ContextSlotInABatchNeverGoesBack(t *testing.T) {
 	var top int64
 	asked := r.sims[1].MethodCount("getBalance")
 	for i := range 6 {
+		r.clock.Advance(time.Second) // s1 asked first again (readfloor.go)
 		rep := r.post(`[{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["` + solAddr + `"]},` +
 			`{"jsonrpc":"2.0","id":2,"method":"getLatestBlockhash","params":[]}]`)
 		var answers []struct {
@@ -174,5 +179,46 @@ func TestSolana_ContextSlotRelayedFromBehindBecomesTheFloor(t *testing.T) {
 	// Equals take turns: about half the reads ask s1 first.
 	if once < 2 {
 		t.Fatalf("%d of 6 reads took s1's answer at once; s1's slot relayed did not become the floor", once)
+	}
+}
+
+// Two fast endpoints steadily 2 slots behind a slower one at the head
+// (within chain.max_head_lag): every read was asked of all three, the fast
+// answers going below the floor that the head's answers kept raising, 2.9
+// to 3.0 upstream requests a read and a p50 of 47 ms, against 42 ms asking
+// the slow endpoint alone. Set aside once, an endpoint ranks after the
+// others for that method for a second (readfloor.go).
+func TestSolana_EndpointsBelowTheFloorAreAskedAfterTheOneAtIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *engine.Config) { c.Chain.Kind = "solana" },
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(40 * time.Millisecond)},
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(2 * time.Millisecond), HeadLag: 2},
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(2 * time.Millisecond), HeadLag: 2})
+	asked := func() (n int64) {
+		for _, u := range h.sims {
+			n += u.MethodCount("getBalance")
+		}
+		return n
+	}
+	for i := range 10 {
+		mustOK(t, h.call(i, "getBalance", solAddr))
+	}
+	const reads = 50
+	before := asked()
+	var top int64
+	for i := range reads {
+		rep := h.call(100+i, "getBalance", solAddr)
+		mustOK(t, rep)
+		slot := contextSlotOf(t, rep)
+		if slot < top {
+			t.Fatalf("read %d: context.slot %d from %s, below %d already returned", i, slot, rep.endpoint, top)
+		}
+		top = max(top, slot)
+	}
+	perRead := float64(asked()-before) / reads
+	t.Logf("%d reads: %.2f upstream requests each (s0 %d, s1 %d, s2 %d in all)", reads, perRead,
+		h.sims[0].MethodCount("getBalance"), h.sims[1].MethodCount("getBalance"), h.sims[2].MethodCount("getBalance"))
+	if perRead > 1.5 {
+		t.Fatalf("%d reads cost %.2f upstream requests each; want the endpoint at the floor asked first, about 1", reads, perRead)
 	}
 }
