@@ -5,7 +5,6 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -242,7 +241,7 @@ func (e *Engine) keepMonotonic(floor, abovePool *atomic.Int64, lead int64, metho
 			}
 			continue
 		}
-		if bound := e.headBound(e.now().UnixNano()); bound < math.MaxInt64-lead && served > bound+lead {
+		if served > e.floorBound(lead) {
 			if floor.CompareAndSwap(served, v) {
 				return
 			}

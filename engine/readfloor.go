@@ -67,8 +67,25 @@ func (e *Engine) belowFloor(f *readFloor, lead int64, ep *endpoint, at int64) bo
 // floorCredible says whether f's number is within what the pool head
 // allows.
 func (e *Engine) floorCredible(f *readFloor, lead int64) bool {
+	return f.at <= e.floorBound(lead)
+}
+
+// floorBound is the highest credible number of a floor whose numbers run
+// lead ahead of the heads (a read floor, a head or slot already answered):
+// headBound plus the lead, unbounded while the pool head or the chain's
+// pace is unknown. Without the pace the pool head is not carried forward,
+// and a number read since the last probe, seconds ago, looked beyond it:
+// dropped, the floor let 22 to 35 of a client's first 300 confirmed
+// getBalance answers go back a slot or two in rpcdash's first seconds. A
+// floor set too high then costs a read that asks every endpoint, whose best
+// answer below it becomes the floor (noteReadAt), or holds a head floor
+// until the pace is known.
+func (e *Engine) floorBound(lead int64) int64 {
 	bound := e.headBound(e.now().UnixNano())
-	return bound >= math.MaxInt64-lead || f.at <= bound+lead
+	if bound >= math.MaxInt64-lead || e.heads.blocksPerSecond() == 0 {
+		return math.MaxInt64
+	}
+	return bound + lead
 }
 
 // noteReadAt moves f to at, what the answer relayed from ep was read at:

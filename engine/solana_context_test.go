@@ -222,3 +222,46 @@ func TestSolana_EndpointsBelowTheFloorAreAskedAfterTheOneAtIt(t *testing.T) {
 		t.Fatalf("%d reads cost %.2f upstream requests each; want the endpoint at the floor asked first, about 1", reads, perRead)
 	}
 }
+
+// In rpcdash's first seconds the chain's pace is not known, so the pool
+// head (probed seconds ago) is not carried forward, and a confirmed
+// context.slot read since looked beyond it: the floor was dropped, and 22
+// to 35 of a client's first 300 confirmed getBalance answers went back a
+// slot or two, from the endpoint behind.
+func TestSolana_ContextSlotNeverGoesBackBeforeThePaceIsKnown(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0 })
+	r.sims[1].SetHeadLag(2)
+	r.probeAll()
+	r.clock.Advance(10 * time.Second) // no probe since: the pool head is 10 slots old
+	if p := r.status().HeadPace; p != 0 {
+		t.Fatalf("pace %v: the test needs it unknown", p)
+	}
+	var top int64
+	asked := r.sims[1].MethodCount("getBalance")
+	for i := range 6 {
+		rep := r.call(i, "getBalance", solAddr, map[string]any{"commitment": "confirmed"})
+		mustOK(t, rep)
+		slot := contextSlotOf(t, rep)
+		if slot < top {
+			t.Fatalf("read %d: context.slot %d from %s after %d attempts, below %d already returned", i, slot, rep.endpoint, rep.attempts, top)
+		}
+		top = max(top, slot)
+	}
+	if r.sims[1].MethodCount("getBalance") == asked {
+		t.Fatal("s1 never asked: the test needs its answer below s0's")
+	}
+	// A confirmed getSlot keeps its floor by the same bound (keepMonotonic).
+	top = 0
+	for i := range 6 {
+		rep := r.call(20+i, "getSlot", map[string]any{"commitment": "confirmed"})
+		mustOK(t, rep)
+		var slot int64
+		if err := json.Unmarshal([]byte(resultString(t, rep)), &slot); err != nil {
+			t.Fatal(err)
+		}
+		if slot < top {
+			t.Fatalf("getSlot %d: %d from %s, below %d already returned", i, slot, rep.endpoint, top)
+		}
+		top = max(top, slot)
+	}
+}
