@@ -68,3 +68,11 @@ func (e *Engine) NoteQueued(at time.Time, d time.Duration) { e.lag.addQueued(at,
 // LostMostOf says whether rpcdash lost at least half of the last d to its
 // own slowness, the rule under which an answer is not learnt (ownstall.go).
 func (e *Engine) LostMostOf(d time.Duration) bool { return e.lostMostOf(d) }
+
+// SetMaxFilters lowers how many filters the engine holds, for a test that
+// fills the table.
+func (e *Engine) SetMaxFilters(n int) {
+	e.filters.mu.Lock()
+	e.filters.max = n
+	e.filters.mu.Unlock()
+}

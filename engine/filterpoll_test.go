@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +48,71 @@ func TestFilters_PollReachesItsEndpointWhileItsBreakerIsOpen(t *testing.T) {
 	}
 	if b := h.endpoint("s0").Breaker; b.State != engine.BreakerOpen {
 		t.Fatalf("s0's breaker %s: a poll past an open breaker gives it no verdict", b.State)
+	}
+}
+
+// One client creating filters by the thousand (15 batches of 1,000
+// eth_newBlockFilter in 2-3 s) pushed out another client's filter polled
+// 3 s before: its next poll was told "filter not found", and the filter
+// was left on its node. A full table now refuses new filters, naming the
+// limit, while every filter in it was polled within the last minute.
+func TestFilters_AFloodOfFiltersTakesNoFilterAClientStillPolls(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{})
+	h.eng.SetMaxFilters(40)
+	r := h.call(1, "eth_newBlockFilter")
+	mustOK(t, r)
+	var id string
+	json.Unmarshal([]byte(resultString(t, r)), &id)
+
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range 100 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"eth_newBlockFilter","params":[]}`, i)
+	}
+	b.WriteByte(']')
+	created := h.sims[0].MethodCount("eth_newBlockFilter")
+	r = h.post(b.String())
+	var answers []struct {
+		Result string
+		Error  *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(r.body, &answers); err != nil || len(answers) != 100 {
+		t.Fatalf("batch of 100 filter creations: HTTP %d %.300s", r.status, r.body)
+	}
+	made, refused := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.Error == nil && a.Result != "":
+			made++
+		case a.Error != nil && a.Error.Code == -32005 && strings.Contains(a.Error.Message, "filter limit: rpcdash holds 40 filters"):
+			refused++
+		default:
+			t.Fatalf("filter creation answered %+v", a)
+		}
+	}
+	if made != 39 || refused != 61 {
+		t.Fatalf("%d filters made and %d refused of 100 beside one held; want 39 and 61", made, refused)
+	}
+	// The batch's creations race past the check (the table had room when
+	// they were planned): the endpoint created them.
+	t.Logf("the endpoint created %d filters for the batch", h.sims[0].MethodCount("eth_newBlockFilter")-created)
+	// Full, the table refuses a creation before it reaches the endpoint.
+	created = h.sims[0].MethodCount("eth_newBlockFilter")
+	r = h.call(3, "eth_newBlockFilter")
+	if e := r.rpcError(); e == nil || e["code"] != float64(-32005) || !strings.Contains(e["message"].(string), "filter limit") {
+		t.Fatalf("a filter creation in a full table: HTTP %d %s", r.status, r.body)
+	}
+	if n := h.sims[0].MethodCount("eth_newBlockFilter") - created; n != 0 {
+		t.Fatalf("a creation refused by a full table reached the endpoint (%d)", n)
+	}
+	if r := h.call(2, "eth_getFilterChanges", id); r.status != 200 || r.rpcError() != nil {
+		t.Fatalf("the first client's filter after the flood: HTTP %d %s", r.status, r.body)
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"container/list"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
 // filterTable maps the filter ids rpcdash hands out to the endpoint that
@@ -15,12 +18,19 @@ import (
 // hand out the same id: the id a client sees must name the endpoint too.
 //
 // The table is bounded: an entry not used (created or polled) for
-// filterTTL is dropped, as nodes drop a filter nobody polls, and past
-// maxFilters entries the least recently used one makes room. A client
-// creating filters without end costs at most maxFilters entries.
+// filterTTL is dropped, as nodes drop a filter nobody polls, and at
+// maxFilters entries the least recently used one makes room for a new
+// filter only once it has gone filterRoomAfter without a poll; until then
+// a filter creation is refused (hasRoom). Room made at once for any new
+// filter let one client's 15 batches of 1,000 eth_newBlockFilter, sent in
+// 2-3 s, push out another client's filter polled 3 s before: its next
+// poll was told the filter was not found, and the filter was left on its
+// node. A client creating filters without end costs at most maxFilters
+// entries, and takes no filter a client still polls.
 type filterTable struct {
 	mu   sync.Mutex
 	now  func() time.Time
+	max  int                      // maxFilters (a test's own bound)
 	byID map[string]*list.Element // client id → element holding *filterPin
 	lru  list.List                // front: most recently used
 }
@@ -35,6 +45,9 @@ type filterPin struct {
 const (
 	// maxFilters bounds the table (about 200 bytes an entry).
 	maxFilters = 10000
+	// filterRoomAfter: a filter unpolled this long makes room for a new
+	// one in a full table; clients poll theirs every few seconds.
+	filterRoomAfter = time.Minute
 	// filterTTL is twice the 5 minutes after which geth and most providers
 	// drop a filter nobody polls: a filter its node still holds is never
 	// forgotten here first.
@@ -45,22 +58,52 @@ const (
 )
 
 func newFilterTable(now func() time.Time) *filterTable {
-	return &filterTable{now: now, byID: map[string]*list.Element{}}
+	return &filterTable{now: now, max: maxFilters, byID: map[string]*list.Element{}}
+}
+
+// hasRoom says whether a new filter may be created: the table is not full,
+// or its least recently used filter has gone filterRoomAfter unpolled.
+func (f *filterTable) hasRoom() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	f.expire(now)
+	if len(f.byID) < f.max {
+		return true
+	}
+	back := f.lru.Back()
+	return back != nil && now.Sub(back.Value.(*filterPin).used) >= filterRoomAfter
 }
 
 // pin records a filter the endpoint created under upstream id and returns
-// the id the client is to use.
-func (f *filterTable) pin(ep *endpoint, upstream string) string {
+// the id the client is to use; false when the table has no room (hasRoom:
+// creations racing past the check, a batch of them).
+func (f *filterTable) pin(ep *endpoint, upstream string) (string, bool) {
 	id := newFilterID()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
 	f.expire(now)
-	for len(f.byID) >= maxFilters {
-		f.remove(f.lru.Back())
+	for len(f.byID) >= f.max {
+		back := f.lru.Back()
+		if now.Sub(back.Value.(*filterPin).used) < filterRoomAfter {
+			return "", false
+		}
+		f.remove(back)
 	}
 	f.byID[id] = f.lru.PushFront(&filterPin{id: id, ep: ep, upstream: upstream, used: now})
-	return id
+	return id, true
+}
+
+// fullError is a filter creation's error when the table has no room; made
+// names the endpoint that created the filter all the same (the creations
+// of one batch racing past hasRoom), which drops it unpolled.
+func (f *filterTable) fullError(made string) *jsonrpc.Error {
+	msg := fmt.Sprintf("filter limit: rpcdash holds %d filters, each polled within the last %s; uninstall the filters no longer polled (eth_uninstallFilter) and create this one again", f.max, filterRoomAfter)
+	if made != "" {
+		msg += fmt.Sprintf(" (%s created it, and drops it unpolled)", made)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: msg}
 }
 
 // lookup finds the endpoint and upstream id of a client's filter id and

@@ -10,8 +10,8 @@ func TestFilters_TableExpiresUnpolledFilters(t *testing.T) {
 	now := time.Unix(1000, 0)
 	f := newFilterTable(func() time.Time { return now })
 	a, b := &endpoint{}, &endpoint{}
-	polled := f.pin(a, "0x1")
-	idle := f.pin(b, "0x1")
+	polled, _ := f.pin(a, "0x1")
+	idle, _ := f.pin(b, "0x1")
 	if polled == idle || !strings.HasPrefix(polled, "0x") {
 		t.Fatalf("ids %q %q", polled, idle)
 	}
@@ -35,7 +35,7 @@ func TestFilters_TableBoundedUnderAFlood(t *testing.T) {
 	now := time.Unix(1000, 0)
 	f := newFilterTable(func() time.Time { return now })
 	ep := &endpoint{}
-	kept := f.pin(ep, "0xkept")
+	kept, _ := f.pin(ep, "0xkept")
 	for i := 0; i < 3*maxFilters; i++ {
 		if i%1000 == 0 {
 			f.lookup(kept) // a client that keeps polling keeps its filter
@@ -47,5 +47,35 @@ func TestFilters_TableBoundedUnderAFlood(t *testing.T) {
 	}
 	if _, _, ok := f.lookup(kept); !ok {
 		t.Fatal("the most recently polled filter was evicted by the flood")
+	}
+}
+
+// A full table makes room for a new filter only from one unpolled for
+// filterRoomAfter; until then the creation is refused (hasRoom).
+func TestFilters_AFullTableMakesRoomOnlyFromFiltersUnpolledForAMinute(t *testing.T) {
+	now := time.Unix(1000, 0)
+	f := newFilterTable(func() time.Time { return now })
+	f.max = 3
+	ep := &endpoint{}
+	polled, _ := f.pin(ep, "0x1")
+	f.pin(ep, "0x2")
+	f.pin(ep, "0x3")
+	now = now.Add(30 * time.Second)
+	f.lookup(polled)
+	if f.hasRoom() {
+		t.Fatal("room in a full table whose filters were all polled within a minute")
+	}
+	if _, ok := f.pin(ep, "0x9"); ok || f.len() != 3 {
+		t.Fatalf("a filter pinned in a full table of filters polled within a minute (%d held)", f.len())
+	}
+	now = now.Add(31 * time.Second) // 0x2 and 0x3 unpolled for 61 s
+	if !f.hasRoom() {
+		t.Fatal("no room in a full table with filters unpolled for a minute")
+	}
+	if _, ok := f.pin(ep, "0x4"); !ok {
+		t.Fatal("no room made by a filter unpolled for a minute")
+	}
+	if _, _, ok := f.lookup(polled); !ok || f.len() != 3 {
+		t.Fatalf("the filter polled 31 s before made room (or the table holds %d)", f.len())
 	}
 }

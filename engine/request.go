@@ -77,6 +77,8 @@ func (e *Engine) planOne(req *jsonrpc.Request, cls jsonrpc.Class, start time.Tim
 		switch {
 		case unsupported:
 			return req, p, e.clientError(mc, tr, start, subscriptionError(req.Method, req.Params)), false
+		case creates && !e.filters.hasRoom():
+			return req, p, e.clientError(mc, tr, start, e.filters.fullError("")), false
 		case idParam >= 0:
 			id, ok := jsonrpc.StringParam(req.Params, idParam)
 			if !ok {
@@ -249,7 +251,11 @@ func (e *Engine) trackFilter(req *jsonrpc.Request, creates bool, id string, res 
 			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("endpoint %s answered %s without a filter id (a string of at most %d bytes)", res.ep.Name, req.Method, maxUpstreamFilterID)},
 				attempts: res.attempts, hedged: res.hedged}
 		}
-		mine := e.filters.pin(res.ep, upstream)
+		mine, ok := e.filters.pin(res.ep, upstream)
+		if !ok {
+			putBuf(res.body)
+			return result{err: e.filters.fullError(res.ep.Name), attempts: res.attempts, hedged: res.hedged}
+		}
 		res.body.Reset()
 		res.body.Write(jsonrpc.AppendStringResult(res.body.AvailableBuffer(), req.ID, mine))
 	case req.Method == "eth_uninstallFilter" && id != "":
