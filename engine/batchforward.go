@@ -136,7 +136,7 @@ func (e *Engine) takeElement(ep *endpoint, c batchCall, part []byte, took time.D
 			r.final = jsonrpc.ResultNumber(part)
 		}
 		if e.cfg.Chain.Kind == "solana" {
-			r.readAt = jsonrpc.ContextSlot(part)
+			r.readAt = jsonrpc.ReadSlot(c.req.Method, part)
 		} else {
 			r.readAt = latestAt(c.req.Method, r.head)
 		}

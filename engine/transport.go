@@ -243,7 +243,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 			r.final = jsonrpc.ResultNumber(buf.Bytes())
 		}
 		if e.cfg.Chain.Kind == "solana" {
-			r.readAt = jsonrpc.ContextSlot(buf.Bytes())
+			r.readAt = jsonrpc.ReadSlot(req.Method, buf.Bytes())
 		} else {
 			r.readAt = latestAt(req.Method, r.head)
 		}

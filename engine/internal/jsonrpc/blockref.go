@@ -276,6 +276,31 @@ func ContextSlot(body []byte) int64 {
 	return 0
 }
 
+// ReadSlot is the slot a Solana answer was read at: its context.slot
+// (ContextSlot), or a getEpochInfo's absoluteSlot, the slot of the bank at
+// the commitment asked, which carries no context; 0 for any other answer.
+func ReadSlot(method string, body []byte) int64 {
+	if method != "getEpochInfo" {
+		return ContextSlot(body)
+	}
+	b, m, ok := resultMembers(body)
+	if !ok {
+		return 0
+	}
+	for m.nextKey() {
+		if string(b[m.ks:m.ke]) == `"absoluteSlot"` {
+			if !m.skipValue() {
+				return 0
+			}
+			return decimalQuantity(b[m.vs:m.ve])
+		}
+		if !m.skipValue() {
+			return 0
+		}
+	}
+	return 0
+}
+
 // decimalQuantity is a JSON number that is a non-negative integer below
 // 2^63 (a Solana slot), 0 for anything else.
 func decimalQuantity(v []byte) int64 {

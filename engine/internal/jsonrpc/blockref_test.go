@@ -269,3 +269,21 @@ func TestCommitment_ReadFromTheLastParameter(t *testing.T) {
 		}
 	}
 }
+
+func TestReadSlot(t *testing.T) {
+	for _, c := range []struct {
+		method, body string
+		want         int64
+	}{
+		{"getEpochInfo", `{"jsonrpc":"2.0","id":1,"result":{"absoluteSlot":166598,"blockHeight":166500,"epoch":27,"slotIndex":2790,"slotsInEpoch":8192}}`, 166598},
+		{"getEpochInfo", `{"jsonrpc":"2.0","id":1,"result":{"epoch":27,"absoluteSlot":166598}}`, 166598},
+		{"getEpochInfo", `{"jsonrpc":"2.0","id":1,"result":{"absoluteSlot":"166598"}}`, 0},
+		{"getEpochInfo", `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x"}}`, 0},
+		{"getBalance", `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":7},"value":1}}`, 7},
+		{"getBalance", `{"jsonrpc":"2.0","id":1,"result":{"absoluteSlot":166598}}`, 0},
+	} {
+		if got := ReadSlot(c.method, []byte(c.body)); got != c.want {
+			t.Errorf("ReadSlot(%s, %s) = %d, want %d", c.method, c.body, got, c.want)
+		}
+	}
+}
