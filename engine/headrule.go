@@ -60,6 +60,14 @@ const paceHeadroom = 2
 // pool's pace and not confirmed (set and cleared by the engine alone).
 const ExcludeAhead = "ahead"
 
+// headUnit is what the chain's heads count: Solana's slots, else blocks.
+func (e *Engine) headUnit() string {
+	if e.cfg.Chain.Kind == "solana" {
+		return "slots"
+	}
+	return "blocks"
+}
+
 // headBound is the highest credible head at now (unbounded while the pool
 // head is unknown; the pool head plus chain.max_head_lag while the pace is).
 func (e *Engine) headBound(now int64) int64 {
@@ -155,8 +163,8 @@ func (e *Engine) judgeHead(ep *endpoint, v, now int64) bool {
 			break
 		}
 		top := h.top.Load()
-		e.setAhead(ep, true, fmt.Sprintf("head %d is %d blocks beyond the pool's pace (pool head %d seen %s ago, %.3g blocks/s, chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
-			v, v-(bound-e.cfg.Chain.MaxHeadLag), top, time.Duration(now-h.topAt.Load()).Round(time.Millisecond), h.blocksPerSecond(), e.cfg.Chain.MaxHeadLag))
+		e.setAhead(ep, true, fmt.Sprintf("head %d is %d %s beyond the pool's pace (pool head %d seen %s ago, %.3g %s/s, chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
+			v, v-(bound-e.cfg.Chain.MaxHeadLag), e.headUnit(), top, time.Duration(now-h.topAt.Load()).Round(time.Millisecond), h.blocksPerSecond(), e.headUnit(), e.cfg.Chain.MaxHeadLag))
 	}
 	return e.refreshPoolHead()
 }
@@ -353,8 +361,8 @@ func (e *Engine) settleStart() {
 	}
 	for _, ep := range seen {
 		if v := ep.head.Load(); v > best+lag {
-			e.setAhead(ep, true, fmt.Sprintf("head %d is %d blocks above the %d of %d endpoints that agree on %d at start (chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
-				v, v-best, bestN, len(seen), best, lag))
+			e.setAhead(ep, true, fmt.Sprintf("head %d is %d %s above the %d of %d endpoints that agree on %d at start (chain.max_head_lag %d): not the pool's head until another endpoint confirms it",
+				v, v-best, e.headUnit(), bestN, len(seen), best, lag))
 		}
 	}
 	e.heads.settled = true

@@ -653,3 +653,15 @@ func (r *headRig) behindAloneRelayed(valueOf func(testing.TB, reply) int64, meth
 		t.Fatalf("3 reads with s0 drained cost %d upstream requests, want 3", n)
 	}
 }
+
+// On Solana the heads are slots, and the reason says so.
+func TestHeads_AheadOnSolanaCountsSlots(t *testing.T) {
+	r := newChainHeadRig(t, 3, sim.ChainSolana, nil)
+	r.warmUp()
+	r.sims[2].SetHeadAhead(1_000_000)
+	r.probeAll()
+	x, found := r.aheadExclusion("s2")
+	if !found || !strings.Contains(x, "slots beyond the pool's pace") || !strings.Contains(x, "slots/s") || strings.Contains(x, "blocks") {
+		t.Fatalf("s2's ahead exclusion: %q (found %v); want it counted in slots", x, found)
+	}
+}
