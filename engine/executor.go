@@ -299,6 +299,9 @@ type execution struct {
 	// atOnce: retryOn was asked again at once beside a hang
 	// (retryBeforeQuiet), which it is once a request.
 	atOnce bool
+	// catchUps: how often an endpoint behind was asked again for a block
+	// or slot it had not reached (catchup.go).
+	catchUps int
 }
 
 // setAside holds an answer back while another endpoint is asked (an
@@ -457,6 +460,18 @@ func (x *execution) run() result {
 	// is not answering when the back-off ends, that one is raced then, not
 	// at the primary's deadline (a hang's may be seconds).
 	armBackOff()
+	// catchUpC fires when an endpoint behind whose not-yet error is the
+	// answer left has likely caught up (catchup.go).
+	var catchUpC <-chan time.Time
+	var catchUpTimer lazyTimer
+	defer catchUpTimer.stop()
+	awaitCatchUp := func() bool {
+		d, ok := x.catchUpPause()
+		if ok {
+			catchUpC = catchUpTimer.arm(d)
+		}
+		return ok
+	}
 	race := func(a *attempt) {
 		started, waiting := x.launchRace()
 		if !started {
@@ -508,6 +523,9 @@ func (x *execution) run() result {
 						}
 						continue
 					}
+					if awaitCatchUp() {
+						continue
+					}
 					f := x.fallback
 					x.fallback = nil
 					return x.win(*f)
@@ -553,6 +571,9 @@ func (x *execution) run() result {
 				continue
 			}
 			if len(x.live) == 0 {
+				if awaitCatchUp() {
+					continue
+				}
 				if res, ok := x.heldAnswer(); ok {
 					return res
 				}
@@ -657,6 +678,15 @@ func (x *execution) run() result {
 					armHedge()
 				}
 			}
+		case <-catchUpC:
+			catchUpC = nil
+			if len(x.live) > 0 || x.catchUp() {
+				continue
+			}
+			if res, ok := x.heldAnswer(); ok {
+				return res
+			}
+			return x.fail(fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last))
 		case <-x.ctx.Done():
 			why := "client went away"
 			timedOut := errors.Is(x.ctx.Err(), context.DeadlineExceeded)

@@ -52,6 +52,6 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
-		r.out, r.cause, r.behind = outAnswer, "", true
+		r.out, r.cause, r.behind, r.lacksYet = outAnswer, "", true, ep.head.Load() < n
 	}
 }

@@ -96,7 +96,9 @@ type upstreamReply struct {
 	// the endpoint's lag, an answer set aside while another is asked.
 	// nextBlock: settled as a lack of the block after the pool's expected
 	// head (blockMaybeMade), set aside while one more endpoint is asked.
-	notYet, behind, nextBlock bool
+	// lacksYet: behind, and its known head is below that block: it may
+	// catch up within the request (catchup.go).
+	notYet, behind, nextBlock, lacksYet bool
 	// tooBig: the answer was over server.max_response_bytes and cut. For a
 	// read, its breaker verdict waits on the others' (settleDeferred): a
 	// size every endpoint answers is the request's.
