@@ -15,9 +15,10 @@ import (
 // relayed at once when no endpoint did better. 39 of 40 such reads failed
 // so beside two endpoints 2 slots behind, where a client of either alone
 // never asks for a slot it was not given, and either had it 0.8 s later.
-// Now the endpoint behind, its last known head below the block, is asked
-// again once the chain has likely made the block (one block or slot at the
-// pace, doubling), up to maxCatchUps
+// Now the endpoint behind, its last known head below the block or the pool
+// head, is asked
+// again once the chain has likely made the block (the blocks or slots it
+// lacks at the pace, doubling), up to maxCatchUps
 // times while the request has twice that pause left; its answer then is
 // the read's, and the not-yet error is relayed only when it has not caught
 // up by then. On an EVM chain a block takes longer than most deadlines
@@ -31,14 +32,14 @@ const maxCatchUps = 3
 // no such answer, the read has asked enough, or has no time for it.
 func (x *execution) catchUpPause() (time.Duration, bool) {
 	f := x.fallback
-	if f == nil || !f.rep.lacksYet || !f.rep.info.HasError || x.p.class != jsonrpc.ClassRead || x.catchUps >= maxCatchUps {
+	if f == nil || f.rep.lacksYet == 0 || !f.rep.info.HasError || x.p.class != jsonrpc.ClassRead || x.catchUps >= maxCatchUps {
 		return 0, false
 	}
 	pace := x.e.heads.blocksPerSecond()
 	if pace <= 0 {
 		return 0, false
 	}
-	d := max(time.Duration(float64(time.Second)/pace), retryPause) << x.catchUps
+	d := max(time.Duration(float64(f.rep.lacksYet)*float64(time.Second)/pace), retryPause) << x.catchUps
 	if dl, ok := x.ctx.Deadline(); ok && time.Until(dl) < 2*d {
 		return 0, false
 	}

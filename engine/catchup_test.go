@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,10 @@ func TestCatchUp_AMinContextSlotOnlyTheFailingEndpointHasWaitsForTheOthers(t *te
 	h.sims[0].SetMode(sim.ModeRPCError)
 	direct := &harness{t: t, rpc: h.sims[0].URL(), client: h.client}
 	for i := range 3 {
+		// Each endpoint's head as its probe sees it.
+		for j, u := range h.sims {
+			h.eng.ObserveProbeHead(fmt.Sprintf("s%d", j), u.Head())
+		}
 		var slot int64
 		if err := json.Unmarshal([]byte(resultString(t, direct.call(i, "getSlot", map[string]any{"commitment": "confirmed"}))), &slot); err != nil {
 			t.Fatal(err)

@@ -52,6 +52,9 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
-		r.out, r.cause, r.behind, r.lacksYet = outAnswer, "", true, ep.head.Load() < n
+		r.out, r.cause, r.behind = outAnswer, "", true
+		if h := ep.head.Load(); h < n || h < e.heads.top.Load() {
+			r.lacksYet = max(n-h, 1)
+		}
 	}
 }

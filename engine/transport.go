@@ -96,9 +96,11 @@ type upstreamReply struct {
 	// the endpoint's lag, an answer set aside while another is asked.
 	// nextBlock: settled as a lack of the block after the pool's expected
 	// head (blockMaybeMade), set aside while one more endpoint is asked.
-	// lacksYet: behind, and its known head is below that block: it may
-	// catch up within the request (catchup.go).
-	notYet, behind, nextBlock, lacksYet bool
+	notYet, behind, nextBlock bool
+	// lacksYet: behind, its known head below that block or the pool head,
+	// by this many blocks (at least 1): it may catch up within the request
+	// (catchup.go). 0 otherwise.
+	lacksYet int64
 	// tooBig: the answer was over server.max_response_bytes and cut. For a
 	// read, its breaker verdict waits on the others' (settleDeferred): a
 	// size every endpoint answers is the request's.
