@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,20 +175,48 @@ func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 // slowed endpoint's answer to the read given to its trial (within the
 // attempt deadline its slow answers raised to 1.8 s) fails the trial and
 // the breaker stays open. Before, it closed the breaker.
+//
+// The trial is also judged against the pool (a pool-wide slowdown lets it
+// pass): s1's last three answers, at 3 × their median, may allow trialSlow.
+// A loaded machine's stall across them did (1 of 2 runs of the package
+// beside a CI run: s0 closed, its last error still the injected fault), so
+// s1 answers three probes just before the trial read, timed here, and a
+// run whose s1 was that slow concludes nothing and is run again.
 func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
 	t.Parallel()
-	b := newTrialBench(t, false, 40, func(c *engine.Config) { c.Hedge.Enabled = false })
-	raised := b.slowDown()
-	b.openWithAnError()
-	b.awaitTrial()
-	r := b.call(100, "eth_blockNumber")
-	mustOK(t, r)
-	ep := b.endpoint("s0")
-	if r.endpoint != "s0" || r.took < trialSlow || ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "slower than its pace allows") {
-		t.Fatalf("the trial read: answered by %s in %s; s0's breaker %s (last error %q); want s0's slow answer to fail the trial, s0 open",
-			r.endpoint, r.took.Round(time.Millisecond), ep.Breaker.State, ep.LastError)
+	for try := 1; ; try++ {
+		b := newTrialBench(t, false, 40, func(c *engine.Config) { c.Hedge.Enabled = false })
+		raised := b.slowDown()
+		b.openWithAnError()
+		b.awaitTrial()
+		// s1's last answers, the pool's recent pace the trial is held to too.
+		var rtts [3]time.Duration
+		for i := range rtts {
+			res := b.probe("s1")
+			if !res.OK {
+				t.Fatalf("s1 probe: %+v", res)
+			}
+			rtts[i] = res.RTT
+		}
+		slices.Sort(rtts[:])
+		poolPace := 3 * rtts[1] // breaker.attempt_timeout_factor × their median
+		r := b.call(100, "eth_blockNumber")
+		mustOK(t, r)
+		ep := b.endpoint("s0")
+		if poolPace >= trialSlow-50*time.Millisecond {
+			if try == 3 {
+				t.Fatalf("in three tries s1 (20 ms) never answered its last three probes fast enough (median %s) for its pace to be below the slowed s0's %s: the machine is too loaded to conclude", rtts[1], trialSlow)
+			}
+			t.Logf("try %d: s1's last three answers took %v on this loaded machine, a pool pace (%s) that lets a %s trial pass; running again", try, rtts, poolPace, trialSlow)
+			continue
+		}
+		if r.endpoint != "s0" || r.took < trialSlow || ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "slower than its pace allows") {
+			t.Fatalf("the trial read: answered by %s in %s (s1's last answers %v); s0's breaker %s (last error %q); want s0's slow answer to fail the trial, s0 open",
+				r.endpoint, r.took.Round(time.Millisecond), rtts, ep.Breaker.State, ep.LastError)
+		}
+		t.Logf("attempt deadline raised to %s; the trial read answered by s0 in %s; s0 open (%s)", raised.Round(time.Millisecond), r.took.Round(time.Millisecond), ep.LastError)
+		return
 	}
-	t.Logf("attempt deadline raised to %s; the trial read answered by s0 in %s; s0 open (%s)", raised.Round(time.Millisecond), r.took.Round(time.Millisecond), ep.LastError)
 }
 
 // One slow answer is an endpoint with a heavy tail being itself, not a
