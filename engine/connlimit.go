@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"container/list"
 	"fmt"
 	"io"
 	"net"
@@ -13,13 +12,8 @@ import (
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
-// connLimitListener caps the connections a port holds open at once. At
-// the cap, the keep-alive connection idle longest (between two requests,
-// noteState) is closed to make room, as nginx reuses its idle connections:
-// one client holding 4,096 idle connections, one request each every two
-// minutes, kept every new connection out (curl refused 10 of 10), while
-// its own cost it nothing but a reconnect. With none idle, a connection
-// past the cap is not left waiting in the accept queue, where a
+// connLimitListener caps the connections a port holds open at once. A
+// connection past the cap is not left waiting in the accept queue, where a
 // client sees only silence: it is told "503, server.max_conns reached" and
 // closed. Telling costs a goroutine for at most refuseTimeout, and at most
 // maxRefusing of them run at once; past that a connection is closed
@@ -31,10 +25,6 @@ type connLimitListener struct {
 	refusing chan struct{}
 	body     []byte
 	wg       sync.WaitGroup // refusals in progress, waited for by Close
-
-	mu     sync.Mutex
-	idle   list.List // of *limitedConn between two requests, idle longest at the front
-	idleAt map[*limitedConn]*list.Element
 }
 
 const (
@@ -54,43 +44,7 @@ func newConnLimitListener(ln net.Listener, limit int, setting string) *connLimit
 		slots:    make(chan struct{}, limit),
 		refusing: make(chan struct{}, maxRefusing),
 		body:     jsonrpc.AppendError(nil, nil, err),
-		idleAt:   map[*limitedConn]*list.Element{},
 	}
-}
-
-// noteState follows an accepted connection's state (http.Server's
-// ConnState): only one idle between two requests may make room.
-func (l *connLimitListener) noteState(c net.Conn, state http.ConnState) {
-	lc, ok := c.(*limitedConn)
-	if !ok {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if el, ok := l.idleAt[lc]; ok {
-		l.idle.Remove(el)
-		delete(l.idleAt, lc)
-	}
-	if state == http.StateIdle {
-		l.idleAt[lc] = l.idle.PushBack(lc)
-	}
-}
-
-// closeIdlest closes the connection idle longest, freeing its slot; false
-// when none is idle.
-func (l *connLimitListener) closeIdlest() bool {
-	l.mu.Lock()
-	el := l.idle.Front()
-	if el == nil {
-		l.mu.Unlock()
-		return false
-	}
-	lc := el.Value.(*limitedConn)
-	l.idle.Remove(el)
-	delete(l.idleAt, lc)
-	l.mu.Unlock()
-	lc.Close()
-	return true
 }
 
 func (l *connLimitListener) Accept() (net.Conn, error) {
@@ -99,15 +53,10 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		for {
-			select {
-			case l.slots <- struct{}{}:
-				return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
-			default:
-			}
-			if !l.closeIdlest() {
-				break
-			}
+		select {
+		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
 		}
 		select {
 		case l.refusing <- struct{}{}:

@@ -125,7 +125,6 @@ func TestLimits_MaxInflightAnswers503(t *testing.T) {
 // served again once a slot frees.
 func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 	h := newHarness(t, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
-	h.sims[0].SetMethodLatency("eth_getLogs", time.Minute)
 	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
 	var held []net.Conn
 	for range 2 {
@@ -135,16 +134,14 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		}
 		held = append(held, c)
 	}
-	// A request in flight on each held connection proves both were
-	// accepted, and keeps each busy (an idle one would make room).
-	const logs = `{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{}]}`
+	// A request on each held connection proves both were accepted.
 	for _, c := range held {
-		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(logs), logs)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := h.sims[0].WaitMethod(ctx, "eth_getLogs", 2); err != nil {
-		t.Fatalf("the held connections' requests never reached the endpoint: %v", err)
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
 	r := h.call(1, "eth_chainId")
 	if e := r.rpcError(); r.status != http.StatusServiceUnavailable || e == nil || e["code"].(float64) != jsonrpc.CodeLimitExceeded ||
@@ -167,61 +164,6 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		return h.call(2, "eth_chainId").status == http.StatusOK
 	})
 	held[1].Close()
-}
-
-// At server.max_conns the connection idle longest between two requests is
-// closed to make room for a new one: one client holding the port's every
-// connection idle (one request each every two minutes) kept every new
-// connection out, curl refused 10 of 10.
-func TestLimits_AtMaxConnsTheConnectionIdleLongestMakesRoom(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
-	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
-	var held []net.Conn
-	for range 2 {
-		c, err := net.Dial("tcp", rpcAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		held = append(held, c)
-	}
-	for i := range 3 {
-		// A new connection each time, as curl makes.
-		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-		resp, err := client.Post(h.rpc, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`))
-		if err != nil {
-			t.Fatalf("request %d beside 2 idle connections at server.max_conns 2: %v", i, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"result"`) {
-			t.Fatalf("request %d beside 2 idle connections at server.max_conns 2: HTTP %d %s", i, resp.StatusCode, body)
-		}
-	}
-	// An idle connection made room: it was closed, and reads EOF. (Which
-	// went idle first is the server's order; both may have made room, the
-	// later requests' connections closing as the next ones came.)
-	closed := make(chan error, len(held))
-	for _, c := range held {
-		go func() {
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			_, err := c.Read(make([]byte, 1))
-			closed <- err
-		}()
-	}
-	for range held {
-		if err := <-closed; err == io.EOF {
-			return
-		}
-	}
-	t.Fatal("no idle connection was closed to make room, yet 3 new ones were served at server.max_conns 2")
 }
 
 // A client that stalls mid-body is cut at server.read_timeout with a 408
