@@ -16,16 +16,21 @@ import (
 // so beside two endpoints 2 slots behind, where a client of either alone
 // never asks for a slot it was not given, and either had it 0.8 s later.
 // Now the endpoint behind, its last known head below the block or the pool
-// head, is asked
-// again once the chain has likely made the block (the blocks or slots it
-// lacks at the pace, doubling), up to maxCatchUps
-// times while the request has twice that pause left; its answer then is
-// the read's, and the not-yet error is relayed only when it has not caught
-// up by then. On an EVM chain a block takes longer than most deadlines
-// allow, and the error goes as before.
+// head, is asked again once the chain has likely made the block (the
+// blocks or slots it lacks at the pace, doubling), up to maxCatchUps
+// times, while that pause is at most maxCatchUpPause and the request has
+// twice it left; its answer then is the read's, and the not-yet error is
+// relayed only when it has not caught up by then (3 × maxCatchUpPause at
+// most). Not on an endpoint backing off after a 429 (a read is never sent
+// to one). A block that takes longer (an EVM chain's 2 s and more: a read
+// beside an endpoint a 3 s block behind waited 3 to 5.8 s for it) is
+// relayed at once as before.
 
 // maxCatchUps bounds the asks again of an endpoint behind for one read.
-const maxCatchUps = 3
+const maxCatchUps = 2
+
+// maxCatchUpPause bounds a pause before such an ask: a few Solana slots.
+const maxCatchUpPause = time.Second
 
 // catchUpPause is how long the read waits before asking again the
 // endpoint whose not-yet error is the answer set aside; false when it is
@@ -40,6 +45,9 @@ func (x *execution) catchUpPause() (time.Duration, bool) {
 		return 0, false
 	}
 	d := max(time.Duration(float64(f.rep.lacksYet)*float64(time.Second)/pace), retryPause) << x.catchUps
+	if d > maxCatchUpPause<<x.catchUps || x.backingOff(f.a.ep) {
+		return 0, false
+	}
 	if dl, ok := x.ctx.Deadline(); ok && time.Until(dl) < 2*d {
 		return 0, false
 	}
@@ -54,7 +62,7 @@ func (x *execution) catchUp() bool {
 		return false
 	}
 	ep := f.a.ep
-	if !ep.answersClients() {
+	if !ep.answersClients() || x.backingOff(ep) {
 		return false
 	}
 	ok, trial := ep.breaker.Acquire()

@@ -3,7 +3,9 @@ package engine_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,4 +54,54 @@ func TestCatchUp_AMinContextSlotOnlyTheFailingEndpointHasWaitsForTheOthers(t *te
 		}
 		t.Logf("read %d: answered by %s in %s after %d attempts", i, r.endpoint, r.took.Round(time.Millisecond), r.attempts)
 	}
+}
+
+// The endpoint behind, asked again, answers 429 (Retry-After 10 s): it is
+// not asked a third time within its back-off, and the not-yet error set
+// aside is relayed then (the review's repro asked it 3 times in 3.6 s).
+func TestCatchUp_NotOfAnEndpointBackingOff(t *testing.T) {
+	t.Parallel()
+	base := newHarness(t, func(c *engine.Config) { c.Chain.Kind = "solana" },
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(time.Millisecond)},
+		sim.Config{Chain: sim.ChainSolana, Latency: fixed(time.Millisecond), HeadLag: 2})
+	s0, s1 := base.sims[0], base.sims[1]
+	var asked atomic.Int64
+	var limit atomic.Bool
+	front := simFront(t, s1, func(w http.ResponseWriter, body []byte) bool {
+		var req struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(body, &req) != nil || req.Method != "getBalance" || !limit.Load() {
+			return false
+		}
+		if asked.Add(1) == 1 {
+			return false // the sim's own -32016
+		}
+		w.Header().Set("Retry-After", "10")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"error":{"code":429,"message":"Too many requests"}}`)
+		return true
+	})
+	h := newHarness(t, func(c *engine.Config) {
+		c.Chain.Kind = "solana"
+		c.Endpoints[0].URL, c.Endpoints[1].URL = s0.URL(), front
+	}, sim.Config{Chain: sim.ChainSolana}, sim.Config{Chain: sim.ChainSolana})
+	testutil.WaitUntil(t, 10*time.Second, "the chain's pace learnt", func() bool {
+		mustOK(t, h.call(0, "getSlot"))
+		return h.status().HeadPace > 0
+	})
+	s0.SetRPCError(-32603, "Internal error")
+	s0.SetRPCErrorMethods([]string{"getBalance"})
+	s0.SetMode(sim.ModeRPCError)
+	h.eng.ObserveProbeHead("s0", s0.Head())
+	h.eng.ObserveProbeHead("s1", s1.Head())
+	limit.Store(true)
+	r := h.call(10, "getBalance", solAddr, map[string]any{"minContextSlot": s0.Head()})
+	if e := r.rpcError(); e == nil || e["code"] != float64(-32016) {
+		t.Fatalf("HTTP %d %s; want s1's -32016 set aside", r.status, r.body)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Fatalf("s1 asked %d times (its -32016, then 429s with Retry-After 10 s); want 2: asked again once, not within its back-off", n)
+	}
+	t.Logf("-32016 after %s and %d attempts", r.took.Round(time.Millisecond), r.attempts)
 }
