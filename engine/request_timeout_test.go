@@ -59,14 +59,14 @@ func TestRequestTimeout_LongReadsOutliveTheGeneralDeadline(t *testing.T) {
 	}
 }
 
-// Solana's account scans and address history take seconds too: a node
-// answered getSignaturesForAddress after 11 s and getSupply after 12 s to a
-// direct client; through rpcdash both failed at the general 10 s. The
+// Solana's account scans and an epoch's rewards take seconds too: a node
+// answered getSupply after 12 s to a direct client; through rpcdash it
+// failed at the general 10 s. The
 // endpoint answers those (which the sim does not serve) 700 ms late and
 // passes the rest to a sim.
 func TestRequestTimeout_SolanasLongReadsOutliveTheGeneralDeadline(t *testing.T) {
 	t.Parallel()
-	long := []string{"getSignaturesForAddress", "getSupply", "getTokenLargestAccounts"}
+	long := []string{"getInflationReward", "getSupply", "getTokenLargestAccounts"}
 	sims := newHarness(t, func(c *engine.Config) { c.Chain.Kind = "solana" },
 		sim.Config{Chain: sim.ChainSolana, Latency: fixed(5 * time.Millisecond)}).sims
 	sims[0].SetMethodLatency("getBalance", 700*time.Millisecond)
