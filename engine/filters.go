@@ -19,20 +19,26 @@ import (
 //
 // The table is bounded: an entry not used (created or polled) for
 // filterTTL is dropped, as nodes drop a filter nobody polls, and at
-// maxFilters entries the least recently used one makes room for a new
-// filter only once it has gone filterRoomAfter without a poll; until then
-// a filter creation is refused (hasRoom). Room made at once for any new
+// maxFilters entries room is made for a new filter by the least recently
+// used one once it has gone filterRoomAfter without a poll, or else by the
+// oldest never polled once it is unpolledRoomAfter old; until then a
+// filter creation is refused (hasRoom). Room made at once for any new
 // filter let one client's 15 batches of 1,000 eth_newBlockFilter, sent in
 // 2-3 s, push out another client's filter polled 3 s before: its next
 // poll was told the filter was not found, and the filter was left on its
-// node. A client creating filters without end costs at most maxFilters
-// entries, and takes no filter a client still polls.
+// node. Room made only by filters unpolled for a minute let such a flood,
+// never polled, refuse every other client's filters for that minute. A
+// client creating filters without end costs at most maxFilters entries,
+// takes no filter a client still polls, and refuses others' for seconds.
 type filterTable struct {
 	mu   sync.Mutex
 	now  func() time.Time
 	max  int                      // maxFilters (a test's own bound)
 	byID map[string]*list.Element // client id → element holding *filterPin
 	lru  list.List                // front: most recently used
+	// unpolled holds the lru elements of the filters never polled, oldest
+	// at the front.
+	unpolled list.List
 }
 
 type filterPin struct {
@@ -40,6 +46,8 @@ type filterPin struct {
 	ep       *endpoint
 	upstream string // the id the endpoint gave
 	used     time.Time
+	created  time.Time
+	unpolled *list.Element // its element in filterTable.unpolled; nil once polled
 }
 
 const (
@@ -48,6 +56,10 @@ const (
 	// filterRoomAfter: a filter unpolled this long makes room for a new
 	// one in a full table; clients poll theirs every few seconds.
 	filterRoomAfter = time.Minute
+	// unpolledRoomAfter: a filter never polled this long after its
+	// creation makes room too: clients poll a filter they made within a
+	// few seconds (viem every 4 s, ethers every 4 s, web3.js every 1 s).
+	unpolledRoomAfter = 10 * time.Second
 	// filterTTL is twice the 5 minutes after which geth and most providers
 	// drop a filter nobody polls: a filter its node still holds is never
 	// forgotten here first.
@@ -62,17 +74,30 @@ func newFilterTable(now func() time.Time) *filterTable {
 }
 
 // hasRoom says whether a new filter may be created: the table is not full,
-// or its least recently used filter has gone filterRoomAfter unpolled.
+// or a filter may make room (roomMaker).
 func (f *filterTable) hasRoom() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
 	f.expire(now)
-	if len(f.byID) < f.max {
-		return true
+	return len(f.byID) < f.max || f.roomMaker(now) != nil
+}
+
+// roomMaker is the lru element of the filter that makes room for a new one
+// in a full table: the least recently used once it has gone
+// filterRoomAfter unpolled, else the oldest never polled once it is
+// unpolledRoomAfter old; nil when none may. f.mu is held.
+func (f *filterTable) roomMaker(now time.Time) *list.Element {
+	if back := f.lru.Back(); back != nil && now.Sub(back.Value.(*filterPin).used) >= filterRoomAfter {
+		return back
 	}
-	back := f.lru.Back()
-	return back != nil && now.Sub(back.Value.(*filterPin).used) >= filterRoomAfter
+	if old := f.unpolled.Front(); old != nil {
+		el := old.Value.(*list.Element)
+		if now.Sub(el.Value.(*filterPin).created) >= unpolledRoomAfter {
+			return el
+		}
+	}
+	return nil
 }
 
 // pin records a filter the endpoint created under upstream id and returns
@@ -85,13 +110,16 @@ func (f *filterTable) pin(ep *endpoint, upstream string) (string, bool) {
 	now := f.now()
 	f.expire(now)
 	for len(f.byID) >= f.max {
-		back := f.lru.Back()
-		if now.Sub(back.Value.(*filterPin).used) < filterRoomAfter {
+		el := f.roomMaker(now)
+		if el == nil {
 			return "", false
 		}
-		f.remove(back)
+		f.remove(el)
 	}
-	f.byID[id] = f.lru.PushFront(&filterPin{id: id, ep: ep, upstream: upstream, used: now})
+	p := &filterPin{id: id, ep: ep, upstream: upstream, used: now, created: now}
+	el := f.lru.PushFront(p)
+	p.unpolled = f.unpolled.PushBack(el)
+	f.byID[id] = el
 	return id, true
 }
 
@@ -99,7 +127,7 @@ func (f *filterTable) pin(ep *endpoint, upstream string) (string, bool) {
 // names the endpoint that created the filter all the same (the creations
 // of one batch racing past hasRoom), which drops it unpolled.
 func (f *filterTable) fullError(made string) *jsonrpc.Error {
-	msg := fmt.Sprintf("filter limit: rpcdash holds %d filters, each polled within the last %s; uninstall the filters no longer polled (eth_uninstallFilter) and create this one again", f.max, filterRoomAfter)
+	msg := fmt.Sprintf("filter limit: rpcdash holds %d filters, each polled within the last %s or created within the last %s; uninstall the filters no longer polled (eth_uninstallFilter) and create this one again", f.max, filterRoomAfter, unpolledRoomAfter)
 	if made != "" {
 		msg += fmt.Sprintf(" (%s created it, and drops it unpolled)", made)
 	}
@@ -119,6 +147,10 @@ func (f *filterTable) lookup(id string) (*endpoint, string, bool) {
 	}
 	p := el.Value.(*filterPin)
 	p.used = now
+	if p.unpolled != nil {
+		f.unpolled.Remove(p.unpolled)
+		p.unpolled = nil
+	}
 	f.lru.MoveToFront(el)
 	return p.ep, p.upstream, true
 }
@@ -160,7 +192,12 @@ func (f *filterTable) expire(now time.Time) {
 }
 
 func (f *filterTable) remove(el *list.Element) {
-	delete(f.byID, el.Value.(*filterPin).id)
+	p := el.Value.(*filterPin)
+	delete(f.byID, p.id)
+	if p.unpolled != nil {
+		f.unpolled.Remove(p.unpolled)
+		p.unpolled = nil
+	}
 	f.lru.Remove(el)
 }
 

@@ -51,17 +51,21 @@ func TestFilters_TableBoundedUnderAFlood(t *testing.T) {
 }
 
 // A full table makes room for a new filter only from one unpolled for
-// filterRoomAfter; until then the creation is refused (hasRoom).
+// filterRoomAfter, or never polled for unpolledRoomAfter; until then the
+// creation is refused (hasRoom).
 func TestFilters_AFullTableMakesRoomOnlyFromFiltersUnpolledForAMinute(t *testing.T) {
 	now := time.Unix(1000, 0)
 	f := newFilterTable(func() time.Time { return now })
 	f.max = 3
 	ep := &endpoint{}
-	polled, _ := f.pin(ep, "0x1")
-	f.pin(ep, "0x2")
-	f.pin(ep, "0x3")
+	var ids []string
+	for _, up := range []string{"0x1", "0x2", "0x3"} {
+		id, _ := f.pin(ep, up)
+		f.lookup(id) // each polled once
+		ids = append(ids, id)
+	}
 	now = now.Add(30 * time.Second)
-	f.lookup(polled)
+	f.lookup(ids[0])
 	if f.hasRoom() {
 		t.Fatal("room in a full table whose filters were all polled within a minute")
 	}
@@ -75,7 +79,35 @@ func TestFilters_AFullTableMakesRoomOnlyFromFiltersUnpolledForAMinute(t *testing
 	if _, ok := f.pin(ep, "0x4"); !ok {
 		t.Fatal("no room made by a filter unpolled for a minute")
 	}
-	if _, _, ok := f.lookup(polled); !ok || f.len() != 3 {
+	if _, _, ok := f.lookup(ids[0]); !ok || f.len() != 3 {
 		t.Fatalf("the filter polled 31 s before made room (or the table holds %d)", f.len())
+	}
+}
+
+// A flood of filters nobody polls refuses other clients' filters for
+// seconds, not a minute: a filter never polled makes room once it is
+// unpolledRoomAfter old, before one a client polls.
+func TestFilters_AFullTableMakesRoomFromFiltersNeverPolled(t *testing.T) {
+	now := time.Unix(1000, 0)
+	f := newFilterTable(func() time.Time { return now })
+	f.max = 3
+	ep := &endpoint{}
+	polled, _ := f.pin(ep, "0x1")
+	f.lookup(polled)
+	f.pin(ep, "0xf1")
+	f.pin(ep, "0xf2")
+	now = now.Add(2 * time.Second)
+	if f.hasRoom() {
+		t.Fatal("room made by filters created 2 s ago")
+	}
+	now = now.Add(9 * time.Second) // the flood's filters 11 s old, the polled one polled 11 s ago
+	if !f.hasRoom() {
+		t.Fatal("no room in a full table with filters never polled for 11 s")
+	}
+	if _, ok := f.pin(ep, "0x4"); !ok {
+		t.Fatal("no room made by a filter never polled")
+	}
+	if _, _, ok := f.lookup(polled); !ok || f.len() != 3 {
+		t.Fatalf("the polled filter made room for a new one (or the table holds %d)", f.len())
 	}
 }
