@@ -18,19 +18,20 @@ import (
 // Now the endpoint behind, its last known head below the block or the pool
 // head, is asked again once the chain has likely made the block (the
 // blocks or slots it lacks at the pace, doubling), up to maxCatchUps
-// times, while that pause is at most maxCatchUpPause and the request has
-// twice it left; its answer then is the read's, and the not-yet error is
-// relayed only when it has not caught up by then (3 × maxCatchUpPause at
-// most). Not on an endpoint backing off after a 429 (a read is never sent
-// to one). A block that takes longer (an EVM chain's 2 s and more: a read
-// beside an endpoint a 3 s block behind waited 3 to 5.8 s for it) is
-// relayed at once as before.
+// times, while that pause is at most maxCatchUpPause (twice it for the
+// second) and the request has twice it left; its answer then is the
+// read's, and the not-yet error is relayed only when it has not caught up
+// by then (3 × maxCatchUpPause at most). Not on an endpoint backing off
+// after a 429 (a read is never sent to one). A block that takes longer (an
+// EVM chain's 2 s and more: a read beside an endpoint a 3 s block behind
+// waited 3 to 5.8 s for it) is relayed at once as before.
 
 // maxCatchUps bounds the asks again of an endpoint behind for one read.
 const maxCatchUps = 2
 
-// maxCatchUpPause bounds a pause before such an ask: a few Solana slots.
-const maxCatchUpPause = time.Second
+// maxCatchUpPause bounds the first pause before such an ask: a few Solana
+// slots, less than an EVM block of 2 s.
+const maxCatchUpPause = 1500 * time.Millisecond
 
 // catchUpPause is how long the read waits before asking again the
 // endpoint whose not-yet error is the answer set aside; false when it is

@@ -54,7 +54,9 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
 		r.out, r.cause, r.behind = outAnswer, "", true
 		if h := ep.head.Load(); h < n || h < e.heads.top.Load() {
-			r.lacksYet = max(n-h, 1)
+			// What it lacks from its head carried to now: a head probed a
+			// second ago is 2-3 Solana slots old.
+			r.lacksYet = max(n-e.carriedHead(ep, e.now().UnixNano()), 1)
 		}
 	}
 }
