@@ -369,6 +369,8 @@ const (
 
 // heldBack says whether rep, ep's answer to a request planned as p, is
 // one to hold back while another endpoint can do better (see setAside).
+// An answer below a read floor marks ep's method so (belowFloorAt), for
+// the router: here, where single calls and batch elements are judged.
 func (e *Engine) heldBack(p plan, ep *endpoint, rep *upstreamReply) hold {
 	badHead := rep.head != 0 && (ep.ahead.Load() || e.behindPool(rep.head))
 	below := e.wentBelow(p.readFloor, p.readLead, ep, rep.readAt)

@@ -36,11 +36,6 @@ import (
 // the lead of the floor's commitment) holds nothing back, and a lower
 // number relayed because no endpoint did better becomes the floor, so
 // that later reads do not pay for asking every endpoint.
-// belowFloorHold: long enough that an endpoint behind for good costs one
-// read an extra attempt a second, short enough that one back at the head
-// (nodes drift a slot or three apart and back) is soon first again.
-const belowFloorHold = time.Second
-
 type readFloor struct {
 	mu sync.Mutex
 	at int64
@@ -103,6 +98,11 @@ func (e *Engine) noteReadAt(f *readFloor, lead, at int64, ep *endpoint) {
 	}
 }
 
+// belowFloorHold: long enough that an endpoint behind for good costs one
+// read an extra attempt a second, short enough that one back at the head
+// (nodes drift a slot or three apart and back) is soon first again.
+const belowFloorHold = time.Second
+
 // wentBelowLately says whether the endpoint's answer to the method went
 // below a read floor within belowFloorHold of now.
 func (s *methodStats) wentBelowLately(now time.Time) bool {
@@ -111,4 +111,13 @@ func (s *methodStats) wentBelowLately(now time.Time) bool {
 	}
 	at := s.belowFloorAt.Load()
 	return at != 0 && now.UnixNano()-at < int64(belowFloorHold)
+}
+
+// backAtFloor clears the mark of ep's answers to method going below a
+// floor: its answer was relayed, at the floor or as it. Read first, so
+// that the reads of an endpoint never marked (nearly all) write nothing.
+func (ep *endpoint) backAtFloor(method string) {
+	if s, ok := ep.methods.lookup(method); ok && s.belowFloorAt.Load() != 0 {
+		s.belowFloorAt.Store(0)
+	}
 }

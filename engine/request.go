@@ -175,8 +175,7 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 	} else if res.readAt > 0 {
 		e.noteReadAt(p.readFloor, p.readLead, res.readAt, res.ep)
 		if res.ep != nil {
-			// Relayed, its answer is at the floor (or became it): current.
-			res.ep.stats(p.method).belowFloorAt.Store(0)
+			res.ep.backAtFloor(p.method)
 		}
 	} else {
 		e.monotonicSolana(req, &res)
