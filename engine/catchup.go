@@ -66,14 +66,9 @@ func (x *execution) catchUp() bool {
 	if !ep.answersClients() || x.backingOff(ep) {
 		return false
 	}
-	ok, trial := ep.breaker.Acquire()
-	if !ok || trial {
-		if ok {
-			ep.breaker.Release(trial)
-		}
+	if !x.startAgain(&attempt{ep: ep, role: roleFailover}) {
 		return false
 	}
 	x.catchUps++
-	x.start(&attempt{ep: ep, role: roleFailover})
 	return true
 }

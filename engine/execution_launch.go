@@ -240,15 +240,26 @@ func (x *execution) relaunchWhere(role role, hedgeDone func(), where func(c cand
 		return nil
 	}
 	ep := x.order[best].ep
-	ok, trial := ep.breaker.Acquire()
-	if !ok || trial {
-		if ok {
-			ep.breaker.Release(trial)
-		}
+	if !x.startAgain(&attempt{ep: ep, role: role, hedgeDone: hedgeDone}) {
 		return nil
 	}
-	x.start(&attempt{ep: ep, role: role, hedgeDone: hedgeDone})
 	return ep
+}
+
+// startAgain starts a, a second attempt of this request on an endpoint
+// already asked, in its breaker's regular traffic: false, starting
+// nothing, when the breaker takes none now or only a half-open trial (an
+// endpoint asked again is no experiment).
+func (x *execution) startAgain(a *attempt) bool {
+	ok, trial := a.ep.breaker.Acquire()
+	if !ok || trial {
+		if ok {
+			a.ep.breaker.Release(trial)
+		}
+		return false
+	}
+	x.start(a)
+	return true
 }
 
 // pick is the best unused candidate: of the best tier left (routable

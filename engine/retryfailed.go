@@ -162,15 +162,10 @@ func (x *execution) retryFailed() (started, later bool) {
 	if x.pausing() || x.retried > 0 && !x.liveStuck(x.e.now()) {
 		return false, false
 	}
-	ok, trial := ep.breaker.Acquire()
-	if !ok || trial {
-		if ok {
-			ep.breaker.Release(trial)
-		}
+	if !x.startAgain(&attempt{ep: ep, role: roleFailover}) {
 		return false, false
 	}
 	x.retried++
-	x.start(&attempt{ep: ep, role: roleFailover})
 	return true, false
 }
 
