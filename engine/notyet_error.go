@@ -46,14 +46,15 @@ func (e *Engine) placeNotYet(ep *endpoint, req *jsonrpc.Request, r *upstreamRepl
 		}
 		n -= lead // in finalized slots, as the heads are
 	}
+	head := ep.head.Load()
 	switch {
 	case expected > 0 && slack == 0 && n == expected+1:
 		r.out, r.cause, r.nextBlock = outAnswer, "", true
 	case expected > 0 && n > expected+slack:
 		r.out, r.cause = outAnswer, ""
-	case ep.head.Load() < n || expected-n <= e.cfg.Chain.MaxHeadLag:
+	case head < n || expected-n <= e.cfg.Chain.MaxHeadLag:
 		r.out, r.cause, r.behind = outAnswer, "", true
-		if h := ep.head.Load(); h < n || h < e.heads.top.Load() {
+		if head < n || head < e.heads.top.Load() {
 			// What it lacks from its head carried to now: a head probed a
 			// second ago is 2-3 Solana slots old.
 			r.lacksYet = max(n-e.carriedHead(ep, e.now().UnixNano()), 1)
