@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"container/list"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +13,13 @@ import (
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 )
 
-// connLimitListener caps the connections a port holds open at once. A
+// connLimitListener caps the connections a port holds open at once. At
+// the cap, a keep-alive connection idle between two requests for at least
+// reclaimIdleAfter is closed to make room (the one idle longest), as nginx
+// reuses idle connections: one client holding every connection idle (a
+// request on each every two minutes keeps idle_timeout off) kept every new
+// connection out. A connection idle a moment is never taken: its client is
+// likely to write on it, and its request would be lost. Otherwise a
 // connection past the cap is not left waiting in the accept queue, where a
 // client sees only silence: it is told "503, server.max_conns reached" and
 // closed. Telling costs a goroutine for at most refuseTimeout, and at most
@@ -25,11 +32,19 @@ type connLimitListener struct {
 	refusing chan struct{}
 	body     []byte
 	wg       sync.WaitGroup // refusals in progress, waited for by Close
+
+	now    func() time.Time
+	mu     sync.Mutex
+	idle   list.List // of *limitedConn between two requests, idle longest at the front
+	idleAt map[*limitedConn]*list.Element
 }
 
 const (
-	maxRefusing   = 64
-	refuseTimeout = 500 * time.Millisecond
+	// reclaimIdleAfter: Node's HTTP agent drops a socket idle 5 s itself,
+	// and a client pausing longer between requests pays one reconnect.
+	reclaimIdleAfter = 5 * time.Second
+	maxRefusing      = 64
+	refuseTimeout    = 500 * time.Millisecond
 	// refuseHeaderBytes bounds what a refusal reads of its request: a
 	// client streaming an endless header line would otherwise grow the
 	// line's buffer for as long as refuseTimeout lets it, 100+ MB a
@@ -37,14 +52,52 @@ const (
 	refuseHeaderBytes = 64 << 10
 )
 
-func newConnLimitListener(ln net.Listener, limit int, setting string) *connLimitListener {
+func newConnLimitListener(ln net.Listener, limit int, setting string, now func() time.Time) *connLimitListener {
 	err := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf("too many connections: %s (%d) reached; try again shortly", setting, limit)}
 	return &connLimitListener{
 		Listener: ln,
 		slots:    make(chan struct{}, limit),
 		refusing: make(chan struct{}, maxRefusing),
 		body:     jsonrpc.AppendError(nil, nil, err),
+		now:      now,
+		idleAt:   map[*limitedConn]*list.Element{},
 	}
+}
+
+// noteState follows an accepted connection's state (http.Server's
+// ConnState): only one idle between two requests may make room.
+func (l *connLimitListener) noteState(c net.Conn, state http.ConnState) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if el, ok := l.idleAt[lc]; ok {
+		l.idle.Remove(el)
+		delete(l.idleAt, lc)
+	}
+	if state == http.StateIdle {
+		lc.idleSince = l.now()
+		l.idleAt[lc] = l.idle.PushBack(lc)
+	}
+}
+
+// reclaimIdle closes the connection idle longest, freeing its slot, when
+// it has been idle reclaimIdleAfter; false when none has.
+func (l *connLimitListener) reclaimIdle() bool {
+	l.mu.Lock()
+	el := l.idle.Front()
+	if el == nil || l.now().Sub(el.Value.(*limitedConn).idleSince) < reclaimIdleAfter {
+		l.mu.Unlock()
+		return false
+	}
+	lc := el.Value.(*limitedConn)
+	l.idle.Remove(el)
+	delete(l.idleAt, lc)
+	l.mu.Unlock()
+	lc.Close()
+	return true
 }
 
 func (l *connLimitListener) Accept() (net.Conn, error) {
@@ -53,10 +106,15 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		select {
-		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
+		for {
+			select {
+			case l.slots <- struct{}{}:
+				return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+			default:
+			}
+			if !l.reclaimIdle() {
+				break
+			}
 		}
 		select {
 		case l.refusing <- struct{}{}:
@@ -101,8 +159,9 @@ func (l *connLimitListener) Close() error {
 // limitedConn frees its slot once, however often it is closed.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	once      sync.Once
+	release   func()
+	idleSince time.Time // guarded by the listener's mu
 }
 
 func (c *limitedConn) Close() error {

@@ -206,10 +206,18 @@ func (e *Engine) Start() error {
 		return fmt.Errorf("server.admin %s: %w", e.cfg.Server.Admin, err)
 	}
 	s := e.cfg.Server
-	// Past server.max_conns a connection is answered 503 and closed (the
-	// timeouts below see that held ones end).
-	e.rpcLn = newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns")
-	e.adminLn = newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns")
+	// At server.max_conns a connection idle a while makes room; else one
+	// more is answered 503 and closed (the timeouts below see that held
+	// ones end).
+	rpcLimit := newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns", e.now)
+	adminLimit := newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns", e.now)
+	e.rpcLn, e.adminLn = rpcLimit, adminLimit
+	following := func(l *connLimitListener) func(net.Conn, http.ConnState) {
+		return func(c net.Conn, state http.ConnState) {
+			e.fresh.track(c, state)
+			l.noteState(c, state)
+		}
+	}
 	errLog := slog.NewLogLogger(e.log.Handler(), slog.LevelDebug)
 	// The RPC server has no ReadTimeout: it would cancel a request served
 	// longer than it. readBody puts server.read_timeout on the body alone
@@ -217,9 +225,9 @@ func (e *Engine) Start() error {
 	// server.write_timeout on the answer (net/http clears it after each
 	// request).
 	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: s.ReadTimeout, MaxHeaderBytes: maxHeaderBytes,
-		IdleTimeout: s.IdleTimeout, ConnState: e.fresh.track, ErrorLog: errLog}
+		IdleTimeout: s.IdleTimeout, ConnState: following(rpcLimit), ErrorLog: errLog}
 	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: s.ReadTimeout, ReadTimeout: s.ReadTimeout,
-		MaxHeaderBytes: maxHeaderBytes, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ConnState: e.fresh.track, ErrorLog: errLog}
+		MaxHeaderBytes: maxHeaderBytes, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ConnState: following(adminLimit), ErrorLog: errLog}
 	// Once Shutdown has closed the listeners: cut request bodies still
 	// arriving, and connections that have sent no request (net/http
 	// would wait up to 5 s for each before counting it idle).

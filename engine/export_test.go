@@ -76,3 +76,7 @@ func (e *Engine) SetMaxFilters(n int) {
 	e.filters.max = n
 	e.filters.mu.Unlock()
 }
+
+// ReclaimIdleAfter is how long a keep-alive connection idles before it may
+// make room at server.max_conns.
+const ReclaimIdleAfter = reclaimIdleAfter

@@ -122,9 +122,11 @@ func TestLimits_MaxInflightAnswers503(t *testing.T) {
 }
 
 // Past server.max_conns a connection is told so with a 503 at once, and
-// served again once a slot frees.
+// served again once a slot frees. The held connections are idle only a
+// moment (the test clock stands still), so neither makes room.
 func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
 	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
 	var held []net.Conn
 	for range 2 {
@@ -164,6 +166,68 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 		return h.call(2, "eth_chainId").status == http.StatusOK
 	})
 	held[1].Close()
+}
+
+// At server.max_conns a keep-alive connection idle for 5 s makes room for
+// a new one: one client holding the port's every connection idle (one
+// request each every two minutes) kept every new connection out, curl
+// refused 10 of 10. One idle a moment does not: its client may be writing.
+func TestLimits_AtMaxConnsAConnectionIdleAWhileMakesRoom(t *testing.T) {
+	t.Parallel()
+	clock := testutil.NewClock(testutil.Epoch)
+	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
+	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", rpcAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		held = append(held, c)
+	}
+	// A new connection each time, as curl makes.
+	curl := func() (int, string) {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := client.Post(h.rpc, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`))
+		if err != nil {
+			t.Fatalf("a new connection beside 2 idle ones at server.max_conns 2: %v", err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	clock.Advance(engine.ReclaimIdleAfter - time.Millisecond)
+	if status, body := curl(); status != http.StatusServiceUnavailable {
+		t.Fatalf("beside 2 connections idle just under %v: HTTP %d %s; want 503, neither taken", engine.ReclaimIdleAfter, status, body)
+	}
+	clock.Advance(time.Millisecond)
+	for i := range 3 {
+		if status, body := curl(); status != http.StatusOK || !strings.Contains(body, `"result"`) {
+			t.Fatalf("request %d beside 2 connections idle %v: HTTP %d %s; want one of them to make room", i, engine.ReclaimIdleAfter, status, body)
+		}
+	}
+	// An idle connection made room: it was closed, and reads EOF.
+	closed := make(chan error, len(held))
+	for _, c := range held {
+		go func() {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			_, err := c.Read(make([]byte, 1))
+			closed <- err
+		}()
+	}
+	for range held {
+		if err := <-closed; err == io.EOF {
+			return
+		}
+	}
+	t.Fatal("no idle connection was closed to make room, yet 3 new ones were served at server.max_conns 2")
 }
 
 // A client that stalls mid-body is cut at server.read_timeout with a 408
