@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -381,6 +383,9 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 	return append(problems, probes.ConfigProblems(cfg.Probes)...)
 }
 
+// outOfRange finds strconv's range error in go-toml's text.
+var outOfRange = regexp.MustCompile(`strconv\.(Parse\w+): parsing "([^"]*)": value out of range`)
+
 // syntaxError names where in the file a TOML syntax error is: viper's
 // message ("While parsing config: toml: expected newline but got U+0073
 // 's'") does not say which of a long file's lines it is. The line itself
@@ -401,6 +406,16 @@ func syntaxError(path string, data []byte, err error) error {
 	}
 	row, col := de.Position()
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	// A number past what TOML holds: go-toml's words were strconv's
+	// (`couldn't parse decimal number: strconv.ParseInt: parsing "999…":
+	// value out of range`), and it keeps only their text, not the error.
+	if m := outOfRange.FindStringSubmatch(msg); m != nil {
+		if m[1] == "ParseFloat" {
+			msg = fmt.Sprintf("%s is out of range: a number is at most ±%.1e", m[2], math.MaxFloat64)
+		} else {
+			msg = fmt.Sprintf("%s is out of range: a whole number is from %d to %d", m[2], int64(math.MinInt64), int64(math.MaxInt64))
+		}
+	}
 	key := de.Key()
 	if len(key) == 0 {
 		key = keyOnLine(data, row)

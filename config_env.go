@@ -82,11 +82,13 @@ func unknownEnv(environ, keys []string) []engine.ConfigProblem {
 func fileOnlySection(name string) string {
 	for _, t := range [...]struct{ prefix, section string }{
 		{"ENDPOINTS", "[[endpoints]]"},
-		{"HEDGE_METHODS_", "[hedge.methods]"},
+		{"HEDGE_METHODS", "[hedge.methods]"},
 		{"METHODS_WEIGHTS", "[methods.weights]"},
 		{"METHODS_TIMEOUTS", "[methods.timeouts]"},
 	} {
-		if strings.HasPrefix(name, envPrefix+t.prefix) {
+		// The table itself or a key in it; not a longer name it begins
+		// (RPCDASH_ENDPOINTSX).
+		if table := envPrefix + t.prefix; name == table || strings.HasPrefix(name, table+"_") {
 			return t.section
 		}
 	}

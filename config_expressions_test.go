@@ -26,15 +26,16 @@ func TestLoadConfig_ARedefinitionNamesItsLineAndKey(t *testing.T) {
 // A number TOML cannot hold (an integer past 2^63, a float past 1.8e308)
 // names its key as well as its line: it said only "line 4, column 18:
 // couldn't parse decimal number: … value out of range", where every other
-// bad value names its key.
+// bad value names its key. And it says what a number may be, in its own
+// words, not strconv's.
 func TestLoadConfig_ANumberOutOfRangeNamesItsKey(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"[server]\nlisten = \"127.0.0.1:8545\"\nmax_body_bytes = 99999999999999999999\n",
-			`line 3, column 18: couldn't parse decimal number: strconv.ParseInt: parsing "99999999999999999999": value out of range (at key server.max_body_bytes)`},
+			`line 3, column 18: 99999999999999999999 is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.max_body_bytes)`},
 		{"[hedge]\nbudget = 1e309\n",
-			`line 2, column 10: unable to parse float: strconv.ParseFloat: parsing "1e309": value out of range (at key hedge.budget)`},
+			`line 2, column 10: 1e309 is out of range: a number is at most ±1.8e+308 (at key hedge.budget)`},
 		{"[server]\nvhosts = [\n\"localhost\",\n99999999999999999999]\n",
-			`line 4, column 1: couldn't parse decimal number: strconv.ParseInt: parsing "99999999999999999999": value out of range (at key server.vhosts)`},
+			`line 4, column 1: 99999999999999999999 is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.vhosts)`},
 	} {
 		path := writeConfig(t, tc.body)
 		_, err := loadConfig(path)

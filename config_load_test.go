@@ -225,6 +225,7 @@ func TestLoadConfig_AnEnvironmentVariableInLowerCaseIsNotIgnored(t *testing.T) {
 	t.Setenv("rpcdash_hedge_delay", "1s")
 	t.Setenv("Rpcdash_Breaker_Failurs", "4")
 	t.Setenv("RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY", "1s")
+	t.Setenv("RPCDASH_HEDGE_METHODS", "eth_call")
 	_, err := loadConfig(path)
 	if err == nil {
 		t.Fatal("loaded")
@@ -233,6 +234,7 @@ func TestLoadConfig_AnEnvironmentVariableInLowerCaseIsNotIgnored(t *testing.T) {
 		"rpcdash_hedge_delay is not read: the variables are named in capitals (RPCDASH_HEDGE_DELAY)",
 		"Rpcdash_Breaker_Failurs is not a config key (did you mean RPCDASH_BREAKER_FAILURES?)",
 		"RPCDASH_HEDGE_METHODS_ETH_CALL_DELAY is not a config key ([hedge.methods] are set in the config file only)",
+		"RPCDASH_HEDGE_METHODS is not a config key ([hedge.methods] are set in the config file only)",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -801,5 +803,14 @@ func TestPickTheme_AURLAsThemeIsShownWithoutItsKey(t *testing.T) {
 	out := stderr.String() + logs.String()
 	if strings.Contains(out, secret) || !strings.Contains(stderr.String(), "https://REDACTED.infura.io/REDACTED") || !strings.Contains(stderr.String(), "using the dark theme") {
 		t.Fatalf("warning:\n%s", out)
+	}
+}
+
+// server.vhosts = [] was taken silently for the default list, where the
+// README says a list replaces it: an empty one is refused, naming the key.
+func TestLoadConfig_AnEmptyVHostsListIsRefused(t *testing.T) {
+	_, err := loadConfig(writeConfig(t, "[server]\nvhosts = []\n[[endpoints]]\nname = \"a\"\nurl = \"http://127.0.0.1:1\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "server.vhosts: is an empty list") {
+		t.Fatalf("vhosts = []: %v, want it refused naming server.vhosts", err)
 	}
 }

@@ -48,7 +48,8 @@ type ServerConfig struct {
 	// MaxResponseBytes bounds one upstream answer, and a batch's answers
 	// together.
 	MaxResponseBytes int64 `mapstructure:"max_response_bytes"`
-	// VHosts are the Host names both ports answer (empty: DefaultVHosts);
+	// VHosts are the Host names both ports answer (nil: AllowedHosts's
+	// default; an empty list is refused);
 	// CORSOrigins the browser origins they accept ("*" for any).
 	VHosts      []string `mapstructure:"vhosts"`
 	CORSOrigins []string `mapstructure:"cors_origins"`

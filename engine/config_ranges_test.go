@@ -50,7 +50,9 @@ func TestConfig_OutOfRangeValuesNameKeyAndValue(t *testing.T) {
 		{"NaN demo rate", func(c *engine.Config) { c.Demo.Rate = math.NaN() }, "demo.rate: must be in (0, 200], got NaN"},
 		{"infinite weight", func(c *engine.Config) { c.Methods.Weights = map[string]float64{"eth_call": math.Inf(1)} }, "methods.weights.eth_call: must be in (0, ∞), got +Inf"},
 		{"negative failures shows the value", func(c *engine.Config) { c.Breaker.Failures = -1 }, "breaker.failures: must be at least 1, got -1"},
-		{"negative max_head_lag shows the value", func(c *engine.Config) { c.Chain.MaxHeadLag = -3 }, "chain.max_head_lag: must not be negative, got -3"},
+		{"negative max_head_lag shows the value", func(c *engine.Config) { c.Chain.MaxHeadLag = -3 }, "chain.max_head_lag: must be from 0 to 1000000000, got -3"},
+		// head + lag wrapped and put every endpoint "ahead".
+		{"max_head_lag at the top of int64", func(c *engine.Config) { c.Chain.MaxHeadLag = math.MaxInt64 }, "chain.max_head_lag: must be from 0 to 1000000000, got 9223372036854775807"},
 		{"promote_match_rate above 1", func(c *engine.Config) { c.Router.PromoteMatchRate = 1.5 }, "router.promote_match_rate: must be in [0, 1], got 1.5"},
 		{"NaN promote_match_rate", func(c *engine.Config) { c.Router.PromoteMatchRate = math.NaN() }, "router.promote_match_rate: must be in [0, 1], got NaN"},
 		{"negative write_affinity", func(c *engine.Config) { c.Router.WriteAffinity = -time.Second }, "router.write_affinity: must not be negative (0s turns write affinity off), got -1s"},

@@ -240,3 +240,40 @@ func TestConfig_AdminOnTheListenAddressIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A proxy's port is checked as an endpoint URL's is: 99999 passed, and
+// every probe and attempt then failed "proxyconnect: … invalid port". A
+// token holding a control character passed too, and no request could carry
+// it (Go's server refuses such a header): the admin API refused every call.
+func TestConfig_ProxyPortAndAdminTokenCharactersAreChecked(t *testing.T) {
+	c := engine.Default()
+	c.Endpoints = []engine.EndpointConfig{
+		{Name: "a", URL: "http://127.0.0.1:1", Proxy: "http://u:PROXYSECRET55@127.0.0.1:99999"},
+		{Name: "b", URL: "http://127.0.0.1:2", Proxy: "socks5://127.0.0.1:0"},
+		{Name: "c", URL: "http://127.0.0.1:3", Proxy: "http://127.0.0.1:"},
+		{Name: "d", URL: "http://127.0.0.1:4", Proxy: "http://127.0.0.1:3128"},
+	}
+	c.Server.AdminToken = "SECRETTOKEN77\x01"
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"endpoints[0].proxy: port 99999 is outside 1-65535",
+		"endpoints[1].proxy: port 0 is outside 1-65535",
+		"endpoints[2].proxy: has an empty port",
+		"server.admin_token: holds a control character",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "endpoints[3]") {
+		t.Errorf("a proxy with a good port is refused:\n%v", err)
+	}
+	for _, secret := range []string{"PROXYSECRET55", "SECRETTOKEN77"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows %s:\n%v", secret, err)
+		}
+	}
+}

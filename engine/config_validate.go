@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 	"github.com/rpcdash/rpcdash/engine/internal/redact"
 )
@@ -153,12 +155,15 @@ func (s ServerConfig) validate(p *problems) {
 		p.add("server.admin", "%s is server.listen's address too: the admin API needs a port of its own", ShowConfigValue(s.Admin))
 	}
 	// Go's HTTP server trims a header value's ends, so a token that has
-	// whitespace there never matches: the admin API would refuse every call.
+	// whitespace there never matches, and it refuses a header holding a
+	// control character: either way the admin API would refuse every call.
 	switch tok := s.AdminToken; {
 	case tok != "" && strings.TrimSpace(tok) == "":
 		p.add("server.admin_token", "is only whitespace: no request could carry it")
 	case tok != strings.TrimSpace(tok):
 		p.add("server.admin_token", "starts or ends with whitespace, which no request could carry")
+	case !httpguts.ValidHeaderFieldValue(tok):
+		p.add("server.admin_token", "holds a control character, which no request could carry")
 	case !badAddr["server.admin"] && !isLoopbackAddr(s.Admin) && tok == "":
 		p.add("server.admin_token", "required: server.admin %s is not a loopback address", ShowConfigValue(s.Admin))
 	}
@@ -198,6 +203,11 @@ func (s ServerConfig) validate(p *problems) {
 	if !badAddr["server.listen"] && !isLoopbackAddr(s.Listen) && !s.AllowRemote {
 		p.add("server.allow_remote", "server.listen %s is not a loopback address: anyone who reaches it spends your endpoints' quota; set server.allow_remote = true to serve other machines", ShowConfigValue(s.Listen))
 	}
+	// nil is the default; an empty list given would answer no host name,
+	// only IP addresses, which is more likely a mistake than meant.
+	if s.VHosts != nil && len(s.VHosts) == 0 {
+		p.add("server.vhosts", "is an empty list, which would answer no host name (only IP addresses): leave it out for the default (localhost, 127.0.0.1, ::1 and the hosts of server.listen and server.admin), or list the names, or \"*\" for any")
+	}
 	for i, h := range s.VHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /\t") {
 			p.add(fmt.Sprintf("server.vhosts[%d]", i), "%s is not a host name (or \"*\")", ShowConfigValue(h))
@@ -222,11 +232,17 @@ func (c ChainConfig) validate(p *problems) {
 	if c.GenesisHash != "" && c.Kind != "solana" {
 		p.add("chain.genesis_hash", "applies to chain.kind \"solana\"; use chain.chain_id for evm")
 	}
-	if c.MaxHeadLag < 0 {
-		p.add("chain.max_head_lag", "must not be negative, got %d", c.MaxHeadLag)
+	// The ceiling: heads are compared against head + lag, which wrapped
+	// near the top of int64 and put every endpoint "ahead".
+	if c.MaxHeadLag < 0 || c.MaxHeadLag > maxHeadLagCeiling {
+		p.add("chain.max_head_lag", "must be from 0 to %d, got %d", maxHeadLagCeiling, c.MaxHeadLag)
 	}
 	c.validatePin(p)
 }
+
+// maxHeadLagCeiling is far beyond any lag worth keeping an endpoint for
+// (about 30 years of Ethereum blocks, 12 of Solana slots).
+const maxHeadLagCeiling = 1_000_000_000
 
 // validatePin judges chain.pin by the levels of chain.kind; under an
 // unknown kind (reported as such), by those of every kind.
@@ -498,9 +514,22 @@ func validateProxy(raw string) error {
 	}
 	switch u.Scheme {
 	case "http", "https", "socks5", "socks5h":
-		return nil
+		return urlPort(u)
 	}
 	return fmt.Errorf("scheme %q is not http, https, socks5 or socks5h", u.Scheme)
+}
+
+// urlPort checks a URL's port, if it names one: a port outside 1-65535
+// parses, and fails only at the first connection.
+func urlPort(u *url.URL) error {
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("port %s is outside 1-65535", port)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return errors.New("has an empty port")
+	}
+	return nil
 }
 
 // validateEndpointURL checks an [[endpoints]] url. Its errors never show
@@ -520,12 +549,8 @@ func validateEndpointURL(raw string) error {
 		if u.Hostname() == "" {
 			return errors.New("has no host")
 		}
-		if port := u.Port(); port != "" {
-			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return fmt.Errorf("port %s is outside 1-65535", port)
-			}
-		} else if strings.HasSuffix(u.Host, ":") {
-			return errors.New("has an empty port")
+		if err := urlPort(u); err != nil {
+			return err
 		}
 	case "sim":
 		// sim://NAME is started in-process by main.go and rewritten to
