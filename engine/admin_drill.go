@@ -9,18 +9,19 @@ import (
 
 // drillLeaseRequest is the body of POST /v1/drill and PUT /v1/drill/{id}.
 type drillLeaseRequest struct {
-	Holder string   `json:"holder"`
-	TTL    Duration `json:"ttl"`
+	Holder string    `json:"holder"`
+	TTL    *Duration `json:"ttl"` // nil when omitted: a ttl given as 0 is refused, not defaulted
 }
 
 // drillLeaseTTL is a lease's span when the request names none.
 const drillLeaseTTL = 15 * time.Second
 
 func (q drillLeaseRequest) ttl() (time.Duration, error) {
-	switch d := q.TTL.D(); {
-	case d == 0:
+	if q.TTL == nil {
 		return drillLeaseTTL, nil
-	case d < 0 || d > drillLeaseMaxTTL:
+	}
+	switch d := q.TTL.D(); {
+	case d <= 0 || d > drillLeaseMaxTTL:
 		return 0, fmt.Errorf("ttl: %s is not in (0s, %s]", d, drillLeaseMaxTTL)
 	default:
 		return d, nil

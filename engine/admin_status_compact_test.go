@@ -13,7 +13,7 @@ import (
 // GET /v1/status is indented for a person with curl; ?compact=1 gives the
 // same document on one line, for a program polling it (an attached
 // console asks four times a second). Anything but a boolean is a 400
-// naming the parameter.
+// naming the parameter, and so is an unknown parameter.
 func TestAdminStatus_CompactIsTheSameDocumentOnOneLine(t *testing.T) {
 	h := newHarness(t, nil, sim.Config{}, sim.Config{})
 	mustOK(t, h.call(1, "eth_getBalance", addr, "latest"))
@@ -43,5 +43,11 @@ func TestAdminStatus_CompactIsTheSameDocumentOnOneLine(t *testing.T) {
 	code, b := h.adminDo("GET", "/v1/status?compact=yes", "")
 	if code != 400 || !strings.Contains(string(b), "compact") {
 		t.Fatalf("compact=yes: HTTP %d %s, want 400 naming compact", code, b)
+	}
+	// As every admin GET that takes parameters: a misspelt one is not
+	// dropped (it was: 200, indented).
+	code, b = h.adminDo("GET", "/v1/status?compcat=1", "")
+	if code != 400 || !strings.Contains(string(b), "compcat: unknown parameter (compact)") {
+		t.Fatalf("compcat=1: HTTP %d %s, want 400 naming compcat", code, b)
 	}
 }

@@ -17,6 +17,12 @@ import (
 // scheme://host[/path] without a trailing slash; flag names the flag in
 // the error, and a credential in the value is never shown.
 func BaseURL(flag, raw string) (string, error) {
+	return baseURL(flag, raw, "an admin API's token has its own flag (--token, --admin-token)")
+}
+
+// baseURL is BaseURL, whose refusal of user info ends with hint: what to
+// do instead, which differs for an admin URL and a JSON-RPC target.
+func baseURL(flag, raw, hint string) (string, error) {
 	s := strings.TrimSpace(raw)
 	bare := !strings.Contains(s, "://")
 	if bare {
@@ -25,7 +31,7 @@ func BaseURL(flag, raw string) (string, error) {
 	u, err := url.Parse(s)
 	if err == nil && u.User != nil && u.Hostname() != "" {
 		// It is a URL: saying it is not one sent users looking elsewhere.
-		return "", fmt.Errorf("%s: %s carries user info (user:password@), which rpcdash never sends: an admin API's token has its own flag (--token, --admin-token)", flag, showFlagURL(raw))
+		return "", fmt.Errorf("%s: %s carries user info (user:password@), which rpcdash never sends: %s", flag, showFlagURL(raw), hint)
 	}
 	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
 		!portOK(u, bare) {
@@ -38,7 +44,7 @@ func BaseURL(flag, raw string) (string, error) {
 // (bench --target): its query is kept. BaseURL's form drops it, and a
 // provider's key given as ?apikey=… was not sent: every call refused.
 func TargetURL(flag, raw string) (string, error) {
-	base, err := BaseURL(flag, raw)
+	base, err := baseURL(flag, raw, "an endpoint that takes a password is reached through an rpcdash whose [[endpoints]] url carries it, with --target naming that rpcdash")
 	if err != nil {
 		return "", err
 	}

@@ -45,6 +45,13 @@ func TestBaseURL_FullURLOrHostPort(t *testing.T) {
 			t.Errorf("BaseURL(%q): %v, want an error saying user info is not taken", raw, err)
 		}
 	}
+	// A JSON-RPC target's is told what to do instead, not pointed at the
+	// admin token's flags.
+	_, err := engine.TargetURL("bench: --target", "http://u:pw12@127.0.0.1:8545/pwpath?apikey=pwq")
+	if err == nil || !strings.Contains(err.Error(), "user info") || strings.Contains(err.Error(), "--admin-token") ||
+		!strings.Contains(err.Error(), "[[endpoints]] url") || strings.Contains(err.Error(), "pw") {
+		t.Errorf("TargetURL with user info: %v, want it refused with what to do instead", err)
+	}
 	// A bare value is shown as a URL is: its host, its path REDACTED (it
 	// was shown whole, having no "://").
 	if _, err := engine.BaseURL("--admin", "mainnet.infura.io/v3/pwKEY"); err == nil || !strings.Contains(err.Error(), `"REDACTED.infura.io/REDACTED"`) {

@@ -55,7 +55,7 @@ func TestDrillLease_OneDrillAtATimeAndAKilledOnesExpires(t *testing.T) {
 }
 
 // The admin API's drill lease: 409 with the running drill named, 404 for a
-// lease no longer in force, 400 for a bad ttl or no holder.
+// lease no longer in force, 400 for a bad ttl (0 too) or no holder.
 func TestDrillLease_AdminAPI(t *testing.T) {
 	e, _ := clockedEngine(t, 1, nil)
 	srv := httptest.NewServer(e.AdminHandler())
@@ -88,6 +88,9 @@ func TestDrillLease_AdminAPI(t *testing.T) {
 		{http.MethodPost, "/v1/drill", `{"holder":"x","ttl":"1h"}`},
 		{http.MethodPost, "/v1/drill", `{"ttl":"10s"}`},
 		{http.MethodPost, "/v1/drill", `{"holder":"x","ttl":"-1s"}`},
+		// A ttl given is never replaced by the default; 0 is outside (0s, 5m].
+		{http.MethodPost, "/v1/drill", `{"holder":"x","ttl":"0s"}`},
+		{http.MethodPut, "/v1/drill/" + id, `{"ttl":0}`},
 	} {
 		if code, got := call(c.method, c.path, c.body); code != http.StatusBadRequest {
 			t.Errorf("%s %s %s: %d %v, want 400", c.method, c.path, c.body, code, got)
