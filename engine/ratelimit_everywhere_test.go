@@ -77,15 +77,17 @@ func TestRateLimit_EverywhereCostsOneUpstreamRequestAndTellsClientToBackOff(t *t
 	mustRateLimited(t, h, last, 10) // s1's 10s, not s2's 20s or s0's 30s
 }
 
-// A batch: each element limited everywhere gets -32005 in its place; the
-// whole batch is answered HTTP 429 only when every element was limited (a
-// client may then resend all of it), else 200 with the other answers.
+// A batch: each element limited everywhere gets -32005 in its place. The
+// whole batch is answered HTTP 429, as a limited provider answers it, when
+// a client resending all of it resends nothing whose running again
+// matters: the other elements are reads. ethers retries a 429, not a
+// -32005 in a 200: a filter poll limited beside an eth_blockNumber failed
+// its contract.on. A write or a filter call that ran keeps it 200.
 func TestRateLimit_BatchElementsLimitedEverywhere(t *testing.T) {
 	h := limitedEverywhere(t, "eth_getBalance")
 	h.call(1, "eth_getBalance", addr, "latest") // every endpoint backing off eth_getBalance
 	before := h.upstreamCount("eth_getBalance")
 
-	mixed := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + addr + `","latest"]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}]`)
 	var parts []struct {
 		ID     int             `json:"id"`
 		Result json.RawMessage `json:"result"`
@@ -94,11 +96,26 @@ func TestRateLimit_BatchElementsLimitedEverywhere(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(mixed.body, &parts); err != nil || mixed.status != 200 || len(parts) != 2 {
-		t.Fatalf("mixed batch: HTTP %d %s", mixed.status, mixed.body)
+	limited := `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + addr + `","latest"]}`
+	reads := h.post(`[` + limited + `,{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}]`)
+	if secs, err := strconv.Atoi(reads.retry); reads.status != 429 || err != nil || secs < 1 || secs > 10 {
+		t.Fatalf("a batch of reads, one limited: HTTP %d Retry-After %q, want 429 with 1..10: %s", reads.status, reads.retry, reads.body)
 	}
-	if parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Result == nil {
-		t.Fatalf("mixed batch: want -32005 for eth_getBalance and a result for eth_blockNumber, got %s", mixed.body)
+	if err := json.Unmarshal(reads.body, &parts); err != nil || len(parts) != 2 ||
+		parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Result == nil {
+		t.Fatalf("a batch of reads, one limited: want -32005 for eth_getBalance and a result for eth_blockNumber, got %s", reads.body)
+	}
+	for _, ran := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"eth_sendRawTransaction","params":["0x02f8"]}`,
+		`{"jsonrpc":"2.0","id":2,"method":"eth_newBlockFilter","params":[]}`,
+	} {
+		mixed := h.post(`[` + limited + `,` + ran + `]`)
+		if err := json.Unmarshal(mixed.body, &parts); err != nil || mixed.status != 200 || len(parts) != 2 {
+			t.Fatalf("a limited read beside %s: HTTP %d %s, want 200", ran, mixed.status, mixed.body)
+		}
+		if parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Result == nil {
+			t.Fatalf("a limited read beside %s: want -32005 and a result, got %s", ran, mixed.body)
+		}
 	}
 
 	all := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["` + addr + `","latest"]},{"jsonrpc":"2.0","id":2,"method":"eth_getBalance","params":["` + addr + `","0x1"]}]`)
@@ -109,8 +126,8 @@ func TestRateLimit_BatchElementsLimitedEverywhere(t *testing.T) {
 	if err := json.Unmarshal(all.body, &parts); err != nil || len(parts) != 2 || parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Error == nil || parts[1].Error.Code != -32005 {
 		t.Fatalf("batch limited in every element: want two -32005 answers, got %s", all.body)
 	}
-	if got := h.upstreamCount("eth_getBalance") - before; got != 3 {
-		t.Errorf("%d upstream eth_getBalance for 3 limited elements, want 3", got)
+	if got := h.upstreamCount("eth_getBalance") - before; got != 5 {
+		t.Errorf("%d upstream eth_getBalance for 5 limited elements, want 5", got)
 	}
 }
 
@@ -195,5 +212,37 @@ func TestRateLimit_ClearingA429FaultLiftsItsBackoffs(t *testing.T) {
 	evs := h.events()
 	if last := evs[len(evs)-1]; last.Type != engine.EventFault || !strings.Contains(last.Message, "fault cleared; its 429 back-offs lifted") {
 		t.Fatalf("last event %+v", last)
+	}
+}
+
+// ethers batches a filter poll with what else it asks at that moment. The
+// poll is pinned to the endpoint holding its filter; that endpoint answering
+// 429 failed the poll -32005 inside an HTTP 200, which ethers does not
+// retry (its contract.on logged the error); a limited provider answers the
+// batch 429, which it retries. The eth_blockNumber beside it is a read.
+func TestRateLimit_ABatchedFilterPollLimitedIsAnswered429(t *testing.T) {
+	h := newHarness(t, takeTurns, sim.Config{RetryAfter: time.Second}, sim.Config{RetryAfter: time.Second})
+	created := h.call(1, "eth_newBlockFilter")
+	var id string
+	if err := json.Unmarshal(resultOf(t, created), &id); err != nil || created.endpoint == "" {
+		t.Fatalf("eth_newBlockFilter: %s", created.body)
+	}
+	for _, u := range h.sims {
+		if u.Name() == created.endpoint {
+			u.SetMode(sim.ModeRateLimit)
+		}
+	}
+	r := h.post(`[{"jsonrpc":"2.0","id":1,"method":"eth_getFilterChanges","params":["` + id + `"]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber","params":[]}]`)
+	if secs, err := strconv.Atoi(r.retry); r.status != 429 || err != nil || secs < 1 {
+		t.Fatalf("a filter poll limited beside eth_blockNumber: HTTP %d Retry-After %q, want 429: %s", r.status, r.retry, r.body)
+	}
+	var parts []struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.body, &parts); err != nil || len(parts) != 2 || parts[0].Error == nil || parts[0].Error.Code != -32005 || parts[1].Result == nil {
+		t.Fatalf("want -32005 for the poll and a result for eth_blockNumber: %s", r.body)
 	}
 }

@@ -508,25 +508,34 @@ func rateLimited(res result, err *jsonrpc.Error) (time.Duration, bool) {
 	return res.retryAfter, res.retryAfter > 0 && err == res.err
 }
 
-// batchRateLimited: a batch is answered HTTP 429 only when every element
-// was rate limited, so that a client resending all of it after the
-// Retry-After resends nothing that ran; otherwise 200, each limited element
-// answered -32005 in its place. The Retry-After is the soonest of theirs.
+// batchRateLimited: a batch with an element rate limited is answered
+// HTTP 429, as a limited provider answers it, when a client resending all
+// of it after the Retry-After resends nothing whose running again matters:
+// every other element is a read (run again, it reads again), or was never
+// sent (invalid, its turn never came, or it reached no endpoint). A write
+// or a stateful call that ran (changes taken from a filter are not given
+// again) keeps the answer 200, each limited element answered -32005 in its
+// place. ethers retries a 429 but not a -32005 in a 200: one filter poll
+// limited beside an eth_blockNumber failed its contract.on. The
+// Retry-After is the soonest of the limited elements'.
 func batchRateLimited(ctx context.Context, els []jsonrpc.Element, results []result) (time.Duration, bool) {
 	if answerError(ctx, result{}) != nil {
 		return 0, false // cut: every element's answer says so instead
 	}
 	var soonest time.Duration
 	for i, el := range els {
-		wait := results[i].retryAfter
-		if el.Err != nil || wait <= 0 {
+		res := results[i]
+		switch wait := res.retryAfter; {
+		case el.Err == nil && wait > 0:
+			if soonest == 0 || wait < soonest {
+				soonest = wait
+			}
+		case el.Err != nil, res.class == jsonrpc.ClassRead, res.err != nil && res.leftTo == "":
+		default:
 			return 0, false
 		}
-		if i == 0 || wait < soonest {
-			soonest = wait
-		}
 	}
-	return soonest, true
+	return soonest, soonest > 0
 }
 
 func allNotifications(els []jsonrpc.Element) bool {
