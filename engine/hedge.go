@@ -366,7 +366,12 @@ func (h *hedger) apply(u HedgeUpdate) (string, error) {
 			parts = append(parts, fmt.Sprintf("enabled=%v", *u.Enabled))
 		}
 		if u.Delay != nil {
+			// Set back to the config's (as bench restores it), it is the
+			// config's again: "live" read as a change left behind.
 			h.delay, h.delaySrc = d, "live"
+			if cd, _ := ParseDelay(h.cfg.Delay); d == cd {
+				h.delaySrc = "config"
+			}
 			parts = append(parts, "delay="+*u.Delay)
 		}
 		if u.Quantile != nil {
