@@ -102,6 +102,11 @@ func Compare(ctx context.Context, cfg CompareConfig) (c *Comparison, err error) 
 			c.model(ms)
 			return c, fmt.Errorf("bench: interrupted during row %s (%d of %d rows ran): %w", p.Name, len(c.Rows), len(rows), ctx.Err())
 		}
+		if err != nil && ctx.Err() != nil {
+			// Stopped in the first row: nothing to keep, but said as what
+			// it is ("row immediate: context canceled" read as a failure).
+			return nil, fmt.Errorf("bench: interrupted during row %s (0 of %d rows ran): %w", p.Name, len(rows), ctx.Err())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bench: row %s: %w", p.Name, err)
 		}

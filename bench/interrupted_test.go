@@ -49,3 +49,31 @@ func TestCompare_AnInterruptedRunReportsTheRowsThatRan(t *testing.T) {
 		t.Errorf("the table does not say the run was interrupted:\n%s", table.String())
 	}
 }
+
+// Stopped in its first row, a run says it was interrupted, not that the
+// row failed ("bench: row off: context canceled").
+func TestCompare_ARunStoppedInItsFirstRowSaysItWasInterrupted(t *testing.T) {
+	policies, err := bench.ParsePolicies("off,immediate", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := func(spec bench.EngineSpec) (bench.Engine, error) {
+		eng, err := startEngine(spec)
+		cancel() // the first row's engine: the run is stopped in it
+		return eng, err
+	}
+	c, err := bench.Compare(ctx, bench.CompareConfig{
+		Workload: bench.Workload{Mix: bench.Mix{{Method: "eth_getBalance", Weight: 1}}, Rate: 100, Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1},
+		Scenario: quickScenario(2),
+		Policies: policies,
+		Start:    start,
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "bench: interrupted during row off (0 of 2 rows ran)") {
+		t.Fatalf("error %v, want the interruption named", err)
+	}
+	if c != nil {
+		t.Errorf("report %+v, want none: no row ran whole", c)
+	}
+}
