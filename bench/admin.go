@@ -67,6 +67,13 @@ func (a Admin) setHedge(ctx context.Context, u engine.HedgeUpdate) error {
 	return a.do(ctx, http.MethodPut, "/v1/hedge", u, nil)
 }
 
+// failedRequests are the latest requests the instance answered with an
+// error, newest first (GET /v1/requests): none while tracing is off.
+func (a Admin) failedRequests(ctx context.Context) ([]engine.RequestTrace, error) {
+	var rs engine.RequestTraces
+	return rs.Requests, a.do(ctx, http.MethodGet, "/v1/requests?failed=true&limit=100", nil, &rs)
+}
+
 func (a Admin) events(ctx context.Context, since uint64) ([]engine.Event, error) {
 	var out struct{ Events []engine.Event }
 	return out.Events, a.do(ctx, http.MethodGet, fmt.Sprintf("/v1/events?since=%d", since), nil, &out)

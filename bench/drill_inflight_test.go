@@ -13,7 +13,8 @@ import (
 // A request the faulted endpoint still held as the no-client-errors step
 // looked (a write, which cannot fail over, sent to it before the cut) failed
 // afterwards, at its deadline: the drill had already said "no client
-// errors" and PASSED. It looks again as it ends, and revises the step.
+// errors" and PASSED. It looks again as it ends, and revises the step,
+// naming the request that failed.
 func TestDrill_AClientErrorAfterTheNoClientErrorsStepFailsTheDrill(t *testing.T) {
 	t.Parallel()
 	var inst *stubInstance
@@ -27,6 +28,8 @@ func TestDrill_AClientErrorAfterTheNoClientErrorsStepFailsTheDrill(t *testing.T)
 	})
 	inst.onClear = func(st *engine.Snapshot) {
 		st.Totals.ClientErrors++ // the held write, failed after the step looked
+		inst.failed = []engine.RequestTrace{{ID: "42", Method: "eth_sendRawTransaction", Class: "write", Start: time.Now(),
+			LatencyMS: 10000, Outcome: "error", ErrorCode: -32603, Attempts: []engine.AttemptTrace{{Endpoint: "alpha", Role: "primary", Outcome: "timeout"}}}}
 		a := &st.Endpoints[0]
 		a.Breaker, a.Routable, a.InFlight = engine.BreakerSnapshot{State: engine.BreakerClosed}, true, 0
 		inst.answerer = "alpha"
@@ -49,6 +52,12 @@ func TestDrill_AClientErrorAfterTheNoClientErrorsStepFailsTheDrill(t *testing.T)
 	}
 	if err == nil || rep.Passed || step.State != bench.StepFailed || !strings.Contains(err.Error(), "answered 1 client requests with its own error since the fault (every method, every client), 1 of them after this step had looked") {
 		t.Fatalf("no-client-errors step %+v; drill error %v: want it failed on the held request's error", step, err)
+	}
+	// The failed request is named from the instance's traces: a count
+	// alone left the operator to guess which request and endpoint failed.
+	if !strings.Contains(err.Error(), "the latest: eth_sendRawTransaction (request 42) at +") ||
+		!strings.Contains(err.Error(), "error -32603 after 10s, attempts: alpha timeout") {
+		t.Errorf("drill error %v: want the failed request named", err)
 	}
 	if last := log.steps[len(log.steps)-1]; last.Name != bench.StepNoErrors || last.State != bench.StepFailed {
 		t.Errorf("the last step report %+v: want the no-client-errors step revised", last)

@@ -367,7 +367,7 @@ func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
 		}
 	}
 	if clientErrors > 0 {
-		return fail(s, "the instance answered %d client requests with its own error since the fault", clientErrors)
+		return fail(s, "the instance answered %d client requests with its own error since the fault%s", clientErrors, d.ownErrorsNamed(ctx))
 	}
 	s.Summary = "no read failed since the fault"
 	d.noErrorsSeen = st.Totals.ClientErrors
@@ -394,10 +394,50 @@ func (d *drill) noErrorsSince(ctx context.Context) error {
 	s := d.report.Steps[i]
 	s.State = StepFailed
 	s.Evidence = append(slices.Clip(s.Evidence), fmt.Sprintf("the instance's own error answers since the fault, as the drill ended: %d", late+seen))
-	err = fail(&s, "the instance answered %d client requests with its own error since the fault (every method, every client), %d of them after this step had looked: a request in flight then (one the faulted endpoint held: a write cannot fail over) or sent since", late+seen, late)
+	err = fail(&s, "the instance answered %d client requests with its own error since the fault (every method, every client), %d of them after this step had looked: a request in flight then (one the faulted endpoint held: a write cannot fail over) or sent since%s", late+seen, late, d.ownErrorsNamed(ctx))
 	d.report.Steps[i] = s
 	d.onStep(s)
 	return err
+}
+
+// ownErrorsNamed names the latest requests since the fault that the
+// instance answered with its own error, from its traces: a count alone
+// left the operator to guess which request and endpoint failed. "" when
+// it keeps no trace of them (tracing off, or an older instance).
+func (d *drill) ownErrorsNamed(ctx context.Context) string {
+	traces, err := d.admin.failedRequests(ctx)
+	if err != nil {
+		return ""
+	}
+	var named []string
+	for _, tr := range traces {
+		if tr.Outcome != "error" || tr.Start.Before(d.injectedAt) {
+			continue
+		}
+		named = append(named, describeFailed(tr, d.injectedAt))
+		if len(named) == 3 {
+			break
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return "; the latest: " + strings.Join(named, "; ")
+}
+
+// describeFailed is a failed request's trace in a sentence: its method, id,
+// when, its error code, and where its attempts went.
+func describeFailed(tr engine.RequestTrace, since time.Time) string {
+	took := time.Duration(tr.LatencyMS * float64(time.Millisecond)).Round(time.Millisecond)
+	s := fmt.Sprintf("%s (request %s) at +%s, error %d after %s", tr.Method, tr.ID, tr.Start.Sub(since).Round(time.Millisecond), tr.ErrorCode, took)
+	var went []string
+	for _, a := range tr.Attempts {
+		went = append(went, a.Endpoint+" "+a.Outcome)
+	}
+	if len(went) == 0 {
+		return s + ", sent to no endpoint"
+	}
+	return s + ", attempts: " + strings.Join(went, ", ")
 }
 
 // clear: the fault removed.

@@ -26,6 +26,7 @@ type stubInstance struct {
 	onClear    func(*engine.Snapshot) // nil: nothing more than the fault goes
 	faults     []map[string]any       // the fault specs posted
 	events     []engine.Event         // what GET /v1/events answers
+	failed     []engine.RequestTrace  // what GET /v1/requests?failed=true answers
 	admin      *httptest.Server
 	rpc        *httptest.Server
 }
@@ -44,6 +45,8 @@ func newStubInstance(t *testing.T, st engine.Snapshot, onInject func(*engine.Sna
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/status":
 			s.st.Time = time.Now()
 			json.NewEncoder(w).Encode(s.st)
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/requests" && r.URL.Query().Get("failed") == "true":
+			json.NewEncoder(w).Encode(engine.RequestTraces{Enabled: true, Capacity: 1000, Requests: append([]engine.RequestTrace{}, s.failed...)})
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/events":
 			json.NewEncoder(w).Encode(map[string][]engine.Event{"events": append([]engine.Event{}, s.events...)})
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/endpoints/"+s.faultee()+"/fault":
