@@ -662,11 +662,12 @@ func (x *execution) run() result {
 			// A hedge timer that fires well after its time says rpcdash
 			// itself stalled (a GC pause, a busy host), and so does a
 			// wait rpcdash lost most of to its own slowness (lostMostOf: a
-			// timer run first may fire on time in a starved process):
-			// answers may be waiting unread, and a hedge now adds work
-			// exactly when rpcdash cannot keep up. It looks again a delay
-			// later.
-			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) {
+			// timer run first may fire on time in a starved process), and
+			// so do goroutines that lately waited half the delay for a CPU
+			// (runQueue: busy, not stalled): answers may be waiting unread,
+			// and a hedge now adds work exactly when rpcdash cannot keep
+			// up. It looks again a delay later.
+			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) || e.lag.runQueue.busyFor(delay.Delay) {
 				x.hedgeRefused(refusedLate)
 				armHedge()
 				continue

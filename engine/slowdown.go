@@ -406,6 +406,8 @@ type lagMonitor struct {
 	// wait of stallSlack or more was last noted (unix nanos, 0: never):
 	// lostWithin reads them without the lock (ownstall.go).
 	woke, stallAt atomic.Int64
+	// runQueue: how long runnable goroutines have lately waited for a CPU.
+	runQueue runQueue
 }
 
 type lagSample struct {
@@ -491,6 +493,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 				e.lag.add(woke, late)
 			}
 			e.lag.woke.Store(woke.UnixNano())
+			e.lag.runQueue.read()
 			last = woke
 			e.slow.settle(e, e.now())
 			e.after.check(e, e.now())
