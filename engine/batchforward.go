@@ -277,7 +277,7 @@ func (e *Engine) postBatch(ctx context.Context, ep *endpoint, body []byte, unans
 		out.body, out.out = buf, outAnswer
 		return out
 	}
-	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !json.Valid(buf.Bytes()) {
+	if resp.StatusCode != http.StatusOK || !bytes.HasPrefix(jsonrpc.TrimSpace(buf.Bytes()), []byte("[")) || !jsonrpc.Valid(buf.Bytes()) {
 		if info := jsonrpc.InspectResponse(buf.Bytes()); info.Valid && info.HasError {
 			out.whole = fmt.Sprintf("one error for the whole batch: JSON-RPC error %d: %s", info.ErrCode, e.upstreamText(info.ErrMessage))
 			out.notRun = once && batchRefusedUnrun(resp.StatusCode, info)

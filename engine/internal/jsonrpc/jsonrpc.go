@@ -103,7 +103,7 @@ func ParseBody(body []byte) (Body, *Error) { return ParseBodyLimit(body, 0) }
 // before any element is materialised, so a body of millions of tiny
 // elements costs no more memory than its bytes.
 func ParseBodyLimit(body []byte, maxBatch int) (Body, *Error) {
-	if !json.Valid(body) {
+	if !Valid(body) {
 		return Body{}, &Error{Code: CodeParseError, Message: "parse error: body is not valid JSON"}
 	}
 	b := TrimSpace(body)
@@ -405,7 +405,7 @@ func (r *response) isAnswer() bool {
 // scanResponse finds the members of a response object: a result, or an
 // error object ("error": null next to a result counts as no error).
 func scanResponse(body []byte) (response, bool) {
-	if !json.Valid(body) {
+	if !Valid(body) {
 		return response{}, false
 	}
 	b := TrimSpace(body)
@@ -472,14 +472,14 @@ func NewRequest(id json.RawMessage, method string, params json.RawMessage) *Requ
 // byte for byte.
 func (r *Request) WithParams(params json.RawMessage) (*Request, error) {
 	p := TrimSpace(params)
-	if !json.Valid(p) || (p[0] != '[' && p[0] != '{') {
+	if !Valid(p) || (p[0] != '[' && p[0] != '{') {
 		return nil, errors.New("json-rpc: params must be a JSON array or object")
 	}
 	raw := TrimSpace(r.Raw)
 	if len(raw) == 0 {
 		return NewRequest(r.ID, r.Method, p), nil
 	}
-	if raw[0] != '{' || !json.Valid(raw) {
+	if raw[0] != '{' || !Valid(raw) {
 		return nil, errors.New("json-rpc: request is not a JSON object")
 	}
 	out, _ := spliceParams(raw, p)

@@ -453,7 +453,7 @@ func (t *MethodTable) tipArg(method string, params json.RawMessage, valid bool) 
 		return rule.kind, nil, true
 	}
 	p := TrimSpace(params)
-	if len(p) > 0 && !valid && !json.Valid(p) {
+	if len(p) > 0 && !valid && !Valid(p) {
 		return rule.kind, nil, false
 	}
 	return rule.kind, paramAt(p, int(rule.idx)), true
