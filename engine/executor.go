@@ -663,11 +663,15 @@ func (x *execution) run() result {
 			// itself stalled (a GC pause, a busy host), and so does a
 			// wait rpcdash lost most of to its own slowness (lostMostOf: a
 			// timer run first may fire on time in a starved process), and
-			// so do goroutines that lately waited half the delay for a CPU
-			// (runQueue: busy, not stalled): answers may be waiting unread,
-			// and a hedge now adds work exactly when rpcdash cannot keep
-			// up. It looks again a delay later.
-			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) || e.lag.runQueue.busyFor(delay.Delay) {
+			// so, for a delay learnt from the primaries' latency (auto: near
+			// their p95), do goroutines that lately waited half of it for a
+			// CPU (runQueue: busy, not stalled): answers may be waiting
+			// unread, and a hedge now adds work exactly when rpcdash cannot
+			// keep up. A delay set in config or live is the operator's, and
+			// may be far below the answers' time (1 ms beside 40 ms ones).
+			// It looks again a delay later.
+			busy := delay.Source == "auto" && e.lag.runQueue.busyFor(delay.Delay)
+			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) || busy {
 				x.hedgeRefused(refusedLate)
 				armHedge()
 				continue
