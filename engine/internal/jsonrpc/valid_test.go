@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,38 @@ func TestValid_ALongAnswerChangedAtRandomIsJudgedAsEncodingJSONJudgesIt(t *testi
 		if std, got := json.Valid(b), Valid(b); std != got {
 			t.Fatalf("a changed 1 MB answer: Valid says %v, encoding/json %v", got, std)
 		}
+	}
+}
+
+// Nesting past maxFastDepth is checked by encoding/json: segmentio's check
+// recursed once per level, and 100,000 nested arrays grew rpcdash by 61 MB
+// (TestHostile_CodecEdgeCases). The answers stay encoding/json's, 10,000
+// levels and no more.
+func TestValid_DeepNestingIsJudgedAsEncodingJSONJudgesIt(t *testing.T) {
+	nest := func(n int, inner string) []byte {
+		return []byte(strings.Repeat("[", n) + inner + strings.Repeat("]", n))
+	}
+	for _, c := range []struct {
+		body []byte
+		want bool
+	}{
+		{nest(maxFastDepth, `"x"`), true},
+		{nest(maxFastDepth+1, `"x"`), true},
+		{nest(10_000, ""), true},
+		{nest(10_001, ""), false},
+		{nest(1_000_000, ""), false},
+		{[]byte(`["` + strings.Repeat(`[`, 1000) + `"]`), true}, // brackets inside a string
+		{[]byte(`["\"` + strings.Repeat(`[`, 1000) + `\\"]`), true},
+		{[]byte(`["\\"` + strings.Repeat(`[`, 1000) + `]`), false},
+	} {
+		if got := Valid(c.body); got != c.want || got != json.Valid(c.body) {
+			t.Errorf("Valid(%.40q… %d bytes) = %v, want %v as encoding/json says", c.body, len(c.body), got, c.want)
+		}
+	}
+	if !nestedBeyond(nest(maxFastDepth+1, ""), maxFastDepth) || nestedBeyond(nest(maxFastDepth, ""), maxFastDepth) {
+		t.Errorf("nestedBeyond does not count to %d", maxFastDepth)
+	}
+	if nestedBeyond([]byte(`["`+strings.Repeat(`[`, 1000)+`"]`), maxFastDepth) {
+		t.Error("nestedBeyond counts the brackets of a string")
 	}
 }
