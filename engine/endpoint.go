@@ -96,6 +96,9 @@ type endpoint struct {
 	// whose answers it forgot (slowdownafter.go), its routing figure until
 	// its window holds minRouteSamples answers again.
 	priorPace atomic.Int64
+	// paces: its usual pace over the last minute, the pace a pool
+	// slowdown is judged against.
+	paces paceHistory
 	// probes: its probes in flight, given up when a trial is due
 	// (probelisten.go).
 	probes probeListeners

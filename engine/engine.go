@@ -88,6 +88,7 @@ type Engine struct {
 	ranked atomic.Pointer[func()]
 
 	lag      lagMonitor // rpcdash's own scheduling lag
+	pacesAt  time.Time  // when notePaces last took the endpoints' paces (the watch loop's)
 	slow     slowdown   // the slowdown episode not charged to breakers
 	after    slowAftermath
 	queue    queueGuard // hedging's queue guard (queueing.go)

@@ -496,6 +496,7 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 			e.lag.runQueue.read()
 			last = woke
 			e.slow.settle(e, e.now())
+			e.notePaces(e.now())
 			e.after.check(e, e.now())
 			e.settleOpenCap(e.now())
 			e.hedge.recheckPause(e.inflight.Load())

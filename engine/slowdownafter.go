@@ -49,8 +49,11 @@ type slowAftermath struct {
 // paceBefore is an endpoint's pace before the slowdown.
 type paceBefore struct {
 	pace time.Duration // its usual pace (usualLatency) as the slowdown began
-	seen uint64        // its answers so far (lastAnswers.n) at the latest excused deadline
-	done bool          // its answers of the slowdown are forgotten (or moved nothing)
+	// began: the last time its pace was still near pace, when the
+	// slowdown began before the first excused deadline (zero: not known).
+	began time.Time
+	seen  uint64 // its answers so far (lastAnswers.n) at the latest excused deadline
+	done  bool   // its answers of the slowdown are forgotten (or moved nothing)
 	// backAt: when it was found back at its pace, its slowdown answers to
 	// be forgotten once wait has passed.
 	backAt time.Time
@@ -71,9 +74,17 @@ func (s *slowAftermath) noted(e *Engine, now time.Time) {
 		s.first, s.moved = now, false
 		s.eps = map[*endpoint]*paceBefore{}
 		for _, ep := range e.endpoints {
-			if pace, _, _, ok := ep.usualLatency(nil); ok {
-				s.eps[ep] = &paceBefore{pace: pace}
+			pace, _, _, ok := ep.usualLatency(nil)
+			if !ok {
+				continue
 			}
+			// The pace before the slowdown began, which may be well before
+			// this first excused deadline (paceHistory).
+			p := &paceBefore{pace: pace}
+			if was, stillAt, ok := ep.paces.before(now); ok && was < pace {
+				p.pace, p.began = was, stillAt
+			}
+			s.eps[ep] = p
 		}
 		s.on.Store(true)
 	}
@@ -100,8 +111,14 @@ func (s *slowAftermath) check(e *Engine, now time.Time) {
 	if now.Sub(s.last) < slowQuiet {
 		return
 	}
-	// Attempts sent before the first excused deadline ran in it too.
+	// Attempts sent before the first excused deadline ran in it too, and
+	// an endpoint's pace may have risen before that (began).
 	since := s.first.Add(-e.cfg.Server.RequestTimeout)
+	for _, p := range s.eps {
+		if !p.began.IsZero() && p.began.Before(since) {
+			since = p.began
+		}
+	}
 	answering, back, pending, waiting := 0, 0, false, false
 	for ep, p := range s.eps {
 		if ep.last.n.Load() < p.seen+3 {

@@ -59,3 +59,57 @@ func TestAftermath_ASlowdownLongAfterTheLastStartsItsOwn(t *testing.T) {
 		t.Fatalf("a slowdown %v after the last one's latest deadline forgets from %v; want from its own start %v", sub, first(), clock.Now())
 	}
 }
+
+// A slowdown whose first excused deadline comes well after it began (20 s
+// in, the figures already at the slowdown's pace) is judged against the
+// pace before it began: taken at that deadline, the pace was the
+// slowdown's, the endpoints "back" at once with figures that "did not
+// move", and nothing was forgotten: the auto hedge delay stayed at 210 ms
+// against 65 ms before, for four minutes (aftermath audit, stop 55).
+func TestAftermath_ASlowdownNotedLateIsJudgedByThePaceBeforeItBegan(t *testing.T) {
+	e, clock := clockedEngine(t, 2, nil)
+	answer := func(d time.Duration, n int) {
+		for _, ep := range e.endpoints {
+			for range n {
+				ep.latency.Record(d)
+				ep.last.add(d)
+			}
+		}
+	}
+	// A minute at 20 ms, the paces taken as the watch loop takes them.
+	for range 12 {
+		answer(20*time.Millisecond, 20)
+		clock.Advance(paceEvery)
+		e.notePaces(clock.Now())
+	}
+	slowFrom := clock.Now()
+	// 20 s of 200 ms answers before a deadline is excused.
+	for range 4 {
+		answer(200*time.Millisecond, 100)
+		clock.Advance(paceEvery)
+		e.notePaces(clock.Now())
+	}
+	if fig, _, _, _ := e.endpoints[0].usualLatency(nil); fig < 100*time.Millisecond {
+		t.Fatalf("the figure after 20 s of 200 ms answers is %v; the test wants it moved", fig)
+	}
+	e.after.noted(e, clock.Now())
+	e.after.mu.Lock()
+	for ep, p := range e.after.eps {
+		if p.pace > 30*time.Millisecond || p.began.After(slowFrom) || p.began.IsZero() {
+			t.Errorf("%s: pace before %v, began %v; want about 20 ms, at or before %v", ep.Name, p.pace, p.began, slowFrom)
+		}
+	}
+	e.after.mu.Unlock()
+	// Back at 20 ms: its slowdown answers are forgotten, the figure reads
+	// its pace again.
+	answer(20*time.Millisecond, 3)
+	for range 10 {
+		clock.Advance(time.Second)
+		e.after.check(e, clock.Now())
+	}
+	for _, ep := range e.endpoints {
+		if fig, _, _, _ := ep.usualLatency(nil); fig > 30*time.Millisecond {
+			t.Errorf("%s: figure %v after the slowdown; want its pace, 20 ms, its slowdown answers forgotten", ep.Name, fig)
+		}
+	}
+}
