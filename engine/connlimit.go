@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
@@ -78,26 +79,35 @@ func (l *connLimitListener) noteState(c net.Conn, state http.ConnState) {
 		delete(l.idleAt, lc)
 	}
 	if state == http.StateIdle {
-		lc.idleSince = l.now()
+		lc.idleSince, lc.readsAtIdle = l.now(), lc.reads.Load()
 		l.idleAt[lc] = l.idle.PushBack(lc)
 	}
 }
 
 // reclaimIdle closes the connection idle longest, freeing its slot, when
-// it has been idle reclaimIdleAfter; false when none has.
+// it has been idle reclaimIdleAfter and no byte of a next request has come
+// in on it; false when none has. net/http counts a connection idle until
+// a whole request header is in: one whose header was arriving was closed,
+// and its request lost (review, stop 55).
 func (l *connLimitListener) reclaimIdle() bool {
 	l.mu.Lock()
-	el := l.idle.Front()
-	if el == nil || l.now().Sub(el.Value.(*limitedConn).idleSince) < reclaimIdleAfter {
+	now := l.now()
+	for el := l.idle.Front(); el != nil; el = el.Next() {
+		lc := el.Value.(*limitedConn)
+		if now.Sub(lc.idleSince) < reclaimIdleAfter {
+			break
+		}
+		if lc.reads.Load() != lc.readsAtIdle {
+			continue
+		}
+		l.idle.Remove(el)
+		delete(l.idleAt, lc)
 		l.mu.Unlock()
-		return false
+		lc.Close()
+		return true
 	}
-	lc := el.Value.(*limitedConn)
-	l.idle.Remove(el)
-	delete(l.idleAt, lc)
 	l.mu.Unlock()
-	lc.Close()
-	return true
+	return false
 }
 
 func (l *connLimitListener) Accept() (net.Conn, error) {
@@ -162,6 +172,18 @@ type limitedConn struct {
 	once      sync.Once
 	release   func()
 	idleSince time.Time // guarded by the listener's mu
+	// reads counts the reads that returned bytes, readsAtIdle (the
+	// listener's mu) what it was as the connection went idle.
+	reads       atomic.Uint64
+	readsAtIdle uint64
+}
+
+func (c *limitedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.reads.Add(1)
+	}
+	return n, err
 }
 
 func (c *limitedConn) Close() error {

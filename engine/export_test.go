@@ -80,3 +80,27 @@ func (e *Engine) SetMaxFilters(n int) {
 // ReclaimIdleAfter is how long a keep-alive connection idles before it may
 // make room at server.max_conns.
 const ReclaimIdleAfter = reclaimIdleAfter
+
+// IdleConns is how many of the RPC port's connections are idle between
+// two requests, as the connection cap counts them.
+func (e *Engine) IdleConns() int {
+	l := e.rpcLn.(*connLimitListener)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.idle.Len()
+}
+
+// IdleConnsArriving is how many of those have had bytes of a next request
+// come in since they went idle.
+func (e *Engine) IdleConnsArriving() int {
+	l := e.rpcLn.(*connLimitListener)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for el := l.idle.Front(); el != nil; el = el.Next() {
+		if lc := el.Value.(*limitedConn); lc.reads.Load() != lc.readsAtIdle {
+			n++
+		}
+	}
+	return n
+}
