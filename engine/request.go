@@ -248,12 +248,15 @@ func (e *Engine) trackFilter(req *jsonrpc.Request, creates bool, id string, res 
 		if !ok || len(upstream) > maxUpstreamFilterID {
 			putBuf(res.body)
 			return result{err: &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: fmt.Sprintf("endpoint %s answered %s without a filter id (a string of at most %d bytes)", res.ep.Name, req.Method, maxUpstreamFilterID)},
-				attempts: res.attempts, hedged: res.hedged}
+				attempts: res.attempts, hedged: res.hedged, class: res.class, leftTo: res.ep.Name}
 		}
 		mine, ok := e.filters.pin(res.ep, upstream)
 		if !ok {
 			putBuf(res.body)
-			return result{err: e.filters.fullError(res.ep.Name), attempts: res.attempts, hedged: res.hedged}
+			// It ran there (the node made a filter): a class and leftTo
+			// say so, so that a batch beside a rate limit is not answered
+			// 429 for the client to make it again (batchRateLimited).
+			return result{err: e.filters.fullError(res.ep.Name), attempts: res.attempts, hedged: res.hedged, class: res.class, leftTo: res.ep.Name}
 		}
 		res.body.Reset()
 		res.body.Write(jsonrpc.AppendStringResult(res.body.AvailableBuffer(), req.ID, mine))
