@@ -153,7 +153,7 @@ func refusedBetween(before, after map[string]engine.MethodStatus, methods []stri
 // or of the pool. The budget and hedge.max_outstanding are the row's own
 // limits, and the model column already weighs the budget.
 var heldBackWhy = []struct{ reason, means string }{
-	{"late", "the hedge timer fired late: rpcdash itself stalled on a busy machine"},
+	{"late", "the hedge timer fired late, or rpcdash's goroutines waited for a CPU: rpcdash itself stalled or busy on a busy machine"},
 	{"queue", "the queue guard: most endpoints queued"},
 	{"paused", "the saturation guard: hedge.max_inflight or hedge.pause_error_rate"},
 }

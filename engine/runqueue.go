@@ -25,9 +25,10 @@ type runQueue struct {
 
 const (
 	runQueueSpan = 5 // reads, lagPeriod apart: the wait over the last 80 ms
-	// runQueueMinEvents: fewer scheduling events over the span say
-	// nothing of how long they wait.
-	runQueueMinEvents = 20
+	// runQueueMinEvents: the runtime records one scheduling wait in 8,
+	// and below 100 recorded the p99 would be the longest single one
+	// (review, stop 55): fewer say nothing of the tail.
+	runQueueMinEvents = 100
 )
 
 const schedLatencies = "/sched/latencies:seconds"
