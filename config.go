@@ -384,7 +384,7 @@ func validationProblems(cfg engine.Config) []engine.ConfigProblem {
 }
 
 // outOfRange finds strconv's range error in go-toml's text.
-var outOfRange = regexp.MustCompile(`strconv\.(Parse\w+): parsing "([^"]*)": value out of range`)
+var outOfRange = regexp.MustCompile(`strconv\.(Parse\w+): parsing "[^"]*": value out of range`)
 
 // syntaxError names where in the file a TOML syntax error is: viper's
 // message ("While parsing config: toml: expected newline but got U+0073
@@ -410,10 +410,12 @@ func syntaxError(path string, data []byte, err error) error {
 	// (`couldn't parse decimal number: strconv.ParseInt: parsing "999…":
 	// value out of range`), and it keeps only their text, not the error.
 	if m := outOfRange.FindStringSubmatch(msg); m != nil {
+		// go-toml's text drops a literal's 0x, 0o or 0b: the value it
+		// quotes may not be the one written, so none is shown.
 		if m[1] == "ParseFloat" {
-			msg = fmt.Sprintf("%s is out of range: a number is at most ±%.1e", m[2], math.MaxFloat64)
+			msg = fmt.Sprintf("the number is out of range: a number is at most ±%.1e", math.MaxFloat64)
 		} else {
-			msg = fmt.Sprintf("%s is out of range: a whole number is from %d to %d", m[2], int64(math.MinInt64), int64(math.MaxInt64))
+			msg = fmt.Sprintf("the number is out of range: a whole number is from %d to %d", int64(math.MinInt64), int64(math.MaxInt64))
 		}
 	}
 	key := de.Key()

@@ -31,11 +31,11 @@ func TestLoadConfig_ARedefinitionNamesItsLineAndKey(t *testing.T) {
 func TestLoadConfig_ANumberOutOfRangeNamesItsKey(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"[server]\nlisten = \"127.0.0.1:8545\"\nmax_body_bytes = 99999999999999999999\n",
-			`line 3, column 18: 99999999999999999999 is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.max_body_bytes)`},
+			`line 3, column 18: the number is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.max_body_bytes)`},
 		{"[hedge]\nbudget = 1e309\n",
-			`line 2, column 10: 1e309 is out of range: a number is at most ±1.8e+308 (at key hedge.budget)`},
+			`line 2, column 10: the number is out of range: a number is at most ±1.8e+308 (at key hedge.budget)`},
 		{"[server]\nvhosts = [\n\"localhost\",\n99999999999999999999]\n",
-			`line 4, column 1: 99999999999999999999 is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.vhosts)`},
+			`line 4, column 1: the number is out of range: a whole number is from -9223372036854775808 to 9223372036854775807 (at key server.vhosts)`},
 	} {
 		path := writeConfig(t, tc.body)
 		_, err := loadConfig(path)
