@@ -222,3 +222,61 @@ func TestHedge_QueueGuardPausesForASlowdownThatStartedWhileIdle(t *testing.T) {
 	}
 	t.Logf("paused: %s", s.Hedge.PauseReason)
 }
+
+// A pool slowdown whose answers pass no deadline (every endpoint from 20 to
+// 200 ms, under the 250 ms floor) is noted by the queue guard, and its
+// answers are forgotten once the endpoints are back at their pace: before,
+// nothing noted it, and every auto hedge delay stayed at the slowdown's
+// p95 for server.stats_window (three 40 ms endpoints slowed to 200 ms for
+// a minute: 214 ms against 65 ms before, for five minutes).
+func TestHedge_APoolSlowdownUnderTheDeadlinesIsForgottenOnceBack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	stop := background(h, 8)
+	defer stop()
+	waitForBases(t, h)
+	// The endpoints' paces are taken every 5 s: one taken at 20 ms.
+	time.Sleep(6 * time.Second)
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("200ms")})
+	}
+	if s := waitHedge(t, h, 10*time.Second, func(hs engine.HedgeStatus) bool { return hs.Paused }); !s.Hedge.Paused {
+		t.Fatal("every endpoint 10× slower: hedging never paused")
+	}
+	// More of the slowdown's answers than of the pace before in the
+	// windows: the figures move, as a long slowdown moves them.
+	time.Sleep(10 * time.Second)
+	if d := h.status().Methods["eth_getBalance"].Hedge.Delay; d < 100*time.Millisecond {
+		t.Fatalf("auto hedge delay %v after 10 s at 220 ms; the test wants the slowdown in the windows", d)
+	}
+	for _, u := range h.sims {
+		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("0s")})
+	}
+	// Unforgotten, the slowdown's answers hold the p95 for about 10 s more
+	// at this rate (its share of the window falling under 5 %).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		back := 0
+		for _, ev := range h.events() {
+			if ev.Type == engine.EventPool && strings.Contains(ev.Message, "back at its pace after the slowdown") {
+				back++
+			}
+		}
+		m := h.status().Methods["eth_getBalance"]
+		if back > 0 && m.Hedge.Delay < 100*time.Millisecond {
+			t.Logf("%d endpoints back at their pace; auto hedge delay %v (%s)", back, m.Hedge.Delay, m.Hedge.DelaySource)
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, ev := range h.events() {
+				t.Logf("%s %s %s %s", ev.Time.Format("05.000"), ev.Type, ev.Endpoint, ev.Message)
+			}
+			t.Fatalf("5 s after every endpoint is back at 20 ms: %d endpoints forgot the slowdown, auto hedge delay %v (%s); want it forgotten", back, m.Hedge.Delay, m.Hedge.DelaySource)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if sent, failed := stop(); failed != 0 {
+		t.Fatalf("%d of %d reads failed", failed, sent)
+	}
+}

@@ -128,6 +128,16 @@ func (e *Engine) queueing(resume bool) string {
 		if g.paused && g.resume == "" || !g.paused && g.pause != "" {
 			g.paused, g.flipped = !g.paused, now
 		}
+		if g.pause != "" {
+			// Most endpoints slow at once is a pool slowdown, whether or
+			// not its answers pass a deadline: noted as an excused
+			// deadline notes one, so that its answers are forgotten once
+			// the endpoints are back at their pace. Three 40 ms endpoints
+			// slowed to 200 ms, under the 250 ms deadline floor, left every
+			// auto hedge delay at 214 ms for five minutes (aftermath audit,
+			// stop 55).
+			e.after.noted(e, now)
+		}
 	}
 	if resume {
 		return g.resume
