@@ -168,6 +168,33 @@ func TestLimits_MaxConnsAnswers503PastTheCap(t *testing.T) {
 	held[1].Close()
 }
 
+// holdIdle opens n keep-alive connections to h's RPC port, a request on
+// each, and returns them (closed with the test) once the port counts them
+// idle: net/http notes a connection idle after its answer is written,
+// which the client may have read first.
+func holdIdle(t *testing.T, h *harness, n int) ([]net.Conn, []*bufio.Reader) {
+	t.Helper()
+	var held []net.Conn
+	var readers []*bufio.Reader
+	for range n {
+		c, err := net.Dial("tcp", strings.TrimPrefix(h.rpc, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		r := bufio.NewReader(c)
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		held, readers = append(held, c), append(readers, r)
+	}
+	testutil.WaitUntil(t, 5*time.Second, "the held connections noted idle", func() bool { return h.eng.IdleConns() == n })
+	return held, readers
+}
+
 // At server.max_conns a keep-alive connection idle for 5 s makes room for
 // a new one: one client holding the port's every connection idle (one
 // request each every two minutes) kept every new connection out, curl
@@ -176,22 +203,7 @@ func TestLimits_AtMaxConnsAConnectionIdleAWhileMakesRoom(t *testing.T) {
 	t.Parallel()
 	clock := testutil.NewClock(testutil.Epoch)
 	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
-	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
-	var held []net.Conn
-	for range 2 {
-		c, err := net.Dial("tcp", rpcAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		held = append(held, c)
-	}
+	held, _ := holdIdle(t, h, 2)
 	// A new connection each time, as curl makes.
 	curl := func() (int, string) {
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
@@ -203,9 +215,6 @@ func TestLimits_AtMaxConnsAConnectionIdleAWhileMakesRoom(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body)
 	}
-	// net/http notes a connection idle after its answer is written, which
-	// the client may have read first: idle from before the clock moves.
-	testutil.WaitUntil(t, 5*time.Second, "both held connections noted idle", func() bool { return h.eng.IdleConns() == 2 })
 	clock.Advance(engine.ReclaimIdleAfter - time.Millisecond)
 	if status, body := curl(); status != http.StatusServiceUnavailable {
 		t.Fatalf("beside 2 connections idle just under %v: HTTP %d %s; want 503, neither taken", engine.ReclaimIdleAfter, status, body)
@@ -239,25 +248,7 @@ func TestLimits_AConnectionWhoseRequestIsArrivingIsNotTakenToMakeRoom(t *testing
 	t.Parallel()
 	clock := testutil.NewClock(testutil.Epoch)
 	h := newClockedHarness(t, clock, func(c *engine.Config) { c.Server.MaxConns = 2 }, sim.Config{Latency: fixed(0)})
-	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
-	var held []net.Conn
-	var readers []*bufio.Reader
-	for range 2 {
-		c, err := net.Dial("tcp", rpcAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		r := bufio.NewReader(c)
-		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-		resp, err := http.ReadResponse(r, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		held, readers = append(held, c), append(readers, r)
-	}
-	testutil.WaitUntil(t, 5*time.Second, "both held connections noted idle", func() bool { return h.eng.IdleConns() == 2 })
+	held, readers := holdIdle(t, h, 2)
 	// The first held connection (idle longest) starts its next request.
 	const body = `{"jsonrpc":"2.0","id":7,"method":"eth_chainId","params":[]}`
 	fmt.Fprintf(held[0], "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
