@@ -670,8 +670,8 @@ func (x *execution) run() result {
 			// keep up. A delay set in config or live is the operator's, and
 			// may be far below the answers' time (1 ms beside 40 ms ones).
 			// It looks again a delay later.
-			busy := delay.Source == "auto" && e.lag.runQueue.busyFor(delay.Delay)
-			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) || busy {
+			if late := time.Since(hedgeDue); late >= max(delay.Delay/2, stallSlack) || e.lostMostOf(delay.Delay+late) ||
+				delay.Source == "auto" && e.lag.runQueue.busyFor(delay.Delay) {
 				x.hedgeRefused(refusedLate)
 				armHedge()
 				continue

@@ -48,9 +48,8 @@ func (h *paceHistory) before(now time.Time) (pace time.Duration, stillAt time.Ti
 			pace, ok = s.pace, true
 		}
 	}
-	near := paceBefore{pace: pace}
 	for _, s := range h.samples {
-		if !s.at.IsZero() && now.Sub(s.at) <= paceSpan && near.near(s.pace) && s.at.After(stillAt) {
+		if !s.at.IsZero() && now.Sub(s.at) <= paceSpan && nearPace(pace, s.pace) && s.at.After(stillAt) {
 			stillAt = s.at
 		}
 	}

@@ -33,7 +33,10 @@ import (
 const paceSlack = 10 * time.Millisecond
 
 // near says whether d is within the pace taken before the slowdown.
-func (p *paceBefore) near(d time.Duration) bool { return d <= 2*p.pace+paceSlack }
+func (p *paceBefore) near(d time.Duration) bool { return nearPace(p.pace, d) }
+
+// nearPace says whether d is back at pace: within 2 × pace, plus paceSlack.
+func nearPace(pace, d time.Duration) bool { return d <= 2*pace+paceSlack }
 
 // slowAftermath is the pool slowdown whose answers may yet be forgotten.
 type slowAftermath struct {
