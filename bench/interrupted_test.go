@@ -15,26 +15,7 @@ import (
 // A run stopped in its second row (Ctrl-C) still reports the row that ran
 // whole: a long run lost every figure it had measured.
 func TestCompare_AnInterruptedRunReportsTheRowsThatRan(t *testing.T) {
-	policies, err := bench.ParsePolicies("off,immediate", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var started atomic.Int32
-	start := func(spec bench.EngineSpec) (bench.Engine, error) {
-		eng, err := startEngine(spec)
-		if started.Add(1) == 2 {
-			cancel() // the second row's engine: the run is stopped in it
-		}
-		return eng, err
-	}
-	c, err := bench.Compare(ctx, bench.CompareConfig{
-		Workload: bench.Workload{Mix: bench.Mix{{Method: "eth_getBalance", Weight: 1}}, Rate: 100, Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1},
-		Scenario: quickScenario(2),
-		Policies: policies,
-		Start:    start,
-	})
+	c, err := compareStoppedInRow(t, 2)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted during row immediate (1 of 2 rows ran)") {
 		t.Fatalf("error %v, want the interruption named", err)
 	}
@@ -53,27 +34,37 @@ func TestCompare_AnInterruptedRunReportsTheRowsThatRan(t *testing.T) {
 // Stopped in its first row, a run says it was interrupted, not that the
 // row failed ("bench: row off: context canceled").
 func TestCompare_ARunStoppedInItsFirstRowSaysItWasInterrupted(t *testing.T) {
-	policies, err := bench.ParsePolicies("off,immediate", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	start := func(spec bench.EngineSpec) (bench.Engine, error) {
-		eng, err := startEngine(spec)
-		cancel() // the first row's engine: the run is stopped in it
-		return eng, err
-	}
-	c, err := bench.Compare(ctx, bench.CompareConfig{
-		Workload: bench.Workload{Mix: bench.Mix{{Method: "eth_getBalance", Weight: 1}}, Rate: 100, Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1},
-		Scenario: quickScenario(2),
-		Policies: policies,
-		Start:    start,
-	})
+	c, err := compareStoppedInRow(t, 1)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "bench: interrupted during row off (0 of 2 rows ran)") {
 		t.Fatalf("error %v, want the interruption named", err)
 	}
 	if c != nil {
 		t.Errorf("report %+v, want none: no row ran whole", c)
 	}
+}
+
+// compareStoppedInRow runs the rows off and immediate over quick sims,
+// stopping the run (Ctrl-C) as the engine of row n (from 1) starts.
+func compareStoppedInRow(t *testing.T, n int32) (*bench.Comparison, error) {
+	t.Helper()
+	policies, err := bench.ParsePolicies("off,immediate", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var started atomic.Int32
+	start := func(spec bench.EngineSpec) (bench.Engine, error) {
+		eng, err := startEngine(spec)
+		if started.Add(1) == n {
+			cancel()
+		}
+		return eng, err
+	}
+	return bench.Compare(ctx, bench.CompareConfig{
+		Workload: bench.Workload{Mix: bench.Mix{{Method: "eth_getBalance", Weight: 1}}, Rate: 100, Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1},
+		Scenario: quickScenario(2),
+		Policies: policies,
+		Start:    start,
+	})
 }

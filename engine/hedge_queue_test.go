@@ -57,6 +57,19 @@ func background(h *harness, workers int) (stop func() (sent, failed int64)) {
 
 func hedgingOn(c *engine.Config) { c.Hedge.Enabled = true }
 
+// pacedPool is three 20 ms endpoints, hedging on, under 8 readers
+// (background), once each endpoint's base pace is set (waitForBases);
+// stop ends the readers (also at the test's end).
+func pacedPool(t *testing.T) (*harness, func() (sent, failed int64)) {
+	t.Helper()
+	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
+		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+	stop := background(h, 8)
+	t.Cleanup(func() { stop() })
+	waitForBases(t, h)
+	return h, stop
+}
+
 // waitForBases waits (at most 10 s) until every endpoint has had 60 attempts:
 // enough answers in the last 2 s for each to set its base.
 func waitForBases(t *testing.T, h *harness) {
@@ -91,11 +104,7 @@ func waitHedge(t *testing.T, h *harness, d time.Duration, cond func(engine.Hedge
 // at their usual pace again, with no client error throughout.
 func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	stop := background(h, 8)
-	defer stop()
-	waitForBases(t, h)
+	h, stop := pacedPool(t)
 	if s := h.status(); s.Hedge.Paused {
 		t.Fatalf("hedging paused at the endpoints' usual pace: %s", s.Hedge.PauseReason)
 	}
@@ -170,11 +179,7 @@ func TestHedge_SlownessOfEndpointsOnTheirOwnDoesNotPauseHedging(t *testing.T) {
 // pace and hedging resumes while the endpoints stay slow.
 func TestHedge_QueueGuardTakesANewPaceAfterItsBaseSpan(t *testing.T) {
 	t.Cleanup(engine.SetQueueBaseSpan(3 * time.Second))
-	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	stop := background(h, 8)
-	defer stop()
-	waitForBases(t, h)
+	h, stop := pacedPool(t)
 	for _, u := range h.sims {
 		setMode(t, u, sim.ControlRequest{ExtraLatency: ptr("200ms")})
 	}
@@ -203,10 +208,7 @@ func TestHedge_QueueGuardTakesANewPaceAfterItsBaseSpan(t *testing.T) {
 // +200 ms slowdown after 40 s idle fired 34 hedges into it.
 func TestHedge_QueueGuardPausesForASlowdownThatStartedWhileIdle(t *testing.T) {
 	t.Cleanup(engine.SetQueueBaseSpan(3 * time.Second))
-	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	stop := background(h, 8)
-	waitForBases(t, h)
+	h, stop := pacedPool(t)
 	if sent, failed := stop(); failed != 0 {
 		t.Fatalf("%d of %d reads failed", failed, sent)
 	}
@@ -231,11 +233,7 @@ func TestHedge_QueueGuardPausesForASlowdownThatStartedWhileIdle(t *testing.T) {
 // a minute: 214 ms against 65 ms before, for five minutes).
 func TestHedge_APoolSlowdownUnderTheDeadlinesIsForgottenOnceBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hedgingOn, sim.Config{Latency: fixed(20 * time.Millisecond)},
-		sim.Config{Latency: fixed(20 * time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	stop := background(h, 8)
-	defer stop()
-	waitForBases(t, h)
+	h, stop := pacedPool(t)
 	// The endpoints' paces are taken every 5 s: one taken at 20 ms.
 	time.Sleep(6 * time.Second)
 	for _, u := range h.sims {
