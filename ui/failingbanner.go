@@ -31,7 +31,14 @@ func (m Model) failingPool() (held, out, faults []string, ok bool) {
 		case ep.Breaker.HeldClosed:
 			held = append(held, ep.Name)
 		case !ep.Routable:
-			out = append(out, ep.Name+": "+notRoutableReason(ep, m.snap))
+			reason := notRoutableReason(ep, m.snap)
+			if ep.Breaker.State == engine.BreakerOpen && !ep.Drained {
+				// Its breaker keeps it from being asked first, not from
+				// being asked: a read fails over to it once every
+				// routable endpoint has failed.
+				reason += ", reads still fail over to it last"
+			}
+			out = append(out, ep.Name+": "+reason)
 		default:
 			return nil, nil, nil, false
 		}

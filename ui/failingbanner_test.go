@@ -46,6 +46,24 @@ func TestView_EveryEndpointFailingSaysSoAndWhatToDo(t *testing.T) {
 	}
 }
 
+// An endpoint whose breaker is open is out of the ranking, not out of
+// reach: every read failed by the others fails over to it last, and the
+// banner said "Out: … breaker open" while it took an attempt of each
+// (console audit, stop 56: its failovers went 153 → 1125 in 49 s). A
+// drained one is never asked and stays plainly out.
+func TestView_EveryEndpointFailingSaysAnOpenBreakerIsStillAskedLast(t *testing.T) {
+	m := fixedModel(everyEndpointFailing(), themes.Default(), 160, 48)
+	if got := bannerText(m); !strings.Contains(got, "breaker open, reads still fail over to it last") {
+		t.Errorf("banner %q", got)
+	}
+	s := everyEndpointFailing()
+	s.Endpoints[0].Drained = true
+	m = fixedModel(s, themes.Default(), 160, 48)
+	if got := bannerText(m); strings.Contains(got, "fail over to it") || !strings.Contains(got, "drained") {
+		t.Errorf("drained: banner %q", got)
+	}
+}
+
 // Held-closed breakers come and go with a success: the banner stays,
 // as over, rather than move the screen with each.
 func TestView_EveryEndpointFailingBannerHoldsItsLines(t *testing.T) {
