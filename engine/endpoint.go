@@ -64,10 +64,7 @@ type endpoint struct {
 	// by calls, one batch of 50 in flight made a 40 ms endpoint cost 51
 	// times its latency, and the next batch went to a 250 ms one.
 	exchanges atomic.Int64
-	// concurrency: how many exchanges at once it has answered at its
-	// usual pace lately, the router's load factor's divisor (concurrency.go).
-	concurrency provenConcurrency
-	lastRead    atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
+	lastRead  atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
 	// unanswered counts attempts in a row that lost to a hedge before any
 	// answer, reset by any answer, whose unix nanos heardAt keeps (see
 	// noteUnanswered).
@@ -312,18 +309,16 @@ func (ep *endpoint) noAnswer(out outcome) {
 	}
 }
 
-// startAttempt counts an attempt in flight at t, and returns the exchanges
-// in flight with it.
-func (ep *endpoint) startAttempt(t time.Time) int64 { return ep.startAttempts(1, t) }
+// startAttempt counts an attempt in flight at t.
+func (ep *endpoint) startAttempt(t time.Time) { ep.startAttempts(1, t) }
 
 // startAttempts counts n calls in flight at t, in one exchange (an
-// upstream batch's), and returns the exchanges in flight with it.
-func (ep *endpoint) startAttempts(n int64, t time.Time) int64 {
-	exchanges := ep.exchanges.Add(1)
+// upstream batch's).
+func (ep *endpoint) startAttempts(n int64, t time.Time) {
+	ep.exchanges.Add(1)
 	if ep.inflight.Add(n) == n {
 		ep.busySince.Store(t.UnixNano())
 	}
-	return exchanges
 }
 
 // endAttempts counts the exchange of n calls ended.

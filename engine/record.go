@@ -287,7 +287,6 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	if learnt {
 		e.learnLatency(a, elapsed)
 		a.ep.answers.add(a.stats.method, a.start, elapsed)
-		a.ep.concurrency.add(end, a.exchanges, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)

@@ -31,17 +31,11 @@ type ScoreParts struct {
 	// the least of the endpoints weighed with it, at the upper end of its
 	// interval (tail.go).
 	TailFactor float64
-	InFlight   int64 // requests in flight to the endpoint, an upstream batch one
-	// Concurrency is how many requests at once it answered at its usual
-	// pace lately (at least 1; concurrency.go). LoadFactor is
-	// 1 + max(0, InFlight + 1 − Concurrency) ÷ Concurrency: the request
-	// finds one of those free, or waits its turn (1 + InFlight for an
-	// endpoint that has proven none).
-	Concurrency int64
-	LoadFactor  float64
-	Lag         int64
-	LagCost     time.Duration // Lag × router.lag_penalty
-	Cost        time.Duration
+	InFlight   int64   // requests in flight to the endpoint, an upstream batch one
+	LoadFactor float64 // 1 + InFlight
+	Lag        int64
+	LagCost    time.Duration // Lag × router.lag_penalty
+	Cost       time.Duration
 }
 
 // Latency figure sources of ScoreParts.
@@ -68,8 +62,7 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
 	p.TailFactor = 1 + rc.TailPenalty*max(p.TailShare-leastTail, 0)
-	p.Concurrency = ep.concurrencyNow(e.now(), msDuration(latMS))
-	p.LoadFactor = 1 + float64(max(p.InFlight+1-p.Concurrency, 0))/float64(p.Concurrency)
+	p.LoadFactor = float64(1 + p.InFlight)
 	p.LagCost = time.Duration(p.Lag) * rc.LagPenalty
 	costMS := (latMS+0.01)*p.ErrorFactor*p.TailFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
 	p.Cost = msDuration(costMS)
