@@ -57,7 +57,12 @@ type endpoint struct {
 	// unhealthy (Include); guarded by mu, as exclusions are.
 	healthyGood int
 
-	acct     counts
+	acct counts
+	// openedAt: what its rates held when its breaker last opened from
+	// closed; wasOpen: that and what they held when it closed again. The
+	// score's failure rate leaves out what was counted between (scoreParts).
+	openedAt atomic.Pointer[window.Mark]
+	wasOpen  atomic.Pointer[openStretch]
 	inflight atomic.Int64 // attempts in flight: an upstream batch's calls each
 	// exchanges are the HTTP requests in flight to it, an upstream batch one
 	// however many calls it carries: the router's load (scoreParts). Counted

@@ -416,6 +416,10 @@ func (e *Engine) onBreakerTransition(ep *endpoint, t breaker.Transition) {
 	if t.To == breaker.Closed {
 		e.releaseOpen(ep)
 		ep.refusing.Store(false)
+		ep.noteClosed()
+	}
+	if t.To == breaker.Open && t.From == breaker.Closed {
+		ep.openedAt.Store(ep.rates.Mark())
 	}
 	if t.To == breaker.Open {
 		ep.probes.giveUpAfter(t.At.Add(t.Cooldown).Sub(e.now()))

@@ -13,7 +13,10 @@ type ScoreParts struct {
 	// methods, probes included, while the method has too few samples) or
 	// "pool" (the pool's best, while the endpoint has none).
 	LatencySource string
-	FailureRate   float64 // failures ÷ attempts over the window; 0 below MinAttempts attempts
+	// FailureRate is failures ÷ attempts over the window, those made while
+	// its breaker was last open left out (openstretch.go); 0 below
+	// MinAttempts attempts.
+	FailureRate float64
 	// Attempts is the endpoint's attempts over the window FailureRate is
 	// taken over, those that reached a verdict (RateStats.Verdicts: not
 	// the ones let go of because another won); below MinAttempts its
@@ -56,7 +59,7 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	}
 	p := ScoreParts{Latency: msDuration(latMS), LatencySource: source, InFlight: ep.exchanges.Load(), Lag: e.lagOf(ep),
 		MinAttempts: minRateAttempts, TailShare: fig.tail}
-	t := ep.rates.Totals()
+	t := ep.scoredRates()
 	if p.Attempts = t.Verdicts(); p.Attempts >= minRateAttempts {
 		p.FailureRate = float64(t.Failure) / float64(p.Attempts)
 	}

@@ -161,9 +161,69 @@ func (r *Rates) Totals() Totals {
 			sum[k] += v
 		}
 	}
+	return totalsOf(sum, r.ring.covered(t))
+}
+
+func totalsOf(sum [numKinds]int64, covered time.Duration) Totals {
 	return Totals{
 		Attempts: sum[Attempts], Success: sum[Success], Failure: sum[Failure],
 		Timeout: sum[Timeout], RateLimited: sum[RateLimited], Cancelled: sum[Cancelled],
-		Hedges: sum[Hedge], HedgesWon: sum[HedgeWon], Upstream: sum[Upstream], Covered: r.ring.covered(t),
+		Hedges: sum[Hedge], HedgesWon: sum[HedgeWon], Upstream: sum[Upstream], Covered: covered,
 	}
+}
+
+// Mark is what a Rates held at a moment, sub-window by sub-window, so that
+// TotalsOutside can leave out what was counted between two of them.
+type Mark struct {
+	head  int64
+	slots [][numKinds]int64 // slots[i]: sub-window head−i
+}
+
+// Mark takes the counts held now.
+func (r *Rates) Mark() *Mark {
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	m := &Mark{head: r.ring.head, slots: make([][numKinds]int64, r.ring.n)}
+	for i := range r.ring.n {
+		if k := r.ring.head - i; k >= 0 {
+			m.slots[i] = r.slots[r.ring.slot(k)]
+		}
+	}
+	return m
+}
+
+// TotalsOutside is Totals less what was counted between the marks from and
+// to (taken in that order; either nil: Totals), for as long as it is in the
+// window: the counts outside that stretch.
+func (r *Rates) TotalsOutside(from, to *Mark) Totals {
+	if from == nil || to == nil {
+		return r.Totals()
+	}
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	var sum [numKinds]int64
+	for i := range r.slots {
+		for k, v := range r.slots[i] {
+			sum[k] += v
+		}
+	}
+	oldest := r.ring.head - r.ring.n + 1
+	for i, late := range to.slots {
+		k := to.head - int64(i)
+		if k < 0 || k < oldest {
+			continue
+		}
+		var early [numKinds]int64
+		if j := from.head - k; j >= 0 && j < int64(len(from.slots)) {
+			early = from.slots[j]
+		}
+		for kind := range late {
+			sum[kind] -= late[kind] - early[kind]
+		}
+	}
+	return totalsOf(sum, r.ring.covered(t))
 }

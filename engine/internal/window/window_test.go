@@ -603,3 +603,42 @@ func TestLatencyWindow_ForgetDropsTheSubWindowsSinceATime(t *testing.T) {
 		t.Fatal("forgetting since before the window began should drop it all")
 	}
 }
+
+// TotalsOutside leaves out what was counted between two marks for as long
+// as it is in the window, and only that: the counts before the first and
+// after the second, in the same sub-windows or others, stay.
+func TestRates_TotalsOutsideLeavesOutWhatCameBetweenTheMarks(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(10*time.Second, 5, clk.Now) // sub-windows of 2s
+	r.CountN(3, Attempts, Failure)            // sub-window 0, before
+	from := r.Mark()
+	r.CountN(30, Attempts, Failure) // sub-window 0, between
+	clk.Advance(3 * time.Second)
+	r.CountN(10, Attempts, Failure) // sub-window 1, between
+	to := r.Mark()
+	r.CountN(4, Attempts, Success) // sub-window 1, after
+	clk.Advance(2 * time.Second)
+	r.CountN(5, Attempts, Success) // sub-window 2, after
+	got := r.TotalsOutside(from, to)
+	if got.Attempts != 12 || got.Failure != 3 || got.Success != 9 {
+		t.Fatalf("outside the marks: %+v, want 12 attempts, 3 failures, 9 successes", got)
+	}
+	if all := r.Totals(); all.Attempts != 52 || all.Failure != 43 {
+		t.Errorf("Totals %+v, want every count", all)
+	}
+	if got.Covered != r.Totals().Covered {
+		t.Errorf("covered %s, want the window's %s", got.Covered, r.Totals().Covered)
+	}
+	// Sub-window 0 leaves the window, with its part before and between.
+	clk.Advance(6 * time.Second)
+	if got := r.TotalsOutside(from, to); got.Attempts != 9 || got.Failure != 0 {
+		t.Errorf("after sub-window 0 went: %+v", got)
+	}
+	clk.Advance(4 * time.Second)
+	if got := r.TotalsOutside(from, to); got.Attempts != 0 || got.Failure != 0 {
+		t.Errorf("after the marked sub-windows went: %+v", got)
+	}
+	if got := r.TotalsOutside(from, nil); got != r.Totals() {
+		t.Errorf("one mark: %+v, want Totals %+v", got, r.Totals())
+	}
+}
