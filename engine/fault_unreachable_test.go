@@ -90,7 +90,7 @@ func TestFault_UnreachableWriteFailsOverAtItsConnectBoundDeliveredOnce(t *testin
 	if code, body := h.adminDo(http.MethodPost, "/v1/endpoints/s0/fault", `{"mode":"unreachable"}`); code != http.StatusOK {
 		t.Fatalf("inject unreachable: HTTP %d %s", code, body)
 	}
-	writeLeavesS0AtItsConnectBound(t, h, "injected fault: no connection within 1s (unreachable): not sent")
+	writeLeavesS0AtItsConnectBound(t, h, `injected fault: no connection within `+aboutASecond+` \(unreachable\): not sent`)
 }
 
 // Silence is not proof an endpoint is down (a local network problem makes

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,13 +36,18 @@ func TestWrite_AnEndpointThatNeverConnectsIsLeftUnsentAndTheWriteFailsOver(t *te
 		c.Server.RequestTimeout = 2 * time.Second
 		c.Endpoints[0].URL = hole
 	}, sim.Config{}, sim.Config{Latency: fixed(5 * time.Millisecond)})
-	writeLeavesS0AtItsConnectBound(t, h, "no connection within 1s (unreachable): not sent")
+	writeLeavesS0AtItsConnectBound(t, h, `no connection within `+aboutASecond+` \(unreachable\): not sent`)
 }
+
+// aboutASecond is the 1 s connect bound as an error gives it: half the
+// time the request has left at the dial, 999ms when it came a few
+// milliseconds after the request began (a busy machine).
+const aboutASecond = `(1s|9[5-9]\dms)`
 
 // writeLeavesS0AtItsConnectBound sends a write that s0 never connects for
 // (h's request deadline 2 s), and checks it left s0 unsent at its 1 s
-// connect bound, s0's last error saying so (cause), and was delivered
-// once, to s1.
+// connect bound, s0's last error saying so (cause, a regular expression),
+// and was delivered once, to s1.
 func writeLeavesS0AtItsConnectBound(t *testing.T, h *harness, cause string) {
 	t.Helper()
 	w := h.call(1, "eth_sendRawTransaction", "0x01")
@@ -53,7 +59,7 @@ func writeLeavesS0AtItsConnectBound(t *testing.T, h *harness, cause string) {
 	if w.took < time.Second || w.took > 1800*time.Millisecond {
 		t.Fatalf("write answered in %s; want it to leave s0 at its 1 s connect bound", w.took)
 	}
-	if ep := h.endpoint("s0"); !strings.Contains(ep.LastError, cause) {
+	if ep := h.endpoint("s0"); !regexp.MustCompile(cause).MatchString(ep.LastError) {
 		t.Fatalf("s0's last error %q", ep.LastError)
 	}
 	t.Logf("write sent once, to s1, after %d attempts in %s", w.attempts, w.took.Round(time.Millisecond))
