@@ -70,8 +70,11 @@ func (e *Engine) noteUnanswered(a *attempt, end time.Time) bool {
 // its losses (and then deadline) showed; also is added to its last error.
 func (e *Engine) tripOutrun(ep *endpoint, also, why string, now time.Time) {
 	ep.suspect.Store(true)
-	ep.setLastError("no answer to its last attempts (outrun by hedges"+also+"): looks hung", now)
-	ep.breaker.Trip(why + ": endpoint looks hung")
+	ep.setLastError("no answer to its last attempts (outrun by hedges"+also+"): looks hung or far slower than the others", now)
+	// Cut before it answered, a hung endpoint and one slower than a hedge
+	// delay plus the winner's pace look the same from here: a +250 ms
+	// latency fault was told as a hang (console audit, stop 56).
+	ep.breaker.Trip(why + ": endpoint looks hung, or far slower than the endpoints that answered for it")
 	ep.markSilentIfCapRefused(now)
 }
 
