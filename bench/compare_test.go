@@ -249,6 +249,11 @@ func TestDescribe_NotesTheOptimisticCase(t *testing.T) {
 	if has(cfg) {
 		t.Error("shared incidents still called the optimistic case")
 	}
+	// The model assumes independence: with shared incidents its p99 is
+	// optimistic, and the report says so.
+	if notes := bench.Describe(cfg).Workload.Notes; !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "its p99 is optimistic") }) {
+		t.Errorf("shared incidents: notes %q do not say the model's p99 is optimistic", notes)
+	}
 	cfg.Scenario.Latency.Correlated, cfg.Scenario.Capacity = 0, 100
 	if has(cfg) {
 		t.Error("capacity-limited endpoints still called the optimistic case")
