@@ -36,7 +36,7 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			}
 			return fitName(r.name, nameW)
 		}},
-		{title: "CLASS", width: 8, drop: 3, cell: func(r methodRow) string {
+		{title: "CLASS", width: 8, drop: 2, cell: func(r methodRow) string {
 			if r.name == "" {
 				return ""
 			}
@@ -48,7 +48,7 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			}
 			return fmtRate(r.st.Client.PerSecond)
 		}},
-		{title: "P50", width: 6, right: true, drop: 2, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
+		{title: "P50", width: 6, right: true, drop: 3, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
 		{title: "P95", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P95) }},
 		{title: "P99", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P99) }},
 		{title: "DELAY", width: 6, right: true, cell: func(r methodRow) string { return m.delayCell(r) }},

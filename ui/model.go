@@ -349,9 +349,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 			sp = newSpark(sw, m.styles)
 			m.sparks[ep.Name] = sp
 		}
-		sp.resize(sw, m.styles)
-		sp.push(ep.Series, m.styles)
+		sp.resize(sw)
+		sp.push(ep.Series)
 	}
+	drawShared(m.sparks, m.styles)
 	m.epCursor = clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)
 	m.mCursor = clamp(m.mCursor, 0, len(m.methodNames()))
 }
@@ -410,8 +411,9 @@ func (m *Model) localEventOn(endpoint, msg string) {
 func (m *Model) resizeSparks() {
 	w := m.sparkWidth()
 	for _, sp := range m.sparks {
-		sp.resize(w, m.styles)
+		sp.resize(w)
 	}
+	drawShared(m.sparks, m.styles)
 }
 
 // onActionDone shows a control call's result and refreshes at once, so

@@ -21,9 +21,12 @@ type spark struct {
 	last  time.Time // Start of the newest second pushed
 	vals  []float64 // the pushed seconds, oldest first (at most a minute)
 	marks []failMark
-	// text is the chart as drawn by the last push or resize: View reads
-	// it, so a redraw costs nothing until the data changes.
-	text string
+	// text is the chart as drawn at top, the scale every endpoint's
+	// sparkline shares (drawShared): View reads it, so a redraw costs
+	// nothing until the data or the scale changes.
+	text  string
+	top   float64
+	stale bool
 }
 
 type failMark uint8
@@ -41,7 +44,7 @@ func newSpark(width int, st styles) *spark {
 
 // push appends the seconds of series newer than the last one pushed and
 // redraws. The first push (or a gap after a freeze) takes the whole minute.
-func (s *spark) push(series []engine.SeriesPoint, st styles) {
+func (s *spark) push(series []engine.SeriesPoint) {
 	pushed := false
 	for _, p := range series {
 		if !p.Start.After(s.last) {
@@ -67,12 +70,12 @@ func (s *spark) push(series []engine.SeriesPoint, st styles) {
 		s.vals, s.marks = s.vals[n:], s.marks[n:]
 	}
 	if pushed || s.text == "" {
-		s.draw(st)
+		s.stale = true
 	}
 }
 
 // resize changes the width, keeping the newest seconds.
-func (s *spark) resize(width int, st styles) {
+func (s *spark) resize(width int) {
 	if width == s.model.Width() {
 		return
 	}
@@ -80,18 +83,39 @@ func (s *spark) resize(width int, st styles) {
 	s.model.Clear()
 	from := max(0, len(s.vals)-width)
 	s.model.PushAll(s.vals[from:])
-	s.draw(st)
+	s.stale = true
 }
 
-// draw scales to the highest second on screen (a spike scrolls out with
-// its minute) and overlays the failure marks.
-func (s *spark) draw(st styles) {
-	w := s.model.Width()
-	from := max(0, len(s.vals)-w)
-	top := 1.0
-	for _, v := range s.vals[from:] {
+// highest is the highest second on screen.
+func (s *spark) highest() float64 {
+	top := 0.0
+	for _, v := range s.vals[max(0, len(s.vals)-s.model.Width()):] {
 		top = max(top, v)
 	}
+	return top
+}
+
+// drawShared draws every sparkline to one scale, the highest second on
+// any of them (a spike scrolls out with its minute), so that rows compare:
+// each scaled to its own highest, an endpoint at 42 ms and one at 290 ms
+// under a latency fault drew the same full cells (console audit, stop 56).
+func drawShared(sparks map[string]*spark, st styles) {
+	top := 1.0
+	for _, sp := range sparks {
+		top = max(top, sp.highest())
+	}
+	for _, sp := range sparks {
+		if sp.stale || sp.top != top {
+			sp.draw(st, top)
+		}
+	}
+}
+
+// draw scales to top and overlays the failure marks.
+func (s *spark) draw(st styles, top float64) {
+	w := s.model.Width()
+	from := max(0, len(s.vals)-w)
+	s.top, s.stale = top, false
 	s.model.SetMax(top)
 	s.model.Draw()
 	x0 := w - (len(s.vals) - from)
