@@ -125,6 +125,7 @@ func pendingReads(t *testing.T, h *harness, taker *mempoolNode, next, n int) (fr
 // ("replacement transaction underpriced"). 20 of 20 reads answered by the
 // faster node with the stale nonce before, 0 after.
 func TestWriteAffinity_PendingNonceReadSeesTheWrite(t *testing.T) {
+	t.Parallel()
 	h, nodes := affinityPool(t, nil, nil)
 	taker, other := sendTx(t, h, nodes, 0)
 	taker.readDelay.Store(int64(slowRead))
@@ -150,6 +151,7 @@ func TestWriteAffinity_PendingNonceReadSeesTheWrite(t *testing.T) {
 // lookup of the hash a write just answered goes to the node that took it.
 // A hash no write through rpcdash answered is routed as before.
 func TestWriteAffinity_TxHashLookupFindsTheWrite(t *testing.T) {
+	t.Parallel()
 	h, nodes := affinityPool(t, nil, nil)
 	taker, other := sendTx(t, h, nodes, 0)
 	taker.readDelay.Store(int64(slowRead))
@@ -289,6 +291,7 @@ func TestWriteAffinity_OffWithZeroWindow(t *testing.T) {
 // Solana: the status of the signatures writes answered is asked of the
 // endpoint that took them, when every one asked was taken by it.
 func TestWriteAffinity_SolanaSignatureStatuses(t *testing.T) {
+	t.Parallel()
 	h, nodes := affinityPool(t, nil, func(c *engine.Config) { c.Chain.Kind = "solana" })
 	var sigs []string
 	var taker *mempoolNode

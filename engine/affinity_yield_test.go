@@ -14,6 +14,7 @@ import (
 // is far slower (affinityYieldMargin): s0 takes the first write while s1 is
 // drained, then both are measured by reads, and ten more writes come.
 func TestAffinity_WritesLeaveOnlyAFarSlowerEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		slower    time.Duration
 		wantOnS0  int

@@ -47,6 +47,7 @@ func asideBesideHang(t *testing.T, chain string, hedged bool, read func(h *harne
 // and a client of s1 alone would have had it at once. It was relayed at
 // the deadline (5.0 s, hedged or not).
 func TestFinality_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	t.Parallel()
 	heldRelayedBesideHang(t, sim.ChainEVM, "finalized block", blockNumberOf, func(h *harness, id int) reply {
 		return h.call(id, "eth_getBlockByNumber", "finalized", false)
 	})
@@ -55,6 +56,7 @@ func TestFinality_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
 // The same for a Solana answer read at a slot below one already returned
 // (context.slot, readfloor.go).
 func TestSolana_ContextSlotHeldIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	t.Parallel()
 	heldRelayedBesideHang(t, sim.ChainSolana, "context.slot", contextSlotOf, func(h *harness, id int) reply {
 		return h.call(id, "getBalance", solAddr)
 	})
@@ -109,6 +111,7 @@ func lateAtTheHead(t *testing.T, hedged bool) (*harness, reply) {
 // has been quiet for the cold deadline, as beside a hang with no late
 // answer, not at the request's deadline.
 func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangsAfterALateAnswer(t *testing.T) {
+	t.Parallel()
 	for _, hedged := range []bool{true, false} {
 		h, late := lateAtTheHead(t, hedged)
 		h.sims[0].SetExtraLatency(0)
@@ -130,6 +133,7 @@ func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangsAfterALateAnswer(t *te
 // answering, has it. The read waits for s0's answer past the cold
 // deadline, as a client of s0 would.
 func TestLatestBlock_NullBesideASlowEndpointAtTheHeadWaitsForItsAnswer(t *testing.T) {
+	t.Parallel()
 	h, late := lateAtTheHead(t, false)
 	n := blockNumberOf(t, late)
 	h.sims[0].SetExtraLatency(2 * time.Second)

@@ -13,6 +13,7 @@ import (
 // deadline, "ceiling": no attempt outlives its request, and the status
 // shows no attempt deadline longer than the request may wait.
 func TestDeadline_AttemptDeadlineIsCappedAtTheRequestDeadline(t *testing.T) {
+	t.Parallel()
 	const requestTimeout = time.Second
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = requestTimeout },
 		sim.Config{Latency: fixed(400 * time.Millisecond)})

@@ -56,6 +56,7 @@ func attemptOutcomes(tr engine.RequestTrace) string {
 // upstream batch, a failover for each call; s0's batch runs on to its
 // answer, then is a loser for each call, its upstream time counted once.
 func TestBatch_AnUpstreamBatchPastItsDeadlineIsRacedAsABatchWhileItRunsOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	var batches, heldNanos atomic.Int64
 	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
@@ -138,6 +139,7 @@ func TestBatch_AnUpstreamBatchPastItsDeadlineIsRacedAsABatchWhileItRunsOn(t *tes
 // client batch is answered by its calls alone after 500 ms, and the next
 // goes out as one upstream batch, answered in 800 ms.
 func TestBatch_TheLastEndpointsOverdueBatchRunsOnBesideItsCallsAlone(t *testing.T) {
+	t.Parallel()
 	sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
 	var singles, batches atomic.Int64
 	front := frontOf(t, sims.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
@@ -187,6 +189,7 @@ func TestBatch_TheLastEndpointsOverdueBatchRunsOnBesideItsCallsAlone(t *testing.
 // once. Without it every batch was sent twice for as long as the pool
 // stayed slow.
 func TestBatch_AnUpstreamBatchsDeadlineLearnsFromItsLateAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
 	var batches atomic.Int64
 	slow := func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
@@ -232,6 +235,7 @@ func TestBatch_AnUpstreamBatchsDeadlineLearnsFromItsLateAnswers(t *testing.T) {
 // breaker.cooldown, and the next client batch goes out call by call, at
 // once.
 func TestBatch_TheLastEndpointHangingOnABatchTakesNoMoreForAWhile(t *testing.T) {
+	t.Parallel()
 	sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)})
 	var batches, singles atomic.Int64
 	front := frontOf(t, sims.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {

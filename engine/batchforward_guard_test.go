@@ -65,6 +65,7 @@ func holdFor(r *http.Request, d time.Duration) (gone bool) {
 // batch for breaker.cooldown: the next client batches go elsewhere at
 // once.
 func TestBatch_AnEndpointThatFailsABatchTakesNoMoreForAWhile(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	var batches atomic.Int64
 	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {

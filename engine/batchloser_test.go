@@ -15,6 +15,7 @@ import (
 // losing batches of 10 that ran about 0.46 s read 51 s of upstream time
 // in a serve run, where the sims had spent about 5.
 func TestBatch_ALosingUpstreamBatchCountsItsUpstreamTimeOnce(t *testing.T) {
+	t.Parallel()
 	_, h2, _ := heldFirstBatchPair(t)
 	const n = 50
 	before := h2.status()

@@ -156,6 +156,7 @@ func TestBatch_StatefulMethodOfUnknownStateKeepsItsPlace(t *testing.T) {
 // (TestWrites_SentWhenTheClientLeavesBeforeItGoesOut); in a batch, one
 // waiting for the batch's first write still waits for it, then is sent.
 func TestBatch_WriteWaitingForTheFirstIsSentAfterItsClientLeaves(t *testing.T) {
+	t.Parallel()
 	const writeTime = 300 * time.Millisecond
 	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
 	u := h.sims[0]

@@ -21,6 +21,7 @@ import (
 // nowhere, and s1 hears nothing. Before: the hedge went to s1 and its
 // answer won.
 func TestBatch_AHedgeDoesNotGoToAnEndpointTakenOutDuringTheDelay(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ kind, why string }{
 		{engine.ExcludeWrongChain, "on chain id 0x5 (5), pool is on 0x1 (1)"},
 		{engine.ExcludeUnhealthy, "getHealth: Node is behind by 42 slots"},

@@ -18,6 +18,7 @@ import (
 // marked running on (batchSampling) with nothing left to clear the mark,
 // so s0 took no upstream batch ever again, past breaker.cooldown too.
 func TestBatch_APrimaryThatFailedBeforeItsHedgeWonDoesNotKeepItsEndpointFromBatches(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	var s0Batches atomic.Int64
 	front0 := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, body []byte) bool {

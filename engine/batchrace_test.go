@@ -115,6 +115,7 @@ func heldFirstBatchPair(t *testing.T) (h, h2 *harness, held *atomic.Int64) {
 // tail held a thousand-read batch for 1.2 s against 74 ms at most sent
 // directly).
 func TestBatch_ASlowUpstreamBatchIsHedged(t *testing.T) {
+	t.Parallel()
 	h, h2, held := heldFirstBatchPair(t)
 	const n = 50
 	want := balancesOf(t, h.sims[1].URL(), n)

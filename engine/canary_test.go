@@ -89,6 +89,7 @@ func TestCanary_FailuresFailOverWithNoClientError(t *testing.T) {
 // A canary is not a hedge target while the primaries are ready: with
 // hedging on and a slow primary, hedges go to the other primary.
 func TestCanary_IsNotAHedgeTarget(t *testing.T) {
+	t.Parallel()
 	never := func() float64 { return 0.99 } // the canary's share is never drawn
 	h := startHarnessOpts(t, nil, engine.Options{Rand: never}, func(c *engine.Config) {
 		c.Endpoints[2].Role = engine.RoleCanary

@@ -21,6 +21,7 @@ import (
 // with half the reads failing, p99 157 ms shown against 422 ms for the
 // reads answered).
 func TestClientStats_LatencyIsOfAnsweredRequestsNotFastErrors(t *testing.T) {
+	t.Parallel()
 	url := scriptedUpstreamReq(t, func(w http.ResponseWriter, id json.RawMessage, method, params string) bool {
 		if method != "eth_getBalance" {
 			return false
@@ -101,6 +102,7 @@ func scriptedUpstreamReq(t *testing.T, answer func(w http.ResponseWriter, id jso
 // reads failing they were half its samples, and its p99 was the answered
 // reads' p98).
 func TestTuning_TrialMeasuresAnsweredRequestsOnly(t *testing.T) {
+	t.Parallel()
 	fail := func(w http.ResponseWriter, id json.RawMessage, method, params string) bool {
 		if method != "eth_getBalance" {
 			return false

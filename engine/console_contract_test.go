@@ -56,6 +56,7 @@ func TestSeries_CountsEachSecondOfAnEndpoint(t *testing.T) {
 // shows them in its series, each round trip one answered attempt: the
 // console's sparkline was blank, which it says means no traffic.
 func TestSeries_CountsUpstreamBatches(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(20 * time.Millisecond)})
 	const n = 5
 	for range n {

@@ -44,6 +44,7 @@ func warmed(t *testing.T, h *harness) string {
 }
 
 func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
 	warm(t, h)
 	h.sims[0].SetExtraLatency(600 * time.Millisecond) // well past the 250 ms floor
@@ -260,6 +261,7 @@ func TestDeadline_LearnsTheTrueTailNotTheBody(t *testing.T) {
 // it: a direct client with a longer timeout would have had the answer, and
 // "request timed out" alone reads like the endpoint's own timeout.
 func TestDeadline_RequestTimeoutNamesTheKeyAndTheEndpointsWaitedOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = time.Second },
 		sim.Config{Latency: fixed(3 * time.Second)}, sim.Config{Latency: fixed(3 * time.Second)})
 	r := h.call(1, "eth_getBalance", addr, "latest")

@@ -78,6 +78,7 @@ func (u *verdictUpstream) counts() (failed, answered, abandoned, balFailed, balA
 // errors. Counting those in the denominator showed an endpoint failing
 // every call it finished at about half that, beside its hedges.
 func TestRates_ErrorRateLeavesOutCancelledLosers(t *testing.T) {
+	t.Parallel()
 	up := newVerdictUpstream(t)
 	h := newHarness(t, func(c *engine.Config) {
 		hedgeOn("0s")(c) // every read races both endpoints at once

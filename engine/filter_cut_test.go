@@ -17,6 +17,7 @@ import (
 // which viem retries on its own (and shutdown already answered such a cut
 // so). A read cut alike stays -32603: sending it again is safe.
 func TestFilters_ACallCutAfterItWasSentSaysItMayHaveRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 400 * time.Millisecond }, sim.Config{Latency: fixed(0)})
 	r := h.call(1, "eth_newFilter", map[string]any{"fromBlock": "latest"})
 	mustOK(t, r)

@@ -136,6 +136,7 @@ func TestLag_SafeAndFinalizedReadsSkipALagExcludedEndpoint(t *testing.T) {
 // tip-dependent and s1 took the reads. The calls of a batch are planned
 // alike.
 func TestPin_UntaggedReadsSkipALagExcludedEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, pin := range []string{"finalized", "safe"} {
 		t.Run(pin, func(t *testing.T) {
 			r := finalityLagRig(t, func(c *engine.Config) { c.Chain.Pin = pin })

@@ -154,6 +154,7 @@ func TestHeadAside_TheHighestHeadSetAsideIsRelayed(t *testing.T) {
 // that endpoint does not answer before the request's deadline: a client of
 // the first endpoint alone would have had it, not a timeout.
 func TestHeadAside_AnswerSetAsideIsRelayedAtTheRequestDeadline(t *testing.T) {
+	t.Parallel()
 	r := newHeadRig(t, 2, func(c *engine.Config) { c.Server.RequestTimeout = time.Second })
 	r.warmUp()
 	r.sims[0].SetHeadLag(10)
@@ -172,6 +173,7 @@ func TestHeadAside_AnswerSetAsideIsRelayedAtTheRequestDeadline(t *testing.T) {
 // waits for that block, as a direct client of the primary would have had
 // it, and is never handed the null because no endpoint is left to ask.
 func TestHeadAside_NullSetAsideWaitsForTheLiveAttemptsBlock(t *testing.T) {
+	t.Parallel()
 	r := newHeadRig(t, 2, hedgeOn("50ms"))
 	r.warmUp()
 	r.sims[1].SetHeadLag(10) // not yet found out: no probe since

@@ -227,6 +227,7 @@ func TestLatestBlock_BehindIsRelayedWhenNoEndpointDoesBetter(t *testing.T) {
 // quiet for a third of the request timeout), not at the request's
 // deadline: it is the only block there is.
 func TestLatestBlock_HeldBlockIsRelayedWhenThePrimaryHangs(t *testing.T) {
+	t.Parallel()
 	for _, hedged := range []bool{true, false} {
 		h := headAndBehind(t, hedged, nil)
 		first := h.call(1, "eth_getBlockByNumber", "latest", false)
@@ -360,6 +361,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsHedgedToItself(t *testing.T) {
 // With hedge.same_domain false the hedge goes to no endpoint already
 // asked: it goes to the one behind, as before.
 func TestLatestBlock_SlowOnlyEndpointAtTheHeadSameDomainOff(t *testing.T) {
+	t.Parallel()
 	r := slowFirstAtHead(t, func(c *engine.Config) {
 		c.Hedge.SameDomain = false
 		c.Server.RequestTimeout = 2 * time.Second // s0's held ask is waited out
@@ -377,6 +379,7 @@ func TestLatestBlock_SlowOnlyEndpointAtTheHeadSameDomainOff(t *testing.T) {
 // not to s1 behind (whose block was held while s0 might answer: s0's
 // held ask waited out, 5 s, then s1's older block).
 func TestLatestBlock_SlowOnlyEndpointAtTheHeadIsRacedToItself(t *testing.T) {
+	t.Parallel()
 	r := slowFirstAtHead(t, func(c *engine.Config) { c.Hedge.Enabled = false })
 	top, n, rep, asked := r.floorThenHeldRead()
 	t.Logf("s0's first ask held, no hedging: block %d (top %d) from %s after %d attempts in %s; s1 asked %d times",

@@ -281,6 +281,7 @@ func TestLimits_AConnectionWhoseRequestIsArrivingIsNotTakenToMakeRoom(t *testing
 // net/http reads on after the answer to discard the rest: that read must
 // not wait for ever); one that trickles its header at the same bound.
 func TestLimits_SlowBodyCutAtReadTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.ReadTimeout = 300 * time.Millisecond }, sim.Config{Latency: fixed(0)})
 	rpcAddr := strings.TrimPrefix(h.rpc, "http://")
 	for _, length := range []int{5242880, 262144, 100} {
@@ -467,6 +468,7 @@ func TestLimits_DefaultBatchTakesWhatGethTakes(t *testing.T) {
 // each of the 250. (It hung the upstream batch past its deadline here
 // until the last endpoint's batch was no longer cut there.)
 func TestLimits_BatchCallsInFlightAreBounded(t *testing.T) {
+	t.Parallel()
 	sims := newHarness(t, nil, sim.Config{Latency: fixed(0)})
 	var batches, singles atomic.Int64
 	var hang atomic.Bool

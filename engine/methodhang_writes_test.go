@@ -34,6 +34,7 @@ func writeTaker(t *testing.T, requestTimeout, cooldown time.Duration) (h *harnes
 // first again: seen live, 60 of 60 writes timed out on it beside a healthy
 // endpoint that was never asked.
 func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(t *testing.T) {
+	t.Parallel()
 	h, nodes, taker := writeTaker(t, time.Second, time.Minute)
 	other := map[string]string{"a": "b", "b": "a"}[taker]
 	nodes[taker].writeDelay.Store(int64(time.Hour))
@@ -69,6 +70,7 @@ func TestMethodHang_AnEndpointHangingWritesWhileItsProbesAnswerTakesNoMoreFirst(
 // marked hung again every cooldown for good (the router renewed the hold
 // each time it ranked it).
 func TestMethodHang_TheMarkOfARecoveredEndpointLapses(t *testing.T) {
+	t.Parallel()
 	h, nodes, taker := writeTaker(t, 600*time.Millisecond, 1500*time.Millisecond)
 	nodes[taker].writeDelay.Store(int64(time.Hour))
 	if r := h.call(1001, "eth_sendRawTransaction", rawTx(1)); r.rpcError() == nil {

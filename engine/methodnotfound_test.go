@@ -143,6 +143,7 @@ func TestMethodNotFound_EveryEndpointsRelayed(t *testing.T) {
 // failed: past its deadline the error names only the second as having it;
 // cut after it went out, the second's failure is the error.
 func TestMethodNotFound_NotRelayedWhenAnotherMayHaveRunIt(t *testing.T) {
+	t.Parallel()
 	const m = "eth_sendRawTransactionConditional"
 	h, u, hs := methodNotFoundPool(t, nil, []string{m}, nil, func(c *engine.Config) { c.Server.RequestTimeout = 500 * time.Millisecond })
 	r := h.call(1, m, "0x01")

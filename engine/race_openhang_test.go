@@ -19,6 +19,7 @@ import (
 // deadlines while they answered other reads) a hung endpoint whose
 // breaker had opened got 13 such reads in 0.7 s.
 func TestFailover_DeadlineRaceSendsNothingToAnOpenBreakerThatHangs(t *testing.T) {
+	t.Parallel()
 	const cooldown = 300 * time.Millisecond
 	h := newHarness(t, func(c *engine.Config) {
 		takeTurns(c)

@@ -17,6 +17,7 @@ import (
 // until server.request_timeout (10 s) and fail -32603, 4 of 1048 client
 // requests in a minute, though flaky answered within 60 ms all along.
 func TestRateLimit_ReadBesideAHangGoesToTheEndpointWhoseBackOffEnds(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 10 * time.Second },
 		sim.Config{Latency: fixed(5 * time.Millisecond), RateLimitMethods: []string{"eth_getBalance"}, RetryAfter: 2 * time.Second},
 		sim.Config{Latency: fixed(5 * time.Millisecond)})

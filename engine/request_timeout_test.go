@@ -103,6 +103,7 @@ func TestRequestTimeout_SolanasLongReadsOutliveTheGeneralDeadline(t *testing.T) 
 }
 
 func TestRequestTimeout_MethodsTimeoutsSetsAMethodsOwn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) {
 		c.Server.RequestTimeout = 400 * time.Millisecond
 		c.Methods.Timeouts = map[string]time.Duration{"eth_call": 2 * time.Second, "eth_getlogs": 300 * time.Millisecond, "acme_submit": 300 * time.Millisecond}

@@ -26,6 +26,7 @@ func (h *harness) standbyEvent(text string) (engine.Event, bool) {
 // the same endpoint as a primary gets those (the control), so the count
 // can tell.
 func TestStandby_GetsNoReadsWhileThePrimaryIsRoutableExplorationIncluded(t *testing.T) {
+	t.Parallel()
 	for _, role := range []string{engine.RoleStandby, engine.RolePrimary} {
 		t.Run(role, func(t *testing.T) {
 			h := newHarness(t, func(c *engine.Config) {

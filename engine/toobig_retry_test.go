@@ -48,6 +48,7 @@ func slowHugeUpstream(t *testing.T, huge *atomic.Bool, delay time.Duration, size
 // 4 times (each endpoint twice) and failed after 5.5 s. Each endpoint is
 // asked once.
 func TestUpstreamBound_TooBigIsNotAskedAgain(t *testing.T) {
+	t.Parallel()
 	var askedA, askedB atomic.Int64
 	var huge atomic.Bool
 	a := slowHugeUpstream(t, &huge, 800*time.Millisecond, 2<<20, &askedA)

@@ -223,6 +223,7 @@ func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
 // slowed one: a trial that lands in the tail, after answers at the usual
 // pace, passes.
 func TestTrial_OneTailAnswerPassesIt(t *testing.T) {
+	t.Parallel()
 	b := newTrialBench(t, true, 0, nil)
 	b.openWithAnError()
 	b.sims[0].SetExtraLatency(trialSlow) // the trial lands in the tail

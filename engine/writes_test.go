@@ -86,6 +86,7 @@ func TestWrites_FailOverOnlyWhenConnectionRefused(t *testing.T) {
 // each write extends its window, so before affinityYieldMargin the cold
 // pick alone decided (60 of 60 to a slow first).
 func TestWrites_AvoidSlowEndpoint(t *testing.T) {
+	t.Parallel()
 	fast, slowCfg := sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(760 * time.Millisecond)}
 	for _, affinity := range []time.Duration{0, engine.Default().Router.WriteAffinity} {
 		for _, at := range []int{0, 1} {
@@ -159,6 +160,7 @@ func TestWrites_SentWhenTheClientLeavesBeforeItGoesOut(t *testing.T) {
 // sending it again. A read that timed out keeps -32603 (safe to resend), in
 // a batch too.
 func TestWrites_TimedOutAfterItWasSentSaysCheckBeforeSendingAgain(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *engine.Config) { c.Server.RequestTimeout = 300 * time.Millisecond },
 		sim.Config{Latency: fixed(0)}, sim.Config{Latency: fixed(0)})
 	for _, s := range h.sims {
@@ -217,6 +219,7 @@ func TestWrites_TimedOutAfterItWasSentSaysCheckBeforeSendingAgain(t *testing.T) 
 // while fewer than five answers made none of them measured. One probe of
 // each endpoint stands in for the probes rpcdash serve runs at start.
 func TestWrites_ColdPoolFirstWriteGoesByTheFirstProbes(t *testing.T) {
+	t.Parallel()
 	fast := sim.Config{Latency: fixed(10 * time.Millisecond)}
 	h := newHarness(t, nil, sim.Config{Latency: fixed(760 * time.Millisecond)}, fast, fast)
 	for _, name := range []string{"s0", "s1", "s2"} {
