@@ -59,10 +59,11 @@ type endpoint struct {
 
 	acct counts
 	// openedAt: what its rates held when its breaker last opened from
-	// closed; wasOpen: that and what they held when it closed again. The
-	// score's failure rate leaves out what was counted between (scoreParts).
+	// closed; wasOpen: the stretches from such a mark to its close still
+	// in the window. The score's failure rate leaves out what was counted
+	// within them (openstretch.go).
 	openedAt atomic.Pointer[window.Mark]
-	wasOpen  atomic.Pointer[openStretch]
+	wasOpen  atomic.Pointer[[]window.Stretch]
 	inflight atomic.Int64 // attempts in flight: an upstream batch's calls each
 	// exchanges are the HTTP requests in flight to it, an upstream batch one
 	// however many calls it carries: the router's load (scoreParts). Counted

@@ -34,10 +34,12 @@ func measureBoth(t *testing.T, h *harness) {
 // ranked after slower ones for minutes (console audit, stop 56: an error
 // factor of 8.75, 1,165 such failures in an outage of every endpoint).
 // The error rate shown keeps them: it is the window's.
-func TestRouter_AReadmittedEndpointIsNotScoredByTheReadsItFailedWhileOpen(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
-	measureBoth(t, h)
+// openFailAndReadmit makes s0 answer HTTP 500 until its breaker opens,
+// has it fail lastResort reads while open (s1 drained: s0 is the last
+// resort of each), then clears it and sends reads until its trials close
+// it; it returns the failures s0's rates counted before it opened.
+func openFailAndReadmit(t *testing.T, h *harness, first, lastResort int) (opened int64) {
+	t.Helper()
 	fail, well := 1.0, 0.0
 	if err := h.sims[0].Apply(sim.ControlRequest{ErrorRate: &fail}); err != nil {
 		t.Fatal(err)
@@ -46,18 +48,17 @@ func TestRouter_AReadmittedEndpointIsNotScoredByTheReadsItFailedWhileOpen(t *tes
 		if i == 20 {
 			t.Fatalf("s0 answering HTTP 500 to everything: breaker %s after 20 reads", h.endpoint("s0").Breaker.State)
 		}
-		mustOK(t, h.call(100+i, "eth_getBalance", addr, "latest")) // failed over to s1
+		mustOK(t, h.call(first+i, "eth_getBalance", addr, "latest")) // failed over to s1
 	}
-	opened := h.endpoint("s0").Rates.Failures
-	// s1 drained: s0, open, is the last resort of every read.
+	opened = h.endpoint("s0").Rates.Failures
 	if err := h.eng.Drain(engine.ActorAdmin, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 30 {
-		h.call(200+i, "eth_getBalance", addr, "latest")
+	for i := range lastResort {
+		h.call(first+100+i, "eth_getBalance", addr, "latest")
 	}
-	if got := h.endpoint("s0").Rates.Failures; got < opened+30 {
-		t.Fatalf("s0 failed %d reads while open, want the 30 asked of it", got-opened)
+	if got := h.endpoint("s0").Rates.Failures; got < opened+int64(lastResort) {
+		t.Fatalf("s0 failed %d reads while open, want the %d asked of it", got-opened, lastResort)
 	}
 	if err := h.sims[0].Apply(sim.ControlRequest{ErrorRate: &well}); err != nil {
 		t.Fatal(err)
@@ -68,11 +69,19 @@ func TestRouter_AReadmittedEndpointIsNotScoredByTheReadsItFailedWhileOpen(t *tes
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; h.endpoint("s0").Breaker.State != engine.BreakerClosed; i++ {
 		if time.Now().After(deadline) {
-			t.Fatalf("s0 well again: breaker %s 10 s later (cooldown 1s)", h.endpoint("s0").Breaker.State)
+			t.Fatalf("s0 well again: breaker %s 10 s later", h.endpoint("s0").Breaker.State)
 		}
-		mustOK(t, h.call(300+i, "eth_getBalance", addr, "latest"))
+		mustOK(t, h.call(first+200+i, "eth_getBalance", addr, "latest"))
 		time.Sleep(50 * time.Millisecond)
 	}
+	return opened
+}
+
+func TestRouter_AReadmittedEndpointIsNotScoredByTheReadsItFailedWhileOpen(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
+	measureBoth(t, h)
+	opened := openFailAndReadmit(t, h, 100, 30)
 	s0 := h.endpoint("s0")
 	if s0.Score.ErrorFactor > 2 {
 		t.Errorf("s0 readmitted: failure rate %.3f over %d attempts, error factor %.2f; want the 30 it failed while open left out", s0.Score.FailureRate, s0.Score.Attempts, s0.Score.ErrorFactor)
@@ -90,5 +99,23 @@ func TestRouter_AReadmittedEndpointIsNotScoredByTheReadsItFailedWhileOpen(t *tes
 	}
 	if on < 18 {
 		t.Errorf("s0 (10 ms, readmitted) answered %d of 20 reads after it closed, s1 is 40 ms", on)
+	}
+}
+
+// Every stretch its breaker was open within the window is left out, not
+// only the last: a flapping endpoint opens more than once, and the second
+// close brought the first stretch's last-resort failures back (review,
+// stop 56).
+func TestRouter_AnEndpointOpenTwiceIsNotScoredByEitherStretch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(40 * time.Millisecond)})
+	measureBoth(t, h)
+	openFailAndReadmit(t, h, 100, 30)
+	openFailAndReadmit(t, h, 1000, 0)
+	// Outside both stretches: its 10 answers, the failures that opened it
+	// twice and the reads since; with the first stretch's 30 back it was
+	// over half failed.
+	if sc := h.endpoint("s0").Score; sc.FailureRate > 0.35 {
+		t.Errorf("s0 readmitted twice: failure rate %.3f over %d attempts; want the 30 failed while first open left out", sc.FailureRate, sc.Attempts)
 	}
 }

@@ -194,13 +194,23 @@ func (r *Rates) Mark() *Mark {
 	return m
 }
 
-// TotalsOutside is Totals less what was counted between the marks from and
-// to (taken in that order; either nil: Totals), for as long as it is in the
-// window: the counts outside that stretch.
-func (r *Rates) TotalsOutside(from, to *Mark) Totals {
-	if from == nil || to == nil {
-		return r.Totals()
-	}
+// Stretch is the time between two marks of a Rates, From taken first.
+type Stretch struct{ From, To *Mark }
+
+// Within says whether any of what was counted in the stretch may still be
+// in the window.
+func (r *Rates) Within(s Stretch) bool {
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	return s.To != nil && s.To.head >= r.ring.head-r.ring.n+1
+}
+
+// TotalsOutside is Totals less what was counted within the stretches
+// (each between its marks; one without both marks leaves out nothing), for
+// as long as it is in the window: the counts outside them.
+func (r *Rates) TotalsOutside(stretches ...Stretch) Totals {
 	t := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -212,17 +222,22 @@ func (r *Rates) TotalsOutside(from, to *Mark) Totals {
 		}
 	}
 	oldest := r.ring.head - r.ring.n + 1
-	for i, late := range to.slots {
-		k := to.head - int64(i)
-		if k < 0 || k < oldest {
+	for _, st := range stretches {
+		if st.From == nil || st.To == nil {
 			continue
 		}
-		var early [numKinds]int64
-		if j := from.head - k; j >= 0 && j < int64(len(from.slots)) {
-			early = from.slots[j]
-		}
-		for kind := range late {
-			sum[kind] -= late[kind] - early[kind]
+		for i, late := range st.To.slots {
+			k := st.To.head - int64(i)
+			if k < 0 || k < oldest {
+				continue
+			}
+			var early [numKinds]int64
+			if j := st.From.head - k; j >= 0 && j < int64(len(st.From.slots)) {
+				early = st.From.slots[j]
+			}
+			for kind := range late {
+				sum[kind] -= late[kind] - early[kind]
+			}
 		}
 	}
 	return totalsOf(sum, r.ring.covered(t))

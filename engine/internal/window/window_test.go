@@ -619,7 +619,7 @@ func TestRates_TotalsOutsideLeavesOutWhatCameBetweenTheMarks(t *testing.T) {
 	r.CountN(4, Attempts, Success) // sub-window 1, after
 	clk.Advance(2 * time.Second)
 	r.CountN(5, Attempts, Success) // sub-window 2, after
-	got := r.TotalsOutside(from, to)
+	got := r.TotalsOutside(Stretch{from, to})
 	if got.Attempts != 12 || got.Failure != 3 || got.Success != 9 {
 		t.Fatalf("outside the marks: %+v, want 12 attempts, 3 failures, 9 successes", got)
 	}
@@ -631,14 +631,40 @@ func TestRates_TotalsOutsideLeavesOutWhatCameBetweenTheMarks(t *testing.T) {
 	}
 	// Sub-window 0 leaves the window, with its part before and between.
 	clk.Advance(6 * time.Second)
-	if got := r.TotalsOutside(from, to); got.Attempts != 9 || got.Failure != 0 {
+	if got := r.TotalsOutside(Stretch{from, to}); got.Attempts != 9 || got.Failure != 0 {
 		t.Errorf("after sub-window 0 went: %+v", got)
 	}
 	clk.Advance(4 * time.Second)
-	if got := r.TotalsOutside(from, to); got.Attempts != 0 || got.Failure != 0 {
+	if got := r.TotalsOutside(Stretch{from, to}); got.Attempts != 0 || got.Failure != 0 {
 		t.Errorf("after the marked sub-windows went: %+v", got)
 	}
-	if got := r.TotalsOutside(from, nil); got != r.Totals() {
+	if got := r.TotalsOutside(Stretch{from, nil}); got != r.Totals() {
 		t.Errorf("one mark: %+v, want Totals %+v", got, r.Totals())
+	}
+	if r.Within(Stretch{from, to}) {
+		t.Error("a stretch whose sub-windows all left the window is still within it")
+	}
+}
+
+// Each stretch is left out, not only the last: an endpoint whose breaker
+// opened twice in the window had the first stretch's failures back when
+// the second closed (review, stop 56).
+func TestRates_TotalsOutsideLeavesOutEveryStretch(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(10*time.Second, 5, clk.Now)
+	r.CountN(20, Attempts, Success)
+	a := r.Mark()
+	r.CountN(100, Attempts, Failure) // first stretch
+	b := r.Mark()
+	clk.Advance(2 * time.Second)
+	r.CountN(5, Attempts, Success)
+	c := r.Mark()
+	r.CountN(7, Attempts, Failure) // second stretch
+	d := r.Mark()
+	if got := r.TotalsOutside(Stretch{a, b}, Stretch{c, d}); got.Attempts != 25 || got.Failure != 0 {
+		t.Fatalf("outside both stretches: %+v, want 25 attempts and no failure", got)
+	}
+	if !r.Within(Stretch{a, b}) || !r.Within(Stretch{c, d}) {
+		t.Error("stretches in the window said to be out of it")
 	}
 }
