@@ -32,10 +32,11 @@ func (m Model) failingPool() (held, out, faults []string, ok bool) {
 			held = append(held, ep.Name)
 		case !ep.Routable:
 			reason := notRoutableReason(ep, m.snap)
-			if ep.Breaker.State == engine.BreakerOpen && !ep.Drained {
-				// Its breaker keeps it from being asked first, not from
-				// being asked: a read fails over to it once every
-				// routable endpoint has failed.
+			if ep.LastResort() {
+				// Out of the ranking is not out of reach: a read fails
+				// over to it once every routable endpoint has failed
+				// (an open breaker, a lag, a back-off). Drained, on the
+				// wrong chain or refusing connections, it is not asked.
 				reason += ", reads still fail over to it last"
 			}
 			out = append(out, ep.Name+": "+reason)

@@ -49,18 +49,32 @@ func TestView_EveryEndpointFailingSaysSoAndWhatToDo(t *testing.T) {
 // An endpoint whose breaker is open is out of the ranking, not out of
 // reach: every read failed by the others fails over to it last, and the
 // banner said "Out: … breaker open" while it took an attempt of each
-// (console audit, stop 56: its failovers went 153 → 1125 in 49 s). A
-// drained one is never asked and stays plainly out.
+// (console audit, stop 56: its failovers went 153 → 1125 in 49 s). One
+// drained, on the wrong chain or refusing connections is never asked and
+// stays plainly out (EndpointSnapshot.LastResort).
 func TestView_EveryEndpointFailingSaysAnOpenBreakerIsStillAskedLast(t *testing.T) {
 	m := fixedModel(everyEndpointFailing(), themes.Default(), 160, 48)
 	if got := bannerText(m); !strings.Contains(got, "breaker open, reads still fail over to it last") {
 		t.Errorf("banner %q", got)
 	}
+	for name, out := range map[string]func(*engine.EndpointSnapshot){
+		"drained":     func(ep *engine.EndpointSnapshot) { ep.Drained = true },
+		"refusing":    func(ep *engine.EndpointSnapshot) { ep.Refusing = true },
+		"wrong chain": func(ep *engine.EndpointSnapshot) { ep.Exclusions = []string{engine.ExcludeWrongChain + ": chain id 5, want 1"} },
+	} {
+		s := everyEndpointFailing()
+		out(&s.Endpoints[0])
+		m = fixedModel(s, themes.Default(), 160, 48)
+		if got := bannerText(m); strings.Contains(got, "fail over to it") {
+			t.Errorf("%s, never asked: banner %q", name, got)
+		}
+	}
+	// Half-open, it is asked last too.
 	s := everyEndpointFailing()
-	s.Endpoints[0].Drained = true
+	s.Endpoints[0].Breaker.State = engine.BreakerHalfOpen
 	m = fixedModel(s, themes.Default(), 160, 48)
-	if got := bannerText(m); strings.Contains(got, "fail over to it") || !strings.Contains(got, "drained") {
-		t.Errorf("drained: banner %q", got)
+	if got := bannerText(m); !strings.Contains(got, "breaker half-open, reads still fail over to it last") {
+		t.Errorf("half-open: banner %q", got)
 	}
 }
 
