@@ -150,19 +150,7 @@ func (r *Rates) rotateLocked(t time.Time) {
 }
 
 // Totals sums each kind over the window.
-func (r *Rates) Totals() Totals {
-	t := r.now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.rotateLocked(t)
-	var sum [numKinds]int64
-	for i := range r.slots {
-		for k, v := range r.slots[i] {
-			sum[k] += v
-		}
-	}
-	return totalsOf(sum, r.ring.covered(t))
-}
+func (r *Rates) Totals() Totals { return r.TotalsOutside() }
 
 func totalsOf(sum [numKinds]int64, covered time.Duration) Totals {
 	return Totals{
