@@ -232,15 +232,34 @@ func (m Model) share(v float64, have bool) string {
 	return s
 }
 
-// stateCell is the breaker state as glyph, word and colour.
+// stateCell is the breaker state as glyph, word and colour; an open one
+// with the time left to its next trial (the detail says it whole), which
+// only the detail gave: steady was out 4 minutes after a fault, its probes
+// answering, with no word on the table of when it would be tried again
+// (console audit, stop 56).
 func (m Model) stateCell(ep engine.EndpointSnapshot) string {
 	switch ep.Breaker.State {
 	case engine.BreakerOpen:
-		return m.styles.open.Render("✖ OPEN")
+		return m.styles.open.Render("✖ OPEN" + trialIn(ep.Breaker.NextTrialAt.Sub(m.snap.Time)))
 	case engine.BreakerHalfOpen:
 		return m.styles.half.Render("◐ half-open")
 	default:
 		return m.styles.closed.Render("● closed")
+	}
+}
+
+// trialIn is the time left to an open breaker's next trial in at most
+// four cells, rounded up (" 45s", " 5m", " 2h"); none once it is due.
+func trialIn(left time.Duration) string {
+	switch secs := int(math.Ceil(left.Seconds())); {
+	case left <= 0:
+		return ""
+	case secs < 60:
+		return fmt.Sprintf(" %ds", secs)
+	case secs < 100*60:
+		return fmt.Sprintf(" %dm", (secs+59)/60)
+	default:
+		return fmt.Sprintf(" %dh", (secs+3599)/3600)
 	}
 }
 
