@@ -64,9 +64,11 @@ func TestHang_AtLowTrafficTheBreakerOpensAfterFailuresDeadlinesOfSilence(t *test
 	// count of deadlines, with one more for timers on a loaded machine.
 	// A deadline excused meanwhile (rpcdash's own stall, a pool slowdown)
 	// is rightly not charged, and the breaker opens a deadline later for
-	// each: 1.25 s in a CI run at normal load.
+	// each: 1.25 s in a CI run at normal load. The timer of the last may
+	// fire late too: 9 ms past 5 deadlines after a 181 ms stall of
+	// rpcdash's own that excused one (a CI run, stop 56).
 	took, excused := opened.Sub(met), excusedSince(h, met)
-	if limit := time.Duration(failures+1+excused) * deadline; took > limit {
+	if limit := time.Duration(failures+1+excused)*deadline + 50*time.Millisecond; took > limit {
 		t.Fatalf("breaker opened %s after the read that met the hang reached s0; %d deadlines of %v (+1, +%d excused) is %s; events %s", took, failures, deadline, excused, limit, eventsSince(h, met))
 	}
 	t.Logf("deadline %v: breaker opened %s after the read that met the hang, %d read(s) sent to s0", deadline, took.Round(time.Millisecond), sent)
