@@ -13,8 +13,8 @@ type ScoreParts struct {
 	// methods, probes included, while the method has too few samples) or
 	// "pool" (the pool's best, while the endpoint has none).
 	LatencySource string
-	// FailureRate is failures ÷ attempts over the window, those made while
-	// its breaker was last open left out (openstretch.go); 0 below
+	// FailureRate is failures ÷ attempts over the window, those that ended
+	// while its breaker was open left out (openstretch.go); 0 below
 	// MinAttempts attempts.
 	FailureRate float64
 	// Attempts is the endpoint's attempts over the window FailureRate is

@@ -58,9 +58,11 @@ func TestView_EveryEndpointFailingSaysAnOpenBreakerIsStillAskedLast(t *testing.T
 		t.Errorf("banner %q", got)
 	}
 	for name, out := range map[string]func(*engine.EndpointSnapshot){
-		"drained":     func(ep *engine.EndpointSnapshot) { ep.Drained = true },
-		"refusing":    func(ep *engine.EndpointSnapshot) { ep.Refusing = true },
-		"wrong chain": func(ep *engine.EndpointSnapshot) { ep.Exclusions = []string{engine.ExcludeWrongChain + ": chain id 5, want 1"} },
+		"drained":  func(ep *engine.EndpointSnapshot) { ep.Drained = true },
+		"refusing": func(ep *engine.EndpointSnapshot) { ep.Refusing = true },
+		"wrong chain": func(ep *engine.EndpointSnapshot) {
+			ep.Exclusions = []string{engine.ExcludeWrongChain + ": chain id 5, want 1"}
+		},
 	} {
 		s := everyEndpointFailing()
 		out(&s.Endpoints[0])
