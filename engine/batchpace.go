@@ -29,7 +29,7 @@ func (e *Engine) orderByBatchPace(eps []*endpoint) {
 			return
 		}
 		pace := float64(ep.batchPace.QuantileCensored(0.5)) / float64(time.Millisecond)
-		costs[ep] = e.scoreParts(ep, routeFigure{lat: pace, source: scoreFromBatches}, pace, 0).Cost
+		costs[ep] = e.scoreParts(ep, routeFigure{lat: pace, source: scoreFromBatches}, pace, 0, false).Cost
 	}
 	slices.SortStableFunc(eps, func(a, b *endpoint) int { return cmp.Compare(costs[a], costs[b]) })
 }

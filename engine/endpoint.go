@@ -26,6 +26,11 @@ type endpoint struct {
 
 	breaker *breaker.Breaker
 	latency *window.Latency // successful attempts, all methods
+	// route: the same for the attempts the router chose it for
+	// (routesample.go), what its routing cost is taken from; routeLast:
+	// their last three answers.
+	route     *window.Latency
+	routeLast lastAnswers
 	// batchPace: its upstream batches' round trips, one per batch (a
 	// cancelled one censored at its cancel), which orders the endpoints of
 	// an upstream batch (batchpace.go).
@@ -70,7 +75,10 @@ type endpoint struct {
 	// by calls, one batch of 50 in flight made a 40 ms endpoint cost 51
 	// times its latency, and the next batch went to a 250 ms one.
 	exchanges atomic.Int64
-	lastRead  atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
+	// concurrency: how many exchanges at once it has answered at its
+	// usual pace lately, the router's load factor's divisor (concurrency.go).
+	concurrency provenConcurrency
+	lastRead    atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
 	// unanswered counts attempts in a row that lost to a hedge before any
 	// answer, reset by any answer, whose unix nanos heardAt keeps (see
 	// noteUnanswered).
@@ -191,8 +199,12 @@ type endpoint struct {
 type methodStats struct {
 	method  string // its key: the method, or otherMethod
 	latency *window.Latency
-	last    lastAnswers // the last three answers (the router's floor)
-	rates   *window.Rates
+	last    lastAnswers // the last three answers
+	// route, routeLast: the same of the attempts the router chose the
+	// endpoint for (routesample.go), the routing cost's.
+	route     *window.Latency
+	routeLast lastAnswers
+	rates     *window.Rates
 	// since start: attempts that passed their deadline without an answer,
 	// and those of them that answered afterwards.
 	overdue     atomic.Int64
@@ -228,6 +240,7 @@ func newEndpoint(i int, c EndpointConfig, domain string, e *Engine) *endpoint {
 		display:      redact.DisplayURL(c.URL, c.PublicURL),
 		proxyDisplay: displayProxy(c.Proxy),
 		latency:      window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
+		route:        window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 		batchPace:    window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 		queueLatency: newQueueWindow(e.now),
 		rates:        window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
@@ -241,6 +254,7 @@ func newEndpoint(i int, c EndpointConfig, domain string, e *Engine) *endpoint {
 		return &methodStats{
 			method:  method,
 			latency: window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
+			route:   window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 			rates:   window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
 			shared:  method == otherMethod,
 		}
@@ -315,16 +329,18 @@ func (ep *endpoint) noAnswer(out outcome) {
 	}
 }
 
-// startAttempt counts an attempt in flight at t.
-func (ep *endpoint) startAttempt(t time.Time) { ep.startAttempts(1, t) }
+// startAttempt counts an attempt in flight at t, and returns the exchanges
+// in flight with it.
+func (ep *endpoint) startAttempt(t time.Time) int64 { return ep.startAttempts(1, t) }
 
 // startAttempts counts n calls in flight at t, in one exchange (an
-// upstream batch's).
-func (ep *endpoint) startAttempts(n int64, t time.Time) {
-	ep.exchanges.Add(1)
+// upstream batch's), and returns the exchanges in flight with it.
+func (ep *endpoint) startAttempts(n int64, t time.Time) int64 {
+	exchanges := ep.exchanges.Add(1)
 	if ep.inflight.Add(n) == n {
 		ep.busySince.Store(t.UnixNano())
 	}
+	return exchanges
 }
 
 // endAttempts counts the exchange of n calls ended.

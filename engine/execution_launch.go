@@ -411,7 +411,7 @@ func (x *execution) start(a *attempt) {
 	if read {
 		a.ep.lastRead.Store(a.start.UnixNano())
 	}
-	a.ep.startAttempt(a.start)
+	a.exchanges = a.ep.startAttempt(a.start)
 	x.live = append(x.live, a)
 	x.sent++
 	x.p.acct.attempts[a.counted()].Add(1)

@@ -59,12 +59,15 @@ func (r result) endpointName() string {
 
 // attempt is one upstream send of a request.
 type attempt struct {
-	ep       *endpoint
-	role     role
-	trial    bool
-	stale    bool // its endpoint's head is behind what the read needs (candidate.stale)
-	start    time.Time
-	deadline time.Duration
+	ep    *endpoint
+	role  role
+	trial bool
+	stale bool // its endpoint's head is behind what the read needs (candidate.stale)
+	start time.Time
+	// exchanges: its endpoint's exchanges in flight when it was sent, its
+	// own included (provenConcurrency).
+	exchanges int64
+	deadline  time.Duration
 	// judgeAfter: when its silence is charged as a hang, if later than
 	// deadline (a cold endpoint raced at a borrowed deadline); judged: that
 	// verdict is given (borrowed_deadline.go).

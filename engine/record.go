@@ -287,6 +287,7 @@ func (e *Engine) recordAnswer(a *attempt, elapsed time.Duration, end time.Time) 
 	if learnt {
 		e.learnLatency(a, elapsed)
 		a.ep.answers.add(a.stats.method, a.start, elapsed)
+		a.ep.concurrency.add(end, a.exchanges, elapsed)
 	}
 	a.ep.series.answered(end, elapsed)
 	e.answered(a, end)
@@ -350,6 +351,10 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
+			if a.routeSample() {
+				ms.route.RecordCensored(ran)
+				ep.route.RecordCensored(ran)
+			}
 			if leftBehind(a, ran) {
 				ep.suspect.Store(true)
 			}

@@ -449,9 +449,14 @@ func (e *Engine) score(cands []candidate, best float64) {
 			least = min(least, high)
 		}
 	}
+	lats := make([]float64, len(cands))
+	for i := range cands {
+		lats[i] = cands[i].fig.lat
+	}
+	lead := concurrencyLeader(lats)
 	for i := range cands {
 		c := &cands[i]
-		p := e.scoreParts(c.ep, c.fig, best, least)
+		p := e.scoreParts(c.ep, c.fig, best, least, i == lead)
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
@@ -551,7 +556,7 @@ func (ep *endpoint) routeLatency(method string) (routeFigure, bool) {
 // routeLatencyOf is routeLatency with the method's stats already looked up
 // (nil when the endpoint has none for it).
 func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
-	lat, src, w, last, ok := ep.usualPace(ms)
+	lat, src, w, last, ok := ep.routePace(ms)
 	prior := ep.priorPace.Load()
 	if !ok {
 		if prior > 0 {
@@ -594,10 +599,15 @@ func (ep *endpoint) usualLatency(ms *methodStats) (time.Duration, string, *lastA
 
 // usualPace is usualLatency with the window it read.
 func (ep *endpoint) usualPace(ms *methodStats) (time.Duration, string, *window.Latency, *lastAnswers, bool) {
-	w, src, last := ep.latency, scoreFromEndpoint, &ep.last
 	if ms != nil && ms.latency.Count() >= fullSamples {
-		w, src, last = ms.latency, scoreFromMethod, &ms.last
+		return usualFigure(ms.latency, scoreFromMethod, &ms.last)
 	}
+	return usualFigure(ep.latency, scoreFromEndpoint, &ep.last)
+}
+
+// usualFigure is usualPace's figure from window w, with its source and last
+// answers.
+func usualFigure(w *window.Latency, src string, last *lastAnswers) (time.Duration, string, *window.Latency, *lastAnswers, bool) {
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
 		return 0, "", nil, nil, false

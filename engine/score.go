@@ -7,6 +7,8 @@ import "time"
 //
 //	Cost = (Latency + 10µs) × ErrorFactor × TailFactor × LoadFactor + LagCost
 type ScoreParts struct {
+	// Latency and TailShare are taken from the endpoint's routing samples
+	// (routesample.go).
 	Latency time.Duration
 	// LatencySource says which figure Latency is: "method" (this method's
 	// p50, blended with its p90 once the window is full), "endpoint" (all
@@ -34,11 +36,17 @@ type ScoreParts struct {
 	// the least of the endpoints weighed with it, at the upper end of its
 	// interval (tail.go).
 	TailFactor float64
-	InFlight   int64   // requests in flight to the endpoint, an upstream batch one
-	LoadFactor float64 // 1 + InFlight
-	Lag        int64
-	LagCost    time.Duration // Lag × router.lag_penalty
-	Cost       time.Duration
+	InFlight   int64 // requests in flight to the endpoint, an upstream batch one
+	// Concurrency is how many requests at once it answered at its usual
+	// pace lately, when it is the concurrency leader (concurrencyLeader),
+	// else 1 (concurrency.go). LoadFactor is
+	// 1 + InFlight ÷ Concurrency (1 + InFlight for an endpoint that has
+	// proven none).
+	Concurrency int64
+	LoadFactor  float64
+	Lag         int64
+	LagCost     time.Duration // Lag × router.lag_penalty
+	Cost        time.Duration
 }
 
 // Latency figure sources of ScoreParts.
@@ -50,8 +58,8 @@ const (
 
 // scoreParts is the router's cost of ep given its latency figure latMS (in
 // milliseconds; negative when unmeasured, and best, the pool's best figure,
-// stands in).
-func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float64) ScoreParts {
+// stands in); lead: ep is the concurrency leader (concurrencyLeader).
+func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float64, lead bool) ScoreParts {
 	rc := e.cfg.Router
 	latMS, source := fig.lat, fig.source
 	if latMS < 0 {
@@ -65,7 +73,11 @@ func (e *Engine) scoreParts(ep *endpoint, fig routeFigure, best, leastTail float
 	}
 	p.ErrorFactor = 1 + rc.ErrorPenalty*p.FailureRate
 	p.TailFactor = 1 + rc.TailPenalty*max(p.TailShare-leastTail, 0)
-	p.LoadFactor = float64(1 + p.InFlight)
+	p.Concurrency = 1
+	if lead {
+		p.Concurrency = ep.concurrencyNow(e.now(), msDuration(latMS))
+	}
+	p.LoadFactor = 1 + float64(p.InFlight)/float64(p.Concurrency)
 	p.LagCost = time.Duration(p.Lag) * rc.LagPenalty
 	costMS := (latMS+0.01)*p.ErrorFactor*p.TailFactor*p.LoadFactor + float64(p.Lag)*float64(rc.LagPenalty)/float64(time.Millisecond)
 	p.Cost = msDuration(costMS)
@@ -96,9 +108,17 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 		}
 	}
 	best = max(best, 0)
+	lats := make([]float64, len(figs))
+	for i := range figs {
+		lats[i] = -1
+		if routable[i] {
+			lats[i] = figs[i].lat
+		}
+	}
+	lead := concurrencyLeader(lats)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, figs[i], best, least)
+		out[i] = e.scoreParts(ep, figs[i], best, least, i == lead)
 	}
 	return out
 }

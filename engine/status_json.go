@@ -326,6 +326,7 @@ type scoreWire struct {
 	TailShare     float64 `json:"tail_share"`
 	TailFactor    float64 `json:"tail_factor"`
 	InFlight      int64   `json:"in_flight"`
+	Concurrency   int64   `json:"concurrency"`
 	LoadFactor    float64 `json:"load_factor"`
 	Lag           int64   `json:"lag"`
 	LagCostMS     float64 `json:"lag_cost_ms"`

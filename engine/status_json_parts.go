@@ -217,13 +217,13 @@ func (w hedgeWire) status() HedgeStatus {
 
 func scoreOut(p ScoreParts) scoreWire {
 	return scoreWire{LatencyMS: ms(p.Latency), LatencySource: p.LatencySource, FailureRate: p.FailureRate,
-		Attempts: p.Attempts, MinAttempts: p.MinAttempts, ErrorFactor: p.ErrorFactor, TailShare: p.TailShare, TailFactor: p.TailFactor, InFlight: p.InFlight, LoadFactor: p.LoadFactor, Lag: p.Lag,
+		Attempts: p.Attempts, MinAttempts: p.MinAttempts, ErrorFactor: p.ErrorFactor, TailShare: p.TailShare, TailFactor: p.TailFactor, InFlight: p.InFlight, Concurrency: p.Concurrency, LoadFactor: p.LoadFactor, Lag: p.Lag,
 		LagCostMS: ms(p.LagCost), CostMS: ms(p.Cost)}
 }
 
 func scoreIn(w scoreWire) ScoreParts {
 	return ScoreParts{Latency: fromMS(w.LatencyMS), LatencySource: w.LatencySource, FailureRate: w.FailureRate,
-		Attempts: w.Attempts, MinAttempts: w.MinAttempts, ErrorFactor: w.ErrorFactor, TailShare: w.TailShare, TailFactor: w.TailFactor, InFlight: w.InFlight, LoadFactor: w.LoadFactor, Lag: w.Lag,
+		Attempts: w.Attempts, MinAttempts: w.MinAttempts, ErrorFactor: w.ErrorFactor, TailShare: w.TailShare, TailFactor: w.TailFactor, InFlight: w.InFlight, Concurrency: w.Concurrency, LoadFactor: w.LoadFactor, Lag: w.Lag,
 		LagCost: fromMS(w.LagCostMS), Cost: fromMS(w.CostMS)}
 }
 

@@ -122,9 +122,9 @@ func (m Model) detailLines(width int) []string {
 	} else {
 		method = "all methods"
 	}
-	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s of attempts in the tail) × load %.0f (%d in flight) + lag %s (%d behind)",
+	add(fmt.Sprintf("score (%s): cost %s = (latency %s [%s] + 0.01ms) × errors %.2f (%s) × tail %.2f (%s of attempts in the tail) × %s + lag %s (%d behind)",
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
-		score.TailFactor, pctText(score.TailShare), score.LoadFactor, score.InFlight, fmtDelay(score.LagCost), score.Lag))
+		score.TailFactor, pctText(score.TailShare), loadText(score), fmtDelay(score.LagCost), score.Lag))
 	if l := latencyLine(ep.Latency); l != "" {
 		add(l)
 	}
@@ -295,4 +295,15 @@ func latencyLine(l engine.LatencyStats) string {
 		b.WriteString(" (≥ a lower bound: the attempts cut short ran past it)")
 	}
 	return b.String()
+}
+
+// loadText is the score's load factor with what it is made of: the
+// requests in flight, and, when the endpoint is credited with answering
+// several at once at its pace (the quickest by far), how many (the factor
+// is 1 + in flight ÷ that).
+func loadText(score engine.ScoreParts) string {
+	if score.Concurrency <= 1 {
+		return fmt.Sprintf("load %.0f (%d in flight)", score.LoadFactor, score.InFlight)
+	}
+	return fmt.Sprintf("load %.2f (%d in flight ÷ %d answered at once)", score.LoadFactor, score.InFlight, score.Concurrency)
 }

@@ -1,0 +1,136 @@
+package engine_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// burst sends n reads at once and returns which endpoint answered each.
+func burst(t *testing.T, h *harness, first, n int) []reply {
+	t.Helper()
+	out := make([]reply, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { out[i] = h.call(first+i, "eth_getBalance", addr, "latest") })
+	}
+	wg.Wait()
+	for _, r := range out {
+		mustOK(t, r)
+	}
+	return out
+}
+
+func answeredBy(rs []reply, name string) int {
+	n := 0
+	for _, r := range rs {
+		if r.endpoint == name {
+			n++
+		}
+	}
+	return n
+}
+
+// A provider serves many requests at once at its pace: 20 parallel reads
+// (a page load) stay on the endpoint three times faster instead of
+// spilling onto the slower one from the third on, as the load factor
+// 1 + in_flight had them (a page of 20 reads took 121 ms through rpcdash
+// against 32 ms sent to the fastest endpoint directly).
+func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
+	measureBoth(t, h)
+	const bursts, n = 8, 20
+	var late []reply
+	for b := range bursts {
+		rs := burst(t, h, 100+b*n, n)
+		if b >= bursts/2 {
+			late = append(late, rs...)
+		}
+	}
+	if on := answeredBy(late, "s0"); on < len(late)*95/100 {
+		t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower", on, len(late))
+	}
+	if c := h.endpoint("s0").Score.Concurrency; c < n*3/4 {
+		t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d", c, n, n)
+	}
+}
+
+// An endpoint that serves one request at a time (a node with one worker)
+// answers parallel reads ever later: it proves no concurrency, and the
+// load factor spreads the burst as before.
+func TestRouter_AnEndpointServingOneAtATimeProvesNoConcurrency(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
+	worker, slow := h.sims[0].URL(), h.sims[1].URL()
+	var one sync.Mutex
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		one.Lock()
+		defer one.Unlock()
+		relay(w, worker, body)
+	}))
+	t.Cleanup(front.Close)
+	h = newHarness(t, func(c *engine.Config) { c.Endpoints[0].URL, c.Endpoints[1].URL = front.URL, slow },
+		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	measureBoth(t, h)
+	const bursts, n = 6, 10
+	var late []reply
+	for b := range bursts {
+		rs := burst(t, h, 100+b*n, n)
+		if b >= bursts/2 {
+			late = append(late, rs...)
+		}
+	}
+	if on := answeredBy(late, "s1"); on < len(late)/4 {
+		t.Errorf("s1 answered %d of the last %d parallel reads, want a share of them: s0 answers one at a time, the tenth after a second", on, len(late))
+	}
+	if c := h.endpoint("s0").Score.Concurrency; c > 2 {
+		t.Errorf("s0 serves one request at a time, proven concurrency %d", c)
+	}
+}
+
+// Concurrency proven before counts for nothing while the endpoint has work
+// in flight and has said nothing for twice its pace: requests piling up on
+// an endpoint that stopped answering drain to the others as before.
+func TestRouter_ConcurrencyIsNotCreditedToAnEndpointGoneSilent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
+	measureBoth(t, h)
+	for b := range 4 {
+		burst(t, h, 100+b*20, 20)
+	}
+	if c := h.endpoint("s0").Score.Concurrency; c < 15 {
+		t.Fatalf("s0's proven concurrency %d after bursts of 20, want about 20", c)
+	}
+	hang := "30s"
+	if err := h.sims[0].Apply(sim.ControlRequest{ExtraLatency: &hang}); err != nil {
+		t.Fatal(err)
+	}
+	s0 := h.sims[0]
+	sent := s0.Counters().Total
+	hung := make(chan reply, 1)
+	go func() { hung <- h.call(500, "eth_getBalance", addr, "latest") }()
+	waitArrivals(t, h.sims[:1], sent+1)
+	// Two and a half times its pace without a word, short of the
+	// attempt's deadline (three times its p99).
+	time.Sleep(250 * time.Millisecond)
+	if sc := h.endpoint("s0").Score; sc.Concurrency != 1 || sc.LoadFactor < 2 {
+		t.Errorf("s0 silent with a read in flight for 2.5× its pace: concurrency %d, load factor %.2f; want 1 and 1 + in flight", sc.Concurrency, sc.LoadFactor)
+	}
+	before := s0.Counters().Total
+	burst(t, h, 600, 10)
+	// At 1 + in flight, s0 (100 ms) and s1 (300 ms) share the ten as
+	// their costs meet (s0 at 200, 300, 400… ms against s1's 300, 600,
+	// 900: about 7 and 3); credited with 20, s0 would take all ten.
+	if more := s0.Counters().Total - before; more > 8 {
+		t.Errorf("%d of 10 reads sent beside a read s0 had not answered for 2.5× its pace went to s0, want s1 to take some", more)
+	}
+	mustOK(t, <-hung)
+}
