@@ -77,8 +77,8 @@ func TestView_DetailBoxScrollsToEveryLine(t *testing.T) {
 	look := func() string {
 		v := m.View()
 		checkFits(t, v, 80, 24)
-		for _, l := range strings.Split(ansi.Strip(v), "\n") {
-			seen[strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "║"))] = true
+		for _, l := range boxLines(v) {
+			seen[l] = true
 		}
 		return v
 	}

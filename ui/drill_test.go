@@ -354,7 +354,7 @@ func TestView_DrillRunningStepSaysWhatItWaitsFor(t *testing.T) {
 	}
 	v := m.View()
 	checkFits(t, v, 100, 30)
-	inner := strings.Join(strings.Fields(strings.NewReplacer("║", "", "│", "").Replace(ansi.Strip(v))), " ")
+	inner := strings.Join(strings.Fields(strings.Join(boxLines(v), " ")), " ")
 	if !strings.Contains(inner, m.drill.steps[6].Summary) {
 		t.Fatalf("the wait is not shown whole:\n%s", v)
 	}

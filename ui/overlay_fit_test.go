@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/themes"
 )
@@ -68,4 +69,19 @@ func pressKeys(m Model, keys ...string) Model {
 		m = mm.(Model)
 	}
 	return m
+}
+
+// boxLines is what is inside an overlay box drawn on v: of each line with
+// the box's edges (║), what lies between them, trimmed. The panels around
+// the box stay drawn, and are left out.
+func boxLines(v string) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Strip(v), "\n") {
+		first, last := strings.Index(l, "║"), strings.LastIndex(l, "║")
+		if first < 0 || last == first {
+			continue
+		}
+		out = append(out, strings.TrimSpace(l[first+len("║"):last]))
+	}
+	return out
 }

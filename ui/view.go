@@ -30,7 +30,7 @@ func (m Model) View() string {
 	case m.overlay == overlayTuning:
 		body = m.tuningBody(m.width, bodyRows)
 	case m.overlay != overlayNone:
-		body = m.overlayView(bodyRows)
+		body = m.overlayView(l, bodyRows)
 	default:
 		body = m.panels(l, bodyRows)
 	}
@@ -230,7 +230,7 @@ func (m Model) helpBar() string {
 // overlayView draws the open overlay in the body's place, never taller
 // than rows: what does not fit is cut inside the box, saying so, and the
 // line that says how to close it stays.
-func (m Model) overlayView(rows int) string {
+func (m Model) overlayView(l layout, rows int) string {
 	var content, hint string
 	w := m.overlayWidth()
 	switch m.overlay {
@@ -269,7 +269,7 @@ func (m Model) overlayView(rows int) string {
 		content += "\n\n" + hint
 	}
 	box := m.styles.overlay.Width(w).Render(content)
-	return lipgloss.Place(m.width, rows, lipgloss.Center, lipgloss.Center, box)
+	return overlayOnto(m.panels(l, rows), box, m.width, rows)
 }
 
 // detailWindow is what the detail box shows of the detail: every line, or
