@@ -48,12 +48,13 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 			}
 			return fmtRate(r.st.Client.PerSecond)
 		}},
-		{title: "P50", width: 6, right: true, drop: 3, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
+		{title: "P50", width: 6, right: true, drop: 4, cell: func(r methodRow) string { return fmtMS(r.st.Client.P50) }},
 		{title: "P95", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P95) }},
 		{title: "P99", width: 6, right: true, cell: func(r methodRow) string { return fmtMS(r.st.Client.P99) }},
+		{title: "ERR%", width: 5, right: true, drop: 5, cell: func(r methodRow) string { return m.clientErrCell(r.st.Client) }},
 		{title: "DELAY", width: 6, right: true, cell: func(r methodRow) string { return m.delayCell(r) }},
 		{title: "SOURCE", width: 6, cell: func(r methodRow) string { return m.sourceCell(r) }},
-		{title: "FIRE%", width: 5, right: true, drop: 4, cell: func(r methodRow) string {
+		{title: "FIRE%", width: 5, right: true, drop: 3, cell: func(r methodRow) string {
 			return fmtPct(r.st.Client.FireRate, r.st.Client.Requests > 0 && (r.name == "" || r.st.Hedge != nil))
 		}},
 		{title: "WIN%", width: 5, right: true, drop: 1, cell: func(r methodRow) string {
@@ -61,6 +62,20 @@ func (m Model) methodColumns(width int) []column[methodRow] {
 		}},
 	}
 	return fitColumns(cols, width)
+}
+
+// clientErrCell is the share of the method's requests over the last
+// minute that got rpcdash's own error, in the error colour when any did:
+// the header's count said an outage, not which methods it hit.
+func (m Model) clientErrCell(c engine.ClientStats) string {
+	if c.Requests == 0 {
+		return fmtPct(0, false)
+	}
+	s := fmtPct(float64(c.Errors)/float64(c.Requests), true)
+	if c.Errors > 0 {
+		return m.styles.err.Render(s)
+	}
+	return s
 }
 
 func (m Model) delayCell(r methodRow) string {

@@ -1,0 +1,32 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rpcdash/rpcdash/themes"
+)
+
+// The methods panel says which methods clients got errors on over the
+// last minute: the header's count said an outage, not what it hit
+// (console audit, stop 56). 9 of eth_call's 492 requests: 1.8 %.
+func TestView_MethodsSayWhichMethodsClientsGotErrorsOn(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 36}} {
+		v := ansi.Strip(fixedModel(incidentSnapshot(), themes.Default(), sz[0], sz[1]).View())
+		head, call, number := "", "", ""
+		for _, l := range strings.Split(v, "\n") {
+			switch { // the methods panel's rows, before the events name them
+			case head == "" && strings.Contains(l, "METHOD"):
+				head = l
+			case call == "" && strings.Contains(l, "eth_call"):
+				call = l
+			case number == "" && strings.Contains(l, "eth_blockNumber"):
+				number = l
+			}
+		}
+		if !strings.Contains(head, "ERR%") || !strings.Contains(call, "1.8%") || !strings.Contains(number, " 0% ") {
+			t.Errorf("%dx%d: want an ERR%% column, eth_call at 1.8%%, eth_blockNumber at 0%%:\n%s", sz[0], sz[1], v)
+		}
+	}
+}
