@@ -61,6 +61,9 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 	if spec.Mode == FaultStale {
 		ep.staleHead.Store(ep.head.Load())
 	}
+	if cur := ep.fault.Load(); cur.running(now) {
+		f.from = cur.from // set before f is published: the expiry reads it
+	}
 	old := ep.fault.Swap(f)
 	if old != nil {
 		old.end()
@@ -68,7 +71,7 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 	e.armFaultExpiry(ep, f)
 	msg := fmt.Sprintf("fault injected: %s", spec.Mode)
 	from := ""
-	if old != nil && (old.Expires.IsZero() || now.Before(old.Expires)) {
+	if old.running(now) {
 		from = string(old.Mode)
 	}
 	if spec.Rate < 1 {
@@ -101,12 +104,16 @@ func (e *Engine) ClearFault(by Actor, name string) error {
 }
 
 // faultEnded undoes what fault f did to ep, now that it is gone, and says
-// so. The 429 back-offs an http429 fault caused are lifted: they answered
+// so. Its breaker forgives the opens since the fault began (ForgiveSince).
+// The 429 back-offs an http429 fault caused are lifted: they answered
 // no provider's limit, and the operator who cleared the fault expects the
 // endpoint back (a 1 m back-off outlived the fault, with no key to end it).
 func (e *Engine) faultEnded(ep *endpoint, f *activeFault, by Actor, msg string) {
 	f.end()
 	ep.staleHead.Store(0)
+	if ep.breaker.ForgiveSince(f.from) {
+		msg += fmt.Sprintf("; breaker cooldown back to %s (its opens in the fault were the fault's)", e.cfg.Breaker.Cooldown)
+	}
 	if f.Mode == Fault429 && ep.liftBackoffs(e.now()) {
 		msg += "; its 429 back-offs lifted"
 	}

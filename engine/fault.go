@@ -122,14 +122,23 @@ type activeFault struct {
 	FaultSpec
 	Since   time.Time
 	Expires time.Time // zero = never
+	// from: when the faults this one follows on from began (one replacing
+	// a running fault carries its start): the breaker forgives its
+	// endpoint's opens since then when the fault ends (faultEnded).
+	from time.Time
 	// ended is closed once the fault is no longer the endpoint's (cleared,
 	// run out or replaced): the requests a timeout fault holds go on then.
 	ended   chan struct{}
 	endOnce sync.Once
 }
 
+// running says whether f (nil: none) is in force at now.
+func (f *activeFault) running(now time.Time) bool {
+	return f != nil && (f.Expires.IsZero() || now.Before(f.Expires))
+}
+
 func newActiveFault(spec FaultSpec, now time.Time) *activeFault {
-	f := &activeFault{FaultSpec: spec, Since: now, ended: make(chan struct{})}
+	f := &activeFault{FaultSpec: spec, Since: now, from: now, ended: make(chan struct{})}
 	if spec.Duration > 0 {
 		f.Expires = now.Add(spec.Duration.D())
 	}

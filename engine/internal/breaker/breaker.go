@@ -280,6 +280,32 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 	}
 }
 
+// ForgiveSince takes back what the breaker made of failures since since
+// that were not the endpoint's (an injected fault, ended now): open, or
+// half-open, since then, its cooldown is the base one again (its next
+// trial a base cooldown after it opened), and neither that open nor a
+// close since counts toward flapping. A fault drilled a few times in a row
+// doubled the cooldown at each, 10 s to 5 m, and kept a healthy endpoint
+// out that long after its fault was cleared. It says whether the cooldown
+// changed.
+func (b *Breaker) ForgiveSince(since time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == Closed {
+		if !b.closedAt.Before(since) {
+			b.closedAt, b.flaps = time.Time{}, 0
+		}
+		return false
+	}
+	if b.openedAt.Before(since) {
+		return false
+	}
+	changed := b.cooldown != b.set.Cooldown
+	b.cooldown, b.reopens = b.set.Cooldown, 0
+	b.closedAt, b.flaps = time.Time{}, 0
+	return changed
+}
+
 // State is the current state. An open breaker whose cooldown has run out
 // stays open until the next Acquire.
 func (b *Breaker) State() State {

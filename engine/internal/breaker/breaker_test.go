@@ -441,3 +441,47 @@ func TestBreaker_FlapIsReportedAndARevertTakesItBack(t *testing.T) {
 		t.Fatalf("reopened %d cooldowns after closing: %+v, %+v", FlapSpan, last, b.Info())
 	}
 }
+
+// An injected fault's opens are not the endpoint's: drilled three times in
+// a row, each open flapped after the last close and the cooldown doubled
+// (1s, 2s, 4s); forgiven when each fault ends, it is back to the base one
+// and the next drill's open is no flap.
+func TestBreaker_ForgiveSinceTakesBackAFaultsOpensAndTheirGrowth(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	b := New(Settings{Failures: 1, Successes: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, nil)
+	drill := func(forgive bool) Info {
+		since := clock.Now()
+		b.Failure(false, "fault")
+		clock.Advance(b.Info().CurrentCooldown / 2)
+		if forgive {
+			b.ForgiveSince(since)
+		}
+		in := b.Info()
+		clock.Advance(in.CurrentCooldown)
+		if ok, trial := b.Acquire(); !ok || !trial {
+			t.Fatalf("no trial after the cooldown: %+v", b.Info())
+		}
+		b.Success(true)
+		clock.Advance(time.Second) // the next drill, soon after
+		return in
+	}
+	var grew []time.Duration
+	for range 3 {
+		grew = append(grew, drill(false).CurrentCooldown)
+	}
+	if grew[2] != 4*time.Second {
+		t.Fatalf("unforgiven, three drills in a row: cooldowns %v, want them doubling to 4s", grew)
+	}
+	clock.Advance(time.Hour) // every flap forgotten
+	for i := range 3 {
+		if in := drill(true); in.CurrentCooldown != time.Second || in.Flaps != 0 {
+			t.Fatalf("drill %d, forgiven when its fault ended: %+v; want the base 1s cooldown and no flap", i+1, in)
+		}
+	}
+	// An open from before the fault is its own: left as it is.
+	b.Failure(false, "real")
+	clock.Advance(time.Second / 2)
+	if b.ForgiveSince(clock.Now()) || b.Info().State != Open {
+		t.Fatalf("an open before the fault was forgiven: %+v", b.Info())
+	}
+}

@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// A failover drill run a few times in a row (inject, see it cut out,
+// clear, see it back) leaves the breaker's cooldown where it was: each
+// fault's open flapped after the last drill's close, and the cooldown
+// doubled at each (10 s to 5 m over a console audit's run), keeping a
+// healthy endpoint out that long after its fault was cleared.
+func TestFault_DrillsInARowLeaveTheBreakersCooldownAtItsBase(t *testing.T) {
+	t.Parallel()
+	const cooldown = 300 * time.Millisecond
+	h := newHarness(t, func(c *engine.Config) {
+		c.Breaker.Cooldown, c.Breaker.MaxCooldown = cooldown, 10*time.Second
+		c.Breaker.Failures, c.Breaker.Successes = 2, 1
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+	id := 0
+	readUntil := func(what string, done func(engine.EndpointSnapshot) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !done(h.endpoint("s0")); {
+			if time.Now().After(deadline) {
+				t.Fatalf("s0 never %s: %+v", what, h.endpoint("s0").Breaker)
+			}
+			id++
+			mustOK(t, h.call(id, "eth_getBalance", addr, "latest"))
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for drill := 1; drill <= 3; drill++ {
+		if err := h.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: engine.FaultError}); err != nil {
+			t.Fatal(err)
+		}
+		readUntil("opened", func(ep engine.EndpointSnapshot) bool { return ep.Breaker.State == engine.BreakerOpen })
+		grown := h.endpoint("s0").Breaker.Cooldown
+		if err := h.eng.ClearFault(engine.ActorAdmin, "s0"); err != nil {
+			t.Fatal(err)
+		}
+		br := h.endpoint("s0").Breaker
+		t.Logf("drill %d: cooldown %s in the fault, %s once cleared", drill, grown, br.Cooldown)
+		if br.Cooldown != cooldown {
+			t.Fatalf("drill %d: the breaker's cooldown is %s once the fault is cleared, want the base %s", drill, br.Cooldown, cooldown)
+		}
+		if grown != cooldown && !strings.Contains(lastFaultEvent(h).Message, "cooldown back to 300ms") {
+			t.Errorf("drill %d: the clear does not say the cooldown went back: %+v", drill, lastFaultEvent(h))
+		}
+		readUntil("closed again", func(ep engine.EndpointSnapshot) bool { return ep.Breaker.State == engine.BreakerClosed })
+	}
+}
+
+func lastFaultEvent(h *harness) engine.Event {
+	evs := h.events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == engine.EventFault {
+			return evs[i]
+		}
+	}
+	return engine.Event{}
+}
