@@ -49,7 +49,7 @@ type hedger struct {
 	// (batchDelay's source).
 	batches *window.Latency
 
-	budget *budgetBucket
+	budget *hedgeBudget
 	lag    hedgeLag // how late hedges go out (hedgelag.go)
 
 	paused     atomic.Bool
@@ -102,7 +102,7 @@ func newHedger(cfg HedgeConfig, span time.Duration, now func() time.Time, events
 		h.overrides[jsonrpc.Lower(m)] = o
 	}
 	h.fromConfig = maps.Clone(h.overrides)
-	h.budget = newBudgetBucket(cfg.Budget, cfg.BudgetBurst, now)
+	h.budget = newHedgeBudget(cfg.Budget, cfg.BudgetBurst, now)
 	return h
 }
 
@@ -461,8 +461,12 @@ type HedgeStatus struct {
 	BudgetBurst  float64 // the bucket's cap, cost units
 	BudgetTokens float64 // its balance now
 	BudgetCap    float64 // what it may hold now: the burst plus the last budgetTTL's deposits
-	Paused       bool
-	PauseReason  string
+	// BudgetRequestTokens and BudgetRequestCap are the same in requests:
+	// a hedge needs both (hedgeBudget).
+	BudgetRequestTokens float64
+	BudgetRequestCap    float64
+	Paused              bool
+	PauseReason         string
 	// BatchDelay is the auto delay of upstream batches (batchDelay), 0
 	// until hedge.min_samples of their round trips (BatchRoundTrips) are
 	// known: until then a batch waits its methods' own delays.
@@ -476,6 +480,7 @@ func (h *hedger) status() HedgeStatus {
 		MaxExtra: h.cfg.MaxExtra, SameDomain: h.cfg.SameDomain, BudgetBurst: h.cfg.BudgetBurst}
 	h.mu.RUnlock()
 	s.Budget, s.BudgetTokens, s.BudgetCap = h.budget.state()
+	s.BudgetRequestTokens, s.BudgetRequestCap = h.budget.requests()
 	nE, nC := h.batches.Counts()
 	s.BatchRoundTrips, s.BatchDelay = nE+nC, h.learntBatchDelay()
 	s.Paused = h.paused.Load()

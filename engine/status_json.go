@@ -298,8 +298,11 @@ type hedgeWire struct {
 	BudgetBurst  float64 `json:"budget_burst"`
 	BudgetTokens float64 `json:"budget_tokens"`
 	BudgetCap    float64 `json:"budget_cap"`
-	Paused       bool    `json:"paused"`
-	PauseReason  string  `json:"pause_reason"`
+	// In requests (HedgeStatus.BudgetRequestTokens).
+	BudgetRequestTokens float64 `json:"budget_request_tokens"`
+	BudgetRequestCap    float64 `json:"budget_request_cap"`
+	Paused              bool    `json:"paused"`
+	PauseReason         string  `json:"pause_reason"`
 	// BatchDelayMS: upstream batches' learnt delay, 0 until
 	// hedge.min_samples of their round trips are known.
 	BatchDelayMS    float64 `json:"batch_delay_ms"`

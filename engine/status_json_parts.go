@@ -204,12 +204,14 @@ func clientIn(w clientWire) ClientStats {
 func (h HedgeStatus) wire() hedgeWire {
 	return hedgeWire{Enabled: h.Enabled, Delay: FormatDelay(h.Delay), DelaySource: h.DelaySource, Quantile: h.Quantile, MaxExtra: h.MaxExtra, SameDomain: h.SameDomain,
 		Budget: h.Budget, BudgetBurst: h.BudgetBurst, BudgetTokens: h.BudgetTokens, BudgetCap: h.BudgetCap, Paused: h.Paused, PauseReason: h.PauseReason,
+		BudgetRequestTokens: h.BudgetRequestTokens, BudgetRequestCap: h.BudgetRequestCap,
 		BatchDelayMS: ms(h.BatchDelay), BatchRoundTrips: h.BatchRoundTrips}
 }
 
 func (w hedgeWire) status() HedgeStatus {
 	h := HedgeStatus{Enabled: w.Enabled, DelaySource: w.DelaySource, Quantile: w.Quantile, MaxExtra: w.MaxExtra, SameDomain: w.SameDomain,
 		Budget: w.Budget, BudgetBurst: w.BudgetBurst, BudgetTokens: w.BudgetTokens, BudgetCap: w.BudgetCap, Paused: w.Paused, PauseReason: w.PauseReason,
+		BudgetRequestTokens: w.BudgetRequestTokens, BudgetRequestCap: w.BudgetRequestCap,
 		BatchDelay: fromMS(w.BatchDelayMS), BatchRoundTrips: w.BatchRoundTrips}
 	h.Delay, _ = ParseDelay(w.Delay)
 	return h
