@@ -386,11 +386,11 @@ func (b *batchRun) serveWhole(idx []int) {
 	ids := chunkIDs{size: cap(chunk)}
 	// The reads' weights go into the hedge budget at once, before any of
 	// them is sent (a lock per call was a tenth of the planning).
-	weight := 0.0
+	weight, calls := 0.0, 0
 	deposit := func() {
-		if weight > 0 {
-			e.hedge.deposit(weight)
-			weight = 0
+		if calls > 0 {
+			e.hedge.deposit(weight, calls)
+			weight, calls = 0, 0
 		}
 	}
 	flush := func() {
@@ -420,6 +420,7 @@ func (b *batchRun) serveWhole(idx []int) {
 			continue
 		}
 		weight += p.weight
+		calls++
 		if p.prefer != nil || // a recent write holds it to one endpoint
 			p.minHead > e.heads.top.Load() { // a block beyond the pool's head: the endpoints behind stay eligible for the others
 			deposit()

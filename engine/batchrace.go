@@ -399,7 +399,7 @@ func (r *batchRace) hedge(ctx context.Context, eps []*endpoint, tries []*batchTr
 		return nil
 	}
 	w := r.weight()
-	ok, release := e.hedge.tryFire(r.calls[0].p.method, w, e.inflight.Load())
+	ok, release := e.hedge.tryFire(r.calls[0].p.method, w, int(r.n), e.inflight.Load())
 	if !ok {
 		return nil
 	}

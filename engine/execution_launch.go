@@ -54,7 +54,7 @@ func (x *execution) hedgesLeft() bool {
 func (x *execution) fireHedge() bool {
 	e := x.e
 	w := x.p.weight
-	why, release := e.hedge.tryFireWhy(x.p.method, w, e.inflight.Load())
+	why, release := e.hedge.tryFireWhy(x.p.method, w, 1, e.inflight.Load())
 	if why != hedgeSent {
 		x.hedgeRefused(why)
 		return false

@@ -86,7 +86,7 @@ func (x *execution) exploreHedge() {
 		return
 	}
 	w := x.p.weight
-	ok, release := e.hedge.tryFire(x.p.method, w, e.inflight.Load())
+	ok, release := e.hedge.tryFire(x.p.method, w, 1, e.inflight.Load())
 	if !ok {
 		return
 	}

@@ -208,14 +208,14 @@ func (h *hedger) observeOverdue() { h.errorShare.Count(window.Timeout) }
 // saturation guard, the outstanding cap and the budget, in that order, and
 // takes a slot and tokens when it says yes. done must be called when the
 // hedge attempt ends.
-func (h *hedger) tryFire(method string, units float64, inflight int64) (ok bool, done func()) {
-	why, done := h.tryFireWhy(method, units, inflight)
+func (h *hedger) tryFire(method string, units float64, calls int, inflight int64) (ok bool, done func()) {
+	why, done := h.tryFireWhy(method, units, calls, inflight)
 	return why == hedgeSent, done
 }
 
 // tryFireWhy is tryFire saying which check refused the hedge (hedgeSent
 // when none did), for the request's trace.
-func (h *hedger) tryFireWhy(method string, units float64, inflight int64) (why hedgeRefusal, done func()) {
+func (h *hedger) tryFireWhy(method string, units float64, calls int, inflight int64) (why hedgeRefusal, done func()) {
 	if h.updatePause(inflight); h.paused.Load() {
 		return hedgeRefusal(h.pauseKind.Load()), nil
 	}
@@ -228,7 +228,7 @@ func (h *hedger) tryFireWhy(method string, units float64, inflight int64) (why h
 		hm.outstanding.Add(-1)
 		return refusedOutstanding, nil
 	}
-	if !h.budget.withdraw(units) {
+	if !h.budget.withdraw(units, calls) {
 		hm.outstanding.Add(-1)
 		return refusedBudget, nil
 	}
@@ -246,11 +246,12 @@ func (h *hedger) outstanding(method string) (now, peak int64) {
 	return hm.outstanding.Load(), hm.peak.Load()
 }
 
-// deposit credits the budget for one primary request of weight units.
-func (h *hedger) deposit(units float64) { h.budget.deposit(units) }
+// deposit credits the budget for primary requests: calls of weight units
+// in all.
+func (h *hedger) deposit(units float64, calls int) { h.budget.deposit(units, calls) }
 
 // refund returns the tokens of a hedge that found no endpoint to go to.
-func (h *hedger) refund(units float64) { h.budget.refund(units) }
+func (h *hedger) refund(units float64) { h.budget.refund(units, 1) }
 
 // updatePause applies the saturation guard with hysteresis: pause above
 // max_inflight or pause_error_rate or while most endpoints queue (queueing),

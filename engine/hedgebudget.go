@@ -19,28 +19,30 @@ func newHedgeBudget(ratio, burst float64, now func() time.Time) *hedgeBudget {
 	return &hedgeBudget{cost: newBudgetBucket(ratio, burst, now), count: newBudgetBucket(ratio, burst, now)}
 }
 
-// deposit credits one primary request of weight units.
-func (b *hedgeBudget) deposit(units float64) {
+// deposit credits primary requests: calls of weight units in all (an
+// upstream batch's calls at once).
+func (b *hedgeBudget) deposit(units float64, calls int) {
 	b.cost.deposit(units)
-	b.count.deposit(1)
+	b.count.deposit(float64(calls))
 }
 
-// withdraw takes one hedge of weight units, if both buckets hold it.
-func (b *hedgeBudget) withdraw(units float64) bool {
-	if !b.count.withdraw(1) {
+// withdraw takes a hedge of calls requests and weight units (an upstream
+// batch's hedge carries each of its calls again), if both buckets hold it.
+func (b *hedgeBudget) withdraw(units float64, calls int) bool {
+	if !b.count.withdraw(float64(calls)) {
 		return false
 	}
 	if !b.cost.withdraw(units) {
-		b.count.refund(1)
+		b.count.refund(float64(calls))
 		return false
 	}
 	return true
 }
 
 // refund returns a hedge that was not sent.
-func (b *hedgeBudget) refund(units float64) {
+func (b *hedgeBudget) refund(units float64, calls int) {
 	b.cost.refund(units)
-	b.count.refund(1)
+	b.count.refund(float64(calls))
 }
 
 func (b *hedgeBudget) setRatio(r float64) {

@@ -17,7 +17,7 @@ func TestHedgeBudget_HedgesStayWithinTheShareOfRequestsWhateverTheirWeights(t *t
 	both := newHedgeBudget(0.1, 10, clk.now)
 	for range 1000 {
 		costOnly.deposit(6)
-		both.deposit(6)
+		both.deposit(6, 1)
 	}
 	light := func(withdraw func(float64) bool) (n int) {
 		for withdraw(1) {
@@ -28,16 +28,16 @@ func TestHedgeBudget_HedgesStayWithinTheShareOfRequestsWhateverTheirWeights(t *t
 	if n := light(costOnly.withdraw); n != 610 {
 		t.Fatalf("cost units alone: %d light hedges after 1000 heavy primaries, want 610 (the share it let pass)", n)
 	}
-	if n := light(both.withdraw); n < 109 || n > 110 { // 1000 deposits of 0.1 sum to a hair under 100
+	if n := light(func(u float64) bool { return both.withdraw(u, 1) }); n < 109 || n > 110 { // 1000 deposits of 0.1 sum to a hair under 100
 		t.Fatalf("held in requests too: %d light hedges after 1000 primaries, want 0.10 × 1000 + the burst of 10 = 110", n)
 	}
 	// Light primaries, heavy hedges: the cost units bind.
 	both = newHedgeBudget(0.1, 10, clk.now)
 	for range 1000 {
-		both.deposit(1)
+		both.deposit(1, 1)
 	}
 	n := 0
-	for both.withdraw(6) {
+	for both.withdraw(6, 1) {
 		n++
 	}
 	if n != 18 {

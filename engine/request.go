@@ -24,7 +24,7 @@ func (e *Engine) serveOne(ctx context.Context, req *jsonrpc.Request, start time.
 	}
 	p.preferFirm = cls == jsonrpc.ClassWrite && followsBatchWrite(ctx) // only a write yields (affinityYields)
 	if cls == jsonrpc.ClassRead {
-		e.hedge.deposit(p.weight)
+		e.hedge.deposit(p.weight, 1)
 	}
 	return e.finishOne(ctx, req, p, e.execute(ctx, req, p), start)
 }
