@@ -159,15 +159,14 @@ func breakerOf(t *testing.T, adminURL, name string) engine.BreakerSnapshot {
 	return engine.BreakerSnapshot{}
 }
 
-// An endpoint whose breaker flapped opens, in the drill, for double the
-// cooldown it last served, far beyond breaker.cooldown: the drill waits for
-// the next trial the breaker reports, and then for the trials, rather than
-// for a span reckoned from breaker.cooldown, so a healthy recovery passes.
-// (Before, it gave up at its own bound while the breaker's next trial was
-// still ahead: "not readmitted within …".)
-func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
-	// The old bound: max(step timeout, 4 × cooldown + (successes+3) probes
-	// + this slack) = max(1s, 0.8s + 0.3s + 0.2s) = 1.3s after the clear.
+// A drill after another fault waits for no grown cooldown: the earlier
+// fault's failed trials doubled alpha's cooldown to 1.6 s, and the drill's
+// own open, soon after, flapped to 3.2 s; both are a fault's, forgiven
+// when it ends (Breaker.ForgiveSince), so the drill's readmission comes
+// after breaker.cooldown and its trials. (Drills in a row took the
+// cooldown from 10 s to 5 m, console audit of stop 56.) The drill still
+// reads the breaker's own next trial (TestDrill_ReadmitWaitIsTheBreakers).
+func TestDrill_AfterAnotherFaultReadmitsAtTheBaseCooldown(t *testing.T) {
 	bench.SetReadmitSlack(t, 200*time.Millisecond)
 	const cooldown = 200 * time.Millisecond
 	// No error penalty: alpha's failures below would otherwise keep it
@@ -177,14 +176,15 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 		BreakerMaxCooldown: 10 * time.Second, ProbeInterval: 50 * time.Millisecond, MaxHeadLag: 3, NoErrorPenalty: true})
 
 	// alpha's probes fail under an error fault: its breaker opens, and
-	// each failed trial doubles its cooldown, up to 1.6s; cleared, it
-	// closes having served 1.6s. Opening again within 4 × 1.6s of that is
-	// a flap: the drill's own open will have a cooldown of 3.2s.
+	// each failed trial doubles its cooldown, up to 1.6s.
 	adminDo(t, http.MethodPost, eng.AdminURL+"/v1/endpoints/alpha/fault", `{"mode":"error"}`, nil)
 	if !testutil.Poll(10*time.Second, func() bool { return breakerOf(t, eng.AdminURL, "alpha").Cooldown >= 8*cooldown }) {
 		t.Fatalf("alpha's cooldown did not grow: %+v", breakerOf(t, eng.AdminURL, "alpha"))
 	}
 	adminDo(t, http.MethodDelete, eng.AdminURL+"/v1/endpoints/alpha/fault", "", nil)
+	if br := breakerOf(t, eng.AdminURL, "alpha"); br.Cooldown != cooldown {
+		t.Fatalf("the cleared fault left alpha's cooldown at %s, want breaker.cooldown %s", br.Cooldown, cooldown)
+	}
 	if !testutil.Poll(10*time.Second, func() bool { return breakerOf(t, eng.AdminURL, "alpha").State == engine.BreakerClosed }) {
 		t.Fatalf("alpha did not close: %+v", breakerOf(t, eng.AdminURL, "alpha"))
 	}
@@ -204,29 +204,18 @@ func TestDrill_WaitsForTheCooldownTheBreakerReallyHas(t *testing.T) {
 	if !rep.Passed || rep.Endpoint != "alpha" {
 		t.Fatalf("report %+v", rep)
 	}
-	// While it waited, the step said for what: the cooldown the breaker
-	// has, and why.
-	said := false
-	for _, s := range log.steps {
-		said = said || s.Name == bench.StepReadmitted && s.State == bench.StepRunning &&
-			strings.Contains(s.Summary, "cooldown 3.2s, up from breaker.cooldown 200ms as it flapped: next trial at")
+	if sum := rep.Steps[len(rep.Steps)-1].Summary; strings.Contains(sum, "as it flapped") {
+		t.Errorf("readmitted after a grown cooldown: %s", sum)
 	}
-	if !said {
-		t.Errorf("the readmission step did not say what it waits for: %+v", log.steps)
-	}
-	if sum := rep.Steps[len(rep.Steps)-1].Summary; !strings.Contains(sum, "cooldown 3.2s, up from breaker.cooldown 200ms as it flapped") {
-		t.Errorf("readmitted: %s", sum)
-	}
-	// The drill's open was a flap, with the doubled cooldown.
+	// Whatever the drill's fault grew, its clear took back.
 	adminDo(t, http.MethodGet, fmt.Sprintf("%s/v1/events?since=%d", eng.AdminURL, before), "", &evs)
-	flapped := false
+	grew, back := false, false
 	for _, ev := range evs.Events {
-		if ev.Type == engine.EventBreaker && ev.Endpoint == "alpha" && ev.To == "open" {
-			flapped = flapped || strings.Contains(ev.Message, "flapping") && strings.Contains(ev.Message, "cooldown 3.2s")
-		}
+		grew = grew || ev.Type == engine.EventBreaker && ev.Endpoint == "alpha" && ev.To == "open" && !strings.Contains(ev.Message, "cooldown 200ms")
+		back = back || ev.Type == engine.EventFault && ev.Endpoint == "alpha" && strings.Contains(ev.Message, "breaker cooldown back to 200ms")
 	}
-	if !flapped {
-		t.Fatalf("the drill's open was not a flap with a 3.2s cooldown: %+v", evs.Events)
+	if grew != back {
+		t.Fatalf("the drill's fault grew alpha's cooldown %v, its clear took it back %v: %+v", grew, back, evs.Events)
 	}
 }
 

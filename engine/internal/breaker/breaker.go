@@ -103,8 +103,10 @@ type Breaker struct {
 	served   time.Duration
 	flaps    int
 	// beforeOpen is the flap memory as it was before the open from closed
-	// now in force, so that Revert can put it back.
+	// now in force, so that Revert can put it back; stretchAt is when that
+	// open came.
 	beforeOpen flapMemory
+	stretchAt  time.Time
 
 	pending    []Transition
 	delivering bool
@@ -281,28 +283,27 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 }
 
 // ForgiveSince takes back what the breaker made of failures since since
-// that were not the endpoint's (an injected fault, ended now): open, or
-// half-open, since then, its cooldown is the base one again (its next
-// trial a base cooldown after it opened), and neither that open nor a
-// close since counts toward flapping. A fault drilled a few times in a row
-// doubled the cooldown at each, 10 s to 5 m, and kept a healthy endpoint
-// out that long after its fault was cleared. It says whether the cooldown
-// changed.
+// that were not the endpoint's (an injected fault, ended now), when it
+// opened from closed since then: its flap memory is as it was before that
+// open (neither it nor a close since counts toward flapping) and, still
+// open or half-open, its cooldown is the base one again (its next trial a
+// base cooldown after it last opened). A fault drilled a few times in a
+// row doubled the cooldown at each, 10 s to 5 m, and kept a healthy
+// endpoint out that long after its fault was cleared. A breaker open since
+// before the fault keeps all it had (a failed trial in the fault is one
+// more of its own). It says whether the cooldown changed.
 func (b *Breaker) ForgiveSince(since time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.state == Closed {
-		if !b.closedAt.Before(since) {
-			b.closedAt, b.flaps = time.Time{}, 0
-		}
+	if b.stretchAt.IsZero() || b.stretchAt.Before(since) {
 		return false
 	}
-	if b.openedAt.Before(since) {
+	b.closedAt, b.served, b.flaps = b.beforeOpen.closedAt, b.beforeOpen.served, b.beforeOpen.flaps
+	if b.state == Closed {
 		return false
 	}
 	changed := b.cooldown != b.set.Cooldown
 	b.cooldown, b.reopens = b.set.Cooldown, 0
-	b.closedAt, b.flaps = time.Time{}, 0
 	return changed
 }
 
@@ -356,6 +357,7 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 	case Open:
 		if b.state == Closed {
 			b.beforeOpen = flapMemory{b.closedAt, b.served, b.flaps}
+			b.stretchAt = now
 		}
 		switch {
 		case b.state == HalfOpen:

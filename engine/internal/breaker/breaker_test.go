@@ -472,7 +472,7 @@ func TestBreaker_ForgiveSinceTakesBackAFaultsOpensAndTheirGrowth(t *testing.T) {
 	if grew[2] != 4*time.Second {
 		t.Fatalf("unforgiven, three drills in a row: cooldowns %v, want them doubling to 4s", grew)
 	}
-	clock.Advance(time.Hour) // every flap forgotten
+	b = New(Settings{Failures: 1, Successes: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, nil)
 	for i := range 3 {
 		if in := drill(true); in.CurrentCooldown != time.Second || in.Flaps != 0 {
 			t.Fatalf("drill %d, forgiven when its fault ended: %+v; want the base 1s cooldown and no flap", i+1, in)
@@ -483,5 +483,39 @@ func TestBreaker_ForgiveSinceTakesBackAFaultsOpensAndTheirGrowth(t *testing.T) {
 	clock.Advance(time.Second / 2)
 	if b.ForgiveSince(clock.Now()) || b.Info().State != Open {
 		t.Fatalf("an open before the fault was forgiven: %+v", b.Info())
+	}
+}
+
+// An endpoint really down since before a fault: its cooldown has grown
+// through failed trials (1s, 2s, 4s -> 8s). A drill is injected, the next
+// trial fails in it (the endpoint is down anyway), the drill ends: the
+// breaker keeps all it had, and the failed trial's doubling (reset to 1s
+// when forgiveness looked at the last reopen, review of stop 57).
+func TestBreaker_ForgiveSinceKeepsAnOpenFromBeforeTheFault(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	b := New(Settings{Failures: 1, Successes: 1, HalfOpenTrials: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, nil)
+	b.Failure(false, "real outage")
+	for range 3 {
+		clock.Advance(b.Info().CurrentCooldown)
+		if ok, trial := b.Acquire(); !ok || !trial {
+			t.Fatalf("no trial: %+v", b.Info())
+		}
+		b.Failure(true, "real outage")
+	}
+	before := b.Info()
+	t.Logf("before the fault: state %s cooldown %s reopens %d", before.State, before.CurrentCooldown, before.ReopenCount)
+	since := clock.Now().Add(time.Millisecond)
+	clock.Advance(before.CurrentCooldown)
+	if ok, trial := b.Acquire(); !ok || !trial {
+		t.Fatalf("no trial: %+v", b.Info())
+	}
+	b.Failure(true, "fault (endpoint down anyway)")
+	in := b.Info()
+	t.Logf("in the fault: state %s cooldown %s reopens %d", in.State, in.CurrentCooldown, in.ReopenCount)
+	changed := b.ForgiveSince(since)
+	after := b.Info()
+	t.Logf("after ForgiveSince: changed=%v state %s cooldown %s reopens %d", changed, after.State, after.CurrentCooldown, after.ReopenCount)
+	if after.CurrentCooldown < before.CurrentCooldown {
+		t.Errorf("growth from before the fault wiped: cooldown %s, was %s before the fault", after.CurrentCooldown, before.CurrentCooldown)
 	}
 }
