@@ -74,14 +74,11 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 	switch {
 	case kind == "":
 		kind, why = e.poolSlow(a, now)
-		// Sent in the slowdown, it is silent past requests sent after it,
-		// which the others answer at their pace: its own pace says
-		// nothing yet (startedIn).
-		if (kind == "" || kind == "hung") && e.slow.startedIn(a) {
-			return "pool"
-		}
 	case e.hungThroughStall(a, now):
 		kind = "hung"
+	}
+	if kind == "" && e.slow.startedIn(a) {
+		return "pool"
 	}
 	if kind == "self" || kind == "pool" {
 		e.slow.note(e, kind, why, now, now.Sub(a.start))
@@ -337,15 +334,14 @@ func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Dur
 // startedIn says whether a started while the pool was slow at once (the
 // episode in progress or the last one, from when the attempt whose
 // deadline began it was sent to its last excused deadline), its endpoint
-// answering then (heard, or idle, within a deadline of the episode's
-// start, or since): its deadline passing is that slowdown's, though it
+// answering then (heard within a deadline of the episode's start, or
+// since): its deadline passing is that slowdown's, though it
 // passes after the others have come back to their pace. Judged by the
 // moment the deadline passes alone, an endpoint whose attempts were sent
 // in a slowdown of 325 ms was charged alone once the others answered new
 // requests at pace, and its breaker opened after the slowdown was over.
-// Sent before the first excused deadline to an endpoint idle for 0.6 s,
-// one deadline of 1.35 s, longer than the others', passed after the
-// slowdown and was charged as a hang (stop 57). It is counted among the episode's excused deadlines
+// Sent before the first excused deadline, one deadline of 1.35 s, longer
+// than the others', passed after the slowdown and was charged (stop 57). It is counted among the episode's excused deadlines
 // but moves neither end: attempts started in it would otherwise keep
 // extending it, and a hang right after it would never be charged. One
 // silent since before the episode began is hung, not slowed by it.
@@ -355,7 +351,7 @@ func (s *slowdown) startedIn(a *attempt) bool {
 	if s.kind != "pool" || s.first.IsZero() || a.start.Before(s.onset) || a.start.After(s.last) {
 		return false
 	}
-	if max(a.ep.heardAt.Load(), a.ep.busySince.Load()) < s.first.Add(-a.deadline).UnixNano() {
+	if a.ep.heardAt.Load() < s.first.Add(-a.deadline).UnixNano() {
 		return false
 	}
 	if s.active {
