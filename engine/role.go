@@ -28,6 +28,13 @@ func (ep *endpoint) roleState() roleState { return *ep.roles.Load() }
 
 func (ep *endpoint) role() string { return ep.roles.Load().role }
 
+// keptAside says whether the router keeps ep aside from the primaries: a
+// standby or a canary (rank).
+func (ep *endpoint) keptAside() bool {
+	r := ep.role()
+	return r == RoleStandby || r == RoleCanary
+}
+
 // standbyLike: kept aside from the primaries until they call for it (a
 // standby, or a canary outside the share of first attempts it takes).
 func (ep *endpoint) standbyLike() bool {

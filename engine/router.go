@@ -449,9 +449,17 @@ func (e *Engine) score(cands []candidate, best float64) {
 			least = min(least, high)
 		}
 	}
+	// The leader is taken among the candidates in good standing: one that
+	// cannot serve the method, or looks hung, is no measure of the others.
 	lats := make([]float64, len(cands))
 	for i := range cands {
-		lats[i] = cands[i].fig.lat
+		c := &cands[i]
+		c.silent = c.hung || c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
+		c.held = e.heldClosedByCap(c.ep, now)
+		lats[i] = -1
+		if c.standing() == 0 {
+			lats[i] = c.fig.lat
+		}
 	}
 	lead := concurrencyLeader(lats)
 	for i := range cands {
@@ -460,8 +468,6 @@ func (e *Engine) score(cands []candidate, best float64) {
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
-		c.silent = c.hung || c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
-		c.held = e.heldClosedByCap(c.ep, now)
 	}
 }
 

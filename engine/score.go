@@ -108,17 +108,22 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 		}
 	}
 	best = max(best, 0)
-	lats := make([]float64, len(figs))
-	for i := range figs {
-		lats[i] = -1
-		if routable[i] {
-			lats[i] = figs[i].lat
+	// The leader among the primaries, and apart among standbys and
+	// canaries, as rank weighs them apart.
+	leads := map[bool]int{}
+	for _, aside := range []bool{false, true} {
+		lats := make([]float64, len(figs))
+		for i, ep := range e.endpoints {
+			lats[i] = -1
+			if routable[i] && ep.keptAside() == aside {
+				lats[i] = figs[i].lat
+			}
 		}
+		leads[aside] = concurrencyLeader(lats)
 	}
-	lead := concurrencyLeader(lats)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, figs[i], best, least, i == lead)
+		out[i] = e.scoreParts(ep, figs[i], best, least, i == leads[ep.keptAside()])
 	}
 	return out
 }
