@@ -65,7 +65,13 @@ func (e *Engine) InjectFault(by Actor, name string, spec FaultSpec) error {
 		f.from = cur.from // set before f is published: the expiry reads it
 	}
 	old := ep.fault.Swap(f)
-	if old != nil {
+	switch {
+	case old == nil:
+	case !old.running(now):
+		// Run out, its timer not yet fired (which now finds it gone): it
+		// ends here, as it would have a moment ago (faultEnded).
+		e.faultEnded(ep, old, ActorEngine, "fault expired")
+	default:
 		old.end()
 	}
 	e.armFaultExpiry(ep, f)

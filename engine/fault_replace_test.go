@@ -1,28 +1,38 @@
-package engine_test
+package engine
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/rpcdash/rpcdash/sim"
+	"time"
 )
 
-// A fault injected over another says which it replaced, as clearing one
-// does: /v1/events showed "to latency" with no "from" while an error fault
-// had been in force.
-func TestEventLog_AFaultReplacingAnotherSaysWhich(t *testing.T) {
-	h := newHarness(t, nil, sim.Config{Latency: fixed(0)})
-	for _, body := range []string{`{"mode":"error","rate":0.1}`, `{"mode":"latency","latency":"100ms"}`} {
-		if code, b := h.adminDo("POST", "/v1/endpoints/s0/fault", body); code != 200 {
-			t.Fatalf("%s: HTTP %d %s", body, code, b)
+// A fault run out whose timer has not fired yet ends when another is
+// injected over it, as its timer would have ended it: its event is said
+// and its breaker forgiven. Swapped out silently, its opens stayed
+// charged and its 429 back-offs stayed on (review of stop 57).
+func TestFault_ARunOutFaultReplacedBeforeItsTimerEndsAsIfExpired(t *testing.T) {
+	e, clock := clockedEngine(t, 2, nil)
+	ep := e.endpoints[0]
+	if err := e.InjectFault(ActorAdmin, "a", FaultSpec{Mode: FaultError, Duration: Duration(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	for range e.cfg.Breaker.Failures {
+		ep.breaker.Failure(false, "injected fault: HTTP 500")
+	}
+	clock.Advance(time.Minute + time.Second) // its timer runs on real time: not fired
+	if err := e.InjectFault(ActorAdmin, "a", FaultSpec{Mode: FaultLatency, Latency: Duration(10 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, ev := range e.Events(0) {
+		if ev.Type == EventFault {
+			said = append(said, ev.Message)
 		}
 	}
-	evs := h.events()
-	first, second := evs[len(evs)-2], evs[len(evs)-1]
-	if first.From != "" || first.To != "error" {
-		t.Errorf("the first fault: from %q to %q, want from nothing to error", first.From, first.To)
+	if len(said) != 3 || !strings.HasPrefix(said[1], "fault expired") || !strings.Contains(said[2], "fault injected: latency") {
+		t.Fatalf("fault events %q; want the first one's expiry before the second's injection", said)
 	}
-	if second.From != "error" || second.To != "latency" || !strings.Contains(second.Message, "replaces the error fault") {
-		t.Errorf("the second fault: from %q to %q %q, want from error to latency, saying so", second.From, second.To, second.Message)
+	if strings.Contains(said[2], "replaces") {
+		t.Fatalf("the second fault replaces none in force: %q", said[2])
 	}
 }
