@@ -18,12 +18,7 @@ import (
 // for light hedges: 219 (36 % of the requests).
 func TestHedge_BudgetIsAShareOfRequestsWhateverTheMethodsWeigh(t *testing.T) {
 	t.Parallel()
-	off := false
-	h := newHarness(t, func(c *engine.Config) {
-		hedgeOn("0s")(c)
-		c.Hedge.Budget, c.Hedge.BudgetBurst = 0.10, 10
-		c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_getLogs": {Enabled: &off}}
-	}, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
+	h := budgetHarness(t, "eth_getLogs")
 	parallel(300, 4, func(i int) { mustOK(t, h.call(i, "eth_getLogs", map[string]any{"fromBlock": "0x1", "toBlock": "0x1"})) })
 	parallel(300, 4, func(i int) { mustOK(t, h.call(1000+i, "eth_blockNumber")) })
 	fired := h.status().Totals.HedgesFired
@@ -43,12 +38,7 @@ func TestHedge_BudgetIsAShareOfRequestsWhateverTheMethodsWeigh(t *testing.T) {
 // 2000 requests and the singles got 49 hedges (review of stop 57).
 func TestHedge_EachCallOfABatchIsARequestInTheBudget(t *testing.T) {
 	t.Parallel()
-	off := false
-	h := newHarness(t, func(c *engine.Config) {
-		hedgeOn("0s")(c)
-		c.Hedge.Budget, c.Hedge.BudgetBurst = 0.10, 10
-		c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_getBalance": {Enabled: &off}}
-	}, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
+	h := budgetHarness(t, "eth_getBalance")
 	parallel(100, 4, func(i int) {
 		var calls []string
 		for j := range 20 {
@@ -77,12 +67,7 @@ func TestHedge_EachCallOfABatchIsARequestInTheBudget(t *testing.T) {
 // they sent 240, the heavy reads' cost units paying (review of stop 57).
 func TestHedge_ABatchsHedgeIsAHedgeOfEachOfItsCalls(t *testing.T) {
 	t.Parallel()
-	off := false
-	h := newHarness(t, func(c *engine.Config) {
-		hedgeOn("0s")(c)
-		c.Hedge.Budget, c.Hedge.BudgetBurst = 0.10, 10
-		c.Hedge.Methods = map[string]engine.HedgeMethodConfig{"eth_getLogs": {Enabled: &off}}
-	}, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
+	h := budgetHarness(t, "eth_getLogs")
 	parallel(300, 4, func(i int) { mustOK(t, h.call(i, "eth_getLogs", map[string]any{"fromBlock": "0x1", "toBlock": "0x1"})) })
 	parallel(30, 2, func(i int) {
 		var calls []string
@@ -100,4 +85,15 @@ func TestHedge_ABatchsHedgeIsAHedgeOfEachOfItsCalls(t *testing.T) {
 	if max := 0.10*float64(st.Totals.Requests) + 10; float64(st.Totals.HedgesFired) > max {
 		t.Errorf("%d hedges for %d requests at 0.10 + burst 10 (at most %.0f)", st.Totals.HedgesFired, st.Totals.Requests, max)
 	}
+}
+
+// budgetHarness is two 2 ms sims behind an engine that hedges every read
+// at once (but those of unhedged), at a budget of 0.10 and a burst of 10.
+func budgetHarness(t *testing.T, unhedged string) *harness {
+	off := false
+	return newHarness(t, func(c *engine.Config) {
+		hedgeOn("0s")(c)
+		c.Hedge.Budget, c.Hedge.BudgetBurst = 0.10, 10
+		c.Hedge.Methods = map[string]engine.HedgeMethodConfig{unhedged: {Enabled: &off}}
+	}, sim.Config{Latency: fixed(2 * time.Millisecond)}, sim.Config{Latency: fixed(2 * time.Millisecond)})
 }
