@@ -155,3 +155,20 @@ func TestPercentages_AShareShortOfAllIsNeverRead100(t *testing.T) {
 		t.Errorf("header item %q, want err 1.1k 100%% when every request failed", got)
 	}
 }
+
+// The header shows the budget's bucket more spent: the requests', marked,
+// when they hold hedges back while the cost units have room.
+func TestBudgetItem_ShowsTheBucketMoreSpent(t *testing.T) {
+	for _, c := range []struct {
+		h    engine.HedgeStatus
+		want string
+	}{
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 40, BudgetTokens: 36, BudgetRequestCap: 20, BudgetRequestTokens: 1}, "budget 19.0/20 req"},
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 40, BudgetTokens: 4, BudgetRequestCap: 20, BudgetRequestTokens: 19}, "budget used 36.0/40"},
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 10, BudgetTokens: 10}, "budget used 0.0/10"}, // an older engine: no requests' bucket
+	} {
+		if got := budgetItem(c.h); strings.TrimSpace(got) != c.want || len(got) != budgetWidth {
+			t.Errorf("%+v: %q, want %q in %d cells", c.h, got, c.want, budgetWidth)
+		}
+	}
+}

@@ -298,12 +298,20 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 // Past 100 units the tenths go, past 1000 the figures are in thousands,
 // and "used" goes before a figure is cut: at 120 reads/s the cap is over
 // 100 and "budget used 114.6/…" hid it.
+//
+// A hedge needs both of the budget's buckets (cost units and requests):
+// the one more spent is shown, the requests' marked "req", since the
+// cost units alone read as room while the requests held every hedge back.
 func budgetItem(h engine.HedgeStatus) string {
-	capacity := max(h.BudgetCap, h.BudgetBurst)
-	spent, limit := fmtUnits(capacity-h.BudgetTokens, false), fmtUnits(math.Ceil(capacity), true)
-	s := "budget used " + spent + "/" + limit
+	capacity, tokens, unit := max(h.BudgetCap, h.BudgetBurst), h.BudgetTokens, ""
+	if reqCap := max(h.BudgetRequestCap, h.BudgetBurst); h.BudgetRequestCap > 0 && reqCap > 0 && capacity > 0 &&
+		(reqCap-h.BudgetRequestTokens)/reqCap > (capacity-tokens)/capacity {
+		capacity, tokens, unit = reqCap, h.BudgetRequestTokens, " req"
+	}
+	spent, limit := fmtUnits(capacity-tokens, false), fmtUnits(math.Ceil(capacity), true)
+	s := "budget used " + spent + "/" + limit + unit
 	if len(s) > budgetWidth {
-		s = "budget " + spent + "/" + limit
+		s = "budget " + spent + "/" + limit + unit
 	}
 	return fit(s, budgetWidth)
 }
