@@ -26,11 +26,6 @@ type endpoint struct {
 
 	breaker *breaker.Breaker
 	latency *window.Latency // successful attempts, all methods
-	// route: the same for the attempts the router chose it for
-	// (routesample.go), what its routing cost is taken from; routeLast:
-	// their last three answers.
-	route     *window.Latency
-	routeLast lastAnswers
 	// batchPace: its upstream batches' round trips, one per batch (a
 	// cancelled one censored at its cancel), which orders the endpoints of
 	// an upstream batch (batchpace.go).
@@ -199,12 +194,8 @@ type endpoint struct {
 type methodStats struct {
 	method  string // its key: the method, or otherMethod
 	latency *window.Latency
-	last    lastAnswers // the last three answers
-	// route, routeLast: the same of the attempts the router chose the
-	// endpoint for (routesample.go), the routing cost's.
-	route     *window.Latency
-	routeLast lastAnswers
-	rates     *window.Rates
+	last    lastAnswers // the last three answers (the router's floor)
+	rates   *window.Rates
 	// since start: attempts that passed their deadline without an answer,
 	// and those of them that answered afterwards.
 	overdue     atomic.Int64
@@ -240,7 +231,6 @@ func newEndpoint(i int, c EndpointConfig, domain string, e *Engine) *endpoint {
 		display:      redact.DisplayURL(c.URL, c.PublicURL),
 		proxyDisplay: displayProxy(c.Proxy),
 		latency:      window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
-		route:        window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 		batchPace:    window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 		queueLatency: newQueueWindow(e.now),
 		rates:        window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
@@ -254,7 +244,6 @@ func newEndpoint(i int, c EndpointConfig, domain string, e *Engine) *endpoint {
 		return &methodStats{
 			method:  method,
 			latency: window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
-			route:   window.NewLatencyFrom(span, window.DefaultBuckets, e.now, epoch),
 			rates:   window.NewRatesFrom(span, window.DefaultBuckets, e.now, epoch),
 			shared:  method == otherMethod,
 		}

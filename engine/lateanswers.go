@@ -42,7 +42,6 @@ const maxHeldAnswers = 64
 type heldAnswer struct {
 	stats *methodStats
 	took  time.Duration
-	route bool // a routing sample (routesample.go)
 }
 
 type lateHold struct {
@@ -59,19 +58,16 @@ func (e *Engine) learnLatency(a *attempt, took time.Duration) {
 	ep.queueLatency.Record(took)
 	ep.last.add(took)
 	a.stats.last.add(took)
-	route := a.routeSample()
-	if route {
-		ep.routeLast.add(took)
-		a.stats.routeLast.add(took)
-	}
 	e.judgeTrialPace(a, took)
-	if e.holdsLate(a, took) && ep.late.hold(a.stats, took, route) {
+	if e.holdsLate(a, took) && ep.late.hold(a.stats, took) {
 		return
 	}
 	for _, h := range ep.late.take() {
-		ep.recordAnswerLatency(h.stats, h.took, h.route)
+		h.stats.latency.Record(h.took)
+		ep.latency.Record(h.took)
 	}
-	ep.recordAnswerLatency(a.stats, took, route)
+	a.stats.latency.Record(took)
+	ep.latency.Record(took)
 }
 
 // holdsLate says whether an answer waits out of the windows: a late one
@@ -99,13 +95,13 @@ func (e *Engine) holdsLate(a *attempt, took time.Duration) bool {
 }
 
 // hold keeps a late answer's latency; false when the hold is full.
-func (l *lateHold) hold(s *methodStats, took time.Duration, route bool) bool {
+func (l *lateHold) hold(s *methodStats, took time.Duration) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.held) >= maxHeldAnswers {
 		return false
 	}
-	l.held = append(l.held, heldAnswer{s, took, route})
+	l.held = append(l.held, heldAnswer{s, took})
 	l.any.Store(true)
 	return true
 }

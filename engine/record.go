@@ -351,10 +351,6 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 		if ran > 0 && learn {
 			ms.latency.RecordCensored(ran)
 			ep.latency.RecordCensored(ran)
-			if a.routeSample() {
-				ms.route.RecordCensored(ran)
-				ep.route.RecordCensored(ran)
-			}
 			if leftBehind(a, ran) {
 				ep.suspect.Store(true)
 			}

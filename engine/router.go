@@ -562,7 +562,7 @@ func (ep *endpoint) routeLatency(method string) (routeFigure, bool) {
 // routeLatencyOf is routeLatency with the method's stats already looked up
 // (nil when the endpoint has none for it).
 func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
-	lat, src, w, last, ok := ep.routePace(ms)
+	lat, src, w, last, ok := ep.usualPace(ms)
 	prior := ep.priorPace.Load()
 	if !ok {
 		if prior > 0 {

@@ -7,8 +7,6 @@ import "time"
 //
 //	Cost = (Latency + 10µs) × ErrorFactor × TailFactor × LoadFactor + LagCost
 type ScoreParts struct {
-	// Latency and TailShare are taken from the endpoint's routing samples
-	// (routesample.go).
 	Latency time.Duration
 	// LatencySource says which figure Latency is: "method" (this method's
 	// p50, blended with its p90 once the window is full), "endpoint" (all

@@ -19,7 +19,6 @@ func TestScore_TheStatusCreditsTheLeaderTheRouterDoes(t *testing.T) {
 		for i, ms := range []int{20, 60, standbyMS} {
 			ep := e.endpoints[i]
 			for range 60 {
-				ep.route.Record(time.Duration(ms) * time.Millisecond)
 				ep.latency.Record(time.Duration(ms) * time.Millisecond)
 			}
 			ep.heard(now)

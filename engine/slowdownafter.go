@@ -159,11 +159,9 @@ func (s *slowAftermath) check(e *Engine, now time.Time) {
 		// figure, an endpoint's still slow.
 		ep.priorPace.Store(int64(p.pace))
 		n, from := ep.latency.Forget(since)
-		ep.route.Forget(since)
 		ep.batchPace.Forget(since)
 		for _, ms := range ep.methods.all() {
 			ms.latency.Forget(since)
-			ms.route.Forget(since)
 		}
 		e.events.add(Event{Type: EventPool, Endpoint: ep.Name, Message: fmt.Sprintf(
 			"back at its pace after the slowdown (its last answers %s, %s before it): its %d answers since %s forgotten, so that routing and its deadlines read its pace again",

@@ -20,9 +20,8 @@ func TestAftermath_AnEmptiedWindowRoutesAtThePriorPaceUntilMeasured(t *testing.T
 	if !ok || fig.lat != 20 || fig.source != scoreFromEndpoint || fig.window != nil {
 		t.Fatalf("emptied, with a prior pace of 20 ms: %+v, %v; want 20 ms from the endpoint, no tail window", fig, ok)
 	}
-	ms, _ := a.methods.get("eth_getBalance")
 	for range minRouteSamples {
-		a.recordAnswerLatency(ms, 35*time.Millisecond, true)
+		a.latency.Record(35 * time.Millisecond)
 	}
 	fig, ok = a.routeLatency("eth_getBalance")
 	if !ok || fig.lat < 30 || fig.window == nil || a.priorPace.Load() != 0 {
