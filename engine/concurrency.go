@@ -136,8 +136,8 @@ func (ep *endpoint) concurrencyNow(now time.Time, pace time.Duration) int64 {
 const concurrencyLeadRatio = 2
 
 // concurrencyLeader is the index of the endpoint credited with its proven
-// concurrency among those with latency figures lats (ms; negative:
-// unmeasured, left out): the quickest, when it is concurrencyLeadRatio
+// concurrency among n endpoints whose latency figures lat gives (ms;
+// negative: unmeasured or not weighed, left out): the quickest, when it is concurrencyLeadRatio
 // times quicker than each of the others; -1 when none is. Between
 // endpoints about as quick, the load factor 1 + in_flight shares the reads
 // out as before: credited, each in turn took most of them while a little
@@ -145,21 +145,19 @@ const concurrencyLeadRatio = 2
 // a hedging trial lost its interval, and an endpoint idle beside a pool's
 // slowdown was charged with it). Where one is that much quicker, sending
 // to another costs a client more than waiting a turn on it.
-func concurrencyLeader(lats []float64) int {
-	lead, second := -1, -1.0
-	for i, l := range lats {
-		switch {
+func concurrencyLeader(n int, lat func(i int) float64) int {
+	lead, best, second := -1, -1.0, -1.0
+	for i := range n {
+		switch l := lat(i); {
 		case l < 0:
-		case lead < 0 || l < lats[lead]:
-			if lead >= 0 {
-				second = lats[lead]
-			}
-			lead = i
+		case lead < 0 || l < best:
+			second = best
+			lead, best = i, l
 		case second < 0 || l < second:
 			second = l
 		}
 	}
-	if lead < 0 || second < 0 || second < concurrencyLeadRatio*lats[lead] {
+	if lead < 0 || second < 0 || second < concurrencyLeadRatio*best {
 		return -1
 	}
 	return lead

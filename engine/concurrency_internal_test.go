@@ -19,7 +19,7 @@ func TestConcurrencyLeader(t *testing.T) {
 		{[]float64{-1, -1}, -1},
 		{nil, -1},
 	} {
-		if got := concurrencyLeader(tc.lats); got != tc.want {
+		if got := concurrencyLeader(len(tc.lats), func(i int) float64 { return tc.lats[i] }); got != tc.want {
 			t.Errorf("concurrencyLeader(%v) = %d, want %d", tc.lats, got, tc.want)
 		}
 	}

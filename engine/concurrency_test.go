@@ -27,6 +27,21 @@ func burst(t *testing.T, h *harness, first, n int) []reply {
 	return out
 }
 
+// lateBursts sends bursts of n reads at once, one after the other, and
+// returns the replies of the later half, once the router has seen the
+// earlier ones answered.
+func lateBursts(t *testing.T, h *harness, bursts, n int) []reply {
+	t.Helper()
+	var late []reply
+	for b := range bursts {
+		rs := burst(t, h, 100+b*n, n)
+		if b >= bursts/2 {
+			late = append(late, rs...)
+		}
+	}
+	return late
+}
+
 func answeredBy(rs []reply, name string) int {
 	n := 0
 	for _, r := range rs {
@@ -46,14 +61,8 @@ func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T)
 	t.Parallel()
 	h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
 	measureBoth(t, h)
-	const bursts, n = 8, 20
-	var late []reply
-	for b := range bursts {
-		rs := burst(t, h, 100+b*n, n)
-		if b >= bursts/2 {
-			late = append(late, rs...)
-		}
-	}
+	const n = 20
+	late := lateBursts(t, h, 8, n)
 	if on := answeredBy(late, "s0"); on < len(late)*95/100 {
 		t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower", on, len(late))
 	}
@@ -80,14 +89,8 @@ func TestRouter_AnEndpointServingOneAtATimeProvesNoConcurrency(t *testing.T) {
 	h = newHarness(t, func(c *engine.Config) { c.Endpoints[0].URL, c.Endpoints[1].URL = front.URL, slow },
 		sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
 	measureBoth(t, h)
-	const bursts, n = 6, 10
-	var late []reply
-	for b := range bursts {
-		rs := burst(t, h, 100+b*n, n)
-		if b >= bursts/2 {
-			late = append(late, rs...)
-		}
-	}
+	const n = 10
+	late := lateBursts(t, h, 6, n)
 	if on := answeredBy(late, "s1"); on < len(late)/4 {
 		t.Errorf("s1 answered %d of the last %d parallel reads, want a share of them: s0 answers one at a time, the tenth after a second", on, len(late))
 	}

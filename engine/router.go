@@ -449,19 +449,19 @@ func (e *Engine) score(cands []candidate, best float64) {
 			least = min(least, high)
 		}
 	}
-	// The leader is taken among the candidates in good standing: one that
-	// cannot serve the method, or looks hung, is no measure of the others.
-	lats := make([]float64, len(cands))
 	for i := range cands {
 		c := &cands[i]
 		c.silent = c.hung || c.ep.silentNow(now, e.cfg.Breaker.Cooldown)
 		c.held = e.heldClosedByCap(c.ep, now)
-		lats[i] = -1
-		if c.standing() == 0 {
-			lats[i] = c.fig.lat
-		}
 	}
-	lead := concurrencyLeader(lats)
+	// The leader is taken among the candidates in good standing: one that
+	// cannot serve the method, or looks hung, is no measure of the others.
+	lead := concurrencyLeader(len(cands), func(i int) float64 {
+		if cands[i].standing() != 0 {
+			return -1
+		}
+		return cands[i].fig.lat
+	})
 	for i := range cands {
 		c := &cands[i]
 		p := e.scoreParts(c.ep, c.fig, best, least, i == lead)
@@ -605,15 +605,10 @@ func (ep *endpoint) usualLatency(ms *methodStats) (time.Duration, string, *lastA
 
 // usualPace is usualLatency with the window it read.
 func (ep *endpoint) usualPace(ms *methodStats) (time.Duration, string, *window.Latency, *lastAnswers, bool) {
+	w, src, last := ep.latency, scoreFromEndpoint, &ep.last
 	if ms != nil && ms.latency.Count() >= fullSamples {
-		return usualFigure(ms.latency, scoreFromMethod, &ms.last)
+		w, src, last = ms.latency, scoreFromMethod, &ms.last
 	}
-	return usualFigure(ep.latency, scoreFromEndpoint, &ep.last)
-}
-
-// usualFigure is usualPace's figure from window w, with its source and last
-// answers.
-func usualFigure(w *window.Latency, src string, last *lastAnswers) (time.Duration, string, *window.Latency, *lastAnswers, bool) {
 	n, lat, p90 := w.QuantilePair(0.5, 0.9)
 	if n < minRouteSamples {
 		return 0, "", nil, nil, false

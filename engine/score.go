@@ -108,20 +108,18 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 	best = max(best, 0)
 	// The leader among the primaries, and apart among standbys and
 	// canaries, as rank weighs them apart.
-	leads := map[bool]int{}
-	for _, aside := range []bool{false, true} {
-		lats := make([]float64, len(figs))
-		for i, ep := range e.endpoints {
-			lats[i] = -1
-			if routable[i] && ep.keptAside() == aside {
-				lats[i] = figs[i].lat
+	leaderOf := func(aside bool) int {
+		return concurrencyLeader(len(figs), func(i int) float64 {
+			if !routable[i] || e.endpoints[i].keptAside() != aside {
+				return -1
 			}
-		}
-		leads[aside] = concurrencyLeader(lats)
+			return figs[i].lat
+		})
 	}
+	lead, leadAside := leaderOf(false), leaderOf(true)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, figs[i], best, least, i == leads[ep.keptAside()])
+		out[i] = e.scoreParts(ep, figs[i], best, least, i == lead && !ep.keptAside() || i == leadAside && ep.keptAside())
 	}
 	return out
 }

@@ -304,7 +304,7 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 // cost units alone read as room while the requests held every hedge back.
 func budgetItem(h engine.HedgeStatus) string {
 	capacity, tokens, unit := max(h.BudgetCap, h.BudgetBurst), h.BudgetTokens, ""
-	if reqCap := max(h.BudgetRequestCap, h.BudgetBurst); h.BudgetRequestCap > 0 && reqCap > 0 && capacity > 0 &&
+	if reqCap := max(h.BudgetRequestCap, h.BudgetBurst); h.BudgetRequestCap > 0 && capacity > 0 &&
 		(reqCap-h.BudgetRequestTokens)/reqCap > (capacity-tokens)/capacity {
 		capacity, tokens, unit = reqCap, h.BudgetRequestTokens, " req"
 	}
