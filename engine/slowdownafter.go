@@ -61,6 +61,9 @@ type paceBefore struct {
 	// be forgotten once wait has passed.
 	backAt time.Time
 	wait   time.Duration
+	// young: its window held fewer than fullSamples answers, so its pace
+	// was its median alone (usualPace), and its figure is judged so.
+	young bool
 }
 
 // noted runs at each excused deadline of a pool slowdown: the first of an
@@ -83,7 +86,7 @@ func (s *slowAftermath) noted(e *Engine, now time.Time) {
 			}
 			// The pace before the slowdown began, which may be well before
 			// this first excused deadline (paceHistory).
-			p := &paceBefore{pace: pace}
+			p := &paceBefore{pace: pace, young: ep.latency.Count() < fullSamples}
 			if was, stillAt, ok := ep.paces.before(now); ok && was < pace {
 				p.pace, p.began = was, stillAt
 			}
@@ -140,6 +143,16 @@ func (s *slowAftermath) check(e *Engine, now time.Time) {
 			continue
 		}
 		fig, _, _, ok := ep.usualLatency(nil)
+		if ok && p.young {
+			// Like for like: from a young window's median, the blend with
+			// the p90 a fuller window has moved the figure of an endpoint
+			// with 8 % of its answers in a tail at 240-360 ms; its tails,
+			// the coincidence of two of which passed two deadlines at the
+			// 250 ms floor, were forgotten from the windows that set those
+			// deadlines, and with them the hedge delays' primaries (300 of
+			// 500). A slowdown that moved it moves its median.
+			fig = ep.latency.Quantile(0.5)
+		}
 		if !ok || p.near(fig) {
 			p.done = true // a hiccup: its figure did not move
 			continue

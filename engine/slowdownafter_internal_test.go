@@ -113,3 +113,48 @@ func TestAftermath_ASlowdownNotedLateIsJudgedByThePaceBeforeItBegan(t *testing.T
 		}
 	}
 }
+
+// A pace taken from a young window is its median alone, and the figure
+// is judged against it like for like: an endpoint whose window filled
+// with its own tail (12 % of answers at 300 ms) beside its 20 ms body
+// keeps its answers, its median not moved; one the slowdown moved (its
+// answers since at 300 ms) has them forgotten. Judged by the blend with
+// the p90 that a fuller window takes, three endpoints with 8 % of their
+// answers at 240-360 ms lost their tails from the windows that set their
+// attempt deadlines, and the hedge delays 300 of their 500 primaries,
+// after two tails passed deadlines at the 250 ms floor together
+// (TestTuning_ChangeStartsATrialOfTheForecast).
+func TestAftermath_AYoungWindowsPaceIsItsMedian(t *testing.T) {
+	e, clock := clockedEngine(t, 2, nil)
+	tailed, slowed := e.endpoints[0], e.endpoints[1]
+	answer := func(ep *endpoint, d time.Duration, n int) {
+		for range n {
+			ep.latency.Record(d)
+			ep.last.add(d)
+		}
+	}
+	for _, ep := range e.endpoints {
+		answer(ep, 20*time.Millisecond, 30)
+	}
+	e.after.noted(e, clock.Now())
+	answer(tailed, 20*time.Millisecond, 58)
+	answer(tailed, 300*time.Millisecond, 12)
+	answer(slowed, 300*time.Millisecond, 70)
+	for _, ep := range e.endpoints {
+		if fig, _, _, _ := ep.usualLatency(nil); fig < 100*time.Millisecond {
+			t.Fatalf("%s: figure %v; the test wants it moved", ep.Name, fig)
+		}
+		answer(ep, 20*time.Millisecond, 3) // back at 20 ms
+	}
+	tailedBefore, slowedBefore := tailed.latency.Count(), slowed.latency.Count()
+	for range 10 {
+		clock.Advance(time.Second)
+		e.after.check(e, clock.Now())
+	}
+	if n := tailed.latency.Count(); n != tailedBefore {
+		t.Errorf("%s, its median at 20 ms throughout, holds %d answers of %d: want its tail kept", tailed.Name, n, tailedBefore)
+	}
+	if n := slowed.latency.Count(); n >= slowedBefore {
+		t.Errorf("%s, its median moved to 300 ms, holds %d answers of %d: want the slowdown's forgotten", slowed.Name, n, slowedBefore)
+	}
+}
