@@ -25,8 +25,9 @@ import (
 // flakiness. The in-flight factor makes the router least-loaded under
 // concurrency and drains traffic from an endpoint whose requests pile up (a
 // hang) before any of them times out. Endpoints whose cost is within
-// router.tolerance of the best are equals and take turns; the rest follow by
-// cost, config order breaking ties. A healthy endpoint that has not served a
+// router.tolerance of the best, and of each other without the load factor,
+// are equals and take turns; the rest follow by cost, config order breaking
+// ties. A healthy endpoint that has not served a
 // read for router.explore_after is given the next one, so that one bad
 // stretch in the window cannot starve it for the window's whole span.
 const (
@@ -43,7 +44,14 @@ type candidate struct {
 	// what decides equals (rotateEquals): sub-millisecond latency is noise,
 	// an error or load factor on it is not.
 	tieCost float64
-	trial   bool // half-open: this request would be one of its trials
+	// restCost: tieCost without the load factor. Equals are equal at rest
+	// too: a leader answering 20 at once at 28 ms, with 18 in flight, was
+	// within tolerance of an idle 65 ms endpoint by its load alone, and
+	// took turns with it: 1 to 3 % of a page of 20 parallel reads went to
+	// the 65 ms one, and a page took 35-53 ms against 31 direct (seeds
+	// audit G1). Past tolerance at rest, the cost alone orders them.
+	restCost float64
+	trial    bool // half-open: this request would be one of its trials
 	// tier > 0: not routable now (1: lagging, behind the block asked for or
 	// unhealthy; 2: breaker open; 3: backing off after a 429, the whole
 	// endpoint or this method on it), taken by panic routing or when
@@ -468,6 +476,7 @@ func (e *Engine) score(cands []candidate, best float64) {
 		c.cost = float64(p.Cost) / float64(time.Millisecond)
 		lat := float64(p.Latency) / float64(time.Millisecond)
 		c.tieCost = c.cost + max(1-lat, 0)*p.ErrorFactor*p.TailFactor*p.LoadFactor
+		c.restCost = c.tieCost / p.LoadFactor
 	}
 }
 
@@ -516,6 +525,12 @@ func CostTies(cost, best, tolerance float64) bool {
 	return cost <= best*(1+tolerance)+1
 }
 
+// equalAtRest says whether two costs without load are within tolerance of
+// the lesser.
+func equalAtRest(a, b, tolerance float64) bool {
+	return CostTies(max(a, b), min(a, b), tolerance)
+}
+
 // rotateEquals lets the endpoints within tolerance of the best take turns
 // at the front.
 func (e *Engine) rotateEquals(c []candidate) []candidate {
@@ -527,7 +542,8 @@ func (e *Engine) rotateEquals(c []candidate) []candidate {
 		return c
 	}
 	n := 1
-	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && CostTies(c[start+n].tieCost, c[start].tieCost, e.cfg.Router.Tolerance) {
+	for start+n < len(c) && !c[start+n].trial && c[start+n].standing() == c[start].standing() && CostTies(c[start+n].tieCost, c[start].tieCost, e.cfg.Router.Tolerance) &&
+		equalAtRest(c[start+n].restCost, c[start].restCost, e.cfg.Router.Tolerance) {
 		n++
 	}
 	if n < 2 {
