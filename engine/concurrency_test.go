@@ -71,24 +71,27 @@ func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T)
 	}
 }
 
-// An endpoint that answers parallel reads at once is no equal of one
-// 2.3 times slower by its load alone: with 17 to 19 of a burst of 20 in
-// flight its cost came within router.tolerance of the idle slower one's,
-// and the two took turns, one read of each burst on the slower (seeds
-// audit G1: 1 to 2 % of a page's reads, a page's p95 69-75 ms against 38
-// direct). Equals must be equal at rest too.
+// An endpoint that answers parallel reads at once is no equal of a slower
+// one by its load alone: with 17 to 19 of a page of 20 in flight, a 28 ms
+// leader's cost came within router.tolerance of an idle 65 ms endpoint's,
+// and the two took turns (seeds audit G1: 1 to 2 % of a page's reads on
+// the 60 ms sim, a page's p95 69-75 ms against 38 direct). Equals must be
+// equal at rest too.
 func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testing.T) {
 	t.Parallel()
 	// A loaded machine may slow s0's answers or its proof until its cost
 	// with 19 in flight truly passes s1's: such a try is void.
 	for try := 1; ; try++ {
-		h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Hour },
-			sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(230 * time.Millisecond)})
+		// A wide tolerance, so that s0's cost with 12 or more in flight
+		// comes within it, and s1 well dearer than s0's with 19: a loaded
+		// machine's noise in the figures (12 % at 100 ms) decides nothing.
+		h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter, c.Router.Tolerance = time.Hour, 0.75 },
+			sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(280 * time.Millisecond)})
 		measureBoth(t, h)
 		late := lateBursts(t, h, 8, 20)
 		s0, s1 := h.endpoint("s0").Score, h.endpoint("s1").Score
 		most := float64(s0.Latency) * (1 + 19/float64(max(s0.Concurrency, 1)))
-		if most >= 0.95*float64(s1.Latency) {
+		if most >= 0.9*float64(s1.Latency) {
 			if try == 3 {
 				t.Fatalf("in three tries s0 (figure %v, proven %d at once) was never clearly cheaper than s1 (%v) with 19 in flight: the machine is too loaded to conclude", s0.Latency, s0.Concurrency, s1.Latency)
 			}
@@ -144,6 +147,9 @@ func TestRouter_ConcurrencyIsNotCreditedToAnEndpointGoneSilent(t *testing.T) {
 	if c := h.endpoint("s0").Score.Concurrency; c < 15 {
 		t.Fatalf("s0's proven concurrency %d after bursts of 20, want about 20", c)
 	}
+	// Its pace as the router reads it: on a loaded machine above 100 ms
+	// (a fixed 250 ms wait was short of twice a figure of 126 ms once).
+	pace := h.endpoint("s0").Score.Latency
 	hang := "30s"
 	if err := h.sims[0].Apply(sim.ControlRequest{ExtraLatency: &hang}); err != nil {
 		t.Fatal(err)
@@ -155,7 +161,7 @@ func TestRouter_ConcurrencyIsNotCreditedToAnEndpointGoneSilent(t *testing.T) {
 	waitArrivals(t, h.sims[:1], sent+1)
 	// Two and a half times its pace without a word, short of the
 	// attempt's deadline (three times its p99).
-	time.Sleep(250 * time.Millisecond)
+	time.Sleep(pace * 5 / 2)
 	if sc := h.endpoint("s0").Score; sc.Concurrency != 1 || sc.LoadFactor < 2 {
 		t.Errorf("s0 silent with a read in flight for 2.5× its pace: concurrency %d, load factor %.2f; want 1 and 1 + in flight", sc.Concurrency, sc.LoadFactor)
 	}
