@@ -172,8 +172,17 @@ func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
 	t.Parallel()
 	// Independent endpoints: the model holds within its confidence
 	// (TestTuning_TrialDepartsWhenEndpointsShareFate is the contrast).
-	untilUnstalledTrial(t, trialOfTheForecast, func(tr *engine.HedgeTrial) bool { return !tr.Departs },
-		"independent endpoints, yet the trial departs from the prediction")
+	untilUnstalledTrial(t, trialOfTheForecast, func(tr *engine.HedgeTrial) bool { return bounded(tr) && !tr.Departs },
+		"independent endpoints, yet the prediction is outside its interval or the trial departs from it")
+}
+
+// bounded says whether the forecast p99 lies within its interval. A
+// machine's stall may make a slowdown of the whole pool, whose answers,
+// the primaries' among them, are forgotten once the pool is back: the
+// forecast then rests on too few to have one ([0, 0]), and the try is
+// judged with the others, not failed on the spot while a retry passes.
+func bounded(tr *engine.HedgeTrial) bool {
+	return 0 < tr.PredictedLow && tr.PredictedLow <= tr.Predicted && tr.Predicted <= tr.PredictedHigh
 }
 
 // A forecast the budget caps is its steady state; a trial begins with what
@@ -185,14 +194,14 @@ func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
 func TestTuning_ACappedForecastsTrialCountsWhatTheBudgetSaved(t *testing.T) {
 	t.Parallel()
 	capped := func(t *testing.T) *engine.HedgeTrial {
-		tr := trialOfTheForecastWith(t, func(c *engine.Config) { c.Hedge.Budget = 0.05 })
-		if tr.Predicted < 200*time.Millisecond || tr.PredictedHigh < tr.Predicted {
-			t.Fatalf("a budget of 5 %% for 8 %% of answers in the tail should cap the forecast p99 in the tail: %+v", tr)
-		}
-		return tr
+		return trialOfTheForecastWith(t, func(c *engine.Config) { c.Hedge.Budget = 0.05 })
 	}
-	untilUnstalledTrial(t, capped, func(tr *engine.HedgeTrial) bool { return !tr.Departs && tr.PredictedLow < 200*time.Millisecond },
-		"a trial hedged by what the budget saved departs from the capped forecast")
+	// A budget of 5 % for 8 % of answers in the tail caps the forecast
+	// p99 in the tail (above 200 ms); the interval reaches down to the
+	// uncapped one (below it), and the trial stays within.
+	untilUnstalledTrial(t, capped, func(tr *engine.HedgeTrial) bool {
+		return bounded(tr) && tr.Predicted >= 200*time.Millisecond && tr.PredictedLow < 200*time.Millisecond && !tr.Departs
+	}, "a capped forecast without the uncapped p99 in its interval, or a trial departing from it")
 }
 
 // trialOfTheForecast changes eth_getBalance's hedging after an unhedged
@@ -233,9 +242,6 @@ func trialOfTheForecastWith(t *testing.T, mut func(*engine.Config)) *engine.Hedg
 	tr := md.Trial
 	if tr == nil || tr.Delay != 90*time.Millisecond || tr.DelaySource != "live" || tr.Predicted <= 0 || tr.Samples != 0 {
 		t.Fatalf("trial %+v", tr)
-	}
-	if !(0 < tr.PredictedLow && tr.PredictedLow <= tr.Predicted && tr.Predicted <= tr.PredictedHigh) {
-		t.Errorf("prediction %s outside its interval [%s, %s]", tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
 	}
 	h.load(100)
 	h.getJSON("/v1/methods/eth_getBalance/distribution", &md)
