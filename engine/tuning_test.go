@@ -348,8 +348,24 @@ func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
 	// the prediction was asked before: a loaded CI's noise widened the
 	// primaries' body and the prediction with them (222 ms beside a
 	// measured 324 ms, against 67 and 283 idle), though the trial departed.
-	untilUnstalledTrial(t, trialOfSharedFate, func(tr *engine.HedgeTrial) bool { return tr.Departs && tr.Slower() },
-		"shared incidents: the trial should depart above the independent model's prediction")
+	// A try whose prediction reaches into the shared tail (its interval
+	// past 500 ms: the budget capping the model's hedges there, or too few
+	// primaries past the p99) cannot show a departure: it is void. Seen in
+	// 8 of 18 CI runs with 800 primaries, and in 1 of 3 with 1600
+	// (predicted 770 ms [273, 924]).
+	for try := 1; ; try++ {
+		var tr *engine.HedgeTrial
+		untilUnstalledTrial(t, func(t *testing.T) *engine.HedgeTrial { tr = trialOfSharedFate(t); return tr }, func(tr *engine.HedgeTrial) bool {
+			return tr.PredictedHigh >= 500*time.Millisecond || tr.Departs && tr.Slower()
+		}, "shared incidents: the trial should depart above the independent model's prediction")
+		if tr.PredictedHigh < 500*time.Millisecond {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("in three tries the prediction reached into the shared tail (last %s [%s, %s]): no departure can be shown", tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
+		}
+		t.Logf("try %d void: the prediction %s [%s, %s] reaches into the shared tail", try, tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
+	}
 }
 
 // trialOfSharedFate returns the trial of the auto delay set after 1600
@@ -372,9 +388,9 @@ func trialOfSharedFate(t *testing.T) *engine.HedgeTrial {
 		TailMin: 720 * time.Millisecond, TailMax: 1080 * time.Millisecond, Correlated: 1, Incident: 540 * time.Millisecond}}
 	h := newHarness(t, hedgeOn("auto"), sc.Configs(sim.NewEpoch(time.Now()))...)
 	// 1600 primaries before the change: after 800 the prediction's
-	// interval reached up into the shared tail in 6 of 19 CI runs (to
+	// interval reached up into the shared tail in 8 of 18 CI runs (to
 	// 750-900 ms, beside a measured 864-1012), no departure; after 1600
-	// it ended at 255-258 ms in 6 of 6.
+	// it ended at 255-262 ms in 8 of 9 runs.
 	h.load(1600)
 	if code, b := h.adminDo("PUT", "/v1/hedge", `{"method":"eth_getBalance","delay":"auto"}`); code != 200 {
 		t.Fatalf("HTTP %d %s", code, b)
