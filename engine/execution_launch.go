@@ -68,7 +68,7 @@ func (x *execution) fireHedge() bool {
 	}
 	if ep == nil {
 		release()
-		e.hedge.refund(w)
+		e.hedge.refund(w, 1)
 		x.hedgeRefused(refusedNoEndpoint)
 		return false
 	}

@@ -93,7 +93,7 @@ func (x *execution) exploreHedge() {
 	ep := x.order[i].ep
 	if !e.claimExplore(ep) || x.launchAt(i, roleHedge, release, true) == nil {
 		release()
-		e.hedge.refund(w)
+		e.hedge.refund(w, 1)
 		return
 	}
 	x.countHedge(ep, w)

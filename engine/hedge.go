@@ -251,7 +251,7 @@ func (h *hedger) outstanding(method string) (now, peak int64) {
 func (h *hedger) deposit(units float64, calls int) { h.budget.deposit(units, calls) }
 
 // refund returns the tokens of a hedge that found no endpoint to go to.
-func (h *hedger) refund(units float64) { h.budget.refund(units, 1) }
+func (h *hedger) refund(units float64, calls int) { h.budget.refund(units, calls) }
 
 // updatePause applies the saturation guard with hysteresis: pause above
 // max_inflight or pause_error_rate or while most endpoints queue (queueing),

@@ -119,7 +119,7 @@ func (e *Engine) scores(method string, routable []bool) []ScoreParts {
 	lead, leadAside := leaderOf(false), leaderOf(true)
 	out := make([]ScoreParts, len(e.endpoints))
 	for i, ep := range e.endpoints {
-		out[i] = e.scoreParts(ep, figs[i], best, least, i == lead && !ep.keptAside() || i == leadAside && ep.keptAside())
+		out[i] = e.scoreParts(ep, figs[i], best, least, i == lead || i == leadAside)
 	}
 	return out
 }

@@ -341,8 +341,9 @@ func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Dur
 // in a slowdown of 325 ms was charged alone once the others answered new
 // requests at pace, and its breaker opened after the slowdown was over.
 // Sent before the first excused deadline, one deadline of 1.35 s, longer
-// than the others', passed after the slowdown and was charged (stop 57). It is counted among the episode's excused deadlines
-// but moves neither end: attempts started in it would otherwise keep
+// than the others', passed after the slowdown and was charged (stop 57).
+// It is counted among the episode's excused deadlines but moves neither
+// end: attempts started in it would otherwise keep
 // extending it, and a hang right after it would never be charged. One
 // silent since before the episode began is hung, not slowed by it.
 func (s *slowdown) startedIn(a *attempt) bool {
