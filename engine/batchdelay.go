@@ -46,10 +46,14 @@ func (h *hedger) learntBatchDelay() time.Duration {
 	if nE, nC := h.batches.Counts(); nE+nC < int64(h.cfg.MinSamples) {
 		return 0
 	}
+	return min(max(h.batches.DelayQuantile(h.poolQuantile()), h.cfg.MinDelay), h.cfg.MaxDelay)
+}
+
+// poolQuantile is hedge.quantile as in force (the batches' auto delay's).
+func (h *hedger) poolQuantile() float64 {
 	h.mu.RLock()
-	q := h.quantile
-	h.mu.RUnlock()
-	return min(max(h.batches.DelayQuantile(q), h.cfg.MinDelay), h.cfg.MaxDelay)
+	defer h.mu.RUnlock()
+	return h.quantile
 }
 
 // observeBatch feeds the batch delay a primary upstream batch's round

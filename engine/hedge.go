@@ -499,3 +499,47 @@ func (h *hedger) forget(t time.Time) {
 	}
 	h.batches.Forget(t)
 }
+
+// hedgePaces is the primaries' auto-delay quantile of each method that had
+// enough of them (and the batches'), as a pool slowdown began.
+type hedgePaces struct {
+	methods map[string]time.Duration
+	batches time.Duration // 0: too few batches
+}
+
+func (h *hedger) paces() hedgePaces {
+	p := hedgePaces{methods: map[string]time.Duration{}}
+	for m, hm := range h.methods.all() {
+		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
+			p.methods[m] = hm.primaries.DelayQuantile(h.delayFor(m).Quantile)
+		}
+	}
+	if nE, nC := h.batches.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
+		p.batches = h.batches.DelayQuantile(h.poolQuantile())
+	}
+	return p
+}
+
+// forgetMoved drops the round trips since t of each method whose quantile
+// has moved from before (nearPace), and the batches' if theirs has; it
+// names them, each with its quantile now beside before.
+func (h *hedger) forgetMoved(t time.Time, before hedgePaces) (moved []string) {
+	for m, hm := range h.methods.all() {
+		was, ok := before.methods[m]
+		if !ok {
+			continue
+		}
+		if now := hm.primaries.DelayQuantile(h.delayFor(m).Quantile); !nearPace(was, now) {
+			hm.primaries.Forget(t)
+			moved = append(moved, fmt.Sprintf("%s %s, %s before", m, now.Round(time.Millisecond), was.Round(time.Millisecond)))
+		}
+	}
+	if before.batches > 0 {
+		if now := h.batches.DelayQuantile(h.poolQuantile()); !nearPace(before.batches, now) {
+			h.batches.Forget(t)
+			moved = append(moved, fmt.Sprintf("batches %s, %s before", now.Round(time.Millisecond), before.batches.Round(time.Millisecond)))
+		}
+	}
+	slices.Sort(moved)
+	return moved
+}

@@ -242,8 +242,11 @@ func TestHedge_APoolSlowdownUnderTheDeadlinesIsForgottenOnceBack(t *testing.T) {
 	if s := waitHedge(t, h, 10*time.Second, func(hs engine.HedgeStatus) bool { return hs.Paused }); !s.Hedge.Paused {
 		t.Fatal("every endpoint 10× slower: hedging never paused")
 	}
-	// More of the slowdown's answers than of the pace before in the
-	// windows: the figures move, as a long slowdown moves them.
+	// Enough of the slowdown's answers in the windows to move the p95 the
+	// auto hedge delay is, whether or not they also move the endpoints'
+	// routing figures (p50 blended with p90; how many fast answers came
+	// before turns on the machine's speed): either way the slowdown is to
+	// be forgotten.
 	time.Sleep(10 * time.Second)
 	if d := h.status().Methods["eth_getBalance"].Hedge.Delay; d < 100*time.Millisecond {
 		t.Fatalf("auto hedge delay %v after 10 s at 220 ms; the test wants the slowdown in the windows", d)
@@ -255,22 +258,23 @@ func TestHedge_APoolSlowdownUnderTheDeadlinesIsForgottenOnceBack(t *testing.T) {
 	// at this rate (its share of the window falling under 5 %).
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		back := 0
+		back := 0 // endpoints that forgot, or the hedge delays alone
 		for _, ev := range h.events() {
-			if ev.Type == engine.EventPool && strings.Contains(ev.Message, "back at its pace after the slowdown") {
+			if ev.Type == engine.EventPool && (strings.Contains(ev.Message, "back at its pace after the slowdown") ||
+				strings.Contains(ev.Message, "the hedge delays' primaries since")) {
 				back++
 			}
 		}
 		m := h.status().Methods["eth_getBalance"]
 		if back > 0 && m.Hedge.Delay < 100*time.Millisecond {
-			t.Logf("%d endpoints back at their pace; auto hedge delay %v (%s)", back, m.Hedge.Delay, m.Hedge.DelaySource)
+			t.Logf("%d endpoints (or the hedge delays alone) forgot the slowdown; auto hedge delay %v (%s)", back, m.Hedge.Delay, m.Hedge.DelaySource)
 			break
 		}
 		if time.Now().After(deadline) {
 			for _, ev := range h.events() {
 				t.Logf("%s %s %s %s", ev.Time.Format("05.000"), ev.Type, ev.Endpoint, ev.Message)
 			}
-			t.Fatalf("5 s after every endpoint is back at 20 ms: %d endpoints forgot the slowdown, auto hedge delay %v (%s); want it forgotten", back, m.Hedge.Delay, m.Hedge.DelaySource)
+			t.Fatalf("5 s after every endpoint is back at 20 ms: %d endpoints (or the hedge delays alone) forgot the slowdown, auto hedge delay %v (%s); want it forgotten", back, m.Hedge.Delay, m.Hedge.DelaySource)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

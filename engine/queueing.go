@@ -136,7 +136,7 @@ func (e *Engine) queueing(resume bool) string {
 			// slowed to 200 ms, under the 250 ms deadline floor, left every
 			// auto hedge delay at 214 ms for five minutes (aftermath audit,
 			// stop 55).
-			e.after.noted(e, now)
+			e.after.noted(e, now, true)
 		}
 	}
 	if resume {

@@ -323,7 +323,7 @@ func (s *slowdown) note(e *Engine, kind, why string, now time.Time, ran time.Dur
 	s.excused++
 	s.mu.Unlock()
 	if kind == "pool" {
-		e.after.noted(e, now)
+		e.after.noted(e, now, false)
 	}
 	if start {
 		e.events.add(Event{Type: EventPool, From: "normal", To: "slow",

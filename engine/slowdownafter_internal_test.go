@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,15 +47,15 @@ func TestAftermath_ASlowdownLongAfterTheLastStartsItsOwn(t *testing.T) {
 		return e.after.first
 	}
 	t0 := clock.Now()
-	e.after.noted(e, t0)
+	e.after.noted(e, t0, false)
 	clock.Advance(30 * time.Second)
-	e.after.noted(e, clock.Now())
+	e.after.noted(e, clock.Now(), false)
 	if !first().Equal(t0) {
 		t.Fatalf("a slowdown 30 s on began its own aftermath at %v; want the one of %v still", first(), t0)
 	}
 	sub := e.cfg.Server.StatsWindow / 5
 	clock.Advance(sub)
-	e.after.noted(e, clock.Now())
+	e.after.noted(e, clock.Now(), false)
 	if !first().Equal(clock.Now()) {
 		t.Fatalf("a slowdown %v after the last one's latest deadline forgets from %v; want from its own start %v", sub, first(), clock.Now())
 	}
@@ -92,7 +93,7 @@ func TestAftermath_ASlowdownNotedLateIsJudgedByThePaceBeforeItBegan(t *testing.T
 	if fig, _, _, _ := e.endpoints[0].usualLatency(nil); fig < 100*time.Millisecond {
 		t.Fatalf("the figure after 20 s of 200 ms answers is %v; the test wants it moved", fig)
 	}
-	e.after.noted(e, clock.Now())
+	e.after.noted(e, clock.Now(), false)
 	e.after.mu.Lock()
 	for ep, p := range e.after.eps {
 		if p.pace > 30*time.Millisecond || p.began.After(slowFrom) || p.began.IsZero() {
@@ -136,7 +137,7 @@ func TestAftermath_AYoungWindowsPaceIsItsMedian(t *testing.T) {
 	for _, ep := range e.endpoints {
 		answer(ep, 20*time.Millisecond, 30)
 	}
-	e.after.noted(e, clock.Now())
+	e.after.noted(e, clock.Now(), false)
 	answer(tailed, 20*time.Millisecond, 58)
 	answer(tailed, 300*time.Millisecond, 12)
 	answer(slowed, 300*time.Millisecond, 70)
@@ -156,5 +157,88 @@ func TestAftermath_AYoungWindowsPaceIsItsMedian(t *testing.T) {
 	}
 	if n := slowed.latency.Count(); n >= slowedBefore {
 		t.Errorf("%s, its median moved to 300 ms, holds %d answers of %d: want the slowdown's forgotten", slowed.Name, n, slowedBefore)
+	}
+}
+
+// A pool slowdown whose answers are a small share of each endpoint's
+// window moves no routing figure (its p90 is still the pace before) but
+// may move the p95 of the primaries that set an auto hedge delay: once the
+// endpoints are back, the primaries of each method whose quantile moved
+// are forgotten, and those of one whose quantile did not (in a tail of
+// its own, before and after) are kept. Before, only an endpoint's moved
+// figure forgot them: three 20 ms endpoints at 220 ms for 10 s left the
+// auto delay at 223 ms (TestHedge_APoolSlowdownUnderTheDeadlinesIsForgottenOnceBack,
+// fresh-clone CI s58f-2). Only when the queue guard noted the slowdown
+// (medians moved): deadlines passed at once, and no more, may be tails
+// coinciding, and the primaries are kept.
+func TestAftermath_AHedgeDelayTheSlowdownMovedIsForgottenThoughNoFigureMoved(t *testing.T) {
+	for _, byMedians := range []bool{true, false} {
+		t.Run(map[bool]string{true: "noted by the queue guard", false: "noted by deadlines alone"}[byMedians], func(t *testing.T) {
+			hedgeDelayAfterASlowdownNoFigureSaw(t, byMedians)
+		})
+	}
+}
+
+func hedgeDelayAfterASlowdownNoFigureSaw(t *testing.T, byMedians bool) {
+	e, clock := clockedEngine(t, 2, nil)
+	answer := func(d time.Duration, n int) {
+		for _, ep := range e.endpoints {
+			for range n {
+				ep.latency.Record(d)
+				ep.last.add(d)
+			}
+		}
+	}
+	primaries := func(method string, d time.Duration, n int) {
+		for range n {
+			e.hedge.observePrimary(method, d, false)
+		}
+	}
+	const ms = time.Millisecond
+	answer(20*ms, 500)
+	primaries("eth_getBalance", 20*ms, 500)
+	primaries("eth_call", 20*ms, 460)
+	primaries("eth_call", 300*ms, 40) // a tail of 8 %: its p95 is in it
+	clock.Advance(2 * time.Minute)    // the slowdown in sub-windows of its own
+	e.after.noted(e, clock.Now(), byMedians)
+	answer(220*ms, 40) // 7 % of each window
+	primaries("eth_getBalance", 220*ms, 80)
+	primaries("eth_call", 20*ms, 92)
+	primaries("eth_call", 300*ms, 8)
+	for _, ep := range e.endpoints {
+		if fig, _, _, _ := ep.usualLatency(nil); fig > 30*ms {
+			t.Fatalf("%s: figure %v; the test wants it unmoved", ep.Name, fig)
+		}
+	}
+	if d := e.hedge.delayFor("eth_getBalance").Delay; d < 200*ms {
+		t.Fatalf("eth_getBalance's auto delay %v; the test wants it moved by the slowdown", d)
+	}
+	callDelay := e.hedge.delayFor("eth_call").Delay
+	balances, _ := e.hedge.method("eth_getBalance").primaries.Counts()
+	calls, _ := e.hedge.method("eth_call").primaries.Counts()
+	answer(20*ms, 3) // back at 20 ms
+	for range 10 {
+		clock.Advance(time.Second)
+		e.after.check(e, clock.Now())
+	}
+	if n, _ := e.hedge.method("eth_call").primaries.Counts(); n != calls {
+		t.Errorf("eth_call, its p95 in its own tail throughout (%v), holds %d primaries of %d: want them kept", callDelay, n, calls)
+	}
+	var said bool
+	for _, ev := range e.events.since(0) {
+		said = said || ev.Type == EventPool && strings.Contains(ev.Message, "hedge delays' primaries since") &&
+			strings.Contains(ev.Message, "eth_getBalance") && !strings.Contains(ev.Message, "eth_call")
+	}
+	if !byMedians {
+		if n, _ := e.hedge.method("eth_getBalance").primaries.Counts(); n != balances || said {
+			t.Errorf("eth_getBalance holds %d primaries of %d (event: %v); want them kept, no median having moved", n, balances, said)
+		}
+		return
+	}
+	if d := e.hedge.delayFor("eth_getBalance").Delay; d > 30*ms {
+		t.Errorf("eth_getBalance's auto delay %v once the pool is back; want its pace before, about 20 ms", d)
+	}
+	if !said {
+		t.Errorf("no event names eth_getBalance's primaries forgotten (and eth_call's kept): %+v", e.events.since(0))
 	}
 }
