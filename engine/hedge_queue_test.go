@@ -116,10 +116,23 @@ func TestHedge_PausesWhileMostEndpointsQueueAndResumesAfter(t *testing.T) {
 		t.Fatalf("every endpoint 10× slower: hedging paused %v (%q)", s.Hedge.Paused, s.Hedge.PauseReason)
 	}
 	t.Logf("paused: %s", s.Hedge.PauseReason)
+	logEvents := func() {
+		for _, ev := range h.events() {
+			t.Logf("%s %s %s %s", ev.Time.Format("05.000"), ev.Type, ev.Endpoint, ev.Message)
+		}
+	}
+	// A hedge let through just before the pause is counted once it is
+	// launched, which a loaded machine may delay past the status read.
+	time.Sleep(200 * time.Millisecond)
+	if s = h.status(); !s.Hedge.Paused {
+		logEvents()
+		t.Fatal("hedging resumed within 200 ms of pausing, every endpoint still 10× slower")
+	}
 	fired := s.Methods["eth_getBalance"].HedgesFired
 	time.Sleep(time.Second) // a second of reads, every one due a hedge at the 20 ms delay
 	s = h.status()
 	if m := s.Methods["eth_getBalance"]; s.Hedge.Paused && m.HedgesFired != fired {
+		logEvents()
 		t.Fatalf("%d hedges fired while paused", m.HedgesFired-fired)
 	}
 	for _, u := range h.sims {
