@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/internal/testutil"
 	"github.com/rpcdash/rpcdash/sim"
 )
 
@@ -88,7 +89,9 @@ func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testin
 		h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter, c.Router.Tolerance = time.Hour, 0.75 },
 			sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(280 * time.Millisecond)})
 		measureBoth(t, h)
+		w := testutil.WatchStalls(t)
 		late := lateBursts(t, h, 8, 20)
+		stall := w.Stop()
 		s0, s1 := h.endpoint("s0").Score, h.endpoint("s1").Score
 		most := float64(s0.Latency) * (1 + 19/float64(max(s0.Concurrency, 1)))
 		if most >= 0.9*float64(s1.Latency) {
@@ -98,9 +101,20 @@ func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testin
 			t.Logf("try %d void: s0's figure %v, proven %d at once, against s1's %v", try, s0.Latency, s0.Concurrency, s1.Latency)
 			continue
 		}
-		if on := answeredBy(late, "s1"); on > 0 {
-			t.Errorf("s1 (figure %v) answered %d of the last %d parallel reads; s0 (figure %v, proven %d at once) costs at most %v with 19 in flight",
-				s1.Latency, on, len(late), s0.Latency, s0.Concurrency, time.Duration(most).Round(time.Millisecond))
+		on := answeredBy(late, "s1")
+		// A loaded machine (this process stalled 50 ms or more) may slow
+		// s0's answers at 20 at once past its proof (provenConcurrency), or
+		// hold them past twice its figure (silent: concurrencyNow), and the
+		// burst's rest then rightly spills; the scores read after the
+		// bursts need not show it. Seen once in CI (s59b-2: 10 of 80 reads,
+		// s0's figure 109 ms and proof 20 after them).
+		if on > 0 && stall >= 50*time.Millisecond && try < 3 {
+			t.Logf("try %d void: s1 answered %d of the last %d reads while this process stalled %v", try, on, len(late), stall)
+			continue
+		}
+		if on > 0 {
+			t.Errorf("s1 (figure %v) answered %d of the last %d parallel reads; s0 (figure %v, proven %d at once) costs at most %v with 19 in flight; longest stall of this process %v",
+				s1.Latency, on, len(late), s0.Latency, s0.Concurrency, time.Duration(most).Round(time.Millisecond), stall)
 		}
 		return
 	}
