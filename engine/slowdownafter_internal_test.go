@@ -71,10 +71,7 @@ func TestAftermath_ASlowdownNotedLateIsJudgedByThePaceBeforeItBegan(t *testing.T
 	e, clock := clockedEngine(t, 2, nil)
 	answer := func(d time.Duration, n int) {
 		for _, ep := range e.endpoints {
-			for range n {
-				ep.latency.Record(d)
-				ep.last.add(d)
-			}
+			recordAnswers(ep, d, n)
 		}
 	}
 	// A minute at 20 ms, the paces taken as the watch loop takes them.
@@ -128,24 +125,18 @@ func TestAftermath_ASlowdownNotedLateIsJudgedByThePaceBeforeItBegan(t *testing.T
 func TestAftermath_AYoungWindowsPaceIsItsMedian(t *testing.T) {
 	e, clock := clockedEngine(t, 2, nil)
 	tailed, slowed := e.endpoints[0], e.endpoints[1]
-	answer := func(ep *endpoint, d time.Duration, n int) {
-		for range n {
-			ep.latency.Record(d)
-			ep.last.add(d)
-		}
-	}
 	for _, ep := range e.endpoints {
-		answer(ep, 20*time.Millisecond, 30)
+		recordAnswers(ep, 20*time.Millisecond, 30)
 	}
 	e.after.noted(e, clock.Now(), false)
-	answer(tailed, 20*time.Millisecond, 58)
-	answer(tailed, 300*time.Millisecond, 12)
-	answer(slowed, 300*time.Millisecond, 70)
+	recordAnswers(tailed, 20*time.Millisecond, 58)
+	recordAnswers(tailed, 300*time.Millisecond, 12)
+	recordAnswers(slowed, 300*time.Millisecond, 70)
 	for _, ep := range e.endpoints {
 		if fig, _, _, _ := ep.usualLatency(nil); fig < 100*time.Millisecond {
 			t.Fatalf("%s: figure %v; the test wants it moved", ep.Name, fig)
 		}
-		answer(ep, 20*time.Millisecond, 3) // back at 20 ms
+		recordAnswers(ep, 20*time.Millisecond, 3) // back at 20 ms
 	}
 	tailedBefore, slowedBefore := tailed.latency.Count(), slowed.latency.Count()
 	for range 10 {
@@ -183,10 +174,7 @@ func hedgeDelayAfterASlowdownNoFigureSaw(t *testing.T, byMedians bool) {
 	e, clock := clockedEngine(t, 2, nil)
 	answer := func(d time.Duration, n int) {
 		for _, ep := range e.endpoints {
-			for range n {
-				ep.latency.Record(d)
-				ep.last.add(d)
-			}
+			recordAnswers(ep, d, n)
 		}
 	}
 	primaries := func(method string, d time.Duration, n int) {
@@ -240,5 +228,14 @@ func hedgeDelayAfterASlowdownNoFigureSaw(t *testing.T, byMedians bool) {
 	}
 	if !said {
 		t.Errorf("no event names eth_getBalance's primaries forgotten (and eth_call's kept): %+v", e.events.since(0))
+	}
+}
+
+// recordAnswers records n answers of d on ep, as its window and its last
+// answers take them.
+func recordAnswers(ep *endpoint, d time.Duration, n int) {
+	for range n {
+		ep.latency.Record(d)
+		ep.last.add(d)
 	}
 }
