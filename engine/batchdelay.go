@@ -46,14 +46,15 @@ func (h *hedger) learntBatchDelay() time.Duration {
 	if nE, nC := h.batches.Counts(); nE+nC < int64(h.cfg.MinSamples) {
 		return 0
 	}
-	return min(max(h.batches.DelayQuantile(h.poolQuantile()), h.cfg.MinDelay), h.cfg.MaxDelay)
+	return min(max(h.batchQuantile(), h.cfg.MinDelay), h.cfg.MaxDelay)
 }
 
-// poolQuantile is hedge.quantile as in force (the batches' auto delay's).
-func (h *hedger) poolQuantile() float64 {
+// batchQuantile is the batches' round trips at hedge.quantile as in force.
+func (h *hedger) batchQuantile() time.Duration {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.quantile
+	q := h.quantile
+	h.mu.RUnlock()
+	return h.batches.DelayQuantile(q)
 }
 
 // observeBatch feeds the batch delay a primary upstream batch's round

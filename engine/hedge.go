@@ -511,13 +511,26 @@ func (h *hedger) paces() hedgePaces {
 	p := hedgePaces{methods: map[string]time.Duration{}}
 	for m, hm := range h.methods.all() {
 		if nE, nC := hm.primaries.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
-			p.methods[m] = hm.primaries.DelayQuantile(h.delayFor(m).Quantile)
+			p.methods[m] = hm.primaries.DelayQuantile(h.quantileFor(m))
 		}
 	}
 	if nE, nC := h.batches.Counts(); nE+nC >= int64(h.cfg.MinSamples) {
-		p.batches = h.batches.DelayQuantile(h.poolQuantile())
+		p.batches = h.batchQuantile()
 	}
 	return p
+}
+
+// quantileFor is the auto delay's quantile in force for method: its own
+// override's, else hedge.quantile. (delayFor says it too, with the delay
+// it estimates from the primaries: an estimate the aftermath has no use
+// for.)
+func (h *hedger) quantileFor(method string) float64 {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if o, ok := jsonrpc.LookupFold(h.overrides, method); ok && o.quantile > 0 {
+		return o.quantile
+	}
+	return h.quantile
 }
 
 // forgetMoved drops the round trips since t of each method whose quantile
@@ -529,13 +542,13 @@ func (h *hedger) forgetMoved(t time.Time, before hedgePaces) (moved []string) {
 		if !ok {
 			continue
 		}
-		if now := hm.primaries.DelayQuantile(h.delayFor(m).Quantile); !nearPace(was, now) {
+		if now := hm.primaries.DelayQuantile(h.quantileFor(m)); !nearPace(was, now) {
 			hm.primaries.Forget(t)
 			moved = append(moved, fmt.Sprintf("%s %s, %s before", m, now.Round(time.Millisecond), was.Round(time.Millisecond)))
 		}
 	}
 	if before.batches > 0 {
-		if now := h.batches.DelayQuantile(h.poolQuantile()); !nearPace(before.batches, now) {
+		if now := h.batchQuantile(); !nearPace(before.batches, now) {
 			h.batches.Forget(t)
 			moved = append(moved, fmt.Sprintf("batches %s, %s before", now.Round(time.Millisecond), before.batches.Round(time.Millisecond)))
 		}
