@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,34 +104,15 @@ func (r *headRig) warmInOrder(n int) {
 // went to s2.
 func TestLag_AnEndpointFallingBehindMidReadTakesNoMoreOfIt(t *testing.T) {
 	t.Parallel()
-	g, url := newGatedFailure(t)
-	r := newHeadRig(t, 3, func(c *engine.Config) {
-		c.Endpoints[0].URL = url
-		c.Server.RequestTimeout = 10 * time.Second
-		// No deadline race starts while the test moves the heads.
-		c.Breaker.AttemptTimeoutMin = 5 * time.Second
-		c.Router.ExploreAfter = time.Hour
-	})
-	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
-	r.sims[2].SetLatency(fixed(80 * time.Millisecond))
-	r.warmInOrder(6)
-	r.warmUp()
-	for _, name := range r.names {
-		if ep := r.endpoint(name); ep.LagExcluded {
-			t.Fatalf("%s lag-excluded after warm-up (lag %d)", name, ep.Lag)
+	r, rep := failOverAfter(t, func(r *headRig) {
+		r.sims[1].SetHeadFrozen(true)
+		for range 8 {
+			r.round()
 		}
-	}
-	g.armed <- struct{}{}
-	got := r.readHeldOnS0(g.arrived)
-	r.sims[1].SetHeadFrozen(true)
-	for range 8 {
-		r.round()
-	}
-	if ep := r.endpoint("s1"); !ep.LagExcluded {
-		t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
-	}
-	close(g.release)
-	rep := <-got
+		if ep := r.endpoint("s1"); !ep.LagExcluded {
+			t.Fatalf("s1 stuck 8 blocks: lag_excluded=%v lag=%d", ep.LagExcluded, ep.Lag)
+		}
+	})
 	mustOK(t, rep)
 	if rep.endpoint != "s2" {
 		t.Fatalf("answered by %q after %d attempts, s1 lagging %d blocks; want the current s2", rep.endpoint, rep.attempts, r.endpoint("s1").Lag)
@@ -138,6 +120,20 @@ func TestLag_AnEndpointFallingBehindMidReadTakesNoMoreOfIt(t *testing.T) {
 	// The order it was ranked in, to show the case happened: a read now
 	// goes to s0 first, then s2.
 	if rep := r.call(2, "eth_getBalance", addr, "latest"); rep.endpoint != "s0" {
-		t.Errorf("next read answered by %q; want s0, the fastest", rep.endpoint)
+		t.Errorf("next read answered by %q after %d attempts; want s0, the fastest; %s", rep.endpoint, rep.attempts, r.costs())
 	}
+}
+
+// costs is each endpoint's routing cost and what it is made of, to say
+// why a read went where it did.
+func (r *headRig) costs() string {
+	var parts []string
+	for _, name := range r.names {
+		ep := r.endpoint(name)
+		s := ep.Score
+		parts = append(parts, fmt.Sprintf("%s: cost %v (latency %v %s, failures %.2f of %d, tail ×%.2f, load ×%.2f, lag %d), breaker %s after %d failures, routable %v",
+			name, s.Cost, s.Latency, s.LatencySource, s.FailureRate, s.Attempts, s.TailFactor, s.LoadFactor, s.Lag,
+			ep.Breaker.State, ep.Breaker.ConsecutiveFailures, ep.Routable))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -23,9 +23,7 @@ func failOverAfter(t *testing.T, mid func(r *headRig)) (*headRig, reply) {
 	let := releaseOnce(t, g.release)
 	r := newHeadRig(t, 3, func(c *engine.Config) {
 		c.Endpoints[0].URL = url
-		c.Server.RequestTimeout = 10 * time.Second
-		// No deadline race starts while the test acts.
-		c.Breaker.AttemptTimeoutMin = 5 * time.Second
+		noRaceWhileHeld(c)
 		c.Router.ExploreAfter = time.Hour
 	})
 	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
@@ -39,7 +37,20 @@ func failOverAfter(t *testing.T, mid func(r *headRig)) (*headRig, reply) {
 	got := r.readHeldOnS0(g.arrived)
 	mid(r)
 	let()
-	return r, <-got
+	rep := <-got
+	if tr := r.trace(rep.id); len(tr.Attempts) > 0 && tr.Attempts[0].Overdue {
+		t.Fatalf("s0's attempt passed its deadline while held (%s): the test took longer than noRaceWhileHeld allows", describe(tr))
+	}
+	return r, rep
+}
+
+// noRaceWhileHeld keeps a read held on s0 from passing its attempt
+// deadline, which runs in real time, while the test acts: a loaded
+// machine's steps reached a 5 s one (s0 charged and raced, then ranked
+// after s2 until its held answer came).
+func noRaceWhileHeld(c *engine.Config) {
+	c.Server.RequestTimeout = time.Minute
+	c.Breaker.AttemptTimeoutMin = time.Minute
 }
 
 // releaseOnce returns a function closing release once, which the test's
@@ -190,9 +201,7 @@ func TestChain_AnAnswerFromAnEndpointFoundOnTheWrongChainMeanwhileIsNotRelayed(t
 	})
 	r := newHeadRig(t, 2, func(c *engine.Config) {
 		c.Endpoints[0].URL = srv.URL
-		c.Server.RequestTimeout = 10 * time.Second
-		// No deadline race starts while the test acts.
-		c.Breaker.AttemptTimeoutMin = 5 * time.Second
+		noRaceWhileHeld(c)
 		c.Router.ExploreAfter = time.Hour
 	})
 	r.sims[1].SetLatency(fixed(20 * time.Millisecond))
