@@ -136,7 +136,7 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 		}},
 		{title: "STATE", width: 11, cell: func(ep engine.EndpointSnapshot) string { return m.stateCell(ep) }},
 		{title: "BADGES", width: badgeW, cell: func(ep engine.EndpointSnapshot) string { return m.badges(ep, badgeW, short) }},
-		{title: fmt.Sprintf("RTT %ds", l.sparkWidth), width: l.sparkWidth, cell: func(ep engine.EndpointSnapshot) string {
+		{title: sparkTitle(l.sparkWidth, m.sparkTop), width: l.sparkWidth, cell: func(ep engine.EndpointSnapshot) string {
 			if sp := m.sparks[ep.Name]; sp != nil {
 				return sp.view()
 			}

@@ -94,6 +94,7 @@ type Model struct {
 	clockAhead time.Duration
 	events     []engine.Event
 	sparks     map[string]*spark
+	sparkTop   float64 // the highest second on the sparklines, in ms (drawShared)
 
 	frozen   bool
 	frozenAt time.Time
@@ -352,7 +353,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		sp.resize(sw)
 		sp.push(ep.Series)
 	}
-	drawShared(m.sparks, m.styles)
+	m.sparkTop = drawShared(m.sparks, m.styles)
 	m.epCursor = clamp(m.epCursor, 0, len(m.snap.Endpoints)-1)
 	m.mCursor = clamp(m.mCursor, 0, len(m.methodNames()))
 }
@@ -413,7 +414,7 @@ func (m *Model) resizeSparks() {
 	for _, sp := range m.sparks {
 		sp.resize(w)
 	}
-	drawShared(m.sparks, m.styles)
+	m.sparkTop = drawShared(m.sparks, m.styles)
 }
 
 // onActionDone shows a control call's result and refreshes at once, so

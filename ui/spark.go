@@ -1,7 +1,12 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -30,6 +35,10 @@ type spark struct {
 }
 
 type failMark uint8
+
+// pastScale is a second too far above the others to share their scale
+// (sharedTop).
+const pastScale = '▲'
 
 const (
 	markNone failMark = iota
@@ -86,41 +95,75 @@ func (s *spark) resize(width int) {
 	s.stale = true
 }
 
-// highest is the highest second on screen.
-func (s *spark) highest() float64 {
-	top := 0.0
-	for _, v := range s.vals[max(0, len(s.vals)-s.model.Width()):] {
-		top = max(top, v)
-	}
-	return top
+// onScreen is the seconds on screen, oldest first.
+func (s *spark) onScreen() []float64 {
+	return s.vals[max(0, len(s.vals)-s.model.Width()):]
 }
 
-// drawShared draws every sparkline to one scale, the highest second on
-// any of them (a spike scrolls out with its minute), so that rows compare:
+// drawShared draws every sparkline to one scale, so that rows compare:
 // each scaled to its own highest, an endpoint at 42 ms and one at 290 ms
 // under a latency fault drew the same full cells (console audit, stop 56).
-func drawShared(sparks map[string]*spark, st styles) {
-	top := 1.0
+// It returns the scale's top in milliseconds (sharedTop), 0 when no second
+// on screen was answered.
+func drawShared(sparks map[string]*spark, st styles) float64 {
+	var secs []float64
 	for _, sp := range sparks {
-		top = max(top, sp.highest())
+		secs = append(secs, sp.onScreen()...)
 	}
+	top := sharedTop(secs)
 	for _, sp := range sparks {
 		if sp.stale || sp.top != top {
 			sp.draw(st, top)
 		}
 	}
+	return top
 }
 
-// draw scales to top and overlays the failure marks.
+// sharedTop is the top of the sparklines' scale: the highest second on
+// screen, unless a few seconds (one in 20 at most, one at least, of ten or
+// more) stand more than twice as high as every other: those are drawn past the scale
+// (▲) and the highest of the rest is the top. One slow second (a tail
+// answer at 20 times the pace) flattened every other second to ▁ until it
+// scrolled out, in the incidents the console is watched in; a whole row
+// slowed by a fault is more than a few seconds and still sets the scale.
+func sharedTop(secs []float64) float64 {
+	var answered []float64
+	for _, v := range secs {
+		if v > 0 {
+			answered = append(answered, v)
+		}
+	}
+	if len(answered) == 0 {
+		return 0
+	}
+	slices.Sort(answered)
+	slices.Reverse(answered)
+	if len(answered) < 10 {
+		return answered[0]
+	}
+	few := max(1, len(answered)/20)
+	for _, v := range answered {
+		if v <= 2*answered[few] {
+			return v
+		}
+	}
+	return answered[few]
+}
+
+// draw scales to top, marks the seconds past it and overlays the failure
+// marks.
 func (s *spark) draw(st styles, top float64) {
 	w := s.model.Width()
 	from := max(0, len(s.vals)-w)
 	s.top, s.stale = top, false
-	s.model.SetMax(top)
+	s.model.SetMax(max(top, 1))
 	s.model.Draw()
 	x0 := w - (len(s.vals) - from)
 	for i := from; i < len(s.vals); i++ {
 		p := canvas.Point{X: x0 + i - from, Y: 0}
+		if s.vals[i] > top {
+			s.model.Canvas.SetRuneWithStyle(p, pastScale, st.spark)
+		}
 		switch {
 		case s.marks[i] == markMost:
 			s.model.Canvas.SetRuneWithStyle(p, '×', st.sparkFail)
@@ -141,3 +184,20 @@ func (s *spark) draw(st styles, top float64) {
 }
 
 func (s *spark) view() string { return s.text }
+
+// sparkTitle is the sparkline column's title: the seconds it spans and,
+// as room allows, what its full cell stands for (the scale's top, in ms),
+// which changes as seconds scroll and slow ones are set past it.
+func sparkTitle(width int, top float64) string {
+	span := fmt.Sprintf("RTT %ds", width)
+	if top <= 0 {
+		return span
+	}
+	full := "█" + strings.TrimSpace(fmtMS(time.Duration(top*float64(time.Millisecond))))
+	for _, t := range []string{span + " " + full, "RTT " + full} {
+		if lipgloss.Width(t) <= width {
+			return t
+		}
+	}
+	return span
+}
