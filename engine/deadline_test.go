@@ -92,8 +92,9 @@ func TestDeadline_LastCandidateIsNeverCut(t *testing.T) {
 func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing.T) {
 	t.Parallel()
 	const slow = 700 * time.Millisecond
-	// run is the scenario; false when a stall left it inconclusive.
-	run := func() bool {
+	// A try is void when a stall left it inconclusive.
+	const stalledVoid = "rpcdash measured itself stalled and rightly charged a late answer to no breaker"
+	untilJudged(t, func(int) string {
 		h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)})
 		warm(t, h)
 		h.sims[0].SetExtraLatency(slow)
@@ -105,7 +106,7 @@ func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing
 			}
 			if b := h.endpoint("s0").Breaker; i == 2 && (b.State != engine.BreakerClosed || !b.HeldClosed) {
 				if stalled(h) {
-					return false
+					return stalledVoid
 				}
 				t.Fatalf("after 3 late answers: breaker %s (held closed %v); want closed, held by breaker.max_open_share (events %+v)", b.State, b.HeldClosed, h.events())
 			}
@@ -114,28 +115,22 @@ func TestDeadline_TheOnlyEndpointSlowForGoodIsLearntOnceItCannotBeCut(t *testing
 		m := ep.Methods["eth_getBalance"]
 		if m.Overdue != 3 || m.AttemptTimeout < slow || m.Latency.Max < slow || ep.Breaker.ConsecutiveFailures != 0 {
 			if stalled(h) {
-				return false
+				return stalledVoid
 			}
 			t.Fatalf("6 reads of %s: %d overdue, deadline %s, window max %s, %d failures in a row; want 3 (breaker.failures), a deadline past %s learnt from them, 0",
 				slow, m.Overdue, m.AttemptTimeout, m.Latency.Max, ep.Breaker.ConsecutiveFailures, slow)
 		}
 		t.Logf("6 reads of %s on the only endpoint: %d overdue, then deadline %s", slow, m.Overdue, m.AttemptTimeout.Round(time.Millisecond))
-		return true
-	}
-	for try := 1; !run(); try++ {
-		if try == 3 {
-			t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
-		}
-		t.Logf("try %d: rpcdash measured itself stalled and rightly charged a late answer to no breaker; running again", try)
-	}
+		return ""
+	})
 }
 
 func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 	t.Parallel()
-	// run is the scenario; false when a stall left it inconclusive: while
-	// rpcdash measured itself stalled the race waits (heldrace.go), and s0's
-	// 600 ms answer came first, in one attempt (seen beside two CPU hogs).
-	run := func() bool {
+	// A try is void when a stall left it inconclusive: while rpcdash
+	// measured itself stalled the race waits (heldrace.go), and s0's 600 ms
+	// answer came first, in one attempt (seen beside two CPU hogs).
+	untilJudged(t, func(int) string {
 		h := newHarness(t, nil, sim.Config{Latency: fixed(10 * time.Millisecond)}, sim.Config{Latency: fixed(10 * time.Millisecond)})
 		warm(t, h)
 		// Both endpoints now answer after their deadline: s0 in about 600 ms,
@@ -153,7 +148,7 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 		mustOK(t, r)
 		if r.endpoint != "s0" || r.attempts != 2 || r.hedged {
 			if r.attempts == 1 && stalled(h) {
-				return false
+				return "rpcdash measured itself stalled and rightly held the race"
 			}
 			t.Fatalf("answered by %s after %d attempts (hedged %v); want s0 after a deadline race", r.endpoint, r.attempts, r.hedged)
 		}
@@ -187,14 +182,8 @@ func TestDeadline_SlowAttemptRacesTheNextAndTheFirstAnswerWins(t *testing.T) {
 		if races == 0 {
 			t.Fatal("no failover event names the deadline race")
 		}
-		return true
-	}
-	for try := 1; !run(); try++ {
-		if try == 3 {
-			t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
-		}
-		t.Logf("try %d: rpcdash measured itself stalled and rightly held the race; running again", try)
-	}
+		return ""
+	})
 }
 
 func TestDeadline_WriteIsNeitherCutNorRaced(t *testing.T) {

@@ -134,11 +134,10 @@ func TestOwnStall_RunQueueWaitsHoldARaceOnceOnly(t *testing.T) {
 	// reached its own. A test goroutine starved past the race (a loaded
 	// machine) speeds it up too late, and that try says nothing: it is run
 	// again, on a fresh engine, since its 3 s answer was learnt.
-	for try := 1; try <= 3; try++ {
+	untilJudged(t, func(int) string {
 		r, first, deadline, ok := raceBesideRunQueueWaits(t)
 		if !ok {
-			t.Logf("try %d: the race reached the other endpoint before the test sped it up; trying again", try)
-			continue
+			return "the race reached the other endpoint before the test sped it up"
 		}
 		if r.endpoint == first || r.attempts != 2 {
 			t.Fatalf("answered by %s after %d attempts in %s (first attempt on %s, deadline %s); want the other endpoint's answer from the race", r.endpoint, r.attempts, r.took.Round(time.Millisecond), first, deadline)
@@ -149,9 +148,8 @@ func TestOwnStall_RunQueueWaitsHoldARaceOnceOnly(t *testing.T) {
 			t.Fatalf("read took %s with a deadline of %s: want the race after one hold, about %s", r.took.Round(time.Millisecond), deadline, 2*deadline)
 		}
 		t.Logf("deadline %s: the race went after one hold; answered by %s in %s", deadline, r.endpoint, r.took.Round(time.Millisecond))
-		return
-	}
-	t.Fatal("in 3 tries, the race reached the other endpoint before the test could speed it up")
+		return ""
+	})
 }
 
 // raceBesideRunQueueWaits sends one read whose first attempt's endpoint

@@ -18,15 +18,12 @@ func TestPool_SlowdownPastOnlyTheShortestDeadlineLeavesNoBreakerOpen(t *testing.
 	t.Parallel()
 	// On a loaded machine the deadlines learnt may not set the scenario up;
 	// then it runs again (at most three times).
-	for try := 1; ; try++ {
+	untilJudged(t, func(int) string {
 		if slowdownPastShortestDeadline(t) {
-			return
+			return ""
 		}
-		if try == 3 {
-			t.Fatal("in three tries the deadlines learnt never set the scenario up: the machine is too loaded to conclude")
-		}
-		t.Logf("try %d: the scenario was not set up on this loaded machine; running again", try)
-	}
+		return "the deadlines learnt on this loaded machine did not set the scenario up"
+	})
 }
 
 // slowdownPastShortestDeadline runs the scenario; false means the engine's

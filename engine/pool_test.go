@@ -91,16 +91,15 @@ func takenBack(evs []engine.Event) bool {
 }
 
 // untilUnstalled runs a scenario that needs rpcdash not to stall, up to
-// three times: run returns its harness, having asserted nothing when the
-// harness recorded a stall.
+// three times (untilJudged): run returns its harness, having asserted
+// nothing when the harness recorded a stall.
 func untilUnstalled(t *testing.T, run func() *harness) {
-	for try := 1; try <= 3; try++ {
-		if !stalled(run()) {
-			return
+	untilJudged(t, func(int) string {
+		if stalled(run()) {
+			return "rpcdash measured itself stalled on this loaded machine and rightly charged no breaker"
 		}
-		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly charged no breaker; running again", try)
-	}
-	t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		return ""
+	})
 }
 
 func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
@@ -138,17 +137,13 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 		// TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven). Then the
 		// scenario runs again (at most three times): here every breaker
 		// stays put. An open that is not taken back fails at once.
-		for try := 1; ; try++ {
+		untilJudged(t, func(int) string {
 			h, replies, deadlines := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
 			if moved := breakerEvents(h); len(moved) > 0 {
 				if !takenBack(moved) || slices.Min(deadlines) == slices.Max(deadlines) {
 					t.Fatalf("a slowdown of the whole pool moved breakers: %+v (deadlines %v ms)", moved, deadlines)
 				}
-				if try == 3 {
-					t.Fatal("in three tries the deadlines learnt differed and the shortest's charges opened a breaker before the pool was seen slow: the machine is too loaded to conclude")
-				}
-				t.Logf("try %d: deadlines %v ms learnt on this loaded machine; breakers opened before the pool was seen slow and closed again when it was (%+v); running again", try, deadlines, moved)
-				continue
+				return fmt.Sprintf("deadlines %v ms learnt on this loaded machine differed, and the shortest's charges opened breakers before the pool was seen slow, closed again when it was (%+v)", deadlines, moved)
 			}
 			start, end := poolEvents(h, "slow"), []engine.Event{}
 			if !testutil.Poll(3*time.Second, func() bool { end = poolEvents(h, "normal"); return len(end) > 0 }) {
@@ -158,8 +153,8 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 				t.Fatalf("pool events: start %+v, end %+v", start, end)
 			}
 			t.Logf("%d reads, 0 errors, no breaker moved (deadlines %v ms); events: %q / %q", len(replies), deadlines, start[0].Message, end[0].Message)
-			return
-		}
+			return ""
+		})
 	})
 	t.Run("one-endpoint-only", func(t *testing.T) {
 		// Runs again (at most three times) when rpcdash measured itself
@@ -167,14 +162,13 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 		// their own: a loaded machine made them slow too (at 500 reads/s
 		// beside two busy loops, "2 of 3 endpoints slow at once (s1, s2)"),
 		// and the engine rightly saw no endpoint slow alone.
-		for try := 1; try <= 3; try++ {
+		untilJudged(t, func(int) string {
 			// The router steers new reads away from an endpoint whose reads
 			// pile up, so at 200 reads/s the slow one may meet fewer than
 			// breaker.failures of them in 300 ms: 500 reads/s.
 			h, replies, _ := run(t, 2*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims[:1] })
 			if why := notAloneSlow(h); why != "" {
-				t.Logf("try %d: %s on this loaded machine; running again", try, why)
-				continue
+				return why + " on this loaded machine"
 			}
 			if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
 				t.Fatalf("the one slowed endpoint's breaker did not open: %v (events %+v)", tr, h.events())
@@ -183,9 +177,8 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 				t.Fatalf("one slow endpoint taken for a pool slowdown: %+v", ev)
 			}
 			t.Logf("%d reads, 0 errors; s0 alone slowed: its breaker opened (%v)", len(replies), h.transitions("s0"))
-			return
-		}
-		t.Fatal("in three tries rpcdash stalled or the endpoints not slowed passed deadlines: the machine is too loaded to conclude")
+			return ""
+		})
 	})
 }
 
@@ -225,15 +218,12 @@ func notAloneSlow(h *harness) string {
 func TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven(t *testing.T) {
 	// On a loaded machine the deadlines learned may come out in another
 	// order; then the scenario runs again (at most three times).
-	for try := 1; ; try++ {
+	untilJudged(t, func(int) string {
 		if slowdownSeenLateIsForgiven(t) {
-			return
+			return ""
 		}
-		if try == 3 {
-			t.Fatal("in three tries the scenario was never set up (the deadlines learnt, s0 charged before the pool was seen slow): the machine is too loaded to conclude")
-		}
-		t.Logf("try %d: the scenario was not set up on this loaded machine; running again", try)
-	}
+		return "the deadlines learnt on this loaded machine, or s0 charged before the pool was seen slow, did not set the scenario up"
+	})
 }
 
 // slowdownSeenLateIsForgiven runs the scenario; false means the deadlines
@@ -327,29 +317,28 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 	// of rpcdash's own measured first (a loaded machine) starts the
 	// episode under its own name, and the overload's excuses are counted
 	// in it; only then does the scenario run again (at most three times).
-	overloadNamed := func(t *testing.T) (*harness, int64, engine.Event) {
-		for try := 1; try <= 3; try++ {
-			h, overdue, why := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
+	overloadNamed := func(t *testing.T) (h *harness, overdue int64, named engine.Event) {
+		untilJudged(t, func(int) string {
+			tryH, tryOverdue, why := load(t, 5, 400*time.Millisecond, 400*time.Millisecond, 400*time.Millisecond)
 			if why != "" {
-				t.Logf("try %d: %s; running again", try, why)
-				continue
+				return why
 			}
-			if opened := breakerEvents(h); len(opened) > 0 {
+			if opened := breakerEvents(tryH); len(opened) > 0 {
 				t.Fatalf("breakers moved during rpcdash's own overload: %+v", opened)
 			}
-			self := poolEvents(h, "slow")
+			self := poolEvents(tryH, "slow")
 			for _, ev := range self {
 				if strings.Contains(ev.Message, "hedge.max_inflight 5") {
-					return h, overdue, ev
+					h, overdue, named = tryH, tryOverdue, ev
+					return ""
 				}
 			}
-			if !stalled(h) {
+			if !stalled(tryH) {
 				t.Fatalf("no event names rpcdash's own overload: %+v", self)
 			}
-			t.Logf("try %d: rpcdash measured itself stalled first and its episode took the overload's excuses (%+v); running again", try, self)
-		}
-		t.Fatal("in three tries rpcdash stalled or the warm-up learnt no deadline below the slowdown: the machine is too loaded to conclude")
-		return nil, 0, engine.Event{}
+			return fmt.Sprintf("rpcdash measured itself stalled first and its episode took the overload's excuses (%+v)", self)
+		})
+		return h, overdue, named
 	}
 	t.Run("max_inflight=5", func(t *testing.T) {
 		h, overdue, named := overloadNamed(t)
@@ -368,21 +357,19 @@ func TestPool_InFlightPastTheLimitOpensNoBreaker(t *testing.T) {
 		// below the slowdown, rpcdash measured itself stalled, or s1 or
 		// s2, not slowed, passed deadlines of their own (60 requests in
 		// flight on a loaded machine: "3 of 3 endpoints slow at once").
-		for try := 1; try <= 3; try++ {
+		untilJudged(t, func(int) string {
 			h, why := oneSlowUnder60(t)
 			if why == "" {
 				why = notAloneSlow(h)
 			}
 			if why != "" {
-				t.Logf("try %d: %s; running again", try, why)
-				continue
+				return why
 			}
 			if tr := h.transitions("s0"); len(tr) == 0 || tr[0] != "closed>open" {
 				t.Fatalf("within the in-flight limit the slow endpoint's breaker did not open: %v (events %+v)", tr, h.events())
 			}
-			return
-		}
-		t.Fatal("in three tries the warm-up learnt no deadline below the slowdown, rpcdash stalled or the endpoints not slowed passed deadlines: the machine is too loaded to conclude")
+			return ""
+		})
 	})
 }
 

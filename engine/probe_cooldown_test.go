@@ -64,17 +64,16 @@ func checkGivenUpForTrial(t *testing.T, h *harness, res engine.ProbeResult, fail
 // probes and says whether the breaker opened.
 func untilOpenedUnstalled(t *testing.T, failures int, open func(h *harness, probe func() engine.ProbeResult) bool) {
 	t.Helper()
-	for try := 1; try <= 3; try++ {
+	untilJudged(t, func(int) string {
 		h, probe := cooldownHarness(t, failures)
 		if open(h, probe) {
-			return
+			return ""
 		}
 		if !stalled(h) {
 			t.Fatalf("after %d hung probes: breaker %s, want open (no stall of rpcdash's own excused them; events %+v)", failures, h.endpoint("s0").Breaker.State, h.events())
 		}
-		t.Logf("try %d: rpcdash measured itself stalled on this loaded machine and rightly charged no hung probe; running again", try)
-	}
-	t.Fatal("rpcdash stalled in three tries: the machine is too loaded to conclude")
+		return "rpcdash measured itself stalled on this loaded machine and rightly charged no hung probe"
+	})
 }
 
 func TestProbe_AProbeDuringTheCooldownEndsWhenTheTrialIsDue(t *testing.T) {

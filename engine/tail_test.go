@@ -47,16 +47,12 @@ func TestRouter_AnEndpointWithATailTakesFewReads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// A loaded machine may leave the scenario not set up, as the
 			// engine reports (tailTakesFewReads): the try is void.
-			for try := 1; ; try++ {
-				void := tailTakesFewReads(t, tc.hedge, tc.cut, quick, tailed, slow)
-				if void == "" {
-					break
+			untilJudged(t, func(int) string {
+				if void := tailTakesFewReads(t, tc.hedge, tc.cut, quick, tailed, slow); void != "" {
+					return void + " on this loaded machine"
 				}
-				if try == 3 {
-					t.Fatalf("in three tries the scenario was never set up (last: %s): the machine is too loaded to conclude", void)
-				}
-				t.Logf("try %d: %s on this loaded machine; running again", try, void)
-			}
+				return ""
+			})
 		})
 	}
 }

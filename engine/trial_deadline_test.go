@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -87,22 +88,20 @@ func (b trialBench) awaitTrial() {
 // slowest of 30): a loaded machine's stall on one answer taught 648, 694
 // and 921 ms beside two busy loops, and a slowed answer no later than that
 // then tests nothing.
-func learnedBelowSlow(t *testing.T) (trialBench, engine.MethodSnapshot) {
+func learnedBelowSlow(t *testing.T) (b trialBench, learned engine.MethodSnapshot) {
 	t.Helper()
-	for try := 1; ; try++ {
-		b := newTrialBench(t, true, 0, nil)
-		learned := b.endpoint("s0").Methods["eth_blockNumber"]
+	untilJudged(t, func(int) string {
+		b = newTrialBench(t, true, 0, nil)
+		learned = b.endpoint("s0").Methods["eth_blockNumber"]
 		if learned.AttemptTimeoutSource == "cold" {
 			t.Fatalf("after 30 answers of 10 ms: deadline %s (cold), want one learned", learned.AttemptTimeout)
 		}
 		if learned.AttemptTimeout < trialSlow {
-			return b, learned
+			return ""
 		}
-		if try == 3 {
-			t.Fatalf("in three tries 30 answers of 10 ms never taught a deadline below %s (last %s): the machine is too loaded to conclude", trialSlow, learned.AttemptTimeout)
-		}
-		t.Logf("try %d: 30 answers of 10 ms taught a deadline of %s on this loaded machine, not below %s; running again", try, learned.AttemptTimeout, trialSlow)
-	}
+		return fmt.Sprintf("30 answers of 10 ms taught a deadline of %s on this loaded machine, not below %s", learned.AttemptTimeout, trialSlow)
+	})
+	return b, learned
 }
 
 // slowDown makes s0 answer trialSlow later and gives it three such answers
@@ -184,7 +183,7 @@ func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 // run whose s1 was that slow concludes nothing and is run again.
 func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
 	t.Parallel()
-	for try := 1; ; try++ {
+	untilJudged(t, func(int) string {
 		b := newTrialBench(t, false, 40, func(c *engine.Config) { c.Hedge.Enabled = false })
 		raised := b.slowDown()
 		b.openWithAnError()
@@ -204,19 +203,15 @@ func TestTrial_AClientReadTrialIsJudgedByThePaceToo(t *testing.T) {
 		mustOK(t, r)
 		ep := b.endpoint("s0")
 		if poolPace >= trialSlow-50*time.Millisecond {
-			if try == 3 {
-				t.Fatalf("in three tries s1 (20 ms) never answered its last three probes fast enough (median %s) for its pace to be below the slowed s0's %s: the machine is too loaded to conclude", rtts[1], trialSlow)
-			}
-			t.Logf("try %d: s1's last three answers took %v on this loaded machine, a pool pace (%s) that lets a %s trial pass; running again", try, rtts, poolPace, trialSlow)
-			continue
+			return fmt.Sprintf("s1 (20 ms) answered its last three probes in %v on this loaded machine (median %s), a pool pace (%s) that lets the slowed s0's %s trial pass", rtts, rtts[1], poolPace, trialSlow)
 		}
 		if r.endpoint != "s0" || r.took < trialSlow || ep.Breaker.State != engine.BreakerOpen || !strings.Contains(ep.LastError, "slower than its pace allows") {
 			t.Fatalf("the trial read: answered by %s in %s (s1's last answers %v); s0's breaker %s (last error %q); want s0's slow answer to fail the trial, s0 open",
 				r.endpoint, r.took.Round(time.Millisecond), rtts, ep.Breaker.State, ep.LastError)
 		}
 		t.Logf("attempt deadline raised to %s; the trial read answered by s0 in %s; s0 open (%s)", raised.Round(time.Millisecond), r.took.Round(time.Millisecond), ep.LastError)
-		return
-	}
+		return ""
+	})
 }
 
 // One slow answer is an endpoint with a heavy tail being itself, not a

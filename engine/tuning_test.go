@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"net/url"
@@ -353,19 +354,16 @@ func TestTuning_TrialDepartsWhenEndpointsShareFate(t *testing.T) {
 	// primaries past the p99) cannot show a departure: it is void. Seen in
 	// 8 of 18 CI runs with 800 primaries, and in 1 of 3 with 1600
 	// (predicted 770 ms [273, 924]).
-	for try := 1; ; try++ {
+	untilJudged(t, func(int) string {
 		var tr *engine.HedgeTrial
 		untilUnstalledTrial(t, func(t *testing.T) *engine.HedgeTrial { tr = trialOfSharedFate(t); return tr }, func(tr *engine.HedgeTrial) bool {
 			return tr.PredictedHigh >= 500*time.Millisecond || tr.Departs && tr.Slower()
 		}, "shared incidents: the trial should depart above the independent model's prediction")
 		if tr.PredictedHigh < 500*time.Millisecond {
-			return
+			return ""
 		}
-		if try == 3 {
-			t.Fatalf("in three tries the prediction reached into the shared tail (last %s [%s, %s]): no departure can be shown", tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
-		}
-		t.Logf("try %d void: the prediction %s [%s, %s] reaches into the shared tail", try, tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
-	}
+		return fmt.Sprintf("the prediction %s [%s, %s] reaches into the shared tail: no departure can be shown", tr.Predicted, tr.PredictedLow, tr.PredictedHigh)
+	})
 }
 
 // trialOfSharedFate returns the trial of the auto delay set after 1600
@@ -409,7 +407,7 @@ func trialOfSharedFate(t *testing.T) *engine.HedgeTrial {
 // process stalled 50 ms or more meanwhile.
 func untilUnstalledTrial(t *testing.T, scenario func(*testing.T) *engine.HedgeTrial, holds func(*engine.HedgeTrial) bool, what string) {
 	t.Helper()
-	for try := 1; ; try++ {
+	untilJudged(t, func(try int) string {
 		w := testutil.WatchStalls(t)
 		tr := scenario(t)
 		stall := w.Stop()
@@ -417,13 +415,12 @@ func untilUnstalledTrial(t *testing.T, scenario func(*testing.T) *engine.HedgeTr
 			try, tr.Predicted, tr.PredictedLow, tr.PredictedHigh, tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.Samples, tr.Departs, stall)
 		switch {
 		case holds(tr):
-			return
+			return ""
 		case stall < 50*time.Millisecond:
 			t.Fatalf("%s: %+v", what, tr)
-		case try == 3:
-			t.Fatalf("%s, and this process stalled in each of three tries: the machine is too loaded to conclude: %+v", what, tr)
 		}
-	}
+		return fmt.Sprintf("%s, and this process stalled %s: %+v", what, stall, tr)
+	})
 }
 
 // The distribution's hedge budget fields are the status's: budget_burst the
