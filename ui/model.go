@@ -94,7 +94,7 @@ type Model struct {
 	clockAhead time.Duration
 	events     []engine.Event
 	sparks     map[string]*spark
-	sparkTop   float64 // the highest second on the sparklines, in ms (drawShared)
+	sparkTop   float64 // the top of the sparklines' scale, in ms (drawShared)
 
 	frozen   bool
 	frozenAt time.Time

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/sparkline"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/rpcdash/rpcdash/engine"
 )
@@ -121,11 +120,12 @@ func drawShared(sparks map[string]*spark, st styles) float64 {
 
 // sharedTop is the top of the sparklines' scale: the highest second on
 // screen, unless a few seconds (one in 20 at most, one at least, of ten or
-// more) stand more than twice as high as every other: those are drawn past the scale
-// (▲) and the highest of the rest is the top. One slow second (a tail
-// answer at 20 times the pace) flattened every other second to ▁ until it
-// scrolled out, in the incidents the console is watched in; a whole row
-// slowed by a fault is more than a few seconds and still sets the scale.
+// more) stand more than twice as high as every other: those are drawn past
+// the scale (▲) and the highest of the rest is the top. One slow second (a
+// tail answer at 20 times the pace) flattened every other second to ▁
+// until it scrolled out, in the incidents the console is watched in; a
+// whole row slowed by a fault is more than a few seconds and still sets
+// the scale.
 func sharedTop(secs []float64) float64 {
 	var answered []float64
 	for _, v := range secs {
@@ -142,12 +142,10 @@ func sharedTop(secs []float64) float64 {
 		return answered[0]
 	}
 	few := max(1, len(answered)/20)
-	for _, v := range answered {
-		if v <= 2*answered[few] {
-			return v
-		}
+	for answered[0] > 2*answered[few] {
+		answered = answered[1:]
 	}
-	return answered[few]
+	return answered[0]
 }
 
 // draw scales to top, marks the seconds past it and overlays the failure
