@@ -137,13 +137,22 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 		// TestPool_SlowdownSeenLateOnLongerDeadlinesIsForgiven). Then the
 		// scenario runs again (at most three times): here every breaker
 		// stays put. An open that is not taken back fails at once.
+		//
+		// Equal deadlines pass together, unless this process stalls: then
+		// the timers fire late and unevenly, and one endpoint's three
+		// charges came before the others' first (beside two busy loops,
+		// deadlines [250 250 250] ms, s1 opened and closed again 0.3 ms
+		// later); such a try is void too.
 		untilJudged(t, func(int) string {
+			w := testutil.WatchStalls(t)
 			h, replies, deadlines := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
+			stall := w.Stop()
 			if moved := breakerEvents(h); len(moved) > 0 {
-				if !takenBack(moved) || slices.Min(deadlines) == slices.Max(deadlines) {
-					t.Fatalf("a slowdown of the whole pool moved breakers: %+v (deadlines %v ms)", moved, deadlines)
+				differ := slices.Min(deadlines) != slices.Max(deadlines)
+				if !takenBack(moved) || !differ && stall < 50*time.Millisecond {
+					t.Fatalf("a slowdown of the whole pool moved breakers: %+v (deadlines %v ms, longest stall of this process %v)", moved, deadlines, stall)
 				}
-				return fmt.Sprintf("deadlines %v ms learnt on this loaded machine differed, and the shortest's charges opened breakers before the pool was seen slow, closed again when it was (%+v)", deadlines, moved)
+				return fmt.Sprintf("deadlines %v ms learnt on this loaded machine (this process stalled up to %v), and one endpoint's charges opened its breaker before the pool was seen slow, closed again when it was (%+v)", deadlines, stall, moved)
 			}
 			start, end := poolEvents(h, "slow"), []engine.Event{}
 			if !testutil.Poll(3*time.Second, func() bool { end = poolEvents(h, "normal"); return len(end) > 0 }) {
