@@ -61,16 +61,30 @@ func answeredBy(rs []reply, name string) int {
 // against 32 ms sent to the fastest endpoint directly).
 func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
-	measureBoth(t, h)
 	const n = 20
-	late := lateBursts(t, h, 8, n)
-	if on := answeredBy(late, "s0"); on < len(late)*95/100 {
-		t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower", on, len(late))
-	}
-	if c := h.endpoint("s0").Score.Concurrency; c < n*3/4 {
-		t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d", c, n, n)
-	}
+	// As in the turns test below, a try in which s1 took reads while this
+	// process stalled 50 ms or more runs again (the third is judged
+	// whatever the stall): a loaded machine may slow s0's answers at 20 at
+	// once past its proof, and the burst rightly spills (beside a busy
+	// loop and the whole suite: 73 of 80 to s0).
+	untilJudged(t, func(try int) string {
+		h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
+		measureBoth(t, h)
+		w := testutil.WatchStalls(t)
+		late := lateBursts(t, h, 8, n)
+		stall := w.Stop()
+		on := answeredBy(late, "s0")
+		if on < len(late)*95/100 && stall >= 50*time.Millisecond && try < 3 {
+			return fmt.Sprintf("s0 answered %d of the last %d reads while this process stalled %v", on, len(late), stall)
+		}
+		if on < len(late)*95/100 {
+			t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower; longest stall of this process %v", on, len(late), stall)
+		}
+		if c := h.endpoint("s0").Score.Concurrency; c < n*3/4 {
+			t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d", c, n, n)
+		}
+		return ""
+	})
 }
 
 // An endpoint that answers parallel reads at once is no equal of a slower

@@ -19,7 +19,10 @@ func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 	for _, bad := range []string{`"0x"`, `218688000`, `null`} {
 		t.Run(bad, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)})
+			// s1 is far slower, so that the router asks s0 first: at 5 ms, a
+			// loaded machine measured s0 (1 ms) no faster, every read went
+			// to s1 and s0 was never asked (its last error "").
+			h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(100 * time.Millisecond)})
 			front := simFront(t, h.sims[0], func(w http.ResponseWriter, body []byte) bool {
 				var msg struct {
 					ID     json.RawMessage `json:"id"`
@@ -53,7 +56,7 @@ func TestHeads_AHeadThatIsNotABlockNumberIsTheEndpointsFailure(t *testing.T) {
 				}
 			}
 			if ep := h2.endpoint("s0"); !strings.Contains(ep.LastError, "not a block number") {
-				t.Fatalf("s0's last error %q", ep.LastError)
+				t.Fatalf("s0's last error %q (%d primaries, %d failovers)", ep.LastError, ep.Accounting.Primary, ep.Accounting.Failover)
 			}
 		})
 	}
