@@ -119,8 +119,9 @@ func TestLag_AnEndpointFallingBehindMidReadTakesNoMoreOfIt(t *testing.T) {
 	}
 	// The order it was ranked in, to show the case happened: a read now
 	// goes to s0 first, then s2.
-	if rep := r.call(2, "eth_getBalance", addr, "latest"); rep.endpoint != "s0" {
-		t.Errorf("next read answered by %q after %d attempts; want s0, the fastest; %s", rep.endpoint, rep.attempts, r.costs())
+	if next := r.call(2, "eth_getBalance", addr, "latest"); next.endpoint != "s0" {
+		t.Errorf("next read answered by %q; want s0, the fastest. Costs: %s. Held read %s; next read %s; events %+v",
+			next.endpoint, r.costs(), describe(r.trace(rep.id)), describe(r.trace(next.id)), r.events())
 	}
 }
 
