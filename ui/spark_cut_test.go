@@ -45,13 +45,7 @@ func TestSpark_SecondOfOnlyCutShortAttemptsIsNotBlank(t *testing.T) {
 func TestSpark_EveryEndpointIsDrawnToOneScale(t *testing.T) {
 	st := newStyles(themes.Default())
 	t0 := time.Unix(1_700_000_000, 0).UTC()
-	steady := func(rtt time.Duration) []engine.SeriesPoint {
-		var ps []engine.SeriesPoint
-		for i := range 4 {
-			ps = append(ps, engine.SeriesPoint{Start: t0.Add(time.Duration(i) * time.Second), Requests: 1, Answers: 1, MeanRTT: rtt, MaxRTT: rtt})
-		}
-		return ps
-	}
+	steady := func(rtt time.Duration) []engine.SeriesPoint { return secondsOf(t0, rtt, rtt, rtt, rtt) }
 	fast, slow := newSpark(4, st), newSpark(4, st)
 	fast.push(steady(42 * time.Millisecond))
 	slow.push(steady(290 * time.Millisecond))
