@@ -158,7 +158,12 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	if !errors.Is(err, errBatchOverLimit) {
 		w.Header().Set("Connection", "close")
 	}
-	var tooBig *http.MaxBytesError
+	var (
+		tooBig         *http.MaxBytesError
+		decodedTooBig  *decodedTooLargeError
+		notDecodable   *bodyDecodeError
+		unsupportedEnc *unsupportedEncodingError
+	)
 	status, rerr := http.StatusBadRequest, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "could not read request body"}
 	switch {
 	case errors.Is(err, errBatchOverLimit):
@@ -166,6 +171,14 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	case errors.As(err, &tooBig):
 		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes)", e.cfg.Server.MaxBodyBytes)}
+	case errors.As(err, &decodedTooBig):
+		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes) once decoded from its Content-Encoding %s", e.cfg.Server.MaxBodyBytes, decodedTooBig.coding)}
+	case errors.As(err, &unsupportedEnc):
+		w.Header().Set("Accept-Encoding", acceptedEncodings)
+		status, rerr = http.StatusUnsupportedMediaType, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
+	case errors.As(err, &notDecodable):
+		rerr = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: err.Error()}
 	case e.stopping.Err() != nil:
 		status, rerr = http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeUpstream,
 			Message: "rpcdash is shutting down: the request was not run; send it again"}
@@ -585,9 +598,22 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	if r.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
+	coding, err := bodyCoding(r.Header)
+	if err != nil {
+		return nil, err
+	}
 	// MaxBytesReader also tells net/http not to read on after the limit.
-	in := &batchCountingReader{r: http.MaxBytesReader(w, r.Body, limit), c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
-	return readCapped(make([]byte, 0, firstBodyBuffer(r.ContentLength)), in, r.ContentLength, limit+1)
+	received := http.MaxBytesReader(w, r.Body, limit)
+	if coding == "" {
+		in := &batchCountingReader{r: received, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
+		return readCapped(make([]byte, 0, firstBodyBuffer(r.ContentLength)), in, r.ContentLength, limit+1)
+	}
+	in := &batchCountingReader{r: newDecodingReader(coding, received), rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
+	body, err = readCapped(make([]byte, 0, firstBodyBuffer(-1)), in, -1, limit)
+	if errors.Is(err, errOverLimit) {
+		err = &decodedTooLargeError{coding: coding}
+	}
+	return body, err
 }
 
 // errBatchOverLimit: the body is a batch of more than server.max_batch
@@ -600,7 +626,10 @@ var errBatchOverLimit = errors.New("batch over server.max_batch")
 // body, BenchmarkServe_HugeBatchRefused).
 type batchCountingReader struct {
 	r io.Reader
-	c jsonrpc.BatchCounter
+	// rest is the body as received, read on to its end past the limit: a
+	// compressed body's rest is discarded undecoded.
+	rest io.Reader
+	c    jsonrpc.BatchCounter
 }
 
 // Read reads on past a batch over the limit to discard the rest of the
@@ -610,7 +639,7 @@ type batchCountingReader struct {
 func (b *batchCountingReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if err == nil && b.c.Write(p[:n]) {
-		if _, err := io.Copy(io.Discard, b.r); err != nil {
+		if _, err := io.Copy(io.Discard, b.rest); err != nil {
 			return n, err // too large or too slow after all: refused as such
 		}
 		return n, errBatchOverLimit
