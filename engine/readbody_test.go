@@ -37,7 +37,8 @@ func TestReadBody_BufferIsTheAnnouncedSizeUpTo4KiB(t *testing.T) {
 		if c.known {
 			r.ContentLength = int64(len(c.body))
 		}
-		got, err := e.readBody(httptest.NewRecorder(), r)
+		got, giveBack, err := e.readBody(httptest.NewRecorder(), r)
+		giveBack()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

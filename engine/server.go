@@ -120,7 +120,8 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
 	// The body is not pooled: requests alias it, and a cancelled attempt's
 	// transport may still be reading it after the handler has returned.
-	raw, err := e.readBody(w, r)
+	raw, giveBack, err := e.readBody(w, r)
+	defer giveBack()
 	if err != nil {
 		e.refuseBody(w, err, start)
 		return
@@ -174,6 +175,11 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	case errors.As(err, &decodedTooBig):
 		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes) once decoded from its Content-Encoding %s", e.cfg.Server.MaxBodyBytes, decodedTooBig.coding)}
+	case errors.Is(err, errDecodedBudget):
+		w.Header().Set("Retry-After", "1")
+		status, rerr = http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
+			Message: fmt.Sprintf("compressed request bodies being served already hold rpcdash's bound for them, %d MiB decoded (the larger of 64 MiB and 4 × server.max_body_bytes): retry shortly, or send the body uncompressed",
+				decodedBodyBudget(e.cfg.Server.MaxBodyBytes)>>20)}
 	case errors.As(err, &unsupportedEnc):
 		w.Header().Set("Accept-Encoding", acceptedEncodings)
 		status, rerr = http.StatusUnsupportedMediaType, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
@@ -564,7 +570,10 @@ func allNotifications(els []jsonrpc.Element) bool {
 // server.read_timeout, growing its buffer as bytes arrive rather than
 // trusting Content-Length. Shutdown cuts a read still under way: a request
 // not yet received is not in flight.
-func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, err error) {
+// giveBack returns what a decoded body took of decodedBodyBudget, once
+// the request is served.
+func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, giveBack func(), err error) {
+	giveBack = func() {}
 	rc := http.NewResponseController(w)
 	// Errors are ignored: a ResponseWriter without a connection (a test
 	// recorder) has no deadline to set, and needs none.
@@ -596,24 +605,30 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}()
 	limit := e.cfg.Server.MaxBodyBytes
 	if r.ContentLength > limit {
-		return nil, &http.MaxBytesError{Limit: limit}
+		return nil, giveBack, &http.MaxBytesError{Limit: limit}
 	}
 	coding, err := bodyCoding(r.Header)
 	if err != nil {
-		return nil, err
+		return nil, giveBack, err
 	}
 	// MaxBytesReader also tells net/http not to read on after the limit.
 	received := http.MaxBytesReader(w, r.Body, limit)
 	if coding == "" {
 		in := &batchCountingReader{r: received, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
-		return readCapped(make([]byte, 0, firstBodyBuffer(r.ContentLength)), in, r.ContentLength, limit+1)
+		body, err = readCapped(make([]byte, 0, firstBodyBuffer(r.ContentLength)), in, r.ContentLength, limit+1)
+		return body, giveBack, err
 	}
-	in := &batchCountingReader{r: newDecodingReader(coding, received), rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
+	dec := newDecodingReader(coding, received, &e.decoded, decodedBodyBudget(limit))
+	in := &batchCountingReader{r: dec, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
 	body, err = readCapped(make([]byte, 0, firstBodyBuffer(-1)), in, -1, limit)
 	if errors.Is(err, errOverLimit) {
 		err = &decodedTooLargeError{coding: coding}
 	}
-	return body, err
+	if err != nil {
+		dec.giveBack()
+		return nil, giveBack, err
+	}
+	return body, dec.giveBack, nil
 }
 
 // errBatchOverLimit: the body is a batch of more than server.max_batch
