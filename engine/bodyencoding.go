@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 )
 
 // A client may compress its request body (Content-Encoding: gzip), as
@@ -16,23 +15,6 @@ import (
 // server.max_body_bytes bounds the decoded bytes as well as those
 // received: a small compressed body cannot expand past what a plain one
 // may hold. Upstreams get the body plain.
-
-// A compressed body costs its sender a fraction of what it costs rpcdash
-// to hold: 4096 requests (server.max_inflight) of a few KiB each would
-// otherwise hold 4096 × server.max_body_bytes, 20 GiB by default. The
-// bytes decoded and held at once are bounded by decodedBodyBudget; past it
-// a compressed body gets HTTP 503 (plain ones cost their sender what they
-// cost rpcdash, and are bounded as before).
-const minDecodedBodyBudget = 64 << 20
-
-// decodedBodyBudget is the most bytes of compressed request bodies held
-// decoded at once: 64 MiB, or four bodies of server.max_body_bytes.
-func decodedBodyBudget(maxBodyBytes int64) int64 {
-	return max(minDecodedBodyBudget, 4*maxBodyBytes)
-}
-
-// errDecodedBudget: decoding the body would pass decodedBodyBudget.
-var errDecodedBudget = errors.New("compressed request bodies being served hold the decoded-body budget")
 
 // acceptedEncodings names the codings a request body may have, for the
 // Accept-Encoding of a 415 (RFC 9110 §15.5.16).
@@ -94,15 +76,10 @@ type decodingReader struct {
 	src    *sourceReader
 	coding string
 	dec    io.Reader
-	// held counts the bytes decoded against budget, which the body's
-	// reader gives back once the request is served.
-	held   *atomic.Int64
-	budget int64
-	taken  int64
 }
 
-func newDecodingReader(coding string, src io.Reader, held *atomic.Int64, budget int64) *decodingReader {
-	return &decodingReader{src: &sourceReader{r: src}, coding: coding, held: held, budget: budget}
+func newDecodingReader(coding string, src io.Reader) *decodingReader {
+	return &decodingReader{src: &sourceReader{r: src}, coding: coding}
 }
 
 func (d *decodingReader) Read(p []byte) (int, error) {
@@ -119,22 +96,10 @@ func (d *decodingReader) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := d.dec.Read(p)
-	if n > 0 {
-		d.taken += int64(n)
-		if d.held.Add(int64(n)) > d.budget {
-			return n, errDecodedBudget
-		}
-	}
 	if err != nil && err != io.EOF {
 		err = d.cause(err)
 	}
 	return n, err
-}
-
-// giveBack returns what d took of the budget.
-func (d *decodingReader) giveBack() {
-	d.held.Add(-d.taken)
-	d.taken = 0
 }
 
 func (d *decodingReader) cause(err error) error {

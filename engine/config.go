@@ -25,13 +25,16 @@ type Config struct {
 }
 
 type ServerConfig struct {
-	Listen          string        `mapstructure:"listen"`
-	Admin           string        `mapstructure:"admin"`
-	AdminToken      string        `mapstructure:"admin_token"`
-	RequestTimeout  time.Duration `mapstructure:"request_timeout"`
-	MaxBodyBytes    int64         `mapstructure:"max_body_bytes"`
-	MaxBatch        int           `mapstructure:"max_batch"`
-	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	Listen         string        `mapstructure:"listen"`
+	Admin          string        `mapstructure:"admin"`
+	AdminToken     string        `mapstructure:"admin_token"`
+	RequestTimeout time.Duration `mapstructure:"request_timeout"`
+	MaxBodyBytes   int64         `mapstructure:"max_body_bytes"`
+	// MaxHeldBodyBytes bounds the request bodies held at once, as read
+	// or decoded (HeldBodyLimit); past it a request gets HTTP 503.
+	MaxHeldBodyBytes int64         `mapstructure:"max_held_body_bytes"`
+	MaxBatch         int           `mapstructure:"max_batch"`
+	ShutdownTimeout  time.Duration `mapstructure:"shutdown_timeout"`
 	// StatsWindow is how far back the rolling latency and rate windows reach.
 	StatsWindow time.Duration `mapstructure:"stats_window"`
 

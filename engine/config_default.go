@@ -14,6 +14,7 @@ func Default() Config {
 			Admin:            "127.0.0.1:8546",
 			RequestTimeout:   10 * time.Second,
 			MaxBodyBytes:     5 << 20,
+			MaxHeldBodyBytes: 256 << 20,
 			MaxBatch:         1000,
 			ShutdownTimeout:  10 * time.Second,
 			StatsWindow:      5 * time.Minute,

@@ -75,7 +75,7 @@ type Engine struct {
 	rr       atomic.Uint64 // rotation among equally good endpoints
 	inflight atomic.Int64  // client requests being served
 	admitted atomic.Int64  // client requests being read or served (server.max_inflight)
-	decoded  atomic.Int64  // bytes of compressed request bodies decoded and held (decodedBodyBudget)
+	bodies   atomic.Int64  // bytes of request bodies held, as read or decoded (server.max_held_body_bytes)
 
 	// stopping ends when Shutdown starts (request bodies still being read
 	// are cut); hardStop when its deadline passes (requests still being

@@ -175,11 +175,10 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	case errors.As(err, &decodedTooBig):
 		status, rerr = http.StatusRequestEntityTooLarge, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("request body exceeds server.max_body_bytes (%d bytes) once decoded from its Content-Encoding %s", e.cfg.Server.MaxBodyBytes, decodedTooBig.coding)}
-	case errors.Is(err, errDecodedBudget):
+	case errors.Is(err, errBodyBudget):
 		w.Header().Set("Retry-After", "1")
 		status, rerr = http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
-			Message: fmt.Sprintf("compressed request bodies being served already hold rpcdash's bound for them, %d MiB decoded (the larger of 64 MiB and 4 × server.max_body_bytes): retry shortly, or send the body uncompressed",
-				decodedBodyBudget(e.cfg.Server.MaxBodyBytes)>>20)}
+			Message: fmt.Sprintf("the request bodies rpcdash is serving already hold server.max_held_body_bytes (%d bytes, as read or decoded): retry shortly", e.cfg.Server.HeldBodyLimit())}
 	case errors.As(err, &unsupportedEnc):
 		w.Header().Set("Accept-Encoding", acceptedEncodings)
 		status, rerr = http.StatusUnsupportedMediaType, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
@@ -613,22 +612,24 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	// MaxBytesReader also tells net/http not to read on after the limit.
 	received := http.MaxBytesReader(w, r.Body, limit)
-	if coding == "" {
-		in := &batchCountingReader{r: received, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
-		body, err = readCapped(make([]byte, 0, firstBodyBuffer(r.ContentLength)), in, r.ContentLength, limit+1)
-		return body, giveBack, err
+	charged := &chargedReader{r: received, held: &e.bodies, limit: e.cfg.Server.HeldBodyLimit()}
+	hint, capAt := r.ContentLength, limit+1
+	if coding != "" {
+		// The decoded bytes are held and charged; the bound on them is
+		// readCapped's, MaxBytesReader's being on what is received.
+		charged.r = newDecodingReader(coding, received)
+		hint, capAt = -1, limit
 	}
-	dec := newDecodingReader(coding, received, &e.decoded, decodedBodyBudget(limit))
-	in := &batchCountingReader{r: dec, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
-	body, err = readCapped(make([]byte, 0, firstBodyBuffer(-1)), in, -1, limit)
-	if errors.Is(err, errOverLimit) {
+	in := &batchCountingReader{r: charged, rest: received, c: jsonrpc.NewBatchCounter(e.cfg.Server.MaxBatch)}
+	body, err = readCapped(make([]byte, 0, firstBodyBuffer(hint)), in, hint, capAt)
+	if coding != "" && errors.Is(err, errOverLimit) {
 		err = &decodedTooLargeError{coding: coding}
 	}
 	if err != nil {
-		dec.giveBack()
+		charged.giveBack()
 		return nil, giveBack, err
 	}
-	return body, dec.giveBack, nil
+	return body, charged.giveBack, nil
 }
 
 // errBatchOverLimit: the body is a batch of more than server.max_batch
