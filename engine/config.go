@@ -51,6 +51,9 @@ type ServerConfig struct {
 	// MaxResponseBytes bounds one upstream answer, and a batch's answers
 	// together.
 	MaxResponseBytes int64 `mapstructure:"max_response_bytes"`
+	// MaxHeldAnswerBytes is what the answers being handed to clients may
+	// hold before one whose client stopped reading is cut (heldAnswers).
+	MaxHeldAnswerBytes int64 `mapstructure:"max_held_answer_bytes"`
 	// VHosts are the Host names both ports answer (nil: AllowedHosts's
 	// default; an empty list is refused);
 	// CORSOrigins the browser origins they accept ("*" for any).

@@ -179,6 +179,10 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			"server.write_timeout: must be a duration from 10ms to 24h (below it no answer is handed over: every request is carried out and its answer dropped), got 1ns"},
 		{"max_body_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxBodyBytes = math.MaxInt64 },
 			"server.max_body_bytes: must be at most 1073741824 (1 GiB: a request is read whole before it is sent), got 9223372036854775807"},
+		{"max_held_answer_bytes -1", func(c *engine.Config) { c.Server.MaxHeldAnswerBytes = -1 },
+			"server.max_held_answer_bytes: must be positive, got -1"},
+		{"max_held_answer_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxHeldAnswerBytes = math.MaxInt64 },
+			"server.max_held_answer_bytes: must be at most 1099511627776 (1 TiB), got 9223372036854775807"},
 		{"max_held_body_bytes 0", func(c *engine.Config) { c.Server.MaxHeldBodyBytes = 0 },
 			"server.max_held_body_bytes: must be positive, got 0"},
 		{"max_held_body_bytes at the top of int64", func(c *engine.Config) { c.Server.MaxHeldBodyBytes = math.MaxInt64 },
@@ -214,7 +218,7 @@ func TestConfig_ProbeBreakerAndClientDurationsHaveFloorsAndCeilings(t *testing.T
 			c.Probes.Interval, c.Probes.Timeout, c.Probes.IndependenceInterval = 24*time.Hour, time.Hour, 7*24*time.Hour
 			c.Breaker.Cooldown, c.Breaker.MaxCooldown, c.Breaker.BackoffBase, c.Breaker.BackoffMax = 24*time.Hour, 24*time.Hour, 24*time.Hour, 24*time.Hour
 			c.Server.ReadTimeout, c.Server.WriteTimeout = 24*time.Hour, 24*time.Hour
-			c.Server.MaxBodyBytes, c.Server.MaxResponseBytes, c.Server.MaxHeldBodyBytes = 1<<30, 4<<30, 1<<40
+			c.Server.MaxBodyBytes, c.Server.MaxResponseBytes, c.Server.MaxHeldBodyBytes, c.Server.MaxHeldAnswerBytes = 1<<30, 4<<30, 1<<40, 1<<40
 			c.Router.WriteAffinity = 24 * time.Hour
 		},
 	} {

@@ -126,8 +126,8 @@ const (
 	maxClientTimeout = 24 * time.Hour
 )
 
-// The ceilings of server.max_body_bytes, server.max_held_body_bytes and
-// server.max_response_bytes.
+// The ceilings of server.max_body_bytes, server.max_held_body_bytes (and
+// server.max_held_answer_bytes) and server.max_response_bytes.
 const (
 	maxBodyBytesCeiling     = 1 << 30
 	maxHeldBodyBytesCeiling = 1 << 40
@@ -180,6 +180,12 @@ func (s ServerConfig) validate(p *problems) {
 		p.add("server.max_body_bytes", "must be positive, got %d", s.MaxBodyBytes)
 	case s.MaxBodyBytes > maxBodyBytesCeiling:
 		p.add("server.max_body_bytes", "must be at most %d (1 GiB: a request is read whole before it is sent), got %d", maxBodyBytesCeiling, s.MaxBodyBytes)
+	}
+	switch {
+	case s.MaxHeldAnswerBytes <= 0:
+		p.add("server.max_held_answer_bytes", "must be positive, got %d", s.MaxHeldAnswerBytes)
+	case s.MaxHeldAnswerBytes > maxHeldBodyBytesCeiling:
+		p.add("server.max_held_answer_bytes", "must be at most %d (1 TiB), got %d", int64(maxHeldBodyBytesCeiling), s.MaxHeldAnswerBytes)
 	}
 	switch {
 	case s.MaxHeldBodyBytes <= 0:

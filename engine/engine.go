@@ -76,6 +76,7 @@ type Engine struct {
 	inflight atomic.Int64  // client requests being served
 	admitted atomic.Int64  // client requests being read or served (server.max_inflight)
 	bodies   atomic.Int64  // bytes of request bodies held, as read or decoded (server.max_held_body_bytes)
+	answers  *heldAnswers  // large answers being handed to clients (server.max_held_answer_bytes)
 
 	// stopping ends when Shutdown starts (request bodies still being read
 	// are cut); hardStop when its deadline passes (requests still being
@@ -146,6 +147,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		byName:      map[string]*endpoint{},
 		acct:        newAccounts(),
 		failoverLog: map[failoverKey]failoverStat{},
+		answers:     newHeldAnswers(cfg.Server.MaxHeldAnswerBytes),
 	}
 	e.names = newMethodNames(e.methods)
 	if e.now == nil {

@@ -22,6 +22,7 @@ const (
 	EventPool     EventType = "pool"     // independence warnings
 	EventRole     EventType = "role"     // an endpoint's role changed (SetRole)
 	EventShadow   EventType = "shadow"   // a shadow answered differently (rate-limited per method)
+	EventServer   EventType = "server"   // rpcdash's own bounds: answers cut to clients that stopped reading
 )
 
 // Event is one entry of the engine's event log.

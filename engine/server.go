@@ -324,11 +324,11 @@ func (e *Engine) serveSingle(ctx context.Context, w http.ResponseWriter, el json
 		// On the wire before the mirrors start (release); the length set
 		// keeps the flushed answer from being sent chunked.
 		h.Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
+		e.answers.writeAnswer(w, body)
 		http.NewResponseController(w).Flush()
 		return
 	}
-	w.Write(body)
+	e.answers.writeAnswer(w, body)
 }
 
 func setResultHeaders(h http.Header, endpoint string, attempts int, hedged bool) {
@@ -482,8 +482,13 @@ func (e *Engine) serveBatch(ctx context.Context, w http.ResponseWriter, els []js
 		w.WriteHeader(http.StatusTooManyRequests)
 	}
 	// Written part by part: the answers are not copied into one buffer.
+	var out io.Writer = w
+	if a := e.answers.begin(w, size); a != nil {
+		defer e.answers.end(a)
+		out = a
+	}
 	bw := batchWriters.Get().(*bufio.Writer)
-	bw.Reset(w)
+	bw.Reset(out)
 	defer func() { bw.Reset(nil); batchWriters.Put(bw) }()
 	for k, p := range parts {
 		if k == 0 {

@@ -499,6 +499,9 @@ func (e *Engine) watch(stop <-chan struct{}, done chan<- struct{}) {
 				e.lag.add(woke, late)
 			}
 			e.lag.woke.Store(woke.UnixNano())
+			if msg := e.answers.reap(woke); msg != "" {
+				e.events.add(Event{Type: EventServer, Message: msg})
+			}
 			e.lag.runQueue.read()
 			last = woke
 			e.slow.settle(e, e.now())
