@@ -184,27 +184,44 @@ func tailTakesFewReads(t *testing.T, hedge func(*engine.Config), cut bool, quick
 // against what the pool's best takes anyway, it keeps them.
 func TestRouter_AQuickEndpointsSpreadIsNoTail(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Hour },
-		sim.Config{Name: "quick", Latency: sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.8}, Seed: 3},
-		sim.Config{Name: "steady", Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.25}, Seed: 5})
-	for i := range 200 {
-		mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
-	}
-	before := h.endpoint("quick").Accounting.Primary
-	const n = 100
-	for i := range n {
-		mustOK(t, h.call(1000+i, "eth_getBalance", addr, "latest"))
-	}
-	q := h.endpoint("quick")
-	took := q.Accounting.Primary - before
-	t.Logf("quick took %d of %d reads; tail share %.3f (factor %.2f), cost %v against steady's %v",
-		took, n, q.Score.TailShare, q.Score.TailFactor, q.Score.Cost, h.endpoint("steady").Score.Cost)
-	// Its spread weighs nothing as a tail, and it keeps most reads (on an
-	// idle machine 96-100 of 100). A stalled machine inflates the latencies
-	// of whichever endpoint is being read, while the other's estimate rests
-	// on calmer samples: beside busy loops it kept 61-85 at times, with the
-	// tail factor still 1.00. The old rule lost it every read.
-	if q.Score.TailFactor > 1.05 || took < n/2 {
-		t.Errorf("quick took %d of %d reads (tail factor %.2f), want most, at factor 1: it is the better endpoint at every quantile", took, n, q.Score.TailFactor)
-	}
+	untilJudged(t, func(int) string {
+		h := newHarness(t, func(c *engine.Config) { c.Router.ExploreAfter = time.Hour },
+			sim.Config{Name: "quick", Latency: sim.Latency{Median: 10 * time.Millisecond, Sigma: 0.8}, Seed: 3},
+			sim.Config{Name: "steady", Latency: sim.Latency{Median: 40 * time.Millisecond, Sigma: 0.25}, Seed: 5})
+		w := testutil.WatchStalls(t)
+		for i := range 200 {
+			mustOK(t, h.call(i, "eth_getBalance", addr, "latest"))
+		}
+		before := h.endpoint("quick").Accounting.Primary
+		const n = 100
+		for i := range n {
+			mustOK(t, h.call(1000+i, "eth_getBalance", addr, "latest"))
+		}
+		stall := w.Stop()
+		q := h.endpoint("quick")
+		took := q.Accounting.Primary - before
+		t.Logf("quick took %d of %d reads; tail share %.3f (factor %.2f), cost %v (median %v) against steady's %v; longest stall of this process %v",
+			took, n, q.Score.TailShare, q.Score.TailFactor, q.Score.Cost, q.Latency.P50, h.endpoint("steady").Score.Cost, stall)
+		// Its spread weighs nothing as a tail, and it keeps most reads (on an
+		// idle machine 96-100 of 100). A stalled machine inflates the latencies
+		// of whichever endpoint is being read, while the other's estimate rests
+		// on calmer samples: beside busy loops it kept 61-85 at times, with the
+		// tail factor still 1.00. The old rule lost it every read.
+		if q.Score.TailFactor > 1.05 {
+			t.Errorf("quick's tail factor %.2f, want 1: its spread is no tail beside steady", q.Score.TailFactor)
+		}
+		// A try is void when the machine slowed quick's last answers (the
+		// router's figure is the higher of the window's and the median of
+		// the last three, and no read asks it again with exploring off):
+		// this process stalled 50 ms or more, or quick's figure is past 3 ×
+		// its median, which its model (p90 28 ms) does not reach. s61a-1
+		// (CI): 0 of 100, its figure 97 ms against steady's 53 ms.
+		if took < n/2 && (stall >= 50*time.Millisecond || q.Score.Cost > 3*q.Latency.P50) {
+			return fmt.Sprintf("quick took %d of %d reads with its figure at %v (median %v) while this process stalled up to %v", took, n, q.Score.Cost, q.Latency.P50, stall)
+		}
+		if took < n/2 {
+			t.Errorf("quick took %d of %d reads (tail factor %.2f), want most: it is the better endpoint at every quantile", took, n, q.Score.TailFactor)
+		}
+		return ""
+	})
 }
