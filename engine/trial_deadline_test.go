@@ -129,17 +129,37 @@ func (b trialBench) slowDown() time.Duration {
 // deadline their pace gives holds and the endpoint is back.
 func TestTrial_IsJudgedByTheEndpointsUsualPace(t *testing.T) {
 	t.Parallel()
-	b, learned := learnedBelowSlow(t)
-	raised := b.slowDown()
-	b.openWithAnError()
+	var (
+		b       trialBench
+		learned engine.MethodSnapshot
+		raised  time.Duration
+		res     engine.ProbeResult
+		ep      engine.EndpointSnapshot
+	)
+	untilJudged(t, func(int) string {
+		b, learned = learnedBelowSlow(t)
+		raised = b.slowDown()
+		b.openWithAnError()
 
-	b.awaitTrial()
-	res := b.probe("s0")
-	ep := b.endpoint("s0")
-	if !res.OK || res.RTT < trialSlow || ep.Breaker.State != engine.BreakerOpen {
-		t.Fatalf("trial answering in %s (attempt deadline %s, probes.timeout 2s): ok=%v, breaker %s; want it answered, failed for its pace (%s) and the breaker open",
-			res.RTT.Round(time.Millisecond), raised, res.OK, ep.Breaker.State, learned.AttemptTimeout)
-	}
+		b.awaitTrial()
+		res = b.probe("s0")
+		ep = b.endpoint("s0")
+		if res.OK && res.RTT >= trialSlow && ep.Breaker.State == engine.BreakerOpen {
+			return ""
+		}
+		// A trial no slower than the rest of the pool passes (below): a
+		// try is void when the machine slowed s1's last answers (its
+		// figure) that far, or left s1 unable to take the reads.
+		// s61b-1 (CI): passed in 638 ms, the breaker closed.
+		s1 := b.endpoint("s1")
+		fig := s1.Methods["eth_blockNumber"].Score.Latency
+		if res.OK && (!s1.Routable || time.Duration(engine.Default().Breaker.AttemptTimeoutFactor*float64(fig)) >= res.RTT) {
+			return fmt.Sprintf("the trial answered in %s beside s1 at %s (routable %v): the pool was as slow", res.RTT.Round(time.Millisecond), fig, s1.Routable)
+		}
+		t.Fatalf("trial answering in %s (attempt deadline %s, probes.timeout 2s; s1 at %s): ok=%v, breaker %s; want it answered, failed for its pace (%s) and the breaker open",
+			res.RTT.Round(time.Millisecond), raised, fig, res.OK, ep.Breaker.State, learned.AttemptTimeout)
+		return ""
+	})
 	// The pace is the body of the answers (median and p90), the deadline
 	// learned their tail (p99): the same at the 250 ms floor, the pace's
 	// below when a loaded machine lifted the tail (250 ms against a
