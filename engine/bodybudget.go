@@ -17,10 +17,10 @@ import (
 // errBodyBudget: reading the body would pass server.max_held_body_bytes.
 var errBodyBudget = errors.New("request bodies being served hold server.max_held_body_bytes")
 
-// HeldBodyLimit is the most bytes of request bodies held at once:
+// heldBodyLimit is the most bytes of request bodies held at once:
 // server.max_held_body_bytes, and never less than one body of
 // server.max_body_bytes.
-func (s ServerConfig) HeldBodyLimit() int64 {
+func (s ServerConfig) heldBodyLimit() int64 {
 	return max(s.MaxHeldBodyBytes, s.MaxBodyBytes)
 }
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// A client may compress its request body (Content-Encoding: gzip), as
-// providers that accept compressed batches let it. net/http decodes
+// A client may compress its request body (Content-Encoding: gzip or
+// deflate), a large batch most of all. net/http decodes
 // answers, not requests, so rpcdash decodes the body itself, and
 // server.max_body_bytes bounds the decoded bytes as well as those
 // received: a small compressed body cannot expand past what a plain one

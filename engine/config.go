@@ -31,7 +31,7 @@ type ServerConfig struct {
 	RequestTimeout time.Duration `mapstructure:"request_timeout"`
 	MaxBodyBytes   int64         `mapstructure:"max_body_bytes"`
 	// MaxHeldBodyBytes bounds the request bodies held at once, as read
-	// or decoded (HeldBodyLimit); past it a request gets HTTP 503.
+	// or decoded (heldBodyLimit); past it a request gets HTTP 503.
 	MaxHeldBodyBytes int64         `mapstructure:"max_held_body_bytes"`
 	MaxBatch         int           `mapstructure:"max_batch"`
 	ShutdownTimeout  time.Duration `mapstructure:"shutdown_timeout"`

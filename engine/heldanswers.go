@@ -38,8 +38,8 @@ type heldAnswers struct {
 	count  atomic.Int64
 	mu     sync.Mutex
 	writes map[*answerWrite]struct{}
-	// cuts and cutBytes since the last event; reported at most once a
-	// second (lastReport).
+	// cuts and cutBytes since the last event, reported at most once a
+	// second (lastReport): the watch loop's own, as reap is.
 	cuts       int
 	cutBytes   int64
 	lastReport time.Time

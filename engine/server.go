@@ -178,7 +178,7 @@ func (e *Engine) refuseBody(w http.ResponseWriter, err error, start time.Time) {
 	case errors.Is(err, errBodyBudget):
 		w.Header().Set("Retry-After", "1")
 		status, rerr = http.StatusServiceUnavailable, &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded,
-			Message: fmt.Sprintf("the request bodies rpcdash is serving already hold server.max_held_body_bytes (%d bytes, as read or decoded): retry shortly", e.cfg.Server.HeldBodyLimit())}
+			Message: fmt.Sprintf("the request bodies rpcdash is serving already hold server.max_held_body_bytes (%d bytes, as read or decoded): retry shortly", e.cfg.Server.heldBodyLimit())}
 	case errors.As(err, &unsupportedEnc):
 		w.Header().Set("Accept-Encoding", acceptedEncodings)
 		status, rerr = http.StatusUnsupportedMediaType, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
@@ -617,7 +617,7 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	// MaxBytesReader also tells net/http not to read on after the limit.
 	received := http.MaxBytesReader(w, r.Body, limit)
-	charged := &chargedReader{r: received, held: &e.bodies, limit: e.cfg.Server.HeldBodyLimit()}
+	charged := &chargedReader{r: received, held: &e.bodies, limit: e.cfg.Server.heldBodyLimit()}
 	hint, capAt := r.ContentLength, limit+1
 	if coding != "" {
 		// The decoded bytes are held and charged; the bound on them is
