@@ -36,6 +36,21 @@ func bigAnswers(t *testing.T, size int) string {
 	return up.URL
 }
 
+// bigAnswerHarness is an engine over bigAnswers alone (probes off, which
+// its answers would fail), server.max_held_answer_bytes at 24 MiB.
+func bigAnswerHarness(t *testing.T, size int, mut func(*engine.Config)) *harness {
+	t.Helper()
+	url := bigAnswers(t, size)
+	return newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{{Name: "big", URL: url}}
+		c.Probes.Enabled = false
+		c.Server.MaxHeldAnswerBytes = 24 << 20
+		if mut != nil {
+			mut(c)
+		}
+	})
+}
+
 // stalledClient sends an eth_call on a connection of its own and reads
 // nothing of the answer until read is called.
 type stalledClient struct {
@@ -97,13 +112,7 @@ func answersCut(events []string) int {
 // for server.write_timeout (a minute here), however many did so.
 func TestServer_AnswersToClientsThatStopReadingAreCutPastTheBound(t *testing.T) {
 	const size = 16 << 20
-	url := bigAnswers(t, size)
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints = []engine.EndpointConfig{{Name: "big", URL: url}}
-		c.Probes.Enabled = false
-		c.Server.WriteTimeout = time.Minute
-		c.Server.MaxHeldAnswerBytes = 24 << 20
-	})
+	h := bigAnswerHarness(t, size, func(c *engine.Config) { c.Server.WriteTimeout = time.Minute })
 	stalled := make([]*stalledClient, 3)
 	for i := range stalled {
 		stalled[i] = newStalledClient(t, h.rpc)
@@ -154,12 +163,7 @@ func TestServer_AnswersToClientsThatStopReadingAreCutPastTheBound(t *testing.T) 
 // it whole when it reads again.
 func TestServer_AnAnswerNotReadBelowTheBoundIsKept(t *testing.T) {
 	const size = 16 << 20
-	url := bigAnswers(t, size)
-	h := newHarness(t, func(c *engine.Config) {
-		c.Endpoints = []engine.EndpointConfig{{Name: "big", URL: url}}
-		c.Probes.Enabled = false
-		c.Server.MaxHeldAnswerBytes = 24 << 20
-	})
+	h := bigAnswerHarness(t, size, nil)
 	c := newStalledClient(t, h.rpc)
 	time.Sleep(3 * time.Second) // past the 2 s a stalled client is allowed over the bound
 	status, got := c.read(t)
