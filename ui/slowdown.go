@@ -47,8 +47,10 @@ func (m Model) slowdownBanner() []string {
 		if last.IsZero() {
 			last = m.slowdownEnd
 		}
-		msg = fmt.Sprintf("⚠ SLOWDOWN: no deadline excused for %s (%s): %s",
-			fmtAge(m.snap.Time.Sub(last)), why, sd.Reason)
+		// What happened first: at 80 columns the reason came after the
+		// explanation and was cut whole.
+		msg = fmt.Sprintf("⚠ SLOWDOWN over (no deadline excused for %s): %s (%s)",
+			fmtAge(m.snap.Time.Sub(last)), sd.Reason, why)
 	}
 	line := ansi.Truncate(" "+msg, m.width, "…")
 	st := m.styles.banner

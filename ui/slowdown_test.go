@@ -35,8 +35,8 @@ func TestView_ShortSlowdownDoesNotMoveTheScreen(t *testing.T) {
 			t.Errorf("%d×%d: the table moved from row %d to %d when the slowdown ended a second later:\n%s", sz[0], sz[1],
 				row(during, "ENDPOINT"), row(after, "ENDPOINT"), after)
 		}
-		if !strings.Contains(after, "SLOWDOWN: no deadline excused for 1s (the pool back at its pace") {
-			t.Errorf("%d×%d: the held banner does not say no deadline was excused since, and what that may mean:\n%s", sz[0], sz[1], after)
+		if !strings.Contains(after, "SLOWDOWN over (no deadline excused for 1s): 2 of 3 endpoints slow at once") {
+			t.Errorf("%d×%d: the held banner does not say it is over, since when, and what it was, before anything is cut:\n%s", sz[0], sz[1], after)
 		}
 		again := tick(3*time.Second, sd)
 		if row(again, "ENDPOINT") != row(during, "ENDPOINT") {
