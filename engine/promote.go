@@ -20,7 +20,10 @@ import (
 //     together: refused when the endpoint's is surely higher, the lower
 //     end of its 95 % interval (one failure not counted, as one slow
 //     answer is not a tail) above the upper end of theirs (tail.go's
-//     rule), both over at least minJudged attempts.
+//     rule), both over at least minJudged attempts;
+//   - its latency against the other primaries' (promote_latency.go):
+//     refused when its median is surely slower than their p95;
+//   - its head: refused while it is lag-excluded.
 //
 // Evidence too thin to judge lets the change through and says so. The
 // console judges with the same function on its Snapshot (PromotionOf), so
@@ -67,6 +70,7 @@ type promotionFigures struct {
 	HeadSeen, LagExcluded            bool
 	Lag, MaxLag                      int64 // its lag now; chain.max_head_lag
 	Chain                            string
+	Latency                          latencyFigures
 }
 
 // ComparisonCheck is the shadow comparison a promotion rests on.
@@ -118,6 +122,7 @@ type Promotion struct {
 	Evidence   string          `json:"evidence"`
 	Comparison ComparisonCheck `json:"comparison"`
 	ErrorRate  ErrorRateCheck  `json:"error_rate"`
+	Latency    LatencyCheck    `json:"latency"`
 	Head       HeadCheck       `json:"head"`
 }
 
@@ -160,6 +165,7 @@ func judgePromotion(name, from, to string, f promotionFigures) (Promotion, bool)
 			r.Verdict = verdictFail
 		}
 	}
+	p.Latency = judgeLatency(f.Latency, f.Primaries)
 	h := &p.Head
 	h.Verdict, h.Lag, h.MaxHeadLag, h.Unit = verdictNone, f.Lag, f.MaxLag, "blocks"
 	if f.Chain == "solana" {
@@ -173,8 +179,9 @@ func judgePromotion(name, from, to string, f promotionFigures) (Promotion, bool)
 	}
 	// Being current is no evidence the endpoint answers right: a head
 	// that passes judges nothing, one that fails refuses.
-	p.Judged = c.Verdict == verdictPass || c.Verdict == verdictFail || r.Verdict == verdictPass || r.Verdict == verdictFail || h.Verdict == verdictFail
-	p.Refused = c.Verdict == verdictFail || r.Verdict == verdictFail || h.Verdict == verdictFail
+	p.Judged = c.Verdict == verdictPass || c.Verdict == verdictFail || r.Verdict == verdictPass || r.Verdict == verdictFail ||
+		p.Latency.judged() || h.Verdict == verdictFail
+	p.Refused = c.Verdict == verdictFail || r.Verdict == verdictFail || p.Latency.Verdict == verdictFail || h.Verdict == verdictFail
 	p.Evidence = p.evidence()
 	return p, true
 }
@@ -251,6 +258,7 @@ func (p Promotion) evidence() string {
 	default:
 		parts = append(parts, "error rate unjudged: no other primary to compare with")
 	}
+	parts = append(parts, p.Latency.evidenceText())
 	if p.Head.Verdict == verdictFail {
 		parts = append(parts, p.Head.failedText())
 	}
@@ -280,6 +288,9 @@ func (p Promotion) Failed() string {
 	if r := p.ErrorRate; r.Verdict == verdictFail {
 		failed = append(failed, r.failedText())
 	}
+	if l := p.Latency; l.Verdict == verdictFail {
+		failed = append(failed, l.failedText())
+	}
 	if h := p.Head; h.Verdict == verdictFail {
 		failed = append(failed, h.failedText())
 	}
@@ -301,12 +312,22 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 			from, found = ep.Role, true
 			f.Shadow, f.Attempts, f.Failures = ep.Shadow, ep.Rates.Verdicts(), ep.Rates.Failures
 			f.HeadSeen, f.LagExcluded, f.Lag = ep.Head > 0, ep.LagExcluded, ep.Lag
+			f.Latency.own = make(map[string]methodPace, len(ep.Methods))
+			for m, st := range ep.Methods {
+				f.Latency.own[m] = gatePace(st.Latency)
+			}
+			f.Latency.mirrorsOf(ep.Shadow)
 			continue
 		}
 		if ep.Role == RolePrimary {
 			f.Primaries++
 			f.PrimaryAttempts += ep.Rates.Verdicts()
 			f.PrimaryFailures += ep.Rates.Failures
+			pp := primaryPace{name: ep.Name, methods: make(map[string]methodPace, len(ep.Methods))}
+			for m, st := range ep.Methods {
+				pp.methods[m] = gatePace(st.Latency)
+			}
+			f.Latency.primaries = append(f.Latency.primaries, pp)
 		}
 	}
 	if !found {
@@ -322,8 +343,10 @@ func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
 	if sh := ep.shadow.snapshot(); sh.Mirrored > 0 || sh.Compared > 0 {
 		f.Shadow = sh
 	}
+	f.Latency.mirrorsOf(f.Shadow)
 	t := ep.rates.Totals()
 	f.Attempts, f.Failures = t.Verdicts(), t.Failure
+	f.Latency.own = paceByMethod(ep)
 	for _, o := range e.endpoints {
 		if o == ep || o.role() != RolePrimary {
 			continue
@@ -332,6 +355,7 @@ func (e *Engine) figuresOf(ep *endpoint) promotionFigures {
 		f.Primaries++
 		f.PrimaryAttempts += t.Verdicts()
 		f.PrimaryFailures += t.Failure
+		f.Latency.primaries = append(f.Latency.primaries, primaryPace{name: o.Name, methods: paceByMethod(o)})
 	}
 	return f
 }

@@ -79,6 +79,7 @@ type ShadowSnapshot struct {
 	// answering attempts' latency for the same requests (rolling window).
 	P50, P95               time.Duration
 	PrimaryP50, PrimaryP95 time.Duration
+	Answered               int64 // the mirrors those percentiles are of
 	LastMismatch           *ShadowMismatch
 }
 
@@ -101,7 +102,7 @@ func (s *shadowStats) snapshot() *ShadowSnapshot {
 		out.MatchRate = float64(out.Match) / float64(n)
 	}
 	l, p := s.latency.Summary(), s.primary.Summary()
-	out.P50, out.P95, out.PrimaryP50, out.PrimaryP95 = l.P50, l.P95, p.P50, p.P95
+	out.P50, out.P95, out.PrimaryP50, out.PrimaryP95, out.Answered = l.P50, l.P95, p.P50, p.P95, l.Count
 	return out
 }
 

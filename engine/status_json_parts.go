@@ -243,6 +243,7 @@ type shadowWire struct {
 	P95MS        float64             `json:"p95_ms"`
 	PrimaryP50MS float64             `json:"primary_p50_ms"`
 	PrimaryP95MS float64             `json:"primary_p95_ms"`
+	Answered     int64               `json:"answered"` // the mirrors the percentiles are of (stats window)
 	LastMismatch *shadowMismatchWire `json:"last_mismatch"`
 }
 
@@ -257,7 +258,7 @@ func shadowOut(s *ShadowSnapshot) *shadowWire {
 	}
 	w := &shadowWire{Mirrored: s.Mirrored, Compared: s.Compared, Match: s.Match, Mismatch: s.Mismatch, Tip: s.Tip,
 		Errors: s.Errors, Dropped: s.Dropped, MatchRate: s.MatchRate, P50MS: ms(s.P50), P95MS: ms(s.P95),
-		PrimaryP50MS: ms(s.PrimaryP50), PrimaryP95MS: ms(s.PrimaryP95)}
+		PrimaryP50MS: ms(s.PrimaryP50), PrimaryP95MS: ms(s.PrimaryP95), Answered: s.Answered}
 	if m := s.LastMismatch; m != nil {
 		w.LastMismatch = &shadowMismatchWire{Method: m.Method, At: m.At}
 	}
@@ -270,7 +271,7 @@ func (w *shadowWire) snapshot() *ShadowSnapshot {
 	}
 	s := &ShadowSnapshot{Mirrored: w.Mirrored, Compared: w.Compared, Match: w.Match, Mismatch: w.Mismatch, Tip: w.Tip,
 		Errors: w.Errors, Dropped: w.Dropped, MatchRate: w.MatchRate, P50: fromMS(w.P50MS), P95: fromMS(w.P95MS),
-		PrimaryP50: fromMS(w.PrimaryP50MS), PrimaryP95: fromMS(w.PrimaryP95MS)}
+		PrimaryP50: fromMS(w.PrimaryP50MS), PrimaryP95: fromMS(w.PrimaryP95MS), Answered: w.Answered}
 	if m := w.LastMismatch; m != nil {
 		s.LastMismatch = &ShadowMismatch{Method: m.Method, At: m.At}
 	}

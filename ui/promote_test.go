@@ -78,6 +78,26 @@ func TestUpdate_RoleMenuSaysAFailedComparisonIsRefusedAndOnlyForcesOnASecondYes(
 	})
 }
 
+// A shadow whose every answer matched but came far slower than the
+// client's (the seeds audit's G5): the question says the engine would
+// refuse it on its latency, with the figures, attached as in process (the
+// mirrors' count crosses the wire).
+func TestUpdate_RoleMenuSaysAFarSlowerShadowIsRefused(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, r *rig, sp *spy) {
+		r.sims[1].SetExtraLatency(100 * time.Millisecond)
+		r.shadowCompared(t, 25, false)
+		m := console(t, sp, 100, 30, false)
+		m = press(t, m, "down", "r", "left", "left", "enter") // beta: shadow → primary
+		q := m.confirm.question
+		if m.overlay != overlayConfirm || !strings.Contains(q, "The engine would refuse it: shadow beta: latency on mirrored reads p50 1") ||
+			!strings.Contains(q, "surely slower (its median above that p95 and 5ms more)") {
+			t.Fatalf("the question does not say the engine refuses the slow shadow: %q", q)
+		}
+		m = press(t, m, "n")
+		wantCalls(t, sp)
+	})
+}
+
 // A promotion the engine takes shows, in its question, the comparison it
 // rests on.
 func TestUpdate_RoleMenuShowsTheComparisonAPromotionRestsOn(t *testing.T) {
