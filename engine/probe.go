@@ -305,17 +305,21 @@ func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 	if lag > bound {
 		ep.lagGood.Store(0)
 		if !ep.lagExcluded.Swap(true) {
+			f := ep.fault.Load()
+			flap := e.lagOut(ep, e.now(), f != nil && f.Mode == FaultStale)
 			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "in-sync", To: "lagging",
-				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads", lag, e.heads.top.Load(), bound)})
+				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads%s", lag, e.heads.top.Load(), bound, flap)})
 		}
 		return
 	}
 	if !ep.lagExcluded.Load() || !probe {
 		return
 	}
-	if n := ep.lagGood.Add(1); n >= int64(e.cfg.Probes.Recover) {
+	need := e.lagNeed(ep)
+	if n := ep.lagGood.Add(1); n >= need {
 		if ep.lagExcluded.Swap(false) {
 			ep.lagGood.Store(0)
+			ep.lagIn(e.now(), need)
 			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "lagging", To: "in-sync",
 				Message: fmt.Sprintf("lag %d within %d for %d probes: readmitted", lag, bound, n)})
 		}

@@ -131,16 +131,22 @@ type EndpointSnapshot struct {
 	// the endpoint within chain.max_head_lag: it is readmitted at
 	// Settings.ProbeRecover (hysteresis), so "lag 0, still excluded" is
 	// an endpoint catching up, not a contradiction.
-	LagInSync    int64
-	Exclusions   []string
-	LastError    string
-	LastErrorAt  time.Time
-	Errors       []EndpointError // the last few, newest first, redacted
-	Accounting   AccountSnapshot
-	Methods      map[string]MethodSnapshot
-	Independence *IndependenceInfo
-	Score        ScoreParts    // the routing score over all methods
-	Series       []SeriesPoint // the last SeriesLength seconds, oldest first
+	LagInSync int64
+	// LagRecoverNeed is how many such probes its readmission needs now:
+	// Settings.ProbeRecover, doubled for each flap in a row (lagging again
+	// soon after a readmission, lagflap.go), at most a
+	// breaker.max_cooldown's worth. LagFlaps counts those flaps.
+	LagRecoverNeed int64
+	LagFlaps       int64
+	Exclusions     []string
+	LastError      string
+	LastErrorAt    time.Time
+	Errors         []EndpointError // the last few, newest first, redacted
+	Accounting     AccountSnapshot
+	Methods        map[string]MethodSnapshot
+	Independence   *IndependenceInfo
+	Score          ScoreParts    // the routing score over all methods
+	Series         []SeriesPoint // the last SeriesLength seconds, oldest first
 }
 
 // WhyLonger says why the breaker's cooldown is longer than
@@ -469,6 +475,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Latency:  latencyStats(ep.latency, ep.late.latencies(nil)),
 		Rates:    rateStats(ep.rates),
 		Head:     ep.reportedHead(), HeadSeenAt: unixTime(ep.headAt.Load()), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
+		LagRecoverNeed: e.lagNeed(ep), LagFlaps: ep.lagFlapCount(),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,

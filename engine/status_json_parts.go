@@ -14,7 +14,7 @@ func (es EndpointSnapshot) wire() endpointWire {
 	w := endpointWire{Name: es.Name, URL: es.URL, Proxy: es.Proxy, Provider: es.Provider, Region: es.Region, Domain: es.Domain, Role: es.Role,
 		Routable: es.Routable, Drained: es.Drained, Refusing: es.Refusing, Breaker: breakerOut(es.Breaker), BackoffUntil: timePtr(es.BackoffUntil),
 		InFlight: es.InFlight, Latency: latencyOut(es.Latency), Rates: rateWire(es.Rates), Head: es.Head, HeadSeenAt: timePtr(es.HeadSeenAt), Lag: es.Lag,
-		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, Exclusions: nonNil(es.Exclusions), LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
+		LagExcluded: es.LagExcluded, LagInSync: es.LagInSync, LagRecoverNeed: es.LagRecoverNeed, LagFlaps: es.LagFlaps, Exclusions: nonNil(es.Exclusions), LastError: es.LastError, LastErrorAt: timePtr(es.LastErrorAt),
 		Accounting: accountOut(es.Accounting), Independence: es.Independence, Score: scoreOut(es.Score),
 		Series: make([]seriesWire, 0, len(es.Series)), Share: es.Share, Shadow: shadowOut(es.Shadow),
 		BatchPaceMS: ms(es.BatchPace), BatchTrips: es.BatchRoundTrips,
@@ -43,7 +43,7 @@ func (w endpointWire) snapshot() EndpointSnapshot {
 	es := EndpointSnapshot{Name: w.Name, URL: w.URL, Proxy: w.Proxy, Provider: w.Provider, Region: w.Region, Domain: w.Domain, Role: w.Role,
 		Routable: w.Routable, Drained: w.Drained, Refusing: w.Refusing, Breaker: breakerIn(w.Breaker), BackoffUntil: timeOf(w.BackoffUntil),
 		InFlight: w.InFlight, Latency: latencyIn(w.Latency), Rates: RateStats(w.Rates), Head: w.Head, HeadSeenAt: timeOf(w.HeadSeenAt), Lag: w.Lag,
-		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
+		LagExcluded: w.LagExcluded, LagInSync: w.LagInSync, LagRecoverNeed: w.LagRecoverNeed, LagFlaps: w.LagFlaps, LastError: w.LastError, LastErrorAt: timeOf(w.LastErrorAt),
 		Accounting: accountIn(w.Accounting), Independence: w.Independence, Score: scoreIn(w.Score),
 		Share: w.Share, Shadow: w.Shadow.snapshot(), BatchPace: fromMS(w.BatchPaceMS), BatchRoundTrips: w.BatchTrips}
 	if len(w.Exclusions) > 0 {

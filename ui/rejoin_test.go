@@ -44,3 +44,19 @@ func TestView_CaughtUpEndpointSaysItIsRejoining(t *testing.T) {
 		t.Errorf("reason %q", got)
 	}
 }
+
+// After a flap (lagging again soon after a readmission) the readmission
+// needs more probes than probes.recover: the badge and the reason count
+// to the endpoint's own figure.
+func TestView_AFlappedEndpointRejoinsAfterItsOwnCount(t *testing.T) {
+	s := healthySnapshot()
+	s.Settings.ProbeRecover = 3
+	ep := &s.Endpoints[0]
+	ep.LagExcluded, ep.Lag, ep.LagInSync, ep.LagRecoverNeed, ep.LagFlaps = true, 0, 4, 6, 1
+	if got := fixedModel(s, themes.Default(), 120, 36).View(); !strings.Contains(got, "REJOIN 4/6") {
+		t.Errorf("want REJOIN 4/6:\n%s", got)
+	}
+	if got := notRoutableReason(*ep, s); got != "caught up, rejoining after 4 of 6 probes in sync" {
+		t.Errorf("reason %q", got)
+	}
+}
