@@ -118,7 +118,7 @@ func (e *Engine) faultEnded(ep *endpoint, f *activeFault, by Actor, msg string) 
 	f.end()
 	ep.staleHead.Store(0)
 	if f.Mode == FaultStale {
-		e.forgetLagFlaps(ep)
+		ep.lagFlaps.forget(e.cfg.Probes.Recover)
 	}
 	if ep.breaker.ForgiveSince(f.from) {
 		msg += fmt.Sprintf("; breaker cooldown back to %s (its opens in the fault were the fault's)", e.cfg.Breaker.Cooldown)

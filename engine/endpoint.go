@@ -182,7 +182,8 @@ type endpoint struct {
 	stuckReadmitAt int64
 	lagExcluded    atomic.Bool
 	lagGood        atomic.Int64 // consecutive probes within the lag bound while excluded
-	lagFlaps       lagFlaps
+	lagFlaps       rejoinFlaps  // readmissions after lag
+	healthFlaps    rejoinFlaps  // readmissions after ExcludeUnhealthy
 	staleHead      atomic.Int64 // head frozen by a stale fault (0 = not yet seen)
 	domain         atomic.Pointer[string]
 

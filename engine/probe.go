@@ -306,7 +306,7 @@ func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 		ep.lagGood.Store(0)
 		if !ep.lagExcluded.Swap(true) {
 			f := ep.fault.Load()
-			flap := e.lagOut(ep, e.now(), f != nil && f.Mode == FaultStale)
+			flap := ep.lagFlaps.out(e, e.now(), f != nil && f.Mode == FaultStale, "lagging", "in-sync probes")
 			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "in-sync", To: "lagging",
 				Message: fmt.Sprintf("%d behind the pool's head %d (chain.max_head_lag %d): out of routing for tip-dependent reads%s", lag, e.heads.top.Load(), bound, flap)})
 		}
@@ -315,11 +315,11 @@ func (e *Engine) evaluateLag(ep *endpoint, probe bool) {
 	if !ep.lagExcluded.Load() || !probe {
 		return
 	}
-	need := e.lagNeed(ep)
+	need := ep.lagFlaps.needNow(e.cfg.Probes.Recover)
 	if n := ep.lagGood.Add(1); n >= need {
 		if ep.lagExcluded.Swap(false) {
 			ep.lagGood.Store(0)
-			ep.lagIn(e.now(), need)
+			ep.lagFlaps.in(e.now(), need)
 			e.events.add(Event{Type: EventHead, Endpoint: ep.Name, From: "lagging", To: "in-sync",
 				Message: fmt.Sprintf("lag %d within %d for %d probes: readmitted", lag, bound, n)})
 		}
@@ -356,7 +356,11 @@ func (e *Engine) Exclude(name, kind, reason string) {
 		e.forgetHead(ep)
 	}
 	if !had {
-		e.events.add(Event{Type: EventHead, Endpoint: name, To: kind, Message: "excluded: " + reason})
+		flap := ""
+		if kind == ExcludeUnhealthy {
+			flap = ep.healthFlaps.out(e, e.now(), false, "unhealthy", "healthy probes")
+		}
+		e.events.add(Event{Type: EventHead, Endpoint: name, To: kind, Message: "excluded: " + reason + flap})
 	}
 }
 
@@ -370,17 +374,17 @@ func (ep *endpoint) excluded(kind string) bool {
 // Include lifts an exclusion of the given kind. An unhealthy endpoint is
 // let back in with hysteresis, as a lagging one is: after probes.recover
 // healthy probes in a row (a Solana node hovering at its "behind" mark
-// went in and out on every probe).
+// went in and out on every probe), more after it flapped (rejoinflaps.go).
 func (e *Engine) Include(name, kind string) {
 	ep, ok := e.byName[name]
 	if !ok || kind == ExcludeAhead {
 		return
 	}
-	need := e.cfg.Probes.Recover
+	need := ep.healthFlaps.needNow(e.cfg.Probes.Recover)
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
 	if had && kind == ExcludeUnhealthy {
-		if ep.healthyGood++; ep.healthyGood < need {
+		if ep.healthyGood++; int64(ep.healthyGood) < need {
 			ep.mu.Unlock()
 			return
 		}
@@ -392,7 +396,12 @@ func (e *Engine) Include(name, kind string) {
 	}
 	msg := "readmitted: " + kind + " cleared"
 	if kind == ExcludeUnhealthy {
-		msg += fmt.Sprintf(" after %d %s in a row (probes.recover)", need, Plural(need, "healthy probe", "healthy probes"))
+		ep.healthFlaps.in(e.now(), need)
+		why := "probes.recover"
+		if need > int64(e.cfg.Probes.Recover) {
+			why = "doubled for its flaps"
+		}
+		msg += fmt.Sprintf(" after %d %s in a row (%s)", need, Plural(need, "healthy probe", "healthy probes"), why)
 	}
 	e.events.add(Event{Type: EventHead, Endpoint: name, From: kind, Message: msg})
 }

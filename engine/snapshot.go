@@ -134,7 +134,7 @@ type EndpointSnapshot struct {
 	LagInSync int64
 	// LagRecoverNeed is how many such probes its readmission needs now:
 	// Settings.ProbeRecover, doubled for each flap in a row (lagging again
-	// soon after a readmission, lagflap.go), at most a
+	// soon after a readmission, rejoinflaps.go), at most a
 	// breaker.max_cooldown's worth. LagFlaps counts those flaps.
 	LagRecoverNeed int64
 	LagFlaps       int64
@@ -475,7 +475,7 @@ func (e *Engine) endpointSnapshot(ep *endpoint, now time.Time, routable bool) En
 		Latency:  latencyStats(ep.latency, ep.late.latencies(nil)),
 		Rates:    rateStats(ep.rates),
 		Head:     ep.reportedHead(), HeadSeenAt: unixTime(ep.headAt.Load()), Lag: e.lagOf(ep), LagExcluded: ep.lagExcluded.Load(), LagInSync: lagInSync(ep),
-		LagRecoverNeed: e.lagNeed(ep), LagFlaps: ep.lagFlapCount(),
+		LagRecoverNeed: ep.lagFlaps.needNow(e.cfg.Probes.Recover), LagFlaps: ep.lagFlaps.count(),
 		Accounting: ep.acct.snapshot(),
 		Breaker: BreakerSnapshot{State: bi.State, ConsecutiveFailures: bi.ConsecutiveFailures,
 			TrialSuccesses: bi.ConsecutiveSuccesses, Cooldown: bi.CurrentCooldown, Reopens: bi.ReopenCount, Flaps: bi.Flaps,
