@@ -312,10 +312,7 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 			from, found = ep.Role, true
 			f.Shadow, f.Attempts, f.Failures = ep.Shadow, ep.Rates.Verdicts(), ep.Rates.Failures
 			f.HeadSeen, f.LagExcluded, f.Lag = ep.Head > 0, ep.LagExcluded, ep.Lag
-			f.Latency.own = make(map[string]methodPace, len(ep.Methods))
-			for m, st := range ep.Methods {
-				f.Latency.own[m] = gatePace(st.Latency)
-			}
+			f.Latency.own = snapshotPaces(ep.Methods)
 			f.Latency.mirrorsOf(ep.Shadow)
 			continue
 		}
@@ -323,11 +320,7 @@ func (s Snapshot) PromotionOf(name, to string) (Promotion, bool) {
 			f.Primaries++
 			f.PrimaryAttempts += ep.Rates.Verdicts()
 			f.PrimaryFailures += ep.Rates.Failures
-			pp := primaryPace{name: ep.Name, methods: make(map[string]methodPace, len(ep.Methods))}
-			for m, st := range ep.Methods {
-				pp.methods[m] = gatePace(st.Latency)
-			}
-			f.Latency.primaries = append(f.Latency.primaries, pp)
+			f.Latency.primaries = append(f.Latency.primaries, primaryPace{name: ep.Name, methods: snapshotPaces(ep.Methods)})
 		}
 	}
 	if !found {

@@ -107,25 +107,8 @@ func judgeLatency(f latencyFigures, primaries int) LatencyCheck {
 		if own.n < minJudged {
 			continue
 		}
-		var bar methodPace
-		var barOf string
-		judged := false
-		for _, p := range f.primaries {
-			pp, ok := p.methods[m]
-			if !ok || pp.n < minJudged {
-				continue
-			}
-			if pp.p95Open {
-				judged = false
-				barOf = ""
-				break
-			}
-			if barOf == "" || pp.p95 > bar.p95 {
-				bar, barOf = pp, p.name
-			}
-			judged = true
-		}
-		if !judged {
+		bar, barOf, ok := f.barOf(m)
+		if !ok {
 			continue
 		}
 		take(LatencyCheck{Source: "attempts", Method: m, Attempts: own.n, P50MS: ms(own.p50),
@@ -136,6 +119,26 @@ func judgeLatency(f latencyFigures, primaries int) LatencyCheck {
 			PrimaryAttempts: f.mirrored, PrimaryP95MS: ms(f.mirrorPrimaryP95)}, f.mirrorP50, f.mirrorPrimaryP95)
 	}
 	return c
+}
+
+// barOf is the slowest p95 of method m among the other primaries with
+// at least minJudged attempts of it, and whose it is; false when none has,
+// or when censoring leaves one's p95 a lower bound (no bar to pass).
+func (f latencyFigures) barOf(m string) (methodPace, string, bool) {
+	var bar methodPace
+	var name string
+	for _, p := range f.primaries {
+		pp, ok := p.methods[m]
+		switch {
+		case !ok || pp.n < minJudged:
+			continue
+		case pp.p95Open:
+			return methodPace{}, "", false
+		case name == "" || pp.p95 > bar.p95:
+			bar, name = pp, p.name
+		}
+	}
+	return bar, name, name != ""
 }
 
 func (c LatencyCheck) judged() bool { return c.Verdict == verdictPass || c.Verdict == verdictFail }
@@ -182,6 +185,15 @@ func (f *latencyFigures) mirrorsOf(sh *ShadowSnapshot) {
 	if sh != nil {
 		f.mirrored, f.mirrorP50, f.mirrorPrimaryP95 = sh.Answered, sh.P50, sh.PrimaryP95
 	}
+}
+
+// snapshotPaces is an endpoint's latency per method from its Snapshot.
+func snapshotPaces(methods map[string]MethodSnapshot) map[string]methodPace {
+	out := make(map[string]methodPace, len(methods))
+	for m, st := range methods {
+		out[m] = gatePace(st.Latency)
+	}
+	return out
 }
 
 // paceByMethod is ep's latency per method, as its Snapshot gives it.
