@@ -62,15 +62,7 @@ func TestRoleAPI_ACanaryFarSlowerThanThePrimariesIsNotPromoted(t *testing.T) {
 			}
 
 			// gamma, as quick as alpha, made the canary in beta's place.
-			if code, out := h.putRole("beta", `{"role": "standby"}`); code != 200 {
-				t.Fatalf("canary → standby: HTTP %d %v", code, out)
-			}
-			if code, out := h.putRole("gamma", `{"role": "canary", "share": 1}`); code != 200 {
-				t.Fatalf("standby → canary: HTTP %d %v", code, out)
-			}
-			for i := 0; i < 25; i++ {
-				mustOK(t, h.call(200+i, "eth_getBalance", addr, "0x10"))
-			}
+			h.replaceCanary("beta", "gamma", 25, 200)
 			code, out = h.putRole("gamma", `{"role": "primary"}`)
 			p, _ = out["promotion"].(map[string]any)
 			l, _ = p["latency"].(map[string]any)

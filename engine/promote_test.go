@@ -19,6 +19,22 @@ func (h *harness) roleEvents(name string) []engine.Event {
 	return out
 }
 
+// replaceCanary makes the canary old a standby and the standby next the
+// canary taking every read's first attempt, then sends it reads reads
+// (ids from firstID).
+func (h *harness) replaceCanary(old, next string, reads, firstID int) {
+	h.t.Helper()
+	if code, out := h.putRole(old, `{"role": "standby"}`); code != 200 {
+		h.t.Fatalf("canary → standby: HTTP %d %v", code, out)
+	}
+	if code, out := h.putRole(next, `{"role": "canary", "share": 1}`); code != 200 {
+		h.t.Fatalf("standby → canary: HTTP %d %v", code, out)
+	}
+	for i := 0; i < reads; i++ {
+		mustOK(h.t, h.call(firstID+i, "eth_getBalance", addr, "0x10"))
+	}
+}
+
 // The audit's case: a shadow whose every mirror failed (match_rate 0 over
 // 30 compared, 30 errors) cannot be promoted — to primary, to canary, to
 // standby — without "force": 409 naming the figures, its role and the
@@ -160,15 +176,7 @@ func TestRoleAPI_ACanaryFailingFarMoreThanThePrimariesIsNotPromoted(t *testing.T
 	}
 	// gamma, a healthy standby made a canary taking every first read:
 	// judged against alpha's attempts.
-	if code, out := h.putRole("beta", `{"role": "standby"}`); code != 200 {
-		t.Fatalf("canary → standby: HTTP %d %v", code, out)
-	}
-	if code, out := h.putRole("gamma", `{"role": "canary", "share": 1}`); code != 200 {
-		t.Fatalf("standby → canary: HTTP %d %v", code, out)
-	}
-	for i := 0; i < 30; i++ {
-		mustOK(t, h.call(100+i, "eth_getBalance", addr, "0x10"))
-	}
+	h.replaceCanary("beta", "gamma", 30, 100)
 	code, out = h.putRole("gamma", `{"role": "primary"}`)
 	p, _ = out["promotion"].(map[string]any)
 	r, _ = p["error_rate"].(map[string]any)
