@@ -103,12 +103,29 @@ func endpointState(ep engine.EndpointSnapshot) string {
 	return s
 }
 
-// endpointNotes are the role, whether breaker.max_open_share holds its
-// breaker closed (STATE says only closed; the console says HELD CLOSED),
-// the fault in force and the last error (the engine's text, redacted), in
-// that order.
-func endpointNotes(ep engine.EndpointSnapshot) []string {
+// endpointNotes are the role, what keeps it out of routing that STATE does
+// not say (lag, as the console's LAGGING and REJOIN k/N; another chain, an
+// unhealthy node, a head ahead of the pool), whether breaker.max_open_share
+// holds its breaker closed (STATE says only closed; the console says HELD
+// CLOSED), the fault in force and the last error (the engine's text,
+// redacted), in that order. A lagging endpoint printed "closed" with its
+// LAG and nothing saying that it took no read of the tip.
+func endpointNotes(s engine.Snapshot, ep engine.EndpointSnapshot) []string {
 	notes := []string{engine.RoleLabel(ep.Role, ep.Share)}
+	if ep.LagExcluded {
+		need := ep.LagRecoverNeed
+		if need <= 0 {
+			need = int64(s.Settings.ProbeRecover)
+		}
+		if ep.Lag <= s.MaxLag && need > 0 {
+			notes = append(notes, fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, need))
+		} else {
+			notes = append(notes, fmt.Sprintf("lagging %d behind, more than chain.max_head_lag %d: out of tip-dependent reads", ep.Lag, s.MaxLag))
+		}
+	}
+	for _, x := range ep.Exclusions {
+		notes = append(notes, "excluded: "+x)
+	}
 	if ep.Breaker.State == engine.BreakerClosed && ep.Breaker.HeldClosed {
 		notes = append(notes, "held closed by breaker.max_open_share (ranked last)")
 	}
@@ -161,7 +178,7 @@ func printEndpointTable(w io.Writer, s engine.Snapshot, width int) {
 		}
 		notes := r[len(widths)]
 		if i > 0 {
-			notes = fitNotes(endpointNotes(eps[i-1]), width-utf8.RuneCountInString(b.String()))
+			notes = fitNotes(endpointNotes(s, eps[i-1]), width-utf8.RuneCountInString(b.String()))
 		}
 		fmt.Fprintln(w, b.String()+notes)
 	}
@@ -198,7 +215,7 @@ func printEndpointCSV(w io.Writer, s engine.Snapshot) error {
 	cw.Write(csvColumns)
 	for _, ep := range s.Endpoints {
 		r := endpointRow(s, ep, false) // …, ERR%, 429%, STATE, NOTES
-		state, notes := r[9], strings.Join(endpointNotes(ep), "; ")
+		state, notes := r[9], strings.Join(endpointNotes(s, ep), "; ")
 		cw.Write(append(r[:8:8], state, notes, r[8], lowerBounds(ep)))
 	}
 	cw.Flush()
