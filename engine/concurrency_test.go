@@ -74,14 +74,18 @@ func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T)
 		late := lateBursts(t, h, 8, n)
 		stall := w.Stop()
 		on := answeredBy(late, "s0")
-		if on < len(late)*95/100 && stall >= 50*time.Millisecond && try < 3 {
-			return fmt.Sprintf("s0 answered %d of the last %d reads while this process stalled %v", on, len(late), stall)
+		// The same stall that spills a burst slows s0's answers at 20 at
+		// once past its proof, which then falls back (seen once in CI: 1
+		// after the bursts, s0 having answered nearly all of them).
+		c := h.endpoint("s0").Score.Concurrency
+		if (on < len(late)*95/100 || c < n*3/4) && stall >= 50*time.Millisecond && try < 3 {
+			return fmt.Sprintf("s0 answered %d of the last %d reads, its proven concurrency %d, while this process stalled %v", on, len(late), c, stall)
 		}
 		if on < len(late)*95/100 {
 			t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower; longest stall of this process %v", on, len(late), stall)
 		}
-		if c := h.endpoint("s0").Score.Concurrency; c < n*3/4 {
-			t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d", c, n, n)
+		if c < n*3/4 {
+			t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d; longest stall of this process %v", c, n, n, stall)
 		}
 		return ""
 	})
