@@ -113,10 +113,7 @@ func endpointState(ep engine.EndpointSnapshot) string {
 func endpointNotes(s engine.Snapshot, ep engine.EndpointSnapshot) []string {
 	notes := []string{engine.RoleLabel(ep.Role, ep.Share)}
 	if ep.LagExcluded {
-		need := ep.LagRecoverNeed
-		if need <= 0 {
-			need = int64(s.Settings.ProbeRecover)
-		}
+		need := s.RejoinNeed(ep)
 		if ep.Lag <= s.MaxLag && need > 0 {
 			notes = append(notes, fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, need))
 		} else {

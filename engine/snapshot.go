@@ -566,6 +566,16 @@ func (s Snapshot) Endpoint(name string) (EndpointSnapshot, bool) {
 	return EndpointSnapshot{}, false
 }
 
+// RejoinNeed is how many probes in sync a lag-excluded ep's readmission
+// needs: its own count (more than probes.recover after a flap), or
+// Settings.ProbeRecover from an engine that does not give it.
+func (s Snapshot) RejoinNeed(ep EndpointSnapshot) int64 {
+	if ep.LagRecoverNeed > 0 {
+		return ep.LagRecoverNeed
+	}
+	return int64(s.Settings.ProbeRecover)
+}
+
 func lagInSync(ep *endpoint) int64 {
 	if !ep.lagExcluded.Load() {
 		return 0

@@ -342,7 +342,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	}
 	if catchingUp(ep, m.snap) {
 		// Within the bound again, out until probes.recover probes agree.
-		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, rejoinNeed(ep, m.snap)), "RJN", m.styles.warn)
+		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, m.snap.RejoinNeed(ep)), "RJN", m.styles.warn)
 	} else if ep.LagExcluded {
 		add("LAGGING", "LAG", m.styles.warn)
 	}
@@ -516,13 +516,4 @@ func (m Model) viewEndpoints(l layout, rows int) string {
 // until enough probes in a row agree (hysteresis).
 func catchingUp(ep engine.EndpointSnapshot, s engine.Snapshot) bool {
 	return ep.LagExcluded && ep.Lag <= s.MaxLag && s.Settings.ProbeRecover > 0
-}
-
-// rejoinNeed is how many probes in sync ep's readmission needs: more than
-// probes.recover after it flapped (lagging again soon after a readmission).
-func rejoinNeed(ep engine.EndpointSnapshot, s engine.Snapshot) int64 {
-	if ep.LagRecoverNeed > 0 {
-		return ep.LagRecoverNeed
-	}
-	return int64(s.Settings.ProbeRecover)
 }
