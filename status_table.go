@@ -113,9 +113,8 @@ func endpointState(ep engine.EndpointSnapshot) string {
 func endpointNotes(s engine.Snapshot, ep engine.EndpointSnapshot) []string {
 	notes := []string{engine.RoleLabel(ep.Role, ep.Share)}
 	if ep.LagExcluded {
-		need := s.RejoinNeed(ep)
-		if ep.Lag <= s.MaxLag && need > 0 {
-			notes = append(notes, fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, need))
+		if s.CatchingUp(ep) {
+			notes = append(notes, s.RejoiningText(ep))
 		} else {
 			notes = append(notes, fmt.Sprintf("lagging %d behind, more than chain.max_head_lag %d: out of tip-dependent reads", ep.Lag, s.MaxLag))
 		}

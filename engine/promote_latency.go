@@ -149,10 +149,10 @@ func (c LatencyCheck) judged() bool { return c.Verdict == verdictPass || c.Verdi
 func (c LatencyCheck) text() string {
 	if c.Source == "mirrors" {
 		return fmt.Sprintf("latency on mirrored reads p50 %s over %d against the answering attempts' p95 %s for the same requests",
-			msText(c.P50MS), c.Attempts, msText(c.PrimaryP95MS))
+			shownMS(c.P50MS), c.Attempts, shownMS(c.PrimaryP95MS))
 	}
 	return fmt.Sprintf("latency of %s p50 %s over %d attempts against %s's p95 %s over %d (the slowest primary's)",
-		c.Method, msText(c.P50MS), c.Attempts, c.Primary, msText(c.PrimaryP95MS), c.PrimaryAttempts)
+		c.Method, shownMS(c.P50MS), c.Attempts, c.Primary, shownMS(c.PrimaryP95MS), c.PrimaryAttempts)
 }
 
 func (c LatencyCheck) failedText() string {
@@ -172,13 +172,9 @@ func (c LatencyCheck) evidenceText() string {
 	return "latency unjudged: no other primary to compare with"
 }
 
-// msText: "250 ms", "3.4 ms" below 10.
-func msText(v float64) string {
-	if v < 10 {
-		return fmt.Sprintf("%.1f ms", v)
-	}
-	return fmt.Sprintf("%.0f ms", v)
-}
+// shownMS is a figure in milliseconds as messages show durations
+// (roundShown): "101ms", "3.42ms".
+func shownMS(v float64) string { return roundShown(fromMS(v)).String() }
 
 // mirrorsOf takes a shadow's latency on mirrors (nil: never mirrored to).
 func (f *latencyFigures) mirrorsOf(sh *ShadowSnapshot) {

@@ -66,7 +66,7 @@ func (f *rejoinFlaps) out(e *Engine, now time.Time, excused bool, what, probes s
 	f.flaps++
 	f.need = min(2*max(f.lastNeed, recover), e.rejoinCap())
 	return fmt.Sprintf("; %s again %s after it was readmitted, within 4 × the %s it was out (flapping): it is readmitted after %d %s in a row",
-		what, shortDuration(now.Sub(f.inAt)), shortDuration(served), f.need, probes)
+		what, roundShown(now.Sub(f.inAt)), roundShown(served), f.need, probes)
 }
 
 // needNow is how many good probes in a row the readmission needs now.

@@ -576,6 +576,17 @@ func (s Snapshot) RejoinNeed(ep EndpointSnapshot) int64 {
 	return int64(s.Settings.ProbeRecover)
 }
 
+// CatchingUp says whether ep is lag-excluded though back within
+// chain.max_head_lag, kept out until its probes in sync reach RejoinNeed.
+func (s Snapshot) CatchingUp(ep EndpointSnapshot) bool {
+	return ep.LagExcluded && ep.Lag <= s.MaxLag && s.RejoinNeed(ep) > 0
+}
+
+// RejoiningText: "caught up, rejoining after 2 of 6 probes in sync".
+func (s Snapshot) RejoiningText(ep EndpointSnapshot) string {
+	return fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, s.RejoinNeed(ep))
+}
+
 func lagInSync(ep *endpoint) int64 {
 	if !ep.lagExcluded.Load() {
 		return 0

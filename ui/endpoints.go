@@ -340,7 +340,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// badge took the room of HELD at 80 columns (FLT 15s +2).
 		add(methodsBadge("hung", ms), "hng", m.styles.warn)
 	}
-	if catchingUp(ep, m.snap) {
+	if m.snap.CatchingUp(ep) {
 		// Within the bound again, out until probes.recover probes agree.
 		add(fmt.Sprintf("REJOIN %d/%d", ep.LagInSync, m.snap.RejoinNeed(ep)), "RJN", m.styles.warn)
 	} else if ep.LagExcluded {
@@ -510,10 +510,4 @@ func (m Model) viewEndpoints(l layout, rows int) string {
 		lines = append(lines, m.styles.faint.Render("waiting for the first snapshot…"))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// catchingUp: a lagging endpoint back within chain.max_head_lag, kept out
-// until enough probes in a row agree (hysteresis).
-func catchingUp(ep engine.EndpointSnapshot, s engine.Snapshot) bool {
-	return ep.LagExcluded && ep.Lag <= s.MaxLag && s.Settings.ProbeRecover > 0
 }

@@ -282,8 +282,8 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 		return "breaker " + ep.Breaker.State.String()
 	case !ep.BackoffUntil.IsZero():
 		return "backing off after 429"
-	case catchingUp(ep, s):
-		return fmt.Sprintf("caught up, rejoining after %d of %d probes in sync", ep.LagInSync, s.RejoinNeed(ep))
+	case s.CatchingUp(ep):
+		return s.RejoiningText(ep)
 	case ep.LagExcluded:
 		return fmt.Sprintf("lagging %d behind", ep.Lag)
 	case len(ep.Exclusions) > 0:
