@@ -149,6 +149,30 @@ func (h *hedger) delayFor(method string) delayInfo {
 	return delayInfo{Delay: cold, Source: "cold", Enabled: enabled, Quantile: q}
 }
 
+// enabledFor says whether method is hedged (hedge.enabled, or the
+// method's own override), its delay aside.
+func (h *hedger) enabledFor(method string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if o, ok := jsonrpc.LookupFold(h.overrides, method); ok && o.enabled != nil {
+		return *o.enabled
+	}
+	return h.enabled
+}
+
+// mayFire says whether a hedge of weight units for method would be sent
+// now (hedging on for it, not paused, under the outstanding cap, within
+// the budget), taking nothing.
+func (h *hedger) mayFire(method string, units float64) bool {
+	if !h.enabledFor(method) || h.paused.Load() {
+		return false
+	}
+	if hm, ok := h.methods.lookup(method); !ok || hm.outstanding.Load() >= int64(h.cfg.MaxOutstanding) {
+		return false
+	}
+	return h.budget.holds(units, 1)
+}
+
 // maxDelayFor is hedge.max_delay for method: scaled by its own request
 // deadline over server.request_timeout (maxDelayScale), so that a trace
 // whose answers take 5 s is not hedged on every call at 2 s.

@@ -39,6 +39,14 @@ func (b *hedgeBudget) withdraw(units float64, calls int) bool {
 	return true
 }
 
+// holds says whether both buckets hold a hedge of calls requests and
+// weight units now, without taking it.
+func (b *hedgeBudget) holds(units float64, calls int) bool {
+	_, count, _ := b.count.state()
+	_, cost, _ := b.cost.state()
+	return count >= float64(calls) && cost >= units
+}
+
 // refund returns a hedge that was not sent.
 func (b *hedgeBudget) refund(units float64, calls int) {
 	b.cost.refund(units)
