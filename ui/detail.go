@@ -126,6 +126,9 @@ func (m Model) detailLines(width int) []string {
 		method, fmtDelay(score.Cost), fmtDelay(score.Latency), score.LatencySource, score.ErrorFactor, failedShare(ep, score),
 		score.TailFactor, pctText(score.TailShare), loadText(score), fmtDelay(score.LagCost), score.Lag))
 	if l := latencyLine(ep.Latency); l != "" {
+		if failed, silent := silentMinute(ep); silent {
+			l += fmt.Sprintf("; none in the last %s (%s failed): these are of its answers before", fmtSpan(time.Duration(len(ep.Series))*time.Second), engine.Count(failed, "attempt"))
+		}
 		add(l)
 	}
 	if ep.BatchRoundTrips > 0 {
