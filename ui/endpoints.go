@@ -146,13 +146,13 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			if batchesOnly(ep) {
 				return pad(batchMark+strings.TrimSpace(fmtMS(ep.BatchPace)), 6)
 			}
-			return m.fewAnswers(ep, boundMS(ep.Latency.P50, ep.Latency.LowerBound(engine.PctP50)))
+			return m.latencyCell(ep, boundMS(ep.Latency.P50, ep.Latency.LowerBound(engine.PctP50)))
 		}},
 		{title: "P95", width: 6, right: true, cell: func(ep engine.EndpointSnapshot) string {
 			if batchesOnly(ep) {
 				return pad("batch", 6)
 			}
-			return m.fewAnswers(ep, boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95)))
+			return m.latencyCell(ep, boundMS(ep.Latency.P95, ep.Latency.LowerBound(engine.PctP95)))
 		}},
 		{title: "HEAD", width: headW, right: true, drop: 2, cell: func(ep engine.EndpointSnapshot) string {
 			if ep.Head <= 0 {
@@ -267,13 +267,13 @@ func trialIn(left time.Duration) string {
 // endpoint's latency figure is routed by.
 const measuredAnswers = 5
 
-// fewAnswers draws a latency figure of ep faint while its window holds
+// latencyCell draws a latency figure of ep faint while its window holds
 // fewer answers than the router measures by: after a pool slowdown's
 // answers were forgotten, P50 and P95 rested on one or two ("118ms
 // 118ms") under a title saying "over the last 5m". Faint too while the
 // endpoint answers nothing (silentMinute): a hung endpoint, open for two
 // minutes, read P50 59ms P95 97ms, its answers from before it hung.
-func (m Model) fewAnswers(ep engine.EndpointSnapshot, cell string) string {
+func (m Model) latencyCell(ep engine.EndpointSnapshot, cell string) string {
 	if n := ep.Latency.Count; n > 0 && n < measuredAnswers {
 		return m.styles.faint.Render(cell)
 	}
