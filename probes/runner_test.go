@@ -39,10 +39,17 @@ func TestProbes_InjectedFaultSeenByProbesOpensBreaker(t *testing.T) {
 			r := newRig(t, func(c *engine.Config) { c.Probes.Timeout = 100 * time.Millisecond },
 				sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 			r.waitHeads()
-			before := r.sims[0].Counters().Total
 			if err := r.eng.InjectFault(engine.ActorAdmin, "s0", engine.FaultSpec{Mode: mode}); err != nil {
 				t.Fatal(err)
 			}
+			// Counted from the first probe the fault failed: a probe sent
+			// just before the fault may reach the sim after it (1 of 40
+			// CI runs), and an endpoint's probes never overlap, so none
+			// sent before is still on its way then.
+			testutil.WaitUntil(t, 5*time.Second, "a probe of s0 failed by the fault", func() bool {
+				return r.endpoint("s0").Rates.Failures >= 1
+			})
+			before := r.sims[0].Counters().Total
 			testutil.WaitUntil(t, 5*time.Second, "s0's breaker open", func() bool {
 				return r.endpoint("s0").Breaker.State == engine.BreakerOpen
 			})
