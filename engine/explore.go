@@ -9,33 +9,46 @@ import (
 // Exploration (router.explore_after) keeps the measurements of an endpoint
 // the score steers away from fresh: one read now and then, so that one bad
 // stretch in the window cannot starve it for the window's whole span. It
-// must cost the client nothing. When a hedge may go out for the read, the
-// endpoint due is explored by a hedge sent at once beside the best
-// candidate, which runs on to its answer: the client has the first answer,
-// the endpoint is measured. Given the read as its primary instead, a
-// healthy endpoint slower than the best cost the client the difference
-// (a page of 20 parallel reads over sims at 20, 60 and 100 ms: one page in
-// a hundred took 50 ms, against 30 ms sent to the 20 ms sim directly).
-// When no hedge may go (hedging off or paused for the method, the budget,
-// the outstanding cap), a healthy endpoint is simply given the read; a
-// suspect one (its latest attempt got no answer: endpoint.suspect), which
-// would make that client wait out its attempt deadline, is not explored
-// at all, and its failures age out of the rates window until the ordinary
-// cost brings it back.
+// must cost the client nothing. Where the method is hedged, the endpoint
+// due is explored by a hedge sent at once beside the best candidate, which
+// runs on to its answer: the client has the first answer, the endpoint is
+// measured. When no hedge may go now (paused, the budget, the outstanding
+// cap) it waits: a read given to it instead cost the client the
+// difference (a page of 20 parallel reads over sims at 20, 60 and 100 ms:
+// one page in a hundred took 50 ms, against 30 ms sent to the 20 ms sim
+// directly; at one read a second, whose budget funds a hedge every ten or
+// so, 5 of 34 measured reads still went to the slower two when given the
+// reads the budget could not fund a hedge for). Where the method is not hedged
+// (hedging off for it, hedge.max_extra 0, or a domain hedge.same_domain
+// keeps hedges out of), a healthy endpoint is given the read; a suspect
+// one (its latest attempt got no answer: endpoint.suspect), which would
+// make that client wait out its attempt deadline, is not explored at all,
+// and its failures age out of the rates window until the ordinary cost
+// brings it back.
+
+// exploreWay is how a read explores an endpoint due.
+type exploreWay int
+
+const (
+	exploreUnknown exploreWay = iota // not asked yet
+	exploreByRead                    // given the read: the method is not hedged
+	exploreByHedge                   // a hedge at once beside the best
+	exploreLater                     // the method is hedged, but no hedge may go now
+)
 
 // explore picks the first closed-breaker candidate that has not served a
-// read for router.explore_after (at most one per request). When a hedge
-// may explore it (byHedge, asked only once one is due) it is marked for
-// execution.exploreHedge, healthy ones before suspect ones; otherwise the
-// first healthy one is moved to the front (the CAS on its timestamp makes
-// concurrent requests pick different ones or none), and a suspect one is
-// left where it is. It says whether it moved one first.
-func (e *Engine) explore(order []candidate, byHedge func() bool) bool {
+// read for router.explore_after (at most one per request). way says how
+// it may be explored (asked only once one is due). By a hedge it is
+// marked for execution.exploreHedge, healthy ones before suspect ones; by
+// the read, the first healthy one is moved to the front (the CAS on its
+// timestamp makes concurrent requests pick different ones or none), and a
+// suspect one is left where it is. It says whether it moved one first.
+func (e *Engine) explore(order []candidate, way func() exploreWay) bool {
 	if len(order) < 2 {
 		return false
 	}
 	now := e.now().UnixNano()
-	suspect, hedged := -1, 0 // hedged: 1 hedging may explore, -1 it may not, 0 not asked
+	suspect, how := -1, exploreUnknown
 	for i := 1; i < len(order); i++ {
 		ep := order[i].ep
 		last, due := e.exploreDue(ep, now)
@@ -48,15 +61,14 @@ func (e *Engine) explore(order []candidate, byHedge func() bool) bool {
 			}
 			continue
 		}
-		if hedged == 0 {
-			hedged = -1
-			if byHedge() {
-				hedged = 1
-			}
+		if how == exploreUnknown {
+			how = way()
 		}
 		// hedge.same_domain = false sends no hedge into the primary's domain.
-		if d := ep.Domain(); hedged > 0 && (e.cfg.Hedge.SameDomain || d == "" || d != order[0].ep.Domain()) {
-			order[i].explore = true // claimed when the hedge goes (claimExplore)
+		if d := ep.Domain(); how != exploreByRead && (e.cfg.Hedge.SameDomain || d == "" || d != order[0].ep.Domain()) {
+			if how == exploreByHedge {
+				order[i].explore = true // claimed when the hedge goes (claimExplore)
+			}
 			return false
 		}
 		if !ep.lastRead.CompareAndSwap(last, now) {
@@ -73,11 +85,16 @@ func (e *Engine) explore(order []candidate, byHedge func() bool) bool {
 	return false
 }
 
-// exploresByHedge says whether a read of method may explore an endpoint
-// with a hedge now: the method is hedged and a hedge of it would be sent
-// (hedger.mayFire). The request's own checks follow (exploreHedge).
-func (e *Engine) exploresByHedge(method string) bool {
-	return e.cfg.Hedge.MaxExtra > 0 && e.methods.Hedgeable(method) && e.hedge.mayFire(method, e.methods.Weight(method))
+// exploreWayFor is how a read of method may explore an endpoint now.
+// The request's own checks follow (exploreHedge).
+func (e *Engine) exploreWayFor(method string) exploreWay {
+	switch {
+	case e.cfg.Hedge.MaxExtra == 0 || !e.methods.Hedgeable(method) || !e.hedge.enabledFor(method):
+		return exploreByRead
+	case e.hedge.roomFor(method, e.methods.Weight(method)):
+		return exploreByHedge
+	}
+	return exploreLater
 }
 
 // claimExplore takes ep's turn at exploration for the request about to

@@ -160,11 +160,11 @@ func (h *hedger) enabledFor(method string) bool {
 	return h.enabled
 }
 
-// mayFire says whether a hedge of weight units for method would be sent
-// now (hedging on for it, not paused, under the outstanding cap, within
-// the budget), taking nothing.
-func (h *hedger) mayFire(method string, units float64) bool {
-	if !h.enabledFor(method) || h.paused.Load() {
+// roomFor says whether a hedge of weight units for method would pass the
+// hedger's checks now (not paused, under the outstanding cap, within the
+// budget), taking nothing.
+func (h *hedger) roomFor(method string, units float64) bool {
+	if h.paused.Load() {
 		return false
 	}
 	if hm, ok := h.methods.lookup(method); !ok || hm.outstanding.Load() >= int64(h.cfg.MaxOutstanding) {

@@ -305,7 +305,7 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent, showsHead 
 			return fmt.Sprintf("no primary can take this %s request (primaries routable %d of %d, none for this request)", method, routable, pool)
 		})
 	}
-	explored := cls == jsonrpc.ClassRead && !r.preferred && e.explore(r.order, func() bool { return e.exploresByHedge(method) })
+	explored := cls == jsonrpc.ClassRead && !r.preferred && e.explore(r.order, func() exploreWay { return e.exploreWayFor(method) })
 	if !withStandby && len(standbyCands) > 0 {
 		// Failover only: a read whose primaries all failed is still
 		// answered, as the primaries alone would not.
