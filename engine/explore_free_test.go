@@ -9,15 +9,17 @@ import (
 )
 
 // exploreSpreadHarness is three healthy endpoints far apart (5, 100 and
-// 120 ms) with a short router.explore_after, the hedge delay far above
-// every answer: a hedge at 0 ms is exploration's.
-func exploreSpreadHarness(t *testing.T, hedging bool) *harness {
+// 120 ms) with a short router.explore_after, hedging on with its delay far
+// above every answer (a hedge at 0 ms is exploration's), then mut.
+func exploreSpreadHarness(t *testing.T, mut func(*engine.Config)) *harness {
 	return newHarness(t, func(c *engine.Config) {
 		hedgeOn("2s")(c)
-		c.Hedge.Enabled = hedging
 		c.Hedge.BudgetBurst = 50
 		c.Router.ExploreAfter = exploreSpreadAfter
 		c.Server.TraceRequests = 1000
+		if mut != nil {
+			mut(c)
+		}
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(100 * time.Millisecond)},
 		sim.Config{Latency: fixed(120 * time.Millisecond)})
 }
@@ -71,13 +73,13 @@ func successes(h *harness) map[string]int64 {
 // Exploration keeps a slower endpoint measured without a client waiting
 // on it: with hedging on, the read that explores it keeps the best
 // endpoint as its primary and sends it a hedge at once, which runs on to
-// its answer. Given the read as its primary, a healthy endpoint 145 ms
-// slower cost that client 145 ms (a page of 20 parallel reads over sims
+// its answer. Given the read as its primary, a healthy endpoint 95 ms
+// slower cost that client 95 ms (a page of 20 parallel reads over sims
 // at 20, 60 and 100 ms took 50 ms once in a hundred, against 30 ms
 // straight to the 20 ms sim).
 func TestExplore_AHealthySlowerEndpointIsExploredBesideTheBestNotInstead(t *testing.T) {
 	t.Parallel()
-	h := exploreSpreadHarness(t, true)
+	h := exploreSpreadHarness(t, nil)
 	id := warmEvery(t, h)
 	before := successes(h)
 	start := time.Now()
@@ -114,7 +116,7 @@ func TestExplore_AHealthySlowerEndpointIsExploredBesideTheBestNotInstead(t *test
 // window cannot starve it for the window's whole span.
 func TestExplore_WithHedgingOffAHealthyEndpointIsGivenTheRead(t *testing.T) {
 	t.Parallel()
-	h := exploreSpreadHarness(t, false)
+	h := exploreSpreadHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false })
 	by := map[string]int{}
 	hedged := 0
 	for _, r := range readsFor(t, h, warmEvery(t, h), 5*exploreSpreadAfter) {
@@ -138,14 +140,10 @@ func TestExplore_WithHedgingOffAHealthyEndpointIsGivenTheRead(t *testing.T) {
 // of three sims (20, 60, 100 ms) took 5 of 34 measured reads.
 func TestExplore_AnEndpointDueWaitsForTheBudgetRatherThanTakingTheRead(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *engine.Config) {
-		hedgeOn("2s")(c)
+	h := exploreSpreadHarness(t, func(c *engine.Config) {
 		c.Hedge.Budget = 0.01 // about one exploring hedge in the run
 		c.Hedge.BudgetBurst = 1
-		c.Router.ExploreAfter = exploreSpreadAfter
-		c.Server.TraceRequests = 1000
-	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(100 * time.Millisecond)},
-		sim.Config{Latency: fixed(120 * time.Millisecond)})
+	})
 	rs := readsFor(t, h, warmEvery(t, h), 5*exploreSpreadAfter)
 	for i, r := range rs {
 		if r.endpoint != "s0" {
