@@ -154,10 +154,7 @@ func (h *hedger) delayFor(method string) delayInfo {
 func (h *hedger) enabledFor(method string) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	if o, ok := jsonrpc.LookupFold(h.overrides, method); ok && o.enabled != nil {
-		return *o.enabled
-	}
-	return h.enabled
+	return h.settingLocked(method).enabled
 }
 
 // roomFor says whether a hedge of weight units for method would pass the

@@ -274,11 +274,10 @@ const measuredAnswers = 5
 // endpoint answers nothing (silentMinute): a hung endpoint, open for two
 // minutes, read P50 59ms P95 97ms, its answers from before it hung.
 func (m Model) latencyCell(ep engine.EndpointSnapshot, cell string) string {
-	if n := ep.Latency.Count; n > 0 && n < measuredAnswers {
-		return m.styles.faint.Render(cell)
-	}
-	if _, silent := silentMinute(ep); silent && ep.Latency.Count > 0 {
-		return m.styles.faint.Render(cell)
+	if n := ep.Latency.Count; n > 0 {
+		if _, silent := silentMinute(ep); n < measuredAnswers || silent {
+			return m.styles.faint.Render(cell)
+		}
 	}
 	return cell
 }
