@@ -254,7 +254,9 @@ type RouterConfig struct {
 	// LagPenalty is the cost added per block of head lag.
 	LagPenalty time.Duration `mapstructure:"lag_penalty"`
 	// ExploreAfter: a healthy endpoint that has served no read for this long
-	// gets the next one, to refresh its measurements.
+	// is explored, to refresh its measurements: by a hedge beside the next
+	// read where the method is hedged, else by the read itself when its
+	// head probes say its figure may be out of date (explore.go).
 	ExploreAfter time.Duration `mapstructure:"explore_after"`
 	// PanicThreshold: below this share of routable endpoints (of those not
 	// drained nor on the wrong chain), requests are routed across all of

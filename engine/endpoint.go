@@ -74,6 +74,10 @@ type endpoint struct {
 	// usual pace lately, the router's load factor's divisor (concurrency.go).
 	concurrency provenConcurrency
 	lastRead    atomic.Int64 // unix nanos of the last read attempt sent (router exploration)
+	// probePace: the round trips of its last (up to three) answered head probes
+	// (eth_blockNumber, getSlot): the same question put to every endpoint,
+	// which says whether a client read exploring it may pay (worthARead).
+	probePace lastAnswers
 	// unanswered counts attempts in a row that lost to a hedge before any
 	// answer, reset by any answer, whose unix nanos heardAt keeps (see
 	// noteUnanswered).

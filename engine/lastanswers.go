@@ -32,3 +32,17 @@ func (l *lastAnswers) median() (time.Duration, bool) {
 	a, b, c := l.took[0].Load(), l.took[1].Load(), l.took[2].Load()
 	return time.Duration(a + b + c - min(a, b, c) - max(a, b, c)), true
 }
+
+// typical is the median of the last three answers, or with fewer the
+// latest one or the mean of two; false before any.
+func (l *lastAnswers) typical() (time.Duration, bool) {
+	switch n := l.n.Load(); n {
+	case 0:
+		return 0, false
+	case 1:
+		return time.Duration(l.took[0].Load()), true
+	case 2:
+		return time.Duration(l.took[0].Load()+l.took[1].Load()) / 2, true
+	}
+	return l.median()
+}

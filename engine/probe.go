@@ -138,6 +138,9 @@ func (e *Engine) Probe(ctx context.Context, endpoint, method string, params json
 		res.Body = append([]byte(nil), rep.body.Bytes()...)
 	}
 	e.recordProbe(a, rep, res.RTT)
+	if rep.out == outAnswer && isHeadMethod(method) {
+		ep.probePace.add(res.RTT)
+	}
 	putBuf(rep.body)
 	return res, nil
 }

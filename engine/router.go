@@ -27,9 +27,9 @@ import (
 // hang) before any of them times out. Endpoints whose cost is within
 // router.tolerance of the best, and of each other without the load factor,
 // are equals and take turns; the rest follow by cost, config order breaking
-// ties. A healthy endpoint that has not served a
-// read for router.explore_after is given the next one, so that one bad
-// stretch in the window cannot starve it for the window's whole span.
+// ties. A healthy endpoint that has not served a read for
+// router.explore_after is explored (explore.go), so that one bad stretch
+// in the window cannot starve it for the window's whole span.
 const (
 	minRouteSamples = 5
 	fullSamples     = 50

@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcdash/rpcdash/engine"
+	"github.com/rpcdash/rpcdash/sim"
+)
+
+// probeRounds sends n rounds of head probes to every endpoint of h, as the
+// probes package does, each round's probes at once.
+func probeRounds(t *testing.T, h *harness, n int) {
+	t.Helper()
+	for range n {
+		var wg sync.WaitGroup
+		for _, ep := range h.status().Endpoints {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := h.eng.Probe(ctxT(t, 5*time.Second), ep.Name, "eth_blockNumber", nil)
+				if err != nil || !res.OK {
+					t.Errorf("probe %s: %v %s", ep.Name, err, res.Err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// With hedging off, a client read given to a slower endpoint to explore it
+// costs that client the difference. When its head probes put it as far
+// behind the best as its figure does, the figure is not out of date and
+// no read is given to it: before, s1 and s2 (100 and 120 ms beside a 5 ms
+// s0) took 5 reads each in 2.5 s, as they took 17 of 40 reads at one
+// a second over sims at 20, 60 and 100 ms.
+func TestExplore_WithHedgingOffAnEndpointItsProbesPutAsFarBehindIsGivenNoRead(t *testing.T) {
+	t.Parallel()
+	h := exploreSpreadHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false })
+	id := warmEvery(t, h)
+	probeRounds(t, h, 3)
+	rs := readsFor(t, h, id, 5*exploreSpreadAfter)
+	for i, r := range rs {
+		if r.endpoint != "s0" {
+			t.Fatalf("read %d of %d answered by %s, not the 5 ms s0, though its probes put it as far behind as its figure (%s)", i, len(rs), r.endpoint, describe(h.trace(r.id)))
+		}
+	}
+	t.Logf("%d reads over %s, all answered by s0", len(rs), 5*exploreSpreadAfter)
+}
+
+// What exploration is for stays: an endpoint whose window still holds a
+// slow stretch that has passed, as its probes show, is given reads with
+// hedging off until its figure is its own again.
+func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = false
+		c.Router.ExploreAfter = exploreSpreadAfter
+		c.Server.TraceRequests = 1000
+	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
+		sim.Config{Latency: fixed(5 * time.Millisecond)})
+	id := warmEvery(t, h)
+	h.sims[1].SetExtraLatency(100 * time.Millisecond)
+	var slow int
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || slow < 8; id++ {
+		if r := h.call(id, "eth_getBalance", addr, "latest"); r.endpoint == "s1" {
+			slow++
+		}
+		if time.Now().After(end.Add(20 * time.Second)) {
+			t.Fatalf("s1 answered %d reads in its slow stretch, want 8", slow)
+		}
+	}
+	h.sims[1].SetExtraLatency(0)
+	probeRounds(t, h, 3)
+	fig := h.endpoint("s1").Latency
+	by := map[string]int{}
+	for _, r := range readsFor(t, h, id, 5*exploreSpreadAfter) {
+		by[r.endpoint]++
+	}
+	if by["s1"] == 0 {
+		t.Fatalf("reads answered %v: s1, quick again by its probes, was never explored (its window: %+v)", by, fig)
+	}
+	t.Logf("after %d slow answers and 3 quick probes (s1 p50 %s over %d answers): reads answered %v", slow, fig.P50, fig.Count, by)
+}
