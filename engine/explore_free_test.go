@@ -26,27 +26,13 @@ func exploreSpreadHarness(t *testing.T, mut func(*engine.Config)) *harness {
 
 const exploreSpreadAfter = 500 * time.Millisecond
 
-// warmEvery sends reads until every endpoint's latency figure rests on
-// enough answers to be routed by (an unmeasured one takes turns with the
-// best), then returns the next request id.
+// warmEvery has every endpoint answer enough reads for its latency
+// figure to be routed by (warmEveryEndpointTo), then returns the next
+// request id.
 func warmEvery(t *testing.T, h *harness) int {
 	t.Helper()
-	id := 0
-	for deadline := time.Now().Add(20 * time.Second); ; id++ {
-		mustOK(t, h.call(id, "eth_getBalance", addr, "latest"))
-		measured := 0
-		for _, ep := range h.status().Endpoints {
-			if ep.Latency.Count >= 5 {
-				measured++
-			}
-		}
-		if measured == 3 {
-			return id + 1
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("endpoints not measured after %d reads", id+1)
-		}
-	}
+	warmEveryEndpointTo(t, h, 5, "eth_getBalance", addr, "latest")
+	return 0
 }
 
 // readsFor sends reads one at a time for d, from id on, and returns them.

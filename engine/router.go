@@ -18,8 +18,9 @@ import (
 // blended half and half with its p90 once the window holds fullSamples (a
 // p90 of five samples is one unlucky answer). The endpoint's all-method
 // window (probes feed it) stands in while the method has fewer than
-// fullSamples, and the pool's best figure while the endpoint has none, so a
-// new endpoint is tried rather than starved. failure_rate is failures ÷
+// fullSamples, the median of its first answers while it has fewer than
+// minRouteSamples (firstLatency), and the pool's best figure while it has
+// none, so a new endpoint is tried rather than starved. failure_rate is failures ÷
 // attempts over the window once it holds minRateAttempts: a run of
 // consecutive errors is the breaker's to judge, the score weighs sustained
 // flakiness. The in-flight factor makes the router least-loaded under
@@ -232,9 +233,6 @@ func (e *Engine) rank(method string, cls jsonrpc.Class, tipDependent, showsHead 
 			c.behind = showsHead && e.lagOf(ep) > 0 || ms.wentBelowLately(now)
 		}
 		fig, ok := ep.routeLatencyOf(ms)
-		if !ok && cls == jsonrpc.ClassWrite {
-			fig, ok = ep.firstLatency()
-		}
 		if ok {
 			c.fig = fig
 			b := &best
@@ -584,7 +582,7 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
 		if prior > 0 {
 			return routeFigure{lat: float64(prior) / float64(time.Millisecond), source: scoreFromEndpoint}, true
 		}
-		return unmeasured, false
+		return ep.firstLatency()
 	}
 	if prior > 0 {
 		ep.priorPace.Store(0) // measured again
@@ -595,13 +593,15 @@ func (ep *endpoint) routeLatencyOf(ms *methodStats) (routeFigure, bool) {
 	return routeFigure{lat: float64(lat) / float64(time.Millisecond), window: w, source: src}, true
 }
 
-// firstLatency is a write's figure for an endpoint whose window holds fewer
-// than minRouteSamples answers but some (the first probes, from start):
-// their median, with no tail share. A write goes to one endpoint, is never
-// hedged and holds the write affinity, so a cold pool's first write taken
-// as the first endpoint in the config went to one 750 ms slower than the
-// others the probes had already timed; a read is explored and hedged past
-// a bad cold pick instead.
+// firstLatency is the figure of an endpoint whose window holds fewer than
+// minRouteSamples answers but some (the first probes, from start): their
+// median, with no tail share. A cold pool's first write taken as the first
+// endpoint in the config went to one 750 ms slower than the others the
+// probes had already timed. Reads took turns among the endpoints until
+// each had five answers: at one read a second over sims at 20, 60 and
+// 100 ms, 4 of the first 6 went to the slower two, though the probes had
+// timed all three; exploration measures the others (by hedge, costing the
+// client nothing, where the method is hedged).
 func (ep *endpoint) firstLatency() (routeFigure, bool) {
 	n, med, _ := ep.latency.QuantilePair(0.5, 0.9)
 	if n == 0 {
