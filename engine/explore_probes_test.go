@@ -61,16 +61,15 @@ func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
 		sim.Config{Latency: fixed(5 * time.Millisecond)})
 	id := warmEvery(t, h)
+	// The slow stretch: s1 alone answers 20 reads 100 ms late, most of its
+	// window, so its figure holds it far behind the others.
 	h.sims[1].SetExtraLatency(100 * time.Millisecond)
-	var slow int
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || slow < 8; id++ {
-		if r := h.call(id, "eth_getBalance", addr, "latest"); r.endpoint == "s1" {
-			slow++
+	const slow = 20
+	alone(t, h, "s1", func() {
+		for k := range slow {
+			mustOK(t, h.call(8000+k, "eth_getBalance", addr, "latest"))
 		}
-		if time.Now().After(end.Add(20 * time.Second)) {
-			t.Fatalf("s1 answered %d reads in its slow stretch, want 8", slow)
-		}
-	}
+	})
 	h.sims[1].SetExtraLatency(0)
 	probeRounds(t, h, 3)
 	fig := h.endpoint("s1").Latency
@@ -78,8 +77,8 @@ func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t
 	for _, r := range readsFor(t, h, id, 5*exploreSpreadAfter) {
 		by[r.endpoint]++
 	}
-	if by["s1"] == 0 {
-		t.Fatalf("reads answered %v: s1, quick again by its probes, was never explored (its window: %+v)", by, fig)
+	if by["s1"] < 2 {
+		t.Fatalf("reads answered %v: s1, quick again by its probes, explored %d times in %d turns of router.explore_after (its window: p50 %s over %d answers)", by, by["s1"], 5, fig.P50, fig.Count)
 	}
 	t.Logf("after %d slow answers and 3 quick probes (s1 p50 %s over %d answers): reads answered %v", slow, fig.P50, fig.Count, by)
 }
