@@ -215,37 +215,60 @@ func warmEveryEndpoint(t *testing.T, h *harness, method string, params ...any) {
 }
 
 // warmEveryEndpointTo is warmEveryEndpoint until every endpoint has
-// answered want: each endpoint short of it is sent the rest alone, four at
-// a time (the others drained), as the router sends the slower endpoints
-// of a pool no read first once the probes or first answers timed them.
+// answered want: rounds of 40 reads, four at a time, as clients send them
+// (the quickest takes the most, equals take turns and overshoot), at most
+// ten; then each endpoint still short is sent the rest alone, the others
+// drained, with a tenth more: the router sends a slower endpoint no read
+// first once its first answers or probes timed it.
 func warmEveryEndpointTo(t *testing.T, h *harness, want int64, method string, params ...any) {
 	t.Helper()
-	for i, ep := range h.status().Endpoints {
-		short := want - ep.Latency.Count
-		if short <= 0 {
-			continue
-		}
-		alone(t, h, ep.Name, func() {
-			var wg sync.WaitGroup
-			errs := make(chan reply, short)
-			for w := range int64(4) {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for k := w; k < short; k += 4 {
-						if r := h.call(7000+i*1000+int(k), method, params...); r.status != 200 || !bytes.Contains(r.body, []byte(`"result"`)) {
-							errs <- r
-						}
+	id := 7000
+	send := func(n int64) {
+		var wg sync.WaitGroup
+		errs := make(chan reply, n)
+		for w := range int64(4) {
+			wg.Add(1)
+			go func(first int) {
+				defer wg.Done()
+				for k := w; k < n; k += 4 {
+					if r := h.call(first+int(k), method, params...); r.status != 200 || !bytes.Contains(r.body, []byte(`"result"`)) {
+						errs <- r
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for r := range errs {
-				mustOK(t, r)
-			}
-		})
+				}
+			}(id)
+		}
+		wg.Wait()
+		id += int(n)
+		close(errs)
+		for r := range errs {
+			mustOK(t, r)
+		}
 	}
+	short := func() map[string]int64 {
+		m := map[string]int64{}
+		for _, ep := range h.status().Endpoints {
+			if ep.Latency.Count < want {
+				m[ep.Name] = want - ep.Latency.Count
+			}
+		}
+		return m
+	}
+	for range 10 {
+		if len(short()) == 0 {
+			return
+		}
+		send(40)
+	}
+	for range 3 {
+		m := short()
+		if len(m) == 0 {
+			return
+		}
+		for name, n := range m {
+			alone(t, h, name, func() { send(n + want/10 + 1) })
+		}
+	}
+	t.Fatalf("endpoints short of %d answers of %s after every top-up: %v", want, method, short())
 }
 
 // alone runs f with every endpoint but name drained.
