@@ -61,10 +61,10 @@ func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
 		sim.Config{Latency: fixed(5 * time.Millisecond)})
 	id := warmEvery(t, h)
-	// The slow stretch: s1 alone answers 20 reads 100 ms late, most of its
-	// window, so its figure holds it far behind the others.
+	// The slow stretch: s1 alone answers reads 100 ms late, twice as many
+	// as its window held, so its figure holds it far behind the others.
 	h.sims[1].SetExtraLatency(100 * time.Millisecond)
-	const slow = 20
+	slow := 2*int(h.endpoint("s1").Latency.Count) + 10
 	alone(t, h, "s1", func() {
 		for k := range slow {
 			mustOK(t, h.call(8000+k, "eth_getBalance", addr, "latest"))
