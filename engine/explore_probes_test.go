@@ -38,9 +38,9 @@ func probeRounds(t *testing.T, h *harness, n int) {
 func TestExplore_WithHedgingOffAnEndpointItsProbesPutAsFarBehindIsGivenNoRead(t *testing.T) {
 	t.Parallel()
 	h := exploreSpreadHarness(t, func(c *engine.Config) { c.Hedge.Enabled = false })
-	id := warmEvery(t, h)
+	warmEvery(t, h)
 	probeRounds(t, h, 3)
-	rs := readsFor(t, h, id, 5*exploreSpreadAfter)
+	rs := readsFor(t, h, 0, 5*exploreSpreadAfter)
 	for i, r := range rs {
 		if r.endpoint != "s0" {
 			t.Fatalf("read %d of %d answered by %s, not the 5 ms s0, though its probes put it as far behind as its figure (%s)", i, len(rs), r.endpoint, describe(h.trace(r.id)))
@@ -60,7 +60,7 @@ func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t
 		c.Server.TraceRequests = 1000
 	}, sim.Config{Latency: fixed(5 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
 		sim.Config{Latency: fixed(5 * time.Millisecond)})
-	id := warmEvery(t, h)
+	warmEvery(t, h)
 	// The slow stretch: s1 alone answers reads 100 ms late, twice as many
 	// as its window held, so its figure holds it far behind the others.
 	h.sims[1].SetExtraLatency(100 * time.Millisecond)
@@ -74,7 +74,7 @@ func TestExplore_WithHedgingOffAnEndpointWhoseProbesSayItRecoveredIsGivenReads(t
 	probeRounds(t, h, 3)
 	fig := h.endpoint("s1").Latency
 	by := map[string]int{}
-	for _, r := range readsFor(t, h, id, 5*exploreSpreadAfter) {
+	for _, r := range readsFor(t, h, 0, 5*exploreSpreadAfter) {
 		by[r.endpoint]++
 	}
 	if by["s1"] < 2 {
