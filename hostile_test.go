@@ -341,8 +341,8 @@ func TestHostile_RebindingAndCrossSiteRefused(t *testing.T) {
 	if a := e.postTo(fault, []byte(`{"mode":"error"}`), map[string]string{"Origin": "https://evil.example"}); a.status != 403 || !strings.Contains(string(a.body), "server.cors_origins") {
 		t.Errorf("foreign Origin: HTTP %d %s", a.status, a.body)
 	}
-	if a := e.postTo(fault, []byte(`{"mode":"error"}`), map[string]string{"Content-Type": "text/plain"}); a.status != 415 {
-		t.Errorf("text/plain: HTTP %d %s", a.status, a.body)
+	if a := e.postTo(fault, []byte(`{"mode":"error"}`), map[string]string{"Content-Type": "text/plain", "Origin": "null"}); a.status != 403 {
+		t.Errorf("text/plain from a sandboxed page: HTTP %d %s", a.status, a.body)
 	}
 	if a := e.postTo(fault, []byte(`{"mode":"error"}`), map[string]string{"Host": "rebind.example"}); a.status != 403 {
 		t.Errorf("admin with a rebound Host: HTTP %d %s", a.status, a.body)

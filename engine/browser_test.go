@@ -61,9 +61,9 @@ func TestBrowser_RebindingCrossSiteAndSimpleRequestsRefused(t *testing.T) {
 		{"healthz with a rebound Host", "GET", h.rpc + "/healthz", "", with("Host", "rebind.example"), 403, "server.vhosts"},
 		{"admin status with a rebound Host", "GET", h.admin + "/v1/status", "", with("Host", "rebind.example"), 403, "server.vhosts"},
 		{"admin fault from a foreign Origin", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, with("Origin", "https://evil.example"), 403, "server.cors_origins"},
-		{"admin fault as text/plain", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "text/plain"}, 415, "application/json"},
-		{"admin fault as a form", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "application/json"},
-		{"admin drain without Content-Type", "POST", h.admin + "/v1/endpoints/s0/drain", "", nil, 415, "application/json"},
+		{"admin fault as a page's text/plain", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "text/plain", "Origin": "https://evil.example"}, 403, "server.cors_origins"},
+		{"admin fault as a sandboxed page's form", "POST", h.admin + "/v1/endpoints/s0/fault", `{"mode":"error"}`, map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"}, 403, "server.cors_origins"},
+		{"admin drain from a page without Content-Type", "POST", h.admin + "/v1/endpoints/s0/drain", "", map[string]string{"Origin": "null"}, 403, "server.cors_origins"},
 		{"admin fault clear from a foreign Origin", "DELETE", h.admin + "/v1/endpoints/s0/fault", "", with("Origin", "https://evil.example"), 403, "server.cors_origins"},
 		{"admin hedge from a foreign Origin", "PUT", h.admin + "/v1/hedge", `{"enabled":false}`, with("Origin", "https://evil.example"), 403, "server.cors_origins"},
 	}
@@ -143,6 +143,21 @@ func TestBrowser_ListedHostsAndOriginsAllowed(t *testing.T) {
 	}
 	if code, _ := h.send("POST", h.rpc, chainID, with("Host", "rpcdash.lan", "Origin", "https://dapp.example.evil")); code != 403 {
 		t.Errorf("unlisted origin: HTTP %d, want 403", code)
+	}
+	// A listed page's POST to the admin API needs the JSON Content-Type,
+	// the body a page cannot send without a preflight.
+	fault := h.admin + "/v1/endpoints/s0/fault"
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", ""} {
+		code, body := h.send("POST", fault, `{"mode":"error"}`, map[string]string{"Host": "rpcdash.lan", "Origin": "http://localhost:3000", "Content-Type": ct})
+		if code != 415 || !strings.Contains(body, "application/json") {
+			t.Errorf("a listed page's POST as %q: HTTP %d %s; want 415 naming application/json", ct, code, body)
+		}
+	}
+	if f := h.status().Endpoints[0].Fault; f != nil {
+		t.Fatalf("a refused POST injected %+v", f)
+	}
+	if code, body := h.send("POST", fault, `{"mode":"error"}`, with("Host", "rpcdash.lan", "Origin", "http://localhost:3000")); code != 200 {
+		t.Errorf("a listed page's POST as JSON: HTTP %d %s", code, body)
 	}
 }
 

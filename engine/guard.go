@@ -18,11 +18,13 @@ import (
 // sends, as geth does with --http.vhosts and --http.corsdomain:
 //   - a Host outside server.vhosts (DNS rebinding),
 //   - an Origin outside server.cors_origins (a cross-site request),
-//   - on the admin API, a POST without Content-Type: application/json
-//     (the one kind of body a page cannot POST cross-site without a CORS
-//     preflight, which the Origin check refuses). A PUT or DELETE always
-//     takes a preflight, whatever its body: requiring the header of them
-//     guards nothing and refused a plain `curl -X DELETE`.
+//   - on the admin API, a page's POST (one with an Origin, a listed one)
+//     without Content-Type: application/json, the one kind of body a page
+//     cannot POST without a CORS preflight. A browser sends Origin with
+//     every POST, so one without is a script's: `curl -X POST …/drain`,
+//     with no header, or `curl -d`, with a form's, were refused with a 415
+//     that guarded nothing. A PUT or DELETE always takes a preflight, so
+//     it needs the header from no one.
 //
 // Listed origins get CORS answers (preflight included) from rs/cors.
 type browserGuard struct {
@@ -66,10 +68,11 @@ func (g *browserGuard) wrap(next http.Handler) http.Handler {
 	inner := next
 	if g.adminRoutes != nil {
 		inner = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
+			_, page := r.Header["Origin"]
+			if page && r.Method == http.MethodPost && g.adminRoutes(r) && !isJSONContentType(r.Header.Get("Content-Type")) {
 				closeUnreadBody(w, r, g.readTimeout)
 				g.refuse(w, http.StatusUnsupportedMediaType, r.Method+" "+r.URL.Path+
-					" needs Content-Type: application/json (a guard against cross-site requests; browser pages are allowed through server.cors_origins)")
+					" from a page needs Content-Type: application/json (a guard against cross-site requests)")
 				return
 			}
 			next.ServeHTTP(w, r)
