@@ -294,7 +294,8 @@ func (x *execution) pickAmong(otherDomain, noStale, failover, answering bool) in
 		now = x.e.now()
 	}
 	for i, c := range x.order {
-		if x.used[i] || c.fallback && !failover || x.waitsBackOff(c) || c.stale && noStale {
+		if x.used[i] || c.fallback && !failover || x.waitsBackOff(c) || c.stale && noStale ||
+			x.notWorthAskingNow(c) {
 			continue
 		}
 		if best < 0 {

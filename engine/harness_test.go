@@ -194,7 +194,7 @@ func (h *harness) adminDo(method, path, body string) (int, []byte) {
 	h.t.Helper()
 	req, _ := http.NewRequest(method, h.admin+path, strings.NewReader(body))
 	if method != http.MethodGet {
-		req.Header.Set("Content-Type", "application/json") // the admin API requires it
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {

@@ -19,10 +19,10 @@ type methodServer struct {
 	srv    *httptest.Server
 	delay  time.Duration   // before every answer
 	serves map[string]bool // answered "0x1"
+	mu     sync.Mutex
 	hangs  map[string]bool // never answered
 	cuts   map[string]bool // read whole, then the connection closed unanswered
-	mu     sync.Mutex
-	got    map[string]int // requests received by method
+	got    map[string]int  // requests received by method
 }
 
 func newMethodServer(t *testing.T, delay time.Duration, serves, hangs, cuts []string) *methodServer {
@@ -59,12 +59,13 @@ func (s *methodServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.got[call.Method]++
+	hangs, cuts := s.hangs[call.Method], s.cuts[call.Method]
 	s.mu.Unlock()
-	if s.hangs[call.Method] {
+	if hangs {
 		<-r.Context().Done()
 		return
 	}
-	if s.cuts[call.Method] {
+	if cuts {
 		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			c.Close()
 		}

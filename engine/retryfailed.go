@@ -69,17 +69,27 @@ func (x *execution) allOverdue() bool {
 // endpoint slow, not hung, whose answer is worth waiting for rather than
 // failing the read). Not while an answer is in hand (answerInHand): a late
 // answer seconds ago kept it from the client until the request's deadline
-// (5 s where quiet for the cold deadline gave it at 1.7 s). later: all
-// but the quiet have passed, so it may yet hang.
+// (5 s where quiet for the cold deadline gave it at 1.7 s). Beside a
+// "cannot serve" in hand, an endpoint not known to serve the method hangs
+// once past its deadline, and one that said so too at once
+// (cannotserve_held.go). later: all but the quiet have passed, so it may
+// yet hang.
 func (x *execution) hangs() (all, later bool) {
 	now := x.e.now()
 	inHand := x.answerInHand()
+	// A "cannot serve" in hand waits on an endpoint not known to serve
+	// the method no longer than its deadline (cannotserve_held.go).
+	unservable := x.waitsOnlyOnUnservable()
 	for _, a := range x.live {
 		ep := a.ep
-		slow := !inHand && now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown
+		if unservable && x.saidCannotServe(ep) {
+			continue
+		}
+		slow := !inHand && !unservable && now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown
 		switch {
-		case !a.overdue.Load() || a.excused.Load() || slow:
+		case !a.overdue.Load() || a.excused.Load() && !unservable || slow:
 			return false, false
+		case unservable:
 		case ep.silentFor(now) < max(a.deadline, x.e.coldDeadline(x.e.requestTimeout(x.p.method))):
 			later = true
 		}
@@ -191,6 +201,9 @@ func (x *execution) mayRetry() bool {
 	ep := x.retryOn
 	if ep == nil || x.p.pinned != nil || !ep.answersClients() { // retryOn: reads only (run)
 		return false
+	}
+	if x.unservableHeld() && !x.knownToServe(ep) {
+		return false // cannotserve_held.go
 	}
 	counted := x.retried < max(x.e.cfg.Breaker.Failures-1, 1)
 	dl, ok := x.ctx.Deadline()

@@ -1,0 +1,54 @@
+package engine
+
+// A read every endpoint asked so far answered "cannot serve" (-32601 method
+// not found, not supported …) has its answer: the one a client of those
+// endpoints gets at once. An endpoint left that has not answered the method
+// lately is more likely to say the same than to serve it, so the read does
+// not wait long on it:
+//   - it is not sent to one that said lately it cannot serve the method,
+//     nor to one out of routing (an open breaker, a lagging or backing-off
+//     endpoint) as a last resort;
+//   - an attempt running on one that said so is not waited for, and one on
+//     an endpoint that has not answered the method is waited for only to
+//     its attempt deadline, not until it is proven hung, nor asked again
+//     after it failed.
+//
+// With one endpoint unreachable, viem's estimateFeesPerGas (whose
+// eth_maxPriorityFeePerGas the other two did not have) took 5 s a call
+// (the connection attempt's bound), 3 s once its breaker was open (the
+// failover to it as a last resort), and 10 s with two of three unreachable,
+// where a client of either healthy endpoint had the -32601 in 20 ms. An
+// endpoint that has answered the method lately is known to serve it: the
+// read waits for it as for any other, last resort included.
+
+// unservableHeld: the answer held is an endpoint's "cannot serve".
+func (x *execution) unservableHeld() bool {
+	return x.fallback == nil && x.errAnswer != nil && x.errAnswer.rep.out == outUnsupported
+}
+
+// knownToServe: ep has answered the read's method lately and has not said
+// since that it cannot serve it.
+func (x *execution) knownToServe(ep *endpoint) bool {
+	s, ok := ep.methods.lookup(x.p.method)
+	return ok && !s.shared && s.cannotServeAt.Load() == 0 && s.latency.Count() > 0
+}
+
+// saidCannotServe: ep's latest word on the read's method is that it cannot
+// serve it.
+func (x *execution) saidCannotServe(ep *endpoint) bool {
+	s, ok := ep.methods.lookup(x.p.method)
+	return ok && !s.shared && s.cannotServeAt.Load() != 0
+}
+
+// notWorthAskingNow: candidate c is not asked while the read holds a
+// "cannot serve": it said so too, or it is out of routing, and it is not
+// known to serve the method.
+func (x *execution) notWorthAskingNow(c candidate) bool {
+	return x.unservableHeld() && !x.knownToServe(c.ep) && (c.fallback && c.tier > 0 || x.saidCannotServe(c.ep))
+}
+
+// waitsOnlyOnUnservable: the read holds a "cannot serve" answer and every
+// live attempt is on an endpoint not known to serve the method.
+func (x *execution) waitsOnlyOnUnservable() bool {
+	return x.unservableHeld() && x.everyLive(func(a *attempt) bool { return !x.knownToServe(a.ep) })
+}
