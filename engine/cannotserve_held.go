@@ -1,7 +1,9 @@
 package engine
 
-// A read every endpoint asked so far answered "cannot serve" (-32601 method
-// not found, not supported …) has its answer: the one a client of those
+import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
+
+// A read every endpoint asked so far answered that it does not have the
+// method (-32601 method not found, -32004 not supported) has its answer: the one a client of those
 // endpoints gets at once. An endpoint left that has not answered the method
 // lately is more likely to say the same than to serve it, so the read does
 // not wait long on it:
@@ -21,9 +23,17 @@ package engine
 // endpoint that has answered the method lately is known to serve it: the
 // read waits for it as for any other, last resort included.
 
-// unservableHeld: the answer held is an endpoint's "cannot serve".
+// unservableHeld: the answer held is an endpoint's word that it does not
+// have the method (-32601 method not found; EVM -32004 method not
+// supported). Not another "cannot serve": a range or size limit is the
+// request's, which an endpoint with a higher one may serve, and a -32600
+// may refuse only the request's id, which another node reads.
 func (x *execution) unservableHeld() bool {
-	return x.fallback == nil && x.errAnswer != nil && x.errAnswer.rep.out == outUnsupported
+	if x.fallback != nil || x.errAnswer == nil || x.errAnswer.rep.out != outUnsupported {
+		return false
+	}
+	code := x.errAnswer.rep.info.ErrCode
+	return code == jsonrpc.CodeMethodNotFound || code == jsonrpc.CodeMethodNotSupported && x.e.cfg.Chain.Kind == "evm"
 }
 
 // knownToServe: ep has answered the read's method lately and has not said
