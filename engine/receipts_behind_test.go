@@ -57,3 +57,23 @@ func TestReceipts_NullAtThePoolHeadIsRelayed(t *testing.T) {
 		t.Fatalf("%d polls of a receipt not mined cost %d upstream requests, want %d", polls, n, polls)
 	}
 }
+
+// An endpoint in sync whose head was last seen a block ago, before another
+// endpoint's newer one, is not behind: the block the chain made since is
+// credited to it (its lag is 0). Judged by its last seen head alone, each
+// poll of a transaction not mined yet that went to it waited for another
+// endpoint's null too (20 polls: 46 upstream requests over three sims).
+func TestReceipts_NullFromAnEndpointInSyncIsRelayedAsItCame(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainEVM, func(c *engine.Config) { c.Router.WriteAffinity = 0 })
+	r.warmUp()
+	r.clock.Advance(time.Second)
+	r.eng.ObserveProbeHead("s0", r.sims[0].Head()) // the pool head moves past s1's last seen one
+	if lag := r.endpoint("s1").Lag; lag != 0 {
+		t.Fatalf("s1's lag %d; want 0, the block made since its probe credited to it", lag)
+	}
+	hash := "0x" + strings.Repeat("34", 32) // never mined
+	rep := r.s1Asked("eth_getTransactionReceipt", func(i int) reply { return r.call(i, "eth_getTransactionReceipt", hash) })
+	if rep.status != 200 || !strings.Contains(string(rep.body), `"result":null`) || rep.attempts != 1 {
+		t.Fatalf("HTTP %d after %d attempts from %s: %s; want s1's null as it came, one attempt", rep.status, rep.attempts, rep.endpoint, rep.body)
+	}
+}
