@@ -173,7 +173,20 @@ func TestTuning_ChangeStartsATrialOfTheForecast(t *testing.T) {
 	t.Parallel()
 	// Independent endpoints: the model holds within its confidence
 	// (TestTuning_TrialDepartsWhenEndpointsShareFate is the contrast).
-	untilUnstalledTrial(t, trialOfTheForecast, func(tr *engine.HedgeTrial) bool { return bounded(tr) && !tr.Departs },
+	// Measured wholly below the forecast's interval: the endpoints were
+	// quicker in the trial than in the phase the forecast was made from (a
+	// machine less loaded), the opposite of the departure a shared fate
+	// makes. Seen once in about 70 full runs: predicted 326 ms [160, 362],
+	// measured 133 ms [130, 150], this process stalled 31 ms. Three such
+	// tries in a row still fail.
+	quickerSince := func(tr *engine.HedgeTrial) string {
+		if tr.Departs && bounded(tr) && tr.MeasuredHigh < tr.PredictedLow {
+			return fmt.Sprintf("measured %s [%s, %s], below the forecast's interval from %s: the endpoints were quicker in the trial than in the forecast's latencies",
+				tr.Measured, tr.MeasuredLow, tr.MeasuredHigh, tr.PredictedLow)
+		}
+		return ""
+	}
+	untilUnstalledTrialVoiding(t, trialOfTheForecast, func(tr *engine.HedgeTrial) bool { return bounded(tr) && !tr.Departs }, quickerSince,
 		"independent endpoints, yet the prediction is outside its interval or the trial departs from it")
 }
 
