@@ -7,10 +7,12 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 // endpoints gets at once. An endpoint left that has not answered the method
 // lately is more likely to say the same than to serve it, so the read does
 // not wait long on it:
-//   - it is not sent to one that said lately it cannot serve the method,
-//     nor to one out of routing (an open breaker, a lagging or backing-off
-//     endpoint) as a last resort;
-//   - an attempt running on one that said so is not waited for, and one on
+//   - it is not sent to one that said lately it cannot serve the method or
+//     is suspect (no answer to its latest attempt), nor to one out of
+//     routing (an open breaker, a lagging or backing-off endpoint) as a
+//     last resort;
+//   - an attempt running on one that said so, or is suspect, is not waited
+//     for, and one on
 //     an endpoint that has not answered the method is waited for only to
 //     its attempt deadline, not until it is proven hung, nor asked again
 //     after it failed.
@@ -44,8 +46,15 @@ func (x *execution) knownToServe(ep *endpoint) bool {
 }
 
 // saidCannotServe: ep's latest word on the read's method is that it cannot
-// serve it.
+// serve it, or it is suspect (its latest attempt got no answer, none
+// heard since): it says nothing soon. An endpoint unreachable for a few
+// seconds, its breaker not yet open, learnt a deadline at the request's
+// ceiling from its connection attempts, and each read beside two -32601s
+// waited 5 s for its connection to fail.
 func (x *execution) saidCannotServe(ep *endpoint) bool {
+	if ep.suspect.Load() {
+		return true
+	}
 	s, ok := ep.methods.lookup(x.p.method)
 	return ok && !s.shared && s.cannotServeAt.Load() != 0
 }
