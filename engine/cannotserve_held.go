@@ -3,19 +3,18 @@ package engine
 import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 
 // A read every endpoint asked so far answered that it does not have the
-// method (-32601 method not found, -32004 not supported) has its answer: the one a client of those
-// endpoints gets at once. An endpoint left that has not answered the method
-// lately is more likely to say the same than to serve it, so the read does
-// not wait long on it:
+// method (-32601 method not found, -32004 not supported) has its answer:
+// the one a client of those endpoints gets at once. An endpoint left that
+// has not answered the method lately is more likely to say the same than
+// to serve it, so the read does not wait long on it:
 //   - it is not sent to one that said lately it cannot serve the method or
 //     is suspect (no answer to its latest attempt), nor to one out of
 //     routing (an open breaker, a lagging or backing-off endpoint) as a
 //     last resort;
 //   - an attempt running on one that said so, or is suspect, is not waited
-//     for, and one on
-//     an endpoint that has not answered the method is waited for only to
-//     its attempt deadline, not until it is proven hung, nor asked again
-//     after it failed.
+//     for; one on an endpoint that has not answered the method is waited
+//     for only to its attempt deadline, not until it is proven hung, and
+//     not asked again after it failed.
 //
 // With one endpoint unreachable, viem's estimateFeesPerGas (whose
 // eth_maxPriorityFeePerGas the other two did not have) took 5 s a call
@@ -45,13 +44,13 @@ func (x *execution) knownToServe(ep *endpoint) bool {
 	return ok && !s.shared && s.cannotServeAt.Load() == 0 && s.latency.Count() > 0
 }
 
-// saidCannotServe: ep's latest word on the read's method is that it cannot
+// notServingSoon: ep's latest word on the read's method is that it cannot
 // serve it, or it is suspect (its latest attempt got no answer, none
 // heard since): it says nothing soon. An endpoint unreachable for a few
 // seconds, its breaker not yet open, learnt a deadline at the request's
 // ceiling from its connection attempts, and each read beside two -32601s
 // waited 5 s for its connection to fail.
-func (x *execution) saidCannotServe(ep *endpoint) bool {
+func (x *execution) notServingSoon(ep *endpoint) bool {
 	if ep.suspect.Load() {
 		return true
 	}
@@ -60,10 +59,10 @@ func (x *execution) saidCannotServe(ep *endpoint) bool {
 }
 
 // notWorthAskingNow: candidate c is not asked while the read holds a
-// "cannot serve": it said so too, or it is out of routing, and it is not
-// known to serve the method.
+// "cannot serve": it is not serving soon (notServingSoon) or is out of
+// routing, and it is not known to serve the method.
 func (x *execution) notWorthAskingNow(c candidate) bool {
-	return x.unservableHeld() && !x.knownToServe(c.ep) && (c.fallback && c.tier > 0 || x.saidCannotServe(c.ep))
+	return x.unservableHeld() && !x.knownToServe(c.ep) && (c.fallback && c.tier > 0 || x.notServingSoon(c.ep))
 }
 
 // waitsOnlyOnUnservable: the read holds a "cannot serve" answer and every

@@ -71,8 +71,8 @@ func (x *execution) allOverdue() bool {
 // answer seconds ago kept it from the client until the request's deadline
 // (5 s where quiet for the cold deadline gave it at 1.7 s). Beside a
 // "cannot serve" in hand, an endpoint not known to serve the method hangs
-// once past its deadline, and one that said so too at once
-// (cannotserve_held.go). later: all but the quiet have passed, so it may
+// once past its deadline, and one not serving soon (it said so too, or is
+// suspect) at once (cannotserve_held.go). later: all but the quiet have passed, so it may
 // yet hang.
 func (x *execution) hangs() (all, later bool) {
 	now := x.e.now()
@@ -82,7 +82,7 @@ func (x *execution) hangs() (all, later bool) {
 	unservable := x.waitsOnlyOnUnservable()
 	for _, a := range x.live {
 		ep := a.ep
-		if unservable && x.saidCannotServe(ep) {
+		if unservable && x.notServingSoon(ep) {
 			continue
 		}
 		slow := !inHand && !unservable && now.Sub(time.Unix(0, ep.lateAt.Load())) < x.e.cfg.Breaker.Cooldown
