@@ -27,6 +27,9 @@ func (e *Engine) missedBlockhash(ep *endpoint, req *jsonrpc.Request, r *upstream
 	if e.cfg.Chain.Kind != "solana" || r.out != outAnswer || ep.head.Load() >= e.heads.top.Load() {
 		return false
 	}
+	if req.Method != "sendTransaction" && e.lagOf(ep) == 0 {
+		return false // a read's: behind is a proven lag (solana_signatures.go)
+	}
 	switch req.Method {
 	case "sendTransaction":
 		return r.info.HasError && r.info.ErrCode == codePreflightFailure &&

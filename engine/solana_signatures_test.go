@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/sim"
@@ -86,5 +87,31 @@ func TestSolana_SignatureStatusNullInABatchFromAnEndpointBehindIsSetAside(t *tes
 		if a.ID == 1 && !strings.Contains(string(a.Result.Value), `"confirmationStatus":"processed"`) {
 			t.Fatalf("status through rpcdash %s, want the one s0 gives: %s", a.Result.Value, rep.body)
 		}
+	}
+}
+
+// An endpoint in sync whose slot was last seen a second ago, before
+// another endpoint's newer one, is not behind: the slots the chain made
+// since are credited to it (its lag is 0). Judged by its last probed slot
+// alone, two of three endpoints in sync were behind nearly always, and
+// each poll of a signature not landed, or each isBlockhashValid false,
+// that went to one waited for another endpoint's answer too (60 polls:
+// 95-111 upstream requests over three sims).
+func TestSolana_NullStatusAndInvalidBlockhashFromAnEndpointInSyncAreRelayedAsTheyCame(t *testing.T) {
+	r := newChainHeadRig(t, 2, sim.ChainSolana, func(c *engine.Config) { c.Router.LagPenalty = 0; c.Router.WriteAffinity = 0 })
+	r.warmUp()
+	r.clock.Advance(time.Second)
+	r.eng.ObserveProbeHead("s0", r.sims[0].Head()) // the pool head moves past s1's last seen one
+	if lag := r.endpoint("s1").Lag; lag != 0 {
+		t.Fatalf("s1's lag %d; want 0, the slots made since its probe credited to it", lag)
+	}
+	rep := r.s1Asked("getSignatureStatuses", func(i int) reply { return r.call(i, "getSignatureStatuses", []string{"UnknownSig"}) })
+	if mustOK(t, rep); !strings.Contains(string(rep.body), `"value":[null]`) || rep.attempts != 1 {
+		t.Fatalf("after %d attempts from %s: %s; want s1's null as it came, one attempt", rep.attempts, rep.endpoint, rep.body)
+	}
+	const never = "11111111111111111111111111111111"
+	rep = r.s1Asked("isBlockhashValid", func(i int) reply { return r.call(i, "isBlockhashValid", never) })
+	if mustOK(t, rep); !strings.Contains(string(rep.body), `"value":false`) || rep.attempts != 1 {
+		t.Fatalf("isBlockhashValid after %d attempts from %s: %s; want s1's false as it came, one attempt", rep.attempts, rep.endpoint, rep.body)
 	}
 }
