@@ -12,18 +12,12 @@ import "github.com/rpcdash/rpcdash/engine/internal/jsonrpc"
 // transaction not mined yet has no receipt anywhere). From an endpoint at
 // the pool head it is relayed as it came, one request per poll. Receipts
 // of transactions sent through rpcdash go first to the endpoint that took
-// them (write affinity); this covers the others.
-//
-// Behind is lagOf's: what is proven, the blocks the chain made since the
-// endpoint's head was last seen credited to it. Its known head alone was
-// below the pool's whenever another endpoint had answered a newer
-// eth_blockNumber since its last probe: with every endpoint in sync (lag
-// 0), 20 polls of a transaction not mined yet made 46 upstream requests,
-// each poll waiting for a second and third endpoint's null.
+// them (write affinity); this covers the others. Behind is a proven lag
+// (provenBehind).
 
 // missedReceipt says whether r, an answer of ep to req, is such an answer
 // from an endpoint behind.
 func (e *Engine) missedReceipt(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) bool {
 	return e.cfg.Chain.Kind == "evm" && req.Method == "eth_getTransactionReceipt" && r.out == outAnswer &&
-		!r.info.HasError && r.info.ResultNull && e.lagOf(ep) > 0
+		!r.info.HasError && r.info.ResultNull && e.provenBehind(ep)
 }

@@ -19,31 +19,30 @@ import (
 // aside while the next endpoint is asked, and relayed if none does better.
 // It is safe for a write: the node that failed preflight sent nothing. From
 // an endpoint at the pool head it is the blockhash's (expired, or never
-// made), relayed as it came, one request each.
+// made), relayed as it came, one request each. Behind, for the reads, is a
+// proven lag (provenBehind); for sendTransaction, whose failure is a
+// write's, a last seen head below the pool's.
 
 // missedBlockhash says whether r, an answer of ep to req, is such an answer
 // from an endpoint behind.
 func (e *Engine) missedBlockhash(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) bool {
-	if e.cfg.Chain.Kind != "solana" || r.out != outAnswer || ep.head.Load() >= e.heads.top.Load() {
+	if e.cfg.Chain.Kind != "solana" || r.out != outAnswer {
 		return false
-	}
-	if req.Method != "sendTransaction" && e.lagOf(ep) == 0 {
-		return false // a read's: behind is a proven lag (solana_signatures.go)
 	}
 	switch req.Method {
 	case "sendTransaction":
-		return r.info.HasError && r.info.ErrCode == codePreflightFailure &&
+		return ep.head.Load() < e.heads.top.Load() && r.info.HasError && r.info.ErrCode == codePreflightFailure &&
 			strings.Contains(strings.ToLower(r.info.ErrMessage), "blockhash not found")
 	case "isBlockhashValid":
 		var a struct {
 			Result struct{ Value *bool }
 		}
-		return !r.info.HasError && json.Unmarshal(r.body.Bytes(), &a) == nil && a.Result.Value != nil && !*a.Result.Value
+		return !r.info.HasError && e.provenBehind(ep) && json.Unmarshal(r.body.Bytes(), &a) == nil && a.Result.Value != nil && !*a.Result.Value
 	case "simulateTransaction":
 		var a struct {
 			Result struct{ Value struct{ Err json.RawMessage } }
 		}
-		return !r.info.HasError && json.Unmarshal(r.body.Bytes(), &a) == nil && string(a.Result.Value.Err) == `"BlockhashNotFound"`
+		return !r.info.HasError && e.provenBehind(ep) && json.Unmarshal(r.body.Bytes(), &a) == nil && string(a.Result.Value.Err) == `"BlockhashNotFound"`
 	}
 	return false
 }

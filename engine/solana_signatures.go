@@ -15,25 +15,14 @@ import (
 // pool head, an answer with a null status is set aside while the next
 // endpoint is asked, and relayed if none does better (a signature no
 // endpoint has seen is null everywhere). From an endpoint at the pool head
-// it is relayed as it came, one request each.
-//
-// Behind, for these reads (and isBlockhashValid's and simulateTransaction's
-// blockhash answers, solana_preflight.go), is a proven lag (lagOf: the
-// slots the chain made since the endpoint's slot was last seen are credited
-// to it). By its last probed slot alone, two of three endpoints in sync
-// were behind nearly always (a probe every 5 s, 2.5 slots a second): 60
-// polls of a signature not landed made 95-111 upstream requests over three
-// sims, and isBlockhashValid false 1.8-2.2 a call, each waiting for another
-// endpoint's null. An answer older than one a client already had is still
-// set aside by its context.slot (readfloor.go): a status seen, or a
-// blockhash taken, through rpcdash. sendTransaction keeps the probed slot:
-// its preflight failure is a write's, and the node sent nothing.
+// it is relayed as it came, one request each. Behind is a proven lag
+// (provenBehind).
 
 // missedSignature says whether r, an answer of ep to req, is such an
 // answer from an endpoint behind.
 func (e *Engine) missedSignature(ep *endpoint, req *jsonrpc.Request, r *upstreamReply) bool {
 	if e.cfg.Chain.Kind != "solana" || req.Method != "getSignatureStatuses" || r.out != outAnswer ||
-		r.info.HasError || r.body == nil || e.lagOf(ep) == 0 {
+		r.info.HasError || r.body == nil || !e.provenBehind(ep) {
 		return false
 	}
 	var a struct {
