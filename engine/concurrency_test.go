@@ -35,13 +35,32 @@ func burst(t *testing.T, h *harness, first, n int) []reply {
 func lateBursts(t *testing.T, h *harness, bursts, n int) []reply {
 	t.Helper()
 	var late []reply
-	for b := range bursts {
-		rs := burst(t, h, 100+b*n, n)
-		if b >= bursts/2 {
-			late = append(late, rs...)
-		}
+	for _, rs := range burstsInTurn(t, h, bursts, n)[bursts/2:] {
+		late = append(late, rs...)
 	}
 	return late
+}
+
+// burstsInTurn sends bursts of n reads at once, one after the other, and
+// returns each burst's replies.
+func burstsInTurn(t *testing.T, h *harness, bursts, n int) [][]reply {
+	t.Helper()
+	out := make([][]reply, bursts)
+	for b := range bursts {
+		out[b] = burst(t, h, 100+b*n, n)
+	}
+	return out
+}
+
+// slowestOn is the longest any of rs answered by name took.
+func slowestOn(rs []reply, name string) time.Duration {
+	var most time.Duration
+	for _, r := range rs {
+		if r.endpoint == name {
+			most = max(most, r.took)
+		}
+	}
+	return most
 }
 
 func answeredBy(rs []reply, name string) int {
@@ -71,18 +90,32 @@ func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T)
 		h := newHarness(t, nil, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(300 * time.Millisecond)})
 		measureBoth(t, h)
 		w := testutil.WatchStalls(t)
-		late := lateBursts(t, h, 8, n)
+		all := burstsInTurn(t, h, 8, n)
 		stall := w.Stop()
+		var late, proven []reply
+		for b, rs := range all {
+			if b >= 2 {
+				proven = append(proven, rs...) // after the two bursts that prove it
+			}
+			if b >= 4 {
+				late = append(late, rs...)
+			}
+		}
 		on := answeredBy(late, "s0")
 		// The same stall that spills a burst slows s0's answers at 20 at
 		// once past its proof, which then falls back (seen once in CI: 1
-		// after the bursts, s0 having answered nearly all of them).
+		// after the bursts, s0 having answered nearly all of them). So
+		// does a machine too busy to answer 20 at once at s0's pace
+		// without a stall of 50 ms (fresh-clone CI, and four test
+		// processes at once on two cores: 73 of 80, stall 19.5 ms): an
+		// answer of s0's 1.5 times its 100 ms shows it.
 		c := h.endpoint("s0").Score.Concurrency
-		if (on < len(late)*95/100 || c < n*3/4) && stall >= 50*time.Millisecond && try < 3 {
-			return fmt.Sprintf("s0 answered %d of the last %d reads, its proven concurrency %d, while this process stalled %v", on, len(late), c, stall)
+		slowest := slowestOn(proven, "s0")
+		if (on < len(late)*95/100 || c < n*3/4) && (stall >= 50*time.Millisecond || slowest >= 150*time.Millisecond) && try < 3 {
+			return fmt.Sprintf("s0 answered %d of the last %d reads, its proven concurrency %d, while this process stalled %v and s0's slowest answer took %v", on, len(late), c, stall, slowest)
 		}
 		if on < len(late)*95/100 {
-			t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower; longest stall of this process %v", on, len(late), stall)
+			t.Errorf("s0 (100 ms, serving all at once) answered %d of the last %d parallel reads, want nearly all: s1 is three times slower; longest stall of this process %v, s0's slowest answer %v", on, len(late), stall, slowest)
 		}
 		if c < n*3/4 {
 			t.Errorf("s0's proven concurrency %d after bursts of %d answered at its pace, want about %d; longest stall of this process %v", c, n, n, stall)
