@@ -142,8 +142,18 @@ func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testin
 			sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(280 * time.Millisecond)})
 		measureBoth(t, h)
 		w := testutil.WatchStalls(t)
-		late := lateBursts(t, h, 8, 20)
+		all := burstsInTurn(t, h, 8, 20)
 		stall := w.Stop()
+		var late, proven []reply
+		for b, rs := range all {
+			if b >= 2 {
+				proven = append(proven, rs...)
+			}
+			if b >= 4 {
+				late = append(late, rs...)
+			}
+		}
+		slowest := slowestOn(proven, "s0")
 		s0, s1 := h.endpoint("s0").Score, h.endpoint("s1").Score
 		most := float64(s0.Latency) * (1 + 19/float64(max(s0.Concurrency, 1)))
 		if most >= 0.9*float64(s1.Latency) {
@@ -156,13 +166,16 @@ func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testin
 		// burst's rest then rightly spills; the scores read after the
 		// bursts need not show it. Seen once in CI (s59b-2: 10 of 80 reads,
 		// s0's figure 109 ms and proof 20 after them). The third try is
-		// judged whatever the stall.
-		if on > 0 && stall >= 50*time.Millisecond && try < 3 {
-			return fmt.Sprintf("s1 answered %d of the last %d reads while this process stalled %v", on, len(late), stall)
+		// judged whatever the stall. So may a machine too busy to answer 20
+		// at once at s0's pace without such a stall (two test processes at
+		// once: 6 of 80, stall 19 ms): an answer of s0's 1.5 times its
+		// 100 ms shows it.
+		if on > 0 && (stall >= 50*time.Millisecond || slowest >= 150*time.Millisecond) && try < 3 {
+			return fmt.Sprintf("s1 answered %d of the last %d reads while this process stalled %v and s0's slowest answer took %v", on, len(late), stall, slowest)
 		}
 		if on > 0 {
-			t.Errorf("s1 (figure %v) answered %d of the last %d parallel reads; s0 (figure %v, proven %d at once) costs at most %v with 19 in flight; longest stall of this process %v",
-				s1.Latency, on, len(late), s0.Latency, s0.Concurrency, time.Duration(most).Round(time.Millisecond), stall)
+			t.Errorf("s1 (figure %v) answered %d of the last %d parallel reads; s0 (figure %v, proven %d at once) costs at most %v with 19 in flight; longest stall of this process %v, s0's slowest answer %v",
+				s1.Latency, on, len(late), s0.Latency, s0.Concurrency, time.Duration(most).Round(time.Millisecond), stall, slowest)
 		}
 		return ""
 	})
