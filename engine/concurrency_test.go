@@ -34,10 +34,7 @@ func burst(t *testing.T, h *harness, first, n int) []reply {
 // earlier ones answered.
 func lateBursts(t *testing.T, h *harness, bursts, n int) []reply {
 	t.Helper()
-	var late []reply
-	for _, rs := range burstsInTurn(t, h, bursts, n)[bursts/2:] {
-		late = append(late, rs...)
-	}
+	_, late := provenAndLate(burstsInTurn(t, h, bursts, n))
 	return late
 }
 
@@ -50,6 +47,20 @@ func burstsInTurn(t *testing.T, h *harness, bursts, n int) [][]reply {
 		out[b] = burst(t, h, 100+b*n, n)
 	}
 	return out
+}
+
+// provenAndLate splits bursts' replies: those after the first two (which
+// prove the leader's concurrency), and the later half, which is judged.
+func provenAndLate(bursts [][]reply) (proven, late []reply) {
+	for b, rs := range bursts {
+		if b >= 2 {
+			proven = append(proven, rs...)
+		}
+		if b >= len(bursts)/2 {
+			late = append(late, rs...)
+		}
+	}
+	return proven, late
 }
 
 // slowestOn is the longest any of rs answered by name took.
@@ -92,15 +103,7 @@ func TestRouter_ParallelReadsStayOnAnEndpointThatAnswersThemAtOnce(t *testing.T)
 		w := testutil.WatchStalls(t)
 		all := burstsInTurn(t, h, 8, n)
 		stall := w.Stop()
-		var late, proven []reply
-		for b, rs := range all {
-			if b >= 2 {
-				proven = append(proven, rs...) // after the two bursts that prove it
-			}
-			if b >= 4 {
-				late = append(late, rs...)
-			}
-		}
+		proven, late := provenAndLate(all)
 		on := answeredBy(late, "s0")
 		// The same stall that spills a burst slows s0's answers at 20 at
 		// once past its proof, which then falls back (seen once in CI: 1
@@ -144,15 +147,7 @@ func TestRouter_ParallelReadsTakeNoTurnsWithAnEndpointEqualByLoadAlone(t *testin
 		w := testutil.WatchStalls(t)
 		all := burstsInTurn(t, h, 8, 20)
 		stall := w.Stop()
-		var late, proven []reply
-		for b, rs := range all {
-			if b >= 2 {
-				proven = append(proven, rs...)
-			}
-			if b >= 4 {
-				late = append(late, rs...)
-			}
-		}
+		proven, late := provenAndLate(all)
 		slowest := slowestOn(proven, "s0")
 		s0, s1 := h.endpoint("s0").Score, h.endpoint("s1").Score
 		most := float64(s0.Latency) * (1 + 19/float64(max(s0.Concurrency, 1)))
