@@ -21,12 +21,26 @@ func TestRouter_AColdPoolsFirstReadsGoByTheFirstProbes(t *testing.T) {
 		name := map[bool]string{false: "hedging-off", true: "hedging-on"}[hedging]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, func(c *engine.Config) {
-				c.Hedge.Enabled = hedging
-				c.Server.TraceRequests = 100
-			}, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
-				sim.Config{Latency: fixed(120 * time.Millisecond)})
-			probeRounds(t, h, 1)
+			// An answer timed through a stall of rpcdash's own teaches no
+			// latency (timedOwnStall): on a loaded machine s1's one probe
+			// may teach none, s1 then stands at the pool's best figure,
+			// s0's, and read 0 rightly goes to s0 (two full test runs at
+			// once; four processes at once, 9 of 160). Such a try is void.
+			var h *harness
+			untilJudged(t, func(try int) string {
+				h = newHarness(t, func(c *engine.Config) {
+					c.Hedge.Enabled = hedging
+					c.Server.TraceRequests = 100
+				}, sim.Config{Latency: fixed(100 * time.Millisecond)}, sim.Config{Latency: fixed(5 * time.Millisecond)},
+					sim.Config{Latency: fixed(120 * time.Millisecond)})
+				probeRounds(t, h, 1)
+				for _, name := range []string{"s0", "s1", "s2"} {
+					if h.endpoint(name).Latency.Count == 0 && try < 3 {
+						return name + "'s probe taught no latency: it was timed through a stall of this process"
+					}
+				}
+				return ""
+			})
 			const n = 10
 			for i := range n {
 				r := h.call(i, "eth_getBalance", addr, "latest")
