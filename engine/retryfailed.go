@@ -72,8 +72,8 @@ func (x *execution) allOverdue() bool {
 // (5 s where quiet for the cold deadline gave it at 1.7 s). Beside a
 // "cannot serve" in hand, an endpoint not known to serve the method hangs
 // once past its deadline, and one not serving soon (it said so too, or is
-// suspect) at once (cannotserve_held.go). later: all but the quiet have passed, so it may
-// yet hang.
+// suspect) at once (cannotserve_held.go). later: all but the quiet have
+// passed, so it may yet hang.
 func (x *execution) hangs() (all, later bool) {
 	now := x.e.now()
 	inHand := x.answerInHand()
