@@ -294,7 +294,7 @@ func (e *Engine) ObserveProbeNoHead(name, why string) {
 	if ep.headLostAt.Load() <= ep.headAt.Load() { // the first since its last head
 		now := e.now()
 		ep.headLostAt.Store(now.UnixNano())
-		ep.setLastError("probe: no head: "+why, now)
+		ep.setLastError("probe: no head: "+e.upstreamText(why), now)
 	}
 	ep.lagGood.Store(0)
 	e.evaluateLag(ep, false)
@@ -344,7 +344,7 @@ func (e *Engine) Exclude(name, kind, reason string) {
 	if !ok || kind == ExcludeAhead {
 		return
 	}
-	reason = redact.Sanitize(reason, redact.MaxShown) // it may quote what the endpoint answered
+	reason = redact.Sanitize(e.scrub.Scrub(reason), redact.MaxShown) // it may quote what the endpoint answered
 	ep.mu.Lock()
 	_, had := ep.exclusions[kind]
 	if ep.exclusions == nil {

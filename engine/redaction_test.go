@@ -278,3 +278,36 @@ func TestRedaction_KeyLikeSubdomainNeverLeaves(t *testing.T) {
 		t.Fatalf("the URL or the cause lost its useful parts:\n%s", all[:min(len(all), 3000)])
 	}
 }
+
+// What the probes pass on from an endpoint's answers (a head probe's
+// error, a health check's reason) may quote the endpoint's URL: it is
+// scrubbed like a client's error before the status, events and logs show
+// it. A head probe's error quoting its key was shown whole as the
+// endpoint's last error in the status, `rpcdash status` and the console.
+func TestRedaction_ProbeAnswersQuotingTheURLAreScrubbed(t *testing.T) {
+	const key, query, user, pass = "PATHKEY4242", "QUERYKEY4343", "probeuser", "probepass77"
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints[0].URL = strings.Replace(c.Endpoints[0].URL, "http://", "http://"+user+":"+pass+"@", 1) + "/v3/" + key + "?apikey=" + query
+	}, sim.Config{}, sim.Config{})
+	quoted := fmt.Sprintf("JSON-RPC error -32000: bad key %s at /v3/%s?apikey=%s (user %s, password %s)", key, key, query, user, pass)
+	h.eng.ObserveProbeNoHead("s0", quoted)
+	h.eng.Exclude("s0", engine.ExcludeUnhealthy, "getHealth: "+quoted)
+	var seen []string
+	for _, path := range []string{"/v1/status", "/v1/events", "/metrics"} {
+		code, b := h.adminDo("GET", path, "")
+		if code != 200 {
+			t.Fatalf("%s: %d", path, code)
+		}
+		seen = append(seen, string(b))
+	}
+	seen = append(seen, h.logs.String())
+	all := strings.Join(seen, "\n")
+	for _, s := range []string{key, query, user, pass} {
+		if strings.Contains(all, s) {
+			t.Fatalf("secret %q leaked:\n%s", s, all)
+		}
+	}
+	if !strings.Contains(all, "probe: no head: JSON-RPC error -32000: bad key REDACTED") || !strings.Contains(all, "excluded: getHealth: JSON-RPC error -32000") {
+		t.Fatalf("the probes' texts lost more than the secrets:\n%s", all)
+	}
+}
