@@ -105,11 +105,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = errw.usage.WriteTo(stderr)
 		return 2
 	case errors.As(err, &usage): // a flag's bad value, a stray argument: the error, then the usage
-		fmt.Fprintln(stderr, "rpcdash:", err)
+		fmt.Fprintln(stderr, "rpcdash:", shownError(args, err))
 		errw.printUsage(stderr)
 		return 2
 	case err != nil:
-		fmt.Fprintln(stderr, "rpcdash:", err)
+		fmt.Fprintln(stderr, "rpcdash:", shownError(args, err))
 		return 1
 	}
 	return 0

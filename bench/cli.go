@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcdash/rpcdash/engine"
 	"github.com/rpcdash/rpcdash/internal/cli"
 	"github.com/rpcdash/rpcdash/sim"
 )
@@ -253,7 +254,7 @@ func confirmRemote(cfg CompareConfig, yes bool, stdio Stdio) error {
 	var remote []string
 	for _, raw := range []string{cfg.Target.URL, cfg.Target.Admin.URL, cfg.Target.ControlURL} {
 		if u, err := url.Parse(raw); raw != "" && err == nil && !isLoopbackHost(u.Hostname()) {
-			remote = append(remote, u.Host)
+			remote = append(remote, engine.ShownHost(u.Host))
 		}
 	}
 	if len(remote) == 0 {

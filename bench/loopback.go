@@ -27,7 +27,7 @@ func checkTarget(raw string, allowRemote bool) error {
 	if allowRemote || isLoopbackHost(u.Hostname()) {
 		return nil
 	}
-	return fmt.Errorf("bench: target host %q is not a loopback address; bench only loads this machine (--allow-remote to override)", u.Hostname())
+	return fmt.Errorf("bench: target host %q is not a loopback address; bench only loads this machine (--allow-remote to override)", engine.ShownHost(u.Hostname()))
 }
 
 // CheckDrillTargets refuses a drill whose instance is off this machine
@@ -47,7 +47,7 @@ func CheckDrillTargets(cfg DrillConfig) error {
 			return fmt.Errorf("drill: %s %q is not an http(s) URL with a host", f.flag, engine.ShownURL(f.url))
 		case !cfg.Admin.AllowRemote && !isLoopbackHost(u.Hostname()):
 			return fmt.Errorf("drill: %s %s: host %q is not a loopback address; the drill injects faults only into an instance on this machine (--allow-remote to override)",
-				f.flag, engine.ShownURL(f.url), u.Hostname())
+				f.flag, engine.ShownURL(f.url), engine.ShownHost(u.Hostname()))
 		}
 	}
 	return nil

@@ -88,3 +88,8 @@ func portOK(u *url.URL, bare bool) bool {
 // admin URL): scheme, host and port, its user info, path and query each
 // REDACTED, since a provider's key is often in its path.
 func ShownURL(raw string) string { return redact.URL(raw) }
+
+// ShownHost is a host (or host:port) as ShownURL shows it: a name's labels
+// below its registrable domain REDACTED, since a provider may make such a
+// label the only credential.
+func ShownHost(hostport string) string { return redact.Host(hostport) }

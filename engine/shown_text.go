@@ -24,3 +24,8 @@ func NewTextScrubber(urls []string) TextScrubber { return TextScrubber{redact.Ne
 
 // Shown is s scrubbed of the URLs' secrets and made fit for a terminal.
 func (t TextScrubber) Shown(s string) string { return ShownText(t.s.Scrub(s)) }
+
+// Scrub is s with the URLs' secrets REDACTED and nothing else changed:
+// for a message of rpcdash's own, whole, that may quote them (Go's
+// "lookup HOST: no such host").
+func (t TextScrubber) Scrub(s string) string { return t.s.Scrub(s) }
