@@ -201,7 +201,7 @@ func fieldTypeAt(t reflect.Type, key string) reflect.Type {
 // booleans as they are, lists and tables by kind; a secret key's value
 // is never shown.
 func showValue(key string, v any) string {
-	secret := strings.HasSuffix(key, "admin_token") || strings.HasPrefix(key, "endpoints[") && strings.HasSuffix(key, ".url")
+	secret := strings.HasSuffix(key, "admin_token") || strings.HasPrefix(key, "endpoints[") && (strings.HasSuffix(key, ".url") || strings.HasSuffix(key, ".proxy"))
 	switch x := v.(type) {
 	case string:
 		if secret {

@@ -313,6 +313,12 @@ url = "sim://steady"
 	if strings.Contains(msg, "loopback") || strings.Count(msg, "\n") != 4 {
 		t.Errorf("want the four type errors and nothing that follows from a converted value:\n%s", msg)
 	}
+	// A proxy URL may carry a password, so even a number given for one is
+	// not shown, as for an endpoint's url (987654321 was echoed).
+	_, err = loadConfig(writeConfig(t, "[[endpoints]]\nname = \"a\"\nurl = \"sim://steady\"\nproxy = 987654321\n"))
+	if err == nil || !strings.Contains(err.Error(), "endpoints[0].proxy: the value given is a number, not a string") || strings.Contains(err.Error(), "987654321") {
+		t.Errorf("proxy = 987654321: %v", err)
+	}
 	t.Setenv("RPCDASH_BREAKER_FAILURES", "4")
 	cfg, err := loadConfig(writeConfig(t, "[[endpoints]]\nname = \"a\"\nurl = \"sim://steady\"\n"))
 	if err != nil || cfg.Breaker.Failures != 4 {
