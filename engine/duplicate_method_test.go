@@ -77,3 +77,47 @@ func TestServer_TwoDifferentMethodsInOneRequestRefused(t *testing.T) {
 	mustOK(t, r)
 	t.Logf("two methods: %s; one method given twice: %s", h.post(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","method":"eth_getBalance"}`).body, r.body)
 }
+
+// A request with two different ids went out as it came while rpcdash
+// waited for the last: a node reading the first answered under it, the
+// answer was taken for another request's and the endpoint charged, on
+// every endpoint in turn (three such requests opened a healthy endpoint's
+// breaker; the client got -32603). It now goes out with every id the last
+// one, as geth reads it, and is answered under that id, no one charged.
+func TestServer_TwoDifferentIDsInOneRequestGoOutAsTheLast(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	firstID := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		_, rest, _ := bytes.Cut(body, []byte(`"id":`))
+		id, _, _ := bytes.Cut(rest, []byte(`,`))
+		mu.Lock()
+		seen[string(id)]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":"0x1"}`))
+	}))
+	t.Cleanup(firstID.Close)
+	h := newHarness(t, func(c *engine.Config) {
+		c.Endpoints = []engine.EndpointConfig{
+			{Name: "n0", URL: firstID.URL, Provider: "p0"},
+			{Name: "n1", URL: firstID.URL + "/", Provider: "p1"},
+		}
+	})
+	for i := 0; i < 5; i++ {
+		r := h.post(`{"jsonrpc":"2.0","id":1,"id":2,"method":"eth_chainId"}`)
+		if r.status != 200 || string(r.body) != `{"jsonrpc":"2.0","id":2,"result":"0x1"}` {
+			t.Fatalf("two ids: HTTP %d %s, want the answer under id 2", r.status, r.body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["1"] != 0 || seen["2"] != 5 {
+		t.Fatalf("the node read ids %v, want id 2 five times", seen)
+	}
+	for _, ep := range h.eng.Snapshot().Endpoints {
+		if ep.Breaker.State != engine.BreakerClosed || ep.Rates.Failures != 0 {
+			t.Fatalf("%s charged: breaker %v, %d failures", ep.Name, ep.Breaker.State, ep.Rates.Failures)
+		}
+	}
+}

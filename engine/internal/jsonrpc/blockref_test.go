@@ -83,6 +83,7 @@ func TestRequestWithStringParam_IsWithParamsWithoutAParse(t *testing.T) {
 			t.Fatalf("setup %s: %v %v", raw, perr, body.Elements[0].Err)
 		}
 		r := body.Elements[0].Req
+		before := string(r.Raw)
 		got, ok := r.WithStringParam(0, `0xUP"`)
 		params, _ := WithStringParam(r.Params, 0, `0xUP"`)
 		want, err := r.WithParams(params)
@@ -93,7 +94,7 @@ func TestRequestWithStringParam_IsWithParamsWithoutAParse(t *testing.T) {
 			string(got.ID) != string(want.ID) || got.Method != want.Method || got.IsNotification() != want.IsNotification() {
 			t.Errorf("%s:\n got %+v\nwant %+v", raw, got, want)
 		}
-		if string(r.Raw) != raw {
+		if string(r.Raw) != before {
 			t.Errorf("original changed: %s", r.Raw)
 		}
 	}

@@ -160,17 +160,20 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 	var version, id, method, params []byte
 	folded := ""
 	methods := false // "method" given twice, with two values
+	ids, paramses := false, false
 	for it := (memberIter{b: raw, i: 1}); it.next(); {
 		v := raw[it.vs:it.ve]
 		switch keyOf(raw[it.ks:it.ke]) {
 		case keyJSONRPC:
 			version = v
 		case keyID:
+			ids = ids || id != nil && !bytes.Equal(id, v)
 			id = v
 		case keyMethod:
 			methods = methods || method != nil && !bytes.Equal(method, v)
 			method = v
 		case keyParams:
+			paramses = paramses || params != nil && !bytes.Equal(params, v)
 			params = v
 		case keyOther:
 			if k, ok := foldedMember(raw[it.ks:it.ke]); ok && folded == "" {
@@ -224,6 +227,9 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 		// geth's bound and wording.
 		return id, invalidRequest(fmt.Sprintf("method name too long: %d > %d", len(name), MaxMethodLen))
 	}
+	if ids || paramses {
+		raw = oneReading(raw, id, params, ids, paramses)
+	}
 	if params != nil {
 		switch params[0] {
 		case '[', '{':
@@ -238,6 +244,23 @@ func parseRequest(raw []byte, r *Request) (json.RawMessage, *Error) {
 	}
 	*r = Request{Raw: raw, ID: id, Method: name, Params: params}
 	return id, nil
+}
+
+// oneReading is raw with every "id" member (when ids) and every "params"
+// member (when paramses) given the last one's value, as rpcdash and geth
+// read them. A node or gateway that reads the first of two different ids
+// answered under an id rpcdash did not wait for: the answer was taken for
+// another request's and the endpoint charged with it, three such
+// requests opening a healthy endpoint's breaker. One that reads the first
+// params would answer another question than its hedge's endpoint.
+func oneReading(raw, id, params []byte, ids, paramses bool) []byte {
+	if ids {
+		raw = replaceMembers(raw, keyID, id)
+	}
+	if paramses {
+		raw = replaceMembers(raw, keyParams, params)
+	}
+	return raw
 }
 
 // MaxMethodLen is the longest method name accepted, geth's bound.

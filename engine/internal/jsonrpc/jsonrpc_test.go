@@ -24,7 +24,7 @@ func TestParseBody_SingleRequest(t *testing.T) {
 		{name: "notification", body: `{"jsonrpc":"2.0","method":"m","params":{"a":1}}`, id: none, method: "m", params: `{"a":1}`},
 		{name: "unknown members and whitespace", body: " \n\t{ \"x-trace\" : {\"a\":[1,\"]\"]} , \"jsonrpc\" : \"2.0\", \"id\" : 9 , \"method\" : \"eth_call\" , \"params\" : [ {\"to\":\"0x1\"} , \"latest\" ] }\r\n", id: `9`, method: "eth_call", params: `[ {"to":"0x1"} , "latest" ]`},
 		{name: "escaped key and method", body: `{"jsonrpc":"2.0","id":1,"\u006dethod":"eth_\u0063all"}`, id: `1`, method: "eth_call", params: none},
-		{name: "duplicate key last wins", body: `{"jsonrpc":"2.0","id":1,"id":2,"method":"b","method":"b"}`, id: `2`, method: "b", params: none},
+		{name: "duplicate keys alike", body: `{"jsonrpc":"2.0","id":2,"id":2,"method":"b","method":"b"}`, id: `2`, method: "b", params: none},
 		{name: "null params", body: `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, id: `1`, method: "m", params: none},
 		// geth answers boolean ids (it refuses only objects and arrays).
 		{name: "id bool", body: `{"jsonrpc":"2.0","id":true,"method":"m"}`, id: `true`, method: "m", params: none},
@@ -439,7 +439,7 @@ func TestWithParams(t *testing.T) {
 			if string(got.Params) != strings.TrimSpace(tt.params) {
 				t.Errorf("Params = %s, want %s", got.Params, tt.params)
 			}
-			if string(orig.Raw) != tt.raw || string(before.Raw) != string(orig.Raw) {
+			if string(before.Raw) != string(orig.Raw) {
 				t.Errorf("original request changed: %s", orig.Raw)
 			}
 		})
@@ -731,4 +731,25 @@ func twoMethods(t *testing.T, raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// Two different ids, or params, are read as the last (as geth reads them),
+// and the request goes out with every copy given that value, so that a
+// node reading the first answers the same request under the same id.
+func TestParseBody_DifferentDuplicateIDsAndParamsGoOutAsTheLast(t *testing.T) {
+	for _, tt := range []struct{ body, raw, id, params string }{
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"eth_chainId"}`, `{"jsonrpc":"2.0","id":2,"id":2,"method":"eth_chainId"}`, `2`, ""},
+		{`{"jsonrpc":"2.0","id":"a","method":"m","params":[1],"params":[2],"id":"b"}`, `{"jsonrpc":"2.0","id":"b","method":"m","params":[2],"params":[2],"id":"b"}`, `"b"`, `[2]`},
+		{`{"jsonrpc":"2.0","id":1,"method":"m","params":[1],"params":null}`, `{"jsonrpc":"2.0","id":1,"method":"m","params":null,"params":null}`, `1`, ""},
+		{`{"jsonrpc":"2.0","i\u0064":1,"id":2,"method":"m"}`, `{"jsonrpc":"2.0","i\u0064":2,"id":2,"method":"m"}`, `2`, ""},
+	} {
+		body, perr := ParseBody([]byte(tt.body))
+		if perr != nil || body.Elements[0].Req == nil {
+			t.Fatalf("%s: %v %v", tt.body, perr, body.Elements[0].Err)
+		}
+		r := body.Elements[0].Req
+		if string(r.Raw) != tt.raw || string(r.ID) != tt.id || string(r.Params) != tt.params || !Valid(r.Raw) {
+			t.Errorf("%s:\n got raw %s id %s params %s\nwant raw %s id %s params %s", tt.body, r.Raw, r.ID, r.Params, tt.raw, tt.id, tt.params)
+		}
+	}
 }
