@@ -474,8 +474,9 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 		ctx, cancel = context.WithDeadline(ctx, earliest)
 		defer cancel()
 	}
-	answers, sends, to := e.sendWhole(ctx, calls, tried)
-	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil {
+	late := &lateAnswers{ctx: b.ctx}
+	answers, sends, to := e.sendWhole(ctx, calls, tried, late)
+	if answers == nil && len(calls) > batchFanout && ctx.Err() == nil && !late.isArmed() {
 		// No endpoint took (or answered) so large a batch: in smaller ones,
 		// of a copy: a try let go of may still read calls (runOn).
 		calls = slices.Clone(calls)
@@ -535,7 +536,7 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 			c.notHere = nil
 		}
 		c.sent(sends[k], to)
-		b.alone(c)
+		b.aloneBeside(c, late, k)
 	}
 	run.done()
 	if len(again) > 0 {
@@ -556,16 +557,33 @@ func ensure(answers []result, n int) []result {
 // whose deadline passed in them, or whose client went away, is not sent
 // again: sent with no time left, it was an attempt that never went out,
 // counted in its X-Rpcdash-Attempts and trace as a failover.
-func (b *batchRun) alone(c batchCall) {
+func (b *batchRun) alone(c batchCall) { b.aloneBeside(c, nil, 0) }
+
+// aloneBeside is alone for call k of an upstream batch that may run on
+// past its own deadline (late armed, see lateAnswers): the batch's answer,
+// when it comes before the call's own, is the call's.
+func (b *batchRun) aloneBeside(c batchCall, late *lateAnswers, k int) {
+	armed := late.isArmed()
 	b.spawn(func() {
 		ctx, cancel := b.elementCtx(c.req.Method)
 		defer cancel()
+		raced, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
 		var res result
-		if err := ctxErr(ctx); err != nil && c.sends > 0 {
-			res.err = &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: b.e.endedInBatch(c, err)}
-		} else {
-			c.p.resent = c.sends > 0
-			res = b.e.execute(ctx, c.req, c.p)
+		answered := false
+		if armed {
+			res, answered = late.begin(k, stop)
+		}
+		if !answered {
+			if err := ctxErr(raced); err != nil && c.sends > 0 {
+				res.err = &jsonrpc.Error{Code: jsonrpc.CodeUpstream, Message: b.e.endedInBatch(c, err)}
+			} else {
+				c.p.resent = c.sends > 0
+				res = b.e.execute(raced, c.req, c.p)
+			}
+			if armed {
+				res = late.end(k, res)
+			}
 		}
 		res.attempts += c.sends
 		b.results[c.i] = b.e.finishOne(ctx, c.req, c.p, res, b.start)

@@ -81,6 +81,9 @@ type batchRace struct {
 	// once: its calls are of methods in no table, sent once (batchonce.go).
 	once bool
 	done chan batchEnd
+	// late: where the try running on past its own deadline on its last
+	// endpoint offers its answers to its calls gone alone (nil: none).
+	late *lateAnswers
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -102,7 +105,7 @@ type batchRace struct {
 // A race on waits for its first answer (a pool slowed by 1 s had its
 // batch of 10 answered by its calls alone after 2.06 s, the batches
 // running on answering at 1.04 s).
-func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint) (answers []result, sends []int, to []string) {
+func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endpoint, late *lateAnswers) (answers []result, sends []int, to []string) {
 	sends = make([]int, len(calls))
 	eps, anyway, ok := e.batchEndpoints(calls, tried)
 	if !ok {
@@ -231,6 +234,10 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	}
 	if win == nil {
 		if live > 0 {
+			if overdue && late != nil && !r.unanswered && !r.once {
+				late.arm(len(calls))
+				r.late = late
+			}
 			r.runOn(tries, live)
 		}
 		return nil, sends, to
@@ -265,20 +272,32 @@ func (e *Engine) batchEndpoints(calls []batchCall, tried []*endpoint) (eps []*en
 	if rk.panic {
 		return nil, false, false
 	}
-	var cannot []*endpoint
+	var cannot, quiet []*endpoint
 	n := int64(len(calls))
 	for _, c := range rk.order {
 		if c.trial || c.tier != 0 || c.fallback {
 			break // past the routable endpoints (or a trial first): each call's own race knows what to do
 		}
-		if c.silent || slices.Contains(tried, c.ep) || !e.batchable(c.ep, n, now) {
+		if slices.Contains(tried, c.ep) || !e.batchable(c.ep, n, now) {
 			continue
 		}
-		if c.cannotServe {
+		switch {
+		case c.cannotServe:
 			cannot = append(cannot, c.ep)
-		} else {
+		case c.silent:
+			quiet = append(quiet, c.ep)
+		default:
 			eps = append(eps, c.ep)
 		}
+	}
+	if len(eps) == 0 {
+		// Every endpoint silent since its latest attempt, as in a slowdown
+		// of the whole pool: the batch goes to them all the same, raced at
+		// its deadline, rather than as its calls alone, a hundred at a
+		// time, each waiting as long as the batch would (every endpoint
+		// slowed to 4 s: 300 reads went alone, and the last hundred met
+		// the request's 10 s deadline where the batch answered at 4 s).
+		eps = quiet
 	}
 	if len(eps) == 0 {
 		eps, anyway = cannot, true
@@ -607,9 +626,9 @@ func (r *batchRace) awaitLetGo(live int, cancelAt time.Time) {
 		}
 		for range live {
 			end := <-r.done
-			putBuf(end.reply.body)
 			took := end.end.Sub(end.t.start)
 			sampling := end.t.attempt.sampling.Load()
+			var won []bool // by call: its answer was taken late (rescue)
 			switch {
 			case sampling && end.got != nil:
 				if end.t.role == rolePrimary {
@@ -618,6 +637,9 @@ func (r *batchRace) awaitLetGo(live int, cancelAt time.Time) {
 				end.t.ep.batchPace.Record(took)
 				end.t.ep.series.answered(end.end, took)
 				end.t.ep.heard(end.end)
+				if r.late != nil {
+					won = r.rescue(end) // before its body is freed: end.got is in it
+				}
 			case sampling:
 				if end.hungOn() || end.reply.out != outTimeout && end.reply.out != outCancelled {
 					e.batchFailed(context.Background(), end.t.ep, r.n, end.reply, end.end)
@@ -629,13 +651,16 @@ func (r *batchRace) awaitLetGo(live int, cancelAt time.Time) {
 				end.t.ep.batchPace.RecordCensored(cancelAt.Sub(end.t.start)) // cancelled: slower than that
 				end.t.ep.series.ended(end.end)
 			}
+			putBuf(end.reply.body)
 			out, cause := outCancelled, error(errLost)
 			if sampling {
 				end.t.ep.batchSampling.Store(false)
 				out, cause = end.reply.out, nil
 			}
-			r.countLoser(end, cancelAt)
-			r.ended(end, func(int) outcome { return out }, cause, nil)
+			if !slices.Contains(won, true) {
+				r.countLoser(end, cancelAt)
+			}
+			r.ended(end, func(int) outcome { return out }, cause, func(k int) bool { return won != nil && won[k] })
 		}
 	}()
 }
