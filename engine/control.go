@@ -116,6 +116,8 @@ func (e *Engine) ClearFault(by Actor, name string) error {
 // endpoint back (a 1 m back-off outlived the fault, with no key to end it).
 func (e *Engine) faultEnded(ep *endpoint, f *activeFault, by Actor, msg string) {
 	f.end()
+	ep.faultFrom.Store(f.from.UnixNano())
+	ep.faultTo.Store(e.now().UnixNano())
 	ep.staleHead.Store(0)
 	if f.Mode == FaultStale {
 		ep.lagFlaps.forget(e.cfg.Probes.Recover)

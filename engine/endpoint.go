@@ -131,6 +131,9 @@ type endpoint struct {
 	// hangAt when such a deadline was last charged to its breaker, and
 	// hangOpenedAt when one of those charges opened it (see forgive).
 	overdueAt atomic.Int64
+	// faultFrom and faultTo: when its last injected fault that has ended
+	// began and ended (unix nanos; see sentIntoEndedFault).
+	faultFrom, faultTo atomic.Int64
 	// lateAt is when it last answered past an attempt's deadline (unix
 	// nanos): slow, not hung (retryfailed.go).
 	lateAt atomic.Int64

@@ -247,6 +247,10 @@ func (a *attempt) chargeHang(msg string, now time.Time, hold time.Duration) {
 	if !a.stats.shared {
 		a.stats.hang.mark(now, hold)
 	}
+	if a.sentIntoEndedFault() {
+		a.ep.breaker.Release(a.trial)
+		return
+	}
 	closed := a.ep.breaker.State() == breaker.Closed
 	a.ep.breaker.Failure(a.trial, msg)
 	if closed && a.ep.breaker.State() == breaker.Open {
@@ -265,7 +269,9 @@ func (e *Engine) answered(a *attempt, end time.Time) {
 	a.stats.rates.Count(window.Attempts, window.Success)
 	a.stats.served()
 	if a.settle() {
-		if a.slowTrial.Load() {
+		if a.slowTrial.Load() && a.sentIntoEndedFault() {
+			ep.breaker.Release(true)
+		} else if a.slowTrial.Load() {
 			ep.setLastError("trial "+a.failCause, end)
 			ep.breaker.Failure(true, a.failCause)
 		} else {
@@ -379,6 +385,10 @@ func (e *Engine) recordLoser(a *attempt, p plan, rep upstreamReply, elapsed time
 func (e *Engine) countFailure(a *attempt, mc *counts, rep upstreamReply) {
 	e.countFailed(a, mc, rep.failure())
 	a.ep.setLastError(rep.cause, e.now())
+	if a.sentIntoEndedFault() {
+		a.ep.breaker.Release(a.trial)
+		return
+	}
 	if rep.refused {
 		a.ep.breaker.HardFailure(a.trial, rep.cause)
 		return

@@ -182,6 +182,10 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 			if bound, ok := e.connectBound(ctx, ep); ok {
 				wait, cause = bound, "injected fault: "+errNoConnection{bound}.Error()
 			}
+			// Cleared, run out or replaced, the connection attempt goes on
+			// to the endpoint, as a timeout's held request does: a trial
+			// sent into the fault waited out its 5 s after the operator had
+			// cleared it, and failed.
 			t := time.NewTimer(wait)
 			defer t.Stop()
 			select {
@@ -189,6 +193,7 @@ func (e *Engine) roundTrip(ctx context.Context, ep *endpoint, req *jsonrpc.Reque
 				return upstreamReply{out: outConnError, unreachable: true, cause: cause}
 			case <-ctx.Done():
 				return e.ctxReply(ctx, false)
+			case <-f.ended:
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -107,6 +108,9 @@ type Breaker struct {
 	// open came.
 	beforeOpen flapMemory
 	stretchAt  time.Time
+	// reopened: the failed trials since it opened from closed, newest
+	// last (at most maxReopensKept), each with the cooldown it doubled.
+	reopened []reopen
 
 	pending    []Transition
 	delivering bool
@@ -290,13 +294,21 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 // base cooldown after it last opened). A fault drilled a few times in a
 // row doubled the cooldown at each, 10 s to 5 m, and kept a healthy
 // endpoint out that long after its fault was cleared. A breaker open since
-// before the fault keeps all it had (a failed trial in the fault is one
-// more of its own). It says whether the cooldown changed.
+// before the fault keeps what it had then: the trials it failed in the
+// fault were the fault's, and their doublings are taken back. It says
+// whether the cooldown changed.
 func (b *Breaker) ForgiveSince(since time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stretchAt.IsZero() || b.stretchAt.Before(since) {
-		return false
+		i := slices.IndexFunc(b.reopened, func(r reopen) bool { return !r.at.Before(since) })
+		if b.state == Closed || i < 0 {
+			return false
+		}
+		changed := b.cooldown != b.reopened[i].from
+		b.cooldown, b.reopens = b.reopened[i].from, b.reopens-(len(b.reopened)-i)
+		b.reopened = b.reopened[:i]
+		return changed
 	}
 	b.closedAt, b.served, b.flaps = b.beforeOpen.closedAt, b.beforeOpen.served, b.beforeOpen.flaps
 	if b.state == Closed {
@@ -304,6 +316,7 @@ func (b *Breaker) ForgiveSince(since time.Time) bool {
 	}
 	changed := b.cooldown != b.set.Cooldown
 	b.cooldown, b.reopens = b.set.Cooldown, 0
+	b.reopened = b.reopened[:0]
 	return changed
 }
 
@@ -361,6 +374,10 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 		}
 		switch {
 		case b.state == HalfOpen:
+			if len(b.reopened) == maxReopensKept {
+				b.reopened = slices.Delete(b.reopened, 0, 1)
+			}
+			b.reopened = append(b.reopened, reopen{at: now, from: b.cooldown})
 			b.cooldown = min(2*b.cooldown, b.set.MaxCooldown)
 			b.reopens++
 		case b.state == Closed && b.flapping(now):
@@ -377,6 +394,7 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 		b.closedAt = now
 		b.cooldown = b.set.Cooldown
 		b.reopens = 0
+		b.reopened = b.reopened[:0]
 		b.openedAt = time.Time{}
 	}
 	b.state = to
@@ -401,6 +419,16 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 func (b *Breaker) flapping(now time.Time) bool {
 	return !b.closedAt.IsZero() && now.Sub(b.closedAt) < FlapSpan*b.served
 }
+
+// reopen is a failed trial: when, and the cooldown it doubled.
+type reopen struct {
+	at   time.Time
+	from time.Duration
+}
+
+// maxReopensKept bounds the failed trials a breaker remembers: an endpoint
+// down for days fails one every breaker.max_cooldown.
+const maxReopensKept = 16
 
 type flapMemory struct {
 	closedAt time.Time

@@ -488,9 +488,11 @@ func TestBreaker_ForgiveSinceTakesBackAFaultsOpensAndTheirGrowth(t *testing.T) {
 
 // An endpoint really down since before a fault: its cooldown has grown
 // through failed trials (1s, 2s, 4s -> 8s). A drill is injected, the next
-// trial fails in it (the endpoint is down anyway), the drill ends: the
-// breaker keeps all it had, and the failed trial's doubling (reset to 1s
-// when forgiveness looked at the last reopen, review of stop 57).
+// trial fails in it, the drill ends: the breaker keeps all it had before
+// the fault (reset to 1s when forgiveness looked at the last reopen,
+// review of stop 57), and the trial failed in the fault is the fault's:
+// its doubling is taken back (a healthy endpoint's trial failed in an
+// unreachable fault left it out for 2m40s after the fault was cleared).
 func TestBreaker_ForgiveSinceKeepsAnOpenFromBeforeTheFault(t *testing.T) {
 	clock := testutil.NewClock(testutil.Epoch)
 	b := New(Settings{Failures: 1, Successes: 1, HalfOpenTrials: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, nil)
@@ -515,7 +517,10 @@ func TestBreaker_ForgiveSinceKeepsAnOpenFromBeforeTheFault(t *testing.T) {
 	changed := b.ForgiveSince(since)
 	after := b.Info()
 	t.Logf("after ForgiveSince: changed=%v state %s cooldown %s reopens %d", changed, after.State, after.CurrentCooldown, after.ReopenCount)
-	if after.CurrentCooldown < before.CurrentCooldown {
-		t.Errorf("growth from before the fault wiped: cooldown %s, was %s before the fault", after.CurrentCooldown, before.CurrentCooldown)
+	if after.CurrentCooldown != before.CurrentCooldown || after.ReopenCount != before.ReopenCount || !changed || after.State != Open {
+		t.Errorf("after the fault: cooldown %s, %d reopens, changed %v; want what it had before the fault, %s and %d reopens, still open", after.CurrentCooldown, after.ReopenCount, changed, before.CurrentCooldown, before.ReopenCount)
+	}
+	if b.ForgiveSince(since) {
+		t.Errorf("forgiven twice")
 	}
 }
