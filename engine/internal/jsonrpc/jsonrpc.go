@@ -104,6 +104,9 @@ func ParseBody(body []byte) (Body, *Error) { return ParseBodyLimit(body, 0) }
 // elements costs no more memory than its bytes.
 func ParseBodyLimit(body []byte, maxBatch int) (Body, *Error) {
 	if !Valid(body) {
+		if nestedBeyond(body, MaxDepth) {
+			return Body{}, &Error{Code: CodeParseError, Message: fmt.Sprintf("parse error: body nested more than %d levels deep", MaxDepth)}
+		}
 		return Body{}, &Error{Code: CodeParseError, Message: "parse error: body is not valid JSON"}
 	}
 	b := TrimSpace(body)

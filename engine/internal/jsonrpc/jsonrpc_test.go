@@ -753,3 +753,15 @@ func TestParseBody_DifferentDuplicateIDsAndParamsGoOutAsTheLast(t *testing.T) {
 		}
 	}
 }
+
+// A body nested past encoding/json's 10,000 levels is valid JSON that no
+// node decodes: its parse error says so, where "not valid JSON" was wrong.
+func TestParseBody_NestedTooDeepSaysSo(t *testing.T) {
+	deep := `{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1) + `}`
+	if _, err := ParseBody([]byte(deep)); err == nil || err.Code != CodeParseError || !strings.Contains(err.Message, "nested more than 10000 levels deep") {
+		t.Errorf("nested %d deep: %v", MaxDepth+2, err)
+	}
+	if _, err := ParseBody([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":[[]`)); err == nil || err.Message != "parse error: body is not valid JSON" {
+		t.Errorf("truncated: %v", err)
+	}
+}

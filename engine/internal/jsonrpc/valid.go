@@ -30,6 +30,9 @@ func Valid(b []byte) bool {
 
 const maxFastDepth = 256
 
+// MaxDepth is the deepest nesting Valid takes: encoding/json's bound.
+const MaxDepth = 10000
+
 // nestedBeyond says whether b opens more than limit arrays or objects at
 // once, its strings skipped. It judges nothing else: b may be invalid.
 func nestedBeyond(b []byte, limit int) bool {
