@@ -243,13 +243,13 @@ func (a *attempt) chargeHang(msg string, now time.Time, hold time.Duration) {
 		a.ep.silentRequests.Add(1)
 	}
 	a.ep.setLastError(msg, now)
-	a.ep.hangAt.Store(now.UnixNano())
-	if !a.stats.shared {
-		a.stats.hang.mark(now, hold)
-	}
 	if a.sentIntoEndedFault() {
 		a.ep.breaker.Release(a.trial)
 		return
+	}
+	a.ep.hangAt.Store(now.UnixNano())
+	if !a.stats.shared {
+		a.stats.hang.mark(now, hold)
 	}
 	closed := a.ep.breaker.State() == breaker.Closed
 	a.ep.breaker.Failure(a.trial, msg)
