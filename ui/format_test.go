@@ -166,6 +166,10 @@ func TestBudgetItem_ShowsTheBucketMoreSpent(t *testing.T) {
 		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 40, BudgetTokens: 36, BudgetRequestCap: 20, BudgetRequestTokens: 1}, "budget 19.0/20 req"},
 		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 40, BudgetTokens: 4, BudgetRequestCap: 20, BudgetRequestTokens: 19}, "budget used 36.0/40"},
 		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 10, BudgetTokens: 10}, "budget used 0.0/10"}, // an older engine: no requests' bucket
+		// Both nearly full: the cost units, whichever is a little more spent.
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 45, BudgetTokens: 45, BudgetRequestCap: 30, BudgetRequestTokens: 29}, "budget used 0.0/45"},
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 45, BudgetTokens: 43, BudgetRequestCap: 30, BudgetRequestTokens: 27}, "budget used 2.0/45"},
+		{engine.HedgeStatus{BudgetBurst: 10, BudgetCap: 45, BudgetTokens: 45, BudgetRequestCap: 30, BudgetRequestTokens: 27}, "budget 3.0/30 req"},
 	} {
 		if got := budgetItem(c.h); strings.TrimSpace(got) != c.want || len(got) != budgetWidth {
 			t.Errorf("%+v: %q, want %q in %d cells", c.h, got, c.want, budgetWidth)

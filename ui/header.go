@@ -302,10 +302,14 @@ func notRoutableReason(ep engine.EndpointSnapshot, s engine.Snapshot) string {
 // A hedge needs both of the budget's buckets (cost units and requests):
 // the one more spent is shown, the requests' marked "req", since the
 // cost units alone read as room while the requests held every hedge back.
+// The requests' is shown only when it is more spent by a tenth of its
+// size or more: with both nearly full, the item changed its figure, its
+// unit and its words from one refresh to the next (0.0/45, then 1.0/30
+// req) while nothing had changed.
 func budgetItem(h engine.HedgeStatus) string {
 	capacity, tokens, unit := max(h.BudgetCap, h.BudgetBurst), h.BudgetTokens, ""
 	if reqCap := max(h.BudgetRequestCap, h.BudgetBurst); h.BudgetRequestCap > 0 && capacity > 0 &&
-		(reqCap-h.BudgetRequestTokens)/reqCap > (capacity-tokens)/capacity {
+		(reqCap-h.BudgetRequestTokens)/reqCap >= (capacity-tokens)/capacity+budgetShownMargin {
 		capacity, tokens, unit = reqCap, h.BudgetRequestTokens, " req"
 	}
 	spent, limit := fmtUnits(capacity-tokens, false), fmtUnits(math.Ceil(capacity), true)
@@ -317,6 +321,10 @@ func budgetItem(h engine.HedgeStatus) string {
 }
 
 const budgetWidth = 19
+
+// budgetShownMargin is how much more spent (a share of its size) the
+// requests' bucket must be for the header to show it.
+const budgetShownMargin = 0.1
 
 // fmtUnits prints budget units in at most 4 cells: 2.5, then as fmtCount
 // does (115, 1.2k, 12k).
