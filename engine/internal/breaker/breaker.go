@@ -111,6 +111,9 @@ type Breaker struct {
 	// reopened: the failed trials since it opened from closed, newest
 	// last (at most maxReopensKept), each with the cooldown it doubled.
 	reopened []reopen
+	// forgiven: the open in force was taken back (ForgiveSince): the close
+	// that ends it leaves the flap memory as it was before that open.
+	forgiven bool
 
 	pending    []Transition
 	delivering bool
@@ -300,6 +303,9 @@ func (b *Breaker) Revert(since time.Time, reason string) {
 func (b *Breaker) ForgiveSince(since time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.state == Closed {
+		b.failures = 0 // the run of failures the fault made
+	}
 	if b.stretchAt.IsZero() || b.stretchAt.Before(since) {
 		i := slices.IndexFunc(b.reopened, func(r reopen) bool { return !r.at.Before(since) })
 		if b.state == Closed || i < 0 {
@@ -317,6 +323,7 @@ func (b *Breaker) ForgiveSince(since time.Time) bool {
 	changed := b.cooldown != b.set.Cooldown
 	b.cooldown, b.reopens = b.set.Cooldown, 0
 	b.reopened = b.reopened[:0]
+	b.forgiven = true
 	return changed
 }
 
@@ -371,6 +378,7 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 		if b.state == Closed {
 			b.beforeOpen = flapMemory{b.closedAt, b.served, b.flaps}
 			b.stretchAt = now
+			b.forgiven = false
 		}
 		switch {
 		case b.state == HalfOpen:
@@ -390,8 +398,10 @@ func (b *Breaker) moveLocked(to State, reason string, now time.Time) bool {
 		b.openedAt = now
 		t.Cooldown = b.cooldown
 	case Closed:
-		b.served = b.cooldown
-		b.closedAt = now
+		if !b.forgiven {
+			b.served, b.closedAt = b.cooldown, now
+		}
+		b.forgiven = false
 		b.cooldown = b.set.Cooldown
 		b.reopens = 0
 		b.reopened = b.reopened[:0]

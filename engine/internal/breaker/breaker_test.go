@@ -524,3 +524,41 @@ func TestBreaker_ForgiveSinceKeepsAnOpenFromBeforeTheFault(t *testing.T) {
 		t.Errorf("forgiven twice")
 	}
 }
+
+// A fault cleared before it opened the breaker leaves no run of failures
+// behind, and the close that ends an open it caused is no close to flap
+// from: cleared 3 s into an error fault with two failures counted, one
+// real failure then opened the endpoint, flapping after the close that had
+// ended an earlier drill's open, with its cooldown doubled to 40 s.
+func TestBreaker_AForgivenFaultLeavesNoFailuresAndNoCloseToFlapFrom(t *testing.T) {
+	clock := testutil.NewClock(testutil.Epoch)
+	b := New(Settings{Failures: 3, Successes: 1, Cooldown: time.Second, MaxCooldown: time.Minute}, clock.Now, nil)
+	since := clock.Now()
+	b.Failure(false, "fault")
+	b.Failure(false, "fault")
+	b.ForgiveSince(since)
+	b.Failure(false, "real")
+	if in := b.Info(); in.State != Closed || in.ConsecutiveFailures != 1 {
+		t.Fatalf("one real failure after a fault forgiven with two counted: %+v; want closed, 1 failure in a row", in)
+	}
+	// A drill opens it; forgiven, its trial closes it; a real open soon
+	// after is no flap.
+	since = clock.Now()
+	for range 3 {
+		b.Failure(false, "fault")
+	}
+	clock.Advance(time.Second / 2)
+	b.ForgiveSince(since)
+	clock.Advance(time.Second)
+	if ok, trial := b.Acquire(); !ok || !trial {
+		t.Fatalf("no trial: %+v", b.Info())
+	}
+	b.Success(true)
+	clock.Advance(2 * time.Second)
+	for range 3 {
+		b.Failure(false, "real")
+	}
+	if in := b.Info(); in.State != Open || in.Flaps != 0 || in.CurrentCooldown != time.Second {
+		t.Fatalf("a real open 2 s after the close that ended a forgiven open: %+v; want open with the base cooldown, no flap", in)
+	}
+}
