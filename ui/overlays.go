@@ -117,11 +117,23 @@ func (m *Model) dropViewHint() {
 	}
 }
 
+// menuNames are the overlays that act once filled in, as a cancelled
+// one is named on the status line.
+var menuNames = map[overlay]string{overlayFault: "fault menu", overlayRole: "role menu", overlayInput: "input"}
+
 // onOverlayKey handles keys while an overlay is open; Esc closes any, and
 // so does q (but in the text input, where it is a letter).
 func (m Model) onOverlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	if key.Matches(msg, k.Esc) || m.overlay != overlayInput && key.Matches(msg, k.Quit) {
+		if menu, ok := menuNames[m.overlay]; ok {
+			// Else the status line kept what an earlier action said
+			// ("cancelled: failover drill") as if it were this menu's.
+			if m.overlay == overlayInput {
+				menu = map[inputKind]string{inputFilter: "events filter", inputDelay: "hedge delay"}[m.inputKind]
+			}
+			m.status = statusLine{text: "cancelled: " + menu}
+		}
 		m.overlay = overlayNone
 		m.dropViewHint()
 		if m.confirm.act.desc != "" {
