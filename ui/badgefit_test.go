@@ -45,3 +45,16 @@ func TestFmtLeftCoarse(t *testing.T) {
 		}
 	}
 }
+
+// Narrow, a whole endpoint's 429 back-off reads BOFF: it read 429, one
+// letter from 429m (one method backing off), and the two mean different
+// things to an operator (out of routing, or not).
+func TestView_NarrowBackoffBadgesAreToldApart(t *testing.T) {
+	s := healthySnapshot()
+	ep := &s.Endpoints[1] // infura
+	ep.Fault = &engine.FaultInfo{Mode: engine.Fault429, Rate: 1, Duration: 15 * time.Second, Since: t0.Add(-2 * time.Second), Expires: t0.Add(13 * time.Second)}
+	ep.BackoffUntil = t0.Add(4 * time.Second)
+	if got := lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "infura"); !strings.Contains(got, "BOFF") || strings.Contains(got, " 429 ") {
+		t.Errorf("120×36, the whole endpoint backing off: %q, want BOFF", got)
+	}
+}

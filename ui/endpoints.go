@@ -341,7 +341,7 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		add(strings.ToUpper(engine.RoleLabel(ep.Role, ep.Share)), "SHD", m.styles.accent)
 	}
 	if !ep.BackoffUntil.IsZero() {
-		add("BACKOFF", "429", m.styles.warn)
+		add("BACKOFF", "BOFF", m.styles.warn) // not "429": one letter from 429m, one method's
 	} else if ms := backedOffMethods(ep); len(ms) > 0 {
 		// One method's limit: the endpoint still serves the others.
 		add(methodsBadge("429", ms), "429m", m.styles.warn)
