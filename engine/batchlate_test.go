@@ -138,3 +138,60 @@ func TestBatch_ABatchGoesUpstreamWholeWhenEveryEndpointIsSilent(t *testing.T) {
 		t.Errorf("%d of 300 calls failed, took %v, %d upstream batches, %d single calls; want every call answered by an upstream batch at about 1 s", errs, r.took, batches, singles)
 	}
 }
+
+// A batch's own deadline is at most half the time its calls have left
+// while another endpoint may take it, as a single read's race deadline
+// is: learnt from batches answered in 600–700 ms (× factor 3), it was
+// about the request's 2 s deadline, and a batch sent to the endpoint that
+// then hung was raced too late for the next one's 700 ms (a pool slowed to
+// 4 s with one endpoint hung: every call of a batch failed at the 10 s
+// request deadline where the others answered in 4 s).
+func TestBatch_ABatchIsRacedWithinHalfItsCallsTime(t *testing.T) {
+	t.Parallel()
+	sims := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(time.Millisecond)})
+	var hung atomic.Bool
+	front := func(i int, pace time.Duration) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.HasPrefix(body, []byte("[")) {
+				hold := pace
+				if i == 0 && hung.Load() {
+					hold = time.Minute
+				}
+				if holdFor(r, hold) {
+					return
+				}
+			}
+			relay(w, sims.sims[i].URL(), body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	h := newHarness(t, func(c *engine.Config) {
+		c.Hedge.Enabled = false
+		c.Server.RequestTimeout = 2 * time.Second
+		for i, pace := range []time.Duration{600 * time.Millisecond, 700 * time.Millisecond, 700 * time.Millisecond} {
+			c.Endpoints[i].URL = front(i, pace)
+		}
+	}, sim.Config{}, sim.Config{}, sim.Config{})
+	h.warm(30)
+	for range 6 {
+		r := h.post(balanceBatch(10, strconv.Itoa))
+		decodeBatch(t, r, 10)
+	}
+	hung.Store(true)
+	r := h.post(balanceBatch(10, strconv.Itoa))
+	errs := 0
+	for _, a := range decodeBatch(t, r, 10) {
+		if a.Error != nil {
+			errs++
+		}
+	}
+	for _, ep := range h.eng.Snapshot().Endpoints {
+		t.Logf("%s: batch pace %v over %d", ep.Name, ep.BatchPace, ep.BatchRoundTrips)
+	}
+	if errs != 0 || r.took > 1900*time.Millisecond {
+		t.Errorf("with s0 hung: %d of 10 calls failed, took %v, trace %v; want every call answered by s1's or s2's batch, raced at 1 s at the latest",
+			errs, r.took, attemptOutcomes(h.settledTrace(strings.Split(r.id, ",")[0])))
+	}
+}

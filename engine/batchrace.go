@@ -84,6 +84,8 @@ type batchRace struct {
 	// late: where the try running on past its own deadline on its last
 	// endpoint offers its answers to its calls gone alone (nil: none).
 	late *lateAnswers
+	// others: another endpoint may take the batch, to race it on.
+	others bool
 }
 
 // sendWhole sends calls to the best endpoint for them as one upstream
@@ -151,6 +153,7 @@ func (e *Engine) sendWhole(ctx context.Context, calls []batchCall, tried []*endp
 	r.body = jsonrpc.AppendBatch(make([]byte, 0, size), parts)
 	r.deadline, _ = ctx.Deadline() // a context's: the wall clock's, as the request's
 	r.limit = limit
+	r.others = len(eps) > 1
 
 	tries := []*batchTry{r.launch(ctx, ep, rolePrimary, nil, r.ownDeadline(ep))}
 	live := 1
@@ -443,7 +446,18 @@ func (r *batchRace) ownDeadline(ep *endpoint) time.Duration {
 	if r.once {
 		return 0
 	}
-	return r.e.batchDeadline(ep, r.limit)
+	d := r.e.batchDeadline(ep, r.limit)
+	if r.others && !r.deadline.IsZero() {
+		// At most half the time the calls have left, as a single read's
+		// race deadline (raceCeiling): learnt from a pool slowed to 4 s,
+		// it was past the request's 10 s deadline, and a batch that went
+		// to the one endpoint that had hung was never raced: every call
+		// failed at 10 s where the others answered in 4 s.
+		if half := time.Until(r.deadline) / 2; half > 0 && d > half {
+			d = half
+		}
+	}
+	return d
 }
 
 // launch sends the batch to ep in a goroutine of its own, which reports on
