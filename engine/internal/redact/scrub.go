@@ -144,11 +144,43 @@ func unescaped(unescape func(string) (string, error), s string) string {
 	return s
 }
 
+// Scrub replaces each secret part in text as the URL spells it, then
+// each of minScrubSegment bytes or more in any ASCII case: an upstream that
+// echoed a path key upper-cased (PATHKEYA1B2… for PATHKEYa1b2…) had it
+// shown whole in the status, the events and the logs. A shorter part is
+// matched only as spelt: a password "PASS" in any case is in "password".
 func (s *Scrubber) Scrub(text string) string {
 	for _, p := range s.pairs {
 		if strings.Contains(text, p.old) {
 			text = strings.ReplaceAll(text, p.old, p.repl)
 		}
 	}
+	lower := asciiLower(text)
+	for _, p := range s.pairs {
+		if len(p.old) < minScrubSegment {
+			continue
+		}
+		if old := asciiLower(p.old); strings.Contains(lower, old) {
+			text = replaceFolded(text, lower, old, p.repl)
+			lower = asciiLower(text)
+		}
+	}
 	return text
+}
+
+// replaceFolded replaces in text each place where lower (text in ASCII
+// lower case, as long) holds old with repl.
+func replaceFolded(text, lower, old, repl string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(lower, old)
+		if i < 0 {
+			break
+		}
+		b.WriteString(text[:i])
+		b.WriteString(repl)
+		text, lower = text[i+len(old):], lower[i+len(old):]
+	}
+	b.WriteString(text)
+	return b.String()
 }

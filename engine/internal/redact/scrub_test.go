@@ -81,3 +81,20 @@ func TestScrub_HiddenHostLabels(t *testing.T) {
 		}
 	}
 }
+
+// A secret part of 8 bytes or more is scrubbed in any case: an upstream
+// echoing a path key upper-cased showed it whole. A shorter one only as
+// spelt, since in any case it is in ordinary words.
+func TestScrub_LongPartsInAnyCase(t *testing.T) {
+	s := NewScrubber([]string{"http://user:PASS@127.0.0.1:1/v3/PATHKEYa1b2c3d4e5f6?apikey=QUERYkey77"})
+	for in, want := range map[string]string{
+		"bad key PATHKEYA1B2C3D4E5F6":           "bad key REDACTED",
+		"bad key pathkeya1b2c3d4e5f6, password": "bad key REDACTED, password",
+		"apikey QUERYKEY77 or querykey77":       "apikey REDACTED or REDACTED",
+		"the PASS, pass and Password":           "the REDACTED, pass and Password",
+	} {
+		if got := s.Scrub(in); got != want {
+			t.Errorf("Scrub(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
