@@ -567,11 +567,13 @@ func (b *batchRun) aloneBeside(c batchCall, late *lateAnswers, k int) {
 	b.spawn(func() {
 		ctx, cancel := b.elementCtx(c.req.Method)
 		defer cancel()
-		raced, stop := context.WithCancelCause(ctx)
-		defer stop(nil)
+		raced := ctx
 		var res result
 		answered := false
 		if armed {
+			var stop context.CancelCauseFunc
+			raced, stop = context.WithCancelCause(ctx)
+			defer stop(nil)
 			res, answered = late.begin(k, stop)
 		}
 		if !answered {

@@ -6,8 +6,6 @@ package engine
 import (
 	"context"
 	"sync"
-
-	"github.com/rpcdash/rpcdash/engine/internal/window"
 )
 
 // lateAnswers lets an upstream batch that passed its own deadline on its
@@ -23,10 +21,9 @@ import (
 // Each call's answer is decided once: the batch's, offered before its own
 // race ended (which it then stops as a lost race), or its own race's.
 type lateAnswers struct {
-	ctx   context.Context // the client batch's: what a late answer is charged to (budgetOf)
-	mu    sync.Mutex
-	armed bool
-	// By call, in the order sendWhole was given them.
+	ctx context.Context // the client batch's: what a late answer is charged to (budgetOf)
+	mu  sync.Mutex
+	// By call, in the order sendWhole was given them; nil until armed.
 	offered []*result                 // the batch's answer, while not yet taken or refused
 	decided []bool                    // its answer is its own race's, or taken from offered
 	stop    []context.CancelCauseFunc // its own race's, while it runs
@@ -36,7 +33,6 @@ type lateAnswers struct {
 func (l *lateAnswers) arm(n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.armed = true
 	l.offered = make([]*result, n)
 	l.decided = make([]bool, n)
 	l.stop = make([]context.CancelCauseFunc, n)
@@ -49,7 +45,7 @@ func (l *lateAnswers) isArmed() bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.armed
+	return l.offered != nil
 }
 
 // offer gives call k the batch's answer res; false when its own race has
@@ -116,7 +112,7 @@ func (r *batchRace) rescue(end batchEnd) (won []bool) {
 	e, ep := r.e, end.t.ep
 	took := end.end.Sub(end.t.start)
 	won = make([]bool, len(r.calls))
-	var taken int64
+	success := newBatchSuccesses(ep)
 	for j, c := range r.calls {
 		res, _, ok := e.takeElement(ep, c, end.got[j], took)
 		if !ok {
@@ -131,14 +127,8 @@ func (r *batchRace) rescue(end batchEnd) (won []bool) {
 			continue
 		}
 		won[j] = true
-		st := ep.stats(c.p.method)
-		st.rates.CountN(1, window.Attempts, window.Success)
-		st.served()
-		taken++
+		success.add(c.p.method)
 	}
-	if taken > 0 {
-		ep.rates.CountN(taken, window.Attempts, window.Success)
-		ep.breaker.Success(false)
-	}
+	success.done()
 	return won
 }

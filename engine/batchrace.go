@@ -447,15 +447,13 @@ func (r *batchRace) ownDeadline(ep *endpoint) time.Duration {
 		return 0
 	}
 	d := r.e.batchDeadline(ep, r.limit)
-	if r.others && !r.deadline.IsZero() {
+	if !r.deadline.IsZero() {
 		// At most half the time the calls have left, as a single read's
-		// race deadline (raceCeiling): learnt from a pool slowed to 4 s,
-		// it was past the request's 10 s deadline, and a batch that went
-		// to the one endpoint that had hung was never raced: every call
-		// failed at 10 s where the others answered in 4 s.
-		if half := time.Until(r.deadline) / 2; half > 0 && d > half {
-			d = half
-		}
+		// race deadline: learnt from a pool slowed to 4 s, it was past the
+		// request's 10 s deadline, and a batch that went to the one
+		// endpoint that had hung was never raced: every call failed at
+		// 10 s where the others answered in 4 s.
+		d, _, _ = raceCeiling(d, d, "", time.Until(r.deadline), r.others)
 	}
 	return d
 }
@@ -719,13 +717,7 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 	e, ep := r.e, win.t.ep
 	outs := make([]outcome, len(r.calls))
 	took := win.end.Sub(win.t.start)
-	// The successes are counted in runs of one method (runOf).
-	var taken int64
-	success := runOf[string]{flush: func(method string, n int64) {
-		st := ep.stats(method)
-		st.rates.CountN(n, window.Attempts, window.Success)
-		st.served()
-	}}
+	success := newBatchSuccesses(ep)
 	for k, c := range r.calls {
 		part := win.got[k]
 		res, out, ok := e.takeElement(ep, c, part, took)
@@ -748,14 +740,39 @@ func (r *batchRace) take(ctx context.Context, win *batchEnd, tries int, answers 
 			r.e.recent.count(c.p.acct.name, window.HedgeWon, 1)
 		}
 		success.add(c.p.method)
-		taken++
 	}
 	success.done()
-	if taken > 0 {
-		ep.rates.CountN(taken, window.Attempts, window.Success)
-		ep.breaker.Success(false)
-	}
 	r.ended(*win, func(k int) outcome { return outs[k] }, nil, func(k int) bool { return answers[r.pos[k]].body != nil && !answers[r.pos[k]].notServed })
+}
+
+// batchSuccesses counts the answers taken from one upstream batch as its
+// endpoint's successes: per method in runs of one method (runOf), then the
+// endpoint's, and one success for its breaker.
+type batchSuccesses struct {
+	ep    *endpoint
+	run   runOf[string]
+	taken int64
+}
+
+func newBatchSuccesses(ep *endpoint) *batchSuccesses {
+	return &batchSuccesses{ep: ep, run: runOf[string]{flush: func(method string, n int64) {
+		st := ep.stats(method)
+		st.rates.CountN(n, window.Attempts, window.Success)
+		st.served()
+	}}}
+}
+
+func (s *batchSuccesses) add(method string) {
+	s.run.add(method)
+	s.taken++
+}
+
+func (s *batchSuccesses) done() {
+	s.run.done()
+	if s.taken > 0 {
+		s.ep.rates.CountN(s.taken, window.Attempts, window.Success)
+		s.ep.breaker.Success(false)
+	}
 }
 
 // ended ends the try's attempt in each call's trace and attempt metrics

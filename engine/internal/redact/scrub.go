@@ -15,7 +15,9 @@ type Scrubber struct {
 	pairs []replacement
 }
 
-type replacement struct{ old, repl string }
+// replacement: old in text becomes repl; lower is old in ASCII lower
+// case (Scrub's second pass), "" for a part matched only as spelt.
+type replacement struct{ old, repl, lower string }
 
 // Fragments shorter than these are not scrubbed on their own from free
 // text, where they would mangle ordinary words (a user name "x" replaced
@@ -35,7 +37,7 @@ func NewScrubber(urls []string) *Scrubber {
 	add := func(to *[]replacement, old, repl string) {
 		if old != "" && old != "/" && !seen[old] {
 			seen[old] = true
-			*to = append(*to, replacement{old, repl})
+			*to = append(*to, replacement{old: old, repl: repl})
 		}
 	}
 	for _, raw := range urls {
@@ -55,7 +57,13 @@ func NewScrubber(urls []string) *Scrubber {
 	longestFirst := func(a, b replacement) int { return cmp.Compare(len(b.old), len(a.old)) }
 	slices.SortStableFunc(wholes, longestFirst)
 	slices.SortStableFunc(parts, longestFirst)
-	return &Scrubber{pairs: append(wholes, parts...)}
+	pairs := append(wholes, parts...)
+	for i := range pairs {
+		if len(pairs[i].old) >= minScrubSegment {
+			pairs[i].lower = asciiLower(pairs[i].old)
+		}
+	}
+	return &Scrubber{pairs: pairs}
 }
 
 // secretParts are the parts of raw (parsed as u) scrubbed on their own:
@@ -65,7 +73,7 @@ func NewScrubber(urls []string) *Scrubber {
 // minScrubValue), each as raw spells it and decoded.
 func secretParts(raw string, u *url.URL) []replacement {
 	var out []replacement
-	whole := func(old, repl string) { out = append(out, replacement{old, repl}) }
+	whole := func(old, repl string) { out = append(out, replacement{old: old, repl: repl}) }
 	fragment := func(least int, decoded string, spelt ...string) {
 		if len(decoded) < least {
 			return
@@ -157,11 +165,8 @@ func (s *Scrubber) Scrub(text string) string {
 	}
 	lower := asciiLower(text)
 	for _, p := range s.pairs {
-		if len(p.old) < minScrubSegment {
-			continue
-		}
-		if old := asciiLower(p.old); strings.Contains(lower, old) {
-			text = replaceFolded(text, lower, old, p.repl)
+		if p.lower != "" && strings.Contains(lower, p.lower) {
+			text = replaceFolded(text, lower, p.lower, p.repl)
 			lower = asciiLower(text)
 		}
 	}
