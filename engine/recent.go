@@ -24,7 +24,7 @@ const (
 type ClientStats struct {
 	Requests  int64   // requests answered or failed in the window
 	Errors    int64   // of which got rpcdash's own error
-	PerSecond float64 // Requests over the time the window covers
+	PerSecond float64 // requests per second over the last minute less a sub-window (window.Rates.PerSecond)
 	// The latency of the requests answered (an endpoint's JSON-RPC error,
 	// a revert, is an answer); 0 when none was. Errors are not in it.
 	P50 time.Duration
@@ -72,10 +72,7 @@ func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
 func (w *recentWindow) stats() ClientStats {
 	t := w.rates.Totals()
 	s := w.latency.Summary()
-	// Over at least a second: a window a few milliseconds old would turn a
-	// handful of requests into a huge rate.
-	per := float64(t.Attempts) / max(t.Covered, time.Second).Seconds()
-	c := ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: per, P50: s.P50, P95: s.P95, P99: s.P99,
+	c := ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: w.rates.PerSecond(window.Attempts), P50: s.P50, P95: s.P95, P99: s.P99,
 		HedgesFired: t.Hedges, HedgesWon: t.HedgesWon, Upstream: t.Upstream}
 	if c.Requests > 0 {
 		c.FireRate = float64(c.HedgesFired) / float64(c.Requests)

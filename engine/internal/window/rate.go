@@ -230,3 +230,41 @@ func (r *Rates) TotalsOutside(stretches ...Stretch) Totals {
 	}
 	return totalsOf(sum, r.ring.covered(t))
 }
+
+// PerSecond is the rate of kind over a fixed stretch ending now: the span
+// less one sub-window, or the time since the window began while it is
+// younger. The oldest live sub-window counts for the part of it still in
+// that stretch, as if its events were spread evenly over it. Totals'
+// rate, over the live sub-windows whatever they span, rose when a quiet
+// sub-window aged out (covered time falling from span to span less a
+// sub-window): with traffic stopped, a method's req/s went up 10.07 →
+// 10.91. This one only falls while nothing is counted.
+func (r *Rates) PerSecond(k Kind) float64 {
+	if k >= numKinds {
+		return 0
+	}
+	t := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rotateLocked(t)
+	since := max(t.Sub(r.ring.epoch), 0)
+	stretch := time.Duration(r.ring.n-1) * r.ring.width
+	var sum float64
+	oldest := r.ring.head - r.ring.n + 1
+	for i := range r.ring.n {
+		kk := r.ring.head - i
+		if kk < 0 {
+			break
+		}
+		v := float64(r.slots[r.ring.slot(kk)][k])
+		if kk == oldest && since > stretch {
+			inHead := since - time.Duration(r.ring.head)*r.ring.width
+			v *= 1 - float64(inHead)/float64(r.ring.width)
+		}
+		sum += v
+	}
+	// Over at least a second: a window a few milliseconds old would turn a
+	// handful of events into a huge rate.
+	over := max(min(since, stretch), min(stretch, time.Second))
+	return sum / over.Seconds()
+}

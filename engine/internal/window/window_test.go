@@ -668,3 +668,24 @@ func TestRates_TotalsOutsideLeavesOutEveryStretch(t *testing.T) {
 		t.Error("stretches in the window said to be out of it")
 	}
 }
+
+func TestRates_PerSecondOverAFixedStretch(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(10*time.Second, 5, clk.Now) // sub-windows of 2s; the stretch is 8s
+	r.Add(Attempts, 4)
+	clk.Advance(500 * time.Millisecond)
+	if got := r.PerSecond(Attempts); got != 4 {
+		t.Fatalf("at 0.5s %v a second, want 4 (over at least a second)", got)
+	}
+	clk.Advance(3500 * time.Millisecond) // t=4s
+	if got := r.PerSecond(Attempts); got != 1 {
+		t.Fatalf("at 4s %v a second, want 1 (over the 4s since the start)", got)
+	}
+	clk.Advance(5 * time.Second) // t=9s: the stretch is [1s, 9s], half of the first sub-window
+	if got := r.PerSecond(Attempts); got != 0.25 {
+		t.Fatalf("at 9s %v a second, want 0.25 (half the first sub-window's 4 over 8s)", got)
+	}
+	if got := r.PerSecond(numKinds); got != 0 {
+		t.Fatalf("an unknown kind's rate %v", got)
+	}
+}
