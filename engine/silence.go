@@ -67,7 +67,11 @@ func (e *Engine) stillSilent(a *attempt) {
 		return
 	}
 	n := a.passed.Add(1)
-	a.dueAt.Store(a.start.Add(time.Duration(n) * a.deadline).UnixNano())
+	// A deadline after the one before, as deadlinePassed's timer counts:
+	// after a borrowed deadline's verdict at the cold one, whole borrowed
+	// deadlines from the start put it 3 s back, and excuse read the 3 s as
+	// rpcdash's own stall.
+	a.dueAt.Store(a.due().Add(a.deadline).UnixNano())
 	e.chargeSilence(a, fmt.Sprintf("no answer for %s (%d attempt deadlines of %s)", e.now().Sub(a.start).Round(time.Millisecond), n, a.deadline.Round(time.Millisecond)))
 }
 

@@ -55,7 +55,7 @@ func TestSilence_OneSlowAnswerIsNoHangUntilTheEndpointsTailIsKnown(t *testing.T)
 			att := &attempt{ep: a, start: start, deadline: 250 * time.Millisecond, stats: a.stats("eth_getBalance")}
 			att.overdue.Store(true) // charged at its first deadline
 			// stillSilent runs at each deadline: this one is the last of tc.silent.
-			att.passed.Store(int32(tc.silent/att.deadline) - 1)
+			passedDeadlines(att, int32(tc.silent/att.deadline)-1)
 			clock.Advance(tc.silent)
 			answerAt(e, b, start.Add(tc.silent-100*time.Millisecond), 40*time.Millisecond)
 			e.stillSilent(att)
@@ -107,7 +107,7 @@ func TestSilence_ASecondSilentRequestCountsOnceTheTailIsKnownToo(t *testing.T) {
 			}
 			att, start, _ := chargeSilent(a, clock, deadline, tc.second)
 			const silent = 2 * deadline
-			att.passed.Store(int32(silent/deadline) - 1)
+			passedDeadlines(att, int32(silent/deadline)-1)
 			clock.Advance(start.Add(silent).Sub(clock.Now()))
 			answerAt(e, b, start.Add(silent-100*time.Millisecond), 40*time.Millisecond)
 			before := a.breaker.Info().ConsecutiveFailures
@@ -142,4 +142,11 @@ func chargeSilent(a *endpoint, clock *testutil.Clock, deadline time.Duration, se
 		other.chargeHang("no answer within the attempt deadline 250ms", clock.Now(), time.Second)
 	}
 	return att, start, settled
+}
+
+// passedDeadlines sets att as stillSilent leaves it after the n-th
+// deadline it passed: the next one judged is the (n+1)-th.
+func passedDeadlines(att *attempt, n int32) {
+	att.passed.Store(n)
+	att.dueAt.Store(att.start.Add(time.Duration(n) * att.deadline).UnixNano())
 }

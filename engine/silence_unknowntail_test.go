@@ -46,7 +46,7 @@ func TestSilence_BeforeTheTailIsKnownASecondSilentRequestOrTheColdDeadlineCounts
 				t.Fatal("settled before its first deadline")
 			}
 			// stillSilent runs at each deadline: this one is the last of tc.silent.
-			att.passed.Store(int32(tc.silent/deadline) - 1)
+			passedDeadlines(att, int32(tc.silent/deadline)-1)
 			clock.Advance(start.Add(tc.silent).Sub(clock.Now()))
 			answerAt(e, b, start.Add(tc.silent-100*time.Millisecond), 40*time.Millisecond)
 			before := a.breaker.Info().ConsecutiveFailures
