@@ -266,6 +266,9 @@ func (m Model) submitInput() (tea.Model, tea.Cmd) {
 func (m *Model) stepOrSay(v *int, n, d int, name string, label func(int) string) {
 	if next := *v + d; next >= 0 && next < n {
 		*v = next
+		if strings.HasPrefix(m.status.text, name+" stops at ") {
+			m.status = statusLine{} // it said so of the value it has just left
+		}
 		return
 	}
 	end := "highest"

@@ -529,6 +529,10 @@ func TestUpdate_MenuValuesGoUpWithRightAndStopAtTheEnds(t *testing.T) {
 		if rate() != 0.25 {
 			t.Fatalf("← ←: rate %g, want 0.25", rate())
 		}
+		// Moved off the end, the status line no longer says it stops there.
+		if strings.Contains(m.status.text, "stops at") {
+			t.Fatalf("← ← off 100%%: status still %q", m.status.text)
+		}
 		m = press(t, m, "right")
 		if rate() != 0.5 {
 			t.Fatalf("→: rate %g, want 0.5 (up)", rate())
