@@ -302,6 +302,9 @@ type execution struct {
 	// atOnce: retryOn was asked again at once beside a hang
 	// (retryBeforeQuiet), which it is once a request.
 	atOnce bool
+	// waitedBackOff: the read, with nothing running, waited once for a
+	// candidate's back-off to end (backOffWait).
+	waitedBackOff bool
 	// catchUps: how often an endpoint behind was asked again for a block
 	// or slot it had not reached (catchup.go).
 	catchUps int
@@ -453,6 +456,9 @@ func (x *execution) run() result {
 	// then, not at the running attempt's deadline (backOffDue).
 	var backOffC <-chan time.Time
 	var backOffTimer lazyTimer
+	// waitingBackOff: backOffC was armed with no attempt running, to ask
+	// an endpoint whose back-off ends then (backOffWait).
+	var waitingBackOff bool
 	defer backOffTimer.stop()
 	armBackOff := func() {
 		due := x.backOffDue()
@@ -579,24 +585,19 @@ func (x *execution) run() result {
 				if awaitCatchUp() {
 					continue
 				}
-				if res, ok := x.heldAnswer(); ok {
-					return res
+				// Nothing left to ask now but an endpoint backing off after
+				// a 429 of its own (not this read's): ask the one that failed
+				// again at once, else wait for that back-off's end if the
+				// request has room for it (pastBackOff.go).
+				if x.askAgainBesideBackOff() {
+					e.noteFailover(d.a.ep, d.rep.cause+"; no other endpoint until a back-off ends: asking it again", false)
+					continue
 				}
-				if x.rateLimited == x.sent || x.p.class == jsonrpc.ClassRead && x.rateLimited > 0 && x.rateLimited+x.refused == x.sent {
-					// A read's refused connection reached no endpoint: the
-					// endpoints that took it all said 429. (A write keeps
-					// saying that no endpoint carried it out.)
-					return x.failRateLimited()
+				if wait, ok := x.backOffWait(); ok {
+					backOffC, waitingBackOff = backOffTimer.arm(wait), true
+					continue
 				}
-				why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)
-				if res, ok := x.failedSentOnce(why); ok {
-					return res
-				}
-				if x.p.class == jsonrpc.ClassWrite {
-					// A write's error says what became of it, either way.
-					why += "; no endpoint carried it out: it is safe to send again"
-				}
-				return x.fail(why)
+				return x.failedEverywhere()
 			}
 			// A failure beside attempts that run on (a 429 beside a hang)
 			// may have started a back-off the read waits on.
@@ -625,6 +626,22 @@ func (x *execution) run() result {
 			}
 		case <-backOffC:
 			backOffC = nil
+			if waitingBackOff {
+				waitingBackOff = false
+				if len(x.live) == 0 {
+					// Nothing ran while the read waited for a back-off's end
+					// (backOffWait): that endpoint now, or the failure.
+					if x.launch(roleFailover, false) {
+						e.noteFailover(x.live[0].ep, "a back-off is over: asking the endpoint that was backing off", false)
+						continue
+					}
+					if wait, ok := x.backOffWait(); ok {
+						backOffC, waitingBackOff = backOffTimer.arm(wait), true
+						continue
+					}
+					return x.failedEverywhere()
+				}
+			}
 			if len(x.live) == 0 {
 				continue
 			}
@@ -719,6 +736,29 @@ func (x *execution) run() result {
 			return x.fail(why)
 		}
 	}
+}
+
+// failedEverywhere ends a request whose attempts all ended without an
+// answer, with nothing left to ask or wait for.
+func (x *execution) failedEverywhere() result {
+	if res, ok := x.heldAnswer(); ok {
+		return res
+	}
+	if x.rateLimited == x.sent || x.p.class == jsonrpc.ClassRead && x.rateLimited > 0 && x.rateLimited+x.refused == x.sent {
+		// A read's refused connection reached no endpoint: the
+		// endpoints that took it all said 429. (A write keeps
+		// saying that no endpoint carried it out.)
+		return x.failRateLimited()
+	}
+	why := fmt.Sprintf("all %d attempts failed; last: %s", x.sent, x.last)
+	if res, ok := x.failedSentOnce(why); ok {
+		return res
+	}
+	if x.p.class == jsonrpc.ClassWrite {
+		// A write's error says what became of it, either way.
+		why += "; no endpoint carried it out: it is safe to send again"
+	}
+	return x.fail(why)
 }
 
 // requestEnded: the request's deadline has passed or its client went away.
