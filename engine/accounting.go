@@ -21,7 +21,7 @@ func (r role) String() string { return [...]string{"primary", "hedge", "failover
 type counts struct {
 	name string // the method, or "other": its metrics label
 	// served counts the client requests (per method only) that ended
-	// without rpcdash's own error; Requests is served + clientErrors, each
+	// without rpcdash's own error; Requests is served + clientErrors + clientGone, each
 	// counted as its request ends, after every attempt it sent: counted as
 	// planned, a snapshot taken while requests waited to be sent showed
 	// more of them answered than attempts sent (ok 150 > 147 attempts).
@@ -39,6 +39,7 @@ type counts struct {
 	releaseNanos     atomic.Int64 // cancel → release, summed over losers
 	extraCost        atomic.Uint64
 	clientErrors     atomic.Int64 // requests answered with rpcdash's own error
+	clientGone       atomic.Int64 // requests whose client went away before their answer (clientoutcome.go)
 	// settledAttempts: the attempts of the requests that ended, counted
 	// with them (countUpstream): amplification's numerator. attempts are
 	// counted as sent, so requests in flight (a write held 10 s) read as
@@ -88,6 +89,7 @@ type AccountSnapshot struct {
 	MeanRelease      time.Duration // mean cancel → release of a loser
 	ExtraCost        float64       // cost units hedges added
 	ClientErrors     int64
+	ClientGone       int64 // requests whose client went away before their answer: not errors of rpcdash's
 	// HedgesRefused counts, by reason (hedgeRefusal's names: "late",
 	// "queue", "budget", …), the requests whose hedge fell due and was not
 	// sent then; nil when none was. A request counts once per reason, and
@@ -113,6 +115,7 @@ func (c *counts) addTo(t *counts) {
 	t.releaseNanos.Add(c.releaseNanos.Load())
 	t.failures.Add(c.failures.Load())
 	t.clientErrors.Add(c.clientErrors.Load())
+	t.clientGone.Add(c.clientGone.Load())
 	t.served.Add(c.served.Load())
 	t.settledAttempts.Add(c.settledAttempts.Load())
 	for why := range c.refused {
@@ -141,7 +144,8 @@ func (c *counts) view() AccountSnapshot {
 		OutrunUnanswered: c.outrunUnanswered.Load(),
 		Failures:         c.failures.Load(),
 		ClientErrors:     c.clientErrors.Load(),
-		Requests:         c.served.Load() + c.clientErrors.Load(),
+		ClientGone:       c.clientGone.Load(),
+		Requests:         c.served.Load() + c.clientErrors.Load() + c.clientGone.Load(),
 		HedgesFired:      c.hedgesFired.Load(),
 		Primary:          c.attempts[rolePrimary].Load(),
 		Hedge:            c.attempts[roleHedge].Load(),

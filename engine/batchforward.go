@@ -495,7 +495,7 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 	// The answered calls are counted in runs of one series (runOf), each as
 	// waited for until the upstream batch's answer was judged.
 	took := e.now().Sub(b.start)
-	run := runOf[requestSeries]{flush: func(s requestSeries, n int64) { e.countRequests(s.label, s.cls, s.ok, took, n) }}
+	run := runOf[requestSeries]{flush: func(s requestSeries, n int64) { e.countRequests(s.label, s.cls, s.out, took, n) }}
 	var again []batchCall
 	var from *endpoint
 	for k, c := range calls {
@@ -525,9 +525,9 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 		if answered {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
-			e.traceTook(c.p, res, took)
+			e.traceTook(b.ctx, c.p, res, took)
 			e.countUpstream(c.p.acct, res.attempts)
-			run.add(requestSeries{c.p.acct.name, c.p.class, res.err == nil})
+			run.add(requestSeries{c.p.acct.name, c.p.class, outcomeOf(b.ctx, res)})
 			b.results[c.i] = res
 			continue
 		}

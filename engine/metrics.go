@@ -61,12 +61,8 @@ func (m *metrics) shadow(endpoint, outcome string) {
 }
 
 // requests observes n requests of one series that took d each.
-func (m *metrics) requests(label string, cls jsonrpc.Class, ok bool, d time.Duration, n int64) {
-	out := "ok"
-	if !ok {
-		out = "error"
-	}
-	o, s := m.duration.WithLabelValues(label, cls.String(), out), d.Seconds()
+func (m *metrics) requests(label string, cls jsonrpc.Class, out clientOutcome, d time.Duration, n int64) {
+	o, s := m.duration.WithLabelValues(label, cls.String(), out.String()), d.Seconds()
 	for range n {
 		o.Observe(s)
 	}

@@ -24,6 +24,7 @@ const (
 type ClientStats struct {
 	Requests  int64   // requests answered or failed in the window
 	Errors    int64   // of which got rpcdash's own error
+	Gone      int64   // of which ended unanswered because their client went away (clientoutcome.go)
 	PerSecond float64 // requests per second over the last minute less a sub-window (window.Rates.PerSecond)
 	// The latency of the requests answered (an endpoint's JSON-RPC error,
 	// a revert, is an answer); 0 when none was. Errors are not in it.
@@ -60,11 +61,16 @@ func newRecentWindow(now func() time.Time, epoch time.Time) *recentWindow {
 		rates: window.NewRatesFrom(recentSpan, recentBuckets, now, epoch)}
 }
 
-func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
-	if ok {
+// observe counts n requests that ended so after d. A request whose
+// client went away is counted under window.Cancelled.
+func (w *recentWindow) observe(d time.Duration, out clientOutcome, n int64) {
+	switch out {
+	case clientAnswered:
 		w.latency.RecordN(d, n)
 		w.rates.CountN(n, window.Attempts)
-	} else {
+	case clientGone:
+		w.rates.CountN(n, window.Attempts, window.Cancelled)
+	default:
 		w.rates.CountN(n, window.Attempts, window.Failure)
 	}
 }
@@ -72,7 +78,7 @@ func (w *recentWindow) observe(d time.Duration, ok bool, n int64) {
 func (w *recentWindow) stats() ClientStats {
 	t := w.rates.Totals()
 	s := w.latency.Summary()
-	c := ClientStats{Requests: t.Attempts, Errors: t.Failure, PerSecond: w.rates.PerSecond(window.Attempts), P50: s.P50, P95: s.P95, P99: s.P99,
+	c := ClientStats{Requests: t.Attempts, Errors: t.Failure, Gone: t.Cancelled, PerSecond: w.rates.PerSecond(window.Attempts), P50: s.P50, P95: s.P95, P99: s.P99,
 		HedgesFired: t.Hedges, HedgesWon: t.HedgesWon, Upstream: t.Upstream}
 	if c.Requests > 0 {
 		c.FireRate = float64(c.HedgesFired) / float64(c.Requests)
@@ -98,9 +104,9 @@ func newRecentTraffic(now func() time.Time) *recentTraffic {
 }
 
 // observe records n client requests of method that took d each.
-func (r *recentTraffic) observe(method string, d time.Duration, ok bool, n int64) {
-	r.pool.observe(d, ok, n)
-	r.method(method).observe(d, ok, n)
+func (r *recentTraffic) observe(method string, d time.Duration, out clientOutcome, n int64) {
+	r.pool.observe(d, out, n)
+	r.method(method).observe(d, out, n)
 }
 
 // count counts n events of kind (window.Hedge, window.HedgeWon,

@@ -18,7 +18,7 @@ func TestRecentTraffic_ReqPerSecondOnlyFallsOnceTrafficStops(t *testing.T) {
 	r := newRecentTraffic(clock.Now)
 	clock.Advance(20 * time.Second) // the engine ran 20 s before traffic came
 	for range 400 {                 // 10 a second for 40 s
-		r.observe("eth_call", 30*time.Millisecond, true, 1)
+		r.observe("eth_call", 30*time.Millisecond, clientAnswered, 1)
 		clock.Advance(100 * time.Millisecond)
 	}
 	// The last minute less a sub-window (55 s) held all 400.

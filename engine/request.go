@@ -137,8 +137,8 @@ func (e *Engine) factsOf(method string, memo *methodFacts) methodFacts {
 func (e *Engine) finishOne(ctx context.Context, req *jsonrpc.Request, p plan, res result, start time.Time) result {
 	res = e.settle(ctx, req, p, res)
 	took := e.now().Sub(start)
-	e.traceTook(p, res, took)
-	e.countRequests(p.acct.name, p.class, res.err == nil, took, 1)
+	e.traceTook(ctx, p, res, took)
+	e.countRequests(p.acct.name, p.class, outcomeOf(ctx, res), took, 1)
 	e.countUpstream(p.acct, res.attempts)
 	return res
 }
@@ -180,10 +180,13 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 	} else {
 		e.monotonicSolana(req, &res)
 	}
-	if res.err != nil {
-		mc.clientErrors.Add(1)
-	} else {
+	switch outcomeOf(ctx, res) {
+	case clientAnswered:
 		mc.served.Add(1)
+	case clientGone:
+		mc.clientGone.Add(1)
+	default:
+		mc.clientErrors.Add(1)
 	}
 	res.mirror = e.planMirror(req, p, res)
 	return res
@@ -191,7 +194,7 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 
 // traceTook records what one request's client waited, took, in its trace
 // and, for a hedged read, against the hedging model's forecast.
-func (e *Engine) traceTook(p plan, res result, took time.Duration) {
+func (e *Engine) traceTook(ctx context.Context, p plan, res result, took time.Duration) {
 	if p.hedgeable && !res.unhedged && res.err == nil {
 		// A read held to one endpoint was not a hedged one; rpcdash's own
 		// error is no answer, whose latency the forecast predicts.
@@ -203,15 +206,18 @@ func (e *Engine) traceTook(p plan, res result, took time.Duration) {
 			code = res.err.Code
 		}
 		tr.finish(took, res, code)
+		if outcomeOf(ctx, res) == clientGone {
+			tr.gone()
+		}
 	}
 }
 
 // countRequests counts n client requests of one method (its accounting
 // label), class and outcome that took took each: in the metrics and the
 // console's last minute.
-func (e *Engine) countRequests(label string, cls jsonrpc.Class, ok bool, took time.Duration, n int64) {
-	e.metrics.requests(label, cls, ok, took, n)
-	e.recent.observe(label, took, ok, n)
+func (e *Engine) countRequests(label string, cls jsonrpc.Class, out clientOutcome, took time.Duration, n int64) {
+	e.metrics.requests(label, cls, out, took, n)
+	e.recent.observe(label, took, out, n)
 }
 
 // requestSeries is what countRequests counts a request under, but its
@@ -219,7 +225,7 @@ func (e *Engine) countRequests(label string, cls jsonrpc.Class, ok bool, took ti
 type requestSeries struct {
 	label string
 	cls   jsonrpc.Class
-	ok    bool
+	out   clientOutcome
 }
 
 // localAnswer is an answer rpcdash gives without asking an endpoint.

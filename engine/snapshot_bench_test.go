@@ -57,7 +57,7 @@ func benchmarkSnapshot(b *testing.B, censorEvery int) {
 		c.attempts[rolePrimary].Add(1000)
 		e.hedge.observePrimary(m, 30*time.Millisecond, false)
 		for k := range 200 {
-			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, true, 1)
+			e.recent.observe(m, time.Duration(20+k%80)*time.Millisecond, clientAnswered, 1)
 		}
 	}
 	b.ReportAllocs()

@@ -251,6 +251,7 @@ type requestAccountWire struct {
 	Requests int64 `json:"requests"`
 	accountWire
 	ClientErrors int64 `json:"client_errors"`
+	ClientGone   int64 `json:"client_gone"`
 	// HedgesRefused: requests whose due hedge was not sent, by reason;
 	// absent when none was.
 	HedgesRefused map[string]int64 `json:"hedges_refused,omitempty"`
@@ -276,6 +277,7 @@ type methodWire struct {
 type clientWire struct {
 	Requests  int64   `json:"requests"`
 	Errors    int64   `json:"errors"`
+	Gone      int64   `json:"gone"`
 	PerSecond float64 `json:"per_second"`
 	P50       float64 `json:"p50_ms"`
 	P95       float64 `json:"p95_ms"`

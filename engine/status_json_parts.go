@@ -133,12 +133,12 @@ func accountIn(w accountWire) AccountSnapshot {
 }
 
 func requestAccountOut(a AccountSnapshot) requestAccountWire {
-	return requestAccountWire{Requests: a.Requests, accountWire: accountOut(a), ClientErrors: a.ClientErrors, HedgesRefused: a.HedgesRefused}
+	return requestAccountWire{Requests: a.Requests, accountWire: accountOut(a), ClientErrors: a.ClientErrors, ClientGone: a.ClientGone, HedgesRefused: a.HedgesRefused}
 }
 
 func requestAccountIn(w requestAccountWire) AccountSnapshot {
 	a := accountIn(w.accountWire)
-	a.Requests, a.ClientErrors, a.HedgesRefused = w.Requests, w.ClientErrors, w.HedgesRefused
+	a.Requests, a.ClientErrors, a.ClientGone, a.HedgesRefused = w.Requests, w.ClientErrors, w.ClientGone, w.HedgesRefused
 	return a
 }
 
@@ -192,12 +192,12 @@ func parseClass(s string) jsonrpc.Class {
 }
 
 func clientOut(c ClientStats) clientWire {
-	return clientWire{Requests: c.Requests, Errors: c.Errors, PerSecond: c.PerSecond, P50: ms(c.P50), P95: ms(c.P95), P99: ms(c.P99),
+	return clientWire{Requests: c.Requests, Errors: c.Errors, Gone: c.Gone, PerSecond: c.PerSecond, P50: ms(c.P50), P95: ms(c.P95), P99: ms(c.P99),
 		HedgesFired: c.HedgesFired, HedgesWon: c.HedgesWon, UpstreamAttempts: c.Upstream, FireRate: c.FireRate, WinRate: c.WinRate, Amplification: c.Amplification}
 }
 
 func clientIn(w clientWire) ClientStats {
-	return ClientStats{Requests: w.Requests, Errors: w.Errors, PerSecond: w.PerSecond, P50: fromMS(w.P50), P95: fromMS(w.P95), P99: fromMS(w.P99),
+	return ClientStats{Requests: w.Requests, Errors: w.Errors, Gone: w.Gone, PerSecond: w.PerSecond, P50: fromMS(w.P50), P95: fromMS(w.P95), P99: fromMS(w.P99),
 		HedgesFired: w.HedgesFired, HedgesWon: w.HedgesWon, Upstream: w.UpstreamAttempts, FireRate: w.FireRate, WinRate: w.WinRate, Amplification: w.Amplification}
 }
 

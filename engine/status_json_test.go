@@ -121,7 +121,7 @@ func TestStatusJSON_RoundTrips(t *testing.T) {
 			// An endpoint has attempts, no client requests of its own
 			// (AccountSnapshot: 0 for an endpoint) nor their refused
 			// hedges: the wire has no place for them.
-			want.Endpoints[j].Accounting.Requests, want.Endpoints[j].Accounting.ClientErrors = 0, 0
+			want.Endpoints[j].Accounting.Requests, want.Endpoints[j].Accounting.ClientErrors, want.Endpoints[j].Accounting.ClientGone = 0, 0, 0
 			want.Endpoints[j].Accounting.HedgesRefused = nil
 		}
 		var got engine.Snapshot

@@ -90,10 +90,11 @@ const (
 	traceAnswered              // a result (or an empty answer to a notification)
 	traceRPCError              // an endpoint's JSON-RPC error answer, relayed
 	traceError                 // rpcdash's own error answer
+	traceGone                  // unanswered: its client went away first
 )
 
 func (o traceOutcome) String() string {
-	return [...]string{"in_flight", "answered", "rpc_error", "error"}[o]
+	return [...]string{"in_flight", "answered", "rpc_error", "error", "client_gone"}[o]
 }
 
 type attemptTrace struct {
@@ -216,6 +217,15 @@ func (r traceRef) finish(took time.Duration, res result, errCode int) {
 		tr.outcome = traceAnswered
 	}
 	r.unlock()
+}
+
+// gone marks a finished request as one whose client went away before its
+// answer: the error it ended with reached no one.
+func (r traceRef) gone() {
+	if tr := r.lock(); tr != nil {
+		tr.outcome = traceGone
+		r.unlock()
+	}
 }
 
 // refuse records a request answered with rpcdash's error before it was

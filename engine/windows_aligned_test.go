@@ -25,10 +25,10 @@ func TestRecentTraffic_MethodsShareThePoolsMinute(t *testing.T) {
 		}
 	}
 	clock.Advance(3 * time.Second) // the method first comes 3 s after start
-	r.observe("eth_getBalance", 30*time.Millisecond, true, 10)
+	r.observe("eth_getBalance", 30*time.Millisecond, clientAnswered, 10)
 	check("at 3s")
 	clock.Advance(3 * time.Second)
-	r.observe("eth_getBalance", 700*time.Millisecond, false, 10)
+	r.observe("eth_getBalance", 700*time.Millisecond, clientFailed, 10)
 	check("at 6s")
 	clock.Advance(20 * time.Second)
 	check("at 26s")
