@@ -147,6 +147,7 @@ type endpoint struct {
 	// on to its answer (batchrace.go); no batch goes to it meanwhile.
 	batchSampling atomic.Bool
 	hangAt        atomic.Int64
+	hangSent      atomic.Int64 // when the first attempt charged a hang in its present silence was sent (noteHangSent)
 	hangOpenedAt  atomic.Int64
 	// silentRequests is how many of its attempts (client or probe, each a
 	// request of its own) were charged a hang since it last said anything

@@ -45,3 +45,89 @@ func (e *Engine) hungBefore(ep *endpoint, a *attempt) bool {
 
 // heardSince says whether ep has said anything since t.
 func (ep *endpoint) heardSince(t time.Time) bool { return ep.heardAt.Load() >= t.UnixNano() }
+
+// A pool slowed as a whole still answers: late, but it answers. An
+// endpoint that says nothing at all beside it is hung, not slow with it.
+// With a hung and b and c 2 s slower, every one of a's deadlines was "3 of
+// 3 endpoints slow at once (a, b, c)", the charges that opened a's breaker
+// were taken back, and a stayed closed, hung, for 22 to 41 s: writes sent
+// to it waited out the 10 s request deadline where b and c answered them in
+// 2 s. (An answer at its pace elsewhere proves a hang sooner: answeringSince.)
+
+// outlasted is another endpoint than ep that, while ep has said nothing
+// since since, answered a request sent at since or later (of method, any
+// when method is ""), in at most half of ep's silence so far at now, and
+// the time that answer took; nil when none did. ep, with work in flight, is
+// then slower than the pool by more than twice: whatever slows the others
+// does not explain it.
+func (e *Engine) outlasted(ep *endpoint, since, now time.Time, method string) (*endpoint, time.Duration) {
+	if ep.heardSince(since) {
+		return nil, 0
+	}
+	half := now.Sub(since) / 2
+	s := since.UnixNano()
+	for _, other := range e.endpoints {
+		if other == ep || other.refusing.Load() || !other.answersClients() {
+			continue
+		}
+		if took, ok := other.answers.answeredWithin(method, s, half); ok {
+			return other, took
+		}
+	}
+	return nil, 0
+}
+
+// answeredWithin says whether the log holds an answer (of method, any when
+// method is "") to a request sent at sentFrom or later that took at most
+// limit, and the time it took.
+func (l *answerLog) answeredWithin(method string, sentFrom int64, limit time.Duration) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.logged {
+		if a.method != "" && (method == "" || a.method == method) && a.start >= sentFrom && a.took <= limit {
+			return a.took, true
+		}
+	}
+	return 0, false
+}
+
+// noteHangSent notes, for an attempt sent at start and charged a hang, when
+// its endpoint's present silence was first charged: each read that meets a
+// hang is cut once another endpoint answers it, and the silence that shows
+// the hang is the endpoint's, across them.
+func (ep *endpoint) noteHangSent(start time.Time) {
+	s := start.UnixNano()
+	if prev := ep.hangSent.Load(); prev == 0 || ep.heardAt.Load() >= prev || s < prev {
+		ep.hangSent.Store(s)
+	}
+}
+
+// silentSince is when ep's silence, as a's deadline finds it, began to
+// count: a's start, or the start of the first attempt charged a hang in
+// the same silence.
+func (ep *endpoint) silentSince(a *attempt) time.Time {
+	since := a.start
+	if hs := ep.hangSent.Load(); hs != 0 && hs < since.UnixNano() && ep.heardAt.Load() < hs {
+		since = time.Unix(0, hs)
+	}
+	return since
+}
+
+// outlastedSinceHang is outlasted for ep's silence since its first attempt
+// charged a hang in it was sent (an idle endpoint's silence before that
+// says nothing).
+func (e *Engine) outlastedSinceHang(ep *endpoint, now time.Time) bool {
+	sent := ep.hangSent.Load()
+	if sent == 0 {
+		return false
+	}
+	other, _ := e.outlasted(ep, time.Unix(0, sent), now, "")
+	return other != nil
+}
+
+// outlastedNow says whether a's endpoint, silent since a was sent, is
+// outlasted by another endpoint's answer to a's method at now.
+func (e *Engine) outlastedNow(a *attempt, now time.Time) bool {
+	other, _ := e.outlasted(a.ep, a.ep.silentSince(a), now, a.method())
+	return other != nil
+}

@@ -248,6 +248,7 @@ func (a *attempt) chargeHang(msg string, now time.Time, hold time.Duration) {
 		return
 	}
 	a.ep.hangAt.Store(now.UnixNano())
+	a.ep.noteHangSent(a.start)
 	if !a.stats.shared {
 		a.stats.hang.mark(now, hold)
 	}

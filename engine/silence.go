@@ -82,7 +82,7 @@ func (e *Engine) stillSilent(a *attempt) {
 // deadline passed, not two. It says whether it charged.
 func (e *Engine) chargeSilence(a *attempt, msg string) bool {
 	now := e.now()
-	if !e.othersAnswerAtPace(a) || !e.silenceOutlastsTail(a, now) {
+	if !e.othersAnswerAtPace(a) && !e.outlastedNow(a, now) || !e.silenceOutlastsTail(a, now) {
 		return false
 	}
 	switch e.excuse(a, now) {

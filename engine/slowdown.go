@@ -99,7 +99,7 @@ func (e *Engine) excuse(a *attempt, now time.Time) string {
 func (e *Engine) forgive(a *attempt, now time.Time, kind, why string) {
 	s := a.start.UnixNano()
 	for _, ep := range e.endpoints {
-		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) || kind == "pool" && e.hungBefore(ep, a) {
+		if ep.hangAt.Load() < s || kind == "self" && e.silentThroughStall(ep, a, now) || kind == "pool" && (e.hungBefore(ep, a) || e.outlastedSinceHang(ep, now)) {
 			continue
 		}
 		if ep.hangOpenedAt.Load() >= s {
@@ -276,7 +276,7 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 			silent = quiet >= max(window, own)/2
 		}
 		heard := now.Sub(time.Unix(0, ep.heardAt.Load())) < slowQuiet
-		if (overdue || silent) && e.hungBefore(ep, a) {
+		if (overdue || silent) && (e.hungBefore(ep, a) || e.outlastedSinceHang(ep, now)) {
 			overdue, silent = false, false // hung since before a's moment (hungbeside.go)
 		}
 		switch {
@@ -306,6 +306,11 @@ func (e *Engine) poolSlow(a *attempt, now time.Time) (kind, why string) {
 	}
 	if answering != nil && !a.ep.heardSince(a.start) {
 		return "hung", fmt.Sprintf("%s silent while %s answers at its pace", a.ep.Name, answering.Name)
+	}
+	since := a.ep.silentSince(a)
+	if other, took := e.outlasted(a.ep, since, now, a.method()); other != nil {
+		return "hung", fmt.Sprintf("%s silent for %s while %s answered a request sent since in %s", a.ep.Name,
+			now.Sub(since).Round(time.Millisecond), other.Name, took.Round(time.Millisecond))
 	}
 	return "pool", fmt.Sprintf("%d of %d endpoints slow at once (%s)", len(slow), active, strings.Join(slow, ", "))
 }
