@@ -35,7 +35,10 @@ type connLimitListener struct {
 	wg       sync.WaitGroup // refusals in progress, waited for by Close
 
 	now    func() time.Time
-	mu     sync.Mutex
+	// readTimeout bounds the wait for the rest of a request whose first
+	// bytes came on a connection idle between two requests (limitedConn.Read).
+	readTimeout time.Duration
+	mu          sync.Mutex
 	idle   list.List // of *limitedConn between two requests, idle longest at the front
 	idleAt map[*limitedConn]*list.Element
 }
@@ -53,15 +56,16 @@ const (
 	refuseHeaderBytes = 64 << 10
 )
 
-func newConnLimitListener(ln net.Listener, limit int, setting string, now func() time.Time) *connLimitListener {
+func newConnLimitListener(ln net.Listener, limit int, setting string, readTimeout time.Duration, now func() time.Time) *connLimitListener {
 	err := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf("too many connections: %s (%d) reached; try again shortly", setting, limit)}
 	return &connLimitListener{
 		Listener: ln,
 		slots:    make(chan struct{}, limit),
 		refusing: make(chan struct{}, maxRefusing),
 		body:     jsonrpc.AppendError(nil, nil, err),
-		now:      now,
-		idleAt:   map[*limitedConn]*list.Element{},
+		now:         now,
+		readTimeout: readTimeout,
+		idleAt:      map[*limitedConn]*list.Element{},
 	}
 }
 
@@ -78,6 +82,8 @@ func (l *connLimitListener) noteState(c net.Conn, state http.ConnState) {
 		l.idle.Remove(el)
 		delete(l.idleAt, lc)
 	}
+	lc.idle.Store(state == http.StateIdle)
+	lc.nextBytes.Store(false)
 	if state == http.StateIdle {
 		lc.idleSince, lc.readsAtIdle = l.now(), lc.reads.Load()
 		l.idleAt[lc] = l.idle.PushBack(lc)
@@ -119,7 +125,7 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		for {
 			select {
 			case l.slots <- struct{}{}:
-				return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+				return &limitedConn{Conn: c, release: func() { <-l.slots }, readTimeout: l.readTimeout}, nil
 			default:
 			}
 			if !l.reclaimIdle() {
@@ -176,12 +182,28 @@ type limitedConn struct {
 	// listener's mu) what it was as the connection went idle.
 	reads       atomic.Uint64
 	readsAtIdle uint64
+	// idle: between two requests (noteState); nextBytes: the next
+	// request's first bytes have come since.
+	idle        atomic.Bool
+	nextBytes   atomic.Bool
+	readTimeout time.Duration
 }
 
+// Read gives the rest of a request whose first bytes came on a connection
+// idle between two requests server.read_timeout from those bytes. net/http
+// waits for four bytes under server.idle_timeout before it starts reading
+// a request: one to three bytes sent after a finished request held the
+// connection for the 2 minutes of idle_timeout, and, its request begun, it
+// is never reclaimed at the cap (256 such connections kept every new client
+// out for 110 s). Once the four are in, net/http's own header deadline
+// (server.read_timeout as well) replaces this one.
 func (c *limitedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.reads.Add(1)
+		if c.readTimeout > 0 && c.idle.Load() && c.nextBytes.CompareAndSwap(false, true) {
+			c.Conn.SetReadDeadline(time.Now().Add(c.readTimeout))
+		}
 	}
 	return n, err
 }

@@ -46,7 +46,7 @@ func TestConnLimit_EndlessHeaderReadOnlyToTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	counted := &countingListener{Listener: tcp}
-	ln := newConnLimitListener(counted, 1, "server.max_conns", time.Now)
+	ln := newConnLimitListener(counted, 1, "server.max_conns", 0, time.Now)
 	defer ln.Close()
 	accepted := make(chan net.Conn, 1)
 	go func() {

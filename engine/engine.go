@@ -213,8 +213,8 @@ func (e *Engine) Start() error {
 	// At server.max_conns a connection idle a while makes room; else one
 	// more is answered 503 and closed (the timeouts below see that held
 	// ones end).
-	rpcLimit := newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns", e.now)
-	adminLimit := newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns", e.now)
+	rpcLimit := newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns", s.ReadTimeout, e.now)
+	adminLimit := newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns", s.ReadTimeout, e.now)
 	e.rpcLn, e.adminLn = rpcLimit, adminLimit
 	following := func(l *connLimitListener) func(net.Conn, http.ConnState) {
 		return func(c net.Conn, state http.ConnState) {
