@@ -34,13 +34,13 @@ type connLimitListener struct {
 	body     []byte
 	wg       sync.WaitGroup // refusals in progress, waited for by Close
 
-	now    func() time.Time
+	now func() time.Time
 	// readTimeout bounds the wait for the rest of a request whose first
 	// bytes came on a connection idle between two requests (limitedConn.Read).
 	readTimeout time.Duration
 	mu          sync.Mutex
-	idle   list.List // of *limitedConn between two requests, idle longest at the front
-	idleAt map[*limitedConn]*list.Element
+	idle        list.List // of *limitedConn between two requests, idle longest at the front
+	idleAt      map[*limitedConn]*list.Element
 }
 
 const (
@@ -59,10 +59,10 @@ const (
 func newConnLimitListener(ln net.Listener, limit int, setting string, readTimeout time.Duration, now func() time.Time) *connLimitListener {
 	err := &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf("too many connections: %s (%d) reached; try again shortly", setting, limit)}
 	return &connLimitListener{
-		Listener: ln,
-		slots:    make(chan struct{}, limit),
-		refusing: make(chan struct{}, maxRefusing),
-		body:     jsonrpc.AppendError(nil, nil, err),
+		Listener:    ln,
+		slots:       make(chan struct{}, limit),
+		refusing:    make(chan struct{}, maxRefusing),
+		body:        jsonrpc.AppendError(nil, nil, err),
 		now:         now,
 		readTimeout: readTimeout,
 		idleAt:      map[*limitedConn]*list.Element{},
