@@ -40,6 +40,19 @@ type HedgeTrial struct {
 	Measured, MeasuredLow, MeasuredHigh time.Duration
 	Samples                             int64
 	Departs                             bool
+	// The method's hedges since the change: sent (HedgesFired), and due
+	// but not sent for the hedge budget (BudgetRefused). The budget is
+	// the pool's, spent by every method: a prediction made when it held
+	// enough assumed hedges that were then never sent (a trial at 250 ms
+	// read "the model holds" with none sent, 407 refused for the budget
+	// that methods at 50 ms had spent, its p99 614 ms against 305).
+	HedgesFired, BudgetRefused int64
+}
+
+// Unhedged says the trial's hedging did not run as predicted: hedges fell
+// due and the budget sent fewer than half of them.
+func (t HedgeTrial) Unhedged() bool {
+	return t.BudgetRefused > 0 && t.BudgetRefused >= t.HedgesFired
 }
 
 // Slower says the measurement departs above the prediction: what a shared
@@ -81,6 +94,10 @@ type hedgeTrial struct {
 	info HedgeTrial // what was set and predicted at the change
 	mu   sync.Mutex
 	lat  *window.Histogram // client latencies since
+	// acct is the method's counters, fired and refused what they held at
+	// the change.
+	acct           *counts
+	fired, refused int64
 }
 
 // observe records one client request of method that took d.
@@ -127,6 +144,10 @@ func (t *hedgeTrials) get(method string) *HedgeTrial {
 		return nil
 	}
 	out := tr.info
+	if tr.acct != nil {
+		out.HedgesFired = tr.acct.hedgesFired.Load() - tr.fired
+		out.BudgetRefused = tr.acct.refused[refusedBudget].Load() - tr.refused
+	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	out.Samples = tr.lat.Count()
@@ -197,8 +218,10 @@ func (e *Engine) beginTrials(u HedgeUpdate, before map[string]hedgeSetting) stri
 		if err != nil {
 			continue
 		}
+		acct := e.acct.method(e.names.statsName(k))
 		tr := &hedgeTrial{lat: window.NewHistogram(), info: HedgeTrial{Since: e.now(), Enabled: md.Hedge.Enabled,
-			Delay: md.Hedge.Delay, DelaySource: md.Hedge.Source}}
+			Delay: md.Hedge.Delay, DelaySource: md.Hedge.Source},
+			acct: acct, fired: acct.hedgesFired.Load(), refused: acct.refused[refusedBudget].Load()}
 		f, model := newHedgeModel(md.forecastInput(md.Hedge.Delay, md.Hedge.Enabled))
 		switch {
 		case model != nil && f.Open[2] && f.P99 > 0:

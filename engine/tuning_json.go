@@ -65,6 +65,8 @@ type trialWire struct {
 	MeasuredHigh        float64 `json:"measured_p99_high_ms"`
 	Samples             int64   `json:"samples"`
 	Departs             bool    `json:"departs"`
+	HedgesFired         int64   `json:"hedges_fired"`
+	BudgetRefused       int64   `json:"hedges_refused_budget"`
 }
 
 type methodDistributionWire struct {
@@ -150,7 +152,7 @@ func (md MethodDistribution) MarshalJSON() ([]byte, error) {
 		w.Trial = &trialWire{Since: t.Since, Enabled: t.Enabled, DelayMS: ms(t.Delay), DelaySource: t.DelaySource,
 			PredictedMS: ms(t.Predicted), PredictedLow: ms(t.PredictedLow), PredictedHigh: ms(t.PredictedHigh), PredictedLowerBound: t.PredictedLowerBound,
 			MeasuredMS: ms(t.Measured), MeasuredLow: ms(t.MeasuredLow), MeasuredHigh: ms(t.MeasuredHigh),
-			Samples: t.Samples, Departs: t.Departs}
+			Samples: t.Samples, Departs: t.Departs, HedgesFired: t.HedgesFired, BudgetRefused: t.BudgetRefused}
 	}
 	return json.Marshal(w)
 }
@@ -173,7 +175,7 @@ func (md *MethodDistribution) UnmarshalJSON(b []byte) error {
 		md.Trial = &HedgeTrial{Since: t.Since, Enabled: t.Enabled, Delay: fromMS(t.DelayMS), DelaySource: t.DelaySource,
 			Predicted: fromMS(t.PredictedMS), PredictedLow: fromMS(t.PredictedLow), PredictedHigh: fromMS(t.PredictedHigh), PredictedLowerBound: t.PredictedLowerBound,
 			Measured: fromMS(t.MeasuredMS), MeasuredLow: fromMS(t.MeasuredLow), MeasuredHigh: fromMS(t.MeasuredHigh),
-			Samples: t.Samples, Departs: t.Departs}
+			Samples: t.Samples, Departs: t.Departs, HedgesFired: t.HedgesFired, BudgetRefused: t.BudgetRefused}
 	}
 	return nil
 }

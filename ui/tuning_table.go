@@ -321,6 +321,10 @@ func (m Model) trialLine(tr engine.HedgeTrial) string {
 	}
 	s += fmt.Sprintf(", measured %s [%s–%s] over %d requests", msText(tr.Measured), msText(tr.MeasuredLow), msText(tr.MeasuredHigh), tr.Samples)
 	switch {
+	case tr.Unhedged():
+		// The prediction assumed hedges the budget then did not send: the
+		// model is not what was measured, whichever way it went.
+		return s + st.warn.Render(fmt.Sprintf(": not hedged as predicted: %d hedges due were not sent, the hedge budget spent (every method draws on it), %d sent", tr.BudgetRefused, tr.HedgesFired))
 	case tr.Slower():
 		return s + st.warn.Render(": departs from the prediction")
 	case tr.Departs:

@@ -308,3 +308,18 @@ func TestTuningFoot_ClipSaysSo(t *testing.T) {
 		t.Fatalf("fits: %q", got)
 	}
 }
+
+// A trial whose hedges the budget did not send says so, not "the model
+// holds": the prediction assumed them.
+func TestTuningView_ATrialTheBudgetDidNotHedgeSaysSo(t *testing.T) {
+	md := withTrial(tuningDistribution(), false)
+	md.Trial.BudgetRefused, md.Trial.HedgesFired = 407, 0
+	for _, sz := range [][2]int{{120, 36}, {80, 24}} {
+		got := ansi.Strip(tuningModel(healthySnapshot(), md, sz[0], sz[1]).View())
+		checkFits(t, got, sz[0], sz[1])
+		flat := strings.Join(strings.Fields(got), " ")
+		if strings.Contains(flat, "the model holds") || !strings.Contains(flat, "407 hedges due were not sent") {
+			t.Errorf("%dx%d, 407 hedges refused for the budget and none sent:\n%s", sz[0], sz[1], got)
+		}
+	}
+}
