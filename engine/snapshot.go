@@ -344,8 +344,9 @@ type MethodStatus struct {
 type MethodHedge struct {
 	Enabled         bool
 	Delay           time.Duration
-	DelaySource     string // "auto", "cold", "config" or "live"
-	Outstanding     int64  // hedges in flight
+	DelaySource     string  // "auto", "cold", "config" or "live"
+	Quantile        float64 // the auto delay's quantile (its own when set for the method alone)
+	Outstanding     int64   // hedges in flight
 	OutstandingPeak int64
 }
 
@@ -435,7 +436,7 @@ func (e *Engine) methodStatus(m string, a AccountSnapshot) MethodStatus {
 		d := e.hedge.delayFor(m)
 		now, peak := e.hedge.outstanding(m)
 		ms.Hedgeable = true
-		ms.Hedge = &MethodHedge{Enabled: d.Enabled, Delay: d.Delay, DelaySource: d.Source, Outstanding: now, OutstandingPeak: peak}
+		ms.Hedge = &MethodHedge{Enabled: d.Enabled, Delay: d.Delay, DelaySource: d.Source, Quantile: d.Quantile, Outstanding: now, OutstandingPeak: peak}
 	}
 	return ms
 }

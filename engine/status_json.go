@@ -265,6 +265,7 @@ type methodWire struct {
 	HedgeDelaySrc  *string    `json:"hedge_delay_source,omitempty"`
 	HedgeDelayMS   *float64   `json:"hedge_delay_ms,omitempty"`
 	HedgeEnabled   *bool      `json:"hedge_enabled,omitempty"`
+	HedgeQuantile  *float64   `json:"hedge_quantile,omitempty"`
 	OutstandingNow *int64     `json:"outstanding_hedges,omitempty"`
 	OutstandingMax *int64     `json:"outstanding_hedges_peak,omitempty"`
 	Class          string     `json:"class"`

@@ -150,6 +150,7 @@ func methodOut(m MethodStatus) methodWire {
 		delay, delayMS := h.Delay.String(), ms(h.Delay)
 		w.HedgeDelay, w.HedgeDelaySrc, w.HedgeDelayMS, w.HedgeEnabled = &delay, &h.DelaySource, &delayMS, &h.Enabled
 		w.OutstandingNow, w.OutstandingMax = &h.Outstanding, &h.OutstandingPeak
+		w.HedgeQuantile = &h.Quantile
 	}
 	return w
 }
@@ -159,7 +160,7 @@ func methodIn(w methodWire) MethodStatus {
 		Weight: w.Weight, RequestTimeout: fromMS(w.RequestTimeout), Client: clientIn(w.Client)}
 	if w.HedgeEnabled != nil {
 		m.Hedge = &MethodHedge{Enabled: *w.HedgeEnabled, Delay: fromMS(deref(w.HedgeDelayMS)), DelaySource: deref(w.HedgeDelaySrc),
-			Outstanding: deref(w.OutstandingNow), OutstandingPeak: deref(w.OutstandingMax)}
+			Quantile: deref(w.HedgeQuantile), Outstanding: deref(w.OutstandingNow), OutstandingPeak: deref(w.OutstandingMax)}
 	}
 	return m
 }

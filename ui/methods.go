@@ -118,6 +118,12 @@ func (m Model) sourceCell(r methodRow) string {
 	if m.snap.Hedge.Paused {
 		return m.styles.warn.Render("paused")
 	}
+	// An auto delay at a quantile of the method's own reads as the pool
+	// row's does: `auto` beside a p90 set for the method alone read as the
+	// header's p95.
+	if h := r.st.Hedge; h.DelaySource == "auto" && h.Quantile > 0 && h.Quantile != m.snap.Hedge.Quantile {
+		return quantileLabel(h.Quantile)
+	}
 	return r.st.Hedge.DelaySource
 }
 

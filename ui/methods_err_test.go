@@ -30,3 +30,36 @@ func TestView_MethodsSayWhichMethodsClientsGotErrorsOn(t *testing.T) {
 		}
 	}
 }
+
+// A method whose auto delay is at a quantile of its own shows that
+// quantile as the pool row does: `auto` beside a p90 applied to the method
+// alone read as the header's p95.
+func TestMethods_AMethodsOwnAutoQuantileIsShown(t *testing.T) {
+	snap := healthySnapshot()
+	m := snap.Methods["eth_blockNumber"]
+	h := *m.Hedge
+	h.Quantile = 0.9
+	m.Hedge = &h
+	snap.Methods["eth_blockNumber"] = m
+	other := snap.Methods["eth_call"]
+	oh := *other.Hedge
+	oh.DelaySource, oh.Quantile = "auto", 0.95 // the pool's: stays "auto"
+	other.Hedge = &oh
+	snap.Methods["eth_call"] = other
+	view := ansi.Strip(fixedModel(snap, themes.Default(), 120, 36).View())
+	var block, call string
+	for _, l := range strings.Split(view, "\n") {
+		switch {
+		case strings.Contains(l, "eth_blockNumber") && strings.Contains(l, "read"):
+			block = l
+		case strings.Contains(l, "eth_call") && strings.Contains(l, "read"):
+			call = l
+		}
+	}
+	if !strings.Contains(block, "88ms p90") {
+		t.Errorf("eth_blockNumber, auto at its own p90: %q", block)
+	}
+	if !strings.Contains(call, "auto") {
+		t.Errorf("eth_call, auto at the pool's p95: %q", call)
+	}
+}
