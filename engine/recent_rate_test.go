@@ -8,11 +8,13 @@ import (
 	"github.com/rpcdash/rpcdash/internal/testutil"
 )
 
-// With traffic stopped, the last minute's req/s only falls, to 0, and
-// while traffic flows steadily it reads that traffic's rate. Read over the
-// live sub-windows whatever they spanned, it rose when a quiet sub-window
-// aged out: an outside tester saw a method's req/s go 10.07 → 10.91 after
-// its traffic stopped.
+// req/s is the last 10 s's: with traffic stopped it only falls, to 0 within
+// 10 s, and it reads a steady traffic's rate within 10 s of its coming.
+// Read over the live sub-windows whatever they spanned, it rose when a
+// quiet sub-window aged out (an outside tester saw a method's req/s go
+// 10.07 → 10.91 after its traffic stopped); over the minute it read 16
+// req/s 11 s after a 20/s load stopped, and 4.3 req/s 12 s after it came
+// back.
 func TestRecentTraffic_ReqPerSecondOnlyFallsOnceTrafficStops(t *testing.T) {
 	clock := testutil.NewClock(testutil.Epoch)
 	r := newRecentTraffic(clock.Now)
@@ -21,9 +23,8 @@ func TestRecentTraffic_ReqPerSecondOnlyFallsOnceTrafficStops(t *testing.T) {
 		r.observe("eth_call", 30*time.Millisecond, clientAnswered, 1)
 		clock.Advance(100 * time.Millisecond)
 	}
-	// The last minute less a sub-window (55 s) held all 400.
-	if got := r.pool.stats().PerSecond; math.Abs(got-400.0/55) > 0.2 {
-		t.Fatalf("req/s %.2f after 40 s at 10 a second, want about %.2f", got, 400.0/55)
+	if got := r.pool.stats().PerSecond; math.Abs(got-10) > 0.2 {
+		t.Fatalf("req/s %.2f after 40 s at 10 a second, want about 10", got)
 	}
 	last := r.pool.stats().PerSecond
 	for i := range 1000 { // 100 s with no traffic
@@ -39,5 +40,17 @@ func TestRecentTraffic_ReqPerSecondOnlyFallsOnceTrafficStops(t *testing.T) {
 	}
 	if last != 0 {
 		t.Fatalf("req/s %.3f after 100 s without traffic, want 0", last)
+	}
+	// It says so within 10 s of the traffic's stop, and of its return.
+	for range 100 {
+		r.observe("eth_call", 30*time.Millisecond, clientAnswered, 2)
+		clock.Advance(100 * time.Millisecond)
+	}
+	if got := r.pool.stats().PerSecond; math.Abs(got-20) > 0.5 {
+		t.Fatalf("req/s %.2f 10 s after 20 a second came, want about 20", got)
+	}
+	clock.Advance(10 * time.Second)
+	if got := r.pool.stats().PerSecond; got != 0 {
+		t.Fatalf("req/s %.2f 10 s after traffic stopped, want 0", got)
 	}
 }

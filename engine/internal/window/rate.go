@@ -231,15 +231,16 @@ func (r *Rates) TotalsOutside(stretches ...Stretch) Totals {
 	return totalsOf(sum, r.ring.covered(t))
 }
 
-// PerSecond is the rate of kind over a fixed stretch ending now: the span
-// less one sub-window, or the time since the window began while it is
-// younger. The oldest live sub-window counts for the part of it still in
-// that stretch, as if its events were spread evenly over it. Totals'
-// rate, over the live sub-windows whatever they span, rose when a quiet
+// PerSecond is the rate of kind over the last widths sub-window widths
+// (at most the span less one sub-window; 0 or less: that much), or the
+// time since the window began while it is younger. The oldest sub-window
+// the stretch reaches into counts for the part of it still in the
+// stretch, as if its events were spread evenly over it. Totals' rate,
+// over the live sub-windows whatever they span, rose when a quiet
 // sub-window aged out (covered time falling from span to span less a
 // sub-window): with traffic stopped, a method's req/s went up 10.07 →
 // 10.91. This one only falls while nothing is counted.
-func (r *Rates) PerSecond(k Kind) float64 {
+func (r *Rates) PerSecond(k Kind, widths int) float64 {
 	if k >= numKinds {
 		return 0
 	}
@@ -247,17 +248,20 @@ func (r *Rates) PerSecond(k Kind) float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rotateLocked(t)
+	back := r.ring.n - 1
+	if widths > 0 && int64(widths) < back {
+		back = int64(widths)
+	}
 	since := max(t.Sub(r.ring.epoch), 0)
-	stretch := time.Duration(r.ring.n-1) * r.ring.width
+	stretch := time.Duration(back) * r.ring.width
 	var sum float64
-	oldest := r.ring.head - r.ring.n + 1
-	for i := range r.ring.n {
+	for i := range back + 1 {
 		kk := r.ring.head - i
 		if kk < 0 {
 			break
 		}
 		v := float64(r.slots[r.ring.slot(kk)][k])
-		if kk == oldest && since > stretch {
+		if i == back && since > stretch {
 			inHead := since - time.Duration(r.ring.head)*r.ring.width
 			v *= 1 - float64(inHead)/float64(r.ring.width)
 		}

@@ -674,18 +674,33 @@ func TestRates_PerSecondOverAFixedStretch(t *testing.T) {
 	r := NewRates(10*time.Second, 5, clk.Now) // sub-windows of 2s; the stretch is 8s
 	r.Add(Attempts, 4)
 	clk.Advance(500 * time.Millisecond)
-	if got := r.PerSecond(Attempts); got != 4 {
+	if got := r.PerSecond(Attempts, 0); got != 4 {
 		t.Fatalf("at 0.5s %v a second, want 4 (over at least a second)", got)
 	}
 	clk.Advance(3500 * time.Millisecond) // t=4s
-	if got := r.PerSecond(Attempts); got != 1 {
+	if got := r.PerSecond(Attempts, 0); got != 1 {
 		t.Fatalf("at 4s %v a second, want 1 (over the 4s since the start)", got)
 	}
 	clk.Advance(5 * time.Second) // t=9s: the stretch is [1s, 9s], half of the first sub-window
-	if got := r.PerSecond(Attempts); got != 0.25 {
+	if got := r.PerSecond(Attempts, 0); got != 0.25 {
 		t.Fatalf("at 9s %v a second, want 0.25 (half the first sub-window's 4 over 8s)", got)
 	}
-	if got := r.PerSecond(numKinds); got != 0 {
+	if got := r.PerSecond(numKinds, 0); got != 0 {
 		t.Fatalf("an unknown kind's rate %v", got)
+	}
+}
+
+func TestRates_PerSecondOverTheLastWidths(t *testing.T) {
+	clk := testutil.NewClock(testutil.Epoch)
+	r := NewRates(10*time.Second, 5, clk.Now) // sub-windows of 2s
+	clk.Advance(5 * time.Second)
+	r.Add(Attempts, 6)           // in [4s, 6s)
+	clk.Advance(2 * time.Second) // t=7s: the last 4s, [3s, 7s], hold [4s, 6s) whole
+	if got := r.PerSecond(Attempts, 2); got != 1.5 {
+		t.Fatalf("at 7s %v a second over the last two widths, want 1.5", got)
+	}
+	clk.Advance(2 * time.Second) // t=9s: [5s, 9s] holds half of [4s, 6s)
+	if got := r.PerSecond(Attempts, 2); got != 0.75 {
+		t.Fatalf("at 9s %v a second, want 0.75", got)
 	}
 }
