@@ -420,7 +420,7 @@ func (e *Engine) onceFailed(c onceCall, ep *endpoint, reply batchReply) result {
 	if reply.out == outRateLimit {
 		wait := max(reply.retryAfter.Round(time.Second), time.Second)
 		res.err = &jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: fmt.Sprintf(
-			"rate limited: asked to back off, by an HTTP 429 or a 503 with Retry-After (a %s request is never sent to a second endpoint); retry after %ds; last: %s: upstream batch answered HTTP %d",
+			"rate limited: asked to back off, by an HTTP 429 or a 503 with Retry-After (a %s request answered so is not sent on to another endpoint); retry after %ds; last: %s: upstream batch answered HTTP %d",
 			c.p.class, int(wait/time.Second), ep.Name, reply.status)}
 		res.retryAfter = wait
 		return res

@@ -81,7 +81,7 @@ func (x *execution) failRateLimited() result {
 	wait := x.retryAfter()
 	msg := "rate limited: every endpoint that can take this request answered HTTP 429 or is backing off after one"
 	if x.p.class != jsonrpc.ClassRead {
-		msg = fmt.Sprintf("rate limited: asked to back off, by an HTTP 429 or a 503 with Retry-After (a %s request is never sent to a second endpoint)", x.p.class)
+		msg = fmt.Sprintf("rate limited: asked to back off, by an HTTP 429 or a 503 with Retry-After (a %s request answered so is not sent on to another endpoint)", x.p.class)
 	}
 	msg += fmt.Sprintf("; retry after %ds; last: %s", int(wait/time.Second), x.last) + x.panicNote()
 	res := x.failWith(&jsonrpc.Error{Code: jsonrpc.CodeLimitExceeded, Message: msg})
