@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// maxDrillHolder bounds a drill lease's holder, as it is shown.
+const maxDrillHolder = 512
+
 // drillLeaseRequest is the body of POST /v1/drill and PUT /v1/drill/{id}.
 type drillLeaseRequest struct {
 	Holder string    `json:"holder"`
@@ -50,6 +53,13 @@ func (e *Engine) serveDrillLease(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		if q.Holder == "" {
 			writeAPIError(w, http.StatusBadRequest, "holder: required (who runs the drill, for the message another drill is refused with)")
+			return
+		}
+		// The holder is shown in the status, the console and another
+		// drill's refusal: 1 MiB came back whole in each, and a newline
+		// in it began a line of its own in `rpcdash status`.
+		if len(q.Holder) > maxDrillHolder || !printable(q.Holder) {
+			writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("holder: at most %d bytes of printable text, no control characters", maxDrillHolder))
 			return
 		}
 		lease, err = e.AcquireDrill(q.Holder, ttl)

@@ -91,6 +91,9 @@ func TestDrillLease_AdminAPI(t *testing.T) {
 		// A ttl given is never replaced by the default; 0 is outside (0s, 5m].
 		{http.MethodPost, "/v1/drill", `{"holder":"x","ttl":"0s"}`},
 		{http.MethodPut, "/v1/drill/" + id, `{"ttl":0}`},
+		// The holder is shown: bounded, and one line of printable text.
+		{http.MethodPost, "/v1/drill", `{"holder":"` + strings.Repeat("h", 513) + `"}`},
+		{http.MethodPost, "/v1/drill", `{"holder":"a\nline of its own"}`},
 	} {
 		if code, got := call(c.method, c.path, c.body); code != http.StatusBadRequest {
 			t.Errorf("%s %s %s: %d %v, want 400", c.method, c.path, c.body, code, got)
