@@ -588,7 +588,7 @@ func (x *execution) run() result {
 				// Nothing left to ask now but an endpoint backing off after
 				// a 429 of its own (not this read's): ask the one that failed
 				// again at once, else wait for that back-off's end if the
-				// request has room for it (pastBackOff.go).
+				// request has room for it (pastbackoff.go).
 				if x.askAgainBesideBackOff() {
 					e.noteFailover(d.a.ep, d.rep.cause+"; no other endpoint until a back-off ends: asking it again", false)
 					continue
@@ -635,11 +635,7 @@ func (x *execution) run() result {
 						e.noteFailover(x.live[0].ep, "a back-off is over: asking the endpoint that was backing off", false)
 						continue
 					}
-					if wait, ok := x.backOffWait(); ok {
-						backOffC, waitingBackOff = backOffTimer.arm(wait), true
-						continue
-					}
-					return x.failedEverywhere()
+					return x.failedEverywhere() // it waits once (backOffWait)
 				}
 			}
 			if len(x.live) == 0 {
