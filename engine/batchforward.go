@@ -525,9 +525,9 @@ func (b *batchRun) sendChunk(calls []batchCall, tried []*endpoint) {
 		if answered {
 			answers[k].attempts += c.sends
 			res := e.settle(b.ctx, c.req, c.p, answers[k])
-			e.traceTook(b.ctx, c.p, res, took)
+			e.traceTook(c.p, res, took)
 			e.countUpstream(c.p.acct, res.attempts)
-			run.add(requestSeries{c.p.acct.name, c.p.class, outcomeOf(b.ctx, res)})
+			run.add(requestSeries{c.p.acct.name, c.p.class, res.out})
 			b.results[c.i] = res
 			continue
 		}

@@ -440,9 +440,9 @@ func (b *batchRun) finishOnce(c onceCall, res result) {
 	e := b.e
 	res = e.settle(b.ctx, c.req, c.p, res)
 	took := e.now().Sub(b.start)
-	e.traceTook(b.ctx, c.p, res, took)
+	e.traceTook(c.p, res, took)
 	e.countUpstream(c.p.acct, res.attempts)
-	e.countRequests(c.p.acct.name, c.p.class, outcomeOf(b.ctx, res), took, 1)
+	e.countRequests(c.p.acct.name, c.p.class, res.out, took, 1)
 	b.results[c.i] = res
 	if c.done != nil {
 		close(c.done)

@@ -198,17 +198,10 @@ func (e *Engine) notSent(ctx context.Context, req *jsonrpc.Request, why string, 
 	} else {
 		res.err = answerError(ctx, res)
 	}
-	out := outcomeOf(ctx, res)
-	if out == clientGone {
-		mc.clientGone.Add(1)
-	} else {
-		mc.clientErrors.Add(1)
-	}
+	res.out = outcomeOf(ctx, res)
+	mc.ended(res.out)
 	took := e.now().Sub(start)
-	e.countRequests(mc.name, cls, out, took, 1)
+	e.countRequests(mc.name, cls, res.out, took, 1)
 	tr.finish(took, res, res.err.Code)
-	if out == clientGone {
-		tr.gone()
-	}
 	return res
 }

@@ -21,6 +21,18 @@ const (
 // String is the outcome's label in rpcdash_request_duration_seconds.
 func (o clientOutcome) String() string { return [...]string{"ok", "error", "gone"}[o] }
 
+// ended counts a client request of c's that ended so.
+func (c *counts) ended(out clientOutcome) {
+	switch out {
+	case clientAnswered:
+		c.served.Add(1)
+	case clientGone:
+		c.clientGone.Add(1)
+	default:
+		c.clientErrors.Add(1)
+	}
+}
+
 // outcomeOf is how a request that ran under ctx and ended with res ended.
 // The server cancels a request's context when its client goes away, with
 // no cause of rpcdash's own (shutdown, a batch too large) and before its

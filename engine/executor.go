@@ -47,6 +47,8 @@ type result struct {
 	// an endpoint without its method (takeElement): not relayed while
 	// another endpoint may have it.
 	notServed bool
+	// out is how the client's request ended (settle: clientoutcome.go).
+	out clientOutcome
 }
 
 // endpointName is who answered, "" when nobody did.

@@ -137,8 +137,8 @@ func (e *Engine) factsOf(method string, memo *methodFacts) methodFacts {
 func (e *Engine) finishOne(ctx context.Context, req *jsonrpc.Request, p plan, res result, start time.Time) result {
 	res = e.settle(ctx, req, p, res)
 	took := e.now().Sub(start)
-	e.traceTook(ctx, p, res, took)
-	e.countRequests(p.acct.name, p.class, outcomeOf(ctx, res), took, 1)
+	e.traceTook(p, res, took)
+	e.countRequests(p.acct.name, p.class, res.out, took, 1)
 	e.countUpstream(p.acct, res.attempts)
 	return res
 }
@@ -180,21 +180,15 @@ func (e *Engine) settle(ctx context.Context, req *jsonrpc.Request, p plan, res r
 	} else {
 		e.monotonicSolana(req, &res)
 	}
-	switch outcomeOf(ctx, res) {
-	case clientAnswered:
-		mc.served.Add(1)
-	case clientGone:
-		mc.clientGone.Add(1)
-	default:
-		mc.clientErrors.Add(1)
-	}
+	res.out = outcomeOf(ctx, res)
+	mc.ended(res.out)
 	res.mirror = e.planMirror(req, p, res)
 	return res
 }
 
 // traceTook records what one request's client waited, took, in its trace
 // and, for a hedged read, against the hedging model's forecast.
-func (e *Engine) traceTook(ctx context.Context, p plan, res result, took time.Duration) {
+func (e *Engine) traceTook(p plan, res result, took time.Duration) {
 	if p.hedgeable && !res.unhedged && res.err == nil {
 		// A read held to one endpoint was not a hedged one; rpcdash's own
 		// error is no answer, whose latency the forecast predicts.
@@ -206,9 +200,6 @@ func (e *Engine) traceTook(ctx context.Context, p plan, res result, took time.Du
 			code = res.err.Code
 		}
 		tr.finish(took, res, code)
-		if outcomeOf(ctx, res) == clientGone {
-			tr.gone()
-		}
 	}
 }
 

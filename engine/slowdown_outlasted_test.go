@@ -64,16 +64,23 @@ func TestSlowdown_AHangOutlastingASlowPoolIsNotTheSlowdowns(t *testing.T) {
 		}
 	})
 
-	t.Run("its-silence-is-charged", func(t *testing.T) {
+	// a silent for silence while b and c answer 2 s late, just overdue:
+	// what excuse makes of a further deadline of a's silence, judged on time.
+	judgeSilence := func(t *testing.T, silence time.Duration) (*Engine, string) {
 		e, a, b, c, hungAt, advance := setup(t)
 		a.startAttempt(hungAt)
-		now := advance(4500 * time.Millisecond)
+		now := advance(silence)
 		answerLate(e, hungAt, now, b, c)
 		b.overdueAt.Store(now.Add(-20 * time.Millisecond).UnixNano())
 		c.overdueAt.Store(now.Add(-20 * time.Millisecond).UnixNano())
 		att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: hungAt, stats: a.stats(method)}
-		passedDeadlines(att, int32(now.Sub(hungAt)/att.deadline)) // a further deadline of its silence, judged on time
-		if kind := e.excuse(att, now); kind != "hung" {
+		passedDeadlines(att, int32(now.Sub(hungAt)/att.deadline))
+		return e, e.excuse(att, now)
+	}
+
+	t.Run("its-silence-is-charged", func(t *testing.T) {
+		e, kind := judgeSilence(t, 4500*time.Millisecond)
+		if kind != "hung" {
 			t.Fatalf("a silent 4.5 s while b and c answered requests sent since in 2 s: %q, want hung", kind)
 		}
 		if info := e.slow.info(); info != nil {
@@ -83,15 +90,7 @@ func TestSlowdown_AHangOutlastingASlowPoolIsNotTheSlowdowns(t *testing.T) {
 
 	// Slower than the others by less than twice, a is slow with them.
 	t.Run("slow-with-the-pool", func(t *testing.T) {
-		e, a, b, c, hungAt, advance := setup(t)
-		a.startAttempt(hungAt)
-		now := advance(3 * time.Second)
-		answerLate(e, hungAt, now, b, c)
-		b.overdueAt.Store(now.Add(-20 * time.Millisecond).UnixNano())
-		c.overdueAt.Store(now.Add(-20 * time.Millisecond).UnixNano())
-		att := &attempt{ep: a, deadline: 250 * time.Millisecond, start: hungAt, stats: a.stats(method)}
-		passedDeadlines(att, int32(now.Sub(hungAt)/att.deadline)) // a further deadline of its silence, judged on time
-		if kind := e.excuse(att, now); kind != "pool" {
+		if _, kind := judgeSilence(t, 3*time.Second); kind != "pool" {
 			t.Fatalf("a silent 3 s while b and c answer in 2 s: %q, want the pool's", kind)
 		}
 	})

@@ -209,6 +209,8 @@ func (r traceRef) finish(took time.Duration, res result, errCode int) {
 	}
 	tr.done, tr.latency, tr.hedged = true, took, res.hedged
 	switch {
+	case res.out == clientGone: // the error it ended with reached no one
+		tr.outcome, tr.code = traceGone, errCode
 	case errCode != 0:
 		tr.outcome, tr.code = traceError, errCode
 	case res.info.HasError:
@@ -217,15 +219,6 @@ func (r traceRef) finish(took time.Duration, res result, errCode int) {
 		tr.outcome = traceAnswered
 	}
 	r.unlock()
-}
-
-// gone marks a finished request as one whose client went away before its
-// answer: the error it ended with reached no one.
-func (r traceRef) gone() {
-	if tr := r.lock(); tr != nil {
-		tr.outcome = traceGone
-		r.unlock()
-	}
 }
 
 // refuse records a request answered with rpcdash's error before it was
