@@ -38,8 +38,10 @@ type endpoint struct {
 	// failures lasts (lateanswers.go); last: its last three answers.
 	late lateHold
 	last lastAnswers
-	// answers: its latest answers' start and time taken (answerpace.go).
+	// answers: its latest answers' start and time taken (answerpace.go);
+	// overdue: its latest attempts past their deadline (slowthrough.go).
 	answers answerLog
+	overdue overdueLog
 
 	mu      sync.Mutex
 	methods *perMethod[*methodStats]

@@ -16,10 +16,11 @@ import "time"
 // pace, whether or not one of its own attempts passed its deadline
 // meanwhile (a tail): proof that the moment a was sent was not slow for
 // everyone. A slowdown of the whole pool slows every request sent in it;
-// nil when there is none.
+// nil when there is none. One slow at a's start itself proves nothing
+// (slowthrough.go).
 func (e *Engine) answeringSince(a *attempt, skip *endpoint) *endpoint {
 	for _, ep := range e.endpoints {
-		if ep == skip || ep == a.ep || ep.refusing.Load() || !ep.answersClients() {
+		if ep == skip || ep == a.ep || ep.refusing.Load() || !ep.answersClients() || ep.slowAt(a.start) {
 			continue
 		}
 		if ep.answeredAtPace(a.method(), a.start) {

@@ -182,6 +182,7 @@ func (e *Engine) probeOverdue(a *attempt, stop context.CancelFunc) {
 	a.overdue.Store(true)
 	a.stats.overdue.Add(1)
 	a.ep.overdueAt.Store(now.UnixNano())
+	a.ep.overdue.add(a.start, now)
 	a.ep.suspect.Store(true)
 	if a.settled.Load() {
 		return // no verdict to give

@@ -144,6 +144,7 @@ func (e *Engine) attemptOverdue(a *attempt, x *execution) {
 	a.stats.overdue.Add(1)
 	e.hedge.observeOverdue()
 	a.ep.overdueAt.Store(now.UnixNano())
+	a.ep.overdue.add(a.start, now)
 	a.ep.suspect.Store(true)
 	judge := !a.awaitsJudgement() // a borrowed deadline races now, is judged later (judgeBorrowed)
 	excused := false
