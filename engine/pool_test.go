@@ -16,28 +16,19 @@ import (
 	"github.com/rpcdash/rpcdash/sim"
 )
 
-// slowAtOnce adds extra latency to sims through their control API, all at
-// the same moment, and takes it away after d.
-func slowAtOnce(t *testing.T, sims []*sim.Upstream, extra, d time.Duration) {
-	set := func(v string) {
-		var wg sync.WaitGroup
-		for _, s := range sims {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp, err := http.Post(s.URL()+"/_sim/mode", "application/json", strings.NewReader(`{"extra_latency":"`+v+`"}`))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				resp.Body.Close()
-			}()
-		}
-		wg.Wait()
+// slowAtOnce adds extra latency to sims, all at the same moment, and takes
+// it away after d. It sets them in the sims directly, so that the slowdown
+// begins on each within microseconds: through their control API, on a
+// loaded machine, the requests landed up to 30 ms apart (four test
+// processes at once on 2 cores).
+func slowAtOnce(sims []*sim.Upstream, extra, d time.Duration) {
+	for _, s := range sims {
+		s.SetExtraLatency(extra)
 	}
-	set(extra.String())
 	time.Sleep(d)
-	set("0s")
+	for _, s := range sims {
+		s.SetExtraLatency(0)
+	}
 }
 
 func poolEvents(h *harness, to string) []engine.Event {
@@ -104,15 +95,16 @@ func untilUnstalled(t *testing.T, run func() *harness) {
 
 func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 	lat := sim.Latency{Median: 20 * time.Millisecond, Sigma: 0.1}
-	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (*harness, []timedReply, []float64) {
-		h := newHarness(t, nil, sim.Config{Latency: lat}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
-		var deadlines []float64
+	// sources: the deadlines' AttemptTimeoutSource.
+	run := func(t *testing.T, interval time.Duration, slowed func(*harness) []*sim.Upstream) (h *harness, _ []timedReply, deadlines []float64, sources []string) {
+		h = newHarness(t, nil, sim.Config{Latency: lat}, sim.Config{Latency: lat}, sim.Config{Latency: lat})
 		var slowing sync.WaitGroup
-		defer slowing.Wait() // its t.Error must not outlive the test
+		defer slowing.Wait() // the slowing must not outlive the test
 		replies := openLoop(h, interval, 3*time.Second, func(el time.Duration) {
 			if deadlines == nil && el >= time.Second {
 				for _, ep := range h.status().Endpoints {
 					deadlines = append(deadlines, ms(ep.Methods["eth_getBalance"].AttemptTimeout))
+					sources = append(sources, ep.Methods["eth_getBalance"].AttemptTimeoutSource)
 				}
 				// 300 ms passes the 250 ms floor; on a loaded machine the
 				// learned deadline is longer, and the slowdown with it.
@@ -120,14 +112,14 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 				slowing.Add(1)
 				go func() {
 					defer slowing.Done()
-					slowAtOnce(t, slowed(h), extra, extra)
+					slowAtOnce(slowed(h), extra, extra)
 				}()
 			}
 		})
 		for _, tr := range replies {
 			mustOK(t, tr.r)
 		}
-		return h, replies, deadlines
+		return h, replies, deadlines, sources
 	}
 	t.Run("all-three", func(t *testing.T) {
 		// On a loaded machine the deadlines learnt differ (250, 504 and
@@ -145,7 +137,7 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 		// later); such a try is void too.
 		untilJudged(t, func(int) string {
 			w := testutil.WatchStalls(t)
-			h, replies, deadlines := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
+			h, replies, deadlines, sources := run(t, 5*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims })
 			stall := w.Stop()
 			if moved := breakerEvents(h); len(moved) > 0 {
 				differ := slices.Min(deadlines) != slices.Max(deadlines)
@@ -155,8 +147,14 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 				return fmt.Sprintf("deadlines %v ms learnt on this loaded machine (this process stalled up to %v), and one endpoint's charges opened its breaker before the pool was seen slow, closed again when it was (%+v)", deadlines, stall, moved)
 			}
 			start, end := poolEvents(h, "slow"), []engine.Event{}
+			if len(start) == 0 && (slices.Contains(sources, "borrowed") || slices.Contains(sources, "cold")) {
+				// Too few answers of their own (the machine stalled at
+				// start): judged at the cold deadline, which a slowdown of
+				// 300 ms does not reach.
+				return fmt.Sprintf("deadlines %v ms (%v), not the endpoints' own on this loaded machine", deadlines, sources)
+			}
 			if !testutil.Poll(3*time.Second, func() bool { end = poolEvents(h, "normal"); return len(end) > 0 }) {
-				t.Fatalf("no end of the slowdown episode within 3 s (deadlines %v ms; events %+v)", deadlines, h.events())
+				t.Fatalf("no end of the slowdown episode within 3 s (deadlines %v ms, %v; events %+v)", deadlines, sources, h.events())
 			}
 			if len(start) == 0 || !strings.Contains(end[0].Message, "slow") {
 				t.Fatalf("pool events: start %+v, end %+v", start, end)
@@ -175,7 +173,7 @@ func TestPool_SlowdownOfEveryEndpointAtOnceOpensNoBreaker(t *testing.T) {
 			// The router steers new reads away from an endpoint whose reads
 			// pile up, so at 200 reads/s the slow one may meet fewer than
 			// breaker.failures of them in 300 ms: 500 reads/s.
-			h, replies, _ := run(t, 2*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims[:1] })
+			h, replies, _, _ := run(t, 2*time.Millisecond, func(h *harness) []*sim.Upstream { return h.sims[:1] })
 			if why := notAloneSlow(h); why != "" {
 				return why + " on this loaded machine"
 			}
@@ -265,7 +263,7 @@ func slowdownSeenLateIsForgiven(t *testing.T) bool {
 			for _, ep := range h.status().Endpoints {
 				deadlines = append(deadlines, ms(ep.Methods["eth_getBalance"].AttemptTimeout))
 			}
-			go slowAtOnce(t, h.sims, 1500*time.Millisecond, 200*time.Millisecond)
+			go slowAtOnce(h.sims, 1500*time.Millisecond, 200*time.Millisecond)
 		}
 	})
 	for _, tr := range replies {
