@@ -16,7 +16,8 @@ import (
 //   - 429, or 503 with a Retry-After, backs the method off on the endpoint
 //     (backoff.go, asksBackOff); another 5xx is the endpoint's failure;
 //   - an answer whose id is not the request's (another request's answer, a
-//     batch to a single request) is the endpoint's failure, never relayed;
+//     batch to a single request) is the endpoint's failure, never relayed,
+//     named by its HTTP status when that is not 2xx;
 //   - any other non-2xx status is never relayed as a success: only the
 //     request's own JSON-RPC error, said with a 4xx, is relayed, as the error
 //     it is; the rest is the endpoint's failure;
@@ -80,6 +81,13 @@ func (e *Engine) classify(r *upstreamReply, status int, retryAfter string, req *
 		case b == jsonrpc.BlameRateLimit:
 			// Providers often answer a rate limit with a null id.
 			r.out, r.cause = outRateLimit, cause()
+		case !success:
+			// A provider refusing the request (a bad key's 401 or 403)
+			// often answers with a null id: its status and words say
+			// what went wrong, as a direct client would read them.
+			r.out, r.cause = outHTTPError, e.httpCause(status, r.info, body)
+		case r.info.HasError && string(jsonrpc.ResponseID(body)) == "null":
+			r.out, r.cause = outInvalid, "answer with a null id: "+cause()
 		default:
 			r.out, r.cause = outInvalid, "answer carries another request's id"
 		}
