@@ -20,13 +20,14 @@ import (
 // reuses idle connections: one client holding every connection idle (a
 // request on each every two minutes keeps idle_timeout off) kept every new
 // connection out. A connection idle a moment is never taken: its client is
-// likely to write on it, and its request would be lost. Otherwise a
-// connection past the cap is not left waiting in the accept queue, where a
-// client sees only silence: it is told "503, server.max_conns reached" and
-// closed. Telling costs a goroutine for at most refuseTimeout, and at most
-// maxRefusing of them run at once; past that a connection is closed
-// without a word, so a flood cannot turn the refusals into the leak the
-// cap prevents.
+// likely to write on it, and its request would be lost. With none idle that
+// long, the connection whose request is arriving the slowest makes room
+// (evictSlowest, slowrequest.go). Otherwise a connection past the cap is
+// not left waiting in the accept queue, where a client sees only silence:
+// it is told "503, server.max_conns reached" and closed. Telling costs a
+// goroutine for at most refuseTimeout, and at most maxRefusing of them run
+// at once; past that a connection is closed without a word, so a flood
+// cannot turn the refusals into the leak the cap prevents.
 type connLimitListener struct {
 	net.Listener
 	slots    chan struct{}
@@ -41,6 +42,7 @@ type connLimitListener struct {
 	mu          sync.Mutex
 	idle        list.List // of *limitedConn between two requests, idle longest at the front
 	idleAt      map[*limitedConn]*list.Element
+	open        map[*limitedConn]struct{} // every connection holding a slot
 }
 
 const (
@@ -66,6 +68,7 @@ func newConnLimitListener(ln net.Listener, limit int, setting string, readTimeou
 		now:         now,
 		readTimeout: readTimeout,
 		idleAt:      map[*limitedConn]*list.Element{},
+		open:        map[*limitedConn]struct{}{},
 	}
 }
 
@@ -84,6 +87,7 @@ func (l *connLimitListener) noteState(c net.Conn, state http.ConnState) {
 	}
 	lc.idle.Store(state == http.StateIdle)
 	lc.nextBytes.Store(false)
+	lc.noteStage(state)
 	if state == http.StateIdle {
 		lc.idleSince, lc.readsAtIdle = l.now(), lc.reads.Load()
 		l.idleAt[lc] = l.idle.PushBack(lc)
@@ -125,10 +129,10 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		for {
 			select {
 			case l.slots <- struct{}{}:
-				return &limitedConn{Conn: c, release: func() { <-l.slots }, readTimeout: l.readTimeout}, nil
+				return l.track(c), nil
 			default:
 			}
-			if !l.reclaimIdle() {
+			if !l.reclaimIdle() && !l.evictSlowest(false) {
 				break
 			}
 		}
@@ -166,6 +170,22 @@ func (l *connLimitListener) refuse(c net.Conn) {
 	}
 }
 
+// track wraps a connection given a slot; its request is arriving from now.
+func (l *connLimitListener) track(c net.Conn) *limitedConn {
+	lc := &limitedConn{Conn: c, owner: l, readTimeout: l.readTimeout}
+	lc.release = func() {
+		l.mu.Lock()
+		delete(l.open, lc)
+		l.mu.Unlock()
+		<-l.slots
+	}
+	lc.beginRequest(l.now(), 0)
+	l.mu.Lock()
+	l.open[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc
+}
+
 func (l *connLimitListener) Close() error {
 	err := l.Listener.Close()
 	l.wg.Wait()
@@ -175,6 +195,7 @@ func (l *connLimitListener) Close() error {
 // limitedConn frees its slot once, however often it is closed.
 type limitedConn struct {
 	net.Conn
+	owner     *connLimitListener
 	once      sync.Once
 	release   func()
 	idleSince time.Time // guarded by the listener's mu
@@ -187,6 +208,7 @@ type limitedConn struct {
 	idle        atomic.Bool
 	nextBytes   atomic.Bool
 	readTimeout time.Duration
+	progress    requestProgress
 }
 
 // Read gives the rest of a request whose first bytes came on a connection
@@ -201,8 +223,12 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.reads.Add(1)
-		if c.readTimeout > 0 && c.idle.Load() && c.nextBytes.CompareAndSwap(false, true) {
-			c.Conn.SetReadDeadline(time.Now().Add(c.readTimeout))
+		before := c.progress.bytes.Add(uint64(n)) - uint64(n)
+		if c.idle.Load() && c.nextBytes.CompareAndSwap(false, true) {
+			c.beginRequest(c.owner.now(), before)
+			if c.readTimeout > 0 {
+				c.Conn.SetReadDeadline(time.Now().Add(c.readTimeout))
+			}
 		}
 	}
 	return n, err

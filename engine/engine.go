@@ -210,9 +210,9 @@ func (e *Engine) Start() error {
 		return fmt.Errorf("server.admin %s: %w", e.cfg.Server.Admin, err)
 	}
 	s := e.cfg.Server
-	// At server.max_conns a connection idle a while makes room; else one
-	// more is answered 503 and closed (the timeouts below see that held
-	// ones end).
+	// At server.max_conns a connection idle a while makes room, else the
+	// one whose request arrives the slowest; else one more is answered 503
+	// and closed (the timeouts below see that held ones end).
 	rpcLimit := newConnLimitListener(e.rpcLn, s.MaxConns, "server.max_conns", s.ReadTimeout, e.now)
 	adminLimit := newConnLimitListener(e.adminLn, s.MaxConns, "server.max_conns", s.ReadTimeout, e.now)
 	e.rpcLn, e.adminLn = rpcLimit, adminLimit
@@ -228,10 +228,13 @@ func (e *Engine) Start() error {
 	// (closeUnreadBody on a body an answer leaves unread), writeDeadline
 	// server.write_timeout on the answer (net/http clears it after each
 	// request).
-	e.rpcSrv = &http.Server{Handler: e.RPCHandler(), ReadHeaderTimeout: s.ReadTimeout, MaxHeaderBytes: maxHeaderBytes,
-		IdleTimeout: s.IdleTimeout, ConnState: following(rpcLimit), ErrorLog: errLog}
-	e.adminSrv = &http.Server{Handler: e.AdminHandler(), ReadHeaderTimeout: s.ReadTimeout, ReadTimeout: s.ReadTimeout,
-		MaxHeaderBytes: maxHeaderBytes, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ConnState: following(adminLimit), ErrorLog: errLog}
+	// followBodies and withConn let the cap take a request whose body
+	// arrives too slowly, never one read whole (slowrequest.go).
+	e.rpcSrv = &http.Server{Handler: followBodies(e.RPCHandler()), ReadHeaderTimeout: s.ReadTimeout, MaxHeaderBytes: maxHeaderBytes,
+		IdleTimeout: s.IdleTimeout, ConnState: following(rpcLimit), ConnContext: withConn, ErrorLog: errLog}
+	e.adminSrv = &http.Server{Handler: followBodies(e.AdminHandler()), ReadHeaderTimeout: s.ReadTimeout, ReadTimeout: s.ReadTimeout,
+		MaxHeaderBytes: maxHeaderBytes, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ConnState: following(adminLimit),
+		ConnContext: withConn, ErrorLog: errLog}
 	// Once Shutdown has closed the listeners: cut request bodies still
 	// arriving, and connections that have sent no request (net/http
 	// would wait up to 5 s for each before counting it idle).

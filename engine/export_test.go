@@ -104,3 +104,44 @@ func (e *Engine) IdleConnsArriving() int {
 	}
 	return n
 }
+
+// port is the RPC port's connection cap, or the admin port's.
+func (e *Engine) port(admin bool) *connLimitListener {
+	if admin {
+		return e.adminLn.(*connLimitListener)
+	}
+	return e.rpcLn.(*connLimitListener)
+}
+
+// ConnsHeld is how many connections hold a slot of the port's
+// server.max_conns.
+func (e *Engine) ConnsHeld(admin bool) int { return len(e.port(admin).slots) }
+
+// RequestsArriving is how many of the port's connections have a request
+// arriving: its header, or a body its handler waits on.
+func (e *Engine) RequestsArriving(admin bool) (headers, bodies int) {
+	l := e.port(admin)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for lc := range l.open {
+		switch requestStage(lc.progress.stage.Load()) {
+		case stageHeader:
+			headers++
+		case stageBody:
+			bodies++
+		}
+	}
+	return headers, bodies
+}
+
+// BytesArrived is how many bytes the port's open connections have sent.
+func (e *Engine) BytesArrived(admin bool) uint64 {
+	l := e.port(admin)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n uint64
+	for lc := range l.open {
+		n += lc.progress.bytes.Load()
+	}
+	return n
+}

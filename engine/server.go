@@ -106,8 +106,12 @@ func writeRPCError(w http.ResponseWriter, status int, err *jsonrpc.Error) {
 }
 
 func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
-	// Admission comes before any work, the body's read included.
-	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) {
+	// Admission comes before any work, the body's read included. At the
+	// cap, the admitted request whose body arrives the slowest gives its
+	// place (slowrequest.go); its count goes once its read has failed, a
+	// moment over the cap.
+	conn := requestConn(r)
+	if n := e.admitted.Add(1); n > int64(e.cfg.Server.MaxInflight) && !conn.makeRoomAtInflight() {
 		e.admitted.Add(-1)
 		closeUnreadBody(w, r, e.cfg.Server.ReadTimeout)
 		e.traceRefused(w, e.now(), jsonrpc.CodeLimitExceeded)
@@ -117,6 +121,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.admitted.Add(-1)
+	defer conn.holdAdmission()()
 	start := e.now()
 	// The body is not pooled: requests alias it, and a cancelled attempt's
 	// transport may still be reading it after the handler has returned.
@@ -126,6 +131,7 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		e.refuseBody(w, err, start)
 		return
 	}
+	conn.bodyRead()
 	n := e.inflight.Add(1)
 	e.hedge.updatePause(n)
 	defer func() { e.hedge.updatePause(e.inflight.Add(-1)) }()
