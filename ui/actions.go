@@ -259,17 +259,12 @@ func (m Model) drainKey() (tea.Model, tea.Cmd) {
 		q += fmt.Sprintf(" WARNING: panic routing would send every request to the %s left, least bad first (%s).",
 			engine.Count(len(resort), "endpoint"), strings.Join(resort, "; "))
 	}
-	switch {
-	case m.fetchErr != nil:
-		// The figures are the last answer's, frozen or not.
-		q += fmt.Sprintf(" (STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
-			fmtAge(m.opts.Now().Sub(m.staleFrom)), fmtAge(m.engineNow().Sub(m.snap.Time)))
-	case m.frozen && m.haveLive:
-		q += " (The screen is frozen; these figures are the pool now.)"
-	case m.frozen:
-		q += " (The screen is frozen and nothing newer has come since: these figures are from when it froze.)"
-	}
-	return m.ask(q, action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name})
+	// What its figures are (stale, frozen) is said as the question is
+	// drawn (figuresNote): worked out here, "not answered for 3s" stayed
+	// while the header's STALE went on to 16s.
+	m.confirm = confirmDialog{question: q, act: action{kind: actDrain, endpoint: ep.Name, desc: "drain " + ep.Name}, figuresNote: true}
+	m.overlay = overlayConfirm
+	return m, nil
 }
 
 // redoDrainQuestion asks an open drain question again on the pool as it
@@ -398,12 +393,15 @@ func (m Model) setDelay(delay string) (tea.Model, tea.Cmd) {
 
 // setDelayOf sets the delay of method name ("": all methods).
 func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
-	if _, err := engine.ParseDelay(delay); err != nil {
+	d, err := engine.ParseDelay(delay)
+	if err != nil {
 		m.status = statusLine{text: "delay: " + err.Error(), err: true}
 		return m, nil
 	}
 	u := engine.HedgeUpdate{Delay: &delay}
-	desc := "hedge delay of all methods → " + delay
+	// Said as the console prints delays everywhere ("2.0s", "0ms"): the
+	// key's own spelling read "→ 2s" beside "is 2.0s" on the ladder.
+	desc := "hedge delay of all methods → " + fmtDelay(d)
 	if name == "" {
 		u.AllMethods = true
 	} else {
@@ -416,7 +414,7 @@ func (m Model) setDelayOf(name, delay string) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		u.Method = name
-		desc = "hedge delay of " + name + " → " + delay
+		desc = "hedge delay of " + name + " → " + fmtDelay(d)
 	}
 	// A delay is set with hedging off too, for when it is back on; the
 	// row still reads "off", so the line says why nothing moved.

@@ -30,7 +30,7 @@ func TestView_BadgesThatDoNotFitAreCountedNotCut(t *testing.T) {
 	if !strings.Contains(got, "FLT 2m +4") || strings.Contains(got, "…") {
 		t.Errorf("80×24, five badges: want the first and +4, nothing cut: %q", got)
 	}
-	if got = lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "infura"); !strings.Contains(got, "FLT 2m DRN +3") || strings.Contains(got, "…") {
+	if got = lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "infura"); !strings.Contains(got, "FLT 2m DRAINED +3") || strings.Contains(got, "…") {
 		t.Errorf("120×36, five badges: a badge cut: %q", got)
 	}
 }
@@ -54,7 +54,7 @@ func TestView_NarrowBackoffBadgesAreToldApart(t *testing.T) {
 	ep := &s.Endpoints[1] // infura
 	ep.Fault = &engine.FaultInfo{Mode: engine.Fault429, Rate: 1, Duration: 15 * time.Second, Since: t0.Add(-2 * time.Second), Expires: t0.Add(13 * time.Second)}
 	ep.BackoffUntil = t0.Add(4 * time.Second)
-	if got := lineWith(fixedModel(s, themes.Default(), 120, 36).View(), "infura"); !strings.Contains(got, "BOFF") || strings.Contains(got, " 429 ") {
-		t.Errorf("120×36, the whole endpoint backing off: %q, want BOFF", got)
+	if got := lineWith(fixedModel(s, themes.Default(), 80, 24).View(), "infura"); !strings.Contains(got, "BOFF") || strings.Contains(got, " 429 ") {
+		t.Errorf("80×24, the whole endpoint backing off: %q, want BOFF", got)
 	}
 }

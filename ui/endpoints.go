@@ -158,6 +158,12 @@ func (m Model) allEndpointColumns(l layout) []column[engine.EndpointSnapshot] {
 			if ep.Head <= 0 {
 				return dash
 			}
+			if ep.LagUnknown(m.snap) {
+				// Its last head, not one it has now: faint, as the latency
+				// figures of an endpoint that answers nothing are, beside
+				// the LAG it no longer has ("—").
+				return st.faint.Render(fmt.Sprint(ep.Head))
+			}
 			return fmt.Sprint(ep.Head)
 		}},
 		{title: "LAG", width: lagW, right: true, cell: func(ep engine.EndpointSnapshot) string {
@@ -295,16 +301,17 @@ func silentMinute(ep engine.EndpointSnapshot) (failed int64, silent bool) {
 	return failed, failed > 0
 }
 
-// badges are the endpoint's explicit states, in words (short words when
-// narrow), most urgent first. When the words do not fit, the least urgent
-// take their short form first, so that each state still shows.
+// badges are the endpoint's explicit states, in words (their narrow forms,
+// the README's, when short: the narrow layout), most urgent first;
+// fitBadges narrows the fewest of them to fit, and counts those that still
+// do not. An abbr of "" is a badge with no narrow form: it is shown whole
+// or counted.
 func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string {
-	type badge struct {
-		long, abbr string
-		st         lipgloss.Style
-	}
 	var bs []badge
 	add := func(long, abbr string, st lipgloss.Style) {
+		if abbr == "" {
+			abbr = long
+		}
 		if short {
 			long = abbr
 		}
@@ -319,7 +326,14 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		add("FAULT "+shortMode(f.Mode)+" "+left, "FLT "+short, m.styles.fault)
 	}
 	if ep.Drained {
-		add("DRAINED", "DRN", m.styles.drained)
+		// DRN only in the narrow layout, where "FLT 57s DRN" fits and
+		// "FLT 57s DRAINED" does not; wider, the fault narrows before it
+		// ("FLT 45s DRAINED").
+		if short {
+			add("DRN", "", m.styles.drained)
+		} else {
+			add("DRAINED", "", m.styles.drained)
+		}
 	}
 	if ep.Breaker.HeldClosed {
 		// It failed enough to open; the cap keeps it in the pool, last.
@@ -373,10 +387,10 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 	}
 	if ahead {
 		// Its head is beyond the pool's pace: the endpoint, not the pool, is suspect.
-		add("AHEAD", "AHD", m.styles.err)
+		add("AHEAD", "", m.styles.err)
 	}
 	if other {
-		add("EXCLUDED", "EXC", m.styles.err)
+		add("EXCLUDED", "", m.styles.err)
 	}
 	if a := m.snap.WriteAffinity; a != nil && a.Endpoint == ep.Name && ep.Role != engine.RoleShadow {
 		// It took the latest write: writes and the reads that must see
@@ -384,23 +398,10 @@ func (m Model) badges(ep engine.EndpointSnapshot, width int, short bool) string 
 		// to a shadow: made one, it answers none of them.
 		add("WRITES "+fmtLeft(a.Until.Sub(now)), "W", m.styles.faint)
 	}
-	words := make([]string, len(bs))
-	for i, b := range bs {
-		words[i] = b.long
-	}
-	for i := len(bs) - 1; i >= 0 && lipgloss.Width(strings.Join(words, " ")) > width; i-- {
-		words[i] = bs[i].abbr
-	}
-	// Still too wide: the least urgent are counted, not cut mid-word (the
-	// detail names them all).
-	shown, more := len(bs), ""
-	for shown > 1 && lipgloss.Width(strings.Join(words[:shown], " ")+more) > width {
-		shown--
-		more = fmt.Sprintf(" +%d", len(bs)-shown)
-	}
-	out := make([]string, shown)
-	for i, b := range bs[:shown] {
-		out[i] = b.st.Render(words[i])
+	words, more := fitBadges(bs, width)
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = bs[i].st.Render(w)
 	}
 	return fit(strings.Join(out, " ")+more, width)
 }

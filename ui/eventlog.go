@@ -97,7 +97,7 @@ func (m Model) viewEvents(width, rows int) string {
 		head := ev.Time.In(m.opts.Location).Format("15:04:05") + " " + fit(string(ev.Type), 8) + " " + fitName(ev.Endpoint, nameW) + " " + fit(string(ev.Actor), 7) + " "
 		msg := ev.Message
 		if ev.From != "" && ev.To != "" {
-			msg = ev.From + "→" + ev.To + " " + msg
+			msg = transitionText(ev)
 		}
 		style := st.text
 		switch {
@@ -146,4 +146,20 @@ func (m Model) wholeEvent(head, msg string, width, room int) []string {
 		out = append(out, fit(lead+part, width))
 	}
 	return out
+}
+
+// transitionText is an event's from→to and its message, the message's
+// first word left out when it only repeats the state it went to: a
+// drain's "drained; 2 requests in flight finish" read "active→drained
+// drained; …". The engine's message (GET /v1/events, which scripts read)
+// stays as it is.
+func transitionText(ev engine.Event) string {
+	head, rest := ev.From+"→"+ev.To, ev.Message
+	switch {
+	case rest == ev.To:
+		return head
+	case strings.HasPrefix(rest, ev.To+";"), strings.HasPrefix(rest, ev.To+":"), strings.HasPrefix(rest, ev.To+","):
+		return head + rest[len(ev.To):]
+	}
+	return head + " " + rest
 }

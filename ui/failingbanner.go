@@ -67,27 +67,48 @@ func (m *Model) noteFailing() {
 	}
 }
 
-// failingBanner is two lines, live or held: what is failing, and what the
-// operator can do about it from here.
+// failingBanner is what is failing and what the operator can do about it
+// from here, wrapped whole within the width: cut to two lines it lost
+// "… breaker.max_open_share keeps breakers…" at 120 columns. Held after
+// its end, it says what was, on no more lines than it took live (so that
+// its end does not push the screen down), and on no more than its words
+// need: padded to the live count, it left a blank line under the header.
 func (m Model) failingBanner() []string {
 	f := m.failing
 	if f == nil {
 		return nil
 	}
-	// What the operator can do comes before the endpoints out: at 80
-	// columns the banner's two lines hold no more.
-	msg := "⚠ EVERY ENDPOINT FAILING: " + f.held + " held closed, requests may fail."
+	live := m.failingLive(f)
+	if f.end.IsZero() {
+		return m.bannerIn(m.styles.banner, live, m.bannerLineCount(live))
+	}
+	msg := fmt.Sprintf("⚠ EVERY ENDPOINT FAILING over %s ago: %s were held closed by breaker.max_open_share, requests may have failed.",
+		fmtAge(m.snap.Time.Sub(f.end)), f.held)
+	if f.faults != "" {
+		msg += " Faults were injected on " + f.faults + "."
+	}
+	if f.out != "" {
+		msg += " Out: " + f.out + "."
+	}
+	return m.bannerIn(m.styles.warn, msg, m.bannerLineCount(live))
+}
+
+// failingLive is the live banner's text: what the operator can do comes
+// before the endpoints out, and why the breakers are held closed only
+// when it costs no line of its own.
+func (m Model) failingLive(f *failingHeld) string {
+	msg := "⚠ EVERY ENDPOINT FAILING: " + f.held + " held closed by breaker.max_open_share, requests may fail."
 	if f.faults != "" && !m.opts.ReadOnly {
 		msg += " Faults injected on " + f.faults + ": c clears the selected one's."
 	}
 	if f.out != "" {
 		msg += " Out: " + f.out + "."
 	}
-	msg += " breaker.max_open_share keeps breakers from emptying the pool."
-	st := m.styles.banner
-	if !f.end.IsZero() {
-		msg = fmt.Sprintf("⚠ EVERY ENDPOINT FAILING over %s ago: %s were held closed", fmtAge(m.snap.Time.Sub(f.end)), f.held)
-		st = m.styles.warn
+	if why := msg + " The cap keeps breakers from emptying the pool."; m.bannerLineCount(why) == m.bannerLineCount(msg) {
+		return why
 	}
-	return m.bannerLinesN(st, msg, 2)
+	return msg
 }
+
+// bannerLineCount is how many lines msg takes as a banner, whole.
+func (m Model) bannerLineCount(msg string) int { return len(strings.Split(wrap(msg, m.width-2), "\n")) }

@@ -66,7 +66,7 @@ func (m Model) headerLines() []string {
 // ("· reconne" / "cting").
 func (m Model) staleItems() []string {
 	st, h := m.styles, m.styles.hdr
-	stale := st.banner.Render(" STALE " + fit(fmtAge(m.opts.Now().Sub(m.staleFrom)), 6))
+	stale := st.banner.Render(" STALE " + fit(fmtAge(m.staleFor()), 6))
 	why := h.err.Render(fit(m.staleReason(), staleErrWidth)) + h.faint.Render(" · reconnecting")
 	if one := stale + h.text.Render(" ") + why; lipgloss.Width(one) <= m.width {
 		return []string{one}

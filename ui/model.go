@@ -325,7 +325,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) {
 		if closed != "" {
 			m.events = append(m.events, engine.Event{Time: msg.snap.Started, Type: "console", Actor: engine.ActorConsole,
 				Message: closed + " was closed unanswered, nothing sent: it was opened on the instance before the restart"})
-			m.status.text = "⚠ " + closed + " closed, nothing sent: " + note
+			m.status.text = "⚠ " + m.restartNote(m.snap, msg.snap, closed+" closed, nothing sent")
 		}
 		m.events = append(m.events, since...)
 	}

@@ -20,6 +20,9 @@ type confirmDialog struct {
 	// then is a second question y opens instead of acting (forcing a
 	// promotion the engine would refuse); nil: y acts.
 	then *confirmDialog
+	// figuresNote: the question rests on the pool's figures (a drain's),
+	// and ends with what they are as it is drawn (drainFiguresNote).
+	figuresNote bool
 }
 
 // faultMenu builds a fault: mode, share of requests, added latency (latency

@@ -13,8 +13,10 @@ import (
 // old process held that the new one does not: a restart forgets every
 // drain, fault, role change and live hedge setting, and an operator who
 // drained an endpoint in an incident, or demoted the old provider in a
-// cutover, must not find it taking traffic unannounced.
-func (m Model) restartNote(was, now engine.Snapshot) string {
+// cutover, must not find it taking traffic unannounced. also are facts of
+// the console's own (a question it closed), said after what the restart
+// undid: that comes first, where a short status line still shows it.
+func (m Model) restartNote(was, now engine.Snapshot, also ...string) string {
 	note := "the attached instance restarted (up since " + now.Started.In(m.opts.Location).Format("15:04:05") + ")"
 	var lost []string
 	for _, old := range was.Endpoints {
@@ -41,6 +43,9 @@ func (m Model) restartNote(was, now engine.Snapshot) string {
 	// What it undid first: at 80 columns the status line holds little more.
 	if len(lost) > 0 {
 		note += ": " + strings.Join(lost, ", ")
+	}
+	for _, a := range also {
+		note += "; " + a
 	}
 	return note + "; the events before it are gone"
 }

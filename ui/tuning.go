@@ -292,7 +292,11 @@ func (m Model) applyTuningRow() (tea.Model, tea.Cmd) {
 		q += fmt.Sprintf(" The hedge budget (%g of requests) caps the firing: the prediction counts that.", t.dist.Hedge.Budget)
 	}
 	q += " Logged as a console action; the view then shows the measured p99 beside this prediction."
-	a := action{kind: actHedge, hedge: u, desc: "hedge delay of " + t.method + " → " + r.label() + " (" + fmtDelay(r.f.Delay) + ")"}
+	desc := "hedge delay of " + t.method + " → " + r.label()
+	if d := fmtDelay(r.f.Delay); d != r.label() {
+		desc += " (" + d + ")" // an auto row's delay now; a round row's label is its delay
+	}
+	a := action{kind: actHedge, hedge: u, desc: desc}
 	m.confirm = confirmDialog{question: q, act: a, back: overlayTuning}
 	m.overlay = overlayConfirm
 	return m, nil

@@ -31,6 +31,9 @@ func (m Model) histogram(width, rows int) []string {
 		exact, cens int64
 	}
 	cur := t.dist.Hedge.Delay
+	if !t.dist.Hedge.Enabled {
+		cur = -1 // hedging off: no delay to mark
+	}
 	lo, hi := p.Buckets[0].Low, p.Max()
 	if cur > 0 { // the delay has a bucket, even outside the data
 		lo, hi = min(lo, cur), max(hi, cur)

@@ -179,14 +179,20 @@ func (m Model) percentilePlot(width, rows int) []string {
 	p := t.dist.Primary
 	const yLabelW = 7
 	gw, gh := width-yLabelW-1, rows-3
-	cur := t.dist.Hedge.Delay
-	sel := cur
+	cur, on := t.dist.Hedge.Delay, t.dist.Hedge.Enabled
+	sel, drawSel := cur, false
 	if len(t.rows) > 0 && !t.rows[t.cursor].policy.off { // hedging off has no delay to draw
 		sel = t.rows[t.cursor].f.Delay
+		drawSel = sel != cur || !on
 	}
 	legend := st.faint.Render("ms (log) by percentile  ") + st.warn.Render("━━") +
 		fmt.Sprintf(" delay %s: %s of primaries outlast it", fmtDelay(cur), pctText(p.SurvivalAt(cur)))
-	if sel != cur {
+	if !on {
+		// Its delay waits for hedging to be back on: drawn, it read as
+		// one its hedges still went out at.
+		legend = st.faint.Render("ms (log) by percentile  ") + st.warn.Render("hedging off for "+t.method+": no hedge goes out")
+	}
+	if drawSel {
 		legend += "  " + st.accent.Render("┄┄") + fmt.Sprintf(" highlighted %s: %s", fmtDelay(sel), pctText(p.SurvivalAt(sel)))
 	}
 	out := []string{legend}
@@ -204,8 +210,15 @@ func (m Model) percentilePlot(width, rows int) []string {
 		}
 		xs, ys = append(xs, x), append(ys, logMS(v))
 	}
-	lo, hi := math.Min(ys[0], logMS(cur)), math.Max(ys[len(ys)-1], logMS(cur))
-	lo, hi = math.Min(lo, logMS(sel)), math.Max(hi, logMS(sel))
+	lo, hi := ys[0], ys[len(ys)-1]
+	for _, d := range []struct {
+		v    time.Duration
+		draw bool
+	}{{cur, on}, {sel, drawSel}} {
+		if d.draw {
+			lo, hi = math.Min(lo, logMS(d.v)), math.Max(hi, logMS(d.v))
+		}
+	}
 	lo, hi = lo-0.05, hi+0.05
 	// ntcharts rasterises the curve into braille dots; the rows are styled
 	// here a run at a time (a frame redraws them: a style per cell, as a
@@ -222,10 +235,12 @@ func (m Model) percentilePlot(width, rows int) []string {
 	row := func(v float64) int { return gh - 1 - int(math.Round((v-lo)/(hi-lo)*float64(gh-1))) }
 	lineRune := map[int]rune{}
 	lineStyle := map[int]lipgloss.Style{}
-	if sel != cur {
+	if drawSel {
 		lineRune[row(logMS(sel))], lineStyle[row(logMS(sel))] = '┄', st.accent
 	}
-	lineRune[row(logMS(cur))], lineStyle[row(logMS(cur))] = '━', st.warn
+	if on {
+		lineRune[row(logMS(cur))], lineStyle[row(logMS(cur))] = '━', st.warn
+	}
 	// Y labels at round milliseconds, one per row at most.
 	labels := make([]string, gh)
 	for _, v := range yTicks(lo, hi) {

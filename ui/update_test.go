@@ -340,7 +340,7 @@ func TestUpdate_FrozenScreenActsOnThePoolNow(t *testing.T) {
 			t.Fatalf("the frozen screen changed:\n%s", m.View())
 		}
 		m = press(t, m, "d")
-		q := m.confirm.question
+		q := m.confirmQuestion()
 		if m.overlay != overlayConfirm || !strings.Contains(q, "Drain gamma?") || !strings.Contains(q, "No other endpoint stays routable") ||
 			!strings.Contains(q, "no endpoint would be left") || !strings.Contains(q, "frozen") {
 			t.Fatalf("drain on a frozen screen after the others were drained: %q", q)
@@ -582,7 +582,7 @@ func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
 	m = refreshed(t, mm.(Model))
 	took := now // the answer's age runs from its arrival, on the engine's clock too
 	m = press(t, m, "d")
-	if q := m.confirm.question; strings.Contains(q, "STALE") || strings.Contains(q, "frozen") {
+	if q := m.confirmQuestion(); strings.Contains(q, "STALE") || strings.Contains(q, "frozen") {
 		t.Fatalf("a fresh question says it is stale: %q", q)
 	}
 	m = press(t, m, "n")
@@ -594,7 +594,7 @@ func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
 		m = press(t, m, "d")
 		want := fmt.Sprintf("(STALE: the engine has not answered for %s; these figures are its last answer, %s old, and the drain may fail.)",
 			fmtAge(now.Sub(m.staleFrom)), fmtAge(now.Sub(took)))
-		if q := m.confirm.question; m.overlay != overlayConfirm || !strings.Contains(q, "Drain alpha?") || !strings.Contains(q, want) {
+		if q := m.confirmQuestion(); m.overlay != overlayConfirm || !strings.Contains(q, "Drain alpha?") || !strings.Contains(q, want) {
 			t.Fatalf("frozen %v: the question does not say its figures are stale: %q", frozen, q)
 		}
 		m = press(t, m, "n")
@@ -605,8 +605,8 @@ func TestUpdate_DrainQuestionSaysItsFiguresAreStale(t *testing.T) {
 	// Back in touch: no note.
 	m.frozen = false
 	m = refreshed(t, m)
-	if m = press(t, m, "d"); strings.Contains(m.confirm.question, "STALE") {
-		t.Fatalf("after a good refresh: %q", m.confirm.question)
+	if m = press(t, m, "d"); strings.Contains(m.confirmQuestion(), "STALE") {
+		t.Fatalf("after a good refresh: %q", m.confirmQuestion())
 	}
 }
 

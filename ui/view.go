@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -17,13 +18,17 @@ func (m Model) View() string {
 	if m.quitting || m.width == 0 || m.height == 0 {
 		return ""
 	}
+	// One instant for the whole frame: the header's STALE and the drain
+	// question's ages, read a moment apart, disagreed across a second.
+	now := m.opts.Now()
+	m.opts.Now = func() time.Time { return now }
 	if m.width < minWidth || m.height < minHeight {
 		msg := fmt.Sprintf("rpcdash needs %d×%d, have %d×%d: enlarge the terminal (keys are off until then; q quits)", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, wrap(msg, m.width))
 	}
 	l := m.layout()
 	top := append(m.headerLines(), m.bannerLines()...)
-	bottom := []string{m.statusLineView(), m.helpBar()}
+	bottom := m.bottomLines()
 	bodyRows := m.height - len(top) - len(bottom)
 	var body string
 	switch {
@@ -104,7 +109,7 @@ func (m Model) middleWidths() (methods, detail int) {
 // bodyRows are the lines between the header (and banners) and the status
 // and help lines.
 func (m Model) bodyRows() int {
-	return m.height - len(m.headerLines()) - len(m.bannerLines()) - 2
+	return m.height - len(m.headerLines()) - len(m.bannerLines()) - len(m.bottomLines())
 }
 
 // panel frames content in width×rows (plus its border when there are
@@ -148,7 +153,27 @@ func (m Model) panel(l layout, f focus, title, content string, width, rows int) 
 	return b.String()
 }
 
-// statusLineView is the last action's result, or what to do next.
+// statusMaxLines is the most lines the status line takes: its own, the
+// help bar's, and past those one of the body's.
+const statusMaxLines = 3
+
+// bottomLines are the status line and the help bar under the panels. A
+// status too long for its line takes the help bar's while it shows, so
+// that the panels keep their rows; only a third line (a restart's note at
+// 80 columns) is the body's.
+func (m Model) bottomLines() []string {
+	lines := strings.Split(m.statusLineView(), "\n")
+	if len(lines) == 1 {
+		lines = append(lines, m.helpBar())
+	}
+	return lines
+}
+
+// statusLineView is the last action's result, or what to do next: a
+// result longer than the terminal is wide wraps onto the lines below (cut
+// at 80 columns, "⚠ the question (drain flaky) closed, nothing sent: the
+// attached instance restar…" lost what the restart undid), and only past
+// statusMaxLines is cut.
 func (m Model) statusLineView() string {
 	s := m.status
 	if !s.shown(m.opts.Now()) {
@@ -189,10 +214,19 @@ func (m Model) statusLineView() string {
 			}
 		}
 	}
+	st := m.styles.text
 	if s.err {
-		return fit(m.styles.err.Render(text), m.width)
+		st = m.styles.err
 	}
-	return fit(m.styles.text.Render(text), m.width)
+	lines := strings.Split(wrap(text, m.width), "\n")
+	if len(lines) > statusMaxLines {
+		lines = lines[:statusMaxLines]
+		lines[statusMaxLines-1] = strings.TrimRight(lines[statusMaxLines-1], " ") + "…"
+	}
+	for i, l := range lines {
+		lines[i] = fit(st.Render(strings.TrimRight(l, " ")), m.width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // helpBar offers the keys, as many as fit: the last one or two (? help and
@@ -244,7 +278,7 @@ func (m Model) overlayView(l layout, rows int) string {
 			content += "\n\n" + wrap(`+ - a = on the "(all methods)" row act on every method (clearing live per-method delays); t on a method row opens its hedge tuning view.`, w-4)
 		}
 	case overlayConfirm:
-		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirm.question, w-4)
+		content = m.styles.warn.Render("Confirm") + "\n\n" + wrap(m.confirmQuestion(), w-4)
 		hint = m.styles.accent.Render("y") + " yes   " + m.styles.accent.Render("n") + " / esc / anything else: no (the default)"
 	case overlayFault:
 		content = m.faultMenuView(w - 4)
