@@ -283,6 +283,12 @@ type ProbesConfig struct {
 	ASN      string `mapstructure:"asn"`
 	ASNDB    string `mapstructure:"asn_db"`
 	Resolver string `mapstructure:"resolver"`
+	// IdentityEvery is how many rounds apart an endpoint is asked its chain
+	// identity (eth_chainId, getGenesisHash) besides at start and on
+	// reconnect: an endpoint moved to another chain while it goes on
+	// answering is otherwise found out only by a client's own identity
+	// request (probes/prober.go).
+	IdentityEvery int `mapstructure:"identity_every"`
 }
 
 // MethodsConfig extends the built-in method tables.

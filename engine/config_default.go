@@ -75,6 +75,7 @@ func Default() Config {
 			Interval:             5 * time.Second,
 			Timeout:              2 * time.Second,
 			Recover:              3,
+			IdentityEvery:        1,
 			IndependenceInterval: 10 * time.Minute,
 		},
 		Demo: DemoConfig{Rate: 20},

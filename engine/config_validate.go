@@ -461,6 +461,7 @@ func (c ProbesConfig) validate(p *problems) {
 	p.durationIn("probes.independence_interval", c.IndependenceInterval, minIndependenceInterval, maxIndependenceInterval,
 		"each check resolves every endpoint's IPs, TLS issuer and ASN again")
 	p.atLeastOne("probes.recover", c.Recover)
+	p.atLeastOne("probes.identity_every", c.IdentityEvery)
 	switch c.ASNMode() {
 	case "off", "cymru":
 	case "db":

@@ -11,8 +11,8 @@ import (
 )
 
 // An endpoint moved to another chain while it goes on answering, never
-// failing a probe, is found out within identityEvery rounds. Its chain id
-// was asked only at start and on reconnect: 94 of 100 reads went to an
+// failing a probe, is found out by the probe loops on their own. Its chain
+// id was asked only at start and on reconnect: 94 of 100 reads went to an
 // endpoint on chain 5 beside a pool on chain 1.
 func TestProbes_AnEndpointMovedToAnotherChainWithoutFailingIsExcluded(t *testing.T) {
 	right := startSim(t, sim.Config{Name: "mainnet", ChainID: 1})
@@ -28,7 +28,7 @@ func TestProbes_AnEndpointMovedToAnotherChainWithoutFailingIsExcluded(t *testing
 
 	asked := other.MethodCount("eth_chainId")
 	p.point(other.URL())
-	// 12 rounds of 20 ms: well inside the wait, on a loaded machine too.
+	// The next round of 20 ms: well inside the wait, on a loaded machine too.
 	ev := r.waitEvent(10*time.Second, "moved excluded", headEvent("moved", engine.ExcludeWrongChain))
 	if !strings.Contains(ev.Message, "chain id 0x5 (5), pool is on 0x1 (1)") {
 		t.Errorf("exclusion event: %q", ev.Message)
@@ -47,9 +47,10 @@ func TestProbes_AnEndpointMovedToAnotherChainWithoutFailingIsExcluded(t *testing
 }
 
 // A client's own eth_chainId answered by an endpoint moved to another chain
-// finds it out, before its next identity probe (every 12th round: up to a
-// minute at the default interval), and is not relayed: an audit's client
-// got the other chain's id for 15 of 47 eth_chainId until the probe came.
+// finds it out before its next identity probe (up to a probes.interval
+// away, more with a larger probes.identity_every), and is not relayed: an
+// audit's client got the other chain's id for 15 of 47 eth_chainId until
+// the probe came.
 func TestProbes_AClientsChainIdFromAnEndpointMovedToAnotherChainIsNotRelayed(t *testing.T) {
 	right := startSim(t, sim.Config{Name: "mainnet", ChainID: 1})
 	other := startSim(t, sim.Config{Name: "goerli", ChainID: 5})
@@ -76,5 +77,50 @@ func TestProbes_AClientsChainIdFromAnEndpointMovedToAnotherChainIsNotRelayed(t *
 	}
 	if ep := r.endpoint("moved"); ep.Routable || !slices.ContainsFunc(ep.Exclusions, func(x string) bool { return strings.HasPrefix(x, engine.ExcludeWrongChain+": ") }) {
 		t.Fatalf("moved to chain 5: exclusions %q, routable %v", ep.Exclusions, ep.Routable)
+	}
+}
+
+// At the default probes.identity_every (1) an endpoint moved to another
+// chain while it keeps answering is excluded by its next round of probes,
+// and no client read reaches it after. Asked every 12th round, one such
+// endpoint had 149 eth_getBalance answers of the other chain relayed in
+// 53 s.
+func TestProbes_AnEndpointMovedToAnotherChainIsExcludedByItsNextRound(t *testing.T) {
+	right := startSim(t, sim.Config{Name: "mainnet", ChainID: 1})
+	other := startSim(t, sim.Config{Name: "goerli", ChainID: 5})
+	p := startSwitchProxy(t, right.URL())
+	r := newSteppedRig(t, func(c *engine.Config) {
+		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "moved", URL: p.url})
+	}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
+	for range 3 { // past the identity asked at start
+		r.round("moved")
+	}
+	if ep := r.endpoint("moved"); len(ep.Exclusions) > 0 || !ep.Routable {
+		t.Fatalf("moved on the pool's chain: exclusions %q, routable %v", ep.Exclusions, ep.Routable)
+	}
+
+	p.point(other.URL())
+	r.round("moved")
+	ev, ok := r.event(headEvent("moved", engine.ExcludeWrongChain))
+	if !ok {
+		ep := r.endpoint("moved")
+		t.Fatalf("one round after the move: not excluded (exclusions %q, routable %v), chain id asked %d times",
+			ep.Exclusions, ep.Routable, other.MethodCount("eth_chainId"))
+	}
+	if !strings.Contains(ev.Message, "chain id 0x5 (5), pool is on 0x1 (1)") {
+		t.Errorf("exclusion event: %q", ev.Message)
+	}
+	if n := other.MethodCount("eth_chainId"); n != 1 {
+		t.Errorf("the moved endpoint was asked its chain id %d times in one round, want 1", n)
+	}
+	for i := range 20 {
+		rep := r.call("eth_getBalance", balanceOf, "latest")
+		r.mustAnswer(rep)
+		if rep.endpoint == "moved" {
+			t.Fatalf("read %d answered by moved, on chain 5: %s", i, rep.body)
+		}
+	}
+	if n := other.MethodCount("eth_getBalance"); n != 0 {
+		t.Fatalf("the moved endpoint was sent %d client reads", n)
 	}
 }

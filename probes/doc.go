@@ -10,8 +10,11 @@
 //   - probes go through engine.Probe, so the fault layer, the endpoint's
 //     windows and its breaker see them like client traffic;
 //   - EVM: eth_chainId at start, on reconnect (the first round after a
-//     failed probe) and every identityEvery (12) rounds, eth_blockNumber
-//     every round; Solana: getGenesisHash likewise, getSlot and getHealth
+//     failed probe) and every probes.identity_every rounds (default 1:
+//     every round, so an endpoint moved to another chain while it keeps
+//     answering is out within one probes.interval), then eth_blockNumber
+//     every round, sent once the identity probe has ended so that its RTT
+//     is its own; Solana: getGenesisHash likewise, getSlot and getHealth
 //     every round;
 //   - an endpoint on another chain than the pool's (the majority of first
 //     answers, ties to the lowest-indexed endpoint) is excluded with a

@@ -19,9 +19,10 @@ import (
 // An endpoint that fails one probe and answers again is asked its chain id
 // before its head is taken again: a node restarted (or a URL re-pointed by
 // its provider) may come back on another chain, and until its chain id is
-// asked its heads and its answers pass for the pool's chain. The one probe
-// that fails comes right after an identity round, so that the regular
-// identity round (every identityEvery) is the furthest away.
+// asked its heads and its answers pass for the pool's chain. The regular
+// identity round is put out of reach (probes.identity_every 1000), so that
+// only the reconnect rule can ask it: the head probe after the one that
+// arms the flip fails, and the endpoint is on chain 5 from then on.
 func TestProbes_AnEndpointBackFromAFailedProbeIsAskedItsChainIDFirst(t *testing.T) {
 	right := startSim(t, sim.Config{Name: "mainnet", ChainID: 1})
 	other := startSim(t, sim.Config{Name: "goerli", ChainID: 5})
@@ -47,7 +48,7 @@ func TestProbes_AnEndpointBackFromAFailedProbeIsAskedItsChainIDFirst(t *testing.
 		mu.Lock()
 		s := state
 		switch {
-		case s == onRight && armed && req.Method == "eth_chainId":
+		case s == onRight && armed && req.Method == "eth_blockNumber":
 			state = failNext
 		case s == failNext:
 			state = onOther
@@ -68,6 +69,7 @@ func TestProbes_AnEndpointBackFromAFailedProbeIsAskedItsChainIDFirst(t *testing.
 	}))
 	t.Cleanup(flip.Close)
 	r := newRig(t, func(c *engine.Config) {
+		c.Probes.IdentityEvery = 1000
 		c.Endpoints = append(c.Endpoints, engine.EndpointConfig{Name: "flip", URL: flip.URL})
 	}, sim.Config{ChainID: 1}, sim.Config{ChainID: 1})
 	r.waitHeads()

@@ -65,6 +65,15 @@ func startSim(t testing.TB, sc sim.Config) *sim.Upstream {
 // endpoint per sim, and a started Runner; mut edits the config first.
 func newRig(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *rig {
 	t.Helper()
+	r := newUnstartedRig(t, mut, sims...)
+	r.run.Start()
+	return r
+}
+
+// newUnstartedRig is newRig with the Runner not started: no probe loop
+// runs, and the test runs rounds itself (newSteppedRig).
+func newUnstartedRig(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *rig {
+	t.Helper()
 	r := &rig{t: t, client: clientFor(t)}
 	cfg := rigConfig()
 	for i, sc := range sims {
@@ -102,7 +111,6 @@ func newRig(t testing.TB, mut func(*engine.Config), sims ...sim.Config) *rig {
 	}
 	r.run = run
 	t.Cleanup(run.Close)
-	run.Start()
 	return r
 }
 

@@ -29,8 +29,9 @@ type Runner struct {
 
 // NewRunner prepares probes for every endpoint of cfg, which is the engine's
 // own configuration (eng.Config(), defaults filled). It fails on a chain
-// kind it cannot probe, a non-positive interval or timeout, or an
-// independence setting the Checker rejects (such as an unreadable asn_db).
+// kind it cannot probe, a non-positive interval, timeout or identity_every,
+// or an independence setting the Checker rejects (such as an unreadable
+// asn_db).
 func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner, error) {
 	if eng == nil {
 		return nil, errors.New("probes: no engine")
@@ -39,8 +40,8 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := cfg.Probes
-	if p.Interval <= 0 || p.Timeout <= 0 || p.IndependenceInterval <= 0 {
-		return nil, errors.New("probes: probes.interval, probes.timeout and probes.independence_interval must be positive")
+	if p.Interval <= 0 || p.Timeout <= 0 || p.IndependenceInterval <= 0 || p.IdentityEvery <= 0 {
+		return nil, errors.New("probes: probes.interval, probes.timeout, probes.independence_interval and probes.identity_every must be positive")
 	}
 	spec, err := specFor(cfg.Chain.Kind)
 	if err != nil {
@@ -76,7 +77,7 @@ func NewRunner(eng *engine.Engine, cfg engine.Config, log *slog.Logger) (*Runner
 	})
 	for _, n := range names {
 		r.probers = append(r.probers, &prober{name: n, eng: eng, spec: spec, ids: r.ids,
-			interval: p.Interval, log: log})
+			interval: p.Interval, identityEvery: p.IdentityEvery, log: log, needIdentity: true})
 	}
 	return r, nil
 }

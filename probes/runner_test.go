@@ -25,8 +25,11 @@ func TestProbes_RTTFeedsEndpointLatencyWithoutClientTraffic(t *testing.T) {
 	if ep.Latency.Count < 5 || ep.Latency.P50 < 2 {
 		t.Errorf("s0 latency %+v: want probe RTTs of at least the sim's 2ms", ep.Latency)
 	}
-	if m := ep.Methods["eth_chainId"]; m.Rates.Successes != 1 {
-		t.Errorf("eth_chainId probed %d times, want once at start", m.Rates.Successes)
+	// One identity probe a round (probes.identity_every 1), sent before the
+	// round's head probe: one more than the heads while a round is between
+	// the two.
+	if id, heads := ep.Methods["eth_chainId"].Rates.Successes, ep.Methods["eth_blockNumber"].Rates.Successes; id != heads && id != heads+1 {
+		t.Errorf("eth_chainId probed %d times beside %d eth_blockNumber, want one a round", id, heads)
 	}
 	if n := r.eng.Snapshot().Totals.Requests; n != 0 {
 		t.Fatalf("%d client requests counted; probes are not client traffic", n)
@@ -193,9 +196,10 @@ func TestNewRunner_RejectsWhatItCannotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mut := range map[string]func(*engine.Config){
-		"chain kind":   func(c *engine.Config) { c.Chain.Kind = "bitcoin" },
-		"interval":     func(c *engine.Config) { c.Probes.Interval = 0 },
-		"asn database": func(c *engine.Config) { c.Probes.ASN, c.Probes.ASNDB = "db", t.TempDir()+"/missing.mmdb" },
+		"chain kind":     func(c *engine.Config) { c.Chain.Kind = "bitcoin" },
+		"interval":       func(c *engine.Config) { c.Probes.Interval = 0 },
+		"identity_every": func(c *engine.Config) { c.Probes.IdentityEvery = 0 },
+		"asn database":   func(c *engine.Config) { c.Probes.ASN, c.Probes.ASNDB = "db", t.TempDir()+"/missing.mmdb" },
 	} {
 		cfg := eng.Config()
 		mut(&cfg)
