@@ -57,75 +57,81 @@ func attemptOutcomes(tr engine.RequestTrace) string {
 // answer, then is a loser for each call, its upstream time counted once.
 func TestBatch_AnUpstreamBatchPastItsDeadlineIsRacedAsABatchWhileItRunsOn(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
-	var batches, heldNanos atomic.Int64
-	front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
-		batches.Add(1)
-		start := time.Now()
-		gone := holdFor(r, 2*time.Second)
-		heldNanos.Store(int64(time.Since(start)))
-		return gone // else s0's answer, 2 s late
-	}, nil)
-	h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled = false })
-	const n = 10
-	want := balancesOf(t, h.sims[1].URL(), n)
-	before, metricsBefore, s1Before := h2.status(), attemptsByRole(h2.scrape(), "eth_getBalance"), h.sims[1].Counters()
-	r := h2.post(balanceBatch(n, strconv.Itoa))
-	for i, a := range decodeBatch(t, r, n) {
-		if a.Result != want[i] {
-			t.Fatalf("answer %d: %q, want %q", i, a.Result, want[i])
+	// A try is void when the batch did not go to s0 first.
+	untilJudged(t, func(int) string {
+		h := newHarness(t, nil, sim.Config{Latency: fixed(time.Millisecond)}, sim.Config{Latency: fixed(20 * time.Millisecond)})
+		var batches, heldNanos atomic.Int64
+		front := frontOf(t, h.sims[0], func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+			batches.Add(1)
+			start := time.Now()
+			gone := holdFor(r, 2*time.Second)
+			heldNanos.Store(int64(time.Since(start)))
+			return gone // else s0's answer, 2 s late
+		}, nil)
+		h2 := frontedPair(t, front.URL, h.sims[1].URL(), func(c *engine.Config) { c.Hedge.Enabled = false })
+		const n = 10
+		want := balancesOf(t, h.sims[1].URL(), n)
+		before, metricsBefore, s1Before := h2.status(), attemptsByRole(h2.scrape(), "eth_getBalance"), h.sims[1].Counters()
+		r := h2.post(balanceBatch(n, strconv.Itoa))
+		for i, a := range decodeBatch(t, r, n) {
+			if a.Result != want[i] {
+				t.Fatalf("answer %d: %q, want %q", i, a.Result, want[i])
+			}
 		}
-	}
-	if batches.Load() != 1 {
-		t.Fatalf("s0 was sent %d upstream batches, want the one it held: not the case under test", batches.Load())
-	}
-	if r.took < 500*time.Millisecond || r.took > 1500*time.Millisecond || r.endpoint != "s1" {
-		t.Errorf("the client batch took %v, answered by %q; want s1's answer after s0's batch deadline (500 ms), before s0's (2 s)", r.took, r.endpoint)
-	}
-	if c := h.sims[1].Counters(); c.HTTP-s1Before.HTTP != 1 || c.Total-s1Before.Total != n {
-		t.Errorf("s1 heard %d requests carrying %d calls, want the race: 1 upstream batch of %d", c.HTTP-s1Before.HTTP, c.Total-s1Before.Total, n)
-	}
-	if r.attempts != 2*n {
-		t.Errorf("X-Rpcdash-Attempts %d, want %d: each call in s0's batch and in s1's", r.attempts, 2*n)
-	}
-	got := attemptOutcomes(h2.settledTrace(strings.Split(r.id, ",")[0]))
-	if got != "[s0 primary answer won=false s1 failover answer won=true]" {
-		t.Errorf("the first element's trace: %v, want [s0 primary answer won=false s1 failover answer won=true]: s0's batch ran on to its answer", got)
-	}
-	held := time.Duration(heldNanos.Load())
-	if held < 1900*time.Millisecond {
-		t.Fatalf("s0's batch was let go after %v, want it run on to its answer at 2 s", held)
-	}
-	after := h2.status()
-	m, mb := after.Methods["eth_getBalance"], before.Methods["eth_getBalance"]
-	if p, f := m.Primary-mb.Primary, m.Failover-mb.Failover; p != n || f != n {
-		t.Errorf("the method's attempts: %d primary, %d failover; want %d and %d (one primary per call)", p, f, n, n)
-	}
-	byRole := attemptsByRole(h2.scrape(), "eth_getBalance")
-	if p, f := byRole["primary"]-metricsBefore["primary"], byRole["failover"]-metricsBefore["failover"]; p != n || f != n {
-		t.Errorf("rpcdash_attempts_total: %v primary, %v failover; want %d and %d", p, f, n, n)
-	}
-	if l := m.Losers - mb.Losers; l != n {
-		t.Errorf("the method's losers: %d, want s0's batch's %d calls", l, n)
-	}
-	var s0, s0b engine.AccountSnapshot
-	for i, ep := range after.Endpoints {
-		if ep.Name == "s0" {
-			s0, s0b = ep.Accounting, before.Endpoints[i].Accounting
+		if batches.Load() != 1 {
+			// Unmeasured, the endpoints are ranked by how the warm-up went:
+			// on a loaded machine the batch went to s1 first.
+			return fmt.Sprintf("s0 was sent %d upstream batches, not the one it holds: the batch went to s1 first", batches.Load())
 		}
-	}
-	low, high := held*9/10-10*time.Millisecond, held*11/10+10*time.Millisecond
-	for what, got := range map[string]time.Duration{"eth_getBalance": m.LoserTime - mb.LoserTime, "s0": s0.LoserTime - s0b.LoserTime} {
-		if got < low || got > high {
-			t.Errorf("%s: loser upstream time %v, want the %v s0 held the one upstream batch", what, got, held)
+		if r.took < 500*time.Millisecond || r.took > 1500*time.Millisecond || r.endpoint != "s1" {
+			t.Errorf("the client batch took %v, answered by %q; want s1's answer after s0's batch deadline (500 ms), before s0's (2 s)", r.took, r.endpoint)
 		}
-	}
-	// s0 answered its batch: slow, not failed. The next batch may go to it.
-	r = h2.post(balanceBatch(n, strconv.Itoa))
-	decodeBatch(t, r, n)
-	if batches.Load() != 2 {
-		t.Errorf("s0 was sent %d upstream batches after it answered one 2 s late, want 2: a slow batch is no failure", batches.Load())
-	}
+		if c := h.sims[1].Counters(); c.HTTP-s1Before.HTTP != 1 || c.Total-s1Before.Total != n {
+			t.Errorf("s1 heard %d requests carrying %d calls, want the race: 1 upstream batch of %d", c.HTTP-s1Before.HTTP, c.Total-s1Before.Total, n)
+		}
+		if r.attempts != 2*n {
+			t.Errorf("X-Rpcdash-Attempts %d, want %d: each call in s0's batch and in s1's", r.attempts, 2*n)
+		}
+		got := attemptOutcomes(h2.settledTrace(strings.Split(r.id, ",")[0]))
+		if got != "[s0 primary answer won=false s1 failover answer won=true]" {
+			t.Errorf("the first element's trace: %v, want [s0 primary answer won=false s1 failover answer won=true]: s0's batch ran on to its answer", got)
+		}
+		held := time.Duration(heldNanos.Load())
+		if held < 1900*time.Millisecond {
+			t.Fatalf("s0's batch was let go after %v, want it run on to its answer at 2 s", held)
+		}
+		after := h2.status()
+		m, mb := after.Methods["eth_getBalance"], before.Methods["eth_getBalance"]
+		if p, f := m.Primary-mb.Primary, m.Failover-mb.Failover; p != n || f != n {
+			t.Errorf("the method's attempts: %d primary, %d failover; want %d and %d (one primary per call)", p, f, n, n)
+		}
+		byRole := attemptsByRole(h2.scrape(), "eth_getBalance")
+		if p, f := byRole["primary"]-metricsBefore["primary"], byRole["failover"]-metricsBefore["failover"]; p != n || f != n {
+			t.Errorf("rpcdash_attempts_total: %v primary, %v failover; want %d and %d", p, f, n, n)
+		}
+		if l := m.Losers - mb.Losers; l != n {
+			t.Errorf("the method's losers: %d, want s0's batch's %d calls", l, n)
+		}
+		var s0, s0b engine.AccountSnapshot
+		for i, ep := range after.Endpoints {
+			if ep.Name == "s0" {
+				s0, s0b = ep.Accounting, before.Endpoints[i].Accounting
+			}
+		}
+		low, high := held*9/10-10*time.Millisecond, held*11/10+10*time.Millisecond
+		for what, got := range map[string]time.Duration{"eth_getBalance": m.LoserTime - mb.LoserTime, "s0": s0.LoserTime - s0b.LoserTime} {
+			if got < low || got > high {
+				t.Errorf("%s: loser upstream time %v, want the %v s0 held the one upstream batch", what, got, held)
+			}
+		}
+		// s0 answered its batch: slow, not failed. The next batch may go to it.
+		r = h2.post(balanceBatch(n, strconv.Itoa))
+		decodeBatch(t, r, n)
+		if batches.Load() != 2 {
+			t.Errorf("s0 was sent %d upstream batches after it answered one 2 s late, want 2: a slow batch is no failure", batches.Load())
+		}
+		return ""
+	})
 }
 
 // The last endpoint's upstream batch is never cut. Past its own deadline
