@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,31 @@ func TestCLI_ACommandsErrorIsScrubbedOfItsURLsSecrets(t *testing.T) {
 	msg := "config.toml: endpoints[0].url: a value is required (127.0.0.1:8545)"
 	if got := shownError([]string{"serve", "--config", "config.toml", "--log-level", "debug"}, errors.New(msg)); got != msg {
 		t.Errorf("an error without secrets changed: %s", got)
+	}
+}
+
+// A URL flag refused for its user info says so in its own words whatever
+// the user is called: scrubbing the whole message took "user" for the
+// secret it was and printed "carries REDACTED info (REDACTED:password@)".
+// The secrets themselves still never appear.
+func TestRun_RefusedUserInfoKeepsItsOwnWords(t *testing.T) {
+	for _, args := range [][]string{
+		{"status", "--admin", "http://user:pw@127.0.0.1:19699/x?key=abc"},
+		{"status", "--admin", "http://carries:password@127.0.0.1:19699/x?key=which"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		msg, _, _ := strings.Cut(errb.String(), "\n")
+		if !strings.Contains(msg, "carries user info (user:password@), which rpcdash never sends") {
+			t.Errorf("%v: %s", args, msg)
+		}
+		u, _ := url.Parse(args[2])
+		for _, secret := range []string{u.User.String() + "@", "key=" + u.Query().Get("key"), "/x"} {
+			if strings.Contains(errb.String(), secret) {
+				t.Errorf("%v: %q shown: %s", args, secret, msg)
+			}
+		}
 	}
 }

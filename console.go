@@ -14,6 +14,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	xterm "github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -225,17 +226,64 @@ func pickTheme(flagTheme, cfgTheme string, log *slog.Logger, stderr io.Writer) (
 
 // runConsole runs the Bubble Tea program until q, ctrl+c or ctx ends, and
 // restores the terminal. Signals are main's (its context), not Bubble
-// Tea's.
+// Tea's. A terminal that goes away (its input ends or fails: closed, its
+// tmux session killed) ends it as ctx would: Bubble Tea only stopped
+// reading keys at an EOF, and a console without its terminal ran on with
+// its drill's fault in force.
 func runConsole(ctx context.Context, opts ui.Options, theme themes.Theme, notes ...string) error {
-	m := consoleModel(opts, theme, notes...)
+	in, closeIn := consoleInput()
+	defer closeIn()
+	return runProgram(ctx, consoleModel(opts, theme, notes...), in, os.Stdout)
+}
+
+// consoleInput is the terminal the console reads its keys from, as Bubble
+// Tea picks it: stdin when it is a terminal, else the process's terminal
+// (/dev/tty); nil (Bubble Tea's own choice) when neither is one.
+func consoleInput() (*os.File, func()) {
+	if xterm.IsTerminal(os.Stdin.Fd()) {
+		return os.Stdin, func() {}
+	}
+	f, err := os.Open("/dev/tty")
+	if err != nil {
+		return nil, func() {}
+	}
+	return f, func() { f.Close() }
+}
+
+// runProgram runs m on the terminal in (nil: Bubble Tea's default input)
+// and out until it quits, ctx ends or in ends; the two last are a
+// graceful exit, as q.
+func runProgram(ctx context.Context, m tea.Model, in *os.File, out io.Writer) error {
+	pctx, lost := context.WithCancel(ctx)
+	defer lost()
 	// 20 frames a second at most: the screen changes a few times a second
 	// (ui.refresh), and the default 60 wakes an idle console for nothing.
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(20), tea.WithContext(ctx), tea.WithoutSignalHandler())
-	_, err := p.Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil // SIGINT or SIGTERM: a graceful exit like q
+	options := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithContext(pctx), tea.WithoutSignalHandler(), tea.WithOutput(out)}
+	if in != nil {
+		options = append(options, tea.WithInput(&watchedInput{File: in, lost: lost}))
+	}
+	_, err := tea.NewProgram(m, options...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && pctx.Err() != nil {
+		return nil // SIGINT, SIGTERM, SIGHUP or the terminal gone: a graceful exit like q
 	}
 	return err
+}
+
+// watchedInput is the console's terminal input: it reads as its file
+// does (Bubble Tea still sees a terminal, to put in raw mode, and a file,
+// whose reads it can cancel), and calls lost when a read ends in EOF or
+// an error: the terminal is gone.
+type watchedInput struct {
+	*os.File
+	lost func()
+}
+
+func (w *watchedInput) Read(p []byte) (int, error) {
+	n, err := w.File.Read(p)
+	if err != nil {
+		w.lost()
+	}
+	return n, err
 }
 
 // consoleModel is the console's first model: its status line says the

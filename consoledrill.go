@@ -19,6 +19,9 @@ type consoleDrills struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	stopped bool // no drill starts once stop began
 }
 
 func newConsoleDrills() *consoleDrills {
@@ -26,9 +29,29 @@ func newConsoleDrills() *consoleDrills {
 	return &consoleDrills{ctx: ctx, cancel: cancel}
 }
 
+// stop ends any drill still running and waits until it has cleared its
+// fault; a drill asked for after it (a command the program started as it
+// ended) never starts. It is called however the console ended.
 func (c *consoleDrills) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
+}
+
+// begin counts a drill in, or says it must not run (stop began): the
+// drill runs in a goroutine of the console's, which may start after the
+// program returned, and a WaitGroup.Add racing stop's Wait let it run
+// on, unwaited for.
+func (c *consoleDrills) begin() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return false
+	}
+	c.wg.Add(1)
+	return true
 }
 
 // drill runs against the admin API at adminURL, its own reads going to
@@ -41,7 +64,9 @@ func (c *consoleDrills) drill(adminURL, rpcURL, token string) *ui.Drill {
 		load = "It sends no reads of its own (attached, the instance's RPC port is not known): it judges by the instance's own traffic, so that must be flowing"
 	}
 	run := func(ctx context.Context, mode string, onStep func(ui.DrillStep)) error {
-		c.wg.Add(1)
+		if !c.begin() {
+			return ui.NoVerdict{Err: errors.New("not run: the console was ending")}
+		}
 		defer c.wg.Done()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()

@@ -2,7 +2,7 @@
 // operator console for blockchain RPC endpoints. `rpcdash help` lists its
 // commands (the table below); each command lives in its own file
 // (console.go, serve.go, sim.go, bench.go, drill.go, status.go) and takes
-// the context run makes, which ends on SIGINT or SIGTERM.
+// the context run makes, which ends on SIGINT, SIGTERM or SIGHUP.
 package main
 
 import (
@@ -68,8 +68,10 @@ func init() {
 // line that cannot run (an unknown command, a bad flag or argument).
 func run(args []string, stdout, stderr io.Writer) int {
 	// Signals are caught before anything listens, for every command: a
-	// SIGTERM right after start must still shut down gracefully.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	// SIGTERM right after start must still shut down gracefully. SIGHUP
+	// (the terminal closed, its tmux session killed) too: its default
+	// killed the process outright, and a drill's fault stayed in force.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	name := commands[0].name

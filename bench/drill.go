@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/rpcdash/rpcdash/engine"
@@ -64,6 +65,9 @@ const (
 	StepRunning = "running"
 	StepPassed  = "passed"
 	StepFailed  = "failed"
+	// StepInterrupted: the drill stopped during the step (Ctrl-C, SIGTERM,
+	// SIGHUP, or it stopped itself): no verdict on it, not a failure.
+	StepInterrupted = "interrupted"
 )
 
 // DrillStep is one step's report: sent to the callback when it starts and
@@ -85,28 +89,37 @@ type DrillReport struct {
 	Endpoint string      `json:"endpoint,omitempty"` // the one faulted
 	Steps    []DrillStep `json:"steps"`
 	Passed   bool        `json:"passed"`
-	Failed   string      `json:"failed_step,omitempty"`
-	// Interrupted: the drill was stopped (Ctrl-C, SIGTERM) during the
-	// Failed step, which is then no verdict on failover.
-	Interrupted bool `json:"interrupted,omitempty"`
+	// Failed is the step that failed; empty when none did (an interrupted
+	// drill's step did not fail: InterruptedStep names it).
+	Failed string `json:"failed_step,omitempty"`
+	// Interrupted: the drill was stopped (Ctrl-C, SIGTERM, SIGHUP) or
+	// stopped itself during InterruptedStep: no verdict on failover.
+	Interrupted     bool   `json:"interrupted,omitempty"`
+	InterruptedStep string `json:"interrupted_step,omitempty"`
 	// Cleanup says what became of the fault a drill that stopped early
 	// left in place: cleared, or perhaps still there.
 	Cleanup string        `json:"cleanup,omitempty"`
 	Took    time.Duration `json:"took_ns"`
 	// stopped: the drill stopped itself, no verdict (a *drillStopped: its
-	// lease taken by another drill, or the instance restarted).
+	// lease taken by another drill, the instance restarted or went away,
+	// no client traffic to judge); why says why.
 	stopped bool
+	why     string
 }
 
 // DrillError is a failed step, or one the drill was stopped during
-// (Interrupted).
+// (Interrupted; Stopped when it stopped itself).
 type DrillError struct {
 	Step        string
 	Summary     string
 	Interrupted bool
+	Stopped     bool
 }
 
 func (e *DrillError) Error() string {
+	if e.Stopped {
+		return fmt.Sprintf("drill: stopped during step %q: %s", e.Step, e.Summary)
+	}
 	if e.Interrupted {
 		return fmt.Sprintf("drill: interrupted during step %q: %s", e.Step, e.Summary)
 	}
@@ -175,12 +188,18 @@ func Drill(ctx context.Context, cfg DrillConfig, onStep func(DrillStep)) (*Drill
 	err = d.run(runCtx)
 	d.report.Took = time.Since(d.started)
 	d.report.Passed = err == nil
+	d.report.Interrupted = err != nil && runCtx.Err() != nil
 	var de *DrillError
-	if errors.As(err, &de) {
+	switch {
+	case errors.As(err, &de) && d.report.Interrupted:
+		d.report.InterruptedStep = de.Step
+	case errors.As(err, &de):
 		d.report.Failed = de.Step
 	}
-	d.report.Interrupted = err != nil && runCtx.Err() != nil
-	d.report.stopped = d.report.Interrupted && errors.As(context.Cause(runCtx), new(*drillStopped))
+	var why *drillStopped
+	if d.report.Interrupted && errors.As(context.Cause(runCtx), &why) {
+		d.report.stopped, d.report.why = true, why.text
+	}
 	err = errors.Join(err, d.cleanup())
 	// What became of the lease after the last step began goes with it.
 	lease.release()
@@ -218,6 +237,9 @@ type drill struct {
 	// rankedOut: the cut was the router ranking it behind the others, its
 	// breaker closed (a latency fault on an endpoint slow, not hung).
 	rankedOut bool
+	// gone: the instance stopped answering its admin API (connection
+	// refused past a restart's gap), which stopped the drill.
+	gone bool
 }
 
 func (d *drill) run(ctx context.Context) error {
@@ -252,6 +274,9 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 	if d.lease != nil {
 		s.Evidence = append(s.Evidence, d.lease.takeNotes()...)
 	}
+	if err != nil && ctx.Err() == nil && d.goneAway(ctx, err) {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		s.State = StepFailed
 		if s.Summary == "" || !errors.As(err, new(*DrillError)) {
@@ -259,13 +284,17 @@ func (d *drill) step(ctx context.Context, name string, f func(context.Context, *
 		}
 		stopped := ctx.Err() != nil // a stop is no verdict on the step
 		var why *drillStopped
+		self := stopped && errors.As(context.Cause(ctx), &why)
 		switch {
-		case stopped && errors.As(context.Cause(ctx), &why):
+		case self:
 			s.Summary = "stopped, no verdict: " + why.Error()
 		case stopped:
-			s.Summary = "interrupted, no verdict: " + s.Summary
+			s.Summary = "interrupted, no verdict: " + interruptedWords(s.Summary)
 		}
-		err = &DrillError{Step: name, Summary: s.Summary, Interrupted: stopped}
+		if stopped {
+			s.State = StepInterrupted
+		}
+		err = &DrillError{Step: name, Summary: s.Summary, Interrupted: stopped, Stopped: self}
 	}
 	d.report.Steps = append(d.report.Steps, s)
 	d.onStep(s)
@@ -291,6 +320,13 @@ func (d *drill) cleanup() error {
 		err := d.admin.clearFault(ctx, d.endpoint)
 		if err == nil {
 			d.report.Cleanup = fmt.Sprintf("the %s fault on %s was cleared (DELETE /v1/endpoints/%s/fault)", d.cfg.Mode, d.endpoint, d.endpoint)
+			return nil
+		}
+		if d.gone && errors.Is(err, syscall.ECONNREFUSED) {
+			// It refused connections for cleanupFor already: asking again
+			// as long would only delay the verdict.
+			d.report.Cleanup = fmt.Sprintf("the %s fault on %s was not cleared: the instance's admin API refuses connections (it stopped); a fault lives in the instance's memory and ends with it, or by itself at %s (its duration); if the instance is still running, clear it: DELETE /v1/endpoints/%s/fault",
+				d.cfg.Mode, d.endpoint, d.injectedAt.Add(d.faultSpan()).Local().Format("15:04:05"), d.endpoint)
 			return nil
 		}
 		select {
@@ -352,4 +388,13 @@ func (d *drill) describeEvent(ev engine.Event) string {
 		s += fmt.Sprintf(" %s→%s", ev.From, ev.To)
 	}
 	return s + ": " + ev.Message
+}
+
+// interruptedWords is what a step stopped by its context says: the bare
+// "context canceled" of a wait cut short says nothing of the step.
+func interruptedWords(summary string) string {
+	if summary == context.Canceled.Error() {
+		return "the drill was stopped before the step could judge"
+	}
+	return summary
 }

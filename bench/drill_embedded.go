@@ -96,9 +96,9 @@ func (r *DrillReport) Verdict() string {
 	case r.Passed:
 		return fmt.Sprintf("PASSED in %s", r.Took.Round(time.Millisecond))
 	case r.stopped:
-		return fmt.Sprintf("STOPPED during step %q after %s: no verdict", r.Failed, r.Took.Round(time.Millisecond))
+		return fmt.Sprintf("STOPPED during step %q after %s: no verdict: %s", r.InterruptedStep, r.Took.Round(time.Millisecond), r.why)
 	case r.Interrupted:
-		return fmt.Sprintf("INTERRUPTED during step %q after %s: no verdict", r.Failed, r.Took.Round(time.Millisecond))
+		return fmt.Sprintf("INTERRUPTED during step %q after %s: no verdict", r.InterruptedStep, r.Took.Round(time.Millisecond))
 	}
 	return fmt.Sprintf("FAILED at step %q after %s", r.Failed, r.Took.Round(time.Millisecond))
 }
@@ -106,7 +106,8 @@ func (r *DrillReport) Verdict() string {
 // StepLine is a step in one line, as the CLI prints it live: a running
 // step with what it waits for (readmission says so), or an ended one.
 func StepLine(s DrillStep) string {
-	mark := map[string]string{StepRunning: "..", StepPassed: "ok", StepFailed: "!!"}[s.State]
+	// ■: stopped in it, no verdict (the console's mark), not failed.
+	mark := map[string]string{StepRunning: "..", StepPassed: "ok", StepFailed: "!!", StepInterrupted: "■■"}[s.State]
 	if s.State == StepRunning {
 		if s.Summary != "" {
 			return fmt.Sprintf("[%s] %d %s: %s", mark, s.Index+1, s.Name, s.Summary)

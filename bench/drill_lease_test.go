@@ -22,11 +22,11 @@ func TestDrill_ASecondDrillAtOnceIsRefused(t *testing.T) {
 	cfg := bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL}, Mode: "error", NoLoad: true}
 	var second error
 	var secondReport *bench.DrillReport
-	rep, err := bench.Drill(context.Background(), cfg, func(s bench.DrillStep) {
+	rep, err := bench.Drill(context.Background(), cfg, trafficFromCutOut(t, eng.RPCURL, func(s bench.DrillStep) {
 		if s.Name == bench.StepCutOut && s.State == bench.StepRunning { // the first one's fault is on
 			secondReport, second = bench.Drill(context.Background(), cfg, nil)
 		}
-	})
+	}))
 	logReport(t, rep)
 	if err != nil {
 		t.Fatalf("the first drill: %v", err)

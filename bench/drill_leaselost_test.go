@@ -193,7 +193,7 @@ func TestDrill_AnInstanceRestartedMidDrillStopsItWithNoVerdict(t *testing.T) {
 		})
 	logReport(t, rep)
 	var de *bench.DrillError
-	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.Failed != bench.StepMoved {
+	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.InterruptedStep != bench.StepMoved {
 		t.Fatalf("err %v, report %+v: want the drill stopped in %q, no verdict", err, rep, bench.StepMoved)
 	}
 	if last := rep.Steps[len(rep.Steps)-1].Summary; !strings.HasPrefix(last, "stopped, no verdict: the instance restarted at ") {
@@ -272,7 +272,7 @@ func TestDrill_ARestartsGapIsWaitedThroughAndStopsTheDrill(t *testing.T) {
 	<-done
 	logReport(t, rep)
 	var de *bench.DrillError
-	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.Failed != bench.StepCutOut {
+	if !errors.As(err, &de) || !de.Interrupted || rep == nil || !rep.Interrupted || rep.InterruptedStep != bench.StepCutOut {
 		t.Fatalf("err %v, report %+v: want the drill stopped in %q, no verdict", err, rep, bench.StepCutOut)
 	}
 	if last := rep.Steps[len(rep.Steps)-1].Summary; !strings.HasPrefix(last, "stopped, no verdict: the instance restarted at ") {

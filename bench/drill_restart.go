@@ -64,8 +64,20 @@ func (d *drill) status(ctx context.Context) (engine.Snapshot, error) {
 			}
 			return st, nil
 		}
-		if !errors.Is(err, syscall.ECONNREFUSED) || time.Now().After(deadline) {
+		if !errors.Is(err, syscall.ECONNREFUSED) {
 			return st, err
+		}
+		if time.Now().After(deadline) {
+			// Not a restart's gap: the instance went away (stopped, not
+			// restarted), and its fault and what the drill measured with
+			// it. That says nothing of failover: no verdict, as a
+			// restart (it said FAILED at the step that was waiting).
+			if d.stopRun == nil {
+				return st, err
+			}
+			d.gone = true
+			d.stopRun(&drillStopped{text: fmt.Sprintf("the instance stopped answering its admin API (connection refused for %s): the fault the drill injected and what it measured went with it", cleanupFor)})
+			return st, context.Cause(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -82,4 +94,16 @@ func (d *drill) restartedIn(st engine.Snapshot) string {
 		return ""
 	}
 	return restartedWords(st.Started, d.lease.instance)
+}
+
+// goneAway says whether err, a step's, is the instance's admin API
+// refusing connections because the instance went away: it asks for the
+// status as status does (for up to cleanupFor while it refuses), which
+// stops the drill, no verdict, when it never answers again.
+func (d *drill) goneAway(ctx context.Context, err error) bool {
+	if d.stopRun == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	_, _ = d.status(ctx)
+	return d.gone && ctx.Err() != nil
 }

@@ -50,6 +50,10 @@ func (d *drill) serving(ctx context.Context, s *DrillStep) error {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
 		reads := d.load.waitReads(wctx, d.started, warmReads)
 		cancel()
+		if len(reads) < warmReads && ctx.Err() != nil {
+			// Stopped while it waited: the bound was never reached.
+			return fmt.Errorf("stopped after %s, %d of the %d reads it waits for back", time.Since(counted).Round(time.Millisecond), len(reads), warmReads)
+		}
 		if len(reads) < warmReads {
 			return fail(s, "only %d of %d reads came back within %s before any fault", len(reads), warmReads, servingBound)
 		}
@@ -86,12 +90,27 @@ func (d *drill) readsReachIt(ctx context.Context, before engine.Snapshot, counte
 	// An answer without X-Rpcdash-Endpoint came from no rpcdash: the
 	// drill said "gamma serves" of reads answered by another program,
 	// then "gamma was not cut out".
-	for _, r := range d.load.since(d.started) {
+	all := d.load.since(d.started)
+	answered := 0
+	for _, r := range all {
 		if r.ok && r.endpoint == "" {
 			return fmt.Errorf("the drill's reads at %s come back without %s: it is not an rpcdash, or not the one whose admin API the drill faults", engine.ShownURL(d.load.url), HeaderEndpoint)
 		}
+		if r.ok {
+			answered++
+		}
 	}
-	reads := len(d.load.since(counted))
+	// None answered: nothing answers there (a dead --target), which
+	// "19 of them were answered" said of reads all refused.
+	if answered == 0 && len(all) > 0 {
+		return fmt.Errorf("the drill's reads at %s: nothing answers there: none of its %d reads was answered, the last: %s", engine.ShownURL(d.load.url), len(all), all[len(all)-1].err)
+	}
+	reads := 0 // answered since counted: a read that failed is no request of the instance's
+	for _, r := range d.load.since(counted) {
+		if r.ok {
+			reads++
+		}
+	}
 	now, err := d.status(ctx)
 	if err != nil {
 		return err

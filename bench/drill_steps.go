@@ -308,6 +308,12 @@ func (d *drill) moved(ctx context.Context, s *DrillStep) error {
 		sent := attempts(a.Accounting) - attempts(b.Accounting)
 		total := after.Totals.Requests - before.Totals.Requests
 		s.Evidence = append(s.Evidence, fmt.Sprintf("over a second: %d client requests, %d attempts to %s", total, sent, d.endpoint))
+		if total == 0 && sent == 0 {
+			// Nothing moved because nothing was sent: no verdict, not a
+			// pass (it said "no client attempt went to alpha" of an idle
+			// instance, and PASSED).
+			return d.noTraffic(ctx, "0 client requests in a second after the cut-out")
+		}
 		if sent > 1 {
 			return fail(s, "%s still takes client attempts after it was cut out: %d in a second", d.endpoint, sent)
 		}
@@ -368,6 +374,9 @@ func (d *drill) noErrors(ctx context.Context, s *DrillStep) error {
 	}
 	if clientErrors > 0 {
 		return fail(s, "the instance answered %d client requests with its own error since the fault%s", clientErrors, d.ownErrorsNamed(ctx))
+	}
+	if requests := st.Totals.Requests - d.before.Totals.Requests; d.load == nil && requests == 0 {
+		return d.noTraffic(ctx, "0 client requests since the fault")
 	}
 	s.Summary = "no read failed since the fault"
 	d.noErrorsSeen = st.Totals.ClientErrors
@@ -491,4 +500,15 @@ func overdue(ep engine.EndpointSnapshot) int64 {
 		n += m.Overdue
 	}
 	return n
+}
+
+// noTraffic stops a drill without its own reads (--no-load) that found no
+// client traffic to judge a step by: no verdict, as a step that passed on
+// nothing said of an idle instance.
+func (d *drill) noTraffic(ctx context.Context, seen string) error {
+	if d.stopRun == nil {
+		return fmt.Errorf("no client traffic to judge: %s", seen)
+	}
+	d.stopRun(&drillStopped{text: fmt.Sprintf("the instance had no client traffic to judge: %s (--no-load relies on its own traffic)", seen)})
+	return context.Cause(ctx)
 }

@@ -196,7 +196,7 @@ func TestDrill_AfterAnotherFaultReadmitsAtTheBaseCooldown(t *testing.T) {
 	// router's cost, alpha (its failures weigh nothing here), at once.
 	var log stepLog
 	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
-		Mode: "error", NoLoad: true, StepTimeout: time.Second}, log.add)
+		Mode: "error", NoLoad: true, StepTimeout: time.Second}, trafficFromCutOut(t, eng.RPCURL, log.add))
 	logReport(t, rep)
 	if err != nil {
 		t.Fatal(err)
@@ -269,11 +269,11 @@ func TestDrill_GivesUpWhenTrialsKeepFailingAfterTheClear(t *testing.T) {
 
 	start := time.Now()
 	rep, err := bench.Drill(context.Background(), bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL},
-		Mode: "error", NoLoad: true}, func(s bench.DrillStep) {
+		Mode: "error", NoLoad: true}, trafficFromCutOut(t, eng.RPCURL, func(s bench.DrillStep) {
 		if s.Name == bench.StepClear && s.State == bench.StepRunning {
 			sims[0].SetErrorRate(1) // alpha
 		}
-	})
+	}))
 	took := time.Since(start)
 	var de *bench.DrillError
 	if !errors.As(err, &de) || de.Step != bench.StepReadmitted || rep == nil || rep.Passed {

@@ -31,14 +31,23 @@ func baseURL(flag, raw, hint string) (string, error) {
 	u, err := url.Parse(s)
 	if err == nil && u.User != nil && u.Hostname() != "" {
 		// It is a URL: saying it is not one sent users looking elsewhere.
-		return "", fmt.Errorf("%s: %s carries user info (user:password@), which rpcdash never sends: %s", flag, showFlagURL(raw), hint)
+		return "", &ShownError{fmt.Sprintf("%s: %s carries user info (user:password@), which rpcdash never sends: %s", flag, showFlagURL(raw), hint)}
 	}
 	if err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
 		!portOK(u, bare) {
-		return "", fmt.Errorf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, showFlagURL(raw))
+		return "", &ShownError{fmt.Sprintf("%s: %s is not a URL such as http://127.0.0.1:8546 or a host:port such as 127.0.0.1:8546", flag, showFlagURL(raw))}
 	}
 	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
 }
+
+// ShownError is an error whose text already shows its URL as errors show
+// them, secrets REDACTED, around words of rpcdash's own: a command prints
+// it as it is. Scrubbing it again as a whole took those words for
+// secrets: --admin http://user:pw@… printed "carries REDACTED info
+// (REDACTED:password@)".
+type ShownError struct{ Text string }
+
+func (e *ShownError) Error() string { return e.Text }
 
 // TargetURL is BaseURL for a URL that JSON-RPC calls are posted to
 // (bench --target): its query is kept. BaseURL's form drops it, and a

@@ -22,7 +22,7 @@ import (
 type DrillStep struct {
 	Index    int
 	Name     string
-	State    string // "running", "passed" or "failed"
+	State    string // "running", "passed", "failed" or "interrupted"
 	Took     time.Duration
 	Summary  string
 	Evidence []string
@@ -33,6 +33,9 @@ const (
 	DrillRunning = "running"
 	DrillPassed  = "passed"
 	DrillFailed  = "failed"
+	// DrillInterrupted: the drill stopped during the step (aborted, or it
+	// stopped itself): no verdict on it, marked ■.
+	DrillInterrupted = "interrupted"
 )
 
 // DrillFunc runs the failover drill against the engine the console shows,
@@ -298,10 +301,10 @@ func (m *Model) onDrillDone(msg drillDoneMsg) {
 	}
 }
 
-// failedStep is the step the drill failed at, if one did.
+// failedStep is the step the drill failed at, or stopped in, if any.
 func (d drillState) failedStep() (DrillStep, bool) {
 	for _, s := range d.steps {
-		if s.State == DrillFailed {
+		if s.State == DrillFailed || s.State == DrillInterrupted {
 			return s, true
 		}
 	}
@@ -335,10 +338,12 @@ func (m Model) drillView(width int) string {
 			if d.aborted || d.noVerdict {
 				mark = st.warn.Render("■ ") // stopped in it, not failed
 			}
+		case DrillInterrupted:
+			mark = st.warn.Render("■ ") // stopped in it, not failed
 		case DrillRunning:
 			mark = st.accent.Render("… ")
 		}
-		if s.State == DrillPassed || s.State == DrillFailed {
+		if s.State == DrillPassed || s.State == DrillFailed || s.State == DrillInterrupted {
 			took = fmt.Sprintf("%5.1fs", s.Took.Seconds())
 		}
 		head := fmt.Sprintf("%s%d %s %6s  ", mark, s.Index+1, fit(s.Name, nameW), took)
@@ -357,7 +362,7 @@ func (m Model) drillView(width int) string {
 			}
 			lines = append(lines, fit(head+strings.TrimRight(l, " "), width))
 		}
-		if s.State == DrillFailed {
+		if s.State == DrillFailed || s.State == DrillInterrupted {
 			for i, e := range s.Evidence {
 				if i == 3 {
 					break
