@@ -114,9 +114,10 @@ func (e *Engine) finishAttempt(a *attempt, p plan, rep upstreamReply, cause erro
 		case a.excused.Load() && (rep.out == outTimeout || rep.unreachable):
 			// Overdue while the whole pool (or rpcdash) was slow, then cut
 			// by the request's deadline or the dial timeout: still not the
-			// endpoint's fault.
+			// endpoint's fault, but its last error says what happened.
 			ep.rates.Count(window.Attempts, window.Timeout)
 			ms.rates.Count(window.Attempts, window.Timeout)
+			ep.setLastError(rep.cause, end)
 			if a.settle() {
 				ep.breaker.Release(a.trial)
 			}

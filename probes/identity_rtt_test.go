@@ -39,10 +39,16 @@ func TestProbes_ASlowIdentityAnswerAddsNothingToTheHeadProbesRTT(t *testing.T) {
 	}
 	ep := r.endpoint("slowid")
 	id, head := ep.Methods["eth_chainId"].Latency, ep.Methods["eth_blockNumber"].Latency
-	if id.Count < 6 || id.P50 < slow {
+	// The 5 rounds the test ran: the rig's first round, which waits on
+	// every endpoint's first identity probe, recorded no head once in a
+	// fresh-clone run.
+	if id.Count < 5 || id.P50 < slow {
 		t.Fatalf("the identity probes were not slow (%d, p50 %s): the test shows nothing", id.Count, id.P50)
 	}
-	if head.Count < 6 || head.Max >= slow {
+	if head.Count < 5 {
+		t.Fatalf("%d head probes answered in 5 rounds: the test shows nothing", head.Count)
+	}
+	if head.Max >= slow {
 		t.Fatalf("eth_blockNumber's figure holds the identity probe's time: %d answers, max %s (eth_chainId p50 %s)", head.Count, head.Max, id.P50)
 	}
 }
