@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,10 @@ func TestDrill_ClearsItsFaultThoughTheAdminAPIErrors(t *testing.T) {
 // A drill stopped (Ctrl-C, SIGTERM) after its fault went in says it was
 // interrupted, not that the step failed, and that its fault was cleared.
 // It said `FAILED at step "cut out"`: `context canceled`, as if the
-// breaker had not cut the endpoint out.
+// breaker had not cut the endpoint out. The step has its own state,
+// "interrupted", marked as the console marks it, and there is no failed
+// step: it said "failed_step": "cut out" and "state": "failed" with [!!],
+// which a script took for a failed step.
 func TestDrill_InterruptedIsNoVerdict(t *testing.T) {
 	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 1_000_000, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond})
 	ctx, stop := context.WithCancel(context.Background())
@@ -90,5 +94,16 @@ func TestDrill_InterruptedIsNoVerdict(t *testing.T) {
 	}
 	if f := faultsOf(t, eng.AdminURL); len(f) > 0 || !strings.Contains(rep.Cleanup, "timeout fault on alpha was cleared") {
 		t.Errorf("faults %v, cleanup %q: want the fault cleared and said so", f, rep.Cleanup)
+	}
+	last := rep.Steps[len(rep.Steps)-1]
+	if last.Name != bench.StepCutOut || last.State != bench.StepInterrupted || rep.Failed != "" || rep.InterruptedStep != bench.StepCutOut {
+		t.Fatalf("last step %+v, failed %q, interrupted in %q: want the cut-out step interrupted, none failed", last, rep.Failed, rep.InterruptedStep)
+	}
+	if line := bench.StepLine(last); !strings.HasPrefix(line, "[■■] 3 cut out") || strings.Contains(text, "[!!]") {
+		t.Errorf("step line %q: want it marked ■, not [!!]", line)
+	}
+	raw, _ := json.Marshal(rep)
+	if strings.Contains(string(raw), `"failed_step"`) || !strings.Contains(string(raw), `"interrupted_step":"cut out"`) || !strings.Contains(string(raw), `"state":"interrupted"`) {
+		t.Errorf("JSON %s", raw)
 	}
 }

@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -17,37 +16,6 @@ import (
 
 	"github.com/rpcdash/rpcdash/bench"
 )
-
-// A drill stopped during a step gives the step its own state,
-// "interrupted", marked as the console marks it, and no failed step: it
-// said "failed_step": "cut out" and "state": "failed" with [!!], which a
-// script took for a failed step.
-func TestDrill_InterruptedStepIsNotAFailedOne(t *testing.T) {
-	eng := startDrillEngine(t, bench.EngineSpec{Hedging: true, BreakerFailures: 1_000_000, BreakerCooldown: time.Second, ProbeInterval: 200 * time.Millisecond})
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	rep, err := bench.Drill(ctx, bench.DrillConfig{RPCURL: eng.RPCURL, Admin: bench.Admin{URL: eng.AdminURL}, Mode: "timeout", StepTimeout: time.Minute},
-		func(s bench.DrillStep) {
-			if s.Name == bench.StepInject && s.State == bench.StepPassed {
-				stop()
-			}
-		})
-	text := logReport(t, rep)
-	if rep == nil || err == nil {
-		t.Fatalf("report %+v, err %v", rep, err)
-	}
-	last := rep.Steps[len(rep.Steps)-1]
-	if last.Name != bench.StepCutOut || last.State != bench.StepInterrupted || rep.Failed != "" || rep.InterruptedStep != bench.StepCutOut {
-		t.Fatalf("last step %+v, failed %q, interrupted in %q: want the cut-out step interrupted, none failed", last, rep.Failed, rep.InterruptedStep)
-	}
-	if line := bench.StepLine(last); !strings.HasPrefix(line, "[■■] 3 cut out") || strings.Contains(text, "[!!]") {
-		t.Errorf("step line %q: want it marked ■, not [!!]", line)
-	}
-	raw, _ := json.Marshal(rep)
-	if strings.Contains(string(raw), `"failed_step"`) || !strings.Contains(string(raw), `"interrupted_step":"cut out"`) || !strings.Contains(string(raw), `"state":"interrupted"`) {
-		t.Errorf("JSON %s", raw)
-	}
-}
 
 // Stopped 0.1 s into the serving step's wait for its first reads, the
 // drill says what happened, not that a 15 s bound ran out.
