@@ -121,7 +121,8 @@ func (e *Engine) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.admitted.Add(-1)
-	defer conn.holdAdmission()()
+	conn.holdsAdmission(true)
+	defer conn.holdsAdmission(false)
 	start := e.now()
 	// The body is not pooled: requests alias it, and a cancelled attempt's
 	// transport may still be reading it after the handler has returned.

@@ -123,14 +123,12 @@ func (c *limitedConn) makeRoomAtInflight() bool {
 	return c != nil && c.owner.evictSlowest(true)
 }
 
-// holdAdmission marks c's request as holding a server.max_inflight
-// admission until the returned func is called.
-func (c *limitedConn) holdAdmission() (release func()) {
-	if c == nil {
-		return func() {}
+// holdsAdmission marks whether c's request holds a server.max_inflight
+// admission (only such a one gives its place at that cap).
+func (c *limitedConn) holdsAdmission(held bool) {
+	if c != nil {
+		c.progress.admitted.Store(held)
 	}
-	c.progress.admitted.Store(true)
-	return func() { c.progress.admitted.Store(false) }
 }
 
 // bodyRead marks c's request read whole, in flight from here on, once
